@@ -1,0 +1,4 @@
+//! acp-proto
+#![deny(missing_docs)]
+
+pub mod types;

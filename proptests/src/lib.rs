@@ -1,0 +1,1 @@
+//! Property tests and the simulation harness for acp-proto.
