@@ -1,12 +1,169 @@
-//! acp-proto
+//! # acp-proto: the sans-IO core of the Agent Client Protocol
+//!
+//! [ACP](https://agentclientprotocol.com) lets a code editor (the *client*) drive an AI coding
+//! agent (the *agent*) with JSON-RPC 2.0, one compact JSON object per line, over the agent's
+//! stdin/stdout. This crate implements ACP v1 as pinned by schema v1.19.0, as a **pure,
+//! deterministic state machine**: bytes, timer ticks and handler completions go in; frames to
+//! write, the next deadline and events to dispatch come out. It never reads a clock, never does
+//! I/O, never spawns, never blocks and never draws a random number, so the same code runs in
+//! production (driven by `acp-tokio` or `acp-blocking`), in a seeded simulation of both peers,
+//! and under a fuzzer.
+//!
+//! ## The contract
+//!
+//! One [`Connection`] per peer link, for either [`Side`]. Names follow the sans-IO convention:
+//!
+//! * **inputs** take `now` (the crate's own [`Instant`]): [`Connection::handle_input`] (any
+//!   chunking), [`Connection::handle_eof`], [`Connection::handle_timeout`] (early or spurious
+//!   calls are no-ops);
+//! * **commands**: [`Connection::send_request`] (with an optional deadline),
+//!   [`Connection::send_notification`], [`Connection::cancel_request`],
+//!   [`Connection::respond`] (complete an inbound request), [`Connection::cancel_turn`],
+//!   [`Connection::close`];
+//! * **outputs**: [`Connection::poll_transmit`] appends whole `\n`-terminated frames to a
+//!   buffer you own; [`Connection::poll_event`] is **one ordered queue** of [`Event`]s;
+//!   [`Connection::poll_timeout`] is the single earliest deadline.
+//!
+//! After any input or command, drain `poll_transmit`, then `poll_event`, then read
+//! `poll_timeout`. Same inputs, same outputs, byte for byte.
+//!
+//! ## The run loop
+//!
+//! An agent and a client wired back to back in one thread; an adapter does the same with a
+//! pipe, a clock and a task per handler.
+//!
+//! ```
+//! use acp_proto::{Connection, Event, Instant, Outcome, Response};
+//! use acp_proto::types::*;
+//! use std::time::Duration;
+//!
+//! let mut now = Instant::ZERO;
+//! let mut agent = Connection::agent(now);
+//! let mut client = Connection::client(now);
+//! let mut wire = Vec::new();
+//!
+//! // The client starts the handshake.
+//! let init = client.send_request(now, InitializeRequest::new(ProtocolVersion::V1), None).unwrap();
+//!
+//! /// Moves every queued byte from one side to the other (an adapter writes them to the pipe;
+//! /// the other process reads them). `handle_input` may consume less than it is given when
+//! /// its queues are full: drain, then feed the rest again.
+//! fn pump(now: Instant, from: &mut Connection, to: &mut Connection, wire: &mut Vec<u8>) {
+//!     wire.clear();
+//!     let _ = from.poll_transmit(wire);
+//!     let mut fed = 0;
+//!     while fed < wire.len() {
+//!         fed += to.handle_input(now, &wire[fed..]);
+//!     }
+//! }
+//!
+//! let mut handshake_done = false;
+//! for _round in 0..10 {
+//!     // 1. Move bytes each way.
+//!     pump(now, &mut client, &mut agent, &mut wire);
+//!     pump(now, &mut agent, &mut client, &mut wire);
+//!     // 2. Drain events: the agent answers requests, the client reads outcomes.
+//!     while let Some(event) = agent.poll_event() {
+//!         if let Event::Request { id, request } = event {
+//!             let result: Response = match request.into_client() {
+//!                 Some(acp_proto::ClientRequest::Initialize(_)) => {
+//!                     InitializeResponse::new(ProtocolVersion::V1).into()
+//!                 }
+//!                 _ => unreachable!("this example sends only initialize"),
+//!             };
+//!             agent.respond(now, id, Ok(result)).unwrap();
+//!         }
+//!     }
+//!     while let Some(event) = client.poll_event() {
+//!         match event {
+//!             Event::Outcome { id, outcome: Outcome::Result(_) } => assert_eq!(id, init),
+//!             Event::HandshakeCompleted(_) => handshake_done = true,
+//!             other => panic!("unexpected {other:?}"),
+//!         }
+//!     }
+//!     // 3. Sleep until the earliest deadline (none here), then fire it.
+//!     if let Some(deadline) = agent.poll_timeout().into_iter().chain(client.poll_timeout()).min() {
+//!         now = deadline;
+//!         agent.handle_timeout(now);
+//!         client.handle_timeout(now);
+//!     } else {
+//!         now += Duration::from_millis(1);
+//!     }
+//! }
+//! assert!(handshake_done && agent.is_ready() && client.is_ready());
+//! ```
+//!
+//! ## Rules the machine owns
+//!
+//! * **Exactly one outcome** per accepted outbound request (result, error, timed out,
+//!   cancelled, connection closed); late responses are dropped and counted.
+//! * **Exactly one response frame** per inbound request id, echoed at its exact wire type;
+//!   completions after a cancellation or close are discarded, not errors.
+//! * **`$/cancel_request` both ways**: inbound, the handler is told ([`Event::Cancelled`]) and
+//!   the request still gets exactly one response (the handler's, or `-32800` from the machine
+//!   after [`Config::cancel_grace`]); outbound, via [`Connection::cancel_request`] and deadlines.
+//! * **Handshake**: `initialize` first; requests pipelined behind it are held and dispatched in
+//!   order once it succeeds; the client closes on a protocol version it does not speak.
+//! * **Capabilities, fail closed, both directions** ([`gate`]): inbound `-32601`, outbound
+//!   refused locally.
+//! * **Prompt turns** ([`connection::turns`]): `session/cancel` cascades and ends the turn
+//!   `cancelled`; updates precede their turn's response; no update before its session exists;
+//!   the client stamps updates with their turn and ordinal.
+//! * **Bounded everything**: frame size, inbound in flight, pending outbound, the output
+//!   budget, the event queue and held requests; when a bound is reached the machine stops
+//!   consuming input ([`Connection::wants_input`]) instead of growing.
+//! * **Bad input never kills the connection**: `-32700`, `-32600`, `-32601`, `-32602` as the
+//!   case may be, never a panic. Only EOF, [`Connection::close`] or an unsupported protocol
+//!   version close it.
+//!
+//! ## Modules
+//!
+//! [`framer`] (newline framing), [`jsonrpc`] (the envelope), [`types`] (every schema
+//! definition), [`methods`] (the method table and the typed enums derived from it), [`gate`]
+//! (capabilities), [`connection`] (the machine).
 #![deny(missing_docs)]
+#![cfg_attr(not(test), warn(clippy::unwrap_used))]
 
+pub mod connection;
 pub mod error;
+pub mod ext;
 pub mod framer;
+pub mod gate;
 pub mod jsonrpc;
+pub mod methods;
+#[doc(hidden)]
+pub mod spec;
 pub mod time;
 pub mod types;
 
+pub use connection::turns::PermissionAnswer;
+pub use connection::{
+    CancelReason, CloseReason, Completion, Config, Connection, Event, InboundId, Negotiated, OutboundId, Outcome,
+    RespondError, SendError, Stats, TurnStamp,
+};
 pub use error::{ErrorCode, RpcError};
 pub use jsonrpc::RequestId;
+pub use methods::{
+    AgentNotification, AgentRequest, AgentResponse, ClientNotification, ClientRequest, ClientResponse, Method,
+    Notification, Request, Response,
+};
 pub use time::Instant;
+
+/// Which end of the connection a side plays (the schema calls it `x-side`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Side {
+    /// The side that runs the model and handles prompts (usually the subprocess).
+    Agent,
+    /// The side that drives the agent (usually the editor).
+    Client,
+}
+
+impl Side {
+    /// The other side.
+    pub fn peer(self) -> Side {
+        match self {
+            Side::Agent => Side::Client,
+            Side::Client => Side::Agent,
+        }
+    }
+}

@@ -1,0 +1,343 @@
+//! What the connection tells the application: events, outcomes, handles and counters.
+
+use std::fmt;
+
+use crate::error::RpcError;
+use crate::gate::CapabilitySnapshot;
+use crate::methods::{DecodeError, Method, Notification, Request, Response};
+use crate::types::{ProtocolVersion, SessionId};
+
+/// Handle of an inbound request, for completing it with [`Connection::respond`].
+///
+/// Handles are never reused within a connection. Completing a handle that is no longer in
+/// flight (answered, cancelled by the machine, closed) is harmless: it is discarded and
+/// reported as [`Completion::Discarded`].
+///
+/// [`Connection::respond`]: crate::Connection::respond
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct InboundId(pub(crate) u64);
+
+impl InboundId {
+    /// The handle's sequence number (0 for the first inbound request of the connection).
+    pub fn seq(self) -> u64 {
+        self.0
+    }
+}
+
+impl fmt::Display for InboundId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "in#{}", self.0)
+    }
+}
+
+/// Handle of an outbound request: its integer id on the wire.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct OutboundId(pub(crate) i64);
+
+impl OutboundId {
+    /// The id as sent on the wire.
+    pub fn wire(self) -> i64 {
+        self.0
+    }
+}
+
+impl fmt::Display for OutboundId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "out#{}", self.0)
+    }
+}
+
+/// Position of a `session/update` inside a client's prompt turn.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct TurnStamp {
+    /// The `session/prompt` request that opened the turn.
+    pub turn: OutboundId,
+    /// 0 for the turn's first update, then 1, 2, … without gaps.
+    pub ordinal: u64,
+}
+
+/// The single terminal outcome of an outbound request.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum Outcome {
+    /// The peer answered with a result, decoded as the type the method's row names.
+    Result(Response),
+    /// The peer answered with an error.
+    Error(RpcError),
+    /// The peer answered with a result that does not decode as the method's result type.
+    InvalidResult(DecodeError),
+    /// The deadline passed first. A best-effort `$/cancel_request` was sent.
+    TimedOut,
+    /// Cancelled locally ([`Connection::cancel_request`], or the agent-side cascade of a
+    /// `session/cancel`, or a permission ask made while its turn is cancelling). A
+    /// `$/cancel_request` was sent if the request had gone out.
+    ///
+    /// [`Connection::cancel_request`]: crate::Connection::cancel_request
+    Cancelled,
+    /// The connection closed before an answer came.
+    ConnectionClosed,
+}
+
+impl Outcome {
+    /// The result, if the request succeeded.
+    pub fn into_result(self) -> Option<Response> {
+        match self {
+            Outcome::Result(r) => Some(r),
+            _ => None,
+        }
+    }
+}
+
+/// Why an inbound request was cancelled.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum CancelReason {
+    /// The peer sent `$/cancel_request` for it. Complete it as usual (a result, or a `-32800`
+    /// error); if the handler does not complete within the grace period, the machine answers
+    /// `-32800` itself and a later completion is discarded.
+    CancelRequest,
+    /// Agent side: the client sent `session/cancel` for the session of this `session/prompt`.
+    /// Whatever the handler completes with, the machine answers `stopReason: "cancelled"`
+    /// (after every update queued before); it does so itself after the turn's grace period.
+    SessionCancelled,
+    /// Client side: the application cancelled the turn, and the machine has already answered
+    /// this `session/request_permission` with the `cancelled` outcome; a later completion is
+    /// discarded.
+    TurnCancelled,
+    /// The connection closed; a later completion is discarded.
+    ConnectionClosed,
+}
+
+/// Why the connection closed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum CloseReason {
+    /// The peer's input ended.
+    PeerEof,
+    /// [`Connection::close`] was called.
+    ///
+    /// [`Connection::close`]: crate::Connection::close
+    Local,
+    /// The agent answered `initialize` with a protocol version this client does not speak.
+    UnsupportedProtocolVersion {
+        /// The version the agent chose.
+        version: ProtocolVersion,
+    },
+}
+
+impl fmt::Display for CloseReason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            CloseReason::PeerEof => f.write_str("the peer closed its output"),
+            CloseReason::Local => f.write_str("closed locally"),
+            CloseReason::UnsupportedProtocolVersion { version } => {
+                write!(f, "the agent chose protocol version {}, which this client does not support", version.0)
+            }
+        }
+    }
+}
+
+/// The capabilities both sides advertised, fixed when the handshake commits.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Negotiated {
+    /// The protocol version the agent answered.
+    pub protocol_version: ProtocolVersion,
+    /// This side's own capabilities (the inbound gate).
+    pub own: CapabilitySnapshot,
+    /// The peer's capabilities (the outbound gate).
+    pub peer: CapabilitySnapshot,
+}
+
+/// One entry of the connection's ordered event queue.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum Event {
+    /// An inbound request to handle. Complete it with [`Connection::respond`] exactly once
+    /// (later completions are harmless).
+    ///
+    /// [`Connection::respond`]: crate::Connection::respond
+    Request {
+        /// The handle to complete.
+        id: InboundId,
+        /// The decoded request.
+        request: Request,
+    },
+    /// An inbound notification.
+    Notification {
+        /// The decoded notification.
+        notification: Notification,
+        /// Client side: the update's place in the running prompt turn of its session;
+        /// `None` outside a turn and for other notifications.
+        turn: Option<TurnStamp>,
+    },
+    /// An inbound request in flight was cancelled; see [`CancelReason`] for what the machine
+    /// does about its response.
+    Cancelled {
+        /// The request's handle.
+        id: InboundId,
+        /// Why.
+        reason: CancelReason,
+    },
+    /// The terminal outcome of an outbound request; exactly one per accepted request.
+    Outcome {
+        /// The request's handle.
+        id: OutboundId,
+        /// The outcome.
+        outcome: Outcome,
+    },
+    /// The handshake committed: the agent sent (or the client received) a successful
+    /// `initialize` response. Emitted once.
+    HandshakeCompleted(Negotiated),
+    /// The connection closed. Emitted once, always last.
+    Closed {
+        /// Why.
+        reason: CloseReason,
+    },
+}
+
+/// What happened to a completion passed to [`Connection::respond`].
+///
+/// [`Connection::respond`]: crate::Connection::respond
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Completion {
+    /// The response frame was queued.
+    Sent,
+    /// The request was no longer in flight (already answered, answered by the machine after a
+    /// cancellation, or the connection closed); nothing was sent.
+    Discarded,
+}
+
+/// Counters for introspection. All are cumulative except `bytes_queued`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Stats {
+    /// Frames read (non-blank lines, oversized ones included).
+    pub frames_in: u64,
+    /// Frames queued for the peer.
+    pub frames_out: u64,
+    /// Frames that were not valid messages (answered `-32700`/`-32600`).
+    pub malformed_frames: u64,
+    /// Lines over the frame limit (skipped and answered).
+    pub oversized_frames: u64,
+    /// Responses that were not well formed (dropped, never answered).
+    pub malformed_responses: u64,
+    /// Responses matching no pending request: late (after a timeout or cancel) or unknown.
+    pub late_responses: u64,
+    /// Requests reusing an id still in flight (dropped without an answer).
+    pub duplicate_ids: u64,
+    /// Requests refused because `max_inbound` were in flight.
+    pub requests_shed: u64,
+    /// Notifications dropped: before the handshake, unknown, or with bad params.
+    pub notifications_dropped: u64,
+    /// Bytes queued for the peer and not yet taken by `poll_transmit`.
+    pub bytes_queued: u64,
+}
+
+/// Why an application command was refused. Nothing was sent and no id was consumed.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum SendError {
+    /// The connection is closed.
+    Closed,
+    /// The handshake has not completed (only `initialize` may be sent before).
+    NotInitialized,
+    /// `initialize` was already sent or answered.
+    AlreadyInitialized,
+    /// This side does not send that method (e.g. an agent sending `session/prompt`).
+    WrongDirection {
+        /// The method name.
+        method: String,
+    },
+    /// An extension method name must start with `_`.
+    InvalidExtensionName {
+        /// The method name.
+        method: String,
+    },
+    /// The peer did not advertise the capability this method needs.
+    NotSupportedByPeer {
+        /// The method.
+        method: Method,
+        /// The missing capability path in the peer's capabilities.
+        capability: &'static [&'static str],
+    },
+    /// `max_pending_outbound` requests are already waiting for answers.
+    TooManyPending {
+        /// The limit.
+        limit: usize,
+    },
+    /// The outbound byte budget is used up; drain `poll_transmit` first. The adapters wait
+    /// for the buffer to drain instead of surfacing this.
+    Backpressure {
+        /// Bytes queued now.
+        queued: usize,
+        /// The budget.
+        budget: usize,
+    },
+    /// Agent side: a `session/update` for a session that was never announced by a successful
+    /// `session/new`, `session/load` or `session/resume` response (or is being loaded).
+    UnknownSession(SessionId),
+    /// Client side: a prompt turn of this session is still running.
+    TurnAlreadyRunning(SessionId),
+    /// The params could not be serialized.
+    Encode(String),
+}
+
+impl fmt::Display for SendError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SendError::Closed => f.write_str("the connection is closed"),
+            SendError::NotInitialized => f.write_str("the initialize handshake has not completed"),
+            SendError::AlreadyInitialized => f.write_str("initialize was already sent"),
+            SendError::WrongDirection { method } => write!(f, "`{method}` is not sent by this side"),
+            SendError::InvalidExtensionName { method } => {
+                write!(f, "`{method}` is not an extension method name (must start with `_`)")
+            }
+            SendError::NotSupportedByPeer { method, capability } => write!(
+                f,
+                "the peer did not advertise `{}`, which `{}` requires",
+                capability.join("."),
+                method.wire()
+            ),
+            SendError::TooManyPending { limit } => write!(f, "{limit} requests are already pending"),
+            SendError::Backpressure { queued, budget } => {
+                write!(f, "{queued} bytes queued, over the outbound budget of {budget}")
+            }
+            SendError::UnknownSession(s) => write!(f, "session `{s}` was never announced to the client"),
+            SendError::TurnAlreadyRunning(s) => write!(f, "a prompt turn of session `{s}` is still running"),
+            SendError::Encode(e) => write!(f, "params failed to serialize: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for SendError {}
+
+/// Why [`Connection::respond`] refused a completion. The request stays in flight.
+///
+/// [`Connection::respond`]: crate::Connection::respond
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum RespondError {
+    /// The result is not the result type of the request's method.
+    MismatchedResponse {
+        /// The request's method (`None`: an extension).
+        expected: Option<Method>,
+        /// The result's method (`None`: an extension result).
+        got: Option<Method>,
+    },
+    /// Client side: the permission answer names an option the request did not offer.
+    UnknownPermissionOption(String),
+}
+
+impl fmt::Display for RespondError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let name = |m: &Option<Method>| m.map_or("an extension method", Method::wire);
+        match self {
+            RespondError::MismatchedResponse { expected, got } => {
+                write!(f, "a result of `{}` cannot answer `{}`", name(got), name(expected))
+            }
+            RespondError::UnknownPermissionOption(o) => write!(f, "option `{o}` was not offered"),
+        }
+    }
+}
+
+impl std::error::Error for RespondError {}

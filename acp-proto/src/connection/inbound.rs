@@ -1,0 +1,379 @@
+//! Inbound side: frames in, requests dispatched and answered exactly once, notifications,
+//! `$/cancel_request` from the peer, and the agent's half of the handshake.
+
+use std::borrow::Cow;
+
+use serde_json::json;
+use serde_json::value::RawValue;
+
+use super::{
+    CancelReason, Completion, Connection, Event, InboundEntry, InboundExtra, InboundId, Negotiated, Phase,
+    RespondError, Timer,
+};
+use crate::Side;
+use crate::error::{ErrorCode, RpcError};
+use crate::framer::FrameEvent;
+use crate::gate::{CapabilitySnapshot, GateDecision, check_method};
+use crate::jsonrpc::{self, Incoming, RequestId};
+use crate::methods::{
+    AgentResponse, ClientRequest, ClientResponse, Kind, Layer, Method, Notification, Request, Response,
+};
+use crate::time::Instant;
+use crate::types::{CancelRequestNotification, PromptResponse, RequestPermissionOutcome, StopReason};
+
+impl Connection {
+    pub(super) fn on_frame_event(&mut self, ev: FrameEvent<'_>) {
+        self.stats.frames_in += 1;
+        match ev {
+            FrameEvent::Frame(frame) => self.on_frame(frame),
+            FrameEvent::Oversized { len } => {
+                self.stats.oversized_frames += 1;
+                let error = RpcError::invalid_request("frame exceeds the maximum frame length").with_data(json!({
+                    "reason": "frame exceeds the maximum frame length",
+                    "length": len,
+                    "limit": self.config.max_frame_len,
+                }));
+                self.reply_error(&RequestId::Null, &error);
+            }
+        }
+    }
+
+    fn on_frame(&mut self, frame: &[u8]) {
+        match jsonrpc::parse(frame) {
+            Incoming::Request { id, method, params } => self.on_request(id, method, params, frame),
+            Incoming::Notification { method, params } => self.on_notification(&method, params),
+            Incoming::Response { id, outcome } => self.on_response(id, outcome),
+            Incoming::Invalid { id, error } => {
+                self.stats.malformed_frames += 1;
+                self.reply_error(&id, &error);
+            }
+            Incoming::MalformedResponse { .. } => self.stats.malformed_responses += 1,
+        }
+    }
+
+    /// Queues an error response (never refused by the budget: it answers the peer).
+    pub(super) fn reply_error(&mut self, id: &RequestId, error: &RpcError) {
+        jsonrpc::encode_error(&mut self.out, id, error);
+        self.stats.frames_out += 1;
+    }
+
+    fn on_request(&mut self, id: RequestId, method: Cow<'_, str>, params: Option<&RawValue>, frame: &[u8]) {
+        // 1. The handshake gate.
+        let is_init = method == Method::Initialize.wire();
+        match (self.role, self.phase) {
+            (_, Phase::Closed) => return,
+            (Side::Agent, Phase::AwaitingInit) if !is_init => {
+                return self.reply_error(&id, &handshake_error(&method, "initialize required"));
+            }
+            (Side::Agent, Phase::Initializing) => return self.hold(id, frame),
+            (Side::Agent, Phase::Ready) if is_init => {
+                return self.reply_error(&id, &handshake_error(&method, "already initialized"));
+            }
+            (Side::Client, phase) if phase != Phase::Ready => {
+                return self.reply_error(&id, &handshake_error(&method, "initialize required"));
+            }
+            _ => {}
+        }
+        // 2. A null id cannot be answered unambiguously.
+        if id == RequestId::Null {
+            return self.reply_error(&id, &RpcError::invalid_request("request id must not be null"));
+        }
+        // 3. A duplicate of an id in flight is dropped: a second answer would be mis-correlated.
+        if self.by_wire.contains_key(&id) {
+            self.stats.duplicate_ids += 1;
+            return;
+        }
+        // 4. Bounded in-flight requests.
+        if self.inbound_in_flight() >= self.config.max_inbound {
+            self.stats.requests_shed += 1;
+            let limit = self.config.max_inbound;
+            let error = RpcError::internal_error("too many requests in flight")
+                .with_data(json!({"reason": "too many requests in flight", "limit": limit}));
+            return self.reply_error(&id, &error);
+        }
+        // 5. The capability gate, against this side's own capabilities.
+        let row_method = Method::from_wire(&method);
+        if let Some(m) = row_method {
+            let row = m.row();
+            if !row.received_by(self.role) || row.kind != Kind::Request {
+                return self.reply_error(&id, &RpcError::method_not_found(&method));
+            }
+            let own = self.negotiated.as_ref().map(|n| &n.own);
+            if let GateDecision::Denied { capability } = check_method(own, m) {
+                let error = RpcError::method_not_found(&method).with_data(json!({
+                    "method": &*method,
+                    "reason": format!("capability `{}` was not advertised", capability.join(".")),
+                }));
+                return self.reply_error(&id, &error);
+            }
+        }
+        // 6. Decode.
+        let request = match Request::decode(self.role, &method, params) {
+            Ok(r) => r,
+            Err(e) => return self.reply_error(&id, &e.to_rpc_error()),
+        };
+        // 7. Turn rules, and what must be remembered until the answer.
+        let extra = match self.inbound_extra(&request) {
+            Ok(extra) => extra,
+            Err(error) => return self.reply_error(&id, &error),
+        };
+        // 8. Dispatch.
+        let key = self.next_inbound;
+        self.next_inbound += 1;
+        if let InboundExtra::Initialize(_) = extra {
+            self.phase = Phase::Initializing;
+        }
+        self.note_dispatch(key, &extra);
+        self.by_wire.insert(id.clone(), key);
+        self.inbound.insert(
+            key,
+            InboundEntry {
+                wire_id: id,
+                method: request.method(),
+                cancelled: None,
+                grace: None,
+                extra,
+            },
+        );
+        self.push_event(Event::Request {
+            id: InboundId(key),
+            request,
+        });
+        debug_assert_eq!(self.inbound.len(), self.by_wire.len());
+    }
+
+    fn inbound_extra(&self, request: &Request) -> Result<InboundExtra, RpcError> {
+        Ok(match request {
+            Request::Client(ClientRequest::Initialize(init)) => {
+                InboundExtra::Initialize(CapabilitySnapshot::from_typed(&init.client_capabilities))
+            }
+            Request::Client(ClientRequest::Prompt(p)) => return self.turns.agent_prompt_extra(&p.session_id),
+            Request::Client(ClientRequest::LoadSession(p)) => InboundExtra::Load(p.session_id.clone()),
+            Request::Client(ClientRequest::ResumeSession(p)) => InboundExtra::Load(p.session_id.clone()),
+            Request::Client(ClientRequest::CloseSession(p)) => InboundExtra::Forget(p.session_id.clone()),
+            Request::Client(ClientRequest::DeleteSession(p)) => InboundExtra::Forget(p.session_id.clone()),
+            Request::Agent(crate::methods::AgentRequest::RequestPermission(p)) => InboundExtra::Permission(
+                p.session_id.clone(),
+                p.options.iter().map(|o| o.option_id.clone()).collect(),
+            ),
+            _ => InboundExtra::None,
+        })
+    }
+
+    /// Holds a request that arrived while the agent's `initialize` response is pending.
+    fn hold(&mut self, id: RequestId, frame: &[u8]) {
+        if self.inbound_in_flight() >= self.config.max_inbound {
+            self.stats.requests_shed += 1;
+            let limit = self.config.max_inbound;
+            let error = RpcError::internal_error("too many requests in flight")
+                .with_data(json!({"reason": "too many requests in flight", "limit": limit}));
+            return self.reply_error(&id, &error);
+        }
+        self.held_bytes += frame.len();
+        self.held.push_back((id, frame.into()));
+    }
+
+    /// Runs the held requests through the pipeline again (after a successful `initialize`
+    /// response), or refuses each (after a failed one).
+    fn release_held(&mut self, committed: bool) {
+        let held = std::mem::take(&mut self.held);
+        self.held_bytes = 0;
+        for (id, frame) in held {
+            if committed {
+                self.on_frame(&frame);
+            } else {
+                let error = handshake_error("", "initialize failed");
+                self.reply_error(&id, &error);
+            }
+        }
+    }
+
+    fn on_notification(&mut self, method: &str, params: Option<&RawValue>) {
+        if method == Method::CancelRequest.wire() {
+            return self.on_peer_cancel_request(params);
+        }
+        if self.phase != Phase::Ready {
+            self.stats.notifications_dropped += 1;
+            return;
+        }
+        if let Some(m) = Method::from_wire(method) {
+            let row = m.row();
+            if !row.received_by(self.role) || row.kind != Kind::Notification {
+                self.stats.notifications_dropped += 1;
+                return;
+            }
+        }
+        let notification = match Notification::decode(self.role, method, params) {
+            Ok(n) => n,
+            Err(_) => {
+                // Unknown notifications are ignored, as the spec asks; bad params cannot be
+                // answered. Both are counted.
+                self.stats.notifications_dropped += 1;
+                return;
+            }
+        };
+        if notification.method().map(|m| m.row().layer) == Some(Layer::SessionControl) {
+            if let Notification::Client(crate::methods::ClientNotification::Cancel(c)) = &notification {
+                self.agent_session_cancel(&c.session_id);
+            }
+            return;
+        }
+        let turn = self.turns.client_stamp(&notification);
+        self.push_event(Event::Notification { notification, turn });
+    }
+
+    /// `$/cancel_request` from the peer: accepted in every phase; unknown or finished ids are
+    /// ignored.
+    fn on_peer_cancel_request(&mut self, params: Option<&RawValue>) {
+        let Some(cancel) = params.and_then(|p| serde_json::from_str::<CancelRequestNotification>(p.get()).ok())
+        else {
+            self.stats.notifications_dropped += 1;
+            return;
+        };
+        let id = cancel.request_id;
+        if let Some(pos) = self.held.iter().position(|(held_id, _)| *held_id == id) {
+            // Never dispatched: answer it now.
+            if let Some((id, frame)) = self.held.remove(pos) {
+                self.held_bytes -= frame.len();
+                self.reply_error(&id, &RpcError::request_cancelled());
+            }
+            return;
+        }
+        let Some(&key) = self.by_wire.get(&id) else { return };
+        let grace_at = self.now + self.config.cancel_grace;
+        let Some(entry) = self.inbound.get_mut(&key) else { return };
+        if entry.cancelled.is_some() {
+            return;
+        }
+        entry.cancelled = Some(CancelReason::CancelRequest);
+        entry.grace = Some(grace_at);
+        self.arm(grace_at, Timer::Grace(key));
+        self.push_event(Event::Cancelled {
+            id: InboundId(key),
+            reason: CancelReason::CancelRequest,
+        });
+    }
+
+    /// The grace period of a cancelled request ended without a completion: the machine
+    /// answers it itself.
+    pub(super) fn grace_expired(&mut self, key: u64, at: Instant) {
+        let Some(entry) = self.inbound.get(&key) else { return };
+        if entry.grace != Some(at) {
+            return;
+        }
+        let result = match entry.cancelled {
+            Some(CancelReason::SessionCancelled) => Ok(cancelled_prompt(None)),
+            _ => Err(RpcError::request_cancelled()),
+        };
+        self.answer(key, result);
+    }
+
+    /// Completes an inbound request with the handler's result or error. See [`Completion`]
+    /// for what happens when the request is no longer in flight.
+    ///
+    /// The result must be the result type of the request's method (checked: a mismatch is
+    /// refused and the request stays in flight). Agent side, a cancelled prompt turn is
+    /// answered `stopReason: "cancelled"` whatever the completion.
+    pub fn respond(
+        &mut self,
+        now: Instant,
+        id: InboundId,
+        result: Result<Response, RpcError>,
+    ) -> Result<Completion, RespondError> {
+        self.advance(now);
+        let Some(entry) = self.inbound.get(&id.0) else {
+            return Ok(Completion::Discarded);
+        };
+        if let Ok(response) = &result {
+            if response.method() != entry.method || response.sender() != self.role {
+                return Err(RespondError::MismatchedResponse {
+                    expected: entry.method,
+                    got: response.method(),
+                });
+            }
+            if let (
+                InboundExtra::Permission(_, offered),
+                Response::Client(ClientResponse::RequestPermission(answer)),
+            ) = (&entry.extra, response)
+                && let RequestPermissionOutcome::Selected(selected) = &answer.outcome
+                && !offered.contains(&selected.option_id)
+            {
+                return Err(RespondError::UnknownPermissionOption(selected.option_id.to_string()));
+            }
+        }
+        let result = match (&entry.extra, entry.cancelled, result) {
+            (InboundExtra::Prompt(_), Some(CancelReason::SessionCancelled), result) => {
+                let meta = match result {
+                    Ok(Response::Agent(AgentResponse::Prompt(p))) => p.meta,
+                    _ => None,
+                };
+                Ok(cancelled_prompt(meta))
+            }
+            (_, _, result) => result,
+        };
+        self.answer(id.0, result);
+        Ok(Completion::Sent)
+    }
+
+    /// Removes the entry and queues its single response frame.
+    pub(super) fn answer(&mut self, key: u64, result: Result<Response, RpcError>) {
+        let Some(entry) = self.inbound.remove(&key) else { return };
+        self.by_wire.remove(&entry.wire_id);
+        self.disarm(entry.grace, Timer::Grace(key));
+        let committed_init = match (&entry.extra, &result) {
+            (InboundExtra::Initialize(peer), Ok(Response::Agent(AgentResponse::Initialize(init)))) => {
+                self.negotiated = Some(Negotiated {
+                    protocol_version: init.protocol_version.clone(),
+                    own: CapabilitySnapshot::from_typed(&init.agent_capabilities),
+                    peer: peer.clone(),
+                });
+                Some(true)
+            }
+            (InboundExtra::Initialize(_), _) => Some(false),
+            _ => None,
+        };
+        self.turns.on_answer(key, &entry.extra, &result);
+        match &result {
+            Ok(response) => {
+                if jsonrpc::encode_result(&mut self.out, &entry.wire_id, response).is_err() {
+                    let error = RpcError::internal_error("the result failed to serialize");
+                    jsonrpc::encode_error(&mut self.out, &entry.wire_id, &error);
+                }
+            }
+            Err(error) => jsonrpc::encode_error(&mut self.out, &entry.wire_id, error),
+        }
+        self.stats.frames_out += 1;
+        debug_assert_eq!(self.inbound.len(), self.by_wire.len());
+        match committed_init {
+            Some(true) => {
+                self.phase = Phase::Ready;
+                if let Some(n) = self.negotiated.clone() {
+                    self.push_event(Event::HandshakeCompleted(n));
+                }
+                self.release_held(true);
+            }
+            Some(false) => {
+                self.phase = Phase::AwaitingInit;
+                self.release_held(false);
+            }
+            None => {}
+        }
+    }
+}
+
+/// A `-32600` naming the method and why the handshake refused it.
+fn handshake_error(method: &str, reason: &str) -> RpcError {
+    let mut error = RpcError::invalid_request(reason);
+    if !method.is_empty() {
+        error = error.with_data(json!({"method": method, "reason": reason}));
+    }
+    debug_assert_eq!(error.code, ErrorCode::INVALID_REQUEST);
+    error
+}
+
+/// The answer to a cancelled prompt turn.
+fn cancelled_prompt(meta: Option<crate::types::Meta>) -> Response {
+    let mut response = PromptResponse::new(StopReason::Cancelled);
+    response.meta = meta;
+    Response::Agent(AgentResponse::Prompt(response))
+}

@@ -1,0 +1,474 @@
+//! The connection machine: one sans-IO [`Connection`] per peer link, for either role.
+//!
+//! See the [crate docs](crate) for the contract and the run loop. This module owns the
+//! protocol rules: correlation, the exactly-one-response and exactly-one-outcome rules,
+//! `$/cancel_request` both ways, the `initialize` handshake, capability gating in both
+//! directions, deadlines, and bounds on everything the peer can make grow. The prompt-turn
+//! rules (`session/cancel`, update ordering, permission asks) live in [`turns`].
+//!
+//! # Inbound requests
+//! Checks, in this order, first hit wins:
+//!
+//! 1. **handshake gate**: before the handshake commits, anything but `initialize` gets
+//!    `-32600`; requests that arrive while the agent's `initialize` response is pending are
+//!    *held* in order and dispatched once a successful response is sent (`-32600` each if it
+//!    fails); a second `initialize` after the handshake gets `-32600`;
+//! 2. **null id** → `-32600`;
+//! 3. **duplicate** of an id still in flight → dropped silently and counted (a second answer
+//!    would be mis-correlated by the peer);
+//! 4. **`max_inbound`** requests in flight → `-32603` with `data: {reason, limit}`, not recorded;
+//! 5. **capability gate** against this side's own capabilities → `-32601`;
+//! 6. **decode** → `-32601` for a method this side does not handle, `-32602` for bad params
+//!    (with the reason in `data.reason`);
+//! 7. **turn rules** (agent): a second `session/prompt` on a session whose turn is running →
+//!    `-32600`;
+//! 8. **dispatch**: an [`Event::Request`].
+//!
+//! # Lifecycles
+//! Inbound: `Dispatched → (Cancelled →) Answered`. Exactly one response frame per request id:
+//! from [`Connection::respond`], or from the machine (after the cancel grace period, or
+//! `stopReason: "cancelled"` for a cancelled turn). After close nothing is answered.
+//!
+//! Outbound: `Pending → Result | Error | InvalidResult | TimedOut | Cancelled | ConnectionClosed`,
+//! exactly one [`Event::Outcome`] each. A locally cancelled request gets a single
+//! [`Outcome::Cancelled`]. A response arriving after the outcome is dropped and counted in
+//! [`Stats::late_responses`].
+
+mod event;
+mod inbound;
+mod outbound;
+pub mod turns;
+
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::time::Duration;
+
+pub use event::{
+    CancelReason, CloseReason, Completion, Event, InboundId, Negotiated, OutboundId, Outcome, RespondError,
+    SendError, Stats, TurnStamp,
+};
+
+use crate::Side;
+use crate::framer::{DEFAULT_MAX_FRAME_LEN, Framer};
+use crate::gate::CapabilitySnapshot;
+use crate::jsonrpc::RequestId;
+use crate::methods::Method;
+use crate::time::Instant;
+use crate::types::{PermissionOptionId, ProtocolVersion, SessionId};
+
+/// Limits and timings of a [`Connection`]. Every field has a sane default.
+///
+/// ```
+/// use acp_proto::Config;
+/// let mut config = Config::default();
+/// config.max_inbound = 64;
+/// config.request_timeout = Some(std::time::Duration::from_secs(30));
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct Config {
+    /// Longest accepted line in bytes; longer lines are skipped and answered. Default 64 MiB.
+    pub max_frame_len: usize,
+    /// Inbound requests in flight (dispatched or held) before new ones are refused with
+    /// `-32603`. Default 1000.
+    pub max_inbound: usize,
+    /// Outbound requests awaiting answers before new sends are refused. Default 1000.
+    pub max_pending_outbound: usize,
+    /// Bytes of queued output above which application sends are refused with
+    /// [`SendError::Backpressure`] and input is no longer consumed. Responses and the
+    /// machine's own frames are never refused. Default 1 MiB.
+    pub outbound_budget: usize,
+    /// Queued events above which input is no longer consumed until the application drains
+    /// [`Connection::poll_event`]. Default 1024.
+    pub max_events: usize,
+    /// Bytes of requests held behind a pending `initialize` above which input is no longer
+    /// consumed. Default 1 MiB.
+    pub max_held_bytes: usize,
+    /// The wire id of the first outbound request; later ones count up. Default 1.
+    pub first_outbound_id: i64,
+    /// How long a handler may take to answer after the peer's `$/cancel_request` before the
+    /// machine answers `-32800` itself. Default 5 s.
+    pub cancel_grace: Duration,
+    /// Agent side: how long a cancelled prompt turn's handler may take before the machine
+    /// answers `stopReason: "cancelled"` itself. Default 5 s.
+    pub turn_cancel_grace: Duration,
+    /// Deadline applied to outbound requests sent without one. Default none.
+    pub request_timeout: Option<Duration>,
+    /// Client side: protocol versions this client speaks; an agent answering another one
+    /// closes the connection. Default `[1]`.
+    pub supported_versions: Vec<ProtocolVersion>,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            max_frame_len: DEFAULT_MAX_FRAME_LEN,
+            max_inbound: 1000,
+            max_pending_outbound: 1000,
+            outbound_budget: 1 << 20,
+            max_events: 1024,
+            max_held_bytes: 1 << 20,
+            first_outbound_id: 1,
+            cancel_grace: Duration::from_secs(5),
+            turn_cancel_grace: Duration::from_secs(5),
+            request_timeout: None,
+            supported_versions: vec![ProtocolVersion::V1],
+        }
+    }
+}
+
+/// Where the handshake stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Phase {
+    /// No `initialize` yet (or the last one failed).
+    AwaitingInit,
+    /// `initialize` is in flight: received (agent) or sent (client), not yet answered.
+    Initializing,
+    /// The handshake committed.
+    Ready,
+    /// Closed; nothing more happens.
+    Closed,
+}
+
+/// What the machine remembers about an inbound request in flight.
+#[derive(Debug)]
+struct InboundEntry {
+    wire_id: RequestId,
+    method: Option<Method>,
+    cancelled: Option<CancelReason>,
+    /// The grace deadline armed after a cancellation.
+    grace: Option<Instant>,
+    extra: InboundExtra,
+}
+
+/// Per-method facts needed when the request is answered.
+#[derive(Debug)]
+enum InboundExtra {
+    None,
+    /// Agent: the client's capabilities from its `initialize` request.
+    Initialize(CapabilitySnapshot),
+    /// Agent: a prompt turn of an announced session.
+    Prompt(SessionId),
+    /// Agent: `session/load` or `session/resume` (history replay allowed meanwhile).
+    Load(SessionId),
+    /// Agent: `session/close` or `session/delete`.
+    Forget(SessionId),
+    /// Client: a permission ask and the option ids it offered.
+    Permission(SessionId, Vec<PermissionOptionId>),
+}
+
+/// What the machine remembers about an outbound request awaiting its answer.
+#[derive(Debug)]
+struct PendingOut {
+    method: Option<Method>,
+    deadline: Option<Instant>,
+    /// The session the request belongs to (agent: for the cancel cascade; client: prompts).
+    session: Option<SessionId>,
+}
+
+/// A deadline the machine keeps.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Timer {
+    /// An outbound request's deadline (its wire id).
+    Outbound(i64),
+    /// The grace period of a cancelled inbound request (its handle).
+    Grace(u64),
+}
+
+/// One peer link, agent or client role. See the [crate docs](crate) for the contract.
+#[derive(Debug)]
+pub struct Connection {
+    role: Side,
+    config: Config,
+    /// The latest `now` seen; time never goes backwards inside the machine.
+    now: Instant,
+    phase: Phase,
+    framer: Framer,
+    /// Queued outbound frames, each `\n`-terminated.
+    out: Vec<u8>,
+    events: VecDeque<Event>,
+    /// Inbound requests in flight by handle. Invariant: `inbound.len() == by_wire.len()`.
+    inbound: BTreeMap<u64, InboundEntry>,
+    /// Inbound requests in flight by wire id, for duplicate detection and `$/cancel_request`.
+    by_wire: BTreeMap<RequestId, u64>,
+    next_inbound: u64,
+    /// Requests held behind a pending `initialize`, with their raw frames.
+    held: VecDeque<(RequestId, Box<[u8]>)>,
+    held_bytes: usize,
+    /// Outbound requests awaiting answers, by wire id.
+    outbound: BTreeMap<i64, PendingOut>,
+    next_outbound: i64,
+    timers: BTreeSet<(Instant, Timer)>,
+    /// Client: its own capabilities, from the `initialize` it sent.
+    init_caps: Option<CapabilitySnapshot>,
+    negotiated: Option<Negotiated>,
+    turns: turns::Turns,
+    stats: Stats,
+}
+
+impl Connection {
+    /// A connection playing `role`, created at `now`.
+    pub fn new(role: Side, config: Config, now: Instant) -> Connection {
+        Connection {
+            role,
+            framer: Framer::new(config.max_frame_len),
+            next_outbound: config.first_outbound_id,
+            config,
+            now,
+            phase: Phase::AwaitingInit,
+            out: Vec::new(),
+            events: VecDeque::new(),
+            inbound: BTreeMap::new(),
+            by_wire: BTreeMap::new(),
+            next_inbound: 0,
+            held: VecDeque::new(),
+            held_bytes: 0,
+            outbound: BTreeMap::new(),
+            timers: BTreeSet::new(),
+            init_caps: None,
+            negotiated: None,
+            turns: turns::Turns::default(),
+            stats: Stats::default(),
+        }
+    }
+
+    /// An agent-role connection with the default config.
+    pub fn agent(now: Instant) -> Connection {
+        Connection::new(Side::Agent, Config::default(), now)
+    }
+
+    /// A client-role connection with the default config.
+    pub fn client(now: Instant) -> Connection {
+        Connection::new(Side::Client, Config::default(), now)
+    }
+
+    /// The role this side plays.
+    pub fn role(&self) -> Side {
+        self.role
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &Config {
+        &self.config
+    }
+
+    /// Whether the handshake has committed (and the connection is not closed).
+    pub fn is_ready(&self) -> bool {
+        self.phase == Phase::Ready
+    }
+
+    /// Whether the connection is closed.
+    pub fn is_closed(&self) -> bool {
+        self.phase == Phase::Closed
+    }
+
+    /// Both sides' capabilities, once the handshake has committed.
+    pub fn negotiated(&self) -> Option<&Negotiated> {
+        self.negotiated.as_ref()
+    }
+
+    /// Counters.
+    pub fn stats(&self) -> Stats {
+        Stats {
+            bytes_queued: self.out.len() as u64,
+            ..self.stats
+        }
+    }
+
+    /// Bytes queued for the peer, not yet taken by [`poll_transmit`](Self::poll_transmit).
+    pub fn bytes_queued(&self) -> usize {
+        self.out.len()
+    }
+
+    /// Whether application sends are currently accepted by the outbound byte budget.
+    /// Adapters wait (draining the transport) while this is false.
+    pub fn can_send(&self) -> bool {
+        self.out.len() < self.config.outbound_budget
+    }
+
+    /// Whether [`handle_input`](Self::handle_input) currently consumes bytes. It stops when
+    /// the event queue, the output queue or the held requests reach their bounds, until the
+    /// application drains them.
+    pub fn wants_input(&self) -> bool {
+        self.phase != Phase::Closed
+            && self.events.len() < self.config.max_events
+            && self.out.len() < self.config.outbound_budget
+            && self.held_bytes < self.config.max_held_bytes
+    }
+
+    /// Inbound requests in flight (dispatched and held).
+    pub fn inbound_in_flight(&self) -> usize {
+        self.inbound.len() + self.held.len()
+    }
+
+    /// Outbound requests awaiting an outcome.
+    pub fn outbound_pending(&self) -> usize {
+        self.outbound.len()
+    }
+
+    /// A rough upper bound of the memory the machine holds, in bytes: queued output, held
+    /// frames, the framer's buffer and a per-entry estimate for the tables. Used by tests and
+    /// the simulation to prove that nothing grows without a bound.
+    pub fn memory_estimate(&self) -> usize {
+        const ENTRY: usize = 128;
+        self.out.capacity()
+            + self.held_bytes
+            + self.framer.buffered()
+            + (self.inbound.len() + self.outbound.len() + self.timers.len() + self.events.len()) * ENTRY
+            + self.turns.len() * ENTRY
+    }
+
+    // ---- outputs ------------------------------------------------------------------------
+
+    /// Appends every queued frame (whole, `\n`-terminated, in queue order) to `buf` and
+    /// returns the number of bytes appended.
+    #[must_use]
+    pub fn poll_transmit(&mut self, buf: &mut Vec<u8>) -> usize {
+        let n = self.out.len();
+        if n == 0 {
+            return 0;
+        }
+        if buf.is_empty() && buf.capacity() <= self.out.capacity() {
+            std::mem::swap(buf, &mut self.out);
+        } else {
+            buf.extend_from_slice(&self.out);
+            self.out.clear();
+        }
+        n
+    }
+
+    /// The next event, in order.
+    #[must_use]
+    pub fn poll_event(&mut self) -> Option<Event> {
+        self.events.pop_front()
+    }
+
+    /// The earliest deadline, when [`handle_timeout`](Self::handle_timeout) has work to do.
+    /// `None` when nothing is scheduled (always `None` once closed).
+    #[must_use]
+    pub fn poll_timeout(&self) -> Option<Instant> {
+        self.timers.first().map(|(t, _)| *t)
+    }
+
+    // ---- inputs ------------------------------------------------------------------------
+
+    /// Feeds bytes read from the peer, chunked any way at all. Returns how many were consumed:
+    /// all of them unless [`wants_input`](Self::wants_input) turned false along the way, in
+    /// which case the caller drains the outputs and feeds the rest again. Input after close is
+    /// consumed and ignored.
+    #[must_use = "bytes that were not consumed must be fed again"]
+    pub fn handle_input(&mut self, now: Instant, data: &[u8]) -> usize {
+        self.advance(now);
+        if self.phase == Phase::Closed {
+            return data.len();
+        }
+        if !self.wants_input() {
+            return 0;
+        }
+        let mut framer = std::mem::take(&mut self.framer);
+        let consumed = framer.push(data, |ev| {
+            self.on_frame_event(ev);
+            if self.wants_input() {
+                std::ops::ControlFlow::Continue(())
+            } else {
+                std::ops::ControlFlow::Break(())
+            }
+        });
+        self.framer = framer;
+        consumed
+    }
+
+    /// Signals that the peer's output ended: a final line without `\n` is processed, then the
+    /// connection closes ([`CloseReason::PeerEof`]).
+    pub fn handle_eof(&mut self, now: Instant) {
+        self.advance(now);
+        if self.phase == Phase::Closed {
+            return;
+        }
+        let mut framer = std::mem::take(&mut self.framer);
+        framer.finish(|ev| {
+            self.on_frame_event(ev);
+            std::ops::ControlFlow::Continue(())
+        });
+        self.framer = framer;
+        self.close_with(CloseReason::PeerEof);
+    }
+
+    /// Fires every deadline at or before `now`. Early or repeated calls are no-ops.
+    pub fn handle_timeout(&mut self, now: Instant) {
+        self.advance(now);
+        while let Some(&(at, timer)) = self.timers.first() {
+            if at > self.now {
+                break;
+            }
+            self.timers.pop_first();
+            match timer {
+                Timer::Outbound(id) => self.outbound_timed_out(id, at),
+                Timer::Grace(key) => self.grace_expired(key, at),
+            }
+        }
+        debug_assert!(self.poll_timeout().is_none_or(|t| t > self.now));
+    }
+
+    /// Closes the connection: every pending outbound request gets
+    /// [`Outcome::ConnectionClosed`], every inbound request in flight is reported
+    /// [`CancelReason::ConnectionClosed`] (its later completion is discarded), queued frames
+    /// stay available to [`poll_transmit`](Self::poll_transmit), and [`Event::Closed`] is
+    /// emitted once.
+    pub fn close(&mut self, now: Instant) {
+        self.advance(now);
+        self.close_with(CloseReason::Local);
+    }
+
+    // ---- internals shared by the submodules -------------------------------------------
+
+    fn advance(&mut self, now: Instant) {
+        // Time that goes backwards is clamped (see `Instant`).
+        self.now = self.now.max(now);
+    }
+
+    fn push_event(&mut self, event: Event) {
+        debug_assert!(
+            self.phase != Phase::Closed || matches!(event, Event::Closed { .. }),
+            "no event may follow Closed"
+        );
+        self.events.push_back(event);
+    }
+
+    fn close_with(&mut self, reason: CloseReason) {
+        if self.phase == Phase::Closed {
+            return;
+        }
+        for (id, _) in std::mem::take(&mut self.outbound) {
+            self.push_event(Event::Outcome {
+                id: OutboundId(id),
+                outcome: Outcome::ConnectionClosed,
+            });
+        }
+        for (key, _) in std::mem::take(&mut self.inbound) {
+            self.push_event(Event::Cancelled {
+                id: InboundId(key),
+                reason: CancelReason::ConnectionClosed,
+            });
+        }
+        self.by_wire.clear();
+        self.held.clear();
+        self.held_bytes = 0;
+        self.timers.clear();
+        self.turns = turns::Turns::default();
+        self.phase = Phase::Closed;
+        self.push_event(Event::Closed { reason });
+    }
+
+    fn arm(&mut self, at: Instant, timer: Timer) {
+        self.timers.insert((at, timer));
+    }
+
+    fn disarm(&mut self, at: Option<Instant>, timer: Timer) {
+        if let Some(at) = at {
+            self.timers.remove(&(at, timer));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,253 @@
+//! Outbound side: application sends, correlation of responses, deadlines, local cancels and
+//! the client's half of the handshake.
+
+use serde::Serialize;
+use serde_json::value::RawValue;
+
+use super::{
+    CloseReason, Connection, Event, Negotiated, OutboundId, Outcome, PendingOut, Phase, SendError, Timer,
+};
+use crate::Side;
+use crate::error::RpcError;
+use crate::ext::is_extension_name;
+use crate::gate::{CapabilitySnapshot, GateDecision, check_method};
+use crate::jsonrpc::{self, RequestId};
+use crate::methods::{
+    AgentResponse, ClientNotification, ClientRequest, Method, Notification, Request, Response,
+};
+use crate::time::Instant;
+
+/// The params of `$/cancel_request`, written without building a value.
+#[derive(Serialize)]
+struct CancelParams {
+    #[serde(rename = "requestId")]
+    request_id: i64,
+}
+
+impl Connection {
+    /// Sends a request and returns its handle; its single [`Outcome`] arrives later as an
+    /// [`Event::Outcome`]. `deadline` (or, without one, [`Config::request_timeout`] from now)
+    /// bounds the wait.
+    ///
+    /// Refused, with nothing sent and no id consumed, when: the connection is closed; the
+    /// handshake has not completed (anything but `initialize`); this side does not send the
+    /// method; an extension name lacks its `_`; the peer did not advertise the capability the
+    /// method needs; `max_pending_outbound` requests are pending; the outbound budget is used
+    /// up; a client prompt targets a session whose turn is still running.
+    ///
+    /// Agent side, a `session/request_permission` made while its session's turn is being
+    /// cancelled is accepted and resolves at once as [`Outcome::Cancelled`], without a frame.
+    ///
+    /// [`Config::request_timeout`]: super::Config::request_timeout
+    pub fn send_request(
+        &mut self,
+        now: Instant,
+        request: impl Into<Request>,
+        deadline: Option<Instant>,
+    ) -> Result<OutboundId, SendError> {
+        self.advance(now);
+        let request = request.into();
+        let method = request.method();
+        self.check_send(request.wire(), request.sender(), method)?;
+        match (method, self.phase) {
+            (Some(Method::Initialize), Phase::AwaitingInit) => {}
+            (Some(Method::Initialize), _) => return Err(SendError::AlreadyInitialized),
+            (_, Phase::Ready) => {}
+            _ => return Err(SendError::NotInitialized),
+        }
+        self.check_gate(method)?;
+        if self.outbound.len() >= self.config.max_pending_outbound {
+            return Err(SendError::TooManyPending {
+                limit: self.config.max_pending_outbound,
+            });
+        }
+        self.check_budget()?;
+        let session = request.session_id().cloned();
+        self.turns.check_client_prompt(&request)?;
+        let id = self.next_outbound;
+        if self.turns.agent_ask_resolves_cancelled(&request) {
+            self.next_outbound += 1;
+            self.push_event(Event::Outcome {
+                id: OutboundId(id),
+                outcome: Outcome::Cancelled,
+            });
+            return Ok(OutboundId(id));
+        }
+        let params = request.has_params().then_some(&request);
+        jsonrpc::encode_request(&mut self.out, &RequestId::Number(id), request.wire(), params)
+            .map_err(|e| SendError::Encode(e.to_string()))?;
+        self.stats.frames_out += 1;
+        self.next_outbound += 1;
+        if let Request::Client(ClientRequest::Initialize(init)) = &request {
+            self.init_caps = Some(CapabilitySnapshot::from_typed(&init.client_capabilities));
+            self.phase = Phase::Initializing;
+        }
+        self.turns.on_send_request(id, &request);
+        let deadline = deadline.or_else(|| self.config.request_timeout.map(|t| self.now + t));
+        if let Some(at) = deadline {
+            self.arm(at, Timer::Outbound(id));
+        }
+        self.outbound.insert(
+            id,
+            PendingOut {
+                method,
+                deadline,
+                session,
+            },
+        );
+        Ok(OutboundId(id))
+    }
+
+    /// Sends a notification. Refused like [`send_request`](Self::send_request) (closed, not
+    /// initialized, wrong direction, bad extension name, budget), and, agent side, a
+    /// `session/update` for a session never announced to the client.
+    ///
+    /// Client side, `session/cancel` is [`cancel_turn`](Self::cancel_turn).
+    pub fn send_notification(&mut self, now: Instant, notification: impl Into<Notification>) -> Result<(), SendError> {
+        let notification = notification.into();
+        if let Notification::Client(ClientNotification::Cancel(c)) = &notification {
+            return self.cancel_turn(now, &c.session_id).map(|_| ());
+        }
+        self.advance(now);
+        self.check_send(notification.wire(), notification.sender(), notification.method())?;
+        if self.phase != Phase::Ready {
+            return Err(SendError::NotInitialized);
+        }
+        self.check_gate(notification.method())?;
+        self.check_budget()?;
+        self.turns.check_agent_update(&notification)?;
+        self.write_notification(&notification)
+    }
+
+    pub(super) fn write_notification(&mut self, notification: &Notification) -> Result<(), SendError> {
+        let params = notification.has_params().then_some(notification);
+        jsonrpc::encode_notification(&mut self.out, notification.wire(), params)
+            .map_err(|e| SendError::Encode(e.to_string()))?;
+        self.stats.frames_out += 1;
+        Ok(())
+    }
+
+    fn check_send(&self, wire: &str, sender: Side, method: Option<Method>) -> Result<(), SendError> {
+        if self.phase == Phase::Closed {
+            return Err(SendError::Closed);
+        }
+        if sender != self.role {
+            return Err(SendError::WrongDirection { method: wire.to_owned() });
+        }
+        if method.is_none() && !is_extension_name(wire) {
+            return Err(SendError::InvalidExtensionName { method: wire.to_owned() });
+        }
+        Ok(())
+    }
+
+    /// The outbound capability gate: the peer must have advertised what the method needs.
+    fn check_gate(&self, method: Option<Method>) -> Result<(), SendError> {
+        let Some(m) = method else { return Ok(()) };
+        let peer = self.negotiated.as_ref().map(|n| &n.peer);
+        match check_method(peer, m) {
+            GateDecision::Denied { capability } => Err(SendError::NotSupportedByPeer { method: m, capability }),
+            _ => Ok(()),
+        }
+    }
+
+    fn check_budget(&self) -> Result<(), SendError> {
+        if self.can_send() {
+            Ok(())
+        } else {
+            Err(SendError::Backpressure {
+                queued: self.out.len(),
+                budget: self.config.outbound_budget,
+            })
+        }
+    }
+
+    /// Cancels an outbound request: it gets a single [`Outcome::Cancelled`] and the peer a
+    /// best-effort `$/cancel_request`. Returns false (and does nothing) when the request
+    /// already has its outcome.
+    pub fn cancel_request(&mut self, now: Instant, id: OutboundId) -> bool {
+        self.advance(now);
+        if self.finish_outbound(id.0, Outcome::Cancelled).is_none() {
+            return false;
+        }
+        self.send_cancel_request(id.0);
+        true
+    }
+
+    pub(super) fn send_cancel_request(&mut self, id: i64) {
+        // A notification the machine owns: never refused by the budget.
+        if jsonrpc::encode_notification(
+            &mut self.out,
+            Method::CancelRequest.wire(),
+            Some(&CancelParams { request_id: id }),
+        )
+        .is_ok()
+        {
+            self.stats.frames_out += 1;
+        }
+    }
+
+    /// Removes a pending request and emits its outcome; `None` if it was not pending.
+    pub(super) fn finish_outbound(&mut self, id: i64, outcome: Outcome) -> Option<PendingOut> {
+        let pending = self.outbound.remove(&id)?;
+        self.disarm(pending.deadline, Timer::Outbound(id));
+        self.turns.on_outcome(id, &pending);
+        if pending.method == Some(Method::Initialize) && self.phase == Phase::Initializing {
+            self.phase = Phase::AwaitingInit;
+        }
+        self.push_event(Event::Outcome {
+            id: OutboundId(id),
+            outcome,
+        });
+        Some(pending)
+    }
+
+    pub(super) fn outbound_timed_out(&mut self, id: i64, at: Instant) {
+        if self.outbound.get(&id).is_some_and(|p| p.deadline == Some(at)) {
+            self.finish_outbound(id, Outcome::TimedOut);
+            self.send_cancel_request(id);
+        }
+    }
+
+    pub(super) fn on_response(&mut self, id: RequestId, outcome: Result<&RawValue, RpcError>) {
+        // Our ids are integers: a string id never matches, even "1" for 1.
+        let RequestId::Number(n) = id else {
+            self.stats.late_responses += 1;
+            return;
+        };
+        let Some(pending) = self.outbound.get(&n) else {
+            self.stats.late_responses += 1;
+            return;
+        };
+        let outcome = match outcome {
+            Err(error) => Outcome::Error(error),
+            Ok(raw) => match Response::decode_result(self.role, pending.method, raw) {
+                Ok(response) => Outcome::Result(response),
+                Err(e) => Outcome::InvalidResult(e),
+            },
+        };
+        // The client's handshake commits when it receives a successful initialize response.
+        let mut close = None;
+        if let Outcome::Result(Response::Agent(AgentResponse::Initialize(init))) = &outcome
+            && self.role == Side::Client
+        {
+            if self.config.supported_versions.contains(&init.protocol_version) {
+                let negotiated = Negotiated {
+                    protocol_version: init.protocol_version,
+                    own: self.init_caps.take().unwrap_or_else(|| CapabilitySnapshot::from_json(serde_json::Value::Null)),
+                    peer: CapabilitySnapshot::from_typed(&init.agent_capabilities),
+                };
+                self.negotiated = Some(negotiated.clone());
+                self.phase = Phase::Ready;
+                self.push_event(Event::HandshakeCompleted(negotiated));
+            } else {
+                close = Some(CloseReason::UnsupportedProtocolVersion {
+                    version: init.protocol_version,
+                });
+            }
+        }
+        self.finish_outbound(n, outcome);
+        if let Some(reason) = close {
+            self.close_with(reason);
+        }
+    }
+}

@@ -1,0 +1,338 @@
+//! Prompt turns: the rules of `docs/prompt-turn.mdx` and `docs/cancellation.mdx` that hold by
+//! construction in the core, on both sides.
+//!
+//! # Agent side
+//!
+//! | state of a session | event | what the machine does |
+//! |---|---|---|
+//! | unknown | `session/new` answered with `sessionId` S, or `session/load` / `session/resume` of S answered successfully | S is **announced**; `session/update`s for S may be sent from now on |
+//! | unknown | `session/load` / `session/resume` of S dispatched | updates for S allowed (the history replay), before their response |
+//! | announced, idle | `session/prompt` | the turn **runs**; dispatched to the application |
+//! | running | `session/prompt` | answered `-32600` (one turn at a time per session) |
+//! | running | `session/cancel` | the turn is **cancelling**: [`Event::Cancelled`] (`SessionCancelled`) for the prompt; `$/cancel_request` for every outstanding agent→client request of S, each resolved [`Outcome::Cancelled`]; the grace deadline is armed |
+//! | cancelling | a permission ask for S | resolves [`Outcome::Cancelled`] at once, no frame |
+//! | cancelling | the prompt handler completes, with anything | answered `stopReason: "cancelled"` (after every update queued before) |
+//! | cancelling | the grace deadline passes | the machine answers `stopReason: "cancelled"` itself; the later completion is discarded |
+//! | idle or unknown | `session/cancel` | nothing |
+//! | announced | `session/close` / `session/delete` answered successfully | no longer announced |
+//!
+//! A `session/update` queued for a session that is neither announced nor loading is refused
+//! ([`SendError::UnknownSession`]). Since frames leave in the order they were queued and the
+//! prompt's response is queued only when the application completes it, every update the
+//! application queued before completing a turn precedes that turn's response.
+//!
+//! A prompt for a session the agent never announced is dispatched untracked: the handler
+//! decides (typically `-32002`).
+//!
+//! # Client side
+//!
+//! | event | what the machine does |
+//! |---|---|
+//! | `session/prompt` sent for S | a turn of S opens (a second one while it runs is refused, [`SendError::TurnAlreadyRunning`]) |
+//! | `session/update` for S received while the turn runs | delivered with a [`TurnStamp`]: the turn and a contiguous ordinal 0, 1, 2… |
+//! | `session/update` for S outside a turn | delivered unstamped |
+//! | the prompt's outcome | delivered after every update received before it; the turn is over, later updates are unstamped |
+//! | [`Connection::cancel_turn`] | sends `session/cancel`; answers every pending `session/request_permission` of S with the `cancelled` outcome and reports each as [`Event::Cancelled`] (`TurnCancelled`); the outbound prompt stays pending (the agent answers it `cancelled`) |
+//!
+//! A permission answer must name one of the offered options (or be `cancelled`):
+//! [`Connection::respond`] refuses anything else, and [`Connection::answer_permission`] builds the
+//! answer from a [`PermissionAnswer`].
+//!
+//! [`Event::Cancelled`]: super::Event::Cancelled
+//! [`Outcome::Cancelled`]: super::Outcome::Cancelled
+//! [`SendError::UnknownSession`]: super::SendError::UnknownSession
+//! [`SendError::TurnAlreadyRunning`]: super::SendError::TurnAlreadyRunning
+//! [`TurnStamp`]: super::TurnStamp
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use super::{
+    CancelReason, Completion, Connection, Event, InboundExtra, InboundId, OutboundId, PendingOut, Phase,
+    RespondError, SendError, Timer, TurnStamp,
+};
+use crate::Side;
+use crate::error::RpcError;
+use crate::methods::{
+    AgentNotification, AgentRequest, AgentResponse, ClientNotification, ClientRequest, Method, Notification,
+    Request, Response,
+};
+use crate::time::Instant;
+use crate::types::{
+    CancelNotification, PermissionOptionId, RequestPermissionOutcome, RequestPermissionResponse,
+    SelectedPermissionOutcome, SessionId,
+};
+
+/// A client's answer to a permission request.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PermissionAnswer {
+    /// One of the options the request offered.
+    Selected(PermissionOptionId),
+    /// The user dismissed the request (or the turn was cancelled).
+    Cancelled,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct ClientTurn {
+    prompt: i64,
+    next_ordinal: u64,
+}
+
+/// Session and turn bookkeeping of one connection.
+#[derive(Debug, Default)]
+pub(super) struct Turns {
+    /// Agent: sessions announced to the client.
+    announced: BTreeSet<SessionId>,
+    /// Agent: `session/load` / `session/resume` in flight per session.
+    loading: BTreeMap<SessionId, usize>,
+    /// Agent: the running prompt turn (inbound handle) per session.
+    running: BTreeMap<SessionId, u64>,
+    /// Agent: sessions whose running turn is being cancelled.
+    cancelling: BTreeSet<SessionId>,
+    /// Agent: outstanding agent→client requests per session, by wire id.
+    asks: BTreeMap<SessionId, BTreeSet<i64>>,
+    /// Client: the open turn per session.
+    client_turns: BTreeMap<SessionId, ClientTurn>,
+    /// Client: pending inbound permission asks per session, by handle.
+    permission_asks: BTreeMap<SessionId, BTreeSet<u64>>,
+}
+
+impl Turns {
+    /// Entries held, for the memory estimate.
+    pub(super) fn len(&self) -> usize {
+        self.announced.len()
+            + self.loading.len()
+            + self.running.len()
+            + self.cancelling.len()
+            + self.asks.values().map(BTreeSet::len).sum::<usize>()
+            + self.client_turns.len()
+            + self.permission_asks.values().map(BTreeSet::len).sum::<usize>()
+    }
+
+    /// Agent: whether updates for `session` may be sent.
+    pub(super) fn may_update(&self, session: &SessionId) -> bool {
+        self.announced.contains(session) || self.loading.contains_key(session)
+    }
+
+    /// Agent: what to remember for an inbound prompt, or the error refusing it.
+    pub(super) fn agent_prompt_extra(&self, session: &SessionId) -> Result<InboundExtra, RpcError> {
+        if self.running.contains_key(session) {
+            return Err(RpcError::invalid_request("a prompt turn is already running for this session")
+                .with_data(serde_json::json!({
+                    "reason": "a prompt turn is already running for this session",
+                    "sessionId": session,
+                })));
+        }
+        Ok(if self.announced.contains(session) {
+            InboundExtra::Prompt(session.clone())
+        } else {
+            InboundExtra::None
+        })
+    }
+
+    /// Records what a dispatched request starts.
+    fn on_dispatch(&mut self, key: u64, extra: &InboundExtra) {
+        match extra {
+            InboundExtra::Prompt(s) => {
+                self.running.insert(s.clone(), key);
+            }
+            InboundExtra::Load(s) => *self.loading.entry(s.clone()).or_default() += 1,
+            InboundExtra::Permission(s, _) => {
+                self.permission_asks.entry(s.clone()).or_default().insert(key);
+            }
+            _ => {}
+        }
+    }
+
+    /// Records what an answered inbound request changes.
+    pub(super) fn on_answer(&mut self, key: u64, extra: &InboundExtra, result: &Result<Response, RpcError>) {
+        let ok = result.is_ok();
+        match extra {
+            InboundExtra::Prompt(s) => {
+                if self.running.get(s) == Some(&key) {
+                    self.running.remove(s);
+                    self.cancelling.remove(s);
+                }
+            }
+            InboundExtra::Load(s) => {
+                if let Some(n) = self.loading.get_mut(s) {
+                    *n -= 1;
+                    if *n == 0 {
+                        self.loading.remove(s);
+                    }
+                }
+                if ok {
+                    self.announced.insert(s.clone());
+                }
+            }
+            InboundExtra::Forget(s) if ok => {
+                self.announced.remove(s);
+            }
+            InboundExtra::Permission(s, _) => remove_from(&mut self.permission_asks, s, &key),
+            _ => {}
+        }
+        if let Ok(Response::Agent(AgentResponse::NewSession(new))) = result {
+            self.announced.insert(new.session_id.clone());
+        }
+    }
+
+    /// Client: refuses a second prompt on a session whose turn runs.
+    pub(super) fn check_client_prompt(&self, request: &Request) -> Result<(), SendError> {
+        if let Request::Client(ClientRequest::Prompt(p)) = request
+            && self.client_turns.contains_key(&p.session_id)
+        {
+            return Err(SendError::TurnAlreadyRunning(p.session_id.clone()));
+        }
+        Ok(())
+    }
+
+    /// Agent: refuses an update for a session that was never announced.
+    pub(super) fn check_agent_update(&self, notification: &Notification) -> Result<(), SendError> {
+        if let Notification::Agent(AgentNotification::SessionUpdate(n)) = notification
+            && !self.may_update(&n.session_id)
+        {
+            return Err(SendError::UnknownSession(n.session_id.clone()));
+        }
+        Ok(())
+    }
+
+    /// Agent: a permission ask made while its turn is cancelling resolves at once.
+    pub(super) fn agent_ask_resolves_cancelled(&self, request: &Request) -> bool {
+        matches!(request, Request::Agent(AgentRequest::RequestPermission(p)) if self.cancelling.contains(&p.session_id))
+    }
+
+    /// Records a sent request.
+    pub(super) fn on_send_request(&mut self, id: i64, request: &Request) {
+        match request {
+            Request::Agent(_) => {
+                if let Some(s) = request.session_id() {
+                    self.asks.entry(s.clone()).or_default().insert(id);
+                }
+            }
+            Request::Client(ClientRequest::Prompt(p)) => {
+                let turn = ClientTurn {
+                    prompt: id,
+                    next_ordinal: 0,
+                };
+                self.client_turns.insert(p.session_id.clone(), turn);
+            }
+            _ => {}
+        }
+    }
+
+    /// Records the outcome of a sent request.
+    pub(super) fn on_outcome(&mut self, id: i64, pending: &PendingOut) {
+        let Some(s) = &pending.session else { return };
+        if pending.method == Some(Method::Prompt) {
+            if self.client_turns.get(s).is_some_and(|t| t.prompt == id) {
+                self.client_turns.remove(s);
+            }
+        } else {
+            remove_from(&mut self.asks, s, &id);
+        }
+    }
+
+    /// Client: the stamp of an inbound update inside its session's running turn.
+    pub(super) fn client_stamp(&mut self, notification: &Notification) -> Option<TurnStamp> {
+        let Notification::Agent(AgentNotification::SessionUpdate(n)) = notification else {
+            return None;
+        };
+        let turn = self.client_turns.get_mut(&n.session_id)?;
+        let stamp = TurnStamp {
+            turn: OutboundId(turn.prompt),
+            ordinal: turn.next_ordinal,
+        };
+        turn.next_ordinal += 1;
+        Some(stamp)
+    }
+}
+
+fn remove_from<T: Ord>(map: &mut BTreeMap<SessionId, BTreeSet<T>>, session: &SessionId, item: &T) {
+    if let Some(set) = map.get_mut(session) {
+        set.remove(item);
+        if set.is_empty() {
+            map.remove(session);
+        }
+    }
+}
+
+impl Connection {
+    /// Records what a dispatched inbound request starts.
+    pub(super) fn note_dispatch(&mut self, key: u64, extra: &InboundExtra) {
+        self.turns.on_dispatch(key, extra);
+    }
+
+    /// Agent: `session/cancel` from the client.
+    pub(super) fn agent_session_cancel(&mut self, session: &SessionId) {
+        let Some(&key) = self.turns.running.get(session) else { return };
+        if !self.turns.cancelling.insert(session.clone()) {
+            return;
+        }
+        let grace_at = self.now + self.config.turn_cancel_grace;
+        if let Some(entry) = self.inbound.get_mut(&key) {
+            let old = entry.grace.replace(grace_at);
+            entry.cancelled = Some(CancelReason::SessionCancelled);
+            self.disarm(old, Timer::Grace(key));
+            self.arm(grace_at, Timer::Grace(key));
+            self.push_event(Event::Cancelled {
+                id: InboundId(key),
+                reason: CancelReason::SessionCancelled,
+            });
+        }
+        let asks = self.turns.asks.get(session).cloned().unwrap_or_default();
+        for id in asks {
+            if self.finish_outbound(id, super::Outcome::Cancelled).is_some() {
+                self.send_cancel_request(id);
+            }
+        }
+    }
+
+    /// Client side: cancels the running prompt turn of `session`. Sends `session/cancel`,
+    /// answers every pending `session/request_permission` of that session with the `cancelled`
+    /// outcome (the spec's MUST) and reports each as [`Event::Cancelled`] with
+    /// [`CancelReason::TurnCancelled`]. Returns how many permission asks it answered. The
+    /// outbound prompt stays pending: the agent answers it with `stopReason: "cancelled"`.
+    pub fn cancel_turn(&mut self, now: Instant, session: &SessionId) -> Result<usize, SendError> {
+        self.advance(now);
+        if self.phase == Phase::Closed {
+            return Err(SendError::Closed);
+        }
+        if self.role != Side::Client {
+            return Err(SendError::WrongDirection {
+                method: Method::Cancel.wire().to_owned(),
+            });
+        }
+        if self.phase != Phase::Ready {
+            return Err(SendError::NotInitialized);
+        }
+        let cancel = Notification::Client(ClientNotification::Cancel(CancelNotification::new(session.clone())));
+        self.write_notification(&cancel)?;
+        let asks = self.turns.permission_asks.get(session).cloned().unwrap_or_default();
+        for key in &asks {
+            let outcome = RequestPermissionResponse::new(RequestPermissionOutcome::Cancelled);
+            self.answer(*key, Ok(outcome.into()));
+            self.push_event(Event::Cancelled {
+                id: InboundId(*key),
+                reason: CancelReason::TurnCancelled,
+            });
+        }
+        Ok(asks.len())
+    }
+
+    /// Client side: answers a `session/request_permission` with one of its offered options, or
+    /// `cancelled`. An option the request did not offer is refused and the request stays in
+    /// flight.
+    pub fn answer_permission(
+        &mut self,
+        now: Instant,
+        id: InboundId,
+        answer: PermissionAnswer,
+    ) -> Result<Completion, RespondError> {
+        let outcome = match answer {
+            PermissionAnswer::Selected(option) => {
+                RequestPermissionOutcome::Selected(SelectedPermissionOutcome::new(option))
+            }
+            PermissionAnswer::Cancelled => RequestPermissionOutcome::Cancelled,
+        };
+        self.respond(now, id, Ok(RequestPermissionResponse::new(outcome).into()))
+    }
+}

@@ -1,0 +1,154 @@
+//! The capability gate: may this method be used, given the capabilities a side advertised?
+//!
+//! Capabilities fail closed. A gated method (see the `gate` column of [`METHODS`]) is allowed
+//! only when the path it names in the **receiver's own** advertised capabilities ends in
+//! literally `true` or in a present capability object (e.g. `sessionCapabilities.list: {}`).
+//! Absent, `null`, `false` or anything else denies it; so does having no snapshot at all
+//! (before the handshake). Ungated methods are always allowed. A method that is not in the
+//! table (an extension, or an unknown name) is [`GateDecision::UnknownMethod`]: not a denial,
+//! because the decoder answers `-32601` for unknown methods itself.
+//!
+//! The connection uses the gate both ways: inbound against its own capabilities (answering
+//! `-32601`), outbound against the peer's (refusing locally, nothing sent).
+//!
+//! ```
+//! use acp_proto::gate::{check, CapabilitySnapshot, GateDecision};
+//! let client_caps = CapabilitySnapshot::from_json(serde_json::json!({
+//!     "fs": {"readTextFile": true, "writeTextFile": false},
+//!     "terminal": "yes"
+//! }));
+//! assert_eq!(check(Some(&client_caps), "fs/read_text_file"), GateDecision::Allowed);
+//! assert!(matches!(check(Some(&client_caps), "fs/write_text_file"), GateDecision::Denied { .. }));
+//! assert!(matches!(check(Some(&client_caps), "terminal/create"), GateDecision::Denied { .. }));
+//! assert!(matches!(check(None, "fs/read_text_file"), GateDecision::Denied { .. }));
+//! assert_eq!(check(None, "session/prompt"), GateDecision::Allowed);
+//! assert_eq!(check(None, "_vendor/thing"), GateDecision::UnknownMethod);
+//! ```
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::methods::{METHODS, Method};
+
+/// The gate's answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GateDecision {
+    /// The method is ungated, or its capability is advertised.
+    Allowed,
+    /// The method's capability is not advertised (or there is no snapshot yet).
+    Denied {
+        /// The capability path that is missing, e.g. `["fs", "readTextFile"]`.
+        capability: &'static [&'static str],
+    },
+    /// Not a method of the table; left to the decoder.
+    UnknownMethod,
+}
+
+/// A snapshot of the capabilities one side advertised, as the JSON object it sent, with the
+/// verdict for every table method computed once.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CapabilitySnapshot {
+    json: Value,
+    allowed: Vec<bool>,
+}
+
+impl CapabilitySnapshot {
+    /// A snapshot of a capability object as it appears on the wire.
+    pub fn from_json(json: Value) -> CapabilitySnapshot {
+        let allowed = METHODS.iter().map(|row| path_allows(&json, row.gate)).collect();
+        CapabilitySnapshot { json, allowed }
+    }
+
+    /// A snapshot of typed capabilities (`AgentCapabilities` or `ClientCapabilities`).
+    pub fn from_typed<T: Serialize>(caps: &T) -> CapabilitySnapshot {
+        CapabilitySnapshot::from_json(serde_json::to_value(caps).unwrap_or(Value::Null))
+    }
+
+    /// The capability object.
+    pub fn json(&self) -> &Value {
+        &self.json
+    }
+
+    /// Whether the table method is allowed by this snapshot.
+    pub fn allows(&self, method: Method) -> bool {
+        self.allowed.get(method as usize).copied().unwrap_or(false)
+    }
+}
+
+fn path_allows(caps: &Value, path: &[&str]) -> bool {
+    if path.is_empty() {
+        return true;
+    }
+    let mut node = caps;
+    for seg in path {
+        match node.get(seg) {
+            Some(next) => node = next,
+            None => return false,
+        }
+    }
+    matches!(node, Value::Bool(true) | Value::Object(_))
+}
+
+/// Decides whether `method` may be used against `snapshot`, the receiver's own capabilities.
+pub fn check(snapshot: Option<&CapabilitySnapshot>, method: &str) -> GateDecision {
+    match Method::from_wire(method) {
+        Some(m) => check_method(snapshot, m),
+        None => GateDecision::UnknownMethod,
+    }
+}
+
+/// [`check`] for a method already looked up in the table.
+pub fn check_method(snapshot: Option<&CapabilitySnapshot>, method: Method) -> GateDecision {
+    let capability = method.row().gate;
+    if capability.is_empty() {
+        return GateDecision::Allowed;
+    }
+    match snapshot {
+        Some(s) if s.allows(method) => GateDecision::Allowed,
+        _ => GateDecision::Denied { capability },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn only_literal_true_or_an_object_counts() {
+        for (caps, allowed) in [
+            (json!({"loadSession": true}), true),
+            (json!({"loadSession": false}), false),
+            (json!({"loadSession": "true"}), false),
+            (json!({"loadSession": 1}), false),
+            (json!({"loadSession": null}), false),
+            (json!({}), false),
+        ] {
+            let s = CapabilitySnapshot::from_json(caps.clone());
+            assert_eq!(check(Some(&s), "session/load") == GateDecision::Allowed, allowed, "{caps}");
+        }
+        let s = CapabilitySnapshot::from_json(json!({"sessionCapabilities": {"list": {}, "close": null}}));
+        assert_eq!(check(Some(&s), "session/list"), GateDecision::Allowed);
+        assert_eq!(
+            check(Some(&s), "session/close"),
+            GateDecision::Denied { capability: &["sessionCapabilities", "close"] }
+        );
+        let s = CapabilitySnapshot::from_json(json!({"auth": {"logout": {}}}));
+        assert_eq!(check(Some(&s), "logout"), GateDecision::Allowed);
+    }
+
+    #[test]
+    fn no_snapshot_denies_every_gated_method() {
+        for row in METHODS {
+            let d = check(None, row.wire);
+            assert_eq!(d == GateDecision::Allowed, row.gate.is_empty(), "{}", row.wire);
+        }
+    }
+
+    #[test]
+    fn unknown_methods_are_not_denials() {
+        let s = CapabilitySnapshot::from_json(json!({}));
+        assert_eq!(check(Some(&s), "_ext/x"), GateDecision::UnknownMethod);
+        assert_eq!(check(Some(&s), "no/such"), GateDecision::UnknownMethod);
+    }
+}

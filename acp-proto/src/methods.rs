@@ -1,0 +1,886 @@
+//! The method table: the single source of truth for ACP v1.19.0's vocabulary.
+//!
+//! One literal table (the `method_table!` invocation at the bottom of this file) lists every
+//! method with its wire string, direction, kind, params and result types, capability gate and
+//! layer. From it are derived:
+//!
+//! * [`METHODS`], the table as data, and the [`Method`] index enum;
+//! * the typed enums per side: [`ClientRequest`] / [`AgentResponse`] (client → agent requests
+//!   and their results), [`AgentRequest`] / [`ClientResponse`] (agent → client),
+//!   [`ClientNotification`], [`AgentNotification`], and the role-agnostic wrappers [`Request`],
+//!   [`Response`], [`Notification`];
+//! * their decoders (`decode`, `decode_result`) and encoders (`Serialize` writes the params);
+//! * the capability gate ([`crate::gate`]), which reads the `gate` column.
+//!
+//! Extension methods (`_`-prefixed) are not rows: every request and notification enum has an
+//! `Ext` variant that passes them through as raw JSON.
+//!
+//! Invariants checked at compile time (a `const` assertion over [`METHODS`]): wire strings are
+//! unique per direction; a notification has no result type and a request has one; no row
+//! starts with `_`; `$/` appears only on protocol rows and protocol rows only use it. Tests
+//! check the rest: the table equals the pinned `meta.json`, each row's types are the ones the
+//! schema names for that method, and every gate path resolves to a capability field.
+//!
+//! | wire | direction | kind | gate (receiver's own capabilities) | layer |
+//! |---|---|---|---|---|
+//! | `initialize` | client → agent | request | | app |
+//! | `authenticate` | client → agent | request | | app |
+//! | `session/new` | client → agent | request | | app |
+//! | `session/load` | client → agent | request | `loadSession` | app |
+//! | `session/set_mode` | client → agent | request | | app |
+//! | `session/set_config_option` | client → agent | request | | app |
+//! | `session/prompt` | client → agent | request | | app |
+//! | `session/list` | client → agent | request | `sessionCapabilities.list` | app |
+//! | `session/delete` | client → agent | request | `sessionCapabilities.delete` | app |
+//! | `session/resume` | client → agent | request | `sessionCapabilities.resume` | app |
+//! | `session/close` | client → agent | request | `sessionCapabilities.close` | app |
+//! | `logout` | client → agent | request | `auth.logout` | app |
+//! | `session/cancel` | client → agent | notification | | session_control |
+//! | `session/request_permission` | agent → client | request | | app |
+//! | `fs/read_text_file` | agent → client | request | `fs.readTextFile` | app |
+//! | `fs/write_text_file` | agent → client | request | `fs.writeTextFile` | app |
+//! | `terminal/create`, `terminal/output`, `terminal/release`, `terminal/wait_for_exit`, `terminal/kill` | agent → client | request | `terminal` | app |
+//! | `session/update` | agent → client | notification | | app |
+//! | `$/cancel_request` | both | notification | | protocol |
+
+use serde::de::DeserializeOwned;
+use serde::{Serialize, Serializer};
+use serde_json::Value;
+use serde_json::value::RawValue;
+
+use crate::error::RpcError;
+use crate::ext::{ExtNotification, ExtRequest, ExtResponse, is_extension_name};
+use crate::types::*;
+
+/// Who sends a method.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Direction {
+    /// Sent by the client, handled by the agent.
+    ClientToAgent,
+    /// Sent by the agent, handled by the client.
+    AgentToClient,
+    /// Sent by either side (`$/cancel_request`).
+    Both,
+}
+
+/// Request (answered) or notification (never answered).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Kind {
+    /// Gets exactly one response.
+    Request,
+    /// Gets no response.
+    Notification,
+}
+
+/// Which part of the stack owns a method.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Layer {
+    /// Dispatched to the application.
+    App,
+    /// Handled by the connection before decoding (`$/cancel_request`).
+    Protocol,
+    /// Handled by the connection's session bookkeeping (`session/cancel`).
+    SessionControl,
+}
+
+/// One row of the method table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MethodRow {
+    /// The method this row describes.
+    pub method: Method,
+    /// The method name on the wire.
+    pub wire: &'static str,
+    /// Who sends it.
+    pub direction: Direction,
+    /// Request or notification.
+    pub kind: Kind,
+    /// Name of the schema definition of its params.
+    pub params: &'static str,
+    /// Name of the schema definition of its result (requests only).
+    pub result: Option<&'static str>,
+    /// Path into the **receiver's own** capabilities that must be advertised for the method to
+    /// be allowed; empty when the method is always allowed.
+    pub gate: &'static [&'static str],
+    /// Who owns it.
+    pub layer: Layer,
+}
+
+impl MethodRow {
+    /// Whether a side playing `role` receives (handles) this method.
+    pub fn received_by(&self, role: crate::Side) -> bool {
+        match (self.direction, role) {
+            (Direction::Both, _) => true,
+            (Direction::ClientToAgent, crate::Side::Agent) => true,
+            (Direction::AgentToClient, crate::Side::Client) => true,
+            _ => false,
+        }
+    }
+}
+
+/// Why params or a result did not decode.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum DecodeError {
+    /// Not a method this side handles (answered `-32601`).
+    UnknownMethod(String),
+    /// The params (or result) do not match the schema (answered `-32602`); a readable reason.
+    Invalid(String),
+}
+
+impl DecodeError {
+    /// The JSON-RPC error to answer with.
+    pub fn to_rpc_error(&self) -> RpcError {
+        match self {
+            DecodeError::UnknownMethod(m) => RpcError::method_not_found(m),
+            DecodeError::Invalid(reason) => RpcError::invalid_params(reason.clone()),
+        }
+    }
+}
+
+impl std::fmt::Display for DecodeError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            DecodeError::UnknownMethod(m) => write!(f, "unknown method `{m}`"),
+            DecodeError::Invalid(reason) => write!(f, "invalid params: {reason}"),
+        }
+    }
+}
+
+impl std::error::Error for DecodeError {}
+
+/// Decodes typed params; absent params decode as `{}` (so a type with only optional fields
+/// accepts them and one with required fields names the missing field).
+fn decode_params<T: DeserializeOwned>(params: Option<&RawValue>) -> Result<T, DecodeError> {
+    let text = params.map_or("{}", RawValue::get);
+    serde_json::from_str(text).map_err(|e| DecodeError::Invalid(e.to_string()))
+}
+
+/// Decodes a typed result. A `null` result is read as `{}`, which some peers send for results
+/// without required fields.
+fn decode_result<T: DeserializeOwned>(result: &RawValue) -> Result<T, DecodeError> {
+    serde_json::from_str(result.get()).or_else(|e| {
+        if result.get() == "null" {
+            serde_json::from_str("{}").map_err(|_| DecodeError::Invalid(e.to_string()))
+        } else {
+            Err(DecodeError::Invalid(e.to_string()))
+        }
+    })
+}
+
+fn raw_to_value(raw: Option<&RawValue>) -> Result<Value, DecodeError> {
+    match raw {
+        None => Ok(Value::Null),
+        Some(r) => serde_json::from_str(r.get()).map_err(|e| DecodeError::Invalid(e.to_string())),
+    }
+}
+
+macro_rules! request_group {
+    (
+        $(#[$rmeta:meta])* $req:ident,
+        $(#[$smeta:meta])* $resp:ident,
+        $dir:ident,
+        [$( $(#[$vmeta:meta])* $v:ident = $w:literal, $p:ident => $r:ident, gate: [$($g:literal),*]; )*]
+    ) => {
+        $(#[$rmeta])*
+        #[derive(Debug, Clone, PartialEq)]
+        #[non_exhaustive]
+        pub enum $req {
+            $( $(#[$vmeta])* $v($p), )*
+            /// An extension request (`_`-prefixed method).
+            Ext(ExtRequest),
+        }
+
+        $(#[$smeta])*
+        #[derive(Debug, Clone, PartialEq)]
+        #[non_exhaustive]
+        pub enum $resp {
+            $( #[doc = concat!("Result of `", $w, "`.")] $v($r), )*
+            /// Result of an extension request.
+            Ext(ExtResponse),
+        }
+
+        impl $req {
+            /// The table row's method, or `None` for an extension request.
+            pub fn method(&self) -> Option<Method> {
+                match self {
+                    $( $req::$v(_) => Some(Method::$v), )*
+                    $req::Ext(_) => None,
+                }
+            }
+
+            /// The method name on the wire.
+            pub fn wire(&self) -> &str {
+                match self {
+                    $( $req::$v(_) => $w, )*
+                    $req::Ext(e) => &e.method,
+                }
+            }
+
+            /// Decodes a request this side receives from its method name and raw params.
+            /// Unknown (non-extension) methods give [`DecodeError::UnknownMethod`].
+            pub fn decode(method: &str, params: Option<&RawValue>) -> Result<$req, DecodeError> {
+                match method {
+                    $( $w => decode_params(params).map($req::$v), )*
+                    m if is_extension_name(m) => {
+                        Ok($req::Ext(ExtRequest::new(m, raw_to_value(params)?)))
+                    }
+                    m => Err(DecodeError::UnknownMethod(m.to_owned())),
+                }
+            }
+
+            /// Whether the params member is sent (only an extension request may have none).
+            pub fn has_params(&self) -> bool {
+                !matches!(self, $req::Ext(e) if e.params.is_null())
+            }
+        }
+
+        impl Serialize for $req {
+            /// Writes the params object.
+            fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                match self {
+                    $( $req::$v(p) => p.serialize(s), )*
+                    $req::Ext(e) => e.params.serialize(s),
+                }
+            }
+        }
+
+        impl $resp {
+            /// The table row's method, or `None` for an extension result.
+            pub fn method(&self) -> Option<Method> {
+                match self {
+                    $( $resp::$v(_) => Some(Method::$v), )*
+                    $resp::Ext(_) => None,
+                }
+            }
+
+            /// Decodes the raw result of a request sent with `method` (`None`: extension).
+            pub fn decode_result(method: Option<Method>, result: &RawValue) -> Result<$resp, DecodeError> {
+                match method {
+                    $( Some(Method::$v) => decode_result(result).map($resp::$v), )*
+                    None => serde_json::from_str(result.get())
+                        .map(|v| $resp::Ext(ExtResponse(v)))
+                        .map_err(|e| DecodeError::Invalid(e.to_string())),
+                    Some(other) => Err(DecodeError::UnknownMethod(other.wire().to_owned())),
+                }
+            }
+        }
+
+        impl Serialize for $resp {
+            /// Writes the result object.
+            fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                match self {
+                    $( $resp::$v(r) => r.serialize(s), )*
+                    $resp::Ext(e) => e.serialize(s),
+                }
+            }
+        }
+
+        $(
+            impl From<$p> for $req {
+                fn from(p: $p) -> $req {
+                    $req::$v(p)
+                }
+            }
+            impl From<$r> for $resp {
+                fn from(r: $r) -> $resp {
+                    $resp::$v(r)
+                }
+            }
+        )*
+    };
+}
+
+macro_rules! notification_group {
+    (
+        $(#[$nmeta:meta])* $not:ident,
+        [$( $(#[$vmeta:meta])* $v:ident = $w:literal, $p:ident, layer: $l:ident; )*]
+    ) => {
+        $(#[$nmeta])*
+        #[derive(Debug, Clone, PartialEq)]
+        #[non_exhaustive]
+        pub enum $not {
+            $( $(#[$vmeta])* $v($p), )*
+            /// An extension notification (`_`-prefixed method).
+            Ext(ExtNotification),
+        }
+
+        impl $not {
+            /// The table row's method, or `None` for an extension notification.
+            pub fn method(&self) -> Option<Method> {
+                match self {
+                    $( $not::$v(_) => Some(Method::$v), )*
+                    $not::Ext(_) => None,
+                }
+            }
+
+            /// The method name on the wire.
+            pub fn wire(&self) -> &str {
+                match self {
+                    $( $not::$v(_) => $w, )*
+                    $not::Ext(e) => &e.method,
+                }
+            }
+
+            /// Decodes a notification this side receives.
+            pub fn decode(method: &str, params: Option<&RawValue>) -> Result<$not, DecodeError> {
+                match method {
+                    $( $w => decode_params(params).map($not::$v), )*
+                    m if is_extension_name(m) => {
+                        Ok($not::Ext(ExtNotification::new(m, raw_to_value(params)?)))
+                    }
+                    m => Err(DecodeError::UnknownMethod(m.to_owned())),
+                }
+            }
+
+            /// Whether the params member is sent (only an extension notification may have none).
+            pub fn has_params(&self) -> bool {
+                !matches!(self, $not::Ext(e) if e.params.is_null())
+            }
+        }
+
+        impl Serialize for $not {
+            /// Writes the params object.
+            fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                match self {
+                    $( $not::$v(p) => p.serialize(s), )*
+                    $not::Ext(e) => e.params.serialize(s),
+                }
+            }
+        }
+
+        $(
+            impl From<$p> for $not {
+                fn from(p: $p) -> $not {
+                    $not::$v(p)
+                }
+            }
+        )*
+    };
+}
+
+macro_rules! method_table {
+    (
+        requests $(#[$crm:meta])* $creq:ident => $(#[$arm:meta])* $aresp:ident {
+            $( $(#[$cm:meta])* $cv:ident = $cw:literal, $cp:ident => $cr:ident, gate: [$($cg:literal),*]; )*
+        }
+        requests $(#[$arqm:meta])* $areq:ident => $(#[$crsm:meta])* $cresp:ident {
+            $( $(#[$am:meta])* $av:ident = $aw:literal, $ap:ident => $ar:ident, gate: [$($ag:literal),*]; )*
+        }
+        notifications $(#[$cnm:meta])* $cnot:ident {
+            $( $(#[$cnvm:meta])* $cnv:ident = $cnw:literal, $cnp:ident, layer: $cnl:ident; )*
+        }
+        notifications $(#[$anm:meta])* $anot:ident {
+            $( $(#[$anvm:meta])* $anv:ident = $anw:literal, $anp:ident, layer: $anl:ident; )*
+        }
+        protocol {
+            $( $(#[$pm:meta])* $pv:ident = $pw:literal, $pp:ident; )*
+        }
+    ) => {
+        /// Every method of the table, one variant per row, in table order.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub enum Method {
+            $( #[doc = concat!("`", $cw, "`")] $cv, )*
+            $( #[doc = concat!("`", $aw, "`")] $av, )*
+            $( #[doc = concat!("`", $cnw, "`")] $cnv, )*
+            $( #[doc = concat!("`", $anw, "`")] $anv, )*
+            $( #[doc = concat!("`", $pw, "`")] $pv, )*
+        }
+
+        /// The method table.
+        pub const METHODS: &[MethodRow] = &[
+            $( MethodRow { method: Method::$cv, wire: $cw, direction: Direction::ClientToAgent, kind: Kind::Request,
+                params: stringify!($cp), result: Some(stringify!($cr)), gate: &[$($cg),*], layer: Layer::App }, )*
+            $( MethodRow { method: Method::$av, wire: $aw, direction: Direction::AgentToClient, kind: Kind::Request,
+                params: stringify!($ap), result: Some(stringify!($ar)), gate: &[$($ag),*], layer: Layer::App }, )*
+            $( MethodRow { method: Method::$cnv, wire: $cnw, direction: Direction::ClientToAgent, kind: Kind::Notification,
+                params: stringify!($cnp), result: None, gate: &[], layer: Layer::$cnl }, )*
+            $( MethodRow { method: Method::$anv, wire: $anw, direction: Direction::AgentToClient, kind: Kind::Notification,
+                params: stringify!($anp), result: None, gate: &[], layer: Layer::$anl }, )*
+            $( MethodRow { method: Method::$pv, wire: $pw, direction: Direction::Both, kind: Kind::Notification,
+                params: stringify!($pp), result: None, gate: &[], layer: Layer::Protocol }, )*
+        ];
+
+        impl Method {
+            /// Every method, in table order.
+            pub const ALL: &'static [Method] = &[
+                $(Method::$cv,)* $(Method::$av,)* $(Method::$cnv,)* $(Method::$anv,)* $(Method::$pv,)*
+            ];
+
+            /// The method's wire string.
+            pub const fn wire(self) -> &'static str {
+                match self {
+                    $(Method::$cv => $cw,)* $(Method::$av => $aw,)* $(Method::$cnv => $cnw,)*
+                    $(Method::$anv => $anw,)* $(Method::$pv => $pw,)*
+                }
+            }
+
+            /// Looks a wire string up in the table (wire strings are unique across the table).
+            pub fn from_wire(wire: &str) -> Option<Method> {
+                Some(match wire {
+                    $($cw => Method::$cv,)* $($aw => Method::$av,)* $($cnw => Method::$cnv,)*
+                    $($anw => Method::$anv,)* $($pw => Method::$pv,)*
+                    _ => return None,
+                })
+            }
+        }
+
+        request_group!($(#[$crm])* $creq, $(#[$arm])* $aresp, ClientToAgent,
+            [$( $(#[$cm])* $cv = $cw, $cp => $cr, gate: [$($cg),*]; )*]);
+        request_group!($(#[$arqm])* $areq, $(#[$crsm])* $cresp, AgentToClient,
+            [$( $(#[$am])* $av = $aw, $ap => $ar, gate: [$($ag),*]; )*]);
+        notification_group!($(#[$cnm])* $cnot, [$( $(#[$cnvm])* $cnv = $cnw, $cnp, layer: $cnl; )*]);
+        notification_group!($(#[$anm])* $anot, [$( $(#[$anvm])* $anv = $anw, $anp, layer: $anl; )*]);
+
+        $(
+            impl From<$cp> for Request {
+                fn from(p: $cp) -> Request { Request::Client($creq::$cv(p)) }
+            }
+            impl From<$cr> for Response {
+                fn from(r: $cr) -> Response { Response::Agent($aresp::$cv(r)) }
+            }
+        )*
+        $(
+            impl From<$ap> for Request {
+                fn from(p: $ap) -> Request { Request::Agent($areq::$av(p)) }
+            }
+            impl From<$ar> for Response {
+                fn from(r: $ar) -> Response { Response::Client($cresp::$av(r)) }
+            }
+        )*
+        $(
+            impl From<$cnp> for Notification {
+                fn from(p: $cnp) -> Notification { Notification::Client($cnot::$cnv(p)) }
+            }
+        )*
+        $(
+            impl From<$anp> for Notification {
+                fn from(p: $anp) -> Notification { Notification::Agent($anot::$anv(p)) }
+            }
+        )*
+    };
+}
+
+method_table! {
+    requests
+        /// A request the client sends to the agent (the schema's `ClientRequest` params).
+        ClientRequest =>
+        /// The agent's result for a [`ClientRequest`] (the schema's `AgentResponse` results).
+        AgentResponse
+    {
+        /// `initialize`: negotiate the protocol version and capabilities.
+        Initialize = "initialize", InitializeRequest => InitializeResponse, gate: [];
+        /// `authenticate` with one of the agent's auth methods.
+        Authenticate = "authenticate", AuthenticateRequest => AuthenticateResponse, gate: [];
+        /// `session/new`: open a session.
+        NewSession = "session/new", NewSessionRequest => NewSessionResponse, gate: [];
+        /// `session/load`: reopen a session, replaying its history.
+        LoadSession = "session/load", LoadSessionRequest => LoadSessionResponse, gate: ["loadSession"];
+        /// `session/set_mode`.
+        SetSessionMode = "session/set_mode", SetSessionModeRequest => SetSessionModeResponse, gate: [];
+        /// `session/set_config_option`.
+        SetSessionConfigOption = "session/set_config_option", SetSessionConfigOptionRequest => SetSessionConfigOptionResponse, gate: [];
+        /// `session/prompt`: run a prompt turn.
+        Prompt = "session/prompt", PromptRequest => PromptResponse, gate: [];
+        /// `session/list`.
+        ListSessions = "session/list", ListSessionsRequest => ListSessionsResponse, gate: ["sessionCapabilities", "list"];
+        /// `session/delete`.
+        DeleteSession = "session/delete", DeleteSessionRequest => DeleteSessionResponse, gate: ["sessionCapabilities", "delete"];
+        /// `session/resume`: reopen a session without replaying history.
+        ResumeSession = "session/resume", ResumeSessionRequest => ResumeSessionResponse, gate: ["sessionCapabilities", "resume"];
+        /// `session/close`.
+        CloseSession = "session/close", CloseSessionRequest => CloseSessionResponse, gate: ["sessionCapabilities", "close"];
+        /// `logout`.
+        Logout = "logout", LogoutRequest => LogoutResponse, gate: ["auth", "logout"];
+    }
+    requests
+        /// A request the agent sends to the client (the schema's `AgentRequest` params).
+        AgentRequest =>
+        /// The client's result for an [`AgentRequest`] (the schema's `ClientResponse` results).
+        ClientResponse
+    {
+        /// `session/request_permission`: ask the user before a tool call.
+        RequestPermission = "session/request_permission", RequestPermissionRequest => RequestPermissionResponse, gate: [];
+        /// `fs/write_text_file`.
+        WriteTextFile = "fs/write_text_file", WriteTextFileRequest => WriteTextFileResponse, gate: ["fs", "writeTextFile"];
+        /// `fs/read_text_file`.
+        ReadTextFile = "fs/read_text_file", ReadTextFileRequest => ReadTextFileResponse, gate: ["fs", "readTextFile"];
+        /// `terminal/create`.
+        CreateTerminal = "terminal/create", CreateTerminalRequest => CreateTerminalResponse, gate: ["terminal"];
+        /// `terminal/output`.
+        TerminalOutput = "terminal/output", TerminalOutputRequest => TerminalOutputResponse, gate: ["terminal"];
+        /// `terminal/release`.
+        ReleaseTerminal = "terminal/release", ReleaseTerminalRequest => ReleaseTerminalResponse, gate: ["terminal"];
+        /// `terminal/wait_for_exit`.
+        WaitForTerminalExit = "terminal/wait_for_exit", WaitForTerminalExitRequest => WaitForTerminalExitResponse, gate: ["terminal"];
+        /// `terminal/kill`.
+        KillTerminal = "terminal/kill", KillTerminalRequest => KillTerminalResponse, gate: ["terminal"];
+    }
+    notifications
+        /// A notification the client sends to the agent (the schema's `ClientNotification`).
+        ClientNotification
+    {
+        /// `session/cancel`: cancel the session's running prompt turn.
+        Cancel = "session/cancel", CancelNotification, layer: SessionControl;
+    }
+    notifications
+        /// A notification the agent sends to the client (the schema's `AgentNotification`).
+        AgentNotification
+    {
+        /// `session/update`: streamed output of a session.
+        SessionUpdate = "session/update", SessionNotification, layer: App;
+    }
+    protocol {
+        /// `$/cancel_request`: cancel one in-flight request, either direction.
+        CancelRequest = "$/cancel_request", CancelRequestNotification;
+    }
+}
+
+impl Method {
+    /// The method's table row.
+    pub fn row(self) -> &'static MethodRow {
+        &METHODS[self as usize]
+    }
+}
+
+/// A request of either side.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum Request {
+    /// Sent by the client.
+    Client(ClientRequest),
+    /// Sent by the agent.
+    Agent(AgentRequest),
+}
+
+/// A result of either side.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum Response {
+    /// Sent by the agent (answers a [`ClientRequest`]).
+    Agent(AgentResponse),
+    /// Sent by the client (answers an [`AgentRequest`]).
+    Client(ClientResponse),
+}
+
+/// A notification of either side.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum Notification {
+    /// Sent by the client.
+    Client(ClientNotification),
+    /// Sent by the agent.
+    Agent(AgentNotification),
+}
+
+impl From<ClientRequest> for Request {
+    fn from(r: ClientRequest) -> Request {
+        Request::Client(r)
+    }
+}
+impl From<AgentRequest> for Request {
+    fn from(r: AgentRequest) -> Request {
+        Request::Agent(r)
+    }
+}
+impl From<AgentResponse> for Response {
+    fn from(r: AgentResponse) -> Response {
+        Response::Agent(r)
+    }
+}
+impl From<ClientResponse> for Response {
+    fn from(r: ClientResponse) -> Response {
+        Response::Client(r)
+    }
+}
+impl From<ClientNotification> for Notification {
+    fn from(n: ClientNotification) -> Notification {
+        Notification::Client(n)
+    }
+}
+impl From<AgentNotification> for Notification {
+    fn from(n: AgentNotification) -> Notification {
+        Notification::Agent(n)
+    }
+}
+
+impl Request {
+    /// The table row's method, or `None` for an extension request.
+    pub fn method(&self) -> Option<Method> {
+        match self {
+            Request::Client(r) => r.method(),
+            Request::Agent(r) => r.method(),
+        }
+    }
+
+    /// The method name on the wire.
+    pub fn wire(&self) -> &str {
+        match self {
+            Request::Client(r) => r.wire(),
+            Request::Agent(r) => r.wire(),
+        }
+    }
+
+    /// The side that sends this request.
+    pub fn sender(&self) -> crate::Side {
+        match self {
+            Request::Client(_) => crate::Side::Client,
+            Request::Agent(_) => crate::Side::Agent,
+        }
+    }
+
+    /// Decodes a request received by `receiver`.
+    pub fn decode(receiver: crate::Side, method: &str, params: Option<&RawValue>) -> Result<Request, DecodeError> {
+        match receiver {
+            crate::Side::Agent => ClientRequest::decode(method, params).map(Request::Client),
+            crate::Side::Client => AgentRequest::decode(method, params).map(Request::Agent),
+        }
+    }
+
+    /// The request sent by the client, if it is one.
+    pub fn into_client(self) -> Option<ClientRequest> {
+        match self {
+            Request::Client(r) => Some(r),
+            Request::Agent(_) => None,
+        }
+    }
+
+    /// The request sent by the agent, if it is one.
+    pub fn into_agent(self) -> Option<AgentRequest> {
+        match self {
+            Request::Agent(r) => Some(r),
+            Request::Client(_) => None,
+        }
+    }
+
+    /// Whether the params member is sent.
+    pub fn has_params(&self) -> bool {
+        match self {
+            Request::Client(r) => r.has_params(),
+            Request::Agent(r) => r.has_params(),
+        }
+    }
+
+    /// The session the request belongs to, for requests that carry a `sessionId`.
+    pub fn session_id(&self) -> Option<&SessionId> {
+        match self {
+            Request::Client(r) => match r {
+                ClientRequest::LoadSession(p) => Some(&p.session_id),
+                ClientRequest::SetSessionMode(p) => Some(&p.session_id),
+                ClientRequest::SetSessionConfigOption(p) => Some(&p.session_id),
+                ClientRequest::Prompt(p) => Some(&p.session_id),
+                ClientRequest::DeleteSession(p) => Some(&p.session_id),
+                ClientRequest::ResumeSession(p) => Some(&p.session_id),
+                ClientRequest::CloseSession(p) => Some(&p.session_id),
+                _ => None,
+            },
+            Request::Agent(r) => match r {
+                AgentRequest::RequestPermission(p) => Some(&p.session_id),
+                AgentRequest::WriteTextFile(p) => Some(&p.session_id),
+                AgentRequest::ReadTextFile(p) => Some(&p.session_id),
+                AgentRequest::CreateTerminal(p) => Some(&p.session_id),
+                AgentRequest::TerminalOutput(p) => Some(&p.session_id),
+                AgentRequest::ReleaseTerminal(p) => Some(&p.session_id),
+                AgentRequest::WaitForTerminalExit(p) => Some(&p.session_id),
+                AgentRequest::KillTerminal(p) => Some(&p.session_id),
+                _ => None,
+            },
+        }
+    }
+}
+
+impl Serialize for Request {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Request::Client(r) => r.serialize(s),
+            Request::Agent(r) => r.serialize(s),
+        }
+    }
+}
+
+impl Response {
+    /// The table row's method, or `None` for an extension result.
+    pub fn method(&self) -> Option<Method> {
+        match self {
+            Response::Agent(r) => r.method(),
+            Response::Client(r) => r.method(),
+        }
+    }
+
+    /// The side that sends this response.
+    pub fn sender(&self) -> crate::Side {
+        match self {
+            Response::Agent(_) => crate::Side::Agent,
+            Response::Client(_) => crate::Side::Client,
+        }
+    }
+
+    /// Decodes the raw result of a request that `requester` sent with `method`.
+    pub fn decode_result(requester: crate::Side, method: Option<Method>, result: &RawValue) -> Result<Response, DecodeError> {
+        match requester {
+            crate::Side::Client => AgentResponse::decode_result(method, result).map(Response::Agent),
+            crate::Side::Agent => ClientResponse::decode_result(method, result).map(Response::Client),
+        }
+    }
+
+    /// The agent's result, if it is one.
+    pub fn into_agent(self) -> Option<AgentResponse> {
+        match self {
+            Response::Agent(r) => Some(r),
+            Response::Client(_) => None,
+        }
+    }
+
+    /// The client's result, if it is one.
+    pub fn into_client(self) -> Option<ClientResponse> {
+        match self {
+            Response::Client(r) => Some(r),
+            Response::Agent(_) => None,
+        }
+    }
+}
+
+impl Serialize for Response {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Response::Agent(r) => r.serialize(s),
+            Response::Client(r) => r.serialize(s),
+        }
+    }
+}
+
+impl Notification {
+    /// The table row's method, or `None` for an extension notification.
+    pub fn method(&self) -> Option<Method> {
+        match self {
+            Notification::Client(n) => n.method(),
+            Notification::Agent(n) => n.method(),
+        }
+    }
+
+    /// The method name on the wire.
+    pub fn wire(&self) -> &str {
+        match self {
+            Notification::Client(n) => n.wire(),
+            Notification::Agent(n) => n.wire(),
+        }
+    }
+
+    /// The side that sends this notification.
+    pub fn sender(&self) -> crate::Side {
+        match self {
+            Notification::Client(_) => crate::Side::Client,
+            Notification::Agent(_) => crate::Side::Agent,
+        }
+    }
+
+    /// Decodes a notification received by `receiver`.
+    pub fn decode(receiver: crate::Side, method: &str, params: Option<&RawValue>) -> Result<Notification, DecodeError> {
+        match receiver {
+            crate::Side::Agent => ClientNotification::decode(method, params).map(Notification::Client),
+            crate::Side::Client => AgentNotification::decode(method, params).map(Notification::Agent),
+        }
+    }
+
+    /// Whether the params member is sent.
+    pub fn has_params(&self) -> bool {
+        match self {
+            Notification::Client(n) => n.has_params(),
+            Notification::Agent(n) => n.has_params(),
+        }
+    }
+}
+
+impl Serialize for Notification {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Notification::Client(n) => n.serialize(s),
+            Notification::Agent(n) => n.serialize(s),
+        }
+    }
+}
+
+// ---- compile-time invariants of the table -------------------------------------------------
+
+const fn str_eq(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if a[i] != b[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
+const fn starts_with(s: &str, prefix: &str) -> bool {
+    let (s, p) = (s.as_bytes(), prefix.as_bytes());
+    if s.len() < p.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < p.len() {
+        if s[i] != p[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
+const fn directions_overlap(a: Direction, b: Direction) -> bool {
+    matches!(
+        (a, b),
+        (Direction::Both, _)
+            | (_, Direction::Both)
+            | (Direction::ClientToAgent, Direction::ClientToAgent)
+            | (Direction::AgentToClient, Direction::AgentToClient)
+    )
+}
+
+/// Checks the table's structural invariants; evaluated at compile time below.
+const fn table_is_valid(rows: &[MethodRow]) -> bool {
+    let mut i = 0;
+    while i < rows.len() {
+        let r = &rows[i];
+        // Rows are in `Method` order, so `Method::row` indexes correctly.
+        if r.method as usize != i {
+            return false;
+        }
+        // A notification has no result type; a request has one.
+        match (r.kind, r.result) {
+            (Kind::Notification, None) | (Kind::Request, Some(_)) => {}
+            _ => return false,
+        }
+        // `_` is reserved for extensions, which are never rows.
+        if starts_with(r.wire, "_") {
+            return false;
+        }
+        // `$/` exactly on protocol rows.
+        if starts_with(r.wire, "$/") != matches!(r.layer, Layer::Protocol) {
+            return false;
+        }
+        // Protocol and session-control rows are notifications without gates.
+        if !matches!(r.layer, Layer::App) && (!matches!(r.kind, Kind::Notification) || !r.gate.is_empty()) {
+            return false;
+        }
+        // Unique wire string per direction.
+        let mut j = i + 1;
+        while j < rows.len() {
+            if str_eq(r.wire, rows[j].wire) && directions_overlap(r.direction, rows[j].direction) {
+                return false;
+            }
+            j += 1;
+        }
+        i += 1;
+    }
+    true
+}
+
+const _: () = assert!(table_is_valid(METHODS), "the method table breaks an invariant");
+
+#[cfg(test)]
+mod tests;
