@@ -1,5 +1,101 @@
 //! Serde types for every definition of the ACP v1.19.0 JSON schema.
+//!
+//! Each schema definition is a public type of the same name, re-exported here. The JSON-RPC
+//! envelope types (`RequestId`, `Error`, the per-side request/response/notification unions,
+//! the extension messages) live elsewhere in the crate.
+//!
+//! # Wire fidelity
+//!
+//! Every value of these types encodes to JSON that validates against its schema definition.
+//! Every schema-valid instance decodes, and re-encodes to the same JSON value up to these
+//! normalizations:
+//!
+//! * (a) An optional property whose value is `null` decodes as absent (`None`) and is left
+//!   out when encoding. Exception: `SessionInfoUpdate.title` and `.updatedAt`, where `null`
+//!   means "clear"; they are `Option<Option<String>>` and keep `null`.
+//! * (b) A property whose value equals its schema `default` may be added or removed. Flags and
+//!   capability objects with a default are always written (`"loadSession": false`,
+//!   `"sessionCapabilities": {}`), while `InitializeResponse.authMethods` (default `[]`) is
+//!   left out when empty.
+//! * (c) Numbers compare by value: an integer in a `double` field (`Annotations.priority`,
+//!   `Cost.amount`) re-encodes as a float (`1` becomes `1.0`).
+//! * (d) Unknown object keys are dropped, except inside `_meta`, inside free-form JSON fields
+//!   (`ToolCall.rawInput`/`rawOutput` and the same in `ToolCallUpdate`, which are
+//!   `serde_json::Value`), and inside unknown variants (see below).
+//! * (e) Special cases:
+//!   * `McpServer`: the stdio variant has no `type` on the wire and is encoded without one.
+//!     The schema's stdio branch does not constrain `type`, so an object with no `type`,
+//!     `"type": "stdio"` or a non-string `type` decodes as stdio, and so does an `http`/`sse`
+//!     object that is only valid as a stdio server; that `type` key is dropped.
+//!   * `AuthMethod`: an explicit `"type": "agent"` is accepted and dropped.
+//!   * `SetSessionConfigOptionRequest`: a string `value` is a value id whatever `type` says
+//!     (the schema's `value_id` branch allows any `type`); the `type` key is then dropped. A
+//!     boolean `value` is always encoded with `"type": "boolean"`.
+//!   * Untagged unions pick their variant by shape: `EmbeddedResourceResource` is text when
+//!     it decodes as text (it has a valid `text`), otherwise blob; `SessionConfigSelectOptions`
+//!     is flat when every item decodes as a plain value (so `[]` is flat), otherwise grouped.
+//!     Keys of the branch not taken are dropped as unknown.
+//!   * `SessionConfigOption` with an unknown `type`: the common fields (`id`, `name`,
+//!     `description`, `category`, `_meta`) decode as usual and the rest is kept in
+//!     [`SessionConfigKind::Unknown`].
+//!   * `f64` fields (`Cost.amount`, `Annotations.priority`) must hold finite numbers: JSON
+//!     has no NaN or infinity, and serde_json writes them as `null`.
+//!   * Key order: encoding follows the schema's property order, with the discriminator
+//!     first in tagged unions. Decoding accepts any order.
+//!
+//! # Lenient decoding
+//!
+//! Fields the schema marks `x-deserialize-default-on-error` decode a malformed value as their
+//! default (`None`, `false`, an empty capability object) instead of failing the message; arrays
+//! marked `x-deserialize-skip-invalid-items` drop the items that do not decode. A malformed
+//! `_meta` is dropped. Capability objects must be JSON objects: anything else (an array
+//! included, which serde would otherwise accept for a struct) counts as "not supported".
+//! Other fields are strict.
+//!
+//! # Forward compatibility
+//!
+//! Discriminated unions (`ContentBlock`, `ToolCallContent`, `SessionUpdate`,
+//! `RequestPermissionOutcome`, `McpServer`, and `AuthMethod` when its `type` is not `agent`)
+//! decode an unknown discriminator value into an `Unknown(UnknownVariant)` variant holding the
+//! whole JSON object, discriminator included: decoding does not fail, and the variant
+//! re-encodes to the same object, so it can be logged or forwarded. For `SessionConfigOption`
+//! the unknown part is [`SessionConfigKind::Unknown`], which holds every key except the common
+//! fields. String enums (`StopReason`, `ToolKind`, …) keep an unknown value as
+//! `Unknown(String)`. All these enums are `#[non_exhaustive]`.
 
 pub mod serde_util;
 
+mod serde_ext;
+
+pub mod capabilities;
+pub mod config;
+pub mod content;
+pub mod fs;
+pub mod ids;
+pub mod initialize;
+pub mod mcp;
+pub mod permission;
+pub mod prompt;
+pub mod session;
+pub mod terminal;
+pub mod tool_call;
+pub mod updates;
+
+#[doc(hidden)]
+pub mod oracle;
+
 pub use serde_util::{Meta, UnknownVariant};
+
+pub use capabilities::*;
+pub use config::*;
+pub use content::*;
+pub use fs::*;
+pub use ids::*;
+pub use initialize::*;
+pub use mcp::*;
+pub use permission::*;
+pub use prompt::*;
+pub use session::*;
+pub use terminal::*;
+pub use tool_call::*;
+pub use updates::*;

@@ -484,6 +484,7 @@ macro_rules! string_enum {
 }
 
 #[cfg(test)]
+#[allow(unreachable_pub)]
 mod tests {
     use serde::{Deserialize, Serialize};
     use serde_json::json;

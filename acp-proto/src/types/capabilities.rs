@@ -1,0 +1,456 @@
+//! Capabilities exchanged during `initialize`.
+//!
+//! Two rules from the protocol shape these types:
+//!
+//! * Anything omitted is unsupported. Boolean flags default to `false`, and a flag counts only
+//!   when it is literally `true`: a malformed value decodes as `false`.
+//! * Optional sub-capabilities such as `sessionCapabilities.list` are objects: `{}` means
+//!   supported, while absent or `null` means not supported. They are `Option`s here, and a
+//!   malformed value decodes as `None`.
+//!
+//! Flags are always encoded, `false` included.
+
+use serde::{Deserialize, Serialize};
+
+use super::serde_ext::{lenient_object, lenient_object_default, meta_only};
+use super::serde_util::{Meta, lenient, lenient_default};
+
+/// What the agent supports, sent in the `initialize` response.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AgentCapabilities {
+    /// Whether `session/load` is available.
+    #[serde(default, deserialize_with = "lenient_default")]
+    pub load_session: bool,
+    /// Which content types prompts may contain.
+    #[serde(default, deserialize_with = "lenient_object_default")]
+    pub prompt_capabilities: PromptCapabilities,
+    /// Which MCP transports the agent can connect to.
+    #[serde(default, deserialize_with = "lenient_object_default")]
+    pub mcp_capabilities: McpCapabilities,
+    /// Which optional session methods are available.
+    #[serde(default, deserialize_with = "lenient_object_default")]
+    pub session_capabilities: SessionCapabilities,
+    /// Authentication-related capabilities.
+    #[serde(default, deserialize_with = "lenient_object_default")]
+    pub auth: AgentAuthCapabilities,
+    /// Extension metadata; may advertise custom capabilities.
+    #[serde(
+        rename = "_meta",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "lenient"
+    )]
+    pub meta: Option<Meta>,
+}
+
+impl AgentCapabilities {
+    /// `session/load` is available.
+    pub fn supports_load_session(&self) -> bool {
+        self.load_session
+    }
+
+    /// Prompts may contain images.
+    pub fn supports_image(&self) -> bool {
+        self.prompt_capabilities.image
+    }
+
+    /// Prompts may contain audio.
+    pub fn supports_audio(&self) -> bool {
+        self.prompt_capabilities.audio
+    }
+
+    /// Prompts may contain embedded resources.
+    pub fn supports_embedded_context(&self) -> bool {
+        self.prompt_capabilities.embedded_context
+    }
+
+    /// The agent can connect to MCP servers over HTTP.
+    pub fn supports_mcp_http(&self) -> bool {
+        self.mcp_capabilities.http
+    }
+
+    /// The agent can connect to MCP servers over SSE.
+    pub fn supports_mcp_sse(&self) -> bool {
+        self.mcp_capabilities.sse
+    }
+
+    /// `session/list` is available.
+    pub fn supports_list_sessions(&self) -> bool {
+        self.session_capabilities.list.is_some()
+    }
+
+    /// `session/delete` is available.
+    pub fn supports_delete_session(&self) -> bool {
+        self.session_capabilities.delete.is_some()
+    }
+
+    /// `additionalDirectories` is accepted on session requests.
+    pub fn supports_additional_directories(&self) -> bool {
+        self.session_capabilities.additional_directories.is_some()
+    }
+
+    /// `session/resume` is available.
+    pub fn supports_resume_session(&self) -> bool {
+        self.session_capabilities.resume.is_some()
+    }
+
+    /// `session/close` is available.
+    pub fn supports_close_session(&self) -> bool {
+        self.session_capabilities.close.is_some()
+    }
+
+    /// `logout` is available.
+    pub fn supports_logout(&self) -> bool {
+        self.auth.logout.is_some()
+    }
+}
+
+/// Content types an agent accepts in prompts beyond the baseline (text and resource links).
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PromptCapabilities {
+    /// Prompts may contain image blocks.
+    #[serde(default, deserialize_with = "lenient_default")]
+    pub image: bool,
+    /// Prompts may contain audio blocks.
+    #[serde(default, deserialize_with = "lenient_default")]
+    pub audio: bool,
+    /// Prompts may contain embedded resource blocks.
+    #[serde(default, deserialize_with = "lenient_default")]
+    pub embedded_context: bool,
+    /// Extension metadata.
+    #[serde(
+        rename = "_meta",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "lenient"
+    )]
+    pub meta: Option<Meta>,
+}
+
+/// MCP transports an agent supports beyond stdio.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct McpCapabilities {
+    /// Streamable HTTP servers are supported.
+    #[serde(default, deserialize_with = "lenient_default")]
+    pub http: bool,
+    /// SSE servers are supported.
+    #[serde(default, deserialize_with = "lenient_default")]
+    pub sse: bool,
+    /// Extension metadata.
+    #[serde(
+        rename = "_meta",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "lenient"
+    )]
+    pub meta: Option<Meta>,
+}
+
+/// Optional session methods an agent supports. `session/new`, `session/prompt`,
+/// `session/cancel` and `session/update` are always available; `session/load` is announced by
+/// [`AgentCapabilities::load_session`].
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SessionCapabilities {
+    /// Present when `session/list` is available.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "lenient_object"
+    )]
+    pub list: Option<SessionListCapabilities>,
+    /// Present when `session/delete` is available.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "lenient_object"
+    )]
+    pub delete: Option<SessionDeleteCapabilities>,
+    /// Present when session requests accept `additionalDirectories`.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "lenient_object"
+    )]
+    pub additional_directories: Option<SessionAdditionalDirectoriesCapabilities>,
+    /// Present when `session/resume` is available.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "lenient_object"
+    )]
+    pub resume: Option<SessionResumeCapabilities>,
+    /// Present when `session/close` is available.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "lenient_object"
+    )]
+    pub close: Option<SessionCloseCapabilities>,
+    /// Extension metadata.
+    #[serde(
+        rename = "_meta",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "lenient"
+    )]
+    pub meta: Option<Meta>,
+}
+
+meta_only! {
+    /// Marks `session/list` as supported (no options yet).
+    SessionListCapabilities
+}
+
+meta_only! {
+    /// Marks `session/delete` as supported (no options yet).
+    SessionDeleteCapabilities
+}
+
+meta_only! {
+    /// Marks `additionalDirectories` as supported on session requests (no options yet).
+    SessionAdditionalDirectoriesCapabilities
+}
+
+meta_only! {
+    /// Marks `session/resume` as supported (no options yet).
+    SessionResumeCapabilities
+}
+
+meta_only! {
+    /// Marks `session/close` as supported (no options yet).
+    SessionCloseCapabilities
+}
+
+/// Authentication-related capabilities of an agent.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AgentAuthCapabilities {
+    /// Present when `logout` is available.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "lenient_object"
+    )]
+    pub logout: Option<LogoutCapabilities>,
+    /// Extension metadata.
+    #[serde(
+        rename = "_meta",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "lenient"
+    )]
+    pub meta: Option<Meta>,
+}
+
+meta_only! {
+    /// Marks `logout` as supported (no options yet).
+    LogoutCapabilities
+}
+
+/// What the client supports, sent in the `initialize` request.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ClientCapabilities {
+    /// Which `fs/*` methods are available.
+    #[serde(default, deserialize_with = "lenient_object_default")]
+    pub fs: FileSystemCapabilities,
+    /// Whether the `terminal/*` methods are available.
+    #[serde(default, deserialize_with = "lenient_default")]
+    pub terminal: bool,
+    /// Session-related extensions the client supports.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "lenient_object"
+    )]
+    pub session: Option<ClientSessionCapabilities>,
+    /// Extension metadata; may advertise custom capabilities.
+    #[serde(
+        rename = "_meta",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "lenient"
+    )]
+    pub meta: Option<Meta>,
+}
+
+impl ClientCapabilities {
+    /// `fs/read_text_file` is available.
+    pub fn supports_read_text_file(&self) -> bool {
+        self.fs.read_text_file
+    }
+
+    /// `fs/write_text_file` is available.
+    pub fn supports_write_text_file(&self) -> bool {
+        self.fs.write_text_file
+    }
+
+    /// The `terminal/*` methods are available.
+    pub fn supports_terminal(&self) -> bool {
+        self.terminal
+    }
+
+    /// Config options of type `boolean` may be sent to this client.
+    pub fn supports_boolean_config_options(&self) -> bool {
+        self.session
+            .as_ref()
+            .and_then(|s| s.config_options.as_ref())
+            .is_some_and(|c| c.boolean.is_some())
+    }
+}
+
+/// File system methods a client offers.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FileSystemCapabilities {
+    /// `fs/read_text_file` is available.
+    #[serde(default, deserialize_with = "lenient_default")]
+    pub read_text_file: bool,
+    /// `fs/write_text_file` is available.
+    #[serde(default, deserialize_with = "lenient_default")]
+    pub write_text_file: bool,
+    /// Extension metadata.
+    #[serde(
+        rename = "_meta",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "lenient"
+    )]
+    pub meta: Option<Meta>,
+}
+
+/// Session-related extensions a client supports.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ClientSessionCapabilities {
+    /// Config option extensions the client understands.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "lenient_object"
+    )]
+    pub config_options: Option<SessionConfigOptionsCapabilities>,
+    /// Extension metadata.
+    #[serde(
+        rename = "_meta",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "lenient"
+    )]
+    pub meta: Option<Meta>,
+}
+
+/// Kinds of session config options a client can display beyond `select`.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SessionConfigOptionsCapabilities {
+    /// Present when the client handles `type: "boolean"` options.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "lenient_object"
+    )]
+    pub boolean: Option<BooleanConfigOptionCapabilities>,
+    /// Extension metadata.
+    #[serde(
+        rename = "_meta",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "lenient"
+    )]
+    pub meta: Option<Meta>,
+}
+
+meta_only! {
+    /// Marks boolean config options as supported by the client (no options yet).
+    BooleanConfigOptionCapabilities
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn empty_agent_capabilities_are_all_false_and_encode_explicitly() {
+        let caps: AgentCapabilities = serde_json::from_str("{}").unwrap();
+        assert_eq!(caps, AgentCapabilities::default());
+        assert!(!caps.supports_load_session());
+        assert!(!caps.supports_image());
+        assert!(!caps.supports_list_sessions());
+        assert!(!caps.supports_logout());
+        // Equal to the schema's default for `agentCapabilities`.
+        assert_eq!(
+            serde_json::to_value(&caps).unwrap(),
+            json!({
+                "loadSession": false,
+                "promptCapabilities": {"image": false, "audio": false, "embeddedContext": false},
+                "mcpCapabilities": {"http": false, "sse": false},
+                "sessionCapabilities": {},
+                "auth": {}
+            })
+        );
+    }
+
+    #[test]
+    fn empty_client_capabilities_are_all_false_and_encode_explicitly() {
+        let caps: ClientCapabilities = serde_json::from_str("{}").unwrap();
+        assert!(!caps.supports_read_text_file());
+        assert!(!caps.supports_terminal());
+        assert!(!caps.supports_boolean_config_options());
+        assert_eq!(
+            serde_json::to_value(&caps).unwrap(),
+            json!({"fs": {"readTextFile": false, "writeTextFile": false}, "terminal": false})
+        );
+    }
+
+    #[test]
+    fn flags_count_only_when_literally_true() {
+        let caps: AgentCapabilities = serde_json::from_value(json!({
+            "loadSession": "yes",
+            "promptCapabilities": {"image": 1, "audio": true, "embeddedContext": null},
+            "mcpCapabilities": [true],
+            "sessionCapabilities": {"list": {}, "delete": null, "resume": true, "close": {"_meta": 5}},
+            "auth": {"logout": {}}
+        }))
+        .unwrap();
+        assert!(!caps.supports_load_session());
+        assert!(!caps.supports_image());
+        assert!(caps.supports_audio());
+        assert!(!caps.supports_embedded_context());
+        assert!(!caps.supports_mcp_http());
+        assert!(caps.supports_list_sessions());
+        assert!(!caps.supports_delete_session());
+        assert!(!caps.supports_resume_session());
+        assert!(caps.supports_close_session());
+        assert!(caps.supports_logout());
+    }
+
+    #[test]
+    fn docs_client_capabilities_decode() {
+        // From docs/initialization.mdx and docs/session-config-options.mdx.
+        let caps: ClientCapabilities = serde_json::from_value(json!({
+            "fs": {"readTextFile": true, "writeTextFile": true},
+            "terminal": true
+        }))
+        .unwrap();
+        assert!(caps.supports_read_text_file() && caps.supports_write_text_file());
+        assert!(caps.supports_terminal());
+        let caps: ClientCapabilities =
+            serde_json::from_value(json!({"session": {"configOptions": {"boolean": {}}}})).unwrap();
+        assert!(caps.supports_boolean_config_options());
+        assert_eq!(
+            serde_json::to_value(&caps).unwrap(),
+            json!({
+                "fs": {"readTextFile": false, "writeTextFile": false},
+                "terminal": false,
+                "session": {"configOptions": {"boolean": {}}}
+            })
+        );
+    }
+}
