@@ -98,11 +98,7 @@ pub struct RpcError {
 impl RpcError {
     /// An error with the given code and message and no data.
     pub fn new(code: ErrorCode, message: impl Into<String>) -> RpcError {
-        RpcError {
-            code,
-            message: message.into(),
-            data: None,
-        }
+        RpcError { code, message: message.into(), data: None }
     }
 
     /// Attaches `data`.

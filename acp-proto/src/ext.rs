@@ -43,10 +43,7 @@ pub struct ExtResponse(pub Value);
 impl ExtRequest {
     /// An extension request.
     pub fn new(method: impl Into<Arc<str>>, params: Value) -> ExtRequest {
-        ExtRequest {
-            method: method.into(),
-            params,
-        }
+        ExtRequest { method: method.into(), params }
     }
 
     /// Whether the name is a valid extension name (starts with `_`).
@@ -58,10 +55,7 @@ impl ExtRequest {
 impl ExtNotification {
     /// An extension notification.
     pub fn new(method: impl Into<Arc<str>>, params: Value) -> ExtNotification {
-        ExtNotification {
-            method: method.into(),
-            params,
-        }
+        ExtNotification { method: method.into(), params }
     }
 
     /// Whether the name is a valid extension name (starts with `_`).

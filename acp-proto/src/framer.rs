@@ -104,12 +104,7 @@ impl Default for Framer {
 impl Framer {
     /// A framer that accepts lines of up to `max_frame_len` bytes (at least 1).
     pub fn new(max_frame_len: usize) -> Framer {
-        Framer {
-            buf: Vec::new(),
-            max: max_frame_len.max(1),
-            skipping: false,
-            stats: FramerStats::default(),
-        }
+        Framer { buf: Vec::new(), max: max_frame_len.max(1), skipping: false, stats: FramerStats::default() }
     }
 
     /// The maximum frame length.
@@ -133,11 +128,7 @@ impl Framer {
     /// `push` then returns the number of bytes consumed so far (just past the LF that ended
     /// that line) and the caller feeds the rest again later. Otherwise all of `data` is
     /// consumed (an incomplete last line goes into the buffer) and `data.len()` is returned.
-    pub fn push(
-        &mut self,
-        data: &[u8],
-        mut sink: impl FnMut(FrameEvent<'_>) -> ControlFlow<()>,
-    ) -> usize {
+    pub fn push(&mut self, data: &[u8], mut sink: impl FnMut(FrameEvent<'_>) -> ControlFlow<()>) -> usize {
         let mut pos = 0;
         while pos < data.len() {
             let rest = &data[pos..];
@@ -195,11 +186,7 @@ impl Framer {
     }
 
     /// A line whose LF is in the current chunk; `tail` is its part inside the chunk.
-    fn line(
-        &mut self,
-        tail: &[u8],
-        sink: &mut impl FnMut(FrameEvent<'_>) -> ControlFlow<()>,
-    ) -> ControlFlow<()> {
+    fn line(&mut self, tail: &[u8], sink: &mut impl FnMut(FrameEvent<'_>) -> ControlFlow<()>) -> ControlFlow<()> {
         let total = self.buf.len() + tail.len();
         let last = tail.last().or(self.buf.last()).copied();
         let cr = last == Some(b'\r');
@@ -276,11 +263,7 @@ pub(crate) fn find_newline(data: &[u8]) -> Option<usize> {
         }
         base += 8;
     }
-    chunks
-        .remainder()
-        .iter()
-        .position(|&b| b == b'\n')
-        .map(|i| base + i)
+    chunks.remainder().iter().position(|&b| b == b'\n').map(|i| base + i)
 }
 
 #[cfg(test)]
@@ -367,10 +350,7 @@ mod tests {
         let input = "{\"t\":\"h\u{e9}llo \u{1F600}\"}\r\n\n{\"x\":\"\u{2028}\"}\nthis-line-is-way-too-long\ntail";
         let bytes = input.as_bytes();
         let want = frames(20, bytes);
-        assert_eq!(
-            want,
-            [f("{\"t\":\"h\u{e9}llo \u{1F600}\"}"), f("{\"x\":\"\u{2028}\"}"), Out::Big(25), f("tail")]
-        );
+        assert_eq!(want, [f("{\"t\":\"h\u{e9}llo \u{1F600}\"}"), f("{\"x\":\"\u{2028}\"}"), Out::Big(25), f("tail")]);
         // One byte at a time, which splits every UTF-8 character, and every two-way split.
         let ones: Vec<&[u8]> = bytes.chunks(1).collect();
         assert_eq!(shape(&run(&mut Framer::new(20), &ones, true)), shape(&want));

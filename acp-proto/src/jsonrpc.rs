@@ -98,9 +98,7 @@ impl<'de> Deserialize<'de> for RequestId {
                 Ok(RequestId::Number(v))
             }
             fn visit_u64<E: de::Error>(self, v: u64) -> Result<RequestId, E> {
-                i64::try_from(v)
-                    .map(RequestId::Number)
-                    .map_err(|_| E::custom("request id out of the int64 range"))
+                i64::try_from(v).map(RequestId::Number).map_err(|_| E::custom("request id out of the int64 range"))
             }
             fn visit_str<E: de::Error>(self, v: &str) -> Result<RequestId, E> {
                 Ok(RequestId::Str(v.into()))
@@ -168,10 +166,7 @@ pub enum Incoming<'a> {
 /// ```
 pub fn parse(frame: &[u8]) -> Incoming<'_> {
     let Ok(text) = std::str::from_utf8(frame) else {
-        return Incoming::Invalid {
-            id: RequestId::Null,
-            error: RpcError::parse_error("frame is not valid UTF-8"),
-        };
+        return Incoming::Invalid { id: RequestId::Null, error: RpcError::parse_error("frame is not valid UTF-8") };
     };
     let raw = match serde_json::from_str::<RawEnvelope<'_>>(text) {
         Ok(raw) => raw,
@@ -181,10 +176,7 @@ pub fn parse(frame: &[u8]) -> Incoming<'_> {
                 Err(_) => RpcError::parse_error(e.to_string()),
                 Ok(_) => RpcError::invalid_request(format!("not a JSON-RPC message object: {e}")),
             };
-            return Incoming::Invalid {
-                id: RequestId::Null,
-                error,
-            };
+            return Incoming::Invalid { id: RequestId::Null, error };
         }
     };
     classify(raw)
@@ -234,20 +226,13 @@ fn classify(raw: RawEnvelope<'_>) -> Incoming<'_> {
 
 fn invalid_id<'a>(raw: &RawEnvelope<'a>, why: String) -> Incoming<'a> {
     if raw.method.is_none() && (raw.result.is_some() || raw.error.is_some()) {
-        return Incoming::MalformedResponse {
-            reason: format!("invalid id: {why}"),
-        };
+        return Incoming::MalformedResponse { reason: format!("invalid id: {why}") };
     }
-    Incoming::Invalid {
-        id: RequestId::Null,
-        error: RpcError::invalid_request(format!("invalid id: {why}")),
-    }
+    Incoming::Invalid { id: RequestId::Null, error: RpcError::invalid_request(format!("invalid id: {why}")) }
 }
 
 fn response<'a>(raw: RawEnvelope<'a>, id: Option<RequestId>, version_ok: bool) -> Incoming<'a> {
-    let malformed = |reason: &str| Incoming::MalformedResponse {
-        reason: reason.to_owned(),
-    };
+    let malformed = |reason: &str| Incoming::MalformedResponse { reason: reason.to_owned() };
     if !version_ok {
         return malformed("`jsonrpc` must be \"2.0\"");
     }
@@ -256,18 +241,10 @@ fn response<'a>(raw: RawEnvelope<'a>, id: Option<RequestId>, version_ok: bool) -
     };
     match (raw.result, raw.error) {
         (Some(_), Some(_)) => malformed("response with both `result` and `error`"),
-        (Some(result), None) => Incoming::Response {
-            id,
-            outcome: Ok(result),
-        },
+        (Some(result), None) => Incoming::Response { id, outcome: Ok(result) },
         (None, Some(error)) => match serde_json::from_str::<RpcError>(error.get()) {
-            Ok(error) => Incoming::Response {
-                id,
-                outcome: Err(error),
-            },
-            Err(e) => Incoming::MalformedResponse {
-                reason: format!("invalid error object: {e}"),
-            },
+            Ok(error) => Incoming::Response { id, outcome: Err(error) },
+            Err(e) => Incoming::MalformedResponse { reason: format!("invalid error object: {e}") },
         },
         (None, None) => malformed("response without `result` or `error`"),
     }
@@ -293,14 +270,8 @@ impl<'de> Deserialize<'de> for RawEnvelope<'de> {
                 f.write_str("a JSON-RPC message object")
             }
             fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<RawEnvelope<'de>, A::Error> {
-                let mut env = RawEnvelope {
-                    jsonrpc: None,
-                    id: None,
-                    method: None,
-                    params: None,
-                    result: None,
-                    error: None,
-                };
+                let mut env =
+                    RawEnvelope { jsonrpc: None, id: None, method: None, params: None, result: None, error: None };
                 while let Some(key) = map.next_key::<Cow<'de, str>>()? {
                     let slot = match &*key {
                         "jsonrpc" => &mut env.jsonrpc,
@@ -432,7 +403,9 @@ mod tests {
 
     #[test]
     fn ids_round_trip_at_their_exact_type() {
-        for raw in ["0", "-1", "9223372036854775807", "-9223372036854775808", "\"\"", "\"1\"", "\"h\u{e9}\u{1F600}\"", "null"] {
+        for raw in
+            ["0", "-1", "9223372036854775807", "-9223372036854775808", "\"\"", "\"1\"", "\"h\u{e9}\u{1F600}\"", "null"]
+        {
             let id: RequestId = serde_json::from_str(raw).unwrap();
             assert_eq!(serde_json::to_string(&id).unwrap(), raw);
             let frame = format!(r#"{{"jsonrpc":"2.0","id":{raw},"method":"m"}}"#);

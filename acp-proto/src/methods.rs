@@ -108,12 +108,12 @@ pub struct MethodRow {
 impl MethodRow {
     /// Whether a side playing `role` receives (handles) this method.
     pub fn received_by(&self, role: crate::Side) -> bool {
-        match (self.direction, role) {
-            (Direction::Both, _) => true,
-            (Direction::ClientToAgent, crate::Side::Agent) => true,
-            (Direction::AgentToClient, crate::Side::Client) => true,
-            _ => false,
-        }
+        matches!(
+            (self.direction, role),
+            (Direction::Both, _)
+                | (Direction::ClientToAgent, crate::Side::Agent)
+                | (Direction::AgentToClient, crate::Side::Client)
+        )
     }
 }
 
@@ -715,7 +715,11 @@ impl Response {
     }
 
     /// Decodes the raw result of a request that `requester` sent with `method`.
-    pub fn decode_result(requester: crate::Side, method: Option<Method>, result: &RawValue) -> Result<Response, DecodeError> {
+    pub fn decode_result(
+        requester: crate::Side,
+        method: Option<Method>,
+        result: &RawValue,
+    ) -> Result<Response, DecodeError> {
         match requester {
             crate::Side::Client => AgentResponse::decode_result(method, result).map(Response::Agent),
             crate::Side::Agent => ClientResponse::decode_result(method, result).map(Response::Client),

@@ -18,19 +18,13 @@ pub const SPEC_VERSION: &str = "v1.19.0";
 pub fn spec_dir(test: &str) -> Option<PathBuf> {
     let dir = match std::env::var_os("ACP_SPEC_DIR") {
         Some(d) => PathBuf::from(d),
-        None => PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-            .join("../../shared/acp-spec")
-            .join(SPEC_VERSION),
+        None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/acp-spec").join(SPEC_VERSION),
     };
     if dir.join("schema.json").is_file() {
         return Some(dir);
     }
     let required = std::env::var("ACP_REQUIRE_SPEC").is_ok_and(|v| v == "1");
-    assert!(
-        !required,
-        "{test}: ACP_REQUIRE_SPEC=1 but the pinned spec is missing at {}",
-        dir.display()
-    );
+    assert!(!required, "{test}: ACP_REQUIRE_SPEC=1 but the pinned spec is missing at {}", dir.display());
     eprintln!("{test}: SKIPPED, pinned spec not found at {} (set ACP_SPEC_DIR)", dir.display());
     None
 }

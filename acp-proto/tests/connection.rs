@@ -4,8 +4,8 @@ mod common;
 
 use acp_proto::types::*;
 use acp_proto::{
-    AgentRequest, AgentResponse, CancelReason, ClientRequest, ClientResponse, CloseReason, Completion, Config,
-    Event, Method, Outcome, Request, Response, RpcError, SendError, Side,
+    AgentRequest, AgentResponse, CancelReason, ClientRequest, ClientResponse, CloseReason, Completion, Config, Event,
+    Method, Outcome, Request, Response, RpcError, SendError, Side,
 };
 use common::*;
 use serde_json::json;

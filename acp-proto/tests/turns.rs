@@ -60,7 +60,10 @@ fn client_turn(events: &[Event]) -> (Vec<(Option<TurnStamp>, String)>, usize) {
     let mut outcome_at = usize::MAX;
     for (i, e) in events.iter().enumerate() {
         match e {
-            Event::Notification { notification: Notification::Agent(acp_proto::AgentNotification::SessionUpdate(n)), turn } => {
+            Event::Notification {
+                notification: Notification::Agent(acp_proto::AgentNotification::SessionUpdate(n)),
+                turn,
+            } => {
                 let kind = serde_json::to_value(&n.update).unwrap()["sessionUpdate"].as_str().unwrap().to_owned();
                 updates.push((*turn, kind));
             }
@@ -382,7 +385,10 @@ fn sixty_four_sessions_with_interleaved_turns_never_cross_deliver() {
     let mut ended = [false; 64];
     for e in p.client_events() {
         match e {
-            Event::Notification { notification: Notification::Agent(acp_proto::AgentNotification::SessionUpdate(n)), turn } => {
+            Event::Notification {
+                notification: Notification::Agent(acp_proto::AgentNotification::SessionUpdate(n)),
+                turn,
+            } => {
                 let i: usize = n.session_id.as_str()["sess-".len()..].parse().unwrap();
                 let stamp = turn.expect("inside a turn");
                 assert_eq!(stamp.turn, turns[i].0, "update of session {i} stamped with another turn");

@@ -292,12 +292,9 @@ impl fmt::Display for SendError {
             SendError::InvalidExtensionName { method } => {
                 write!(f, "`{method}` is not an extension method name (must start with `_`)")
             }
-            SendError::NotSupportedByPeer { method, capability } => write!(
-                f,
-                "the peer did not advertise `{}`, which `{}` requires",
-                capability.join("."),
-                method.wire()
-            ),
+            SendError::NotSupportedByPeer { method, capability } => {
+                write!(f, "the peer did not advertise `{}`, which `{}` requires", capability.join("."), method.wire())
+            }
             SendError::TooManyPending { limit } => write!(f, "{limit} requests are already pending"),
             SendError::Backpressure { queued, budget } => {
                 write!(f, "{queued} bytes queued, over the outbound budget of {budget}")

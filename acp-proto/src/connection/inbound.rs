@@ -125,20 +125,9 @@ impl Connection {
         }
         self.note_dispatch(key, &extra);
         self.by_wire.insert(id.clone(), key);
-        self.inbound.insert(
-            key,
-            InboundEntry {
-                wire_id: id,
-                method: request.method(),
-                cancelled: None,
-                grace: None,
-                extra,
-            },
-        );
-        self.push_event(Event::Request {
-            id: InboundId(key),
-            request,
-        });
+        self.inbound
+            .insert(key, InboundEntry { wire_id: id, method: request.method(), cancelled: None, grace: None, extra });
+        self.push_event(Event::Request { id: InboundId(key), request });
         debug_assert_eq!(self.inbound.len(), self.by_wire.len());
     }
 
@@ -152,10 +141,9 @@ impl Connection {
             Request::Client(ClientRequest::ResumeSession(p)) => InboundExtra::Load(p.session_id.clone()),
             Request::Client(ClientRequest::CloseSession(p)) => InboundExtra::Forget(p.session_id.clone()),
             Request::Client(ClientRequest::DeleteSession(p)) => InboundExtra::Forget(p.session_id.clone()),
-            Request::Agent(crate::methods::AgentRequest::RequestPermission(p)) => InboundExtra::Permission(
-                p.session_id.clone(),
-                p.options.iter().map(|o| o.option_id.clone()).collect(),
-            ),
+            Request::Agent(crate::methods::AgentRequest::RequestPermission(p)) => {
+                InboundExtra::Permission(p.session_id.clone(), p.options.iter().map(|o| o.option_id.clone()).collect())
+            }
             _ => InboundExtra::None,
         })
     }
@@ -225,8 +213,7 @@ impl Connection {
     /// `$/cancel_request` from the peer: accepted in every phase; unknown or finished ids are
     /// ignored.
     fn on_peer_cancel_request(&mut self, params: Option<&RawValue>) {
-        let Some(cancel) = params.and_then(|p| serde_json::from_str::<CancelRequestNotification>(p.get()).ok())
-        else {
+        let Some(cancel) = params.and_then(|p| serde_json::from_str::<CancelRequestNotification>(p.get()).ok()) else {
             self.stats.notifications_dropped += 1;
             return;
         };
@@ -248,10 +235,7 @@ impl Connection {
         entry.cancelled = Some(CancelReason::CancelRequest);
         entry.grace = Some(grace_at);
         self.arm(grace_at, Timer::Grace(key));
-        self.push_event(Event::Cancelled {
-            id: InboundId(key),
-            reason: CancelReason::CancelRequest,
-        });
+        self.push_event(Event::Cancelled { id: InboundId(key), reason: CancelReason::CancelRequest });
     }
 
     /// The grace period of a cancelled request ended without a completion: the machine
@@ -286,15 +270,10 @@ impl Connection {
         };
         if let Ok(response) = &result {
             if response.method() != entry.method || response.sender() != self.role {
-                return Err(RespondError::MismatchedResponse {
-                    expected: entry.method,
-                    got: response.method(),
-                });
+                return Err(RespondError::MismatchedResponse { expected: entry.method, got: response.method() });
             }
-            if let (
-                InboundExtra::Permission(_, offered),
-                Response::Client(ClientResponse::RequestPermission(answer)),
-            ) = (&entry.extra, response)
+            if let (InboundExtra::Permission(_, offered), Response::Client(ClientResponse::RequestPermission(answer))) =
+                (&entry.extra, response)
                 && let RequestPermissionOutcome::Selected(selected) = &answer.outcome
                 && !offered.contains(&selected.option_id)
             {
@@ -323,7 +302,7 @@ impl Connection {
         let committed_init = match (&entry.extra, &result) {
             (InboundExtra::Initialize(peer), Ok(Response::Agent(AgentResponse::Initialize(init)))) => {
                 self.negotiated = Some(Negotiated {
-                    protocol_version: init.protocol_version.clone(),
+                    protocol_version: init.protocol_version,
                     own: CapabilitySnapshot::from_typed(&init.agent_capabilities),
                     peer: peer.clone(),
                 });

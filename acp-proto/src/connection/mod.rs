@@ -43,8 +43,8 @@ use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::time::Duration;
 
 pub use event::{
-    CancelReason, CloseReason, Completion, Event, InboundId, Negotiated, OutboundId, Outcome, RespondError,
-    SendError, Stats, TurnStamp,
+    CancelReason, CloseReason, Completion, Event, InboundId, Negotiated, OutboundId, Outcome, RespondError, SendError,
+    Stats, TurnStamp,
 };
 
 use crate::Side;
@@ -268,10 +268,7 @@ impl Connection {
 
     /// Counters.
     pub fn stats(&self) -> Stats {
-        Stats {
-            bytes_queued: self.out.len() as u64,
-            ..self.stats
-        }
+        Stats { bytes_queued: self.out.len() as u64, ..self.stats }
     }
 
     /// Bytes queued for the peer, not yet taken by [`poll_transmit`](Self::poll_transmit).
@@ -367,11 +364,7 @@ impl Connection {
         let mut framer = std::mem::take(&mut self.framer);
         let consumed = framer.push(data, |ev| {
             self.on_frame_event(ev);
-            if self.wants_input() {
-                std::ops::ControlFlow::Continue(())
-            } else {
-                std::ops::ControlFlow::Break(())
-            }
+            if self.wants_input() { std::ops::ControlFlow::Continue(()) } else { std::ops::ControlFlow::Break(()) }
         });
         self.framer = framer;
         consumed
@@ -439,16 +432,10 @@ impl Connection {
             return;
         }
         for (id, _) in std::mem::take(&mut self.outbound) {
-            self.push_event(Event::Outcome {
-                id: OutboundId(id),
-                outcome: Outcome::ConnectionClosed,
-            });
+            self.push_event(Event::Outcome { id: OutboundId(id), outcome: Outcome::ConnectionClosed });
         }
         for (key, _) in std::mem::take(&mut self.inbound) {
-            self.push_event(Event::Cancelled {
-                id: InboundId(key),
-                reason: CancelReason::ConnectionClosed,
-            });
+            self.push_event(Event::Cancelled { id: InboundId(key), reason: CancelReason::ConnectionClosed });
         }
         self.by_wire.clear();
         self.held.clear();

@@ -4,17 +4,13 @@
 use serde::Serialize;
 use serde_json::value::RawValue;
 
-use super::{
-    CloseReason, Connection, Event, Negotiated, OutboundId, Outcome, PendingOut, Phase, SendError, Timer,
-};
+use super::{CloseReason, Connection, Event, Negotiated, OutboundId, Outcome, PendingOut, Phase, SendError, Timer};
 use crate::Side;
 use crate::error::RpcError;
 use crate::ext::is_extension_name;
 use crate::gate::{CapabilitySnapshot, GateDecision, check_method};
 use crate::jsonrpc::{self, RequestId};
-use crate::methods::{
-    AgentResponse, ClientNotification, ClientRequest, Method, Notification, Request, Response,
-};
+use crate::methods::{AgentResponse, ClientNotification, ClientRequest, Method, Notification, Request, Response};
 use crate::time::Instant;
 
 /// The params of `$/cancel_request`, written without building a value.
@@ -57,9 +53,7 @@ impl Connection {
         }
         self.check_gate(method)?;
         if self.outbound.len() >= self.config.max_pending_outbound {
-            return Err(SendError::TooManyPending {
-                limit: self.config.max_pending_outbound,
-            });
+            return Err(SendError::TooManyPending { limit: self.config.max_pending_outbound });
         }
         self.check_budget()?;
         let session = request.session_id().cloned();
@@ -67,10 +61,7 @@ impl Connection {
         let id = self.next_outbound;
         if self.turns.agent_ask_resolves_cancelled(&request) {
             self.next_outbound += 1;
-            self.push_event(Event::Outcome {
-                id: OutboundId(id),
-                outcome: Outcome::Cancelled,
-            });
+            self.push_event(Event::Outcome { id: OutboundId(id), outcome: Outcome::Cancelled });
             return Ok(OutboundId(id));
         }
         let params = request.has_params().then_some(&request);
@@ -87,14 +78,7 @@ impl Connection {
         if let Some(at) = deadline {
             self.arm(at, Timer::Outbound(id));
         }
-        self.outbound.insert(
-            id,
-            PendingOut {
-                method,
-                deadline,
-                session,
-            },
-        );
+        self.outbound.insert(id, PendingOut { method, deadline, session });
         Ok(OutboundId(id))
     }
 
@@ -154,10 +138,7 @@ impl Connection {
         if self.can_send() {
             Ok(())
         } else {
-            Err(SendError::Backpressure {
-                queued: self.out.len(),
-                budget: self.config.outbound_budget,
-            })
+            Err(SendError::Backpressure { queued: self.out.len(), budget: self.config.outbound_budget })
         }
     }
 
@@ -194,10 +175,7 @@ impl Connection {
         if pending.method == Some(Method::Initialize) && self.phase == Phase::Initializing {
             self.phase = Phase::AwaitingInit;
         }
-        self.push_event(Event::Outcome {
-            id: OutboundId(id),
-            outcome,
-        });
+        self.push_event(Event::Outcome { id: OutboundId(id), outcome });
         Some(pending)
     }
 
@@ -233,16 +211,17 @@ impl Connection {
             if self.config.supported_versions.contains(&init.protocol_version) {
                 let negotiated = Negotiated {
                     protocol_version: init.protocol_version,
-                    own: self.init_caps.take().unwrap_or_else(|| CapabilitySnapshot::from_json(serde_json::Value::Null)),
+                    own: self
+                        .init_caps
+                        .take()
+                        .unwrap_or_else(|| CapabilitySnapshot::from_json(serde_json::Value::Null)),
                     peer: CapabilitySnapshot::from_typed(&init.agent_capabilities),
                 };
                 self.negotiated = Some(negotiated.clone());
                 self.phase = Phase::Ready;
                 self.push_event(Event::HandshakeCompleted(negotiated));
             } else {
-                close = Some(CloseReason::UnsupportedProtocolVersion {
-                    version: init.protocol_version,
-                });
+                close = Some(CloseReason::UnsupportedProtocolVersion { version: init.protocol_version });
             }
         }
         self.finish_outbound(n, outcome);

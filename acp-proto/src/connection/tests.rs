@@ -5,9 +5,9 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 use super::*;
-use crate::methods::{AgentRequest, AgentResponse, ClientRequest, ClientResponse, Request, Response};
-use crate::connection::turns::PermissionAnswer;
 use crate::Side;
+use crate::connection::turns::PermissionAnswer;
+use crate::methods::{AgentRequest, AgentResponse, ClientRequest, ClientResponse, Request, Response};
 use crate::types::*;
 use crate::{ErrorCode, RpcError};
 
@@ -178,12 +178,19 @@ fn error_and_invalid_results_are_outcomes() {
     let mut c = ready_client();
     let a = c.send_request(T0, NewSessionRequest::new("/", vec![]), None).unwrap();
     let b = c.send_request(T0, NewSessionRequest::new("/", vec![]), None).unwrap();
-    feed(&mut c, T0, &[
-        &json!({"jsonrpc":"2.0","id":a.wire(),"error":{"code":-32002,"message":"nope"}}).to_string(),
-        &json!({"jsonrpc":"2.0","id":b.wire(),"result":{"noSessionId":1}}).to_string(),
-    ]);
+    feed(
+        &mut c,
+        T0,
+        &[
+            &json!({"jsonrpc":"2.0","id":a.wire(),"error":{"code":-32002,"message":"nope"}}).to_string(),
+            &json!({"jsonrpc":"2.0","id":b.wire(),"result":{"noSessionId":1}}).to_string(),
+        ],
+    );
     match &events(&mut c)[..] {
-        [Event::Outcome { outcome: Outcome::Error(e), .. }, Event::Outcome { outcome: Outcome::InvalidResult(_), .. }] => {
+        [
+            Event::Outcome { outcome: Outcome::Error(e), .. },
+            Event::Outcome { outcome: Outcome::InvalidResult(_), .. },
+        ] => {
             assert_eq!(e.code, ErrorCode::RESOURCE_NOT_FOUND)
         }
         other => panic!("{other:?}"),
@@ -215,12 +222,16 @@ fn inbound_checks_run_in_order() {
 #[test]
 fn unknown_method_beats_invalid_params() {
     let mut a = ready_agent();
-    feed(&mut a, T0, &[
-        r#"{"jsonrpc":"2.0","id":1,"method":"no/such","params":"garbage"}"#,
-        r#"{"jsonrpc":"2.0","id":2,"method":"fs/read_text_file","params":{}}"#,
-        r#"{"jsonrpc":"2.0","id":3,"method":"session/new","params":{"mcpServers":[]}}"#,
-        r#"{"jsonrpc":"2.0","id":4,"method":"session/update","params":{}}"#,
-    ]);
+    feed(
+        &mut a,
+        T0,
+        &[
+            r#"{"jsonrpc":"2.0","id":1,"method":"no/such","params":"garbage"}"#,
+            r#"{"jsonrpc":"2.0","id":2,"method":"fs/read_text_file","params":{}}"#,
+            r#"{"jsonrpc":"2.0","id":3,"method":"session/new","params":{"mcpServers":[]}}"#,
+            r#"{"jsonrpc":"2.0","id":4,"method":"session/update","params":{}}"#,
+        ],
+    );
     let out = sent(&mut a);
     let codes: Vec<i64> = out.iter().map(error_code).collect();
     assert_eq!(codes, [-32601, -32601, -32602, -32601]);
@@ -269,7 +280,11 @@ fn extension_requests_are_dispatched_raw() {
 #[test]
 fn peer_cancel_request_then_handler_result() {
     let mut a = ready_agent();
-    feed(&mut a, T0, &[&new_session_line(5), r#"{"jsonrpc":"2.0","method":"$/cancel_request","params":{"requestId":5}}"#]);
+    feed(
+        &mut a,
+        T0,
+        &[&new_session_line(5), r#"{"jsonrpc":"2.0","method":"$/cancel_request","params":{"requestId":5}}"#],
+    );
     let evs = events(&mut a);
     let Event::Request { id, .. } = evs[0] else { panic!() };
     assert_eq!(evs[1], Event::Cancelled { id, reason: CancelReason::CancelRequest });
@@ -282,7 +297,11 @@ fn peer_cancel_request_then_handler_result() {
 #[test]
 fn peer_cancel_request_grace_expires_into_32800() {
     let mut a = ready_agent();
-    feed(&mut a, T0, &[&new_session_line(5), r#"{"jsonrpc":"2.0","method":"$/cancel_request","params":{"requestId":5}}"#]);
+    feed(
+        &mut a,
+        T0,
+        &[&new_session_line(5), r#"{"jsonrpc":"2.0","method":"$/cancel_request","params":{"requestId":5}}"#],
+    );
     let Some(Event::Request { id, .. }) = a.poll_event() else { panic!() };
     let grace = a.poll_timeout().unwrap();
     a.handle_timeout(grace);
@@ -307,7 +326,11 @@ fn cancel_request_for_unknown_ids_is_ignored_in_every_phase() {
 #[test]
 fn requests_before_initialize_are_refused_and_notifications_dropped() {
     let mut a = Connection::agent(T0);
-    feed(&mut a, T0, &[&new_session_line(1), r#"{"jsonrpc":"2.0","method":"session/cancel","params":{"sessionId":"s"}}"#]);
+    feed(
+        &mut a,
+        T0,
+        &[&new_session_line(1), r#"{"jsonrpc":"2.0","method":"session/cancel","params":{"sessionId":"s"}}"#],
+    );
     let out = sent(&mut a);
     assert_eq!(out.len(), 1);
     assert_eq!(error_code(&out[0]), -32600);
@@ -396,18 +419,26 @@ fn client_closes_on_an_unsupported_protocol_version() {
 #[test]
 fn inbound_gated_methods_need_own_capabilities() {
     let mut a = ready_agent();
-    feed(&mut a, T0, &[
-        r#"{"jsonrpc":"2.0","id":1,"method":"session/load","params":{"sessionId":"s","cwd":"/","mcpServers":[]}}"#,
-        r#"{"jsonrpc":"2.0","id":2,"method":"session/list","params":{}}"#,
-        r#"{"jsonrpc":"2.0","id":3,"method":"logout"}"#,
-    ]);
+    feed(
+        &mut a,
+        T0,
+        &[
+            r#"{"jsonrpc":"2.0","id":1,"method":"session/load","params":{"sessionId":"s","cwd":"/","mcpServers":[]}}"#,
+            r#"{"jsonrpc":"2.0","id":2,"method":"session/list","params":{}}"#,
+            r#"{"jsonrpc":"2.0","id":3,"method":"logout"}"#,
+        ],
+    );
     let out = sent(&mut a);
     assert_eq!(out.iter().map(error_code).collect::<Vec<_>>(), [-32601, -32601, -32601]);
     assert!(out[0]["error"]["data"]["reason"].as_str().unwrap().contains("loadSession"));
     let mut caps = AgentCapabilities::default();
     caps.load_session = true;
     let mut a = ready_agent_with(Config::default(), json!({}), caps);
-    feed(&mut a, T0, &[r#"{"jsonrpc":"2.0","id":1,"method":"session/load","params":{"sessionId":"s","cwd":"/","mcpServers":[]}}"#]);
+    feed(
+        &mut a,
+        T0,
+        &[r#"{"jsonrpc":"2.0","id":1,"method":"session/load","params":{"sessionId":"s","cwd":"/","mcpServers":[]}}"#],
+    );
     assert!(matches!(a.poll_event(), Some(Event::Request { .. })));
 }
 
@@ -437,10 +468,7 @@ fn outbound_requests_the_peer_did_not_advertise_are_refused_locally() {
 #[test]
 fn wrong_direction_and_bad_extension_names_are_refused() {
     let mut a = ready_agent();
-    assert!(matches!(
-        a.send_request(T0, PromptRequest::new("s", vec![]), None),
-        Err(SendError::WrongDirection { .. })
-    ));
+    assert!(matches!(a.send_request(T0, PromptRequest::new("s", vec![]), None), Err(SendError::WrongDirection { .. })));
     let bad = AgentRequest::Ext(crate::ext::ExtRequest::new("vendor/x", Value::Null));
     assert!(matches!(a.send_request(T0, bad, None), Err(SendError::InvalidExtensionName { .. })));
     let ok = AgentRequest::Ext(crate::ext::ExtRequest::new("_vendor/x", Value::Null));
@@ -602,10 +630,14 @@ fn the_same_inputs_give_the_same_outputs() {
 #[test]
 fn permission_answers_must_name_an_offered_option() {
     let mut c = ready_client();
-    feed(&mut c, T0, &[&json!({"jsonrpc":"2.0","id":"p","method":"session/request_permission","params":{
+    feed(
+        &mut c,
+        T0,
+        &[&json!({"jsonrpc":"2.0","id":"p","method":"session/request_permission","params":{
         "sessionId":"s","toolCall":{"toolCallId":"t"},
         "options":[{"optionId":"allow","name":"Allow","kind":"allow_once"}]}})
-    .to_string()]);
+        .to_string()],
+    );
     let Some(Event::Request { id, .. }) = c.poll_event() else { panic!() };
     assert_eq!(
         c.answer_permission(T0, id, PermissionAnswer::Selected("other".into())),

@@ -47,14 +47,14 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::{
-    CancelReason, Completion, Connection, Event, InboundExtra, InboundId, OutboundId, PendingOut, Phase,
-    RespondError, SendError, Timer, TurnStamp,
+    CancelReason, Completion, Connection, Event, InboundExtra, InboundId, OutboundId, PendingOut, Phase, RespondError,
+    SendError, Timer, TurnStamp,
 };
 use crate::Side;
 use crate::error::RpcError;
 use crate::methods::{
-    AgentNotification, AgentRequest, AgentResponse, ClientNotification, ClientRequest, Method, Notification,
-    Request, Response,
+    AgentNotification, AgentRequest, AgentResponse, ClientNotification, ClientRequest, Method, Notification, Request,
+    Response,
 };
 use crate::time::Instant;
 use crate::types::{
@@ -116,17 +116,14 @@ impl Turns {
     /// Agent: what to remember for an inbound prompt, or the error refusing it.
     pub(super) fn agent_prompt_extra(&self, session: &SessionId) -> Result<InboundExtra, RpcError> {
         if self.running.contains_key(session) {
-            return Err(RpcError::invalid_request("a prompt turn is already running for this session")
-                .with_data(serde_json::json!({
+            return Err(RpcError::invalid_request("a prompt turn is already running for this session").with_data(
+                serde_json::json!({
                     "reason": "a prompt turn is already running for this session",
                     "sessionId": session,
-                })));
+                }),
+            ));
         }
-        Ok(if self.announced.contains(session) {
-            InboundExtra::Prompt(session.clone())
-        } else {
-            InboundExtra::None
-        })
+        Ok(if self.announced.contains(session) { InboundExtra::Prompt(session.clone()) } else { InboundExtra::None })
     }
 
     /// Records what a dispatched request starts.
@@ -147,11 +144,9 @@ impl Turns {
     pub(super) fn on_answer(&mut self, key: u64, extra: &InboundExtra, result: &Result<Response, RpcError>) {
         let ok = result.is_ok();
         match extra {
-            InboundExtra::Prompt(s) => {
-                if self.running.get(s) == Some(&key) {
-                    self.running.remove(s);
-                    self.cancelling.remove(s);
-                }
+            InboundExtra::Prompt(s) if self.running.get(s) == Some(&key) => {
+                self.running.remove(s);
+                self.cancelling.remove(s);
             }
             InboundExtra::Load(s) => {
                 if let Some(n) = self.loading.get_mut(s) {
@@ -209,10 +204,7 @@ impl Turns {
                 }
             }
             Request::Client(ClientRequest::Prompt(p)) => {
-                let turn = ClientTurn {
-                    prompt: id,
-                    next_ordinal: 0,
-                };
+                let turn = ClientTurn { prompt: id, next_ordinal: 0 };
                 self.client_turns.insert(p.session_id.clone(), turn);
             }
             _ => {}
@@ -237,10 +229,7 @@ impl Turns {
             return None;
         };
         let turn = self.client_turns.get_mut(&n.session_id)?;
-        let stamp = TurnStamp {
-            turn: OutboundId(turn.prompt),
-            ordinal: turn.next_ordinal,
-        };
+        let stamp = TurnStamp { turn: OutboundId(turn.prompt), ordinal: turn.next_ordinal };
         turn.next_ordinal += 1;
         Some(stamp)
     }
@@ -273,10 +262,7 @@ impl Connection {
             entry.cancelled = Some(CancelReason::SessionCancelled);
             self.disarm(old, Timer::Grace(key));
             self.arm(grace_at, Timer::Grace(key));
-            self.push_event(Event::Cancelled {
-                id: InboundId(key),
-                reason: CancelReason::SessionCancelled,
-            });
+            self.push_event(Event::Cancelled { id: InboundId(key), reason: CancelReason::SessionCancelled });
         }
         let asks = self.turns.asks.get(session).cloned().unwrap_or_default();
         for id in asks {
@@ -297,9 +283,7 @@ impl Connection {
             return Err(SendError::Closed);
         }
         if self.role != Side::Client {
-            return Err(SendError::WrongDirection {
-                method: Method::Cancel.wire().to_owned(),
-            });
+            return Err(SendError::WrongDirection { method: Method::Cancel.wire().to_owned() });
         }
         if self.phase != Phase::Ready {
             return Err(SendError::NotInitialized);
@@ -310,10 +294,7 @@ impl Connection {
         for key in &asks {
             let outcome = RequestPermissionResponse::new(RequestPermissionOutcome::Cancelled);
             self.answer(*key, Ok(outcome.into()));
-            self.push_event(Event::Cancelled {
-                id: InboundId(*key),
-                reason: CancelReason::TurnCancelled,
-            });
+            self.push_event(Event::Cancelled { id: InboundId(*key), reason: CancelReason::TurnCancelled });
         }
         Ok(asks.len())
     }

@@ -35,12 +35,7 @@ pub struct AgentCapabilities {
     #[serde(default, deserialize_with = "lenient_object_default")]
     pub auth: AgentAuthCapabilities,
     /// Extension metadata; may advertise custom capabilities.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "lenient"
-    )]
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub meta: Option<Meta>,
 }
 
@@ -120,12 +115,7 @@ pub struct PromptCapabilities {
     #[serde(default, deserialize_with = "lenient_default")]
     pub embedded_context: bool,
     /// Extension metadata.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "lenient"
-    )]
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub meta: Option<Meta>,
 }
 
@@ -140,12 +130,7 @@ pub struct McpCapabilities {
     #[serde(default, deserialize_with = "lenient_default")]
     pub sse: bool,
     /// Extension metadata.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "lenient"
-    )]
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub meta: Option<Meta>,
 }
 
@@ -156,47 +141,22 @@ pub struct McpCapabilities {
 #[serde(rename_all = "camelCase")]
 pub struct SessionCapabilities {
     /// Present when `session/list` is available.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "lenient_object"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient_object")]
     pub list: Option<SessionListCapabilities>,
     /// Present when `session/delete` is available.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "lenient_object"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient_object")]
     pub delete: Option<SessionDeleteCapabilities>,
     /// Present when session requests accept `additionalDirectories`.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "lenient_object"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient_object")]
     pub additional_directories: Option<SessionAdditionalDirectoriesCapabilities>,
     /// Present when `session/resume` is available.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "lenient_object"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient_object")]
     pub resume: Option<SessionResumeCapabilities>,
     /// Present when `session/close` is available.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "lenient_object"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient_object")]
     pub close: Option<SessionCloseCapabilities>,
     /// Extension metadata.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "lenient"
-    )]
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub meta: Option<Meta>,
 }
 
@@ -230,19 +190,10 @@ meta_only! {
 #[serde(rename_all = "camelCase")]
 pub struct AgentAuthCapabilities {
     /// Present when `logout` is available.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "lenient_object"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient_object")]
     pub logout: Option<LogoutCapabilities>,
     /// Extension metadata.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "lenient"
-    )]
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub meta: Option<Meta>,
 }
 
@@ -262,19 +213,10 @@ pub struct ClientCapabilities {
     #[serde(default, deserialize_with = "lenient_default")]
     pub terminal: bool,
     /// Session-related extensions the client supports.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "lenient_object"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient_object")]
     pub session: Option<ClientSessionCapabilities>,
     /// Extension metadata; may advertise custom capabilities.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "lenient"
-    )]
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub meta: Option<Meta>,
 }
 
@@ -296,10 +238,7 @@ impl ClientCapabilities {
 
     /// Config options of type `boolean` may be sent to this client.
     pub fn supports_boolean_config_options(&self) -> bool {
-        self.session
-            .as_ref()
-            .and_then(|s| s.config_options.as_ref())
-            .is_some_and(|c| c.boolean.is_some())
+        self.session.as_ref().and_then(|s| s.config_options.as_ref()).is_some_and(|c| c.boolean.is_some())
     }
 }
 
@@ -314,12 +253,7 @@ pub struct FileSystemCapabilities {
     #[serde(default, deserialize_with = "lenient_default")]
     pub write_text_file: bool,
     /// Extension metadata.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "lenient"
-    )]
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub meta: Option<Meta>,
 }
 
@@ -328,19 +262,10 @@ pub struct FileSystemCapabilities {
 #[serde(rename_all = "camelCase")]
 pub struct ClientSessionCapabilities {
     /// Config option extensions the client understands.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "lenient_object"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient_object")]
     pub config_options: Option<SessionConfigOptionsCapabilities>,
     /// Extension metadata.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "lenient"
-    )]
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub meta: Option<Meta>,
 }
 
@@ -349,19 +274,10 @@ pub struct ClientSessionCapabilities {
 #[serde(rename_all = "camelCase")]
 pub struct SessionConfigOptionsCapabilities {
     /// Present when the client handles `type: "boolean"` options.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "lenient_object"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient_object")]
     pub boolean: Option<BooleanConfigOptionCapabilities>,
     /// Extension metadata.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "lenient"
-    )]
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub meta: Option<Meta>,
 }
 

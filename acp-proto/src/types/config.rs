@@ -23,47 +23,23 @@ pub struct SessionConfigOption {
     /// The label shown to the user.
     pub name: String,
     /// A longer explanation for the user.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "lenient"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub description: Option<String>,
     /// What the option is about, to help clients lay it out. Purely cosmetic.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "lenient"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub category: Option<SessionConfigOptionCategory>,
     /// The kind of control and its current value (the `type`-tagged fields).
     #[serde(flatten)]
     pub kind: SessionConfigKind,
     /// Extension metadata.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "lenient"
-    )]
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub meta: Option<Meta>,
 }
 
 impl SessionConfigOption {
     /// An option of the given kind, without description or category.
-    pub fn new(
-        id: impl Into<SessionConfigId>,
-        name: impl Into<String>,
-        kind: SessionConfigKind,
-    ) -> Self {
-        SessionConfigOption {
-            id: id.into(),
-            name: name.into(),
-            description: None,
-            category: None,
-            kind,
-            meta: None,
-        }
+    pub fn new(id: impl Into<SessionConfigId>, name: impl Into<String>, kind: SessionConfigKind) -> Self {
+        SessionConfigOption { id: id.into(), name: name.into(), description: None, category: None, kind, meta: None }
     }
 
     /// A single-choice selector.
@@ -79,16 +55,8 @@ impl SessionConfigOption {
 
     /// An on/off toggle. Only send it to clients that advertise
     /// `session.configOptions.boolean`.
-    pub fn boolean(
-        id: impl Into<SessionConfigId>,
-        name: impl Into<String>,
-        current_value: bool,
-    ) -> Self {
-        Self::new(
-            id,
-            name,
-            SessionConfigKind::Boolean(SessionConfigBoolean::new(current_value)),
-        )
+    pub fn boolean(id: impl Into<SessionConfigId>, name: impl Into<String>, current_value: bool) -> Self {
+        Self::new(id, name, SessionConfigKind::Boolean(SessionConfigBoolean::new(current_value)))
     }
 }
 
@@ -146,10 +114,7 @@ impl<'de> Deserialize<'de> for SessionConfigSelectOptions {
             Err(e) => e,
         };
         // Report the error of the shape the first item looks like.
-        let looks_grouped = items
-            .first()
-            .and_then(Value::as_object)
-            .is_some_and(|o| o.contains_key("group"));
+        let looks_grouped = items.first().and_then(Value::as_object).is_some_and(|o| o.contains_key("group"));
         Err(if looks_grouped {
             D::Error::custom(format_args!("grouped select options: {grouped_err}"))
         } else {
@@ -179,31 +144,17 @@ pub struct SessionConfigSelectOption {
     /// The label shown to the user.
     pub name: String,
     /// A longer explanation for the user.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "lenient"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub description: Option<String>,
     /// Extension metadata.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "lenient"
-    )]
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub meta: Option<Meta>,
 }
 
 impl SessionConfigSelectOption {
     /// A value with an id and a label.
     pub fn new(value: impl Into<SessionConfigValueId>, name: impl Into<String>) -> Self {
-        SessionConfigSelectOption {
-            value: value.into(),
-            name: name.into(),
-            description: None,
-            meta: None,
-        }
+        SessionConfigSelectOption { value: value.into(), name: name.into(), description: None, meta: None }
     }
 }
 
@@ -219,12 +170,7 @@ pub struct SessionConfigSelectGroup {
     #[serde(default, deserialize_with = "lenient_items")]
     pub options: Vec<SessionConfigSelectOption>,
     /// Extension metadata.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "lenient"
-    )]
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub meta: Option<Meta>,
 }
 
@@ -235,12 +181,7 @@ impl SessionConfigSelectGroup {
         name: impl Into<String>,
         options: Vec<SessionConfigSelectOption>,
     ) -> Self {
-        SessionConfigSelectGroup {
-            group: group.into(),
-            name: name.into(),
-            options,
-            meta: None,
-        }
+        SessionConfigSelectGroup { group: group.into(), name: name.into(), options, meta: None }
     }
 }
 
@@ -256,14 +197,8 @@ pub struct SessionConfigSelect {
 
 impl SessionConfigSelect {
     /// A selector over `options` with `current_value` selected.
-    pub fn new(
-        current_value: impl Into<SessionConfigValueId>,
-        options: impl Into<SessionConfigSelectOptions>,
-    ) -> Self {
-        SessionConfigSelect {
-            current_value: current_value.into(),
-            options: options.into(),
-        }
+    pub fn new(current_value: impl Into<SessionConfigValueId>, options: impl Into<SessionConfigSelectOptions>) -> Self {
+        SessionConfigSelect { current_value: current_value.into(), options: options.into() }
     }
 }
 
@@ -392,9 +327,7 @@ impl<'de> Deserialize<'de> for SetSessionConfigOptionRequest {
             Some(Value::String(id)) => SessionConfigOptionValue::ValueId(id.into()),
             Some(Value::Bool(b)) if boolean_or_untyped => SessionConfigOptionValue::Boolean(b),
             Some(Value::Bool(_)) => {
-                return Err(D::Error::custom(
-                    "a boolean config `value` needs `type: \"boolean\"`",
-                ));
+                return Err(D::Error::custom("a boolean config `value` needs `type: \"boolean\"`"));
             }
             Some(other) => {
                 return Err(D::Error::custom(format_args!(
@@ -420,22 +353,14 @@ pub struct SetSessionConfigOptionResponse {
     #[serde(default, deserialize_with = "lenient_items")]
     pub config_options: Vec<SessionConfigOption>,
     /// Extension metadata.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "lenient"
-    )]
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub meta: Option<Meta>,
 }
 
 impl SetSessionConfigOptionResponse {
     /// A response listing `config_options`.
     pub fn new(config_options: Vec<SessionConfigOption>) -> Self {
-        SetSessionConfigOptionResponse {
-            config_options,
-            meta: None,
-        }
+        SetSessionConfigOptionResponse { config_options, meta: None }
     }
 }
 
@@ -469,13 +394,9 @@ mod tests {
             ]
         }));
         assert_eq!(o.category, Some(SessionConfigOptionCategory::Mode));
-        let SessionConfigKind::Select(select) = &o.kind else {
-            panic!("not a select")
-        };
+        let SessionConfigKind::Select(select) = &o.kind else { panic!("not a select") };
         assert_eq!(select.current_value, "ask");
-        assert!(
-            matches!(select.options, SessionConfigSelectOptions::Ungrouped(ref v) if v.len() == 2)
-        );
+        assert!(matches!(select.options, SessionConfigSelectOptions::Ungrouped(ref v) if v.len() == 2));
     }
 
     #[test]
@@ -487,12 +408,7 @@ mod tests {
             "type": "boolean",
             "currentValue": true
         }));
-        assert_eq!(
-            o.kind,
-            SessionConfigKind::Boolean(SessionConfigBoolean {
-                current_value: true
-            })
-        );
+        assert_eq!(o.kind, SessionConfigKind::Boolean(SessionConfigBoolean { current_value: true }));
         assert_eq!(
             serde_json::to_string(&SessionConfigOption::boolean("b", "B", false)).unwrap(),
             r#"{"id":"b","name":"B","type":"boolean","currentValue":false}"#
@@ -513,25 +429,15 @@ mod tests {
             ],
             "_meta": {"source": "test"}
         }));
-        assert_eq!(
-            o.category,
-            Some(SessionConfigOptionCategory::Unknown("_vendor_speed".into()))
-        );
-        let SessionConfigKind::Select(select) = &o.kind else {
-            panic!("not a select")
-        };
-        assert!(
-            matches!(select.options, SessionConfigSelectOptions::Grouped(ref g) if g.len() == 2)
-        );
+        assert_eq!(o.category, Some(SessionConfigOptionCategory::Unknown("_vendor_speed".into())));
+        let SessionConfigKind::Select(select) = &o.kind else { panic!("not a select") };
+        assert!(matches!(select.options, SessionConfigSelectOptions::Grouped(ref g) if g.len() == 2));
         let empty = round_trip_option(json!({
             "id": "e", "name": "E", "type": "select", "currentValue": "x", "options": []
         }));
         assert!(matches!(
             empty.kind,
-            SessionConfigKind::Select(SessionConfigSelect {
-                options: SessionConfigSelectOptions::Ungrouped(_),
-                ..
-            })
+            SessionConfigKind::Select(SessionConfigSelect { options: SessionConfigSelectOptions::Ungrouped(_), .. })
         ));
     }
 
@@ -541,17 +447,14 @@ mod tests {
             "id": "temp", "name": "Temperature", "type": "slider", "min": 0, "max": 2, "currentValue": 0.7
         });
         let o = round_trip_option(input);
-        let SessionConfigKind::Unknown(u) = &o.kind else {
-            panic!("expected unknown kind")
-        };
+        let SessionConfigKind::Unknown(u) = &o.kind else { panic!("expected unknown kind") };
         assert_eq!(u.tag("type"), Some("slider"));
         assert!(!u.0.contains_key("id"));
     }
 
     #[test]
     fn option_errors() {
-        let e = serde_json::from_value::<SessionConfigOption>(json!({"id": "x", "name": "X"}))
-            .unwrap_err();
+        let e = serde_json::from_value::<SessionConfigOption>(json!({"id": "x", "name": "X"})).unwrap_err();
         assert!(e.to_string().contains("missing field `type`"), "{e}");
         let e = serde_json::from_value::<SessionConfigOption>(json!({
             "id": "x", "name": "X", "type": "select", "currentValue": "a", "options": [{"name": "A"}]
@@ -563,13 +466,9 @@ mod tests {
     #[test]
     fn set_config_option_both_forms() {
         // From docs/session-config-options.mdx.
-        let id_form =
-            json!({"sessionId": "sess_abc123def456", "configId": "mode", "value": "code"});
+        let id_form = json!({"sessionId": "sess_abc123def456", "configId": "mode", "value": "code"});
         let r: SetSessionConfigOptionRequest = serde_json::from_value(id_form.clone()).unwrap();
-        assert_eq!(
-            r,
-            SetSessionConfigOptionRequest::new("sess_abc123def456", "mode", "code")
-        );
+        assert_eq!(r, SetSessionConfigOptionRequest::new("sess_abc123def456", "mode", "code"));
         assert_eq!(serde_json::to_value(&r).unwrap(), id_form);
 
         let bool_form = r#"{"sessionId":"sess_abc123def456","configId":"brave_mode","type":"boolean","value":true}"#;
@@ -577,7 +476,8 @@ mod tests {
         assert_eq!(r.value, SessionConfigOptionValue::Boolean(true));
         assert_eq!(serde_json::to_string(&r).unwrap(), bool_form);
 
-        let with_meta = json!({"value": false, "type": "boolean", "configId": "c", "sessionId": "s", "_meta": {"a": 1}});
+        let with_meta =
+            json!({"value": false, "type": "boolean", "configId": "c", "sessionId": "s", "_meta": {"a": 1}});
         let r: SetSessionConfigOptionRequest = serde_json::from_value(with_meta.clone()).unwrap();
         assert!(r.meta.is_some());
         assert_eq!(serde_json::to_value(&r).unwrap(), with_meta);
@@ -587,19 +487,13 @@ mod tests {
     fn set_config_option_edge_cases() {
         // An unknown `type` with a string payload is a value id (the schema's `value_id`
         // branch); the `type` key is dropped.
-        let r: SetSessionConfigOptionRequest = serde_json::from_value(
-            json!({"sessionId": "s", "configId": "c", "type": "future", "value": "v"}),
-        )
-        .unwrap();
+        let r: SetSessionConfigOptionRequest =
+            serde_json::from_value(json!({"sessionId": "s", "configId": "c", "type": "future", "value": "v"})).unwrap();
         assert_eq!(r.value, SessionConfigOptionValue::ValueId("v".into()));
-        assert_eq!(
-            serde_json::to_value(&r).unwrap(),
-            json!({"sessionId": "s", "configId": "c", "value": "v"})
-        );
+        assert_eq!(serde_json::to_value(&r).unwrap(), json!({"sessionId": "s", "configId": "c", "value": "v"}));
         // A boolean without `type` is tolerated.
         let r: SetSessionConfigOptionRequest =
-            serde_json::from_value(json!({"sessionId": "s", "configId": "c", "value": true}))
-                .unwrap();
+            serde_json::from_value(json!({"sessionId": "s", "configId": "c", "value": true})).unwrap();
         assert_eq!(r.value, SessionConfigOptionValue::Boolean(true));
         for bad in [
             json!({"sessionId": "s", "configId": "c"}),
@@ -607,10 +501,7 @@ mod tests {
             json!({"sessionId": "s", "configId": "c", "type": "number", "value": true}),
             json!({"sessionId": "s", "value": "v"}),
         ] {
-            assert!(
-                serde_json::from_value::<SetSessionConfigOptionRequest>(bad.clone()).is_err(),
-                "{bad}"
-            );
+            assert!(serde_json::from_value::<SetSessionConfigOptionRequest>(bad.clone()).is_err(), "{bad}");
         }
     }
 
@@ -623,9 +514,6 @@ mod tests {
             ]
         }))
         .unwrap();
-        assert_eq!(
-            r.config_options,
-            vec![SessionConfigOption::boolean("b", "B", true)]
-        );
+        assert_eq!(r.config_options, vec![SessionConfigOption::boolean("b", "B", true)]);
     }
 }

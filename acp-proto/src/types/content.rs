@@ -80,33 +80,16 @@ impl From<String> for ContentBlock {
 #[serde(rename_all = "camelCase")]
 pub struct Annotations {
     /// Who the content is meant for. Unknown roles are kept; malformed entries are dropped.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "lenient_vec"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient_vec")]
     pub audience: Option<Vec<Role>>,
     /// When the content was last modified (free-form timestamp string).
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "lenient"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub last_modified: Option<String>,
     /// Relative importance of the content.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "lenient"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub priority: Option<f64>,
     /// Extension metadata.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "lenient"
-    )]
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub meta: Option<Meta>,
 }
 
@@ -125,32 +108,19 @@ crate::string_enum! {
 #[serde(rename_all = "camelCase")]
 pub struct TextContent {
     /// Display hints.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "lenient"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub annotations: Option<Annotations>,
     /// The text.
     pub text: String,
     /// Extension metadata.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "lenient"
-    )]
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub meta: Option<Meta>,
 }
 
 impl TextContent {
     /// Text without annotations.
     pub fn new(text: impl Into<String>) -> Self {
-        TextContent {
-            annotations: None,
-            text: text.into(),
-            meta: None,
-        }
+        TextContent { annotations: None, text: text.into(), meta: None }
     }
 }
 
@@ -159,43 +129,24 @@ impl TextContent {
 #[serde(rename_all = "camelCase")]
 pub struct ImageContent {
     /// Display hints.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "lenient"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub annotations: Option<Annotations>,
     /// The base64-encoded image bytes.
     pub data: String,
     /// The image's MIME type, e.g. `image/png`.
     pub mime_type: String,
     /// Where the image came from, if known.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "lenient"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub uri: Option<String>,
     /// Extension metadata.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "lenient"
-    )]
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub meta: Option<Meta>,
 }
 
 impl ImageContent {
     /// An image from base64 data and its MIME type.
     pub fn new(data: impl Into<String>, mime_type: impl Into<String>) -> Self {
-        ImageContent {
-            annotations: None,
-            data: data.into(),
-            mime_type: mime_type.into(),
-            uri: None,
-            meta: None,
-        }
+        ImageContent { annotations: None, data: data.into(), mime_type: mime_type.into(), uri: None, meta: None }
     }
 }
 
@@ -204,35 +155,21 @@ impl ImageContent {
 #[serde(rename_all = "camelCase")]
 pub struct AudioContent {
     /// Display hints.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "lenient"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub annotations: Option<Annotations>,
     /// The base64-encoded audio bytes.
     pub data: String,
     /// The audio's MIME type, e.g. `audio/wav`.
     pub mime_type: String,
     /// Extension metadata.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "lenient"
-    )]
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub meta: Option<Meta>,
 }
 
 impl AudioContent {
     /// Audio from base64 data and its MIME type.
     pub fn new(data: impl Into<String>, mime_type: impl Into<String>) -> Self {
-        AudioContent {
-            annotations: None,
-            data: data.into(),
-            mime_type: mime_type.into(),
-            meta: None,
-        }
+        AudioContent { annotations: None, data: data.into(), mime_type: mime_type.into(), meta: None }
     }
 }
 
@@ -241,51 +178,26 @@ impl AudioContent {
 #[serde(rename_all = "camelCase")]
 pub struct ResourceLink {
     /// Display hints.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "lenient"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub annotations: Option<Annotations>,
     /// A human-readable description of the resource.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "lenient"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub description: Option<String>,
     /// The resource's MIME type, if known.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "lenient"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub mime_type: Option<String>,
     /// The resource's name.
     pub name: String,
     /// The size in bytes, if known.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "lenient"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub size: Option<i64>,
     /// A display title.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "lenient"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub title: Option<String>,
     /// The resource's URI.
     pub uri: String,
     /// Extension metadata.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "lenient"
-    )]
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub meta: Option<Meta>,
 }
 
@@ -327,9 +239,7 @@ impl<'de> Deserialize<'de> for EmbeddedResourceResource {
             match TextResourceContents::deserialize(&value) {
                 Ok(text) => return Ok(EmbeddedResourceResource::TextResourceContents(text)),
                 Err(e) if !has_blob => {
-                    return Err(D::Error::custom(format_args!(
-                        "text resource contents: {e}"
-                    )));
+                    return Err(D::Error::custom(format_args!("text resource contents: {e}")));
                 }
                 Err(_) => {}
             }
@@ -339,9 +249,7 @@ impl<'de> Deserialize<'de> for EmbeddedResourceResource {
                 .map(EmbeddedResourceResource::BlobResourceContents)
                 .map_err(|e| D::Error::custom(format_args!("blob resource contents: {e}")));
         }
-        Err(D::Error::custom(
-            "resource contents need a `text` or a `blob` field",
-        ))
+        Err(D::Error::custom("resource contents need a `text` or a `blob` field"))
     }
 }
 
@@ -350,35 +258,21 @@ impl<'de> Deserialize<'de> for EmbeddedResourceResource {
 #[serde(rename_all = "camelCase")]
 pub struct TextResourceContents {
     /// The MIME type, if known.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "lenient"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub mime_type: Option<String>,
     /// The text.
     pub text: String,
     /// The resource's URI.
     pub uri: String,
     /// Extension metadata.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "lenient"
-    )]
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub meta: Option<Meta>,
 }
 
 impl TextResourceContents {
     /// Text contents of the resource at `uri`.
     pub fn new(text: impl Into<String>, uri: impl Into<String>) -> Self {
-        TextResourceContents {
-            mime_type: None,
-            text: text.into(),
-            uri: uri.into(),
-            meta: None,
-        }
+        TextResourceContents { mime_type: None, text: text.into(), uri: uri.into(), meta: None }
     }
 }
 
@@ -389,33 +283,19 @@ pub struct BlobResourceContents {
     /// The base64-encoded bytes.
     pub blob: String,
     /// The MIME type, if known.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "lenient"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub mime_type: Option<String>,
     /// The resource's URI.
     pub uri: String,
     /// Extension metadata.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "lenient"
-    )]
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub meta: Option<Meta>,
 }
 
 impl BlobResourceContents {
     /// Base64 contents of the resource at `uri`.
     pub fn new(blob: impl Into<String>, uri: impl Into<String>) -> Self {
-        BlobResourceContents {
-            blob: blob.into(),
-            mime_type: None,
-            uri: uri.into(),
-            meta: None,
-        }
+        BlobResourceContents { blob: blob.into(), mime_type: None, uri: uri.into(), meta: None }
     }
 }
 
@@ -425,32 +305,19 @@ impl BlobResourceContents {
 #[serde(rename_all = "camelCase")]
 pub struct EmbeddedResource {
     /// Display hints.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "lenient"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub annotations: Option<Annotations>,
     /// The resource's contents.
     pub resource: EmbeddedResourceResource,
     /// Extension metadata.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "lenient"
-    )]
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub meta: Option<Meta>,
 }
 
 impl EmbeddedResource {
     /// Embeds the given contents without annotations.
     pub fn new(resource: EmbeddedResourceResource) -> Self {
-        EmbeddedResource {
-            annotations: None,
-            resource,
-            meta: None,
-        }
+        EmbeddedResource { annotations: None, resource, meta: None }
     }
 }
 
@@ -527,13 +394,9 @@ mod tests {
 
     #[test]
     fn tag_not_first_decodes() {
-        let b: ContentBlock =
-            serde_json::from_str(r#"{"text":"hello","extra":1,"type":"text"}"#).unwrap();
+        let b: ContentBlock = serde_json::from_str(r#"{"text":"hello","extra":1,"type":"text"}"#).unwrap();
         assert_eq!(b, ContentBlock::text("hello"));
-        assert_eq!(
-            serde_json::to_string(&b).unwrap(),
-            r#"{"type":"text","text":"hello"}"#
-        );
+        assert_eq!(serde_json::to_string(&b).unwrap(), r#"{"type":"text","text":"hello"}"#);
     }
 
     #[test]
@@ -544,36 +407,24 @@ mod tests {
             "annotations": {"audience": ["user", 7, "robot"], "priority": "high", "_meta": 3}
         }))
         .unwrap();
-        let ContentBlock::Text(t) = b else {
-            panic!("not text")
-        };
+        let ContentBlock::Text(t) = b else { panic!("not text") };
         let a = t.annotations.unwrap();
-        assert_eq!(
-            a.audience,
-            Some(vec![Role::User, Role::Unknown("robot".into())])
-        );
+        assert_eq!(a.audience, Some(vec![Role::User, Role::Unknown("robot".into())]));
         assert_eq!(a.priority, None);
         assert_eq!(a.meta, None);
-        let bad: ContentBlock =
-            serde_json::from_value(json!({"type": "text", "text": "x", "annotations": 5})).unwrap();
+        let bad: ContentBlock = serde_json::from_value(json!({"type": "text", "text": "x", "annotations": 5})).unwrap();
         assert_eq!(bad, ContentBlock::text("x"));
     }
 
     #[test]
     fn resource_contents_errors_are_specific() {
-        let e =
-            serde_json::from_value::<EmbeddedResourceResource>(json!({"uri": "u"})).unwrap_err();
+        let e = serde_json::from_value::<EmbeddedResourceResource>(json!({"uri": "u"})).unwrap_err();
         assert!(e.to_string().contains("`text` or a `blob`"), "{e}");
-        let e =
-            serde_json::from_value::<EmbeddedResourceResource>(json!({"text": "t"})).unwrap_err();
+        let e = serde_json::from_value::<EmbeddedResourceResource>(json!({"text": "t"})).unwrap_err();
         assert!(e.to_string().contains("missing field `uri`"), "{e}");
         // A bad `text` with a good `blob` still decodes as a blob.
-        let r: EmbeddedResourceResource =
-            serde_json::from_value(json!({"text": 1, "blob": "AA", "uri": "u"})).unwrap();
-        assert!(matches!(
-            r,
-            EmbeddedResourceResource::BlobResourceContents(_)
-        ));
+        let r: EmbeddedResourceResource = serde_json::from_value(json!({"text": 1, "blob": "AA", "uri": "u"})).unwrap();
+        assert!(matches!(r, EmbeddedResourceResource::BlobResourceContents(_)));
     }
 
     #[test]

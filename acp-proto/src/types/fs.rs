@@ -18,28 +18,14 @@ pub struct WriteTextFileRequest {
     /// The full new contents.
     pub content: String,
     /// Extension metadata.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "lenient"
-    )]
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub meta: Option<Meta>,
 }
 
 impl WriteTextFileRequest {
     /// Writes `content` to `path`.
-    pub fn new(
-        session_id: impl Into<SessionId>,
-        path: impl Into<String>,
-        content: impl Into<String>,
-    ) -> Self {
-        WriteTextFileRequest {
-            session_id: session_id.into(),
-            path: path.into(),
-            content: content.into(),
-            meta: None,
-        }
+    pub fn new(session_id: impl Into<SessionId>, path: impl Into<String>, content: impl Into<String>) -> Self {
+        WriteTextFileRequest { session_id: session_id.into(), path: path.into(), content: content.into(), meta: None }
     }
 }
 
@@ -47,12 +33,7 @@ impl WriteTextFileRequest {
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct WriteTextFileResponse {
     /// Extension metadata.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "lenient"
-    )]
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub meta: Option<Meta>,
 }
 
@@ -66,39 +47,20 @@ pub struct ReadTextFileRequest {
     /// Absolute path of the file to read.
     pub path: String,
     /// First line to read, 1-based.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "lenient"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub line: Option<u32>,
     /// Maximum number of lines to read.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "lenient"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub limit: Option<u32>,
     /// Extension metadata.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "lenient"
-    )]
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub meta: Option<Meta>,
 }
 
 impl ReadTextFileRequest {
     /// Reads the whole file at `path`.
     pub fn new(session_id: impl Into<SessionId>, path: impl Into<String>) -> Self {
-        ReadTextFileRequest {
-            session_id: session_id.into(),
-            path: path.into(),
-            line: None,
-            limit: None,
-            meta: None,
-        }
+        ReadTextFileRequest { session_id: session_id.into(), path: path.into(), line: None, limit: None, meta: None }
     }
 }
 
@@ -109,22 +71,14 @@ pub struct ReadTextFileResponse {
     /// The text read.
     pub content: String,
     /// Extension metadata.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "lenient"
-    )]
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub meta: Option<Meta>,
 }
 
 impl ReadTextFileResponse {
     /// A response carrying `content`.
     pub fn new(content: impl Into<String>) -> Self {
-        ReadTextFileResponse {
-            content: content.into(),
-            meta: None,
-        }
+        ReadTextFileResponse { content: content.into(), meta: None }
     }
 }
 

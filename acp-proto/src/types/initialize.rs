@@ -20,19 +20,10 @@ pub struct InitializeRequest {
     #[serde(default, deserialize_with = "lenient_object_default")]
     pub client_capabilities: ClientCapabilities,
     /// The client's name and version.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "lenient"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub client_info: Option<Implementation>,
     /// Extension metadata.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "lenient"
-    )]
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub meta: Option<Meta>,
 }
 
@@ -58,26 +49,13 @@ pub struct InitializeResponse {
     #[serde(default, deserialize_with = "lenient_object_default")]
     pub agent_capabilities: AgentCapabilities,
     /// The ways the client may authenticate. Malformed entries are dropped.
-    #[serde(
-        default,
-        skip_serializing_if = "Vec::is_empty",
-        deserialize_with = "lenient_items"
-    )]
+    #[serde(default, skip_serializing_if = "Vec::is_empty", deserialize_with = "lenient_items")]
     pub auth_methods: Vec<AuthMethod>,
     /// The agent's name and version.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "lenient"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub agent_info: Option<Implementation>,
     /// Extension metadata.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "lenient"
-    )]
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub meta: Option<Meta>,
 }
 
@@ -101,33 +79,19 @@ pub struct Implementation {
     /// The programmatic name; also the display fallback when there is no title.
     pub name: String,
     /// A human-friendly display name.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "lenient"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub title: Option<String>,
     /// The implementation's version.
     pub version: String,
     /// Extension metadata.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "lenient"
-    )]
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub meta: Option<Meta>,
 }
 
 impl Implementation {
     /// `name` at `version`, without a title.
     pub fn new(name: impl Into<String>, version: impl Into<String>) -> Self {
-        Implementation {
-            name: name.into(),
-            title: None,
-            version: version.into(),
-            meta: None,
-        }
+        Implementation { name: name.into(), title: None, version: version.into(), meta: None }
     }
 }
 
@@ -186,31 +150,17 @@ pub struct AuthMethodAgent {
     /// The label shown to the user.
     pub name: String,
     /// A longer explanation for the user.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "lenient"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub description: Option<String>,
     /// Extension metadata.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "lenient"
-    )]
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub meta: Option<Meta>,
 }
 
 impl AuthMethodAgent {
     /// A method with an id and a label.
     pub fn new(id: impl Into<AuthMethodId>, name: impl Into<String>) -> Self {
-        AuthMethodAgent {
-            id: id.into(),
-            name: name.into(),
-            description: None,
-            meta: None,
-        }
+        AuthMethodAgent { id: id.into(), name: name.into(), description: None, meta: None }
     }
 }
 
@@ -221,22 +171,14 @@ pub struct AuthenticateRequest {
     /// One of the ids advertised in `authMethods`.
     pub method_id: AuthMethodId,
     /// Extension metadata.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "lenient"
-    )]
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub meta: Option<Meta>,
 }
 
 impl AuthenticateRequest {
     /// Authenticates with `method_id`.
     pub fn new(method_id: impl Into<AuthMethodId>) -> Self {
-        AuthenticateRequest {
-            method_id: method_id.into(),
-            meta: None,
-        }
+        AuthenticateRequest { method_id: method_id.into(), meta: None }
     }
 }
 
@@ -315,10 +257,9 @@ mod tests {
     fn minimal_initialize_request() {
         let r: InitializeRequest = serde_json::from_str(r#"{"protocolVersion":1}"#).unwrap();
         assert_eq!(r, InitializeRequest::new(ProtocolVersion::V1));
-        let r: InitializeRequest = serde_json::from_str(
-            r#"{"protocolVersion":1,"clientCapabilities":"bogus","clientInfo":{"name":1}}"#,
-        )
-        .unwrap();
+        let r: InitializeRequest =
+            serde_json::from_str(r#"{"protocolVersion":1,"clientCapabilities":"bogus","clientInfo":{"name":1}}"#)
+                .unwrap();
         assert_eq!(r, InitializeRequest::new(ProtocolVersion::V1));
         assert!(serde_json::from_str::<InitializeRequest>("{}").is_err());
     }
@@ -336,8 +277,7 @@ mod tests {
         assert!(matches!(m, AuthMethod::Agent(_)));
         assert_eq!(serde_json::to_value(&m).unwrap(), input);
 
-        let explicit: AuthMethod =
-            serde_json::from_value(json!({"type": "agent", "id": "a", "name": "A"})).unwrap();
+        let explicit: AuthMethod = serde_json::from_value(json!({"type": "agent", "id": "a", "name": "A"})).unwrap();
         assert_eq!(explicit, AuthMethod::from(AuthMethodAgent::new("a", "A")));
 
         let newer = json!({"type": "env_var", "id": "key", "name": "API key", "varName": "K"});
@@ -357,9 +297,6 @@ mod tests {
             "authMethods": [{"id": "a", "name": "A"}, {"id": 3}, "x"]
         }))
         .unwrap();
-        assert_eq!(
-            r.auth_methods,
-            vec![AuthMethod::from(AuthMethodAgent::new("a", "A"))]
-        );
+        assert_eq!(r.auth_methods, vec![AuthMethod::from(AuthMethodAgent::new("a", "A"))]);
     }
 }

@@ -86,30 +86,25 @@ impl<'de> Deserialize<'de> for McpServer {
         let value = Value::Object(fields);
         let as_stdio = |value: &Value| McpServerStdio::deserialize(value).map(McpServer::Stdio);
         let tagged = match value.get("type") {
-            Some(Value::String(t)) if t == "http" => McpServerHttp::deserialize(&value)
-                .map(McpServer::Http)
-                .map_err(|e| format!("http MCP server: {e}")),
-            Some(Value::String(t)) if t == "sse" => McpServerSse::deserialize(&value)
-                .map(McpServer::Sse)
-                .map_err(|e| format!("sse MCP server: {e}")),
+            Some(Value::String(t)) if t == "http" => {
+                McpServerHttp::deserialize(&value).map(McpServer::Http).map_err(|e| format!("http MCP server: {e}"))
+            }
+            Some(Value::String(t)) if t == "sse" => {
+                McpServerSse::deserialize(&value).map(McpServer::Sse).map_err(|e| format!("sse MCP server: {e}"))
+            }
             Some(Value::String(t)) if t != "stdio" => {
-                let Value::Object(fields) = value else {
-                    unreachable!("built from a map")
-                };
+                let Value::Object(fields) = value else { unreachable!("built from a map") };
                 return Ok(McpServer::Unknown(UnknownVariant(fields)));
             }
             // No `type`, `"stdio"`, or a non-string `type`: the schema's stdio branch does
             // not constrain `type`.
             _ => {
-                return as_stdio(&value)
-                    .map_err(|e| D::Error::custom(format_args!("stdio MCP server: {e}")));
+                return as_stdio(&value).map_err(|e| D::Error::custom(format_args!("stdio MCP server: {e}")));
             }
         };
         // The stdio branch accepts any `type`, so an object that is not a valid http/sse
         // server may still be a valid stdio one.
-        tagged
-            .or_else(|e| as_stdio(&value).map_err(|_| e))
-            .map_err(D::Error::custom)
+        tagged.or_else(|e| as_stdio(&value).map_err(|_| e)).map_err(D::Error::custom)
     }
 }
 
@@ -122,23 +117,14 @@ pub struct HttpHeader {
     /// Its value.
     pub value: String,
     /// Extension metadata.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "lenient"
-    )]
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub meta: Option<Meta>,
 }
 
 impl HttpHeader {
     /// `name: value`.
     pub fn new(name: impl Into<String>, value: impl Into<String>) -> Self {
-        HttpHeader {
-            name: name.into(),
-            value: value.into(),
-            meta: None,
-        }
+        HttpHeader { name: name.into(), value: value.into(), meta: None }
     }
 }
 
@@ -153,24 +139,14 @@ pub struct McpServerHttp {
     /// Headers to send with every request.
     pub headers: Vec<HttpHeader>,
     /// Extension metadata.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "lenient"
-    )]
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub meta: Option<Meta>,
 }
 
 impl McpServerHttp {
     /// A server at `url`, without headers.
     pub fn new(name: impl Into<String>, url: impl Into<String>) -> Self {
-        McpServerHttp {
-            name: name.into(),
-            url: url.into(),
-            headers: Vec::new(),
-            meta: None,
-        }
+        McpServerHttp { name: name.into(), url: url.into(), headers: Vec::new(), meta: None }
     }
 }
 
@@ -185,24 +161,14 @@ pub struct McpServerSse {
     /// Headers to send with every request.
     pub headers: Vec<HttpHeader>,
     /// Extension metadata.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "lenient"
-    )]
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub meta: Option<Meta>,
 }
 
 impl McpServerSse {
     /// A server at `url`, without headers.
     pub fn new(name: impl Into<String>, url: impl Into<String>) -> Self {
-        McpServerSse {
-            name: name.into(),
-            url: url.into(),
-            headers: Vec::new(),
-            meta: None,
-        }
+        McpServerSse { name: name.into(), url: url.into(), headers: Vec::new(), meta: None }
     }
 }
 
@@ -219,25 +185,14 @@ pub struct McpServerStdio {
     /// Environment variables to set.
     pub env: Vec<EnvVariable>,
     /// Extension metadata.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "lenient"
-    )]
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub meta: Option<Meta>,
 }
 
 impl McpServerStdio {
     /// Runs `command` without arguments or extra environment.
     pub fn new(name: impl Into<String>, command: impl Into<String>) -> Self {
-        McpServerStdio {
-            name: name.into(),
-            command: command.into(),
-            args: Vec::new(),
-            env: Vec::new(),
-            meta: None,
-        }
+        McpServerStdio { name: name.into(), command: command.into(), args: Vec::new(), env: Vec::new(), meta: None }
     }
 }
 
@@ -308,17 +263,12 @@ mod tests {
         }))
         .unwrap();
         assert!(matches!(s, McpServer::Stdio(_)));
-        assert_eq!(
-            serde_json::to_value(&s).unwrap(),
-            json!({"name": "n", "command": "c", "args": [], "env": []})
-        );
+        assert_eq!(serde_json::to_value(&s).unwrap(), json!({"name": "n", "command": "c", "args": [], "env": []}));
     }
 
     #[test]
     fn tag_not_first_decodes() {
-        let s: McpServer =
-            serde_json::from_str(r#"{"name":"a","url":"http://x","headers":[],"type":"sse"}"#)
-                .unwrap();
+        let s: McpServer = serde_json::from_str(r#"{"name":"a","url":"http://x","headers":[],"type":"sse"}"#).unwrap();
         assert_eq!(s, McpServer::Sse(McpServerSse::new("a", "http://x")));
     }
 
@@ -344,8 +294,7 @@ mod tests {
 
     #[test]
     fn stdio_errors_are_readable() {
-        let e =
-            serde_json::from_str::<McpServer>(r#"{"name":"x","args":[],"env":[]}"#).unwrap_err();
+        let e = serde_json::from_str::<McpServer>(r#"{"name":"x","args":[],"env":[]}"#).unwrap_err();
         assert!(e.to_string().contains("missing field `command`"), "{e}");
         assert!(e.to_string().contains("stdio"), "{e}");
         let e = serde_json::from_str::<McpServer>(r#"{"type":"http","name":"x"}"#).unwrap_err();

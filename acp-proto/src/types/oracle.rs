@@ -95,10 +95,7 @@ mod tests {
     fn schema_path() -> PathBuf {
         match std::env::var_os("ACP_SPEC_DIR") {
             Some(dir) => PathBuf::from(dir).join("schema.json"),
-            None => PathBuf::from(concat!(
-                env!("CARGO_MANIFEST_DIR"),
-                "/../../shared/acp-spec/v1.19.0/schema.json"
-            )),
+            None => PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/acp-spec/v1.19.0/schema.json")),
         }
     }
 
@@ -129,10 +126,7 @@ mod tests {
         assert_eq!(covered.len(), DEFS.len(), "a name is listed twice");
         let missing: Vec<_> = expected.difference(&covered).collect();
         let extra: Vec<_> = covered.difference(&expected).collect();
-        assert!(
-            missing.is_empty() && extra.is_empty(),
-            "missing {missing:?}, extra {extra:?}"
-        );
+        assert!(missing.is_empty() && extra.is_empty(), "missing {missing:?}, extra {extra:?}");
         assert_eq!(DEFS.len(), 130);
     }
 
@@ -142,22 +136,11 @@ mod tests {
         assert!(roundtrip("NoSuchDef", json!({})).is_none());
         assert_eq!(roundtrip("SessionId", json!("s")), Some(Ok(json!("s"))));
         assert_eq!(roundtrip("ProtocolVersion", json!(1)), Some(Ok(json!(1))));
+        assert_eq!(roundtrip("StopReason", json!("refusal")), Some(Ok(json!("refusal"))));
+        assert!(matches!(roundtrip("PromptRequest", json!({})), Some(Err(_))));
         assert_eq!(
-            roundtrip("StopReason", json!("refusal")),
-            Some(Ok(json!("refusal")))
-        );
-        assert!(matches!(
-            roundtrip("PromptRequest", json!({})),
-            Some(Err(_))
-        ));
-        assert_eq!(
-            roundtrip(
-                "McpServer",
-                json!({"name": "n", "command": "c", "args": [], "env": []})
-            ),
-            Some(Ok(
-                json!({"name": "n", "command": "c", "args": [], "env": []})
-            ))
+            roundtrip("McpServer", json!({"name": "n", "command": "c", "args": [], "env": []})),
+            Some(Ok(json!({"name": "n", "command": "c", "args": [], "env": []})))
         );
         assert_eq!(
             roundtrip("CancelRequestNotification", json!({"requestId": "r"})),

@@ -17,28 +17,14 @@ pub struct RequestPermissionRequest {
     /// The choices offered to the user.
     pub options: Vec<PermissionOption>,
     /// Extension metadata.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "lenient"
-    )]
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub meta: Option<Meta>,
 }
 
 impl RequestPermissionRequest {
     /// A permission request for `tool_call` offering `options`.
-    pub fn new(
-        session_id: impl Into<SessionId>,
-        tool_call: ToolCallUpdate,
-        options: Vec<PermissionOption>,
-    ) -> Self {
-        RequestPermissionRequest {
-            session_id: session_id.into(),
-            tool_call,
-            options,
-            meta: None,
-        }
+    pub fn new(session_id: impl Into<SessionId>, tool_call: ToolCallUpdate, options: Vec<PermissionOption>) -> Self {
+        RequestPermissionRequest { session_id: session_id.into(), tool_call, options, meta: None }
     }
 }
 
@@ -53,28 +39,14 @@ pub struct PermissionOption {
     /// What picking this option means, so the client can style it.
     pub kind: PermissionOptionKind,
     /// Extension metadata.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "lenient"
-    )]
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub meta: Option<Meta>,
 }
 
 impl PermissionOption {
     /// An option with an id, a label and a kind.
-    pub fn new(
-        option_id: impl Into<PermissionOptionId>,
-        name: impl Into<String>,
-        kind: PermissionOptionKind,
-    ) -> Self {
-        PermissionOption {
-            option_id: option_id.into(),
-            name: name.into(),
-            kind,
-            meta: None,
-        }
+    pub fn new(option_id: impl Into<PermissionOptionId>, name: impl Into<String>, kind: PermissionOptionKind) -> Self {
+        PermissionOption { option_id: option_id.into(), name: name.into(), kind, meta: None }
     }
 }
 
@@ -99,22 +71,14 @@ pub struct RequestPermissionResponse {
     /// What the user decided.
     pub outcome: RequestPermissionOutcome,
     /// Extension metadata.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "lenient"
-    )]
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub meta: Option<Meta>,
 }
 
 impl RequestPermissionResponse {
     /// A response with the given outcome.
     pub fn new(outcome: RequestPermissionOutcome) -> Self {
-        RequestPermissionResponse {
-            outcome,
-            meta: None,
-        }
+        RequestPermissionResponse { outcome, meta: None }
     }
 }
 
@@ -143,22 +107,14 @@ pub struct SelectedPermissionOutcome {
     /// The id of the chosen option.
     pub option_id: PermissionOptionId,
     /// Extension metadata.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "lenient"
-    )]
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub meta: Option<Meta>,
 }
 
 impl SelectedPermissionOutcome {
     /// The user picked `option_id`.
     pub fn new(option_id: impl Into<PermissionOptionId>) -> Self {
-        SelectedPermissionOutcome {
-            option_id: option_id.into(),
-            meta: None,
-        }
+        SelectedPermissionOutcome { option_id: option_id.into(), meta: None }
     }
 }
 
@@ -175,10 +131,7 @@ mod tests {
                 json!({"outcome": "selected", "optionId": "allow-once"}),
                 RequestPermissionOutcome::selected("allow-once"),
             ),
-            (
-                json!({"outcome": "cancelled"}),
-                RequestPermissionOutcome::Cancelled,
-            ),
+            (json!({"outcome": "cancelled"}), RequestPermissionOutcome::Cancelled),
         ] {
             let o: RequestPermissionOutcome = serde_json::from_value(input.clone()).unwrap();
             assert_eq!(o, expected);
@@ -190,16 +143,13 @@ mod tests {
     fn unknown_outcome_is_kept() {
         let input = json!({"outcome": "deferred", "until": "later"});
         let o: RequestPermissionOutcome = serde_json::from_value(input.clone()).unwrap();
-        assert!(
-            matches!(&o, RequestPermissionOutcome::Unknown(u) if u.tag("outcome") == Some("deferred"))
-        );
+        assert!(matches!(&o, RequestPermissionOutcome::Unknown(u) if u.tag("outcome") == Some("deferred")));
         assert_eq!(serde_json::to_value(&o).unwrap(), input);
     }
 
     #[test]
     fn tag_not_first_decodes() {
-        let o: RequestPermissionOutcome =
-            serde_json::from_str(r#"{"optionId":"x","outcome":"selected"}"#).unwrap();
+        let o: RequestPermissionOutcome = serde_json::from_str(r#"{"optionId":"x","outcome":"selected"}"#).unwrap();
         assert_eq!(o, RequestPermissionOutcome::selected("x"));
     }
 
@@ -219,10 +169,7 @@ mod tests {
         assert_eq!(serde_json::to_value(&r).unwrap(), params);
         let resp: RequestPermissionResponse =
             serde_json::from_value(json!({"outcome": {"outcome": "cancelled"}})).unwrap();
-        assert_eq!(
-            resp,
-            RequestPermissionResponse::new(RequestPermissionOutcome::Cancelled)
-        );
+        assert_eq!(resp, RequestPermissionResponse::new(RequestPermissionOutcome::Cancelled));
         let v: Value = serde_json::to_value(&resp).unwrap();
         assert_eq!(v, json!({"outcome": {"outcome": "cancelled"}}));
     }

@@ -18,23 +18,14 @@ pub struct PromptRequest {
     /// prompt capability.
     pub prompt: Vec<ContentBlock>,
     /// Extension metadata.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "lenient"
-    )]
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub meta: Option<Meta>,
 }
 
 impl PromptRequest {
     /// Prompts `session_id` with `prompt`.
     pub fn new(session_id: impl Into<SessionId>, prompt: Vec<ContentBlock>) -> Self {
-        PromptRequest {
-            session_id: session_id.into(),
-            prompt,
-            meta: None,
-        }
+        PromptRequest { session_id: session_id.into(), prompt, meta: None }
     }
 }
 
@@ -45,22 +36,14 @@ pub struct PromptResponse {
     /// Why the turn ended.
     pub stop_reason: StopReason,
     /// Extension metadata.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "lenient"
-    )]
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub meta: Option<Meta>,
 }
 
 impl PromptResponse {
     /// A turn that ended for `stop_reason`.
     pub fn new(stop_reason: StopReason) -> Self {
-        PromptResponse {
-            stop_reason,
-            meta: None,
-        }
+        PromptResponse { stop_reason, meta: None }
     }
 }
 
@@ -89,22 +72,14 @@ pub struct CancelNotification {
     /// The session whose turn to cancel.
     pub session_id: SessionId,
     /// Extension metadata.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "lenient"
-    )]
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub meta: Option<Meta>,
 }
 
 impl CancelNotification {
     /// Cancels the turn of `session_id`.
     pub fn new(session_id: impl Into<SessionId>) -> Self {
-        CancelNotification {
-            session_id: session_id.into(),
-            meta: None,
-        }
+        CancelNotification { session_id: session_id.into(), meta: None }
     }
 }
 
@@ -116,22 +91,14 @@ pub struct CancelRequestNotification {
     /// The id of the request to cancel.
     pub request_id: RequestId,
     /// Extension metadata.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "lenient"
-    )]
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub meta: Option<Meta>,
 }
 
 impl CancelRequestNotification {
     /// Cancels the request `request_id`.
     pub fn new(request_id: impl Into<RequestId>) -> Self {
-        CancelRequestNotification {
-            request_id: request_id.into(),
-            meta: None,
-        }
+        CancelRequestNotification { request_id: request_id.into(), meta: None }
     }
 }
 
@@ -160,13 +127,8 @@ mod tests {
             ]
         });
         let p: PromptRequest = serde_json::from_value(params.clone()).unwrap();
-        let ContentBlock::Resource(r) = &p.prompt[1] else {
-            panic!("not a resource")
-        };
-        assert!(matches!(
-            r.resource,
-            EmbeddedResourceResource::TextResourceContents(_)
-        ));
+        let ContentBlock::Resource(r) = &p.prompt[1] else { panic!("not a resource") };
+        assert!(matches!(r.resource, EmbeddedResourceResource::TextResourceContents(_)));
         assert_eq!(serde_json::to_value(&p).unwrap(), params);
         let r: PromptResponse = serde_json::from_value(json!({"stopReason": "end_turn"})).unwrap();
         assert_eq!(r, PromptResponse::new(StopReason::EndTurn));
@@ -176,16 +138,12 @@ mod tests {
     fn unknown_stop_reason_is_kept() {
         let r: PromptResponse = serde_json::from_str(r#"{"stopReason":"tired"}"#).unwrap();
         assert_eq!(r.stop_reason, StopReason::Unknown("tired".into()));
-        assert_eq!(
-            serde_json::to_string(&r).unwrap(),
-            r#"{"stopReason":"tired"}"#
-        );
+        assert_eq!(serde_json::to_string(&r).unwrap(), r#"{"stopReason":"tired"}"#);
     }
 
     #[test]
     fn cancel_notifications() {
-        let c: CancelNotification =
-            serde_json::from_value(json!({"sessionId": "sess_abc123def456"})).unwrap();
+        let c: CancelNotification = serde_json::from_value(json!({"sessionId": "sess_abc123def456"})).unwrap();
         assert_eq!(c, CancelNotification::new("sess_abc123def456"));
         for id in [json!(7), json!("req-7"), json!(null)] {
             let input = json!({"requestId": id});

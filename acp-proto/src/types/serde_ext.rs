@@ -69,21 +69,13 @@ mod tests {
 
     #[derive(Debug, Deserialize, Serialize, PartialEq)]
     struct Patch {
-        #[serde(
-            default,
-            skip_serializing_if = "Option::is_none",
-            deserialize_with = "super::lenient_nullable"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "super::lenient_nullable")]
         title: Option<Option<String>>,
     }
 
     #[test]
     fn null_absent_and_value_are_distinct() {
-        let cases = [
-            ("{}", None),
-            (r#"{"title":null}"#, Some(None)),
-            (r#"{"title":"t"}"#, Some(Some("t".to_owned()))),
-        ];
+        let cases = [("{}", None), (r#"{"title":null}"#, Some(None)), (r#"{"title":"t"}"#, Some(Some("t".to_owned())))];
         for (json, title) in cases {
             let p: Patch = serde_json::from_str(json).unwrap();
             assert_eq!(p.title, title);
@@ -110,29 +102,11 @@ mod tests {
     #[test]
     fn capability_objects_must_be_objects() {
         let c: Caps = serde_json::from_str(r#"{"opt":[true],"def":[true]}"#).unwrap();
-        assert_eq!(
-            c,
-            Caps {
-                opt: None,
-                def: Flag::default()
-            }
-        );
+        assert_eq!(c, Caps { opt: None, def: Flag::default() });
         let c: Caps = serde_json::from_str(r#"{"opt":{},"def":{"on":true}}"#).unwrap();
-        assert_eq!(
-            c,
-            Caps {
-                opt: Some(Flag::default()),
-                def: Flag { on: true }
-            }
-        );
+        assert_eq!(c, Caps { opt: Some(Flag::default()), def: Flag { on: true } });
         let c: Caps = serde_json::from_str(r#"{"opt":{"on":1}}"#).unwrap();
-        assert_eq!(
-            c,
-            Caps {
-                opt: None,
-                def: Flag::default()
-            }
-        );
+        assert_eq!(c, Caps { opt: None, def: Flag::default() });
     }
 
     #[test]

@@ -90,12 +90,7 @@ where
     T: DeserializeOwned,
 {
     match Value::deserialize(d)? {
-        Value::Array(items) => Ok(Some(
-            items
-                .into_iter()
-                .filter_map(|item| T::deserialize(item).ok())
-                .collect(),
-        )),
+        Value::Array(items) => Ok(Some(items.into_iter().filter_map(|item| T::deserialize(item).ok()).collect())),
         _ => Ok(None),
     }
 }
@@ -162,11 +157,7 @@ impl Visitor<'_> for KeySeed {
         f.write_str("a string key")
     }
     fn visit_str<E: de::Error>(self, v: &str) -> Result<Key, E> {
-        Ok(if v == self.0 {
-            Key::Tag
-        } else {
-            Key::Other(v.to_owned())
-        })
+        Ok(if v == self.0 { Key::Tag } else { Key::Other(v.to_owned()) })
     }
 }
 
@@ -264,11 +255,7 @@ struct Replay<M> {
 
 impl<M> Replay<M> {
     fn new(buffered: Vec<(String, Value)>, rest: M) -> Self {
-        Replay {
-            buffered: buffered.into_iter(),
-            value: None,
-            rest,
-        }
+        Replay { buffered: buffered.into_iter(), value: None, rest }
     }
 }
 
@@ -526,8 +513,7 @@ mod tests {
 
     #[test]
     fn tag_later_replays_buffered_fields() {
-        let b: Block =
-            serde_json::from_str(r#"{"extraField":7,"text":"hi","type":"text","zzz":1}"#).unwrap();
+        let b: Block = serde_json::from_str(r#"{"extraField":7,"text":"hi","type":"text","zzz":1}"#).unwrap();
         assert_eq!(b, Block::Text(Txt { text: "hi".into(), extra_field: Some(7) }));
     }
 

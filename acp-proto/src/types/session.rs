@@ -16,34 +16,20 @@ pub struct NewSessionRequest {
     /// Absolute working directory; the session's file operations are relative to it.
     pub cwd: String,
     /// Extra absolute workspace roots; needs `sessionCapabilities.additionalDirectories`.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "lenient_vec"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient_vec")]
     pub additional_directories: Option<Vec<String>>,
     /// MCP servers the agent should connect to. Malformed entries are dropped.
     #[serde(default, deserialize_with = "lenient_items")]
     pub mcp_servers: Vec<McpServer>,
     /// Extension metadata.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "lenient"
-    )]
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub meta: Option<Meta>,
 }
 
 impl NewSessionRequest {
     /// A new session in `cwd` with the given MCP servers.
     pub fn new(cwd: impl Into<String>, mcp_servers: Vec<McpServer>) -> Self {
-        NewSessionRequest {
-            cwd: cwd.into(),
-            additional_directories: None,
-            mcp_servers,
-            meta: None,
-        }
+        NewSessionRequest { cwd: cwd.into(), additional_directories: None, mcp_servers, meta: None }
     }
 }
 
@@ -54,38 +40,20 @@ pub struct NewSessionResponse {
     /// The new session's id.
     pub session_id: SessionId,
     /// The session's modes, if the agent has modes.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "lenient"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub modes: Option<SessionModeState>,
     /// The session's configuration options. Malformed entries are dropped.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "lenient_vec"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient_vec")]
     pub config_options: Option<Vec<SessionConfigOption>>,
     /// Extension metadata.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "lenient"
-    )]
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub meta: Option<Meta>,
 }
 
 impl NewSessionResponse {
     /// A response naming the new session.
     pub fn new(session_id: impl Into<SessionId>) -> Self {
-        NewSessionResponse {
-            session_id: session_id.into(),
-            modes: None,
-            config_options: None,
-            meta: None,
-        }
+        NewSessionResponse { session_id: session_id.into(), modes: None, config_options: None, meta: None }
     }
 }
 
@@ -100,31 +68,18 @@ pub struct LoadSessionRequest {
     /// Absolute working directory.
     pub cwd: String,
     /// Extra absolute workspace roots; needs `sessionCapabilities.additionalDirectories`.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "lenient_vec"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient_vec")]
     pub additional_directories: Option<Vec<String>>,
     /// The session to load.
     pub session_id: SessionId,
     /// Extension metadata.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "lenient"
-    )]
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub meta: Option<Meta>,
 }
 
 impl LoadSessionRequest {
     /// Loads `session_id` in `cwd` with the given MCP servers.
-    pub fn new(
-        session_id: impl Into<SessionId>,
-        cwd: impl Into<String>,
-        mcp_servers: Vec<McpServer>,
-    ) -> Self {
+    pub fn new(session_id: impl Into<SessionId>, cwd: impl Into<String>, mcp_servers: Vec<McpServer>) -> Self {
         LoadSessionRequest {
             mcp_servers,
             cwd: cwd.into(),
@@ -140,26 +95,13 @@ impl LoadSessionRequest {
 #[serde(rename_all = "camelCase")]
 pub struct LoadSessionResponse {
     /// The session's modes, if the agent has modes.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "lenient"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub modes: Option<SessionModeState>,
     /// The session's configuration options. Malformed entries are dropped.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "lenient_vec"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient_vec")]
     pub config_options: Option<Vec<SessionConfigOption>>,
     /// Extension metadata.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "lenient"
-    )]
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub meta: Option<Meta>,
 }
 
@@ -174,12 +116,7 @@ pub struct ListSessionsRequest {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cursor: Option<String>,
     /// Extension metadata.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "lenient"
-    )]
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub meta: Option<Meta>,
 }
 
@@ -191,30 +128,17 @@ pub struct ListSessionsResponse {
     #[serde(default, deserialize_with = "lenient_items")]
     pub sessions: Vec<SessionInfo>,
     /// Opaque token for the next page; absent on the last page.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "lenient"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub next_cursor: Option<String>,
     /// Extension metadata.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "lenient"
-    )]
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub meta: Option<Meta>,
 }
 
 impl ListSessionsResponse {
     /// A last page holding `sessions`.
     pub fn new(sessions: Vec<SessionInfo>) -> Self {
-        ListSessionsResponse {
-            sessions,
-            next_cursor: None,
-            meta: None,
-        }
+        ListSessionsResponse { sessions, next_cursor: None, meta: None }
     }
 }
 
@@ -227,33 +151,16 @@ pub struct SessionInfo {
     /// Its absolute working directory.
     pub cwd: String,
     /// Its extra workspace roots. Malformed entries are dropped.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "lenient_vec"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient_vec")]
     pub additional_directories: Option<Vec<String>>,
     /// A human-readable title.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "lenient"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub title: Option<String>,
     /// When the session was last active (ISO 8601).
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "lenient"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub updated_at: Option<String>,
     /// Extension metadata.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "lenient"
-    )]
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub meta: Option<Meta>,
 }
 
@@ -278,22 +185,14 @@ pub struct DeleteSessionRequest {
     /// The session to remove from the history.
     pub session_id: SessionId,
     /// Extension metadata.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "lenient"
-    )]
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub meta: Option<Meta>,
 }
 
 impl DeleteSessionRequest {
     /// Deletes `session_id`.
     pub fn new(session_id: impl Into<SessionId>) -> Self {
-        DeleteSessionRequest {
-            session_id: session_id.into(),
-            meta: None,
-        }
+        DeleteSessionRequest { session_id: session_id.into(), meta: None }
     }
 }
 
@@ -312,26 +211,13 @@ pub struct ResumeSessionRequest {
     /// Absolute working directory.
     pub cwd: String,
     /// Extra absolute workspace roots; needs `sessionCapabilities.additionalDirectories`.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "lenient_vec"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient_vec")]
     pub additional_directories: Option<Vec<String>>,
     /// MCP servers the agent should connect to. Malformed entries are dropped.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "lenient_vec"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient_vec")]
     pub mcp_servers: Option<Vec<McpServer>>,
     /// Extension metadata.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "lenient"
-    )]
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub meta: Option<Meta>,
 }
 
@@ -353,26 +239,13 @@ impl ResumeSessionRequest {
 #[serde(rename_all = "camelCase")]
 pub struct ResumeSessionResponse {
     /// The session's modes, if the agent has modes.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "lenient"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub modes: Option<SessionModeState>,
     /// The session's configuration options. Malformed entries are dropped.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "lenient_vec"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient_vec")]
     pub config_options: Option<Vec<SessionConfigOption>>,
     /// Extension metadata.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "lenient"
-    )]
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub meta: Option<Meta>,
 }
 
@@ -384,22 +257,14 @@ pub struct CloseSessionRequest {
     /// The session to close.
     pub session_id: SessionId,
     /// Extension metadata.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "lenient"
-    )]
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub meta: Option<Meta>,
 }
 
 impl CloseSessionRequest {
     /// Closes `session_id`.
     pub fn new(session_id: impl Into<SessionId>) -> Self {
-        CloseSessionRequest {
-            session_id: session_id.into(),
-            meta: None,
-        }
+        CloseSessionRequest { session_id: session_id.into(), meta: None }
     }
 }
 
@@ -418,26 +283,14 @@ pub struct SessionModeState {
     #[serde(default, deserialize_with = "lenient_items")]
     pub available_modes: Vec<SessionMode>,
     /// Extension metadata.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "lenient"
-    )]
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub meta: Option<Meta>,
 }
 
 impl SessionModeState {
     /// `available_modes`, with `current_mode_id` active.
-    pub fn new(
-        current_mode_id: impl Into<SessionModeId>,
-        available_modes: Vec<SessionMode>,
-    ) -> Self {
-        SessionModeState {
-            current_mode_id: current_mode_id.into(),
-            available_modes,
-            meta: None,
-        }
+    pub fn new(current_mode_id: impl Into<SessionModeId>, available_modes: Vec<SessionMode>) -> Self {
+        SessionModeState { current_mode_id: current_mode_id.into(), available_modes, meta: None }
     }
 }
 
@@ -450,31 +303,17 @@ pub struct SessionMode {
     /// The label shown to the user.
     pub name: String,
     /// A longer explanation for the user.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "lenient"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub description: Option<String>,
     /// Extension metadata.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "lenient"
-    )]
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub meta: Option<Meta>,
 }
 
 impl SessionMode {
     /// A mode with an id and a label.
     pub fn new(id: impl Into<SessionModeId>, name: impl Into<String>) -> Self {
-        SessionMode {
-            id: id.into(),
-            name: name.into(),
-            description: None,
-            meta: None,
-        }
+        SessionMode { id: id.into(), name: name.into(), description: None, meta: None }
     }
 }
 
@@ -487,23 +326,14 @@ pub struct SetSessionModeRequest {
     /// The mode to switch to; one of `availableModes`.
     pub mode_id: SessionModeId,
     /// Extension metadata.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "lenient"
-    )]
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub meta: Option<Meta>,
 }
 
 impl SetSessionModeRequest {
     /// Switches `session_id` to `mode_id`.
     pub fn new(session_id: impl Into<SessionId>, mode_id: impl Into<SessionModeId>) -> Self {
-        SetSessionModeRequest {
-            session_id: session_id.into(),
-            mode_id: mode_id.into(),
-            meta: None,
-        }
+        SetSessionModeRequest { session_id: session_id.into(), mode_id: mode_id.into(), meta: None }
     }
 }
 
@@ -542,20 +372,14 @@ mod tests {
         }));
         let mut stdio = McpServerStdio::new("filesystem", "/path/to/mcp-server");
         stdio.args.push("--stdio".into());
-        assert_eq!(
-            r,
-            NewSessionRequest::new("/home/user/project", vec![stdio.into()])
-        );
+        assert_eq!(r, NewSessionRequest::new("/home/user/project", vec![stdio.into()]));
         let _: NewSessionResponse = round_trip(json!({"sessionId": "sess_abc123def456"}));
     }
 
     #[test]
     fn mcp_servers_are_required_on_encode_and_lenient_on_decode() {
         let r = NewSessionRequest::new("/p", Vec::new());
-        assert_eq!(
-            serde_json::to_value(&r).unwrap(),
-            json!({"cwd": "/p", "mcpServers": []})
-        );
+        assert_eq!(serde_json::to_value(&r).unwrap(), json!({"cwd": "/p", "mcpServers": []}));
         let r: NewSessionRequest = serde_json::from_value(json!({
             "cwd": "/p",
             "mcpServers": [{"name": "broken"}, {"name": "ok", "command": "c", "args": [], "env": []}],
@@ -564,8 +388,7 @@ mod tests {
         .unwrap();
         assert_eq!(r.mcp_servers.len(), 1);
         assert_eq!(r.additional_directories, Some(vec!["/a".to_owned()]));
-        let r: NewSessionRequest =
-            serde_json::from_value(json!({"cwd": "/p", "mcpServers": "nope"})).unwrap();
+        let r: NewSessionRequest = serde_json::from_value(json!({"cwd": "/p", "mcpServers": "nope"})).unwrap();
         assert!(r.mcp_servers.is_empty());
     }
 
@@ -594,8 +417,7 @@ mod tests {
     #[test]
     fn docs_list_sessions_round_trips() {
         // From docs/session-list.mdx.
-        let _: ListSessionsRequest =
-            round_trip(json!({"cwd": "/home/user/project", "cursor": "eyJwYWdlIjogMn0="}));
+        let _: ListSessionsRequest = round_trip(json!({"cwd": "/home/user/project", "cursor": "eyJwYWdlIjogMn0="}));
         let r: ListSessionsResponse = round_trip(json!({
             "sessions": [
                 {
@@ -631,8 +453,7 @@ mod tests {
             }
         }));
         assert_eq!(r.modes.unwrap().available_modes[1].id, "code");
-        let _: SetSessionModeRequest =
-            round_trip(json!({"sessionId": "sess_abc123def456", "modeId": "code"}));
+        let _: SetSessionModeRequest = round_trip(json!({"sessionId": "sess_abc123def456", "modeId": "code"}));
     }
 
     #[test]

@@ -16,41 +16,20 @@ pub struct CreateTerminalRequest {
     /// The program to run.
     pub command: String,
     /// Its arguments. Malformed items are dropped.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "lenient_vec"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient_vec")]
     pub args: Option<Vec<String>>,
     /// Extra environment variables. Malformed items are dropped.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "lenient_vec"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient_vec")]
     pub env: Option<Vec<EnvVariable>>,
     /// Absolute working directory.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "lenient"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub cwd: Option<String>,
     /// How many bytes of output the client keeps; older output is dropped (at a character
     /// boundary) beyond it.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "lenient"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub output_byte_limit: Option<u64>,
     /// Extension metadata.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "lenient"
-    )]
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub meta: Option<Meta>,
 }
 
@@ -78,23 +57,14 @@ pub struct EnvVariable {
     /// Its value.
     pub value: String,
     /// Extension metadata.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "lenient"
-    )]
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub meta: Option<Meta>,
 }
 
 impl EnvVariable {
     /// `name=value`.
     pub fn new(name: impl Into<String>, value: impl Into<String>) -> Self {
-        EnvVariable {
-            name: name.into(),
-            value: value.into(),
-            meta: None,
-        }
+        EnvVariable { name: name.into(), value: value.into(), meta: None }
     }
 }
 
@@ -105,22 +75,14 @@ pub struct CreateTerminalResponse {
     /// The new terminal.
     pub terminal_id: TerminalId,
     /// Extension metadata.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "lenient"
-    )]
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub meta: Option<Meta>,
 }
 
 impl CreateTerminalResponse {
     /// A response naming the new terminal.
     pub fn new(terminal_id: impl Into<TerminalId>) -> Self {
-        CreateTerminalResponse {
-            terminal_id: terminal_id.into(),
-            meta: None,
-        }
+        CreateTerminalResponse { terminal_id: terminal_id.into(), meta: None }
     }
 }
 
@@ -172,31 +134,17 @@ pub struct TerminalOutputResponse {
     /// Whether older output was dropped because of the byte limit.
     pub truncated: bool,
     /// How the command ended, once it has.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "lenient"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub exit_status: Option<TerminalExitStatus>,
     /// Extension metadata.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "lenient"
-    )]
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub meta: Option<Meta>,
 }
 
 impl TerminalOutputResponse {
     /// Output of a command still running.
     pub fn new(output: impl Into<String>, truncated: bool) -> Self {
-        TerminalOutputResponse {
-            output: output.into(),
-            truncated,
-            exit_status: None,
-            meta: None,
-        }
+        TerminalOutputResponse { output: output.into(), truncated, exit_status: None, meta: None }
     }
 }
 
@@ -205,26 +153,13 @@ impl TerminalOutputResponse {
 #[serde(rename_all = "camelCase")]
 pub struct TerminalExitStatus {
     /// The exit code; absent when a signal ended the process.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "lenient"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub exit_code: Option<u32>,
     /// The signal that ended the process, if any.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "lenient"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub signal: Option<String>,
     /// Extension metadata.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "lenient"
-    )]
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub meta: Option<Meta>,
 }
 
@@ -248,26 +183,13 @@ terminal_ref_request! {
 #[serde(rename_all = "camelCase")]
 pub struct WaitForTerminalExitResponse {
     /// The exit code; absent when a signal ended the process.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "lenient"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub exit_code: Option<u32>,
     /// The signal that ended the process, if any.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "lenient"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub signal: Option<String>,
     /// Extension metadata.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "lenient"
-    )]
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub meta: Option<Meta>,
 }
 
@@ -301,10 +223,7 @@ mod tests {
         });
         let r: CreateTerminalRequest = serde_json::from_value(params.clone()).unwrap();
         assert_eq!(r.output_byte_limit, Some(1_048_576));
-        assert_eq!(
-            r.env.as_deref(),
-            Some(&[EnvVariable::new("NODE_ENV", "test")][..])
-        );
+        assert_eq!(r.env.as_deref(), Some(&[EnvVariable::new("NODE_ENV", "test")][..]));
         assert_eq!(serde_json::to_value(&r).unwrap(), params);
     }
 
@@ -341,8 +260,7 @@ mod tests {
                 "exitStatus": {"exitCode": 0}
             })
         );
-        let w: WaitForTerminalExitResponse =
-            serde_json::from_value(json!({"exitCode": 0, "signal": null})).unwrap();
+        let w: WaitForTerminalExitResponse = serde_json::from_value(json!({"exitCode": 0, "signal": null})).unwrap();
         assert_eq!(w.exit_code, Some(0));
     }
 
@@ -352,8 +270,6 @@ mod tests {
         let k: KillTerminalRequest = serde_json::from_value(params.clone()).unwrap();
         assert_eq!(k, KillTerminalRequest::new("s", "t"));
         assert_eq!(serde_json::to_value(&k).unwrap(), params);
-        assert!(
-            serde_json::from_value::<ReleaseTerminalRequest>(json!({"sessionId": "s"})).is_err()
-        );
+        assert!(serde_json::from_value::<ReleaseTerminalRequest>(json!({"sessionId": "s"})).is_err());
     }
 }

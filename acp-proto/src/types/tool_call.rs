@@ -16,54 +16,25 @@ pub struct ToolCall {
     /// A short description of what the tool is doing, for display.
     pub title: String,
     /// The category of tool, so the client can pick an icon.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "lenient"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub kind: Option<ToolKind>,
     /// The call's progress.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "lenient"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub status: Option<ToolCallStatus>,
     /// What the call produced so far. Malformed items are dropped.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "lenient_vec"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient_vec")]
     pub content: Option<Vec<ToolCallContent>>,
     /// Files the call touches, for "follow along" features. Malformed items are dropped.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "lenient_vec"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient_vec")]
     pub locations: Option<Vec<ToolCallLocation>>,
     /// The raw input sent to the tool (any JSON).
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "lenient"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub raw_input: Option<Value>,
     /// The raw output of the tool (any JSON).
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "lenient"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub raw_output: Option<Value>,
     /// Extension metadata.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "lenient"
-    )]
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub meta: Option<Meta>,
 }
 
@@ -93,61 +64,28 @@ pub struct ToolCallUpdate {
     /// The call being updated.
     pub tool_call_id: ToolCallId,
     /// New tool category.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "lenient"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub kind: Option<ToolKind>,
     /// New status.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "lenient"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub status: Option<ToolCallStatus>,
     /// New title.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "lenient"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub title: Option<String>,
     /// Replaces the call's content. Malformed items are dropped.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "lenient_vec"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient_vec")]
     pub content: Option<Vec<ToolCallContent>>,
     /// Replaces the call's locations. Malformed items are dropped.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "lenient_vec"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient_vec")]
     pub locations: Option<Vec<ToolCallLocation>>,
     /// New raw input (any JSON).
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "lenient"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub raw_input: Option<Value>,
     /// New raw output (any JSON).
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "lenient"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub raw_output: Option<Value>,
     /// Extension metadata.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "lenient"
-    )]
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub meta: Option<Meta>,
 }
 
@@ -233,22 +171,14 @@ pub struct Content {
     /// The content.
     pub content: ContentBlock,
     /// Extension metadata.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "lenient"
-    )]
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub meta: Option<Meta>,
 }
 
 impl Content {
     /// Wraps a content block.
     pub fn new(content: ContentBlock) -> Self {
-        Content {
-            content,
-            meta: None,
-        }
+        Content { content, meta: None }
     }
 }
 
@@ -259,33 +189,19 @@ pub struct Diff {
     /// Absolute path of the file.
     pub path: String,
     /// The previous text; `None` for a new file.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "lenient"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub old_text: Option<String>,
     /// The new text.
     pub new_text: String,
     /// Extension metadata.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "lenient"
-    )]
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub meta: Option<Meta>,
 }
 
 impl Diff {
     /// A diff creating or rewriting `path` with `new_text`.
     pub fn new(path: impl Into<String>, new_text: impl Into<String>) -> Self {
-        Diff {
-            path: path.into(),
-            old_text: None,
-            new_text: new_text.into(),
-            meta: None,
-        }
+        Diff { path: path.into(), old_text: None, new_text: new_text.into(), meta: None }
     }
 }
 
@@ -296,22 +212,14 @@ pub struct Terminal {
     /// The terminal, as returned by `terminal/create`.
     pub terminal_id: TerminalId,
     /// Extension metadata.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "lenient"
-    )]
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub meta: Option<Meta>,
 }
 
 impl Terminal {
     /// Embeds the terminal `terminal_id`.
     pub fn new(terminal_id: impl Into<TerminalId>) -> Self {
-        Terminal {
-            terminal_id: terminal_id.into(),
-            meta: None,
-        }
+        Terminal { terminal_id: terminal_id.into(), meta: None }
     }
 }
 
@@ -322,30 +230,17 @@ pub struct ToolCallLocation {
     /// Absolute path of the file.
     pub path: String,
     /// Line number within the file.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "lenient"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub line: Option<u32>,
     /// Extension metadata.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "lenient"
-    )]
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub meta: Option<Meta>,
 }
 
 impl ToolCallLocation {
     /// A location without a line.
     pub fn new(path: impl Into<String>) -> Self {
-        ToolCallLocation {
-            path: path.into(),
-            line: None,
-            meta: None,
-        }
+        ToolCallLocation { path: path.into(), line: None, meta: None }
     }
 }
 
@@ -368,10 +263,7 @@ mod tests {
             "type": "content",
             "content": {"type": "text", "text": "Analysis complete. Found 3 issues."}
         }));
-        assert_eq!(
-            c,
-            ToolCallContent::from(ContentBlock::text("Analysis complete. Found 3 issues."))
-        );
+        assert_eq!(c, ToolCallContent::from(ContentBlock::text("Analysis complete. Found 3 issues.")));
         let c = round_trip(json!({
             "type": "diff",
             "path": "/home/user/project/src/config.json",
@@ -393,8 +285,7 @@ mod tests {
 
     #[test]
     fn tag_not_first_decodes() {
-        let c: ToolCallContent =
-            serde_json::from_str(r#"{"terminalId":"t","type":"terminal"}"#).unwrap();
+        let c: ToolCallContent = serde_json::from_str(r#"{"terminalId":"t","type":"terminal"}"#).unwrap();
         assert_eq!(c, ToolCallContent::Terminal(Terminal::new("t")));
     }
 
@@ -444,9 +335,6 @@ mod tests {
     fn tool_call_update_minimal() {
         let u: ToolCallUpdate = serde_json::from_str(r#"{"toolCallId":"call_001"}"#).unwrap();
         assert_eq!(u, ToolCallUpdate::new("call_001"));
-        assert_eq!(
-            serde_json::to_string(&u).unwrap(),
-            r#"{"toolCallId":"call_001"}"#
-        );
+        assert_eq!(serde_json::to_string(&u).unwrap(), r#"{"toolCallId":"call_001"}"#);
     }
 }

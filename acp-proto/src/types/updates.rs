@@ -19,23 +19,14 @@ pub struct SessionNotification {
     /// The update.
     pub update: SessionUpdate,
     /// Extension metadata.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "lenient"
-    )]
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub meta: Option<Meta>,
 }
 
 impl SessionNotification {
     /// An update about `session_id`.
     pub fn new(session_id: impl Into<SessionId>, update: SessionUpdate) -> Self {
-        SessionNotification {
-            session_id: session_id.into(),
-            update,
-            meta: None,
-        }
+        SessionNotification { session_id: session_id.into(), update, meta: None }
     }
 }
 
@@ -74,30 +65,17 @@ pub struct ContentChunk {
     /// The content of this piece.
     pub content: ContentBlock,
     /// The message this piece belongs to; all pieces of a message share it.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "lenient"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub message_id: Option<MessageId>,
     /// Extension metadata.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "lenient"
-    )]
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub meta: Option<Meta>,
 }
 
 impl ContentChunk {
     /// A chunk without a message id.
     pub fn new(content: ContentBlock) -> Self {
-        ContentChunk {
-            content,
-            message_id: None,
-            meta: None,
-        }
+        ContentChunk { content, message_id: None, meta: None }
     }
 }
 
@@ -112,28 +90,14 @@ pub struct PlanEntry {
     /// Where the step stands.
     pub status: PlanEntryStatus,
     /// Extension metadata.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "lenient"
-    )]
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub meta: Option<Meta>,
 }
 
 impl PlanEntry {
     /// A step with the given priority and status.
-    pub fn new(
-        content: impl Into<String>,
-        priority: PlanEntryPriority,
-        status: PlanEntryStatus,
-    ) -> Self {
-        PlanEntry {
-            content: content.into(),
-            priority,
-            status,
-            meta: None,
-        }
+    pub fn new(content: impl Into<String>, priority: PlanEntryPriority, status: PlanEntryStatus) -> Self {
+        PlanEntry { content: content.into(), priority, status, meta: None }
     }
 }
 
@@ -169,22 +133,14 @@ pub struct Plan {
     #[serde(default, deserialize_with = "lenient_items")]
     pub entries: Vec<PlanEntry>,
     /// Extension metadata.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "lenient"
-    )]
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub meta: Option<Meta>,
 }
 
 impl Plan {
     /// A plan of `entries`.
     pub fn new(entries: Vec<PlanEntry>) -> Self {
-        Plan {
-            entries,
-            meta: None,
-        }
+        Plan { entries, meta: None }
     }
 }
 
@@ -197,31 +153,17 @@ pub struct AvailableCommand {
     /// What the command does.
     pub description: String,
     /// How to pass input to the command, if it takes any.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "lenient"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub input: Option<AvailableCommandInput>,
     /// Extension metadata.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "lenient"
-    )]
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub meta: Option<Meta>,
 }
 
 impl AvailableCommand {
     /// A command without input.
     pub fn new(name: impl Into<String>, description: impl Into<String>) -> Self {
-        AvailableCommand {
-            name: name.into(),
-            description: description.into(),
-            input: None,
-            meta: None,
-        }
+        AvailableCommand { name: name.into(), description: description.into(), input: None, meta: None }
     }
 }
 
@@ -247,22 +189,14 @@ pub struct UnstructuredCommandInput {
     /// A placeholder shown while no input has been typed.
     pub hint: String,
     /// Extension metadata.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "lenient"
-    )]
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub meta: Option<Meta>,
 }
 
 impl UnstructuredCommandInput {
     /// Input with the given placeholder.
     pub fn new(hint: impl Into<String>) -> Self {
-        UnstructuredCommandInput {
-            hint: hint.into(),
-            meta: None,
-        }
+        UnstructuredCommandInput { hint: hint.into(), meta: None }
     }
 }
 
@@ -274,22 +208,14 @@ pub struct AvailableCommandsUpdate {
     #[serde(default, deserialize_with = "lenient_items")]
     pub available_commands: Vec<AvailableCommand>,
     /// Extension metadata.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "lenient"
-    )]
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub meta: Option<Meta>,
 }
 
 impl AvailableCommandsUpdate {
     /// The full list of `available_commands`.
     pub fn new(available_commands: Vec<AvailableCommand>) -> Self {
-        AvailableCommandsUpdate {
-            available_commands,
-            meta: None,
-        }
+        AvailableCommandsUpdate { available_commands, meta: None }
     }
 }
 
@@ -300,22 +226,14 @@ pub struct CurrentModeUpdate {
     /// The new mode.
     pub current_mode_id: SessionModeId,
     /// Extension metadata.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "lenient"
-    )]
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub meta: Option<Meta>,
 }
 
 impl CurrentModeUpdate {
     /// The session switched to `current_mode_id`.
     pub fn new(current_mode_id: impl Into<SessionModeId>) -> Self {
-        CurrentModeUpdate {
-            current_mode_id: current_mode_id.into(),
-            meta: None,
-        }
+        CurrentModeUpdate { current_mode_id: current_mode_id.into(), meta: None }
     }
 }
 
@@ -327,22 +245,14 @@ pub struct ConfigOptionUpdate {
     #[serde(default, deserialize_with = "lenient_items")]
     pub config_options: Vec<SessionConfigOption>,
     /// Extension metadata.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "lenient"
-    )]
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub meta: Option<Meta>,
 }
 
 impl ConfigOptionUpdate {
     /// The full list of `config_options`.
     pub fn new(config_options: Vec<SessionConfigOption>) -> Self {
-        ConfigOptionUpdate {
-            config_options,
-            meta: None,
-        }
+        ConfigOptionUpdate { config_options, meta: None }
     }
 }
 
@@ -354,26 +264,13 @@ impl ConfigOptionUpdate {
 #[serde(rename_all = "camelCase")]
 pub struct SessionInfoUpdate {
     /// The session's human-readable title.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "lenient_nullable"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient_nullable")]
     pub title: Option<Option<String>>,
     /// When the session was last active (ISO 8601).
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "lenient_nullable"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient_nullable")]
     pub updated_at: Option<Option<String>>,
     /// Extension metadata.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "lenient"
-    )]
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub meta: Option<Meta>,
 }
 
@@ -386,23 +283,14 @@ pub struct Cost {
     /// An ISO 4217 currency code, e.g. `USD`.
     pub currency: String,
     /// Extension metadata.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "lenient"
-    )]
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub meta: Option<Meta>,
 }
 
 impl Cost {
     /// `amount` of `currency`.
     pub fn new(amount: f64, currency: impl Into<String>) -> Self {
-        Cost {
-            amount,
-            currency: currency.into(),
-            meta: None,
-        }
+        Cost { amount, currency: currency.into(), meta: None }
     }
 }
 
@@ -415,31 +303,17 @@ pub struct UsageUpdate {
     /// The size of the context window.
     pub size: u64,
     /// The cumulative cost of the session.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "lenient"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub cost: Option<Cost>,
     /// Extension metadata.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "lenient"
-    )]
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub meta: Option<Meta>,
 }
 
 impl UsageUpdate {
     /// `used` of `size` tokens, without cost.
     pub fn new(used: u64, size: u64) -> Self {
-        UsageUpdate {
-            used,
-            size,
-            cost: None,
-            meta: None,
-        }
+        UsageUpdate { used, size, cost: None, meta: None }
     }
 }
 

@@ -5,7 +5,7 @@
 use std::time::Duration;
 
 use acp_proto::types::*;
-use acp_proto::{Config, Connection, Event, Instant, Outcome, OutboundId, Side};
+use acp_proto::{Config, Connection, Event, Instant, OutboundId, Outcome, Side};
 use serde_json::Value;
 
 /// One frame that crossed the wire.

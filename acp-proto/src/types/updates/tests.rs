@@ -15,9 +15,7 @@ fn w1_line_round_trips_byte_for_byte() {
     };
     assert_eq!(
         chunk.content,
-        ContentBlock::Text(TextContent::new(
-            "abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ._"
-        ))
+        ContentBlock::Text(TextContent::new("abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ._"))
     );
     assert_eq!(serde_json::to_string(&n).unwrap(), W1_PARAMS);
 }
@@ -34,17 +32,11 @@ fn round_trip(update: Value) -> SessionUpdate {
 #[test]
 fn every_session_update_variant_round_trips() {
     let text = json!({"type": "text", "text": "t"});
-    let u = round_trip(
-        json!({"sessionUpdate": "user_message_chunk", "content": text, "messageId": "m1"}),
-    );
-    assert!(
-        matches!(u, SessionUpdate::UserMessageChunk(ref c) if c.message_id.as_ref().is_some_and(|m| m == "m1"))
-    );
+    let u = round_trip(json!({"sessionUpdate": "user_message_chunk", "content": text, "messageId": "m1"}));
+    assert!(matches!(u, SessionUpdate::UserMessageChunk(ref c) if c.message_id.as_ref().is_some_and(|m| m == "m1")));
     let u = round_trip(json!({"sessionUpdate": "agent_message_chunk", "content": text}));
     assert!(matches!(u, SessionUpdate::AgentMessageChunk(_)));
-    let u = round_trip(
-        json!({"sessionUpdate": "agent_thought_chunk", "content": text, "_meta": {"k": 1}}),
-    );
+    let u = round_trip(json!({"sessionUpdate": "agent_thought_chunk", "content": text, "_meta": {"k": 1}}));
     assert!(matches!(u, SessionUpdate::AgentThoughtChunk(ref c) if c.meta.is_some()));
     let u = round_trip(json!({
         "sessionUpdate": "tool_call",
@@ -54,23 +46,16 @@ fn every_session_update_variant_round_trips() {
         "status": "in_progress",
         "content": [{"type": "terminal", "terminalId": "term_xyz789"}]
     }));
-    let SessionUpdate::ToolCall(call) = &u else {
-        panic!("not a tool call")
-    };
+    let SessionUpdate::ToolCall(call) = &u else { panic!("not a tool call") };
     assert_eq!(call.kind, Some(ToolKind::Execute));
-    assert!(matches!(
-        call.content.as_deref(),
-        Some([ToolCallContent::Terminal(_)])
-    ));
+    assert!(matches!(call.content.as_deref(), Some([ToolCallContent::Terminal(_)])));
     let u = round_trip(json!({
         "sessionUpdate": "tool_call_update",
         "toolCallId": "call_001",
         "status": "completed",
         "content": [{"type": "content", "content": {"type": "text", "text": "Analysis complete"}}]
     }));
-    assert!(
-        matches!(u, SessionUpdate::ToolCallUpdate(ref t) if t.status == Some(ToolCallStatus::Completed))
-    );
+    assert!(matches!(u, SessionUpdate::ToolCallUpdate(ref t) if t.status == Some(ToolCallStatus::Completed)));
     let u = round_trip(json!({
         "sessionUpdate": "plan",
         "entries": [
@@ -78,9 +63,7 @@ fn every_session_update_variant_round_trips() {
             {"content": "Suggest improvements", "priority": "low", "status": "in_progress"}
         ]
     }));
-    assert!(
-        matches!(u, SessionUpdate::Plan(ref p) if p.entries[1].status == PlanEntryStatus::InProgress)
-    );
+    assert!(matches!(u, SessionUpdate::Plan(ref p) if p.entries[1].status == PlanEntryStatus::InProgress));
     let u = round_trip(json!({
         "sessionUpdate": "available_commands_update",
         "availableCommands": [
@@ -88,25 +71,15 @@ fn every_session_update_variant_round_trips() {
             {"name": "test", "description": "Run tests for the current project"}
         ]
     }));
-    assert!(
-        matches!(u, SessionUpdate::AvailableCommandsUpdate(ref a) if a.available_commands[0].input.is_some())
-    );
+    assert!(matches!(u, SessionUpdate::AvailableCommandsUpdate(ref a) if a.available_commands[0].input.is_some()));
     let u = round_trip(json!({"sessionUpdate": "current_mode_update", "currentModeId": "code"}));
-    assert_eq!(
-        u,
-        SessionUpdate::CurrentModeUpdate(CurrentModeUpdate::new("code"))
-    );
+    assert_eq!(u, SessionUpdate::CurrentModeUpdate(CurrentModeUpdate::new("code")));
     let u = round_trip(json!({
         "sessionUpdate": "config_option_update",
         "configOptions": [{"id": "brave", "name": "Brave", "type": "boolean", "currentValue": false}]
     }));
-    let SessionUpdate::ConfigOptionUpdate(c) = &u else {
-        panic!("not a config option update")
-    };
-    assert!(matches!(
-        c.config_options[0].kind,
-        SessionConfigKind::Boolean(_)
-    ));
+    let SessionUpdate::ConfigOptionUpdate(c) = &u else { panic!("not a config option update") };
+    assert!(matches!(c.config_options[0].kind, SessionConfigKind::Boolean(_)));
     let u = round_trip(json!({
         "sessionUpdate": "session_info_update",
         "title": "Implement user authentication",
@@ -128,12 +101,9 @@ fn every_session_update_variant_round_trips() {
 
 #[test]
 fn unknown_session_update_is_kept_whole() {
-    let update =
-        json!({"sessionUpdate": "telepathy_update", "thoughts": ["a", {"b": null}], "_meta": {}});
+    let update = json!({"sessionUpdate": "telepathy_update", "thoughts": ["a", {"b": null}], "_meta": {}});
     let u = round_trip(update);
-    assert!(
-        matches!(&u, SessionUpdate::Unknown(v) if v.tag("sessionUpdate") == Some("telepathy_update"))
-    );
+    assert!(matches!(&u, SessionUpdate::Unknown(v) if v.tag("sessionUpdate") == Some("telepathy_update")));
 }
 
 #[test]
@@ -144,10 +114,7 @@ fn tag_not_first_decodes() {
     .unwrap();
     let mut chunk = ContentChunk::new(ContentBlock::text("x"));
     chunk.message_id = Some("m".into());
-    assert_eq!(
-        n,
-        SessionNotification::new("s", SessionUpdate::AgentThoughtChunk(chunk))
-    );
+    assert_eq!(n, SessionNotification::new("s", SessionUpdate::AgentThoughtChunk(chunk)));
     assert_eq!(
         serde_json::to_string(&n).unwrap(),
         r#"{"sessionId":"s","update":{"sessionUpdate":"agent_thought_chunk","content":{"type":"text","text":"x"},"messageId":"m"}}"#
@@ -158,19 +125,11 @@ fn tag_not_first_decodes() {
 fn session_info_update_distinguishes_null_from_absent() {
     for (update, title) in [
         (json!({"sessionUpdate": "session_info_update"}), None),
-        (
-            json!({"sessionUpdate": "session_info_update", "title": null}),
-            Some(None),
-        ),
-        (
-            json!({"sessionUpdate": "session_info_update", "title": "T"}),
-            Some(Some("T".to_owned())),
-        ),
+        (json!({"sessionUpdate": "session_info_update", "title": null}), Some(None)),
+        (json!({"sessionUpdate": "session_info_update", "title": "T"}), Some(Some("T".to_owned()))),
     ] {
         let u = round_trip(update);
-        let SessionUpdate::SessionInfoUpdate(info) = u else {
-            panic!("not a session info update")
-        };
+        let SessionUpdate::SessionInfoUpdate(info) = u else { panic!("not a session info update") };
         assert_eq!(info.title, title);
         assert_eq!(info.updated_at, None);
     }
@@ -192,16 +151,10 @@ fn lenient_update_fields() {
     }))
     .unwrap();
     assert_eq!(n.meta, None);
-    let SessionUpdate::Plan(plan) = n.update else {
-        panic!("not a plan")
-    };
+    let SessionUpdate::Plan(plan) = n.update else { panic!("not a plan") };
     assert_eq!(
         plan.entries,
-        vec![PlanEntry::new(
-            "ok",
-            PlanEntryPriority::Unknown("urgent".into()),
-            PlanEntryStatus::Pending
-        )]
+        vec![PlanEntry::new("ok", PlanEntryPriority::Unknown("urgent".into()), PlanEntryStatus::Pending)]
     );
 
     let u: SessionUpdate = serde_json::from_value(json!({
@@ -217,9 +170,7 @@ fn lenient_update_fields() {
     .unwrap();
     assert_eq!(
         u,
-        SessionUpdate::AvailableCommandsUpdate(AvailableCommandsUpdate::new(vec![
-            AvailableCommand::new("x", "d")
-        ]))
+        SessionUpdate::AvailableCommandsUpdate(AvailableCommandsUpdate::new(vec![AvailableCommand::new("x", "d")]))
     );
 }
 
@@ -242,10 +193,6 @@ fn errors_in_known_updates_are_reported() {
     )
     .unwrap_err();
     assert!(e.to_string().contains("missing field `content`"), "{e}");
-    let e = serde_json::from_str::<SessionNotification>(r#"{"sessionId":"s","update":{}}"#)
-        .unwrap_err();
-    assert!(
-        e.to_string().contains("missing field `sessionUpdate`"),
-        "{e}"
-    );
+    let e = serde_json::from_str::<SessionNotification>(r#"{"sessionId":"s","update":{}}"#).unwrap_err();
+    assert!(e.to_string().contains("missing field `sessionUpdate`"), "{e}");
 }
