@@ -106,10 +106,10 @@ pub struct MethodRow {
 }
 
 impl MethodRow {
-    /// Whether a side playing `role` receives (handles) this method.
-    pub fn received_by(&self, role: crate::Side) -> bool {
+    /// Whether `side` receives (handles) this method.
+    pub fn received_by(&self, side: crate::Side) -> bool {
         matches!(
-            (self.direction, role),
+            (self.direction, side),
             (Direction::Both, _)
                 | (Direction::ClientToAgent, crate::Side::Agent)
                 | (Direction::AgentToClient, crate::Side::Client)

@@ -60,7 +60,7 @@ impl Connection {
     fn on_request(&mut self, id: RequestId, method: Cow<'_, str>, params: Option<&RawValue>, frame: &[u8]) {
         // 1. The handshake gate.
         let is_init = method == Method::Initialize.wire();
-        match (self.role, self.phase) {
+        match (self.side, self.phase) {
             (_, Phase::Closed) => return,
             (Side::Agent, Phase::AwaitingInit) if !is_init => {
                 return self.reply_error(&id, &handshake_error(&method, "initialize required"));
@@ -95,7 +95,7 @@ impl Connection {
         let row_method = Method::from_wire(&method);
         if let Some(m) = row_method {
             let row = m.row();
-            if !row.received_by(self.role) || row.kind != Kind::Request {
+            if !row.received_by(self.side) || row.kind != Kind::Request {
                 return self.reply_error(&id, &RpcError::method_not_found(&method));
             }
             let own = self.negotiated.as_ref().map(|n| &n.own);
@@ -108,7 +108,7 @@ impl Connection {
             }
         }
         // 6. Decode.
-        let request = match Request::decode(self.role, &method, params) {
+        let request = match Request::decode(self.side, &method, params) {
             Ok(r) => r,
             Err(e) => return self.reply_error(&id, &e.to_rpc_error()),
         };
@@ -186,12 +186,12 @@ impl Connection {
         }
         if let Some(m) = Method::from_wire(method) {
             let row = m.row();
-            if !row.received_by(self.role) || row.kind != Kind::Notification {
+            if !row.received_by(self.side) || row.kind != Kind::Notification {
                 self.stats.notifications_dropped += 1;
                 return;
             }
         }
-        let notification = match Notification::decode(self.role, method, params) {
+        let notification = match Notification::decode(self.side, method, params) {
             Ok(n) => n,
             Err(_) => {
                 // Unknown notifications are ignored, as the spec asks; bad params cannot be
@@ -269,7 +269,7 @@ impl Connection {
             return Ok(Completion::Discarded);
         };
         if let Ok(response) = &result {
-            if response.method() != entry.method || response.sender() != self.role {
+            if response.method() != entry.method || response.sender() != self.side {
                 return Err(RespondError::MismatchedResponse { expected: entry.method, got: response.method() });
             }
             if let (InboundExtra::Permission(_, offered), Response::Client(ClientResponse::RequestPermission(answer))) =

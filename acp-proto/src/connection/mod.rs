@@ -177,7 +177,7 @@ enum Timer {
 /// One peer link, agent or client role. See the [crate docs](crate) for the contract.
 #[derive(Debug)]
 pub struct Connection {
-    role: Side,
+    side: Side,
     config: Config,
     /// The latest `now` seen; time never goes backwards inside the machine.
     now: Instant,
@@ -206,10 +206,10 @@ pub struct Connection {
 }
 
 impl Connection {
-    /// A connection playing `role`, created at `now`.
-    pub fn new(role: Side, config: Config, now: Instant) -> Connection {
+    /// A connection playing `side`, created at `now`.
+    pub fn new(side: Side, config: Config, now: Instant) -> Connection {
         Connection {
-            role,
+            side,
             framer: Framer::new(config.max_frame_len),
             next_outbound: config.first_outbound_id,
             config,
@@ -241,9 +241,9 @@ impl Connection {
         Connection::new(Side::Client, Config::default(), now)
     }
 
-    /// The role this side plays.
-    pub fn role(&self) -> Side {
-        self.role
+    /// The side this connection plays.
+    pub fn side(&self) -> Side {
+        self.side
     }
 
     /// The configuration.

@@ -115,7 +115,7 @@ impl Connection {
         if self.phase == Phase::Closed {
             return Err(SendError::Closed);
         }
-        if sender != self.role {
+        if sender != self.side {
             return Err(SendError::WrongDirection { method: wire.to_owned() });
         }
         if method.is_none() && !is_extension_name(wire) {
@@ -198,7 +198,7 @@ impl Connection {
         };
         let outcome = match outcome {
             Err(error) => Outcome::Error(error),
-            Ok(raw) => match Response::decode_result(self.role, pending.method, raw) {
+            Ok(raw) => match Response::decode_result(self.side, pending.method, raw) {
                 Ok(response) => Outcome::Result(response),
                 Err(e) => Outcome::InvalidResult(e),
             },
@@ -206,7 +206,7 @@ impl Connection {
         // The client's handshake commits when it receives a successful initialize response.
         let mut close = None;
         if let Outcome::Result(Response::Agent(AgentResponse::Initialize(init))) = &outcome
-            && self.role == Side::Client
+            && self.side == Side::Client
         {
             if self.config.supported_versions.contains(&init.protocol_version) {
                 let negotiated = Negotiated {

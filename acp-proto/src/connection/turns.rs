@@ -282,7 +282,7 @@ impl Connection {
         if self.phase == Phase::Closed {
             return Err(SendError::Closed);
         }
-        if self.role != Side::Client {
+        if self.side != Side::Client {
             return Err(SendError::WrongDirection { method: Method::Cancel.wire().to_owned() });
         }
         if self.phase != Phase::Ready {
