@@ -46,10 +46,16 @@ pub enum GateDecision {
 
 /// A snapshot of the capabilities one side advertised, as the JSON object it sent, with the
 /// verdict for every table method computed once.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Clone, PartialEq)]
 pub struct CapabilitySnapshot {
     json: Value,
     allowed: Vec<bool>,
+}
+
+impl std::fmt::Debug for CapabilitySnapshot {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "CapabilitySnapshot({})", self.json)
+    }
 }
 
 impl CapabilitySnapshot {

@@ -1,0 +1,177 @@
+//! An agent-role and a client-role `Connection` in one thread, wired through byte buffers: a
+//! handshake, `session/new` and a prompt turn with updates, a permission ask and a cancelled
+//! turn. Every frame is printed with its virtual timestamp and direction.
+//!
+//! ```text
+//! cargo run -p acp-proto --example loopback
+//! ```
+
+use std::time::Duration;
+
+use acp_proto::types::*;
+use acp_proto::{
+    AgentRequest, ClientRequest, Connection, Event, Instant, Outcome, PermissionAnswer, Request, Response, Side,
+};
+
+struct Loopback {
+    now: Instant,
+    agent: Connection,
+    client: Connection,
+    buf: Vec<u8>,
+}
+
+impl Loopback {
+    /// Moves queued frames both ways, printing each, until nothing is queued.
+    fn pump(&mut self) {
+        loop {
+            let a = self.transfer(Side::Client);
+            let b = self.transfer(Side::Agent);
+            if !a && !b {
+                return;
+            }
+        }
+    }
+
+    fn transfer(&mut self, from: Side) -> bool {
+        self.buf.clear();
+        let (src, dst, arrow) = match from {
+            Side::Client => (&mut self.client, &mut self.agent, "client -> agent"),
+            Side::Agent => (&mut self.agent, &mut self.client, "agent -> client"),
+        };
+        if src.poll_transmit(&mut self.buf) == 0 {
+            return false;
+        }
+        for line in self.buf.split(|b| *b == b'\n').filter(|l| !l.is_empty()) {
+            println!("{} {arrow}  {}", self.now, String::from_utf8_lossy(line));
+        }
+        let mut fed = 0;
+        while fed < self.buf.len() {
+            fed += dst.handle_input(self.now, &self.buf[fed..]);
+        }
+        true
+    }
+
+    fn tick(&mut self, ms: u64) {
+        self.now += Duration::from_millis(ms);
+    }
+}
+
+fn main() {
+    let now = Instant::ZERO;
+    let mut lb = Loopback { now, agent: Connection::agent(now), client: Connection::client(now), buf: Vec::new() };
+
+    // 1. Handshake: the client advertises file reading.
+    let mut init = InitializeRequest::new(ProtocolVersion::V1);
+    init.client_capabilities.fs.read_text_file = true;
+    init.client_info = Some(Implementation::new("loopback-client", "0.1.0"));
+    lb.client.send_request(lb.now, init, None).expect("initialize");
+    lb.pump();
+    let Some(Event::Request { id, .. }) = lb.agent.poll_event() else { unreachable!("initialize dispatched") };
+    let mut resp = InitializeResponse::new(ProtocolVersion::V1);
+    resp.agent_info = Some(Implementation::new("loopback-agent", "0.1.0"));
+    lb.agent.respond(lb.now, id, Ok(resp.into())).expect("typed result");
+    lb.tick(1);
+    lb.pump();
+    drain(&mut lb.agent, "agent");
+    drain(&mut lb.client, "client");
+
+    // 2. A session.
+    lb.client.send_request(lb.now, NewSessionRequest::new("/tmp", vec![]), None).expect("session/new");
+    lb.pump();
+    let Some(Event::Request { id, .. }) = lb.agent.poll_event() else { unreachable!() };
+    lb.agent.respond(lb.now, id, Ok(NewSessionResponse::new("sess-0").into())).expect("typed result");
+    lb.tick(1);
+    lb.pump();
+    drain(&mut lb.client, "client");
+    let session = SessionId::from("sess-0");
+
+    // 3. A prompt turn: updates, a tool call, a permission ask, then end_turn.
+    let text = ContentBlock::Text(TextContent::new("read /etc/hostname"));
+    let prompt = lb.client.send_request(lb.now, PromptRequest::new(session.clone(), vec![text]), None);
+    let prompt = prompt.expect("session/prompt");
+    lb.pump();
+    let Some(Event::Request { id: turn, request: Request::Client(ClientRequest::Prompt(_)) }) = lb.agent.poll_event()
+    else {
+        unreachable!()
+    };
+    let say = |s: &str| SessionUpdate::AgentMessageChunk(ContentChunk::new(ContentBlock::Text(TextContent::new(s))));
+    for update in [say("Reading the file. "), SessionUpdate::ToolCall(ToolCall::new("call-1", "Read /etc/hostname"))] {
+        lb.agent.send_notification(lb.now, SessionNotification::new(session.clone(), update)).expect("update");
+    }
+    let options = vec![
+        PermissionOption::new("allow", "Allow once", PermissionOptionKind::AllowOnce),
+        PermissionOption::new("reject", "Reject", PermissionOptionKind::RejectOnce),
+    ];
+    let ask = RequestPermissionRequest::new(session.clone(), ToolCallUpdate::new("call-1"), options);
+    let ask = lb.agent.send_request(lb.now, ask, None).expect("permission");
+    lb.tick(2);
+    lb.pump();
+    while let Some(event) = lb.client.poll_event() {
+        match event {
+            Event::Notification { turn: Some(stamp), .. } => {
+                println!("           client: update #{} of {}", stamp.ordinal, stamp.turn)
+            }
+            Event::Request { id, request: Request::Agent(AgentRequest::RequestPermission(_)) } => {
+                println!("           client: the user allows the tool call");
+                lb.client.answer_permission(lb.now, id, PermissionAnswer::Selected("allow".into())).expect("offered");
+            }
+            other => println!("           client: {other:?}"),
+        }
+    }
+    lb.tick(3);
+    lb.pump();
+    while let Some(event) = lb.agent.poll_event() {
+        if let Event::Outcome { id, outcome: Outcome::Result(_) } = event {
+            assert_eq!(id, ask);
+            println!("           agent: permission granted");
+        }
+    }
+    lb.agent.send_notification(lb.now, SessionNotification::new(session.clone(), say("Done."))).expect("update");
+    lb.agent.respond(lb.now, turn, Ok(PromptResponse::new(StopReason::EndTurn).into())).expect("typed result");
+    lb.tick(1);
+    lb.pump();
+    report_turn(&mut lb.client, prompt);
+
+    // 4. A turn the user cancels: the agent's handler answers end_turn, the machine says cancelled.
+    let text = ContentBlock::Text(TextContent::new("slow"));
+    let prompt = lb.client.send_request(lb.now, PromptRequest::new(session.clone(), vec![text]), None).expect("prompt");
+    lb.pump();
+    let Some(Event::Request { id: turn, .. }) = lb.agent.poll_event() else { unreachable!() };
+    lb.tick(100);
+    lb.client.cancel_turn(lb.now, &session).expect("cancel");
+    lb.pump();
+    drain(&mut lb.agent, "agent");
+    lb.tick(5);
+    lb.agent.respond(lb.now, turn, Ok(PromptResponse::new(StopReason::EndTurn).into())).expect("typed result");
+    lb.pump();
+    report_turn(&mut lb.client, prompt);
+}
+
+fn drain(conn: &mut Connection, name: &str) {
+    while let Some(event) = conn.poll_event() {
+        match event {
+            Event::HandshakeCompleted(n) => {
+                println!("           {name}: handshake done, peer capabilities {}", n.peer.json())
+            }
+            Event::Outcome { id, outcome: Outcome::Result(_) } => println!("           {name}: {id} answered"),
+            Event::Cancelled { id, reason } => println!("           {name}: {id} cancelled ({reason:?})"),
+            other => println!("           {name}: {other:?}"),
+        }
+    }
+}
+
+fn report_turn(client: &mut Connection, prompt: acp_proto::OutboundId) {
+    while let Some(event) = client.poll_event() {
+        match event {
+            Event::Notification { turn: Some(stamp), .. } => {
+                println!("           client: update #{} of {}", stamp.ordinal, stamp.turn)
+            }
+            Event::Outcome { id, outcome: Outcome::Result(Response::Agent(acp_proto::AgentResponse::Prompt(r))) }
+                if id == prompt =>
+            {
+                println!("           client: turn {id} ended: {}", r.stop_reason)
+            }
+            other => println!("           client: {other:?}"),
+        }
+    }
+}
