@@ -377,8 +377,15 @@ fn encode_with(
     let start = out.len();
     match body(out) {
         Ok(()) => {
+            // serde_json escapes newlines inside strings, so a raw LF can only be whitespace
+            // written verbatim by a `RawValue` (e.g. pretty-printed JSON). Turn it into a space:
+            // a frame must never contain a raw newline.
+            let mut pos = start;
+            while let Some(i) = crate::framer::find_newline(&out[pos..]) {
+                out[pos + i] = b' ';
+                pos += i + 1;
+            }
             out.extend_from_slice(b"}\n");
-            debug_assert!(!out[start..out.len() - 1].contains(&b'\n'));
             Ok(())
         }
         Err(e) => {
@@ -524,6 +531,20 @@ mod tests {
             )
         );
         assert_eq!(text.lines().count(), 4);
+    }
+
+    #[test]
+    fn raw_json_with_newlines_stays_on_one_line() {
+        let raw = RawValue::from_string("{\n  \"a\": [1,\n 2]\n}".into()).unwrap();
+        let mut out = Vec::new();
+        encode_result(&mut out, &RequestId::Number(1), &*raw).unwrap();
+        assert_eq!(out.iter().filter(|b| **b == b'\n').count(), 1);
+        match parse(&out[..out.len() - 1]) {
+            Incoming::Response { outcome: Ok(r), .. } => {
+                assert_eq!(serde_json::from_str::<Value>(r.get()).unwrap(), json!({"a": [1, 2]}))
+            }
+            other => panic!("{other:?}"),
+        }
     }
 
     #[test]

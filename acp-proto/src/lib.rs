@@ -128,6 +128,8 @@ pub mod connection;
 pub mod error;
 pub mod ext;
 pub mod framer;
+#[doc(hidden)]
+pub mod fuzzing;
 pub mod gate;
 pub mod jsonrpc;
 pub mod methods;

@@ -43,6 +43,11 @@
 //!   * Key order: encoding follows the schema's property order, with the discriminator
 //!     first in tagged unions. Decoding accepts any order.
 //!
+//! * (f) Integers must be written as JSON integers. A schema `integer` written with a fraction
+//!   or an exponent (`1.0`, `1e0`) is refused in a strict field and dropped in a lenient one;
+//!   likewise a request id with a fraction is not an id (`-32600`). Every SDK writes integers
+//!   as integers.
+//!
 //! # Lenient decoding
 //!
 //! Fields the schema marks `x-deserialize-default-on-error` decode a malformed value as their

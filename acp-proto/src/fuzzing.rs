@@ -1,0 +1,443 @@
+//! Entry points for the fuzz targets in `fuzz/`.
+//!
+//! Each function takes the fuzzer's bytes, drives one layer of the crate, and panics when an
+//! invariant breaks. They are always compiled (not only under `cfg(fuzzing)`), so the targets
+//! cannot rot and a normal `cargo test` replays the committed corpus through them on stable.
+//! `cargo fuzz` sets `cfg(fuzzing)`; nothing here depends on it.
+//!
+//! | function | drives | checks |
+//! |---|---|---|
+//! | [`framer`] | arbitrary bytes in arbitrary chunks, with a fuzzed frame limit | no panic; every byte accounted for (frames, terminators, blank lines, skipped bytes, buffered); frames never contain LF or exceed the limit; the buffer stays bounded |
+//! | [`envelope`] | one frame | no panic; every valid message re-encodes and parses back to the same message |
+//! | [`typed`] | JSON into the typed decoder of a table row's params or result | no panic; decode → encode → decode → encode is stable |
+//! | [`connection`] | one `Connection` (either side) fed bytes (raw or protocol templates), EOFs, timer ticks with fuzzed steps, and application commands | no panic; every emitted frame is a valid message; never more responses for an id than requests with it; after settling, exactly one per request except dropped duplicates; no event after `Closed`; no busy loop; bounded memory |
+
+use std::collections::BTreeMap;
+use std::ops::ControlFlow;
+use std::time::Duration;
+
+use serde_json::Value;
+use serde_json::value::RawValue;
+
+use crate::framer::{FrameEvent, Framer};
+use crate::jsonrpc::{self, Incoming, RequestId};
+use crate::methods::{METHODS, Method, Request, Response};
+use crate::types::*;
+use crate::{
+    AgentRequest, ClientRequest, Config, Connection, Event, InboundId, Instant, Notification, OutboundId, RpcError,
+    Side,
+};
+
+/// Reads decisions from the fuzzer's bytes; zeros once they run out.
+struct Reader<'a> {
+    data: &'a [u8],
+    pos: usize,
+}
+
+impl<'a> Reader<'a> {
+    fn new(data: &'a [u8]) -> Self {
+        Reader { data, pos: 0 }
+    }
+    fn done(&self) -> bool {
+        self.pos >= self.data.len()
+    }
+    fn byte(&mut self) -> u8 {
+        let b = self.data.get(self.pos).copied().unwrap_or(0);
+        self.pos += 1;
+        b
+    }
+    fn u16(&mut self) -> u16 {
+        u16::from_le_bytes([self.byte(), self.byte()])
+    }
+    fn take(&mut self, n: usize) -> &'a [u8] {
+        let start = self.pos.min(self.data.len());
+        let end = start.saturating_add(n).min(self.data.len());
+        self.pos = self.pos.saturating_add(n);
+        &self.data[start..end]
+    }
+    fn rest(&mut self) -> &'a [u8] {
+        self.take(usize::MAX)
+    }
+}
+
+/// Fuzz target `framer`: arbitrary bytes in arbitrary chunks.
+pub fn framer(data: &[u8]) {
+    let mut r = Reader::new(data);
+    let max = usize::from(r.byte()) + 1;
+    let mut framer = Framer::new(max);
+    let mut frames = 0u64;
+    let mut bytes_in = 0u64;
+    let mut check = |ev: FrameEvent<'_>| {
+        if let FrameEvent::Frame(f) = ev {
+            assert!(!f.is_empty() && f.len() <= max, "frame of {} bytes with limit {max}", f.len());
+            assert!(!f.contains(&b'\n'));
+            frames += 1;
+        }
+        ControlFlow::Continue(())
+    };
+    while !r.done() {
+        let n = usize::from(r.byte() % 64) + 1;
+        let chunk = r.take(n);
+        assert_eq!(framer.push(chunk, &mut check), chunk.len());
+        bytes_in += chunk.len() as u64;
+        assert!(framer.buffered() <= max + 1, "buffer {} over the limit {max}", framer.buffered());
+    }
+    let s = framer.stats();
+    assert_eq!(s.consumed, bytes_in);
+    assert_eq!(
+        s.consumed,
+        s.frame_bytes + s.newline_bytes + s.blank_bytes + s.skipped_bytes + framer.buffered() as u64,
+        "bytes lost or invented: {s:?}"
+    );
+    framer.finish(&mut check);
+    assert_eq!(framer.stats().frames, frames);
+}
+
+/// Fuzz target `envelope`: one frame through the envelope parser and encoder.
+pub fn envelope(data: &[u8]) {
+    let mut out = Vec::new();
+    match jsonrpc::parse(data) {
+        Incoming::Request { id, method, params } => {
+            let params: Option<Value> = params.map(raw_value);
+            jsonrpc::encode_request(&mut out, &id, &method, params.as_ref()).expect("a parsed message re-encodes");
+            match jsonrpc::parse(strip(&out)) {
+                Incoming::Request { id: id2, method: m2, params: p2 } => {
+                    assert_eq!((id, method), (id2, m2));
+                    assert_eq!(params, p2.map(raw_value));
+                }
+                other => panic!("request re-parsed as {other:?}"),
+            }
+        }
+        Incoming::Notification { method, params } => {
+            let params: Option<Value> = params.map(raw_value);
+            jsonrpc::encode_notification(&mut out, &method, params.as_ref()).expect("re-encodes");
+            match jsonrpc::parse(strip(&out)) {
+                Incoming::Notification { method: m2, params: p2 } => {
+                    assert_eq!(method, m2);
+                    assert_eq!(params, p2.map(raw_value));
+                }
+                other => panic!("notification re-parsed as {other:?}"),
+            }
+        }
+        Incoming::Response { id, outcome } => {
+            let outcome = outcome.map(raw_value);
+            match &outcome {
+                Ok(v) => jsonrpc::encode_result(&mut out, &id, v).expect("re-encodes"),
+                Err(e) => jsonrpc::encode_error(&mut out, &id, e),
+            }
+            match jsonrpc::parse(strip(&out)) {
+                Incoming::Response { id: id2, outcome: o2 } => {
+                    assert_eq!(id, id2);
+                    assert_eq!(outcome, o2.map(raw_value));
+                }
+                other => panic!("response re-parsed as {other:?}"),
+            }
+        }
+        Incoming::Invalid { error, .. } => {
+            // The answer to an invalid frame is itself a valid message.
+            jsonrpc::encode_error(&mut out, &RequestId::Null, &error);
+            assert!(matches!(jsonrpc::parse(strip(&out)), Incoming::Response { .. }));
+        }
+        _ => {}
+    }
+}
+
+fn raw_value(raw: &RawValue) -> Value {
+    serde_json::from_str(raw.get()).expect("a raw value the parser accepted is JSON")
+}
+
+fn strip(frame: &[u8]) -> &[u8] {
+    assert_eq!(frame.last(), Some(&b'\n'));
+    assert_eq!(frame.iter().filter(|b| **b == b'\n').count(), 1, "exactly one newline per frame");
+    &frame[..frame.len() - 1]
+}
+
+/// Fuzz target `typed`: JSON into the typed decoder of a table row's params or result.
+pub fn typed(data: &[u8]) {
+    let mut r = Reader::new(data);
+    let row = &METHODS[usize::from(r.byte()) % METHODS.len()];
+    let as_result = r.byte() % 2 == 1 && row.result.is_some();
+    let Ok(text) = std::str::from_utf8(r.rest()) else { return };
+    let Ok(raw) = serde_json::from_str::<Box<RawValue>>(text) else { return };
+    let receiver = if row.received_by(Side::Agent) { Side::Agent } else { Side::Client };
+    let encode = |raw: &RawValue| -> Option<String> {
+        if as_result {
+            let requester = receiver.peer();
+            let r = Response::decode_result(requester, Some(row.method), raw).ok()?;
+            Some(serde_json::to_string(&r).expect("a decoded result encodes"))
+        } else if row.kind == crate::methods::Kind::Request {
+            let r = Request::decode(receiver, row.wire, Some(raw)).ok()?;
+            Some(serde_json::to_string(&r).expect("decoded params encode"))
+        } else if row.method == Method::CancelRequest {
+            let n: CancelRequestNotification = serde_json::from_str(raw.get()).ok()?;
+            Some(serde_json::to_string(&n).expect("encodes"))
+        } else {
+            let n = Notification::decode(receiver, row.wire, Some(raw)).ok()?;
+            Some(serde_json::to_string(&n).expect("decoded params encode"))
+        }
+    };
+    let Some(first) = encode(&raw) else { return };
+    let again = RawValue::from_string(first.clone()).expect("encoded JSON is JSON");
+    let second = encode(&again).unwrap_or_else(|| panic!("{}: re-decoding failed for {first}", row.wire));
+    assert_eq!(first, second, "{}: decode/encode is not stable", row.wire);
+}
+
+/// Frames the connection target can inject, so that the fuzzer gets past the handshake.
+fn template(r: &mut Reader<'_>, side: Side, outbound: &[OutboundId]) -> Vec<u8> {
+    let id = u64::from(r.byte() % 8);
+    let out_id = outbound.get(usize::from(r.byte()) % outbound.len().max(1)).map_or(1, |o| o.wire());
+    let s = format!("s{}", r.byte() % 3);
+    let line = match (side, r.byte() % 10) {
+        (Side::Agent, 0) => format!(
+            r#"{{"jsonrpc":"2.0","id":{id},"method":"initialize","params":{{"protocolVersion":1,"clientCapabilities":{{"fs":{{"readTextFile":true}},"terminal":true}}}}}}"#
+        ),
+        (Side::Agent, 1) => {
+            format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"session/new","params":{{"cwd":"/","mcpServers":[]}}}}"#)
+        }
+        (Side::Agent, 2 | 3) => format!(
+            r#"{{"jsonrpc":"2.0","id":{id},"method":"session/prompt","params":{{"sessionId":"{s}","prompt":[]}}}}"#
+        ),
+        (Side::Agent, 4) => format!(r#"{{"jsonrpc":"2.0","method":"session/cancel","params":{{"sessionId":"{s}"}}}}"#),
+        (Side::Client, 0) => format!(
+            r#"{{"jsonrpc":"2.0","id":{out_id},"result":{{"protocolVersion":1,"agentCapabilities":{{"loadSession":true}}}}}}"#
+        ),
+        (Side::Client, 1) => format!(r#"{{"jsonrpc":"2.0","id":{out_id},"result":{{"sessionId":"{s}"}}}}"#),
+        (Side::Client, 2) => format!(
+            r#"{{"jsonrpc":"2.0","method":"session/update","params":{{"sessionId":"{s}","update":{{"sessionUpdate":"agent_message_chunk","content":{{"type":"text","text":"x"}}}}}}}}"#
+        ),
+        (Side::Client, 3) => format!(
+            r#"{{"jsonrpc":"2.0","id":{id},"method":"session/request_permission","params":{{"sessionId":"{s}","toolCall":{{"toolCallId":"t"}},"options":[{{"optionId":"a","name":"A","kind":"allow_once"}}]}}}}"#
+        ),
+        (Side::Client, 4) => format!(
+            r#"{{"jsonrpc":"2.0","id":{id},"method":"fs/read_text_file","params":{{"sessionId":"{s}","path":"/x"}}}}"#
+        ),
+        (_, 5) => format!(r#"{{"jsonrpc":"2.0","method":"$/cancel_request","params":{{"requestId":{id}}}}}"#),
+        (_, 6) => format!(r#"{{"jsonrpc":"2.0","id":{out_id},"error":{{"code":-32800,"message":"x"}}}}"#),
+        (_, 7) => format!(r#"{{"jsonrpc":"2.0","id":{out_id},"result":{{"stopReason":"end_turn"}}}}"#),
+        (_, 8) => format!(r#"{{"jsonrpc":"2.0","id":"{id}","method":"_x/y","params":[1]}}"#),
+        _ => format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"session/new","params":{{}}}}"#),
+    };
+    let mut line = line.into_bytes();
+    line.push(b'\n');
+    line
+}
+
+/// A minimal valid result for a request, as an application would answer.
+fn answer(request: &Request) -> Result<Response, RpcError> {
+    Ok(match request {
+        Request::Client(ClientRequest::Initialize(_)) => InitializeResponse::new(ProtocolVersion::V1).into(),
+        Request::Client(ClientRequest::NewSession(_)) => NewSessionResponse::new("s0").into(),
+        Request::Client(ClientRequest::Prompt(_)) => PromptResponse::new(StopReason::EndTurn).into(),
+        Request::Agent(AgentRequest::RequestPermission(_)) => {
+            RequestPermissionResponse::new(RequestPermissionOutcome::Cancelled).into()
+        }
+        Request::Agent(AgentRequest::ReadTextFile(_)) => ReadTextFileResponse::new("x").into(),
+        _ => return Err(RpcError::internal_error("fuzz")),
+    })
+}
+
+/// Per-id accounting of requests read and responses written by one connection.
+#[derive(Default)]
+struct Accounting {
+    mirror: Option<Framer>,
+    requests: BTreeMap<RequestId, u64>,
+    responses: BTreeMap<RequestId, u64>,
+    total_requests: u64,
+    total_responses: u64,
+}
+
+impl Accounting {
+    fn consumed(&mut self, bytes: &[u8], max: usize) {
+        let mirror = self.mirror.get_or_insert_with(|| Framer::new(max));
+        let mut ids = Vec::new();
+        mirror.push(bytes, |ev| {
+            if let FrameEvent::Frame(f) = ev {
+                match jsonrpc::parse(f) {
+                    Incoming::Request { id, .. } | Incoming::Invalid { id, .. } if id != RequestId::Null => {
+                        ids.push(id)
+                    }
+                    _ => {}
+                }
+            }
+            ControlFlow::Continue(())
+        });
+        for id in ids {
+            *self.requests.entry(id).or_default() += 1;
+            self.total_requests += 1;
+        }
+    }
+
+    fn emitted(&mut self, bytes: &[u8]) {
+        for frame in bytes.split(|b| *b == b'\n').filter(|f| !f.is_empty()) {
+            match jsonrpc::parse(frame) {
+                Incoming::Response { id: RequestId::Null, .. } => {}
+                Incoming::Response { id, .. } => {
+                    let n = self.responses.entry(id.clone()).or_default();
+                    *n += 1;
+                    self.total_responses += 1;
+                    assert!(
+                        *n <= self.requests.get(&id).copied().unwrap_or(0),
+                        "more responses than requests for {id}"
+                    );
+                }
+                Incoming::Request { .. } | Incoming::Notification { .. } => {}
+                other => panic!("emitted an invalid frame {other:?}: {}", String::from_utf8_lossy(frame)),
+            }
+        }
+    }
+}
+
+/// Fuzz target `connection`: one machine fed bytes, EOFs, ticks and commands.
+pub fn connection(data: &[u8]) {
+    let mut r = Reader::new(data);
+    let side = if r.byte() % 2 == 0 { Side::Agent } else { Side::Client };
+    let mut config = Config::default();
+    config.max_frame_len = 2048;
+    config.max_inbound = 8;
+    config.max_pending_outbound = 8;
+    config.outbound_budget = 8 * 1024;
+    config.max_events = 16;
+    config.max_held_bytes = 4096;
+    config.cancel_grace = Duration::from_millis(50);
+    config.turn_cancel_grace = Duration::from_millis(80);
+    let max = config.max_frame_len;
+    let mut now = Instant::ZERO;
+    let mut conn = Connection::new(side, config, now);
+    let mut acct = Accounting::default();
+    let mut inbound: Vec<(InboundId, Request)> = Vec::new();
+    let mut outbound: Vec<OutboundId> = Vec::new();
+    let mut closed = false;
+    let mut ops = 0;
+    while !r.done() && ops < 256 {
+        ops += 1;
+        match r.byte() % 9 {
+            0 | 1 => {
+                let len = usize::from(r.byte());
+                let bytes = r.take(len).to_vec();
+                feed(&mut conn, &mut acct, now, &bytes, max, &mut inbound, &mut outbound, &mut closed);
+            }
+            2 | 3 => {
+                let line = template(&mut r, side, &outbound);
+                feed(&mut conn, &mut acct, now, &line, max, &mut inbound, &mut outbound, &mut closed);
+            }
+            4 => {
+                now += Duration::from_millis(u64::from(r.u16() % 200));
+                conn.handle_timeout(now);
+                drain(&mut conn, &mut acct, &mut inbound, &mut outbound, &mut closed);
+                assert!(conn.poll_timeout().is_none_or(|t| t > now), "busy loop");
+            }
+            5 if !inbound.is_empty() => {
+                let (id, request) = inbound.remove(usize::from(r.byte()) % inbound.len());
+                let _ = conn.respond(now, id, answer(&request));
+            }
+            6 => {
+                let deadline = (r.byte() % 2 == 0).then(|| now + Duration::from_millis(u64::from(r.byte())));
+                let request: Request = match (side, r.byte() % 4) {
+                    (Side::Client, 0) => InitializeRequest::new(ProtocolVersion::V1).into(),
+                    (Side::Client, 1) => NewSessionRequest::new("/", vec![]).into(),
+                    (Side::Client, _) => PromptRequest::new("s0", vec![]).into(),
+                    (Side::Agent, 0) => ReadTextFileRequest::new("s0", "/x").into(),
+                    (Side::Agent, _) => RequestPermissionRequest::new("s0", ToolCallUpdate::new("t"), vec![]).into(),
+                };
+                if let Ok(id) = conn.send_request(now, request, deadline) {
+                    outbound.push(id);
+                }
+            }
+            7 if !outbound.is_empty() => {
+                let id = outbound[usize::from(r.byte()) % outbound.len()];
+                let _ = conn.cancel_request(now, id);
+            }
+            7 => {
+                let _ = conn.cancel_turn(now, &SessionId::from("s0"));
+            }
+            _ if r.byte() % 8 == 0 => {
+                conn.handle_eof(now);
+                if let Some(m) = acct.mirror.as_mut() {
+                    m.finish(|_| ControlFlow::Continue(()));
+                }
+            }
+            _ => {
+                let n = SessionNotification::new(
+                    "s0",
+                    SessionUpdate::AgentMessageChunk(ContentChunk::new(ContentBlock::Text(TextContent::new("x")))),
+                );
+                let _ = conn.send_notification(now, n);
+            }
+        }
+        drain(&mut conn, &mut acct, &mut inbound, &mut outbound, &mut closed);
+        assert!(conn.memory_estimate() < 1 << 20, "memory estimate {}", conn.memory_estimate());
+    }
+    // Settle: answer everything, fire every deadline.
+    for _ in 0..64 {
+        for (id, request) in std::mem::take(&mut inbound) {
+            let _ = conn.respond(now, id, answer(&request));
+        }
+        if let Some(t) = conn.poll_timeout() {
+            now = t;
+            conn.handle_timeout(now);
+        }
+        drain(&mut conn, &mut acct, &mut inbound, &mut outbound, &mut closed);
+        if inbound.is_empty() && conn.poll_timeout().is_none() {
+            break;
+        }
+    }
+    if !conn.is_closed() {
+        assert_eq!(
+            acct.total_requests,
+            acct.total_responses + conn.stats().duplicate_ids + conn.inbound_in_flight() as u64,
+            "requests read vs answered"
+        );
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn feed(
+    conn: &mut Connection,
+    acct: &mut Accounting,
+    now: Instant,
+    bytes: &[u8],
+    max: usize,
+    inbound: &mut Vec<(InboundId, Request)>,
+    outbound: &mut Vec<OutboundId>,
+    closed: &mut bool,
+) {
+    let mut fed = 0;
+    for _ in 0..bytes.len() + 2 {
+        if fed == bytes.len() {
+            break;
+        }
+        let was_closed = conn.is_closed();
+        let n = conn.handle_input(now, &bytes[fed..]);
+        if !was_closed {
+            acct.consumed(&bytes[fed..fed + n], max);
+        }
+        fed += n;
+        drain(conn, acct, inbound, outbound, closed);
+    }
+    assert_eq!(fed, bytes.len(), "input stalled although every event was drained");
+}
+
+fn drain(
+    conn: &mut Connection,
+    acct: &mut Accounting,
+    inbound: &mut Vec<(InboundId, Request)>,
+    outbound: &mut Vec<OutboundId>,
+    closed: &mut bool,
+) {
+    let mut buf = Vec::new();
+    let _ = conn.poll_transmit(&mut buf);
+    acct.emitted(&buf);
+    while let Some(event) = conn.poll_event() {
+        assert!(!*closed, "event after Closed: {event:?}");
+        match event {
+            Event::Request { id, request } => inbound.push((id, request)),
+            Event::Outcome { id, .. } => {
+                let pos = outbound.iter().position(|o| *o == id).expect("one outcome per outbound request");
+                outbound.remove(pos);
+            }
+            Event::Closed { .. } => *closed = true,
+            _ => {}
+        }
+    }
+    assert!(!conn.is_closed() || outbound.is_empty(), "closed with outcomes missing");
+}

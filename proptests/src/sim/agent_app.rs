@@ -1,0 +1,238 @@
+//! The simulated agent application.
+
+use acp_proto::types::*;
+use acp_proto::{
+    AgentRequest, AgentResponse, CancelReason, ClientRequest, Completion, Event, InboundId, Method, Request, Response,
+    RpcError, SendError, Side,
+};
+use serde_json::json;
+
+use super::{Chooser, Out, Pending, Sim, label_of};
+
+/// A prompt turn the agent application is running.
+#[derive(Debug, Clone)]
+pub(super) struct AgentTurn {
+    pub(super) id: InboundId,
+    pub(super) label: u64,
+    /// The application saw the turn cancelled and sends nothing more for it.
+    pub(super) cancelled: bool,
+    pub(super) updates: u64,
+}
+
+impl<C: Chooser> Sim<'_, C> {
+    pub(super) fn agent_event(&mut self, event: Event) {
+        match event {
+            Event::Request { id, request } => {
+                let label = label_of(&serde_json::to_value(&request).expect("serializes"));
+                if let Some(l) = label {
+                    self.model.dispatched.insert(l);
+                }
+                if let Request::Client(ClientRequest::Prompt(p)) = &request {
+                    let s = p.session_id.as_str().to_owned();
+                    if self.agent.sessions.contains(&s) {
+                        // A turn the machine already ended (cancel grace) may still be running
+                        // in the application; any other overlap is a violation.
+                        let overlap = self.agent_turns.get(&s).is_some_and(|t| !t.cancelled);
+                        assert!(!overlap, "two turns of {s} dispatched at once");
+                        let turn = AgentTurn { id, label: label.unwrap_or(0), cancelled: false, updates: 0 };
+                        self.agent_turns.insert(s, turn);
+                    }
+                }
+                let ready_at = self.now + std::time::Duration::from_millis(self.c.range(0, 400));
+                let method = request.method();
+                self.agent.handlers.push(Pending { id, label, method, request, ready_at, cancelled: false });
+            }
+            Event::Cancelled { id, reason } => {
+                let pos = self.agent.handlers.iter().position(|h| h.id == id);
+                let label = pos.and_then(|i| self.agent.handlers[i].label);
+                if let Some(i) = pos {
+                    self.agent.handlers[i].cancelled = true;
+                }
+                for turn in self.agent_turns.values_mut().filter(|t| t.id == id) {
+                    turn.cancelled = true;
+                }
+                match reason {
+                    CancelReason::SessionCancelled => {
+                        let l = label.expect("a session cancel targets a pending prompt");
+                        self.model.session_cancelled.insert(l);
+                        self.agent.wire.must_cancel(l);
+                        let s = self.agent_turns.iter().find(|(_, t)| t.id == id).map(|(s, _)| s.clone());
+                        self.agent_cancelled_sessions.extend(s);
+                    }
+                    CancelReason::CancelRequest => {
+                        if let Some(l) = label {
+                            self.model.cancel_requested.insert(l);
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            Event::Outcome { id, outcome } => self.check_outcome(Side::Agent, id, outcome),
+            Event::Notification { .. } => {}
+            Event::HandshakeCompleted(n) => {
+                // The capabilities the agent committed to: checked against every fs/terminal
+                // request it sends from now on.
+                self.agent.wire.set_client_caps(n.peer.json().clone());
+                self.agent.peer_caps = Some(n.peer.json().clone());
+            }
+            Event::Closed { .. } => self.agent.closed = true,
+            other => panic!("agent: unexpected event {other:?}"),
+        }
+    }
+
+    pub(super) fn agent_complete(&mut self, pending: Pending) {
+        let now = self.now;
+        let label = pending.label.unwrap_or(0);
+        let panicked = self.c.chance(1, 10);
+        let (result, reply): (Result<Response, RpcError>, Result<Option<String>, i64>) = match &pending.request {
+            Request::Client(ClientRequest::Initialize(_)) => {
+                let mut r = InitializeResponse::new(ProtocolVersion::V1);
+                r.agent_capabilities.load_session = self.c.chance(1, 2);
+                (Ok(r.into()), Ok(None))
+            }
+            _ if panicked => (Err(RpcError::internal_error("handler panicked")), Err(-32603)),
+            Request::Client(ClientRequest::NewSession(_)) if self.c.chance(1, 10) => {
+                (Err(RpcError::resource_not_found("no such directory")), Err(-32002))
+            }
+            Request::Client(ClientRequest::NewSession(_)) => {
+                (Ok(NewSessionResponse::new(format!("s{label}")).into()), Ok(None))
+            }
+            Request::Client(ClientRequest::Prompt(_)) => {
+                let stop = self.c.pick(&[StopReason::EndTurn, StopReason::MaxTokens, StopReason::Refusal]).clone();
+                let tag = stop.as_str().to_owned();
+                (Ok(PromptResponse::new(stop).into()), Ok(Some(tag)))
+            }
+            Request::Client(ClientRequest::Ext(e)) => {
+                (Ok(Response::Agent(AgentResponse::Ext(acp_proto::ext::ExtResponse(e.params.clone())))), Ok(None))
+            }
+            _ => (Err(RpcError::method_not_found(pending.request.wire())), Err(-32601)),
+        };
+        let session_new = matches!(&result, Ok(Response::Agent(AgentResponse::NewSession(_))));
+        let new_session = match &result {
+            Ok(Response::Agent(AgentResponse::NewSession(n))) => Some(n.session_id.as_str().to_owned()),
+            _ => None,
+        };
+        let r = self.agent.conn.respond(now, pending.id, result);
+        self.log(format!("agent completes r{label} -> {r:?}"));
+        if pending.method == Some(Method::Prompt) {
+            self.agent_turns.retain(|_, t| t.id != pending.id);
+        }
+        match r {
+            Ok(Completion::Sent) => {
+                self.model.replies.entry(label).or_default().push(reply);
+                if session_new && let Some(s) = new_session {
+                    self.agent.sessions.push(s);
+                }
+            }
+            Ok(Completion::Discarded) => {
+                assert!(pending.cancelled || self.agent.conn.is_closed(), "a completion was discarded while in flight")
+            }
+            Err(e) => panic!("agent: typed result refused: {e}"),
+        }
+    }
+
+    /// The agent application starts something: an update, a permission ask, an fs or
+    /// terminal request, an extension request.
+    pub(super) fn agent_start(&mut self) {
+        if self.agent.closed || !self.agent.conn.is_ready() {
+            return;
+        }
+        match self.c.below(6) {
+            0..=2 => self.agent_update(),
+            3 => self.agent_permission(),
+            4 => self.agent_client_call(),
+            _ => {
+                let label = self.label();
+                let ext = AgentRequest::Ext(acp_proto::ext::ExtRequest::new("_sim/echo", json!({"label": label})));
+                self.agent_send(label, ext.into(), None);
+            }
+        }
+    }
+
+    fn agent_update(&mut self) {
+        let running: Vec<String> =
+            self.agent_turns.iter().filter(|(_, t)| !t.cancelled).map(|(s, _)| s.clone()).collect();
+        let choice = self.c.below(4);
+        let (session, text, turn) = if choice < 2 && !running.is_empty() {
+            let s = self.c.pick(&running).clone();
+            let t = &self.agent_turns[&s];
+            (s, format!("u{}:{}", t.label, t.updates), true)
+        } else if choice < 3 && !self.agent.sessions.is_empty() {
+            let s = self.c.pick(&self.agent.sessions).clone();
+            (s, "u-:0".to_owned(), false)
+        } else {
+            ("never-announced".to_owned(), "u-:0".to_owned(), false)
+        };
+        let update = SessionUpdate::AgentMessageChunk(ContentChunk::new(ContentBlock::Text(TextContent::new(text))));
+        let r = self.agent.conn.send_notification(self.now, SessionNotification::new(session.as_str(), update));
+        self.log(format!("agent update {session} -> {r:?}"));
+        let known = self.agent.sessions.contains(&session);
+        match r {
+            Ok(()) => {
+                assert!(known, "an update for an unannounced session was accepted");
+                if turn && let Some(t) = self.agent_turns.get_mut(&session) {
+                    t.updates += 1;
+                    *self.model.turn_updates.entry(t.label).or_default() += 1;
+                }
+            }
+            Err(SendError::UnknownSession(_)) => assert!(!known, "an update for an announced session was refused"),
+            Err(SendError::Backpressure { .. }) => {}
+            Err(e) => panic!("agent: update refused: {e}"),
+        }
+    }
+
+    fn agent_permission(&mut self) {
+        let sessions: Vec<String> = self.agent_turns.keys().cloned().collect();
+        if sessions.is_empty() {
+            return;
+        }
+        let s = self.c.pick(&sessions).clone();
+        let label = self.label();
+        let options = vec![
+            PermissionOption::new("allow", "Allow", PermissionOptionKind::AllowOnce),
+            PermissionOption::new("reject", "Reject", PermissionOptionKind::RejectOnce),
+        ];
+        let req = RequestPermissionRequest::new(s.as_str(), ToolCallUpdate::new(format!("r{label}")), options);
+        let deadline = self.deadline();
+        self.agent_send(label, AgentRequest::from(req).into(), deadline);
+    }
+
+    fn agent_client_call(&mut self) {
+        if self.agent.sessions.is_empty() {
+            return;
+        }
+        let s = self.c.pick(&self.agent.sessions).clone();
+        let label = self.label();
+        let request: Request = match self.c.below(3) {
+            0 => ReadTextFileRequest::new(s.as_str(), format!("/r{label}")).into(),
+            1 => WriteTextFileRequest::new(s.as_str(), format!("/r{label}"), "x").into(),
+            _ => CreateTerminalRequest::new(s.as_str(), format!("r{label}")).into(),
+        };
+        let deadline = self.deadline();
+        self.agent_send(label, request, deadline);
+    }
+
+    fn agent_send(&mut self, label: u64, request: Request, deadline: Option<acp_proto::Instant>) {
+        let method = request.method();
+        let session = request.session_id().map(|s| s.as_str().to_owned());
+        let allowed = match (method, &self.agent.peer_caps) {
+            (Some(m), Some(caps)) => {
+                let path = m.row().gate;
+                path.is_empty()
+                    || path.iter().try_fold(caps, |v, seg| v.get(seg)) == Some(&serde_json::Value::Bool(true))
+            }
+            _ => true,
+        };
+        let r = self.agent.conn.send_request(self.now, request, deadline);
+        self.log(format!("agent send {method:?} r{label} -> {r:?}"));
+        match r {
+            Ok(id) => {
+                assert!(allowed, "a request the client did not advertise was accepted");
+                self.agent.outstanding.insert(id, Out { label, method, deadline, session, locally_cancelled: false });
+            }
+            Err(SendError::NotSupportedByPeer { .. }) => assert!(!allowed, "an advertised request was refused"),
+            Err(SendError::Backpressure { .. } | SendError::TooManyPending { .. }) => {}
+            Err(e) => panic!("agent: unexpected refusal {e}"),
+        }
+    }
+}

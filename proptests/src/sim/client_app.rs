@@ -1,0 +1,339 @@
+//! The simulated client application, and the outcome checks against the model.
+
+use acp_proto::types::*;
+use acp_proto::{
+    AgentNotification, AgentRequest, AgentResponse, CancelReason, ClientNotification, ClientRequest, ClientResponse,
+    Completion, Event, Method, Notification, OutboundId, Outcome, PermissionAnswer, Request, Response, RpcError,
+    SendError, Side,
+};
+use serde_json::json;
+
+use super::{Chooser, Out, Pending, Sim, label_of};
+
+/// The client's view of a prompt turn it has open.
+#[derive(Debug, Clone)]
+pub(super) struct OpenTurn {
+    pub(super) id: OutboundId,
+    pub(super) label: u64,
+    pub(super) ordinal: u64,
+}
+
+impl<C: Chooser> Sim<'_, C> {
+    pub(super) fn deadline(&mut self) -> Option<acp_proto::Instant> {
+        if self.c.chance(1, 2) {
+            None
+        } else {
+            Some(self.now + std::time::Duration::from_millis(self.c.range(1, 1500)))
+        }
+    }
+
+    pub(super) fn client_start_handshake(&mut self) {
+        let mut init = InitializeRequest::new(ProtocolVersion::V1);
+        init.client_capabilities.fs.read_text_file = self.c.chance(1, 2);
+        init.client_capabilities.fs.write_text_file = self.c.chance(1, 2);
+        init.client_capabilities.terminal = self.c.chance(1, 2);
+        let label = self.label();
+        let deadline = if self.c.chance(1, 4) { self.deadline() } else { None };
+        let id = self.client.conn.send_request(self.now, init, deadline).expect("initialize is accepted");
+        self.client.outstanding.insert(
+            id,
+            Out { label, method: Some(Method::Initialize), deadline, session: None, locally_cancelled: false },
+        );
+        self.log(format!("client initialize {id}"));
+    }
+
+    /// The client application starts something.
+    pub(super) fn client_start(&mut self) {
+        if self.client.closed {
+            return;
+        }
+        let initializing = self.client.outstanding.values().any(|o| o.method == Some(Method::Initialize));
+        if !self.client.conn.is_ready() && !initializing && self.c.chance(3, 4) {
+            // The handshake failed (cancelled, timed out, refused): try again.
+            return self.client_start_handshake();
+        }
+        let label = self.label();
+        let deadline = self.deadline();
+        let now = self.now;
+        let (request, session): (Request, Option<String>) = match self.c.below(6) {
+            0 | 1 => (NewSessionRequest::new(format!("/r{label}"), vec![]).into(), None),
+            2 | 3 if !self.client.sessions.is_empty() => {
+                let s = self.c.pick(&self.client.sessions).clone();
+                let text = ContentBlock::Text(TextContent::new(format!("r{label}")));
+                (PromptRequest::new(s.as_str(), vec![text]).into(), Some(s))
+            }
+            4 => {
+                let n = Notification::Client(ClientNotification::Ext(acp_proto::ext::ExtNotification::new(
+                    "_sim/note",
+                    json!({"label": label}),
+                )));
+                let r = self.client.conn.send_notification(now, n);
+                self.log(format!("client note -> {r:?}"));
+                if self.client.conn.is_ready() {
+                    assert!(matches!(r, Ok(()) | Err(SendError::Backpressure { .. })), "{r:?}");
+                }
+                return;
+            }
+            _ => {
+                let ext = acp_proto::ext::ExtRequest::new("_sim/echo", json!({"label": label}));
+                (ClientRequest::Ext(ext).into(), None)
+            }
+        };
+        let method = request.method();
+        let open_turn = session.as_ref().is_some_and(|s| self.client_turns.contains_key(s));
+        let result = self.client.conn.send_request(now, request, deadline);
+        self.log(format!("client send {method:?} r{label} -> {result:?}"));
+        match result {
+            Ok(id) => {
+                assert!(self.client.conn.is_ready(), "a request other than initialize went out before the handshake");
+                assert!(!open_turn, "a second prompt was accepted while a turn ran");
+                if method == Some(Method::Prompt)
+                    && let Some(s) = &session
+                {
+                    self.client_turns.insert(s.clone(), super::client_app::OpenTurn { id, label, ordinal: 0 });
+                }
+                self.client.outstanding.insert(id, Out { label, method, deadline, session, locally_cancelled: false });
+            }
+            Err(SendError::NotInitialized) => assert!(!self.client.conn.is_ready()),
+            Err(SendError::TurnAlreadyRunning(_)) => assert!(open_turn),
+            Err(SendError::Backpressure { .. } | SendError::TooManyPending { .. }) => {}
+            Err(SendError::Closed) => assert!(self.client.conn.is_closed()),
+            Err(e) => panic!("client: unexpected refusal {e}"),
+        }
+    }
+
+    pub(super) fn client_cancel_turn(&mut self) {
+        let sessions: Vec<String> = self.client_turns.keys().cloned().collect();
+        if sessions.is_empty() || !self.client.conn.is_ready() {
+            return;
+        }
+        let s = self.c.pick(&sessions).clone();
+        let r = self.client.conn.cancel_turn(self.now, &SessionId::from(s.as_str()));
+        self.log(format!("client cancel_turn {s} -> {r:?}"));
+        let answered = r.expect("cancel_turn is accepted when ready");
+        let pending_asks = self
+            .client
+            .handlers
+            .iter()
+            .filter(|h| matches!(&h.request, Request::Agent(AgentRequest::RequestPermission(p)) if p.session_id.as_str() == s))
+            .count();
+        assert_eq!(answered, pending_asks, "cancel_turn must answer every pending permission ask of the session");
+    }
+
+    pub(super) fn client_event(&mut self, event: Event) {
+        match event {
+            Event::Request { id, request } => {
+                let label = label_of(&serde_json::to_value(&request).expect("serializes"));
+                if let Some(l) = label {
+                    self.model.dispatched.insert(l);
+                }
+                let ready_at = self.now + std::time::Duration::from_millis(self.c.range(0, 300));
+                let method = request.method();
+                self.client.handlers.push(Pending { id, label, method, request, ready_at, cancelled: false });
+            }
+            Event::Notification { notification, turn } => self.client_notification(notification, turn),
+            Event::Cancelled { id, reason } => {
+                let pos = self.client.handlers.iter().position(|h| h.id == id);
+                match reason {
+                    CancelReason::TurnCancelled => {
+                        // The machine answered it `cancelled`; the application stops.
+                        let h = self.client.handlers.remove(pos.expect("a pending permission ask"));
+                        if let Some(l) = h.label {
+                            self.model.replies.entry(l).or_default().push(Ok(Some("cancelled".into())));
+                        }
+                    }
+                    CancelReason::CancelRequest => {
+                        if let Some(i) = pos {
+                            self.client.handlers[i].cancelled = true;
+                            if let Some(l) = self.client.handlers[i].label {
+                                self.model.cancel_requested.insert(l);
+                            }
+                        }
+                    }
+                    _ => {
+                        if let Some(i) = pos {
+                            self.client.handlers[i].cancelled = true;
+                        }
+                    }
+                }
+            }
+            Event::Outcome { id, outcome } => self.check_outcome(Side::Client, id, outcome),
+            Event::HandshakeCompleted(n) => self.client.peer_caps = Some(n.peer.json().clone()),
+            Event::Closed { .. } => self.client.closed = true,
+            other => panic!("client: unexpected event {other:?}"),
+        }
+    }
+
+    fn client_notification(&mut self, notification: Notification, turn: Option<acp_proto::TurnStamp>) {
+        let Notification::Agent(AgentNotification::SessionUpdate(n)) = notification else { return };
+        let s = n.session_id.as_str().to_owned();
+        let text = match &n.update {
+            SessionUpdate::AgentMessageChunk(c) => match &c.content {
+                ContentBlock::Text(t) => t.text.clone(),
+                _ => String::new(),
+            },
+            _ => String::new(),
+        };
+        // "u<L>:<i>" inside the agent's turn L, "u-:<i>" outside any turn.
+        let update_label: Option<u64> =
+            text.strip_prefix('u').and_then(|r| r.split(':').next()).and_then(|l| l.parse().ok());
+        let open = self.client_turns.get_mut(&s);
+        match (turn, open) {
+            (Some(stamp), Some(open)) => {
+                assert_eq!(stamp.turn, open.id, "update stamped with a turn that is not the session's open turn");
+                assert_eq!(stamp.ordinal, open.ordinal, "turn ordinals must be contiguous");
+                open.ordinal += 1;
+                if let Some(l) = update_label
+                    && !self.client_abandoned.contains(&l)
+                {
+                    assert_eq!(l, open.label, "an update of turn r{l} was stamped into turn r{}", open.label);
+                    *self.model.turn_received.entry(l).or_default() += 1;
+                }
+            }
+            (Some(stamp), None) => panic!("update stamped {stamp:?} but session {s} has no open turn"),
+            (None, open) => {
+                if let (Some(l), Some(open)) = (update_label, open) {
+                    assert_ne!(l, open.label, "an update of the open turn r{l} arrived unstamped");
+                }
+            }
+        }
+    }
+
+    pub(super) fn client_complete(&mut self, pending: Pending) {
+        let now = self.now;
+        let label = pending.label.unwrap_or(0);
+        let (result, reply): (Result<Response, RpcError>, Result<Option<String>, i64>) = match &pending.request {
+            Request::Agent(AgentRequest::RequestPermission(p)) => {
+                let answer = match self.c.below(4) {
+                    0 => PermissionAnswer::Cancelled,
+                    _ => PermissionAnswer::Selected(self.c.pick(&p.options).option_id.clone()),
+                };
+                let r = self.client.conn.answer_permission(now, pending.id, answer.clone());
+                self.log(format!("client answers permission r{label} {answer:?} -> {r:?}"));
+                if r == Ok(Completion::Sent) {
+                    let tag = match answer {
+                        PermissionAnswer::Cancelled => "cancelled".to_owned(),
+                        PermissionAnswer::Selected(o) => o.to_string(),
+                    };
+                    self.model.replies.entry(label).or_default().push(Ok(Some(tag)));
+                }
+                assert!(r.is_ok(), "an offered option is always accepted");
+                return;
+            }
+            _ if self.c.chance(1, 8) => (Err(RpcError::internal_error("handler panicked")), Err(-32603)),
+            Request::Agent(AgentRequest::ReadTextFile(_)) => {
+                (Ok(ReadTextFileResponse::new(format!("c{label}")).into()), Ok(None))
+            }
+            Request::Agent(AgentRequest::WriteTextFile(_)) => (Ok(WriteTextFileResponse::default().into()), Ok(None)),
+            Request::Agent(AgentRequest::CreateTerminal(_)) => {
+                (Ok(CreateTerminalResponse::new(format!("t{label}")).into()), Ok(None))
+            }
+            Request::Agent(AgentRequest::Ext(e)) => {
+                (Ok(Response::Client(ClientResponse::Ext(acp_proto::ext::ExtResponse(e.params.clone())))), Ok(None))
+            }
+            _ => (Err(RpcError::method_not_found(pending.request.wire())), Err(-32601)),
+        };
+        let r = self.client.conn.respond(now, pending.id, result);
+        self.log(format!("client completes r{label} -> {r:?}"));
+        match r {
+            Ok(Completion::Sent) => self.model.replies.entry(label).or_default().push(reply),
+            Ok(Completion::Discarded) => {
+                assert!(pending.cancelled || self.client.conn.is_closed(), "a completion was discarded while in flight")
+            }
+            Err(e) => panic!("client: typed result refused: {e}"),
+        }
+    }
+
+    /// Checks one outcome against the model (invariant 1).
+    pub(super) fn check_outcome(&mut self, side: Side, id: OutboundId, outcome: Outcome) {
+        self.summary.outcomes += 1;
+        let peer = self.peer(side);
+        let out = peer.outstanding.remove(&id).unwrap_or_else(|| panic!("{side:?}: outcome for {id}, which had one"));
+        let closed = peer.conn.is_closed();
+        let label = out.label;
+        if side == Side::Client
+            && out.method == Some(Method::Prompt)
+            && let Some(s) = &out.session
+            && self.client_turns.get(s).is_some_and(|t| t.id == id)
+        {
+            self.client_turns.remove(s);
+            if matches!(outcome, Outcome::TimedOut | Outcome::Cancelled | Outcome::ConnectionClosed) {
+                // The agent may still be running it: its updates can land in a later turn.
+                self.client_abandoned.insert(label);
+            }
+        }
+        let replies = self.model.replies.get(&label).cloned().unwrap_or_default();
+        let dispatched = self.model.dispatched.contains(&label);
+        match outcome {
+            Outcome::TimedOut => assert_eq!(out.deadline, Some(self.now), "{side:?}: {id} timed out off its deadline"),
+            Outcome::Cancelled => {
+                let cascade = side == Side::Agent
+                    && out.session.as_ref().is_some_and(|s| self.agent_cancelled_sessions.contains(s));
+                assert!(out.locally_cancelled || cascade, "{side:?}: {id} cancelled without a cancel");
+            }
+            Outcome::ConnectionClosed => assert!(closed, "{side:?}: {id} got ConnectionClosed on an open connection"),
+            Outcome::Result(response) => {
+                assert_eq!(response.method(), out.method, "{side:?}: result of the wrong method for {id}");
+                self.check_result(side, &out, &response, &replies);
+            }
+            Outcome::Error(e) => {
+                let code = i64::from(e.code.0);
+                let ok = replies.contains(&Err(code))
+                    || (code == -32800 && self.model.cancel_requested.contains(&label))
+                    || (!dispatched && [-32600, -32601, -32602, -32603].contains(&code));
+                assert!(ok, "{side:?}: {id} (r{label}) failed with {e}, replies {replies:?}, dispatched {dispatched}");
+                if out.method == Some(Method::Prompt) {
+                    self.check_turn_complete(label);
+                }
+            }
+            Outcome::InvalidResult(e) => panic!("{side:?}: {id} got an invalid result: {e}"),
+            other => panic!("{side:?}: unknown outcome {other:?}"),
+        }
+    }
+
+    fn check_result(&mut self, side: Side, out: &Out, response: &Response, replies: &[Result<Option<String>, i64>]) {
+        let label = out.label;
+        match response {
+            Response::Agent(AgentResponse::Prompt(p)) => {
+                let stop = p.stop_reason.as_str().to_owned();
+                if self.model.session_cancelled.contains(&label) {
+                    assert_eq!(stop, "cancelled", "a turn cancelled by session/cancel ended {stop}");
+                } else {
+                    assert!(
+                        replies.contains(&Ok(Some(stop.clone()))),
+                        "turn r{label} ended {stop}, replies {replies:?}"
+                    );
+                }
+                self.check_turn_complete(label);
+            }
+            Response::Client(ClientResponse::RequestPermission(p)) => {
+                let tag = match &p.outcome {
+                    RequestPermissionOutcome::Cancelled => "cancelled".to_owned(),
+                    RequestPermissionOutcome::Selected(s) => s.option_id.to_string(),
+                    other => panic!("unknown permission outcome {other:?}"),
+                };
+                assert!(
+                    replies.contains(&Ok(Some(tag.clone()))),
+                    "permission r{label} answered {tag}, replies {replies:?}"
+                );
+            }
+            Response::Agent(AgentResponse::Initialize(_)) | Response::Agent(AgentResponse::NewSession(_)) => {
+                if let Response::Agent(AgentResponse::NewSession(n)) = response {
+                    assert!(replies.contains(&Ok(None)), "session/new r{label} succeeded, replies {replies:?}");
+                    self.client.sessions.push(n.session_id.as_str().to_owned());
+                }
+            }
+            _ => assert!(replies.contains(&Ok(None)), "{side:?}: r{label} succeeded, replies {replies:?}"),
+        }
+    }
+
+    /// A prompt answered on the wire: the client saw every update the agent sent for it.
+    fn check_turn_complete(&self, label: u64) {
+        let sent = self.model.turn_updates.get(&label).copied().unwrap_or(0);
+        let received = self.model.turn_received.get(&label).copied().unwrap_or(0);
+        assert_eq!(
+            received, sent,
+            "turn r{label}: the agent sent {sent} updates before answering, the client saw {received}"
+        );
+    }
+}

@@ -1,0 +1,619 @@
+//! A deterministic simulation of both peers.
+//!
+//! [`Sim`] wires an agent-side and a client-side [`Connection`] through two byte pipes, with a
+//! virtual clock and a [`Chooser`] that makes every nondeterministic decision. Each step picks
+//! one enabled action:
+//!
+//! * deliver 1..=k bytes of a pipe (any chunking: splits inside frames and UTF-8 characters);
+//! * complete any ready handler of either application (completions are reordered), with a
+//!   result, an error, or a "panic" turned into `-32603`;
+//! * start a request or notification (prompts, permission asks, fs and terminal requests,
+//!   extension calls, `session/new`, updates) with a random deadline;
+//! * cancel (`session/cancel`, a local cancel that sends `$/cancel_request`);
+//! * advance time to the earliest deadline or handler ready time, only when no byte is
+//!   deliverable;
+//! * inject a fault: a garbage line, an oversize line, a copy of a request still in flight
+//!   (duplicate id), a raw request with a string id, or EOF on one side.
+//!
+//! After every step both machines are drained (a bounded loop) and the invariants are checked
+//! (see [`invariants`](self#invariants)); the applications compare every outcome with a
+//! reference model of what it should be.
+//!
+//! # Invariants
+//! 1. Exactly one outcome per outbound request, and it is the one the model predicts (the
+//!    peer application's reply, `cancelled` after a `session/cancel`, `-32800` after a
+//!    `$/cancel_request` grace, `TimedOut` exactly at its deadline, `Cancelled` only after a
+//!    local cancel or the agent's cascade, `ConnectionClosed` only on close).
+//! 2. Per request id, never more responses than requests read; once settled, exactly one
+//!    response per request read, except duplicates dropped and requests cut off by a close.
+//! 3. Every frame on both pipes is valid NDJSON and a valid JSON-RPC 2.0 message.
+//! 4. Every `session/update` of a turn precedes its prompt response: the client sees all of
+//!    the turn's updates, stamped with the turn and ordinals 0, 1, 2…, before its outcome.
+//! 5. No `session/update` for a session the agent has not announced.
+//! 6. No `fs/*` or `terminal/*` request to a client that did not advertise it (and sends
+//!    refused locally are refused exactly when the capability is missing).
+//! 7. After `session/cancel` reaches a running turn, the turn ends `cancelled`.
+//! 8. No event after `Closed`; `Closed` at most once.
+//! 9. After `handle_timeout(now)` and a drain, `poll_timeout()` is `None` or later than `now`.
+//! 10. Each machine's memory estimate stays under a fixed bound.
+
+mod agent_app;
+pub mod chooser;
+mod client_app;
+mod wire;
+
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::time::Duration;
+
+use acp_proto::{Config, Connection, Event, InboundId, Instant, Method, OutboundId, Side};
+use serde_json::Value;
+
+pub use chooser::{Bytes, Chooser, Seeded};
+use wire::WireCheck;
+
+/// Knobs of a run.
+#[derive(Debug, Clone)]
+pub struct SimConfig {
+    /// Steps before the run settles.
+    pub steps: usize,
+    /// Frame limit of both machines (small, so oversize faults are cheap).
+    pub max_frame_len: usize,
+    /// Bound on each machine's memory estimate.
+    pub memory_bound: usize,
+}
+
+impl Default for SimConfig {
+    fn default() -> Self {
+        SimConfig { steps: 200, max_frame_len: 8 * 1024, memory_bound: 4 << 20 }
+    }
+}
+
+/// What a finished run did.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Summary {
+    /// Steps taken.
+    pub steps: usize,
+    /// Frames emitted by both sides.
+    pub frames: u64,
+    /// Outcomes checked against the model.
+    pub outcomes: u64,
+    /// Invariant checks run.
+    pub checks: u64,
+    /// A hash of the trace, for the determinism test.
+    pub trace_hash: u64,
+}
+
+/// A byte pipe from one process to the other.
+#[derive(Debug, Default)]
+struct Pipe {
+    bytes: VecDeque<u8>,
+    /// The writer closed its end: after the bytes, the reader sees EOF.
+    writer_closed: bool,
+    eof_delivered: bool,
+}
+
+/// A request the application will answer when its handler is ready.
+#[derive(Debug, Clone)]
+struct Pending {
+    id: InboundId,
+    label: Option<u64>,
+    method: Option<Method>,
+    request: acp_proto::Request,
+    ready_at: Instant,
+    cancelled: bool,
+}
+
+/// A request the application sent and awaits.
+#[derive(Debug, Clone)]
+struct Out {
+    label: u64,
+    method: Option<Method>,
+    deadline: Option<Instant>,
+    session: Option<String>,
+    locally_cancelled: bool,
+}
+
+/// One side: its machine, its application model and its wire checker.
+#[derive(Debug)]
+struct Peer {
+    conn: Connection,
+    wire: WireCheck,
+    closed: bool,
+    handlers: Vec<Pending>,
+    outstanding: BTreeMap<OutboundId, Out>,
+    /// Client: sessions it knows; agent: sessions it announced.
+    sessions: Vec<String>,
+    /// The peer's advertised capabilities after the handshake.
+    peer_caps: Option<Value>,
+}
+
+impl Peer {
+    fn new(side: Side, config: &SimConfig, now: Instant) -> Peer {
+        let mut c = Config::default();
+        c.max_frame_len = config.max_frame_len;
+        c.max_inbound = 16;
+        c.max_pending_outbound = 32;
+        c.outbound_budget = 64 * 1024;
+        c.max_events = 64;
+        c.max_held_bytes = 16 * 1024;
+        c.cancel_grace = Duration::from_millis(300);
+        c.turn_cancel_grace = Duration::from_millis(400);
+        let name = match side {
+            Side::Agent => "agent",
+            Side::Client => "client",
+        };
+        Peer {
+            conn: Connection::new(side, c, now),
+            wire: WireCheck::new(name, config.max_frame_len),
+            closed: false,
+            handlers: Vec::new(),
+            outstanding: BTreeMap::new(),
+            sessions: Vec::new(),
+            peer_caps: None,
+        }
+    }
+}
+
+/// The reference model: what each request's receiving application decided, keyed by label.
+#[derive(Debug, Default)]
+struct Model {
+    /// The reply the receiving application completed with: a result (with the prompt's stop
+    /// reason, if any) or an error code.
+    replies: BTreeMap<u64, Vec<Result<Option<String>, i64>>>,
+    /// Labels the receiving application saw dispatched.
+    dispatched: BTreeSet<u64>,
+    /// Labels whose receiver got `$/cancel_request`.
+    cancel_requested: BTreeSet<u64>,
+    /// Prompt labels whose agent got `session/cancel` while the turn ran.
+    session_cancelled: BTreeSet<u64>,
+    /// Agent: updates sent for each turn (by prompt label) while its handler ran.
+    turn_updates: BTreeMap<u64, u64>,
+    /// Client: updates received stamped into each turn (by prompt label).
+    turn_received: BTreeMap<u64, u64>,
+}
+
+/// The simulation. See the [module docs](self).
+pub struct Sim<'t, C: Chooser> {
+    c: C,
+    config: SimConfig,
+    now: Instant,
+    agent: Peer,
+    client: Peer,
+    /// `pipes[0]`: client → agent; `pipes[1]`: agent → client.
+    pipes: [Pipe; 2],
+    model: Model,
+    next_label: u64,
+    /// Recent request frames of the client (prompts excepted), for duplicate-id faults.
+    recent_requests: VecDeque<Vec<u8>>,
+    /// Client: the open prompt turn per session.
+    client_turns: BTreeMap<String, client_app::OpenTurn>,
+    /// Client: prompt labels whose turn ended without an answer (timed out, cancelled).
+    client_abandoned: BTreeSet<u64>,
+    /// Agent: the running turn per session.
+    agent_turns: BTreeMap<String, agent_app::AgentTurn>,
+    /// Agent: sessions that received a `session/cancel` for a running turn.
+    agent_cancelled_sessions: BTreeSet<String>,
+    trace: &'t mut Vec<String>,
+    summary: Summary,
+}
+
+/// Extracts the label the simulation embeds in request params (`r<N>` in a text field).
+pub(crate) fn label_of(params: &Value) -> Option<u64> {
+    let candidates = [
+        &params["cwd"],
+        &params["prompt"][0]["text"],
+        &params["toolCall"]["toolCallId"],
+        &params["path"],
+        &params["command"],
+        &params["terminalId"],
+        &params["label"],
+    ];
+    candidates.iter().find_map(|v| match v {
+        Value::String(s) => s.trim_start_matches('/').strip_prefix('r')?.parse().ok(),
+        Value::Number(n) => n.as_u64(),
+        _ => None,
+    })
+}
+
+impl<'t, C: Chooser> Sim<'t, C> {
+    /// A simulation drawing its decisions from `chooser` and logging to `trace`.
+    pub fn new(chooser: C, config: SimConfig, trace: &'t mut Vec<String>) -> Self {
+        let now = Instant::ZERO;
+        Sim {
+            agent: Peer::new(Side::Agent, &config, now),
+            client: Peer::new(Side::Client, &config, now),
+            c: chooser,
+            config,
+            now,
+            pipes: [Pipe::default(), Pipe::default()],
+            model: Model::default(),
+            next_label: 1,
+            recent_requests: VecDeque::new(),
+            client_turns: BTreeMap::new(),
+            client_abandoned: BTreeSet::new(),
+            agent_turns: BTreeMap::new(),
+            agent_cancelled_sessions: BTreeSet::new(),
+            trace,
+            summary: Summary::default(),
+        }
+    }
+
+    fn log(&mut self, line: String) {
+        self.trace.push(format!("{} {line}", self.now));
+    }
+
+    fn label(&mut self) -> u64 {
+        self.next_label += 1;
+        self.next_label
+    }
+
+    fn peer(&mut self, side: Side) -> &mut Peer {
+        match side {
+            Side::Agent => &mut self.agent,
+            Side::Client => &mut self.client,
+        }
+    }
+
+    /// Runs the configured number of steps, then settles (delivers everything, completes every
+    /// handler, fires every deadline) and checks the final accounting. Panics on a violation.
+    pub fn run(mut self) -> Summary {
+        self.client_start_handshake();
+        self.drain();
+        while self.summary.steps < self.config.steps && !self.c.exhausted() {
+            self.step();
+            self.summary.steps += 1;
+        }
+        self.settle();
+        let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+        for line in self.trace.iter() {
+            for b in line.bytes() {
+                h = (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3);
+            }
+        }
+        self.summary.trace_hash = h;
+        self.summary.frames = self.agent.wire.frames_emitted + self.client.wire.frames_emitted;
+        self.summary.clone()
+    }
+
+    fn deliverable(&self, pipe: usize) -> bool {
+        let receiver_closed = if pipe == 0 { self.agent.closed } else { self.client.closed };
+        let p = &self.pipes[pipe];
+        !receiver_closed && (!p.bytes.is_empty() || (p.writer_closed && !p.eof_delivered))
+    }
+
+    fn step(&mut self) {
+        let deliver = [self.deliverable(0), self.deliverable(1)];
+        // Weighted actions: deliver, complete, client start, agent start, cancel, advance, fault.
+        let mut weights = [(0u8, 0usize), (1, 3), (2, 3), (3, 3), (4, 1), (5, 0), (6, 1)];
+        if deliver[0] || deliver[1] {
+            weights[0].1 = 9;
+        } else {
+            weights[5].1 = 3;
+        }
+        let total: usize = weights.iter().map(|w| w.1).sum();
+        let mut pick = self.c.below(total);
+        let mut action = 0;
+        for (a, w) in weights {
+            if pick < w {
+                action = a;
+                break;
+            }
+            pick -= w;
+        }
+        match action {
+            0 => {
+                let pipe = if deliver[0] && deliver[1] {
+                    self.c.below(2)
+                } else if deliver[0] {
+                    0
+                } else {
+                    1
+                };
+                self.deliver(pipe);
+            }
+            1 => self.complete_some_handler(),
+            2 => self.client_start(),
+            3 => self.agent_start(),
+            4 => self.cancel_something(),
+            5 => self.advance_time(),
+            _ => self.fault(),
+        }
+        self.drain();
+        self.check_step();
+    }
+
+    /// Delivers a chunk of a pipe (or its EOF) to the receiver.
+    fn deliver(&mut self, pipe: usize) {
+        let to = if pipe == 0 { Side::Agent } else { Side::Client };
+        if self.pipes[pipe].bytes.is_empty() {
+            self.pipes[pipe].eof_delivered = true;
+            self.log(format!("eof -> {to:?}"));
+            let now = self.now;
+            let peer = self.peer(to);
+            peer.wire.consumed_eof();
+            peer.conn.handle_eof(now);
+            return;
+        }
+        let len = self.pipes[pipe].bytes.len();
+        let n = if self.c.chance(1, 3) { len } else { self.c.range(1, len.min(512) as u64) as usize };
+        let chunk: Vec<u8> = self.pipes[pipe].bytes.iter().take(n).copied().collect();
+        let now = self.now;
+        let peer = self.peer(to);
+        let was_closed = peer.conn.is_closed();
+        let consumed = peer.conn.handle_input(now, &chunk);
+        assert!(consumed <= chunk.len());
+        if !was_closed {
+            peer.wire.consumed(&chunk[..consumed]);
+        }
+        self.pipes[pipe].bytes.drain(..consumed);
+        self.log(format!("deliver {consumed}/{n} bytes -> {to:?}"));
+    }
+
+    /// Moves every queued frame into the pipes and lets both applications react to every
+    /// event, until nothing moves.
+    fn drain(&mut self) {
+        for round in 0.. {
+            assert!(round < 1000, "drain did not settle: livelock");
+            let mut moved = false;
+            for side in [Side::Agent, Side::Client] {
+                let mut buf = Vec::new();
+                let peer = self.peer(side);
+                let _ = peer.conn.poll_transmit(&mut buf);
+                if !buf.is_empty() {
+                    moved = true;
+                    peer.wire.emitted(&buf, side == Side::Agent);
+                    let pipe = if side == Side::Client { 0 } else { 1 };
+                    if side == Side::Client {
+                        for f in buf.split(|b| *b == b'\n') {
+                            let is_request =
+                                f.windows(8).any(|w| w == b"\"method\"") && f.windows(5).any(|w| w == b"\"id\":");
+                            let is_prompt = f.windows(16).any(|w| w == b"\"session/prompt\"");
+                            if is_request && !is_prompt {
+                                self.recent_requests.push_back(f.to_vec());
+                                if self.recent_requests.len() > 8 {
+                                    self.recent_requests.pop_front();
+                                }
+                            }
+                        }
+                    }
+                    if !self.pipes[pipe].writer_closed {
+                        self.pipes[pipe].bytes.extend(buf);
+                    }
+                }
+                while let Some(event) = self.peer(side).conn.poll_event() {
+                    moved = true;
+                    self.summary.checks += 1;
+                    assert!(!self.peer(side).closed, "{side:?}: event after Closed: {event:?}");
+                    self.log(format!("{side:?} event {}", short(&event)));
+                    match side {
+                        Side::Agent => self.agent_event(event),
+                        Side::Client => self.client_event(event),
+                    }
+                }
+            }
+            // A closed peer's process exits once its output is written: the other side then
+            // sees EOF on that pipe.
+            for (side, pipe) in [(Side::Agent, 1), (Side::Client, 0)] {
+                if self.peer(side).closed && !self.pipes[pipe].writer_closed {
+                    self.pipes[pipe].writer_closed = true;
+                    moved = true;
+                }
+            }
+            if !moved {
+                break;
+            }
+        }
+    }
+
+    fn check_step(&mut self) {
+        for side in [Side::Agent, Side::Client] {
+            let bound = self.config.memory_bound;
+            let peer = self.peer(side);
+            let mem = peer.conn.memory_estimate();
+            assert!(mem < bound, "{side:?}: memory estimate {mem} over the bound {bound}");
+            if peer.closed {
+                assert!(peer.outstanding.is_empty(), "{side:?}: closed with outcomes missing");
+            }
+        }
+        self.summary.checks += 2;
+    }
+
+    /// Advances time to the earliest deadline or handler ready time and fires deadlines.
+    fn advance_time(&mut self) {
+        let handler_times =
+            self.agent.handlers.iter().chain(self.client.handlers.iter()).map(|h| h.ready_at).filter(|t| *t > self.now);
+        let next = self
+            .agent
+            .conn
+            .poll_timeout()
+            .into_iter()
+            .chain(self.client.conn.poll_timeout())
+            .chain(handler_times)
+            .min();
+        let Some(at) = next else { return };
+        assert!(at >= self.now, "a deadline in the past was not fired");
+        self.now = at;
+        self.log("advance".into());
+        self.agent.conn.handle_timeout(at);
+        self.client.conn.handle_timeout(at);
+        self.drain();
+        for side in [Side::Agent, Side::Client] {
+            let t = self.peer(side).conn.poll_timeout();
+            assert!(t.is_none_or(|t| t > at), "{side:?}: busy loop, poll_timeout {t:?} at {at}");
+        }
+    }
+
+    fn complete_some_handler(&mut self) {
+        let now = self.now;
+        let ready: Vec<(Side, usize)> = [Side::Agent, Side::Client]
+            .into_iter()
+            .flat_map(|s| {
+                let p = match s {
+                    Side::Agent => &self.agent,
+                    Side::Client => &self.client,
+                };
+                p.handlers
+                    .iter()
+                    .enumerate()
+                    .filter(move |(_, h)| h.ready_at <= now)
+                    .map(move |(i, _)| (s, i))
+                    .collect::<Vec<_>>()
+            })
+            .collect();
+        if ready.is_empty() {
+            return;
+        }
+        let (side, i) = *self.c.pick(&ready);
+        let pending = self.peer(side).handlers.remove(i);
+        match side {
+            Side::Agent => self.agent_complete(pending),
+            Side::Client => self.client_complete(pending),
+        }
+    }
+
+    fn cancel_something(&mut self) {
+        match self.c.below(3) {
+            0 => self.client_cancel_turn(),
+            1 => self.cancel_outstanding(Side::Client),
+            _ => self.cancel_outstanding(Side::Agent),
+        }
+    }
+
+    fn cancel_outstanding(&mut self, side: Side) {
+        // Cancelling the handshake itself is rare: most runs should get past it.
+        let ids: Vec<OutboundId> = self
+            .peer(side)
+            .outstanding
+            .iter()
+            .filter(|(_, o)| o.method != Some(Method::Initialize))
+            .map(|(id, _)| *id)
+            .collect();
+        if ids.is_empty() {
+            return;
+        }
+        let id = *self.c.pick(&ids);
+        let now = self.now;
+        let peer = self.peer(side);
+        let cancelled = peer.conn.cancel_request(now, id);
+        assert!(cancelled, "{side:?}: cancel_request({id}) refused for an outstanding request");
+        if let Some(out) = peer.outstanding.get_mut(&id) {
+            out.locally_cancelled = true;
+        }
+        self.log(format!("{side:?} cancel_request {id}"));
+    }
+
+    fn fault(&mut self) {
+        let pipe = self.c.below(2);
+        if self.pipes[pipe].writer_closed {
+            return;
+        }
+        let line: Vec<u8> = match self.c.below(6) {
+            0 => b"this is not json".to_vec(),
+            1 => {
+                let mut l = b"{\"jsonrpc\":\"2.0\",\"method\":\"_x\",\"params\":\"".to_vec();
+                l.resize(self.config.max_frame_len + 100, b'z');
+                l
+            }
+            2 if pipe == 0 && !self.recent_requests.is_empty() => {
+                let i = self.c.below(self.recent_requests.len());
+                self.recent_requests[i].clone()
+            }
+            3 => {
+                let n = self.label();
+                format!(
+                    "{{\"jsonrpc\":\"2.0\",\"id\":\"raw-{n}\",\"method\":\"_sim/raw\",\"params\":{{\"label\":{n}}}}}"
+                )
+                .into_bytes()
+            }
+            4 => b"[1,2,3]".to_vec(),
+            _ if self.c.chance(1, 12) => {
+                // The client (or the agent) goes away: its output ends.
+                let side = if pipe == 0 { Side::Client } else { Side::Agent };
+                self.log(format!("fault: {side:?} closes its output"));
+                self.pipes[pipe].writer_closed = true;
+                return;
+            }
+            _ => b"{\"jsonrpc\":\"2.0\",\"id\":7.5,\"method\":\"x\"}".to_vec(),
+        };
+        self.log(format!("fault: {} bytes into pipe {pipe}", line.len()));
+        self.pipes[pipe].bytes.extend(line);
+        self.pipes[pipe].bytes.push_back(b'\n');
+    }
+
+    /// Stops making new work, then delivers everything, completes every handler and fires
+    /// every deadline until nothing is left; then checks the final accounting.
+    fn settle(&mut self) {
+        for round in 0.. {
+            assert!(round < 10_000, "the run did not settle");
+            if self.deliverable(0) || self.deliverable(1) {
+                let pipe = if self.deliverable(0) { 0 } else { 1 };
+                self.deliver(pipe);
+            } else if !self.agent.handlers.is_empty() || !self.client.handlers.is_empty() {
+                for h in self.agent.handlers.iter_mut().chain(self.client.handlers.iter_mut()) {
+                    h.ready_at = h.ready_at.min(self.now);
+                }
+                self.complete_some_handler();
+            } else if self.agent.conn.poll_timeout().is_some() || self.client.conn.poll_timeout().is_some() {
+                self.advance_time();
+            } else {
+                break;
+            }
+            self.drain();
+            self.check_step();
+        }
+        for side in [Side::Agent, Side::Client] {
+            let peer = self.peer(side);
+            let stats = peer.conn.stats();
+            peer.wire.settle(stats.duplicate_ids, peer.conn.inbound_in_flight(), peer.conn.is_closed());
+            assert_eq!(peer.conn.inbound_in_flight(), 0, "{side:?}: requests left in flight after settling");
+            assert!(peer.outstanding.is_empty(), "{side:?}: requests without an outcome: {:?}", peer.outstanding);
+        }
+        self.check_turn_counts();
+    }
+
+    fn check_turn_counts(&self) {
+        for (label, received) in &self.model.turn_received {
+            let sent = self.model.turn_updates.get(label).copied().unwrap_or(0);
+            assert!(*received <= sent, "turn r{label}: received {received} updates, the agent sent {sent}");
+        }
+    }
+}
+
+/// A one-line description of an event for the trace.
+fn short(e: &Event) -> String {
+    match e {
+        Event::Request { id, request } => format!("request {id} {}", request.wire()),
+        Event::Notification { notification, turn } => format!("notification {} {turn:?}", notification.wire()),
+        Event::Cancelled { id, reason } => format!("cancelled {id} {reason:?}"),
+        Event::Outcome { id, outcome } => {
+            let o = format!("{outcome:?}");
+            format!("outcome {id} {}", &o[..o.len().min(60)])
+        }
+        Event::HandshakeCompleted(_) => "handshake".into(),
+        Event::Closed { reason } => format!("closed {reason:?}"),
+        other => format!("{other:?}"),
+    }
+}
+
+/// Runs one seed for `steps` steps; returns the summary, or the panic message and the trace.
+pub fn run_seed(seed: u64, config: SimConfig) -> Result<Summary, (String, Vec<String>)> {
+    let mut trace = Vec::new();
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        Sim::new(Seeded::new(seed), config, &mut trace).run()
+    }));
+    result.map_err(|e| {
+        let msg = e
+            .downcast_ref::<String>()
+            .cloned()
+            .or_else(|| e.downcast_ref::<&str>().map(|s| s.to_string()))
+            .unwrap_or_default();
+        (msg, trace)
+    })
+}
+
+/// Runs the simulation with decisions read from `data` (the fuzz target). Panics on a violation.
+pub fn run_bytes(data: &[u8]) -> Summary {
+    let mut trace = Vec::new();
+    let config = SimConfig { steps: 400, ..SimConfig::default() };
+    Sim::new(Bytes::new(data), config, &mut trace).run()
+}

@@ -1,0 +1,79 @@
+//! The deterministic two-peer simulation, run over many seeds.
+//!
+//! * `ACP_SIM_RUNS=N` sets the number of seeds (default 2000), `ACP_SIM_STEPS=N` the steps per
+//!   seed (default 200).
+//! * `ACP_SIM_SEED=n` runs only seed `n` and prints its trace.
+//! * A failing seed prints `ACP_SIM_SEED=<n>` and its action trace.
+
+use std::time::Instant;
+
+use proptests::sim::{SimConfig, Summary, run_seed};
+
+fn env_u64(name: &str, default: u64) -> u64 {
+    std::env::var(name).ok().and_then(|v| v.parse().ok()).unwrap_or(default)
+}
+
+fn config() -> SimConfig {
+    SimConfig { steps: env_u64("ACP_SIM_STEPS", 200) as usize, ..SimConfig::default() }
+}
+
+fn run_or_report(seed: u64) -> Summary {
+    match run_seed(seed, config()) {
+        Ok(summary) => summary,
+        Err((message, trace)) => {
+            let tail = trace.len().saturating_sub(200);
+            eprintln!("---- trace of seed {seed} (last {} of {} actions) ----", trace.len() - tail, trace.len());
+            for line in &trace[tail..] {
+                eprintln!("{line}");
+            }
+            panic!("simulation failed: {message}\nreplay with ACP_SIM_SEED={seed}");
+        }
+    }
+}
+
+#[test]
+fn simulated_seeds_hold_every_invariant() {
+    if let Ok(seed) = std::env::var("ACP_SIM_SEED") {
+        let seed: u64 = seed.parse().expect("ACP_SIM_SEED is a number");
+        let mut trace = Vec::new();
+        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            proptests::sim::Sim::new(proptests::sim::Seeded::new(seed), config(), &mut trace).run()
+        }));
+        for line in &trace {
+            println!("{line}");
+        }
+        let summary = result.unwrap_or_else(|_| panic!("seed {seed} failed"));
+        println!("seed {seed}: {summary:?}");
+        return;
+    }
+    let runs = env_u64("ACP_SIM_RUNS", 2000);
+    let start = Instant::now();
+    let mut total = Summary::default();
+    for seed in 0..runs {
+        let s = run_or_report(seed);
+        total.steps += s.steps;
+        total.frames += s.frames;
+        total.outcomes += s.outcomes;
+        total.checks += s.checks;
+    }
+    let line = format!(
+        "sim: {runs} seeds, {} steps, {} frames, {} outcomes checked against the model, {} invariant checks, {:.1}s",
+        total.steps,
+        total.frames,
+        total.outcomes,
+        total.checks,
+        start.elapsed().as_secs_f64()
+    );
+    println!("{line}");
+    eprintln!("{line}");
+    assert!(total.steps >= runs as usize * config().steps, "every seed runs its steps");
+}
+
+#[test]
+fn every_seed_run_twice_gives_the_same_trace() {
+    for seed in 0..env_u64("ACP_SIM_DETERMINISM_RUNS", 200) {
+        let a = run_or_report(seed);
+        let b = run_or_report(seed);
+        assert_eq!(a, b, "seed {seed} is not deterministic");
+    }
+}
