@@ -409,3 +409,33 @@ fn sixty_four_sessions_with_interleaved_turns_never_cross_deliver() {
     }
     assert!(ended.iter().all(|e| *e));
 }
+
+#[test]
+fn a_permission_ask_that_crosses_the_cancel_is_answered_cancelled() {
+    let mut p = ready();
+    let s = p.open_session("s");
+    let (out, inbound) = start_turn(&mut p, &s, "x");
+    // The agent asks before it has seen the cancel; the client cancels before it sees the ask.
+    let ask = p.agent.send_request(p.now, permission(&s), None).unwrap();
+    p.client.cancel_turn(p.now, &s).unwrap();
+    p.pump();
+    assert!(p.client_events().is_empty(), "the ask is never dispatched to the application");
+    let agent_events = p.agent_events();
+    assert_eq!(agent_events[0], Event::Cancelled { id: inbound, reason: CancelReason::SessionCancelled });
+    // The cascade resolved the ask locally; the client's `cancelled` answer arrives late.
+    assert_eq!(outcome_of(&agent_events, ask), Some(&Outcome::Cancelled));
+    let answer = p
+        .frames_from(Side::Client)
+        .into_iter()
+        .find(|f| f["id"] == json!(ask.wire()) && f.get("result").is_some())
+        .cloned();
+    assert_eq!(answer.unwrap()["result"], json!({"outcome":{"outcome":"cancelled"}}));
+    p.agent.respond(p.now, inbound, Ok(PromptResponse::new(StopReason::EndTurn).into())).unwrap();
+    p.pump();
+    assert_eq!(stop_reason(outcome_of(&p.client_events(), out)), StopReason::Cancelled);
+    // After the turn, permission asks reach the application again.
+    let (_out, _inbound) = start_turn(&mut p, &s, "y");
+    p.agent.send_request(p.now, permission(&s), None).unwrap();
+    p.pump();
+    assert!(matches!(p.client.poll_event(), Some(Event::Request { .. })));
+}

@@ -1,7 +1,7 @@
 //! The deterministic two-peer simulation, run over many seeds.
 //!
-//! * `ACP_SIM_RUNS=N` sets the number of seeds (default 2000), `ACP_SIM_STEPS=N` the steps per
-//!   seed (default 200).
+//! * `ACP_SIM_RUNS=N` sets the number of seeds (default 2000), `ACP_SIM_START=n` the first seed
+//!   (default 0), `ACP_SIM_STEPS=N` the steps per seed (default 200).
 //! * `ACP_SIM_SEED=n` runs only seed `n` and prints its trace.
 //! * A failing seed prints `ACP_SIM_SEED=<n>` and its action trace.
 
@@ -47,9 +47,10 @@ fn simulated_seeds_hold_every_invariant() {
         return;
     }
     let runs = env_u64("ACP_SIM_RUNS", 2000);
+    let first = env_u64("ACP_SIM_START", 0);
     let start = Instant::now();
     let mut total = Summary::default();
-    for seed in 0..runs {
+    for seed in first..first + runs {
         let s = run_or_report(seed);
         total.steps += s.steps;
         total.frames += s.frames;
@@ -57,7 +58,7 @@ fn simulated_seeds_hold_every_invariant() {
         total.checks += s.checks;
     }
     let line = format!(
-        "sim: {runs} seeds, {} steps, {} frames, {} outcomes checked against the model, {} invariant checks, {:.1}s",
+        "sim: {runs} seeds from {first}, {} steps, {} frames, {} outcomes checked against the model, {} invariant checks, {:.1}s",
         total.steps,
         total.frames,
         total.outcomes,

@@ -113,6 +113,12 @@ impl Connection {
             Err(e) => return self.reply_error(&id, &e.to_rpc_error()),
         };
         // 7. Turn rules, and what must be remembered until the answer.
+        if let Some(response) = self.turns.auto_answer(&request) {
+            if jsonrpc::encode_result(&mut self.out, &id, &response).is_ok() {
+                self.stats.frames_out += 1;
+            }
+            return;
+        }
         let extra = match self.inbound_extra(&request) {
             Ok(extra) => extra,
             Err(error) => return self.reply_error(&id, &error),

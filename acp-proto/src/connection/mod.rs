@@ -20,8 +20,9 @@
 //! 5. **capability gate** against this side's own capabilities → `-32601`;
 //! 6. **decode** → `-32601` for a method this side does not handle, `-32602` for bad params
 //!    (with the reason in `data.reason`);
-//! 7. **turn rules** (agent): a second `session/prompt` on a session whose turn is running →
-//!    `-32600`;
+//! 7. **turn rules**: agent side, a second `session/prompt` on a session whose turn is running
+//!    → `-32600`; client side, a permission ask for a session whose turn the application
+//!    cancelled → answered `cancelled` by the machine, never dispatched;
 //! 8. **dispatch**: an [`Event::Request`].
 //!
 //! # Lifecycles

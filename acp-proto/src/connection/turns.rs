@@ -33,6 +33,7 @@
 //! | `session/update` for S outside a turn | delivered unstamped |
 //! | the prompt's outcome | delivered after every update received before it; the turn is over, later updates are unstamped |
 //! | [`Connection::cancel_turn`] | sends `session/cancel`; answers every pending `session/request_permission` of S with the `cancelled` outcome and reports each as [`Event::Cancelled`] (`TurnCancelled`); the outbound prompt stays pending (the agent answers it `cancelled`) |
+//! | a `session/request_permission` for S arrives after the cancel, before the prompt's outcome | answered `cancelled` by the machine at once, never dispatched (the agent may have asked before it saw the cancel) |
 //!
 //! A permission answer must name one of the offered options (or be `cancelled`):
 //! [`Connection::respond`] refuses anything else, and [`Connection::answer_permission`] builds the
@@ -94,6 +95,8 @@ pub(super) struct Turns {
     client_turns: BTreeMap<SessionId, ClientTurn>,
     /// Client: pending inbound permission asks per session, by handle.
     permission_asks: BTreeMap<SessionId, BTreeSet<u64>>,
+    /// Client: sessions whose open turn the application cancelled.
+    client_cancelling: BTreeSet<SessionId>,
 }
 
 impl Turns {
@@ -106,6 +109,18 @@ impl Turns {
             + self.asks.values().map(BTreeSet::len).sum::<usize>()
             + self.client_turns.len()
             + self.permission_asks.values().map(BTreeSet::len).sum::<usize>()
+            + self.client_cancelling.len()
+    }
+
+    /// Client: the machine's own answer to a request that must not reach the application: a
+    /// permission ask for a session whose turn it cancelled.
+    pub(super) fn auto_answer(&self, request: &Request) -> Option<Response> {
+        match request {
+            Request::Agent(AgentRequest::RequestPermission(p)) if self.client_cancelling.contains(&p.session_id) => {
+                Some(RequestPermissionResponse::new(RequestPermissionOutcome::Cancelled).into())
+            }
+            _ => None,
+        }
     }
 
     /// Agent: whether updates for `session` may be sent.
@@ -217,6 +232,7 @@ impl Turns {
         if pending.method == Some(Method::Prompt) {
             if self.client_turns.get(s).is_some_and(|t| t.prompt == id) {
                 self.client_turns.remove(s);
+                self.client_cancelling.remove(s);
             }
         } else {
             remove_from(&mut self.asks, s, &id);
@@ -290,6 +306,9 @@ impl Connection {
         }
         let cancel = Notification::Client(ClientNotification::Cancel(CancelNotification::new(session.clone())));
         self.write_notification(&cancel)?;
+        if self.turns.client_turns.contains_key(session) {
+            self.turns.client_cancelling.insert(session.clone());
+        }
         let asks = self.turns.permission_asks.get(session).cloned().unwrap_or_default();
         for key in &asks {
             let outcome = RequestPermissionResponse::new(RequestPermissionOutcome::Cancelled);

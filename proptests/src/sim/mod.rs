@@ -193,6 +193,8 @@ pub struct Sim<'t, C: Chooser> {
     agent_turns: BTreeMap<String, agent_app::AgentTurn>,
     /// Agent: sessions that received a `session/cancel` for a running turn.
     agent_cancelled_sessions: BTreeSet<String>,
+    /// Client: sessions whose turn the client application cancelled.
+    client_cancelled_sessions: BTreeSet<String>,
     trace: &'t mut Vec<String>,
     summary: Summary,
 }
@@ -233,6 +235,7 @@ impl<'t, C: Chooser> Sim<'t, C> {
             client_abandoned: BTreeSet::new(),
             agent_turns: BTreeMap::new(),
             agent_cancelled_sessions: BTreeSet::new(),
+            client_cancelled_sessions: BTreeSet::new(),
             trace,
             summary: Summary::default(),
         }

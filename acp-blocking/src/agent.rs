@@ -1,0 +1,486 @@
+//! The agent side: the [`Agent`] trait, the contexts its handlers get, and [`serve`].
+
+use std::io::{self, Read, Write};
+use std::ops::Deref;
+use std::sync::Arc;
+use std::time::Duration;
+
+use acp_proto::ext::{ExtNotification, ExtRequest, ExtResponse};
+use acp_proto::types::*;
+use acp_proto::{
+    AgentNotification, AgentRequest, AgentResponse, ClientNotification, ClientRequest, ClientResponse, Config,
+    InboundId, Method, Notification, Request, Response, RpcError, Side,
+};
+use serde_json::Value;
+
+use crate::driver::{Driver, DriverOptions, Link, Service};
+use crate::error::Error;
+use crate::sync::CancelToken;
+
+/// The `-32601` answer of a method the agent does not implement.
+fn unhandled<T>(method: Method) -> Result<T, RpcError> {
+    Err(RpcError::method_not_found(method.wire()))
+}
+
+/// An ACP agent: one method per request the client may send.
+///
+/// Handlers run on a bounded pool of worker threads, several at once, so `&self` is shared:
+/// keep mutable state behind a `Mutex`. A handler may block (on the client, on a model, on a
+/// lock) without blocking the connection. Every method except [`initialize`](Self::initialize)
+/// has a default that answers `-32601` (method not found). A handler that panics answers its
+/// request with `-32603`; the connection lives on.
+///
+/// The core answers what is not the agent's to decide: requests before `initialize`, methods
+/// gated by capabilities the agent did not advertise, a second prompt while one runs,
+/// `session/cancel` (the prompt's [`RequestContext::is_cancelled`] turns true and the turn ends
+/// `cancelled` whatever the handler returns).
+#[allow(unused_variables)]
+pub trait Agent: Send + Sync + 'static {
+    /// `initialize`: the first request; answer the protocol version and capabilities.
+    fn initialize(&self, request: InitializeRequest, cx: &RequestContext) -> Result<InitializeResponse, RpcError>;
+
+    /// `authenticate`.
+    fn authenticate(
+        &self,
+        request: AuthenticateRequest,
+        cx: &RequestContext,
+    ) -> Result<AuthenticateResponse, RpcError> {
+        unhandled(Method::Authenticate)
+    }
+
+    /// `session/new`: open a session. Updates for it may be sent once this returns.
+    fn new_session(&self, request: NewSessionRequest, cx: &RequestContext) -> Result<NewSessionResponse, RpcError> {
+        unhandled(Method::NewSession)
+    }
+
+    /// `session/load` (needs the `loadSession` capability): replay the history with
+    /// [`RequestContext::send_session_update`], then answer.
+    fn load_session(&self, request: LoadSessionRequest, cx: &RequestContext) -> Result<LoadSessionResponse, RpcError> {
+        unhandled(Method::LoadSession)
+    }
+
+    /// `session/set_mode`.
+    fn set_session_mode(
+        &self,
+        request: SetSessionModeRequest,
+        cx: &RequestContext,
+    ) -> Result<SetSessionModeResponse, RpcError> {
+        unhandled(Method::SetSessionMode)
+    }
+
+    /// `session/set_config_option`.
+    fn set_session_config_option(
+        &self,
+        request: SetSessionConfigOptionRequest,
+        cx: &RequestContext,
+    ) -> Result<SetSessionConfigOptionResponse, RpcError> {
+        unhandled(Method::SetSessionConfigOption)
+    }
+
+    /// `session/prompt`: run a prompt turn, streaming updates through `cx`.
+    fn prompt(&self, request: PromptRequest, cx: &PromptContext) -> Result<PromptResponse, RpcError> {
+        unhandled(Method::Prompt)
+    }
+
+    /// `session/list` (needs `sessionCapabilities.list`).
+    fn list_sessions(
+        &self,
+        request: ListSessionsRequest,
+        cx: &RequestContext,
+    ) -> Result<ListSessionsResponse, RpcError> {
+        unhandled(Method::ListSessions)
+    }
+
+    /// `session/delete` (needs `sessionCapabilities.delete`).
+    fn delete_session(
+        &self,
+        request: DeleteSessionRequest,
+        cx: &RequestContext,
+    ) -> Result<DeleteSessionResponse, RpcError> {
+        unhandled(Method::DeleteSession)
+    }
+
+    /// `session/resume` (needs `sessionCapabilities.resume`).
+    fn resume_session(
+        &self,
+        request: ResumeSessionRequest,
+        cx: &RequestContext,
+    ) -> Result<ResumeSessionResponse, RpcError> {
+        unhandled(Method::ResumeSession)
+    }
+
+    /// `session/close` (needs `sessionCapabilities.close`).
+    fn close_session(
+        &self,
+        request: CloseSessionRequest,
+        cx: &RequestContext,
+    ) -> Result<CloseSessionResponse, RpcError> {
+        unhandled(Method::CloseSession)
+    }
+
+    /// `logout` (needs `auth.logout`).
+    fn logout(&self, request: LogoutRequest, cx: &RequestContext) -> Result<LogoutResponse, RpcError> {
+        unhandled(Method::Logout)
+    }
+
+    /// An extension request (`_`-prefixed method).
+    fn ext_method(&self, method: &str, params: Value, cx: &RequestContext) -> Result<Value, RpcError> {
+        Err(RpcError::method_not_found(method))
+    }
+
+    /// An extension notification. Runs on the connection's ordered notification thread.
+    fn ext_notification(&self, method: &str, params: Value) {}
+}
+
+/// An agent shared with the rest of the program: keep a clone of the `Arc` to reach its
+/// state while it serves.
+impl<A: Agent + ?Sized> Agent for Arc<A> {
+    fn initialize(&self, request: InitializeRequest, cx: &RequestContext) -> Result<InitializeResponse, RpcError> {
+        (**self).initialize(request, cx)
+    }
+    fn authenticate(
+        &self,
+        request: AuthenticateRequest,
+        cx: &RequestContext,
+    ) -> Result<AuthenticateResponse, RpcError> {
+        (**self).authenticate(request, cx)
+    }
+    fn new_session(&self, request: NewSessionRequest, cx: &RequestContext) -> Result<NewSessionResponse, RpcError> {
+        (**self).new_session(request, cx)
+    }
+    fn load_session(&self, request: LoadSessionRequest, cx: &RequestContext) -> Result<LoadSessionResponse, RpcError> {
+        (**self).load_session(request, cx)
+    }
+    fn set_session_mode(
+        &self,
+        request: SetSessionModeRequest,
+        cx: &RequestContext,
+    ) -> Result<SetSessionModeResponse, RpcError> {
+        (**self).set_session_mode(request, cx)
+    }
+    fn set_session_config_option(
+        &self,
+        request: SetSessionConfigOptionRequest,
+        cx: &RequestContext,
+    ) -> Result<SetSessionConfigOptionResponse, RpcError> {
+        (**self).set_session_config_option(request, cx)
+    }
+    fn prompt(&self, request: PromptRequest, cx: &PromptContext) -> Result<PromptResponse, RpcError> {
+        (**self).prompt(request, cx)
+    }
+    fn list_sessions(
+        &self,
+        request: ListSessionsRequest,
+        cx: &RequestContext,
+    ) -> Result<ListSessionsResponse, RpcError> {
+        (**self).list_sessions(request, cx)
+    }
+    fn delete_session(
+        &self,
+        request: DeleteSessionRequest,
+        cx: &RequestContext,
+    ) -> Result<DeleteSessionResponse, RpcError> {
+        (**self).delete_session(request, cx)
+    }
+    fn resume_session(
+        &self,
+        request: ResumeSessionRequest,
+        cx: &RequestContext,
+    ) -> Result<ResumeSessionResponse, RpcError> {
+        (**self).resume_session(request, cx)
+    }
+    fn close_session(
+        &self,
+        request: CloseSessionRequest,
+        cx: &RequestContext,
+    ) -> Result<CloseSessionResponse, RpcError> {
+        (**self).close_session(request, cx)
+    }
+    fn logout(&self, request: LogoutRequest, cx: &RequestContext) -> Result<LogoutResponse, RpcError> {
+        (**self).logout(request, cx)
+    }
+    fn ext_method(&self, method: &str, params: Value, cx: &RequestContext) -> Result<Value, RpcError> {
+        (**self).ext_method(method, params, cx)
+    }
+    fn ext_notification(&self, method: &str, params: Value) {
+        (**self).ext_notification(method, params)
+    }
+}
+
+/// What every agent request handler gets: the request's cancellation signal and a way to call
+/// the client.
+#[derive(Debug)]
+pub struct RequestContext {
+    link: Link,
+    id: InboundId,
+    cancel: CancelToken,
+}
+
+impl RequestContext {
+    /// The core's handle of the request being handled.
+    pub fn id(&self) -> InboundId {
+        self.id
+    }
+
+    /// Whether the request was cancelled (by `$/cancel_request`, by `session/cancel` of its
+    /// turn, or because the connection closed).
+    pub fn is_cancelled(&self) -> bool {
+        self.cancel.is_cancelled()
+    }
+
+    /// The request's cancellation signal, to wait on.
+    pub fn cancellation(&self) -> &CancelToken {
+        &self.cancel
+    }
+
+    /// The capabilities both sides advertised.
+    pub fn negotiated(&self) -> Option<acp_proto::Negotiated> {
+        self.link.negotiated()
+    }
+
+    /// Sends any agent→client request and blocks until its answer, or until `timeout` (or the
+    /// config's `request_timeout` when `None`). A method the client did not advertise is
+    /// refused locally ([`Error::Send`] with `NotSupportedByPeer`) and nothing is sent.
+    pub fn request(
+        &self,
+        request: impl Into<AgentRequest>,
+        timeout: Option<Duration>,
+    ) -> Result<ClientResponse, Error> {
+        let response = self.link.call(Request::Agent(request.into()), timeout)?;
+        response.into_client().ok_or(Error::UnexpectedResponse)
+    }
+
+    /// Sends an agent→client notification, blocking while the outbound budget is full.
+    pub fn notify(&self, notification: impl Into<AgentNotification>) -> Result<(), Error> {
+        self.link.notify(Notification::Agent(notification.into()))
+    }
+
+    /// Sends a `session/update` for `session`, blocking while the outbound budget is full. The
+    /// core refuses updates for a session it never saw announced.
+    pub fn send_session_update(&self, session: impl Into<SessionId>, update: SessionUpdate) -> Result<(), Error> {
+        self.notify(SessionNotification::new(session, update))
+    }
+
+    /// Calls an extension method on the client.
+    pub fn ext_method(&self, method: &str, params: Value, timeout: Option<Duration>) -> Result<Value, Error> {
+        match self.request(AgentRequest::Ext(ExtRequest::new(method, params)), timeout)? {
+            ClientResponse::Ext(ExtResponse(value)) => Ok(value),
+            _ => Err(Error::UnexpectedResponse),
+        }
+    }
+
+    /// Sends an extension notification to the client.
+    pub fn ext_notification(&self, method: &str, params: Value) -> Result<(), Error> {
+        self.notify(AgentNotification::Ext(ExtNotification::new(method, params)))
+    }
+}
+
+/// What a `session/prompt` handler gets: the [`RequestContext`] (it derefs to it) plus the
+/// turn's session, and shortcuts for the client methods a turn uses.
+#[derive(Debug)]
+pub struct PromptContext {
+    cx: RequestContext,
+    session: SessionId,
+}
+
+impl Deref for PromptContext {
+    type Target = RequestContext;
+    fn deref(&self) -> &RequestContext {
+        &self.cx
+    }
+}
+
+impl PromptContext {
+    /// The session of this turn.
+    pub fn session_id(&self) -> &SessionId {
+        &self.session
+    }
+
+    /// Streams a `session/update` of this turn. Blocks while the core's outbound byte budget
+    /// is used up (the client reads slower than the agent writes), so memory stays bounded.
+    pub fn send_update(&self, update: SessionUpdate) -> Result<(), Error> {
+        self.cx.send_session_update(self.session.clone(), update)
+    }
+
+    /// Shortcut: an `agent_message_chunk` with plain text.
+    pub fn send_text(&self, text: impl Into<String>) -> Result<(), Error> {
+        self.send_update(SessionUpdate::AgentMessageChunk(ContentChunk::new(ContentBlock::text(text))))
+    }
+
+    /// Asks the user for permission. A turn cancelled meanwhile answers
+    /// [`RequestPermissionOutcome::Cancelled`].
+    pub fn request_permission(
+        &self,
+        tool_call: ToolCallUpdate,
+        options: Vec<PermissionOption>,
+    ) -> Result<RequestPermissionOutcome, Error> {
+        let request = RequestPermissionRequest::new(self.session.clone(), tool_call, options);
+        match self.cx.link.call_typed(request, None) {
+            Ok(response) => Ok(response.outcome),
+            Err(Error::Cancelled) => Ok(RequestPermissionOutcome::Cancelled),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// `fs/read_text_file` (needs the client's `fs.readTextFile`): the file's text, from the
+    /// 1-based `line` and at most `limit` lines when given.
+    pub fn read_text_file(
+        &self,
+        path: impl Into<String>,
+        line: Option<u32>,
+        limit: Option<u32>,
+    ) -> Result<String, Error> {
+        let mut request = ReadTextFileRequest::new(self.session.clone(), path);
+        request.line = line;
+        request.limit = limit;
+        Ok(self.cx.link.call_typed(request, None)?.content)
+    }
+
+    /// `fs/write_text_file` (needs the client's `fs.writeTextFile`).
+    pub fn write_text_file(&self, path: impl Into<String>, content: impl Into<String>) -> Result<(), Error> {
+        self.cx.link.call_typed(WriteTextFileRequest::new(self.session.clone(), path, content), None).map(drop)
+    }
+
+    /// `terminal/create` (needs the client's `terminal`): runs `command` with `args`.
+    pub fn create_terminal(&self, command: impl Into<String>, args: Vec<String>) -> Result<TerminalId, Error> {
+        let mut request = CreateTerminalRequest::new(self.session.clone(), command);
+        request.args = Some(args);
+        Ok(self.cx.link.call_typed(request, None)?.terminal_id)
+    }
+
+    /// `terminal/output`: the output so far.
+    pub fn terminal_output(&self, terminal: &TerminalId) -> Result<TerminalOutputResponse, Error> {
+        self.cx.link.call_typed(TerminalOutputRequest::new(self.session.clone(), terminal.clone()), None)
+    }
+
+    /// `terminal/wait_for_exit`: blocks until the command exits.
+    pub fn wait_for_terminal_exit(&self, terminal: &TerminalId) -> Result<WaitForTerminalExitResponse, Error> {
+        self.cx.link.call_typed(WaitForTerminalExitRequest::new(self.session.clone(), terminal.clone()), None)
+    }
+
+    /// `terminal/kill`: kills the command, keeping the terminal.
+    pub fn kill_terminal(&self, terminal: &TerminalId) -> Result<(), Error> {
+        self.cx.link.call_typed(KillTerminalRequest::new(self.session.clone(), terminal.clone()), None).map(drop)
+    }
+
+    /// `terminal/release`: kills the command if needed and frees the terminal.
+    pub fn release_terminal(&self, terminal: &TerminalId) -> Result<(), Error> {
+        self.cx.link.call_typed(ReleaseTerminalRequest::new(self.session.clone(), terminal.clone()), None).map(drop)
+    }
+}
+
+/// How [`serve_with`] runs an agent connection.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct AgentOptions {
+    /// The core's limits and timings.
+    pub config: Config,
+    /// Request handlers running at once; more wait in a queue. Default 16.
+    pub max_handlers: usize,
+    /// Notifications queued for the ordered notification thread before the connection stops
+    /// reading. Default 4096.
+    pub max_buffered: usize,
+    /// How long the last frames may take to be written once the connection closed. Default
+    /// 500 ms.
+    pub flush_timeout: Duration,
+    /// With the `tracing` feature: put payloads into the frame and dispatch events. Default off.
+    pub trace_payloads: bool,
+}
+
+impl Default for AgentOptions {
+    fn default() -> Self {
+        AgentOptions {
+            config: Config::default(),
+            max_handlers: 16,
+            max_buffered: 4096,
+            flush_timeout: Duration::from_millis(500),
+            trace_payloads: false,
+        }
+    }
+}
+
+/// Serves `agent` on this process's stdin and stdout until stdin ends (and the last frames
+/// are flushed). Nothing else may write to stdout; log to stderr.
+pub fn serve_stdio<A: Agent>(agent: A) -> Result<(), Error> {
+    serve_with(agent, io::stdin(), io::stdout(), AgentOptions::default())
+}
+
+/// Serves `agent` over any byte transport until the input ends.
+pub fn serve<A: Agent>(
+    agent: A,
+    reader: impl Read + Send + 'static,
+    writer: impl Write + Send + 'static,
+) -> Result<(), Error> {
+    serve_with(agent, reader, writer, AgentOptions::default())
+}
+
+/// [`serve`] with options. Runs the driver on the calling thread; returns once the connection
+/// closed: `Ok` when the input ended, the I/O error when reading or writing failed. Handlers
+/// still running then see their request cancelled; their results are discarded.
+pub fn serve_with<A: Agent>(
+    agent: A,
+    reader: impl Read + Send + 'static,
+    writer: impl Write + Send + 'static,
+    options: AgentOptions,
+) -> Result<(), Error> {
+    let options = DriverOptions {
+        side: Side::Agent,
+        config: options.config,
+        max_handlers: options.max_handlers,
+        max_buffered: options.max_buffered,
+        flush_timeout: options.flush_timeout,
+        trace_payloads: options.trace_payloads,
+    };
+    let (driver, _link) = Driver::new(Arc::new(AgentService(agent)), reader, writer, options)?;
+    match driver.run() {
+        Some(e) => Err(Error::Io(e)),
+        None => Ok(()),
+    }
+}
+
+/// Dispatches the client's requests to an [`Agent`].
+struct AgentService<A>(A);
+
+impl<A: Agent> Service for AgentService<A> {
+    fn request(
+        &self,
+        link: &Link,
+        id: InboundId,
+        cancel: &CancelToken,
+        request: Request,
+    ) -> Result<Response, RpcError> {
+        let cx = RequestContext { link: link.clone(), id, cancel: cancel.clone() };
+        let request = match request {
+            Request::Client(request) => request,
+            other => return Err(RpcError::method_not_found(other.wire())),
+        };
+        let agent = &self.0;
+        Ok(match request {
+            ClientRequest::Initialize(r) => agent.initialize(r, &cx)?.into(),
+            ClientRequest::Authenticate(r) => agent.authenticate(r, &cx)?.into(),
+            ClientRequest::NewSession(r) => agent.new_session(r, &cx)?.into(),
+            ClientRequest::LoadSession(r) => agent.load_session(r, &cx)?.into(),
+            ClientRequest::SetSessionMode(r) => agent.set_session_mode(r, &cx)?.into(),
+            ClientRequest::SetSessionConfigOption(r) => agent.set_session_config_option(r, &cx)?.into(),
+            ClientRequest::Prompt(r) => {
+                let cx = PromptContext { session: r.session_id.clone(), cx };
+                agent.prompt(r, &cx)?.into()
+            }
+            ClientRequest::ListSessions(r) => agent.list_sessions(r, &cx)?.into(),
+            ClientRequest::DeleteSession(r) => agent.delete_session(r, &cx)?.into(),
+            ClientRequest::ResumeSession(r) => agent.resume_session(r, &cx)?.into(),
+            ClientRequest::CloseSession(r) => agent.close_session(r, &cx)?.into(),
+            ClientRequest::Logout(r) => agent.logout(r, &cx)?.into(),
+            ClientRequest::Ext(e) => {
+                AgentResponse::Ext(ExtResponse(agent.ext_method(&e.method, e.params, &cx)?)).into()
+            }
+            other => return Err(RpcError::method_not_found(other.wire())),
+        })
+    }
+
+    fn notification(&self, _link: &Link, notification: Notification) {
+        if let Notification::Client(ClientNotification::Ext(e)) = notification {
+            self.0.ext_notification(&e.method, e.params);
+        }
+    }
+}

@@ -1,0 +1,604 @@
+//! The client side: the [`Client`] trait answering the agent's requests, and
+//! [`ClientConnection`] to drive an agent.
+
+use std::io::{Read, Write};
+use std::ops::Deref;
+use std::process::{Command, ExitStatus};
+use std::sync::{Arc, Mutex};
+use std::thread::{self, JoinHandle};
+use std::time::Duration;
+
+use acp_proto::ext::{ExtNotification, ExtRequest, ExtResponse};
+use acp_proto::types::*;
+use acp_proto::{
+    AgentNotification, AgentRequest, AgentResponse, ClientNotification, ClientRequest, ClientResponse, CloseReason,
+    Config, InboundId, Method, Negotiated, Notification, Request, Response, RpcError, Side,
+};
+use serde_json::Value;
+
+use crate::driver::{Driver, DriverOptions, Link, Service, TurnItem};
+use crate::error::Error;
+use crate::process::{self, ChildProcess};
+use crate::sync::{CancelToken, InboxReceiver, lock};
+use crate::typed::Call;
+
+fn unhandled<T>(method: Method) -> Result<T, RpcError> {
+    Err(RpcError::method_not_found(method.wire()))
+}
+
+/// An ACP client: answers the requests the agent sends.
+///
+/// Handlers run on a bounded pool of worker threads, several at once; a handler may block (a
+/// permission dialog, a terminal) without blocking the connection. Defaults answer `-32601`,
+/// except [`request_permission`](Self::request_permission), which answers `cancelled`, and the
+/// notifications, which are ignored. A handler that panics answers `-32603`.
+///
+/// Advertise what you implement in the `clientCapabilities` of `initialize`: the core refuses
+/// `fs/*` and `terminal/*` requests the client did not advertise before they reach you.
+#[allow(unused_variables)]
+pub trait Client: Send + Sync + 'static {
+    /// `session/request_permission`: ask the user. If the turn is cancelled meanwhile the core
+    /// answers `cancelled` itself and this result is discarded.
+    fn request_permission(
+        &self,
+        request: RequestPermissionRequest,
+        cx: &ClientContext,
+    ) -> Result<RequestPermissionResponse, RpcError> {
+        Ok(RequestPermissionResponse::new(RequestPermissionOutcome::Cancelled))
+    }
+
+    /// `fs/read_text_file` (advertise `fs.readTextFile`).
+    fn read_text_file(
+        &self,
+        request: ReadTextFileRequest,
+        cx: &ClientContext,
+    ) -> Result<ReadTextFileResponse, RpcError> {
+        unhandled(Method::ReadTextFile)
+    }
+
+    /// `fs/write_text_file` (advertise `fs.writeTextFile`).
+    fn write_text_file(
+        &self,
+        request: WriteTextFileRequest,
+        cx: &ClientContext,
+    ) -> Result<WriteTextFileResponse, RpcError> {
+        unhandled(Method::WriteTextFile)
+    }
+
+    /// `terminal/create` (advertise `terminal`).
+    fn create_terminal(
+        &self,
+        request: CreateTerminalRequest,
+        cx: &ClientContext,
+    ) -> Result<CreateTerminalResponse, RpcError> {
+        unhandled(Method::CreateTerminal)
+    }
+
+    /// `terminal/output`.
+    fn terminal_output(
+        &self,
+        request: TerminalOutputRequest,
+        cx: &ClientContext,
+    ) -> Result<TerminalOutputResponse, RpcError> {
+        unhandled(Method::TerminalOutput)
+    }
+
+    /// `terminal/release`.
+    fn release_terminal(
+        &self,
+        request: ReleaseTerminalRequest,
+        cx: &ClientContext,
+    ) -> Result<ReleaseTerminalResponse, RpcError> {
+        unhandled(Method::ReleaseTerminal)
+    }
+
+    /// `terminal/wait_for_exit`.
+    fn wait_for_terminal_exit(
+        &self,
+        request: WaitForTerminalExitRequest,
+        cx: &ClientContext,
+    ) -> Result<WaitForTerminalExitResponse, RpcError> {
+        unhandled(Method::WaitForTerminalExit)
+    }
+
+    /// `terminal/kill`.
+    fn kill_terminal(
+        &self,
+        request: KillTerminalRequest,
+        cx: &ClientContext,
+    ) -> Result<KillTerminalResponse, RpcError> {
+        unhandled(Method::KillTerminal)
+    }
+
+    /// An extension request (`_`-prefixed method).
+    fn ext_method(&self, method: &str, params: Value, cx: &ClientContext) -> Result<Value, RpcError> {
+        Err(RpcError::method_not_found(method))
+    }
+
+    /// An extension notification. Runs on the connection's ordered notification thread.
+    fn ext_notification(&self, method: &str, params: Value) {}
+
+    /// A `session/update` that arrived outside a prompt turn of this client (e.g. the history
+    /// replay of `session/load`). Updates inside a turn go to its [`PromptTurn`] instead. Runs
+    /// on the ordered notification thread, in order.
+    fn session_update(&self, notification: SessionNotification) {}
+}
+
+/// A client shared with the rest of the program: keep a clone of the `Arc` to reach its
+/// state while the connection runs.
+impl<C: Client + ?Sized> Client for Arc<C> {
+    fn request_permission(
+        &self,
+        request: RequestPermissionRequest,
+        cx: &ClientContext,
+    ) -> Result<RequestPermissionResponse, RpcError> {
+        (**self).request_permission(request, cx)
+    }
+    fn read_text_file(
+        &self,
+        request: ReadTextFileRequest,
+        cx: &ClientContext,
+    ) -> Result<ReadTextFileResponse, RpcError> {
+        (**self).read_text_file(request, cx)
+    }
+    fn write_text_file(
+        &self,
+        request: WriteTextFileRequest,
+        cx: &ClientContext,
+    ) -> Result<WriteTextFileResponse, RpcError> {
+        (**self).write_text_file(request, cx)
+    }
+    fn create_terminal(
+        &self,
+        request: CreateTerminalRequest,
+        cx: &ClientContext,
+    ) -> Result<CreateTerminalResponse, RpcError> {
+        (**self).create_terminal(request, cx)
+    }
+    fn terminal_output(
+        &self,
+        request: TerminalOutputRequest,
+        cx: &ClientContext,
+    ) -> Result<TerminalOutputResponse, RpcError> {
+        (**self).terminal_output(request, cx)
+    }
+    fn release_terminal(
+        &self,
+        request: ReleaseTerminalRequest,
+        cx: &ClientContext,
+    ) -> Result<ReleaseTerminalResponse, RpcError> {
+        (**self).release_terminal(request, cx)
+    }
+    fn wait_for_terminal_exit(
+        &self,
+        request: WaitForTerminalExitRequest,
+        cx: &ClientContext,
+    ) -> Result<WaitForTerminalExitResponse, RpcError> {
+        (**self).wait_for_terminal_exit(request, cx)
+    }
+    fn kill_terminal(
+        &self,
+        request: KillTerminalRequest,
+        cx: &ClientContext,
+    ) -> Result<KillTerminalResponse, RpcError> {
+        (**self).kill_terminal(request, cx)
+    }
+    fn ext_method(&self, method: &str, params: Value, cx: &ClientContext) -> Result<Value, RpcError> {
+        (**self).ext_method(method, params, cx)
+    }
+    fn ext_notification(&self, method: &str, params: Value) {
+        (**self).ext_notification(method, params)
+    }
+    fn session_update(&self, notification: SessionNotification) {
+        (**self).session_update(notification)
+    }
+}
+
+/// What a [`Client`] handler gets: the request's cancellation signal.
+#[derive(Debug)]
+pub struct ClientContext {
+    id: InboundId,
+    cancel: CancelToken,
+}
+
+impl ClientContext {
+    /// The core's handle of the request being handled.
+    pub fn id(&self) -> InboundId {
+        self.id
+    }
+
+    /// Whether the request was cancelled (`$/cancel_request`, the turn cancelled locally, or
+    /// the connection closed).
+    pub fn is_cancelled(&self) -> bool {
+        self.cancel.is_cancelled()
+    }
+
+    /// The request's cancellation signal, to wait on.
+    pub fn cancellation(&self) -> &CancelToken {
+        &self.cancel
+    }
+}
+
+/// How a [`ClientConnection`] runs.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct ClientOptions {
+    /// The core's limits and timings; `config.request_timeout` is the default timeout of every
+    /// request.
+    pub config: Config,
+    /// Agent requests handled at once; more wait in a queue. Default 16.
+    pub max_handlers: usize,
+    /// Turn updates and notifications delivered but not yet taken by the application before
+    /// the connection stops reading from the agent. Default 4096.
+    pub max_buffered: usize,
+    /// How long the last frames may take to be written once the connection closed. Default
+    /// 500 ms.
+    pub flush_timeout: Duration,
+    /// Spawned agents: how long [`ClientConnection::close`] waits for the agent to exit after
+    /// closing its stdin, before terminating its process group. Default 1 s.
+    pub close_grace: Duration,
+    /// Spawned agents: how many of the last stderr bytes are kept. Default 64 KiB.
+    pub stderr_capacity: usize,
+    /// With the `tracing` feature: put payloads into the frame and dispatch events. Default off.
+    pub trace_payloads: bool,
+}
+
+impl Default for ClientOptions {
+    fn default() -> Self {
+        ClientOptions {
+            config: Config::default(),
+            max_handlers: 16,
+            max_buffered: 4096,
+            flush_timeout: Duration::from_millis(500),
+            close_grace: Duration::from_secs(1),
+            stderr_capacity: 64 * 1024,
+            trace_payloads: false,
+        }
+    }
+}
+
+/// Sends requests to the agent. [`ClientConnection`] derefs to one; [`with_timeout`]
+/// makes one whose every request has a deadline. Cheap to clone and `Send`, so it can be
+/// handed to other threads.
+///
+/// [`with_timeout`]: Requester::with_timeout
+#[derive(Debug, Clone)]
+pub struct Requester {
+    link: Link,
+    timeout: Option<Duration>,
+}
+
+macro_rules! typed_requests {
+    ($( $(#[$doc:meta])* $name:ident($req:ident) -> $resp:ident; )*) => {
+        $(
+            $(#[$doc])*
+            pub fn $name(&self, request: $req) -> Result<$resp, Error> {
+                self.link.call_typed(request, self.timeout)
+            }
+        )*
+    };
+}
+
+impl Requester {
+    /// A requester whose requests time out after `timeout` (a `$/cancel_request` is sent and
+    /// the call returns [`Error::TimedOut`]).
+    pub fn with_timeout(&self, timeout: Duration) -> Requester {
+        Requester { link: self.link.clone(), timeout: Some(timeout) }
+    }
+
+    /// `initialize`: the handshake. Fails with [`Error::UnsupportedProtocolVersion`] (and the
+    /// connection closes) when the agent picks a version this client does not speak.
+    pub fn initialize(&self, request: InitializeRequest) -> Result<InitializeResponse, Error> {
+        let response = self.link.call_typed(request, self.timeout)?;
+        // The core commits the handshake before it delivers the response; a response without a
+        // committed handshake is one whose version the core refused.
+        if self.link.negotiated().is_none() {
+            return Err(Error::UnsupportedProtocolVersion(response.protocol_version));
+        }
+        Ok(response)
+    }
+
+    typed_requests! {
+        /// `authenticate`.
+        authenticate(AuthenticateRequest) -> AuthenticateResponse;
+        /// `session/new`.
+        new_session(NewSessionRequest) -> NewSessionResponse;
+        /// `session/load` (the history replay arrives at [`Client::session_update`]).
+        load_session(LoadSessionRequest) -> LoadSessionResponse;
+        /// `session/set_mode`.
+        set_session_mode(SetSessionModeRequest) -> SetSessionModeResponse;
+        /// `session/set_config_option`.
+        set_session_config_option(SetSessionConfigOptionRequest) -> SetSessionConfigOptionResponse;
+        /// `session/list`.
+        list_sessions(ListSessionsRequest) -> ListSessionsResponse;
+        /// `session/delete`.
+        delete_session(DeleteSessionRequest) -> DeleteSessionResponse;
+        /// `session/resume`.
+        resume_session(ResumeSessionRequest) -> ResumeSessionResponse;
+        /// `session/close`.
+        close_session(CloseSessionRequest) -> CloseSessionResponse;
+        /// `logout`.
+        logout(LogoutRequest) -> LogoutResponse;
+    }
+
+    /// `session/prompt`: starts a turn and returns at once. Iterate the [`PromptTurn`] for the
+    /// turn's updates in order, then [`PromptTurn::finish`] for the stop reason.
+    pub fn prompt(&self, request: PromptRequest) -> Result<PromptTurn, Error> {
+        let session = request.session_id.clone();
+        let items = self.link.start_turn(request.into(), self.timeout)?;
+        Ok(PromptTurn { items, session, link: self.link.clone(), end: None })
+    }
+
+    /// `session/prompt`, calling `on_update` with every update of the turn in order on this
+    /// thread; returns the stop reason.
+    pub fn prompt_with(
+        &self,
+        request: PromptRequest,
+        mut on_update: impl FnMut(SessionUpdate),
+    ) -> Result<StopReason, Error> {
+        let mut turn = self.prompt(request)?;
+        for update in &mut turn {
+            on_update(update);
+        }
+        turn.finish()
+    }
+
+    /// Cancels the session's running prompt turn (`session/cancel`): pending permission
+    /// requests of the session are answered `cancelled`, and the turn ends with
+    /// [`StopReason::Cancelled`] once the agent has flushed its updates.
+    pub fn cancel(&self, session: &SessionId) -> Result<(), Error> {
+        self.link.cancel_turn(session.clone())
+    }
+
+    /// Any client→agent request, untyped, with its own timeout (`None`: this requester's).
+    pub fn request(
+        &self,
+        request: impl Into<ClientRequest>,
+        timeout: Option<Duration>,
+    ) -> Result<AgentResponse, Error> {
+        let response = self.link.call(Request::Client(request.into()), timeout.or(self.timeout))?;
+        response.into_agent().ok_or(Error::UnexpectedResponse)
+    }
+
+    /// Calls an extension method of the agent.
+    pub fn ext_method(&self, method: &str, params: Value) -> Result<Value, Error> {
+        match self.request(ClientRequest::Ext(ExtRequest::new(method, params)), None)? {
+            AgentResponse::Ext(ExtResponse(value)) => Ok(value),
+            _ => Err(Error::UnexpectedResponse),
+        }
+    }
+
+    /// Sends an extension notification to the agent.
+    pub fn ext_notification(&self, method: &str, params: Value) -> Result<(), Error> {
+        let notification = ClientNotification::Ext(ExtNotification::new(method, params));
+        self.link.notify(Notification::Client(notification))
+    }
+
+    /// Both sides' capabilities, once `initialize` succeeded.
+    pub fn negotiated(&self) -> Option<Negotiated> {
+        self.link.negotiated()
+    }
+
+    /// Why the connection closed, once it did (the agent's output ended, it was closed
+    /// locally, or the agent chose an unsupported protocol version).
+    pub fn close_reason(&self) -> Option<CloseReason> {
+        self.link.close_reason()
+    }
+}
+
+/// A running prompt turn: an iterator over its `session/update`s in the order the agent sent
+/// them; the stop reason follows with [`finish`](Self::finish).
+///
+/// Updates wait for you in a queue shared by the connection (`ClientOptions::max_buffered`);
+/// while it is full the connection stops reading from the agent. Read each turn as it runs
+/// (one thread per turn, or [`Requester::prompt_with`]). Dropping a turn discards its
+/// updates; it does not cancel it.
+#[derive(Debug)]
+pub struct PromptTurn {
+    items: InboxReceiver<TurnItem>,
+    session: SessionId,
+    link: Link,
+    end: Option<Result<PromptResponse, Error>>,
+}
+
+impl PromptTurn {
+    /// The session of the turn.
+    pub fn session_id(&self) -> &SessionId {
+        &self.session
+    }
+
+    /// The next update, blocking until it arrives; `None` once the turn is over.
+    pub fn next_update(&mut self) -> Option<SessionUpdate> {
+        if self.end.is_some() {
+            return None;
+        }
+        match self.items.recv() {
+            Some(TurnItem::Update(notification)) => Some(notification.update),
+            Some(TurnItem::Done(outcome)) => {
+                let result = Error::from_outcome(outcome)
+                    .and_then(|r| <PromptRequest as Call>::output(r).ok_or(Error::UnexpectedResponse));
+                self.end = Some(result);
+                None
+            }
+            None => {
+                self.end = Some(Err(Error::ConnectionClosed));
+                None
+            }
+        }
+    }
+
+    /// Cancels the turn (see [`Requester::cancel`]); keep reading it for the last updates and
+    /// the `cancelled` stop reason.
+    pub fn cancel(&self) -> Result<(), Error> {
+        self.link.cancel_turn(self.session.clone())
+    }
+
+    /// Waits for the end of the turn, discarding updates not read yet, and returns the
+    /// agent's response.
+    pub fn response(mut self) -> Result<PromptResponse, Error> {
+        while self.next_update().is_some() {}
+        self.end.take().unwrap_or(Err(Error::ConnectionClosed))
+    }
+
+    /// Waits for the end of the turn, discarding updates not read yet, and returns the stop
+    /// reason.
+    pub fn finish(self) -> Result<StopReason, Error> {
+        self.response().map(|r| r.stop_reason)
+    }
+}
+
+impl Iterator for PromptTurn {
+    type Item = SessionUpdate;
+    fn next(&mut self) -> Option<SessionUpdate> {
+        self.next_update()
+    }
+}
+
+/// A connection to an agent: over any byte transport ([`connect`](Self::connect)) or to a
+/// child process ([`spawn`](Self::spawn)). Requests are methods of [`Requester`], which this
+/// derefs to; every method takes `&self`, so one connection serves many threads.
+///
+/// Dropping the connection closes it like [`close`](Self::close).
+#[derive(Debug)]
+pub struct ClientConnection {
+    requester: Requester,
+    driver: Mutex<Option<JoinHandle<Option<std::io::Error>>>>,
+    child: Option<ChildProcess>,
+    close_grace: Duration,
+}
+
+impl Deref for ClientConnection {
+    type Target = Requester;
+    fn deref(&self) -> &Requester {
+        &self.requester
+    }
+}
+
+impl ClientConnection {
+    /// Connects `client` to an agent over `reader` (the agent's output) and `writer` (its
+    /// input). The driver runs on its own thread.
+    pub fn connect<C: Client>(
+        client: C,
+        reader: impl Read + Send + 'static,
+        writer: impl Write + Send + 'static,
+        options: ClientOptions,
+    ) -> Result<ClientConnection, Error> {
+        ClientConnection::start(client, reader, writer, options, None)
+    }
+
+    /// Spawns `command` as the agent, with stdin and stdout piped to the connection and stderr
+    /// drained into a ring buffer ([`stderr_tail`](Self::stderr_tail)). On unix the agent
+    /// leads its own process group.
+    pub fn spawn<C: Client>(client: C, command: Command, options: ClientOptions) -> Result<ClientConnection, Error> {
+        let (child, stdin, stdout) = process::spawn(command, options.stderr_capacity)?;
+        ClientConnection::start(client, stdout, stdin, options, Some(child))
+    }
+
+    fn start<C: Client>(
+        client: C,
+        reader: impl Read + Send + 'static,
+        writer: impl Write + Send + 'static,
+        options: ClientOptions,
+        child: Option<ChildProcess>,
+    ) -> Result<ClientConnection, Error> {
+        let close_grace = options.close_grace;
+        let options = DriverOptions {
+            side: Side::Client,
+            config: options.config,
+            max_handlers: options.max_handlers,
+            max_buffered: options.max_buffered,
+            flush_timeout: options.flush_timeout,
+            trace_payloads: options.trace_payloads,
+        };
+        let (driver, link) = Driver::new(Arc::new(ClientService(client)), reader, writer, options)?;
+        let driver = thread::Builder::new().name("acp-client".into()).spawn(move || driver.run())?;
+        Ok(ClientConnection {
+            requester: Requester { link, timeout: None },
+            driver: Mutex::new(Some(driver)),
+            child,
+            close_grace,
+        })
+    }
+
+    /// The agent process's id, when the connection spawned it.
+    pub fn child_id(&self) -> Option<u32> {
+        self.child.as_ref().map(ChildProcess::id)
+    }
+
+    /// The last bytes the spawned agent wrote to stderr (empty without a child process).
+    pub fn stderr_tail(&self) -> String {
+        self.child.as_ref().map(ChildProcess::stderr_tail).unwrap_or_default()
+    }
+
+    /// Closes the connection: every pending call returns [`Error::ConnectionClosed`], the
+    /// queued frames are flushed (for at most `flush_timeout`) and the agent's input is
+    /// closed. A spawned agent then gets `close_grace` to exit, after which its process group
+    /// is terminated, then killed; it is reaped and its exit status returned. Later calls
+    /// return the same status.
+    ///
+    /// Over [`connect`](Self::connect), closing drops the writer (the peer sees the end of its
+    /// input); the reader thread ends when the reader does, since a blocking read cannot be
+    /// interrupted.
+    pub fn close(&self) -> Result<Option<ExitStatus>, Error> {
+        self.requester.link.close();
+        if let Some(driver) = lock(&self.driver).take() {
+            let _ = driver.join();
+        }
+        match &self.child {
+            Some(child) => Ok(Some(child.terminate(self.close_grace)?)),
+            None => Ok(None),
+        }
+    }
+}
+
+impl Drop for ClientConnection {
+    fn drop(&mut self) {
+        let _ = self.close();
+    }
+}
+
+/// A client that answers every agent request with the defaults: permission asks `cancelled`,
+/// the rest `-32601`. Enough for an agent that only streams updates.
+impl Client for () {}
+
+/// Dispatches the agent's requests to a [`Client`].
+struct ClientService<C>(C);
+
+impl<C: Client> Service for ClientService<C> {
+    fn request(
+        &self,
+        _link: &Link,
+        id: InboundId,
+        cancel: &CancelToken,
+        request: Request,
+    ) -> Result<Response, RpcError> {
+        let cx = ClientContext { id, cancel: cancel.clone() };
+        let request = match request {
+            Request::Agent(request) => request,
+            other => return Err(RpcError::method_not_found(other.wire())),
+        };
+        let client = &self.0;
+        Ok(match request {
+            AgentRequest::RequestPermission(r) => client.request_permission(r, &cx)?.into(),
+            AgentRequest::WriteTextFile(r) => client.write_text_file(r, &cx)?.into(),
+            AgentRequest::ReadTextFile(r) => client.read_text_file(r, &cx)?.into(),
+            AgentRequest::CreateTerminal(r) => client.create_terminal(r, &cx)?.into(),
+            AgentRequest::TerminalOutput(r) => client.terminal_output(r, &cx)?.into(),
+            AgentRequest::ReleaseTerminal(r) => client.release_terminal(r, &cx)?.into(),
+            AgentRequest::WaitForTerminalExit(r) => client.wait_for_terminal_exit(r, &cx)?.into(),
+            AgentRequest::KillTerminal(r) => client.kill_terminal(r, &cx)?.into(),
+            AgentRequest::Ext(e) => {
+                ClientResponse::Ext(ExtResponse(client.ext_method(&e.method, e.params, &cx)?)).into()
+            }
+            other => return Err(RpcError::method_not_found(other.wire())),
+        })
+    }
+
+    fn notification(&self, _link: &Link, notification: Notification) {
+        match notification {
+            Notification::Agent(AgentNotification::SessionUpdate(update)) => self.0.session_update(update),
+            Notification::Agent(AgentNotification::Ext(e)) => self.0.ext_notification(&e.method, e.params),
+            _ => {}
+        }
+    }
+}

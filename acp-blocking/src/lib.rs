@@ -1,0 +1,161 @@
+//! # acp-blocking: the Agent Client Protocol on plain threads
+//!
+//! Drives the sans-IO core [`acp_proto`] with `std::thread` and `std::io` only: no async
+//! runtime anywhere in the dependency tree. For editors with their own event loop, CLIs,
+//! test tools and synchronous agents.
+//!
+//! * **Agent side**: implement [`Agent`] (one method per request, defaults answer `-32601`)
+//!   and [`serve_stdio`] it, or [`serve`] it over any `Read + Write` pair. Inside a prompt the
+//!   handler gets a [`PromptContext`] to stream updates, ask permission, call `fs/*` and
+//!   `terminal/*` on the client (refused locally when the client did not advertise them), and
+//!   to see whether the turn was cancelled.
+//! * **Client side**: [`ClientConnection::spawn`] an agent process (or
+//!   [`connect`](ClientConnection::connect) over any transport), implement [`Client`] for the
+//!   agent's requests, and call the agent with plain blocking methods; every request can get
+//!   a timeout ([`Requester::with_timeout`]).
+//!
+//! ## An agent
+//!
+//! A complete agent that echoes prompts. A real one ends `main` with
+//! `acp_blocking::serve_stdio(Echo::default())`; this one serves OS pipes that a client in
+//! the same process drives, so that the example runs.
+//!
+//! ```
+//! use std::sync::atomic::{AtomicU64, Ordering};
+//! use acp_blocking::acp_proto::{RpcError, types::*};
+//! use acp_blocking::{Agent, ClientConnection, ClientOptions, PromptContext, RequestContext};
+//!
+//! #[derive(Default)]
+//! struct Echo {
+//!     sessions: AtomicU64,
+//! }
+//!
+//! impl Agent for Echo {
+//!     fn initialize(&self, _: InitializeRequest, _: &RequestContext) -> Result<InitializeResponse, RpcError> {
+//!         Ok(InitializeResponse::new(ProtocolVersion::V1))
+//!     }
+//!     fn new_session(&self, _: NewSessionRequest, _: &RequestContext) -> Result<NewSessionResponse, RpcError> {
+//!         Ok(NewSessionResponse::new(format!("sess-{}", self.sessions.fetch_add(1, Ordering::Relaxed))))
+//!     }
+//!     fn prompt(&self, request: PromptRequest, cx: &PromptContext) -> Result<PromptResponse, RpcError> {
+//!         for block in request.prompt {
+//!             if let ContentBlock::Text(text) = block {
+//!                 cx.send_text(text.text)?; // blocks while the client reads slower than we write
+//!             }
+//!         }
+//!         Ok(PromptResponse::new(if cx.is_cancelled() { StopReason::Cancelled } else { StopReason::EndTurn }))
+//!     }
+//! }
+//!
+//! fn main() -> Result<(), acp_blocking::Error> {
+//!     let (agent_in, client_out) = std::io::pipe()?;
+//!     let (client_in, agent_out) = std::io::pipe()?;
+//!     let agent = std::thread::spawn(move || acp_blocking::serve(Echo::default(), agent_in, agent_out));
+//!     let conn = ClientConnection::connect((), client_in, client_out, ClientOptions::default())?;
+//!     conn.initialize(InitializeRequest::new(ProtocolVersion::V1))?;
+//!     let session = conn.new_session(NewSessionRequest::new("/tmp", vec![]))?.session_id;
+//!     let mut echoed = Vec::new();
+//!     let stop = conn.prompt_with(PromptRequest::new(session, vec!["hello".into()]), |u| echoed.push(u))?;
+//!     assert_eq!((stop, echoed.len()), (StopReason::EndTurn, 1));
+//!     conn.close()?; // closes the agent's input: `serve` returns
+//!     agent.join().expect("the agent thread")
+//! }
+//! ```
+//!
+//! ## A client
+//!
+//! A complete client that spawns an agent (here the crate's `echo_agent` example), lets it
+//! read files, allows what it asks, and prints a turn.
+//!
+//! ```no_run
+//! use std::{process::Command, time::Duration};
+//! use acp_blocking::acp_proto::{RpcError, types::*};
+//! use acp_blocking::{Client, ClientConnection, ClientContext, ClientOptions};
+//!
+//! struct Editor;
+//!
+//! impl Client for Editor {
+//!     fn request_permission(&self, r: RequestPermissionRequest, _: &ClientContext)
+//!         -> Result<RequestPermissionResponse, RpcError> {
+//!         let allow = r.options.iter().find(|o| o.kind == PermissionOptionKind::AllowOnce);
+//!         let outcome = allow.map_or(RequestPermissionOutcome::Cancelled, |o| {
+//!             RequestPermissionOutcome::selected(o.option_id.clone())
+//!         });
+//!         Ok(RequestPermissionResponse::new(outcome))
+//!     }
+//!     fn read_text_file(&self, r: ReadTextFileRequest, _: &ClientContext) -> Result<ReadTextFileResponse, RpcError> {
+//!         let text = std::fs::read_to_string(&r.path).map_err(|e| RpcError::resource_not_found(e.to_string()))?;
+//!         Ok(ReadTextFileResponse::new(text))
+//!     }
+//! }
+//!
+//! fn main() -> Result<(), acp_blocking::Error> {
+//!     let agent = Command::new("target/debug/examples/echo_agent");
+//!     let conn = ClientConnection::spawn(Editor, agent, ClientOptions::default())?;
+//!     let mut init = InitializeRequest::new(ProtocolVersion::V1);
+//!     init.client_capabilities.fs.read_text_file = true;
+//!     conn.with_timeout(Duration::from_secs(10)).initialize(init)?;
+//!     let session = conn.new_session(NewSessionRequest::new("/tmp", vec![]))?.session_id;
+//!     let mut turn = conn.prompt(PromptRequest::new(session, vec!["read /etc/hostname".into()]))?;
+//!     for update in &mut turn {
+//!         println!("{update:?}");
+//!     }
+//!     println!("stop reason: {:?}", turn.finish()?);
+//!     println!("agent exited: {:?}, stderr: {}", conn.close()?, conn.stderr_tail());
+//!     Ok(())
+//! }
+//! ```
+//!
+//! ## Threads and channels
+//!
+//! Each connection has one **driver** thread (the caller's, in [`serve`]; a spawned one for a
+//! [`ClientConnection`]) that alone owns the [`acp_proto::Connection`]. A **reader** thread
+//! feeds it chunks from the `Read`, a **writer** thread writes what `poll_transmit` gives to
+//! the `Write` (one `write_all` and one `flush` per batch), request handlers run on a
+//! **bounded pool** (`max_handlers`, default 16; more wait in a queue), and notification
+//! handlers on one **ordered** thread. Everything reaches the driver through one `mpsc`
+//! channel, on which it waits with `recv_timeout(deadline - now)` for the core's next
+//! deadline. The driver never blocks on a handler: a handler blocks only on its own reply
+//! channel. Protocol decisions (handshake, capability gates, cancellation, ordering,
+//! deadlines) are all the core's.
+//!
+//! ## Backpressure and memory
+//!
+//! A handler that sends updates faster than the pipe drains blocks in
+//! [`PromptContext::send_update`] once the core's outbound byte budget
+//! ([`acp_proto::Config::outbound_budget`]) is full; memory does not grow with the number of
+//! updates. In the other direction, updates and notifications the application has not taken
+//! yet are bounded by `max_buffered`; beyond it the connection stops reading, and the peer
+//! blocks in its pipe.
+//!
+//! ## Errors and panics
+//!
+//! Calls return [`Error`]: the peer's JSON-RPC error, a timeout, a local refusal, or
+//! [`Error::ConnectionClosed`] for everything pending when the connection closes (the peer
+//! exited, the pipe broke, or [`ClientConnection::close`]). A handler that panics answers its
+//! request with `-32603`; the connection lives on.
+//!
+//! ## Tracing
+//!
+//! With the `tracing` feature, each connection has a span (`acp_connection`, with its side),
+//! every frame in and out is a `TRACE` event with its length, and every dispatched event
+//! (request, notification, cancellation, outcome, handshake, close) a `DEBUG` event. Payloads
+//! are left out unless `trace_payloads` is set in the options.
+#![deny(missing_docs)]
+#![cfg_attr(not(test), warn(clippy::unwrap_used))]
+
+mod agent;
+mod client;
+mod driver;
+mod error;
+mod pool;
+mod process;
+mod sync;
+mod trace;
+mod typed;
+
+pub use acp_proto;
+pub use agent::{Agent, AgentOptions, PromptContext, RequestContext, serve, serve_stdio, serve_with};
+pub use client::{Client, ClientConnection, ClientContext, ClientOptions, PromptTurn, Requester};
+pub use error::Error;
+pub use sync::CancelToken;

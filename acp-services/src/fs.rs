@@ -1,0 +1,377 @@
+//! `fs/read_text_file` and `fs/write_text_file`, confined to a set of allowed roots.
+
+use std::fs::{self, File, Metadata, OpenOptions};
+use std::io::{self, BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use acp_proto::RpcError;
+use acp_proto::types::{ReadTextFileRequest, ReadTextFileResponse, WriteTextFileRequest, WriteTextFileResponse};
+
+use crate::error::{ErrorKind, Failure};
+use crate::path::{DEFAULT_MAX_HOPS, Resolved, Roots};
+
+/// Settings of an [`FsSandbox`].
+///
+/// `#[non_exhaustive]`: start from [`FsConfig::default()`] and assign the fields to change.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct FsConfig {
+    /// The most bytes one `fs/read_text_file` answer may carry (default 8 MiB). A bigger file
+    /// is refused (`too_large`) unless `line`/`limit` select a slice that fits: slices are
+    /// read as a stream, so memory stays bounded by this cap whatever the file size.
+    pub max_read_bytes: usize,
+    /// Whether `fs/write_text_file` creates missing parent directories (inside a root, since
+    /// the whole path is confined) (default `true`). The spec requires creating the file;
+    /// agents routinely write `src/new_module/mod.rs` into a directory that does not exist
+    /// yet, and refusing would only make them run `mkdir` through a terminal. When `false`, a
+    /// missing parent is `-32002`.
+    pub create_parent_dirs: bool,
+    /// Whether `fs/write_text_file` is served at all (default `true`). A read-only sandbox
+    /// answers writes with `-32601` and [`crate::ClientServices`] does not advertise
+    /// `fs.writeTextFile`.
+    pub writable: bool,
+    /// How many symbolic links one path may go through (default 40, as Linux).
+    pub max_symlink_hops: usize,
+}
+
+impl Default for FsConfig {
+    fn default() -> FsConfig {
+        FsConfig {
+            max_read_bytes: 8 * 1024 * 1024,
+            create_parent_dirs: true,
+            writable: true,
+            max_symlink_hops: DEFAULT_MAX_HOPS,
+        }
+    }
+}
+
+/// The `fs/*` methods, confined to a set of allowed roots (see the crate docs for the
+/// algorithm). Cheap to share: all methods take `&self` and it is `Send + Sync`.
+///
+/// * Reads: `line` is 1-based (`0` is taken as `1`), `limit` is a maximum number of lines;
+///   lines keep their terminators (`\n` or `\r\n`), so slices concatenate back into the file,
+///   and a slice starting past the end is empty. The text returned must be UTF-8
+///   (`not_utf8` otherwise; with `line`/`limit` only the slice is checked). Only regular
+///   files are read: a FIFO would block and a device never ends (`not_a_file`).
+/// * Writes replace the whole file atomically: the content goes to a new temporary file in
+///   the same directory, which is then renamed over the target. A reader never sees half a
+///   file; a link is never followed at the last moment; and a hard link from inside a root
+///   to a file elsewhere is split instead of writing through it. Permissions of an existing
+///   file are kept (not its owner, nor set-user-id/set-group-id bits); a read-only file is
+///   refused (`permission_denied`), as an editor would. A directory in which new entries
+///   cannot be created cannot be written to, even if the file itself is writable.
+#[derive(Debug, Clone)]
+pub struct FsSandbox {
+    roots: Roots,
+    config: FsConfig,
+}
+
+impl FsSandbox {
+    /// A sandbox with the default [`FsConfig`]. Each root must be an absolute path to an
+    /// existing directory; it is canonicalized now (an empty set refuses every path).
+    pub fn new<I>(roots: I) -> io::Result<FsSandbox>
+    where
+        I: IntoIterator,
+        I::Item: AsRef<Path>,
+    {
+        FsSandbox::with_config(roots, FsConfig::default())
+    }
+
+    /// A sandbox with the given settings.
+    pub fn with_config<I>(roots: I, config: FsConfig) -> io::Result<FsSandbox>
+    where
+        I: IntoIterator,
+        I::Item: AsRef<Path>,
+    {
+        Ok(FsSandbox { roots: Roots::new(roots, config.max_symlink_hops)?, config })
+    }
+
+    /// The settings.
+    pub fn config(&self) -> &FsConfig {
+        &self.config
+    }
+
+    /// The allowed roots, canonicalized.
+    pub fn roots(&self) -> impl Iterator<Item = &Path> {
+        self.roots.canonical()
+    }
+
+    /// The canonical path `path` leads to (it may not exist yet), or the refusal. This is the
+    /// check both methods start with; a client can use it before showing a diff, say.
+    ///
+    /// ```
+    /// # let dir = std::env::temp_dir().join(format!("acp-services-doc-resolve-{}", std::process::id()));
+    /// # std::fs::create_dir_all(&dir).unwrap();
+    /// use acp_services::{ErrorKind, FsSandbox};
+    ///
+    /// let sandbox = FsSandbox::new([&dir]).unwrap();
+    /// let inside = format!("{}/src/../new.txt", dir.display());
+    /// assert!(sandbox.resolve(&inside).unwrap().ends_with("new.txt"));
+    /// let err = sandbox.resolve(&format!("{}/../x", dir.display())).unwrap_err();
+    /// assert_eq!(ErrorKind::of(&err), Some(ErrorKind::PathTraversal));
+    /// # std::fs::remove_dir_all(&dir).unwrap();
+    /// ```
+    pub fn resolve(&self, path: &str) -> Result<PathBuf, RpcError> {
+        Ok(self.roots.resolve(path)?.path)
+    }
+
+    /// Serves `fs/read_text_file`.
+    pub fn read_text_file(&self, request: &ReadTextFileRequest) -> Result<ReadTextFileResponse, RpcError> {
+        Ok(ReadTextFileResponse::new(self.read(request)?))
+    }
+
+    /// Serves `fs/write_text_file`.
+    pub fn write_text_file(&self, request: &WriteTextFileRequest) -> Result<WriteTextFileResponse, RpcError> {
+        if !self.config.writable {
+            return Err(RpcError::method_not_found("fs/write_text_file"));
+        }
+        self.write(&request.path, request.content.as_bytes())?;
+        Ok(WriteTextFileResponse::default())
+    }
+
+    fn read(&self, request: &ReadTextFileRequest) -> Result<String, Failure> {
+        let raw = request.path.as_str();
+        let resolved = self.roots.resolve(raw)?;
+        let Some(meta) = resolved.meta else {
+            return Err(Failure::at(ErrorKind::NotFound, raw, format!("file not found: `{raw}`")));
+        };
+        check_regular(raw, &meta)?;
+        let cap = self.config.max_read_bytes;
+        let whole = request.line.is_none() && request.limit.is_none();
+        if whole && meta.len() > cap as u64 {
+            return Err(too_large(raw, cap));
+        }
+        let file = File::open(&resolved.path).map_err(|e| Failure::io(raw, "opening", &e))?;
+        check_same_file(raw, &file, &meta)?;
+        // `line` is 1-based; 0 (which the schema's minimum forbids) reads from the start too.
+        let first = u64::from(request.line.unwrap_or(1).saturating_sub(1));
+        let bytes = match select_lines(BufReader::new(file), first, request.limit.map(u64::from), cap) {
+            Ok(bytes) => bytes,
+            Err(Selection::TooLarge) => return Err(too_large(raw, cap)),
+            Err(Selection::Io(e)) => return Err(Failure::io(raw, "reading", &e)),
+        };
+        String::from_utf8(bytes).map_err(|e| {
+            let at = e.utf8_error().valid_up_to();
+            Failure::at(
+                ErrorKind::NotUtf8,
+                raw,
+                format!("`{raw}` is not UTF-8 text (invalid byte at offset {at} of the text read)"),
+            )
+        })
+    }
+
+    fn write(&self, raw: &str, content: &[u8]) -> Result<(), Failure> {
+        let mut resolved = self.roots.resolve(raw)?;
+        if let Some(meta) = &resolved.meta {
+            check_regular(raw, meta)?;
+            if meta.permissions().readonly() {
+                return Err(Failure::at(ErrorKind::PermissionDenied, raw, format!("`{raw}` is read-only")));
+            }
+        }
+        if resolved.missing > 1 {
+            if !self.config.create_parent_dirs {
+                return Err(Failure::at(
+                    ErrorKind::NotFound,
+                    raw,
+                    format!("the parent directory of `{raw}` does not exist"),
+                ));
+            }
+            let parent = parent_of(raw, &resolved)?;
+            fs::create_dir_all(parent).map_err(|e| Failure::io(raw, "creating the parent directories of", &e))?;
+            // Check again now that the directories exist: nothing may have moved meanwhile.
+            let again = self.roots.resolve(raw)?;
+            if again.path != resolved.path || again.missing > 1 {
+                return Err(Failure::at(ErrorKind::Io, raw, format!("`{raw}` changed while it was being written")));
+            }
+            resolved = again;
+        }
+        let parent = parent_of(raw, &resolved)?;
+        replace_file(raw, parent, &resolved.path, resolved.meta.as_ref(), content)
+    }
+}
+
+fn parent_of<'a>(raw: &str, resolved: &'a Resolved) -> Result<&'a Path, Failure> {
+    resolved.path.parent().ok_or_else(|| Failure::at(ErrorKind::IsADirectory, raw, format!("`{raw}` is a directory")))
+}
+
+fn check_regular(raw: &str, meta: &Metadata) -> Result<(), Failure> {
+    if meta.is_dir() {
+        Err(Failure::at(ErrorKind::IsADirectory, raw, format!("`{raw}` is a directory")))
+    } else if !meta.is_file() {
+        Err(Failure::at(ErrorKind::NotAFile, raw, format!("`{raw}` is not a regular file")))
+    } else {
+        Ok(())
+    }
+}
+
+fn too_large(raw: &str, cap: usize) -> Failure {
+    Failure::at(
+        ErrorKind::TooLarge,
+        raw,
+        format!("`{raw}` is larger than the {cap}-byte read limit; read it in slices with `line` and `limit`"),
+    )
+}
+
+/// Checks that the file opened is the one resolved (not something swapped in meanwhile).
+#[cfg(unix)]
+fn check_same_file(raw: &str, file: &File, resolved: &Metadata) -> Result<(), Failure> {
+    use std::os::unix::fs::MetadataExt;
+    let opened = file.metadata().map_err(|e| Failure::io(raw, "inspecting", &e))?;
+    if opened.dev() == resolved.dev() && opened.ino() == resolved.ino() {
+        Ok(())
+    } else {
+        Err(Failure::at(ErrorKind::SymlinkEscape, raw, format!("`{raw}` changed while it was being opened")))
+    }
+}
+
+#[cfg(not(unix))]
+fn check_same_file(_: &str, _: &File, _: &Metadata) -> Result<(), Failure> {
+    Ok(())
+}
+
+/// Writes `content` to a fresh file next to `target`, then renames it over `target`.
+fn replace_file(
+    raw: &str,
+    dir: &Path,
+    target: &Path,
+    existing: Option<&Metadata>,
+    content: &[u8],
+) -> Result<(), Failure> {
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let (tmp, mut file) = loop {
+        let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+        let tmp = dir.join(format!(".acp-write-{}-{n}.tmp", std::process::id()));
+        match OpenOptions::new().write(true).create_new(true).open(&tmp) {
+            Ok(file) => break (tmp, file),
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
+            Err(e) => return Err(Failure::io(raw, "creating a temporary file to write", &e)),
+        }
+    };
+    let written = (|| {
+        if let Some(meta) = existing {
+            file.set_permissions(kept_permissions(meta))?;
+        }
+        file.write_all(content)?;
+        file.flush()?;
+        drop(file);
+        fs::rename(&tmp, target)
+    })();
+    written.map_err(|e| {
+        let _ = fs::remove_file(&tmp);
+        Failure::io(raw, "writing", &e)
+    })
+}
+
+/// The permissions of the file being replaced, minus set-user-id and set-group-id: the new
+/// file belongs to this process, which must not hand its own identity out.
+#[cfg(unix)]
+fn kept_permissions(meta: &Metadata) -> fs::Permissions {
+    use std::os::unix::fs::PermissionsExt;
+    fs::Permissions::from_mode(meta.permissions().mode() & 0o1777)
+}
+
+#[cfg(not(unix))]
+fn kept_permissions(meta: &Metadata) -> fs::Permissions {
+    meta.permissions()
+}
+
+/// Why [`select_lines`] stopped.
+#[derive(Debug)]
+enum Selection {
+    TooLarge,
+    Io(io::Error),
+}
+
+/// Copies lines `first..first + limit` (0-based, terminators included) out of `input`,
+/// failing once more than `cap` bytes are selected. Reads as a stream: memory is the output.
+fn select_lines<R: BufRead>(mut input: R, first: u64, limit: Option<u64>, cap: usize) -> Result<Vec<u8>, Selection> {
+    let end = limit.map(|l| first.saturating_add(l));
+    let mut out = Vec::new();
+    let mut line = 0u64;
+    if end == Some(first) {
+        return Ok(out);
+    }
+    loop {
+        let chunk = match input.fill_buf() {
+            Ok([]) => return Ok(out),
+            Ok(chunk) => chunk,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(Selection::Io(e)),
+        };
+        let mut used = 0;
+        let mut done = false;
+        while used < chunk.len() {
+            let rest = &chunk[used..];
+            let (len, ends_line) = match rest.iter().position(|&b| b == b'\n') {
+                Some(i) => (i + 1, true),
+                None => (rest.len(), false),
+            };
+            if line >= first {
+                if out.len() + len > cap {
+                    return Err(Selection::TooLarge);
+                }
+                out.extend_from_slice(&rest[..len]);
+            }
+            used += len;
+            if ends_line {
+                line += 1;
+                if end == Some(line) {
+                    done = true;
+                    break;
+                }
+            }
+        }
+        input.consume(used);
+        if done {
+            return Ok(out);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn select(text: &str, line: Option<u32>, limit: Option<u32>) -> String {
+        let first = u64::from(line.unwrap_or(1).saturating_sub(1));
+        // A tiny buffer makes lines straddle `fill_buf` chunks.
+        let reader = BufReader::with_capacity(3, text.as_bytes());
+        String::from_utf8(select_lines(reader, first, limit.map(u64::from), usize::MAX).unwrap()).unwrap()
+    }
+
+    #[test]
+    fn line_and_limit_select_whole_lines() {
+        let text = "one\ntwo\r\nthree\nfour";
+        assert_eq!(select(text, None, None), text);
+        assert_eq!(select(text, Some(1), None), text);
+        assert_eq!(select(text, Some(0), None), text);
+        assert_eq!(select(text, Some(2), None), "two\r\nthree\nfour");
+        assert_eq!(select(text, Some(2), Some(1)), "two\r\n");
+        assert_eq!(select(text, Some(2), Some(2)), "two\r\nthree\n");
+        assert_eq!(select(text, Some(4), Some(10)), "four");
+        assert_eq!(select(text, Some(5), None), "");
+        assert_eq!(select(text, Some(u32::MAX), Some(u32::MAX)), "");
+        assert_eq!(select(text, None, Some(0)), "");
+        assert_eq!(select(text, None, Some(1)), "one\n");
+        assert_eq!(select("", Some(1), Some(1)), "");
+        assert_eq!(select("\n\n", Some(2), None), "\n");
+    }
+
+    #[test]
+    fn the_cap_bounds_the_selection_not_the_file() {
+        let text = "a\n".repeat(100);
+        let sel = |first, limit, cap| select_lines(text.as_bytes(), first, limit, cap);
+        assert!(matches!(sel(0, None, 10), Err(Selection::TooLarge)));
+        assert_eq!(sel(50, Some(5), 10).unwrap(), b"a\na\na\na\na\n");
+        assert!(matches!(sel(50, Some(6), 10), Err(Selection::TooLarge)));
+        assert_eq!(sel(0, None, 200).unwrap().len(), 200);
+    }
+
+    #[test]
+    fn defaults() {
+        let c = FsConfig::default();
+        assert!(c.writable && c.create_parent_dirs);
+        assert_eq!((c.max_read_bytes, c.max_symlink_hops), (8 << 20, 40));
+    }
+}
