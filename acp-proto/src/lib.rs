@@ -127,6 +127,7 @@
 pub mod connection;
 pub mod error;
 pub mod ext;
+mod fast_path;
 pub mod framer;
 #[doc(hidden)]
 pub mod fuzzing;

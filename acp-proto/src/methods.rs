@@ -232,6 +232,18 @@ macro_rules! request_group {
             pub fn has_params(&self) -> bool {
                 !matches!(self, $req::Ext(e) if e.params.is_null())
             }
+
+            /// Decodes the params of a table `method` straight from a deserializer (one pass, no
+            /// intermediate value). `Ok(None)` when `method` is not one of this enum's rows.
+            pub(crate) fn deserialize_method<'de, D: serde::Deserializer<'de>>(
+                method: Method,
+                d: D,
+            ) -> Result<Option<$req>, D::Error> {
+                match method {
+                    $( Method::$v => <$p as serde::Deserialize>::deserialize(d).map(|p| Some($req::$v(p))), )*
+                    _ => Ok(None),
+                }
+            }
         }
 
         impl Serialize for $req {
@@ -335,6 +347,18 @@ macro_rules! notification_group {
             /// Whether the params member is sent (only an extension notification may have none).
             pub fn has_params(&self) -> bool {
                 !matches!(self, $not::Ext(e) if e.params.is_null())
+            }
+
+            /// Decodes the params of a table `method` straight from a deserializer. `Ok(None)`
+            /// when `method` is not one of this enum's rows.
+            pub(crate) fn deserialize_method<'de, D: serde::Deserializer<'de>>(
+                method: Method,
+                d: D,
+            ) -> Result<Option<$not>, D::Error> {
+                match method {
+                    $( Method::$v => <$p as serde::Deserialize>::deserialize(d).map(|p| Some($not::$v(p))), )*
+                    _ => Ok(None),
+                }
             }
         }
 

@@ -12,6 +12,7 @@ use super::{
 };
 use crate::Side;
 use crate::error::{ErrorCode, RpcError};
+use crate::fast_path::{self, Fast};
 use crate::framer::FrameEvent;
 use crate::gate::{CapabilitySnapshot, GateDecision, check_method};
 use crate::jsonrpc::{self, Incoming, RequestId};
@@ -20,6 +21,12 @@ use crate::methods::{
 };
 use crate::time::Instant;
 use crate::types::{CancelRequestNotification, PromptResponse, RequestPermissionOutcome, StopReason};
+
+/// The params of an inbound request: raw, or already decoded by the fast path.
+enum Params<'a> {
+    Raw(Option<&'a RawValue>),
+    Decoded(Request),
+}
 
 impl Connection {
     pub(super) fn on_frame_event(&mut self, ev: FrameEvent<'_>) {
@@ -39,8 +46,21 @@ impl Connection {
     }
 
     fn on_frame(&mut self, frame: &[u8]) {
+        if let Some(fast) = fast_path::parse(frame, self.side) {
+            match fast {
+                Fast::Request { id, method, request } => self.on_request(id, method, Params::Decoded(request), frame),
+                Fast::Notification(notification) => {
+                    if self.phase != Phase::Ready {
+                        self.stats.notifications_dropped += 1;
+                    } else {
+                        self.deliver_notification(notification);
+                    }
+                }
+            }
+            return;
+        }
         match jsonrpc::parse(frame) {
-            Incoming::Request { id, method, params } => self.on_request(id, method, params, frame),
+            Incoming::Request { id, method, params } => self.on_request(id, method, Params::Raw(params), frame),
             Incoming::Notification { method, params } => self.on_notification(&method, params),
             Incoming::Response { id, outcome } => self.on_response(id, outcome),
             Incoming::Invalid { id, error } => {
@@ -57,7 +77,7 @@ impl Connection {
         self.stats.frames_out += 1;
     }
 
-    fn on_request(&mut self, id: RequestId, method: Cow<'_, str>, params: Option<&RawValue>, frame: &[u8]) {
+    fn on_request(&mut self, id: RequestId, method: Cow<'_, str>, params: Params<'_>, frame: &[u8]) {
         // 1. The handshake gate.
         let is_init = method == Method::Initialize.wire();
         match (self.side, self.phase) {
@@ -107,10 +127,13 @@ impl Connection {
                 return self.reply_error(&id, &error);
             }
         }
-        // 6. Decode.
-        let request = match Request::decode(self.side, &method, params) {
-            Ok(r) => r,
-            Err(e) => return self.reply_error(&id, &e.to_rpc_error()),
+        // 6. Decode (unless the fast path already did).
+        let request = match params {
+            Params::Decoded(r) => r,
+            Params::Raw(params) => match Request::decode(self.side, &method, params) {
+                Ok(r) => r,
+                Err(e) => return self.reply_error(&id, &e.to_rpc_error()),
+            },
         };
         // 7. Turn rules, and what must be remembered until the answer.
         if let Some(response) = self.turns.auto_answer(&request) {
@@ -206,6 +229,12 @@ impl Connection {
                 return;
             }
         };
+        self.deliver_notification(notification);
+    }
+
+    /// Hands a decoded notification to its owner: the turn bookkeeping for `session/cancel`,
+    /// the application for the rest.
+    fn deliver_notification(&mut self, notification: Notification) {
         if notification.method().map(|m| m.row().layer) == Some(Layer::SessionControl) {
             if let Notification::Client(crate::methods::ClientNotification::Cancel(c)) = &notification {
                 self.agent_session_cancel(&c.session_id);
