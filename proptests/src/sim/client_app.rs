@@ -281,7 +281,8 @@ impl<C: Chooser> Sim<'_, C> {
                 let code = i64::from(e.code.0);
                 let ok = replies.contains(&Err(code))
                     || (code == -32800 && self.model.cancel_requested.contains(&label))
-                    || (!dispatched && [-32600, -32601, -32602, -32603].contains(&code));
+                    || ((!dispatched || self.model.duplicated.contains(&label))
+                        && [-32600, -32601, -32602, -32603].contains(&code));
                 assert!(ok, "{side:?}: {id} (r{label}) failed with {e}, replies {replies:?}, dispatched {dispatched}");
                 if out.method == Some(Method::Prompt) {
                     self.check_turn_complete(label);

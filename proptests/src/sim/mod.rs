@@ -170,6 +170,9 @@ struct Model {
     turn_updates: BTreeMap<u64, u64>,
     /// Client: updates received stamped into each turn (by prompt label).
     turn_received: BTreeMap<u64, u64>,
+    /// Labels of requests whose frame the duplicate-id fault copied (a copy may be dispatched
+    /// while the original was refused, or the other way round).
+    duplicated: BTreeSet<u64>,
 }
 
 /// The simulation. See the [module docs](self).
@@ -519,7 +522,13 @@ impl<'t, C: Chooser> Sim<'t, C> {
             }
             2 if pipe == 0 && !self.recent_requests.is_empty() => {
                 let i = self.c.below(self.recent_requests.len());
-                self.recent_requests[i].clone()
+                let frame = self.recent_requests[i].clone();
+                if let Ok(v) = serde_json::from_slice::<Value>(&frame)
+                    && let Some(l) = label_of(&v["params"])
+                {
+                    self.model.duplicated.insert(l);
+                }
+                frame
             }
             3 => {
                 let n = self.label();
