@@ -412,17 +412,26 @@ impl PromptTurn {
         if self.end.is_some() {
             return None;
         }
-        match self.items.recv() {
-            Some(TurnItem::Update(notification)) => Some(notification.update),
-            Some(TurnItem::Done(outcome)) => {
-                let result = Error::from_outcome(outcome)
-                    .and_then(|r| <PromptRequest as Call>::output(r).ok_or(Error::UnexpectedResponse));
-                self.end = Some(result);
-                None
-            }
-            None => {
-                self.end = Some(Err(Error::ConnectionClosed));
-                None
+        loop {
+            match self.items.recv() {
+                Some(TurnItem::Update(notification)) => {
+                    // Agent requests that came right after this update may start now.
+                    while let Some(TurnItem::Gate(open)) = self.items.take_if(|i| matches!(i, TurnItem::Gate(_))) {
+                        let _ = open.send(());
+                    }
+                    return Some(notification.update);
+                }
+                Some(TurnItem::Gate(open)) => drop(open.send(())),
+                Some(TurnItem::Done(outcome)) => {
+                    let result = Error::from_outcome(outcome)
+                        .and_then(|r| <PromptRequest as Call>::output(r).ok_or(Error::UnexpectedResponse));
+                    self.end = Some(result);
+                    return None;
+                }
+                None => {
+                    self.end = Some(Err(Error::ConnectionClosed));
+                    return None;
+                }
             }
         }
     }

@@ -120,6 +120,11 @@ impl Reply {
 pub(crate) enum TurnItem {
     /// A `session/update` of the turn.
     Update(SessionNotification),
+    /// An agent request of the turn's session arrived here on the wire: its handler waits until
+    /// the reader has taken every update before it (or dropped the turn), so that the
+    /// application sees the turn's updates and requests in wire order. It never waits for the
+    /// reader to ask for more, so a reader may block on the handler without a deadlock.
+    Gate(SyncSender<()>),
     /// The prompt's outcome; nothing follows.
     Done(Outcome),
 }
@@ -257,6 +262,8 @@ pub(crate) struct Driver {
     /// Until when frames wait for more before going to the idle writer.
     linger: Option<StdInstant>,
     calls: HashMap<OutboundId, Pending>,
+    /// Client side: the prompt turn in flight per session, for ordering agent requests.
+    turns: HashMap<SessionId, OutboundId>,
     running: HashMap<InboundId, CancelToken>,
     /// Sends held back while the outbound budget is used up, oldest first.
     held: VecDeque<Command>,
@@ -300,6 +307,7 @@ impl Driver {
             spare: Vec::new(),
             linger: None,
             calls: HashMap::new(),
+            turns: HashMap::new(),
             running: HashMap::new(),
             held: VecDeque::new(),
             closed: None,
@@ -460,12 +468,16 @@ impl Driver {
             Command::Request { request, deadline, reply } => {
                 self.linger = None;
                 let deadline = deadline.map(|d| Instant::from_std(self.epoch, d));
+                let session = request.session_id().cloned();
                 match self.conn.send_request(now, request, deadline) {
                     Ok(id) => {
                         let pending = match reply {
                             Reply::Once(tx) => Pending::Once(tx),
                             Reply::Turn { accepted, sink } => {
                                 let _ = accepted.send(Ok(()));
+                                if let Some(session) = session {
+                                    self.turns.insert(session, id);
+                                }
                                 Pending::Turn(sink)
                             }
                         };
@@ -584,7 +596,10 @@ impl Driver {
 
     fn dispatch(&mut self, event: Event) {
         match event {
-            Event::Request { id, request } => self.spawn_handler(id, request),
+            Event::Request { id, request } => {
+                let gate = self.turn_gate(&request);
+                self.spawn_handler(id, request, gate);
+            }
             Event::Notification { notification, turn } => {
                 let pending = turn.and_then(|stamp| self.calls.get(&stamp.turn));
                 match (pending, notification) {
@@ -605,6 +620,7 @@ impl Driver {
                 }
                 Some(Pending::Turn(sink)) => {
                     sink.push(TurnItem::Done(outcome));
+                    self.turns.retain(|_, turn| *turn != id);
                 }
                 None => {}
             },
@@ -619,12 +635,30 @@ impl Driver {
         }
     }
 
-    /// Runs a request handler on the pool; its result comes back as a command.
-    fn spawn_handler(&mut self, id: InboundId, request: Request) {
+    /// Client side: for an agent request of a session whose prompt turn is in flight and has
+    /// updates not yet taken by its reader, a gate placed in the turn after them.
+    fn turn_gate(&mut self, request: &Request) -> Option<Receiver<()>> {
+        let turn = self.turns.get(request.session_id()?)?;
+        let Some(Pending::Turn(sink)) = self.calls.get(turn) else { return None };
+        if sink.is_empty() {
+            // The reader has taken every earlier update: nothing to wait for.
+            return None;
+        }
+        let (open, gate) = mpsc::sync_channel(1);
+        sink.push(TurnItem::Gate(open)).then_some(gate)
+    }
+
+    /// Runs a request handler on the pool; its result comes back as a command. With a `gate`,
+    /// the handler first waits until the turn's reader reached it (or dropped the turn).
+    fn spawn_handler(&mut self, id: InboundId, request: Request, gate: Option<Receiver<()>>) {
         let cancel = CancelToken::new();
         self.running.insert(id, cancel.clone());
         let (service, link, scope) = (self.service.clone(), self.link.clone(), self.tracer.scope());
         self.pool.execute(Box::new(move || {
+            if let Some(gate) = gate {
+                // Err: the turn was dropped unread, so there is nothing to stay behind.
+                let _ = gate.recv();
+            }
             scope.in_scope(|| {
                 let result = catch_unwind(AssertUnwindSafe(|| service.request(&link, id, &cancel, request)))
                     .unwrap_or_else(|panic| Err(handler_panicked(&*panic)));

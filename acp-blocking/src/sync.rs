@@ -181,6 +181,11 @@ pub(crate) fn inbox<T>(backlog: Arc<Backlog>) -> (InboxSender<T>, InboxReceiver<
 
 impl<T> InboxSender<T> {
     /// Queues an item; returns false (and drops it) when the receiver is gone.
+    /// Whether the receiver has taken everything pushed so far.
+    pub(crate) fn is_empty(&self) -> bool {
+        lock(&self.0.state).items.is_empty()
+    }
+
     pub(crate) fn push(&self, item: T) -> bool {
         let mut state = lock(&self.0.state);
         if state.receiver_gone {
@@ -208,6 +213,18 @@ impl<T> Drop for InboxSender<T> {
 impl<T> InboxReceiver<T> {
     /// The next item, blocking until one is queued; `None` once the sender is gone and the
     /// queue is empty.
+    /// Takes the next item without waiting, if `take` accepts it.
+    pub(crate) fn take_if(&self, take: impl FnOnce(&T) -> bool) -> Option<T> {
+        let mut state = lock(&self.0.state);
+        if !state.items.front().is_some_and(take) {
+            return None;
+        }
+        let item = state.items.pop_front();
+        drop(state);
+        self.0.backlog.take(1);
+        item
+    }
+
     pub(crate) fn recv(&self) -> Option<T> {
         let mut state = lock(&self.0.state);
         loop {

@@ -94,16 +94,23 @@ fn cancel_mid_turn_ends_the_turn_cancelled_and_cancels_pending_permission_asks()
 
         // A permission ask pending when the turn is cancelled: the client's core answers it
         // `cancelled` and the handler's signal is set.
-        let mut turn = conn.prompt(prompt(&session, "permission")).unwrap();
+        // The turn is read on its own thread, as an application does: a request of the turn
+        // is handled once the reader has taken the updates before it.
+        let turn = conn.prompt(prompt(&session, "permission")).unwrap();
+        let reader = thread::spawn(move || {
+            let mut turn = turn;
+            let updates: Vec<String> = turn.by_ref().map(|u| text(&u)).collect();
+            (updates, turn.finish())
+        });
         let deadline = Instant::now() + Duration::from_secs(10);
         while client.calls().is_empty() {
             assert!(Instant::now() < deadline, "the permission ask never arrived");
             thread::sleep(Duration::from_millis(5));
         }
-        turn.cancel().unwrap();
-        let updates: Vec<String> = turn.by_ref().map(|u| text(&u)).collect();
+        conn.cancel(&session).unwrap();
+        let (updates, stop) = reader.join().unwrap();
         assert_eq!(updates, ["permission: cancelled"]);
-        assert_eq!(turn.finish().unwrap(), StopReason::Cancelled);
+        assert_eq!(stop.unwrap(), StopReason::Cancelled);
         let deadline = Instant::now() + Duration::from_secs(10);
         while client.cancelled_asks.load(Ordering::SeqCst) == 0 {
             assert!(Instant::now() < deadline, "the client handler never saw its cancellation");

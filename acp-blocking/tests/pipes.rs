@@ -68,6 +68,12 @@ impl Agent for TestAgent {
                     self.sent.fetch_add(1, Ordering::SeqCst);
                 }
             }
+            Some("interleave") => {
+                for i in 0..20 {
+                    cx.send_text(format!("u{i}"))?;
+                    cx.read_text_file(format!("/r{i}"), None, None)?;
+                }
+            }
             Some("read") => {
                 for _ in 0..2 {
                     let result = cx.read_text_file("/f", None, None).map_err(|e| e.to_string());
@@ -394,4 +400,38 @@ fn an_agent_choosing_an_unsupported_protocol_version_is_refused() {
             "{reason:?}"
         );
     });
+}
+
+/// Logs the paths it is asked to read, beside the turn's updates, in one shared log.
+struct OrderLog(Arc<Mutex<Vec<String>>>);
+
+impl Client for OrderLog {
+    fn read_text_file(
+        &self,
+        request: ReadTextFileRequest,
+        _: &ClientContext,
+    ) -> Result<ReadTextFileResponse, RpcError> {
+        self.0.lock().unwrap().push(request.path.trim_start_matches('/').to_owned());
+        Ok(ReadTextFileResponse::new("x"))
+    }
+}
+
+#[test]
+fn agent_requests_of_a_turn_reach_the_client_after_the_updates_before_them() {
+    let log = Arc::new(Mutex::new(Vec::new()));
+    let agent = Arc::new(TestAgent::default());
+    let (conn, _server) = connect(OrderLog(log.clone()), agent, AgentOptions::default(), ClientOptions::default());
+    let mut init = InitializeRequest::new(ProtocolVersion::V1);
+    init.client_capabilities.fs.read_text_file = true;
+    conn.initialize(init).unwrap();
+    let session = conn.new_session(NewSessionRequest::new("/tmp", vec![])).unwrap().session_id;
+    let mut turn = conn.prompt(prompt(&session, "interleave")).unwrap();
+    while let Some(update) = turn.next_update() {
+        // The reader logs each update as it takes it; without ordering, the read handler
+        // would often log before the update it follows on the wire.
+        log.lock().unwrap().push(text(&update));
+    }
+    assert_eq!(turn.finish().unwrap(), StopReason::EndTurn);
+    let want: Vec<String> = (0..20).flat_map(|i| [format!("u{i}"), format!("r{i}")]).collect();
+    assert_eq!(*log.lock().unwrap(), want);
 }

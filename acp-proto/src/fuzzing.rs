@@ -290,7 +290,7 @@ impl Accounting {
 /// Fuzz target `connection`: one machine fed bytes, EOFs, ticks and commands.
 pub fn connection(data: &[u8]) {
     let mut r = Reader::new(data);
-    let side = if r.byte() % 2 == 0 { Side::Agent } else { Side::Client };
+    let side = if r.byte().is_multiple_of(2) { Side::Agent } else { Side::Client };
     let mut config = Config::default();
     config.max_frame_len = 2048;
     config.max_inbound = 8;
@@ -331,7 +331,7 @@ pub fn connection(data: &[u8]) {
                 let _ = conn.respond(now, id, answer(&request));
             }
             6 => {
-                let deadline = (r.byte() % 2 == 0).then(|| now + Duration::from_millis(u64::from(r.byte())));
+                let deadline = (r.byte().is_multiple_of(2)).then(|| now + Duration::from_millis(u64::from(r.byte())));
                 let request: Request = match (side, r.byte() % 4) {
                     (Side::Client, 0) => InitializeRequest::new(ProtocolVersion::V1).into(),
                     (Side::Client, 1) => NewSessionRequest::new("/", vec![]).into(),
@@ -350,7 +350,7 @@ pub fn connection(data: &[u8]) {
             7 => {
                 let _ = conn.cancel_turn(now, &SessionId::from("s0"));
             }
-            _ if r.byte() % 8 == 0 => {
+            _ if r.byte().is_multiple_of(8) => {
                 conn.handle_eof(now);
                 if let Some(m) = acct.mirror.as_mut() {
                     m.finish(|_| ControlFlow::Continue(()));

@@ -372,7 +372,7 @@ fn sixty_four_sessions_with_interleaved_turns_never_cross_deliver() {
         let i = (seed % 64) as usize;
         p.agent.send_notification(p.now, chunk(&sessions[i], &format!("{i}:{}", counts[i]))).unwrap();
         counts[i] += 1;
-        if seed % 50 == 0 {
+        if seed.is_multiple_of(50) {
             p.pump();
         }
     }

@@ -48,8 +48,9 @@ pub struct InitializeResponse {
     /// What the agent supports.
     #[serde(default, deserialize_with = "lenient_object_default")]
     pub agent_capabilities: AgentCapabilities,
-    /// The ways the client may authenticate. Malformed entries are dropped.
-    #[serde(default, skip_serializing_if = "Vec::is_empty", deserialize_with = "lenient_items")]
+    /// The ways the client may authenticate. Malformed entries are dropped. Always written,
+    /// `[]` included, as the protocol pages show it.
+    #[serde(default, deserialize_with = "lenient_items")]
     pub auth_methods: Vec<AuthMethod>,
     /// The agent's name and version.
     #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
@@ -130,10 +131,10 @@ impl From<AuthMethodAgent> for AuthMethod {
 impl<'de> Deserialize<'de> for AuthMethod {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let fields = Map::deserialize(d)?;
-        if let Some(Value::String(kind)) = fields.get("type") {
-            if kind != "agent" {
-                return Ok(AuthMethod::Unknown(UnknownVariant(fields)));
-            }
+        if let Some(Value::String(kind)) = fields.get("type")
+            && kind != "agent"
+        {
+            return Ok(AuthMethod::Unknown(UnknownVariant(fields)));
         }
         AuthMethodAgent::deserialize(Value::Object(fields))
             .map(AuthMethod::Agent)
@@ -222,8 +223,7 @@ mod tests {
 
     #[test]
     fn docs_initialize_response_decodes() {
-        // From docs/initialization.mdx: defaults are written out, the empty `authMethods`
-        // is left out.
+        // From docs/initialization.mdx: defaults are written out, the empty `authMethods` too.
         let result = json!({
             "protocolVersion": 1,
             "agentCapabilities": {
@@ -248,7 +248,8 @@ mod tests {
                     "sessionCapabilities": {},
                     "auth": {}
                 },
-                "agentInfo": {"name": "my-agent", "title": "My Agent", "version": "1.0.0"}
+                "agentInfo": {"name": "my-agent", "title": "My Agent", "version": "1.0.0"},
+                "authMethods": []
             })
         );
     }

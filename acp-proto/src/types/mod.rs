@@ -15,8 +15,7 @@
 //!   means "clear"; they are `Option<Option<String>>` and keep `null`.
 //! * (b) A property whose value equals its schema `default` may be added or removed. Flags and
 //!   capability objects with a default are always written (`"loadSession": false`,
-//!   `"sessionCapabilities": {}`), while `InitializeResponse.authMethods` (default `[]`) is
-//!   left out when empty.
+//!   `"sessionCapabilities": {}`), and so is `InitializeResponse.authMethods`, `[]` included.
 //! * (c) Numbers compare by value: an integer in a `double` field (`Annotations.priority`,
 //!   `Cost.amount`) re-encodes as a float (`1` becomes `1.0`).
 //! * (d) Unknown object keys are dropped, except inside `_meta`, inside free-form JSON fields

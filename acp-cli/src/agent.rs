@@ -1,0 +1,301 @@
+//! `acp agent`: the reference agent, deterministic and offline.
+//!
+//! [`ReferenceAgent`] answers every request the way the protocol pages describe, and runs one
+//! scripted prompt turn that touches every kind of update, a permission ask and a file read,
+//! so that a client (ours, an SDK's, an editor's) can be checked against it:
+//!
+//! | request | answer |
+//! |---|---|
+//! | `initialize` | `protocolVersion: 1` whatever was asked; `loadSession: false`; prompts may carry images and embedded context, not audio; no MCP over HTTP or SSE; `authMethods: []`; `agentInfo` |
+//! | `session/new` | a fresh `sessionId` (`sess-1`, `sess-2`, …); a relative `cwd` is `-32602` |
+//! | `session/prompt` of an unknown session | `-32002` |
+//! | `_test/echo` | its params, verbatim |
+//! | any other method | `-32601`; unknown notifications are ignored |
+//!
+//! A prompt turn, with TEXT the prompt's text blocks joined by spaces and PATH the first
+//! whitespace-separated word of TEXT that is an absolute path:
+//!
+//! 1. `agent_message_chunk` `echo: TEXT`;
+//! 2. if TEXT contains the word `slow`, the turn stays open for [`AgentConfig::slow_delay`]
+//!    (5 s) unless it is cancelled;
+//! 3. an `agent_thought_chunk`, then a `plan`;
+//! 4. a `tool_call` (`kind: read`, `status: pending`, `locations: [PATH]` when there is a PATH);
+//! 5. one `session/request_permission` for it, offering `allow-once` and `reject-once`:
+//!    * rejected: `tool_call_update` `failed`, and the turn ends `end_turn`;
+//!    * cancelled (or `session/cancel` at any point): the turn ends `cancelled`, nothing is read;
+//!    * allowed: `tool_call_update` `in_progress`; then `fs/read_text_file` of PATH only if PATH
+//!      exists and the client advertised `fs.readTextFile`; then `tool_call_update`
+//!      `completed` with the file's text as content (or a note saying why nothing was read,
+//!      or `failed` with the client's error when the read was refused); an
+//!      `agent_message_chunk` `done`; `end_turn`.
+//!
+//! Sessions and turns run concurrently (up to [`AgentConfig::max_handlers`] requests at once).
+//! The agent logs a line per request to stderr, never to stdout, and [`ReferenceAgent::serve_stdio`] returns
+//! as soon as stdin ends.
+
+use std::collections::HashSet;
+use std::io::{self, Read, Write};
+use std::path::Path;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+use acp_blocking::acp_proto::types::*;
+use acp_blocking::acp_proto::{Method, RpcError};
+use acp_blocking::{Agent, AgentOptions, Error, PromptContext, RequestContext};
+use serde_json::{Value, json};
+
+/// The permission option that lets the tool call run.
+pub const ALLOW_ONCE: &str = "allow-once";
+/// The permission option that rejects the tool call.
+pub const REJECT_ONCE: &str = "reject-once";
+/// The diagnostic extension method answered with its own params.
+pub const ECHO_METHOD: &str = "_test/echo";
+
+/// Settings of a [`ReferenceAgent`].
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct AgentConfig {
+    /// How long a prompt containing the word `slow` keeps its turn open (default 5 s).
+    pub slow_delay: Duration,
+    /// Requests handled at once; more wait in a queue (default 64).
+    pub max_handlers: usize,
+    /// Log one line per request to stderr (default true).
+    pub log: bool,
+}
+
+impl Default for AgentConfig {
+    fn default() -> AgentConfig {
+        AgentConfig { slow_delay: Duration::from_secs(5), max_handlers: 64, log: true }
+    }
+}
+
+/// The reference agent. See the [module docs](self) for what it does.
+#[derive(Debug, Default)]
+pub struct ReferenceAgent {
+    config: AgentConfig,
+    sessions: Mutex<HashSet<SessionId>>,
+    next_session: AtomicU64,
+    next_call: AtomicU64,
+}
+
+/// How a turn continues after a step.
+enum Step {
+    Go,
+    Stop(StopReason),
+}
+
+impl ReferenceAgent {
+    /// An agent with the default settings.
+    pub fn new() -> ReferenceAgent {
+        ReferenceAgent::with_config(AgentConfig::default())
+    }
+
+    /// An agent with the given settings.
+    pub fn with_config(config: AgentConfig) -> ReferenceAgent {
+        ReferenceAgent { config, ..ReferenceAgent::default() }
+    }
+
+    fn log(&self, message: std::fmt::Arguments<'_>) {
+        if self.config.log {
+            eprintln!("acp agent: {message}");
+        }
+    }
+
+    fn knows(&self, session: &SessionId) -> bool {
+        self.sessions.lock().unwrap_or_else(std::sync::PoisonError::into_inner).contains(session)
+    }
+
+    /// Serves the agent over any byte transport until its input ends.
+    pub fn serve(self, reader: impl Read + Send + 'static, writer: impl Write + Send + 'static) -> Result<(), Error> {
+        let mut options = AgentOptions::default();
+        options.max_handlers = self.config.max_handlers;
+        acp_blocking::serve_with(self, reader, writer, options)
+    }
+
+    /// Serves the agent on stdin and stdout until stdin ends.
+    pub fn serve_stdio(self) -> Result<(), Error> {
+        self.serve(io::stdin(), io::stdout())
+    }
+
+    /// The turn after the echo: thought, plan, tool call, permission, read.
+    fn turn(&self, text: &str, path: Option<&str>, cx: &PromptContext) -> Result<Step, Error> {
+        cx.send_update(SessionUpdate::AgentThoughtChunk(ContentChunk::new(ContentBlock::text(match path {
+            Some(p) => format!("The prompt names {p}; I will ask before reading it through the client."),
+            None => "The prompt names no absolute path, so there is nothing to read.".to_owned(),
+        }))))?;
+        let target = path.unwrap_or("(no file)");
+        cx.send_update(SessionUpdate::Plan(Plan::new(vec![
+            PlanEntry::new(format!("Read {target}"), PlanEntryPriority::High, PlanEntryStatus::InProgress),
+            PlanEntry::new("Report what it says", PlanEntryPriority::Medium, PlanEntryStatus::Pending),
+        ])))?;
+
+        let call_id = format!("call-{}", self.next_call.fetch_add(1, Ordering::Relaxed) + 1);
+        let title = format!("Read {target}");
+        let locations = path.map(|p| vec![ToolCallLocation::new(p)]);
+        let mut call = ToolCall::new(call_id.as_str(), title.as_str());
+        call.kind = Some(ToolKind::Read);
+        call.status = Some(ToolCallStatus::Pending);
+        call.locations = locations.clone();
+        call.raw_input = Some(json!({ "path": path, "prompt": text }));
+        cx.send_update(SessionUpdate::ToolCall(call))?;
+
+        let mut ask = ToolCallUpdate::new(call_id.as_str());
+        ask.title = Some(title);
+        ask.kind = Some(ToolKind::Read);
+        ask.status = Some(ToolCallStatus::Pending);
+        ask.locations = locations;
+        let options = vec![
+            PermissionOption::new(ALLOW_ONCE, "Allow once", PermissionOptionKind::AllowOnce),
+            PermissionOption::new(REJECT_ONCE, "Reject", PermissionOptionKind::RejectOnce),
+        ];
+        let allowed = match cx.request_permission(ask, options)? {
+            RequestPermissionOutcome::Selected(s) => s.option_id == ALLOW_ONCE,
+            _ => return Ok(Step::Stop(StopReason::Cancelled)),
+        };
+        if cx.is_cancelled() {
+            return Ok(Step::Stop(StopReason::Cancelled));
+        }
+        if !allowed {
+            cx.send_update(tool_update(&call_id, ToolCallStatus::Failed, Some("Rejected by the user.".to_owned())))?;
+            return Ok(Step::Stop(StopReason::EndTurn));
+        }
+        cx.send_update(tool_update(&call_id, ToolCallStatus::InProgress, None))?;
+
+        let can_read = cx.negotiated().is_some_and(|n| n.peer.allows(Method::ReadTextFile));
+        let (status, content) = match path {
+            None => (ToolCallStatus::Completed, "Nothing to read: the prompt names no absolute path.".to_owned()),
+            Some(p) if !Path::new(p).exists() => {
+                (ToolCallStatus::Completed, format!("Nothing to read: {p} does not exist."))
+            }
+            Some(p) if !can_read => (
+                ToolCallStatus::Completed,
+                format!("Not read: the client did not advertise fs.readTextFile, so {p} stays unread."),
+            ),
+            Some(p) => match cx.read_text_file(p, None, None) {
+                Ok(text) => (ToolCallStatus::Completed, text),
+                Err(Error::Cancelled) => return Ok(Step::Stop(StopReason::Cancelled)),
+                Err(Error::Rpc(e)) => (ToolCallStatus::Failed, format!("The client refused to read {p}: {e}")),
+                Err(e) => return Err(e),
+            },
+        };
+        if cx.is_cancelled() {
+            return Ok(Step::Stop(StopReason::Cancelled));
+        }
+        cx.send_update(tool_update(&call_id, status, Some(content)))?;
+        Ok(Step::Go)
+    }
+}
+
+/// A `tool_call_update` changing the status and, optionally, the content.
+fn tool_update(call_id: &str, status: ToolCallStatus, text: Option<String>) -> SessionUpdate {
+    let mut update = ToolCallUpdate::new(call_id);
+    update.status = Some(status);
+    update.content = text.map(|t| vec![ToolCallContent::from(ContentBlock::text(t))]);
+    SessionUpdate::ToolCallUpdate(update)
+}
+
+/// The prompt's text blocks joined by spaces.
+pub fn prompt_text(prompt: &[ContentBlock]) -> String {
+    let texts: Vec<&str> = prompt
+        .iter()
+        .filter_map(|b| match b {
+            ContentBlock::Text(t) => Some(t.text.as_str()),
+            _ => None,
+        })
+        .collect();
+    texts.join(" ")
+}
+
+/// The first whitespace-separated word of `text` that is an absolute path.
+pub fn first_absolute_path(text: &str) -> Option<&str> {
+    text.split_whitespace().find(|word| Path::new(word).is_absolute())
+}
+
+/// Whether `text` contains the word `slow` (any case, delimited by non-alphanumerics).
+pub fn is_slow(text: &str) -> bool {
+    text.split(|c: char| !c.is_alphanumeric()).any(|w| w.eq_ignore_ascii_case("slow"))
+}
+
+impl Agent for ReferenceAgent {
+    fn initialize(&self, request: InitializeRequest, _: &RequestContext) -> Result<InitializeResponse, RpcError> {
+        let client = request.client_info.as_ref().map_or("an unnamed client".to_owned(), |i| i.name.clone());
+        self.log(format_args!("initialize from {client} (asked for protocol version {})", request.protocol_version.0));
+        // A v1 agent answers 1 whatever the client asked for.
+        let mut response = InitializeResponse::new(ProtocolVersion::V1);
+        let caps = &mut response.agent_capabilities;
+        caps.load_session = false;
+        caps.prompt_capabilities.image = true;
+        caps.prompt_capabilities.audio = false;
+        caps.prompt_capabilities.embedded_context = true;
+        caps.mcp_capabilities.http = false;
+        caps.mcp_capabilities.sse = false;
+        let mut info = Implementation::new("acp-reference-agent", env!("CARGO_PKG_VERSION"));
+        info.title = Some("acp-rs reference agent".to_owned());
+        response.agent_info = Some(info);
+        Ok(response)
+    }
+
+    fn new_session(&self, request: NewSessionRequest, _: &RequestContext) -> Result<NewSessionResponse, RpcError> {
+        if !Path::new(&request.cwd).is_absolute() {
+            return Err(RpcError::invalid_params(format!("cwd must be an absolute path, got `{}`", request.cwd))
+                .with_data(json!({ "reason": "cwd must be an absolute path", "cwd": request.cwd })));
+        }
+        let id = SessionId::from(format!("sess-{}", self.next_session.fetch_add(1, Ordering::Relaxed) + 1));
+        self.sessions.lock().unwrap_or_else(std::sync::PoisonError::into_inner).insert(id.clone());
+        self.log(format_args!("session {id} opened in {}", request.cwd));
+        Ok(NewSessionResponse::new(id))
+    }
+
+    fn prompt(&self, request: PromptRequest, cx: &PromptContext) -> Result<PromptResponse, RpcError> {
+        if !self.knows(&request.session_id) {
+            return Err(RpcError::resource_not_found(format!("unknown session `{}`", request.session_id))
+                .with_data(json!({ "reason": "unknown session", "sessionId": request.session_id })));
+        }
+        let text = prompt_text(&request.prompt);
+        let path = first_absolute_path(&text);
+        self.log(format_args!("prompt on {}: {text:?}", request.session_id));
+        cx.send_text(format!("echo: {text}"))?;
+        if is_slow(&text) && cx.cancellation().wait_timeout(self.config.slow_delay) {
+            return Ok(PromptResponse::new(StopReason::Cancelled));
+        }
+        if cx.is_cancelled() {
+            return Ok(PromptResponse::new(StopReason::Cancelled));
+        }
+        let stop = match self.turn(&text, path, cx) {
+            Ok(Step::Go) => {
+                cx.send_text("done")?;
+                StopReason::EndTurn
+            }
+            Ok(Step::Stop(stop)) => stop,
+            Err(_) if cx.is_cancelled() => StopReason::Cancelled,
+            Err(e) => return Err(e.into()),
+        };
+        // After `session/cancel` the core answers `cancelled` whatever we return; say it too.
+        let stop = if cx.is_cancelled() { StopReason::Cancelled } else { stop };
+        self.log(format_args!("turn on {} ended {}", request.session_id, stop.as_str()));
+        Ok(PromptResponse::new(stop))
+    }
+
+    fn ext_method(&self, method: &str, params: Value, _: &RequestContext) -> Result<Value, RpcError> {
+        match method {
+            ECHO_METHOD => Ok(params),
+            _ => Err(RpcError::method_not_found(method)),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paths_words_and_text() {
+        assert_eq!(first_absolute_path("read ./x /tmp/a.txt /b"), Some("/tmp/a.txt"));
+        assert_eq!(first_absolute_path("nothing here"), None);
+        assert!(is_slow("please be SLOW."));
+        assert!(!is_slow("slowly"));
+        let prompt = vec![ContentBlock::text("read"), ContentBlock::text("/etc/hostname")];
+        assert_eq!(prompt_text(&prompt), "read /etc/hostname");
+    }
+}

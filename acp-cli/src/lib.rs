@@ -1,0 +1,86 @@
+//! # acp-cli: the `acp` command
+//!
+//! Three subcommands on top of [`acp_blocking`] and [`acp_services`]:
+//!
+//! * **`acp agent`**: [`agent::ReferenceAgent`], a deterministic agent on stdio that exercises
+//!   the protocol end to end (streamed chunks, a thought, a plan, a tool call with a permission
+//!   ask and an `fs/read_text_file`, cancellation, many sessions at once). Tests and other
+//!   clients use it as a known-good peer; it is also a library type, so tests can serve it
+//!   in-process over pipes.
+//! * **`acp client -- AGENT_CMD...`**: [`client::run`], a terminal client for any ACP agent:
+//!   streamed message text, dimmed thoughts, the plan as a checklist, tool calls with their
+//!   kind, status, locations and diffs, permission questions (or a policy), Ctrl-C to cancel
+//!   a turn, the agent's `fs/*` and `terminal/*` requests served by a sandbox confined to
+//!   `--root` directories.
+//! * **`acp demo`**: [`demo::run`], the client against the built-in agent with a sample
+//!   prompt and a temporary file to read.
+//!
+//! Exit codes are listed by [`Exit`].
+#![deny(missing_docs)]
+#![cfg_attr(not(test), warn(clippy::unwrap_used))]
+
+pub mod agent;
+pub mod client;
+pub mod demo;
+
+/// The exit status of `acp client` and `acp demo`.
+///
+/// | code | meaning |
+/// |---|---|
+/// | 0 | the turn ended `end_turn` (interactive: the user quit) |
+/// | 1 | a local failure: bad arguments, the agent could not be started, I/O |
+/// | 2 | usage error (from the argument parser) |
+/// | 3 | the turn ended `cancelled` |
+/// | 4 | the turn ended `refusal` |
+/// | 5 | the turn ended `max_tokens` or `max_turn_requests` |
+/// | 6 | protocol error: the agent answered with an error or something invalid |
+/// | 7 | the agent died (its output ended, or it exited) |
+/// | 8 | the agent requires authentication (`--auth METHOD` picks one) |
+/// | 130 | the user quit with Ctrl-C |
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Exit {
+    /// 0: `end_turn`, or a normal quit.
+    Ok,
+    /// 1: a local failure.
+    Failure,
+    /// 2: usage error.
+    Usage,
+    /// 3: the turn was cancelled.
+    Cancelled,
+    /// 4: the agent refused.
+    Refusal,
+    /// 5: the agent stopped early (`max_tokens`, `max_turn_requests`).
+    Incomplete,
+    /// 6: the agent broke the protocol or answered with an error.
+    Protocol,
+    /// 7: the agent died.
+    AgentDied,
+    /// 8: the agent requires authentication.
+    AuthRequired,
+    /// 130: quit with Ctrl-C.
+    Interrupted,
+}
+
+impl Exit {
+    /// The numeric exit code.
+    pub fn code(self) -> u8 {
+        match self {
+            Exit::Ok => 0,
+            Exit::Failure => 1,
+            Exit::Usage => 2,
+            Exit::Cancelled => 3,
+            Exit::Refusal => 4,
+            Exit::Incomplete => 5,
+            Exit::Protocol => 6,
+            Exit::AgentDied => 7,
+            Exit::AuthRequired => 8,
+            Exit::Interrupted => 130,
+        }
+    }
+}
+
+impl From<Exit> for std::process::ExitCode {
+    fn from(exit: Exit) -> std::process::ExitCode {
+        std::process::ExitCode::from(exit.code())
+    }
+}

@@ -1,0 +1,142 @@
+//! `acp`: the Agent Client Protocol from a terminal. See the `acp_cli` crate docs.
+
+use std::ffi::OsString;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use acp_cli::agent::{AgentConfig, ReferenceAgent};
+use acp_cli::client::{self, ClientConfig, Policy};
+use acp_cli::demo::{self, DemoConfig};
+use clap::{Args, Parser, Subcommand};
+
+/// The Agent Client Protocol (ACP) from a terminal: a reference agent, a client for any ACP
+/// agent, and a demo of both.
+#[derive(Debug, Parser)]
+#[command(name = "acp", version, propagate_version = true)]
+#[command(after_help = "Start with `acp demo`.\n\nExit codes of `client` and `demo`: 0 end_turn (or a normal quit), \
+1 local failure, 2 usage, 3 cancelled, 4 refusal, 5 max_tokens/max_turn_requests, 6 protocol error, \
+7 agent died, 8 authentication required, 130 quit with Ctrl-C.")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Serve the reference agent on stdin/stdout (deterministic, offline; logs to stderr).
+    Agent(AgentArgs),
+    /// Spawn an ACP agent and talk to it: one prompt (-p) or an interactive loop.
+    Client(ClientArgs),
+    /// Run the client against the built-in agent, with a sample prompt and a file to read.
+    Demo(DemoArgs),
+}
+
+#[derive(Debug, Args)]
+struct AgentArgs {
+    /// How long a prompt containing the word `slow` keeps its turn open, in milliseconds.
+    #[arg(long, value_name = "MS", default_value_t = 5000)]
+    slow_ms: u64,
+    /// Do not log requests to stderr.
+    #[arg(long)]
+    quiet: bool,
+}
+
+/// How permission requests are answered.
+#[derive(Debug, Args)]
+#[group(multiple = false)]
+struct PolicyArgs {
+    /// Allow every permission request (picks an allow option).
+    #[arg(long)]
+    allow: bool,
+    /// Reject every permission request (picks a reject option).
+    #[arg(long)]
+    deny: bool,
+    /// Ask for each one (reads the answers from stdin when it is not a terminal). The default
+    /// on a terminal; otherwise the default is --deny.
+    #[arg(long)]
+    ask: bool,
+}
+
+impl PolicyArgs {
+    fn policy(&self) -> Option<Policy> {
+        match (self.allow, self.deny, self.ask) {
+            (true, _, _) => Some(Policy::Allow),
+            (_, true, _) => Some(Policy::Deny),
+            (_, _, true) => Some(Policy::Ask),
+            _ => None,
+        }
+    }
+}
+
+#[derive(Debug, Args)]
+#[command(
+    after_help = "Examples:\n  acp client -- acp agent\n  acp client --allow -p 'read /etc/hostname' -- acp agent\n  \
+acp client --root . --root /tmp -- npx @zed-industries/claude-code-acp\n\n\
+Ctrl-C cancels the running turn (session/cancel); a second Ctrl-C quits."
+)]
+struct ClientArgs {
+    #[command(flatten)]
+    policy: PolicyArgs,
+    /// A directory the agent may read and write files and run commands in (repeatable;
+    /// default: the working directory).
+    #[arg(long = "root", value_name = "DIR")]
+    roots: Vec<PathBuf>,
+    /// Run this one prompt, then exit with its stop reason, instead of the interactive loop.
+    #[arg(short = 'p', long = "prompt", value_name = "TEXT")]
+    prompt: Option<String>,
+    /// Show the agent's stderr as it is written (otherwise only its tail, if it dies).
+    #[arg(long)]
+    show_stderr: bool,
+    /// The session's working directory (default: the current directory).
+    #[arg(long, value_name = "DIR")]
+    cwd: Option<PathBuf>,
+    /// Authenticate with this method (one of the agent's authMethods) before the session.
+    #[arg(long, value_name = "METHOD_ID")]
+    auth: Option<String>,
+    /// The agent's command line, after `--`.
+    #[arg(last = true, required = true, value_name = "AGENT_CMD")]
+    agent: Vec<OsString>,
+}
+
+#[derive(Debug, Args)]
+struct DemoArgs {
+    #[command(flatten)]
+    policy: PolicyArgs,
+    /// Show the agent's stderr.
+    #[arg(long)]
+    show_stderr: bool,
+}
+
+fn main() -> ExitCode {
+    match Cli::parse().command {
+        Command::Agent(args) => {
+            let mut config = AgentConfig::default();
+            config.slow_delay = Duration::from_millis(args.slow_ms);
+            config.log = !args.quiet;
+            match ReferenceAgent::with_config(config).serve_stdio() {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(e) => {
+                    eprintln!("acp agent: {e}");
+                    ExitCode::FAILURE
+                }
+            }
+        }
+        Command::Client(args) => {
+            let mut config = ClientConfig::new(args.agent);
+            config.policy = args.policy.policy();
+            config.roots = args.roots;
+            config.cwd = args.cwd;
+            config.prompt = args.prompt;
+            config.show_stderr = args.show_stderr;
+            config.auth = args.auth;
+            client::run(config).into()
+        }
+        Command::Demo(args) => {
+            let mut config = DemoConfig::default();
+            config.policy = args.policy.policy();
+            config.show_stderr = args.show_stderr;
+            demo::run(config).into()
+        }
+    }
+}

@@ -1,0 +1,289 @@
+//! The agent side: the [`Agent`] and [`LocalAgent`] handler traits and the functions that serve
+//! them over a transport.
+//!
+//! Both traits have the same methods; [`Agent`]'s futures are `Send` and its handlers run as
+//! `tokio::spawn`ed tasks (any runtime flavour), [`LocalAgent`]'s need not be and run as
+//! `spawn_local`ed tasks (a current-thread runtime inside a `LocalSet`). Both are generated from
+//! one definition and served by the same driver.
+
+use std::future::Future;
+use std::rc::Rc;
+use std::sync::Arc;
+
+use acp_proto::ext::ExtResponse;
+use acp_proto::methods::{AgentResponse, ClientNotification, ClientRequest};
+use acp_proto::types::*;
+use acp_proto::{Notification, Request, Response, RpcError, Side};
+use serde_json::Value;
+
+use crate::context::{HandlerContext, PromptContext, RequestContext};
+use crate::driver::{Driver, Handlers};
+use crate::handle::{Done, catch_unwind, not_found, run_handler};
+use crate::io::TokioIo;
+use crate::runtime::{Runtime, Tokio};
+use crate::sync::QueueReceiver;
+use crate::{AgentOptions, Error};
+
+fn agent_result(response: impl Into<AgentResponse>) -> Response {
+    Response::Agent(response.into())
+}
+
+macro_rules! agent_trait {
+    (
+        $(#[$attr:meta])*
+        trait $Trait:ident: [$($bounds:tt)*], futures: [$($send:tt)*],
+        handlers: $Handlers:ident($Ptr:ident), spawn: $spawn:ident, dispatch: $dispatch:ident;
+    ) => {
+        $(#[$attr])*
+        pub trait $Trait: $($bounds)* 'static {
+            /// `initialize`: negotiate the protocol version and capabilities. The only required
+            /// method. Requests the client pipelines behind it are held by the core and
+            /// dispatched once this answers successfully.
+            fn initialize(&self, request: InitializeRequest, cx: RequestContext)
+                -> impl Future<Output = Result<InitializeResponse, RpcError>> $($send)*;
+
+            /// `authenticate`. Default: `-32601`.
+            fn authenticate(&self, request: AuthenticateRequest, cx: RequestContext)
+                -> impl Future<Output = Result<AuthenticateResponse, RpcError>> $($send)* {
+                let _ = (request, cx);
+                not_found("authenticate")
+            }
+
+            /// `session/new`. Once it answers, the core accepts updates for the new session.
+            /// Default: `-32601`.
+            fn new_session(&self, request: NewSessionRequest, cx: RequestContext)
+                -> impl Future<Output = Result<NewSessionResponse, RpcError>> $($send)* {
+                let _ = (request, cx);
+                not_found("session/new")
+            }
+
+            /// `session/load` (needs `loadSession`): replay the history with
+            /// [`RequestContext::send_session_update`], then answer. Default: `-32601`.
+            fn load_session(&self, request: LoadSessionRequest, cx: RequestContext)
+                -> impl Future<Output = Result<LoadSessionResponse, RpcError>> $($send)* {
+                let _ = (request, cx);
+                not_found("session/load")
+            }
+
+            /// `session/set_mode`. Default: `-32601`.
+            fn set_session_mode(&self, request: SetSessionModeRequest, cx: RequestContext)
+                -> impl Future<Output = Result<SetSessionModeResponse, RpcError>> $($send)* {
+                let _ = (request, cx);
+                not_found("session/set_mode")
+            }
+
+            /// `session/set_config_option`. Default: `-32601`.
+            fn set_session_config_option(&self, request: SetSessionConfigOptionRequest, cx: RequestContext)
+                -> impl Future<Output = Result<SetSessionConfigOptionResponse, RpcError>> $($send)* {
+                let _ = (request, cx);
+                not_found("session/set_config_option")
+            }
+
+            /// `session/prompt`: run one turn, streaming updates with
+            /// [`PromptContext::send_update`], and answer with the stop reason. When the client
+            /// cancels the turn the context's token fires and the core answers `cancelled`
+            /// whatever this returns. Default: `-32601`.
+            fn prompt(&self, request: PromptRequest, cx: PromptContext)
+                -> impl Future<Output = Result<PromptResponse, RpcError>> $($send)* {
+                let _ = (request, cx);
+                not_found("session/prompt")
+            }
+
+            /// `session/list` (needs `sessionCapabilities.list`). Default: `-32601`.
+            fn list_sessions(&self, request: ListSessionsRequest, cx: RequestContext)
+                -> impl Future<Output = Result<ListSessionsResponse, RpcError>> $($send)* {
+                let _ = (request, cx);
+                not_found("session/list")
+            }
+
+            /// `session/delete` (needs `sessionCapabilities.delete`). Default: `-32601`.
+            fn delete_session(&self, request: DeleteSessionRequest, cx: RequestContext)
+                -> impl Future<Output = Result<DeleteSessionResponse, RpcError>> $($send)* {
+                let _ = (request, cx);
+                not_found("session/delete")
+            }
+
+            /// `session/resume` (needs `sessionCapabilities.resume`). Default: `-32601`.
+            fn resume_session(&self, request: ResumeSessionRequest, cx: RequestContext)
+                -> impl Future<Output = Result<ResumeSessionResponse, RpcError>> $($send)* {
+                let _ = (request, cx);
+                not_found("session/resume")
+            }
+
+            /// `session/close` (needs `sessionCapabilities.close`). Default: `-32601`.
+            fn close_session(&self, request: CloseSessionRequest, cx: RequestContext)
+                -> impl Future<Output = Result<CloseSessionResponse, RpcError>> $($send)* {
+                let _ = (request, cx);
+                not_found("session/close")
+            }
+
+            /// `logout` (needs `auth.logout`). Default: `-32601`.
+            fn logout(&self, request: LogoutRequest, cx: RequestContext)
+                -> impl Future<Output = Result<LogoutResponse, RpcError>> $($send)* {
+                let _ = (request, cx);
+                not_found("logout")
+            }
+
+            /// An extension request (`_`-prefixed method). Default: `-32601`.
+            fn ext_method(&self, method: &str, params: Value, cx: RequestContext)
+                -> impl Future<Output = Result<Value, RpcError>> $($send)* {
+                let _ = (params, cx);
+                std::future::ready(Err(RpcError::method_not_found(method)))
+            }
+
+            /// An extension notification. Notifications are handled one at a time, in order.
+            /// Default: ignored.
+            fn ext_notification(&self, method: &str, params: Value) -> impl Future<Output = ()> $($send)* {
+                let _ = (method, params);
+                std::future::ready(())
+            }
+        }
+
+        /// Calls the handler method for `request`.
+        async fn $dispatch<A: $Trait>(agent: &A, request: Request, cx: RequestContext) -> Result<Response, RpcError> {
+            let request = match request {
+                Request::Client(request) => request,
+                other => return Err(RpcError::method_not_found(other.wire())),
+            };
+            Ok(match request {
+                ClientRequest::Initialize(r) => agent_result(agent.initialize(r, cx).await?),
+                ClientRequest::Authenticate(r) => agent_result(agent.authenticate(r, cx).await?),
+                ClientRequest::NewSession(r) => agent_result(agent.new_session(r, cx).await?),
+                ClientRequest::LoadSession(r) => agent_result(agent.load_session(r, cx).await?),
+                ClientRequest::SetSessionMode(r) => agent_result(agent.set_session_mode(r, cx).await?),
+                ClientRequest::SetSessionConfigOption(r) => {
+                    agent_result(agent.set_session_config_option(r, cx).await?)
+                }
+                ClientRequest::Prompt(r) => {
+                    let cx = PromptContext::new(cx, r.session_id.clone());
+                    agent_result(agent.prompt(r, cx).await?)
+                }
+                ClientRequest::ListSessions(r) => agent_result(agent.list_sessions(r, cx).await?),
+                ClientRequest::DeleteSession(r) => agent_result(agent.delete_session(r, cx).await?),
+                ClientRequest::ResumeSession(r) => agent_result(agent.resume_session(r, cx).await?),
+                ClientRequest::CloseSession(r) => agent_result(agent.close_session(r, cx).await?),
+                ClientRequest::Logout(r) => agent_result(agent.logout(r, cx).await?),
+                ClientRequest::Ext(e) => {
+                    agent_result(AgentResponse::Ext(ExtResponse(agent.ext_method(&e.method, e.params, cx).await?)))
+                }
+                other => return Err(RpcError::method_not_found(other.wire())),
+            })
+        }
+
+        /// Runs an agent's handlers for the driver.
+        pub(crate) struct $Handlers<A>(pub(crate) $Ptr<A>);
+
+        impl<A: $Trait> Handlers for $Handlers<A> {
+            fn spawn_request<Rt: Runtime>(&self, rt: &Rt, request: Request, cx: HandlerContext, done: Done) {
+                let agent = $Ptr::clone(&self.0);
+                let cx = RequestContext::new(cx);
+                rt.$spawn(run_handler(done, async move { $dispatch(&*agent, request, cx).await }));
+            }
+
+            fn spawn_notifications<Rt: Runtime>(&self, rt: &Rt, mut queue: QueueReceiver<Notification>) {
+                let agent = $Ptr::clone(&self.0);
+                rt.$spawn(async move {
+                    while let Some(notification) = queue.pop().await {
+                        if let Notification::Client(ClientNotification::Ext(e)) = notification {
+                            // A panicking notification handler loses that notification only.
+                            let _ = catch_unwind(agent.ext_notification(&e.method, e.params)).await;
+                        }
+                    }
+                });
+            }
+        }
+    };
+}
+
+agent_trait! {
+    /// An ACP agent whose handler futures are `Send`: handlers run as spawned tasks, so they run
+    /// concurrently (and in parallel on a multi-thread runtime).
+    ///
+    /// Implement the methods with `async fn`; every method except
+    /// [`initialize`](Agent::initialize) has a default answering `-32601`. Each handler gets its
+    /// request's context, whose cancellation token fires on `$/cancel_request`, on
+    /// `session/cancel` (prompts) and when the connection closes. A handler that panics answers
+    /// `-32603`; the connection and the other handlers carry on.
+    ///
+    /// For handlers that hold `Rc`s or other `!Send` state, implement [`LocalAgent`] instead.
+    trait Agent: [Send + Sync +], futures: [+ Send],
+    handlers: AgentHandlers(Arc), spawn: spawn, dispatch: dispatch_agent;
+}
+
+agent_trait! {
+    /// An ACP agent whose handler futures need not be `Send`: the same methods as [`Agent`], run
+    /// as local tasks on the current thread. Serve it with [`serve_local`] (or
+    /// [`serve_stdio_local`]) from inside a `tokio::task::LocalSet` on a current-thread runtime.
+    trait LocalAgent: [], futures: [],
+    handlers: LocalAgentHandlers(Rc), spawn: spawn_local, dispatch: dispatch_local_agent;
+}
+
+/// Serves `agent` over `reader`/`writer` (the client's output and input). Resolves when the
+/// client's input ends (or the transport fails) and everything queued was written: `Ok(())`
+/// after a clean end of input. Dropping the future closes the connection.
+///
+/// The driver and the handlers run as `tokio::spawn`ed tasks, so they share the runtime's
+/// workers however this future is awaited (even from `block_on` on a multi-thread runtime).
+pub async fn serve<A: Agent>(
+    agent: A,
+    reader: impl tokio::io::AsyncRead + Send + 'static,
+    writer: impl tokio::io::AsyncWrite + Send + 'static,
+    options: AgentOptions,
+) -> Result<(), Error> {
+    let handlers = AgentHandlers(Arc::new(agent));
+    serve_spawned(Tokio, handlers, TokioIo::new(reader), TokioIo::new(writer), &options).await
+}
+
+/// [`serve`] for a [`LocalAgent`]: must run inside a `tokio::task::LocalSet`; the driver runs in
+/// this future, the handlers as local tasks.
+pub async fn serve_local<A: LocalAgent>(
+    agent: A,
+    reader: impl tokio::io::AsyncRead + 'static,
+    writer: impl tokio::io::AsyncWrite + 'static,
+    options: AgentOptions,
+) -> Result<(), Error> {
+    serve_on(Tokio, LocalAgentHandlers(Rc::new(agent)), TokioIo::new(reader), TokioIo::new(writer), &options).await
+}
+
+/// Serves `agent` on this process's stdin and stdout (log to stderr only). Resolves once stdin
+/// ends and every answer was flushed.
+pub async fn serve_stdio<A: Agent>(agent: A) -> Result<(), Error> {
+    serve(agent, tokio::io::stdin(), tokio::io::stdout(), AgentOptions::default()).await
+}
+
+/// [`serve_stdio`] for a [`LocalAgent`]: must run inside a `tokio::task::LocalSet`.
+pub async fn serve_stdio_local<A: LocalAgent>(agent: A) -> Result<(), Error> {
+    serve_local(agent, tokio::io::stdin(), tokio::io::stdout(), AgentOptions::default()).await
+}
+
+/// Runs an agent driver to its end in this future, on any runtime.
+pub(crate) async fn serve_on<Rt: Runtime, H: Handlers>(
+    rt: Rt,
+    handlers: H,
+    reader: impl crate::io::ReadBytes,
+    writer: impl crate::io::WriteBytes,
+    options: &AgentOptions,
+) -> Result<(), Error> {
+    let (driver, _) = Driver::new(rt, Side::Agent, handlers, reader, writer, options.driver(), false);
+    driver.await
+}
+
+/// Runs an agent driver to its end as a task of its own, next to its handlers: a driver awaited
+/// on another thread (`block_on`) would make every handler round trip cross threads. Dropping
+/// this future closes the connection.
+pub(crate) async fn serve_spawned<Rt: Runtime, H: Handlers + Send>(
+    rt: Rt,
+    handlers: H,
+    reader: impl crate::io::ReadBytes + Send,
+    writer: impl crate::io::WriteBytes + Send,
+    options: &AgentOptions,
+) -> Result<(), Error> {
+    let (mut driver, _) = Driver::new(rt.clone(), Side::Agent, handlers, reader, writer, options.driver(), false);
+    let (_stop, stop) = tokio::sync::oneshot::channel();
+    driver.stop_with(stop);
+    let (done, result) = tokio::sync::oneshot::channel();
+    rt.spawn(async move {
+        let _ = done.send(driver.await);
+    });
+    result.await.unwrap_or(Err(Error::ConnectionClosed))
+}

@@ -1,0 +1,283 @@
+//! What a handler gets besides its params: its request's cancellation signal and, agent side, a
+//! way back to the client.
+
+use std::ops::Deref;
+use std::time::Duration;
+
+use acp_proto::ext::{ExtNotification, ExtRequest, ExtResponse};
+use acp_proto::methods::{AgentNotification, AgentRequest, ClientResponse};
+use acp_proto::types::{
+    ContentBlock, ContentChunk, CreateTerminalRequest, KillTerminalRequest, PermissionOption, ReadTextFileRequest,
+    ReleaseTerminalRequest, RequestPermissionOutcome, RequestPermissionRequest, SessionId, SessionNotification,
+    SessionUpdate, TerminalId, TerminalOutputRequest, TerminalOutputResponse, ToolCallUpdate,
+    WaitForTerminalExitRequest, WaitForTerminalExitResponse, WriteTextFileRequest,
+};
+use acp_proto::{InboundId, Negotiated, Notification, Request, Response};
+use serde_json::Value;
+
+use crate::Error;
+use crate::handle::{DriverStats, Handle};
+use crate::sync::CancellationToken;
+
+/// What every handler context holds: the driver's handle, the request's id and its token.
+#[derive(Clone)]
+pub(crate) struct HandlerContext {
+    pub(crate) handle: Handle,
+    pub(crate) id: InboundId,
+    pub(crate) cancel: CancellationToken,
+}
+
+macro_rules! common_context_methods {
+    () => {
+        /// The core's handle of the request being handled.
+        pub fn id(&self) -> InboundId {
+            self.inner.id
+        }
+
+        /// Whether the request was cancelled (see [`CancellationToken`]).
+        pub fn is_cancelled(&self) -> bool {
+            self.inner.cancel.is_cancelled()
+        }
+
+        /// Completes once the request is cancelled.
+        pub async fn cancelled(&self) {
+            self.inner.cancel.cancelled().await;
+        }
+
+        /// The request's cancellation signal.
+        pub fn cancellation(&self) -> &CancellationToken {
+            &self.inner.cancel
+        }
+
+        /// Both sides' capabilities, once the handshake has completed.
+        pub fn negotiated(&self) -> Option<&Negotiated> {
+            self.inner.handle.shared.negotiated.get()
+        }
+
+        /// The connection's counters.
+        pub fn stats(&self) -> DriverStats {
+            self.inner.handle.stats()
+        }
+    };
+}
+
+/// The context of an agent's request handler: the request's [`CancellationToken`] and a way
+/// to send requests and notifications to the client.
+///
+/// Cheap to clone, and usable after the handler returned (for example from a task it spawned)
+/// for as long as the connection lives.
+#[derive(Clone)]
+pub struct RequestContext {
+    inner: HandlerContext,
+}
+
+impl RequestContext {
+    pub(crate) fn new(inner: HandlerContext) -> RequestContext {
+        RequestContext { inner }
+    }
+
+    common_context_methods!();
+
+    /// Sends any agent→client request and waits for its result. `timeout` bounds the wait
+    /// (default: [`Config::request_timeout`](acp_proto::Config::request_timeout)); dropping the
+    /// future cancels the request (`$/cancel_request`). A method the client did not advertise
+    /// is refused locally ([`Error::Send`] with
+    /// [`SendError::NotSupportedByPeer`](acp_proto::SendError::NotSupportedByPeer)) and nothing
+    /// is sent.
+    pub async fn request(
+        &self,
+        request: impl Into<AgentRequest>,
+        timeout: Option<Duration>,
+    ) -> Result<ClientResponse, Error> {
+        match self.inner.handle.request(Request::Agent(request.into()), timeout).await? {
+            Response::Client(response) => Ok(response),
+            _ => Err(Error::UnexpectedResponse),
+        }
+    }
+
+    /// Sends an agent→client notification, waiting while the outbound budget is full.
+    pub async fn notify(&self, notification: impl Into<AgentNotification>) -> Result<(), Error> {
+        self.inner.handle.notify(Notification::Agent(notification.into())).await
+    }
+
+    /// Sends a `session/update` for any announced session (for example the history replayed by
+    /// `session/load`), waiting while the outbound budget is full.
+    pub async fn send_session_update(
+        &self,
+        session_id: impl Into<SessionId>,
+        update: SessionUpdate,
+    ) -> Result<(), Error> {
+        self.notify(SessionNotification::new(session_id, update)).await
+    }
+
+    /// Calls an extension method on the client.
+    pub async fn ext_method(&self, method: &str, params: Value, timeout: Option<Duration>) -> Result<Value, Error> {
+        match self.request(AgentRequest::Ext(ExtRequest::new(method, params)), timeout).await? {
+            ClientResponse::Ext(ExtResponse(value)) => Ok(value),
+            _ => Err(Error::UnexpectedResponse),
+        }
+    }
+
+    /// Sends an extension notification to the client.
+    pub async fn ext_notification(&self, method: &str, params: Value) -> Result<(), Error> {
+        self.notify(AgentNotification::Ext(ExtNotification::new(method, params))).await
+    }
+}
+
+impl std::fmt::Debug for RequestContext {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RequestContext").field("id", &self.inner.id).field("cancel", &self.inner.cancel).finish()
+    }
+}
+
+/// The context of a client's request handler: the request's [`CancellationToken`] (it fires
+/// when the agent sends `$/cancel_request`, when the application cancels the turn a permission
+/// request belongs to, and when the connection closes).
+#[derive(Clone)]
+pub struct ClientContext {
+    inner: HandlerContext,
+}
+
+impl ClientContext {
+    pub(crate) fn new(inner: HandlerContext) -> ClientContext {
+        ClientContext { inner }
+    }
+
+    common_context_methods!();
+}
+
+impl std::fmt::Debug for ClientContext {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ClientContext").field("id", &self.inner.id).field("cancel", &self.inner.cancel).finish()
+    }
+}
+
+/// The context of a `session/prompt` handler: a [`RequestContext`] (it derefs to one) plus the
+/// turn's session, with typed helpers for what an agent does during a turn.
+///
+/// The requests the client did not advertise (`fs/*`, `terminal/*`) are refused locally with
+/// [`Error::Send`]\([`SendError::NotSupportedByPeer`](acp_proto::SendError::NotSupportedByPeer)):
+/// nothing is sent.
+#[derive(Clone, Debug)]
+pub struct PromptContext {
+    cx: RequestContext,
+    session_id: SessionId,
+}
+
+impl Deref for PromptContext {
+    type Target = RequestContext;
+
+    fn deref(&self) -> &RequestContext {
+        &self.cx
+    }
+}
+
+impl PromptContext {
+    pub(crate) fn new(cx: RequestContext, session_id: SessionId) -> PromptContext {
+        PromptContext { cx, session_id }
+    }
+
+    /// The session of this turn.
+    pub fn session_id(&self) -> &SessionId {
+        &self.session_id
+    }
+
+    /// Streams one update of this turn to the client; waits while the outbound budget is full
+    /// (so a fast producer cannot grow memory), and resolves once the core queued it.
+    pub async fn send_update(&self, update: SessionUpdate) -> Result<(), Error> {
+        self.cx.send_session_update(self.session_id.clone(), update).await
+    }
+
+    /// Shortcut: streams an `agent_message_chunk` of plain text.
+    pub async fn send_text(&self, text: impl Into<String>) -> Result<(), Error> {
+        self.send_update(SessionUpdate::AgentMessageChunk(ContentChunk::new(ContentBlock::text(text)))).await
+    }
+
+    /// Asks the user for permission. A turn cancelled meanwhile (`session/cancel`) resolves to
+    /// [`RequestPermissionOutcome::Cancelled`].
+    pub async fn request_permission(
+        &self,
+        tool_call: ToolCallUpdate,
+        options: Vec<PermissionOption>,
+    ) -> Result<RequestPermissionOutcome, Error> {
+        let request = RequestPermissionRequest::new(self.session_id.clone(), tool_call, options);
+        match self.request(request, None).await {
+            Ok(ClientResponse::RequestPermission(r)) => Ok(r.outcome),
+            Ok(_) => Err(Error::UnexpectedResponse),
+            Err(Error::Cancelled) => Ok(RequestPermissionOutcome::Cancelled),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Reads a text file through the client (`fs/read_text_file`): `line` is 1-based, `limit`
+    /// a number of lines.
+    pub async fn read_text_file(
+        &self,
+        path: impl Into<String>,
+        line: Option<u32>,
+        limit: Option<u32>,
+    ) -> Result<String, Error> {
+        let mut request = ReadTextFileRequest::new(self.session_id.clone(), path);
+        request.line = line;
+        request.limit = limit;
+        match self.request(request, None).await? {
+            ClientResponse::ReadTextFile(r) => Ok(r.content),
+            _ => Err(Error::UnexpectedResponse),
+        }
+    }
+
+    /// Writes a text file through the client (`fs/write_text_file`).
+    pub async fn write_text_file(&self, path: impl Into<String>, content: impl Into<String>) -> Result<(), Error> {
+        let request = WriteTextFileRequest::new(self.session_id.clone(), path, content);
+        match self.request(request, None).await? {
+            ClientResponse::WriteTextFile(_) => Ok(()),
+            _ => Err(Error::UnexpectedResponse),
+        }
+    }
+
+    /// Starts `command` with `args` in a new client terminal (`terminal/create`).
+    pub async fn create_terminal(&self, command: impl Into<String>, args: Vec<String>) -> Result<TerminalId, Error> {
+        let mut request = CreateTerminalRequest::new(self.session_id.clone(), command);
+        request.args = Some(args);
+        match self.request(request, None).await? {
+            ClientResponse::CreateTerminal(r) => Ok(r.terminal_id),
+            _ => Err(Error::UnexpectedResponse),
+        }
+    }
+
+    /// The terminal's output so far (`terminal/output`).
+    pub async fn terminal_output(&self, terminal_id: &TerminalId) -> Result<TerminalOutputResponse, Error> {
+        let request = TerminalOutputRequest::new(self.session_id.clone(), terminal_id.clone());
+        match self.request(request, None).await? {
+            ClientResponse::TerminalOutput(r) => Ok(r),
+            _ => Err(Error::UnexpectedResponse),
+        }
+    }
+
+    /// Waits for the terminal's command to exit (`terminal/wait_for_exit`).
+    pub async fn wait_for_terminal_exit(&self, terminal_id: &TerminalId) -> Result<WaitForTerminalExitResponse, Error> {
+        let request = WaitForTerminalExitRequest::new(self.session_id.clone(), terminal_id.clone());
+        match self.request(request, None).await? {
+            ClientResponse::WaitForTerminalExit(r) => Ok(r),
+            _ => Err(Error::UnexpectedResponse),
+        }
+    }
+
+    /// Kills the terminal's command, keeping the terminal (`terminal/kill`).
+    pub async fn kill_terminal(&self, terminal_id: &TerminalId) -> Result<(), Error> {
+        let request = KillTerminalRequest::new(self.session_id.clone(), terminal_id.clone());
+        match self.request(request, None).await? {
+            ClientResponse::KillTerminal(_) => Ok(()),
+            _ => Err(Error::UnexpectedResponse),
+        }
+    }
+
+    /// Releases the terminal (`terminal/release`).
+    pub async fn release_terminal(&self, terminal_id: &TerminalId) -> Result<(), Error> {
+        let request = ReleaseTerminalRequest::new(self.session_id.clone(), terminal_id.clone());
+        match self.request(request, None).await? {
+            ClientResponse::ReleaseTerminal(_) => Ok(()),
+            _ => Err(Error::UnexpectedResponse),
+        }
+    }
+}

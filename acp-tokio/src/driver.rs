@@ -1,0 +1,672 @@
+//! The connection driver: one task owns the [`Connection`] and the transport.
+//!
+//! Shaped like quinn's `ConnectionDriver`: a hand-written future whose `poll` feeds every ready
+//! input into the core, writes what the core produced, dispatches its events and sleeps until its
+//! next deadline. Inputs are the bytes of the reader, the commands of the handles and handlers (one
+//! channel for the application, one for handlers and their completions) and the timer.
+//!
+//! * **Reading** uses one buffer. The core may consume only part of it (`wants_input()` turned
+//!   false): the rest is kept and fed again after the events are drained; nothing is dropped.
+//! * **Writing** takes one batch from `poll_transmit` (the core hands over its whole queue) into one
+//!   reused buffer and writes it, keeping the unwritten tail across `Pending`, then flushes once per
+//!   batch. While a batch is being written the core keeps the newer frames, so its outbound budget
+//!   (and [`Connection::can_send`]) reflects a slow peer.
+//! * **Backpressure**: requests and notifications of handlers are *held* while `can_send()` is
+//!   false; their futures wait for the ack, so memory does not grow with the number of sends.
+//!   Deliveries to bounded consumers (a prompt turn's stream, the notification worker) that are
+//!   full stall the event queue; the core then stops consuming input, and the peer's sends wait.
+//! * **Time**: the clock is read before sleeping; the timer is re-armed only when the core's
+//!   deadline changes.
+//! * **Fairness**: after `budget` rounds with progress the driver yields.
+//!
+//! The driver never awaits a handler: handlers are spawned tasks (`Send` or local, chosen by
+//! [`Handlers`]) that report back through the command channel.
+
+use std::collections::{HashMap, VecDeque};
+use std::future::Future;
+use std::io;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+use acp_proto::methods::AgentNotification;
+use acp_proto::types::{SessionId, SessionNotification};
+use acp_proto::{
+    Config, Connection, Event, InboundId, Instant, Notification, OutboundId, Request, Response, RpcError, Side,
+};
+use tokio::sync::{mpsc, oneshot};
+
+use crate::Error;
+use crate::context::HandlerContext;
+use crate::handle::{Command, Done, DriverStats, Handle, RequestCommand, Shared};
+use crate::io::{ReadBytes, WriteBytes};
+use crate::runtime::Runtime;
+use crate::sync::{CancellationToken, QueueReceiver, QueueSender, lock, queue};
+use crate::trace::Tracer;
+
+/// While handlers keep sending, the driver lets them queue more before it writes, up to this
+/// many bytes...
+const COALESCE_BYTES: usize = 32 * 1024;
+/// ...or this many consecutive deferrals.
+const MAX_DEFERRALS: u32 = 64;
+
+/// How the driver runs handlers: on a `Send` task or a local one. One implementation per handler
+/// trait (`Agent`, `LocalAgent`, `Client`, `LocalClient`); the driver is written once.
+pub(crate) trait Handlers: Unpin + 'static {
+    /// Spawns the handler of one inbound request; it reports through `done`.
+    fn spawn_request<Rt: Runtime>(&self, rt: &Rt, request: Request, cx: HandlerContext, done: Done);
+    /// Spawns the task that handles inbound notifications, one at a time, in order.
+    fn spawn_notifications<Rt: Runtime>(&self, rt: &Rt, queue: QueueReceiver<Notification>);
+}
+
+/// The driver's settings.
+pub(crate) struct DriverOptions {
+    pub(crate) config: Config,
+    pub(crate) read_buffer: usize,
+    pub(crate) budget: u32,
+    pub(crate) notification_buffer: usize,
+    pub(crate) trace_payloads: bool,
+}
+
+/// A request sent and awaiting its outcome.
+struct Pending {
+    token: u64,
+    reply: oneshot::Sender<Result<Response, Error>>,
+    /// Client prompts: the turn's session and where its updates go (`None` once abandoned).
+    turn: Option<(SessionId, QueueSender<SessionNotification>)>,
+}
+
+/// A send held while the outbound budget is full.
+enum Held {
+    Request(Box<RequestCommand>, Option<Instant>),
+    Notify(Notification, oneshot::Sender<Result<(), Error>>),
+}
+
+/// The future that drives one connection; see the [module docs](self).
+pub(crate) struct Driver<Rt: Runtime, H, Rd, Wr> {
+    rt: Rt,
+    conn: Connection,
+    /// The runtime instant that maps onto the core's `Instant::ZERO`.
+    epoch: std::time::Instant,
+    handlers: H,
+    reader: Option<Rd>,
+    writer: Option<Wr>,
+    /// Read buffer; `input[start..end]` was read but not yet consumed by the core.
+    input: Box<[u8]>,
+    start: usize,
+    end: usize,
+    /// The batch being written; `output[written..]` is still to write.
+    output: Vec<u8>,
+    written: usize,
+    unflushed: bool,
+    app: Option<mpsc::UnboundedReceiver<Command>>,
+    internal: mpsc::UnboundedReceiver<Command>,
+    /// Closes the connection once its sender is gone (whoever awaited the driver went away).
+    stop: Option<oneshot::Receiver<()>>,
+    /// A handle on the internal channel, for handler contexts.
+    handle: Handle,
+    timer: Option<Rt::Timer>,
+    armed: Option<Instant>,
+    inbound: HashMap<InboundId, CancellationToken>,
+    pending: HashMap<OutboundId, Pending>,
+    tokens: HashMap<u64, OutboundId>,
+    held: VecDeque<Held>,
+    notifications: Option<QueueSender<Notification>>,
+    /// An event whose consumer was full; dispatched before any other.
+    stalled: Option<Event>,
+    saw_closed: bool,
+    acked: bool,
+    deferrals: u32,
+    budget: u32,
+    error: Option<io::Error>,
+    stats: DriverStats,
+    tracer: Tracer,
+}
+
+impl<Rt: Runtime, H: Handlers, Rd: ReadBytes, Wr: WriteBytes> Driver<Rt, H, Rd, Wr> {
+    /// A driver for `side` over `reader`/`writer`, and, when `with_app`, the application's handle
+    /// (the connection closes once every clone of it is dropped).
+    pub(crate) fn new(
+        rt: Rt,
+        side: Side,
+        handlers: H,
+        reader: Rd,
+        writer: Wr,
+        options: DriverOptions,
+        with_app: bool,
+    ) -> (Driver<Rt, H, Rd, Wr>, Option<Handle>) {
+        let shared = Shared::new();
+        let (internal_tx, internal) = mpsc::unbounded_channel();
+        let handle = Handle { tx: internal_tx, shared: shared.clone() };
+        let (app_handle, app) = if with_app {
+            let (tx, rx) = mpsc::unbounded_channel();
+            (Some(Handle { tx, shared: shared.clone() }), Some(rx))
+        } else {
+            (None, None)
+        };
+        let (notifications, worker_queue) = queue(options.notification_buffer);
+        handlers.spawn_notifications(&rt, worker_queue);
+        let epoch = rt.now();
+        let driver = Driver {
+            conn: Connection::new(side, options.config, Instant::ZERO),
+            epoch,
+            handlers,
+            reader: Some(reader),
+            writer: Some(writer),
+            input: vec![0; options.read_buffer.max(1)].into_boxed_slice(),
+            start: 0,
+            end: 0,
+            output: Vec::new(),
+            written: 0,
+            unflushed: false,
+            app,
+            internal,
+            stop: None,
+            handle,
+            timer: None,
+            armed: None,
+            inbound: HashMap::new(),
+            pending: HashMap::new(),
+            tokens: HashMap::new(),
+            held: VecDeque::new(),
+            notifications: Some(notifications),
+            stalled: None,
+            saw_closed: false,
+            acked: false,
+            deferrals: 0,
+            budget: options.budget.max(1),
+            error: None,
+            stats: DriverStats::default(),
+            tracer: Tracer::new(side, options.trace_payloads),
+            rt,
+        };
+        (driver, app_handle)
+    }
+
+    fn now(&self) -> Instant {
+        Instant::from_std(self.epoch, self.rt.now())
+    }
+
+    /// Makes the connection close once `stop`'s sender is dropped.
+    pub(crate) fn stop_with(&mut self, stop: oneshot::Receiver<()>) {
+        self.stop = Some(stop);
+    }
+
+    fn shared(&self) -> &Arc<Shared> {
+        &self.handle.shared
+    }
+
+    fn poll_rounds(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Error>> {
+        for _ in 0..self.budget {
+            let now = self.now();
+            let mut progress = self.drive_commands(cx, now);
+            progress |= self.retry_held(now);
+            progress |= self.drive_input(cx, now);
+            progress |= self.drive_events(cx);
+            if self.acked
+                && self.deferrals < MAX_DEFERRALS
+                && self.conn.bytes_queued() < COALESCE_BYTES
+                && !self.conn.is_closed()
+            {
+                // The handlers whose sends were just acked are runnable: let them queue more
+                // before this batch goes out, so a stream of updates is written in few batches.
+                self.acked = false;
+                self.deferrals += 1;
+                cx.waker().wake_by_ref();
+                return Poll::Pending;
+            }
+            self.acked = false;
+            progress |= self.drive_transmit(cx, now);
+            progress |= self.drive_timer(cx, now);
+            if self.saw_closed && self.stalled.is_none() && self.output_drained() {
+                return self.poll_finish(cx);
+            }
+            if !progress {
+                return Poll::Pending;
+            }
+        }
+        // Budget spent: yield so other tasks on this worker run.
+        cx.waker().wake_by_ref();
+        Poll::Pending
+    }
+
+    // ---- commands -------------------------------------------------------------------------
+
+    fn drive_commands(&mut self, cx: &mut Context<'_>, now: Instant) -> bool {
+        let mut progress = false;
+        if let Some(stop) = &mut self.stop
+            && Pin::new(stop).poll(cx).is_ready()
+        {
+            self.stop = None;
+            self.conn.close(now);
+            progress = true;
+        }
+        // Completions and handler sends first: they free memory and unblock the peer.
+        for _ in 0..self.budget * 4 {
+            match self.internal.poll_recv(cx) {
+                Poll::Ready(Some(command)) => {
+                    self.apply(command, now);
+                    progress = true;
+                }
+                _ => break,
+            }
+        }
+        for _ in 0..self.budget * 4 {
+            let Some(app) = &mut self.app else { break };
+            match app.poll_recv(cx) {
+                Poll::Ready(Some(command)) => {
+                    self.apply(command, now);
+                    progress = true;
+                }
+                Poll::Ready(None) => {
+                    // Every application handle is gone: nobody can use the connection any more.
+                    self.app = None;
+                    self.conn.close(now);
+                    progress = true;
+                }
+                Poll::Pending => break,
+            }
+        }
+        progress
+    }
+
+    fn apply(&mut self, command: Command, now: Instant) {
+        match command {
+            Command::Complete { id, result } => {
+                self.inbound.remove(&id);
+                self.respond(now, id, result);
+            }
+            Command::Request(request) => {
+                let deadline = request.timeout.map(|t| now + t);
+                self.send_or_hold(now, Held::Request(request, deadline));
+            }
+            Command::Notify { notification, ack } => self.send_or_hold(now, Held::Notify(notification, ack)),
+            Command::Abandon { token } => self.abandon(now, token),
+            Command::CancelTurn { session, ack } => {
+                let _ = ack.send(self.conn.cancel_turn(now, &session).map(|_| ()).map_err(Error::from));
+            }
+            Command::Close => self.conn.close(now),
+        }
+    }
+
+    fn respond(&mut self, now: Instant, id: InboundId, result: Result<Response, RpcError>) {
+        if let Err(refused) = self.conn.respond(now, id, result) {
+            // The handler's answer does not fit the request (e.g. a permission option that was
+            // not offered); the request is still in flight and must get an answer.
+            let error = RpcError::internal_error(format!("the handler's answer was refused: {refused}"));
+            let _ = self.conn.respond(now, id, Err(error));
+        }
+    }
+
+    fn send_or_hold(&mut self, now: Instant, send: Held) {
+        if self.held.is_empty() && (self.conn.can_send() || self.conn.is_closed()) {
+            self.send(now, send);
+        } else {
+            self.held.push_back(send);
+        }
+    }
+
+    /// Sends held requests and notifications, in order, while the budget allows.
+    fn retry_held(&mut self, now: Instant) -> bool {
+        let mut progress = false;
+        while !self.held.is_empty() && (self.conn.can_send() || self.conn.is_closed()) {
+            if let Some(send) = self.held.pop_front() {
+                self.send(now, send);
+                progress = true;
+            }
+        }
+        progress
+    }
+
+    /// Hands a send to the core. Called only while `can_send()` (or closed, when the core
+    /// refuses everything), so the core never answers `Backpressure` and nothing is lost.
+    fn send(&mut self, now: Instant, send: Held) {
+        match send {
+            Held::Notify(notification, ack) => {
+                let result = self.conn.send_notification(now, notification).map_err(Error::from);
+                self.acked |= result.is_ok();
+                let _ = ack.send(result);
+            }
+            Held::Request(request, deadline) => {
+                let RequestCommand { token, request, reply, turn, .. } = *request;
+                match self.conn.send_request(now, request, deadline) {
+                    Ok(id) => {
+                        let turn = turn.map(|t| {
+                            let _ = t.accepted.send(Ok(()));
+                            (t.session, t.updates)
+                        });
+                        self.tokens.insert(token, id);
+                        self.pending.insert(id, Pending { token, reply, turn });
+                    }
+                    Err(e) => {
+                        if let Some(turn) = turn {
+                            let _ = turn.accepted.send(Err(Error::from(e.clone())));
+                        }
+                        let _ = reply.send(Err(Error::from(e)));
+                    }
+                }
+            }
+        }
+    }
+
+    /// The future awaiting request `token` was dropped.
+    fn abandon(&mut self, now: Instant, token: u64) {
+        let Some(id) = self.tokens.remove(&token) else {
+            // Not sent yet (held) or already finished.
+            self.held.retain(|h| !matches!(h, Held::Request(r, _) if r.token == token));
+            return;
+        };
+        let Some(pending) = self.pending.get_mut(&id) else { return };
+        match pending.turn.take() {
+            // A prompt is stopped with `session/cancel`; the agent still answers the prompt
+            // (`cancelled`), and the updates in between are dropped.
+            Some((session, _updates)) => {
+                let _ = self.conn.cancel_turn(now, &session);
+            }
+            None => {
+                self.conn.cancel_request(now, id);
+            }
+        }
+    }
+
+    // ---- input ----------------------------------------------------------------------------
+
+    fn drive_input(&mut self, cx: &mut Context<'_>, now: Instant) -> bool {
+        if self.conn.is_closed() {
+            self.reader = None;
+            self.start = 0;
+            self.end = 0;
+            return false;
+        }
+        let mut progress = self.feed(now);
+        if self.start < self.end || !self.conn.wants_input() {
+            return progress;
+        }
+        let Some(reader) = &mut self.reader else { return progress };
+        match reader.poll_read_bytes(cx, &mut self.input) {
+            Poll::Ready(Ok(0)) => {
+                self.reader = None;
+                self.conn.handle_eof(now);
+                progress = true;
+            }
+            Poll::Ready(Ok(n)) => {
+                self.stats.reads += 1;
+                self.start = 0;
+                self.end = n;
+                self.feed(now);
+                progress = true;
+            }
+            Poll::Ready(Err(e)) if e.kind() == io::ErrorKind::Interrupted => progress = true,
+            Poll::Ready(Err(e)) => {
+                self.reader = None;
+                self.error.get_or_insert(e);
+                self.conn.handle_eof(now);
+                progress = true;
+            }
+            Poll::Pending => {}
+        }
+        progress
+    }
+
+    /// Feeds the unconsumed input to the core; returns whether it took any.
+    fn feed(&mut self, now: Instant) -> bool {
+        if self.start == self.end {
+            return false;
+        }
+        let n = self.conn.handle_input(now, &self.input[self.start..self.end]);
+        self.tracer.input(&self.input[self.start..self.start + n]);
+        self.start += n;
+        n > 0
+    }
+
+    // ---- events ---------------------------------------------------------------------------
+
+    fn drive_events(&mut self, cx: &mut Context<'_>) -> bool {
+        let mut progress = false;
+        if let Some(event) = self.stalled.take() {
+            self.stalled = self.dispatch(event, cx);
+            if self.stalled.is_some() {
+                return false;
+            }
+            progress = true;
+        }
+        while let Some(event) = self.conn.poll_event() {
+            progress = true;
+            self.stalled = self.dispatch(event, cx);
+            if self.stalled.is_some() {
+                break;
+            }
+        }
+        progress
+    }
+
+    /// Dispatches one event; hands it back when its consumer is full (it is then retried first,
+    /// once the consumer made room and woke the driver).
+    fn dispatch(&mut self, event: Event, cx: &mut Context<'_>) -> Option<Event> {
+        // Once closed, what is left is delivered regardless of capacity: the core's own bounds
+        // cap it, and nothing may keep the driver from finishing.
+        let force = self.conn.is_closed();
+        match event {
+            Event::Request { id, request } => {
+                self.tracer.request(id, request.wire());
+                let cancel = CancellationToken::new();
+                self.inbound.insert(id, cancel.clone());
+                let done = Done { id, tx: Some(self.handle.tx.clone()) };
+                let cx = HandlerContext { handle: self.handle.clone(), id, cancel };
+                self.handlers.spawn_request(&self.rt, request, cx, done);
+            }
+            Event::Notification { notification, turn } => {
+                self.tracer.notification(notification.wire(), turn.is_some());
+                let sink = turn.and_then(|stamp| self.pending.get(&stamp.turn)).and_then(|p| p.turn.as_ref());
+                match (sink, notification) {
+                    (Some((_, updates)), Notification::Agent(AgentNotification::SessionUpdate(update))) => {
+                        return updates.push(update, cx, force).err().map(|update| Event::Notification {
+                            notification: Notification::Agent(AgentNotification::SessionUpdate(update)),
+                            turn,
+                        });
+                    }
+                    // The update of a turn whose stream was dropped.
+                    (None, Notification::Agent(AgentNotification::SessionUpdate(_))) if turn.is_some() => {}
+                    (_, notification) => {
+                        if let Some(worker) = &self.notifications {
+                            return worker
+                                .push(notification, cx, force)
+                                .err()
+                                .map(|notification| Event::Notification { notification, turn });
+                        }
+                    }
+                }
+            }
+            Event::Cancelled { id, reason } => {
+                self.tracer.cancelled(id, reason);
+                if let Some(token) = self.inbound.get(&id) {
+                    token.cancel(reason);
+                }
+            }
+            Event::Outcome { id, outcome } => {
+                self.tracer.outcome(id, &outcome);
+                if let Some(pending) = self.pending.remove(&id) {
+                    self.tokens.remove(&pending.token);
+                    // Dropping the turn's sender ends its stream; every update came before.
+                    drop(pending.turn);
+                    let _ = pending.reply.send(Error::from_outcome(outcome));
+                }
+            }
+            Event::HandshakeCompleted(negotiated) => {
+                let _ = self.shared().negotiated.set(negotiated);
+            }
+            Event::Closed { reason } => {
+                self.tracer.closed(&reason);
+                *lock(&self.shared().close_reason) = Some(reason);
+                self.notifications = None;
+                self.saw_closed = true;
+            }
+            _ => {}
+        }
+        None
+    }
+
+    // ---- output ---------------------------------------------------------------------------
+
+    fn output_drained(&self) -> bool {
+        self.writer.is_none() || (self.written == self.output.len() && self.conn.bytes_queued() == 0)
+    }
+
+    fn drive_transmit(&mut self, cx: &mut Context<'_>, now: Instant) -> bool {
+        let Some(writer) = &mut self.writer else {
+            // The transport failed: what the core still produces has nowhere to go.
+            self.output.clear();
+            self.written = 0;
+            let _ = self.conn.poll_transmit(&mut self.output);
+            self.output.clear();
+            return false;
+        };
+        let mut progress = false;
+        loop {
+            if self.written == self.output.len() {
+                self.output.clear();
+                self.written = 0;
+                if self.conn.poll_transmit(&mut self.output) == 0 {
+                    break;
+                }
+                self.tracer.output(&self.output);
+                self.stats.write_batches += 1;
+                self.deferrals = 0;
+                progress = true;
+            }
+            match writer.poll_write_bytes(cx, &self.output[self.written..]) {
+                Poll::Ready(Ok(0)) => return self.fail(now, io::ErrorKind::WriteZero.into()),
+                Poll::Ready(Ok(n)) => {
+                    self.written += n;
+                    self.unflushed = true;
+                    progress = true;
+                }
+                Poll::Ready(Err(e)) if e.kind() == io::ErrorKind::Interrupted => {}
+                Poll::Ready(Err(e)) => return self.fail(now, e),
+                Poll::Pending => return progress,
+            }
+        }
+        if self.unflushed {
+            match writer.poll_flush_bytes(cx) {
+                Poll::Ready(Ok(())) => {
+                    self.unflushed = false;
+                    self.stats.flushes += 1;
+                    progress = true;
+                }
+                Poll::Ready(Err(e)) => return self.fail(now, e),
+                Poll::Pending => {}
+            }
+        }
+        progress
+    }
+
+    /// The transport failed: nothing more can be written, so the connection closes.
+    fn fail(&mut self, now: Instant, e: io::Error) -> bool {
+        self.error.get_or_insert(e);
+        self.writer = None;
+        self.output.clear();
+        self.written = 0;
+        self.conn.close(now);
+        true
+    }
+
+    /// Closed and flushed: shut the writer down (the peer sees end of input) and finish.
+    fn poll_finish(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Error>> {
+        if let Some(writer) = &mut self.writer {
+            let flushed = if self.unflushed { writer.poll_flush_bytes(cx) } else { Poll::Ready(Ok(())) };
+            let closed = match flushed {
+                Poll::Ready(Ok(())) => writer.poll_close_bytes(cx),
+                other => other,
+            };
+            match closed {
+                Poll::Pending => return Poll::Pending,
+                Poll::Ready(Err(e)) if e.kind() != io::ErrorKind::BrokenPipe => {
+                    self.error.get_or_insert(e);
+                }
+                Poll::Ready(_) => {}
+            }
+            self.unflushed = false;
+            self.writer = None;
+        }
+        self.reader = None;
+        Poll::Ready(match self.error.take() {
+            Some(e) => Err(Error::Io(e)),
+            None => Ok(()),
+        })
+    }
+
+    // ---- time -----------------------------------------------------------------------------
+
+    fn drive_timer(&mut self, cx: &mut Context<'_>, now: Instant) -> bool {
+        let Some(deadline) = self.conn.poll_timeout() else {
+            self.armed = None;
+            return false;
+        };
+        // The clock first: a deadline already due needs no sleep.
+        if deadline <= now {
+            self.conn.handle_timeout(now);
+            return true;
+        }
+        let at = deadline.to_std(self.epoch);
+        if self.armed != Some(deadline) {
+            match &mut self.timer {
+                Some(timer) => self.rt.reset(timer, at),
+                None => self.timer = Some(self.rt.timer(at)),
+            }
+            self.armed = Some(deadline);
+        }
+        let Some(timer) = &mut self.timer else { return false };
+        if Pin::new(timer).poll(cx).is_ready() {
+            // The runtime says the deadline passed; its clock may round, the core's must agree.
+            self.conn.handle_timeout(self.now().max(deadline));
+            self.armed = None;
+            return true;
+        }
+        false
+    }
+
+    fn publish_stats(&mut self) {
+        let s = &mut self.stats;
+        s.core = self.conn.stats();
+        s.memory_estimate = self.conn.memory_estimate();
+        s.peak_memory_estimate = s.peak_memory_estimate.max(s.memory_estimate);
+        s.buffered_bytes = (self.end - self.start) + (self.output.len() - self.written);
+        s.peak_buffered_bytes = s.peak_buffered_bytes.max(s.buffered_bytes);
+        s.held_sends = self.held.len();
+        s.peak_held_sends = s.peak_held_sends.max(s.held_sends);
+        *lock(&self.handle.shared.stats) = *s;
+    }
+}
+
+impl<Rt: Runtime, H: Handlers, Rd: ReadBytes, Wr: WriteBytes> Future for Driver<Rt, H, Rd, Wr> {
+    type Output = Result<(), Error>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let this = self.get_mut();
+        let _entered = this.tracer.enter();
+        let result = this.poll_rounds(cx);
+        this.publish_stats();
+        if result.is_ready() {
+            // After the last stats: whoever waits for the end sees the final counters.
+            this.handle.shared.finished.set();
+        }
+        result
+    }
+}
+
+impl<Rt: Runtime, H, Rd, Wr> Drop for Driver<Rt, H, Rd, Wr> {
+    fn drop(&mut self) {
+        // A driver dropped before finishing (its runtime shut down) still releases the waiters.
+        self.handle.shared.finished.set();
+    }
+}
+
+/// The default read buffer.
+pub(crate) const DEFAULT_READ_BUFFER: usize = 64 * 1024;
+/// The default fairness budget (rounds with progress per poll).
+pub(crate) const DEFAULT_BUDGET: u32 = 32;
+/// The default depth of the notification worker's queue.
+pub(crate) const DEFAULT_NOTIFICATION_BUFFER: usize = 256;
+/// The default grace period of a child process after its stdin is closed.
+pub(crate) const DEFAULT_CLOSE_GRACE: Duration = Duration::from_secs(1);

@@ -1,0 +1,269 @@
+//! Agent child processes: spawning with piped stdio in a process group of their own, draining
+//! stderr into a bounded ring buffer, and the close sequence (stdin closed, grace period,
+//! `SIGTERM` to the group, grace period, `SIGKILL` to the group, reap).
+//!
+//! Written once against [`Runtime`] and [`ChildHandle`]; each runtime contributes only its
+//! `spawn_*` function and a `ChildHandle` impl.
+
+use std::collections::VecDeque;
+use std::future::Future;
+use std::io;
+use std::pin::Pin;
+use std::process::{ExitStatus, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use crate::ClientOptions;
+use crate::handle::Shared;
+use crate::io::ReadBytes;
+use crate::runtime::{Runtime, timeout};
+use crate::sync::lock;
+
+/// What the supervision needs from a runtime's child handle.
+pub(crate) trait ChildHandle: Send + 'static {
+    /// Waits for the process to exit and reaps it.
+    fn wait(&mut self) -> Pin<Box<dyn Future<Output = io::Result<ExitStatus>> + Send + '_>>;
+    /// Kills the process itself (where process groups are not available).
+    fn kill(&mut self) -> io::Result<()>;
+}
+
+/// A spawned agent process, as the client connection keeps it.
+pub(crate) trait ProcessControl: Send + Sync {
+    fn pid(&self) -> Option<u32>;
+    fn stderr_tail(&self) -> Vec<u8>;
+    /// The close sequence; every call gets the same exit status.
+    fn close(&self) -> Pin<Box<dyn Future<Output = io::Result<ExitStatus>> + Send + '_>>;
+}
+
+/// A freshly spawned process and its three pipes.
+pub(crate) struct Spawned<C, I, O, E> {
+    pub(crate) child: C,
+    pub(crate) stdin: I,
+    pub(crate) stdout: O,
+    pub(crate) stderr: E,
+}
+
+/// Pipes the three streams and, on Unix, gives the process its own process group, so closing
+/// can signal the agent and everything it started.
+fn prepare(command: &mut std::process::Command) {
+    command.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
+    #[cfg(unix)]
+    std::os::unix::process::CommandExt::process_group(command, 0);
+}
+
+fn missing(what: &str) -> io::Error {
+    io::Error::other(format!("the child's {what} was not piped"))
+}
+
+/// Spawns `command` with tokio.
+pub(crate) fn spawn_tokio(
+    mut command: std::process::Command,
+) -> io::Result<
+    Spawned<
+        tokio::process::Child,
+        tokio::process::ChildStdin,
+        tokio::process::ChildStdout,
+        tokio::process::ChildStderr,
+    >,
+> {
+    prepare(&mut command);
+    let mut child = tokio::process::Command::from(command).spawn()?;
+    Ok(Spawned {
+        stdin: child.stdin.take().ok_or_else(|| missing("stdin"))?,
+        stdout: child.stdout.take().ok_or_else(|| missing("stdout"))?,
+        stderr: child.stderr.take().ok_or_else(|| missing("stderr"))?,
+        child,
+    })
+}
+
+impl ChildHandle for tokio::process::Child {
+    fn wait(&mut self) -> Pin<Box<dyn Future<Output = io::Result<ExitStatus>> + Send + '_>> {
+        Box::pin(tokio::process::Child::wait(self))
+    }
+
+    fn kill(&mut self) -> io::Result<()> {
+        self.start_kill()
+    }
+}
+
+/// Spawns `command` with async-std.
+#[cfg(feature = "async-std")]
+pub(crate) fn spawn_async_std(
+    mut command: std::process::Command,
+) -> io::Result<
+    Spawned<
+        ::async_std::process::Child,
+        ::async_std::process::ChildStdin,
+        ::async_std::process::ChildStdout,
+        ::async_std::process::ChildStderr,
+    >,
+> {
+    prepare(&mut command);
+    // async-process pipes only what is set on its own `Command` (the std settings are not seen).
+    let mut command = ::async_std::process::Command::from(command);
+    command.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
+    let mut child = command.spawn()?;
+    Ok(Spawned {
+        stdin: child.stdin.take().ok_or_else(|| missing("stdin"))?,
+        stdout: child.stdout.take().ok_or_else(|| missing("stdout"))?,
+        stderr: child.stderr.take().ok_or_else(|| missing("stderr"))?,
+        child,
+    })
+}
+
+#[cfg(feature = "async-std")]
+impl ChildHandle for ::async_std::process::Child {
+    fn wait(&mut self) -> Pin<Box<dyn Future<Output = io::Result<ExitStatus>> + Send + '_>> {
+        Box::pin(self.status())
+    }
+
+    fn kill(&mut self) -> io::Result<()> {
+        ::async_std::process::Child::kill(self)
+    }
+}
+
+/// The most recent bytes of a stream.
+struct Ring {
+    bytes: VecDeque<u8>,
+    capacity: usize,
+}
+
+impl Ring {
+    fn push(&mut self, data: &[u8]) {
+        let data = &data[data.len().saturating_sub(self.capacity)..];
+        let overflow = (self.bytes.len() + data.len()).saturating_sub(self.capacity);
+        self.bytes.drain(..overflow);
+        self.bytes.extend(data);
+    }
+}
+
+struct Process<Rt: Runtime, C: ChildHandle> {
+    rt: Rt,
+    pid: Option<u32>,
+    state: tokio::sync::Mutex<State<C>>,
+    stderr: Arc<Mutex<Ring>>,
+    close_grace: Duration,
+    kill_grace: Duration,
+    shared: Arc<Shared>,
+}
+
+struct State<C> {
+    child: Option<C>,
+    status: Option<ExitStatus>,
+}
+
+/// Starts draining `stderr` and returns the process's control.
+pub(crate) fn supervise<Rt: Runtime, C: ChildHandle>(
+    rt: Rt,
+    child: C,
+    pid: Option<u32>,
+    mut stderr: impl ReadBytes + Send,
+    shared: Arc<Shared>,
+    options: &ClientOptions,
+) -> Arc<dyn ProcessControl> {
+    let ring = Arc::new(Mutex::new(Ring { bytes: VecDeque::new(), capacity: options.stderr_buffer }));
+    let sink = ring.clone();
+    rt.spawn(async move {
+        let mut buf = vec![0; 4096];
+        loop {
+            match std::future::poll_fn(|cx| stderr.poll_read_bytes(cx, &mut buf)).await {
+                Ok(0) => break,
+                Ok(n) => lock(&sink).push(&buf[..n]),
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(_) => break,
+            }
+        }
+    });
+    Arc::new(Process {
+        rt,
+        pid,
+        state: tokio::sync::Mutex::new(State { child: Some(child), status: None }),
+        stderr: ring,
+        close_grace: options.close_grace,
+        kill_grace: options.kill_grace,
+        shared,
+    })
+}
+
+/// Sends `signal` to the process group `pid` leads (or kills the child where there are no
+/// process groups).
+fn signal_group<C: ChildHandle>(pid: Option<u32>, child: &mut C, terminate: bool) {
+    #[cfg(unix)]
+    {
+        use rustix::process::{Pid, Signal, kill_process_group};
+        // Never 0 or 1: those would name our own group or every process.
+        if let Some(pid) = pid.and_then(|p| i32::try_from(p).ok()).filter(|&p| p > 1).and_then(Pid::from_raw) {
+            let _ = kill_process_group(pid, if terminate { Signal::TERM } else { Signal::KILL });
+            return;
+        }
+    }
+    if !terminate {
+        let _ = child.kill();
+    }
+    let _ = pid;
+}
+
+/// Waits for the child to exit within `grace`, then terminates its group, then kills it.
+async fn close_child<Rt: Runtime, C: ChildHandle>(
+    rt: &Rt,
+    child: &mut C,
+    pid: Option<u32>,
+    grace: Duration,
+    kill_grace: Duration,
+) -> io::Result<ExitStatus> {
+    if let Some(status) = timeout(rt, grace, child.wait()).await {
+        return status;
+    }
+    signal_group(pid, child, true);
+    if let Some(status) = timeout(rt, kill_grace, child.wait()).await {
+        return status;
+    }
+    signal_group(pid, child, false);
+    child.wait().await
+}
+
+impl<Rt: Runtime, C: ChildHandle> ProcessControl for Process<Rt, C> {
+    fn pid(&self) -> Option<u32> {
+        self.pid
+    }
+
+    fn stderr_tail(&self) -> Vec<u8> {
+        lock(&self.stderr).bytes.iter().copied().collect()
+    }
+
+    fn close(&self) -> Pin<Box<dyn Future<Output = io::Result<ExitStatus>> + Send + '_>> {
+        Box::pin(async move {
+            let mut state = self.state.lock().await;
+            if let Some(status) = state.status {
+                return Ok(status);
+            }
+            let Some(child) = state.child.as_mut() else {
+                return Err(io::Error::other("the agent process is gone"));
+            };
+            let status = close_child(&self.rt, child, self.pid, self.close_grace, self.kill_grace).await?;
+            state.status = Some(status);
+            state.child = None;
+            // The pipes are closed now, so the driver ends at once.
+            let _ = timeout(&self.rt, Duration::from_secs(1), self.shared.finished.wait()).await;
+            Ok(status)
+        })
+    }
+}
+
+impl<Rt: Runtime, C: ChildHandle> Drop for Process<Rt, C> {
+    fn drop(&mut self) {
+        // The last handle went away without `close`: the driver closes the agent's stdin, and
+        // the same close sequence runs in the background.
+        // Outside the runtime (it is shutting down) nothing can wait: kill the group at once.
+        let Some(mut child) = self.state.get_mut().child.take() else { return };
+        let (rt, pid, grace, kill_grace) = (self.rt.clone(), self.pid, self.close_grace, self.kill_grace);
+        if !rt.in_context() {
+            signal_group(pid, &mut child, false);
+            return;
+        }
+        let task_rt = rt.clone();
+        rt.spawn(async move {
+            let _ = close_child(&task_rt, &mut child, pid, grace, kill_grace).await;
+        });
+    }
+}

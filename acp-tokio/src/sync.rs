@@ -1,0 +1,200 @@
+//! Runtime-agnostic synchronisation: the per-request cancellation signal, and the bounded
+//! queues that carry inbound updates and notifications from the driver to their consumers.
+//!
+//! Built on `std` locks, wakers and `tokio::sync::Notify`, none of which needs the tokio
+//! runtime, so the same code serves async-std.
+
+use std::collections::VecDeque;
+use std::fmt;
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
+use std::task::{Context, Poll, Waker};
+
+use acp_proto::CancelReason;
+use tokio::sync::Notify;
+
+/// Locks a mutex, ignoring poisoning (every critical section here leaves the state consistent).
+pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// A one-way flag that tasks can wait on.
+#[derive(Debug, Default)]
+pub(crate) struct Signal {
+    notify: Notify,
+    set: std::sync::atomic::AtomicBool,
+}
+
+impl Signal {
+    pub(crate) fn set(&self) {
+        self.set.store(true, std::sync::atomic::Ordering::Release);
+        self.notify.notify_waiters();
+    }
+
+    pub(crate) fn is_set(&self) -> bool {
+        self.set.load(std::sync::atomic::Ordering::Acquire)
+    }
+
+    pub(crate) async fn wait(&self) {
+        loop {
+            // A `Notified` sees every `notify_waiters` made after its creation, so checking the
+            // flag after creating it cannot miss the wake-up.
+            let notified = self.notify.notified();
+            if self.is_set() {
+                return;
+            }
+            notified.await;
+        }
+    }
+}
+
+/// Tells a handler that its request was cancelled: by the peer's `$/cancel_request`, by the
+/// client's `session/cancel` (agent side, prompt turns and the requests the turn made), by the
+/// client cancelling the turn (client side, permission requests), or because the connection
+/// closed. The request still gets exactly one answer; the core chooses it (see
+/// [`CancelReason`]).
+#[derive(Clone, Default)]
+pub struct CancellationToken(Arc<TokenInner>);
+
+#[derive(Default)]
+struct TokenInner {
+    reason: OnceLock<CancelReason>,
+    signal: Signal,
+}
+
+impl CancellationToken {
+    pub(crate) fn new() -> CancellationToken {
+        CancellationToken::default()
+    }
+
+    pub(crate) fn cancel(&self, reason: CancelReason) {
+        if self.0.reason.set(reason).is_ok() {
+            self.0.signal.set();
+        }
+    }
+
+    /// Whether the request was cancelled.
+    pub fn is_cancelled(&self) -> bool {
+        self.0.reason.get().is_some()
+    }
+
+    /// Why the request was cancelled, once it was.
+    pub fn reason(&self) -> Option<CancelReason> {
+        self.0.reason.get().copied()
+    }
+
+    /// Completes once the request is cancelled (at once if it already was).
+    pub async fn cancelled(&self) {
+        self.0.signal.wait().await;
+    }
+}
+
+impl fmt::Debug for CancellationToken {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("CancellationToken").field("reason", &self.reason()).finish()
+    }
+}
+
+/// A bounded single-consumer queue whose producer (the driver) is told, through its waker,
+/// when room frees up, instead of waiting.
+pub(crate) fn queue<T>(capacity: usize) -> (QueueSender<T>, QueueReceiver<T>) {
+    let inner = Arc::new(Mutex::new(QueueInner {
+        items: VecDeque::new(),
+        capacity: capacity.max(1),
+        closed: false,
+        receiver_gone: false,
+        rx_waker: None,
+        tx_waker: None,
+    }));
+    (QueueSender(inner.clone()), QueueReceiver(inner))
+}
+
+struct QueueInner<T> {
+    items: VecDeque<T>,
+    capacity: usize,
+    closed: bool,
+    receiver_gone: bool,
+    rx_waker: Option<Waker>,
+    tx_waker: Option<Waker>,
+}
+
+/// The driver's end of a [`queue`].
+pub(crate) struct QueueSender<T>(Arc<Mutex<QueueInner<T>>>);
+
+/// The consumer's end of a [`queue`].
+pub(crate) struct QueueReceiver<T>(Arc<Mutex<QueueInner<T>>>);
+
+impl<T> QueueSender<T> {
+    /// Queues `item`; when the queue is full it is handed back and `cx`'s waker is woken once
+    /// room frees up. `force` ignores the capacity (used once the connection is closed, when
+    /// the core's own bounds already cap what is left). An item for a consumer that is gone is
+    /// dropped.
+    pub(crate) fn push(&self, item: T, cx: &Context<'_>, force: bool) -> Result<(), T> {
+        let mut q = lock(&self.0);
+        if q.receiver_gone {
+            return Ok(());
+        }
+        if q.items.len() >= q.capacity && !force {
+            q.tx_waker = Some(cx.waker().clone());
+            return Err(item);
+        }
+        q.items.push_back(item);
+        if let Some(w) = q.rx_waker.take() {
+            w.wake();
+        }
+        Ok(())
+    }
+
+    /// Ends the queue: the consumer gets what is queued, then `None`.
+    pub(crate) fn close(&self) {
+        let mut q = lock(&self.0);
+        q.closed = true;
+        if let Some(w) = q.rx_waker.take() {
+            w.wake();
+        }
+    }
+}
+
+impl<T> Drop for QueueSender<T> {
+    fn drop(&mut self) {
+        self.close();
+    }
+}
+
+impl<T> QueueReceiver<T> {
+    /// The next item, or `None` once the queue is closed and empty.
+    pub(crate) fn poll_pop(&mut self, cx: &mut Context<'_>) -> Poll<Option<T>> {
+        let mut q = lock(&self.0);
+        if let Some(item) = q.items.pop_front() {
+            if let Some(w) = q.tx_waker.take() {
+                w.wake();
+            }
+            return Poll::Ready(Some(item));
+        }
+        if q.closed {
+            return Poll::Ready(None);
+        }
+        q.rx_waker = Some(cx.waker().clone());
+        Poll::Pending
+    }
+
+    /// The next item, or `None` once the queue is closed and empty.
+    pub(crate) async fn pop(&mut self) -> Option<T> {
+        std::future::poll_fn(|cx| self.poll_pop(cx)).await
+    }
+
+    /// Items waiting.
+    pub(crate) fn len(&self) -> usize {
+        lock(&self.0).items.len()
+    }
+}
+
+impl<T> Drop for QueueReceiver<T> {
+    fn drop(&mut self) {
+        let mut q = lock(&self.0);
+        q.receiver_gone = true;
+        q.items.clear();
+        if let Some(w) = q.tx_waker.take() {
+            w.wake();
+        }
+    }
+}

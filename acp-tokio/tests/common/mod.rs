@@ -1,0 +1,201 @@
+//! Test support shared by the test binaries: a scripted client, helpers, and scenarios written
+//! against the public API only, so that the same ones run on tokio and on async-std.
+#![allow(dead_code, unreachable_pub)]
+
+#[path = "../../examples/support/echo.rs"]
+pub mod echo;
+pub mod scenarios;
+
+use std::collections::HashMap;
+use std::future::Future;
+use std::path::PathBuf;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex};
+use std::task::Poll;
+
+use acp_tokio::acp_proto::RpcError;
+use acp_tokio::acp_proto::types::*;
+use acp_tokio::{Client, ClientConnection, ClientContext};
+use futures_core::Stream;
+use tokio::sync::mpsc;
+
+#[allow(unused_imports)]
+pub(crate) use echo::{EchoAgent, chunk_text};
+
+/// A terminal's command, run to completion: its output and exit code.
+pub type Finished = (String, Option<u32>);
+
+/// A boxed future, for [`join_all`].
+pub type BoxedFuture<'a, T> = Pin<Box<dyn Future<Output = T> + 'a>>;
+
+/// A client that serves files from a map, answers permission requests with a fixed option (or
+/// waits for the turn's cancellation when it has none) and reports what it saw.
+#[derive(Clone, Default)]
+pub struct TestClient {
+    pub files: Arc<Mutex<HashMap<String, String>>>,
+    pub permission: Option<&'static str>,
+    pub events: Option<mpsc::UnboundedSender<String>>,
+    /// Terminals: the output and exit code of each command, run to completion on creation.
+    pub terminals: Arc<Mutex<HashMap<String, Finished>>>,
+}
+
+impl TestClient {
+    pub fn with_events() -> (TestClient, mpsc::UnboundedReceiver<String>) {
+        let (tx, rx) = mpsc::unbounded_channel();
+        (TestClient { events: Some(tx), ..TestClient::default() }, rx)
+    }
+
+    fn event(&self, what: String) {
+        if let Some(tx) = &self.events {
+            let _ = tx.send(what);
+        }
+    }
+}
+
+impl Client for TestClient {
+    async fn request_permission(
+        &self,
+        request: RequestPermissionRequest,
+        cx: ClientContext,
+    ) -> Result<RequestPermissionResponse, RpcError> {
+        self.event(format!("permission asked {}", request.tool_call.tool_call_id));
+        match self.permission {
+            Some(option) => Ok(RequestPermissionResponse::new(RequestPermissionOutcome::selected(option))),
+            None => {
+                cx.cancelled().await;
+                self.event(format!("permission cancelled {:?}", cx.cancellation().reason()));
+                Ok(RequestPermissionResponse::new(RequestPermissionOutcome::Cancelled))
+            }
+        }
+    }
+
+    async fn read_text_file(
+        &self,
+        request: ReadTextFileRequest,
+        _cx: ClientContext,
+    ) -> Result<ReadTextFileResponse, RpcError> {
+        let files = self.files.lock().unwrap();
+        match files.get(&request.path) {
+            Some(content) => Ok(ReadTextFileResponse::new(content.clone())),
+            None => Err(RpcError::resource_not_found(format!("no file {}", request.path))),
+        }
+    }
+
+    async fn create_terminal(
+        &self,
+        request: CreateTerminalRequest,
+        _cx: ClientContext,
+    ) -> Result<CreateTerminalResponse, RpcError> {
+        let output = std::process::Command::new(&request.command)
+            .args(request.args.unwrap_or_default())
+            .output()
+            .map_err(|e| RpcError::internal_error(e.to_string()))?;
+        let mut terminals = self.terminals.lock().unwrap();
+        let id = format!("term-{}", terminals.len());
+        let code = output.status.code().and_then(|c| u32::try_from(c).ok());
+        terminals.insert(id.clone(), (String::from_utf8_lossy(&output.stdout).into_owned(), code));
+        Ok(CreateTerminalResponse::new(id))
+    }
+
+    async fn wait_for_terminal_exit(
+        &self,
+        request: WaitForTerminalExitRequest,
+        _cx: ClientContext,
+    ) -> Result<WaitForTerminalExitResponse, RpcError> {
+        let terminals = self.terminals.lock().unwrap();
+        let (_, code) =
+            terminals.get(request.terminal_id.as_str()).ok_or_else(|| RpcError::resource_not_found("terminal"))?;
+        let mut response = WaitForTerminalExitResponse::default();
+        response.exit_code = *code;
+        Ok(response)
+    }
+
+    async fn terminal_output(
+        &self,
+        request: TerminalOutputRequest,
+        _cx: ClientContext,
+    ) -> Result<TerminalOutputResponse, RpcError> {
+        let terminals = self.terminals.lock().unwrap();
+        let (output, _) =
+            terminals.get(request.terminal_id.as_str()).ok_or_else(|| RpcError::resource_not_found("terminal"))?;
+        Ok(TerminalOutputResponse::new(output.clone(), false))
+    }
+
+    async fn release_terminal(
+        &self,
+        request: ReleaseTerminalRequest,
+        _cx: ClientContext,
+    ) -> Result<ReleaseTerminalResponse, RpcError> {
+        self.terminals.lock().unwrap().remove(request.terminal_id.as_str());
+        Ok(ReleaseTerminalResponse::default())
+    }
+
+    async fn session_update(&self, notification: SessionNotification) {
+        self.event(format!("outside-turn update {:?}", chunk_text(&notification.update)));
+    }
+}
+
+/// An `initialize` request advertising `fs.readTextFile` and `terminal`.
+pub fn init_with_caps() -> InitializeRequest {
+    let mut init = InitializeRequest::new(ProtocolVersion::V1);
+    init.client_capabilities.fs.read_text_file = true;
+    init.client_capabilities.terminal = true;
+    init.client_info = Some(Implementation::new("acp-tokio-tests", "0"));
+    init
+}
+
+/// Initializes (advertising `fs.readTextFile` and `terminal`) and opens a session.
+pub async fn handshake(conn: &ClientConnection) -> SessionId {
+    conn.initialize(init_with_caps()).await.expect("initialize");
+    conn.new_session(NewSessionRequest::new("/tmp", Vec::new())).await.expect("session/new").session_id
+}
+
+/// A text prompt.
+pub fn prompt(session: &SessionId, text: &str) -> PromptRequest {
+    PromptRequest::new(session.clone(), vec![ContentBlock::text(text)])
+}
+
+/// The next item of a stream.
+pub async fn next<S: Stream + Unpin>(stream: &mut S) -> Option<S::Item> {
+    std::future::poll_fn(|cx| Pin::new(&mut *stream).poll_next(cx)).await
+}
+
+/// Polls every future until all are done; results in order.
+pub async fn join_all<T>(futures: Vec<BoxedFuture<'_, T>>) -> Vec<T> {
+    let mut futures: Vec<_> = futures.into_iter().map(Some).collect();
+    let mut results: Vec<Option<T>> = futures.iter().map(|_| None).collect();
+    std::future::poll_fn(|cx| {
+        let mut pending = false;
+        for (slot, result) in futures.iter_mut().zip(results.iter_mut()) {
+            if let Some(future) = slot {
+                match future.as_mut().poll(cx) {
+                    Poll::Ready(v) => {
+                        *result = Some(v);
+                        *slot = None;
+                    }
+                    Poll::Pending => pending = true,
+                }
+            }
+        }
+        if pending { Poll::Pending } else { Poll::Ready(()) }
+    })
+    .await;
+    results.into_iter().map(|r| r.expect("every future completed")).collect()
+}
+
+/// An example binary built next to this test binary (`cargo test` builds the examples).
+pub fn example(name: &str) -> PathBuf {
+    let exe = std::env::current_exe().expect("the test binary");
+    // target/<profile>/deps/<test>-<hash> → target/<profile>/examples/<name>
+    let profile_dir = exe.parent().and_then(|deps| deps.parent()).expect("target/<profile>");
+    let path = profile_dir.join("examples").join(format!("{name}{}", std::env::consts::EXE_SUFFIX));
+    assert!(path.exists(), "{} is missing: `cargo test` builds the examples", path.display());
+    path
+}
+
+/// This process's resident set now (`VmRSS`), in KiB.
+pub fn rss_kb() -> u64 {
+    let status = std::fs::read_to_string("/proc/self/status").expect("/proc/self/status");
+    let line = status.lines().find(|l| l.starts_with("VmRSS:")).expect("VmRSS");
+    line.split_whitespace().nth(1).and_then(|v| v.parse().ok()).expect("a number")
+}
