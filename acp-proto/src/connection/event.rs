@@ -308,7 +308,8 @@ impl fmt::Display for SendError {
 
 impl std::error::Error for SendError {}
 
-/// Why [`Connection::respond`] refused a completion. The request stays in flight.
+/// A completion the application got wrong. The request was still answered once (see
+/// [`Connection::respond`]); this reports the application's bug.
 ///
 /// [`Connection::respond`]: crate::Connection::respond
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -20,7 +20,9 @@ use crate::methods::{
     AgentResponse, ClientRequest, ClientResponse, Kind, Layer, Method, Notification, Request, Response,
 };
 use crate::time::Instant;
-use crate::types::{CancelRequestNotification, PromptResponse, RequestPermissionOutcome, StopReason};
+use crate::types::{
+    CancelRequestNotification, PromptResponse, RequestPermissionOutcome, RequestPermissionResponse, StopReason,
+};
 
 /// The params of an inbound request: raw, or already decoded by the fast path.
 enum Params<'a> {
@@ -73,7 +75,9 @@ impl Connection {
 
     /// Queues an error response (never refused by the budget: it answers the peer).
     pub(super) fn reply_error(&mut self, id: &RequestId, error: &RpcError) {
+        let before = self.out.len();
         jsonrpc::encode_error(&mut self.out, id, error);
+        self.machine_out += self.out.len() - before;
         self.stats.frames_out += 1;
     }
 
@@ -137,7 +141,9 @@ impl Connection {
         };
         // 7. Turn rules, and what must be remembered until the answer.
         if let Some(response) = self.turns.auto_answer(&request) {
+            let before = self.out.len();
             if jsonrpc::encode_result(&mut self.out, &id, &response).is_ok() {
+                self.machine_out += self.out.len() - before;
                 self.stats.frames_out += 1;
             }
             return;
@@ -290,9 +296,12 @@ impl Connection {
     /// Completes an inbound request with the handler's result or error. See [`Completion`]
     /// for what happens when the request is no longer in flight.
     ///
-    /// The result must be the result type of the request's method (checked: a mismatch is
-    /// refused and the request stays in flight). Agent side, a cancelled prompt turn is
-    /// answered `stopReason: "cancelled"` whatever the completion.
+    /// The result must be the result type of the request's method; client side, a permission
+    /// answer must name an offered option. Either mistake is a bug of the application: the
+    /// request still gets its one answer (`-32603` for a result of the wrong type, the
+    /// `cancelled` outcome for an option that was not offered, which grants nothing) and the
+    /// mistake is returned as an error. Agent side, a cancelled prompt turn is answered
+    /// `stopReason: "cancelled"` whatever the completion.
     pub fn respond(
         &mut self,
         now: Instant,
@@ -305,14 +314,19 @@ impl Connection {
         };
         if let Ok(response) = &result {
             if response.method() != entry.method || response.sender() != self.side {
-                return Err(RespondError::MismatchedResponse { expected: entry.method, got: response.method() });
+                let error = RespondError::MismatchedResponse { expected: entry.method, got: response.method() };
+                self.answer(id.0, Err(RpcError::internal_error(error.to_string())));
+                return Err(error);
             }
             if let (InboundExtra::Permission(_, offered), Response::Client(ClientResponse::RequestPermission(answer))) =
                 (&entry.extra, response)
                 && let RequestPermissionOutcome::Selected(selected) = &answer.outcome
                 && !offered.contains(&selected.option_id)
             {
-                return Err(RespondError::UnknownPermissionOption(selected.option_id.to_string()));
+                let error = RespondError::UnknownPermissionOption(selected.option_id.to_string());
+                let cancelled = RequestPermissionResponse::new(RequestPermissionOutcome::Cancelled);
+                self.answer(id.0, Ok(cancelled.into()));
+                return Err(error);
             }
         }
         let result = match (&entry.extra, entry.cancelled, result) {

@@ -75,8 +75,11 @@ pub struct Config {
     /// Outbound requests awaiting answers before new sends are refused. Default 1000.
     pub max_pending_outbound: usize,
     /// Bytes of queued output above which application sends are refused with
-    /// [`SendError::Backpressure`] and input is no longer consumed. Responses and the
-    /// machine's own frames are never refused. Default 1 MiB.
+    /// [`SendError::Backpressure`]. Responses and the machine's own frames are never refused;
+    /// when the machine's own answers to peer input (error responses) alone reach this many
+    /// queued bytes, input is no longer consumed until they are taken. Application output
+    /// never stops input: two peers that both stopped reading on a full output could
+    /// deadlock. Default 1 MiB.
     pub outbound_budget: usize,
     /// Queued events above which input is no longer consumed until the application drains
     /// [`Connection::poll_event`]. Default 1024.
@@ -186,6 +189,9 @@ pub struct Connection {
     framer: Framer,
     /// Queued outbound frames, each `\n`-terminated.
     out: Vec<u8>,
+    /// Bytes of `out` the machine wrote itself in answer to peer input (error responses).
+    /// Invariant: `machine_out <= out.len()`.
+    machine_out: usize,
     events: VecDeque<Event>,
     /// Inbound requests in flight by handle. Invariant: `inbound.len() == by_wire.len()`.
     inbound: BTreeMap<u64, InboundEntry>,
@@ -217,6 +223,7 @@ impl Connection {
             now,
             phase: Phase::AwaitingInit,
             out: Vec::new(),
+            machine_out: 0,
             events: VecDeque::new(),
             inbound: BTreeMap::new(),
             by_wire: BTreeMap::new(),
@@ -284,12 +291,12 @@ impl Connection {
     }
 
     /// Whether [`handle_input`](Self::handle_input) currently consumes bytes. It stops when
-    /// the event queue, the output queue or the held requests reach their bounds, until the
-    /// application drains them.
+    /// the event queue, the machine's own queued answers to peer input, or the held requests
+    /// reach their bounds, until the application drains them.
     pub fn wants_input(&self) -> bool {
         self.phase != Phase::Closed
             && self.events.len() < self.config.max_events
-            && self.out.len() < self.config.outbound_budget
+            && self.machine_out < self.config.outbound_budget
             && self.held_bytes < self.config.max_held_bytes
     }
 
@@ -325,6 +332,8 @@ impl Connection {
         if n == 0 {
             return 0;
         }
+        debug_assert!(self.machine_out <= n);
+        self.machine_out = 0;
         if buf.is_empty() && buf.capacity() <= self.out.capacity() {
             std::mem::swap(buf, &mut self.out);
         } else {

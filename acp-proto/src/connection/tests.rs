@@ -258,8 +258,10 @@ fn a_result_of_the_wrong_type_is_refused() {
     let Some(Event::Request { id, .. }) = a.poll_event() else { panic!() };
     let wrong: Response = PromptResponse::new(StopReason::EndTurn).into();
     assert!(matches!(a.respond(T0, id, Ok(wrong)), Err(RespondError::MismatchedResponse { .. })));
-    assert!(sent(&mut a).is_empty(), "nothing sent, still in flight");
-    assert_eq!(a.respond(T0, id, Err(RpcError::internal_error("x"))), Ok(Completion::Sent));
+    // The request still gets its one answer: an internal error.
+    let out = sent(&mut a);
+    assert_eq!((error_code(&out[0]), &out[0]["id"]), (-32603, &json!(7)));
+    assert_eq!(a.respond(T0, id, Err(RpcError::internal_error("x"))), Ok(Completion::Discarded));
 }
 
 #[test]
@@ -527,6 +529,35 @@ fn input_pauses_while_events_are_not_drained() {
     assert!(c.wants_input());
 }
 
+#[test]
+fn only_the_machines_own_answers_pause_input() {
+    let mut config = Config::default();
+    config.outbound_budget = 2000;
+    let mut a = ready_agent_with(config, json!({}), AgentCapabilities::default());
+    feed(&mut a, T0, &[&new_session_line(1)]);
+    let Some(Event::Request { id, .. }) = a.poll_event() else { panic!() };
+    a.respond(T0, id, Ok(NewSessionResponse::new("s").into())).unwrap();
+    // The application fills its output past the budget (the peer is not reading)...
+    let update = || {
+        let chunk = ContentChunk::new(ContentBlock::Text(TextContent::new("x".repeat(100))));
+        SessionNotification::new("s", SessionUpdate::AgentMessageChunk(chunk))
+    };
+    while a.can_send() {
+        a.send_notification(T0, update()).unwrap();
+    }
+    assert!(matches!(a.send_notification(T0, update()), Err(SendError::Backpressure { .. })));
+    // ...which never stops input: both peers doing that would deadlock.
+    assert!(a.wants_input());
+    feed(&mut a, T0, &[&new_session_line(2)]);
+    assert!(matches!(a.poll_event(), Some(Event::Request { .. })));
+    // The machine's own answers to garbage do stop it once they reach the budget.
+    let junk = "junk\n".repeat(1000);
+    let n = a.handle_input(T0, junk.as_bytes());
+    assert!(n < junk.len() && !a.wants_input(), "consumed {n} of {}", junk.len());
+    let _ = a.poll_transmit(&mut Vec::new());
+    assert!(a.wants_input());
+}
+
 // ---- rule 7: bad input never kills the connection; close ----------------------------------
 
 #[test]
@@ -643,6 +674,20 @@ fn permission_answers_must_name_an_offered_option() {
         c.answer_permission(T0, id, PermissionAnswer::Selected("other".into())),
         Err(RespondError::UnknownPermissionOption("other".into()))
     );
+    // Fail closed: the ask is answered `cancelled`, which grants nothing.
+    let out = sent(&mut c);
+    assert_eq!(out[0]["result"], json!({"outcome":{"outcome":"cancelled"}}));
+    assert_eq!(c.answer_permission(T0, id, PermissionAnswer::Selected("allow".into())), Ok(Completion::Discarded));
+    // A second ask, answered with an offered option.
+    feed(
+        &mut c,
+        T0,
+        &[&json!({"jsonrpc":"2.0","id":"q","method":"session/request_permission","params":{
+        "sessionId":"s","toolCall":{"toolCallId":"t"},
+        "options":[{"optionId":"allow","name":"Allow","kind":"allow_once"}]}})
+        .to_string()],
+    );
+    let Some(Event::Request { id, .. }) = c.poll_event() else { panic!() };
     assert_eq!(c.answer_permission(T0, id, PermissionAnswer::Selected("allow".into())), Ok(Completion::Sent));
     let out = sent(&mut c);
     assert_eq!(out[0]["result"], json!({"outcome":{"outcome":"selected","optionId":"allow"}}));

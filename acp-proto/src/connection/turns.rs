@@ -36,8 +36,8 @@
 //! | a `session/request_permission` for S arrives after the cancel, before the prompt's outcome | answered `cancelled` by the machine at once, never dispatched (the agent may have asked before it saw the cancel) |
 //!
 //! A permission answer must name one of the offered options (or be `cancelled`):
-//! [`Connection::respond`] refuses anything else, and [`Connection::answer_permission`] builds the
-//! answer from a [`PermissionAnswer`].
+//! [`Connection::respond`] answers anything else `cancelled` (granting nothing) and reports the
+//! mistake, and [`Connection::answer_permission`] builds the answer from a [`PermissionAnswer`].
 //!
 //! [`Event::Cancelled`]: super::Event::Cancelled
 //! [`Outcome::Cancelled`]: super::Outcome::Cancelled
