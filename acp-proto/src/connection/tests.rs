@@ -252,7 +252,7 @@ fn completing_twice_or_late_is_harmless() {
 }
 
 #[test]
-fn a_result_of_the_wrong_type_is_refused() {
+fn a_result_of_the_wrong_type_is_answered_internal_error() {
     let mut a = ready_agent();
     feed(&mut a, T0, &[&new_session_line(7)]);
     let Some(Event::Request { id, .. }) = a.poll_event() else { panic!() };
