@@ -402,7 +402,7 @@ fn an_agent_choosing_an_unsupported_protocol_version_is_refused() {
     });
 }
 
-/// Logs the paths it is asked to read, beside the turn's updates, in one shared log.
+/// Logs the paths it is asked to read, in order.
 struct OrderLog(Arc<Mutex<Vec<String>>>);
 
 impl Client for OrderLog {
@@ -426,12 +426,23 @@ fn agent_requests_of_a_turn_reach_the_client_after_the_updates_before_them() {
     conn.initialize(init).unwrap();
     let session = conn.new_session(NewSessionRequest::new("/tmp", vec![])).unwrap().session_id;
     let mut turn = conn.prompt(prompt(&session, "interleave")).unwrap();
-    while let Some(update) = turn.next_update() {
-        // The reader logs each update as it takes it; without ordering, the read handler
-        // would often log before the update it follows on the wire.
-        log.lock().unwrap().push(text(&update));
+    // The agent sends update i, then asks to read r{i}. The promise: the read handler of r{i}
+    // starts only once the reader has taken update i. (Not "finished with it": a reader may
+    // block on a later handler.) So whenever the reader has taken k updates, at most k reads
+    // have run, however long it dawdles before taking the next one.
+    let mut taken = Vec::new();
+    loop {
+        thread::sleep(Duration::from_millis(3));
+        let reads = log.lock().unwrap().clone();
+        assert!(reads.len() <= taken.len(), "reads {reads:?} ran before updates {taken:?} were taken");
+        match turn.next_update() {
+            Some(update) => taken.push(text(&update)),
+            None => break,
+        }
     }
     assert_eq!(turn.finish().unwrap(), StopReason::EndTurn);
-    let want: Vec<String> = (0..20).flat_map(|i| [format!("u{i}"), format!("r{i}")]).collect();
-    assert_eq!(*log.lock().unwrap(), want);
+    let updates: Vec<String> = (0..20).map(|i| format!("u{i}")).collect();
+    let reads: Vec<String> = (0..20).map(|i| format!("r{i}")).collect();
+    assert_eq!(taken, updates);
+    assert_eq!(*log.lock().unwrap(), reads);
 }
