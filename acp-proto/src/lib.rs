@@ -124,6 +124,7 @@
 #![deny(missing_docs)]
 #![cfg_attr(not(test), warn(clippy::unwrap_used))]
 
+mod chunk_path;
 pub mod connection;
 pub mod error;
 pub mod ext;

@@ -11,6 +11,7 @@ use super::{
     RespondError, Timer,
 };
 use crate::Side;
+use crate::chunk_path;
 use crate::error::{ErrorCode, RpcError};
 use crate::fast_path::{self, Fast};
 use crate::framer::FrameEvent;
@@ -48,16 +49,16 @@ impl Connection {
     }
 
     fn on_frame(&mut self, frame: &[u8]) {
+        // Streamed text chunks, the bulk of a client's input, in their canonical layout.
+        if self.side == Side::Client
+            && let Some(notification) = chunk_path::decode(frame)
+        {
+            return self.on_decoded_notification(notification);
+        }
         if let Some(fast) = fast_path::parse(frame, self.side) {
             match fast {
                 Fast::Request { id, method, request } => self.on_request(id, method, Params::Decoded(request), frame),
-                Fast::Notification(notification) => {
-                    if self.phase != Phase::Ready {
-                        self.stats.notifications_dropped += 1;
-                    } else {
-                        self.deliver_notification(notification);
-                    }
-                }
+                Fast::Notification(notification) => self.on_decoded_notification(notification),
             }
             return;
         }
@@ -70,6 +71,15 @@ impl Connection {
                 self.reply_error(&id, &error);
             }
             Incoming::MalformedResponse { .. } => self.stats.malformed_responses += 1,
+        }
+    }
+
+    /// A notification the fast paths decoded (for a method this side receives).
+    fn on_decoded_notification(&mut self, notification: Notification) {
+        if self.phase != Phase::Ready {
+            self.stats.notifications_dropped += 1;
+        } else {
+            self.deliver_notification(notification);
         }
     }
 

@@ -334,7 +334,9 @@ impl Connection {
         }
         debug_assert!(self.machine_out <= n);
         self.machine_out = 0;
-        if buf.is_empty() && buf.capacity() <= self.out.capacity() {
+        if buf.is_empty() {
+            // Hand the queue over without copying; the caller's (empty) buffer becomes the
+            // queue, so both buffers are reused and neither grows past what it held.
             std::mem::swap(buf, &mut self.out);
         } else {
             buf.extend_from_slice(&self.out);

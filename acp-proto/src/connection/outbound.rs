@@ -6,6 +6,7 @@ use serde_json::value::RawValue;
 
 use super::{CloseReason, Connection, Event, Negotiated, OutboundId, Outcome, PendingOut, Phase, SendError, Timer};
 use crate::Side;
+use crate::chunk_path;
 use crate::error::RpcError;
 use crate::ext::is_extension_name;
 use crate::gate::{CapabilitySnapshot, GateDecision, check_method};
@@ -104,9 +105,12 @@ impl Connection {
     }
 
     pub(super) fn write_notification(&mut self, notification: &Notification) -> Result<(), SendError> {
-        let params = notification.has_params().then_some(notification);
-        jsonrpc::encode_notification(&mut self.out, notification.wire(), params)
-            .map_err(|e| SendError::Encode(e.to_string()))?;
+        // Streamed text chunks, the bulk of an agent's output, without serde's generic path.
+        if !chunk_path::encode(&mut self.out, notification) {
+            let params = notification.has_params().then_some(notification);
+            jsonrpc::encode_notification(&mut self.out, notification.wire(), params)
+                .map_err(|e| SendError::Encode(e.to_string()))?;
+        }
         self.stats.frames_out += 1;
         Ok(())
     }
