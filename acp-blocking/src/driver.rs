@@ -1,4 +1,5 @@
-//! The driver: one thread owns the [`Connection`] and is the only one to touch it.
+//! The driver: one thread runs the [`Connection`]: it alone feeds it input, takes its frames
+//! and events and answers its timers.
 //!
 //! Everything reaches the driver through one `mpsc` channel of [`Input`]s: chunks from the
 //! reader thread, buffers coming back from the writer thread, handler completions and
@@ -8,15 +9,23 @@
 //! writer, and dispatches every event. It makes no protocol decision: it moves bytes, maps the
 //! clock, runs handlers and routes outcomes.
 //!
+//! The one exception to "everything through the channel" is notifications (`session/update`
+//! above all): the sending thread queues them into the core itself, under the connection's
+//! mutex, and gets the core's verdict (accepted, or why not) on the spot, without a round trip
+//! through the driver per update. It wakes the driver ([`Input::Queued`]) only when its frame
+//! is the first of a new batch; otherwise a write or a wake-up is already on its way.
+//!
 //! # Bounded memory
 //!
 //! * The reader owns two buffers and reads into one only after the driver gave it back, so at
 //!   most two chunks wait in the driver. A chunk the core did not fully consume
 //!   ([`Connection::wants_input`] false) is kept and fed again after the events are drained.
 //! * The writer thread gets one batch at a time; while it writes, frames pile up in the core,
-//!   whose outbound budget then refuses application sends. Such sends are *held* in the
-//!   driver (one per blocked caller thread) and retried when the writer drained, so the caller
-//!   blocks instead of memory growing.
+//!   whose outbound budget then refuses application sends. Requests are then *held* in the
+//!   driver (one per blocked caller thread) and retried when the writer drained; a thread
+//!   sending a notification waits on the connection's condition variable, which the driver
+//!   signals whenever it takes the queued output. Either way the caller blocks instead of
+//!   memory growing.
 //! * Items handed to application threads (prompt-turn updates, ordered notifications) count
 //!   in a [`Backlog`]; while it is full the driver stops feeding input, and the peer's writes
 //!   block in the pipe.
@@ -24,17 +33,16 @@
 //! # Batching
 //!
 //! Frames go to the writer only when it is idle, so while it writes, the next batch builds up
-//! in the core. A notification accepted while the writer is idle starts a short linger
+//! in the core. A notification queued while the writer is idle starts a short linger
 //! ([`LINGER`], at most [`LINGER_BYTES`]) before the write, so that a handler streaming
-//! updates one blocking call at a time still gets them out in large writes; a response or a
-//! request ends the linger at once.
+//! updates gets them out in large writes; a response or a request ends the linger at once.
 
 use std::any::Any;
 use std::collections::{HashMap, VecDeque};
 use std::io::{self, Read, Write};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender, SyncSender};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::thread;
 use std::time::{Duration, Instant as StdInstant};
 
@@ -45,15 +53,16 @@ use acp_proto::{
 };
 
 use crate::error::Error;
+use crate::io_threads::{spawn_reader, spawn_writer};
 use crate::pool::{Job, Pool, spawn_ordered};
 use crate::sync::{Backlog, CancelToken, InboxReceiver, InboxSender, inbox, lock};
 use crate::trace::Tracer;
 use crate::typed::Call;
 
 /// Bytes asked of the transport per read.
-const READ_CHUNK: usize = 64 * 1024;
+pub(crate) const READ_CHUNK: usize = 64 * 1024;
 /// Buffers the reader may fill before the driver gives one back.
-const READ_BUFFERS: usize = 2;
+pub(crate) const READ_BUFFERS: usize = 2;
 /// Inputs taken from the channel per wake-up before the state is pumped.
 const INPUT_BATCH: usize = 64;
 /// A writer buffer larger than this is not kept for reuse after a big frame went out.
@@ -79,6 +88,8 @@ pub(crate) enum Input {
     WriteFailed(io::Error),
     /// An application thread made room in the backlog.
     Wake,
+    /// A thread queued a notification into an empty output queue: a batch may need writing.
+    Queued,
     /// A command from the application or a handler.
     Command(Command),
 }
@@ -87,8 +98,6 @@ pub(crate) enum Input {
 pub(crate) enum Command {
     /// Send a request; the reply says how it ended.
     Request { request: Request, deadline: Option<StdInstant>, reply: Reply },
-    /// Send a notification; the reply comes once the core accepted it.
-    Notify { notification: Notification, reply: SyncSender<Result<(), Error>> },
     /// A handler's result for an inbound request.
     Respond { id: InboundId, result: Result<Response, RpcError> },
     /// Client side: cancel the session's running prompt turn.
@@ -146,11 +155,22 @@ pub(crate) struct Shared {
     backlog: Arc<Backlog>,
 }
 
+/// The connection, shared by the driver and the threads that send notifications.
+#[derive(Debug)]
+pub(crate) struct Core {
+    conn: Mutex<Connection>,
+    /// Signalled when the driver took the queued output (room in the outbound budget again) or
+    /// the connection closed.
+    drained: Condvar,
+}
+
 /// A handle to the driver: how application threads and handlers send commands.
 #[derive(Clone, Debug)]
 pub(crate) struct Link {
     tx: Sender<Input>,
     shared: Arc<Shared>,
+    core: Arc<Core>,
+    epoch: StdInstant,
 }
 
 impl Link {
@@ -178,11 +198,21 @@ impl Link {
         R::output(self.call(request.into(), timeout)?).ok_or(Error::UnexpectedResponse)
     }
 
-    /// Sends a notification, blocking while the outbound budget is used up.
+    /// Sends a notification, blocking while the outbound budget is used up. The core takes it
+    /// right here (the result is its verdict); the driver is woken only when this frame starts
+    /// a new batch, since otherwise a write or a wake-up is already on its way.
     pub(crate) fn notify(&self, notification: Notification) -> Result<(), Error> {
-        let (tx, rx) = mpsc::sync_channel(1);
-        self.command(Command::Notify { notification, reply: tx })?;
-        rx.recv().unwrap_or(Err(Error::ConnectionClosed))
+        let mut conn = lock(&self.core.conn);
+        while !conn.can_send() && !conn.is_closed() {
+            conn = self.core.drained.wait(conn).unwrap_or_else(PoisonError::into_inner);
+        }
+        let first = conn.bytes_queued() == 0;
+        let result = conn.send_notification(Instant::from_std(self.epoch, StdInstant::now()), notification);
+        drop(conn);
+        if result.is_ok() && first {
+            let _ = self.tx.send(Input::Queued);
+        }
+        result.map_err(Error::from)
     }
 
     /// Client side: sends a prompt; its updates and outcome arrive on the returned inbox.
@@ -241,7 +271,7 @@ enum Pending {
 
 /// The driver of one connection. See the [module docs](self).
 pub(crate) struct Driver {
-    conn: Connection,
+    core: Arc<Core>,
     epoch: StdInstant,
     rx: Receiver<Input>,
     link: Link,
@@ -287,11 +317,13 @@ impl Driver {
         let (tx, rx) = mpsc::channel();
         let backlog = Arc::new(Backlog::new(options.max_buffered, tx.clone()));
         let shared = Arc::new(Shared { negotiated: Mutex::new(None), closed: Mutex::new(None), backlog });
-        let link = Link { tx: tx.clone(), shared };
+        let conn = Connection::new(options.side, options.config.clone(), Instant::ZERO);
+        let core = Arc::new(Core { conn: Mutex::new(conn), drained: Condvar::new() });
+        let link = Link { tx: tx.clone(), shared, core: core.clone(), epoch };
         let credit = spawn_reader(reader, tx.clone())?;
         let writer = spawn_writer(writer, tx)?;
         let driver = Driver {
-            conn: Connection::new(options.side, options.config.clone(), Instant::ZERO),
+            core,
             epoch,
             rx,
             link: link.clone(),
@@ -321,6 +353,11 @@ impl Driver {
 
     fn now(&self) -> Instant {
         Instant::from_std(self.epoch, StdInstant::now())
+    }
+
+    /// The connection. Never held across a call that locks it again.
+    fn conn(&self) -> MutexGuard<'_, Connection> {
+        lock(&self.core.conn)
     }
 
     fn to_std(&self, t: Instant) -> Option<StdInstant> {
@@ -358,7 +395,7 @@ impl Driver {
                     self.on_input(input);
                 }
                 let now = self.now();
-                self.conn.handle_timeout(now);
+                self.conn().handle_timeout(now);
                 self.expire_held();
             }
             self.error.take()
@@ -380,7 +417,7 @@ impl Driver {
     }
 
     fn finished(&self) -> bool {
-        let flushed = !self.writer_busy && self.conn.bytes_queued() == 0;
+        let flushed = !self.writer_busy && self.conn().bytes_queued() == 0;
         let gave_up = self.flush_deadline.is_some_and(|d| StdInstant::now() >= d);
         self.closed.is_some() && (flushed || self.writer.is_none() || gave_up)
     }
@@ -392,8 +429,12 @@ impl Driver {
             Command::Request { deadline, .. } => *deadline,
             _ => None,
         });
-        let core = self.conn.poll_timeout().and_then(|t| self.to_std(t));
-        let linger = self.linger.filter(|_| !self.writer_busy && self.conn.bytes_queued() > 0);
+        let (timeout, queued) = {
+            let conn = self.conn();
+            (conn.poll_timeout(), conn.bytes_queued())
+        };
+        let core = timeout.and_then(|t| self.to_std(t));
+        let linger = self.linger.filter(|_| !self.writer_busy && queued > 0);
         let next = core.into_iter().chain(held).chain(self.flush_deadline).chain(linger).min()?;
         Some(next.saturating_duration_since(StdInstant::now()))
     }
@@ -421,10 +462,15 @@ impl Driver {
                 if self.closed.is_none() {
                     self.error.get_or_insert(e);
                     let now = self.now();
-                    self.conn.close(now);
+                    self.conn().close(now);
                 }
             }
             Input::Wake => {}
+            Input::Queued => {
+                if !self.writer_busy && self.linger.is_none() {
+                    self.linger = StdInstant::now().checked_add(LINGER);
+                }
+            }
             Input::Command(command) => self.on_command(command),
         }
     }
@@ -432,7 +478,7 @@ impl Driver {
     fn on_command(&mut self, command: Command) {
         let now = self.now();
         match command {
-            Command::Request { .. } | Command::Notify { .. } => {
+            Command::Request { .. } => {
                 if self.held.is_empty() {
                     self.send(command);
                 } else {
@@ -443,23 +489,25 @@ impl Driver {
                 // A response ends a burst (and someone waits for it): no lingering.
                 self.linger = None;
                 self.running.remove(&id);
-                if let Err(e) = self.conn.respond(now, id, result) {
+                let mut conn = self.conn();
+                if let Err(e) = conn.respond(now, id, result) {
                     // The handler's result does not fit its request: the request still gets
                     // its one answer, an internal error naming the mismatch.
-                    let _ = self.conn.respond(now, id, Err(RpcError::internal_error(e.to_string())));
+                    let _ = conn.respond(now, id, Err(RpcError::internal_error(e.to_string())));
                 }
             }
             Command::CancelTurn { session, reply } => {
-                let _ = reply.send(self.conn.cancel_turn(now, &session).map(drop).map_err(Error::from));
+                let result = self.conn().cancel_turn(now, &session);
+                let _ = reply.send(result.map(drop).map_err(Error::from));
             }
-            Command::Close => self.conn.close(now),
+            Command::Close => self.conn().close(now),
         }
     }
 
     /// Hands a send to the core, or holds it while the outbound budget is used up (checked
     /// first: a send refused for backpressure would be consumed by the core).
     fn send(&mut self, command: Command) {
-        if !self.conn.can_send() && !self.conn.is_closed() {
+        if !self.can_send() {
             self.held.push_back(command);
             return;
         }
@@ -469,7 +517,8 @@ impl Driver {
                 self.linger = None;
                 let deadline = deadline.map(|d| Instant::from_std(self.epoch, d));
                 let session = request.session_id().cloned();
-                match self.conn.send_request(now, request, deadline) {
+                let sent = self.conn().send_request(now, request, deadline);
+                match sent {
                     Ok(id) => {
                         let pending = match reply {
                             Reply::Once(tx) => Pending::Once(tx),
@@ -486,20 +535,19 @@ impl Driver {
                     Err(e) => reply.fail(e.into()),
                 }
             }
-            Command::Notify { notification, reply } => {
-                let result = self.conn.send_notification(now, notification).map_err(Error::from);
-                if result.is_ok() && !self.writer_busy && self.linger.is_none() {
-                    self.linger = StdInstant::now().checked_add(LINGER);
-                }
-                let _ = reply.send(result);
-            }
-            _ => unreachable!("only sends are held"),
+            _ => unreachable!("only requests are held"),
         }
+    }
+
+    /// Whether the core takes application sends now (a closed core refuses them at once).
+    fn can_send(&self) -> bool {
+        let conn = self.conn();
+        conn.can_send() || conn.is_closed()
     }
 
     fn retry_held(&mut self) -> bool {
         let mut progress = false;
-        while (self.conn.can_send() || self.conn.is_closed())
+        while self.can_send()
             && let Some(command) = self.held.pop_front()
         {
             self.send(command);
@@ -527,13 +575,18 @@ impl Driver {
     /// Feeds pending input while the core and the application backlog take it.
     fn feed(&mut self) -> bool {
         let mut progress = false;
-        while self.conn.wants_input()
-            && self.link.shared.backlog.has_room()
+        while self.link.shared.backlog.has_room()
             && let Some((buf, len)) = self.inputs.front()
         {
             let now = self.now();
             let chunk = &buf[self.fed..*len];
-            let n = self.conn.handle_input(now, chunk);
+            let n = {
+                let mut conn = lock(&self.core.conn);
+                if !conn.wants_input() {
+                    break;
+                }
+                conn.handle_input(now, chunk)
+            };
             self.tracer.frames_in(&chunk[..n]);
             self.fed += n;
             progress |= n > 0;
@@ -546,9 +599,9 @@ impl Driver {
                 let _ = self.credit.send(buf);
             }
         }
-        if self.eof && self.inputs.is_empty() && !self.conn.is_closed() {
+        if self.eof && self.inputs.is_empty() && !self.conn().is_closed() {
             let now = self.now();
-            self.conn.handle_eof(now);
+            self.conn().handle_eof(now);
             self.eof = false;
             progress = true;
         }
@@ -558,18 +611,21 @@ impl Driver {
     /// Hands the queued frames to the writer when it is idle (one write and one flush per
     /// batch). Without a writer (it failed) they are dropped.
     fn transmit(&mut self) -> bool {
-        if self.conn.bytes_queued() == 0 || self.writer_busy {
+        let queued = self.conn().bytes_queued();
+        if queued == 0 || self.writer_busy {
             return false;
         }
         if let Some(until) = self.linger {
-            let more_may_come = self.closed.is_none() && self.conn.bytes_queued() < LINGER_BYTES;
+            let more_may_come = self.closed.is_none() && queued < LINGER_BYTES;
             if more_may_come && StdInstant::now() < until {
                 return false;
             }
             self.linger = None;
         }
         let mut batch = std::mem::take(&mut self.spare);
-        let _ = self.conn.poll_transmit(&mut batch);
+        let _ = self.conn().poll_transmit(&mut batch);
+        // Room in the budget again: threads waiting to send a notification go on.
+        self.core.drained.notify_all();
         self.tracer.frames_out(&batch);
         match &self.writer {
             Some(writer) => match writer.send(batch) {
@@ -586,7 +642,9 @@ impl Driver {
 
     fn drain_events(&mut self) -> bool {
         let mut progress = false;
-        while let Some(event) = self.conn.poll_event() {
+        loop {
+            let next = self.conn().poll_event();
+            let Some(event) = next else { break };
             progress = true;
             self.tracer.event(&event);
             self.dispatch(event);
@@ -630,34 +688,45 @@ impl Driver {
                 self.closed = Some(reason);
                 self.flush_deadline = StdInstant::now().checked_add(self.options.flush_timeout);
                 self.running.clear();
+                // Threads waiting for room learn that nothing more will be sent.
+                self.core.drained.notify_all();
             }
             _ => {}
         }
     }
 
-    /// Client side: for an agent request of a session whose prompt turn is in flight and has
-    /// updates not yet taken by its reader, a gate placed in the turn after them.
-    fn turn_gate(&mut self, request: &Request) -> Option<Receiver<()>> {
-        let turn = self.turns.get(request.session_id()?)?;
-        let Some(Pending::Turn(sink)) = self.calls.get(turn) else { return None };
+    /// Client side: whether `request` belongs to a session whose prompt turn is in flight and,
+    /// when that turn has updates not yet taken by its reader, a gate placed in the turn after
+    /// them.
+    fn turn_gate(&mut self, request: &Request) -> (bool, Option<Receiver<()>>) {
+        let Some(turn) = request.session_id().and_then(|s| self.turns.get(s)) else { return (false, None) };
+        let Some(Pending::Turn(sink)) = self.calls.get(turn) else { return (false, None) };
         if sink.is_empty() {
             // The reader has taken every earlier update: nothing to wait for.
-            return None;
+            return (true, None);
         }
         let (open, gate) = mpsc::sync_channel(1);
-        sink.push(TurnItem::Gate(open)).then_some(gate)
+        (true, sink.push(TurnItem::Gate(open)).then_some(gate))
     }
 
     /// Runs a request handler on the pool; its result comes back as a command. With a `gate`,
     /// the handler first waits until the turn's reader reached it (or dropped the turn).
-    fn spawn_handler(&mut self, id: InboundId, request: Request, gate: Option<Receiver<()>>) {
+    fn spawn_handler(&mut self, id: InboundId, request: Request, (in_turn, gate): (bool, Option<Receiver<()>>)) {
         let cancel = CancelToken::new();
         self.running.insert(id, cancel.clone());
         let (service, link, scope) = (self.service.clone(), self.link.clone(), self.tracer.scope());
         self.pool.execute(Box::new(move || {
-            if let Some(gate) = gate {
-                // Err: the turn was dropped unread, so there is nothing to stay behind.
-                let _ = gate.recv();
+            if in_turn {
+                if let Some(gate) = gate {
+                    // Err: the turn was dropped unread, so there is nothing to stay behind.
+                    let _ = gate.recv();
+                }
+                // The turn's reader has just taken the update before this request and is still
+                // handling it; opening the gate (or the dispatch) woke this thread, which the
+                // scheduler may run in the reader's place. Step aside once so that the reader
+                // usually finishes with that update first (only "taken" is promised: a reader
+                // may block on this handler).
+                thread::yield_now();
             }
             scope.in_scope(|| {
                 let result = catch_unwind(AssertUnwindSafe(|| service.request(&link, id, &cancel, request)))
@@ -690,52 +759,4 @@ fn handler_panicked(panic: &(dyn Any + Send)) -> RpcError {
     #[cfg(feature = "tracing")]
     tracing::error!(message = _message.unwrap_or("(not a string)"), "a request handler panicked");
     RpcError::internal_error("the request handler panicked")
-}
-
-/// Starts the reader thread: it reads into a buffer only after the driver handed one over
-/// (two to start with), so input waiting in the driver stays bounded.
-fn spawn_reader(mut reader: impl Read + Send + 'static, tx: Sender<Input>) -> io::Result<Sender<Vec<u8>>> {
-    let (credit, buffers) = mpsc::channel::<Vec<u8>>();
-    for _ in 0..READ_BUFFERS {
-        let _ = credit.send(vec![0; READ_CHUNK]);
-    }
-    thread::Builder::new().name("acp-reader".into()).spawn(move || {
-        while let Ok(mut buf) = buffers.recv() {
-            let input = loop {
-                match reader.read(&mut buf) {
-                    Ok(0) => break Input::Eof,
-                    Ok(n) => break Input::Read(buf, n),
-                    Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-                    Err(e) => break Input::ReadFailed(e),
-                }
-            };
-            let last = !matches!(input, Input::Read(..));
-            if tx.send(input).is_err() || last {
-                return;
-            }
-        }
-    })?;
-    Ok(credit)
-}
-
-/// Starts the writer thread: one `write_all` and one `flush` per batch. It drops (closes) the
-/// writer when the driver is gone.
-fn spawn_writer(mut writer: impl Write + Send + 'static, tx: Sender<Input>) -> io::Result<Sender<Vec<u8>>> {
-    let (batches, rx) = mpsc::channel::<Vec<u8>>();
-    thread::Builder::new().name("acp-writer".into()).spawn(move || {
-        for batch in rx {
-            match writer.write_all(&batch).and_then(|()| writer.flush()) {
-                Ok(()) => {
-                    if tx.send(Input::Written(batch)).is_err() {
-                        return;
-                    }
-                }
-                Err(e) => {
-                    let _ = tx.send(Input::WriteFailed(e));
-                    return;
-                }
-            }
-        }
-    })?;
-    Ok(batches)
 }

@@ -109,7 +109,11 @@
 //! ## Threads and channels
 //!
 //! Each connection has one **driver** thread (the caller's, in [`serve`]; a spawned one for a
-//! [`ClientConnection`]) that alone owns the [`acp_proto::Connection`]. A **reader** thread
+//! [`ClientConnection`]) that runs the [`acp_proto::Connection`]: it alone feeds it input,
+//! takes its frames and events and answers its timers. The connection sits behind a mutex so
+//! that a thread sending a notification ([`PromptContext::send_update`] and friends) queues it
+//! into the core itself and gets the core's verdict at once, without a round trip through the
+//! driver per update (the driver is woken once per batch). A **reader** thread
 //! feeds it chunks from the `Read`, a **writer** thread writes what `poll_transmit` gives to
 //! the `Write` (one `write_all` and one `flush` per batch), request handlers run on a
 //! **bounded pool** (`max_handlers`, default 16; more wait in a queue), and notification
@@ -148,6 +152,7 @@ mod agent;
 mod client;
 mod driver;
 mod error;
+mod io_threads;
 mod pool;
 mod process;
 mod sync;
