@@ -247,12 +247,31 @@ pub async fn serve_local<A: LocalAgent>(
 
 /// Serves `agent` on this process's stdin and stdout (log to stderr only). Resolves once stdin
 /// ends and every answer was flushed.
+///
+/// On Unix, when stdin and stdout are pipes (how a client spawns an agent), they are read and
+/// written by the runtime's reactor, so no read and no write goes through tokio's blocking
+/// pool; their blocking mode is restored when this returns. Otherwise (a terminal, a file, a
+/// runtime without I/O) tokio's `stdin()`/`stdout()` are used.
 pub async fn serve_stdio<A: Agent>(agent: A) -> Result<(), Error> {
+    #[cfg(unix)]
+    if let Some(pipes) = crate::io::StdioPipes::open() {
+        let (reader, writer) = pipes.take();
+        let result = serve(agent, reader, writer, AgentOptions::default()).await;
+        crate::io::StdioPipes::restore();
+        return result;
+    }
     serve(agent, tokio::io::stdin(), tokio::io::stdout(), AgentOptions::default()).await
 }
 
 /// [`serve_stdio`] for a [`LocalAgent`]: must run inside a `tokio::task::LocalSet`.
 pub async fn serve_stdio_local<A: LocalAgent>(agent: A) -> Result<(), Error> {
+    #[cfg(unix)]
+    if let Some(pipes) = crate::io::StdioPipes::open() {
+        let (reader, writer) = pipes.take();
+        let result = serve_local(agent, reader, writer, AgentOptions::default()).await;
+        crate::io::StdioPipes::restore();
+        return result;
+    }
     serve_local(agent, tokio::io::stdin(), tokio::io::stdout(), AgentOptions::default()).await
 }
 

@@ -426,7 +426,7 @@ impl ClientConnection {
     /// An extension notification (waits while the outbound budget is full).
     pub async fn ext_notification(&self, method: &str, params: Value) -> Result<(), Error> {
         let notification = ClientNotification::Ext(ExtNotification::new(method, params));
-        self.handle.notify(Notification::Client(notification)).await
+        self.handle.notify(Box::new(Notification::Client(notification))).await
     }
 
     /// Both sides' capabilities, once the handshake has completed.

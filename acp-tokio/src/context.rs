@@ -97,7 +97,7 @@ impl RequestContext {
 
     /// Sends an agent→client notification, waiting while the outbound budget is full.
     pub async fn notify(&self, notification: impl Into<AgentNotification>) -> Result<(), Error> {
-        self.inner.handle.notify(Notification::Agent(notification.into())).await
+        self.inner.handle.notify(Box::new(Notification::Agent(notification.into()))).await
     }
 
     /// Sends a `session/update` for any announced session (for example the history replayed by
@@ -185,7 +185,10 @@ impl PromptContext {
     /// Streams one update of this turn to the client; waits while the outbound budget is full
     /// (so a fast producer cannot grow memory), and resolves once the core queued it.
     pub async fn send_update(&self, update: SessionUpdate) -> Result<(), Error> {
-        self.cx.send_session_update(self.session_id.clone(), update).await
+        // Boxed once here: the notification then travels to the driver as a pointer instead of
+        // being copied through every future and channel slot on the way.
+        let notification = Notification::Agent(SessionNotification::new(self.session_id.clone(), update).into());
+        self.cx.inner.handle.notify(Box::new(notification)).await
     }
 
     /// Shortcut: streams an `agent_message_chunk` of plain text.

@@ -80,7 +80,7 @@ struct Pending {
 /// A send held while the outbound budget is full.
 enum Held {
     Request(Box<RequestCommand>, Option<Instant>),
-    Notify(Notification, oneshot::Sender<Result<(), Error>>),
+    Notify(Box<Notification>, oneshot::Sender<Result<(), Error>>),
 }
 
 /// The future that drives one connection; see the [module docs](self).
@@ -275,7 +275,7 @@ impl<Rt: Runtime, H: Handlers, Rd: ReadBytes, Wr: WriteBytes> Driver<Rt, H, Rd, 
         match command {
             Command::Complete { id, result } => {
                 self.inbound.remove(&id);
-                self.respond(now, id, result);
+                self.respond(now, id, *result);
             }
             Command::Request(request) => {
                 let deadline = request.timeout.map(|t| now + t);
@@ -324,7 +324,7 @@ impl<Rt: Runtime, H: Handlers, Rd: ReadBytes, Wr: WriteBytes> Driver<Rt, H, Rd, 
     fn send(&mut self, now: Instant, send: Held) {
         match send {
             Held::Notify(notification, ack) => {
-                let result = self.conn.send_notification(now, notification).map_err(Error::from);
+                let result = self.conn.send_notification(now, *notification).map_err(Error::from);
                 self.acked |= result.is_ok();
                 let _ = ack.send(result);
             }

@@ -18,12 +18,13 @@ use crate::sync::{QueueSender, Signal, lock};
 
 /// A command for the driver.
 pub(crate) enum Command {
-    /// A handler finished: answer the inbound request.
-    Complete { id: InboundId, result: Result<Response, RpcError> },
+    /// A handler finished: answer the inbound request. Boxed: a `Response` is large, and every
+    /// command (one per streamed update) is as large as the largest variant.
+    Complete { id: InboundId, result: Box<Result<Response, RpcError>> },
     /// Send a request; `reply` gets its result.
     Request(Box<RequestCommand>),
     /// Send a notification; `ack` is answered once the core has queued it (or refused it).
-    Notify { notification: Notification, ack: oneshot::Sender<Result<(), Error>> },
+    Notify { notification: Box<Notification>, ack: oneshot::Sender<Result<(), Error>> },
     /// The future awaiting request `token` was dropped: cancel the request (a prompt: its turn).
     Abandon { token: u64 },
     /// Client side: cancel the running turn of a session (`session/cancel`).
@@ -126,7 +127,7 @@ impl Handle {
     }
 
     /// Sends a notification once the outbound budget allows it.
-    pub(crate) async fn notify(&self, notification: Notification) -> Result<(), Error> {
+    pub(crate) async fn notify(&self, notification: Box<Notification>) -> Result<(), Error> {
         let (ack, rx) = oneshot::channel();
         self.send(Command::Notify { notification, ack })?;
         rx.await.unwrap_or(Err(Error::ConnectionClosed))
@@ -179,7 +180,7 @@ pub(crate) struct Done {
 impl Done {
     pub(crate) fn complete(mut self, result: Result<Response, RpcError>) {
         if let Some(tx) = self.tx.take() {
-            let _ = tx.send(Command::Complete { id: self.id, result });
+            let _ = tx.send(Command::Complete { id: self.id, result: Box::new(result) });
         }
     }
 }
@@ -188,7 +189,7 @@ impl Drop for Done {
     fn drop(&mut self) {
         if let Some(tx) = self.tx.take() {
             let error = RpcError::internal_error("the handler was dropped before it completed");
-            let _ = tx.send(Command::Complete { id: self.id, result: Err(error) });
+            let _ = tx.send(Command::Complete { id: self.id, result: Box::new(Err(error)) });
         }
     }
 }

@@ -52,6 +52,58 @@ impl<T: tokio::io::AsyncWrite + 'static> WriteBytes for TokioIo<T> {
     }
 }
 
+/// Stdin and stdout as reactor-driven pipes (see [`serve_stdio`](crate::serve_stdio)).
+#[cfg(unix)]
+pub(crate) struct StdioPipes {
+    reader: tokio::net::unix::pipe::Receiver,
+    writer: tokio::net::unix::pipe::Sender,
+}
+
+#[cfg(unix)]
+impl StdioPipes {
+    /// Both ends, when stdin and stdout are pipes and stderr does not share stdout's pipe
+    /// (`2>&1`: stderr must stay blocking); `None` otherwise, with nothing changed.
+    pub(crate) fn open() -> Option<StdioPipes> {
+        use std::os::fd::AsFd;
+        use std::os::unix::fs::{FileTypeExt, MetadataExt};
+        let dup = |fd: std::os::fd::BorrowedFd<'_>| fd.try_clone_to_owned().ok().map(std::fs::File::from);
+        let stdin = dup(std::io::stdin().as_fd())?;
+        let stdout = dup(std::io::stdout().as_fd())?;
+        let (input, output) = (stdin.metadata().ok()?, stdout.metadata().ok()?);
+        if !input.file_type().is_fifo() || !output.file_type().is_fifo() {
+            return None;
+        }
+        if let Some(err) = dup(std::io::stderr().as_fd()).and_then(|e| e.metadata().ok())
+            && (err.dev(), err.ino()) == (output.dev(), output.ino())
+        {
+            return None;
+        }
+        // Either conversion may fail (e.g. a runtime without I/O) after the other one (or
+        // itself) set the pipe non-blocking: then blocking mode is restored.
+        let pipes = tokio::net::unix::pipe::Receiver::from_file(stdin)
+            .and_then(|reader| Ok(StdioPipes { reader, writer: tokio::net::unix::pipe::Sender::from_file(stdout)? }));
+        match pipes {
+            Ok(pipes) => Some(pipes),
+            Err(_) => {
+                StdioPipes::restore();
+                None
+            }
+        }
+    }
+
+    pub(crate) fn take(self) -> (tokio::net::unix::pipe::Receiver, tokio::net::unix::pipe::Sender) {
+        (self.reader, self.writer)
+    }
+
+    /// Puts stdin and stdout back into blocking mode (the flag belongs to the pipe, which the
+    /// rest of the process, and whoever inherits it, still uses).
+    pub(crate) fn restore() {
+        use std::os::fd::AsFd;
+        let _ = rustix::io::ioctl_fionbio(std::io::stdin().as_fd(), false);
+        let _ = rustix::io::ioctl_fionbio(std::io::stdout().as_fd(), false);
+    }
+}
+
 /// A `futures-io` reader or writer (async-std's I/O types).
 #[cfg(feature = "async-std")]
 pub(crate) struct FuturesIo<T>(Pin<Box<T>>);

@@ -165,7 +165,11 @@ impl<T> QueueReceiver<T> {
     pub(crate) fn poll_pop(&mut self, cx: &mut Context<'_>) -> Poll<Option<T>> {
         let mut q = lock(&self.0);
         if let Some(item) = q.items.pop_front() {
-            if let Some(w) = q.tx_waker.take() {
+            // A producer waits only on a full queue; waking it once half is free (not on every
+            // pop) lets it push a batch per wake-up instead of one item per round trip.
+            if q.items.len() <= q.capacity / 2
+                && let Some(w) = q.tx_waker.take()
+            {
                 w.wake();
             }
             return Poll::Ready(Some(item));
