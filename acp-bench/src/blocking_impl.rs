@@ -3,7 +3,6 @@
 //! W3's 64 workers are 64 threads sharing one connection, as a synchronous application would
 //! run them.
 
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
 use acp_blocking::{Agent, ClientConnection, ClientOptions, PromptContext, RequestContext};
@@ -12,33 +11,20 @@ use acp_proto::types::*;
 
 use crate::metrics::{Metric, peak_rss_kb};
 use crate::spec::{Measured, Spec, Workload, check_prompt, metrics};
-use crate::wire::{chunk_update, expected_stop, is_chunk, session_name};
+use crate::wire::{BenchAgent, chunk_update, expected_stop, is_chunk};
 
-/// The workloads' agent on plain threads.
-#[derive(Debug)]
-pub struct BenchAgent {
-    updates: u64,
-    sessions: AtomicU64,
-}
-
-impl BenchAgent {
-    /// An agent streaming `updates` updates per prompt.
-    pub fn new(updates: u64) -> BenchAgent {
-        BenchAgent { updates, sessions: AtomicU64::new(0) }
-    }
-}
-
+/// The workloads' agent on this adapter.
 impl Agent for BenchAgent {
     fn initialize(&self, _: InitializeRequest, _: &RequestContext) -> Result<InitializeResponse, RpcError> {
         Ok(InitializeResponse::new(ProtocolVersion::V1))
     }
 
     fn new_session(&self, _: NewSessionRequest, _: &RequestContext) -> Result<NewSessionResponse, RpcError> {
-        Ok(NewSessionResponse::new(session_name(self.sessions.fetch_add(1, Ordering::Relaxed))))
+        Ok(NewSessionResponse::new(self.next_session()))
     }
 
     fn prompt(&self, _: PromptRequest, cx: &PromptContext) -> Result<PromptResponse, RpcError> {
-        for _ in 0..self.updates {
+        for _ in 0..self.updates() {
             cx.send_update(chunk_update())?;
         }
         Ok(PromptResponse::new(StopReason::EndTurn))

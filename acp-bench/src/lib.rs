@@ -35,7 +35,7 @@
 //!
 //! | module | what |
 //! |---|---|
-//! | [`wire`] | the workload constants: the 64-byte chunk, the exact update line |
+//! | [`wire`] | the workload constants (the 64-byte chunk, the exact update line) and the agent both adapters serve |
 //! | [`metrics`] | the `METRIC` format, nearest-rank percentiles, peak RSS |
 //! | [`spec`] | the workload parameters and the client's validation |
 //! | [`tokio_impl`] | agent and client on `acp-tokio` (stdio and the in-memory duplex) |

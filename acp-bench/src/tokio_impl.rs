@@ -6,7 +6,6 @@
 //! multi-thread one: on two cores it is as fast for W1/W3 and 3× slower for W2, where every
 //! round trip then crosses threads twice).
 
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
 use acp_proto::RpcError;
@@ -15,33 +14,20 @@ use acp_tokio::{Agent, AgentOptions, ClientConnection, ClientOptions, PromptCont
 
 use crate::metrics::{Metric, peak_rss_kb};
 use crate::spec::{Measured, Spec, Workload, check_prompt, metrics};
-use crate::wire::{chunk_update, expected_stop, is_chunk, session_name};
+use crate::wire::{BenchAgent, chunk_update, expected_stop, is_chunk};
 
-/// The workloads' agent: `sess-<n>` sessions, N chunk updates then `end_turn` per prompt.
-#[derive(Debug)]
-pub struct BenchAgent {
-    updates: u64,
-    sessions: AtomicU64,
-}
-
-impl BenchAgent {
-    /// An agent streaming `updates` updates per prompt.
-    pub fn new(updates: u64) -> BenchAgent {
-        BenchAgent { updates, sessions: AtomicU64::new(0) }
-    }
-}
-
+/// The workloads' agent on this adapter.
 impl Agent for BenchAgent {
     async fn initialize(&self, _: InitializeRequest, _: RequestContext) -> Result<InitializeResponse, RpcError> {
         Ok(InitializeResponse::new(ProtocolVersion::V1))
     }
 
     async fn new_session(&self, _: NewSessionRequest, _: RequestContext) -> Result<NewSessionResponse, RpcError> {
-        Ok(NewSessionResponse::new(session_name(self.sessions.fetch_add(1, Ordering::Relaxed))))
+        Ok(NewSessionResponse::new(self.next_session()))
     }
 
     async fn prompt(&self, _: PromptRequest, cx: PromptContext) -> Result<PromptResponse, RpcError> {
-        for _ in 0..self.updates {
+        for _ in 0..self.updates() {
             cx.send_update(chunk_update()).await.map_err(|e| RpcError::internal_error(e.to_string()))?;
         }
         Ok(PromptResponse::new(StopReason::EndTurn))

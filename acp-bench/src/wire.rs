@@ -1,5 +1,7 @@
 //! The bytes the workloads put on the wire.
 
+use std::sync::atomic::{AtomicU64, Ordering};
+
 use acp_proto::types::{ContentBlock, ContentChunk, SessionNotification, SessionUpdate, StopReason};
 
 /// The 64 ASCII bytes of every update's text.
@@ -12,6 +14,31 @@ pub const UPDATE_LINE: &str = concat!(
     "abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ._",
     r#""}}}}"#
 );
+
+/// The workloads' agent: `sess-<n>` sessions in arrival order, N chunk updates then `end_turn`
+/// per prompt. Implements the agent trait of both adapters (`blocking_impl`, `tokio_impl`).
+#[derive(Debug)]
+pub struct BenchAgent {
+    updates: u64,
+    sessions: AtomicU64,
+}
+
+impl BenchAgent {
+    /// An agent streaming `updates` updates per prompt.
+    pub fn new(updates: u64) -> BenchAgent {
+        BenchAgent { updates, sessions: AtomicU64::new(0) }
+    }
+
+    /// The updates per prompt.
+    pub fn updates(&self) -> u64 {
+        self.updates
+    }
+
+    /// The id of the next `session/new`.
+    pub fn next_session(&self) -> String {
+        session_name(self.sessions.fetch_add(1, Ordering::Relaxed))
+    }
+}
 
 /// The id the agent gives the `n`-th `session/new` of a connection.
 pub fn session_name(n: u64) -> String {
