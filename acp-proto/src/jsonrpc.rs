@@ -305,17 +305,7 @@ pub fn encode_request<P: Serialize + ?Sized>(
     method: &str,
     params: Option<&P>,
 ) -> Result<(), serde_json::Error> {
-    encode_with(out, |out| {
-        out.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"id\":");
-        serde_json::to_writer(&mut *out, id)?;
-        out.extend_from_slice(b",\"method\":");
-        serde_json::to_writer(&mut *out, method)?;
-        if let Some(p) = params {
-            out.extend_from_slice(b",\"params\":");
-            serde_json::to_writer(&mut *out, p)?;
-        }
-        Ok(())
-    })
+    encode_call(out, Some(id), method, params)
 }
 
 /// Appends `{"jsonrpc":"2.0","method":M,"params":P}\n` to `out`.
@@ -324,8 +314,42 @@ pub fn encode_notification<P: Serialize + ?Sized>(
     method: &str,
     params: Option<&P>,
 ) -> Result<(), serde_json::Error> {
+    encode_call(out, None, method, params)
+}
+
+/// Appends `{"jsonrpc":"2.0","id":ID,"result":R}\n` to `out`.
+pub fn encode_result<R: Serialize + ?Sized>(
+    out: &mut Vec<u8>,
+    id: &RequestId,
+    result: &R,
+) -> Result<(), serde_json::Error> {
+    encode_reply(out, id, b"result", result)
+}
+
+/// Appends `{"jsonrpc":"2.0","id":ID,"error":E}\n` to `out`. Cannot fail for a well-formed
+/// [`RpcError`]; should its `data` fail to serialize, it is dropped.
+pub fn encode_error(out: &mut Vec<u8>, id: &RequestId, error: &RpcError) {
+    if encode_reply(out, id, b"error", error).is_err() {
+        // A code and a string always serialize.
+        let _ = encode_reply(out, id, b"error", &RpcError::new(error.code, error.message.clone()));
+    }
+}
+
+/// A request (with `id`) or a notification (without).
+fn encode_call<P: Serialize + ?Sized>(
+    out: &mut Vec<u8>,
+    id: Option<&RequestId>,
+    method: &str,
+    params: Option<&P>,
+) -> Result<(), serde_json::Error> {
     encode_with(out, |out| {
-        out.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"method\":");
+        out.extend_from_slice(b"{\"jsonrpc\":\"2.0\",");
+        if let Some(id) = id {
+            out.extend_from_slice(b"\"id\":");
+            serde_json::to_writer(&mut *out, id)?;
+            out.push(b',');
+        }
+        out.extend_from_slice(b"\"method\":");
         serde_json::to_writer(&mut *out, method)?;
         if let Some(p) = params {
             out.extend_from_slice(b",\"params\":");
@@ -335,39 +359,22 @@ pub fn encode_notification<P: Serialize + ?Sized>(
     })
 }
 
-/// Appends `{"jsonrpc":"2.0","id":ID,"result":R}\n` to `out`.
-pub fn encode_result<R: Serialize + ?Sized>(
+/// A response: `key` is `result` or `error`.
+fn encode_reply<V: Serialize + ?Sized>(
     out: &mut Vec<u8>,
     id: &RequestId,
-    result: &R,
+    key: &[u8],
+    value: &V,
 ) -> Result<(), serde_json::Error> {
     encode_with(out, |out| {
         out.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"id\":");
         serde_json::to_writer(&mut *out, id)?;
-        out.extend_from_slice(b",\"result\":");
-        serde_json::to_writer(&mut *out, result)
+        out.push(b',');
+        out.push(b'"');
+        out.extend_from_slice(key);
+        out.extend_from_slice(b"\":");
+        serde_json::to_writer(&mut *out, value)
     })
-}
-
-/// Appends `{"jsonrpc":"2.0","id":ID,"error":E}\n` to `out`. Cannot fail for a well-formed
-/// [`RpcError`]; should its `data` fail to serialize, it is dropped.
-pub fn encode_error(out: &mut Vec<u8>, id: &RequestId, error: &RpcError) {
-    let r = encode_with(out, |out| {
-        out.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"id\":");
-        serde_json::to_writer(&mut *out, id)?;
-        out.extend_from_slice(b",\"error\":");
-        serde_json::to_writer(&mut *out, error)
-    });
-    if r.is_err() {
-        let bare = RpcError::new(error.code, error.message.clone());
-        // A code and a string always serialize.
-        let _ = encode_with(out, |out| {
-            out.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"id\":");
-            serde_json::to_writer(&mut *out, id)?;
-            out.extend_from_slice(b",\"error\":");
-            serde_json::to_writer(&mut *out, &bare)
-        });
-    }
 }
 
 fn encode_with(
