@@ -23,7 +23,8 @@
 
 use std::sync::Arc;
 
-use crate::methods::{AgentNotification, Notification};
+use crate::Side;
+use crate::methods::{AgentNotification, Method, Notification};
 use crate::types::{ContentBlock, ContentChunk, MessageId, SessionId, SessionNotification, SessionUpdate, TextContent};
 
 const PREFIX: &[u8] = br#"{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"#;
@@ -87,9 +88,10 @@ impl<'a> Cursor<'a> {
     }
 }
 
-/// Decodes a text-chunk `session/update` laid out as every SDK writes it, or `None`.
-pub(crate) fn decode(frame: &[u8]) -> Option<Notification> {
-    if !frame.starts_with(PREFIX) {
+/// Decodes a text-chunk `session/update` laid out as every SDK writes it, or `None` (also when
+/// `side` does not receive `session/update`).
+pub(crate) fn decode(frame: &[u8], side: Side) -> Option<Notification> {
+    if !frame.starts_with(PREFIX) || !Method::SessionUpdate.row().received_by(side) {
         return None;
     }
     let text = std::str::from_utf8(frame).ok()?;
@@ -200,7 +202,6 @@ pub(crate) fn encode(out: &mut Vec<u8>, notification: &Notification) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::Side;
     use crate::fast_path::{self, Fast};
     use crate::jsonrpc;
 
@@ -274,8 +275,8 @@ mod tests {
                     assert_eq!(String::from_utf8_lossy(&fast), String::from_utf8_lossy(&general));
                     // And the decoder reads back what both wrote, as the general decoder does.
                     let line = &general[..general.len() - 1];
-                    assert_eq!(decode(line), Some(n.clone()));
-                    assert_eq!(decode(line), general_decode(line));
+                    assert_eq!(decode(line, Side::Client), Some(n.clone()));
+                    assert_eq!(decode(line, Side::Client), general_decode(line));
                 }
             }
         }
@@ -327,9 +328,11 @@ mod tests {
             ]
             .map(str::to_owned),
         );
+        // An agent does not receive session/update: the path leaves it to the general one.
+        assert_eq!(decode(base.as_bytes(), Side::Agent), None);
         let mut taken = 0;
         for f in &frames {
-            if let Some(n) = decode(f.as_bytes()) {
+            if let Some(n) = decode(f.as_bytes(), Side::Client) {
                 taken += 1;
                 assert_eq!(Some(n), general_decode(f.as_bytes()), "{f}");
             }

@@ -50,9 +50,7 @@ impl Connection {
 
     fn on_frame(&mut self, frame: &[u8]) {
         // Streamed text chunks, the bulk of a client's input, in their canonical layout.
-        if self.side == Side::Client
-            && let Some(notification) = chunk_path::decode(frame)
-        {
+        if let Some(notification) = chunk_path::decode(frame, self.side) {
             return self.on_decoded_notification(notification);
         }
         if let Some(fast) = fast_path::parse(frame, self.side) {
@@ -85,10 +83,24 @@ impl Connection {
 
     /// Queues an error response (never refused by the budget: it answers the peer).
     pub(super) fn reply_error(&mut self, id: &RequestId, error: &RpcError) {
+        self.machine_out += self.queue_response(id, Err(error));
+    }
+
+    /// Queues the one response frame for `id` and returns its length. A result that fails to
+    /// serialize is answered with an internal error instead, so the peer still gets its answer.
+    fn queue_response(&mut self, id: &RequestId, result: Result<&Response, &RpcError>) -> usize {
         let before = self.out.len();
-        jsonrpc::encode_error(&mut self.out, id, error);
-        self.machine_out += self.out.len() - before;
+        match result {
+            Ok(response) => {
+                if jsonrpc::encode_result(&mut self.out, id, response).is_err() {
+                    let error = RpcError::internal_error("the result failed to serialize");
+                    jsonrpc::encode_error(&mut self.out, id, &error);
+                }
+            }
+            Err(error) => jsonrpc::encode_error(&mut self.out, id, error),
+        }
         self.stats.frames_out += 1;
+        self.out.len() - before
     }
 
     fn on_request(&mut self, id: RequestId, method: Cow<'_, str>, params: Params<'_>, frame: &[u8]) {
@@ -118,12 +130,8 @@ impl Connection {
             return;
         }
         // 4. Bounded in-flight requests.
-        if self.inbound_in_flight() >= self.config.max_inbound {
-            self.stats.requests_shed += 1;
-            let limit = self.config.max_inbound;
-            let error = RpcError::internal_error("too many requests in flight")
-                .with_data(json!({"reason": "too many requests in flight", "limit": limit}));
-            return self.reply_error(&id, &error);
+        if self.shed_if_full(&id) {
+            return;
         }
         // 5. The capability gate, against this side's own capabilities.
         let row_method = Method::from_wire(&method);
@@ -151,11 +159,7 @@ impl Connection {
         };
         // 7. Turn rules, and what must be remembered until the answer.
         if let Some(response) = self.turns.auto_answer(&request) {
-            let before = self.out.len();
-            if jsonrpc::encode_result(&mut self.out, &id, &response).is_ok() {
-                self.machine_out += self.out.len() - before;
-                self.stats.frames_out += 1;
-            }
+            self.machine_out += self.queue_response(&id, Ok(&response));
             return;
         }
         let extra = match self.inbound_extra(&request) {
@@ -193,14 +197,24 @@ impl Connection {
         })
     }
 
+    /// Refuses request `id` with an internal error when `max_inbound` requests are in flight
+    /// (dispatched or held); returns whether it did.
+    fn shed_if_full(&mut self, id: &RequestId) -> bool {
+        if self.inbound_in_flight() < self.config.max_inbound {
+            return false;
+        }
+        self.stats.requests_shed += 1;
+        let limit = self.config.max_inbound;
+        let error = RpcError::internal_error("too many requests in flight")
+            .with_data(json!({"reason": "too many requests in flight", "limit": limit}));
+        self.reply_error(id, &error);
+        true
+    }
+
     /// Holds a request that arrived while the agent's `initialize` response is pending.
     fn hold(&mut self, id: RequestId, frame: &[u8]) {
-        if self.inbound_in_flight() >= self.config.max_inbound {
-            self.stats.requests_shed += 1;
-            let limit = self.config.max_inbound;
-            let error = RpcError::internal_error("too many requests in flight")
-                .with_data(json!({"reason": "too many requests in flight", "limit": limit}));
-            return self.reply_error(&id, &error);
+        if self.shed_if_full(&id) {
+            return;
         }
         self.held_bytes += frame.len();
         self.held.push_back((id, frame.into()));
@@ -371,16 +385,7 @@ impl Connection {
             _ => None,
         };
         self.turns.on_answer(key, &entry.extra, &result);
-        match &result {
-            Ok(response) => {
-                if jsonrpc::encode_result(&mut self.out, &entry.wire_id, response).is_err() {
-                    let error = RpcError::internal_error("the result failed to serialize");
-                    jsonrpc::encode_error(&mut self.out, &entry.wire_id, &error);
-                }
-            }
-            Err(error) => jsonrpc::encode_error(&mut self.out, &entry.wire_id, error),
-        }
-        self.stats.frames_out += 1;
+        self.queue_response(&entry.wire_id, result.as_ref());
         debug_assert_eq!(self.inbound.len(), self.by_wire.len());
         match committed_init {
             Some(true) => {
