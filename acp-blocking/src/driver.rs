@@ -489,12 +489,9 @@ impl Driver {
                 // A response ends a burst (and someone waits for it): no lingering.
                 self.linger = None;
                 self.running.remove(&id);
-                let mut conn = self.conn();
-                if let Err(e) = conn.respond(now, id, result) {
-                    // The handler's result does not fit its request: the request still gets
-                    // its one answer, an internal error naming the mismatch.
-                    let _ = conn.respond(now, id, Err(RpcError::internal_error(e.to_string())));
-                }
+                // A result that does not fit its request is answered by the core itself (an
+                // internal error, or `cancelled` for a permission option never offered).
+                let _ = self.conn().respond(now, id, result);
             }
             Command::CancelTurn { session, reply } => {
                 let result = self.conn().cancel_turn(now, &session);

@@ -291,12 +291,9 @@ impl<Rt: Runtime, H: Handlers, Rd: ReadBytes, Wr: WriteBytes> Driver<Rt, H, Rd, 
     }
 
     fn respond(&mut self, now: Instant, id: InboundId, result: Result<Response, RpcError>) {
-        if let Err(refused) = self.conn.respond(now, id, result) {
-            // The handler's answer does not fit the request (e.g. a permission option that was
-            // not offered); the request is still in flight and must get an answer.
-            let error = RpcError::internal_error(format!("the handler's answer was refused: {refused}"));
-            let _ = self.conn.respond(now, id, Err(error));
-        }
+        // A result that does not fit its request is answered by the core itself (an internal
+        // error, or `cancelled` for a permission option never offered).
+        let _ = self.conn.respond(now, id, result);
     }
 
     fn send_or_hold(&mut self, now: Instant, send: Held) {
