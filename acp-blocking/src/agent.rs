@@ -14,13 +14,8 @@ use acp_proto::{
 use serde_json::Value;
 
 use crate::driver::{Driver, DriverOptions, Link, Service};
-use crate::error::Error;
+use crate::error::{Error, unhandled};
 use crate::sync::CancelToken;
-
-/// The `-32601` answer of a method the agent does not implement.
-fn unhandled<T>(method: Method) -> Result<T, RpcError> {
-    Err(RpcError::method_not_found(method.wire()))
-}
 
 /// An ACP agent: one method per request the client may send.
 ///

@@ -17,14 +17,10 @@ use acp_proto::{
 use serde_json::Value;
 
 use crate::driver::{Driver, DriverOptions, Link, Service, TurnItem};
-use crate::error::Error;
+use crate::error::{Error, unhandled};
 use crate::process::{self, ChildProcess};
 use crate::sync::{CancelToken, InboxReceiver, lock};
 use crate::typed::Call;
-
-fn unhandled<T>(method: Method) -> Result<T, RpcError> {
-    Err(RpcError::method_not_found(method.wire()))
-}
 
 /// An ACP client: answers the requests the agent sends.
 ///

@@ -5,7 +5,7 @@ use std::io;
 
 use acp_proto::methods::DecodeError;
 use acp_proto::types::ProtocolVersion;
-use acp_proto::{Outcome, Response, RpcError, SendError};
+use acp_proto::{Method, Outcome, Response, RpcError, SendError};
 
 /// Why a call through the adapter failed.
 #[derive(Debug)]
@@ -116,6 +116,11 @@ impl std::error::Error for Error {
             _ => None,
         }
     }
+}
+
+/// The `-32601` answer of a method a handler trait does not implement (their default).
+pub(crate) fn unhandled<T>(method: Method) -> Result<T, RpcError> {
+    Err(RpcError::method_not_found(method.wire()))
 }
 
 #[cfg(test)]

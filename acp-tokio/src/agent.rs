@@ -13,7 +13,7 @@ use std::sync::Arc;
 use acp_proto::ext::ExtResponse;
 use acp_proto::methods::{AgentResponse, ClientNotification, ClientRequest};
 use acp_proto::types::*;
-use acp_proto::{Notification, Request, Response, RpcError, Side};
+use acp_proto::{Method, Notification, Request, Response, RpcError, Side};
 use serde_json::Value;
 
 use crate::context::{HandlerContext, PromptContext, RequestContext};
@@ -46,7 +46,7 @@ macro_rules! agent_trait {
             fn authenticate(&self, request: AuthenticateRequest, cx: RequestContext)
                 -> impl Future<Output = Result<AuthenticateResponse, RpcError>> $($send)* {
                 let _ = (request, cx);
-                not_found("authenticate")
+                not_found(Method::Authenticate)
             }
 
             /// `session/new`. Once it answers, the core accepts updates for the new session.
@@ -54,7 +54,7 @@ macro_rules! agent_trait {
             fn new_session(&self, request: NewSessionRequest, cx: RequestContext)
                 -> impl Future<Output = Result<NewSessionResponse, RpcError>> $($send)* {
                 let _ = (request, cx);
-                not_found("session/new")
+                not_found(Method::NewSession)
             }
 
             /// `session/load` (needs `loadSession`): replay the history with
@@ -62,21 +62,21 @@ macro_rules! agent_trait {
             fn load_session(&self, request: LoadSessionRequest, cx: RequestContext)
                 -> impl Future<Output = Result<LoadSessionResponse, RpcError>> $($send)* {
                 let _ = (request, cx);
-                not_found("session/load")
+                not_found(Method::LoadSession)
             }
 
             /// `session/set_mode`. Default: `-32601`.
             fn set_session_mode(&self, request: SetSessionModeRequest, cx: RequestContext)
                 -> impl Future<Output = Result<SetSessionModeResponse, RpcError>> $($send)* {
                 let _ = (request, cx);
-                not_found("session/set_mode")
+                not_found(Method::SetSessionMode)
             }
 
             /// `session/set_config_option`. Default: `-32601`.
             fn set_session_config_option(&self, request: SetSessionConfigOptionRequest, cx: RequestContext)
                 -> impl Future<Output = Result<SetSessionConfigOptionResponse, RpcError>> $($send)* {
                 let _ = (request, cx);
-                not_found("session/set_config_option")
+                not_found(Method::SetSessionConfigOption)
             }
 
             /// `session/prompt`: run one turn, streaming updates with
@@ -86,42 +86,42 @@ macro_rules! agent_trait {
             fn prompt(&self, request: PromptRequest, cx: PromptContext)
                 -> impl Future<Output = Result<PromptResponse, RpcError>> $($send)* {
                 let _ = (request, cx);
-                not_found("session/prompt")
+                not_found(Method::Prompt)
             }
 
             /// `session/list` (needs `sessionCapabilities.list`). Default: `-32601`.
             fn list_sessions(&self, request: ListSessionsRequest, cx: RequestContext)
                 -> impl Future<Output = Result<ListSessionsResponse, RpcError>> $($send)* {
                 let _ = (request, cx);
-                not_found("session/list")
+                not_found(Method::ListSessions)
             }
 
             /// `session/delete` (needs `sessionCapabilities.delete`). Default: `-32601`.
             fn delete_session(&self, request: DeleteSessionRequest, cx: RequestContext)
                 -> impl Future<Output = Result<DeleteSessionResponse, RpcError>> $($send)* {
                 let _ = (request, cx);
-                not_found("session/delete")
+                not_found(Method::DeleteSession)
             }
 
             /// `session/resume` (needs `sessionCapabilities.resume`). Default: `-32601`.
             fn resume_session(&self, request: ResumeSessionRequest, cx: RequestContext)
                 -> impl Future<Output = Result<ResumeSessionResponse, RpcError>> $($send)* {
                 let _ = (request, cx);
-                not_found("session/resume")
+                not_found(Method::ResumeSession)
             }
 
             /// `session/close` (needs `sessionCapabilities.close`). Default: `-32601`.
             fn close_session(&self, request: CloseSessionRequest, cx: RequestContext)
                 -> impl Future<Output = Result<CloseSessionResponse, RpcError>> $($send)* {
                 let _ = (request, cx);
-                not_found("session/close")
+                not_found(Method::CloseSession)
             }
 
             /// `logout` (needs `auth.logout`). Default: `-32601`.
             fn logout(&self, request: LogoutRequest, cx: RequestContext)
                 -> impl Future<Output = Result<LogoutResponse, RpcError>> $($send)* {
                 let _ = (request, cx);
-                not_found("logout")
+                not_found(Method::Logout)
             }
 
             /// An extension request (`_`-prefixed method). Default: `-32601`.

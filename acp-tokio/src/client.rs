@@ -11,7 +11,7 @@ use acp_proto::methods::{
     AgentNotification, AgentRequest, AgentResponse, ClientNotification, ClientRequest, ClientResponse,
 };
 use acp_proto::types::*;
-use acp_proto::{CloseReason, Negotiated, Notification, Request, Response, RpcError, Side};
+use acp_proto::{CloseReason, Method, Negotiated, Notification, Request, Response, RpcError, Side};
 use serde_json::Value;
 use tokio::sync::oneshot;
 
@@ -52,49 +52,49 @@ macro_rules! client_trait {
             fn read_text_file(&self, request: ReadTextFileRequest, cx: ClientContext)
                 -> impl Future<Output = Result<ReadTextFileResponse, RpcError>> $($send)* {
                 let _ = (request, cx);
-                not_found("fs/read_text_file")
+                not_found(Method::ReadTextFile)
             }
 
             /// `fs/write_text_file` (advertise `fs.writeTextFile`). Default: `-32601`.
             fn write_text_file(&self, request: WriteTextFileRequest, cx: ClientContext)
                 -> impl Future<Output = Result<WriteTextFileResponse, RpcError>> $($send)* {
                 let _ = (request, cx);
-                not_found("fs/write_text_file")
+                not_found(Method::WriteTextFile)
             }
 
             /// `terminal/create` (advertise `terminal`). Default: `-32601`.
             fn create_terminal(&self, request: CreateTerminalRequest, cx: ClientContext)
                 -> impl Future<Output = Result<CreateTerminalResponse, RpcError>> $($send)* {
                 let _ = (request, cx);
-                not_found("terminal/create")
+                not_found(Method::CreateTerminal)
             }
 
             /// `terminal/output`. Default: `-32601`.
             fn terminal_output(&self, request: TerminalOutputRequest, cx: ClientContext)
                 -> impl Future<Output = Result<TerminalOutputResponse, RpcError>> $($send)* {
                 let _ = (request, cx);
-                not_found("terminal/output")
+                not_found(Method::TerminalOutput)
             }
 
             /// `terminal/release`. Default: `-32601`.
             fn release_terminal(&self, request: ReleaseTerminalRequest, cx: ClientContext)
                 -> impl Future<Output = Result<ReleaseTerminalResponse, RpcError>> $($send)* {
                 let _ = (request, cx);
-                not_found("terminal/release")
+                not_found(Method::ReleaseTerminal)
             }
 
             /// `terminal/wait_for_exit`. Default: `-32601`.
             fn wait_for_terminal_exit(&self, request: WaitForTerminalExitRequest, cx: ClientContext)
                 -> impl Future<Output = Result<WaitForTerminalExitResponse, RpcError>> $($send)* {
                 let _ = (request, cx);
-                not_found("terminal/wait_for_exit")
+                not_found(Method::WaitForTerminalExit)
             }
 
             /// `terminal/kill`. Default: `-32601`.
             fn kill_terminal(&self, request: KillTerminalRequest, cx: ClientContext)
                 -> impl Future<Output = Result<KillTerminalResponse, RpcError>> $($send)* {
                 let _ = (request, cx);
-                not_found("terminal/kill")
+                not_found(Method::KillTerminal)
             }
 
             /// An extension request (`_`-prefixed method). Default: `-32601`.

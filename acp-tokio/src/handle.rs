@@ -10,7 +10,7 @@ use std::task::Poll;
 use std::time::Duration;
 
 use acp_proto::types::{SessionId, SessionNotification};
-use acp_proto::{CloseReason, InboundId, Negotiated, Notification, Request, Response, RpcError, Stats};
+use acp_proto::{CloseReason, InboundId, Method, Negotiated, Notification, Request, Response, RpcError, Stats};
 use tokio::sync::{mpsc, oneshot};
 
 use crate::Error;
@@ -146,8 +146,8 @@ impl Handle {
 }
 
 /// The default answer of a handler method: `-32601` naming the method.
-pub(crate) fn not_found<T>(method: &'static str) -> std::future::Ready<Result<T, RpcError>> {
-    std::future::ready(Err(RpcError::method_not_found(method)))
+pub(crate) fn not_found<T>(method: Method) -> std::future::Ready<Result<T, RpcError>> {
+    std::future::ready(Err(RpcError::method_not_found(method.wire())))
 }
 
 /// Cancels a request whose future is dropped before its outcome.
