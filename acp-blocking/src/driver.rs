@@ -106,6 +106,13 @@ pub(crate) enum Command {
     Close,
 }
 
+/// A request to send, as the application asked for it.
+struct Outgoing {
+    request: Request,
+    deadline: Option<StdInstant>,
+    reply: Reply,
+}
+
 /// Where the outcome of an outbound request goes.
 pub(crate) enum Reply {
     /// To a thread blocked on the call.
@@ -266,7 +273,12 @@ pub(crate) struct DriverOptions {
 /// An outbound request awaiting its outcome.
 enum Pending {
     Once(SyncSender<Result<Outcome, Error>>),
-    Turn(InboxSender<TurnItem>),
+    /// Client side: a prompt turn in flight (at most one per session: the core refuses a
+    /// second), whose agent requests are ordered behind its updates.
+    Turn {
+        session: Option<SessionId>,
+        sink: InboxSender<TurnItem>,
+    },
 }
 
 /// The driver of one connection. See the [module docs](self).
@@ -292,12 +304,11 @@ pub(crate) struct Driver {
     /// Until when frames wait for more before going to the idle writer.
     linger: Option<StdInstant>,
     calls: HashMap<OutboundId, Pending>,
-    /// Client side: the prompt turn in flight per session, for ordering agent requests.
-    turns: HashMap<SessionId, OutboundId>,
     running: HashMap<InboundId, CancelToken>,
-    /// Sends held back while the outbound budget is used up, oldest first.
-    held: VecDeque<Command>,
-    closed: Option<CloseReason>,
+    /// Requests held back while the outbound budget is used up, oldest first.
+    held: VecDeque<Outgoing>,
+    /// The core reported `Closed` (the reason is kept in `Shared`).
+    closed: bool,
     /// After close: when to stop waiting for the writer.
     flush_deadline: Option<StdInstant>,
     error: Option<io::Error>,
@@ -339,10 +350,9 @@ impl Driver {
             spare: Vec::new(),
             linger: None,
             calls: HashMap::new(),
-            turns: HashMap::new(),
             running: HashMap::new(),
             held: VecDeque::new(),
-            closed: None,
+            closed: false,
             flush_deadline: None,
             error: None,
             tracer: Tracer::new(options.side, options.trace_payloads),
@@ -419,16 +429,13 @@ impl Driver {
     fn finished(&self) -> bool {
         let flushed = !self.writer_busy && self.conn().bytes_queued() == 0;
         let gave_up = self.flush_deadline.is_some_and(|d| StdInstant::now() >= d);
-        self.closed.is_some() && (flushed || self.writer.is_none() || gave_up)
+        self.closed && (flushed || self.writer.is_none() || gave_up)
     }
 
     /// How long to wait for input: until the core's next deadline, a held request's deadline,
     /// the end of the flush period or of the lingering, whichever comes first.
     fn wait_time(&self) -> Option<Duration> {
-        let held = self.held.iter().filter_map(|c| match c {
-            Command::Request { deadline, .. } => *deadline,
-            _ => None,
-        });
+        let held = self.held.iter().filter_map(|r| r.deadline);
         let (timeout, queued) = {
             let conn = self.conn();
             (conn.poll_timeout(), conn.bytes_queued())
@@ -444,7 +451,7 @@ impl Driver {
             Input::Read(buf, n) => self.inputs.push_back((buf, n)),
             Input::Eof => self.eof = true,
             Input::ReadFailed(e) => {
-                if self.closed.is_none() {
+                if !self.closed {
                     self.error.get_or_insert(e);
                 }
                 self.eof = true;
@@ -459,7 +466,7 @@ impl Driver {
             Input::WriteFailed(e) => {
                 self.writer_busy = false;
                 self.writer = None;
-                if self.closed.is_none() {
+                if !self.closed {
                     self.error.get_or_insert(e);
                     let now = self.now();
                     self.conn().close(now);
@@ -478,11 +485,12 @@ impl Driver {
     fn on_command(&mut self, command: Command) {
         let now = self.now();
         match command {
-            Command::Request { .. } => {
+            Command::Request { request, deadline, reply } => {
+                let outgoing = Outgoing { request, deadline, reply };
                 if self.held.is_empty() {
-                    self.send(command);
+                    self.send(outgoing);
                 } else {
-                    self.held.push_back(command);
+                    self.held.push_back(outgoing);
                 }
             }
             Command::Respond { id, result } => {
@@ -503,36 +511,29 @@ impl Driver {
 
     /// Hands a send to the core, or holds it while the outbound budget is used up (checked
     /// first: a send refused for backpressure would be consumed by the core).
-    fn send(&mut self, command: Command) {
+    fn send(&mut self, outgoing: Outgoing) {
         if !self.can_send() {
-            self.held.push_back(command);
+            self.held.push_back(outgoing);
             return;
         }
         let now = self.now();
-        match command {
-            Command::Request { request, deadline, reply } => {
-                self.linger = None;
-                let deadline = deadline.map(|d| Instant::from_std(self.epoch, d));
-                let session = request.session_id().cloned();
-                let sent = self.conn().send_request(now, request, deadline);
-                match sent {
-                    Ok(id) => {
-                        let pending = match reply {
-                            Reply::Once(tx) => Pending::Once(tx),
-                            Reply::Turn { accepted, sink } => {
-                                let _ = accepted.send(Ok(()));
-                                if let Some(session) = session {
-                                    self.turns.insert(session, id);
-                                }
-                                Pending::Turn(sink)
-                            }
-                        };
-                        self.calls.insert(id, pending);
+        let Outgoing { request, deadline, reply } = outgoing;
+        self.linger = None;
+        let deadline = deadline.map(|d| Instant::from_std(self.epoch, d));
+        let session = request.session_id().cloned();
+        let sent = self.conn().send_request(now, request, deadline);
+        match sent {
+            Ok(id) => {
+                let pending = match reply {
+                    Reply::Once(tx) => Pending::Once(tx),
+                    Reply::Turn { accepted, sink } => {
+                        let _ = accepted.send(Ok(()));
+                        Pending::Turn { session, sink }
                     }
-                    Err(e) => reply.fail(e.into()),
-                }
+                };
+                self.calls.insert(id, pending);
             }
-            _ => unreachable!("only requests are held"),
+            Err(e) => reply.fail(e.into()),
         }
     }
 
@@ -545,9 +546,9 @@ impl Driver {
     fn retry_held(&mut self) -> bool {
         let mut progress = false;
         while self.can_send()
-            && let Some(command) = self.held.pop_front()
+            && let Some(outgoing) = self.held.pop_front()
         {
-            self.send(command);
+            self.send(outgoing);
             progress = true;
         }
         progress
@@ -556,16 +557,14 @@ impl Driver {
     /// A held request whose deadline passed never reached the core: it times out here.
     fn expire_held(&mut self) {
         let now = StdInstant::now();
-        let expired = |c: &Command| matches!(c, Command::Request { deadline: Some(d), .. } if *d <= now);
+        let expired = |r: &Outgoing| r.deadline.is_some_and(|d| d <= now);
         if !self.held.iter().any(expired) {
             return;
         }
         let (gone, kept) = std::mem::take(&mut self.held).into_iter().partition(expired);
         self.held = kept;
-        for command in gone {
-            if let Command::Request { reply, .. } = command {
-                reply.fail(Error::TimedOut);
-            }
+        for outgoing in gone {
+            outgoing.reply.fail(Error::TimedOut);
         }
     }
 
@@ -613,7 +612,7 @@ impl Driver {
             return false;
         }
         if let Some(until) = self.linger {
-            let more_may_come = self.closed.is_none() && queued < LINGER_BYTES;
+            let more_may_come = !self.closed && queued < LINGER_BYTES;
             if more_may_come && StdInstant::now() < until {
                 return false;
             }
@@ -658,7 +657,10 @@ impl Driver {
             Event::Notification { notification, turn } => {
                 let pending = turn.and_then(|stamp| self.calls.get(&stamp.turn));
                 match (pending, notification) {
-                    (Some(Pending::Turn(sink)), Notification::Agent(AgentNotification::SessionUpdate(update))) => {
+                    (
+                        Some(Pending::Turn { sink, .. }),
+                        Notification::Agent(AgentNotification::SessionUpdate(update)),
+                    ) => {
                         sink.push(TurnItem::Update(update));
                     }
                     (_, notification) => self.run_ordered(notification),
@@ -673,16 +675,15 @@ impl Driver {
                 Some(Pending::Once(tx)) => {
                     let _ = tx.send(Ok(outcome));
                 }
-                Some(Pending::Turn(sink)) => {
+                Some(Pending::Turn { sink, .. }) => {
                     sink.push(TurnItem::Done(outcome));
-                    self.turns.retain(|_, turn| *turn != id);
                 }
                 None => {}
             },
             Event::HandshakeCompleted(negotiated) => *lock(&self.link.shared.negotiated) = Some(negotiated),
             Event::Closed { reason } => {
-                *lock(&self.link.shared.closed) = Some(reason.clone());
-                self.closed = Some(reason);
+                *lock(&self.link.shared.closed) = Some(reason);
+                self.closed = true;
                 self.flush_deadline = StdInstant::now().checked_add(self.options.flush_timeout);
                 self.running.clear();
                 // Threads waiting for room learn that nothing more will be sent.
@@ -696,8 +697,12 @@ impl Driver {
     /// when that turn has updates not yet taken by its reader, a gate placed in the turn after
     /// them.
     fn turn_gate(&mut self, request: &Request) -> (bool, Option<Receiver<()>>) {
-        let Some(turn) = request.session_id().and_then(|s| self.turns.get(s)) else { return (false, None) };
-        let Some(Pending::Turn(sink)) = self.calls.get(turn) else { return (false, None) };
+        let Some(session) = request.session_id() else { return (false, None) };
+        let turn = self.calls.values().find_map(|pending| match pending {
+            Pending::Turn { session: Some(s), sink } if s == session => Some(sink),
+            _ => None,
+        });
+        let Some(sink) = turn else { return (false, None) };
         if sink.is_empty() {
             // The reader has taken every earlier update: nothing to wait for.
             return (true, None);
