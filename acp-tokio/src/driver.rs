@@ -297,7 +297,7 @@ impl<Rt: Runtime, H: Handlers, Rd: ReadBytes, Wr: WriteBytes> Driver<Rt, H, Rd, 
     }
 
     fn send_or_hold(&mut self, now: Instant, send: Held) {
-        if self.held.is_empty() && (self.conn.can_send() || self.conn.is_closed()) {
+        if self.held.is_empty() && self.admits_sends() {
             self.send(now, send);
         } else {
             self.held.push_back(send);
@@ -307,13 +307,19 @@ impl<Rt: Runtime, H: Handlers, Rd: ReadBytes, Wr: WriteBytes> Driver<Rt, H, Rd, 
     /// Sends held requests and notifications, in order, while the budget allows.
     fn retry_held(&mut self, now: Instant) -> bool {
         let mut progress = false;
-        while !self.held.is_empty() && (self.conn.can_send() || self.conn.is_closed()) {
-            if let Some(send) = self.held.pop_front() {
-                self.send(now, send);
-                progress = true;
-            }
+        while self.admits_sends()
+            && let Some(send) = self.held.pop_front()
+        {
+            self.send(now, send);
+            progress = true;
         }
         progress
+    }
+
+    /// Whether the core takes application sends now (a closed core refuses them at once, so
+    /// they do not wait either).
+    fn admits_sends(&self) -> bool {
+        self.conn.can_send() || self.conn.is_closed()
     }
 
     /// Hands a send to the core. Called only while `can_send()` (or closed, when the core
