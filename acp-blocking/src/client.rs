@@ -12,7 +12,7 @@ use acp_proto::ext::{ExtNotification, ExtRequest, ExtResponse};
 use acp_proto::types::*;
 use acp_proto::{
     AgentNotification, AgentRequest, AgentResponse, ClientNotification, ClientRequest, ClientResponse, CloseReason,
-    Config, InboundId, Method, Negotiated, Notification, Request, Response, RpcError, Side,
+    Config, InboundId, Method, Negotiated, Notification, Request, Response, RpcError, Side, TypedRequest,
 };
 use serde_json::Value;
 
@@ -20,7 +20,6 @@ use crate::driver::{Driver, DriverOptions, Link, Service, TurnItem};
 use crate::error::{Error, unhandled};
 use crate::process::{self, ChildProcess};
 use crate::sync::{CancelToken, InboxReceiver, lock};
-use crate::typed::Call;
 
 /// An ACP client: answers the requests the agent sends.
 ///
@@ -420,7 +419,7 @@ impl PromptTurn {
                 Some(TurnItem::Gate(open)) => drop(open.send(())),
                 Some(TurnItem::Done(outcome)) => {
                     let result = Error::from_outcome(outcome)
-                        .and_then(|r| <PromptRequest as Call>::output(r).ok_or(Error::UnexpectedResponse));
+                        .and_then(|r| PromptRequest::result(r).ok_or(Error::UnexpectedResponse));
                     self.end = Some(result);
                     return None;
                 }

@@ -49,7 +49,7 @@ use std::time::{Duration, Instant as StdInstant};
 use acp_proto::types::{SessionId, SessionNotification};
 use acp_proto::{
     AgentNotification, CloseReason, Config, Connection, Event, InboundId, Instant, Negotiated, Notification,
-    OutboundId, Outcome, Request, Response, RpcError, Side,
+    OutboundId, Outcome, Request, Response, RpcError, Side, TypedRequest,
 };
 
 use crate::error::Error;
@@ -57,7 +57,6 @@ use crate::io_threads::{spawn_reader, spawn_writer};
 use crate::pool::{Job, Pool, spawn_ordered};
 use crate::sync::{Backlog, CancelToken, InboxReceiver, InboxSender, inbox, lock};
 use crate::trace::Tracer;
-use crate::typed::Call;
 
 /// Bytes asked of the transport per read.
 pub(crate) const READ_CHUNK: usize = 64 * 1024;
@@ -201,8 +200,12 @@ impl Link {
     }
 
     /// [`call`](Self::call) with the typed result.
-    pub(crate) fn call_typed<R: Call>(&self, request: R, timeout: Option<Duration>) -> Result<R::Output, Error> {
-        R::output(self.call(request.into(), timeout)?).ok_or(Error::UnexpectedResponse)
+    pub(crate) fn call_typed<R: TypedRequest>(
+        &self,
+        request: R,
+        timeout: Option<Duration>,
+    ) -> Result<R::Result, Error> {
+        R::result(self.call(request.into(), timeout)?).ok_or(Error::UnexpectedResponse)
     }
 
     /// Sends a notification, blocking while the outbound budget is used up. The core takes it

@@ -157,7 +157,6 @@ mod pool;
 mod process;
 mod sync;
 mod trace;
-mod typed;
 
 pub use acp_proto;
 pub use agent::{Agent, AgentOptions, PromptContext, RequestContext, serve, serve_stdio, serve_with};

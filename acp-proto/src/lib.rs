@@ -149,7 +149,7 @@ pub use error::{ErrorCode, RpcError};
 pub use jsonrpc::RequestId;
 pub use methods::{
     AgentNotification, AgentRequest, AgentResponse, ClientNotification, ClientRequest, ClientResponse, Method,
-    Notification, Request, Response,
+    Notification, Request, Response, TypedRequest,
 };
 pub use time::Instant;
 

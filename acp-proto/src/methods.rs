@@ -10,6 +10,7 @@
 //!   [`ClientNotification`], [`AgentNotification`], and the role-agnostic wrappers [`Request`],
 //!   [`Response`], [`Notification`];
 //! * their decoders (`decode`, `decode_result`) and encoders (`Serialize` writes the params);
+//! * [`TypedRequest`], which names the result type of each request params type;
 //! * the capability gate ([`crate::gate`]), which reads the `gate` column.
 //!
 //! Extension methods (`_`-prefixed) are not rows: every request and notification enum has an
@@ -382,6 +383,39 @@ macro_rules! notification_group {
     };
 }
 
+/// A request params type whose result type the method table knows: `NewSessionRequest` is
+/// answered by `NewSessionResponse`, `ReadTextFileRequest` by `ReadTextFileResponse`, and so on
+/// for every request row of both directions (the impls are generated from the table).
+///
+/// It lets an adapter offer one typed call for every method instead of a table of its own.
+/// Extension requests are not rows, so they have no impl.
+///
+/// ```
+/// use acp_proto::types::*;
+/// use acp_proto::{Request, Response, TypedRequest};
+///
+/// /// A typed call over an untyped transport (here: a closure that answers at once).
+/// fn call<R: TypedRequest>(request: R, send: impl FnOnce(Request) -> Response) -> Option<R::Result> {
+///     R::result(send(request.into()))
+/// }
+///
+/// let init = InitializeRequest::new(ProtocolVersion::V1);
+/// let response: InitializeResponse = call(init, |_| InitializeResponse::new(ProtocolVersion::V1).into()).unwrap();
+/// assert_eq!(response.protocol_version, ProtocolVersion::V1);
+///
+/// // A result of another method is not this request's result.
+/// let other: Response = InitializeResponse::new(ProtocolVersion::V1).into();
+/// assert!(AuthenticateRequest::result(other).is_none());
+/// ```
+pub trait TypedRequest: Into<Request> {
+    /// The result type that answers this request.
+    type Result;
+
+    /// Picks the typed result out of a decoded response; `None` when the response is the
+    /// result of another method.
+    fn result(response: Response) -> Option<Self::Result>;
+}
+
 macro_rules! method_table {
     (
         requests $(#[$crm:meta])* $creq:ident => $(#[$arm:meta])* $aresp:ident {
@@ -462,6 +496,15 @@ macro_rules! method_table {
             impl From<$cr> for Response {
                 fn from(r: $cr) -> Response { Response::Agent($aresp::$cv(r)) }
             }
+            impl TypedRequest for $cp {
+                type Result = $cr;
+                fn result(response: Response) -> Option<$cr> {
+                    match response {
+                        Response::Agent($aresp::$cv(r)) => Some(r),
+                        _ => None,
+                    }
+                }
+            }
         )*
         $(
             impl From<$ap> for Request {
@@ -469,6 +512,15 @@ macro_rules! method_table {
             }
             impl From<$ar> for Response {
                 fn from(r: $ar) -> Response { Response::Client($cresp::$av(r)) }
+            }
+            impl TypedRequest for $ap {
+                type Result = $ar;
+                fn result(response: Response) -> Option<$ar> {
+                    match response {
+                        Response::Client($cresp::$av(r)) => Some(r),
+                        _ => None,
+                    }
+                }
             }
         )*
         $(

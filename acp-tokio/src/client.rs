@@ -208,14 +208,11 @@ pub struct ClientConnection {
 }
 
 macro_rules! typed_requests {
-    ($( $(#[$doc:meta])* $name:ident($Req:ident) -> $Resp:ident = $Variant:ident; )*) => {
+    ($( $(#[$doc:meta])* $name:ident($Req:ident) -> $Resp:ident; )*) => {
         $(
             $(#[$doc])*
             pub async fn $name(&self, request: $Req) -> Result<$Resp, Error> {
-                match self.request(request, None).await? {
-                    AgentResponse::$Variant(response) => Ok(response),
-                    _ => Err(Error::UnexpectedResponse),
-                }
+                self.handle.request_typed(request, self.timeout).await
             }
         )*
     };
@@ -332,39 +329,37 @@ impl ClientConnection {
     /// `initialize`: the handshake, first. Fails with [`Error::UnsupportedProtocolVersion`]
     /// (and the connection closes) when the agent picks a version this client does not speak.
     pub async fn initialize(&self, request: InitializeRequest) -> Result<InitializeResponse, Error> {
-        match self.request(request, None).await? {
-            // The driver saw the core commit the handshake before this answer; no commit means
-            // the core refused the version.
-            AgentResponse::Initialize(response) if self.negotiated().is_none() => {
-                Err(Error::UnsupportedProtocolVersion(response.protocol_version))
-            }
-            AgentResponse::Initialize(response) => Ok(response),
-            _ => Err(Error::UnexpectedResponse),
+        let response = self.handle.request_typed(request, self.timeout).await?;
+        // The driver saw the core commit the handshake before this answer; no commit means the
+        // core refused the version.
+        if self.negotiated().is_none() {
+            return Err(Error::UnsupportedProtocolVersion(response.protocol_version));
         }
+        Ok(response)
     }
 
     typed_requests! {
         /// `authenticate`.
-        authenticate(AuthenticateRequest) -> AuthenticateResponse = Authenticate;
+        authenticate(AuthenticateRequest) -> AuthenticateResponse;
         /// `session/new`.
-        new_session(NewSessionRequest) -> NewSessionResponse = NewSession;
+        new_session(NewSessionRequest) -> NewSessionResponse;
         /// `session/load` (the agent must advertise `loadSession`); the replayed history goes
         /// to [`Client::session_update`].
-        load_session(LoadSessionRequest) -> LoadSessionResponse = LoadSession;
+        load_session(LoadSessionRequest) -> LoadSessionResponse;
         /// `session/set_mode`.
-        set_session_mode(SetSessionModeRequest) -> SetSessionModeResponse = SetSessionMode;
+        set_session_mode(SetSessionModeRequest) -> SetSessionModeResponse;
         /// `session/set_config_option`.
-        set_session_config_option(SetSessionConfigOptionRequest) -> SetSessionConfigOptionResponse = SetSessionConfigOption;
+        set_session_config_option(SetSessionConfigOptionRequest) -> SetSessionConfigOptionResponse;
         /// `session/list` (needs `sessionCapabilities.list`).
-        list_sessions(ListSessionsRequest) -> ListSessionsResponse = ListSessions;
+        list_sessions(ListSessionsRequest) -> ListSessionsResponse;
         /// `session/delete` (needs `sessionCapabilities.delete`).
-        delete_session(DeleteSessionRequest) -> DeleteSessionResponse = DeleteSession;
+        delete_session(DeleteSessionRequest) -> DeleteSessionResponse;
         /// `session/resume` (needs `sessionCapabilities.resume`).
-        resume_session(ResumeSessionRequest) -> ResumeSessionResponse = ResumeSession;
+        resume_session(ResumeSessionRequest) -> ResumeSessionResponse;
         /// `session/close` (needs `sessionCapabilities.close`).
-        close_session(CloseSessionRequest) -> CloseSessionResponse = CloseSession;
+        close_session(CloseSessionRequest) -> CloseSessionResponse;
         /// `logout` (needs `auth.logout`).
-        logout(LogoutRequest) -> LogoutResponse = Logout;
+        logout(LogoutRequest) -> LogoutResponse;
     }
 
     /// Starts a prompt turn. Resolves once the request went out (or was refused, e.g. while a

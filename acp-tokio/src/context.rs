@@ -204,9 +204,8 @@ impl PromptContext {
         options: Vec<PermissionOption>,
     ) -> Result<RequestPermissionOutcome, Error> {
         let request = RequestPermissionRequest::new(self.session_id.clone(), tool_call, options);
-        match self.request(request, None).await {
-            Ok(ClientResponse::RequestPermission(r)) => Ok(r.outcome),
-            Ok(_) => Err(Error::UnexpectedResponse),
+        match self.inner.handle.request_typed(request, None).await {
+            Ok(response) => Ok(response.outcome),
             Err(Error::Cancelled) => Ok(RequestPermissionOutcome::Cancelled),
             Err(e) => Err(e),
         }
@@ -223,64 +222,43 @@ impl PromptContext {
         let mut request = ReadTextFileRequest::new(self.session_id.clone(), path);
         request.line = line;
         request.limit = limit;
-        match self.request(request, None).await? {
-            ClientResponse::ReadTextFile(r) => Ok(r.content),
-            _ => Err(Error::UnexpectedResponse),
-        }
+        Ok(self.inner.handle.request_typed(request, None).await?.content)
     }
 
     /// Writes a text file through the client (`fs/write_text_file`).
     pub async fn write_text_file(&self, path: impl Into<String>, content: impl Into<String>) -> Result<(), Error> {
         let request = WriteTextFileRequest::new(self.session_id.clone(), path, content);
-        match self.request(request, None).await? {
-            ClientResponse::WriteTextFile(_) => Ok(()),
-            _ => Err(Error::UnexpectedResponse),
-        }
+        self.inner.handle.request_typed(request, None).await.map(drop)
     }
 
     /// Starts `command` with `args` in a new client terminal (`terminal/create`).
     pub async fn create_terminal(&self, command: impl Into<String>, args: Vec<String>) -> Result<TerminalId, Error> {
         let mut request = CreateTerminalRequest::new(self.session_id.clone(), command);
         request.args = Some(args);
-        match self.request(request, None).await? {
-            ClientResponse::CreateTerminal(r) => Ok(r.terminal_id),
-            _ => Err(Error::UnexpectedResponse),
-        }
+        Ok(self.inner.handle.request_typed(request, None).await?.terminal_id)
     }
 
     /// The terminal's output so far (`terminal/output`).
     pub async fn terminal_output(&self, terminal_id: &TerminalId) -> Result<TerminalOutputResponse, Error> {
         let request = TerminalOutputRequest::new(self.session_id.clone(), terminal_id.clone());
-        match self.request(request, None).await? {
-            ClientResponse::TerminalOutput(r) => Ok(r),
-            _ => Err(Error::UnexpectedResponse),
-        }
+        self.inner.handle.request_typed(request, None).await
     }
 
     /// Waits for the terminal's command to exit (`terminal/wait_for_exit`).
     pub async fn wait_for_terminal_exit(&self, terminal_id: &TerminalId) -> Result<WaitForTerminalExitResponse, Error> {
         let request = WaitForTerminalExitRequest::new(self.session_id.clone(), terminal_id.clone());
-        match self.request(request, None).await? {
-            ClientResponse::WaitForTerminalExit(r) => Ok(r),
-            _ => Err(Error::UnexpectedResponse),
-        }
+        self.inner.handle.request_typed(request, None).await
     }
 
     /// Kills the terminal's command, keeping the terminal (`terminal/kill`).
     pub async fn kill_terminal(&self, terminal_id: &TerminalId) -> Result<(), Error> {
         let request = KillTerminalRequest::new(self.session_id.clone(), terminal_id.clone());
-        match self.request(request, None).await? {
-            ClientResponse::KillTerminal(_) => Ok(()),
-            _ => Err(Error::UnexpectedResponse),
-        }
+        self.inner.handle.request_typed(request, None).await.map(drop)
     }
 
     /// Releases the terminal (`terminal/release`).
     pub async fn release_terminal(&self, terminal_id: &TerminalId) -> Result<(), Error> {
         let request = ReleaseTerminalRequest::new(self.session_id.clone(), terminal_id.clone());
-        match self.request(request, None).await? {
-            ClientResponse::ReleaseTerminal(_) => Ok(()),
-            _ => Err(Error::UnexpectedResponse),
-        }
+        self.inner.handle.request_typed(request, None).await.map(drop)
     }
 }

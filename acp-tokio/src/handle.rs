@@ -10,7 +10,9 @@ use std::task::Poll;
 use std::time::Duration;
 
 use acp_proto::types::{SessionId, SessionNotification};
-use acp_proto::{CloseReason, InboundId, Method, Negotiated, Notification, Request, Response, RpcError, Stats};
+use acp_proto::{
+    CloseReason, InboundId, Method, Negotiated, Notification, Request, Response, RpcError, Stats, TypedRequest,
+};
 use tokio::sync::{mpsc, oneshot};
 
 use crate::Error;
@@ -124,6 +126,16 @@ impl Handle {
         let result = rx.await.unwrap_or(Err(Error::ConnectionClosed));
         guard.disarm();
         result
+    }
+
+    /// [`request`](Self::request) with the typed result: a result of another method is
+    /// [`Error::UnexpectedResponse`].
+    pub(crate) async fn request_typed<R: TypedRequest>(
+        &self,
+        request: R,
+        timeout: Option<Duration>,
+    ) -> Result<R::Result, Error> {
+        R::result(self.request(request.into(), timeout).await?).ok_or(Error::UnexpectedResponse)
     }
 
     /// Sends a notification once the outbound budget allows it.

@@ -3,9 +3,8 @@
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
-use acp_proto::Response;
-use acp_proto::methods::AgentResponse;
-use acp_proto::types::{PromptResponse, SessionId, SessionNotification, SessionUpdate, StopReason};
+use acp_proto::types::{PromptRequest, PromptResponse, SessionId, SessionNotification, SessionUpdate, StopReason};
+use acp_proto::{Response, TypedRequest};
 use futures_core::Stream;
 use tokio::sync::oneshot;
 
@@ -75,10 +74,7 @@ impl PromptTurn {
         while self.updates.pop().await.is_some() {}
         let result = (&mut self.outcome).await.unwrap_or(Err(Error::ConnectionClosed));
         self.token = None;
-        match result? {
-            Response::Agent(AgentResponse::Prompt(response)) => Ok(response),
-            _ => Err(Error::UnexpectedResponse),
-        }
+        PromptRequest::result(result?).ok_or(Error::UnexpectedResponse)
     }
 
     /// Waits for the agent's answer (dropping the updates not taken yet) and returns its stop
