@@ -184,7 +184,7 @@
 //!
 //! ## Features
 //!
-//! * `async-std`: the [`async_std`](mod@crate::async_std) module runs the same driver on
+//! * `async-std`: the `async_std` module runs the same driver on
 //!   async-std (whose I/O types use the `futures-io` traits). async-std is deprecated upstream
 //!   in favour of smol; the runtime-specific part of this crate is a small internal trait (a
 //!   clock, a timer, two spawn functions), so smol support is a small addition.

@@ -6,7 +6,7 @@
 //!   message.
 //! * [`string_enum!`](crate::string_enum) declares a closed set of string constants with an
 //!   `Unknown(String)` fallback.
-//! * [`lenient`] and [`lenient_vec`] implement the schema's `x-deserialize-default-on-error` and
+//! * `lenient` and `lenient_vec` (crate-private) implement the schema's `x-deserialize-default-on-error` and
 //!   `x-deserialize-skip-invalid-items` markers.
 //!
 //! # How a tagged union decodes
