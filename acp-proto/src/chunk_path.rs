@@ -25,6 +25,7 @@ use std::sync::Arc;
 
 use crate::Side;
 use crate::methods::{AgentNotification, Method, Notification};
+use crate::swar;
 use crate::types::{ContentBlock, ContentChunk, MessageId, SessionId, SessionNotification, SessionUpdate, TextContent};
 
 const PREFIX: &[u8] = br#"{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"#;
@@ -56,19 +57,15 @@ impl<'a> Cursor<'a> {
         let mut i = start;
         let mut escaped = false;
         loop {
-            // Skip 8 plain bytes at a time.
-            while i + 8 <= bytes.len() && !word_needs_escape(&bytes[i..i + 8]) {
-                i += 8;
-            }
-            let b = *bytes.get(i)?;
-            match b {
+            // Jump over the plain bytes (8 at a time) to the next quote, backslash or control.
+            i += swar::first_escape(bytes.get(i..)?);
+            match *bytes.get(i)? {
                 b'"' => break,
                 b'\\' => {
                     escaped = true;
                     i += 2;
                 }
-                0..=0x1f => return None,
-                _ => i += 1,
+                _ => return None,
             }
         }
         self.pos = i + 1;
@@ -129,27 +126,9 @@ pub(crate) fn decode(frame: &[u8], side: Side) -> Option<Notification> {
     })))
 }
 
-/// Whether any of 8 bytes is a control character, `"` or `\` (what JSON strings escape).
-fn word_needs_escape(chunk: &[u8]) -> bool {
-    const LO: u64 = 0x0101_0101_0101_0101;
-    const HI: u64 = 0x8080_8080_8080_8080;
-    let mut word = [0u8; 8];
-    word.copy_from_slice(chunk);
-    let x = u64::from_le_bytes(word);
-    let has_zero = |v: u64| v.wrapping_sub(LO) & !v & HI;
-    // Bytes below 0x20: `x - 0x20..` borrows; bytes with the high bit set are masked by `!x`.
-    let control = x.wrapping_sub(LO * 0x20) & !x & HI;
-    (control | has_zero(x ^ (LO * u64::from(b'"'))) | has_zero(x ^ (LO * u64::from(b'\\')))) != 0
-}
-
 /// Whether `s` can be written between quotes as it is.
 fn is_plain(s: &str) -> bool {
-    let bytes = s.as_bytes();
-    let mut chunks = bytes.chunks_exact(8);
-    if chunks.by_ref().any(word_needs_escape) {
-        return false;
-    }
-    chunks.remainder().iter().all(|&b| b >= 0x20 && b != b'"' && b != b'\\')
+    swar::first_escape(s.as_bytes()) == s.len()
 }
 
 /// Appends `s` as a JSON string, exactly as serde_json writes it.

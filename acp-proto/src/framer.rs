@@ -45,6 +45,8 @@
 
 use std::ops::ControlFlow;
 
+use crate::swar;
+
 /// The default maximum frame length: 64 MiB.
 pub const DEFAULT_MAX_FRAME_LEN: usize = 64 * 1024 * 1024;
 
@@ -248,22 +250,15 @@ fn is_blank(line: &[u8]) -> bool {
 
 /// Index of the first LF, scanning eight bytes at a time.
 pub(crate) fn find_newline(data: &[u8]) -> Option<usize> {
-    const LF: u64 = 0x0a0a_0a0a_0a0a_0a0a;
-    const LO: u64 = 0x0101_0101_0101_0101;
-    const HI: u64 = 0x8080_8080_8080_8080;
-    let mut chunks = data.chunks_exact(8);
-    let mut base = 0;
-    for chunk in &mut chunks {
-        let mut word = [0u8; 8];
-        word.copy_from_slice(chunk);
-        let x = u64::from_le_bytes(word) ^ LF;
-        let found = x.wrapping_sub(LO) & !x & HI;
+    let (words, tail) = data.as_chunks::<8>();
+    for (n, word) in words.iter().enumerate() {
+        let found = swar::has_zero(swar::load_u64(word) ^ swar::splat(b'\n'));
         if found != 0 {
-            return Some(base + (found.trailing_zeros() / 8) as usize);
+            return Some(n * 8 + swar::first_index(found));
         }
-        base += 8;
     }
-    chunks.remainder().iter().position(|&b| b == b'\n').map(|i| base + i)
+    let base = words.len() * 8;
+    tail.iter().position(|&b| b == b'\n').map(|i| base + i)
 }
 
 #[cfg(test)]

@@ -137,6 +137,7 @@ pub mod jsonrpc;
 pub mod methods;
 #[doc(hidden)]
 pub mod spec;
+mod swar;
 pub mod time;
 pub mod types;
 
