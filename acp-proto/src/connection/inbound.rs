@@ -216,16 +216,13 @@ impl Connection {
         if self.shed_if_full(&id) {
             return;
         }
-        self.held_bytes += frame.len();
-        self.held.push_back((id, frame.into()));
+        self.held.push(id, frame);
     }
 
     /// Runs the held requests through the pipeline again (after a successful `initialize`
     /// response), or refuses each (after a failed one).
     fn release_held(&mut self, committed: bool) {
-        let held = std::mem::take(&mut self.held);
-        self.held_bytes = 0;
-        for (id, frame) in held {
+        for (id, frame) in self.held.take() {
             if committed {
                 self.on_frame(&frame);
             } else {
@@ -283,12 +280,9 @@ impl Connection {
             return;
         };
         let id = cancel.request_id;
-        if let Some(pos) = self.held.iter().position(|(held_id, _)| *held_id == id) {
+        if let Some((id, _)) = self.held.remove(&id) {
             // Never dispatched: answer it now.
-            if let Some((id, frame)) = self.held.remove(pos) {
-                self.held_bytes -= frame.len();
-                self.reply_error(&id, &RpcError::request_cancelled());
-            }
+            self.reply_error(&id, &RpcError::request_cancelled());
             return;
         }
         let Some(&key) = self.by_wire.get(&id) else { return };

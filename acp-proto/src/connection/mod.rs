@@ -36,6 +36,7 @@
 //! [`Stats::late_responses`].
 
 mod event;
+mod held;
 mod inbound;
 mod outbound;
 pub mod turns;
@@ -199,8 +200,7 @@ pub struct Connection {
     by_wire: BTreeMap<RequestId, u64>,
     next_inbound: u64,
     /// Requests held behind a pending `initialize`, with their raw frames.
-    held: VecDeque<(RequestId, Box<[u8]>)>,
-    held_bytes: usize,
+    held: held::Held,
     /// Outbound requests awaiting answers, by wire id.
     outbound: BTreeMap<i64, PendingOut>,
     next_outbound: i64,
@@ -228,8 +228,7 @@ impl Connection {
             inbound: BTreeMap::new(),
             by_wire: BTreeMap::new(),
             next_inbound: 0,
-            held: VecDeque::new(),
-            held_bytes: 0,
+            held: held::Held::default(),
             outbound: BTreeMap::new(),
             timers: BTreeSet::new(),
             init_caps: None,
@@ -297,7 +296,7 @@ impl Connection {
         self.phase != Phase::Closed
             && self.events.len() < self.config.max_events
             && self.machine_out < self.config.outbound_budget
-            && self.held_bytes < self.config.max_held_bytes
+            && self.held.bytes() < self.config.max_held_bytes
     }
 
     /// Inbound requests in flight (dispatched and held).
@@ -316,7 +315,7 @@ impl Connection {
     pub fn memory_estimate(&self) -> usize {
         const ENTRY: usize = 128;
         self.out.capacity()
-            + self.held_bytes
+            + self.held.bytes()
             + self.framer.buffered()
             + (self.inbound.len() + self.outbound.len() + self.timers.len() + self.events.len()) * ENTRY
             + self.turns.len() * ENTRY
@@ -451,7 +450,6 @@ impl Connection {
         }
         self.by_wire.clear();
         self.held.clear();
-        self.held_bytes = 0;
         self.timers.clear();
         self.turns = turns::Turns::default();
         self.phase = Phase::Closed;
