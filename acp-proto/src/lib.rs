@@ -109,9 +109,13 @@
 //! * **Prompt turns** ([`connection::turns`]): `session/cancel` cascades and ends the turn
 //!   `cancelled`; updates precede their turn's response; no update before its session exists;
 //!   the client stamps updates with their turn and ordinal.
-//! * **Bounded everything**: frame size, inbound in flight, pending outbound, the output
-//!   budget, the event queue and held requests; when a bound is reached the machine stops
-//!   consuming input ([`Connection::wants_input`]) instead of growing.
+//! * **Bounded everything**: frame size, inbound in flight, pending outbound, the event queue,
+//!   held requests and the queued output. While the output is at or over
+//!   [`Config::outbound_budget`] the machine takes on no new work (application sends are refused,
+//!   inbound requests are deferred until the peer has read) but keeps reading responses,
+//!   notifications and cancellations, so two stalled peers cannot deadlock (see
+//!   [`connection`]'s "Bounded output"); where a bound is reached on the peer's input alone the
+//!   machine stops consuming it ([`Connection::wants_input`]) instead of growing.
 //! * **Bad input never kills the connection**: `-32700`, `-32600`, `-32601`, `-32602` as the
 //!   case may be, never a panic. Only EOF, [`Connection::close`] or an unsupported protocol
 //!   version close it.

@@ -56,13 +56,17 @@ fn simulated_seeds_hold_every_invariant() {
         total.frames += s.frames;
         total.outcomes += s.outcomes;
         total.checks += s.checks;
+        total.output_pauses += s.output_pauses;
+        total.peak_queued = total.peak_queued.max(s.peak_queued);
     }
     let line = format!(
-        "sim: {runs} seeds from {first}, {} steps, {} frames, {} outcomes checked against the model, {} invariant checks, {:.1}s",
+        "sim: {runs} seeds from {first}, {} steps, {} frames, {} outcomes checked against the model, {} invariant checks, {} output pauses, peak queued output {} bytes, {:.1}s",
         total.steps,
         total.frames,
         total.outcomes,
         total.checks,
+        total.output_pauses,
+        total.peak_queued,
         start.elapsed().as_secs_f64()
     );
     println!("{line}");

@@ -231,6 +231,10 @@ pub struct Stats {
     pub notifications_dropped: u64,
     /// Bytes queued for the peer and not yet taken by `poll_transmit`.
     pub bytes_queued: u64,
+    /// Inbound requests deferred because the output was full (dispatched once it drained).
+    pub requests_deferred: u64,
+    /// Times the machine paused new work: a request had to be deferred while none was.
+    pub output_pauses: u64,
 }
 
 /// Why an application command was refused. Nothing was sent and no id was consumed.

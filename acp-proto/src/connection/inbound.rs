@@ -166,7 +166,11 @@ impl Connection {
             Ok(extra) => extra,
             Err(error) => return self.reply_error(&id, &error),
         };
-        // 8. Dispatch.
+        // 8. Dispatch, or defer while the output is full (no new work until the peer reads).
+        let defer = !self.can_send() || !self.deferred.is_empty();
+        if defer && self.refuse_if_deferral_full(&id, frame.len()) {
+            return;
+        }
         let key = self.next_inbound;
         self.next_inbound += 1;
         if let InboundExtra::Initialize(_) = extra {
@@ -174,10 +178,53 @@ impl Connection {
         }
         self.note_dispatch(key, &extra);
         self.by_wire.insert(id.clone(), key);
-        self.inbound
-            .insert(key, InboundEntry { wire_id: id, method: request.method(), cancelled: None, grace: None, extra });
-        self.push_event(Event::Request { id: InboundId(key), request });
+        let entry = InboundEntry {
+            wire_id: id,
+            method: request.method(),
+            cancelled: None,
+            deferred: defer,
+            grace: None,
+            extra,
+        };
+        self.inbound.insert(key, entry);
+        if defer {
+            if self.deferred.is_empty() {
+                self.stats.output_pauses += 1;
+            }
+            self.stats.requests_deferred += 1;
+            self.deferred.push(key, request, frame.len());
+        } else {
+            self.push_event(Event::Request { id: InboundId(key), request });
+        }
         debug_assert_eq!(self.inbound.len(), self.by_wire.len());
+    }
+
+    /// Refuses request `id` (a frame of `size` bytes) when the requests already deferred fill
+    /// `max_held_bytes` (one is always accepted); returns whether it did.
+    fn refuse_if_deferral_full(&mut self, id: &RequestId, size: usize) -> bool {
+        let limit = self.config.max_held_bytes;
+        if self.deferred.is_empty() || self.deferred.bytes().saturating_add(size) <= limit {
+            return false;
+        }
+        self.stats.requests_shed += 1;
+        let error = RpcError::internal_error("output queue full")
+            .with_data(json!({"reason": "output queue full", "limit": limit}));
+        self.reply_error(id, &error);
+        true
+    }
+
+    /// The oldest deferred request, once the output is below the bound again.
+    pub(super) fn release_deferred(&mut self) -> Option<Event> {
+        if !self.can_send() {
+            return None;
+        }
+        let (key, request) = self.deferred.pop()?;
+        let entry = self.inbound.get_mut(&key);
+        debug_assert!(entry.as_ref().is_some_and(|e| e.deferred), "a deferred request is in flight");
+        if let Some(entry) = entry {
+            entry.deferred = false;
+        }
+        Some(Event::Request { id: InboundId(key), request })
     }
 
     fn inbound_extra(&self, request: &Request) -> Result<InboundExtra, RpcError> {
@@ -288,6 +335,11 @@ impl Connection {
         let Some(&key) = self.by_wire.get(&id) else { return };
         let grace_at = self.now + self.config.cancel_grace;
         let Some(entry) = self.inbound.get_mut(&key) else { return };
+        if entry.deferred {
+            // The application never saw it: answer it now.
+            self.answer(key, Err(RpcError::request_cancelled()));
+            return;
+        }
         if entry.cancelled.is_some() {
             return;
         }
@@ -364,6 +416,9 @@ impl Connection {
     /// Removes the entry and queues its single response frame.
     pub(super) fn answer(&mut self, key: u64, result: Result<Response, RpcError>) {
         let Some(entry) = self.inbound.remove(&key) else { return };
+        if entry.deferred {
+            self.deferred.remove(key);
+        }
         self.by_wire.remove(&entry.wire_id);
         self.disarm(entry.grace, Timer::Grace(key));
         let committed_init = match (&entry.extra, &result) {
@@ -409,7 +464,7 @@ fn handshake_error(method: &str, reason: &str) -> RpcError {
 }
 
 /// The answer to a cancelled prompt turn.
-fn cancelled_prompt(meta: Option<crate::types::Meta>) -> Response {
+pub(super) fn cancelled_prompt(meta: Option<crate::types::Meta>) -> Response {
     let mut response = PromptResponse::new(StopReason::Cancelled);
     response.meta = meta;
     Response::Agent(AgentResponse::Prompt(response))

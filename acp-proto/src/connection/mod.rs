@@ -23,7 +23,22 @@
 //! 7. **turn rules**: agent side, a second `session/prompt` on a session whose turn is running
 //!    → `-32600`; client side, a permission ask for a session whose turn the application
 //!    cancelled → answered `cancelled` by the machine, never dispatched;
-//! 8. **dispatch**: an [`Event::Request`].
+//! 8. **dispatch**: an [`Event::Request`]; or, while the queued output is at or over
+//!    [`Config::outbound_budget`] (or earlier requests still wait), **deferred**: in flight but
+//!    not yet told to the application, released by [`Connection::poll_event`] in arrival order
+//!    once the output drops below the bound. A `$/cancel_request` (or, for a prompt,
+//!    `session/cancel`) answers a deferred request at once (`-32800`, or
+//!    `stopReason: "cancelled"`); close drops it silently. Beyond [`Config::max_held_bytes`] of
+//!    deferred frames a request is refused `-32603` (`data.reason: "output queue full"`).
+//!
+//! # Bounded output
+//! Nothing the peer does makes the queued output grow without a bound: application sends stop
+//! at the budget ([`SendError::Backpressure`]), no new request is dispatched while the output is
+//! full (rule 8), each dispatched request adds its one response (adapters hold a handler's
+//! result until [`Connection::can_send`]), and the machine's own answers to peer input stop
+//! input once they alone fill the budget. Responses, notifications and cancellations are
+//! always read, so two peers whose outputs are both full keep reading each other and never
+//! deadlock. [`Stats::requests_deferred`] and [`Stats::output_pauses`] count the pauses.
 //!
 //! # Lifecycles
 //! Inbound: `Dispatched → (Cancelled →) Answered`. Exactly one response frame per request id:
@@ -35,6 +50,7 @@
 //! [`Outcome::Cancelled`]. A response arriving after the outcome is dropped and counted in
 //! [`Stats::late_responses`].
 
+mod deferred;
 mod event;
 mod held;
 mod inbound;
@@ -75,18 +91,33 @@ pub struct Config {
     pub max_inbound: usize,
     /// Outbound requests awaiting answers before new sends are refused. Default 1000.
     pub max_pending_outbound: usize,
-    /// Bytes of queued output above which application sends are refused with
-    /// [`SendError::Backpressure`]. Responses and the machine's own frames are never refused;
-    /// when the machine's own answers to peer input (error responses) alone reach this many
-    /// queued bytes, input is no longer consumed until they are taken. Application output
-    /// never stops input: two peers that both stopped reading on a full output could
-    /// deadlock. Default 1 MiB.
+    /// The output bound: bytes of queued output (not yet taken by
+    /// [`Connection::poll_transmit`]) at or above which the machine takes on no new work.
+    /// While the output is full:
+    ///
+    /// * application sends are refused with [`SendError::Backpressure`] (adapters hold them
+    ///   until [`Connection::can_send`]);
+    /// * inbound requests are *deferred* instead of dispatched: they are in flight (checked,
+    ///   counted, cancellable) but their [`Event::Request`] waits until the output drops below
+    ///   the bound; beyond [`Config::max_held_bytes`] of deferred frames, further requests are
+    ///   refused with `-32603` (`data.reason: "output queue full"`);
+    /// * responses are never refused (every request gets its one answer); adapters hold a
+    ///   handler's result until [`Connection::can_send`], so the queue exceeds the bound by at
+    ///   most one frame per running handler;
+    /// * input keeps being read: responses to our own requests, notifications (cancellations
+    ///   above all) and the deferred requests. Input stops only when the machine's *own*
+    ///   answers to peer input (error responses) reach this many bytes, when events are not
+    ///   drained, or behind a pending `initialize`, so two peers that both stall on a full
+    ///   output never deadlock: each still reads what the other is waiting for.
+    ///
+    /// Default 1 MiB.
     pub outbound_budget: usize,
     /// Queued events above which input is no longer consumed until the application drains
     /// [`Connection::poll_event`]. Default 1024.
     pub max_events: usize,
     /// Bytes of requests held behind a pending `initialize` above which input is no longer
-    /// consumed. Default 1 MiB.
+    /// consumed; also the bytes of requests deferred while the output is full above which
+    /// further requests are refused (see [`Config::outbound_budget`]). Default 1 MiB.
     pub max_held_bytes: usize,
     /// The wire id of the first outbound request; later ones count up. Default 1.
     pub first_outbound_id: i64,
@@ -140,6 +171,8 @@ struct InboundEntry {
     wire_id: RequestId,
     method: Option<Method>,
     cancelled: Option<CancelReason>,
+    /// Deferred (output full): the application has not been told of it yet.
+    deferred: bool,
     /// The grace deadline armed after a cancellation.
     grace: Option<Instant>,
     extra: InboundExtra,
@@ -201,6 +234,8 @@ pub struct Connection {
     next_inbound: u64,
     /// Requests held behind a pending `initialize`, with their raw frames.
     held: held::Held,
+    /// Requests deferred while the output is full.
+    deferred: deferred::Deferred,
     /// Outbound requests awaiting answers, by wire id.
     outbound: BTreeMap<i64, PendingOut>,
     next_outbound: i64,
@@ -229,6 +264,7 @@ impl Connection {
             by_wire: BTreeMap::new(),
             next_inbound: 0,
             held: held::Held::default(),
+            deferred: deferred::Deferred::default(),
             outbound: BTreeMap::new(),
             timers: BTreeSet::new(),
             init_caps: None,
@@ -289,6 +325,11 @@ impl Connection {
         self.out.len() < self.config.outbound_budget
     }
 
+    /// Inbound requests deferred because the output is full (see [`Config::outbound_budget`]).
+    pub fn deferred_requests(&self) -> usize {
+        self.deferred.len()
+    }
+
     /// Whether [`handle_input`](Self::handle_input) currently consumes bytes. It stops when
     /// the event queue, the machine's own queued answers to peer input, or the held requests
     /// reach their bounds, until the application drains them.
@@ -316,6 +357,7 @@ impl Connection {
         const ENTRY: usize = 128;
         self.out.capacity()
             + self.held.bytes()
+            + self.deferred.bytes()
             + self.framer.buffered()
             + (self.inbound.len() + self.outbound.len() + self.timers.len() + self.events.len()) * ENTRY
             + self.turns.len() * ENTRY
@@ -344,10 +386,16 @@ impl Connection {
         n
     }
 
-    /// The next event, in order.
+    /// The next event, in order. Once the queue is empty and the output is below the bound,
+    /// the requests deferred while it was full come out, in arrival order: events queued while
+    /// they waited (notifications, outcomes) may have overtaken them; requests never overtake
+    /// each other.
     #[must_use]
     pub fn poll_event(&mut self) -> Option<Event> {
-        self.events.pop_front()
+        if let Some(event) = self.events.pop_front() {
+            return Some(event);
+        }
+        self.release_deferred()
     }
 
     /// The earliest deadline, when [`handle_timeout`](Self::handle_timeout) has work to do.
@@ -445,11 +493,15 @@ impl Connection {
         for (id, _) in std::mem::take(&mut self.outbound) {
             self.push_event(Event::Outcome { id: OutboundId(id), outcome: Outcome::ConnectionClosed });
         }
-        for (key, _) in std::mem::take(&mut self.inbound) {
-            self.push_event(Event::Cancelled { id: InboundId(key), reason: CancelReason::ConnectionClosed });
+        for (key, entry) in std::mem::take(&mut self.inbound) {
+            // A deferred request never reached the application: nothing to tell it.
+            if !entry.deferred {
+                self.push_event(Event::Cancelled { id: InboundId(key), reason: CancelReason::ConnectionClosed });
+            }
         }
         self.by_wire.clear();
         self.held.clear();
+        self.deferred.clear();
         self.timers.clear();
         self.turns = turns::Turns::default();
         self.phase = Phase::Closed;

@@ -269,6 +269,12 @@ impl Connection {
     /// Agent: `session/cancel` from the client.
     pub(super) fn agent_session_cancel(&mut self, session: &SessionId) {
         let Some(&key) = self.turns.running.get(session) else { return };
+        if self.inbound.get(&key).is_some_and(|e| e.deferred) {
+            // The application never saw the prompt (the output was full): the machine answers
+            // it, and nothing the application started is touched.
+            self.answer(key, Ok(super::inbound::cancelled_prompt(None)));
+            return;
+        }
         if !self.turns.cancelling.insert(session.clone()) {
             return;
         }
@@ -311,9 +317,12 @@ impl Connection {
         }
         let asks = self.turns.permission_asks.get(session).cloned().unwrap_or_default();
         for key in &asks {
+            let seen = self.inbound.get(key).is_some_and(|e| !e.deferred);
             let outcome = RequestPermissionResponse::new(RequestPermissionOutcome::Cancelled);
             self.answer(*key, Ok(outcome.into()));
-            self.push_event(Event::Cancelled { id: InboundId(*key), reason: CancelReason::TurnCancelled });
+            if seen {
+                self.push_event(Event::Cancelled { id: InboundId(*key), reason: CancelReason::TurnCancelled });
+            }
         }
         Ok(asks.len())
     }

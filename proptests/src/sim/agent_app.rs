@@ -112,7 +112,9 @@ impl<C: Chooser> Sim<'_, C> {
             Ok(Response::Agent(AgentResponse::NewSession(n))) => Some(n.session_id.as_str().to_owned()),
             _ => None,
         };
+        let before = self.agent.conn.bytes_queued();
         let r = self.agent.conn.respond(now, pending.id, result);
+        self.agent.note_app_output(before);
         self.log(format!("agent completes r{label} -> {r:?}"));
         if pending.method == Some(Method::Prompt) {
             self.agent_turns.retain(|_, t| t.id != pending.id);
@@ -140,7 +142,12 @@ impl<C: Chooser> Sim<'_, C> {
         match self.c.below(6) {
             0..=2 => self.agent_update(),
             3 => self.agent_permission(),
-            4 => self.agent_client_call(),
+            4 => {
+                // Sometimes a burst: several answers then race for the client's output.
+                for _ in 0..1 + self.c.below(4) {
+                    self.agent_client_call();
+                }
+            }
             _ => {
                 let label = self.label();
                 let ext = AgentRequest::Ext(acp_proto::ext::ExtRequest::new("_sim/echo", json!({"label": label})));
@@ -164,7 +171,9 @@ impl<C: Chooser> Sim<'_, C> {
             ("never-announced".to_owned(), "u-:0".to_owned(), false)
         };
         let update = SessionUpdate::AgentMessageChunk(ContentChunk::new(ContentBlock::Text(TextContent::new(text))));
+        let before = self.agent.conn.bytes_queued();
         let r = self.agent.conn.send_notification(self.now, SessionNotification::new(session.as_str(), update));
+        self.agent.note_app_output(before);
         self.log(format!("agent update {session} -> {r:?}"));
         let known = self.agent.sessions.contains(&session);
         match r {
@@ -223,7 +232,9 @@ impl<C: Chooser> Sim<'_, C> {
             }
             _ => true,
         };
+        let before = self.agent.conn.bytes_queued();
         let r = self.agent.conn.send_request(self.now, request, deadline);
+        self.agent.note_app_output(before);
         self.log(format!("agent send {method:?} r{label} -> {r:?}"));
         match r {
             Ok(id) => {

@@ -8,7 +8,7 @@ use acp_proto::{
 };
 use serde_json::json;
 
-use super::{Chooser, Out, Pending, Sim, label_of};
+use super::{BIG_ANSWER, Chooser, Out, Pending, Sim, label_of};
 
 /// The client's view of a prompt turn it has open.
 #[derive(Debug, Clone)]
@@ -67,7 +67,9 @@ impl<C: Chooser> Sim<'_, C> {
                     "_sim/note",
                     json!({"label": label}),
                 )));
+                let before = self.client.conn.bytes_queued();
                 let r = self.client.conn.send_notification(now, n);
+                self.client.note_app_output(before);
                 self.log(format!("client note -> {r:?}"));
                 if self.client.conn.is_ready() {
                     assert!(matches!(r, Ok(()) | Err(SendError::Backpressure { .. })), "{r:?}");
@@ -81,7 +83,9 @@ impl<C: Chooser> Sim<'_, C> {
         };
         let method = request.method();
         let open_turn = session.as_ref().is_some_and(|s| self.client_turns.contains_key(s));
+        let before = self.client.conn.bytes_queued();
         let result = self.client.conn.send_request(now, request, deadline);
+        self.client.note_app_output(before);
         self.log(format!("client send {method:?} r{label} -> {result:?}"));
         match result {
             Ok(id) => {
@@ -216,7 +220,9 @@ impl<C: Chooser> Sim<'_, C> {
                     0 => PermissionAnswer::Cancelled,
                     _ => PermissionAnswer::Selected(self.c.pick(&p.options).option_id.clone()),
                 };
+                let before = self.client.conn.bytes_queued();
                 let r = self.client.conn.answer_permission(now, pending.id, answer.clone());
+                self.client.note_app_output(before);
                 self.log(format!("client answers permission r{label} {answer:?} -> {r:?}"));
                 if r == Ok(Completion::Sent) {
                     let tag = match answer {
@@ -230,7 +236,9 @@ impl<C: Chooser> Sim<'_, C> {
             }
             _ if self.c.chance(1, 8) => (Err(RpcError::internal_error("handler panicked")), Err(-32603)),
             Request::Agent(AgentRequest::ReadTextFile(_)) => {
-                (Ok(ReadTextFileResponse::new(format!("c{label}")).into()), Ok(None))
+                // Some files are big: answers alone can fill the output (invariant 11).
+                let pad = if self.c.chance(1, 3) { BIG_ANSWER } else { 0 };
+                (Ok(ReadTextFileResponse::new(format!("c{label}{}", " ".repeat(pad))).into()), Ok(None))
             }
             Request::Agent(AgentRequest::WriteTextFile(_)) => (Ok(WriteTextFileResponse::default().into()), Ok(None)),
             Request::Agent(AgentRequest::CreateTerminal(_)) => {
@@ -241,7 +249,9 @@ impl<C: Chooser> Sim<'_, C> {
             }
             _ => (Err(RpcError::method_not_found(pending.request.wire())), Err(-32601)),
         };
+        let before = self.client.conn.bytes_queued();
         let r = self.client.conn.respond(now, pending.id, result);
+        self.client.note_app_output(before);
         self.log(format!("client completes r{label} -> {r:?}"));
         match r {
             Ok(Completion::Sent) => self.model.replies.entry(label).or_default().push(reply),
@@ -305,9 +315,14 @@ impl<C: Chooser> Sim<'_, C> {
         match response {
             Response::Agent(AgentResponse::Prompt(p)) => {
                 let stop = p.stop_reason.as_str().to_owned();
+                // A prompt deferred by the agent (its output was full) and cancelled before it
+                // was dispatched is answered `cancelled` by the agent's machine itself.
+                let cancelled_while_deferred = stop == "cancelled"
+                    && !self.model.dispatched.contains(&label)
+                    && out.session.as_ref().is_some_and(|s| self.client_cancelled_sessions.contains(s));
                 if self.model.session_cancelled.contains(&label) {
                     assert_eq!(stop, "cancelled", "a turn cancelled by session/cancel ended {stop}");
-                } else {
+                } else if !cancelled_while_deferred {
                     assert!(
                         replies.contains(&Ok(Some(stop.clone()))),
                         "turn r{label} ended {stop}, replies {replies:?}"

@@ -12,6 +12,8 @@
 //! * cancel (`session/cancel`, a local cancel that sends `$/cancel_request`);
 //! * advance time to the earliest deadline or handler ready time, only when no byte is
 //!   deliverable;
+//! * stall or resume the reader of a pipe (its writer then stops taking output once the pipe
+//!   holds [`SimConfig::pipe_capacity`] bytes);
 //! * inject a fault: a garbage line, an oversize line, a copy of a request still in flight
 //!   (duplicate id), a raw request with a string id, or EOF on one side.
 //!
@@ -36,6 +38,11 @@
 //! 8. No event after `Closed`; `Closed` at most once.
 //! 9. After `handle_timeout(now)` and a drain, `poll_timeout()` is `None` or later than `now`.
 //! 10. Each machine's memory estimate stays under a fixed bound.
+//! 11. Queued output stays within the output bound: the applications send and answer only
+//!     while `can_send()` (as the adapters do) and the readers of both pipes stall at random,
+//!     so outputs fill often; each machine's queue never exceeds twice (the bound + one frame)
+//!     (the application's share and the machine's own answers) plus one small frame per
+//!     request in flight, and after the readers resume everything is answered (settling).
 
 mod agent_app;
 pub mod chooser;
@@ -60,17 +67,24 @@ pub struct SimConfig {
     pub max_frame_len: usize,
     /// Bound on each machine's memory estimate.
     pub memory_bound: usize,
+    /// Bytes a pipe holds before the writing side stops taking its machine's output (an
+    /// adapter writes one batch at a time into a full pipe and waits).
+    pub pipe_capacity: usize,
 }
 
 impl Default for SimConfig {
     fn default() -> Self {
-        SimConfig { steps: 200, max_frame_len: 8 * 1024, memory_bound: 4 << 20 }
+        SimConfig { steps: 200, max_frame_len: 8 * 1024, memory_bound: 4 << 20, pipe_capacity: 512 }
     }
 }
 
 /// What a finished run did.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Summary {
+    /// The most output bytes either machine held queued after a step.
+    pub peak_queued: usize,
+    /// Times either machine deferred new work because its output was full.
+    pub output_pauses: u64,
     /// Steps taken.
     pub steps: usize,
     /// Frames emitted by both sides.
@@ -82,6 +96,13 @@ pub struct Summary {
     /// A hash of the trace, for the determinism test.
     pub trace_hash: u64,
 }
+
+/// Each machine's output bound (`Config::outbound_budget`): small, so that stalled readers fill
+/// it often.
+const OUTPUT_BOUND: usize = 2048;
+
+/// Padding of the big `fs/read_text_file` answers of the client application.
+const BIG_ANSWER: usize = 3000;
 
 /// A byte pipe from one process to the other.
 #[derive(Debug, Default)]
@@ -125,6 +146,8 @@ struct Peer {
     sessions: Vec<String>,
     /// The peer's advertised capabilities after the handshake.
     peer_caps: Option<Value>,
+    /// Bytes the application queued (sends and answers) since its output was last taken.
+    app_queued: usize,
 }
 
 impl Peer {
@@ -133,7 +156,7 @@ impl Peer {
         c.max_frame_len = config.max_frame_len;
         c.max_inbound = 16;
         c.max_pending_outbound = 32;
-        c.outbound_budget = 64 * 1024;
+        c.outbound_budget = OUTPUT_BOUND;
         c.max_events = 64;
         c.max_held_bytes = 16 * 1024;
         c.cancel_grace = Duration::from_millis(300);
@@ -150,7 +173,13 @@ impl Peer {
             outstanding: BTreeMap::new(),
             sessions: Vec::new(),
             peer_caps: None,
+            app_queued: 0,
         }
+    }
+
+    /// Counts what an application call queued (`before`: the bytes queued before it).
+    fn note_app_output(&mut self, before: usize) {
+        self.app_queued += self.conn.bytes_queued().saturating_sub(before);
     }
 }
 
@@ -184,6 +213,8 @@ pub struct Sim<'t, C: Chooser> {
     client: Peer,
     /// `pipes[0]`: client → agent; `pipes[1]`: agent → client.
     pipes: [Pipe; 2],
+    /// The reader of each pipe has stopped reading for a while (a stalled peer).
+    stalled: [bool; 2],
     model: Model,
     next_label: u64,
     /// Recent request frames of the client (prompts excepted), for duplicate-id faults.
@@ -231,6 +262,7 @@ impl<'t, C: Chooser> Sim<'t, C> {
             config,
             now,
             pipes: [Pipe::default(), Pipe::default()],
+            stalled: [false, false],
             model: Model::default(),
             next_label: 1,
             recent_requests: VecDeque::new(),
@@ -278,19 +310,21 @@ impl<'t, C: Chooser> Sim<'t, C> {
         }
         self.summary.trace_hash = h;
         self.summary.frames = self.agent.wire.frames_emitted + self.client.wire.frames_emitted;
+        self.summary.output_pauses = self.agent.conn.stats().output_pauses + self.client.conn.stats().output_pauses;
         self.summary.clone()
     }
 
     fn deliverable(&self, pipe: usize) -> bool {
         let receiver_closed = if pipe == 0 { self.agent.closed } else { self.client.closed };
         let p = &self.pipes[pipe];
-        !receiver_closed && (!p.bytes.is_empty() || (p.writer_closed && !p.eof_delivered))
+        !receiver_closed && !self.stalled[pipe] && (!p.bytes.is_empty() || (p.writer_closed && !p.eof_delivered))
     }
 
     fn step(&mut self) {
         let deliver = [self.deliverable(0), self.deliverable(1)];
-        // Weighted actions: deliver, complete, client start, agent start, cancel, advance, fault.
-        let mut weights = [(0u8, 0usize), (1, 3), (2, 3), (3, 3), (4, 1), (5, 0), (6, 1)];
+        // Weighted actions: deliver, complete, client start, agent start, cancel, advance, fault,
+        // a reader stalls or resumes.
+        let mut weights = [(0u8, 0usize), (1, 3), (2, 3), (3, 3), (4, 1), (5, 0), (6, 1), (7, 1)];
         if deliver[0] || deliver[1] {
             weights[0].1 = 9;
         } else {
@@ -322,10 +356,18 @@ impl<'t, C: Chooser> Sim<'t, C> {
             3 => self.agent_start(),
             4 => self.cancel_something(),
             5 => self.advance_time(),
-            _ => self.fault(),
+            6 => self.fault(),
+            _ => self.toggle_stall(),
         }
         self.drain();
         self.check_step();
+    }
+
+    /// The reader of a pipe stops reading, or resumes.
+    fn toggle_stall(&mut self) {
+        let pipe = self.c.below(2);
+        self.stalled[pipe] = !self.stalled[pipe];
+        self.log(format!("pipe {pipe} reader {}", if self.stalled[pipe] { "stalls" } else { "resumes" }));
     }
 
     /// Delivers a chunk of a pipe (or its EOF) to the receiver.
@@ -363,12 +405,19 @@ impl<'t, C: Chooser> Sim<'t, C> {
             let mut moved = false;
             for side in [Side::Agent, Side::Client] {
                 let mut buf = Vec::new();
+                let pipe = if side == Side::Client { 0 } else { 1 };
+                // Like an adapter: the next batch is taken only once the pipe has room (or can
+                // never be read: then writes fail and the output is dropped).
+                let receiver_closed = if side == Side::Client { self.agent.closed } else { self.client.closed };
+                let p = &self.pipes[pipe];
+                let room = p.writer_closed || receiver_closed || p.bytes.len() < self.config.pipe_capacity;
                 let peer = self.peer(side);
-                let _ = peer.conn.poll_transmit(&mut buf);
+                if room && peer.conn.poll_transmit(&mut buf) > 0 {
+                    peer.app_queued = 0;
+                }
                 if !buf.is_empty() {
                     moved = true;
                     peer.wire.emitted(&buf, side == Side::Agent);
-                    let pipe = if side == Side::Client { 0 } else { 1 };
                     if side == Side::Client {
                         for f in buf.split(|b| *b == b'\n') {
                             let is_request =
@@ -382,7 +431,7 @@ impl<'t, C: Chooser> Sim<'t, C> {
                             }
                         }
                     }
-                    if !self.pipes[pipe].writer_closed {
+                    if !self.pipes[pipe].writer_closed && !receiver_closed {
                         self.pipes[pipe].bytes.extend(buf);
                     }
                 }
@@ -414,12 +463,29 @@ impl<'t, C: Chooser> Sim<'t, C> {
     fn check_step(&mut self) {
         for side in [Side::Agent, Side::Client] {
             let bound = self.config.memory_bound;
+            // The largest frame the applications queue (a big answer) or the machine answers
+            // with (an error naming an oversize frame).
+            let frame = BIG_ANSWER + 512;
             let peer = self.peer(side);
             let mem = peer.conn.memory_estimate();
             assert!(mem < bound, "{side:?}: memory estimate {mem} over the bound {bound}");
+            // Invariant 11: the application sends and answers only while `can_send()`, so its
+            // frames exceed the output bound by at most one (plus the answers to requests held
+            // behind `initialize`, which its answer releases)...
+            let app = peer.app_queued;
+            let app_limit = OUTPUT_BOUND + frame;
+            assert!(app <= app_limit, "{side:?}: the application queued {app} bytes, over {app_limit}");
+            // ...the machine's own answers to peer input stop input once they alone reach it
+            // (one frame over, too); the rest of the machine's frames (cancel-request
+            // notifications, the answers to cancelled requests) are one per request in flight.
+            let queued = peer.conn.bytes_queued();
+            let per_request = 128 * (peer.conn.config().max_inbound + peer.conn.config().max_pending_outbound);
+            let limit = app_limit + OUTPUT_BOUND + frame + per_request;
+            assert!(queued <= limit, "{side:?}: {queued} bytes queued, over {limit}");
             if peer.closed {
                 assert!(peer.outstanding.is_empty(), "{side:?}: closed with outcomes missing");
             }
+            self.summary.peak_queued = self.summary.peak_queued.max(queued);
         }
         self.summary.checks += 2;
     }
@@ -458,10 +524,12 @@ impl<'t, C: Chooser> Sim<'t, C> {
                     Side::Agent => &self.agent,
                     Side::Client => &self.client,
                 };
+                // An adapter holds a finished handler's answer while the output is full.
+                let room = p.conn.can_send() || p.conn.is_closed();
                 p.handlers
                     .iter()
                     .enumerate()
-                    .filter(move |(_, h)| h.ready_at <= now)
+                    .filter(move |(_, h)| room && h.ready_at <= now)
                     .map(move |(i, _)| (s, i))
                     .collect::<Vec<_>>()
             })
@@ -555,11 +623,18 @@ impl<'t, C: Chooser> Sim<'t, C> {
     /// Stops making new work, then delivers everything, completes every handler and fires
     /// every deadline until nothing is left; then checks the final accounting.
     fn settle(&mut self) {
+        self.stalled = [false, false];
         for round in 0.. {
             assert!(round < 10_000, "the run did not settle");
             if self.deliverable(0) || self.deliverable(1) {
-                let pipe = if self.deliverable(0) { 0 } else { 1 };
-                self.deliver(pipe);
+                // Both readers read: one that cannot take input now (its own answers wait in a
+                // full pipe) must not starve the other.
+                for pipe in [0, 1] {
+                    if self.deliverable(pipe) {
+                        self.deliver(pipe);
+                        self.drain();
+                    }
+                }
             } else if !self.agent.handlers.is_empty() || !self.client.handlers.is_empty() {
                 for h in self.agent.handlers.iter_mut().chain(self.client.handlers.iter_mut()) {
                     h.ready_at = h.ready_at.min(self.now);
