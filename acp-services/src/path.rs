@@ -36,6 +36,8 @@ use std::ffi::OsString;
 use std::fs::{self, Metadata};
 use std::io;
 use std::path::{Component, Path, PathBuf};
+#[cfg(unix)]
+use std::{os::fd::OwnedFd, sync::Arc};
 
 use crate::error::{ErrorKind, Failure};
 
@@ -45,11 +47,28 @@ pub(crate) const MAX_PATH_BYTES: usize = 16 * 1024;
 /// The Linux `MAXSYMLINKS`: how many symbolic links one resolution may follow by default.
 pub(crate) const DEFAULT_MAX_HOPS: usize = 40;
 
-/// One allowed root, in the spelling it was configured with and as the OS resolves it.
+/// One allowed root, in the spelling it was configured with and as the OS resolves it, and
+/// (on Unix) a descriptor of the directory itself, opened once: every file operation is made
+/// relative to it, so the kernel, not a path, decides what lies beneath the root.
 #[derive(Debug, Clone)]
 struct Root {
     configured: PathBuf,
     canonical: PathBuf,
+    #[cfg(unix)]
+    dir: Arc<OwnedFd>,
+}
+
+/// A resolved path split into the root it lies under and the part below that root.
+#[derive(Debug)]
+pub(crate) struct Located<'a> {
+    /// The root's directory.
+    #[cfg(unix)]
+    pub(crate) dir: &'a OwnedFd,
+    /// The root's canonical path.
+    #[cfg_attr(unix, allow(dead_code))]
+    pub(crate) root: &'a Path,
+    /// The path below the root: only normal components (empty for the root itself).
+    pub(crate) below: &'a Path,
 }
 
 /// A set of allowed roots and the resolver confining paths to them.
@@ -93,7 +112,14 @@ impl Roots {
                     format!("root `{}` is not a directory", root.display()),
                 ));
             }
-            out.push(Root { configured: lexical(root), canonical });
+            #[cfg(unix)]
+            let dir = Arc::new(crate::fs::open_root(&canonical)?);
+            out.push(Root {
+                configured: lexical(root),
+                canonical,
+                #[cfg(unix)]
+                dir,
+            });
         }
         Ok(Roots { roots: out, max_hops })
     }
@@ -101,6 +127,25 @@ impl Roots {
     /// The roots, canonicalized.
     pub(crate) fn canonical(&self) -> impl Iterator<Item = &Path> {
         self.roots.iter().map(|r| r.canonical.as_path())
+    }
+
+    /// The root `path` (a [`Resolved::path`]) lies under, and the rest of it. When roots nest,
+    /// the deepest one is used.
+    pub(crate) fn locate<'a>(&'a self, path: &'a Path) -> Option<Located<'a>> {
+        let under = |r: &'a Root, base: &'a Path| {
+            path.strip_prefix(base).ok().map(|below| (base.components().count(), r, base, below))
+        };
+        let (_, root, base, below) = self
+            .roots
+            .iter()
+            .filter_map(|r| under(r, &r.canonical).or_else(|| under(r, &r.configured)))
+            .max_by_key(|(depth, ..)| *depth)?;
+        Some(Located {
+            #[cfg(unix)]
+            dir: &root.dir,
+            root: base,
+            below,
+        })
     }
 
     fn inside(&self, path: &Path) -> bool {
@@ -356,7 +401,7 @@ mod tests {
     #[test]
     fn lexical_check_runs_before_the_walk() {
         // No root exists under `/nonexistent`, but the lexical check needs no system call.
-        let roots = Roots { roots: vec![Root { configured: "/r".into(), canonical: "/r".into() }], max_hops: 40 };
+        let roots = Roots { roots: vec![Root { configured: "/r".into(), canonical: "/r".into(), dir: Arc::new(crate::fs::open_root(Path::new("/")).unwrap()) }], max_hops: 40 };
         let kind = |p: &str| roots.resolve(p).err().map(|f| f.kind);
         assert_eq!(kind("/r/../etc/passwd"), Some(ErrorKind::PathTraversal));
         assert_eq!(kind("/r/a/../../x"), Some(ErrorKind::PathTraversal));
