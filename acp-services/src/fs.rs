@@ -196,7 +196,11 @@ impl FsSandbox {
             }
         }
         if resolved.missing > 1 && !self.config.create_parent_dirs {
-            return Err(Failure::at(ErrorKind::NotFound, raw, format!("the parent directory of `{raw}` does not exist")));
+            return Err(Failure::at(
+                ErrorKind::NotFound,
+                raw,
+                format!("the parent directory of `{raw}` does not exist"),
+            ));
         }
         self.write_resolved(raw, &resolved, content)
     }

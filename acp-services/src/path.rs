@@ -237,8 +237,14 @@ impl Roots {
                                         format!("resolving `{raw}` follows more than {} symbolic links", self.max_hops),
                                     ));
                                 }
-                                let target =
-                                    fs::read_link(&candidate).map_err(|e| Failure::io(raw, "reading the link", &e))?;
+                                let target = fs::read_link(&candidate).map_err(|e| {
+                                    if e.kind() == io::ErrorKind::InvalidInput {
+                                        // No longer a link: replaced since the `lstat` above.
+                                        changed(raw)
+                                    } else {
+                                        Failure::io(raw, "reading the link", &e)
+                                    }
+                                })?;
                                 if looks_foreign_absolute(&target) {
                                     return Err(escape(true, &target));
                                 }
@@ -269,9 +275,7 @@ impl Roots {
         }
         let meta = if missing == 0 {
             match fs::symlink_metadata(&here) {
-                Ok(meta) if meta.file_type().is_symlink() => {
-                    return Err(Failure::at(ErrorKind::SymlinkEscape, raw, format!("`{raw}` changed while resolving")));
-                }
+                Ok(meta) if meta.file_type().is_symlink() => return Err(changed(raw)),
                 Ok(meta) => Some(meta),
                 Err(e) if e.kind() == io::ErrorKind::NotFound => {
                     missing = 1;
@@ -284,6 +288,11 @@ impl Roots {
         };
         Ok(Resolved { path: here, meta, missing })
     }
+}
+
+/// The refusal when the tree changes under the walk.
+fn changed(raw: &str) -> Failure {
+    Failure::at(ErrorKind::SymlinkEscape, raw, format!("`{raw}` changed while resolving"))
 }
 
 /// One component still to visit.
@@ -401,7 +410,14 @@ mod tests {
     #[test]
     fn lexical_check_runs_before_the_walk() {
         // No root exists under `/nonexistent`, but the lexical check needs no system call.
-        let roots = Roots { roots: vec![Root { configured: "/r".into(), canonical: "/r".into(), dir: Arc::new(crate::fs::open_root(Path::new("/")).unwrap()) }], max_hops: 40 };
+        let roots = Roots {
+            roots: vec![Root {
+                configured: "/r".into(),
+                canonical: "/r".into(),
+                dir: Arc::new(crate::fs::open_root(Path::new("/")).unwrap()),
+            }],
+            max_hops: 40,
+        };
         let kind = |p: &str| roots.resolve(p).err().map(|f| f.kind);
         assert_eq!(kind("/r/../etc/passwd"), Some(ErrorKind::PathTraversal));
         assert_eq!(kind("/r/a/../../x"), Some(ErrorKind::PathTraversal));

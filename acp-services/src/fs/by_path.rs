@@ -28,7 +28,8 @@ pub(crate) fn open_regular(at: &Located<'_>, raw: &str, _allow_hard_links: bool)
 pub(crate) fn replace(at: &Located<'_>, raw: &str, missing: usize, content: &[u8]) -> Result<(), Failure> {
     static COUNTER: AtomicU64 = AtomicU64::new(0);
     let target = at.root.join(at.below);
-    let dir = target.parent().ok_or_else(|| Failure::at(ErrorKind::IsADirectory, raw, format!("`{raw}` is a directory")))?;
+    let dir =
+        target.parent().ok_or_else(|| Failure::at(ErrorKind::IsADirectory, raw, format!("`{raw}` is a directory")))?;
     if missing > 1 {
         fs::create_dir_all(dir).map_err(|e| Failure::io(raw, "creating the parent directories of", &e))?;
     }

@@ -144,7 +144,9 @@ fn check_regular(raw: &str, stat: &Stat) -> Result<(), Failure> {
     match FileType::from_raw_mode(stat.st_mode) {
         FileType::RegularFile => Ok(()),
         FileType::Directory => Err(Failure::at(ErrorKind::IsADirectory, raw, format!("`{raw}` is a directory"))),
-        FileType::Symlink => Err(Failure::at(ErrorKind::SymlinkEscape, raw, format!("`{raw}` changed while resolving"))),
+        FileType::Symlink => {
+            Err(Failure::at(ErrorKind::SymlinkEscape, raw, format!("`{raw}` changed while resolving")))
+        }
         _ => Err(Failure::at(ErrorKind::NotAFile, raw, format!("`{raw}` is not a regular file"))),
     }
 }
@@ -181,7 +183,8 @@ pub(crate) fn replace(at: &Located<'_>, raw: &str, missing: usize, content: &[u8
     let to_create = missing.saturating_sub(1).min(parents.len());
     let (existing, new) = parents.split_at(parents.len() - to_create);
     let existing: PathBuf = existing.iter().collect();
-    let mut dir = open_beneath(root_dir(at), &existing, DIR).map_err(|e| failure(raw, "opening the directory of", e))?;
+    let mut dir =
+        open_beneath(root_dir(at), &existing, DIR).map_err(|e| failure(raw, "opening the directory of", e))?;
     for part in new {
         dir = make_dir(dir.as_fd(), part).map_err(|e| failure(raw, "creating the parent directories of", e))?;
     }
