@@ -137,7 +137,7 @@ fn swapping_a_directory_for_a_link_out_never_leaks_nor_escapes() {
     let path = |rel: &str| format!("{}/{rel}", root.display());
 
     let attacker = Attacker::start(root.join("d"), root.join("s"));
-    let (mut served, mut refused) = (0, 0);
+    let (mut served, mut refused) = (0, std::collections::BTreeMap::new());
     for i in 0..OPERATIONS {
         let result = match i % 4 {
             0 | 1 => read(&sandbox, &path("d/f")).map(|text| {
@@ -150,15 +150,15 @@ fn swapping_a_directory_for_a_link_out_never_leaks_nor_escapes() {
         match result {
             Ok(()) => served += 1,
             Err(e) => {
+                // Which refusal depends on where the exchange falls; none may carry the secret.
                 assert!(!format!("{e:?}").contains("SECRET"), "{e:?}");
-                assert_eq!(e.code.0, -32602, "{e:?}");
-                refused += 1;
+                *refused.entry(kind(&e).unwrap_or_default()).or_insert(0) += 1;
             }
         }
     }
     let swaps = attacker.stop();
-    println!("{swaps} exchanges; {served} requests served, {refused} refused");
-    assert!(refused > 0, "the race never happened ({swaps} exchanges)");
+    println!("{swaps} exchanges; {served} requests served, refused: {refused:?}");
+    assert!(!refused.is_empty(), "the race never happened ({swaps} exchanges)");
     assert_eq!(entries(&outside), ["f"], "something was created outside the root");
     assert_eq!(fs::read_to_string(outside.join("f")).unwrap(), "TOP SECRET");
     let strays: Vec<_> = all_paths(&root).into_iter().filter(|p| p.to_string_lossy().contains(".acp-write-")).collect();
