@@ -14,6 +14,8 @@ use crate::path::{DEFAULT_MAX_HOPS, Located, Resolved, Roots};
 mod by_path;
 #[cfg(unix)]
 mod fd;
+#[cfg(all(test, unix))]
+mod race_tests;
 
 #[cfg(not(unix))]
 use by_path::{open_regular, replace};

@@ -173,7 +173,7 @@ fn a_fifo_swapped_in_never_blocks_a_read() {
     let root = outer.path().join("root");
     fs::create_dir_all(&root).unwrap();
     fs::write(root.join("f"), "text").unwrap();
-    rustix::fs::mknodat(CWD, &root.join("p"), FileType::Fifo, Mode::from_raw_mode(0o600), 0).expect("mkfifo");
+    rustix::fs::mknodat(CWD, root.join("p"), FileType::Fifo, Mode::from_raw_mode(0o600), 0).expect("mkfifo");
     let sandbox = FsSandbox::new([&root]).unwrap();
     let target = format!("{}/f", root.display());
 
@@ -213,7 +213,7 @@ fn a_fifo_swapped_in_never_blocks_a_read() {
 #[test]
 fn a_fifo_is_refused_without_blocking() {
     let dir = TempDir::new("fifo-direct");
-    rustix::fs::mknodat(CWD, &dir.path().join("fifo"), FileType::Fifo, Mode::from_raw_mode(0o600), 0).expect("mkfifo");
+    rustix::fs::mknodat(CWD, dir.path().join("fifo"), FileType::Fifo, Mode::from_raw_mode(0o600), 0).expect("mkfifo");
     symlink("fifo", dir.path().join("link")).unwrap();
     let sandbox = FsSandbox::new([dir.path()]).unwrap();
     let fifos = [dir.path().join("fifo")];
@@ -235,7 +235,7 @@ fn a_fifo_is_refused_without_blocking() {
     assert_eq!(kinds, [(); 4].map(|()| Some("not_a_file".to_owned())));
     // The FIFO is still a FIFO: the write did not replace it.
     assert!(
-        rustix::fs::stat(&dir.path().join("fifo")).map(|s| FileType::from_raw_mode(s.st_mode)).unwrap()
+        rustix::fs::stat(dir.path().join("fifo")).map(|s| FileType::from_raw_mode(s.st_mode)).unwrap()
             == FileType::Fifo
     );
 }

@@ -62,7 +62,7 @@ pub(crate) fn open_beneath(dir: BorrowedFd<'_>, below: &Path, flags: OFlags) -> 
 
 /// `openat2` where the kernel has it (Linux 5.6).
 #[cfg(any(target_os = "linux", target_os = "android"))]
-mod openat2 {
+pub(crate) mod openat2 {
     use std::os::fd::{BorrowedFd, OwnedFd};
     use std::path::Path;
     use std::sync::atomic::{AtomicBool, Ordering};
@@ -75,7 +75,17 @@ mod openat2 {
     /// How often a lookup disturbed by a concurrent rename (`EAGAIN`) is retried.
     const RETRIES: usize = 16;
 
+    #[cfg(test)]
+    thread_local! {
+        /// Makes this thread take the fallback walk, as on a kernel without `openat2`.
+        pub(crate) static FORCE_WALK: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    }
+
     pub(super) fn available() -> bool {
+        #[cfg(test)]
+        if FORCE_WALK.with(std::cell::Cell::get) {
+            return false;
+        }
         !MISSING.load(Ordering::Relaxed)
     }
 
@@ -88,7 +98,9 @@ mod openat2 {
         let resolve = ResolveFlags::BENEATH | ResolveFlags::NO_MAGICLINKS | ResolveFlags::NO_SYMLINKS;
         let mut tries = 0;
         loop {
-            match rustix::fs::openat2(dir, path, flags | OFlags::NOFOLLOW, Mode::empty(), resolve) {
+            // No O_NOFOLLOW: with O_PATH it would open a final link itself, where
+            // RESOLVE_NO_SYMLINKS refuses it (ELOOP) like every other link.
+            match rustix::fs::openat2(dir, path, flags, Mode::empty(), resolve) {
                 Err(Errno::AGAIN) if tries < RETRIES => tries += 1,
                 done => return done,
             }
@@ -101,16 +113,30 @@ mod openat2 {
 pub(crate) fn walk_beneath(dir: BorrowedFd<'_>, below: &Path, flags: OFlags) -> Result<OwnedFd, Errno> {
     let names = names(below)?;
     let Some((last, parents)) = names.split_last() else {
-        return rustix::fs::openat(dir, ".", flags | OFlags::NOFOLLOW, Mode::empty());
+        return rustix::fs::openat(dir, ".", flags, Mode::empty());
     };
     let mut here: Option<OwnedFd> = None;
     for name in parents {
         let at = here.as_ref().map_or(dir, AsFd::as_fd);
-        let next = rustix::fs::openat(at, *name, DIR | OFlags::NOFOLLOW, Mode::empty())?;
+        let next = open_no_follow(at, name, DIR)?;
         here = Some(next);
     }
     let at = here.as_ref().map_or(dir, AsFd::as_fd);
-    rustix::fs::openat(at, *last, flags | OFlags::NOFOLLOW, Mode::empty())
+    open_no_follow(at, last, flags)
+}
+
+/// `openat(O_NOFOLLOW)`, failing with `ELOOP` on a link also where `O_DIRECTORY` (or
+/// `O_PATH`) would make it `ENOTDIR`.
+fn open_no_follow(dir: BorrowedFd<'_>, name: &OsStr, flags: OFlags) -> Result<OwnedFd, Errno> {
+    match rustix::fs::openat(dir, name, flags | OFlags::NOFOLLOW, Mode::empty()) {
+        Err(Errno::NOTDIR) if is_link(dir, name) => Err(Errno::LOOP),
+        done => done,
+    }
+}
+
+fn is_link(dir: BorrowedFd<'_>, name: &OsStr) -> bool {
+    rustix::fs::statat(dir, name, AtFlags::SYMLINK_NOFOLLOW)
+        .is_ok_and(|stat| FileType::from_raw_mode(stat.st_mode) == FileType::Symlink)
 }
 
 /// The components of a path below a root; anything but a plain name is refused.
@@ -197,7 +223,7 @@ fn make_dir(dir: BorrowedFd<'_>, name: &OsStr) -> Result<OwnedFd, Errno> {
         Ok(()) | Err(Errno::EXIST) => {}
         Err(e) => return Err(e),
     }
-    rustix::fs::openat(dir, name, DIR | OFlags::NOFOLLOW, Mode::empty())
+    open_no_follow(dir, name, DIR)
 }
 
 /// Writes `content` to a fresh file in `dir`, then renames it to `name` in the same `dir`.
