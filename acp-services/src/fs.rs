@@ -75,7 +75,10 @@ impl Default for FsConfig {
 ///   lines keep their terminators (`\n` or `\r\n`), so slices concatenate back into the file,
 ///   and a slice starting past the end is empty. The text returned must be UTF-8
 ///   (`not_utf8` otherwise; with `line`/`limit` only the slice is checked). Only regular
-///   files are read: a FIFO would block and a device never ends (`not_a_file`).
+///   files are read: a FIFO would block and a device never ends (`not_a_file`); the file is
+///   opened without blocking and checked on its descriptor, so one swapped in after the check
+///   is refused too. A file with several hard links is refused (`hard_link`) unless
+///   [`FsConfig::allow_hard_links`] is set.
 /// * Writes replace the whole file atomically: the content goes to a new temporary file in
 ///   the same directory, which is then renamed over the target. A reader never sees half a
 ///   file; a link is never followed at the last moment; and a hard link from inside a root
@@ -120,7 +123,9 @@ impl FsSandbox {
     }
 
     /// The canonical path `path` leads to (it may not exist yet), or the refusal. This is the
-    /// check both methods start with; a client can use it before showing a diff, say.
+    /// check both methods start with; a client can use it before showing a diff, say. (The
+    /// methods then reopen that path beneath its root's descriptor; a path is only ever a
+    /// snapshot, which this answer is too.)
     ///
     /// ```
     /// # let dir = std::env::temp_dir().join(format!("acp-services-doc-resolve-{}", std::process::id()));

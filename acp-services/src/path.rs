@@ -26,11 +26,27 @@
 //! relative name: the same tree may be served to a Windows client through a shared folder,
 //! and such a name in a link is never legitimate in a sandbox.
 //!
-//! What the walk cannot rule out is a concurrent change of the tree between the check and the
-//! use (a directory swapped for a link by another process). The services narrow that window
-//! (reads check that the opened file is the inode that was resolved; writes go through a fresh
-//! temporary file and a rename, which never follows a link) but a hostile local process that
-//! can write inside a root can still race them.
+//! The walk looks at the tree by path, so it decides *which* file a request means and *why* a
+//! request is refused, but it cannot by itself keep the access inside the roots: another
+//! process may change the tree after the walk looked (swap a directory for a link, a file for
+//! a FIFO or a hard link). Confinement is enforced by what the services do next, on
+//! descriptors (`crate::fs`'s `fd` module): each root is opened once, when the [`Roots`] are
+//! built ([`Located::dir`]), and the resolved path, which contained no link when it was
+//! checked, is reopened *beneath its root's descriptor* with every link refused:
+//! `openat2(RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS)` on Linux 5.6 and
+//! later, else one `openat(O_NOFOLLOW)` per component from the root's descriptor. A tree
+//! changed since the check makes the operation fail (`symlink_escape` for a link that
+//! appeared, `not_found` or `not_a_directory` for what went away); it can no longer make it
+//! touch anything outside the root. Races now only decide which in-root answer a request
+//! gets. A root renamed or replaced after the sandbox was built is still the directory
+//! opened then.
+//!
+//! A link from one root into another stays allowed, as before: the walk resolves it, and the
+//! result is reopened beneath the root it lands in ([`Roots::locate`]), never beneath the one
+//! the request named.
+//!
+//! On non-Unix systems the resolved path is reopened by name: there the check-then-use race
+//! described above remains.
 
 use std::ffi::OsString;
 use std::fs::{self, Metadata};
@@ -140,6 +156,8 @@ impl Roots {
             .iter()
             .filter_map(|r| under(r, &r.canonical).or_else(|| under(r, &r.configured)))
             .max_by_key(|(depth, ..)| *depth)?;
+        #[cfg(not(unix))]
+        let _ = root;
         Some(Located {
             #[cfg(unix)]
             dir: &root.dir,
@@ -187,17 +205,6 @@ impl Roots {
         let mut hops = 0usize;
         let mut entered = false;
         let mut followed = false;
-        let escape = |followed: bool, at: &Path| {
-            if followed {
-                Failure::at(
-                    ErrorKind::SymlinkEscape,
-                    raw,
-                    format!("a symbolic link in `{raw}` leads outside the allowed roots (to `{}`)", at.display()),
-                )
-            } else {
-                Failure::at(ErrorKind::PathTraversal, raw, format!("`{raw}` leaves the allowed roots"))
-            }
-        };
         while let Some(step) = todo.pop() {
             match step {
                 Step::Prefix(prefix) => {
@@ -230,24 +237,7 @@ impl Roots {
                         match fs::symlink_metadata(&candidate) {
                             Ok(meta) if meta.file_type().is_symlink() => {
                                 hops += 1;
-                                if hops > self.max_hops {
-                                    return Err(Failure::at(
-                                        ErrorKind::TooManySymlinks,
-                                        raw,
-                                        format!("resolving `{raw}` follows more than {} symbolic links", self.max_hops),
-                                    ));
-                                }
-                                let target = fs::read_link(&candidate).map_err(|e| {
-                                    if e.kind() == io::ErrorKind::InvalidInput {
-                                        // No longer a link: replaced since the `lstat` above.
-                                        changed(raw)
-                                    } else {
-                                        Failure::io(raw, "reading the link", &e)
-                                    }
-                                })?;
-                                if looks_foreign_absolute(&target) {
-                                    return Err(escape(true, &target));
-                                }
+                                let target = self.read_link(raw, &candidate, hops)?;
                                 followed = true;
                                 // An absolute target starts with its own root (and prefix) step.
                                 todo.extend(target.components().rev().map(Step::from));
@@ -267,26 +257,63 @@ impl Roots {
             if self.inside(&here) {
                 entered = true;
             } else if entered && !self.above(&here) {
-                return Err(escape(followed, &here));
+                return Err(escape(raw, followed, &here));
             }
         }
         if !self.inside(&here) {
-            return Err(escape(followed, &here));
+            return Err(escape(raw, followed, &here));
         }
-        let meta = if missing == 0 {
-            match fs::symlink_metadata(&here) {
-                Ok(meta) if meta.file_type().is_symlink() => return Err(changed(raw)),
-                Ok(meta) => Some(meta),
-                Err(e) if e.kind() == io::ErrorKind::NotFound => {
-                    missing = 1;
-                    None
-                }
-                Err(e) => return Err(Failure::io(raw, "looking up", &e)),
-            }
-        } else {
-            None
-        };
+        let meta = if missing == 0 { final_meta(raw, &here)? } else { None };
+        if meta.is_none() {
+            missing = missing.max(1);
+        }
         Ok(Resolved { path: here, meta, missing })
+    }
+
+    /// The target of the `hops`-th link followed, `candidate`.
+    fn read_link(&self, raw: &str, candidate: &Path, hops: usize) -> Result<PathBuf, Failure> {
+        if hops > self.max_hops {
+            return Err(Failure::at(
+                ErrorKind::TooManySymlinks,
+                raw,
+                format!("resolving `{raw}` follows more than {} symbolic links", self.max_hops),
+            ));
+        }
+        let target = fs::read_link(candidate).map_err(|e| {
+            if e.kind() == io::ErrorKind::InvalidInput {
+                // No longer a link: replaced since it was looked up.
+                changed(raw)
+            } else {
+                Failure::io(raw, "reading the link", &e)
+            }
+        })?;
+        if looks_foreign_absolute(&target) {
+            return Err(escape(raw, true, &target));
+        }
+        Ok(target)
+    }
+}
+
+/// The refusal for a walk that reached `at`, outside the roots.
+fn escape(raw: &str, followed: bool, at: &Path) -> Failure {
+    if followed {
+        Failure::at(
+            ErrorKind::SymlinkEscape,
+            raw,
+            format!("a symbolic link in `{raw}` leads outside the allowed roots (to `{}`)", at.display()),
+        )
+    } else {
+        Failure::at(ErrorKind::PathTraversal, raw, format!("`{raw}` leaves the allowed roots"))
+    }
+}
+
+/// `lstat` of the walk's result (`None`: it vanished meanwhile).
+fn final_meta(raw: &str, here: &Path) -> Result<Option<Metadata>, Failure> {
+    match fs::symlink_metadata(here) {
+        Ok(meta) if meta.file_type().is_symlink() => Err(changed(raw)),
+        Ok(meta) => Ok(Some(meta)),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(Failure::io(raw, "looking up", &e)),
     }
 }
 
