@@ -158,7 +158,7 @@ fn failure(raw: &str, what: &str, errno: Errno) -> Failure {
         Failure::at(
             ErrorKind::SymlinkEscape,
             raw,
-            format!("`{raw}` changed while {what} it (a symbolic link appeared on the way)"),
+            format!("`{raw}` changed after it was checked ({what}: a symbolic link appeared on the way)"),
         )
     } else {
         Failure::io(raw, what, &io::Error::from(errno))
