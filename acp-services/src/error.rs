@@ -64,10 +64,15 @@ pub enum ErrorKind {
     TooManyTerminals,
     /// `unknown_terminal` (`-32002`): no such terminal in this session (or it was released).
     UnknownTerminal,
+    /// `hard_link` (`-32602`): the file has more than one hard link, so the same bytes may
+    /// also live outside the allowed roots; reads refuse it unless
+    /// [`FsConfig::allow_hard_links`](crate::FsConfig::allow_hard_links) is set. (Writes
+    /// replace the link with a new file instead of writing through it.)
+    HardLink,
 }
 
 impl ErrorKind {
-    const ALL: [ErrorKind; 21] = [
+    const ALL: [ErrorKind; 22] = [
         ErrorKind::InvalidPath,
         ErrorKind::NotAbsolute,
         ErrorKind::PathTraversal,
@@ -89,6 +94,7 @@ impl ErrorKind {
         ErrorKind::SpawnFailed,
         ErrorKind::TooManyTerminals,
         ErrorKind::UnknownTerminal,
+        ErrorKind::HardLink,
     ];
 
     /// The name sent as `data.kind`.
@@ -115,6 +121,7 @@ impl ErrorKind {
             ErrorKind::SpawnFailed => "spawn_failed",
             ErrorKind::TooManyTerminals => "too_many_terminals",
             ErrorKind::UnknownTerminal => "unknown_terminal",
+            ErrorKind::HardLink => "hard_link",
         }
     }
 

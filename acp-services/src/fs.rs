@@ -1,15 +1,28 @@
 //! `fs/read_text_file` and `fs/write_text_file`, confined to a set of allowed roots.
 
-use std::fs::{self, File, Metadata, OpenOptions};
-use std::io::{self, BufRead, BufReader, Write};
+use std::fs::Metadata;
+use std::io::{self, BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
 
 use acp_proto::RpcError;
 use acp_proto::types::{ReadTextFileRequest, ReadTextFileResponse, WriteTextFileRequest, WriteTextFileResponse};
 
 use crate::error::{ErrorKind, Failure};
-use crate::path::{DEFAULT_MAX_HOPS, Resolved, Roots};
+use crate::path::{DEFAULT_MAX_HOPS, Located, Resolved, Roots};
+
+#[cfg(not(unix))]
+mod by_path;
+#[cfg(unix)]
+mod fd;
+#[cfg(all(test, unix))]
+mod race_tests;
+
+#[cfg(not(unix))]
+use by_path::{open_regular, replace};
+#[cfg(unix)]
+pub(crate) use fd::open_root;
+#[cfg(unix)]
+use fd::{open_regular, replace};
 
 /// Settings of an [`FsSandbox`].
 ///
@@ -33,6 +46,14 @@ pub struct FsConfig {
     pub writable: bool,
     /// How many symbolic links one path may go through (default 40, as Linux).
     pub max_symlink_hops: usize,
+    /// Whether `fs/read_text_file` serves a file that has more than one hard link (default
+    /// `false`: refused as `hard_link`). A hard link inside a root can share its bytes with a
+    /// file anywhere else on the same filesystem, and nothing in the link says where; set
+    /// this when the roots legitimately hold hard-linked files (some build outputs and
+    /// package caches do) and their other names are not secret. Writes never write through a
+    /// hard link either way: they replace it with a new file. (Unix only: elsewhere the link
+    /// count is not checked.)
+    pub allow_hard_links: bool,
 }
 
 impl Default for FsConfig {
@@ -42,6 +63,7 @@ impl Default for FsConfig {
             create_parent_dirs: true,
             writable: true,
             max_symlink_hops: DEFAULT_MAX_HOPS,
+            allow_hard_links: false,
         }
     }
 }
@@ -53,7 +75,10 @@ impl Default for FsConfig {
 ///   lines keep their terminators (`\n` or `\r\n`), so slices concatenate back into the file,
 ///   and a slice starting past the end is empty. The text returned must be UTF-8
 ///   (`not_utf8` otherwise; with `line`/`limit` only the slice is checked). Only regular
-///   files are read: a FIFO would block and a device never ends (`not_a_file`).
+///   files are read: a FIFO would block and a device never ends (`not_a_file`); the file is
+///   opened without blocking and checked on its descriptor, so one swapped in after the check
+///   is refused too. A file with several hard links is refused (`hard_link`) unless
+///   [`FsConfig::allow_hard_links`] is set.
 /// * Writes replace the whole file atomically: the content goes to a new temporary file in
 ///   the same directory, which is then renamed over the target. A reader never sees half a
 ///   file; a link is never followed at the last moment; and a hard link from inside a root
@@ -98,7 +123,9 @@ impl FsSandbox {
     }
 
     /// The canonical path `path` leads to (it may not exist yet), or the refusal. This is the
-    /// check both methods start with; a client can use it before showing a diff, say.
+    /// check both methods start with; a client can use it before showing a diff, say. (The
+    /// methods then reopen that path beneath its root's descriptor; a path is only ever a
+    /// snapshot, which this answer is too.)
     ///
     /// ```
     /// # let dir = std::env::temp_dir().join(format!("acp-services-doc-resolve-{}", std::process::id()));
@@ -133,17 +160,23 @@ impl FsSandbox {
     fn read(&self, request: &ReadTextFileRequest) -> Result<String, Failure> {
         let raw = request.path.as_str();
         let resolved = self.roots.resolve(raw)?;
-        let Some(meta) = resolved.meta else {
+        let Some(meta) = &resolved.meta else {
             return Err(Failure::at(ErrorKind::NotFound, raw, format!("file not found: `{raw}`")));
         };
-        check_regular(raw, &meta)?;
+        // What the resolution saw; the descriptor opened next is checked again.
+        check_regular(raw, meta)?;
+        self.read_resolved(raw, &resolved, request)
+    }
+
+    /// Opens what `resolved` names, beneath its root, and reads the slice asked for.
+    fn read_resolved(&self, raw: &str, resolved: &Resolved, request: &ReadTextFileRequest) -> Result<String, Failure> {
+        let at = self.locate(raw, resolved)?;
+        let (file, len) = open_regular(&at, raw, self.config.allow_hard_links)?;
         let cap = self.config.max_read_bytes;
         let whole = request.line.is_none() && request.limit.is_none();
-        if whole && meta.len() > cap as u64 {
+        if whole && len > cap as u64 {
             return Err(too_large(raw, cap));
         }
-        let file = File::open(&resolved.path).map_err(|e| Failure::io(raw, "opening", &e))?;
-        check_same_file(raw, &file, &meta)?;
         // `line` is 1-based; 0 (which the schema's minimum forbids) reads from the start too.
         let first = u64::from(request.line.unwrap_or(1).saturating_sub(1));
         let bytes = match select_lines(BufReader::new(file), first, request.limit.map(u64::from), cap) {
@@ -162,37 +195,34 @@ impl FsSandbox {
     }
 
     fn write(&self, raw: &str, content: &[u8]) -> Result<(), Failure> {
-        let mut resolved = self.roots.resolve(raw)?;
+        let resolved = self.roots.resolve(raw)?;
         if let Some(meta) = &resolved.meta {
             check_regular(raw, meta)?;
             if meta.permissions().readonly() {
                 return Err(Failure::at(ErrorKind::PermissionDenied, raw, format!("`{raw}` is read-only")));
             }
         }
-        if resolved.missing > 1 {
-            if !self.config.create_parent_dirs {
-                return Err(Failure::at(
-                    ErrorKind::NotFound,
-                    raw,
-                    format!("the parent directory of `{raw}` does not exist"),
-                ));
-            }
-            let parent = parent_of(raw, &resolved)?;
-            fs::create_dir_all(parent).map_err(|e| Failure::io(raw, "creating the parent directories of", &e))?;
-            // Check again now that the directories exist: nothing may have moved meanwhile.
-            let again = self.roots.resolve(raw)?;
-            if again.path != resolved.path || again.missing > 1 {
-                return Err(Failure::at(ErrorKind::Io, raw, format!("`{raw}` changed while it was being written")));
-            }
-            resolved = again;
+        if resolved.missing > 1 && !self.config.create_parent_dirs {
+            return Err(Failure::at(
+                ErrorKind::NotFound,
+                raw,
+                format!("the parent directory of `{raw}` does not exist"),
+            ));
         }
-        let parent = parent_of(raw, &resolved)?;
-        replace_file(raw, parent, &resolved.path, resolved.meta.as_ref(), content)
+        self.write_resolved(raw, &resolved, content)
     }
-}
 
-fn parent_of<'a>(raw: &str, resolved: &'a Resolved) -> Result<&'a Path, Failure> {
-    resolved.path.parent().ok_or_else(|| Failure::at(ErrorKind::IsADirectory, raw, format!("`{raw}` is a directory")))
+    /// Replaces what `resolved` names, beneath its root (see [`fd`]).
+    fn write_resolved(&self, raw: &str, resolved: &Resolved, content: &[u8]) -> Result<(), Failure> {
+        replace(&self.locate(raw, resolved)?, raw, resolved.missing, content)
+    }
+
+    fn locate<'a>(&'a self, raw: &str, resolved: &'a Resolved) -> Result<Located<'a>, Failure> {
+        // The resolution only returns paths under a root.
+        self.roots.locate(&resolved.path).ok_or_else(|| {
+            Failure::at(ErrorKind::Io, raw, format!("`{raw}` resolved to a path under no root (internal error)"))
+        })
+    }
 }
 
 fn check_regular(raw: &str, meta: &Metadata) -> Result<(), Failure> {
@@ -211,69 +241,6 @@ fn too_large(raw: &str, cap: usize) -> Failure {
         raw,
         format!("`{raw}` is larger than the {cap}-byte read limit; read it in slices with `line` and `limit`"),
     )
-}
-
-/// Checks that the file opened is the one resolved (not something swapped in meanwhile).
-#[cfg(unix)]
-fn check_same_file(raw: &str, file: &File, resolved: &Metadata) -> Result<(), Failure> {
-    use std::os::unix::fs::MetadataExt;
-    let opened = file.metadata().map_err(|e| Failure::io(raw, "inspecting", &e))?;
-    if opened.dev() == resolved.dev() && opened.ino() == resolved.ino() {
-        Ok(())
-    } else {
-        Err(Failure::at(ErrorKind::SymlinkEscape, raw, format!("`{raw}` changed while it was being opened")))
-    }
-}
-
-#[cfg(not(unix))]
-fn check_same_file(_: &str, _: &File, _: &Metadata) -> Result<(), Failure> {
-    Ok(())
-}
-
-/// Writes `content` to a fresh file next to `target`, then renames it over `target`.
-fn replace_file(
-    raw: &str,
-    dir: &Path,
-    target: &Path,
-    existing: Option<&Metadata>,
-    content: &[u8],
-) -> Result<(), Failure> {
-    static COUNTER: AtomicU64 = AtomicU64::new(0);
-    let (tmp, mut file) = loop {
-        let n = COUNTER.fetch_add(1, Ordering::Relaxed);
-        let tmp = dir.join(format!(".acp-write-{}-{n}.tmp", std::process::id()));
-        match OpenOptions::new().write(true).create_new(true).open(&tmp) {
-            Ok(file) => break (tmp, file),
-            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
-            Err(e) => return Err(Failure::io(raw, "creating a temporary file to write", &e)),
-        }
-    };
-    let written = (|| {
-        if let Some(meta) = existing {
-            file.set_permissions(kept_permissions(meta))?;
-        }
-        file.write_all(content)?;
-        file.flush()?;
-        drop(file);
-        fs::rename(&tmp, target)
-    })();
-    written.map_err(|e| {
-        let _ = fs::remove_file(&tmp);
-        Failure::io(raw, "writing", &e)
-    })
-}
-
-/// The permissions of the file being replaced, minus set-user-id and set-group-id: the new
-/// file belongs to this process, which must not hand its own identity out.
-#[cfg(unix)]
-fn kept_permissions(meta: &Metadata) -> fs::Permissions {
-    use std::os::unix::fs::PermissionsExt;
-    fs::Permissions::from_mode(meta.permissions().mode() & 0o1777)
-}
-
-#[cfg(not(unix))]
-fn kept_permissions(meta: &Metadata) -> fs::Permissions {
-    meta.permissions()
 }
 
 /// Why [`select_lines`] stopped.
@@ -371,7 +338,7 @@ mod tests {
     #[test]
     fn defaults() {
         let c = FsConfig::default();
-        assert!(c.writable && c.create_parent_dirs);
+        assert!(c.writable && c.create_parent_dirs && !c.allow_hard_links);
         assert_eq!((c.max_read_bytes, c.max_symlink_hops), (8 << 20, 40));
     }
 }

@@ -73,11 +73,29 @@
 //!    parents, are checked through their deepest existing ancestor;
 //! 4. **final check**: the resulting link-free path must be under a root.
 //!
-//! All violations are `-32602`; a missing file is `-32002`. The path the services then use is
-//! the resolved one, never the request's text. Reads also check the opened file is the inode
-//! resolved; writes go through a temporary file renamed over the target (atomic, never
-//! following a link, splitting hard links instead of writing through them). See [`FsSandbox`]
-//! for line/limit, UTF-8, the read cap and parent directories.
+//! All violations are `-32602`; a missing file is `-32002`. These steps name the file and
+//! give the precise refusal; what keeps the access inside the roots is that, on Unix, every
+//! file operation then goes through descriptors, never a path. Each root is opened once when
+//! the sandbox is built, and the resolved path (link-free when checked) is reopened beneath
+//! its root's descriptor with every link refused: `openat2(RESOLVE_BENEATH |
+//! RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS)` on Linux 5.6 and later, else one
+//! `openat(O_NOFOLLOW)` per component. A directory swapped for a link after the check makes
+//! the request fail (`symlink_escape`) instead of escaping. A link from one root into another
+//! is still followed: the target is reopened beneath the root it lies in.
+//!
+//! * Reads open with `O_NONBLOCK | O_NOFOLLOW` and check the descriptor with `fstat`: a FIFO
+//!   or device swapped in is refused (`not_a_file`) and cannot block the open. A regular file
+//!   with more than one hard link is refused (`hard_link`): its bytes may be a file outside
+//!   the roots; [`FsConfig::allow_hard_links`] lifts this.
+//! * Writes open the parent directory beneath the root, create missing parents with
+//!   `mkdirat` (entering each with `O_NOFOLLOW`), create a temporary file in that directory
+//!   descriptor (`O_CREAT | O_EXCL`), then `renameat` it over the target in the same
+//!   descriptor: atomic, never following a link, splitting hard links instead of writing
+//!   through them.
+//!
+//! On other systems the resolved path is reopened by name, and a concurrent change of the
+//! tree between the check and the use is not ruled out. See [`FsSandbox`] for line/limit,
+//! UTF-8, the read cap and parent directories.
 //!
 //! ## Terminals
 //!

@@ -26,16 +26,34 @@
 //! relative name: the same tree may be served to a Windows client through a shared folder,
 //! and such a name in a link is never legitimate in a sandbox.
 //!
-//! What the walk cannot rule out is a concurrent change of the tree between the check and the
-//! use (a directory swapped for a link by another process). The services narrow that window
-//! (reads check that the opened file is the inode that was resolved; writes go through a fresh
-//! temporary file and a rename, which never follows a link) but a hostile local process that
-//! can write inside a root can still race them.
+//! The walk looks at the tree by path, so it decides *which* file a request means and *why* a
+//! request is refused, but it cannot by itself keep the access inside the roots: another
+//! process may change the tree after the walk looked (swap a directory for a link, a file for
+//! a FIFO or a hard link). Confinement is enforced by what the services do next, on
+//! descriptors (`crate::fs`'s `fd` module): each root is opened once, when the [`Roots`] are
+//! built ([`Located::dir`]), and the resolved path, which contained no link when it was
+//! checked, is reopened *beneath its root's descriptor* with every link refused:
+//! `openat2(RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS)` on Linux 5.6 and
+//! later, else one `openat(O_NOFOLLOW)` per component from the root's descriptor. A tree
+//! changed since the check makes the operation fail (`symlink_escape` for a link that
+//! appeared, `not_found` or `not_a_directory` for what went away); it can no longer make it
+//! touch anything outside the root. Races now only decide which in-root answer a request
+//! gets. A root renamed or replaced after the sandbox was built is still the directory
+//! opened then.
+//!
+//! A link from one root into another stays allowed, as before: the walk resolves it, and the
+//! result is reopened beneath the root it lands in ([`Roots::locate`]), never beneath the one
+//! the request named.
+//!
+//! On non-Unix systems the resolved path is reopened by name: there the check-then-use race
+//! described above remains.
 
 use std::ffi::OsString;
 use std::fs::{self, Metadata};
 use std::io;
 use std::path::{Component, Path, PathBuf};
+#[cfg(unix)]
+use std::{os::fd::OwnedFd, sync::Arc};
 
 use crate::error::{ErrorKind, Failure};
 
@@ -45,11 +63,28 @@ pub(crate) const MAX_PATH_BYTES: usize = 16 * 1024;
 /// The Linux `MAXSYMLINKS`: how many symbolic links one resolution may follow by default.
 pub(crate) const DEFAULT_MAX_HOPS: usize = 40;
 
-/// One allowed root, in the spelling it was configured with and as the OS resolves it.
+/// One allowed root, in the spelling it was configured with and as the OS resolves it, and
+/// (on Unix) a descriptor of the directory itself, opened once: every file operation is made
+/// relative to it, so the kernel, not a path, decides what lies beneath the root.
 #[derive(Debug, Clone)]
 struct Root {
     configured: PathBuf,
     canonical: PathBuf,
+    #[cfg(unix)]
+    dir: Arc<OwnedFd>,
+}
+
+/// A resolved path split into the root it lies under and the part below that root.
+#[derive(Debug)]
+pub(crate) struct Located<'a> {
+    /// The root's directory.
+    #[cfg(unix)]
+    pub(crate) dir: &'a OwnedFd,
+    /// The root's canonical path.
+    #[cfg_attr(unix, allow(dead_code))]
+    pub(crate) root: &'a Path,
+    /// The path below the root: only normal components (empty for the root itself).
+    pub(crate) below: &'a Path,
 }
 
 /// A set of allowed roots and the resolver confining paths to them.
@@ -93,7 +128,14 @@ impl Roots {
                     format!("root `{}` is not a directory", root.display()),
                 ));
             }
-            out.push(Root { configured: lexical(root), canonical });
+            #[cfg(unix)]
+            let dir = Arc::new(crate::fs::open_root(&canonical)?);
+            out.push(Root {
+                configured: lexical(root),
+                canonical,
+                #[cfg(unix)]
+                dir,
+            });
         }
         Ok(Roots { roots: out, max_hops })
     }
@@ -101,6 +143,27 @@ impl Roots {
     /// The roots, canonicalized.
     pub(crate) fn canonical(&self) -> impl Iterator<Item = &Path> {
         self.roots.iter().map(|r| r.canonical.as_path())
+    }
+
+    /// The root `path` (a [`Resolved::path`]) lies under, and the rest of it. When roots nest,
+    /// the deepest one is used.
+    pub(crate) fn locate<'a>(&'a self, path: &'a Path) -> Option<Located<'a>> {
+        let under = |r: &'a Root, base: &'a Path| {
+            path.strip_prefix(base).ok().map(|below| (base.components().count(), r, base, below))
+        };
+        let (_, root, base, below) = self
+            .roots
+            .iter()
+            .filter_map(|r| under(r, &r.canonical).or_else(|| under(r, &r.configured)))
+            .max_by_key(|(depth, ..)| *depth)?;
+        #[cfg(not(unix))]
+        let _ = root;
+        Some(Located {
+            #[cfg(unix)]
+            dir: &root.dir,
+            root: base,
+            below,
+        })
     }
 
     fn inside(&self, path: &Path) -> bool {
@@ -142,17 +205,6 @@ impl Roots {
         let mut hops = 0usize;
         let mut entered = false;
         let mut followed = false;
-        let escape = |followed: bool, at: &Path| {
-            if followed {
-                Failure::at(
-                    ErrorKind::SymlinkEscape,
-                    raw,
-                    format!("a symbolic link in `{raw}` leads outside the allowed roots (to `{}`)", at.display()),
-                )
-            } else {
-                Failure::at(ErrorKind::PathTraversal, raw, format!("`{raw}` leaves the allowed roots"))
-            }
-        };
         while let Some(step) = todo.pop() {
             match step {
                 Step::Prefix(prefix) => {
@@ -185,18 +237,7 @@ impl Roots {
                         match fs::symlink_metadata(&candidate) {
                             Ok(meta) if meta.file_type().is_symlink() => {
                                 hops += 1;
-                                if hops > self.max_hops {
-                                    return Err(Failure::at(
-                                        ErrorKind::TooManySymlinks,
-                                        raw,
-                                        format!("resolving `{raw}` follows more than {} symbolic links", self.max_hops),
-                                    ));
-                                }
-                                let target =
-                                    fs::read_link(&candidate).map_err(|e| Failure::io(raw, "reading the link", &e))?;
-                                if looks_foreign_absolute(&target) {
-                                    return Err(escape(true, &target));
-                                }
+                                let target = self.read_link(raw, &candidate, hops)?;
                                 followed = true;
                                 // An absolute target starts with its own root (and prefix) step.
                                 todo.extend(target.components().rev().map(Step::from));
@@ -216,29 +257,69 @@ impl Roots {
             if self.inside(&here) {
                 entered = true;
             } else if entered && !self.above(&here) {
-                return Err(escape(followed, &here));
+                return Err(escape(raw, followed, &here));
             }
         }
         if !self.inside(&here) {
-            return Err(escape(followed, &here));
+            return Err(escape(raw, followed, &here));
         }
-        let meta = if missing == 0 {
-            match fs::symlink_metadata(&here) {
-                Ok(meta) if meta.file_type().is_symlink() => {
-                    return Err(Failure::at(ErrorKind::SymlinkEscape, raw, format!("`{raw}` changed while resolving")));
-                }
-                Ok(meta) => Some(meta),
-                Err(e) if e.kind() == io::ErrorKind::NotFound => {
-                    missing = 1;
-                    None
-                }
-                Err(e) => return Err(Failure::io(raw, "looking up", &e)),
-            }
-        } else {
-            None
-        };
+        let meta = if missing == 0 { final_meta(raw, &here)? } else { None };
+        if meta.is_none() {
+            missing = missing.max(1);
+        }
         Ok(Resolved { path: here, meta, missing })
     }
+
+    /// The target of the `hops`-th link followed, `candidate`.
+    fn read_link(&self, raw: &str, candidate: &Path, hops: usize) -> Result<PathBuf, Failure> {
+        if hops > self.max_hops {
+            return Err(Failure::at(
+                ErrorKind::TooManySymlinks,
+                raw,
+                format!("resolving `{raw}` follows more than {} symbolic links", self.max_hops),
+            ));
+        }
+        let target = fs::read_link(candidate).map_err(|e| {
+            if e.kind() == io::ErrorKind::InvalidInput {
+                // No longer a link: replaced since it was looked up.
+                changed(raw)
+            } else {
+                Failure::io(raw, "reading the link", &e)
+            }
+        })?;
+        if looks_foreign_absolute(&target) {
+            return Err(escape(raw, true, &target));
+        }
+        Ok(target)
+    }
+}
+
+/// The refusal for a walk that reached `at`, outside the roots.
+fn escape(raw: &str, followed: bool, at: &Path) -> Failure {
+    if followed {
+        Failure::at(
+            ErrorKind::SymlinkEscape,
+            raw,
+            format!("a symbolic link in `{raw}` leads outside the allowed roots (to `{}`)", at.display()),
+        )
+    } else {
+        Failure::at(ErrorKind::PathTraversal, raw, format!("`{raw}` leaves the allowed roots"))
+    }
+}
+
+/// `lstat` of the walk's result (`None`: it vanished meanwhile).
+fn final_meta(raw: &str, here: &Path) -> Result<Option<Metadata>, Failure> {
+    match fs::symlink_metadata(here) {
+        Ok(meta) if meta.file_type().is_symlink() => Err(changed(raw)),
+        Ok(meta) => Ok(Some(meta)),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(Failure::io(raw, "looking up", &e)),
+    }
+}
+
+/// The refusal when the tree changes under the walk.
+fn changed(raw: &str) -> Failure {
+    Failure::at(ErrorKind::SymlinkEscape, raw, format!("`{raw}` changed while resolving"))
 }
 
 /// One component still to visit.
@@ -356,7 +437,14 @@ mod tests {
     #[test]
     fn lexical_check_runs_before_the_walk() {
         // No root exists under `/nonexistent`, but the lexical check needs no system call.
-        let roots = Roots { roots: vec![Root { configured: "/r".into(), canonical: "/r".into() }], max_hops: 40 };
+        let roots = Roots {
+            roots: vec![Root {
+                configured: "/r".into(),
+                canonical: "/r".into(),
+                dir: Arc::new(crate::fs::open_root(Path::new("/")).unwrap()),
+            }],
+            max_hops: 40,
+        };
         let kind = |p: &str| roots.resolve(p).err().map(|f| f.kind);
         assert_eq!(kind("/r/../etc/passwd"), Some(ErrorKind::PathTraversal));
         assert_eq!(kind("/r/a/../../x"), Some(ErrorKind::PathTraversal));

@@ -285,6 +285,38 @@ mod unix {
         write(&sandbox, &format!("{}/inside.txt", root.display()), "replaced").unwrap();
         assert_eq!(fs::read_to_string(outer.path().join("outside.txt")).unwrap(), "original");
         assert_eq!(fs::read_to_string(root.join("inside.txt")).unwrap(), "replaced");
+        // The link is split: the new file has one name, so it reads normally.
+        assert_eq!(read(&sandbox, &format!("{}/inside.txt", root.display())).unwrap(), "replaced");
+    }
+
+    #[test]
+    fn hard_linked_files_are_not_read_unless_allowed() {
+        let outer = TempDir::new("fs-hardlink-read");
+        let root = outer.path().join("root");
+        fs::create_dir_all(&root).unwrap();
+        fs::write(outer.path().join("secret"), "TOP SECRET").unwrap();
+        fs::hard_link(outer.path().join("secret"), root.join("inside.txt")).unwrap();
+        let inside = format!("{}/inside.txt", root.display());
+        let sandbox = FsSandbox::new([&root]).unwrap();
+        let e = read(&sandbox, &inside).unwrap_err();
+        assert_eq!((e.code.0, kind(&e).as_deref()), (-32602, Some("hard_link")), "{e:?}");
+        assert!(!format!("{e:?}").contains("TOP SECRET"));
+        assert!(e.reason().unwrap().contains("hard link"), "{e:?}");
+        // Slices are refused too, and so is a link whose other name is inside the root.
+        assert_eq!(
+            refusal(sandbox.read_text_file(&{
+                let mut r = ReadTextFileRequest::new("s", inside.as_str());
+                r.limit = Some(1);
+                r
+            })),
+            (-32602, "hard_link".into())
+        );
+        fs::hard_link(root.join("inside.txt"), root.join("twin.txt")).unwrap();
+        assert_eq!(refusal(read(&sandbox, &format!("{}/twin.txt", root.display()))), (-32602, "hard_link".into()));
+        let mut config = FsConfig::default();
+        config.allow_hard_links = true;
+        let lenient = FsSandbox::with_config([&root], config).unwrap();
+        assert_eq!(read(&lenient, &inside).unwrap(), "TOP SECRET");
     }
 
     #[test]
@@ -326,11 +358,8 @@ mod unix {
     fn special_files_are_never_opened() {
         let dir = TempDir::new("fs-fifo");
         let fifo = dir.path().join("fifo");
-        let made = std::process::Command::new("mkfifo").arg(&fifo).status();
-        if !made.is_ok_and(|s| s.success()) {
-            println!("NOTICE: mkfifo unavailable; FIFO case skipped");
-            return;
-        }
+        let fifo_type = rustix::fs::FileType::Fifo;
+        rustix::fs::mknodat(rustix::fs::CWD, &fifo, fifo_type, rustix::fs::Mode::from_raw_mode(0o600), 0).unwrap();
         let sandbox = FsSandbox::new([dir.path()]).unwrap();
         // Opening a FIFO would block this test forever.
         assert_eq!(refusal(read(&sandbox, &dir.join("fifo"))), (-32602, "not_a_file".into()));
