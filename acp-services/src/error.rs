@@ -64,10 +64,16 @@ pub enum ErrorKind {
     TooManyTerminals,
     /// `unknown_terminal` (`-32002`): no such terminal in this session (or it was released).
     UnknownTerminal,
+    /// `forbidden_env` (`-32602`): the request's `env` sets a variable of the dynamic loader
+    /// (`LD_PRELOAD`, `LD_LIBRARY_PATH`, `LD_AUDIT`, any `LD_*`, `GLIBC_TUNABLES`, `DYLD_*`).
+    ForbiddenEnv,
+    /// `shut_down` (`-32603`): the terminals were shut down (the client is going away); no
+    /// new terminal, and no exit status for a command that never published one.
+    ShutDown,
 }
 
 impl ErrorKind {
-    const ALL: [ErrorKind; 21] = [
+    const ALL: [ErrorKind; 23] = [
         ErrorKind::InvalidPath,
         ErrorKind::NotAbsolute,
         ErrorKind::PathTraversal,
@@ -89,6 +95,8 @@ impl ErrorKind {
         ErrorKind::SpawnFailed,
         ErrorKind::TooManyTerminals,
         ErrorKind::UnknownTerminal,
+        ErrorKind::ForbiddenEnv,
+        ErrorKind::ShutDown,
     ];
 
     /// The name sent as `data.kind`.
@@ -115,6 +123,8 @@ impl ErrorKind {
             ErrorKind::SpawnFailed => "spawn_failed",
             ErrorKind::TooManyTerminals => "too_many_terminals",
             ErrorKind::UnknownTerminal => "unknown_terminal",
+            ErrorKind::ForbiddenEnv => "forbidden_env",
+            ErrorKind::ShutDown => "shut_down",
         }
     }
 
@@ -124,7 +134,9 @@ impl ErrorKind {
             ErrorKind::NotFound | ErrorKind::CommandNotFound | ErrorKind::UnknownTerminal => {
                 ErrorCode::RESOURCE_NOT_FOUND
             }
-            ErrorKind::Io | ErrorKind::SpawnFailed | ErrorKind::TooManyTerminals => ErrorCode::INTERNAL_ERROR,
+            ErrorKind::Io | ErrorKind::SpawnFailed | ErrorKind::TooManyTerminals | ErrorKind::ShutDown => {
+                ErrorCode::INTERNAL_ERROR
+            }
             _ => ErrorCode::INVALID_PARAMS,
         }
     }
