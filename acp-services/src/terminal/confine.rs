@@ -18,6 +18,9 @@
 //! From Landlock ABI 6 on, the domain is also *scoped*: a terminal process cannot signal,
 //! nor connect to an abstract Unix socket of, a process outside its domain (the client,
 //! the agent, the rest of the system). Signals from the client to the terminals still work.
+//!
+//! The spawner also sets `no_new_privs` (Landlock requires it): set-user-ID programs such as
+//! `sudo` or `su` gain no privileges in a confined terminal.
 
 use std::io;
 use std::path::PathBuf;
