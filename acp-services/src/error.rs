@@ -69,10 +69,16 @@ pub enum ErrorKind {
     /// [`FsConfig::allow_hard_links`](crate::FsConfig::allow_hard_links) is set. (Writes
     /// replace the link with a new file instead of writing through it.)
     HardLink,
+    /// `forbidden_env` (`-32602`): the request's `env` sets a variable of the dynamic loader
+    /// (`LD_PRELOAD`, `LD_LIBRARY_PATH`, `LD_AUDIT`, any `LD_*`, `GLIBC_TUNABLES`, `DYLD_*`).
+    ForbiddenEnv,
+    /// `shut_down` (`-32603`): the terminals were shut down (the client is going away); no
+    /// new terminal, and no exit status for a command that never published one.
+    ShutDown,
 }
 
 impl ErrorKind {
-    const ALL: [ErrorKind; 22] = [
+    const ALL: [ErrorKind; 24] = [
         ErrorKind::InvalidPath,
         ErrorKind::NotAbsolute,
         ErrorKind::PathTraversal,
@@ -95,6 +101,8 @@ impl ErrorKind {
         ErrorKind::TooManyTerminals,
         ErrorKind::UnknownTerminal,
         ErrorKind::HardLink,
+        ErrorKind::ForbiddenEnv,
+        ErrorKind::ShutDown,
     ];
 
     /// The name sent as `data.kind`.
@@ -122,6 +130,8 @@ impl ErrorKind {
             ErrorKind::TooManyTerminals => "too_many_terminals",
             ErrorKind::UnknownTerminal => "unknown_terminal",
             ErrorKind::HardLink => "hard_link",
+            ErrorKind::ForbiddenEnv => "forbidden_env",
+            ErrorKind::ShutDown => "shut_down",
         }
     }
 
@@ -131,7 +141,9 @@ impl ErrorKind {
             ErrorKind::NotFound | ErrorKind::CommandNotFound | ErrorKind::UnknownTerminal => {
                 ErrorCode::RESOURCE_NOT_FOUND
             }
-            ErrorKind::Io | ErrorKind::SpawnFailed | ErrorKind::TooManyTerminals => ErrorCode::INTERNAL_ERROR,
+            ErrorKind::Io | ErrorKind::SpawnFailed | ErrorKind::TooManyTerminals | ErrorKind::ShutDown => {
+                ErrorCode::INTERNAL_ERROR
+            }
             _ => ErrorCode::INVALID_PARAMS,
         }
     }

@@ -107,6 +107,25 @@
 //! thread reaps the process. On Unix the command leads its own process group and kills reach
 //! the whole group. The module docs of [`terminal`] give the details.
 //!
+//! **Confinement.** By default ([`TerminalConfig::confine`]) the kernel confines every
+//! command with Landlock: read, write and execute beneath the roots, read and execute of the
+//! system directories a command needs ([`terminal::default_system_paths`]: `/usr`, `/etc`,
+//! `/proc`, a few `/dev` files, git's user config... never `/tmp` nor the home directory;
+//! extend [`TerminalConfig::system_paths`]), nothing else; from Landlock ABI 6 it cannot
+//! signal processes outside its sandbox either. As the workspace forbids `unsafe`, one
+//! confined spawner thread per [`Terminals`] starts the commands; the caller's threads stay
+//! unconfined. [`Terminals::new`] fails when the kernel cannot enforce this fully: check
+//! [`terminal::landlock_status`], and **do not advertise terminals on such a kernel** unless
+//! the user opted into unconfined ones (`confine = false`; acp-cli's
+//! `--unconfined-terminals`). The request's `env` may not set loader variables (`LD_*`,
+//! `GLIBC_TUNABLES`, `DYLD_*`: `forbidden_env`).
+//!
+//! **Ending everything.** [`Terminals::shutdown`] (or [`ClientServices::shutdown`]) kills and
+//! reaps every process, releases every pending `wait_for_exit` (`shut_down` unless an exit
+//! status was published) and refuses new terminals; [`Terminals::wait_for_exit_until`] lets a
+//! client give up one wait. Commands that `setsid` out of their process group are collected
+//! by a client that is a child subreaper and ended by [`terminal::kill_orphans`] (Linux).
+//!
 //! ## Dependencies
 //!
 //! `acp-proto` (the types), `serde_json` (error data) and, on Unix, `rustix` (safe

@@ -78,6 +78,15 @@ impl ClientServices {
         })
     }
 
+    /// Ends the terminals for good (see [`Terminals::shutdown`]): kills every process, makes
+    /// every pending `terminal/wait_for_exit` return and refuses new terminals. Call it when
+    /// the client goes away, before waiting for the handler threads. No-op without terminals.
+    pub fn shutdown(&self) {
+        if let Some(terminals) = &self.terminals {
+            terminals.shutdown();
+        }
+    }
+
     /// Whether [`Self::handle`] may block for long on `request` (only
     /// `terminal/wait_for_exit`, which lasts as long as the command); the others do bounded
     /// file or process work.

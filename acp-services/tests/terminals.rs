@@ -354,3 +354,80 @@ fn drop_kills_and_reaps_everything() {
     assert_dies(released_pid);
     assert_dies(grandchild);
 }
+
+/// Whether `pid` no longer exists at all (reaped, not even a zombie).
+#[cfg(target_os = "linux")]
+fn reaped(pid: u32) -> bool {
+    std::fs::metadata(format!("/proc/{pid}")).is_err()
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn shutdown_ends_a_blocked_wait_and_its_process() {
+    let dir = TempDir::new("term-shutdown");
+    let t = Arc::new(terminals(&dir));
+    let id = sh(&t, "echo $$; exec sleep 1000");
+    let pid = printed_pid(&t, &id);
+    let waiter = {
+        let (t, id) = (t.clone(), id.clone());
+        std::thread::spawn(move || t.wait_for_exit(&WaitForTerminalExitRequest::new(S, id)))
+    };
+    // Give the waiter time to block (it returns the same either way: this is no timing test).
+    std::thread::sleep(Duration::from_millis(50));
+    t.shutdown();
+    // Our own child is killed and reaped by the time `shutdown` returns.
+    assert!(reaped(pid), "{pid} survived the shutdown");
+    let shut_down_or_killed = |r: Result<WaitForTerminalExitResponse, acp_proto::RpcError>| match r {
+        Ok(exit) => exit.signal.as_deref() == Some("SIGKILL"),
+        Err(e) => (e.code.0, kind(&e).as_deref()) == (-32603, Some("shut_down")),
+    };
+    let pending = waiter.join().unwrap();
+    assert!(shut_down_or_killed(pending.clone()), "{pending:?}");
+    // Later waits return at once too, and nothing new starts.
+    let later = t.wait_for_exit(&WaitForTerminalExitRequest::new(S, id.clone()));
+    assert!(shut_down_or_killed(later.clone()), "{later:?}");
+    let e = t.create(&CreateTerminalRequest::new(S, "true")).unwrap_err();
+    assert_eq!((e.code.0, kind(&e).as_deref()), (-32603, Some("shut_down")));
+    assert_eq!(output(&t, &id).output, format!("{pid}\n"));
+    t.shutdown();
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn shutdown_reaches_every_terminal_and_groups_that_outlived_their_leader() {
+    let dir = TempDir::new("term-shutdown-groups");
+    let t = terminals(&dir);
+    // The shell exits at once; its background `sleep` stays in the group.
+    let id = sh(&t, "sleep 1000 & echo $!");
+    let straggler = printed_pid(&t, &id);
+    wait(&t, &id);
+    let running = sh(&t, "echo $$; exec sleep 1000");
+    let pid = printed_pid(&t, &running);
+    t.shutdown();
+    assert!(reaped(pid));
+    assert_dies(straggler);
+    release(&t, &id);
+}
+
+#[test]
+fn a_wait_can_be_given_up() {
+    let dir = TempDir::new("term-cancel");
+    let t = Arc::new(terminals(&dir));
+    let id = sh(&t, "exec sleep 1000");
+    let cancel = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let waiter = {
+        let (t, id, cancel) = (t.clone(), id.clone(), cancel.clone());
+        std::thread::spawn(move || {
+            let w = WaitForTerminalExitRequest::new(S, id);
+            t.wait_for_exit_until(&w, &|| cancel.load(std::sync::atomic::Ordering::SeqCst))
+        })
+    };
+    cancel.store(true, std::sync::atomic::Ordering::SeqCst);
+    assert_eq!(waiter.join().unwrap().unwrap(), None);
+    // Giving up the wait left the command running.
+    assert_eq!(output(&t, &id).exit_status, None);
+    t.kill(&KillTerminalRequest::new(S, id.clone())).unwrap();
+    let exit = t.wait_for_exit_until(&WaitForTerminalExitRequest::new(S, id.clone()), &|| false).unwrap().unwrap();
+    assert_eq!(exit.signal.as_deref(), Some("SIGKILL"));
+    release(&t, &id);
+}

@@ -25,11 +25,39 @@
 //!
 //! A released terminal is killed, its output dropped, and forgotten: its id answers `-32002`
 //! from then on. Its threads finish by themselves once the process is dead (a descendant that
-//! escaped the group and keeps the pipe open keeps the reader alive, draining into nothing); [`Terminals`]' `Drop` kills every
-//! process still running, released or not, and waits (up to a few seconds) to reap them.
+//! escaped the group and keeps the pipe open keeps the reader alive, draining into
+//! nothing); [`Terminals`]' `Drop` kills every process still running, released or not, and
+//! waits (up to a few seconds) to reap them.
+//!
+//! ## Confinement
+//!
+//! By default ([`TerminalConfig::confine`]) every command runs under Landlock, confined to
+//! the roots and [`TerminalConfig::system_paths`]; see [`confine`] for how (a dedicated
+//! spawner thread, as `unsafe` is forbidden) and what is allowed. The request's `env` may not
+//! set the dynamic loader's variables (`LD_*`, `GLIBC_TUNABLES`, macOS' `DYLD_*`):
+//! `forbidden_env`.
+//!
+//! ## Ending everything
+//!
+//! A `terminal/wait_for_exit` blocked forever keeps the services alive, so `Drop` alone is
+//! not enough. [`Terminals::shutdown`] kills every process (group), live or released, reaps
+//! them, makes every pending and later wait return at once (the exit status if it was
+//! published, else `shut_down`) and refuses every later `create` (`shut_down`). A command
+//! that calls `setsid` leaves the process group, so no group kill reaches it: a client that
+//! makes itself a child subreaper collects such orphans and ends them with
+//! [`kill_orphans`] (Linux).
 
+mod config;
+pub mod confine;
+#[cfg(target_os = "linux")]
+mod orphans;
 mod output;
 mod sys;
+
+pub use config::TerminalConfig;
+pub use confine::{PathAccess, default_system_paths, landlock_status};
+#[cfg(target_os = "linux")]
+pub use orphans::kill_orphans;
 
 use std::collections::HashMap;
 use std::io::{self, Read};
@@ -48,7 +76,8 @@ use acp_proto::types::{
 };
 
 use crate::error::{ErrorKind, Failure};
-use crate::path::{DEFAULT_MAX_HOPS, Roots};
+use crate::path::Roots;
+use confine::Spawner;
 use output::OutputBuffer;
 
 /// How long `Drop` waits for killed processes to be reaped before leaving them to the OS.
@@ -57,70 +86,8 @@ const DROP_REAP_TIMEOUT: Duration = Duration::from_secs(5);
 const POLL_INTERVAL: Duration = Duration::from_millis(10);
 /// Stack size of the reader and waiter threads (the reader holds an 8 KiB buffer).
 const THREAD_STACK: usize = 128 * 1024;
-
-/// Settings of [`Terminals`].
-///
-/// `#[non_exhaustive]`: start from [`TerminalConfig::new`] or [`TerminalConfig::default()`]
-/// and assign the fields to change.
-#[derive(Debug, Clone, PartialEq, Eq)]
-#[non_exhaustive]
-pub struct TerminalConfig {
-    /// The directories a request's `cwd` must lie in (checked like an `fs/*` path, symbolic
-    /// links included). Each must be an absolute path to an existing directory.
-    pub roots: Vec<PathBuf>,
-    /// The working directory of a request without `cwd` (default: the first root, with
-    /// [`TerminalConfig::new`]). `None`: such requests are refused (`no_working_directory`).
-    /// Not required to be inside `roots`: it is the client's own choice, not the agent's.
-    pub default_cwd: Option<PathBuf>,
-    /// Run `command` through the shell (`/bin/sh -c`, `cmd /C` on Windows), with each
-    /// argument appended as a quoted word (default `false`: the program is run directly with
-    /// its arguments, which is what the schema describes).
-    pub shell: bool,
-    /// Whether the command inherits this process's environment (default `true`); the
-    /// request's `env` is applied on top either way.
-    pub inherit_env: bool,
-    /// How many terminals may be live (created, not released) at once (default 16).
-    pub max_terminals: usize,
-    /// The output kept when a request has no `outputByteLimit` (default 1 MiB).
-    pub default_output_byte_limit: usize,
-    /// The most output kept whatever the request asks (default 16 MiB): a bigger
-    /// `outputByteLimit` is lowered to this, so the agent sees `truncated: true` earlier.
-    pub max_output_byte_limit: usize,
-    /// How long, once the command has exited, to wait for the output pipe to close before
-    /// publishing the exit status (default 250 ms). Only reached when a descendant that
-    /// outlives the command keeps the pipe open.
-    pub exit_drain_grace: Duration,
-    /// How many symbolic links a `cwd` may go through (default 40).
-    pub max_symlink_hops: usize,
-}
-
-impl Default for TerminalConfig {
-    fn default() -> TerminalConfig {
-        TerminalConfig {
-            roots: Vec::new(),
-            default_cwd: None,
-            shell: false,
-            inherit_env: true,
-            max_terminals: 16,
-            default_output_byte_limit: 1024 * 1024,
-            max_output_byte_limit: 16 * 1024 * 1024,
-            exit_drain_grace: Duration::from_millis(250),
-            max_symlink_hops: DEFAULT_MAX_HOPS,
-        }
-    }
-}
-
-impl TerminalConfig {
-    /// Commands may run in `roots`; without a `cwd` they run in the first one.
-    pub fn new<I>(roots: I) -> TerminalConfig
-    where
-        I: IntoIterator,
-        I::Item: Into<PathBuf>,
-    {
-        let roots: Vec<PathBuf> = roots.into_iter().map(Into::into).collect();
-        TerminalConfig { default_cwd: roots.first().cloned(), roots, ..TerminalConfig::default() }
-    }
-}
+/// How often [`Terminals::wait_for_exit_until`] asks whether to give up.
+const CANCEL_POLL: Duration = Duration::from_millis(20);
 
 /// The `terminal/*` methods: runs commands as child processes and keeps their output.
 ///
@@ -130,13 +97,17 @@ impl TerminalConfig {
 /// never reused within the process.
 ///
 /// [`Terminals::wait_for_exit`] blocks; async adapters call it from a blocking pool, or use
-/// [`Terminals::wait_for_exit_timeout`] / [`Terminals::try_wait_for_exit`].
+/// [`Terminals::wait_for_exit_timeout`] / [`Terminals::try_wait_for_exit`]; a client that
+/// must be able to give up a wait uses [`Terminals::wait_for_exit_until`]. When the client
+/// goes away, call [`Terminals::shutdown`].
 #[derive(Debug)]
 pub struct Terminals {
     config: TerminalConfig,
     roots: Roots,
     default_cwd: Option<PathBuf>,
     registry: Mutex<Registry>,
+    /// The confined thread that starts the commands (`None`: unconfined).
+    spawner: Option<Spawner>,
 }
 
 #[derive(Debug, Default)]
@@ -146,6 +117,8 @@ struct Registry {
     retired: Vec<Entry>,
     /// Creations between the cap check and their insertion.
     starting: usize,
+    /// [`Terminals::shutdown`] was called: no more terminals.
+    shut_down: bool,
 }
 
 #[derive(Debug)]
@@ -174,6 +147,16 @@ struct ProcState {
     released: bool,
     /// Published once the child is reaped and its output drained (or the grace is over).
     exit: Option<TerminalExitStatus>,
+    /// [`Terminals::shutdown`] was called: waits return at once.
+    shut_down: bool,
+}
+
+/// How a wait for the exit ended.
+enum Waited {
+    Exited(TerminalExitStatus),
+    ShutDown,
+    /// The deadline passed first.
+    Running,
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -199,27 +182,59 @@ impl Proc {
         st.output = OutputBuffer::new(0);
     }
 
-    /// Waits until the exit is published or `deadline` passes (`None`: forever).
-    fn wait_exit(&self, deadline: Option<Instant>) -> Option<TerminalExitStatus> {
+    /// Waits until `done` holds or `deadline` passes (`None`: forever); returns the state,
+    /// locked.
+    fn wait_until(&self, deadline: Option<Instant>, done: impl Fn(&ProcState) -> bool) -> MutexGuard<'_, ProcState> {
         let mut st = lock(&self.state);
-        loop {
-            if let Some(exit) = &st.exit {
-                return Some(exit.clone());
-            }
+        while !done(&st) {
             st = match deadline {
                 None => self.changed.wait(st).unwrap_or_else(PoisonError::into_inner),
                 Some(deadline) => {
-                    let left = deadline.checked_duration_since(Instant::now()).filter(|d| !d.is_zero())?;
+                    let Some(left) = deadline.checked_duration_since(Instant::now()).filter(|d| !d.is_zero()) else {
+                        break;
+                    };
                     self.changed.wait_timeout(st, left).unwrap_or_else(PoisonError::into_inner).0
                 }
             };
+        }
+        st
+    }
+
+    /// Waits until the exit is published, the terminals are shut down, or `deadline` passes.
+    fn wait_exit(&self, deadline: Option<Instant>) -> Waited {
+        let st = self.wait_until(deadline, |st| st.exit.is_some() || st.shut_down);
+        match (&st.exit, st.shut_down) {
+            (Some(exit), _) => Waited::Exited(exit.clone()),
+            (None, true) => Waited::ShutDown,
+            (None, false) => Waited::Running,
+        }
+    }
+
+    /// Wakes every wait for good (after the kill of [`Terminals::shutdown`]).
+    fn shut_down(&self) {
+        lock(&self.state).shut_down = true;
+        self.changed.notify_all();
+    }
+}
+
+impl Waited {
+    /// The `wait_for_exit` answer: `Ok(None)` while the command runs.
+    fn answer(self) -> Result<Option<WaitForTerminalExitResponse>, RpcError> {
+        match self {
+            Waited::Exited(exit) => Ok(Some(wait_response(exit))),
+            Waited::ShutDown => Err(shut_down_error()),
+            Waited::Running => Ok(None),
         }
     }
 }
 
 impl Terminals {
     /// Terminals with the given settings. Fails when a root or the default working
-    /// directory is not an absolute path to an existing directory.
+    /// directory is not an absolute path to an existing directory, and (error kind
+    /// `Unsupported`) when [`TerminalConfig::confine`] is set but the kernel cannot enforce
+    /// the confinement (fully, unless [`TerminalConfig::allow_partial_confinement`]): see
+    /// [`landlock_status`]. Such a client must not advertise terminals, unless its user opted
+    /// into unconfined ones.
     pub fn new(config: TerminalConfig) -> io::Result<Terminals> {
         let roots = Roots::new(&config.roots, config.max_symlink_hops)?;
         let default_cwd = match &config.default_cwd {
@@ -235,7 +250,15 @@ impl Terminals {
             }
             None => None,
         };
-        Ok(Terminals { config, roots, default_cwd, registry: Mutex::default() })
+        let spawner = match config.confine {
+            true => Some(Spawner::start(confine::Rules {
+                roots: config.roots.clone(),
+                system: config.system_paths.clone(),
+                allow_partial: config.allow_partial_confinement,
+            })?),
+            false => None,
+        };
+        Ok(Terminals { config, roots, default_cwd, registry: Mutex::default(), spawner })
     }
 
     /// The settings.
@@ -275,7 +298,7 @@ impl Terminals {
             command.env_clear();
         }
         command.envs(env);
-        let (proc, reader) = spawn(command, limit, &request.command)?;
+        let (proc, reader) = spawn(command, limit, &request.command, self.spawner.as_ref())?;
         let waiter = match start_threads(&proc, reader, self.config.exit_drain_grace) {
             Ok(waiter) => waiter,
             Err(e) => {
@@ -291,7 +314,15 @@ impl Terminals {
         static NEXT_ID: AtomicU64 = AtomicU64::new(1);
         let id = TerminalId::from(format!("term-{}", NEXT_ID.fetch_add(1, Ordering::Relaxed)));
         let entry = Entry { session: request.session_id.clone(), proc, waiter: Some(waiter) };
-        lock(&self.registry).live.insert(id.clone(), entry);
+        let mut reg = lock(&self.registry);
+        if reg.shut_down {
+            // Shut down while it started: it must not outlive the others.
+            entry.proc.kill();
+            entry.proc.shut_down();
+            reg.retired.push(entry);
+            return Err(shut_down_error());
+        }
+        reg.live.insert(id.clone(), entry);
         Ok(CreateTerminalResponse::new(id))
     }
 
@@ -304,15 +335,16 @@ impl Terminals {
         Ok(response)
     }
 
-    /// Serves `terminal/wait_for_exit`: blocks until the command has exited.
+    /// Serves `terminal/wait_for_exit`: blocks until the command has exited, or until
+    /// [`Self::shutdown`] (then the exit status if it was already published, else an error
+    /// of kind `shut_down`).
     pub fn wait_for_exit(&self, request: &WaitForTerminalExitRequest) -> Result<WaitForTerminalExitResponse, RpcError> {
         let proc = self.find(&request.session_id, &request.terminal_id)?;
-        let exit = proc.wait_exit(None).unwrap_or_default();
-        Ok(wait_response(exit))
+        Ok(proc.wait_exit(None).answer()?.unwrap_or_default())
     }
 
     /// `terminal/wait_for_exit` giving up after `timeout`: `Ok(None)` if the command is still
-    /// running then.
+    /// running then. Ends early, like [`Self::wait_for_exit`], at [`Self::shutdown`].
     pub fn wait_for_exit_timeout(
         &self,
         request: &WaitForTerminalExitRequest,
@@ -320,21 +352,54 @@ impl Terminals {
     ) -> Result<Option<WaitForTerminalExitResponse>, RpcError> {
         let proc = self.find(&request.session_id, &request.terminal_id)?;
         // A deadline beyond what `Instant` can hold is no deadline.
-        let deadline = Instant::now().checked_add(timeout);
-        match deadline {
-            Some(deadline) => Ok(proc.wait_exit(Some(deadline)).map(wait_response)),
-            None => Ok(Some(wait_response(proc.wait_exit(None).unwrap_or_default()))),
+        proc.wait_exit(Instant::now().checked_add(timeout)).answer()
+    }
+
+    /// `terminal/wait_for_exit` that the caller can give up: `cancelled` is asked every few
+    /// milliseconds, and once it answers `true` the wait ends with `Ok(None)` (the command
+    /// keeps running). Ends early, like [`Self::wait_for_exit`], at [`Self::shutdown`].
+    ///
+    /// ```
+    /// # use acp_proto::types::*;
+    /// # use acp_services::{TerminalConfig, Terminals};
+    /// use std::sync::atomic::{AtomicBool, Ordering};
+    /// # let dir = std::env::temp_dir();
+    /// # let mut config = TerminalConfig::new([&dir]);
+    /// # config.confine = acp_services::terminal::landlock_status().is_ok();
+    /// let terminals = Terminals::new(config).unwrap();
+    /// # #[cfg(unix)] {
+    /// let mut create = CreateTerminalRequest::new("s", "sleep");
+    /// create.args = Some(vec!["1000".into()]);
+    /// let id = terminals.create(&create).unwrap().terminal_id;
+    /// let cancel = AtomicBool::new(true); // set by, say, `session/cancel`
+    /// let wait = WaitForTerminalExitRequest::new("s", id.clone());
+    /// let answer = terminals.wait_for_exit_until(&wait, &|| cancel.load(Ordering::Relaxed));
+    /// assert_eq!(answer.unwrap(), None);
+    /// terminals.release(&ReleaseTerminalRequest::new("s", id)).unwrap();
+    /// # }
+    /// ```
+    pub fn wait_for_exit_until(
+        &self,
+        request: &WaitForTerminalExitRequest,
+        cancelled: &dyn Fn() -> bool,
+    ) -> Result<Option<WaitForTerminalExitResponse>, RpcError> {
+        let proc = self.find(&request.session_id, &request.terminal_id)?;
+        loop {
+            match proc.wait_exit(Instant::now().checked_add(CANCEL_POLL)) {
+                Waited::Running if !cancelled() => continue,
+                waited => return waited.answer(),
+            }
         }
     }
 
-    /// `terminal/wait_for_exit` without blocking: `Ok(None)` while the command runs.
+    /// `terminal/wait_for_exit` without blocking: `Ok(None)` while the command runs
+    /// (`shut_down` after [`Self::shutdown`] if it never published an exit status).
     pub fn try_wait_for_exit(
         &self,
         request: &WaitForTerminalExitRequest,
     ) -> Result<Option<WaitForTerminalExitResponse>, RpcError> {
         let proc = self.find(&request.session_id, &request.terminal_id)?;
-        let exit = lock(&proc.state).exit.clone();
-        Ok(exit.map(wait_response))
+        proc.wait_exit(Some(Instant::now())).answer()
     }
 
     /// Serves `terminal/kill`: kills the command (and its process group) but keeps the
@@ -378,6 +443,30 @@ impl Terminals {
         ids.len()
     }
 
+    /// Ends everything, for a client that is going away: kills every process (group), live
+    /// or released, and waits (a few seconds at most) until they are reaped; every pending
+    /// and later `wait_for_exit` returns at once (the exit status if it was published, else
+    /// an error of kind `shut_down`), and every later `create` is refused (`shut_down`).
+    /// `output`, `kill` and `release` keep working. Calling it again does no harm.
+    ///
+    /// A descendant that left the process group (`setsid`) is out of reach here: see
+    /// [`kill_orphans`].
+    pub fn shutdown(&self) {
+        let procs: Vec<Arc<Proc>> = {
+            let mut reg = lock(&self.registry);
+            reg.shut_down = true;
+            reg.live.values().chain(reg.retired.iter()).map(|e| e.proc.clone()).collect()
+        };
+        for proc in &procs {
+            proc.kill();
+            proc.shut_down();
+        }
+        let deadline = Instant::now() + DROP_REAP_TIMEOUT;
+        for proc in &procs {
+            drop(proc.wait_until(Some(deadline), |st| st.child.is_none()));
+        }
+    }
+
     fn find(&self, session: &SessionId, id: &TerminalId) -> Result<Arc<Proc>, RpcError> {
         match lock(&self.registry).live.get(id) {
             Some(entry) if &entry.session == session => Ok(entry.proc.clone()),
@@ -402,6 +491,9 @@ impl Terminals {
     /// Takes one of the `max_terminals` slots until the returned guard is dropped.
     fn reserve(&self) -> Result<Slot<'_>, Failure> {
         let mut reg = lock(&self.registry);
+        if reg.shut_down {
+            return Err(shut_down_failure());
+        }
         prune(&mut reg.retired);
         let max = self.config.max_terminals;
         if reg.live.len() + reg.starting >= max {
@@ -429,7 +521,7 @@ impl Drop for Terminals {
         }
         let deadline = Instant::now() + DROP_REAP_TIMEOUT;
         for mut entry in entries {
-            if entry.proc.wait_exit(Some(deadline)).is_some()
+            if entry.proc.wait_until(Some(deadline), |st| st.exit.is_some()).exit.is_some()
                 && let Some(waiter) = entry.waiter.take()
             {
                 let _ = waiter.join();
@@ -462,6 +554,14 @@ fn unknown(id: &TerminalId) -> RpcError {
     Failure::new(ErrorKind::UnknownTerminal, format!("unknown terminal `{id}`")).into()
 }
 
+fn shut_down_failure() -> Failure {
+    Failure::new(ErrorKind::ShutDown, "the terminals are shut down")
+}
+
+fn shut_down_error() -> RpcError {
+    shut_down_failure().into()
+}
+
 fn wait_response(exit: TerminalExitStatus) -> WaitForTerminalExitResponse {
     WaitForTerminalExitResponse { exit_code: exit.exit_code, signal: exit.signal, meta: None }
 }
@@ -481,12 +581,30 @@ fn check_env(env: &[(&str, &str)]) -> Result<(), Failure> {
         if name.is_empty() || name.contains(['=', '\0']) || value.contains('\0') {
             return Err(Failure::new(ErrorKind::InvalidEnv, format!("invalid environment variable `{name}`")));
         }
+        if loader_variable(name) {
+            return Err(Failure::new(
+                ErrorKind::ForbiddenEnv,
+                format!("`{name}` steers the dynamic loader; terminals do not take it from the agent"),
+            ));
+        }
     }
     Ok(())
 }
 
-/// Starts `command` with stdin closed and stdout and stderr on one new pipe.
-fn spawn(mut command: Command, limit: usize, program: &str) -> Result<(Arc<Proc>, io::PipeReader), Failure> {
+/// Whether `name` changes what the dynamic loader loads or how (`LD_PRELOAD`,
+/// `LD_LIBRARY_PATH`, `LD_AUDIT` and every other `LD_*`, `GLIBC_TUNABLES`, macOS' `DYLD_*`).
+fn loader_variable(name: &str) -> bool {
+    name.starts_with("LD_") || name.starts_with("DYLD_") || name == "GLIBC_TUNABLES"
+}
+
+/// Starts `command` (on the confined `spawner` if any) with stdin closed and stdout and
+/// stderr on one new pipe.
+fn spawn(
+    mut command: Command,
+    limit: usize,
+    program: &str,
+    spawner: Option<&Spawner>,
+) -> Result<(Arc<Proc>, io::PipeReader), Failure> {
     let fail = |e: io::Error| {
         let kind = match e.kind() {
             io::ErrorKind::NotFound => ErrorKind::CommandNotFound,
@@ -498,16 +616,24 @@ fn spawn(mut command: Command, limit: usize, program: &str) -> Result<(Arc<Proc>
     let (reader, writer) = io::pipe().map_err(fail)?;
     command.stdin(Stdio::null()).stdout(writer.try_clone().map_err(fail)?).stderr(writer);
     sys::prepare(&mut command);
-    let child = command.spawn().map_err(fail)?;
-    // `command` holds the parent's copies of the write end: drop them, or the reader would
-    // never see end of file.
-    drop(command);
+    // `command` holds the parent's copies of the write end: it must be dropped (the spawner
+    // does so), or the reader would never see end of file.
+    let child = match spawner {
+        Some(spawner) => spawner.spawn(command),
+        None => {
+            let child = command.spawn();
+            drop(command);
+            child
+        }
+    }
+    .map_err(fail)?;
     let state = ProcState {
         output: OutputBuffer::new(limit),
         child: Some(child),
         reader_done: false,
         released: false,
         exit: None,
+        shut_down: false,
     };
     let pid = state.child.as_ref().map_or(0, Child::id);
     Ok((Arc::new(Proc { pid, state: Mutex::new(state), changed: Condvar::new() }), reader))
@@ -560,11 +686,13 @@ fn reap(proc: &Proc) -> Option<ExitStatus> {
         match child.try_wait() {
             Ok(Some(status)) => {
                 st.child = None;
+                proc.changed.notify_all();
                 return Some(status);
             }
             Ok(None) => {}
             Err(_) => {
                 st.child = None;
+                proc.changed.notify_all();
                 return None;
             }
         }

@@ -148,3 +148,41 @@ fn released_terminals_keep_no_output() {
     let st = lock(&proc.state);
     assert!(st.released && st.output.text().is_empty());
 }
+
+#[test]
+fn confinement_defaults() {
+    let c = TerminalConfig::new(["/a"]);
+    assert!(c.confine && !c.allow_partial_confinement);
+    let has = |p: &str, a: PathAccess| c.system_paths.contains(&(PathBuf::from(p), a));
+    assert!(has("/usr", PathAccess::Read) && has("/etc", PathAccess::Read) && has("/proc", PathAccess::Read));
+    assert!(has("/dev/null", PathAccess::ReadWrite));
+    // Nothing shared is writable, and /tmp is not even readable.
+    assert!(!c.system_paths.iter().any(|(p, _)| p.starts_with("/tmp")));
+    let writable: Vec<_> = c.system_paths.iter().filter(|(_, a)| *a == PathAccess::ReadWrite).collect();
+    assert!(writable.iter().all(|(p, _)| p.starts_with("/dev/")), "{writable:?}");
+}
+
+#[test]
+fn loader_variables_are_named() {
+    for name in
+        ["LD_PRELOAD", "LD_LIBRARY_PATH", "LD_AUDIT", "LD_DEBUG_OUTPUT", "GLIBC_TUNABLES", "DYLD_INSERT_LIBRARIES"]
+    {
+        assert!(loader_variable(name), "{name}");
+    }
+    for name in ["LDFLAGS", "PATH", "ld_preload", "OLD_PRELOAD", "GLIBC_TUNABLES_X"] {
+        assert!(!loader_variable(name), "{name}");
+    }
+}
+
+#[cfg(unix)]
+#[test]
+fn creation_after_shutdown_is_refused() {
+    let dir = TempDir::new("term-race");
+    let mut config = TerminalConfig::new([dir.path()]);
+    config.confine = false;
+    let t = Terminals::new(config).unwrap();
+    t.shutdown();
+    let e = t.create(&CreateTerminalRequest::new("s", "true")).unwrap_err();
+    assert_eq!((e.code.0, kind(&e)), (-32603, Some(ErrorKind::ShutDown)));
+    assert_eq!((t.live(), lock(&t.registry).starting), (0, 0));
+}
