@@ -25,7 +25,9 @@
 //!   driver (one per blocked caller thread) and retried when the writer drained; a thread
 //!   sending a notification waits on the connection's condition variable, which the driver
 //!   signals whenever it takes the queued output. Either way the caller blocks instead of
-//!   memory growing.
+//!   memory growing. A handler's answer waits the same way (on its pool thread), and while the
+//!   output is full the core dispatches no new request, so a peer that never reads cannot make
+//!   the answers pile up.
 //! * Items handed to application threads (prompt-turn updates, ordered notifications) count
 //!   in a [`Backlog`]; while it is full the driver stops feeding input, and the peer's writes
 //!   block in the pipe.
@@ -223,6 +225,18 @@ impl Link {
             let _ = self.tx.send(Input::Queued);
         }
         result.map_err(Error::from)
+    }
+
+    /// Hands a handler's answer to the driver once the outbound budget has room: the handler's
+    /// thread waits meanwhile (the pool then starts no more handlers than it has threads), so
+    /// the core's queued output exceeds its bound by at most one answer per pool thread.
+    pub(crate) fn respond(&self, id: InboundId, result: Result<Response, RpcError>) {
+        let mut conn = lock(&self.core.conn);
+        while !conn.can_send() && !conn.is_closed() {
+            conn = self.core.drained.wait(conn).unwrap_or_else(PoisonError::into_inner);
+        }
+        drop(conn);
+        let _ = self.command(Command::Respond { id, result });
     }
 
     /// Client side: sends a prompt; its updates and outcome arrive on the returned inbox.
@@ -736,7 +750,7 @@ impl Driver {
             scope.in_scope(|| {
                 let result = catch_unwind(AssertUnwindSafe(|| service.request(&link, id, &cancel, request)))
                     .unwrap_or_else(|panic| Err(handler_panicked(&*panic)));
-                let _ = link.command(Command::Respond { id, result });
+                link.respond(id, result);
             })
         }));
     }

@@ -13,6 +13,9 @@
 //!   (and [`Connection::can_send`]) reflects a slow peer.
 //! * **Backpressure**: requests and notifications of handlers are *held* while `can_send()` is
 //!   false; their futures wait for the ack, so memory does not grow with the number of sends.
+//!   Handlers' answers wait in the same queue (in order behind the sends they made), so the
+//!   core's queued output stays within its bound plus one frame; while it is full the core
+//!   dispatches no new request, so the answers held are those of requests already running.
 //!   Deliveries to bounded consumers (a prompt turn's stream, the notification worker) that are
 //!   full stall the event queue; the core then stops consuming input, and the peer's sends wait.
 //! * **Time**: the clock is read before sleeping; the timer is re-armed only when the core's
@@ -77,10 +80,13 @@ struct Pending {
     turn: Option<(SessionId, QueueSender<SessionNotification>)>,
 }
 
-/// A send held while the outbound budget is full.
+/// A send (or a handler's answer) held while the outbound budget is full.
 enum Held {
     Request(Box<RequestCommand>, Option<Instant>),
     Notify(Box<Notification>, oneshot::Sender<Result<(), Error>>),
+    /// A finished handler's answer: it waits, in order behind the handler's earlier sends,
+    /// until the peer has read enough (the core itself never refuses an answer).
+    Complete(InboundId, Box<Result<Response, RpcError>>),
 }
 
 /// The future that drives one connection; see the [module docs](self).
@@ -275,7 +281,7 @@ impl<Rt: Runtime, H: Handlers, Rd: ReadBytes, Wr: WriteBytes> Driver<Rt, H, Rd, 
         match command {
             Command::Complete { id, result } => {
                 self.inbound.remove(&id);
-                self.respond(now, id, *result);
+                self.send_or_hold(now, Held::Complete(id, result));
             }
             Command::Request(request) => {
                 let deadline = request.timeout.map(|t| now + t);
@@ -326,6 +332,7 @@ impl<Rt: Runtime, H: Handlers, Rd: ReadBytes, Wr: WriteBytes> Driver<Rt, H, Rd, 
     /// refuses everything), so the core never answers `Backpressure` and nothing is lost.
     fn send(&mut self, now: Instant, send: Held) {
         match send {
+            Held::Complete(id, result) => self.respond(now, id, *result),
             Held::Notify(notification, ack) => {
                 let result = self.conn.send_notification(now, *notification).map_err(Error::from);
                 self.acked |= result.is_ok();

@@ -168,7 +168,7 @@ impl Connection {
         };
         // 8. Dispatch, or defer while the output is full (no new work until the peer reads).
         let defer = !self.can_send() || !self.deferred.is_empty();
-        if defer && self.refuse_if_deferral_full(&id, frame.len()) {
+        if defer && self.refuse_if_deferral_full(&id) {
             return;
         }
         let key = self.next_inbound;
@@ -199,11 +199,13 @@ impl Connection {
         debug_assert_eq!(self.inbound.len(), self.by_wire.len());
     }
 
-    /// Refuses request `id` (a frame of `size` bytes) when the requests already deferred fill
-    /// `max_held_bytes` (one is always accepted); returns whether it did.
-    fn refuse_if_deferral_full(&mut self, id: &RequestId, size: usize) -> bool {
+    /// Refuses request `id` when the requests already deferred fill `max_held_bytes` and input
+    /// must go on anyway (this side awaits answers of the peer, which may come behind it);
+    /// returns whether it did. Without outbound requests, input stops at that point instead
+    /// ([`Connection::wants_input`]) and nothing is refused.
+    fn refuse_if_deferral_full(&mut self, id: &RequestId) -> bool {
         let limit = self.config.max_held_bytes;
-        if self.deferred.is_empty() || self.deferred.bytes().saturating_add(size) <= limit {
+        if self.deferred.bytes() < limit || self.outbound.is_empty() {
             return false;
         }
         self.stats.requests_shed += 1;

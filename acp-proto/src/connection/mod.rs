@@ -16,7 +16,9 @@
 //! 2. **null id** → `-32600`;
 //! 3. **duplicate** of an id still in flight → dropped silently and counted (a second answer
 //!    would be mis-correlated by the peer);
-//! 4. **`max_inbound`** requests in flight → `-32603` with `data: {reason, limit}`, not recorded;
+//! 4. **`max_inbound`** requests in flight → `-32603` with `data: {reason, limit}`, not recorded
+//!    (reached only while this side awaits an answer from the peer: otherwise input pauses at
+//!    the bound, see [`Connection::wants_input`]);
 //! 5. **capability gate** against this side's own capabilities → `-32601`;
 //! 6. **decode** → `-32601` for a method this side does not handle, `-32602` for bad params
 //!    (with the reason in `data.reason`);
@@ -28,17 +30,19 @@
 //!    not yet told to the application, released by [`Connection::poll_event`] in arrival order
 //!    once the output drops below the bound. A `$/cancel_request` (or, for a prompt,
 //!    `session/cancel`) answers a deferred request at once (`-32800`, or
-//!    `stopReason: "cancelled"`); close drops it silently. Beyond [`Config::max_held_bytes`] of
-//!    deferred frames a request is refused `-32603` (`data.reason: "output queue full"`).
+//!    `stopReason: "cancelled"`); close drops it silently. Once deferred frames reach
+//!    [`Config::max_held_bytes`] (or `max_inbound` requests are in flight) input pauses, unless
+//!    this side awaits answers from the peer: then it reads on and refuses further requests
+//!    (`-32603`, `data.reason: "output queue full"`).
 //!
 //! # Bounded output
 //! Nothing the peer does makes the queued output grow without a bound: application sends stop
 //! at the budget ([`SendError::Backpressure`]), no new request is dispatched while the output is
 //! full (rule 8), each dispatched request adds its one response (adapters hold a handler's
 //! result until [`Connection::can_send`]), and the machine's own answers to peer input stop
-//! input once they alone fill the budget. Responses, notifications and cancellations are
-//! always read, so two peers whose outputs are both full keep reading each other and never
-//! deadlock. [`Stats::requests_deferred`] and [`Stats::output_pauses`] count the pauses.
+//! input once they alone fill the budget. A side that awaits answers always reads on
+//! (responses, notifications and cancellations get through), so two peers whose outputs are
+//! both full never deadlock. [`Stats::requests_deferred`] and [`Stats::output_pauses`] count the pauses.
 //!
 //! # Lifecycles
 //! Inbound: `Dispatched → (Cancelled →) Answered`. Exactly one response frame per request id:
@@ -86,8 +90,9 @@ use crate::types::{PermissionOptionId, ProtocolVersion, SessionId};
 pub struct Config {
     /// Longest accepted line in bytes; longer lines are skipped and answered. Default 64 MiB.
     pub max_frame_len: usize,
-    /// Inbound requests in flight (dispatched or held) before new ones are refused with
-    /// `-32603`. Default 1000.
+    /// Inbound requests in flight (dispatched, deferred or held). At this many, input pauses
+    /// while this side awaits no answer from the peer; otherwise (the answer may come behind
+    /// them) new requests are refused with `-32603`. Default 1000.
     pub max_inbound: usize,
     /// Outbound requests awaiting answers before new sends are refused. Default 1000.
     pub max_pending_outbound: usize,
@@ -99,16 +104,20 @@ pub struct Config {
     ///   until [`Connection::can_send`]);
     /// * inbound requests are *deferred* instead of dispatched: they are in flight (checked,
     ///   counted, cancellable) but their [`Event::Request`] waits until the output drops below
-    ///   the bound; beyond [`Config::max_held_bytes`] of deferred frames, further requests are
-    ///   refused with `-32603` (`data.reason: "output queue full"`);
+    ///   the bound. Once deferred frames reach [`Config::max_held_bytes`] (or requests in
+    ///   flight [`Config::max_inbound`]), input pauses until the peer reads; except while this
+    ///   side awaits answers from the peer, when input goes on and further requests are refused
+    ///   (`-32603`, `data.reason: "output queue full"`, or the `max_inbound` refusal);
     /// * responses are never refused (every request gets its one answer); adapters hold a
     ///   handler's result until [`Connection::can_send`], so the queue exceeds the bound by at
     ///   most one frame per running handler;
     /// * input keeps being read: responses to our own requests, notifications (cancellations
     ///   above all) and the deferred requests. Input stops only when the machine's *own*
     ///   answers to peer input (error responses) reach this many bytes, when events are not
-    ///   drained, or behind a pending `initialize`, so two peers that both stall on a full
-    ///   output never deadlock: each still reads what the other is waiting for.
+    ///   drained, behind a pending `initialize`, or on deferred requests while nothing is
+    ///   awaited from the peer. So two peers that both stall on a full output never deadlock:
+    ///   a side that awaits an answer always reads on, and a side that awaits none is not
+    ///   what the other is waiting for.
     ///
     /// Default 1 MiB.
     pub outbound_budget: usize,
@@ -338,6 +347,19 @@ impl Connection {
             && self.events.len() < self.config.max_events
             && self.machine_out < self.config.outbound_budget
             && self.held.bytes() < self.config.max_held_bytes
+            && !self.deferral_stops_input()
+    }
+
+    /// Whether the requests in flight (`max_inbound`) or those deferred while the output is
+    /// full (`max_held_bytes`) have reached their bound at a time when this side awaits no
+    /// answer from the peer: then nothing the peer may send next is needed to make progress,
+    /// so input pauses until the application answers or the peer reads. With outbound
+    /// requests pending, input goes on (the answers may be behind) and requests past the
+    /// bound are refused instead.
+    fn deferral_stops_input(&self) -> bool {
+        let deferral_full = !self.deferred.is_empty() && self.deferred.bytes() >= self.config.max_held_bytes;
+        let inbound_full = self.inbound_in_flight() >= self.config.max_inbound;
+        self.outbound.is_empty() && self.phase == Phase::Ready && (deferral_full || inbound_full)
     }
 
     /// Inbound requests in flight (dispatched and held).

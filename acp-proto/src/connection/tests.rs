@@ -205,7 +205,11 @@ fn error_and_invalid_results_are_outcomes() {
 fn inbound_checks_run_in_order() {
     let mut config = Config::default();
     config.max_inbound = 2;
-    let mut a = ready_agent_with(config, json!({}), AgentCapabilities::default());
+    let mut a = ready_agent_with(config, json!({"fs":{"readTextFile":true}}), AgentCapabilities::default());
+    // The agent awaits an answer of the client, so it reads on past `max_inbound` (and refuses)
+    // instead of pausing its input there.
+    a.send_request(T0, ReadTextFileRequest::new("s", "/x"), None).unwrap();
+    sent(&mut a);
     // null id
     feed(&mut a, T0, &[r#"{"jsonrpc":"2.0","id":null,"method":"session/new","params":{}}"#]);
     let f = &sent(&mut a)[0];
@@ -486,7 +490,10 @@ fn wrong_direction_and_bad_extension_names_are_refused() {
 fn a_flood_of_frames_stays_within_fixed_bounds() {
     let mut config = Config::default();
     config.max_frame_len = 4096;
-    let mut a = ready_agent_with(config, json!({}), AgentCapabilities::default());
+    let mut a = ready_agent_with(config, json!({"fs":{"readTextFile":true}}), AgentCapabilities::default());
+    // Awaiting an answer of its own, the agent reads on at `max_inbound` and refuses (without
+    // one it would pause its input there: `tests/output_bound.rs`).
+    a.send_request(T0, ReadTextFileRequest::new("s", "/x"), None).unwrap();
     let garbage = "x".repeat(100);
     let oversize = "y".repeat(10_000);
     let mut peak = 0;

@@ -113,8 +113,42 @@ fn session_cancel_answers_a_deferred_prompt_cancelled() {
 }
 
 #[test]
-fn deferral_beyond_max_held_bytes_is_refused_and_reading_goes_on() {
+fn deferral_past_its_bounds_pauses_input_while_nothing_is_awaited() {
     let mut a = agent_with_full_output(2000, 200);
+    let big = json!({"jsonrpc":"2.0","id":1000,"method":"_x/work","params":{"pad":"p".repeat(300)}}).to_string();
+    let data = format!("{big}\n{}\n", ext_request(11));
+    // The big request is deferred (one always is); then input pauses: nothing is refused.
+    let n = a.handle_input(T0, data.as_bytes());
+    assert_eq!(n, big.len() + 1);
+    assert!(!a.wants_input());
+    assert_eq!(a.handle_input(T0, &data.as_bytes()[n..]), 0);
+    assert!(sent(&mut a).iter().all(|f| f.get("error").is_none()), "nothing refused");
+    // The peer read: the deferred request comes out and input resumes.
+    assert!(matches!(a.poll_event(), Some(Event::Request { .. })));
+    assert!(a.wants_input());
+    feed(&mut a, T0, &[&ext_request(11)]);
+    assert!(matches!(a.poll_event(), Some(Event::Request { .. })));
+    assert_eq!(a.stats().requests_shed, 0);
+}
+
+#[test]
+fn deferral_past_max_inbound_pauses_input_too() {
+    let mut a = agent_with_full_output(2000, 1 << 20);
+    let limit = a.config().max_inbound;
+    let lines: String = (0..limit as i64 + 5).map(|i| ext_request(10 + i) + "\n").collect();
+    let n = a.handle_input(T0, lines.as_bytes());
+    assert!(n < lines.len() && !a.wants_input());
+    assert_eq!(a.deferred_requests(), limit);
+    assert_eq!(a.stats().requests_shed, 0, "paused, not refused");
+}
+
+#[test]
+fn deferral_past_its_bounds_is_refused_while_an_answer_is_awaited() {
+    let mut a = agent_with_full_output(2000, 200);
+    // This side awaits the peer's answer to a read: it must read on, whatever comes first.
+    let _ = a.poll_transmit(&mut Vec::new());
+    let read = a.send_request(T0, ReadTextFileRequest::new("s", "/x"), None).unwrap();
+    fill(&mut a);
     let big = json!({"jsonrpc":"2.0","id":1000,"method":"_x/work","params":{"pad":"p".repeat(300)}}).to_string();
     // One request is always deferred, whatever its size; the next ones are refused.
     feed(&mut a, T0, &[&big, &ext_request(11), &ext_request(12)]);
@@ -129,7 +163,10 @@ fn deferral_beyond_max_held_bytes_is_refused_and_reading_goes_on() {
     let reason = json!("output queue full");
     assert_eq!(refused, [(json!(11), -32603, reason.clone()), (json!(12), -32603, reason)]);
     assert_eq!(a.stats().requests_shed, 2);
-    // The one deferred comes out once the peer read.
+    // The answer behind them got through; the one deferred comes out once the peer read.
+    let response = json!({"jsonrpc":"2.0","id":read.wire(),"result":{"content":"hi"}}).to_string();
+    feed(&mut a, T0, &[&response]);
+    assert!(matches!(a.poll_event(), Some(Event::Outcome { id, .. }) if id == read));
     assert!(matches!(a.poll_event(), Some(Event::Request { .. })));
 }
 
