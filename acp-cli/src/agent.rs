@@ -6,9 +6,10 @@
 //!
 //! | request | answer |
 //! |---|---|
-//! | `initialize` | `protocolVersion: 1` whatever was asked; `loadSession: false`; prompts may carry images and embedded context, not audio; no MCP over HTTP or SSE; `authMethods: []`; `agentInfo` |
-//! | `session/new` | a fresh `sessionId` (`sess-1`, `sess-2`, …); a relative `cwd` is `-32602` |
-//! | `session/prompt` of an unknown session | `-32002` |
+//! | `initialize` | `protocolVersion: 1` whatever was asked; `loadSession: false`; `sessionCapabilities: {close: {}}`; prompts may carry images and embedded context, not audio; no MCP over HTTP or SSE; `authMethods: []`; `agentInfo` |
+//! | `session/new` | a fresh `sessionId` (`sess-1`, `sess-2`, …); a relative `cwd` is `-32602`; with [`AgentConfig::max_sessions`] sessions open (default 1024), `-32603` with `data: {"reason": TOO_MANY_SESSIONS, "limit": N}` |
+//! | `session/close` | `{}`: the session is forgotten (its slot freed) and its running turn, if any, ends `cancelled`; an unknown or already closed session is `-32002` |
+//! | `session/prompt` of an unknown or closed session | `-32002`, `data: {"reason": "unknown session", "sessionId": …}` |
 //! | `_test/echo` | its params, verbatim |
 //! | any other method | `-32601`; unknown notifications are ignored |
 //!
@@ -33,10 +34,10 @@
 //! The agent logs a line per request to stderr, never to stdout, and [`ReferenceAgent::serve_stdio`] returns
 //! as soon as stdin ends.
 
-use std::collections::HashSet;
+mod sessions;
+
 use std::io::{self, Read, Write};
 use std::path::Path;
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
@@ -44,6 +45,9 @@ use acp_blocking::acp_proto::types::*;
 use acp_blocking::acp_proto::{Method, RpcError};
 use acp_blocking::{Agent, AgentOptions, Error, PromptContext, RequestContext};
 use serde_json::{Value, json};
+
+pub use sessions::TOO_MANY_SESSIONS;
+use sessions::{Closed, Sessions};
 
 /// The permission option that lets the tool call run.
 pub const ALLOW_ONCE: &str = "allow-once";
@@ -62,21 +66,29 @@ pub struct AgentConfig {
     pub max_handlers: usize,
     /// Log one line per request to stderr (default true).
     pub log: bool,
+    /// Sessions open at once; `session/new` beyond is refused until one is closed with
+    /// `session/close` (default 1024).
+    pub max_sessions: usize,
 }
 
 impl Default for AgentConfig {
     fn default() -> AgentConfig {
-        AgentConfig { slow_delay: Duration::from_secs(5), max_handlers: 64, log: true }
+        AgentConfig { slow_delay: Duration::from_secs(5), max_handlers: 64, log: true, max_sessions: 1024 }
     }
 }
 
 /// The reference agent. See the [module docs](self) for what it does.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct ReferenceAgent {
     config: AgentConfig,
-    sessions: Mutex<HashSet<SessionId>>,
-    next_session: AtomicU64,
+    sessions: Sessions,
     next_call: AtomicU64,
+}
+
+impl Default for ReferenceAgent {
+    fn default() -> ReferenceAgent {
+        ReferenceAgent::new()
+    }
 }
 
 /// How a turn continues after a step.
@@ -93,17 +105,14 @@ impl ReferenceAgent {
 
     /// An agent with the given settings.
     pub fn with_config(config: AgentConfig) -> ReferenceAgent {
-        ReferenceAgent { config, ..ReferenceAgent::default() }
+        let sessions = Sessions::new(config.max_sessions);
+        ReferenceAgent { config, sessions, next_call: AtomicU64::new(0) }
     }
 
     fn log(&self, message: std::fmt::Arguments<'_>) {
         if self.config.log {
             eprintln!("acp agent: {message}");
         }
-    }
-
-    fn knows(&self, session: &SessionId) -> bool {
-        self.sessions.lock().unwrap_or_else(std::sync::PoisonError::into_inner).contains(session)
     }
 
     /// Serves the agent over any byte transport until its input ends.
@@ -119,7 +128,7 @@ impl ReferenceAgent {
     }
 
     /// The turn after the echo: thought, plan, tool call, permission, read.
-    fn turn(&self, text: &str, path: Option<&str>, cx: &PromptContext) -> Result<Step, Error> {
+    fn turn(&self, text: &str, path: Option<&str>, cx: &PromptContext, closed: &Closed) -> Result<Step, Error> {
         cx.send_update(SessionUpdate::AgentThoughtChunk(ContentChunk::new(ContentBlock::text(match path {
             Some(p) => format!("The prompt names {p}; I will ask before reading it through the client."),
             None => "The prompt names no absolute path, so there is nothing to read.".to_owned(),
@@ -153,7 +162,7 @@ impl ReferenceAgent {
             RequestPermissionOutcome::Selected(s) => s.option_id == ALLOW_ONCE,
             _ => return Ok(Step::Stop(StopReason::Cancelled)),
         };
-        if cx.is_cancelled() {
+        if stopped(cx, closed) {
             return Ok(Step::Stop(StopReason::Cancelled));
         }
         if !allowed {
@@ -179,12 +188,17 @@ impl ReferenceAgent {
                 Err(e) => return Err(e),
             },
         };
-        if cx.is_cancelled() {
+        if stopped(cx, closed) {
             return Ok(Step::Stop(StopReason::Cancelled));
         }
         cx.send_update(tool_update(&call_id, status, Some(content)))?;
         Ok(Step::Go)
     }
+}
+
+/// Whether the turn should stop: cancelled (`session/cancel`), or its session closed.
+fn stopped(cx: &PromptContext, closed: &Closed) -> bool {
+    cx.is_cancelled() || closed.is_set()
 }
 
 /// A `tool_call_update` changing the status and, optionally, the content.
@@ -225,6 +239,7 @@ impl Agent for ReferenceAgent {
         let mut response = InitializeResponse::new(ProtocolVersion::V1);
         let caps = &mut response.agent_capabilities;
         caps.load_session = false;
+        caps.session_capabilities.close = Some(SessionCloseCapabilities::default());
         caps.prompt_capabilities.image = true;
         caps.prompt_capabilities.audio = false;
         caps.prompt_capabilities.embedded_context = true;
@@ -241,38 +256,47 @@ impl Agent for ReferenceAgent {
             return Err(RpcError::invalid_params(format!("cwd must be an absolute path, got `{}`", request.cwd))
                 .with_data(json!({ "reason": "cwd must be an absolute path", "cwd": request.cwd })));
         }
-        let id = SessionId::from(format!("sess-{}", self.next_session.fetch_add(1, Ordering::Relaxed) + 1));
-        self.sessions.lock().unwrap_or_else(std::sync::PoisonError::into_inner).insert(id.clone());
+        let id = self.sessions.open()?;
         self.log(format_args!("session {id} opened in {}", request.cwd));
         Ok(NewSessionResponse::new(id))
     }
 
+    fn close_session(
+        &self,
+        request: CloseSessionRequest,
+        _: &RequestContext,
+    ) -> Result<CloseSessionResponse, RpcError> {
+        self.sessions.close(&request.session_id)?;
+        self.log(format_args!("session {} closed", request.session_id));
+        Ok(CloseSessionResponse::default())
+    }
+
     fn prompt(&self, request: PromptRequest, cx: &PromptContext) -> Result<PromptResponse, RpcError> {
-        if !self.knows(&request.session_id) {
-            return Err(RpcError::resource_not_found(format!("unknown session `{}`", request.session_id))
-                .with_data(json!({ "reason": "unknown session", "sessionId": request.session_id })));
-        }
+        let closed = self.sessions.get(&request.session_id)?;
         let text = prompt_text(&request.prompt);
         let path = first_absolute_path(&text);
         self.log(format_args!("prompt on {}: {text:?}", request.session_id));
         cx.send_text(format!("echo: {text}"))?;
-        if is_slow(&text) && cx.cancellation().wait_timeout(self.config.slow_delay) {
+        if is_slow(&text) && closed.wait(cx.cancellation(), self.config.slow_delay) {
             return Ok(PromptResponse::new(StopReason::Cancelled));
         }
-        if cx.is_cancelled() {
+        if stopped(cx, &closed) {
             return Ok(PromptResponse::new(StopReason::Cancelled));
         }
-        let stop = match self.turn(&text, path, cx) {
-            Ok(Step::Go) => {
-                cx.send_text("done")?;
-                StopReason::EndTurn
-            }
+        let stop = match self.turn(&text, path, cx, &closed) {
+            Ok(Step::Go) => match cx.send_text("done") {
+                Ok(()) => StopReason::EndTurn,
+                Err(_) if stopped(cx, &closed) => StopReason::Cancelled,
+                Err(e) => return Err(e.into()),
+            },
             Ok(Step::Stop(stop)) => stop,
-            Err(_) if cx.is_cancelled() => StopReason::Cancelled,
+            // A closed session's updates and requests are refused by the core: the turn ends.
+            Err(_) if stopped(cx, &closed) => StopReason::Cancelled,
             Err(e) => return Err(e.into()),
         };
-        // After `session/cancel` the core answers `cancelled` whatever we return; say it too.
-        let stop = if cx.is_cancelled() { StopReason::Cancelled } else { stop };
+        // After `session/cancel` the core answers `cancelled` whatever we return; say it too,
+        // and after `session/close`.
+        let stop = if stopped(cx, &closed) { StopReason::Cancelled } else { stop };
         self.log(format_args!("turn on {} ended {}", request.session_id, stop.as_str()));
         Ok(PromptResponse::new(stop))
     }

@@ -56,6 +56,22 @@ impl Raw {
     }
 }
 
+impl Drop for Raw {
+    /// Ends the agent's input and reaps it (killed if it has not exited within 5 s).
+    fn drop(&mut self) {
+        drop(self.input.take());
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while matches!(self.child.try_wait(), Ok(None)) {
+            if Instant::now() >= deadline {
+                let _ = self.child.kill();
+                let _ = self.child.wait();
+                return;
+            }
+            thread::sleep(Duration::from_millis(10));
+        }
+    }
+}
+
 #[test]
 fn initialize_answers_version_1_and_the_advertised_capabilities_on_the_wire() {
     let mut raw = Raw::start();
@@ -70,6 +86,7 @@ fn initialize_answers_version_1_and_the_advertised_capabilities_on_the_wire() {
         json!({"image": true, "audio": false, "embeddedContext": true})
     );
     assert_eq!(result["agentCapabilities"]["mcpCapabilities"], json!({"http": false, "sse": false}));
+    assert_eq!(result["agentCapabilities"]["sessionCapabilities"], json!({"close": {}}), "session/close is offered");
     assert_eq!(result["authMethods"], json!([]), "{line}");
     assert_eq!(result["agentInfo"]["name"], json!("acp-reference-agent"));
     assert!(result["agentInfo"]["version"].is_string());
@@ -353,4 +370,91 @@ fn the_agent_is_a_library_type_served_in_process_over_pipes() {
     assert_eq!(seen.lock().unwrap().permissions.len(), 1);
     conn.close().unwrap();
     agent.join().unwrap().unwrap();
+}
+
+/// `ReferenceAgent` with `max_sessions` served in-process over pipes, and a client for it.
+fn in_process(max_sessions: usize) -> (acp_blocking::ClientConnection, thread::JoinHandle<Result<(), Error>>) {
+    use acp_blocking::{ClientConnection, ClientOptions};
+    use acp_cli::agent::{AgentConfig, ReferenceAgent};
+    use std::sync::{Arc, Mutex};
+
+    let (agent_in, client_out) = std::io::pipe().unwrap();
+    let (client_in, agent_out) = std::io::pipe().unwrap();
+    let mut config = AgentConfig::default();
+    config.max_sessions = max_sessions;
+    config.log = false;
+    let agent = thread::spawn(move || ReferenceAgent::with_config(config).serve(agent_in, agent_out));
+    let recorder = Recorder { answer: Answer::Hold, fs: None, seen: Arc::new(Mutex::new(Seen::default())) };
+    let conn = ClientConnection::connect(recorder, client_in, client_out, ClientOptions::default()).unwrap();
+    let response = conn.initialize(InitializeRequest::new(ProtocolVersion::V1)).unwrap();
+    assert!(response.agent_capabilities.supports_close_session(), "session/close is advertised");
+    (conn, agent)
+}
+
+fn rpc_error(e: Error) -> acp_blocking::acp_proto::RpcError {
+    match e {
+        Error::Rpc(e) => e,
+        other => panic!("not an error answer: {other:?}"),
+    }
+}
+
+#[test]
+fn the_session_cap_refuses_one_more_until_one_is_closed() {
+    let (conn, agent) = in_process(3);
+    let cwd = Path::new("/");
+    let open: Vec<SessionId> = (0..3).map(|_| new_session(&conn, cwd)).collect();
+    let refused = rpc_error(conn.new_session(NewSessionRequest::new("/", vec![])).unwrap_err());
+    assert_eq!(refused.code.0, -32603, "{refused:?}");
+    let data = refused.data.clone().unwrap();
+    assert_eq!(data["limit"], json!(3), "{data}");
+    assert_eq!(data["reason"], json!(acp_cli::agent::TOO_MANY_SESSIONS), "{data}");
+
+    // Closing one frees its slot; the closed session is then unknown, to a prompt or a close.
+    conn.close_session(CloseSessionRequest::new(open[1].clone())).unwrap();
+    let fourth = new_session(&conn, cwd);
+    assert!(!open.contains(&fourth));
+    assert_eq!(conn.new_session(NewSessionRequest::new("/", vec![])).unwrap_err().rpc_code(), Some(-32603));
+    let again = rpc_error(conn.close_session(CloseSessionRequest::new(open[1].clone())).unwrap_err());
+    assert_eq!((again.code.0, again.reason()), (-32002, Some("unknown session")));
+    let never = rpc_error(conn.close_session(CloseSessionRequest::new("sess-404")).unwrap_err());
+    assert_eq!((never.code.0, never.reason()), (-32002, Some("unknown session")));
+    let closed = conn.prompt(PromptRequest::new(open[1].clone(), vec!["hi".into()])).unwrap().finish().unwrap_err();
+    let unknown = conn.prompt(PromptRequest::new("sess-404", vec!["hi".into()])).unwrap().finish().unwrap_err();
+    let (closed, unknown) = (rpc_error(closed), rpc_error(unknown));
+    assert_eq!((closed.code, closed.reason()), (unknown.code, unknown.reason()), "the same error");
+    assert_eq!(closed.code.0, -32002);
+    conn.close().unwrap();
+    agent.join().unwrap().unwrap();
+}
+
+#[test]
+fn closing_a_session_ends_its_running_turn_cancelled() {
+    let (conn, agent) = in_process(2);
+    let session = new_session(&conn, Path::new("/"));
+    // A slow turn (5 s by default) is running when its session is closed.
+    let mut turn = conn.prompt(PromptRequest::new(session.clone(), vec!["slow".into()])).unwrap();
+    assert!(matches!(turn.next_update(), Some(SessionUpdate::AgentMessageChunk(_))));
+    conn.close_session(CloseSessionRequest::new(session)).unwrap();
+    let rest: Vec<SessionUpdate> = turn.by_ref().collect();
+    assert!(rest.is_empty(), "nothing after the close: {rest:?}");
+    assert_eq!(turn.finish().unwrap(), StopReason::Cancelled);
+    conn.close().unwrap();
+    agent.join().unwrap().unwrap();
+}
+
+#[test]
+fn the_binary_allows_1024_sessions_by_default() {
+    let mut raw = Raw::start();
+    raw.call(0, "initialize", json!({"protocolVersion": 1}));
+    for id in 1..=1024 {
+        let frame = raw.call(id, "session/new", json!({"cwd": "/", "mcpServers": []}));
+        assert!(frame["result"]["sessionId"].is_string(), "{frame}");
+    }
+    let refused = raw.call(1025, "session/new", json!({"cwd": "/", "mcpServers": []}));
+    assert_eq!(refused["error"]["code"], json!(-32603), "{refused}");
+    assert_eq!(refused["error"]["data"]["limit"], json!(1024), "{refused}");
+    let closed = raw.call(1026, "session/close", json!({"sessionId": "sess-7"}));
+    assert_eq!(closed["result"], json!({}), "{closed}");
+    let reopened = raw.call(1027, "session/new", json!({"cwd": "/", "mcpServers": []}));
+    assert_eq!(reopened["result"]["sessionId"], json!("sess-1025"), "{reopened}");
 }

@@ -16,6 +16,7 @@ mod handler;
 mod permission;
 mod process;
 mod render;
+mod sanitize;
 mod session;
 
 use std::ffi::OsString;

@@ -2,7 +2,20 @@
 //! tool calls with kind, status, locations, content and diffs, permission questions, a
 //! spinner while waiting. Plain ANSI escapes, no dependency; no colour when `NO_COLOR` is set,
 //! `TERM` is `dumb` or stdout is not a terminal, and no spinner when stdout is not a terminal.
+//!
+//! # Peer text is never written raw
+//!
+//! Every string the renderer is given may come from the agent, so every text reaches the
+//! terminal through the two lowest-level writers, [`Renderer::line`]/[`Renderer::raw`] (text
+//! as [`Span`]s, each made one-line and inert with [`sanitize::clean_line`]) and
+//! [`Renderer::stream`] (streamed message and thought text, made inert with
+//! [`sanitize::clean`], newlines kept). Our colours are added around the sanitized text; the
+//! spinner's `\r`, erase and backspace are written by the spinner code alone. A streamed peer
+//! line that starts with `?`, our permission question's marker, is shown as `\?`, so that a
+//! forged question is told apart even without colour (with colour, the real one is also
+//! bold yellow, which the peer cannot produce).
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::io::{IsTerminal, Write};
 
@@ -10,11 +23,17 @@ use acp_blocking::acp_proto::types::*;
 
 use super::diff::{DiffLine, line_diff};
 use super::handler::Activity;
+use super::sanitize;
 
 /// Lines of tool call text shown before the rest is elided.
 const MAX_TEXT_LINES: usize = 12;
 /// Lines of a diff shown before the rest is elided.
 const MAX_DIFF_LINES: usize = 40;
+/// Characters of one line of tool call text or diff shown before the rest is elided.
+const MAX_LINE_CHARS: usize = 1000;
+/// Tool calls remembered per turn (to name them in later updates and mark them cancelled);
+/// later ones are drawn but not remembered.
+const MAX_TOOLS: usize = 1024;
 const SPINNER: [&str; 10] = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
 
 /// How to draw.
@@ -51,6 +70,10 @@ struct Tool {
     status: Option<ToolCallStatus>,
 }
 
+/// A piece of a line: the SGR style it is drawn in (`""`: none; `2` dim, `1` bold, `31`
+/// red…) and its text, from anywhere: it is sanitized when written.
+type Span<'a> = (&'static str, &'a str);
+
 /// Draws a session on `out` (agent output, questions) and `err` (the agent's stderr).
 pub(crate) struct Renderer {
     out: Box<dyn Write + Send>,
@@ -71,6 +94,14 @@ fn is_final(status: &Option<ToolCallStatus>) -> bool {
     matches!(status, Some(ToolCallStatus::Completed | ToolCallStatus::Failed))
 }
 
+/// `text` cut after `max` characters, with `…` when something was cut.
+fn shorten(text: &str, max: usize) -> Cow<'_, str> {
+    match text.char_indices().nth(max) {
+        Some((at, _)) => Cow::Owned(format!("{}…", &text[..at])),
+        None => Cow::Borrowed(text),
+    }
+}
+
 impl Renderer {
     pub(crate) fn new(out: Box<dyn Write + Send>, err: Box<dyn Write + Send>, style: Style) -> Renderer {
         Renderer {
@@ -87,9 +118,27 @@ impl Renderer {
         }
     }
 
-    /// `text` in the SGR style `code` (`2` dim, `1` bold, `31` red…), or plain.
-    fn paint(&self, code: &str, text: &str) -> String {
-        if self.style.color && !text.is_empty() { format!("\x1b[{code}m{text}\x1b[0m") } else { text.to_owned() }
+    /// Appends `text`, already sanitized, in the SGR style `code` (or plain).
+    fn paint_into(&self, into: &mut String, code: &str, text: &str) {
+        if self.style.color && !code.is_empty() && !text.is_empty() {
+            into.push_str(&format!("\x1b[{code}m{text}\x1b[0m"));
+        } else {
+            into.push_str(text);
+        }
+    }
+
+    /// The spans, each sanitized onto one line, then painted (neighbours of one style together).
+    fn styled(&self, spans: &[Span<'_>]) -> String {
+        let mut text = String::new();
+        let mut run = String::new();
+        for (i, (code, span)) in spans.iter().enumerate() {
+            run.push_str(&sanitize::clean_line(span));
+            if spans.get(i + 1).is_none_or(|(next, _)| next != code) {
+                self.paint_into(&mut text, code, &run);
+                run.clear();
+            }
+        }
+        text
     }
 
     fn clear_spinner(&mut self) {
@@ -101,8 +150,8 @@ impl Renderer {
         }
     }
 
-    /// Writes `text` as is (already painted), tracking the line start.
-    fn raw(&mut self, text: &str) {
+    /// Writes bytes that are ours or already sanitized, tracking the line start.
+    fn write_out(&mut self, text: &str) {
         if text.is_empty() {
             return;
         }
@@ -112,17 +161,35 @@ impl Renderer {
         self.col0 = text.ends_with('\n');
     }
 
+    /// Writes the spans (sanitized, painted) where the cursor is.
+    fn raw(&mut self, spans: &[Span<'_>]) {
+        let text = self.styled(spans);
+        self.write_out(&text);
+    }
+
+    /// Streams peer text that may span lines (message and thought chunks): sanitized with its
+    /// newlines kept, a `?` starting a line escaped, then painted.
+    fn stream(&mut self, code: &str, text: &str) {
+        let clean = sanitize::clean(text);
+        let guarded = sanitize::guard_line_starts(&clean, self.col0);
+        let mut painted = String::new();
+        self.paint_into(&mut painted, code, &guarded);
+        self.write_out(&painted);
+    }
+
     fn newline_if_needed(&mut self) {
         if !self.col0 {
-            self.raw("\n");
+            self.write_out("\n");
         }
     }
 
-    /// A whole line, started on a fresh line.
-    fn line(&mut self, text: &str) {
+    /// A whole line of spans, started on a fresh line.
+    fn line(&mut self, spans: &[Span<'_>]) {
         self.set_block(Block::None);
         self.newline_if_needed();
-        self.raw(&format!("{text}\n"));
+        let mut text = self.styled(spans);
+        text.push('\n');
+        self.write_out(&text);
     }
 
     fn set_block(&mut self, block: Block) {
@@ -160,9 +227,12 @@ impl Renderer {
             return;
         }
         self.frame = (self.frame + 1) % SPINNER.len();
-        let glyph = self.paint("36", SPINNER[self.frame]);
-        let text =
-            if self.col0 { format!("\r\x1b[2K{glyph} {}", self.paint("2", &label)) } else { format!("{glyph}\x08") };
+        let glyph = self.styled(&[("36", SPINNER[self.frame])]);
+        let text = if self.col0 {
+            format!("\r\x1b[2K{glyph} {}", self.styled(&[("2", &label)]))
+        } else {
+            format!("{glyph}\x08")
+        };
         let _ = self.out.write_all(text.as_bytes());
         let _ = self.out.flush();
         self.spinner_shown = true;
@@ -170,34 +240,29 @@ impl Renderer {
 
     /// A dimmed informational line.
     pub(crate) fn info(&mut self, text: &str) {
-        let text = self.paint("2", text);
-        self.line(&text);
+        self.line(&[("2", text)]);
     }
 
     /// A highlighted line (headers).
     pub(crate) fn heading(&mut self, text: &str) {
-        let text = self.paint("1", text);
-        self.line(&text);
+        self.line(&[("1", text)]);
     }
 
     /// An error, on `out` so that it sits in the transcript where it happened.
     pub(crate) fn error(&mut self, text: &str) {
-        let text = self.paint("31", &format!("error: {text}"));
-        self.line(&text);
+        self.line(&[("31", "error: "), ("31", text)]);
     }
 
     /// A warning.
     pub(crate) fn warn(&mut self, text: &str) {
-        let text = self.paint("33", text);
-        self.line(&text);
+        self.line(&[("33", text)]);
     }
 
     /// The interactive prompt.
     pub(crate) fn prompt(&mut self) {
         self.set_block(Block::None);
         self.newline_if_needed();
-        let prompt = self.paint("1;32", "> ");
-        self.raw(&prompt);
+        self.raw(&[("1;32", "> ")]);
     }
 
     /// After the user's line was read: on a terminal the user's Enter already moved the cursor;
@@ -206,7 +271,9 @@ impl Renderer {
         if echoed {
             self.col0 = true;
         } else {
-            self.raw(&format!("{line}\n"));
+            let mut text = self.styled(&[("", line)]);
+            text.push('\n');
+            self.write_out(&text);
         }
     }
 
@@ -217,7 +284,7 @@ impl Renderer {
             // Both streams share the screen: keep the line structure.
             self.newline_if_needed();
         }
-        let text = self.paint("2", &format!("agent stderr │ {text}"));
+        let text = self.styled(&[("2", "agent stderr │ "), ("2", text)]);
         let _ = writeln!(self.err, "{text}");
         let _ = self.err.flush();
     }
@@ -233,36 +300,42 @@ impl Renderer {
     /// The turn was cancelled: unfinished tool calls are shown cancelled, as the protocol
     /// asks of clients.
     pub(crate) fn cancelling(&mut self) {
-        let text = self.paint("33", "⏹ cancelling the turn… (Ctrl-C again quits)");
-        self.line(&text);
+        self.line(&[("33", "⏹ cancelling the turn… (Ctrl-C again quits)")]);
         let open: Vec<String> =
             self.tool_order.iter().filter(|id| !is_final(&self.tools[*id].status)).cloned().collect();
         for id in open {
             let title = self.tools[&id].title.clone();
-            let text = format!("  {} {title}: cancelled", self.paint("33", "✗"));
-            self.line(&text);
+            self.line(&[("", "  "), ("33", "✗"), ("", " "), ("", &title), ("", ": cancelled")]);
         }
     }
 
     /// The end of a turn.
     pub(crate) fn end_turn(&mut self, stop: &StopReason) {
         self.waiting(None);
-        let text = match stop {
-            StopReason::EndTurn => self.paint("2", "— end of turn"),
-            StopReason::Cancelled => self.paint("33", "⏹ turn cancelled"),
-            StopReason::Refusal => self.paint("31", "the agent refused to continue (refusal)"),
-            other => self.paint("33", &format!("the agent stopped early ({})", other.as_str())),
-        };
-        self.line(&text);
+        match stop {
+            StopReason::EndTurn => self.line(&[("2", "— end of turn")]),
+            StopReason::Cancelled => self.line(&[("33", "⏹ turn cancelled")]),
+            StopReason::Refusal => self.line(&[("31", "the agent refused to continue (refusal)")]),
+            other => self.line(&[("33", &format!("the agent stopped early ({})", other.as_str()))]),
+        }
     }
 
     /// Client-side activity: a file read or written, a terminal started.
     pub(crate) fn activity(&mut self, activity: &Activity) {
-        let text = match &activity.outcome {
-            Ok(detail) => self.paint("2", &format!("  · {} {} ({detail})", activity.method, activity.target)),
-            Err(reason) => self.paint("31", &format!("  · {} {} refused: {reason}", activity.method, activity.target)),
-        };
-        self.line(&text);
+        let (method, target) = (activity.method, activity.target.as_str());
+        match &activity.outcome {
+            Ok(detail) => {
+                self.line(&[("2", "  · "), ("2", method), ("2", " "), ("2", target), ("2", &format!(" ({detail})"))])
+            }
+            Err(reason) => self.line(&[
+                ("31", "  · "),
+                ("31", method),
+                ("31", " "),
+                ("31", target),
+                ("31", " refused: "),
+                ("31", reason),
+            ]),
+        }
     }
 
     /// One session update.
@@ -270,22 +343,16 @@ impl Renderer {
         match update {
             SessionUpdate::AgentMessageChunk(chunk) => {
                 self.set_block(Block::Message);
-                let text = block_text(&chunk.content);
-                self.raw(&text);
+                self.stream("", &block_text(&chunk.content));
             }
             SessionUpdate::AgentThoughtChunk(chunk) => {
                 if self.block != Block::Thought {
                     self.set_block(Block::Thought);
-                    let label = self.paint("2;3", "thinking: ");
-                    self.raw(&label);
+                    self.raw(&[("2;3", "thinking: ")]);
                 }
-                let text = self.paint("2;3", &block_text(&chunk.content));
-                self.raw(&text);
+                self.stream("2;3", &block_text(&chunk.content));
             }
-            SessionUpdate::UserMessageChunk(chunk) => {
-                let text = self.paint("2", &format!("you: {}", block_text(&chunk.content)));
-                self.line(&text);
-            }
+            SessionUpdate::UserMessageChunk(chunk) => self.line(&[("2", "you: "), ("2", &block_text(&chunk.content))]),
             SessionUpdate::Plan(plan) => self.plan(plan),
             SessionUpdate::ToolCall(call) => self.tool_call(call),
             SessionUpdate::ToolCallUpdate(update) => self.tool_call_update(update),
@@ -312,8 +379,7 @@ impl Renderer {
     }
 
     fn plan(&mut self, plan: &Plan) {
-        let heading = self.paint("1", "Plan");
-        self.line(&heading);
+        self.line(&[("1", "Plan")]);
         for entry in &plan.entries {
             let (mark, code) = match entry.status {
                 PlanEntryStatus::Completed => ("[x]", "32"),
@@ -321,49 +387,49 @@ impl Renderer {
                 _ => ("[ ]", "0"),
             };
             let priority = match entry.priority {
-                PlanEntryPriority::High => self.paint("2", " (high)"),
-                _ => String::new(),
+                PlanEntryPriority::High => " (high)",
+                _ => "",
             };
-            let text = format!("  {} {}{priority}", self.paint(code, mark), entry.content);
-            self.line(&text);
+            self.line(&[("", "  "), (code, mark), ("", " "), ("", &entry.content), ("2", priority)]);
         }
     }
 
-    fn status_mark(&self, status: &Option<ToolCallStatus>) -> String {
+    fn status_mark(status: &Option<ToolCallStatus>) -> Span<'static> {
         match status {
-            Some(ToolCallStatus::Completed) => self.paint("32", "✓"),
-            Some(ToolCallStatus::Failed) => self.paint("31", "✗"),
-            Some(ToolCallStatus::InProgress) => self.paint("33", "…"),
-            _ => self.paint("2", "·"),
+            Some(ToolCallStatus::Completed) => ("32", "✓"),
+            Some(ToolCallStatus::Failed) => ("31", "✗"),
+            Some(ToolCallStatus::InProgress) => ("33", "…"),
+            _ => ("2", "·"),
         }
     }
 
     fn locations(&mut self, locations: &[ToolCallLocation]) {
         for location in locations {
-            let at = match location.line {
-                Some(line) => format!("{}:{line}", location.path),
-                None => location.path.clone(),
-            };
-            let text = self.paint("2", &format!("    ↳ {at}"));
-            self.line(&text);
+            let line = location.line.map(|line| format!(":{line}")).unwrap_or_default();
+            self.line(&[("2", "    ↳ "), ("2", &location.path), ("2", &line)]);
         }
     }
 
-    fn tool_call(&mut self, call: &ToolCall) {
-        let id = call.tool_call_id.to_string();
-        if !self.tools.contains_key(&id) {
-            self.tool_order.push(id.clone());
+    /// Remembers a tool call's title and status, up to [`MAX_TOOLS`] per turn.
+    fn remember(&mut self, id: &str) -> Option<&mut Tool> {
+        if !self.tools.contains_key(id) {
+            if self.tools.len() >= MAX_TOOLS {
+                return None;
+            }
+            self.tool_order.push(id.to_owned());
+            self.tools.insert(id.to_owned(), Tool { title: id.to_owned(), status: None });
         }
-        self.tools.insert(id, Tool { title: call.title.clone(), status: call.status.clone() });
+        self.tools.get_mut(id)
+    }
+
+    fn tool_call(&mut self, call: &ToolCall) {
+        if let Some(tool) = self.remember(call.tool_call_id.as_ref()) {
+            *tool = Tool { title: call.title.clone(), status: call.status.clone() };
+        }
         let kind = call.kind.as_ref().map_or("tool", ToolKind::as_str);
         let status = call.status.as_ref().map_or("pending", ToolCallStatus::as_str);
-        let text = format!(
-            "{} {}  {}",
-            self.paint("35", "▸"),
-            self.paint("1", &call.title),
-            self.paint("2", &format!("[{kind} · {status}]"))
-        );
-        self.line(&text);
+        let tag = format!("[{kind} · {status}]");
+        self.line(&[("35", "▸"), ("", " "), ("1", &call.title), ("", "  "), ("2", &tag)]);
         self.locations(call.locations.as_deref().unwrap_or_default());
         for content in call.content.iter().flatten() {
             self.tool_content(content);
@@ -372,17 +438,21 @@ impl Renderer {
 
     fn tool_call_update(&mut self, update: &ToolCallUpdate) {
         let id = update.tool_call_id.to_string();
-        let tool = self.tools.entry(id.clone()).or_insert_with(|| Tool { title: id.clone(), status: None });
-        if let Some(title) = &update.title {
-            tool.title = title.clone();
-        }
-        if update.status.is_some() {
-            tool.status = update.status.clone();
-        }
-        let title = tool.title.clone();
+        let title = match self.remember(&id) {
+            Some(tool) => {
+                if let Some(title) = &update.title {
+                    tool.title = title.clone();
+                }
+                if update.status.is_some() {
+                    tool.status = update.status.clone();
+                }
+                tool.title.clone()
+            }
+            None => update.title.clone().unwrap_or(id),
+        };
         if let Some(status) = &update.status {
-            let text = format!("  {} {title}: {}", self.status_mark(&update.status), status.as_str().replace('_', " "));
-            self.line(&text);
+            let status = format!(": {}", status.as_str().replace('_', " "));
+            self.line(&[("", "  "), Self::status_mark(&update.status), ("", " "), ("", &title), ("", &status)]);
         }
         self.locations(update.locations.as_deref().unwrap_or_default());
         for content in update.content.iter().flatten() {
@@ -394,13 +464,13 @@ impl Renderer {
         match content {
             ToolCallContent::Content(c) => {
                 let text = block_text(&c.content);
-                let lines: Vec<&str> = text.lines().collect();
-                for line in lines.iter().take(MAX_TEXT_LINES) {
-                    let text = format!("    {} {line}", self.paint("2", "│"));
-                    self.line(&text);
+                let mut lines = text.lines();
+                for line in lines.by_ref().take(MAX_TEXT_LINES) {
+                    self.line(&[("", "    "), ("2", "│"), ("", " "), ("", &shorten(line, MAX_LINE_CHARS))]);
                 }
-                if lines.len() > MAX_TEXT_LINES {
-                    self.info(&format!("    │ … {} more lines", lines.len() - MAX_TEXT_LINES));
+                let more = lines.count();
+                if more > 0 {
+                    self.info(&format!("    │ … {more} more lines"));
                 }
             }
             ToolCallContent::Diff(diff) => self.diff(diff),
@@ -410,23 +480,18 @@ impl Renderer {
     }
 
     fn diff(&mut self, diff: &Diff) {
-        let header = match &diff.old_text {
-            Some(_) => format!("    diff {}", diff.path),
-            None => format!("    new file {}", diff.path),
-        };
-        let header = self.paint("1", &header);
-        self.line(&header);
+        let header = if diff.old_text.is_some() { "    diff " } else { "    new file " };
+        self.line(&[("1", header), ("1", &diff.path)]);
         let lines = line_diff(diff.old_text.as_deref().unwrap_or(""), &diff.new_text, 2);
         for line in lines.iter().take(MAX_DIFF_LINES) {
-            let text = match line {
-                DiffLine::Same(l) => self.paint("2", &format!("      {l}")),
-                DiffLine::Removed(l) => self.paint("31", &format!("    - {l}")),
-                DiffLine::Added(l) => self.paint("32", &format!("    + {l}")),
+            match line {
+                DiffLine::Same(l) => self.line(&[("2", "      "), ("2", &shorten(l, MAX_LINE_CHARS))]),
+                DiffLine::Removed(l) => self.line(&[("31", "    - "), ("31", &shorten(l, MAX_LINE_CHARS))]),
+                DiffLine::Added(l) => self.line(&[("32", "    + "), ("32", &shorten(l, MAX_LINE_CHARS))]),
                 DiffLine::Skipped(n) => {
-                    self.paint("2", &format!("    ⋮ {n} unchanged line{}", if *n == 1 { "" } else { "s" }))
+                    self.info(&format!("    ⋮ {n} unchanged line{}", if *n == 1 { "" } else { "s" }))
                 }
-            };
-            self.line(&text);
+            }
         }
         if lines.len() > MAX_DIFF_LINES {
             self.info(&format!("    … {} more diff lines", lines.len() - MAX_DIFF_LINES));
@@ -441,9 +506,7 @@ impl Renderer {
         let known = self.tools.contains_key(&id);
         let title = call.title.clone().or_else(|| self.tools.get(&id).map(|t| t.title.clone())).unwrap_or(id);
         let kind = call.kind.as_ref().map(|k| format!(" [{}]", k.as_str())).unwrap_or_default();
-        let text =
-            format!("{} {}{}", self.paint("1;33", "? permission:"), self.paint("1", &title), self.paint("2", &kind));
-        self.line(&text);
+        self.line(&[("1;33", "? permission:"), ("", " "), ("1", &title), ("2", &kind)]);
         if !known {
             // A tool call drawn before already showed where it works.
             self.locations(call.locations.as_deref().unwrap_or_default());
@@ -454,23 +517,20 @@ impl Renderer {
         if interactive {
             let options: Vec<String> =
                 request.options.iter().enumerate().map(|(i, o)| format!("[{}] {}", i + 1, o.name)).collect();
-            let text = format!("  {}", options.join("   "));
-            self.line(&text);
+            self.line(&[("", "  "), ("", &options.join("   "))]);
             self.ask_again(request.options.len());
         }
     }
 
     /// The question's input line.
     pub(crate) fn ask_again(&mut self, n: usize) {
-        let text = self.paint("1", &format!("  choose 1-{n} (y/n): "));
         self.newline_if_needed();
-        self.raw(&text);
+        self.raw(&[("1", &format!("  choose 1-{n} (y/n): "))]);
     }
 
     /// What was decided, and why.
     pub(crate) fn permission_decided(&mut self, choice: &str, why: &str) {
-        let text = format!("  → {} {}", self.paint("1", choice), self.paint("2", &format!("({why})")));
-        self.line(&text);
+        self.line(&[("", "  → "), ("1", choice), ("", " "), ("2", "("), ("2", why), ("2", ")")]);
         self.waiting(Some("waiting for the agent…"));
     }
 }
@@ -559,5 +619,46 @@ mod tests {
         let (mut plain, buf) = renderer(false);
         plain.error("boom");
         assert_eq!(text(&buf), "error: boom\n");
+    }
+
+    #[test]
+    fn a_diff_of_a_long_file_with_scattered_changes_is_drawn_capped() {
+        let old: String = (0..80_000).map(|i| format!("line {i}\n")).collect();
+        let edit = |i: usize| if i % 1000 == 500 { format!("LINE {i}\n") } else { format!("line {i}\n") };
+        let mut diff = Diff::new("/big.txt", (0..80_000).map(edit).collect::<String>());
+        diff.old_text = Some(old);
+        let mut update = ToolCallUpdate::new("c1");
+        update.content = Some(vec![ToolCallContent::Diff(diff)]);
+        let (mut r, buf) = renderer(false);
+        r.update(&SessionUpdate::ToolCallUpdate(update));
+        let out = text(&buf);
+        let lines: Vec<&str> = out.lines().collect();
+        // 80 changes: each 2 + 2 lines of context, a removal and an addition, and 81 gaps.
+        assert_eq!(lines.len(), 1 + MAX_DIFF_LINES + 1, "{out}");
+        let first = ["    diff /big.txt", "    ⋮ 498 unchanged lines", "      line 498", "      line 499"];
+        assert_eq!(lines[..4], first);
+        assert_eq!(
+            lines[4..9],
+            ["    - line 500", "    + LINE 500", "      line 501", "      line 502", "    ⋮ 995 unchanged lines"]
+        );
+        assert_eq!(lines[9..13], ["      line 1498", "      line 1499", "    - line 1500", "    + LINE 1500"]);
+        assert_eq!(lines.last(), Some(&"    … 521 more diff lines"));
+    }
+
+    #[test]
+    fn what_a_turn_remembers_and_draws_is_bounded() {
+        let (mut r, buf) = renderer(false);
+        for i in 0..MAX_TOOLS + 10 {
+            r.update(&SessionUpdate::ToolCall(ToolCall::new(format!("c{i}"), "t")));
+        }
+        assert_eq!((r.tools.len(), r.tool_order.len()), (MAX_TOOLS, MAX_TOOLS));
+        let mut late = ToolCallUpdate::new(format!("c{}", MAX_TOOLS + 5));
+        late.status = Some(ToolCallStatus::Completed);
+        late.content = Some(vec![ToolCallContent::from(ContentBlock::text("y".repeat(100_000)))]);
+        r.update(&SessionUpdate::ToolCallUpdate(late));
+        let out = text(&buf);
+        let tail: Vec<&str> = out.lines().rev().take(2).collect();
+        assert_eq!(tail[1], format!("  ✓ c{}: completed", MAX_TOOLS + 5), "a forgotten call is named by its id");
+        assert_eq!(tail[0], format!("    │ {}…", "y".repeat(MAX_LINE_CHARS)));
     }
 }

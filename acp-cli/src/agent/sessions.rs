@@ -1,0 +1,89 @@
+//! The reference agent's open sessions: at most a fixed number, freed by `session/close`.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::time::{Duration, Instant};
+
+use acp_blocking::CancelToken;
+use acp_blocking::acp_proto::types::SessionId;
+use acp_blocking::acp_proto::{ErrorCode, RpcError};
+use serde_json::json;
+
+/// The reason given when `session/new` is refused at the limit.
+pub const TOO_MANY_SESSIONS: &str = "too many open sessions; close one with session/close";
+
+/// Set when a session is closed while one of its turns runs: the turn stops.
+#[derive(Debug, Default)]
+pub(super) struct Closed(AtomicBool);
+
+impl Closed {
+    pub(super) fn is_set(&self) -> bool {
+        self.0.load(Ordering::Acquire)
+    }
+
+    /// Waits `delay` unless the turn is cancelled or the session closed first; returns
+    /// whether it was. Sleeps in short slices to notice a close.
+    pub(super) fn wait(&self, cancel: &CancelToken, delay: Duration) -> bool {
+        const SLICE: Duration = Duration::from_millis(20);
+        let end = Instant::now() + delay;
+        loop {
+            let left = end.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                return false;
+            }
+            if cancel.wait_timeout(left.min(SLICE)) || self.is_set() {
+                return true;
+            }
+        }
+    }
+}
+
+/// The open sessions (at most `limit`) and the counter naming new ones.
+#[derive(Debug)]
+pub(super) struct Sessions {
+    open: Mutex<HashMap<SessionId, Arc<Closed>>>,
+    limit: usize,
+    next: AtomicU64,
+}
+
+impl Sessions {
+    pub(super) fn new(limit: usize) -> Sessions {
+        Sessions { open: Mutex::new(HashMap::new()), limit, next: AtomicU64::new(0) }
+    }
+
+    fn lock(&self) -> MutexGuard<'_, HashMap<SessionId, Arc<Closed>>> {
+        self.open.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// A fresh session (`sess-1`, `sess-2`, …), or `-32603` with `data: {reason, limit}` when
+    /// `limit` sessions are open.
+    pub(super) fn open(&self) -> Result<SessionId, RpcError> {
+        let mut open = self.lock();
+        if open.len() >= self.limit {
+            return Err(RpcError::new(ErrorCode::INTERNAL_ERROR, TOO_MANY_SESSIONS)
+                .with_data(json!({ "reason": TOO_MANY_SESSIONS, "limit": self.limit })));
+        }
+        let id = SessionId::from(format!("sess-{}", self.next.fetch_add(1, Ordering::Relaxed) + 1));
+        open.insert(id.clone(), Arc::default());
+        Ok(id)
+    }
+
+    /// The session's close signal, or the unknown-session error ([`unknown`]).
+    pub(super) fn get(&self, id: &SessionId) -> Result<Arc<Closed>, RpcError> {
+        self.lock().get(id).cloned().ok_or_else(|| unknown(id))
+    }
+
+    /// Forgets the session and stops its running turn, or the unknown-session error.
+    pub(super) fn close(&self, id: &SessionId) -> Result<(), RpcError> {
+        let closed = self.lock().remove(id).ok_or_else(|| unknown(id))?;
+        closed.0.store(true, Ordering::Release);
+        Ok(())
+    }
+}
+
+/// `-32002` for a session that was never opened or is closed.
+fn unknown(id: &SessionId) -> RpcError {
+    RpcError::resource_not_found(format!("unknown session `{id}`"))
+        .with_data(json!({ "reason": "unknown session", "sessionId": id }))
+}
