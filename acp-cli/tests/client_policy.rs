@@ -85,7 +85,11 @@ fn permission_questions_are_queued_and_each_answered_after_it_was_shown() {
     std::thread::sleep(Duration::from_millis(300));
     let first = if stdout.lock().unwrap().contains("question A") { "question A" } else { "question B" };
     let second = if first == "question A" { "question B" } else { "question A" };
-    assert!(!stdout.lock().unwrap().contains(second), "shown before the first was answered:\n{}", stdout.lock().unwrap());
+    assert!(
+        !stdout.lock().unwrap().contains(second),
+        "shown before the first was answered:\n{}",
+        stdout.lock().unwrap()
+    );
     stdin.write_all(b"1\n").unwrap();
     wait_for(&stdout, &format!("? permission: {second}"), Duration::from_secs(10));
     stdin.write_all(b"2\n").unwrap();
@@ -121,13 +125,14 @@ fn deny_serves_reads_but_neither_writes_nor_commands() {
     let target = dir.path().join("written.txt").display().to_string();
     let ran = dir.path().join("ran").display().to_string();
     let script = format!(
-        "read l; printf '%s\\n' \"$l\" > {init}; {}{}{}{}{}{}{END_TURN}while read l; do :; done",
+        "read l; printf '%s\\n' \"$l\" > {init}; {}{}{}{}{}{}{}{END_TURN}while read l; do :; done",
         HANDSHAKE.trim_start_matches("read l; "),
         write_request(10, &target),
         log_reply(&log),
         touch_request(11, &ran),
         log_reply(&log),
-        format!("{}{}", read_request(12, &readable), log_reply(&log)),
+        read_request(12, &readable),
+        log_reply(&log),
         init = init.display(),
     );
     let args = ["client", "--deny", "--unconfined-terminals", "-p", "try", "--", "sh", "-c", &script];
@@ -156,7 +161,7 @@ fn ask_asks_before_a_write_or_a_command_the_user_did_not_approve() {
     let path = |name: &str| dir.path().join(name).display().to_string();
     let (a, b, c, ran) = (path("a.txt"), path("b.txt"), path("c.txt"), path("ran"));
     let script = format!(
-        "{HANDSHAKE}{}{}{}{}{}{}{}{}{}{}{}{END_TURN}while read l; do :; done",
+        "{HANDSHAKE}{}{}{}{}{}{}{}{}{}{}{}{}{END_TURN}while read l; do :; done",
         // Not approved: asked, answered no.
         write_request(10, &a),
         log_reply(&log),
@@ -167,7 +172,8 @@ fn ask_asks_before_a_write_or_a_command_the_user_did_not_approve() {
         log_reply(&log),
         // Once t1 is completed, a write is asked again (answered yes).
         completed("t1"),
-        format!("{}{}", write_request(13, &c), log_reply(&log)),
+        write_request(13, &c),
+        log_reply(&log),
         // A command nobody approved: asked, answered no.
         touch_request(14, &ran),
         log_reply(&log),
@@ -207,7 +213,8 @@ fn allow_serves_writes_and_terminals_are_offered_only_when_confined_or_unconfine
         log_reply(&log),
         init = init.display(),
     );
-    let out = run(&["client", "--allow", "--unconfined-terminals", "-p", "go", "--", "sh", "-c", &script], dir.path(), "");
+    let out =
+        run(&["client", "--allow", "--unconfined-terminals", "-p", "go", "--", "sh", "-c", &script], dir.path(), "");
     assert_eq!(out.code(), 0, "{out:?}");
     assert_eq!(std::fs::read_to_string(&target).ok().as_deref(), Some("written"));
     assert!(wait_until_exists(&ran), "the command ran: {}", out.stdout);

@@ -111,7 +111,7 @@ pub(crate) fn ask_locally(ui: &SyncSender<UiEvent>, session: &SessionId, what: &
         PermissionOption::new("reject", "Reject", PermissionOptionKind::RejectOnce),
     ];
     let request = RequestPermissionRequest::new(session.clone(), call, options);
-    matches!(ask(ui, request, true, cx), RequestPermissionOutcome::Selected(s) if s.option_id.to_string() == "allow")
+    matches!(ask(ui, request, true, cx), RequestPermissionOutcome::Selected(s) if s.option_id == "allow")
 }
 
 /// The error a refused write or command gets.

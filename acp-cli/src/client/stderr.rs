@@ -93,10 +93,11 @@ pub(crate) fn drain(mut stderr: impl Read, tail: Arc<Mutex<Tail>>, show: bool, u
     let mut buf = vec![0u8; 8192];
     let mut ui = Some(ui);
     let mut emit = |line: String| {
-        if show && let Some(sender) = &ui {
-            if sender.send(UiEvent::Stderr(line.clone())).is_err() {
-                ui = None;
-            }
+        if show
+            && let Some(sender) = &ui
+            && sender.send(UiEvent::Stderr(line.clone())).is_err()
+        {
+            ui = None;
         }
         tail.lock().unwrap_or_else(PoisonError::into_inner).push(line);
     };
@@ -155,6 +156,6 @@ mod tests {
             tail.push("y".repeat(LINE_MAX));
         }
         let kept: usize = tail.lines().iter().map(String::len).sum();
-        assert!(kept <= TAIL_BYTES && kept >= LINE_MAX, "{kept}");
+        assert!((LINE_MAX..=TAIL_BYTES).contains(&kept), "{kept}");
     }
 }
