@@ -45,6 +45,15 @@ fn touch_request(id: u32, path: &str) -> String {
     ))
 }
 
+/// `sh` waiting for the exit of the terminal whose creation was the last reply read.
+fn wait_for_exit(id: u32) -> String {
+    let tid = "tid=${r#*\\\"terminalId\\\":\\\"}; tid=${tid%%\\\"*}; ";
+    let request = format!(
+        r#"{{"jsonrpc":"2.0","id":{id},"method":"terminal/wait_for_exit","params":{{"sessionId":"s1","terminalId":"'"$tid"'"}}}}"#
+    );
+    format!("{tid}{}read r; ", send(&request))
+}
+
 fn completed(call: &str) -> String {
     send(&format!(
         r#"{{"jsonrpc":"2.0","method":"session/update","params":{{"sessionId":"s1","update":{{"sessionUpdate":"tool_call_update","toolCallId":"{call}","status":"completed"}}}}}}"#
@@ -205,19 +214,22 @@ fn allow_serves_writes_and_terminals_are_offered_only_when_confined_or_unconfine
     let target = dir.path().join("written.txt").display().to_string();
     let ran = dir.path().join("ran").display().to_string();
     let script = format!(
-        "read l; printf '%s\\n' \"$l\" > {init}; {}{}{}{}{}{END_TURN}while read l; do :; done",
+        "read l; printf '%s\\n' \"$l\" > {init}; {}{}{}{}{}{}{END_TURN}while read l; do :; done",
         HANDSHAKE.trim_start_matches("read l; "),
         write_request(10, &target),
         log_reply(&log),
         touch_request(11, &ran),
         log_reply(&log),
+        // The command ends before the turn does (the client's shutdown kills what still runs).
+        wait_for_exit(12),
         init = init.display(),
     );
     let out =
         run(&["client", "--allow", "--unconfined-terminals", "-p", "go", "--", "sh", "-c", &script], dir.path(), "");
     assert_eq!(out.code(), 0, "{out:?}");
     assert_eq!(std::fs::read_to_string(&target).ok().as_deref(), Some("written"));
-    assert!(wait_until_exists(&ran), "the command ran: {}", out.stdout);
+    assert!(Path::new(&ran).exists(), "the command ran: {}", out.stdout);
+    assert_eq!(reply_to(&replies(&log), 12)["result"]["exitCode"], 0, "{}", out.stdout);
     assert!(out.stdout.contains("fs: read/write in"), "{}", out.stdout);
     assert!(out.stdout.contains("terminals: "), "{}", out.stdout);
 
@@ -237,16 +249,4 @@ fn allow_serves_writes_and_terminals_are_offered_only_when_confined_or_unconfine
         assert!(reply_to(&replies(&log), 11).get("error").is_some());
         assert!(!Path::new(&ran).exists());
     }
-}
-
-/// `touch` runs in a terminal the client does not wait for: give it a moment.
-fn wait_until_exists(path: &str) -> bool {
-    let deadline = std::time::Instant::now() + Duration::from_secs(5);
-    while !Path::new(path).exists() {
-        if std::time::Instant::now() >= deadline {
-            return false;
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    true
 }

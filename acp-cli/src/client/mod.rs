@@ -209,19 +209,9 @@ pub fn run(config: ClientConfig) -> Exit {
         }
     };
 
-    let defaulted = config.policy.is_none() && !stdin_tty;
-    let note = match (&config.policy_note, policy) {
-        (Some(note), _) => note.clone(),
-        (None, Policy::Deny) if defaulted => {
-            "stdin is not a terminal: rejected; use --allow or --ask to change that".into()
-        }
-        (None, Policy::Deny) => "--deny".into(),
-        (None, Policy::Allow) => "--allow".into(),
-        (None, Policy::Ask) => "--ask".into(),
-    };
     let settings = Settings {
         policy,
-        note,
+        note: policy_note(&config, policy, stdin_tty),
         stdin_tty,
         show_stderr: config.show_stderr,
         connect_timeout: config.connect_timeout,
@@ -232,4 +222,18 @@ pub fn run(config: ClientConfig) -> Exit {
     let exit = session.run(&config, &cwd);
     session.shutdown(exit);
     exit
+}
+
+/// Why the policy applies, shown with each automatic answer.
+fn policy_note(config: &ClientConfig, policy: Policy, stdin_tty: bool) -> String {
+    let defaulted = config.policy.is_none() && !stdin_tty;
+    match (&config.policy_note, policy) {
+        (Some(note), _) => note.clone(),
+        (None, Policy::Deny) if defaulted => {
+            "stdin is not a terminal: rejected; use --allow or --ask to change that".into()
+        }
+        (None, Policy::Deny) => "--deny".into(),
+        (None, Policy::Allow) => "--allow".into(),
+        (None, Policy::Ask) => "--ask".into(),
+    }
 }
