@@ -45,13 +45,14 @@ fn touch_request(id: u32, path: &str) -> String {
     ))
 }
 
-/// `sh` waiting for the exit of the terminal whose creation was the last reply read.
-fn wait_for_exit(id: u32) -> String {
+/// `sh` waiting for the exit of the terminal whose creation was the last reply read (the
+/// reply goes into `log`).
+fn wait_for_exit(id: u32, log: &Path) -> String {
     let tid = "tid=${r#*\\\"terminalId\\\":\\\"}; tid=${tid%%\\\"*}; ";
     let request = format!(
         r#"{{"jsonrpc":"2.0","id":{id},"method":"terminal/wait_for_exit","params":{{"sessionId":"s1","terminalId":"'"$tid"'"}}}}"#
     );
-    format!("{tid}{}read r; ", send(&request))
+    format!("{tid}{}{}", send(&request), log_reply(log))
 }
 
 fn completed(call: &str) -> String {
@@ -221,7 +222,7 @@ fn allow_serves_writes_and_terminals_are_offered_only_when_confined_or_unconfine
         touch_request(11, &ran),
         log_reply(&log),
         // The command ends before the turn does (the client's shutdown kills what still runs).
-        wait_for_exit(12),
+        wait_for_exit(12, &log),
         init = init.display(),
     );
     let out =

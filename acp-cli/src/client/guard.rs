@@ -8,6 +8,11 @@
 //! `failed`, the agent asks another permission, or the turn ends. Anything else is a local
 //! question (through the same queue as the agent's questions, showing the path or the
 //! command), whose answer applies to that one request.
+//!
+//! The end of a tool call is seen by the turn's reader thread as it takes the update; a
+//! request the agent sends right after that update may start a moment before (acp-blocking
+//! opens its gate when the update is taken), so it may still be covered: a window of a few
+//! instructions, not of the UI's backlog.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc::{self, RecvTimeoutError, SyncSender};

@@ -221,6 +221,7 @@ impl Client for CliClient {
     }
 
     fn session_update(&self, notification: SessionNotification) {
+        self.approvals.observe(&notification.update);
         let _ = self.ui.send(UiEvent::Outside(notification));
     }
 }

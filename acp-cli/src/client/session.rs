@@ -246,10 +246,7 @@ impl Session {
         match event {
             UiEvent::Stderr(line) => self.render.stderr_line(&line),
             UiEvent::Activity(activity) => self.render.activity(&activity),
-            UiEvent::Outside(notification) => {
-                self.shared.approvals.observe(&notification.update);
-                self.render.update(&notification.update);
-            }
+            UiEvent::Outside(notification) => self.render.update(&notification.update),
             UiEvent::Permission(ask) => self.permission(ask),
             UiEvent::Line(line) => {
                 self.lines.push_back(line);
@@ -273,10 +270,14 @@ impl Session {
             Err(e) => return self.turn_failed(e),
         };
         let tx = self.tx.clone();
+        let approvals = self.shared.approvals.clone();
         // Blocks while the UI queue is full: the connection then stops reading from the agent.
         let spawned = thread::Builder::new().name("acp-turn".into()).spawn(move || {
             let mut turn = turn;
             while let Some(update) = turn.next_update() {
+                // Here rather than on the UI thread, which may be behind: an approval ends
+                // as soon as possible after its tool call is reported over.
+                approvals.observe(&update);
                 if tx.send(UiEvent::Update(update)).is_err() {
                     return;
                 }
@@ -293,10 +294,7 @@ impl Session {
         // taken the updates that preceded it on the wire, so the channel receives them in order.
         loop {
             match self.next() {
-                Next::Event(UiEvent::Update(update)) => {
-                    self.shared.approvals.observe(&update);
-                    self.render.update(&update);
-                }
+                Next::Event(UiEvent::Update(update)) => self.render.update(&update),
                 Next::Event(UiEvent::TurnEnded(result)) => {
                     self.drop_questions();
                     self.shared.approvals.clear();
