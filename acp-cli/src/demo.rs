@@ -90,6 +90,8 @@ pub fn run(config: DemoConfig) -> Exit {
     client.policy = config.policy.or(Some(if interactive { Policy::Ask } else { Policy::Allow }));
     client.show_stderr = config.show_stderr;
     client.style = config.style;
+    // The agent is this executable: it knows `__exec-child`.
+    client.die_with_client = true;
     client.banner = vec![
         "acp demo: `acp client` drives the built-in reference agent (`acp agent`) over its stdin/stdout.".to_owned(),
         format!("The agent will ask to read {} through the client;", file.display()),

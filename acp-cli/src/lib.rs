@@ -36,6 +36,7 @@ pub mod demo;
 /// | 6 | protocol error: the agent answered with an error or something invalid |
 /// | 7 | the agent died (its output ended, or it exited) |
 /// | 8 | the agent requires authentication (`--auth METHOD` picks one) |
+/// | 9 | the agent did not answer `initialize`, `authenticate` or `session/new` in time (`--connect-timeout`) |
 /// | 130 | the user quit with Ctrl-C |
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Exit {
@@ -57,6 +58,9 @@ pub enum Exit {
     AgentDied,
     /// 8: the agent requires authentication.
     AuthRequired,
+    /// 9: the agent did not answer the handshake (`initialize`, `authenticate`,
+    /// `session/new`) within the connect timeout.
+    ConnectTimeout,
     /// 130: quit with Ctrl-C.
     Interrupted,
 }
@@ -74,6 +78,7 @@ impl Exit {
             Exit::Protocol => 6,
             Exit::AgentDied => 7,
             Exit::AuthRequired => 8,
+            Exit::ConnectTimeout => 9,
             Exit::Interrupted => 130,
         }
     }

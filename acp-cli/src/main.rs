@@ -16,7 +16,8 @@ use clap::{Args, Parser, Subcommand};
 #[command(name = "acp", version, propagate_version = true)]
 #[command(after_help = "Start with `acp demo`.\n\nExit codes of `client` and `demo`: 0 end_turn (or a normal quit), \
 1 local failure, 2 usage, 3 cancelled, 4 refusal, 5 max_tokens/max_turn_requests, 6 protocol error, \
-7 agent died, 8 authentication required, 130 quit with Ctrl-C.")]
+7 agent died, 8 authentication required, 9 the agent did not answer initialize/authenticate/session/new \
+within --connect-timeout, 130 quit with Ctrl-C (or SIGTERM/SIGHUP).")]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -30,6 +31,19 @@ enum Command {
     Client(ClientArgs),
     /// Run the client against the built-in agent, with a sample prompt and a file to read.
     Demo(DemoArgs),
+    /// Internal: how the client starts its agent, so that the agent dies with the client.
+    #[command(name = "__exec-child", hide = true)]
+    ExecChild(ExecChildArgs),
+}
+
+#[derive(Debug, Args)]
+struct ExecChildArgs {
+    /// The client's process id; the wrapper exits if its parent is no longer this process.
+    #[arg(long, value_name = "PID")]
+    parent_pid: u32,
+    /// The agent's command line.
+    #[arg(last = true, required = true)]
+    command: Vec<OsString>,
 }
 
 #[derive(Debug, Args)]
@@ -73,7 +87,11 @@ impl PolicyArgs {
 #[command(
     after_help = "Examples:\n  acp client -- acp agent\n  acp client --allow -p 'read /etc/hostname' -- acp agent\n  \
 acp client --root . --root /tmp -- npx @zed-industries/claude-code-acp\n\n\
-Ctrl-C cancels the running turn (session/cancel); a second Ctrl-C quits."
+Ctrl-C cancels the running turn (session/cancel); a second Ctrl-C quits. SIGTERM and SIGHUP count as \
+Ctrl-C (one quits an idle client). No process started for the agent outlives the client.\n\n\
+Under --deny the agent may read files in the roots but not write them nor run commands (neither is \
+advertised); under --ask each write or command is asked first unless it belongs to a tool call the user \
+just allowed."
 )]
 struct ClientArgs {
     #[command(flatten)]
@@ -94,6 +112,14 @@ struct ClientArgs {
     /// Authenticate with this method (one of the agent's authMethods) before the session.
     #[arg(long, value_name = "METHOD_ID")]
     auth: Option<String>,
+    /// How long the agent gets to answer each of initialize, authenticate and session/new
+    /// (exit code 9 past it).
+    #[arg(long, value_name = "SECS", default_value_t = 30, value_parser = clap::value_parser!(u64).range(1..))]
+    connect_timeout: u64,
+    /// Offer terminals to the agent even when the kernel cannot confine them to the roots
+    /// (Landlock); without it such a client does not offer terminals.
+    #[arg(long)]
+    unconfined_terminals: bool,
     /// The agent's command line, after `--`.
     #[arg(last = true, required = true, value_name = "AGENT_CMD")]
     agent: Vec<OsString>,
@@ -130,6 +156,9 @@ fn main() -> ExitCode {
             config.prompt = args.prompt;
             config.show_stderr = args.show_stderr;
             config.auth = args.auth;
+            config.connect_timeout = Duration::from_secs(args.connect_timeout);
+            config.unconfined_terminals = args.unconfined_terminals;
+            config.die_with_client = true;
             client::run(config).into()
         }
         Command::Demo(args) => {
@@ -138,5 +167,6 @@ fn main() -> ExitCode {
             config.show_stderr = args.show_stderr;
             demo::run(config).into()
         }
+        Command::ExecChild(args) => client::exec_child(args.parent_pid, &args.command).into(),
     }
 }

@@ -1,9 +1,11 @@
 //! The client's answers to the agent's requests: permission asks go to the UI thread, which
 //! owns the terminal; `fs/*` and `terminal/*` are served by [`ClientServices`] (a sandbox
-//! confined to the `--root` directories, and terminals), each reported to the UI.
+//! confined to the `--root` directories, and terminals), each reported to the UI. The
+//! permission policy governs writes and commands ([`super::guard`], [`super::offer`]).
 
 use std::sync::Arc;
-use std::sync::mpsc::{self, RecvTimeoutError, Sender, SyncSender};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::SyncSender;
 use std::time::Duration;
 
 use acp_blocking::acp_proto::RpcError;
@@ -12,9 +14,11 @@ use acp_blocking::{Client, ClientContext};
 use acp_services::{ClientServices, ErrorKind};
 
 use super::UiEvent;
+use super::guard::{Approvals, ask, ask_locally, refused};
+use super::permission::Policy;
 
-/// How often a waiting permission handler looks at its cancellation.
-const POLL: Duration = Duration::from_millis(50);
+/// How often `terminal/wait_for_exit` looks at its cancellation and at the shutdown.
+const WAIT_SLICE: Duration = Duration::from_millis(100);
 
 /// A permission question waiting for the UI's answer.
 #[derive(Debug)]
@@ -22,6 +26,17 @@ pub(crate) struct PermissionAsk {
     pub(crate) request: RequestPermissionRequest,
     /// Dropping it unanswered answers `cancelled`.
     pub(crate) reply: SyncSender<RequestPermissionOutcome>,
+    /// The client's own question about a write or a command (not the agent's request).
+    pub(crate) local: bool,
+    /// Set when nobody waits for the answer any more (the request was cancelled).
+    pub(crate) abandoned: Arc<AtomicBool>,
+}
+
+impl PermissionAsk {
+    /// Whether somebody still waits for the answer.
+    pub(crate) fn is_abandoned(&self) -> bool {
+        self.abandoned.load(Ordering::Relaxed)
+    }
 }
 
 /// Something the client did for the agent, for the transcript.
@@ -38,12 +53,34 @@ pub(crate) struct Activity {
 /// The [`Client`] of `acp client`.
 pub(crate) struct CliClient {
     services: Arc<ClientServices>,
-    ui: Sender<UiEvent>,
+    ui: SyncSender<UiEvent>,
+    policy: Policy,
+    approvals: Arc<Approvals>,
+    /// Set when the client shuts down: waits return.
+    shutdown: Arc<AtomicBool>,
 }
 
 impl CliClient {
-    pub(crate) fn new(services: Arc<ClientServices>, ui: Sender<UiEvent>) -> CliClient {
-        CliClient { services, ui }
+    pub(crate) fn new(
+        services: Arc<ClientServices>,
+        ui: SyncSender<UiEvent>,
+        policy: Policy,
+        approvals: Arc<Approvals>,
+        shutdown: Arc<AtomicBool>,
+    ) -> CliClient {
+        CliClient { services, ui, policy, approvals, shutdown }
+    }
+
+    /// Whether the policy lets the agent `what` (a write or a command) now; under `--ask`
+    /// an unapproved one is asked first.
+    fn permitted(&self, session: &SessionId, what: &str, cx: &ClientContext) -> Result<(), RpcError> {
+        match self.policy {
+            Policy::Allow => Ok(()),
+            Policy::Deny => Err(refused(&format!("the client does not let the agent {what} (--deny)"))),
+            Policy::Ask if self.approvals.covers(session) => Ok(()),
+            Policy::Ask if ask_locally(&self.ui, session, what, cx) => Ok(()),
+            Policy::Ask => Err(refused(&format!("the user did not let the agent {what}"))),
+        }
     }
 
     fn report<T>(
@@ -91,18 +128,9 @@ impl Client for CliClient {
         request: RequestPermissionRequest,
         cx: &ClientContext,
     ) -> Result<RequestPermissionResponse, RpcError> {
-        let (reply, answer) = mpsc::sync_channel(1);
-        if self.ui.send(UiEvent::Permission(PermissionAsk { request, reply })).is_err() {
-            return Ok(RequestPermissionResponse::new(RequestPermissionOutcome::Cancelled));
-        }
-        loop {
-            match answer.recv_timeout(POLL) {
-                Ok(outcome) => return Ok(RequestPermissionResponse::new(outcome)),
-                // The turn was cancelled: the core already answered `cancelled`.
-                Err(RecvTimeoutError::Timeout) if !cx.is_cancelled() => {}
-                _ => return Ok(RequestPermissionResponse::new(RequestPermissionOutcome::Cancelled)),
-            }
-        }
+        // "The last permission request" decides what is approved (see `guard`).
+        self.approvals.clear();
+        Ok(RequestPermissionResponse::new(ask(&self.ui, request, false, cx)))
     }
 
     fn read_text_file(
@@ -119,10 +147,12 @@ impl Client for CliClient {
     fn write_text_file(
         &self,
         request: WriteTextFileRequest,
-        _: &ClientContext,
+        cx: &ClientContext,
     ) -> Result<WriteTextFileResponse, RpcError> {
         let fs = self.services.fs().ok_or_else(|| missing("fs/write_text_file"))?;
-        let result = fs.write_text_file(&request);
+        let result = self
+            .permitted(&request.session_id, &format!("write {}", request.path), cx)
+            .and_then(|()| fs.write_text_file(&request));
         let bytes = request.content.len();
         self.report("write", request.path.clone(), &result, |_| format!("{bytes} bytes"));
         result
@@ -131,12 +161,16 @@ impl Client for CliClient {
     fn create_terminal(
         &self,
         request: CreateTerminalRequest,
-        _: &ClientContext,
+        cx: &ClientContext,
     ) -> Result<CreateTerminalResponse, RpcError> {
         let terminals = self.services.terminals().ok_or_else(|| missing("terminal/create"))?;
-        let result = terminals.create(&request);
         let mut command = vec![request.command.clone()];
         command.extend(request.args.iter().flatten().cloned());
+        let what = match &request.cwd {
+            Some(cwd) => format!("run `{}` in {cwd}", command.join(" ")),
+            None => format!("run `{}`", command.join(" ")),
+        };
+        let result = self.permitted(&request.session_id, &what, cx).and_then(|()| terminals.create(&request));
         self.report("run", command.join(" "), &result, |r| format!("terminal {}", r.terminal_id));
         result
     }
@@ -152,10 +186,20 @@ impl Client for CliClient {
     fn wait_for_terminal_exit(
         &self,
         request: WaitForTerminalExitRequest,
-        _: &ClientContext,
+        cx: &ClientContext,
     ) -> Result<WaitForTerminalExitResponse, RpcError> {
         let terminals = self.services.terminals().ok_or_else(|| missing("terminal/wait_for_exit"))?;
-        let result = terminals.wait_for_exit(&request);
+        // In slices, so that a cancelled request or the client's shutdown ends the wait.
+        let result = loop {
+            match terminals.wait_for_exit_timeout(&request, WAIT_SLICE) {
+                Ok(Some(response)) => break Ok(response),
+                Ok(None) if cx.is_cancelled() || self.shutdown.load(Ordering::Relaxed) => {
+                    return Err(RpcError::request_cancelled());
+                }
+                Ok(None) => {}
+                Err(e) => break Err(e),
+            }
+        };
         self.report("exit of", request.terminal_id.to_string(), &result, |r| match (r.exit_code, &r.signal) {
             (Some(code), _) => format!("exit code {code}"),
             (None, Some(signal)) => format!("signal {signal}"),
@@ -177,6 +221,7 @@ impl Client for CliClient {
     }
 
     fn session_update(&self, notification: SessionNotification) {
+        self.approvals.observe(&notification.update);
         let _ = self.ui.send(UiEvent::Outside(notification));
     }
 }

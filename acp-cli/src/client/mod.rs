@@ -1,42 +1,71 @@
 //! `acp client -- AGENT_CMD...`: a terminal client for any ACP agent.
 //!
-//! [`run`] spawns the agent, initializes (advertising `fs.readTextFile`, `fs.writeTextFile`
-//! and `terminal`, served by [`acp_services`] inside the `--root` directories), opens a
-//! session in the working directory, then runs one prompt (`-p`) or an interactive loop.
+//! [`run`] spawns the agent, initializes (advertising what the permission policy lets it
+//! serve: `fs.readTextFile`, and unless `--deny` `fs.writeTextFile` and `terminal`, served by
+//! [`acp_services`] inside the `--root` directories), opens a session in the working
+//! directory, then runs one prompt (`-p`) or an interactive loop. `initialize`,
+//! `authenticate` and `session/new` each have a deadline ([`ClientConfig::connect_timeout`]).
 //!
 //! All terminal output happens on the calling thread, which owns the renderer: every other
 //! thread (the turn's update reader, the connection's handlers, the agent's stderr drain,
 //! stdin, Ctrl-C) sends it an event. So a permission question never interleaves with
 //! streamed text, and Ctrl-C is handled in the same place: it cancels the running turn
 //! (`session/cancel`, which also answers a pending permission question `cancelled`), and a
-//! second Ctrl-C quits.
+//! second Ctrl-C quits (`SIGTERM` and `SIGHUP` count as Ctrl-C, see `interrupt`).
+//!
+//! Every queue between the agent and the screen is bounded: the UI queue holds
+//! [`UI_QUEUE`] events and the connection buffers at most [`MAX_BUFFERED`] updates, so a slow
+//! terminal slows the agent down instead of growing the client's memory.
+//!
+//! No process outlives the client: the agent dies with it (`acp __exec-child`, see
+//! [`exec_child`]), and at shutdown terminals and orphans are killed (see `children`).
 
+mod children;
+mod connect;
 mod diff;
+mod exec_child;
+mod guard;
 mod handler;
+mod interrupt;
+mod offer;
 mod permission;
 mod process;
+mod questions;
 mod render;
 mod sanitize;
 mod session;
+mod stderr;
 
 use std::ffi::OsString;
 use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
 use std::sync::mpsc;
+use std::time::Duration;
 
 use acp_blocking::acp_proto::types::{PromptResponse, SessionNotification, SessionUpdate};
 use acp_blocking::{ClientConnection, ClientOptions};
-use acp_services::{ClientServices, FsSandbox, TerminalConfig, Terminals};
 
+pub use exec_child::{EXEC_CHILD, exec_child};
 pub use permission::Policy;
 pub use render::Style;
 
 use crate::Exit;
+use guard::Approvals;
 use handler::{Activity, CliClient, PermissionAsk};
+use interrupt::Interrupts;
 use process::AgentProcess;
 use render::Renderer;
 use session::{Session, Settings};
+
+/// Events the UI queue holds; a sender blocks while it is full (Ctrl-C and wake-ups only try).
+pub const UI_QUEUE: usize = 64;
+/// Turn updates and notifications the connection buffers before it stops reading from the
+/// agent ([`ClientOptions::max_buffered`]).
+pub const MAX_BUFFERED: usize = 256;
+/// The default deadline of `initialize`, `authenticate` and `session/new`.
+pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// What `acp client` runs.
 #[derive(Debug, Clone)]
@@ -64,6 +93,17 @@ pub struct ClientConfig {
     pub banner: Vec<String>,
     /// How to draw; `None`: [`Style::detect`].
     pub style: Option<Style>,
+    /// How long the agent gets to answer each of `initialize`, `authenticate` and
+    /// `session/new` (default [`CONNECT_TIMEOUT`]); past it the client exits with
+    /// [`Exit::ConnectTimeout`].
+    pub connect_timeout: Duration,
+    /// Offer terminals even when the kernel cannot confine them to the roots (default off:
+    /// such a client does not advertise `terminal`).
+    pub unconfined_terminals: bool,
+    /// Start the agent through `acp __exec-child` so that the kernel kills it if the client
+    /// dies, even by `SIGKILL` (default off; needs the current executable to be `acp`, as it
+    /// is for the `acp` command and its demo).
+    pub die_with_client: bool,
 }
 
 impl ClientConfig {
@@ -80,6 +120,9 @@ impl ClientConfig {
             auth: None,
             banner: Vec::new(),
             style: None,
+            connect_timeout: CONNECT_TIMEOUT,
+            unconfined_terminals: false,
+            die_with_client: false,
         }
     }
 }
@@ -103,7 +146,7 @@ pub(crate) enum UiEvent {
     Line(String),
     /// The end of stdin.
     InputEnd,
-    /// Ctrl-C.
+    /// Ctrl-C, `SIGTERM` or `SIGHUP` (a wake-up: the count is in `Interrupts`).
     Interrupt,
     /// A background call finished.
     Wake,
@@ -116,6 +159,9 @@ pub fn run(config: ClientConfig) -> Exit {
     for line in &config.banner {
         render.info(line);
     }
+    if let Err(e) = children::become_subreaper() {
+        render.warn(&format!("processes that leave the agent's process group may outlive the client: {e}"));
+    }
 
     let cwd = match config.cwd.clone().map_or_else(std::env::current_dir, Ok).and_then(std::path::absolute) {
         Ok(cwd) => cwd,
@@ -124,24 +170,26 @@ pub fn run(config: ClientConfig) -> Exit {
             return Exit::Failure;
         }
     };
+    let stdin_tty = std::io::stdin().is_terminal();
+    let policy = config.policy.unwrap_or(if stdin_tty { Policy::Ask } else { Policy::Deny });
     let roots: Vec<PathBuf> = if config.roots.is_empty() { vec![cwd.clone()] } else { config.roots.clone() };
-    let services = match services(&roots, &cwd) {
-        Ok(services) => Arc::new(services),
+    let (services, offer) = match offer::services(&roots, &cwd, policy, config.unconfined_terminals) {
+        Ok((services, offer)) => (Arc::new(services), offer),
         Err(e) => {
             render.error(&e);
             return Exit::Failure;
         }
     };
 
-    let (tx, rx) = mpsc::channel();
-    let interrupt = tx.clone();
-    if let Err(e) = ctrlc::set_handler(move || {
-        let _ = interrupt.send(UiEvent::Interrupt);
-    }) {
+    let (tx, rx) = mpsc::sync_channel(UI_QUEUE);
+    let (interrupts, installed) = Interrupts::install(tx.clone());
+    if let Err(e) = installed {
         render.warn(&format!("Ctrl-C will not cancel turns: {e}"));
     }
 
-    let (process, stdin, stdout) = match AgentProcess::spawn(&config.agent, config.show_stderr, tx.clone()) {
+    // On the main thread: the agent's death signal follows the thread that spawned it.
+    let spawned = AgentProcess::spawn(&config.agent, config.show_stderr, config.die_with_client, tx.clone());
+    let (process, stdin, stdout) = match spawned {
         Ok(spawned) => spawned,
         Err(e) => {
             let command: Vec<String> = config.agent.iter().map(|a| a.to_string_lossy().into_owned()).collect();
@@ -149,8 +197,12 @@ pub fn run(config: ClientConfig) -> Exit {
             return Exit::Failure;
         }
     };
-    let client = CliClient::new(services.clone(), tx.clone());
-    let conn = match ClientConnection::connect(client, stdout, stdin, ClientOptions::default()) {
+    let approvals = Arc::new(Approvals::default());
+    let shutdown = Arc::new(AtomicBool::new(false));
+    let client = CliClient::new(services.clone(), tx.clone(), policy, approvals.clone(), shutdown.clone());
+    let mut options = ClientOptions::default();
+    options.max_buffered = MAX_BUFFERED;
+    let conn = match ClientConnection::connect(client, stdout, stdin, options) {
         Ok(conn) => conn,
         Err(e) => {
             render.error(&format!("could not start the connection: {e}"));
@@ -158,10 +210,25 @@ pub fn run(config: ClientConfig) -> Exit {
         }
     };
 
-    let stdin_tty = std::io::stdin().is_terminal();
-    let policy = config.policy.unwrap_or(if stdin_tty { Policy::Ask } else { Policy::Deny });
+    let settings = Settings {
+        policy,
+        note: policy_note(&config, policy, stdin_tty),
+        stdin_tty,
+        show_stderr: config.show_stderr,
+        connect_timeout: config.connect_timeout,
+        offer,
+    };
+    let shared = session::Shared { interrupts, approvals, shutdown };
+    let mut session = Session::new(render, (tx, rx), conn, process, services, settings, shared);
+    let exit = session.run(&config, &cwd);
+    session.shutdown(exit);
+    exit
+}
+
+/// Why the policy applies, shown with each automatic answer.
+fn policy_note(config: &ClientConfig, policy: Policy, stdin_tty: bool) -> String {
     let defaulted = config.policy.is_none() && !stdin_tty;
-    let note = match (&config.policy_note, policy) {
+    match (&config.policy_note, policy) {
         (Some(note), _) => note.clone(),
         (None, Policy::Deny) if defaulted => {
             "stdin is not a terminal: rejected; use --allow or --ask to change that".into()
@@ -169,27 +236,5 @@ pub fn run(config: ClientConfig) -> Exit {
         (None, Policy::Deny) => "--deny".into(),
         (None, Policy::Allow) => "--allow".into(),
         (None, Policy::Ask) => "--ask".into(),
-    };
-    let settings = Settings { policy, note, stdin_tty, show_stderr: config.show_stderr };
-    let mut session = Session::new(render, (tx, rx), conn, process, services, settings);
-    let exit = session.run(&config, &cwd, &roots);
-    session.shutdown(exit);
-    exit
-}
-
-/// The sandbox and terminals confined to `roots`; commands run in `cwd` by default.
-fn services(roots: &[PathBuf], cwd: &std::path::Path) -> Result<ClientServices, String> {
-    let mut absolute = Vec::new();
-    for root in roots {
-        let path = std::path::absolute(root).map_err(|e| format!("--root {}: {e}", root.display()))?;
-        if !path.is_dir() {
-            return Err(format!("--root {}: not a directory", root.display()));
-        }
-        absolute.push(path);
     }
-    let fs = FsSandbox::new(&absolute).map_err(|e| format!("file sandbox: {e}"))?;
-    let mut terminal = TerminalConfig::new(&absolute);
-    terminal.default_cwd = Some(cwd.to_path_buf());
-    let terminals = Terminals::new(terminal).map_err(|e| format!("terminals: {e}"))?;
-    Ok(ClientServices::new().with_fs(fs).with_terminals(terminals))
 }

@@ -8,20 +8,24 @@
 //! group (so the terminal's Ctrl-C reaches only the client, which decides what to cancel), a
 //! drained stderr, and on exit stdin closed, a grace period, then `SIGTERM` and `SIGKILL` to
 //! the whole group.
+//!
+//! With `die_with_client`, the agent is started through `acp __exec-child` (see
+//! [`super::exec_child`]), so that it is killed by the kernel even if the client is killed
+//! with `SIGKILL`. Its stderr is read with bounded memory ([`super::stderr`]).
 
-use std::collections::VecDeque;
 use std::ffi::OsString;
-use std::io::{self, BufRead, BufReader};
+use std::io;
+use std::path::Path;
 use std::process::{Child, ChildStdin, ChildStdout, Command, ExitStatus, Stdio};
-use std::sync::mpsc::Sender;
+use std::sync::mpsc::SyncSender;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::thread;
 use std::time::{Duration, Instant};
 
 use super::UiEvent;
+use super::exec_child::{EXEC_CHILD, resolve_program};
+use super::stderr::{Tail, drain};
 
-/// Lines of stderr kept for the report when the agent dies.
-const TAIL_LINES: usize = 40;
 /// How long `SIGTERM` gets before `SIGKILL`.
 const TERM_GRACE: Duration = Duration::from_secs(1);
 const POLL: Duration = Duration::from_millis(10);
@@ -30,22 +34,37 @@ const POLL: Duration = Duration::from_millis(10);
 #[derive(Debug)]
 pub(crate) struct AgentProcess {
     child: Child,
-    tail: Arc<Mutex<VecDeque<String>>>,
+    tail: Arc<Mutex<Tail>>,
+    /// The stderr reader, finished at the end of the agent's stderr.
+    reader: thread::JoinHandle<()>,
     status: Option<ExitStatus>,
 }
 
 impl AgentProcess {
     /// Spawns `argv` with piped stdin and stdout. Each stderr line goes to `ui` as
-    /// [`UiEvent::Stderr`] when `show` is set, and into the kept tail either way.
+    /// [`UiEvent::Stderr`] when `show` is set, and into the kept tail either way. With
+    /// `die_with_client`, the agent is started through `acp __exec-child` (call this from the
+    /// main thread: the kernel's death signal follows the spawning thread).
     pub(crate) fn spawn(
         argv: &[OsString],
         show: bool,
-        ui: Sender<UiEvent>,
+        die_with_client: bool,
+        ui: SyncSender<UiEvent>,
     ) -> io::Result<(AgentProcess, ChildStdin, ChildStdout)> {
         let (program, args) =
             argv.split_first().ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "no agent command given"))?;
-        let mut command = Command::new(program);
-        command.args(args).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
+        let mut command = if die_with_client {
+            let resolved = resolve_program(Path::new(program))?;
+            let mut command = Command::new(std::env::current_exe()?);
+            command.arg(EXEC_CHILD).arg("--parent-pid").arg(std::process::id().to_string()).arg("--");
+            command.arg(resolved).args(args);
+            command
+        } else {
+            let mut command = Command::new(program);
+            command.args(args);
+            command
+        };
+        command.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
         #[cfg(unix)]
         std::os::unix::process::CommandExt::process_group(&mut command, 0);
         let mut child = command.spawn()?;
@@ -53,36 +72,26 @@ impl AgentProcess {
         else {
             unreachable!("all three were piped")
         };
-        let tail = Arc::new(Mutex::new(VecDeque::new()));
+        let tail = Arc::new(Mutex::new(Tail::default()));
         let kept = tail.clone();
-        thread::Builder::new().name("acp-agent-stderr".into()).spawn(move || {
-            let mut reader = BufReader::new(stderr);
-            let mut line = Vec::new();
-            loop {
-                line.clear();
-                match reader.read_until(b'\n', &mut line) {
-                    Ok(0) | Err(_) => return,
-                    Ok(_) => {}
-                }
-                let text = String::from_utf8_lossy(&line).trim_end_matches(['\n', '\r']).to_owned();
-                {
-                    let mut tail = kept.lock().unwrap_or_else(PoisonError::into_inner);
-                    if tail.len() == TAIL_LINES {
-                        tail.pop_front();
-                    }
-                    tail.push_back(text.clone());
-                }
-                if show {
-                    let _ = ui.send(UiEvent::Stderr(text));
-                }
-            }
-        })?;
-        Ok((AgentProcess { child, tail, status: None }, stdin, stdout))
+        let reader =
+            thread::Builder::new().name("acp-agent-stderr".into()).spawn(move || drain(stderr, kept, show, ui))?;
+        Ok((AgentProcess { child, tail, reader, status: None }, stdin, stdout))
+    }
+
+    /// The agent's process id.
+    pub(crate) fn id(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// Whether the agent's stderr was read to its end.
+    pub(crate) fn stderr_ended(&self) -> bool {
+        self.reader.is_finished()
     }
 
     /// The last lines the agent wrote to stderr.
     pub(crate) fn stderr_tail(&self) -> Vec<String> {
-        self.tail.lock().unwrap_or_else(PoisonError::into_inner).iter().cloned().collect()
+        self.tail.lock().unwrap_or_else(PoisonError::into_inner).lines()
     }
 
     /// The exit status, if the agent has exited.
@@ -93,7 +102,7 @@ impl AgentProcess {
         self.status
     }
 
-    fn wait_until(&mut self, deadline: Instant) -> Option<ExitStatus> {
+    fn wait_until(&mut self, deadline: Instant, poll: &mut impl FnMut()) -> Option<ExitStatus> {
         loop {
             if let Some(status) = self.try_status() {
                 return Some(status);
@@ -101,18 +110,21 @@ impl AgentProcess {
             if Instant::now() >= deadline {
                 return None;
             }
+            poll();
             thread::sleep(POLL);
         }
     }
 
     /// Ends the agent, whose stdin must already be closed: waits up to `grace` for it to exit,
-    /// then terminates its process group, then kills it. Returns the exit status.
-    pub(crate) fn terminate(&mut self, grace: Duration) -> Option<ExitStatus> {
-        if let Some(status) = self.wait_until(Instant::now() + grace) {
+    /// then terminates its process group, then kills it. Returns the exit status. `poll` runs
+    /// while waiting (the UI drains its queue there, so that a stderr line does not block the
+    /// agent's exit).
+    pub(crate) fn terminate(&mut self, grace: Duration, mut poll: impl FnMut()) -> Option<ExitStatus> {
+        if let Some(status) = self.wait_until(Instant::now() + grace, &mut poll) {
             return Some(status);
         }
         self.signal(false);
-        if let Some(status) = self.wait_until(Instant::now() + TERM_GRACE) {
+        if let Some(status) = self.wait_until(Instant::now() + TERM_GRACE, &mut poll) {
             return Some(status);
         }
         self.signal(true);

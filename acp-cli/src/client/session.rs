@@ -1,20 +1,26 @@
-//! The UI thread: the handshake, the session, prompt turns, permission questions, Ctrl-C.
+//! The UI thread: the session's main loops (one prompt, the interactive loop, a turn), the
+//! events that may come at any time, Ctrl-C, and the shutdown. The handshake is in
+//! `connect`, permission questions in `questions`.
 
 use std::collections::VecDeque;
-use std::io::BufRead;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
-use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, SyncSender};
 use std::thread;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use acp_blocking::acp_proto::types::*;
 use acp_blocking::{ClientConnection, Error, Requester};
 use acp_services::ClientServices;
 
-use super::handler::{PermissionAsk, describe_error};
-use super::permission::{Policy, allow_option, parse_answer, reject_option};
-use super::process::{AgentProcess, describe};
+use super::children::end_all_processes;
+use super::guard::Approvals;
+use super::handler::PermissionAsk;
+use super::interrupt::Interrupts;
+use super::offer::Offer;
+use super::permission::Policy;
+use super::process::AgentProcess;
 use super::render::Renderer;
 use super::{ClientConfig, UiEvent};
 use crate::Exit;
@@ -25,8 +31,6 @@ const TICK: Duration = Duration::from_millis(80);
 const CLOSE_GRACE: Duration = Duration::from_secs(1);
 /// The same after the user quit with Ctrl-C.
 const QUIT_GRACE: Duration = Duration::from_millis(300);
-/// JSON-RPC `auth_required`.
-const AUTH_REQUIRED: i32 = -32000;
 
 /// How a prompt turn ended.
 enum Turn {
@@ -56,37 +60,60 @@ pub(crate) struct Settings {
     pub(crate) note: String,
     pub(crate) stdin_tty: bool,
     pub(crate) show_stderr: bool,
+    /// The deadline of each handshake request.
+    pub(crate) connect_timeout: Duration,
+    /// What is served to the agent, for the header.
+    pub(crate) offer: Offer,
+}
+
+/// What the UI thread shares with the signal handler and the request handlers.
+pub(crate) struct Shared {
+    pub(crate) interrupts: Arc<Interrupts>,
+    pub(crate) approvals: Arc<Approvals>,
+    /// Set at shutdown: waiting handlers return.
+    pub(crate) shutdown: Arc<AtomicBool>,
+}
+
+/// What the UI thread waits for next.
+enum Next {
+    Event(UiEvent),
+    Interrupt,
+    /// Nothing within a tick.
+    Idle,
 }
 
 /// The UI thread's state.
 pub(crate) struct Session {
-    render: Renderer,
-    tx: Sender<UiEvent>,
-    rx: Receiver<UiEvent>,
+    pub(super) render: Renderer,
+    pub(super) tx: SyncSender<UiEvent>,
+    pub(super) rx: Receiver<UiEvent>,
     conn: ClientConnection,
-    process: AgentProcess,
-    services: Arc<ClientServices>,
-    settings: Settings,
-    input_started: bool,
-    input_ended: bool,
+    pub(super) process: AgentProcess,
+    pub(super) services: Arc<ClientServices>,
+    pub(super) settings: Settings,
+    pub(super) shared: Shared,
+    pub(super) input_started: bool,
+    pub(super) input_ended: bool,
     /// Lines read from stdin and not used yet.
-    lines: VecDeque<String>,
-    /// The permission question waiting for a typed answer.
-    pending: Option<PermissionAsk>,
+    pub(super) lines: VecDeque<String>,
+    /// Permission questions in the order they came; the front one is on screen when `asked`.
+    pub(super) asks: VecDeque<PermissionAsk>,
+    pub(super) asked: bool,
     /// The running turn was cancelled (Ctrl-C once).
-    cancelling: bool,
-    session: Option<SessionId>,
-    auth_methods: Vec<AuthMethod>,
+    pub(super) cancelling: bool,
+    pub(super) session: Option<SessionId>,
+    pub(super) auth_methods: Vec<AuthMethod>,
 }
 
 impl Session {
     pub(crate) fn new(
         render: Renderer,
-        (tx, rx): (Sender<UiEvent>, Receiver<UiEvent>),
+        (tx, rx): (SyncSender<UiEvent>, Receiver<UiEvent>),
         conn: ClientConnection,
         process: AgentProcess,
         services: Arc<ClientServices>,
         settings: Settings,
+        shared: Shared,
     ) -> Session {
         Session {
             render,
@@ -96,23 +123,41 @@ impl Session {
             process,
             services,
             settings,
+            shared,
             input_started: false,
             input_ended: false,
             lines: VecDeque::new(),
-            pending: None,
+            asks: VecDeque::new(),
+            asked: false,
             cancelling: false,
             session: None,
             auth_methods: Vec::new(),
         }
     }
 
-    fn requester(&self) -> Requester {
+    pub(super) fn requester(&self) -> Requester {
         (*self.conn).clone()
     }
 
+    /// The next event, interrupt or tick.
+    fn next(&mut self) -> Next {
+        if self.shared.interrupts.take() {
+            return Next::Interrupt;
+        }
+        match self.rx.recv_timeout(TICK) {
+            // A wake-up: the interrupt was counted.
+            Ok(UiEvent::Interrupt) | Ok(UiEvent::Wake) | Err(RecvTimeoutError::Timeout) => {
+                if self.shared.interrupts.take() { Next::Interrupt } else { Next::Idle }
+            }
+            Ok(event) => Next::Event(event),
+            // The session holds a sender: never disconnected.
+            Err(RecvTimeoutError::Disconnected) => Next::Idle,
+        }
+    }
+
     /// The handshake, the session, then one prompt or the interactive loop.
-    pub(crate) fn run(&mut self, config: &ClientConfig, cwd: &Path, roots: &[PathBuf]) -> Exit {
-        if let Err(exit) = self.connect(config, cwd, roots) {
+    pub(crate) fn run(&mut self, config: &ClientConfig, cwd: &Path) -> Exit {
+        if let Err(exit) = self.connect(config, cwd) {
             return exit;
         }
         match &config.prompt {
@@ -130,83 +175,49 @@ impl Session {
         }
     }
 
-    /// Closes the connection (the agent's stdin) and ends the agent.
+    /// Closes the connection (the agent's stdin), ends the agent, then every other process
+    /// the client started (terminals and what they left behind).
     pub(crate) fn shutdown(&mut self, exit: Exit) {
         self.render.waiting(None);
-        self.pending = None;
+        self.shared.shutdown.store(true, Ordering::SeqCst);
+        self.drop_questions();
+        self.drain_stderr();
         let _ = self.conn.close();
         let grace = if exit == Exit::Interrupted { QUIT_GRACE } else { CLOSE_GRACE };
-        self.process.terminate(grace);
+        let (rx, render) = (&self.rx, &mut self.render);
+        self.process.terminate(grace, || {
+            while let Ok(event) = rx.try_recv() {
+                if let UiEvent::Stderr(line) = event {
+                    render.stderr_line(&line);
+                }
+            }
+        });
+        end_all_processes(&self.services, Some(self.process.id()));
+        self.drain_stderr();
+        self.render.finish();
+    }
+
+    /// Shows the stderr lines queued (and drops the other events).
+    fn drain_stderr(&mut self) {
         while let Ok(event) = self.rx.try_recv() {
             if let UiEvent::Stderr(line) = event {
                 self.render.stderr_line(&line);
             }
         }
-        self.render.finish();
-    }
-
-    fn connect(&mut self, config: &ClientConfig, cwd: &Path, roots: &[PathBuf]) -> Result<(), Exit> {
-        let mut init = InitializeRequest::new(ProtocolVersion::V1);
-        init.client_capabilities = self.services.capabilities();
-        let mut info = Implementation::new("acp-cli", env!("CARGO_PKG_VERSION"));
-        info.title = Some("acp client".to_owned());
-        init.client_info = Some(info);
-        let requester = self.requester();
-        let response = match self.call("starting the agent…", move || requester.initialize(init))? {
-            Ok(response) => response,
-            Err(e) => return Err(self.failed("initialize", e)),
-        };
-        self.header(&response, roots);
-        self.auth_methods = response.auth_methods;
-
-        if let Some(method) = &config.auth {
-            let requester = self.requester();
-            let request = AuthenticateRequest::new(method.as_str());
-            if let Err(e) = self.call("authenticating…", move || requester.authenticate(request))? {
-                return Err(self.failed("authenticate", e));
-            }
-            self.render.info(&format!("authenticated with `{method}`"));
-        }
-
-        let requester = self.requester();
-        let request = NewSessionRequest::new(cwd.display().to_string(), vec![]);
-        let session = match self.call("opening a session…", move || requester.new_session(request))? {
-            Ok(session) => session.session_id,
-            Err(e) => return Err(self.failed("session/new", e)),
-        };
-        self.render.info(&format!("session {session} · cwd {}", cwd.display()));
-        self.session = Some(session);
-        Ok(())
-    }
-
-    fn header(&mut self, response: &InitializeResponse, roots: &[PathBuf]) {
-        let name = response.agent_info.as_ref().map_or_else(
-            || "an unnamed agent".to_owned(),
-            |i| format!("{} {}", i.title.as_deref().unwrap_or(&i.name), i.version),
-        );
-        self.render.heading(&format!("connected to {name} (ACP protocol v{})", response.protocol_version.0));
-        let caps = &response.agent_capabilities;
-        let mut offers = vec!["text"];
-        offers.extend(caps.supports_image().then_some("images"));
-        offers.extend(caps.supports_audio().then_some("audio"));
-        offers.extend(caps.supports_embedded_context().then_some("embedded context"));
-        offers.extend(caps.supports_load_session().then_some("session/load"));
-        self.render.info(&format!("  prompts: {}", offers.join(", ")));
-        let roots: Vec<String> = roots.iter().map(|r| r.display().to_string()).collect();
-        self.render.info(&format!("  serving fs read/write and terminals in {}", roots.join(", ")));
-        if !response.auth_methods.is_empty() {
-            let ids: Vec<&str> = response.auth_methods.iter().filter_map(AuthMethod::id).collect();
-            self.render.info(&format!("  authentication methods: {}", ids.join(", ")));
-        }
     }
 
     /// Runs a blocking call on a helper thread while the UI keeps drawing and listening.
-    fn call<T: Send + 'static>(&mut self, label: &str, f: impl FnOnce() -> T + Send + 'static) -> Result<T, Exit> {
+    pub(super) fn call<T: Send + 'static>(
+        &mut self,
+        label: &str,
+        f: impl FnOnce() -> T + Send + 'static,
+    ) -> Result<T, Exit> {
         let (done, result) = mpsc::sync_channel(1);
         let wake = self.tx.clone();
         let spawned = thread::Builder::new().name("acp-call".into()).spawn(move || {
             let _ = done.send(f());
-            let _ = wake.send(UiEvent::Wake);
+            // Never blocks: when the queue is full the UI wakes up anyway.
+            let _ = wake.try_send(UiEvent::Wake);
         });
         if let Err(e) = spawned {
             self.render.error(&format!("cannot start a thread: {e}"));
@@ -218,85 +229,20 @@ impl Session {
                 self.render.waiting(None);
                 return Ok(value);
             }
-            match self.rx.recv_timeout(TICK) {
-                Ok(UiEvent::Interrupt) => {
+            match self.next() {
+                Next::Interrupt => {
                     self.render.waiting(None);
                     self.render.warn("interrupted");
                     return Err(Exit::Interrupted);
                 }
-                Ok(event) => self.background(event),
-                Err(_) => self.render.tick(),
-            }
-        }
-    }
-
-    /// Reports a failed request and picks the exit status.
-    fn failed(&mut self, what: &str, error: Error) -> Exit {
-        match error {
-            Error::ConnectionClosed => {
-                self.died(&format!("during {what}"));
-                Exit::AgentDied
-            }
-            Error::Rpc(e) if e.code.0 == AUTH_REQUIRED => {
-                self.render.error(&format!("the agent requires authentication ({what}: {})", describe_error(&e)));
-                if self.auth_methods.is_empty() {
-                    self.render.info("it offers no authentication method; log in with the agent's own tool first");
-                } else {
-                    self.render.info("it offers:");
-                    for method in self.auth_methods.clone() {
-                        let name = serde_json::to_value(&method)
-                            .ok()
-                            .and_then(|v| {
-                                let name = v.get("name")?.as_str()?.to_owned();
-                                let description = v.get("description").and_then(|d| d.as_str());
-                                Some(description.map_or(name.clone(), |d| format!("{name}: {d}")))
-                            })
-                            .unwrap_or_default();
-                        self.render.info(&format!("  {}  {name}", method.id().unwrap_or("?")));
-                    }
-                    self.render.info("run again with --auth METHOD_ID");
-                }
-                Exit::AuthRequired
-            }
-            Error::Rpc(e) => {
-                self.render.error(&format!("the agent answered {what} with an error: {}", describe_error(&e)));
-                Exit::Protocol
-            }
-            other => {
-                self.render.error(&format!("{what} failed: {other}"));
-                Exit::Protocol
-            }
-        }
-    }
-
-    /// Reports that the agent is gone, with its exit status and the tail of its stderr.
-    fn died(&mut self, when: &str) {
-        let deadline = Instant::now() + Duration::from_millis(500);
-        let status = loop {
-            if let Some(status) = self.process.try_status() {
-                break Some(status);
-            }
-            if Instant::now() >= deadline {
-                break None;
-            }
-            thread::sleep(Duration::from_millis(10));
-        };
-        while let Ok(event) = self.rx.try_recv() {
-            self.background(event);
-        }
-        let how = status.map_or_else(|| "its output ended".to_owned(), describe);
-        self.render.error(&format!("the agent died {when} ({how})"));
-        let tail = self.process.stderr_tail();
-        if !self.settings.show_stderr && !tail.is_empty() {
-            self.render.info("last lines of its stderr:");
-            for line in tail {
-                self.render.info(&format!("  {line}"));
+                Next::Event(event) => self.background(event),
+                Next::Idle => self.render.tick(),
             }
         }
     }
 
     /// Events that may come at any time.
-    fn background(&mut self, event: UiEvent) {
+    pub(super) fn background(&mut self, event: UiEvent) {
         match event {
             UiEvent::Stderr(line) => self.render.stderr_line(&line),
             UiEvent::Activity(activity) => self.render.activity(&activity),
@@ -304,103 +250,14 @@ impl Session {
             UiEvent::Permission(ask) => self.permission(ask),
             UiEvent::Line(line) => {
                 self.lines.push_back(line);
-                self.answer_pending();
+                self.answer_questions();
             }
             UiEvent::InputEnd => {
                 self.input_ended = true;
-                self.answer_pending();
+                self.answer_questions();
             }
-            // Late items of an earlier turn; an interrupt is handled by the loops.
+            // Late items of an earlier turn; interrupts are counted in `Interrupts`.
             UiEvent::Update(_) | UiEvent::TurnEnded(_) | UiEvent::Interrupt | UiEvent::Wake => {}
-        }
-    }
-
-    fn ensure_input(&mut self) {
-        if self.input_started {
-            return;
-        }
-        self.input_started = true;
-        let tx = self.tx.clone();
-        let spawned = thread::Builder::new().name("acp-stdin".into()).spawn(move || {
-            let stdin = std::io::stdin();
-            let mut line = String::new();
-            loop {
-                line.clear();
-                match stdin.lock().read_line(&mut line) {
-                    Ok(0) | Err(_) => {
-                        let _ = tx.send(UiEvent::InputEnd);
-                        return;
-                    }
-                    Ok(_) => {
-                        if tx.send(UiEvent::Line(line.trim_end_matches(['\n', '\r']).to_owned())).is_err() {
-                            return;
-                        }
-                    }
-                }
-            }
-        });
-        if spawned.is_err() {
-            self.input_ended = true;
-        }
-    }
-
-    /// A permission request: answered by the policy, or asked.
-    fn permission(&mut self, ask: PermissionAsk) {
-        if self.cancelling {
-            // The core already answered `cancelled`; dropping the ask says the same.
-            return;
-        }
-        let options = &ask.request.options;
-        let choice = match self.settings.policy {
-            Policy::Ask => {
-                self.render.permission_question(&ask.request, true);
-                self.pending = Some(ask);
-                self.ensure_input();
-                self.answer_pending();
-                return;
-            }
-            Policy::Allow => allow_option(options),
-            Policy::Deny => reject_option(options),
-        };
-        let why = self.settings.note.as_str();
-        self.render.permission_question(&ask.request, false);
-        match choice {
-            Some(option) => {
-                let _ = ask.reply.send(RequestPermissionOutcome::selected(option.option_id.clone()));
-                self.render.permission_decided(&option.name, why);
-            }
-            None => self.render.permission_decided("cancelled", &format!("{why}, but no such option was offered")),
-        }
-    }
-
-    /// Answers the pending question from the lines read, or rejects it at the end of input.
-    fn answer_pending(&mut self) {
-        while let Some(ask) = self.pending.take() {
-            if let Some(line) = self.lines.pop_front() {
-                self.render.input_read(&line, self.settings.stdin_tty);
-                match parse_answer(&ask.request.options, &line) {
-                    Some(option) => {
-                        let _ = ask.reply.send(RequestPermissionOutcome::selected(option.option_id.clone()));
-                        self.render.permission_decided(&option.name, "your answer");
-                    }
-                    None => {
-                        self.render.warn(&format!("`{}` is not one of the options", line.trim()));
-                        self.render.ask_again(ask.request.options.len());
-                        self.pending = Some(ask);
-                    }
-                }
-            } else if self.input_ended {
-                match reject_option(&ask.request.options) {
-                    Some(option) => {
-                        let _ = ask.reply.send(RequestPermissionOutcome::selected(option.option_id.clone()));
-                        self.render.permission_decided(&option.name, "end of input");
-                    }
-                    None => self.render.permission_decided("cancelled", "end of input"),
-                }
-            } else {
-                self.pending = Some(ask);
-                return;
-            }
         }
     }
 
@@ -413,9 +270,14 @@ impl Session {
             Err(e) => return self.turn_failed(e),
         };
         let tx = self.tx.clone();
+        let approvals = self.shared.approvals.clone();
+        // Blocks while the UI queue is full: the connection then stops reading from the agent.
         let spawned = thread::Builder::new().name("acp-turn".into()).spawn(move || {
             let mut turn = turn;
             while let Some(update) = turn.next_update() {
+                // Here rather than on the UI thread, which may be behind: an approval ends
+                // as soon as possible after its tool call is reported over.
+                approvals.observe(&update);
                 if tx.send(UiEvent::Update(update)).is_err() {
                     return;
                 }
@@ -431,11 +293,11 @@ impl Session {
         // acp-blocking starts an agent request of this session only after the turn's reader has
         // taken the updates that preceded it on the wire, so the channel receives them in order.
         loop {
-            let wait = TICK;
-            match self.rx.recv_timeout(wait) {
-                Ok(UiEvent::Update(update)) => self.render.update(&update),
-                Ok(UiEvent::TurnEnded(result)) => {
-                    self.pending = None;
+            match self.next() {
+                Next::Event(UiEvent::Update(update)) => self.render.update(&update),
+                Next::Event(UiEvent::TurnEnded(result)) => {
+                    self.drop_questions();
+                    self.shared.approvals.clear();
                     self.cancelling = false;
                     return match result {
                         Ok(response) => {
@@ -445,22 +307,22 @@ impl Session {
                         Err(e) => self.turn_failed(e),
                     };
                 }
-                Ok(UiEvent::Interrupt) if self.cancelling => {
+                Next::Interrupt if self.cancelling => {
                     self.render.warn("quitting");
                     return Turn::Quit;
                 }
-                Ok(UiEvent::Interrupt) => {
+                Next::Interrupt => {
                     self.cancelling = true;
-                    self.pending = None;
+                    self.drop_questions();
+                    self.shared.approvals.clear();
                     if let Err(e) = requester.cancel(&session) {
                         self.render.error(&format!("could not cancel: {e}"));
                     }
                     self.render.cancelling();
                     self.render.waiting(Some("waiting for the agent to stop…"));
                 }
-                Ok(event) => self.background(event),
-                Err(RecvTimeoutError::Timeout) => self.render.tick(),
-                Err(RecvTimeoutError::Disconnected) => return Turn::Died,
+                Next::Event(event) => self.background(event),
+                Next::Idle => self.render.tick(),
             }
         }
     }
@@ -486,15 +348,15 @@ impl Session {
                 if self.input_ended {
                     return Exit::Ok;
                 }
-                match self.rx.recv_timeout(TICK) {
-                    Ok(UiEvent::Interrupt) => return Exit::Interrupted,
-                    Ok(event) => {
+                match self.next() {
+                    Next::Interrupt => return Exit::Interrupted,
+                    Next::Event(event) => {
                         self.background(event);
-                        if self.render.at_line_start() && self.pending.is_none() {
+                        if self.render.at_line_start() && self.asks.is_empty() {
                             self.render.prompt();
                         }
                     }
-                    Err(_) => {
+                    Next::Idle => {
                         if self.process.try_status().is_some() {
                             self.died("while idle");
                             return Exit::AgentDied;

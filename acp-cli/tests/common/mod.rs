@@ -249,3 +249,107 @@ pub fn client_args<'a>(acp: &'a str, args: &[&'a str]) -> Vec<&'a str> {
     all.extend_from_slice(&["--", acp, "agent", "--quiet"]);
     all
 }
+
+/// Starts `acp ARGS` in `cwd` with piped stdio; returns the child with its stdin still
+/// attached, for tests that type answers after seeing a question.
+pub fn start_interactive(args: &[&str], cwd: &Path) -> Child {
+    Command::new(acp())
+        .args(args)
+        .current_dir(cwd)
+        .env_remove("NO_COLOR")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
+/// The resident set size of process `pid` in KiB (`VmRSS` in `/proc/PID/status`); `None`
+/// once it is gone.
+pub fn rss_kib(pid: u32) -> Option<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmRSS:"))?;
+    line.split_whitespace().nth(1)?.parse().ok()
+}
+
+/// Samples the RSS of `pid` every 10 ms until `until` returns true; returns the highest.
+pub fn max_rss_while(pid: u32, mut until: impl FnMut() -> bool) -> u64 {
+    let mut max = 0;
+    while !until() {
+        max = max.max(rss_kib(pid).unwrap_or(0));
+        thread::sleep(Duration::from_millis(10));
+    }
+    max
+}
+
+/// A marker unique to this test run (for `sleep 1000.MARK` and the like).
+pub fn unique_marker() -> String {
+    use std::sync::atomic::{AtomicU32, Ordering};
+    static NEXT: AtomicU32 = AtomicU32::new(0);
+    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().subsec_nanos();
+    format!("{}{:03}{nanos:09}", std::process::id(), NEXT.fetch_add(1, Ordering::Relaxed))
+}
+
+/// The processes (other than zombies) one of whose arguments is exactly `arg`.
+pub fn processes_with_arg(arg: &str) -> Vec<u32> {
+    let Ok(entries) = std::fs::read_dir("/proc") else { panic!("/proc is needed to look for leftover processes") };
+    entries
+        .filter_map(|entry| {
+            let pid: u32 = entry.ok()?.file_name().to_str()?.parse().ok()?;
+            let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).ok()?;
+            let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+            let state = stat[stat.rfind(')')? + 1..].split_whitespace().next()?.to_owned();
+            (state != "Z" && cmdline.split(|&b| b == 0).any(|a| a == arg.as_bytes())).then_some(pid)
+        })
+        .collect()
+}
+
+/// Waits until a process with the argument `arg` runs (or panics after `timeout`).
+pub fn wait_for_process(arg: &str, timeout: Duration) {
+    let deadline = Instant::now() + timeout;
+    while processes_with_arg(arg).is_empty() {
+        assert!(Instant::now() < deadline, "no process with the argument {arg:?} started");
+        thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// Waits up to `timeout` for every process with the argument `arg` to be gone; returns
+/// those left.
+pub fn survivors(arg: &str, timeout: Duration) -> Vec<u32> {
+    let deadline = Instant::now() + timeout;
+    loop {
+        let left = processes_with_arg(arg);
+        if left.is_empty() || Instant::now() >= deadline {
+            return left;
+        }
+        thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// Kills, on drop, every process with one of these arguments: a test never leaks one.
+pub struct KillOnDrop(pub Vec<String>);
+
+impl Drop for KillOnDrop {
+    fn drop(&mut self) {
+        for arg in &self.0 {
+            for pid in processes_with_arg(arg) {
+                if let Some(pid) = i32::try_from(pid).ok().and_then(rustix::process::Pid::from_raw) {
+                    let _ = rustix::process::kill_process(pid, rustix::process::Signal::KILL);
+                }
+            }
+        }
+    }
+}
+
+/// Sends `signal` to the child.
+pub fn signal(child: &Child, signal: rustix::process::Signal) {
+    rustix::process::kill_process(rustix::process::Pid::from_child(child), signal).unwrap();
+}
+
+/// The `sh` lines of a scripted agent that answers `initialize` (id 1) and `session/new`
+/// (id 2, session `s1`) and reads the `session/prompt` (id 3).
+pub const HANDSHAKE: &str = "read l; echo '{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"protocolVersion\":1}}'; \
+read l; echo '{\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{\"sessionId\":\"s1\"}}'; read l; ";
+
+/// The `sh` line answering the prompt `end_turn`.
+pub const END_TURN: &str = "echo '{\"jsonrpc\":\"2.0\",\"id\":3,\"result\":{\"stopReason\":\"end_turn\"}}'; ";

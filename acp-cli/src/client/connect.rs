@@ -1,0 +1,158 @@
+//! The handshake (`initialize`, `authenticate`, `session/new`, each with a deadline), the
+//! session header, and the reports of a failed request or a dead agent.
+
+use std::path::Path;
+use std::thread;
+use std::time::{Duration, Instant};
+
+use acp_blocking::Error;
+use acp_blocking::acp_proto::types::*;
+
+use super::ClientConfig;
+use super::handler::describe_error;
+use super::process::describe;
+use super::session::Session;
+use crate::Exit;
+
+/// JSON-RPC `auth_required`.
+const AUTH_REQUIRED: i32 = -32000;
+
+impl Session {
+    /// `initialize`, `authenticate` (with `--auth`) and `session/new`, each of which must be
+    /// answered within the connect timeout.
+    pub(super) fn connect(&mut self, config: &ClientConfig, cwd: &Path) -> Result<(), Exit> {
+        let timeout = self.settings.connect_timeout;
+        let mut init = InitializeRequest::new(ProtocolVersion::V1);
+        init.client_capabilities = self.services.capabilities();
+        let mut info = Implementation::new("acp-cli", env!("CARGO_PKG_VERSION"));
+        info.title = Some("acp client".to_owned());
+        init.client_info = Some(info);
+        let requester = self.requester().with_timeout(timeout);
+        let response = match self.call("starting the agent…", move || requester.initialize(init))? {
+            Ok(response) => response,
+            Err(e) => return Err(self.failed("initialize", e)),
+        };
+        self.header(&response);
+        self.auth_methods = response.auth_methods;
+
+        if let Some(method) = &config.auth {
+            let requester = self.requester().with_timeout(timeout);
+            let request = AuthenticateRequest::new(method.as_str());
+            if let Err(e) = self.call("authenticating…", move || requester.authenticate(request))? {
+                return Err(self.failed("authenticate", e));
+            }
+            self.render.info(&format!("authenticated with `{method}`"));
+        }
+
+        let requester = self.requester().with_timeout(timeout);
+        let request = NewSessionRequest::new(cwd.display().to_string(), vec![]);
+        let session = match self.call("opening a session…", move || requester.new_session(request))? {
+            Ok(session) => session.session_id,
+            Err(e) => return Err(self.failed("session/new", e)),
+        };
+        self.render.info(&format!("session {session} · cwd {}", cwd.display()));
+        self.session = Some(session);
+        Ok(())
+    }
+
+    fn header(&mut self, response: &InitializeResponse) {
+        let name = response.agent_info.as_ref().map_or_else(
+            || "an unnamed agent".to_owned(),
+            |i| format!("{} {}", i.title.as_deref().unwrap_or(&i.name), i.version),
+        );
+        self.render.heading(&format!("connected to {name} (ACP protocol v{})", response.protocol_version.0));
+        let caps = &response.agent_capabilities;
+        let mut offers = vec!["text"];
+        offers.extend(caps.supports_image().then_some("images"));
+        offers.extend(caps.supports_audio().then_some("audio"));
+        offers.extend(caps.supports_embedded_context().then_some("embedded context"));
+        offers.extend(caps.supports_load_session().then_some("session/load"));
+        self.render.info(&format!("  prompts: {}", offers.join(", ")));
+        for line in self.settings.offer.describe() {
+            self.render.info(&line);
+        }
+        if !response.auth_methods.is_empty() {
+            let ids: Vec<&str> = response.auth_methods.iter().filter_map(AuthMethod::id).collect();
+            self.render.info(&format!("  authentication methods: {}", ids.join(", ")));
+        }
+    }
+
+    /// Reports a failed request and picks the exit status.
+    pub(super) fn failed(&mut self, what: &str, error: Error) -> Exit {
+        match error {
+            Error::ConnectionClosed => {
+                self.died(&format!("during {what}"));
+                Exit::AgentDied
+            }
+            Error::TimedOut => {
+                let secs = self.settings.connect_timeout.as_secs_f64();
+                self.render.error(&format!(
+                    "the agent did not answer {what} within {secs} s; is it an ACP agent, and is it waiting \
+                     for something? (--show-stderr shows its log; --connect-timeout SECS changes the deadline)"
+                ));
+                Exit::ConnectTimeout
+            }
+            Error::Rpc(e) if e.code.0 == AUTH_REQUIRED => {
+                self.render.error(&format!("the agent requires authentication ({what}: {})", describe_error(&e)));
+                self.list_auth_methods();
+                Exit::AuthRequired
+            }
+            Error::Rpc(e) => {
+                self.render.error(&format!("the agent answered {what} with an error: {}", describe_error(&e)));
+                Exit::Protocol
+            }
+            other => {
+                self.render.error(&format!("{what} failed: {other}"));
+                Exit::Protocol
+            }
+        }
+    }
+
+    fn list_auth_methods(&mut self) {
+        if self.auth_methods.is_empty() {
+            self.render.info("it offers no authentication method; log in with the agent's own tool first");
+            return;
+        }
+        self.render.info("it offers:");
+        for method in self.auth_methods.clone() {
+            let name = serde_json::to_value(&method)
+                .ok()
+                .and_then(|v| {
+                    let name = v.get("name")?.as_str()?.to_owned();
+                    let description = v.get("description").and_then(|d| d.as_str());
+                    Some(description.map_or(name.clone(), |d| format!("{name}: {d}")))
+                })
+                .unwrap_or_default();
+            self.render.info(&format!("  {}  {name}", method.id().unwrap_or("?")));
+        }
+        self.render.info("run again with --auth METHOD_ID");
+    }
+
+    /// Reports that the agent is gone, with its exit status and the tail of its stderr.
+    pub(super) fn died(&mut self, when: &str) {
+        let deadline = Instant::now() + Duration::from_millis(500);
+        let status = loop {
+            if let Some(status) = self.process.try_status()
+                && (self.process.stderr_ended() || Instant::now() >= deadline)
+            {
+                break Some(status);
+            }
+            if Instant::now() >= deadline {
+                break None;
+            }
+            thread::sleep(Duration::from_millis(10));
+        };
+        while let Ok(event) = self.rx.try_recv() {
+            self.background(event);
+        }
+        let how = status.map_or_else(|| "its output ended".to_owned(), describe);
+        self.render.error(&format!("the agent died {when} ({how})"));
+        let tail = self.process.stderr_tail();
+        if !self.settings.show_stderr && !tail.is_empty() {
+            self.render.info("last lines of its stderr:");
+            for line in tail {
+                self.render.info(&format!("  {line}"));
+            }
+        }
+    }
+}

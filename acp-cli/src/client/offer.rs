@@ -1,0 +1,96 @@
+//! What the client serves to its agent, decided by the permission policy, and how it is
+//! confined; the session header says it in words.
+//!
+//! | policy | `fs/read_text_file` | `fs/write_text_file` | `terminal/*` |
+//! |---|---|---|---|
+//! | `--allow` | in the roots | in the roots | offered if confined (or `--unconfined-terminals`) |
+//! | `--ask` | in the roots | in the roots, asked first unless approved | same, `terminal/create` asked first unless approved |
+//! | `--deny` | in the roots | not advertised, refused | not advertised, refused |
+//!
+//! `--deny` does not advertise what it would refuse anyway: an agent then knows not to try.
+//! "Approved" is defined in [`super::guard`].
+
+use std::path::{Path, PathBuf};
+
+use acp_services::{ClientServices, FsConfig, FsSandbox, TerminalConfig, Terminals};
+
+use super::permission::Policy;
+
+/// How terminals are confined to the roots, or why they cannot be.
+///
+/// MERGE(acp-services): the lead wires this to acp-services' Landlock check; until then no
+/// confinement is available, so terminals are only offered with `--unconfined-terminals`.
+pub(crate) fn terminal_confinement(config: &TerminalConfig) -> Result<String, String> {
+    let _ = config;
+    Err("confinement not available in this build".to_owned())
+}
+
+/// What is served, for the header.
+#[derive(Debug, Clone)]
+pub(crate) struct Offer {
+    /// The roots, absolute.
+    pub(crate) roots: Vec<PathBuf>,
+    pub(crate) policy: Policy,
+    /// `Ok(how they are confined)` when terminals are offered, `Err(why not)` otherwise.
+    pub(crate) terminals: Result<String, String>,
+}
+
+impl Offer {
+    /// The header's lines about `fs/*` and terminals.
+    pub(crate) fn describe(&self) -> [String; 2] {
+        let roots: Vec<String> = self.roots.iter().map(|r| r.display().to_string()).collect();
+        let roots = roots.join(", ");
+        let fs = match self.policy {
+            Policy::Allow => format!("  fs: read/write in {roots}"),
+            Policy::Ask => format!("  fs: read/write in {roots} (asks before writing)"),
+            Policy::Deny => format!("  fs: read-only in {roots} (writes not offered: --deny)"),
+        };
+        let asks = if self.policy == Policy::Ask { " (asks before running a command)" } else { "" };
+        let terminals = match &self.terminals {
+            Ok(how) => format!("  terminals: {how}{asks}"),
+            Err(why) => format!("  terminals: not offered ({why})"),
+        };
+        [fs, terminals]
+    }
+}
+
+/// The sandbox and the terminals confined to `roots` as `policy` allows; commands run in
+/// `cwd` by default.
+pub(crate) fn services(
+    roots: &[PathBuf],
+    cwd: &Path,
+    policy: Policy,
+    unconfined_terminals: bool,
+) -> Result<(ClientServices, Offer), String> {
+    let mut absolute = Vec::new();
+    for root in roots {
+        let path = std::path::absolute(root).map_err(|e| format!("--root {}: {e}", root.display()))?;
+        if !path.is_dir() {
+            return Err(format!("--root {}: not a directory", root.display()));
+        }
+        absolute.push(path);
+    }
+    let mut fs_config = FsConfig::default();
+    fs_config.writable = policy != Policy::Deny;
+    let fs = FsSandbox::with_config(&absolute, fs_config).map_err(|e| format!("file sandbox: {e}"))?;
+    let mut services = ClientServices::new().with_fs(fs);
+    let mut terminal = TerminalConfig::new(&absolute);
+    terminal.default_cwd = Some(cwd.to_path_buf());
+    let offered = match (policy, terminal_confinement(&terminal)) {
+        (Policy::Deny, _) => Err("--deny".to_owned()),
+        (_, Ok(how)) => Ok(how),
+        (_, Err(why)) if unconfined_terminals => {
+            Ok(format!("run in {} but NOT confined ({why}; --unconfined-terminals)", absolute_list(&absolute)))
+        }
+        (_, Err(why)) => Err(format!("{why}; --unconfined-terminals offers them anyway")),
+    };
+    if offered.is_ok() {
+        let terminals = Terminals::new(terminal).map_err(|e| format!("terminals: {e}"))?;
+        services = services.with_terminals(terminals);
+    }
+    Ok((services, Offer { roots: absolute, policy, terminals: offered }))
+}
+
+fn absolute_list(roots: &[PathBuf]) -> String {
+    roots.iter().map(|r| r.display().to_string()).collect::<Vec<_>>().join(", ")
+}
