@@ -51,6 +51,10 @@ struct AgentArgs {
     /// How long a prompt containing the word `slow` keeps its turn open, in milliseconds.
     #[arg(long, value_name = "MS", default_value_t = 5000)]
     slow_ms: u64,
+    /// How many sessions may be open at once; `session/new` beyond is refused (close one
+    /// with `session/close`).
+    #[arg(long, value_name = "N", default_value_t = 1024)]
+    max_sessions: usize,
     /// Do not log requests to stderr.
     #[arg(long)]
     quiet: bool,
@@ -140,6 +144,7 @@ fn main() -> ExitCode {
             let mut config = AgentConfig::default();
             config.slow_delay = Duration::from_millis(args.slow_ms);
             config.log = !args.quiet;
+            config.max_sessions = args.max_sessions;
             match ReferenceAgent::with_config(config).serve_stdio() {
                 Ok(()) => ExitCode::SUCCESS,
                 Err(e) => {

@@ -24,10 +24,14 @@ pub(crate) fn become_subreaper() -> Result<(), String> {
 /// [`super::process::AgentProcess::terminate`]): the terminals, what they started, and the
 /// orphans re-parented to the client.
 pub(crate) fn end_all_processes(services: &ClientServices, agent: Option<u32>) {
-    // MERGE(acp-services): call Terminals::shutdown and kill_orphans
-    // Until then: every child of this process (terminals are children, orphans became ones
-    // because the client is their subreaper) is killed with its process group and reaped.
-    let _ = services.terminals();
+    // The terminals first (their groups killed, pending waits released), then whatever was
+    // re-parented to this subreaper (`setsid` escapees); last, any child still listed.
+    services.shutdown();
+    #[cfg(target_os = "linux")]
+    {
+        let spare: Vec<u32> = agent.into_iter().collect();
+        let _ = acp_services::terminal::kill_orphans(&spare);
+    }
     let deadline = Instant::now() + END_DEADLINE;
     loop {
         let children: Vec<Child> = children().into_iter().filter(|c| Some(c.pid) != agent).collect();

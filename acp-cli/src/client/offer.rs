@@ -16,13 +16,14 @@ use acp_services::{ClientServices, FsConfig, FsSandbox, TerminalConfig, Terminal
 
 use super::permission::Policy;
 
-/// How terminals are confined to the roots, or why they cannot be.
-///
-/// MERGE(acp-services): the lead wires this to acp-services' Landlock check; until then no
-/// confinement is available, so terminals are only offered with `--unconfined-terminals`.
+/// How terminals are confined to the roots (Landlock, checked on this kernel), or why they
+/// cannot be.
 pub(crate) fn terminal_confinement(config: &TerminalConfig) -> Result<String, String> {
-    let _ = config;
-    Err("confinement not available in this build".to_owned())
+    let abi = acp_services::terminal::landlock_status()?;
+    Ok(format!(
+        "confined by Landlock (ABI {abi}): read/write in {}, read/execute of the system directories",
+        absolute_list(&config.roots)
+    ))
 }
 
 /// What is served, for the header.
@@ -80,6 +81,7 @@ pub(crate) fn services(
         (Policy::Deny, _) => Err("--deny".to_owned()),
         (_, Ok(how)) => Ok(how),
         (_, Err(why)) if unconfined_terminals => {
+            terminal.confine = false;
             Ok(format!("run in {} but NOT confined ({why}; --unconfined-terminals)", absolute_list(&absolute)))
         }
         (_, Err(why)) => Err(format!("{why}; --unconfined-terminals offers them anyway")),
