@@ -626,7 +626,8 @@ impl<'t, C: Chooser> Sim<'t, C> {
         self.stalled = [false, false];
         for round in 0.. {
             assert!(round < 10_000, "the run did not settle");
-            if self.deliverable(0) || self.deliverable(1) {
+            let delivering = self.deliverable(0) || self.deliverable(1);
+            if delivering {
                 // Both readers read: one that cannot take input now (its own answers wait in a
                 // full pipe) must not starve the other.
                 for pipe in [0, 1] {
@@ -635,15 +636,20 @@ impl<'t, C: Chooser> Sim<'t, C> {
                         self.drain();
                     }
                 }
-            } else if !self.agent.handlers.is_empty() || !self.client.handlers.is_empty() {
+            }
+            if !self.agent.handlers.is_empty() || !self.client.handlers.is_empty() {
+                // Handlers finish too: a side whose input paused on requests in flight waits
+                // for its application's answers, not for the peer.
                 for h in self.agent.handlers.iter_mut().chain(self.client.handlers.iter_mut()) {
                     h.ready_at = h.ready_at.min(self.now);
                 }
                 self.complete_some_handler();
-            } else if self.agent.conn.poll_timeout().is_some() || self.client.conn.poll_timeout().is_some() {
-                self.advance_time();
-            } else {
-                break;
+            } else if !delivering {
+                if self.agent.conn.poll_timeout().is_some() || self.client.conn.poll_timeout().is_some() {
+                    self.advance_time();
+                } else {
+                    break;
+                }
             }
             self.drain();
             self.check_step();
