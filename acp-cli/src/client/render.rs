@@ -555,13 +555,14 @@ fn block_text(block: &ContentBlock) -> String {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use std::sync::{Arc, Mutex};
 
     use super::*;
 
+    /// A shared in-memory terminal for renderer tests.
     #[derive(Clone, Default)]
-    struct Buf(Arc<Mutex<Vec<u8>>>);
+    pub(in crate::client) struct Buf(pub(in crate::client) Arc<Mutex<Vec<u8>>>);
     impl Write for Buf {
         fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
             self.0.lock().unwrap().extend_from_slice(b);

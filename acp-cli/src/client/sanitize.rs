@@ -123,13 +123,11 @@ mod tests {
 /// The hostile catalogue through every entry point of the renderer.
 #[cfg(test)]
 mod through_the_renderer {
-    use std::io::Write;
-    use std::sync::{Arc, Mutex};
-
     use acp_blocking::acp_proto::types::*;
     use serde_json::{Value, json};
 
     use super::super::handler::Activity;
+    use super::super::render::tests::Buf;
     use super::super::render::{Renderer, Style};
 
     /// Title, clipboard and hyperlink OSCs, cursor moves and erases, conceal, 8-bit CSI, DCS,
@@ -138,18 +136,6 @@ mod through_the_renderer {
         d\x1b]8;;https://evil.example\x1b\\link\x1b]8;;\x1b\\e\x1b[2K\x1b[1A\x1b[8mhidden\x1b[0m\
         f\u{9b}2J\u{9d}0;t\u{9c}\x1bP1$qm\x1b\\\x1b_apc\x1b\\\x1bXsos\x1b\\\x1b^pm\x1b\\\x1bc\
         g\roverwrite\x08\x08\u{202e}exe.txt\u{2066}\0\x7f\n? permission: forged [execute]";
-
-    #[derive(Clone, Default)]
-    struct Buf(Arc<Mutex<Vec<u8>>>);
-    impl Write for Buf {
-        fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
-            self.0.lock().unwrap().extend_from_slice(b);
-            Ok(b.len())
-        }
-        fn flush(&mut self) -> std::io::Result<()> {
-            Ok(())
-        }
-    }
 
     fn update(value: Value) -> SessionUpdate {
         serde_json::from_value(value.clone()).unwrap_or_else(|e| panic!("{value}: {e}"))

@@ -166,15 +166,7 @@ impl Run {
 /// Starts `acp ARGS` in `cwd` with piped stdio, `NO_COLOR` unset and `stdin` written (stdin
 /// is closed after it unless `keep_stdin_open`).
 pub fn start(args: &[&str], cwd: &Path, stdin: &str, keep_stdin_open: bool) -> Child {
-    let mut child = Command::new(acp())
-        .args(args)
-        .current_dir(cwd)
-        .env_remove("NO_COLOR")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut child = start_interactive(args, cwd);
     let mut input = child.stdin.take().unwrap();
     input.write_all(stdin.as_bytes()).unwrap();
     if keep_stdin_open {
