@@ -547,14 +547,7 @@ fn only_the_machines_own_answers_pause_input() {
     let Some(Event::Request { id, .. }) = a.poll_event() else { panic!() };
     a.respond(T0, id, Ok(NewSessionResponse::new("s").into())).unwrap();
     // The application fills its output past the budget (the peer is not reading)...
-    let update = || {
-        let chunk = ContentChunk::new(ContentBlock::Text(TextContent::new("x".repeat(100))));
-        SessionNotification::new("s", SessionUpdate::AgentMessageChunk(chunk))
-    };
-    while a.can_send() {
-        a.send_notification(T0, update()).unwrap();
-    }
-    assert!(matches!(a.send_notification(T0, update()), Err(SendError::Backpressure { .. })));
+    output_bound::fill(&mut a);
     // ...which never stops input: both peers doing that would deadlock. (A request read now
     // is deferred until the output drains: see `tests/output_bound.rs`.)
     assert!(a.wants_input());

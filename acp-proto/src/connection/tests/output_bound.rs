@@ -18,8 +18,8 @@ fn agent_with_full_output(budget: usize, held: usize) -> Connection {
     a
 }
 
-/// Queues updates until the budget refuses the next one.
-fn fill(a: &mut Connection) {
+/// Queues updates for session `s` until the budget refuses the next one.
+pub(super) fn fill(a: &mut Connection) {
     let update = || {
         let chunk = ContentChunk::new(ContentBlock::Text(TextContent::new("x".repeat(100))));
         SessionNotification::new("s", SessionUpdate::AgentMessageChunk(chunk))
