@@ -3,7 +3,9 @@
 //! agent (in `sh`, as in `tests/client.rs`) starts two terminals, `sleep 1000.MARK1` and
 //! `setsid sleep 1000.MARK2` (which leaves the terminal's process group and session); the
 //! test then looks in `/proc` for any process with those arguments, and kills leftovers
-//! itself so that it never leaks one. Linux only (`/proc`, `setsid`, `PR_SET_PDEATHSIG`).
+//! itself so that it never leaks one. A `SIGKILL`ed client runs nothing: there the kernel
+//! kills the agent and the plain terminal (`PR_SET_PDEATHSIG`), but not the `setsid` one.
+//! Linux only (`/proc`, `setsid`, `PR_SET_PDEATHSIG`).
 #![cfg(target_os = "linux")]
 
 mod common;
@@ -168,6 +170,8 @@ fn the_agent_dies_with_a_killed_client() {
     let _ = child.wait();
     let left = survivors(&s.agent, Duration::from_secs(5));
     assert!(left.is_empty(), "the agent outlived a SIGKILLed client: {left:?}");
-    // The terminals are not checked here: nothing runs in a SIGKILLed client, and their
-    // death with it is acp-services' business (the guard kills them after the test).
+    // The terminal command was started through `acp __exec-child` too. The `setsid` one
+    // forked away from it, which no death signal follows (the guard kills it after the test).
+    let left = survivors(&s.plain, Duration::from_secs(5));
+    assert!(left.is_empty(), "the terminal outlived a SIGKILLed client: {left:?}");
 }

@@ -1,6 +1,6 @@
 //! `acp __exec-child --parent-pid PID -- AGENT_CMD...`: the tiny wrapper the client spawns
-//! its agent through, so that the agent dies with the client even when the client is killed
-//! with `SIGKILL` (which no handler sees).
+//! its agent and its terminal commands through, so that they die with the client even when
+//! the client is killed with `SIGKILL` (which no handler sees).
 //!
 //! The wrapper asks the kernel for `SIGKILL` when its parent dies (`PR_SET_PDEATHSIG`),
 //! checks that the parent is still the client (else the client died before the request took
@@ -9,7 +9,11 @@
 //! `Command::pre_exec` (which would do the same in the child before `exec`) is not available.
 //!
 //! The death signal fires when the *thread* that spawned the wrapper exits, so the client
-//! spawns it from its main thread, which lives as long as the client.
+//! spawns the agent from its main thread, and terminal commands from the terminals' spawner
+//! thread (`acp_services`' `TerminalConfig::launcher`), both of which live as long as the
+//! client. Only the command itself gets the signal: what it started, and a command that
+//! forks away (`setsid`), outlive a `SIGKILL`ed client (every other way of ending the client
+//! kills them).
 
 use std::ffi::OsString;
 use std::io;

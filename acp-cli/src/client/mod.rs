@@ -173,13 +173,14 @@ pub fn run(config: ClientConfig) -> Exit {
     let stdin_tty = std::io::stdin().is_terminal();
     let policy = config.policy.unwrap_or(if stdin_tty { Policy::Ask } else { Policy::Deny });
     let roots: Vec<PathBuf> = if config.roots.is_empty() { vec![cwd.clone()] } else { config.roots.clone() };
-    let (services, offer) = match offer::services(&roots, &cwd, policy, config.unconfined_terminals) {
-        Ok((services, offer)) => (Arc::new(services), offer),
-        Err(e) => {
-            render.error(&e);
-            return Exit::Failure;
-        }
-    };
+    let (services, offer) =
+        match offer::services(&roots, &cwd, policy, config.unconfined_terminals, config.die_with_client) {
+            Ok((services, offer)) => (Arc::new(services), offer),
+            Err(e) => {
+                render.error(&e);
+                return Exit::Failure;
+            }
+        };
 
     let (tx, rx) = mpsc::sync_channel(UI_QUEUE);
     let (interrupts, installed) = Interrupts::install(tx.clone());

@@ -14,6 +14,7 @@ use std::path::{Path, PathBuf};
 
 use acp_services::{ClientServices, FsConfig, FsSandbox, TerminalConfig, Terminals};
 
+use super::exec_child::EXEC_CHILD;
 use super::permission::Policy;
 
 /// How terminals are confined to the roots (Landlock, checked on this kernel), or why they
@@ -56,12 +57,14 @@ impl Offer {
 }
 
 /// The sandbox and the terminals confined to `roots` as `policy` allows; commands run in
-/// `cwd` by default.
+/// `cwd` by default. With `die_with_client`, commands are started through `acp
+/// __exec-child`, so that the kernel kills them if the client is killed.
 pub(crate) fn services(
     roots: &[PathBuf],
     cwd: &Path,
     policy: Policy,
     unconfined_terminals: bool,
+    die_with_client: bool,
 ) -> Result<(ClientServices, Offer), String> {
     let mut absolute = Vec::new();
     for root in roots {
@@ -77,6 +80,16 @@ pub(crate) fn services(
     let mut services = ClientServices::new().with_fs(fs);
     let mut terminal = TerminalConfig::new(&absolute);
     terminal.default_cwd = Some(cwd.to_path_buf());
+    if die_with_client {
+        let exe = std::env::current_exe().map_err(|e| format!("cannot find the acp executable: {e}"))?;
+        terminal.launcher = vec![
+            exe.into(),
+            EXEC_CHILD.into(),
+            "--parent-pid".into(),
+            std::process::id().to_string().into(),
+            "--".into(),
+        ];
+    }
     let offered = match (policy, terminal_confinement(&terminal)) {
         (Policy::Deny, _) => Err("--deny".to_owned()),
         (_, Ok(how)) => Ok(how),

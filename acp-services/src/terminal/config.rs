@@ -1,5 +1,6 @@
 //! [`TerminalConfig`]: the settings of [`Terminals`](super::Terminals).
 
+use std::ffi::OsString;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -53,6 +54,13 @@ pub struct TerminalConfig {
     /// Accept a ruleset the kernel enforces only partially (default `false`: that is an
     /// error of [`Terminals::new`](super::Terminals::new)).
     pub allow_partial_confinement: bool,
+    /// A program (and its first arguments) that starts each command: the command's program
+    /// and arguments are appended to it, and it is expected to `exec` them, keeping the pid
+    /// (default empty: commands are started directly). `acp client` sets its own
+    /// `__exec-child` wrapper, which asks the kernel to kill the command when the client dies
+    /// (even by `SIGKILL`). Confined terminals may read and execute the launcher's program.
+    /// A command that cannot be found is still refused at `terminal/create`.
+    pub launcher: Vec<OsString>,
 }
 
 impl Default for TerminalConfig {
@@ -70,6 +78,7 @@ impl Default for TerminalConfig {
             confine: true,
             system_paths: default_system_paths(),
             allow_partial_confinement: false,
+            launcher: Vec::new(),
         }
     }
 }

@@ -99,14 +99,18 @@ pub(crate) struct Rules {
 }
 
 impl Spawner {
-    /// Starts the thread and waits until it is confined; fails if it cannot be (fully, unless
-    /// `rules.allow_partial`).
-    pub(crate) fn start(rules: Rules) -> io::Result<Spawner> {
+    /// Starts the thread and waits until it is confined to `rules` (`None`: not confined);
+    /// fails if it cannot be (fully, unless `rules.allow_partial`).
+    ///
+    /// Unconfined terminals are started from a spawner thread too: a launcher that asks for
+    /// a parent-death signal (`PR_SET_PDEATHSIG`) gets it when the *thread* that spawned it
+    /// ends, so every command must come from one thread that lives as long as the terminals.
+    pub(crate) fn start(rules: Option<Rules>) -> io::Result<Spawner> {
         let (jobs, inbox) = std::sync::mpsc::channel::<Job>();
         let (ready_tx, ready) = std::sync::mpsc::sync_channel(1);
         let thread =
             std::thread::Builder::new().name("acp-term-spawner".into()).stack_size(256 * 1024).spawn(move || {
-                let confined = imp::restrict_current_thread(&rules);
+                let confined = rules.as_ref().map_or(Ok(()), imp::restrict_current_thread);
                 let ok = confined.is_ok();
                 let _ = ready_tx.send(confined);
                 if ok {

@@ -60,8 +60,9 @@ pub use confine::{PathAccess, default_system_paths, landlock_status};
 pub use orphans::kill_orphans;
 
 use std::collections::HashMap;
+use std::ffi::OsString;
 use std::io::{self, Read};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
@@ -106,8 +107,8 @@ pub struct Terminals {
     roots: Roots,
     default_cwd: Option<PathBuf>,
     registry: Mutex<Registry>,
-    /// The confined thread that starts the commands (`None`: unconfined).
-    spawner: Option<Spawner>,
+    /// The thread that starts the commands (confined unless the config says otherwise).
+    spawner: Spawner,
 }
 
 #[derive(Debug, Default)]
@@ -250,14 +251,13 @@ impl Terminals {
             }
             None => None,
         };
-        let spawner = match config.confine {
-            true => Some(Spawner::start(confine::Rules {
-                roots: config.roots.clone(),
-                system: config.system_paths.clone(),
-                allow_partial: config.allow_partial_confinement,
-            })?),
-            false => None,
-        };
+        let spawner = Spawner::start(config.confine.then(|| {
+            let mut system = config.system_paths.clone();
+            if let Some(launcher) = config.launcher.first() {
+                system.push((PathBuf::from(launcher), PathAccess::Read));
+            }
+            confine::Rules { roots: config.roots.clone(), system, allow_partial: config.allow_partial_confinement }
+        }))?;
         Ok(Terminals { config, roots, default_cwd, registry: Mutex::default(), spawner })
     }
 
@@ -293,12 +293,15 @@ impl Terminals {
             c.args(args);
             c
         };
+        if let Some(launched) = self.launch(&command, &cwd, &env)? {
+            command = launched;
+        }
         command.current_dir(&cwd);
         if !self.config.inherit_env {
             command.env_clear();
         }
         command.envs(env);
-        let (proc, reader) = spawn(command, limit, &request.command, self.spawner.as_ref())?;
+        let (proc, reader) = spawn(command, limit, &request.command, &self.spawner)?;
         let waiter = match start_threads(&proc, reader, self.config.exit_drain_grace) {
             Ok(waiter) => waiter,
             Err(e) => {
@@ -488,6 +491,26 @@ impl Terminals {
         }
     }
 
+    /// `command` started through [`TerminalConfig::launcher`], if one is set. The program is
+    /// looked up first, as `exec` will (in the request's `PATH`, else ours; a relative path
+    /// from `cwd`), so that a missing command is refused here and not reported by the
+    /// launcher as an exit status.
+    fn launch(&self, command: &Command, cwd: &Path, env: &[(&str, &str)]) -> Result<Option<Command>, Failure> {
+        let Some((launcher, first_args)) = self.config.launcher.split_first() else {
+            return Ok(None);
+        };
+        let program = Path::new(command.get_program());
+        let search = env.iter().rev().find(|(k, _)| *k == "PATH").map(|(_, v)| OsString::from(v));
+        let search = search.or_else(|| if self.config.inherit_env { std::env::var_os("PATH") } else { None });
+        if !sys::findable(program, cwd, search.as_deref()) {
+            let shown = program.display();
+            return Err(Failure::new(ErrorKind::CommandNotFound, format!("cannot run `{shown}`: no such command")));
+        }
+        let mut launched = Command::new(launcher);
+        launched.args(first_args).arg(program).args(command.get_args());
+        Ok(Some(launched))
+    }
+
     /// Takes one of the `max_terminals` slots until the returned guard is dropped.
     fn reserve(&self) -> Result<Slot<'_>, Failure> {
         let mut reg = lock(&self.registry);
@@ -603,7 +626,7 @@ fn spawn(
     mut command: Command,
     limit: usize,
     program: &str,
-    spawner: Option<&Spawner>,
+    spawner: &Spawner,
 ) -> Result<(Arc<Proc>, io::PipeReader), Failure> {
     let fail = |e: io::Error| {
         let kind = match e.kind() {
@@ -616,17 +639,9 @@ fn spawn(
     let (reader, writer) = io::pipe().map_err(fail)?;
     command.stdin(Stdio::null()).stdout(writer.try_clone().map_err(fail)?).stderr(writer);
     sys::prepare(&mut command);
-    // `command` holds the parent's copies of the write end: it must be dropped (the spawner
-    // does so), or the reader would never see end of file.
-    let child = match spawner {
-        Some(spawner) => spawner.spawn(command),
-        None => {
-            let child = command.spawn();
-            drop(command);
-            child
-        }
-    }
-    .map_err(fail)?;
+    // `command` holds the parent's copies of the write end: the spawner drops it, or the
+    // reader would never see end of file.
+    let child = spawner.spawn(command).map_err(fail)?;
     let state = ProcState {
         output: OutputBuffer::new(limit),
         child: Some(child),

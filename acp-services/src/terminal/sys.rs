@@ -1,5 +1,7 @@
 //! Platform specifics: process groups, killing, waiting without reaping, signal names, shells.
 
+use std::ffi::OsStr;
+use std::path::Path;
 use std::process::{Child, Command, ExitStatus};
 
 pub(crate) use imp::*;
@@ -8,6 +10,27 @@ pub(crate) use imp::*;
 /// Quotes `arg` for a POSIX shell: `'…'` with each `'` written as `'\''`.
 pub(crate) fn sh_quote(arg: &str) -> String {
     format!("'{}'", arg.replace('\'', r"'\''"))
+}
+
+/// Whether `exec` would find `program`: a path with a separator from `cwd`, a bare name in
+/// `search` (a `PATH` value). Unix also wants it executable.
+pub(crate) fn findable(program: &Path, cwd: &Path, search: Option<&OsStr>) -> bool {
+    if program.components().count() > 1 || program.is_absolute() {
+        return runnable(&cwd.join(program));
+    }
+    search.is_some_and(|dirs| std::env::split_paths(dirs).any(|dir| runnable(&cwd.join(dir).join(program))))
+}
+
+fn runnable(path: &Path) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        path.metadata().is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+    }
+    #[cfg(not(unix))]
+    {
+        path.is_file()
+    }
 }
 
 #[cfg(unix)]

@@ -186,3 +186,29 @@ fn creation_after_shutdown_is_refused() {
     assert_eq!((e.code.0, kind(&e)), (-32603, Some(ErrorKind::ShutDown)));
     assert_eq!((t.live(), lock(&t.registry).starting), (0, 0));
 }
+
+#[cfg(target_os = "linux")]
+#[test]
+fn a_launcher_starts_each_command_and_may_run_confined() {
+    // A launcher outside the roots and the system paths: only its own grant lets the
+    // confined spawner execute it.
+    let (root, elsewhere) = (TempDir::new("term-launch"), TempDir::new("term-launcher"));
+    let launcher = elsewhere.path().join("env");
+    std::fs::copy("/usr/bin/env", &launcher).unwrap();
+    let mut config = TerminalConfig::new([root.path()]);
+    assert!(config.confine);
+    config.launcher = vec![launcher.into(), "LAUNCHED=yes".into()];
+    let t = Terminals::new(config).unwrap();
+    let mut r = CreateTerminalRequest::new("s", "sh");
+    r.args = Some(vec!["-c".into(), "echo launched=$LAUNCHED".into()]);
+    let id = t.create(&r).unwrap().terminal_id;
+    let exit = t.wait_for_exit(&WaitForTerminalExitRequest::new("s", id.clone())).unwrap();
+    assert_eq!(exit.exit_code, Some(0));
+    assert_eq!(t.output(&TerminalOutputRequest::new("s", id)).unwrap().output, "launched=yes\n");
+    // A missing program is refused before the launcher runs, as without one.
+    let e = t.create(&CreateTerminalRequest::new("s", "acp-services-no-such-program")).unwrap_err();
+    assert_eq!(kind(&e), Some(ErrorKind::CommandNotFound));
+    let e = t.create(&CreateTerminalRequest::new("s", "./missing")).unwrap_err();
+    assert_eq!(kind(&e), Some(ErrorKind::CommandNotFound));
+    assert_eq!(t.live(), 1);
+}
