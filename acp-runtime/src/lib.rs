@@ -1,0 +1,6 @@
+//! The layer the ACP adapters share, so that the same names behave the same on every runtime.
+//!
+//! `acp-tokio` (async) and `acp-blocking` (plain threads) both drive the sans-IO core of
+//! `acp-proto`; what they have in common that is not protocol lives here, once: no async
+//! runtime is in this crate's dependency tree, so acp-blocking stays free of one.
+#![deny(missing_docs)]
