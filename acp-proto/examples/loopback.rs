@@ -17,38 +17,34 @@ struct Loopback {
     now: Instant,
     agent: Connection,
     client: Connection,
-    buf: Vec<u8>,
+    /// Bytes written by the client, not yet consumed by the agent (the pipe between them).
+    to_agent: Vec<u8>,
+    /// Bytes written by the agent, not yet consumed by the client.
+    to_client: Vec<u8>,
 }
 
 impl Loopback {
-    /// Moves queued frames both ways, printing each, until nothing is queued.
+    /// Moves queued frames both ways, printing each, until nothing moves. A side whose queues
+    /// are full consumes less than it is given: the rest stays in the pipe until its events
+    /// have been drained, so this never spins.
     fn pump(&mut self) {
-        loop {
-            let a = self.transfer(Side::Client);
-            let b = self.transfer(Side::Agent);
-            if !a && !b {
-                return;
-            }
-        }
+        while self.transfer(Side::Client) | self.transfer(Side::Agent) {}
     }
 
+    /// Whether any byte was written or consumed.
     fn transfer(&mut self, from: Side) -> bool {
-        self.buf.clear();
-        let (src, dst, arrow) = match from {
-            Side::Client => (&mut self.client, &mut self.agent, "client -> agent"),
-            Side::Agent => (&mut self.agent, &mut self.client, "agent -> client"),
+        let (src, dst, pipe, arrow) = match from {
+            Side::Client => (&mut self.client, &mut self.agent, &mut self.to_agent, "client -> agent"),
+            Side::Agent => (&mut self.agent, &mut self.client, &mut self.to_client, "agent -> client"),
         };
-        if src.poll_transmit(&mut self.buf) == 0 {
-            return false;
-        }
-        for line in self.buf.split(|b| *b == b'\n').filter(|l| !l.is_empty()) {
+        let start = pipe.len();
+        let written = src.poll_transmit(pipe);
+        for line in pipe[start..].split(|b| *b == b'\n').filter(|l| !l.is_empty()) {
             println!("{} {arrow}  {}", self.now, String::from_utf8_lossy(line));
         }
-        let mut fed = 0;
-        while fed < self.buf.len() {
-            fed += dst.handle_input(self.now, &self.buf[fed..]);
-        }
-        true
+        let consumed = dst.handle_input(self.now, pipe);
+        pipe.drain(..consumed);
+        written > 0 || consumed > 0
     }
 
     fn tick(&mut self, ms: u64) {
@@ -58,7 +54,8 @@ impl Loopback {
 
 fn main() {
     let now = Instant::ZERO;
-    let mut lb = Loopback { now, agent: Connection::agent(now), client: Connection::client(now), buf: Vec::new() };
+    let (agent, client) = (Connection::agent(now), Connection::client(now));
+    let mut lb = Loopback { now, agent, client, to_agent: Vec::new(), to_client: Vec::new() };
 
     // 1. Handshake: the client advertises file reading.
     let mut init = InitializeRequest::new(ProtocolVersion::V1);

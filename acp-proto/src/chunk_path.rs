@@ -144,33 +144,36 @@ fn write_str(out: &mut Vec<u8>, s: &str) {
     }
 }
 
-/// The chunk kind and chunk of a notification this path writes, if it is one.
-fn chunk_parts(n: &SessionNotification) -> Option<(&'static str, &ContentChunk, &TextContent)> {
-    let (kind, chunk) = match &n.update {
+/// What this path writes of a notification, if it is a plain text chunk: the chunk kind, the
+/// session id, the text and the message id. The patterns name every field of every struct
+/// (no `..`), so a field added to one of them is a compile error here, not a silent drop.
+fn chunk_parts(n: &SessionNotification) -> Option<(&'static str, &str, &str, Option<&MessageId>)> {
+    let SessionNotification { session_id, update, meta: None } = n else { return None };
+    let (kind, chunk) = match update {
         SessionUpdate::AgentMessageChunk(c) => (KINDS[0], c),
         SessionUpdate::AgentThoughtChunk(c) => (KINDS[1], c),
         SessionUpdate::UserMessageChunk(c) => (KINDS[2], c),
         _ => return None,
     };
-    let ContentBlock::Text(text) = &chunk.content else { return None };
-    let plain = text.annotations.is_none() && text.meta.is_none() && chunk.meta.is_none();
-    (plain && n.meta.is_none()).then_some((kind, chunk, text))
+    let ContentChunk { content, message_id, meta: None } = chunk else { return None };
+    let ContentBlock::Text(TextContent { annotations: None, text, meta: None }) = content else { return None };
+    Some((kind, &session_id.0, text, message_id.as_ref()))
 }
 
 /// Appends the frame of a text-chunk notification (with its `\n`) and returns true, or returns
 /// false (writing nothing) when the notification is not one this path writes.
 pub(crate) fn encode(out: &mut Vec<u8>, notification: &Notification) -> bool {
     let Notification::Agent(AgentNotification::SessionUpdate(n)) = notification else { return false };
-    let Some((kind, chunk, text)) = chunk_parts(n) else { return false };
-    out.reserve(PREFIX.len() + UPDATE.len() + CONTENT.len() + kind.len() + text.text.len() + n.session_id.0.len() + 16);
+    let Some((kind, session_id, text, message_id)) = chunk_parts(n) else { return false };
+    out.reserve(PREFIX.len() + UPDATE.len() + CONTENT.len() + kind.len() + text.len() + session_id.len() + 16);
     out.extend_from_slice(PREFIX);
-    write_str(out, &n.session_id.0);
+    write_str(out, session_id);
     out.extend_from_slice(UPDATE);
     out.extend_from_slice(kind.as_bytes());
     out.extend_from_slice(CONTENT);
-    write_str(out, &text.text);
+    write_str(out, text);
     out.push(b'}');
-    if let Some(id) = &chunk.message_id {
+    if let Some(id) = message_id {
         out.extend_from_slice(MESSAGE_ID);
         write_str(out, &id.0);
     }

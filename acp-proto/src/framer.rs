@@ -42,6 +42,12 @@
 //! }
 //! assert_eq!(frames, ["{\"a\":1}", "{\"b\":2}", "<oversized 19>"]);
 //! ```
+//!
+//! ## Why it is public
+//!
+//! A [`Connection`](crate::Connection) frames its own input, so an application never needs
+//! this. It is public for what sits *between* two peers without being one: a transparent
+//! proxy or recorder (`acp record`), a bridge to another transport (`acp serve`), a fuzzer.
 
 use std::ops::ControlFlow;
 

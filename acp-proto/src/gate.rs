@@ -24,6 +24,12 @@
 //! assert_eq!(check(None, "session/prompt"), GateDecision::Allowed);
 //! assert_eq!(check(None, "_vendor/thing"), GateDecision::UnknownMethod);
 //! ```
+//!
+//! ## Why it is public
+//!
+//! The connection applies it on its own. It is public so that an application can ask the
+//! same question before it builds a request (does the peer offer `session/list`?), with the
+//! same answer as the machine, instead of re-reading capability objects by hand.
 
 use serde::Serialize;
 use serde_json::Value;

@@ -16,6 +16,13 @@
 //!
 //! Encoding is compact, with `"jsonrpc":"2.0"` first and a single `\n` after each frame;
 //! string escaping guarantees that no raw newline appears inside a frame.
+//!
+//! ## Why it is public
+//!
+//! A [`Connection`](crate::Connection) parses and encodes every frame itself. The envelope is
+//! public for code that inspects frames without running a connection (a proxy tagging what
+//! passes, a logger, the schema oracles in `proptests`) and for extension authors who need the
+//! exact [`RequestId`] type.
 
 use std::borrow::Cow;
 use std::fmt;

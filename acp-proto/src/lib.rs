@@ -40,28 +40,27 @@
 //! let mut now = Instant::ZERO;
 //! let mut agent = Connection::agent(now);
 //! let mut client = Connection::client(now);
-//! let mut wire = Vec::new();
+//! // The two pipes: bytes written by one side and not yet consumed by the other.
+//! let (mut to_agent, mut to_client) = (Vec::new(), Vec::new());
 //!
 //! // The client starts the handshake.
 //! let init = client.send_request(now, InitializeRequest::new(ProtocolVersion::V1), None).unwrap();
 //!
-//! /// Moves every queued byte from one side to the other (an adapter writes them to the pipe;
-//! /// the other process reads them). `handle_input` may consume less than it is given when
-//! /// its queues are full: drain, then feed the rest again.
-//! fn pump(now: Instant, from: &mut Connection, to: &mut Connection, wire: &mut Vec<u8>) {
-//!     wire.clear();
-//!     let _ = from.poll_transmit(wire);
-//!     let mut fed = 0;
-//!     while fed < wire.len() {
-//!         fed += to.handle_input(now, &wire[fed..]);
-//!     }
+//! /// Moves queued bytes from one side to the other (an adapter writes them to the pipe; the
+//! /// other process reads them). `handle_input` consumes less than it is given only when its
+//! /// queues are full: the rest stays in the pipe, to be fed again after the events have
+//! /// been drained. Feeding it again *before* draining would consume nothing, forever.
+//! fn pump(now: Instant, from: &mut Connection, to: &mut Connection, pipe: &mut Vec<u8>) {
+//!     let _ = from.poll_transmit(pipe);
+//!     let consumed = to.handle_input(now, pipe);
+//!     pipe.drain(..consumed);
 //! }
 //!
 //! let mut handshake_done = false;
 //! for _round in 0..10 {
 //!     // 1. Move bytes each way.
-//!     pump(now, &mut client, &mut agent, &mut wire);
-//!     pump(now, &mut agent, &mut client, &mut wire);
+//!     pump(now, &mut client, &mut agent, &mut to_agent);
+//!     pump(now, &mut agent, &mut client, &mut to_client);
 //!     // 2. Drain events: the agent answers requests, the client reads outcomes.
 //!     while let Some(event) = agent.poll_event() {
 //!         if let Event::Request { id, request } = event {
@@ -135,13 +134,11 @@ pub mod error;
 pub mod ext;
 mod fast_path;
 pub mod framer;
-#[doc(hidden)]
-pub mod fuzzing;
 pub mod gate;
 pub mod jsonrpc;
 pub mod methods;
-#[doc(hidden)]
-pub mod spec;
+#[cfg(test)]
+mod spec;
 mod swar;
 pub mod time;
 pub mod types;

@@ -1,4 +1,5 @@
-//! Locating the pinned protocol specification for oracle tests.
+//! Locating the pinned protocol specification for the table tests of `methods` (test-only;
+//! `proptests::spec` is the one the oracle tests use).
 //!
 //! Tests that compare the implementation against `schema.json`, `meta.json` or the protocol
 //! pages find them with [`spec_dir`]. When the directory is absent they print that they skipped
@@ -8,14 +9,14 @@
 use std::path::PathBuf;
 
 /// The pinned schema version.
-pub const SPEC_VERSION: &str = "v1.19.0";
+pub(crate) const SPEC_VERSION: &str = "v1.19.0";
 
 /// The spec directory: `$ACP_SPEC_DIR` if set, else `../shared/acp-spec/v1.19.0` beside the
 /// workspace. `None` (after printing a skip notice naming `test`) when it does not exist.
 ///
 /// # Panics
 /// When the directory is missing and `ACP_REQUIRE_SPEC=1`.
-pub fn spec_dir(test: &str) -> Option<PathBuf> {
+pub(crate) fn spec_dir(test: &str) -> Option<PathBuf> {
     let dir = match std::env::var_os("ACP_SPEC_DIR") {
         Some(d) => PathBuf::from(d),
         None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/acp-spec").join(SPEC_VERSION),
@@ -33,7 +34,7 @@ pub fn spec_dir(test: &str) -> Option<PathBuf> {
 ///
 /// # Panics
 /// When the file cannot be read or parsed (a broken spec checkout is a test failure).
-pub fn read_json(dir: &std::path::Path, file: &str) -> serde_json::Value {
+pub(crate) fn read_json(dir: &std::path::Path, file: &str) -> serde_json::Value {
     let path = dir.join(file);
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("reading {}: {e}", path.display()));
     serde_json::from_str(&text).unwrap_or_else(|e| panic!("parsing {}: {e}", path.display()))

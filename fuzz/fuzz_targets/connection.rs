@@ -1,4 +1,4 @@
-//! Fuzz target `connection`: see `acp_proto::fuzzing::connection`.
+//! Fuzz target `connection`: see `proptests::fuzzing::connection`.
 #![no_main]
 
-libfuzzer_sys::fuzz_target!(|data: &[u8]| acp_proto::fuzzing::connection(data));
+libfuzzer_sys::fuzz_target!(|data: &[u8]| proptests::fuzzing::connection(data));

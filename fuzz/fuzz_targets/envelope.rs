@@ -1,4 +1,4 @@
-//! Fuzz target `envelope`: see `acp_proto::fuzzing::envelope`.
+//! Fuzz target `envelope`: see `proptests::fuzzing::envelope`.
 #![no_main]
 
-libfuzzer_sys::fuzz_target!(|data: &[u8]| acp_proto::fuzzing::envelope(data));
+libfuzzer_sys::fuzz_target!(|data: &[u8]| proptests::fuzzing::envelope(data));

@@ -1,4 +1,4 @@
-//! Fuzz target `framer`: see `acp_proto::fuzzing::framer`.
+//! Fuzz target `framer`: see `proptests::fuzzing::framer`.
 #![no_main]
 
-libfuzzer_sys::fuzz_target!(|data: &[u8]| acp_proto::fuzzing::framer(data));
+libfuzzer_sys::fuzz_target!(|data: &[u8]| proptests::fuzzing::framer(data));

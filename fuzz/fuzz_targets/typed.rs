@@ -1,4 +1,4 @@
-//! Fuzz target `typed`: see `acp_proto::fuzzing::typed`.
+//! Fuzz target `typed`: see `proptests::fuzzing::typed`.
 #![no_main]
 
-libfuzzer_sys::fuzz_target!(|data: &[u8]| acp_proto::fuzzing::typed(data));
+libfuzzer_sys::fuzz_target!(|data: &[u8]| proptests::fuzzing::typed(data));

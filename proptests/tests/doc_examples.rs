@@ -31,8 +31,8 @@ use std::path::Path;
 
 use acp_proto::jsonrpc::{self, Incoming};
 use acp_proto::methods::{Direction, Kind, Layer, Method, MethodRow};
-use acp_proto::types::oracle::roundtrip;
 use acp_proto::{Notification, Request, RequestId, Response, Side};
+use proptests::oracle::roundtrip;
 use proptests::schema_gen::{NormalizeOptions, Schema, json_eq};
 use serde_json::{Value, json};
 
@@ -229,8 +229,8 @@ fn member_def(example: &Value, requests: &[(RequestId, String)]) -> Option<(&'st
 
 #[test]
 fn doc_examples_round_trip() {
-    let Some(dir) = acp_proto::spec::spec_dir("doc_examples_round_trip") else { return };
-    let root = acp_proto::spec::read_json(&dir, "schema.json");
+    let Some(dir) = proptests::spec::spec_dir("doc_examples_round_trip") else { return };
+    let root = proptests::spec::read_json(&dir, "schema.json");
     let validators = jsonschema::options().build_map(&root).unwrap_or_else(|e| panic!("compiling schema.json: {e}"));
     let validate = |pointer: &str, v: &Value| -> Result<(), String> {
         let validator = validators.get(pointer).unwrap_or_else(|| panic!("no validator for {pointer}"));

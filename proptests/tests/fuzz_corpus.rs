@@ -34,22 +34,22 @@ fn replay(target: &str, run: impl Fn(&[u8])) -> usize {
 
 #[test]
 fn framer_corpus() {
-    replay("framer", acp_proto::fuzzing::framer);
+    replay("framer", proptests::fuzzing::framer);
 }
 
 #[test]
 fn envelope_corpus() {
-    replay("envelope", acp_proto::fuzzing::envelope);
+    replay("envelope", proptests::fuzzing::envelope);
 }
 
 #[test]
 fn typed_corpus() {
-    replay("typed", acp_proto::fuzzing::typed);
+    replay("typed", proptests::fuzzing::typed);
 }
 
 #[test]
 fn connection_corpus() {
-    replay("connection", acp_proto::fuzzing::connection);
+    replay("connection", proptests::fuzzing::connection);
 }
 
 #[test]

@@ -27,7 +27,7 @@
 //!
 //! # How each definition is decoded
 //!
-//! * The 130 definitions of `acp_proto::types::oracle::DEFS`: `oracle::roundtrip(def, value)`.
+//! * The 130 definitions of `proptests::oracle::DEFS`: `oracle::roundtrip(def, value)`.
 //! * `RequestId`, `Error`, `ErrorCode`: serde on `acp_proto::RequestId`, `acp_proto::RpcError`,
 //!   `acp_proto::ErrorCode`.
 //! * `ExtRequest`, `ExtNotification`, `ExtResponse` (any JSON): as the params of a `_`-prefixed
@@ -78,9 +78,9 @@ use std::time::Instant;
 
 use acp_proto::jsonrpc::{self, Incoming};
 use acp_proto::methods::{Direction, Kind, METHODS, MethodRow};
-use acp_proto::types::oracle::{DEFS, roundtrip};
 use acp_proto::{ErrorCode, Notification, Request, RequestId, Response, RpcError, Side};
 use jsonschema::ValidatorMap;
+use proptests::oracle::{DEFS, roundtrip};
 use proptests::schema_gen::{
     NormalizeOptions, Rng, Schema, arbitrary_json, json_eq, random_string, seed_for, to_text_shuffled,
 };
@@ -101,10 +101,10 @@ struct Ctx {
 
 /// The parsed schema and one validator per definition, built once per test binary.
 fn ctx(test: &str) -> Option<&'static Ctx> {
-    let dir = acp_proto::spec::spec_dir(test)?;
+    let dir = proptests::spec::spec_dir(test)?;
     static CTX: OnceLock<Ctx> = OnceLock::new();
     Some(CTX.get_or_init(|| {
-        let root = acp_proto::spec::read_json(&dir, "schema.json");
+        let root = proptests::spec::read_json(&dir, "schema.json");
         let validators =
             jsonschema::options().build_map(&root).unwrap_or_else(|e| panic!("compiling schema.json: {e}"));
         let schema = Schema::new(root);

@@ -60,7 +60,7 @@ impl SessionConfigOption {
     }
 }
 
-crate::tagged_union! {
+crate::types::serde_util::tagged_union! {
     /// The `type`-specific part of a [`SessionConfigOption`].
     pub enum SessionConfigKind, tag = "type", expecting = "a session config option object" {
         /// A single-choice selector (dropdown).
@@ -70,7 +70,7 @@ crate::tagged_union! {
     }
 }
 
-crate::string_enum! {
+crate::types::serde_util::string_enum! {
     /// What a configuration option is about. Cosmetic only; any other string is allowed
     /// (names starting with `_` are reserved for custom categories).
     pub enum SessionConfigOptionCategory {

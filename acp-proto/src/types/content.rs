@@ -7,7 +7,7 @@ use serde_json::{Map, Value};
 
 use super::serde_util::{Meta, lenient, lenient_vec};
 
-crate::tagged_union! {
+crate::types::serde_util::tagged_union! {
     /// One piece of content, discriminated by `type`.
     ///
     /// Text and resource links must always be accepted in prompts; images, audio and embedded
@@ -93,7 +93,7 @@ pub struct Annotations {
     pub meta: Option<Meta>,
 }
 
-crate::string_enum! {
+crate::types::serde_util::string_enum! {
     /// The sender or recipient of a message.
     pub enum Role {
         /// The agent (the model).

@@ -85,9 +85,6 @@ pub mod terminal;
 pub mod tool_call;
 pub mod updates;
 
-#[doc(hidden)]
-pub mod oracle;
-
 pub use serde_util::{Meta, UnknownVariant};
 
 pub use capabilities::*;

@@ -50,7 +50,7 @@ impl PermissionOption {
     }
 }
 
-crate::string_enum! {
+crate::types::serde_util::string_enum! {
     /// What a permission option does.
     pub enum PermissionOptionKind {
         /// Allow this one call.
@@ -82,7 +82,7 @@ impl RequestPermissionResponse {
     }
 }
 
-crate::tagged_union! {
+crate::types::serde_util::tagged_union! {
     /// The result of a permission request, discriminated by `outcome`.
     pub enum RequestPermissionOutcome, tag = "outcome", expecting = "a permission outcome object" {
         /// The prompt turn was cancelled before the user answered. Clients must answer pending

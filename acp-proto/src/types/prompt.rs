@@ -47,7 +47,7 @@ impl PromptResponse {
     }
 }
 
-crate::string_enum! {
+crate::types::serde_util::string_enum! {
     /// Why a prompt turn ended.
     pub enum StopReason {
         /// The model finished without asking for more tools.

@@ -1,10 +1,10 @@
 //! Serde machinery shared by the schema types.
 //!
-//! * [`tagged_union!`](crate::tagged_union) declares a discriminated union (`"type"`,
+//! * `tagged_union!` (crate-private) declares a discriminated union (`"type"`,
 //!   `"sessionUpdate"`, `"outcome"`, …) with a fast, single-pass decoder and an `Unknown`
 //!   variant that keeps a newer peer's unknown variants intact instead of failing the whole
 //!   message.
-//! * [`string_enum!`](crate::string_enum) declares a closed set of string constants with an
+//! * `string_enum!` (crate-private) declares a closed set of string constants with an
 //!   `Unknown(String)` fallback.
 //! * `lenient` and `lenient_vec` (crate-private) implement the schema's `x-deserialize-default-on-error` and
 //!   `x-deserialize-skip-invalid-items` markers.
@@ -96,9 +96,8 @@ where
 }
 
 /// The discriminator of a tagged union as read from the wire.
-#[doc(hidden)]
 #[derive(Debug)]
-pub enum TagValue {
+pub(crate) enum TagValue {
     /// One of the union's declared tags.
     Known(&'static str),
     /// A tag this version does not know.
@@ -161,9 +160,8 @@ impl Visitor<'_> for KeySeed {
     }
 }
 
-/// Implemented by every [`tagged_union!`](crate::tagged_union) type; drives [`TaggedVisitor`].
-#[doc(hidden)]
-pub trait TaggedUnion: Sized {
+/// Implemented by every `tagged_union!` (crate-private) type; drives [`TaggedVisitor`].
+pub(crate) trait TaggedUnion: Sized {
     /// The discriminator's key, e.g. `"type"`.
     const TAG_KEY: &'static str;
     /// Every declared discriminator value.
@@ -181,12 +179,11 @@ pub trait TaggedUnion: Sized {
 }
 
 /// The map visitor behind every tagged union's `Deserialize`.
-#[doc(hidden)]
-pub struct TaggedVisitor<T>(PhantomData<T>);
+pub(crate) struct TaggedVisitor<T>(PhantomData<T>);
 
 impl<T> TaggedVisitor<T> {
     /// A visitor for `T`.
-    pub fn new() -> Self {
+    pub(crate) fn new() -> Self {
         TaggedVisitor(PhantomData)
     }
 }
@@ -282,8 +279,7 @@ impl<'de, M: MapAccess<'de>> MapAccess<'de> for Replay<M> {
 }
 
 /// Drains the rest of a map, ignoring every entry (used by unit variants).
-#[doc(hidden)]
-pub fn drain_map<'de, M: MapAccess<'de>>(mut map: M) -> Result<(), M::Error> {
+pub(crate) fn drain_map<'de, M: MapAccess<'de>>(mut map: M) -> Result<(), M::Error> {
     while map.next_entry::<de::IgnoredAny, de::IgnoredAny>()?.is_some() {}
     Ok(())
 }
@@ -306,8 +302,6 @@ pub fn drain_map<'de, M: MapAccess<'de>>(mut map: M) -> Result<(), M::Error> {
 /// `Serialize` that writes the tag first, and the single-pass `Deserialize` described in the
 /// module docs. An optional `untagged = |fields| expr` clause decodes an object that has no
 /// discriminator at all (e.g. `McpServer`'s stdio variant).
-#[macro_export]
-#[doc(hidden)]
 macro_rules! tagged_union {
     (
         $(#[$meta:meta])*
@@ -346,7 +340,7 @@ macro_rules! tagged_union {
             ) -> Result<Self, M::Error> {
                 $(
                     if tag == $tag {
-                        return $crate::tagged_union!(@decode $name, $variant, map $(, $ty)?);
+                        return $crate::types::serde_util::tagged_union!(@decode $name, $variant, map $(, $ty)?);
                     }
                 )*
                 // Not reachable: the tag seed only yields declared tags.
@@ -382,6 +376,7 @@ macro_rules! tagged_union {
         $crate::types::serde_util::drain_map($map).map(|()| $name::$variant)
     };
 }
+pub(crate) use tagged_union;
 
 /// Declares a set of string constants of the schema with an `Unknown(String)` fallback, so that
 /// a value added by a newer protocol version does not fail the enclosing message.
@@ -395,8 +390,6 @@ macro_rules! tagged_union {
 ///     }
 /// }
 /// ```
-#[macro_export]
-#[doc(hidden)]
 macro_rules! string_enum {
     (
         $(#[$meta:meta])*
@@ -469,6 +462,7 @@ macro_rules! string_enum {
         }
     };
 }
+pub(crate) use string_enum;
 
 #[cfg(test)]
 #[allow(unreachable_pub)]
@@ -484,7 +478,7 @@ mod tests {
         pub extra_field: Option<u32>,
     }
 
-    crate::tagged_union! {
+    crate::types::serde_util::tagged_union! {
         /// Test union.
         pub enum Block, tag = "type", expecting = "a block" {
             /// Text.
@@ -494,7 +488,7 @@ mod tests {
         }
     }
 
-    crate::string_enum! {
+    crate::types::serde_util::string_enum! {
         /// Test enum.
         pub enum Color {
             /// Red.

@@ -106,7 +106,7 @@ impl ToolCallUpdate {
     }
 }
 
-crate::string_enum! {
+crate::types::serde_util::string_enum! {
     /// The category of a tool, used by clients for icons and grouping.
     pub enum ToolKind {
         /// Reads files or data.
@@ -132,7 +132,7 @@ crate::string_enum! {
     }
 }
 
-crate::string_enum! {
+crate::types::serde_util::string_enum! {
     /// The progress of a tool call.
     pub enum ToolCallStatus {
         /// Not started yet (input still streaming, or awaiting approval).
@@ -146,7 +146,7 @@ crate::string_enum! {
     }
 }
 
-crate::tagged_union! {
+crate::types::serde_util::tagged_union! {
     /// Something a tool call produced, discriminated by `type`.
     pub enum ToolCallContent, tag = "type", expecting = "a tool call content object" {
         /// Regular content (text, images, resources).

@@ -30,7 +30,7 @@ impl SessionNotification {
     }
 }
 
-crate::tagged_union! {
+crate::types::serde_util::tagged_union! {
     /// One session update, discriminated by `sessionUpdate`.
     pub enum SessionUpdate, tag = "sessionUpdate", expecting = "a session update object" {
         /// A piece of the user's message (e.g. replayed by `session/load`).
@@ -101,7 +101,7 @@ impl PlanEntry {
     }
 }
 
-crate::string_enum! {
+crate::types::serde_util::string_enum! {
     /// The importance of a plan step.
     pub enum PlanEntryPriority {
         /// High.
@@ -113,7 +113,7 @@ crate::string_enum! {
     }
 }
 
-crate::string_enum! {
+crate::types::serde_util::string_enum! {
     /// The progress of a plan step.
     pub enum PlanEntryStatus {
         /// Not started.

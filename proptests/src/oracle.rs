@@ -2,7 +2,7 @@
 //!
 //! [`roundtrip`] decodes a JSON value as the Rust type of a schema definition (from its
 //! serialized text, the same path as a frame off the wire) and encodes it back, so that a
-//! test harness can check the normalizations documented in [`crate::types`].
+//! test harness can check the normalizations documented in [`acp_proto::types`].
 
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -15,7 +15,7 @@ fn roundtrip_as<T: DeserializeOwned + Serialize>(value: Value) -> Result<Value, 
 }
 
 /// Declares [`DEFS`] and [`roundtrip`] from one list of definition names, each of which is
-/// also the name of its Rust type in [`crate::types`].
+/// also the name of its Rust type in [`acp_proto::types`].
 macro_rules! schema_defs {
     ($($name:ident),* $(,)?) => {
         /// Names of every schema definition covered by this module.
@@ -25,7 +25,7 @@ macro_rules! schema_defs {
         /// `None` when `def` is not covered here; `Some(Err(reason))` when decoding fails.
         pub fn roundtrip(def: &str, value: Value) -> Option<Result<Value, String>> {
             match def {
-                $(stringify!($name) => Some(roundtrip_as::<super::$name>(value)),)*
+                $(stringify!($name) => Some(roundtrip_as::<acp_proto::types::$name>(value)),)*
                 _ => None,
             }
         }

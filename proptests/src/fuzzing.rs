@@ -1,9 +1,10 @@
 //! Entry points for the fuzz targets in `fuzz/`.
 //!
-//! Each function takes the fuzzer's bytes, drives one layer of the crate, and panics when an
-//! invariant breaks. They are always compiled (not only under `cfg(fuzzing)`), so the targets
-//! cannot rot and a normal `cargo test` replays the committed corpus through them on stable.
-//! `cargo fuzz` sets `cfg(fuzzing)`; nothing here depends on it.
+//! Each function takes the fuzzer's bytes, drives one layer of acp-proto through its public
+//! API, and panics when an invariant breaks. They live here, not in acp-proto, so that the
+//! core's public surface is the protocol; they are always compiled, so the targets cannot rot
+//! and a normal `cargo test` replays the committed corpus through them on stable. `cargo fuzz`
+//! sets `cfg(fuzzing)`; nothing here depends on it.
 //!
 //! | function | drives | checks |
 //! |---|---|---|
@@ -19,11 +20,11 @@ use std::time::Duration;
 use serde_json::Value;
 use serde_json::value::RawValue;
 
-use crate::framer::{FrameEvent, Framer};
-use crate::jsonrpc::{self, Incoming, RequestId};
-use crate::methods::{METHODS, Method, Request, Response};
-use crate::types::*;
-use crate::{
+use acp_proto::framer::{FrameEvent, Framer};
+use acp_proto::jsonrpc::{self, Incoming, RequestId};
+use acp_proto::methods::{METHODS, Method, Request, Response};
+use acp_proto::types::*;
+use acp_proto::{
     AgentRequest, ClientRequest, Config, Connection, Event, InboundId, Instant, Notification, OutboundId, RpcError,
     Side,
 };
@@ -171,7 +172,7 @@ pub fn typed(data: &[u8]) {
             let requester = receiver.peer();
             let r = Response::decode_result(requester, Some(row.method), raw).ok()?;
             Some(serde_json::to_string(&r).expect("a decoded result encodes"))
-        } else if row.kind == crate::methods::Kind::Request {
+        } else if row.kind == acp_proto::methods::Kind::Request {
             let r = Request::decode(receiver, row.wire, Some(raw)).ok()?;
             Some(serde_json::to_string(&r).expect("decoded params encode"))
         } else if row.method == Method::CancelRequest {
