@@ -15,8 +15,7 @@ fn handshake_negotiates_both_capability_sets() {
     let mut p = Pair::new();
     let mut client_caps = ClientCapabilities::default();
     client_caps.fs.read_text_file = true;
-    let mut agent_caps = AgentCapabilities::default();
-    agent_caps.load_session = true;
+    let agent_caps = AgentCapabilities { load_session: true, ..Default::default() };
     p.handshake(client_caps, agent_caps);
     let a = p.agent.negotiated().unwrap();
     let c = p.client.negotiated().unwrap();

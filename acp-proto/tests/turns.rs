@@ -321,8 +321,7 @@ fn no_update_before_the_session_is_announced() {
 #[test]
 fn history_replay_during_load_precedes_its_response() {
     let mut p = Pair::new();
-    let mut caps = AgentCapabilities::default();
-    caps.load_session = true;
+    let caps = AgentCapabilities { load_session: true, ..Default::default() };
     p.handshake(ClientCapabilities::default(), caps);
     let s = SessionId::from("old");
     let load = p.client.send_request(p.now, LoadSessionRequest::new(s.clone(), "/", vec![]), None).unwrap();

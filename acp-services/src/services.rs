@@ -109,8 +109,7 @@ mod tests {
         let err = none.handle(&request).unwrap().unwrap_err();
         assert_eq!(err, RpcError::method_not_found("fs/read_text_file"));
 
-        let mut config = FsConfig::default();
-        config.writable = false;
+        let config = FsConfig { writable: false, ..FsConfig::default() };
         let fs = FsSandbox::with_config([std::env::temp_dir()], config).unwrap();
         let ro = ClientServices::new().with_fs(fs);
         let caps = ro.capabilities();

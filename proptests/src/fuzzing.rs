@@ -298,15 +298,15 @@ impl Accounting {
 pub fn connection(data: &[u8]) {
     let mut r = Reader::new(data);
     let side = if r.byte().is_multiple_of(2) { Side::Agent } else { Side::Client };
-    let mut config = Config::default();
-    config.max_frame_len = 2048;
-    config.max_inbound = 8;
-    config.max_pending_outbound = 8;
-    config.outbound_budget = 8 * 1024;
-    config.max_events = 16;
-    config.max_held_bytes = 4096;
-    config.cancel_grace = Duration::from_millis(50);
-    config.turn_cancel_grace = Duration::from_millis(80);
+    let config = Config::default()
+        .with_max_frame_len(2048)
+        .with_max_inbound(8)
+        .with_max_pending_outbound(8)
+        .with_outbound_budget(8 * 1024)
+        .with_max_events(16)
+        .with_max_held_bytes(4096)
+        .with_cancel_grace(Duration::from_millis(50))
+        .with_turn_cancel_grace(Duration::from_millis(80));
     let max = config.max_frame_len;
     let mut now = Instant::ZERO;
     let mut conn = Connection::new(side, config, now);

@@ -144,8 +144,7 @@ fn deadline_gives_timed_out_and_a_cancel_request() {
 
 #[test]
 fn default_request_timeout_applies() {
-    let mut config = Config::default();
-    config.request_timeout = Some(Duration::from_secs(2));
+    let config = Config::default().with_request_timeout(Some(Duration::from_secs(2)));
     let mut c = ready_client_with(config, ClientCapabilities::default(), json!({}));
     c.send_request(ms(5), NewSessionRequest::new("/", vec![]), None).unwrap();
     assert_eq!(c.poll_timeout(), Some(ms(2005)));
@@ -167,8 +166,7 @@ fn local_cancel_gives_one_cancelled_outcome() {
 
 #[test]
 fn outbound_ids_count_up_from_the_configured_start() {
-    let mut config = Config::default();
-    config.first_outbound_id = 40;
+    let config = Config::default().with_first_outbound_id(40);
     let mut c = ready_client_with(config, ClientCapabilities::default(), json!({}));
     let a = c.send_request(T0, NewSessionRequest::new("/", vec![]), None).unwrap();
     let b = c.send_request(T0, NewSessionRequest::new("/", vec![]), None).unwrap();
@@ -203,8 +201,7 @@ fn error_and_invalid_results_are_outcomes() {
 
 #[test]
 fn inbound_checks_run_in_order() {
-    let mut config = Config::default();
-    config.max_inbound = 2;
+    let config = Config::default().with_max_inbound(2);
     let mut a = ready_agent_with(config, json!({"fs":{"readTextFile":true}}), AgentCapabilities::default());
     // The agent awaits an answer of the client, so it reads on past `max_inbound` (and refuses)
     // instead of pausing its input there.
@@ -439,8 +436,7 @@ fn inbound_gated_methods_need_own_capabilities() {
     let out = sent(&mut a);
     assert_eq!(out.iter().map(error_code).collect::<Vec<_>>(), [-32601, -32601, -32601]);
     assert!(out[0]["error"]["data"]["reason"].as_str().unwrap().contains("loadSession"));
-    let mut caps = AgentCapabilities::default();
-    caps.load_session = true;
+    let caps = AgentCapabilities { load_session: true, ..Default::default() };
     let mut a = ready_agent_with(Config::default(), json!({}), caps);
     feed(
         &mut a,
@@ -488,8 +484,7 @@ fn wrong_direction_and_bad_extension_names_are_refused() {
 
 #[test]
 fn a_flood_of_frames_stays_within_fixed_bounds() {
-    let mut config = Config::default();
-    config.max_frame_len = 4096;
+    let config = Config::default().with_max_frame_len(4096);
     let mut a = ready_agent_with(config, json!({"fs":{"readTextFile":true}}), AgentCapabilities::default());
     // Awaiting an answer of its own, the agent reads on at `max_inbound` and refuses (without
     // one it would pause its input there: `tests/output_bound.rs`).
@@ -526,8 +521,7 @@ fn a_flood_of_frames_stays_within_fixed_bounds() {
 
 #[test]
 fn input_pauses_while_events_are_not_drained() {
-    let mut config = Config::default();
-    config.max_events = 3;
+    let config = Config::default().with_max_events(3);
     let mut c = ready_client_with(config, ClientCapabilities::default(), json!({}));
     let line = "{\"jsonrpc\":\"2.0\",\"method\":\"_x\"}\n".repeat(10);
     let n = c.handle_input(T0, line.as_bytes());
@@ -540,8 +534,7 @@ fn input_pauses_while_events_are_not_drained() {
 
 #[test]
 fn only_the_machines_own_answers_pause_input() {
-    let mut config = Config::default();
-    config.outbound_budget = 2000;
+    let config = Config::default().with_outbound_budget(2000);
     let mut a = ready_agent_with(config, json!({}), AgentCapabilities::default());
     feed(&mut a, T0, &[&new_session_line(1)]);
     let Some(Event::Request { id, .. }) = a.poll_event() else { panic!() };
@@ -577,8 +570,7 @@ fn garbage_gets_errors_and_the_connection_lives() {
 
 #[test]
 fn invalid_utf8_and_oversize_are_answered() {
-    let mut config = Config::default();
-    config.max_frame_len = 200;
+    let config = Config::default().with_max_frame_len(200);
     let mut a = ready_agent_with(config, json!({}), AgentCapabilities::default());
     let _ = a.handle_input(T0, b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"\xc3\x28\"}\n");
     let _ = a.handle_input(T0, format!("{}\n", "z".repeat(300)).as_bytes());

@@ -152,15 +152,15 @@ struct Peer {
 
 impl Peer {
     fn new(side: Side, config: &SimConfig, now: Instant) -> Peer {
-        let mut c = Config::default();
-        c.max_frame_len = config.max_frame_len;
-        c.max_inbound = 16;
-        c.max_pending_outbound = 32;
-        c.outbound_budget = OUTPUT_BOUND;
-        c.max_events = 64;
-        c.max_held_bytes = 16 * 1024;
-        c.cancel_grace = Duration::from_millis(300);
-        c.turn_cancel_grace = Duration::from_millis(400);
+        let c = Config::default()
+            .with_max_frame_len(config.max_frame_len)
+            .with_max_inbound(16)
+            .with_max_pending_outbound(32)
+            .with_outbound_budget(OUTPUT_BOUND)
+            .with_max_events(64)
+            .with_max_held_bytes(16 * 1024)
+            .with_cancel_grace(Duration::from_millis(300))
+            .with_turn_cancel_grace(Duration::from_millis(400));
         let name = match side {
             Side::Agent => "agent",
             Side::Client => "client",

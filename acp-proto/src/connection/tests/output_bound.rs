@@ -7,9 +7,7 @@ use super::*;
 /// An agent whose output is filled past a small budget by the application's own updates, with
 /// an announced session `s` and a client that advertised `fs.readTextFile`.
 fn agent_with_full_output(budget: usize, held: usize) -> Connection {
-    let mut config = Config::default();
-    config.outbound_budget = budget;
-    config.max_held_bytes = held;
+    let config = Config::default().with_outbound_budget(budget).with_max_held_bytes(held);
     let mut a = ready_agent_with(config, json!({"fs":{"readTextFile":true}}), AgentCapabilities::default());
     feed(&mut a, T0, &[&new_session_line(1)]);
     let Some(Event::Request { id, .. }) = a.poll_event() else { panic!("no session/new") };
@@ -172,8 +170,7 @@ fn deferral_past_its_bounds_is_refused_while_an_answer_is_awaited() {
 
 #[test]
 fn responses_are_never_refused_over_the_bound() {
-    let mut config = Config::default();
-    config.outbound_budget = 2000;
+    let config = Config::default().with_outbound_budget(2000);
     let mut a = ready_agent_with(config, json!({}), AgentCapabilities::default());
     feed(&mut a, T0, &[&ext_request(1), &ext_request(2)]);
     let evs = events(&mut a);
@@ -198,8 +195,7 @@ fn close_drops_deferred_requests_without_telling_the_application() {
 
 #[test]
 fn client_cancel_turn_answers_a_deferred_permission_ask() {
-    let mut config = Config::default();
-    config.outbound_budget = 300;
+    let config = Config::default().with_outbound_budget(300);
     let mut c = ready_client_with(config, ClientCapabilities::default(), json!({}));
     let prompt = c.send_request(T0, PromptRequest::new("s", vec![ContentBlock::text("x".repeat(400))]), None).unwrap();
     assert!(!c.can_send(), "the prompt alone fills the output");
