@@ -2,6 +2,8 @@
 
 use std::time::Duration;
 
+#[cfg(doc)]
+use super::{Connection, Event, SendError};
 use crate::framer::DEFAULT_MAX_FRAME_LEN;
 use crate::types::ProtocolVersion;
 
