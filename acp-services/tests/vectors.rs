@@ -1,7 +1,7 @@
 //! The raxol path-confinement vectors, run against [`FsSandbox`].
 //!
-//! Read at test time from `../../shared/vectors/raxol/` (relative to `CARGO_MANIFEST_DIR`);
-//! when absent the test prints a notice and passes, unless `ACP_REQUIRE_SPEC=1`.
+//! Read from `tests/vectors/raxol/` (vendored; see its `PROVENANCE.md`); a missing or
+//! unreadable file fails the test.
 //!
 //! How the vectors map onto ACP (run with `-- --show-output` to see the per-vector report):
 //!
@@ -37,19 +37,10 @@ use acp_services::{ErrorKind, FsSandbox};
 use common::{TempDir, kind};
 use serde_json::Value;
 
-fn load(name: &str) -> Option<Value> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/vectors/raxol");
-    let path = dir.join(name);
-    match fs::read_to_string(&path) {
-        Ok(text) => Some(serde_json::from_str(&text).expect("vector file is JSON")),
-        Err(e) => {
-            if std::env::var("ACP_REQUIRE_SPEC").as_deref() == Ok("1") {
-                panic!("ACP_REQUIRE_SPEC=1 but {} is unreadable: {e}", path.display());
-            }
-            println!("NOTICE: {} not found ({e}); vector test skipped", path.display());
-            None
-        }
-    }
+fn load(name: &str) -> Value {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/vectors/raxol").join(name);
+    let text = fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    serde_json::from_str(&text).expect("vector file is JSON")
 }
 
 fn str_field<'a>(v: &'a Value, key: &str) -> &'a str {
@@ -191,8 +182,8 @@ fn run_reject(v: &Value) {
     }
 }
 
-fn run_file(name: &str, accept: bool) -> Option<(usize, usize)> {
-    let doc = load(name)?;
+fn run_file(name: &str, accept: bool) -> (usize, usize) {
+    let doc = load(name);
     let vectors = doc["vectors"].as_array().expect("a `vectors` list");
     assert!(!vectors.is_empty());
     let (mut ran, mut skipped) = (0, 0);
@@ -214,21 +205,21 @@ fn run_file(name: &str, accept: bool) -> Option<(usize, usize)> {
         ran += 1;
     }
     println!("  {ran} passed, {skipped} skipped");
-    Some((ran, skipped))
+    (ran, skipped)
 }
 
 #[test]
 fn accept_vectors() {
     let counts = run_file("path_accept_vectors.json", true);
-    if cfg!(unix) && counts.is_some() {
-        assert_eq!(counts, Some((6, 2)), "(ran, skipped)");
+    if cfg!(unix) {
+        assert_eq!(counts, (6, 2), "(ran, skipped)");
     }
 }
 
 #[test]
 fn reject_vectors() {
     let counts = run_file("path_reject_vectors.json", false);
-    if cfg!(unix) && counts.is_some() {
-        assert_eq!(counts, Some((12, 4)), "(ran, skipped)");
+    if cfg!(unix) {
+        assert_eq!(counts, (12, 4), "(ran, skipped)");
     }
 }

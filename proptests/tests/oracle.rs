@@ -100,10 +100,10 @@ struct Ctx {
 }
 
 /// The parsed schema and one validator per definition, built once per test binary.
-fn ctx(test: &str) -> Option<&'static Ctx> {
-    let dir = proptests::spec::spec_dir(test)?;
+fn ctx(test: &str) -> &'static Ctx {
+    let dir = proptests::spec::spec_dir(test);
     static CTX: OnceLock<Ctx> = OnceLock::new();
-    Some(CTX.get_or_init(|| {
+    CTX.get_or_init(|| {
         let root = proptests::spec::read_json(&dir, "schema.json");
         let validators =
             jsonschema::options().build_map(&root).unwrap_or_else(|e| panic!("compiling schema.json: {e}"));
@@ -112,7 +112,7 @@ fn ctx(test: &str) -> Option<&'static Ctx> {
             assert!(validators.contains_key(&pointer(def)), "no validator for {def}");
         }
         Ctx { schema, validators }
-    }))
+    })
 }
 
 fn pointer(def: &str) -> String {
@@ -464,7 +464,7 @@ fn compare(ctx: &Ctx, def: &str, trip: &Trip) -> Result<(), String> {
 
 #[test]
 fn every_schema_definition_round_trips() {
-    let Some(ctx) = ctx("every_schema_definition_round_trips") else { return };
+    let ctx = ctx("every_schema_definition_round_trips");
     let started = Instant::now();
     let base = env_u64("ACP_ORACLE_SEED", DEFAULT_SEED);
     let n = env_u64("ACP_ORACLE_INSTANCES", DEFAULT_INSTANCES);
@@ -523,7 +523,7 @@ fn every_schema_definition_round_trips() {
 /// the integer `format` ranges that JSON Schema does not check.
 #[test]
 fn generator_self_check() {
-    let Some(ctx) = ctx("generator_self_check") else { return };
+    let ctx = ctx("generator_self_check");
     let base = env_u64("ACP_ORACLE_SEED", DEFAULT_SEED) ^ 0x5E1F;
     let n = env_u64("ACP_ORACLE_INSTANCES", DEFAULT_INSTANCES).div_ceil(4);
     let mut bad = Vec::new();
@@ -548,7 +548,7 @@ fn generator_self_check() {
 /// of every optional property, so the oracle is not vacuous.
 #[test]
 fn generator_covers_branches_and_optional_properties() {
-    let Some(ctx) = ctx("generator_covers_branches_and_optional_properties") else { return };
+    let ctx = ctx("generator_covers_branches_and_optional_properties");
     let mut missing = Vec::new();
     for (def, schema) in ctx.schema.defs() {
         let instances: Vec<Value> =
@@ -584,7 +584,7 @@ fn generator_covers_branches_and_optional_properties() {
 /// The normalizer applies the documented rules and nothing else.
 #[test]
 fn normalizer_applies_the_documented_rules() {
-    let Some(ctx) = ctx("normalizer_applies_the_documented_rules") else { return };
+    let ctx = ctx("normalizer_applies_the_documented_rules");
     let s = &ctx.schema;
     let opts = norm_options();
     let norm = |def: &str, v: Value| s.normalize(def, &v, &opts);
@@ -652,7 +652,7 @@ fn leaves(v: &Value, path: &str, out: &mut Vec<String>) {
 /// added, is reported for every definition.
 #[test]
 fn oracle_detects_corrupted_outputs() {
-    let Some(ctx) = ctx("oracle_detects_corrupted_outputs") else { return };
+    let ctx = ctx("oracle_detects_corrupted_outputs");
     let mut undetected = Vec::new();
     let mut mutations = 0u64;
     for def in ctx.schema.defs().keys() {
