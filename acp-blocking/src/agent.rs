@@ -9,198 +9,82 @@ use acp_proto::ext::{ExtNotification, ExtRequest, ExtResponse};
 use acp_proto::types::*;
 use acp_proto::{
     AgentNotification, AgentRequest, AgentResponse, ClientNotification, ClientRequest, ClientResponse, Config,
-    InboundId, Method, Notification, Request, Response, RpcError, Side,
+    InboundId, Notification, Request, Response, RpcError, Side,
 };
 use serde_json::Value;
 
 use crate::driver::{Driver, DriverOptions, Link, Service};
-use crate::error::{Error, unhandled};
+use crate::error::Error;
 use crate::sync::CancelToken;
 
-/// An ACP agent: one method per request the client may send.
-///
-/// Handlers run on a bounded pool of worker threads, several at once, so `&self` is shared:
-/// keep mutable state behind a `Mutex`. A handler may block (on the client, on a model, on a
-/// lock) without blocking the connection. Every method except [`initialize`](Self::initialize)
-/// has a default that answers `-32601` (method not found). A handler that panics answers its
-/// request with `-32603`; the connection lives on.
-///
-/// The core answers what is not the agent's to decide: requests before `initialize`, methods
-/// gated by capabilities the agent did not advertise, a second prompt while one runs,
-/// `session/cancel` (the prompt's [`RequestContext::is_cancelled`] turns true and the turn ends
-/// `cancelled` whatever the handler returns).
-#[allow(unused_variables)]
-pub trait Agent: Send + Sync + 'static {
-    /// `initialize`: the first request; answer the protocol version and capabilities.
-    fn initialize(&self, request: InitializeRequest, cx: &RequestContext) -> Result<InitializeResponse, RpcError>;
+macro_rules! agent_trait {
+    (
+        {}
+        client_requests: [ $( {
+            $(#[doc = $doc:literal])* $v:ident = $w:literal, $p:ident => $r:ident, gate: [$($g:literal),*],
+            handler: $h:ident($cx:ident), default: $def:ident, call: $call:ident
+        } )* ]
+        $($rest:tt)*
+    ) => {
+        /// An ACP agent: one method per request the client may send.
+        ///
+        /// Handlers run on a bounded pool of worker threads, several at once, so `&self` is shared:
+        /// keep mutable state behind a `Mutex`. A handler may block (on the client, on a model, on a
+        /// lock) without blocking the connection. Every method except [`initialize`](Self::initialize)
+        /// has a default that answers `-32601` (method not found). A handler that panics answers its
+        /// request with `-32603`; the connection lives on.
+        ///
+        /// The core answers what is not the agent's to decide: requests before `initialize`, methods
+        /// gated by capabilities the agent did not advertise, a second prompt while one runs,
+        /// `session/cancel` (the prompt's [`RequestContext::is_cancelled`] turns true and the turn ends
+        /// `cancelled` whatever the handler returns).
+        #[allow(unused_variables)]
+        pub trait Agent: Send + Sync + 'static {
+            $(
+                handler_method! {
+                    $(#[doc = $doc])*
+                    gate: [$($g),*], $def, $v, $h($p, context_type!($cx)) -> $r
+                }
+            )*
 
-    /// `authenticate`.
-    fn authenticate(
-        &self,
-        request: AuthenticateRequest,
-        cx: &RequestContext,
-    ) -> Result<AuthenticateResponse, RpcError> {
-        unhandled(Method::Authenticate)
-    }
+            ext_handler_methods!(RequestContext);
+        }
 
-    /// `session/new`: open a session. Updates for it may be sent once this returns.
-    fn new_session(&self, request: NewSessionRequest, cx: &RequestContext) -> Result<NewSessionResponse, RpcError> {
-        unhandled(Method::NewSession)
-    }
+        /// An agent shared with the rest of the program: keep a clone of the `Arc` to reach its
+        /// state while it serves.
+        impl<A: Agent + ?Sized> Agent for Arc<A> {
+            $(
+                fn $h(&self, request: $p, cx: &context_type!($cx)) -> Result<$r, RpcError> {
+                    (**self).$h(request, cx)
+                }
+            )*
 
-    /// `session/load` (needs the `loadSession` capability): replay the history with
-    /// [`RequestContext::send_session_update`], then answer.
-    fn load_session(&self, request: LoadSessionRequest, cx: &RequestContext) -> Result<LoadSessionResponse, RpcError> {
-        unhandled(Method::LoadSession)
-    }
+            forward_ext_methods!(RequestContext);
+        }
 
-    /// `session/set_mode`.
-    fn set_session_mode(
-        &self,
-        request: SetSessionModeRequest,
-        cx: &RequestContext,
-    ) -> Result<SetSessionModeResponse, RpcError> {
-        unhandled(Method::SetSessionMode)
-    }
-
-    /// `session/set_config_option`.
-    fn set_session_config_option(
-        &self,
-        request: SetSessionConfigOptionRequest,
-        cx: &RequestContext,
-    ) -> Result<SetSessionConfigOptionResponse, RpcError> {
-        unhandled(Method::SetSessionConfigOption)
-    }
-
-    /// `session/prompt`: run a prompt turn, streaming updates through `cx`.
-    fn prompt(&self, request: PromptRequest, cx: &PromptContext) -> Result<PromptResponse, RpcError> {
-        unhandled(Method::Prompt)
-    }
-
-    /// `session/list` (needs `sessionCapabilities.list`).
-    fn list_sessions(
-        &self,
-        request: ListSessionsRequest,
-        cx: &RequestContext,
-    ) -> Result<ListSessionsResponse, RpcError> {
-        unhandled(Method::ListSessions)
-    }
-
-    /// `session/delete` (needs `sessionCapabilities.delete`).
-    fn delete_session(
-        &self,
-        request: DeleteSessionRequest,
-        cx: &RequestContext,
-    ) -> Result<DeleteSessionResponse, RpcError> {
-        unhandled(Method::DeleteSession)
-    }
-
-    /// `session/resume` (needs `sessionCapabilities.resume`).
-    fn resume_session(
-        &self,
-        request: ResumeSessionRequest,
-        cx: &RequestContext,
-    ) -> Result<ResumeSessionResponse, RpcError> {
-        unhandled(Method::ResumeSession)
-    }
-
-    /// `session/close` (needs `sessionCapabilities.close`).
-    fn close_session(
-        &self,
-        request: CloseSessionRequest,
-        cx: &RequestContext,
-    ) -> Result<CloseSessionResponse, RpcError> {
-        unhandled(Method::CloseSession)
-    }
-
-    /// `logout` (needs `auth.logout`).
-    fn logout(&self, request: LogoutRequest, cx: &RequestContext) -> Result<LogoutResponse, RpcError> {
-        unhandled(Method::Logout)
-    }
-
-    /// An extension request (`_`-prefixed method).
-    fn ext_method(&self, method: &str, params: Value, cx: &RequestContext) -> Result<Value, RpcError> {
-        Err(RpcError::method_not_found(method))
-    }
-
-    /// An extension notification. Runs on the connection's ordered notification thread.
-    fn ext_notification(&self, method: &str, params: Value) {}
+        /// Calls the agent's handler method for `request`.
+        fn dispatch<A: Agent>(agent: &A, request: Request, cx: RequestContext) -> Result<Response, RpcError> {
+            let request = match request {
+                Request::Client(request) => request,
+                other => return Err(RpcError::method_not_found(other.wire())),
+            };
+            Ok(match request {
+                $(
+                    ClientRequest::$v(r) => {
+                        let cx = make_context!($cx, cx, r);
+                        agent.$h(r, &cx)?.into()
+                    }
+                )*
+                ClientRequest::Ext(e) => {
+                    AgentResponse::Ext(ExtResponse(agent.ext_method(&e.method, e.params, &cx)?)).into()
+                }
+                other => return Err(RpcError::method_not_found(other.wire())),
+            })
+        }
+    };
 }
 
-/// An agent shared with the rest of the program: keep a clone of the `Arc` to reach its
-/// state while it serves.
-impl<A: Agent + ?Sized> Agent for Arc<A> {
-    fn initialize(&self, request: InitializeRequest, cx: &RequestContext) -> Result<InitializeResponse, RpcError> {
-        (**self).initialize(request, cx)
-    }
-    fn authenticate(
-        &self,
-        request: AuthenticateRequest,
-        cx: &RequestContext,
-    ) -> Result<AuthenticateResponse, RpcError> {
-        (**self).authenticate(request, cx)
-    }
-    fn new_session(&self, request: NewSessionRequest, cx: &RequestContext) -> Result<NewSessionResponse, RpcError> {
-        (**self).new_session(request, cx)
-    }
-    fn load_session(&self, request: LoadSessionRequest, cx: &RequestContext) -> Result<LoadSessionResponse, RpcError> {
-        (**self).load_session(request, cx)
-    }
-    fn set_session_mode(
-        &self,
-        request: SetSessionModeRequest,
-        cx: &RequestContext,
-    ) -> Result<SetSessionModeResponse, RpcError> {
-        (**self).set_session_mode(request, cx)
-    }
-    fn set_session_config_option(
-        &self,
-        request: SetSessionConfigOptionRequest,
-        cx: &RequestContext,
-    ) -> Result<SetSessionConfigOptionResponse, RpcError> {
-        (**self).set_session_config_option(request, cx)
-    }
-    fn prompt(&self, request: PromptRequest, cx: &PromptContext) -> Result<PromptResponse, RpcError> {
-        (**self).prompt(request, cx)
-    }
-    fn list_sessions(
-        &self,
-        request: ListSessionsRequest,
-        cx: &RequestContext,
-    ) -> Result<ListSessionsResponse, RpcError> {
-        (**self).list_sessions(request, cx)
-    }
-    fn delete_session(
-        &self,
-        request: DeleteSessionRequest,
-        cx: &RequestContext,
-    ) -> Result<DeleteSessionResponse, RpcError> {
-        (**self).delete_session(request, cx)
-    }
-    fn resume_session(
-        &self,
-        request: ResumeSessionRequest,
-        cx: &RequestContext,
-    ) -> Result<ResumeSessionResponse, RpcError> {
-        (**self).resume_session(request, cx)
-    }
-    fn close_session(
-        &self,
-        request: CloseSessionRequest,
-        cx: &RequestContext,
-    ) -> Result<CloseSessionResponse, RpcError> {
-        (**self).close_session(request, cx)
-    }
-    fn logout(&self, request: LogoutRequest, cx: &RequestContext) -> Result<LogoutResponse, RpcError> {
-        (**self).logout(request, cx)
-    }
-    fn ext_method(&self, method: &str, params: Value, cx: &RequestContext) -> Result<Value, RpcError> {
-        (**self).ext_method(method, params, cx)
-    }
-    fn ext_notification(&self, method: &str, params: Value) {
-        (**self).ext_notification(method, params)
-    }
-}
+acp_proto::method_table!(agent_trait {});
 
 /// What every agent request handler gets: the request's cancellation signal and a way to call
 /// the client.
@@ -286,6 +170,10 @@ impl Deref for PromptContext {
 }
 
 impl PromptContext {
+    fn new(cx: RequestContext, session: SessionId) -> PromptContext {
+        PromptContext { cx, session }
+    }
+
     /// The session of this turn.
     pub fn session_id(&self) -> &SessionId {
         &self.session
@@ -444,33 +332,7 @@ impl<A: Agent> Service for AgentService<A> {
         cancel: &CancelToken,
         request: Request,
     ) -> Result<Response, RpcError> {
-        let cx = RequestContext { link: link.clone(), id, cancel: cancel.clone() };
-        let request = match request {
-            Request::Client(request) => request,
-            other => return Err(RpcError::method_not_found(other.wire())),
-        };
-        let agent = &self.0;
-        Ok(match request {
-            ClientRequest::Initialize(r) => agent.initialize(r, &cx)?.into(),
-            ClientRequest::Authenticate(r) => agent.authenticate(r, &cx)?.into(),
-            ClientRequest::NewSession(r) => agent.new_session(r, &cx)?.into(),
-            ClientRequest::LoadSession(r) => agent.load_session(r, &cx)?.into(),
-            ClientRequest::SetSessionMode(r) => agent.set_session_mode(r, &cx)?.into(),
-            ClientRequest::SetSessionConfigOption(r) => agent.set_session_config_option(r, &cx)?.into(),
-            ClientRequest::Prompt(r) => {
-                let cx = PromptContext { session: r.session_id.clone(), cx };
-                agent.prompt(r, &cx)?.into()
-            }
-            ClientRequest::ListSessions(r) => agent.list_sessions(r, &cx)?.into(),
-            ClientRequest::DeleteSession(r) => agent.delete_session(r, &cx)?.into(),
-            ClientRequest::ResumeSession(r) => agent.resume_session(r, &cx)?.into(),
-            ClientRequest::CloseSession(r) => agent.close_session(r, &cx)?.into(),
-            ClientRequest::Logout(r) => agent.logout(r, &cx)?.into(),
-            ClientRequest::Ext(e) => {
-                AgentResponse::Ext(ExtResponse(agent.ext_method(&e.method, e.params, &cx)?)).into()
-            }
-            other => return Err(RpcError::method_not_found(other.wire())),
-        })
+        dispatch(&self.0, request, RequestContext { link: link.clone(), id, cancel: cancel.clone() })
     }
 
     fn notification(&self, _link: &Link, notification: Notification) {

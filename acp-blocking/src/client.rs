@@ -12,182 +12,101 @@ use acp_proto::ext::{ExtNotification, ExtRequest, ExtResponse};
 use acp_proto::types::*;
 use acp_proto::{
     AgentNotification, AgentRequest, AgentResponse, ClientNotification, ClientRequest, ClientResponse, CloseReason,
-    Config, InboundId, Method, Negotiated, Notification, Request, Response, RpcError, Side, TypedRequest,
+    Config, InboundId, Negotiated, Notification, Request, Response, RpcError, Side, TypedRequest,
 };
 use serde_json::Value;
 
 use crate::driver::{Driver, DriverOptions, Link, Service, TurnItem};
-use crate::error::{Error, unhandled};
+use crate::error::Error;
 use crate::process::{self, ChildProcess};
 use crate::sync::{CancelToken, InboxReceiver, lock};
 
-/// An ACP client: answers the requests the agent sends.
-///
-/// Handlers run on a bounded pool of worker threads, several at once; a handler may block (a
-/// permission dialog, a terminal) without blocking the connection. Defaults answer `-32601`,
-/// except [`request_permission`](Self::request_permission), which answers `cancelled`, and the
-/// notifications, which are ignored. A handler that panics answers `-32603`.
-///
-/// Advertise what you implement in the `clientCapabilities` of `initialize`: the core refuses
-/// `fs/*` and `terminal/*` requests the client did not advertise before they reach you.
-#[allow(unused_variables)]
-pub trait Client: Send + Sync + 'static {
-    /// `session/request_permission`: ask the user. If the turn is cancelled meanwhile the core
-    /// answers `cancelled` itself and this result is discarded.
-    fn request_permission(
-        &self,
-        request: RequestPermissionRequest,
-        cx: &ClientContext,
-    ) -> Result<RequestPermissionResponse, RpcError> {
-        Ok(RequestPermissionResponse::new(RequestPermissionOutcome::Cancelled))
-    }
+macro_rules! client_trait {
+    (
+        {}
+        client_requests: $client_requests:tt
+        agent_requests: [ $( {
+            $(#[doc = $doc:literal])* $v:ident = $w:literal, $p:ident => $r:ident, gate: [$($g:literal),*],
+            handler: $h:ident($cx:ident), default: $def:ident, call: $call:ident
+        } )* ]
+        client_notifications: $client_notifications:tt
+        agent_notifications: [ $( {
+            $(#[doc = $ndoc:literal])* $nv:ident = $nw:literal, $np:ident, layer: $nl:ident, handler: $nh:tt
+        } )* ]
+        $($rest:tt)*
+    ) => {
+        /// An ACP client: answers the requests the agent sends.
+        ///
+        /// Handlers run on a bounded pool of worker threads, several at once; a handler may block (a
+        /// permission dialog, a terminal) without blocking the connection. Defaults answer `-32601`,
+        /// except [`request_permission`](Self::request_permission), which answers `cancelled`, and the
+        /// notifications, which are ignored. A handler that panics answers `-32603`.
+        ///
+        /// Advertise what you implement in the `clientCapabilities` of `initialize`: the core refuses
+        /// `fs/*` and `terminal/*` requests the client did not advertise before they reach you.
+        #[allow(unused_variables)]
+        pub trait Client: Send + Sync + 'static {
+            $(
+                handler_method! {
+                    $(#[doc = $doc])*
+                    gate: [$($g),*], $def, $v, $h($p, ClientContext) -> $r
+                }
+            )*
 
-    /// `fs/read_text_file` (advertise `fs.readTextFile`).
-    fn read_text_file(
-        &self,
-        request: ReadTextFileRequest,
-        cx: &ClientContext,
-    ) -> Result<ReadTextFileResponse, RpcError> {
-        unhandled(Method::ReadTextFile)
-    }
+            ext_handler_methods!(ClientContext);
 
-    /// `fs/write_text_file` (advertise `fs.writeTextFile`).
-    fn write_text_file(
-        &self,
-        request: WriteTextFileRequest,
-        cx: &ClientContext,
-    ) -> Result<WriteTextFileResponse, RpcError> {
-        unhandled(Method::WriteTextFile)
-    }
+            $(
+                notification_method! {
+                    $(#[doc = $ndoc])*
+                    #[doc = ""]
+                    #[doc = "Runs on the connection's ordered notification thread. Default: ignored."]
+                    $nh($np)
+                }
+            )*
+        }
 
-    /// `terminal/create` (advertise `terminal`).
-    fn create_terminal(
-        &self,
-        request: CreateTerminalRequest,
-        cx: &ClientContext,
-    ) -> Result<CreateTerminalResponse, RpcError> {
-        unhandled(Method::CreateTerminal)
-    }
+        /// A client shared with the rest of the program: keep a clone of the `Arc` to reach its
+        /// state while the connection runs.
+        impl<C: Client + ?Sized> Client for Arc<C> {
+            $(
+                fn $h(&self, request: $p, cx: &ClientContext) -> Result<$r, RpcError> {
+                    (**self).$h(request, cx)
+                }
+            )*
 
-    /// `terminal/output`.
-    fn terminal_output(
-        &self,
-        request: TerminalOutputRequest,
-        cx: &ClientContext,
-    ) -> Result<TerminalOutputResponse, RpcError> {
-        unhandled(Method::TerminalOutput)
-    }
+            forward_ext_methods!(ClientContext);
 
-    /// `terminal/release`.
-    fn release_terminal(
-        &self,
-        request: ReleaseTerminalRequest,
-        cx: &ClientContext,
-    ) -> Result<ReleaseTerminalResponse, RpcError> {
-        unhandled(Method::ReleaseTerminal)
-    }
+            $( forward_notification!($nh($np)); )*
+        }
 
-    /// `terminal/wait_for_exit`.
-    fn wait_for_terminal_exit(
-        &self,
-        request: WaitForTerminalExitRequest,
-        cx: &ClientContext,
-    ) -> Result<WaitForTerminalExitResponse, RpcError> {
-        unhandled(Method::WaitForTerminalExit)
-    }
+        /// Calls the client's handler method for `request`.
+        fn dispatch<C: Client>(client: &C, request: Request, cx: &ClientContext) -> Result<Response, RpcError> {
+            let request = match request {
+                Request::Agent(request) => request,
+                other => return Err(RpcError::method_not_found(other.wire())),
+            };
+            Ok(match request {
+                $( AgentRequest::$v(r) => client.$h(r, cx)?.into(), )*
+                AgentRequest::Ext(e) => {
+                    ClientResponse::Ext(ExtResponse(client.ext_method(&e.method, e.params, cx)?)).into()
+                }
+                other => return Err(RpcError::method_not_found(other.wire())),
+            })
+        }
 
-    /// `terminal/kill`.
-    fn kill_terminal(
-        &self,
-        request: KillTerminalRequest,
-        cx: &ClientContext,
-    ) -> Result<KillTerminalResponse, RpcError> {
-        unhandled(Method::KillTerminal)
-    }
-
-    /// An extension request (`_`-prefixed method).
-    fn ext_method(&self, method: &str, params: Value, cx: &ClientContext) -> Result<Value, RpcError> {
-        Err(RpcError::method_not_found(method))
-    }
-
-    /// An extension notification. Runs on the connection's ordered notification thread.
-    fn ext_notification(&self, method: &str, params: Value) {}
-
-    /// A `session/update` that arrived outside a prompt turn of this client (e.g. the history
-    /// replay of `session/load`). Updates inside a turn go to its [`PromptTurn`] instead. Runs
-    /// on the ordered notification thread, in order.
-    fn session_update(&self, notification: SessionNotification) {}
+        /// Calls the client's handler method for `notification` (in order, on the notification
+        /// thread).
+        fn dispatch_notification<C: Client>(client: &C, notification: Notification) {
+            match notification {
+                $( Notification::Agent(AgentNotification::$nv(n)) => call_notification!($nh, client, n), )*
+                Notification::Agent(AgentNotification::Ext(e)) => client.ext_notification(&e.method, e.params),
+                _ => {}
+            }
+        }
+    };
 }
 
-/// A client shared with the rest of the program: keep a clone of the `Arc` to reach its
-/// state while the connection runs.
-impl<C: Client + ?Sized> Client for Arc<C> {
-    fn request_permission(
-        &self,
-        request: RequestPermissionRequest,
-        cx: &ClientContext,
-    ) -> Result<RequestPermissionResponse, RpcError> {
-        (**self).request_permission(request, cx)
-    }
-    fn read_text_file(
-        &self,
-        request: ReadTextFileRequest,
-        cx: &ClientContext,
-    ) -> Result<ReadTextFileResponse, RpcError> {
-        (**self).read_text_file(request, cx)
-    }
-    fn write_text_file(
-        &self,
-        request: WriteTextFileRequest,
-        cx: &ClientContext,
-    ) -> Result<WriteTextFileResponse, RpcError> {
-        (**self).write_text_file(request, cx)
-    }
-    fn create_terminal(
-        &self,
-        request: CreateTerminalRequest,
-        cx: &ClientContext,
-    ) -> Result<CreateTerminalResponse, RpcError> {
-        (**self).create_terminal(request, cx)
-    }
-    fn terminal_output(
-        &self,
-        request: TerminalOutputRequest,
-        cx: &ClientContext,
-    ) -> Result<TerminalOutputResponse, RpcError> {
-        (**self).terminal_output(request, cx)
-    }
-    fn release_terminal(
-        &self,
-        request: ReleaseTerminalRequest,
-        cx: &ClientContext,
-    ) -> Result<ReleaseTerminalResponse, RpcError> {
-        (**self).release_terminal(request, cx)
-    }
-    fn wait_for_terminal_exit(
-        &self,
-        request: WaitForTerminalExitRequest,
-        cx: &ClientContext,
-    ) -> Result<WaitForTerminalExitResponse, RpcError> {
-        (**self).wait_for_terminal_exit(request, cx)
-    }
-    fn kill_terminal(
-        &self,
-        request: KillTerminalRequest,
-        cx: &ClientContext,
-    ) -> Result<KillTerminalResponse, RpcError> {
-        (**self).kill_terminal(request, cx)
-    }
-    fn ext_method(&self, method: &str, params: Value, cx: &ClientContext) -> Result<Value, RpcError> {
-        (**self).ext_method(method, params, cx)
-    }
-    fn ext_notification(&self, method: &str, params: Value) {
-        (**self).ext_notification(method, params)
-    }
-    fn session_update(&self, notification: SessionNotification) {
-        (**self).session_update(notification)
-    }
-}
+acp_proto::method_table!(client_trait {});
 
 /// What a [`Client`] handler gets: the request's cancellation signal.
 #[derive(Debug)]
@@ -263,16 +182,30 @@ pub struct Requester {
     timeout: Option<Duration>,
 }
 
-macro_rules! typed_requests {
-    ($( $(#[$doc:meta])* $name:ident($req:ident) -> $resp:ident; )*) => {
-        $(
-            $(#[$doc])*
-            pub fn $name(&self, request: $req) -> Result<$resp, Error> {
-                self.link.call_typed(request, self.timeout)
-            }
-        )*
+/// The typed calls of the table's `typed` client→agent rows, as methods of [`Requester`].
+macro_rules! requester_calls {
+    (
+        {}
+        client_requests: [ $( {
+            $(#[doc = $doc:literal])* $v:ident = $w:literal, $p:ident => $r:ident, gate: [$($g:literal),*],
+            handler: $h:ident($cx:ident), default: $def:ident, call: $call:ident
+        } )* ]
+        $($rest:tt)*
+    ) => {
+        impl Requester {
+            $(
+                typed_call! {
+                    $(#[doc = $doc])*
+                    #[doc = ""]
+                    #[doc = acp_proto::__gate_note!([$($g),*])]
+                    $call, $h($p) -> $r
+                }
+            )*
+        }
     };
 }
+
+acp_proto::method_table!(requester_calls {});
 
 impl Requester {
     /// A requester whose requests time out after `timeout` (a `$/cancel_request` is sent and
@@ -291,29 +224,6 @@ impl Requester {
             return Err(Error::UnsupportedProtocolVersion(response.protocol_version));
         }
         Ok(response)
-    }
-
-    typed_requests! {
-        /// `authenticate`.
-        authenticate(AuthenticateRequest) -> AuthenticateResponse;
-        /// `session/new`.
-        new_session(NewSessionRequest) -> NewSessionResponse;
-        /// `session/load` (the history replay arrives at [`Client::session_update`]).
-        load_session(LoadSessionRequest) -> LoadSessionResponse;
-        /// `session/set_mode`.
-        set_session_mode(SetSessionModeRequest) -> SetSessionModeResponse;
-        /// `session/set_config_option`.
-        set_session_config_option(SetSessionConfigOptionRequest) -> SetSessionConfigOptionResponse;
-        /// `session/list`.
-        list_sessions(ListSessionsRequest) -> ListSessionsResponse;
-        /// `session/delete`.
-        delete_session(DeleteSessionRequest) -> DeleteSessionResponse;
-        /// `session/resume`.
-        resume_session(ResumeSessionRequest) -> ResumeSessionResponse;
-        /// `session/close`.
-        close_session(CloseSessionRequest) -> CloseSessionResponse;
-        /// `logout`.
-        logout(LogoutRequest) -> LogoutResponse;
     }
 
     /// `session/prompt`: starts a turn and returns at once. Iterate the [`PromptTurn`] for the
@@ -576,33 +486,10 @@ impl<C: Client> Service for ClientService<C> {
         cancel: &CancelToken,
         request: Request,
     ) -> Result<Response, RpcError> {
-        let cx = ClientContext { id, cancel: cancel.clone() };
-        let request = match request {
-            Request::Agent(request) => request,
-            other => return Err(RpcError::method_not_found(other.wire())),
-        };
-        let client = &self.0;
-        Ok(match request {
-            AgentRequest::RequestPermission(r) => client.request_permission(r, &cx)?.into(),
-            AgentRequest::WriteTextFile(r) => client.write_text_file(r, &cx)?.into(),
-            AgentRequest::ReadTextFile(r) => client.read_text_file(r, &cx)?.into(),
-            AgentRequest::CreateTerminal(r) => client.create_terminal(r, &cx)?.into(),
-            AgentRequest::TerminalOutput(r) => client.terminal_output(r, &cx)?.into(),
-            AgentRequest::ReleaseTerminal(r) => client.release_terminal(r, &cx)?.into(),
-            AgentRequest::WaitForTerminalExit(r) => client.wait_for_terminal_exit(r, &cx)?.into(),
-            AgentRequest::KillTerminal(r) => client.kill_terminal(r, &cx)?.into(),
-            AgentRequest::Ext(e) => {
-                ClientResponse::Ext(ExtResponse(client.ext_method(&e.method, e.params, &cx)?)).into()
-            }
-            other => return Err(RpcError::method_not_found(other.wire())),
-        })
+        dispatch(&self.0, request, &ClientContext { id, cancel: cancel.clone() })
     }
 
     fn notification(&self, _link: &Link, notification: Notification) {
-        match notification {
-            Notification::Agent(AgentNotification::SessionUpdate(update)) => self.0.session_update(update),
-            Notification::Agent(AgentNotification::Ext(e)) => self.0.ext_notification(&e.method, e.params),
-            _ => {}
-        }
+        dispatch_notification(&self.0, notification);
     }
 }

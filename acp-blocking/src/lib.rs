@@ -148,6 +148,8 @@
 #![deny(missing_docs)]
 #![cfg_attr(not(test), warn(clippy::unwrap_used))]
 
+#[macro_use]
+mod table;
 mod agent;
 mod client;
 mod driver;

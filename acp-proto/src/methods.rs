@@ -1,8 +1,9 @@
 //! The method table: the single source of truth for ACP v1.19.0's vocabulary.
 //!
-//! One literal table (the `method_table!` invocation at the bottom of this file) lists every
-//! method with its wire string, direction, kind, params and result types, capability gate and
-//! layer. From it are derived:
+//! One literal table ([`method_table!`](crate::method_table), in `methods/table.rs`) lists every
+//! method with its wire string, direction, kind, params and result types, capability gate,
+//! layer, handler name and default. It is a callback macro: the adapters expand the same table
+//! into their handler traits, dispatchers and typed calls. Here it derives:
 //!
 //! * [`METHODS`], the table as data, and the [`Method`] index enum;
 //! * the typed enums per side: [`ClientRequest`] / [`AgentResponse`] (client → agent requests
@@ -17,8 +18,9 @@
 //! `Ext` variant that passes them through as raw JSON.
 //!
 //! Invariants checked at compile time (a `const` assertion over [`METHODS`]): wire strings are
-//! unique per direction; a notification has no result type and a request has one; no row
-//! starts with `_`; `$/` appears only on protocol rows and protocol rows only use it. Tests
+//! unique per direction, and so are handler names per receiving side; a notification has no
+//! result type and a request has one; no row starts with `_`; `$/` appears only on protocol
+//! rows and protocol rows only use it; exactly the application's rows have a handler. Tests
 //! check the rest: the table equals the pinned `meta.json`, each row's types are the ones the
 //! schema names for that method, and every gate path resolves to a capability field.
 //!
@@ -104,6 +106,9 @@ pub struct MethodRow {
     pub gate: &'static [&'static str],
     /// Who owns it.
     pub layer: Layer,
+    /// The receiver's handler method in the adapters' handler traits; `None` for the
+    /// notifications the connection owns (`session/cancel`, `$/cancel_request`).
+    pub handler: Option<&'static str>,
 }
 
 impl MethodRow {
@@ -416,23 +421,29 @@ pub trait TypedRequest: Into<Request> {
     fn result(response: Response) -> Option<Self::Result>;
 }
 
-macro_rules! method_table {
+macro_rules! define_methods {
     (
-        requests $(#[$crm:meta])* $creq:ident => $(#[$arm:meta])* $aresp:ident {
-            $( $(#[$cm:meta])* $cv:ident = $cw:literal, $cp:ident => $cr:ident, gate: [$($cg:literal),*]; )*
+        {
+            requests $(#[$crm:meta])* $creq:ident => $(#[$arm:meta])* $aresp:ident;
+            requests $(#[$arqm:meta])* $areq:ident => $(#[$crsm:meta])* $cresp:ident;
+            notifications $(#[$cnm:meta])* $cnot:ident;
+            notifications $(#[$anm:meta])* $anot:ident;
         }
-        requests $(#[$arqm:meta])* $areq:ident => $(#[$crsm:meta])* $cresp:ident {
-            $( $(#[$am:meta])* $av:ident = $aw:literal, $ap:ident => $ar:ident, gate: [$($ag:literal),*]; )*
-        }
-        notifications $(#[$cnm:meta])* $cnot:ident {
-            $( $(#[$cnvm:meta])* $cnv:ident = $cnw:literal, $cnp:ident, layer: $cnl:ident; )*
-        }
-        notifications $(#[$anm:meta])* $anot:ident {
-            $( $(#[$anvm:meta])* $anv:ident = $anw:literal, $anp:ident, layer: $anl:ident; )*
-        }
-        protocol {
-            $( $(#[$pm:meta])* $pv:ident = $pw:literal, $pp:ident; )*
-        }
+        client_requests: [ $( {
+            $(#[$cm:meta])* $cv:ident = $cw:literal, $cp:ident => $cr:ident, gate: [$($cg:literal),*],
+            handler: $ch:ident($ccx:ident), default: $cdef:ident, call: $ccall:ident
+        } )* ]
+        agent_requests: [ $( {
+            $(#[$am:meta])* $av:ident = $aw:literal, $ap:ident => $ar:ident, gate: [$($ag:literal),*],
+            handler: $ah:ident($acx:ident), default: $adef:ident, call: $acall:ident
+        } )* ]
+        client_notifications: [ $( {
+            $(#[$cnvm:meta])* $cnv:ident = $cnw:literal, $cnp:ident, layer: $cnl:ident, handler: [$($cnh:ident)?]
+        } )* ]
+        agent_notifications: [ $( {
+            $(#[$anvm:meta])* $anv:ident = $anw:literal, $anp:ident, layer: $anl:ident, handler: [$($anh:ident)?]
+        } )* ]
+        protocol: [ $( { $(#[$pm:meta])* $pv:ident = $pw:literal, $pp:ident } )* ]
     ) => {
         /// Every method of the table, one variant per row, in table order.
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -447,15 +458,15 @@ macro_rules! method_table {
         /// The method table.
         pub const METHODS: &[MethodRow] = &[
             $( MethodRow { method: Method::$cv, wire: $cw, direction: Direction::ClientToAgent, kind: Kind::Request,
-                params: stringify!($cp), result: Some(stringify!($cr)), gate: &[$($cg),*], layer: Layer::App }, )*
+                params: stringify!($cp), result: Some(stringify!($cr)), gate: &[$($cg),*], layer: Layer::App, handler: Some(stringify!($ch)) }, )*
             $( MethodRow { method: Method::$av, wire: $aw, direction: Direction::AgentToClient, kind: Kind::Request,
-                params: stringify!($ap), result: Some(stringify!($ar)), gate: &[$($ag),*], layer: Layer::App }, )*
+                params: stringify!($ap), result: Some(stringify!($ar)), gate: &[$($ag),*], layer: Layer::App, handler: Some(stringify!($ah)) }, )*
             $( MethodRow { method: Method::$cnv, wire: $cnw, direction: Direction::ClientToAgent, kind: Kind::Notification,
-                params: stringify!($cnp), result: None, gate: &[], layer: Layer::$cnl }, )*
+                params: stringify!($cnp), result: None, gate: &[], layer: Layer::$cnl, handler: opt_name!($($cnh)?) }, )*
             $( MethodRow { method: Method::$anv, wire: $anw, direction: Direction::AgentToClient, kind: Kind::Notification,
-                params: stringify!($anp), result: None, gate: &[], layer: Layer::$anl }, )*
+                params: stringify!($anp), result: None, gate: &[], layer: Layer::$anl, handler: opt_name!($($anh)?) }, )*
             $( MethodRow { method: Method::$pv, wire: $pw, direction: Direction::Both, kind: Kind::Notification,
-                params: stringify!($pp), result: None, gate: &[], layer: Layer::Protocol }, )*
+                params: stringify!($pp), result: None, gate: &[], layer: Layer::Protocol, handler: None }, )*
         ];
 
         impl Method {
@@ -536,80 +547,34 @@ macro_rules! method_table {
     };
 }
 
-method_table! {
+/// `Some("name")` for a notification row with a handler, `None` without.
+macro_rules! opt_name {
+    () => {
+        None
+    };
+    ($h:ident) => {
+        Some(stringify!($h))
+    };
+}
+
+crate::method_table!(define_methods {
     requests
         /// A request the client sends to the agent (the schema's `ClientRequest` params).
         ClientRequest =>
         /// The agent's result for a [`ClientRequest`] (the schema's `AgentResponse` results).
-        AgentResponse
-    {
-        /// `initialize`: negotiate the protocol version and capabilities.
-        Initialize = "initialize", InitializeRequest => InitializeResponse, gate: [];
-        /// `authenticate` with one of the agent's auth methods.
-        Authenticate = "authenticate", AuthenticateRequest => AuthenticateResponse, gate: [];
-        /// `session/new`: open a session.
-        NewSession = "session/new", NewSessionRequest => NewSessionResponse, gate: [];
-        /// `session/load`: reopen a session, replaying its history.
-        LoadSession = "session/load", LoadSessionRequest => LoadSessionResponse, gate: ["loadSession"];
-        /// `session/set_mode`.
-        SetSessionMode = "session/set_mode", SetSessionModeRequest => SetSessionModeResponse, gate: [];
-        /// `session/set_config_option`.
-        SetSessionConfigOption = "session/set_config_option", SetSessionConfigOptionRequest => SetSessionConfigOptionResponse, gate: [];
-        /// `session/prompt`: run a prompt turn.
-        Prompt = "session/prompt", PromptRequest => PromptResponse, gate: [];
-        /// `session/list`.
-        ListSessions = "session/list", ListSessionsRequest => ListSessionsResponse, gate: ["sessionCapabilities", "list"];
-        /// `session/delete`.
-        DeleteSession = "session/delete", DeleteSessionRequest => DeleteSessionResponse, gate: ["sessionCapabilities", "delete"];
-        /// `session/resume`: reopen a session without replaying history.
-        ResumeSession = "session/resume", ResumeSessionRequest => ResumeSessionResponse, gate: ["sessionCapabilities", "resume"];
-        /// `session/close`.
-        CloseSession = "session/close", CloseSessionRequest => CloseSessionResponse, gate: ["sessionCapabilities", "close"];
-        /// `logout`.
-        Logout = "logout", LogoutRequest => LogoutResponse, gate: ["auth", "logout"];
-    }
+        AgentResponse;
     requests
         /// A request the agent sends to the client (the schema's `AgentRequest` params).
         AgentRequest =>
         /// The client's result for an [`AgentRequest`] (the schema's `ClientResponse` results).
-        ClientResponse
-    {
-        /// `session/request_permission`: ask the user before a tool call.
-        RequestPermission = "session/request_permission", RequestPermissionRequest => RequestPermissionResponse, gate: [];
-        /// `fs/write_text_file`.
-        WriteTextFile = "fs/write_text_file", WriteTextFileRequest => WriteTextFileResponse, gate: ["fs", "writeTextFile"];
-        /// `fs/read_text_file`.
-        ReadTextFile = "fs/read_text_file", ReadTextFileRequest => ReadTextFileResponse, gate: ["fs", "readTextFile"];
-        /// `terminal/create`.
-        CreateTerminal = "terminal/create", CreateTerminalRequest => CreateTerminalResponse, gate: ["terminal"];
-        /// `terminal/output`.
-        TerminalOutput = "terminal/output", TerminalOutputRequest => TerminalOutputResponse, gate: ["terminal"];
-        /// `terminal/release`.
-        ReleaseTerminal = "terminal/release", ReleaseTerminalRequest => ReleaseTerminalResponse, gate: ["terminal"];
-        /// `terminal/wait_for_exit`.
-        WaitForTerminalExit = "terminal/wait_for_exit", WaitForTerminalExitRequest => WaitForTerminalExitResponse, gate: ["terminal"];
-        /// `terminal/kill`.
-        KillTerminal = "terminal/kill", KillTerminalRequest => KillTerminalResponse, gate: ["terminal"];
-    }
+        ClientResponse;
     notifications
         /// A notification the client sends to the agent (the schema's `ClientNotification`).
-        ClientNotification
-    {
-        /// `session/cancel`: cancel the session's running prompt turn.
-        Cancel = "session/cancel", CancelNotification, layer: SessionControl;
-    }
+        ClientNotification;
     notifications
         /// A notification the agent sends to the client (the schema's `AgentNotification`).
-        AgentNotification
-    {
-        /// `session/update`: streamed output of a session.
-        SessionUpdate = "session/update", SessionNotification, layer: App;
-    }
-    protocol {
-        /// `$/cancel_request`: cancel one in-flight request, either direction.
-        CancelRequest = "$/cancel_request", CancelRequestNotification;
-    }
-}
+        AgentNotification;
+});
 
 impl Method {
     /// The method's table row.
@@ -619,6 +584,7 @@ impl Method {
 }
 
 mod invariants;
+mod table;
 mod wrappers;
 
 pub use wrappers::{Notification, Request, Response};

@@ -13,12 +13,12 @@ use std::sync::Arc;
 use acp_proto::ext::ExtResponse;
 use acp_proto::methods::{AgentResponse, ClientNotification, ClientRequest};
 use acp_proto::types::*;
-use acp_proto::{Method, Notification, Request, Response, RpcError, Side};
+use acp_proto::{Notification, Request, Response, RpcError, Side};
 use serde_json::Value;
 
-use crate::context::{HandlerContext, PromptContext, RequestContext};
+use crate::context::{HandlerContext, RequestContext};
 use crate::driver::{Driver, Handlers};
-use crate::handle::{Done, catch_unwind, not_found, run_handler};
+use crate::handle::{Done, catch_unwind, run_handler};
 use crate::io::TokioIo;
 use crate::runtime::{Runtime, Tokio};
 use crate::sync::QueueReceiver;
@@ -30,113 +30,27 @@ fn agent_result(response: impl Into<AgentResponse>) -> Response {
 
 macro_rules! agent_trait {
     (
-        $(#[$attr:meta])*
-        trait $Trait:ident: [$($bounds:tt)*], futures: [$($send:tt)*],
-        handlers: $Handlers:ident($Ptr:ident), spawn: $spawn:ident, dispatch: $dispatch:ident;
+        {
+            $(#[$attr:meta])*
+            trait $Trait:ident: [$($bounds:tt)*], futures: $futures:tt,
+            handlers: $Handlers:ident($Ptr:ident), spawn: $spawn:ident, dispatch: $dispatch:ident;
+        }
+        client_requests: [ $( {
+            $(#[doc = $doc:literal])* $v:ident = $w:literal, $p:ident => $r:ident, gate: [$($g:literal),*],
+            handler: $h:ident($cx:ident), default: $def:ident, call: $call:ident
+        } )* ]
+        $($rest:tt)*
     ) => {
         $(#[$attr])*
         pub trait $Trait: $($bounds)* 'static {
-            /// `initialize`: negotiate the protocol version and capabilities. The only required
-            /// method. Requests the client pipelines behind it are held by the core and
-            /// dispatched once this answers successfully.
-            fn initialize(&self, request: InitializeRequest, cx: RequestContext)
-                -> impl Future<Output = Result<InitializeResponse, RpcError>> $($send)*;
+            $(
+                handler_method! {
+                    $(#[doc = $doc])*
+                    gate: [$($g),*], $def, $v, $h($p, context_type!($cx)) -> $r, $futures
+                }
+            )*
 
-            /// `authenticate`. Default: `-32601`.
-            fn authenticate(&self, request: AuthenticateRequest, cx: RequestContext)
-                -> impl Future<Output = Result<AuthenticateResponse, RpcError>> $($send)* {
-                let _ = (request, cx);
-                not_found(Method::Authenticate)
-            }
-
-            /// `session/new`. Once it answers, the core accepts updates for the new session.
-            /// Default: `-32601`.
-            fn new_session(&self, request: NewSessionRequest, cx: RequestContext)
-                -> impl Future<Output = Result<NewSessionResponse, RpcError>> $($send)* {
-                let _ = (request, cx);
-                not_found(Method::NewSession)
-            }
-
-            /// `session/load` (needs `loadSession`): replay the history with
-            /// [`RequestContext::send_session_update`], then answer. Default: `-32601`.
-            fn load_session(&self, request: LoadSessionRequest, cx: RequestContext)
-                -> impl Future<Output = Result<LoadSessionResponse, RpcError>> $($send)* {
-                let _ = (request, cx);
-                not_found(Method::LoadSession)
-            }
-
-            /// `session/set_mode`. Default: `-32601`.
-            fn set_session_mode(&self, request: SetSessionModeRequest, cx: RequestContext)
-                -> impl Future<Output = Result<SetSessionModeResponse, RpcError>> $($send)* {
-                let _ = (request, cx);
-                not_found(Method::SetSessionMode)
-            }
-
-            /// `session/set_config_option`. Default: `-32601`.
-            fn set_session_config_option(&self, request: SetSessionConfigOptionRequest, cx: RequestContext)
-                -> impl Future<Output = Result<SetSessionConfigOptionResponse, RpcError>> $($send)* {
-                let _ = (request, cx);
-                not_found(Method::SetSessionConfigOption)
-            }
-
-            /// `session/prompt`: run one turn, streaming updates with
-            /// [`PromptContext::send_update`], and answer with the stop reason. When the client
-            /// cancels the turn the context's token fires and the core answers `cancelled`
-            /// whatever this returns. Default: `-32601`.
-            fn prompt(&self, request: PromptRequest, cx: PromptContext)
-                -> impl Future<Output = Result<PromptResponse, RpcError>> $($send)* {
-                let _ = (request, cx);
-                not_found(Method::Prompt)
-            }
-
-            /// `session/list` (needs `sessionCapabilities.list`). Default: `-32601`.
-            fn list_sessions(&self, request: ListSessionsRequest, cx: RequestContext)
-                -> impl Future<Output = Result<ListSessionsResponse, RpcError>> $($send)* {
-                let _ = (request, cx);
-                not_found(Method::ListSessions)
-            }
-
-            /// `session/delete` (needs `sessionCapabilities.delete`). Default: `-32601`.
-            fn delete_session(&self, request: DeleteSessionRequest, cx: RequestContext)
-                -> impl Future<Output = Result<DeleteSessionResponse, RpcError>> $($send)* {
-                let _ = (request, cx);
-                not_found(Method::DeleteSession)
-            }
-
-            /// `session/resume` (needs `sessionCapabilities.resume`). Default: `-32601`.
-            fn resume_session(&self, request: ResumeSessionRequest, cx: RequestContext)
-                -> impl Future<Output = Result<ResumeSessionResponse, RpcError>> $($send)* {
-                let _ = (request, cx);
-                not_found(Method::ResumeSession)
-            }
-
-            /// `session/close` (needs `sessionCapabilities.close`). Default: `-32601`.
-            fn close_session(&self, request: CloseSessionRequest, cx: RequestContext)
-                -> impl Future<Output = Result<CloseSessionResponse, RpcError>> $($send)* {
-                let _ = (request, cx);
-                not_found(Method::CloseSession)
-            }
-
-            /// `logout` (needs `auth.logout`). Default: `-32601`.
-            fn logout(&self, request: LogoutRequest, cx: RequestContext)
-                -> impl Future<Output = Result<LogoutResponse, RpcError>> $($send)* {
-                let _ = (request, cx);
-                not_found(Method::Logout)
-            }
-
-            /// An extension request (`_`-prefixed method). Default: `-32601`.
-            fn ext_method(&self, method: &str, params: Value, cx: RequestContext)
-                -> impl Future<Output = Result<Value, RpcError>> $($send)* {
-                let _ = (params, cx);
-                std::future::ready(Err(RpcError::method_not_found(method)))
-            }
-
-            /// An extension notification. Notifications are handled one at a time, in order.
-            /// Default: ignored.
-            fn ext_notification(&self, method: &str, params: Value) -> impl Future<Output = ()> $($send)* {
-                let _ = (method, params);
-                std::future::ready(())
-            }
+            ext_handler_methods!(RequestContext, $futures);
         }
 
         /// Calls the handler method for `request`.
@@ -146,23 +60,12 @@ macro_rules! agent_trait {
                 other => return Err(RpcError::method_not_found(other.wire())),
             };
             Ok(match request {
-                ClientRequest::Initialize(r) => agent_result(agent.initialize(r, cx).await?),
-                ClientRequest::Authenticate(r) => agent_result(agent.authenticate(r, cx).await?),
-                ClientRequest::NewSession(r) => agent_result(agent.new_session(r, cx).await?),
-                ClientRequest::LoadSession(r) => agent_result(agent.load_session(r, cx).await?),
-                ClientRequest::SetSessionMode(r) => agent_result(agent.set_session_mode(r, cx).await?),
-                ClientRequest::SetSessionConfigOption(r) => {
-                    agent_result(agent.set_session_config_option(r, cx).await?)
-                }
-                ClientRequest::Prompt(r) => {
-                    let cx = PromptContext::new(cx, r.session_id.clone());
-                    agent_result(agent.prompt(r, cx).await?)
-                }
-                ClientRequest::ListSessions(r) => agent_result(agent.list_sessions(r, cx).await?),
-                ClientRequest::DeleteSession(r) => agent_result(agent.delete_session(r, cx).await?),
-                ClientRequest::ResumeSession(r) => agent_result(agent.resume_session(r, cx).await?),
-                ClientRequest::CloseSession(r) => agent_result(agent.close_session(r, cx).await?),
-                ClientRequest::Logout(r) => agent_result(agent.logout(r, cx).await?),
+                $(
+                    ClientRequest::$v(r) => {
+                        let cx = make_context!($cx, cx, r);
+                        agent_result(agent.$h(r, cx).await?)
+                    }
+                )*
                 ClientRequest::Ext(e) => {
                     agent_result(AgentResponse::Ext(ExtResponse(agent.ext_method(&e.method, e.params, cx).await?)))
                 }
@@ -195,7 +98,7 @@ macro_rules! agent_trait {
     };
 }
 
-agent_trait! {
+acp_proto::method_table!(agent_trait {
     /// An ACP agent whose handler futures are `Send`: handlers run as spawned tasks, so they run
     /// concurrently (and in parallel on a multi-thread runtime).
     ///
@@ -208,15 +111,15 @@ agent_trait! {
     /// For handlers that hold `Rc`s or other `!Send` state, implement [`LocalAgent`] instead.
     trait Agent: [Send + Sync +], futures: [+ Send],
     handlers: AgentHandlers(Arc), spawn: spawn, dispatch: dispatch_agent;
-}
+});
 
-agent_trait! {
+acp_proto::method_table!(agent_trait {
     /// An ACP agent whose handler futures need not be `Send`: the same methods as [`Agent`], run
     /// as local tasks on the current thread. Serve it with [`serve_local`] (or
     /// [`serve_stdio_local`]) from inside a `tokio::task::LocalSet` on a current-thread runtime.
     trait LocalAgent: [], futures: [],
     handlers: LocalAgentHandlers(Rc), spawn: spawn_local, dispatch: dispatch_local_agent;
-}
+});
 
 /// Serves `agent` over `reader`/`writer` (the client's output and input). Resolves when the
 /// client's input ends (or the transport fails) and everything queued was written: `Ok(())`

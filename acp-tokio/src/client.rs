@@ -11,15 +11,13 @@ use acp_proto::methods::{
     AgentNotification, AgentRequest, AgentResponse, ClientNotification, ClientRequest, ClientResponse,
 };
 use acp_proto::types::*;
-use acp_proto::{CloseReason, Method, Negotiated, Notification, Request, Response, RpcError, Side};
+use acp_proto::{CloseReason, Negotiated, Notification, Request, Response, RpcError, Side};
 use serde_json::Value;
 use tokio::sync::oneshot;
 
 use crate::context::{ClientContext, HandlerContext};
 use crate::driver::{Driver, Handlers};
-use crate::handle::{
-    Command, Done, DriverStats, Handle, RequestCommand, TurnSink, catch_unwind, not_found, run_handler,
-};
+use crate::handle::{Command, Done, DriverStats, Handle, RequestCommand, TurnSink, catch_unwind, run_handler};
 use crate::io::{ReadBytes, TokioIo, WriteBytes};
 use crate::process::ProcessControl;
 use crate::runtime::{Runtime, Tokio};
@@ -33,92 +31,41 @@ fn client_result(response: impl Into<ClientResponse>) -> Response {
 
 macro_rules! client_trait {
     (
-        $(#[$attr:meta])*
-        trait $Trait:ident: [$($bounds:tt)*], futures: [$($send:tt)*],
-        handlers: $Handlers:ident($Ptr:ident), spawn: $spawn:ident, dispatch: $dispatch:ident;
+        {
+            $(#[$attr:meta])*
+            trait $Trait:ident: [$($bounds:tt)*], futures: $futures:tt,
+            handlers: $Handlers:ident($Ptr:ident), spawn: $spawn:ident, dispatch: $dispatch:ident;
+        }
+        client_requests: $client_requests:tt
+        agent_requests: [ $( {
+            $(#[doc = $doc:literal])* $v:ident = $w:literal, $p:ident => $r:ident, gate: [$($g:literal),*],
+            handler: $h:ident($cx:ident), default: $def:ident, call: $call:ident
+        } )* ]
+        client_notifications: $client_notifications:tt
+        agent_notifications: [ $( {
+            $(#[doc = $ndoc:literal])* $nv:ident = $nw:literal, $np:ident, layer: $nl:ident, handler: $nh:tt
+        } )* ]
+        $($rest:tt)*
     ) => {
         $(#[$attr])*
         pub trait $Trait: $($bounds)* 'static {
-            /// `session/request_permission`: ask the user. The answer must name one of the offered
-            /// options (or be `cancelled`); when the turn is cancelled meanwhile the core has
-            /// already answered `cancelled` and the context's token fires. Default: `cancelled`.
-            fn request_permission(&self, request: RequestPermissionRequest, cx: ClientContext)
-                -> impl Future<Output = Result<RequestPermissionResponse, RpcError>> $($send)* {
-                let _ = (request, cx);
-                std::future::ready(Ok(RequestPermissionResponse::new(RequestPermissionOutcome::Cancelled)))
-            }
+            $(
+                handler_method! {
+                    $(#[doc = $doc])*
+                    gate: [$($g),*], $def, $v, $h($p, ClientContext) -> $r, $futures
+                }
+            )*
 
-            /// `fs/read_text_file` (advertise `fs.readTextFile`). Default: `-32601`.
-            fn read_text_file(&self, request: ReadTextFileRequest, cx: ClientContext)
-                -> impl Future<Output = Result<ReadTextFileResponse, RpcError>> $($send)* {
-                let _ = (request, cx);
-                not_found(Method::ReadTextFile)
-            }
+            ext_handler_methods!(ClientContext, $futures);
 
-            /// `fs/write_text_file` (advertise `fs.writeTextFile`). Default: `-32601`.
-            fn write_text_file(&self, request: WriteTextFileRequest, cx: ClientContext)
-                -> impl Future<Output = Result<WriteTextFileResponse, RpcError>> $($send)* {
-                let _ = (request, cx);
-                not_found(Method::WriteTextFile)
-            }
-
-            /// `terminal/create` (advertise `terminal`). Default: `-32601`.
-            fn create_terminal(&self, request: CreateTerminalRequest, cx: ClientContext)
-                -> impl Future<Output = Result<CreateTerminalResponse, RpcError>> $($send)* {
-                let _ = (request, cx);
-                not_found(Method::CreateTerminal)
-            }
-
-            /// `terminal/output`. Default: `-32601`.
-            fn terminal_output(&self, request: TerminalOutputRequest, cx: ClientContext)
-                -> impl Future<Output = Result<TerminalOutputResponse, RpcError>> $($send)* {
-                let _ = (request, cx);
-                not_found(Method::TerminalOutput)
-            }
-
-            /// `terminal/release`. Default: `-32601`.
-            fn release_terminal(&self, request: ReleaseTerminalRequest, cx: ClientContext)
-                -> impl Future<Output = Result<ReleaseTerminalResponse, RpcError>> $($send)* {
-                let _ = (request, cx);
-                not_found(Method::ReleaseTerminal)
-            }
-
-            /// `terminal/wait_for_exit`. Default: `-32601`.
-            fn wait_for_terminal_exit(&self, request: WaitForTerminalExitRequest, cx: ClientContext)
-                -> impl Future<Output = Result<WaitForTerminalExitResponse, RpcError>> $($send)* {
-                let _ = (request, cx);
-                not_found(Method::WaitForTerminalExit)
-            }
-
-            /// `terminal/kill`. Default: `-32601`.
-            fn kill_terminal(&self, request: KillTerminalRequest, cx: ClientContext)
-                -> impl Future<Output = Result<KillTerminalResponse, RpcError>> $($send)* {
-                let _ = (request, cx);
-                not_found(Method::KillTerminal)
-            }
-
-            /// An extension request (`_`-prefixed method). Default: `-32601`.
-            fn ext_method(&self, method: &str, params: Value, cx: ClientContext)
-                -> impl Future<Output = Result<Value, RpcError>> $($send)* {
-                let _ = (params, cx);
-                std::future::ready(Err(RpcError::method_not_found(method)))
-            }
-
-            /// An extension notification. Notifications are handled one at a time, in order.
-            /// Default: ignored.
-            fn ext_notification(&self, method: &str, params: Value) -> impl Future<Output = ()> $($send)* {
-                let _ = (method, params);
-                std::future::ready(())
-            }
-
-            /// A `session/update` that arrived outside a prompt turn of this client (for example
-            /// the history of `session/load`); inside a turn updates go to its [`PromptTurn`].
-            /// Handled one at a time, in order (a slow handler holds the connection's input
-            /// back once its queue is full). Default: ignored.
-            fn session_update(&self, notification: SessionNotification) -> impl Future<Output = ()> $($send)* {
-                let _ = notification;
-                std::future::ready(())
-            }
+            $(
+                notification_method! {
+                    $(#[doc = $ndoc])*
+                    #[doc = ""]
+                    #[doc = "Default: ignored."]
+                    $nh($np), $futures
+                }
+            )*
         }
 
         /// Calls the handler method for `request`.
@@ -128,14 +75,7 @@ macro_rules! client_trait {
                 other => return Err(RpcError::method_not_found(other.wire())),
             };
             Ok(match request {
-                AgentRequest::RequestPermission(r) => client_result(client.request_permission(r, cx).await?),
-                AgentRequest::ReadTextFile(r) => client_result(client.read_text_file(r, cx).await?),
-                AgentRequest::WriteTextFile(r) => client_result(client.write_text_file(r, cx).await?),
-                AgentRequest::CreateTerminal(r) => client_result(client.create_terminal(r, cx).await?),
-                AgentRequest::TerminalOutput(r) => client_result(client.terminal_output(r, cx).await?),
-                AgentRequest::ReleaseTerminal(r) => client_result(client.release_terminal(r, cx).await?),
-                AgentRequest::WaitForTerminalExit(r) => client_result(client.wait_for_terminal_exit(r, cx).await?),
-                AgentRequest::KillTerminal(r) => client_result(client.kill_terminal(r, cx).await?),
+                $( AgentRequest::$v(r) => client_result(client.$h(r, cx).await?), )*
                 AgentRequest::Ext(e) => {
                     client_result(ClientResponse::Ext(ExtResponse(client.ext_method(&e.method, e.params, cx).await?)))
                 }
@@ -159,9 +99,11 @@ macro_rules! client_trait {
                     while let Some(notification) = queue.pop().await {
                         // A panicking notification handler loses that notification only.
                         match notification {
-                            Notification::Agent(AgentNotification::SessionUpdate(n)) => {
-                                let _ = catch_unwind(client.session_update(n)).await;
-                            }
+                            $(
+                                Notification::Agent(AgentNotification::$nv(n)) => {
+                                    call_notification!($nh, client, n)
+                                }
+                            )*
                             Notification::Agent(AgentNotification::Ext(e)) => {
                                 let _ = catch_unwind(client.ext_notification(&e.method, e.params)).await;
                             }
@@ -174,7 +116,7 @@ macro_rules! client_trait {
     };
 }
 
-client_trait! {
+acp_proto::method_table!(client_trait {
     /// What an ACP client answers to its agent, with `Send` handler futures (run as spawned
     /// tasks). Every method has a default: `-32601`, except
     /// [`request_permission`](Client::request_permission), which answers `cancelled`, and the
@@ -184,14 +126,14 @@ client_trait! {
     /// refuses the methods you did not advertise with `-32601` before they reach you.
     trait Client: [Send + Sync +], futures: [+ Send],
     handlers: ClientHandlers(Arc), spawn: spawn, dispatch: dispatch_client;
-}
+});
 
-client_trait! {
+acp_proto::method_table!(client_trait {
     /// [`Client`] for handlers whose futures need not be `Send`: run as local tasks, with
     /// [`ClientConnection::connect_local`] inside a `tokio::task::LocalSet`.
     trait LocalClient: [], futures: [],
     handlers: LocalClientHandlers(Rc), spawn: spawn_local, dispatch: dispatch_local_client;
-}
+});
 
 impl Client for () {}
 impl LocalClient for () {}
@@ -207,16 +149,30 @@ pub struct ClientConnection {
     process: Option<Arc<dyn ProcessControl>>,
 }
 
-macro_rules! typed_requests {
-    ($( $(#[$doc:meta])* $name:ident($Req:ident) -> $Resp:ident; )*) => {
-        $(
-            $(#[$doc])*
-            pub async fn $name(&self, request: $Req) -> Result<$Resp, Error> {
-                self.handle.request_typed(request, self.timeout).await
-            }
-        )*
+/// The typed calls of the table's `typed` client→agent rows, as methods of [`ClientConnection`].
+macro_rules! client_calls {
+    (
+        {}
+        client_requests: [ $( {
+            $(#[doc = $doc:literal])* $v:ident = $w:literal, $p:ident => $r:ident, gate: [$($g:literal),*],
+            handler: $h:ident($cx:ident), default: $def:ident, call: $call:ident
+        } )* ]
+        $($rest:tt)*
+    ) => {
+        impl ClientConnection {
+            $(
+                typed_call! {
+                    $(#[doc = $doc])*
+                    #[doc = ""]
+                    #[doc = acp_proto::__gate_note!([$($g),*])]
+                    $call, $h($p) -> $r
+                }
+            )*
+        }
     };
 }
+
+acp_proto::method_table!(client_calls {});
 
 impl ClientConnection {
     /// Connects to an agent over `reader` (the agent's output) and `writer` (its input); the
@@ -336,30 +292,6 @@ impl ClientConnection {
             return Err(Error::UnsupportedProtocolVersion(response.protocol_version));
         }
         Ok(response)
-    }
-
-    typed_requests! {
-        /// `authenticate`.
-        authenticate(AuthenticateRequest) -> AuthenticateResponse;
-        /// `session/new`.
-        new_session(NewSessionRequest) -> NewSessionResponse;
-        /// `session/load` (the agent must advertise `loadSession`); the replayed history goes
-        /// to [`Client::session_update`].
-        load_session(LoadSessionRequest) -> LoadSessionResponse;
-        /// `session/set_mode`.
-        set_session_mode(SetSessionModeRequest) -> SetSessionModeResponse;
-        /// `session/set_config_option`.
-        set_session_config_option(SetSessionConfigOptionRequest) -> SetSessionConfigOptionResponse;
-        /// `session/list` (needs `sessionCapabilities.list`).
-        list_sessions(ListSessionsRequest) -> ListSessionsResponse;
-        /// `session/delete` (needs `sessionCapabilities.delete`).
-        delete_session(DeleteSessionRequest) -> DeleteSessionResponse;
-        /// `session/resume` (needs `sessionCapabilities.resume`).
-        resume_session(ResumeSessionRequest) -> ResumeSessionResponse;
-        /// `session/close` (needs `sessionCapabilities.close`).
-        close_session(CloseSessionRequest) -> CloseSessionResponse;
-        /// `logout` (needs `auth.logout`).
-        logout(LogoutRequest) -> LogoutResponse;
     }
 
     /// Starts a prompt turn. Resolves once the request went out (or was refused, e.g. while a

@@ -68,11 +68,24 @@ const fn table_is_valid(rows: &[MethodRow]) -> bool {
         if !matches!(r.layer, Layer::App) && (!matches!(r.kind, Kind::Notification) || !r.gate.is_empty()) {
             return false;
         }
-        // Unique wire string per direction.
+        // App rows have a handler in the adapters' traits; the connection's rows have none.
+        if r.handler.is_some() != matches!(r.layer, Layer::App) {
+            return false;
+        }
         let mut j = i + 1;
         while j < rows.len() {
-            if str_eq(r.wire, rows[j].wire) && directions_overlap(r.direction, rows[j].direction) {
-                return false;
+            let other = &rows[j];
+            if directions_overlap(r.direction, other.direction) {
+                // Unique wire string per direction.
+                if str_eq(r.wire, other.wire) {
+                    return false;
+                }
+                // Unique handler name per receiving side (they are methods of one trait).
+                if let (Some(a), Some(b)) = (r.handler, other.handler)
+                    && str_eq(a, b)
+                {
+                    return false;
+                }
             }
             j += 1;
         }

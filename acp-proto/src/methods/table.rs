@@ -1,0 +1,248 @@
+//! The literal method table, as a callback macro: [`method_table!`](crate::method_table).
+//!
+//! This file is the one place where an ACP method is written down. `acp_proto` expands the
+//! table into its enums, [`METHODS`](super::METHODS), [`TypedRequest`](super::TypedRequest) and
+//! the gate; the adapters (`acp-tokio`, `acp-blocking`) expand the same table into their handler
+//! traits, their dispatchers and their typed calls. Adding a method is one row here plus its
+//! types (and, when the core owns a rule about it, that rule).
+
+/// The method table: calls `$callback! { { $($args)* } <the table> }`.
+///
+/// The callback is a `macro_rules!` macro of the caller's crate, named by a bare identifier;
+/// `$args` are passed through first, in braces, so one callback can serve several expansions
+/// (for example a `Send` and a local handler trait). The table it receives has five groups, in
+/// this order, each a list of rows in braces:
+///
+/// ```text
+/// client_requests: [ { ROW } ... ]        // client → agent requests
+/// agent_requests: [ { ROW } ... ]         // agent → client requests
+/// client_notifications: [ { NROW } ... ]  // client → agent notifications
+/// agent_notifications: [ { NROW } ... ]   // agent → client notifications
+/// protocol: [ { PROW } ... ]              // either direction, owned by the connection
+/// ```
+///
+/// A request `ROW` is
+/// `$(#[doc = $doc:literal])* $Variant:ident = $wire:literal, $Params:ident => $Result:ident,
+/// gate: [$($gate:literal),*], handler: $handler:ident($context:ident), default: $default:ident,
+/// call: $call:ident`, where
+///
+/// * `gate` is the path into the receiver's own capabilities that must be advertised
+///   (empty: always allowed), as in [`MethodRow::gate`](crate::methods::MethodRow::gate);
+/// * `handler` names the receiver's handler method, and `$context` the context it gets:
+///   `request` (every request's context) or `prompt` (a prompt turn's, which knows its session);
+/// * `default` is what a handler trait answers when the method is not implemented:
+///   `required` (no default: the method must be implemented), `method_not_found` (`-32601`) or
+///   `cancelled` (a permission request answered with the `cancelled` outcome);
+/// * `call` says how a sender calls it: `typed` (a plain typed call: params in, result out) or
+///   `custom` (the adapter writes the call by hand, e.g. `initialize`, which checks the
+///   negotiated version, and `session/prompt`, which returns a turn).
+///
+/// A notification `NROW` is `$(#[doc = $doc:literal])* $Variant:ident = $wire:literal,
+/// $Params:ident, layer: $layer:ident, handler: [$($handler:ident)?]`: `layer` as in
+/// [`Layer`](crate::methods::Layer), and a handler only for the notifications the application
+/// receives (`session/cancel` is the connection's). A protocol `PROW` is
+/// `$(#[doc = $doc:literal])* $Variant:ident = $wire:literal, $Params:ident`.
+///
+/// ```
+/// /// Lists the handler names of the agent side.
+/// macro_rules! agent_handlers {
+///     (
+///         { $name:ident }
+///         client_requests: [ $( {
+///             $(#[doc = $doc:literal])* $v:ident = $w:literal, $p:ident => $r:ident,
+///             gate: [$($g:literal),*], handler: $h:ident($cx:ident), default: $def:ident, call: $call:ident
+///         } )* ]
+///         $($rest:tt)*
+///     ) => {
+///         const $name: &[&str] = &[$( stringify!($h) ),*];
+///     };
+/// }
+/// acp_proto::method_table!(agent_handlers { HANDLERS });
+/// assert_eq!(HANDLERS[0], "initialize");
+/// assert!(HANDLERS.contains(&"prompt"));
+/// ```
+#[macro_export]
+macro_rules! method_table {
+    ($callback:ident { $($args:tt)* }) => {
+        $callback! {
+            { $($args)* }
+            client_requests: [
+                {
+                    /// `initialize`: negotiate the protocol version and capabilities. Requests
+                    /// pipelined behind it are held by the core and dispatched once it has
+                    /// answered successfully.
+                    Initialize = "initialize", InitializeRequest => InitializeResponse, gate: [],
+                    handler: initialize(request), default: required, call: custom
+                }
+                {
+                    /// `authenticate` with one of the agent's auth methods.
+                    Authenticate = "authenticate", AuthenticateRequest => AuthenticateResponse, gate: [],
+                    handler: authenticate(request), default: method_not_found, call: typed
+                }
+                {
+                    /// `session/new`: open a session. Once it has answered, the core accepts updates
+                    /// for the new session.
+                    NewSession = "session/new", NewSessionRequest => NewSessionResponse, gate: [],
+                    handler: new_session(request), default: method_not_found, call: typed
+                }
+                {
+                    /// `session/load`: reopen a session, replaying its history as `session/update`
+                    /// notifications before the answer.
+                    LoadSession = "session/load", LoadSessionRequest => LoadSessionResponse, gate: ["loadSession"],
+                    handler: load_session(request), default: method_not_found, call: typed
+                }
+                {
+                    /// `session/set_mode`: switch the session's mode.
+                    SetSessionMode = "session/set_mode", SetSessionModeRequest => SetSessionModeResponse, gate: [],
+                    handler: set_session_mode(request), default: method_not_found, call: typed
+                }
+                {
+                    /// `session/set_config_option`: change one of the session's config options.
+                    SetSessionConfigOption = "session/set_config_option",
+                    SetSessionConfigOptionRequest => SetSessionConfigOptionResponse, gate: [],
+                    handler: set_session_config_option(request), default: method_not_found, call: typed
+                }
+                {
+                    /// `session/prompt`: run a prompt turn, streaming its updates, and answer with
+                    /// the stop reason. When the client cancels the turn, the context's
+                    /// cancellation fires and the core answers `cancelled` whatever the handler
+                    /// returns.
+                    Prompt = "session/prompt", PromptRequest => PromptResponse, gate: [],
+                    handler: prompt(prompt), default: method_not_found, call: custom
+                }
+                {
+                    /// `session/list`: the agent's sessions.
+                    ListSessions = "session/list", ListSessionsRequest => ListSessionsResponse,
+                    gate: ["sessionCapabilities", "list"],
+                    handler: list_sessions(request), default: method_not_found, call: typed
+                }
+                {
+                    /// `session/delete`: forget a session.
+                    DeleteSession = "session/delete", DeleteSessionRequest => DeleteSessionResponse,
+                    gate: ["sessionCapabilities", "delete"],
+                    handler: delete_session(request), default: method_not_found, call: typed
+                }
+                {
+                    /// `session/resume`: reopen a session without replaying its history.
+                    ResumeSession = "session/resume", ResumeSessionRequest => ResumeSessionResponse,
+                    gate: ["sessionCapabilities", "resume"],
+                    handler: resume_session(request), default: method_not_found, call: typed
+                }
+                {
+                    /// `session/close`: close a session, ending its running turn.
+                    CloseSession = "session/close", CloseSessionRequest => CloseSessionResponse,
+                    gate: ["sessionCapabilities", "close"],
+                    handler: close_session(request), default: method_not_found, call: typed
+                }
+                {
+                    /// `logout`: end the authenticated session.
+                    Logout = "logout", LogoutRequest => LogoutResponse, gate: ["auth", "logout"],
+                    handler: logout(request), default: method_not_found, call: typed
+                }
+            ]
+            agent_requests: [
+                {
+                    /// `session/request_permission`: ask the user before a tool call. The answer
+                    /// names one of the offered options (or is `cancelled`); when the turn is
+                    /// cancelled meanwhile, the core answers `cancelled` itself.
+                    RequestPermission = "session/request_permission",
+                    RequestPermissionRequest => RequestPermissionResponse, gate: [],
+                    handler: request_permission(request), default: cancelled, call: typed
+                }
+                {
+                    /// `fs/write_text_file`: write a text file.
+                    WriteTextFile = "fs/write_text_file", WriteTextFileRequest => WriteTextFileResponse,
+                    gate: ["fs", "writeTextFile"],
+                    handler: write_text_file(request), default: method_not_found, call: typed
+                }
+                {
+                    /// `fs/read_text_file`: read a text file (from a 1-based line, up to a limit).
+                    ReadTextFile = "fs/read_text_file", ReadTextFileRequest => ReadTextFileResponse,
+                    gate: ["fs", "readTextFile"],
+                    handler: read_text_file(request), default: method_not_found, call: typed
+                }
+                {
+                    /// `terminal/create`: start a command in a new terminal.
+                    CreateTerminal = "terminal/create", CreateTerminalRequest => CreateTerminalResponse,
+                    gate: ["terminal"],
+                    handler: create_terminal(request), default: method_not_found, call: typed
+                }
+                {
+                    /// `terminal/output`: a terminal's output so far, and its exit status once it
+                    /// has exited.
+                    TerminalOutput = "terminal/output", TerminalOutputRequest => TerminalOutputResponse,
+                    gate: ["terminal"],
+                    handler: terminal_output(request), default: method_not_found, call: typed
+                }
+                {
+                    /// `terminal/release`: kill a terminal's command if needed and free it.
+                    ReleaseTerminal = "terminal/release", ReleaseTerminalRequest => ReleaseTerminalResponse,
+                    gate: ["terminal"],
+                    handler: release_terminal(request), default: method_not_found, call: typed
+                }
+                {
+                    /// `terminal/wait_for_exit`: answer once a terminal's command has exited.
+                    WaitForTerminalExit = "terminal/wait_for_exit",
+                    WaitForTerminalExitRequest => WaitForTerminalExitResponse, gate: ["terminal"],
+                    handler: wait_for_terminal_exit(request), default: method_not_found, call: typed
+                }
+                {
+                    /// `terminal/kill`: kill a terminal's command, keeping the terminal.
+                    KillTerminal = "terminal/kill", KillTerminalRequest => KillTerminalResponse,
+                    gate: ["terminal"],
+                    handler: kill_terminal(request), default: method_not_found, call: typed
+                }
+            ]
+            client_notifications: [
+                {
+                    /// `session/cancel`: cancel the session's running prompt turn.
+                    Cancel = "session/cancel", CancelNotification, layer: SessionControl, handler: []
+                }
+            ]
+            agent_notifications: [
+                {
+                    /// `session/update`: streamed output of a session. Inside a prompt turn the
+                    /// turn's updates go to the turn; this handler gets the others (for example
+                    /// the history replayed by `session/load`). Handled one at a time, in order.
+                    SessionUpdate = "session/update", SessionNotification, layer: App, handler: [session_update]
+                }
+            ]
+            protocol: [
+                {
+                    /// `$/cancel_request`: cancel one in-flight request, either direction.
+                    CancelRequest = "$/cancel_request", CancelRequestNotification
+                }
+            ]
+        }
+    };
+}
+
+/// The doc line an adapter adds to a gated handler or call: `""` for an ungated method.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __gate_note {
+    ([]) => {
+        ""
+    };
+    ([$first:literal $(, $rest:literal)*]) => {
+        concat!(
+            "Gated: the core refuses it with `-32601` unless the receiver advertised `",
+            $first, $(".", $rest,)* "`."
+        )
+    };
+}
+
+/// The doc line an adapter adds to a handler method for its `default:` column.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __default_note {
+    (required) => {
+        "Required: the handler trait has no default for it."
+    };
+    (method_not_found) => {
+        "Default: answers `-32601` (method not found)."
+    };
+    (cancelled) => {
+        "Default: answers with the `cancelled` outcome."
+    };
+}
