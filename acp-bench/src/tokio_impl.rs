@@ -28,7 +28,7 @@ impl Agent for BenchAgent {
 
     async fn prompt(&self, _: PromptRequest, cx: PromptContext) -> Result<PromptResponse, RpcError> {
         for _ in 0..self.updates() {
-            cx.send_update(chunk_update()).await.map_err(|e| RpcError::internal_error(e.to_string()))?;
+            cx.send_update(chunk_update()).await?;
         }
         Ok(PromptResponse::new(StopReason::EndTurn))
     }

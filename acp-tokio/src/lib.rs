@@ -37,7 +37,8 @@
 //!             }
 //!             if let ContentBlock::Text(text) = block {
 //!                 // Waits while the client reads slower than we write: memory stays bounded.
-//!                 cx.send_text(text.text).await.map_err(|e| RpcError::internal_error(e.to_string()))?;
+//!                 // `?` answers the request with the failure (`-32603`, or `-32800` if cancelled).
+//!                 cx.send_text(text.text).await?;
 //!             }
 //!         }
 //!         Ok(PromptResponse::new(StopReason::EndTurn))
@@ -101,11 +102,10 @@
 //!     }
 //!
 //!     async fn prompt(&self, _: PromptRequest, cx: PromptContext) -> Result<PromptResponse, RpcError> {
-//!         let fail = |e: acp_tokio::Error| RpcError::internal_error(e.to_string());
 //!         let options = vec![PermissionOption::new("yes", "Yes", PermissionOptionKind::AllowOnce)];
-//!         let outcome = cx.request_permission(ToolCallUpdate::new("t1"), options).await.map_err(fail)?;
+//!         let outcome = cx.request_permission(ToolCallUpdate::new("t1"), options).await?;
 //!         let granted = matches!(outcome, RequestPermissionOutcome::Selected(_));
-//!         cx.send_text(if granted { "done" } else { "skipped" }).await.map_err(fail)?;
+//!         cx.send_text(if granted { "done" } else { "skipped" }).await?;
 //!         Ok(PromptResponse::new(StopReason::EndTurn))
 //!     }
 //! }

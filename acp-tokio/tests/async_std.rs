@@ -107,7 +107,7 @@ impl LocalAgent for RcAgent {
         counter.set(counter.get() + 1);
         async_std::task::yield_now().await;
         let update = common::echo::chunk(format!("prompt {}", counter.get()));
-        cx.send_update(update).await.map_err(|e| RpcError::internal_error(e.to_string()))?;
+        cx.send_update(update).await?;
         Ok(PromptResponse::new(StopReason::EndTurn))
     }
 }

@@ -42,7 +42,7 @@ impl Agent for Flood {
     async fn prompt(&self, _: PromptRequest, cx: PromptContext) -> Result<PromptResponse, RpcError> {
         *self.context.lock().unwrap() = Some(cx.clone());
         for i in 0..self.updates {
-            cx.send_update(chunk(i.to_string())).await.map_err(|e| RpcError::internal_error(e.to_string()))?;
+            cx.send_update(chunk(i.to_string())).await?;
             self.sent.store(i + 1, Ordering::SeqCst);
         }
         Ok(PromptResponse::new(StopReason::EndTurn))
@@ -166,10 +166,10 @@ impl LocalAgent for RcAgent {
             [ContentBlock::Text(t)] => t.text.clone(),
             _ => return Err(RpcError::invalid_params("one text block: a path")),
         };
-        let content = cx.read_text_file(path, None, None).await.map_err(|e| RpcError::internal_error(e.to_string()))?;
+        let content = cx.read_text_file(path, None, None).await?;
         tokio::task::yield_now().await;
         let text = format!("prompt {} read {content}", counter.get());
-        cx.send_update(chunk(text)).await.map_err(|e| RpcError::internal_error(e.to_string()))?;
+        cx.send_update(chunk(text)).await?;
         Ok(PromptResponse::new(StopReason::EndTurn))
     }
 

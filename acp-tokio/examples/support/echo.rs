@@ -62,10 +62,6 @@ pub(crate) fn storm_text(i: u64) -> String {
     format!("{i} {CHUNK}")
 }
 
-fn internal(e: acp_tokio::Error) -> RpcError {
-    RpcError::internal_error(e.to_string())
-}
-
 /// Sleeps on whichever runtime runs the handler (the agent knows none: a timer thread).
 async fn sleep(duration: Duration) {
     let (tx, rx) = tokio::sync::oneshot::channel();
@@ -92,7 +88,7 @@ impl EchoAgent {
                     if cx.is_cancelled() {
                         break;
                     }
-                    cx.send_text(storm_text(i)).await.map_err(internal)?;
+                    cx.send_text(storm_text(i)).await?;
                 }
             }
             "permission" => {
@@ -102,11 +98,11 @@ impl EchoAgent {
                 ];
                 let mut tool_call = ToolCallUpdate::new("call-1");
                 tool_call.title = Some("touch /tmp/echo".into());
-                let answer = match cx.request_permission(tool_call, options).await.map_err(internal)? {
+                let answer = match cx.request_permission(tool_call, options).await? {
                     RequestPermissionOutcome::Selected(s) => s.option_id.to_string(),
                     _ => "cancelled".to_owned(),
                 };
-                cx.send_text(format!("permission: {answer}")).await.map_err(internal)?;
+                cx.send_text(format!("permission: {answer}")).await?;
             }
             "read" => {
                 let path = words.next().unwrap_or("/");
@@ -114,23 +110,23 @@ impl EchoAgent {
                     Ok(content) => content,
                     Err(e) => format!("error: {e}"),
                 };
-                cx.send_text(text).await.map_err(internal)?;
+                cx.send_text(text).await?;
             }
             "terminal" => {
                 let command = words.next().unwrap_or("true");
                 let text = match cx.create_terminal(command, words.map(str::to_owned).collect()).await {
                     Ok(terminal) => {
-                        cx.wait_for_terminal_exit(&terminal).await.map_err(internal)?;
-                        let output = cx.terminal_output(&terminal).await.map_err(internal)?.output;
-                        cx.release_terminal(&terminal).await.map_err(internal)?;
+                        cx.wait_for_terminal_exit(&terminal).await?;
+                        let output = cx.terminal_output(&terminal).await?.output;
+                        cx.release_terminal(&terminal).await?;
                         output
                     }
                     Err(e) => format!("error: {e}"),
                 };
-                cx.send_text(text).await.map_err(internal)?;
+                cx.send_text(text).await?;
             }
             "wait" => {
-                cx.send_text("waiting").await.map_err(internal)?;
+                cx.send_text("waiting").await?;
                 let mut cancelled = std::pin::pin!(cx.cancelled());
                 let mut timeout = std::pin::pin!(sleep(Duration::from_secs(60)));
                 let was_cancelled = std::future::poll_fn(|task| match cancelled.as_mut().poll(task) {
@@ -143,7 +139,7 @@ impl EchoAgent {
                 }
             }
             "panic" => panic!("echo_agent was asked to panic"),
-            _ => cx.send_text(text).await.map_err(internal)?,
+            _ => cx.send_text(text).await?,
         }
         Ok(())
     }
@@ -165,7 +161,7 @@ impl Agent for EchoAgent {
     async fn prompt(&self, request: PromptRequest, cx: PromptContext) -> Result<PromptResponse, RpcError> {
         if let Some(n) = self.updates_per_prompt {
             for _ in 0..n {
-                cx.send_text(CHUNK).await.map_err(internal)?;
+                cx.send_text(CHUNK).await?;
             }
             return Ok(PromptResponse::new(StopReason::EndTurn));
         }
@@ -195,7 +191,7 @@ impl Agent for EchoAgent {
             "_announce" => {
                 let session = params["sessionId"].as_str().unwrap_or_default().to_owned();
                 let text = params["text"].as_str().unwrap_or_default().to_owned();
-                cx.send_session_update(session, chunk(text)).await.map_err(internal)?;
+                cx.send_session_update(session, chunk(text)).await?;
                 Ok(Value::Null)
             }
             other => Err(RpcError::method_not_found(other)),

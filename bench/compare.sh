@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# Before/after: the workloads of bench/run.sh on a past commit and on the working tree,
+# interleaved run by run (rep r runs every config x workload on both builds, alternating which
+# goes first), then a table of medians and the change.
+#
+#   bench/compare.sh cc261ec                    # 5 repetitions
+#   REPS=3 CONFIGS="blocking-stdio" WORKLOADS="w2" bench/compare.sh HEAD~3
+#
+# The past commit is built in a temporary git worktree with its own target directory (a full
+# release build), unless BEFORE_BIN names its acp-bench binary already built (each run keeps
+# both binaries beside its raw METRIC lines, in bench/out/compare-<UTC time>/).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+REV=${1:?usage: bench/compare.sh REV}
+REPS=${REPS:-5}
+CONFIGS=${CONFIGS:-"tokio-stdio blocking-stdio tokio-duplex core-direct"}
+WORKLOADS=${WORKLOADS:-"w1 w2 w3"}
+TIMEOUT=${TIMEOUT:-300}
+
+OUT=bench/out/compare-$(date -u +%Y%m%dT%H%M%SZ)
+mkdir -p "$OUT"
+if [[ -n "${BEFORE_BIN:-}" ]]; then
+    cp "$BEFORE_BIN" "$OUT/acp-bench-before"
+else
+    WT=$(mktemp -d)
+    trap 'git worktree remove --force "$WT/before" >/dev/null 2>&1 || true; rm -rf "$WT"' EXIT
+    git worktree add -q --detach "$WT/before" "$REV"
+    echo "# building $REV ($(git rev-parse --short "$REV"))" >&2
+    (cd "$WT/before" && CARGO_TARGET_DIR="$WT/before/target" cargo build --release -q -p acp-bench)
+    cp "$WT/before/target/release/acp-bench" "$OUT/acp-bench-before"
+fi
+cargo build --release -q -p acp-bench
+cp target/release/acp-bench "$OUT/acp-bench-after"
+{
+    echo "before: $REV ($(git rev-parse --short "$REV")); after: working tree at $(git rev-parse --short HEAD)"
+    echo "host: $(uname -srm), $(nproc) cpus; load before: $(cut -d' ' -f1-3 /proc/loadavg)"
+} > "$OUT/machine.txt"
+
+run() { # build config workload rep
+    local bin="$OUT/acp-bench-$1" file="$OUT/r$4-$1-$2-$3.txt"
+    if ! timeout "$TIMEOUT" "$bin" client --config "$2" --workload "$3" > "$file" 2> "${file%.txt}.err"; then
+        echo "  $1 $2 $3 FAILED (see ${file%.txt}.err)" >&2
+    fi
+}
+
+for rep in $(seq 1 "$REPS"); do
+    echo "rep $rep/$REPS (load $(cut -d' ' -f1 /proc/loadavg))" >&2
+    order="before after"
+    (( rep % 2 == 0 )) && order="after before"
+    for w in $WORKLOADS; do
+        for c in $CONFIGS; do
+            for b in $order; do run "$b" "$c" "$w" "$rep"; done
+        done
+    done
+done
+echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)" >> "$OUT/machine.txt"
+
+median() { # metric files...
+    local metric=$1
+    shift
+    { cat "$@" 2>/dev/null || true; } | awk -v m="$metric" -F'[= ]' '$1=="METRIC" && $2==m {print $3}' |
+        sort -g | awk '{v[NR]=$1} END {if (NR) print v[int((NR+1)/2)]; else print "-"}'
+}
+
+metrics() { # workload -> the metrics shown for it
+    case $1 in
+        w1) echo "w1_updates_per_s agent_peak_rss_kb" ;;
+        w2) echo "w2_rtt_per_s w2_p50_us w2_p99_us" ;;
+        w3) echo "w3_frames_per_s w3_prompts_per_s" ;;
+    esac
+}
+
+{
+    cat "$OUT/machine.txt"
+    echo
+    echo "Medians of $REPS interleaved repetitions."
+    echo
+    echo "| config | metric | before | after | change |"
+    echo "|---|---|---:|---:|---:|"
+    for w in $WORKLOADS; do
+        for c in $CONFIGS; do
+            for m in $(metrics "$w"); do
+                b=$(median "$m" "$OUT"/r*-before-"$c"-"$w".txt)
+                a=$(median "$m" "$OUT"/r*-after-"$c"-"$w".txt)
+                change=$(awk -v a="$a" -v b="$b" 'BEGIN { if (a == "-" || b == "-" || b == 0) print "-"; else printf "%+.1f%%", (a - b) * 100 / b }')
+                echo "| $c | $m | $b | $a | $change |"
+            done
+        done
+    done
+} | tee "$OUT/table.md"
