@@ -105,9 +105,7 @@ impl Client for TestClient {
         let terminals = self.terminals.lock().unwrap();
         let (_, code) =
             terminals.get(request.terminal_id.as_str()).ok_or_else(|| RpcError::resource_not_found("terminal"))?;
-        let mut response = WaitForTerminalExitResponse::default();
-        response.exit_code = *code;
-        Ok(response)
+        Ok(WaitForTerminalExitResponse { exit_code: *code, ..Default::default() })
     }
 
     async fn terminal_output(
