@@ -39,7 +39,6 @@
 //! ([`LINGER`], at most [`LINGER_BYTES`]) before the write, so that a handler streaming
 //! updates gets them out in large writes; a response or a request ends the linger at once.
 
-use std::any::Any;
 use std::collections::{HashMap, VecDeque};
 use std::io::{self, Read, Write};
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -58,7 +57,7 @@ use crate::error::Error;
 use crate::io_threads::{spawn_reader, spawn_writer};
 use crate::pool::{Job, Pool, spawn_ordered};
 use crate::sync::{Backlog, CancelToken, InboxReceiver, InboxSender, inbox, lock};
-use crate::trace::Tracer;
+use acp_runtime::trace::Tracer;
 
 /// Bytes asked of the transport per read.
 pub(crate) const READ_CHUNK: usize = 64 * 1024;
@@ -516,7 +515,9 @@ impl Driver {
                 self.running.remove(&id);
                 // A result that does not fit its request is answered by the core itself (an
                 // internal error, or `cancelled` for a permission option never offered).
-                let _ = self.conn().respond(now, id, result);
+                if let Err(error) = self.conn().respond(now, id, result) {
+                    self.tracer.respond_refused(id, &error);
+                }
             }
             Command::CancelTurn { session, reply } => {
                 let result = self.conn().cancel_turn(now, &session);
@@ -749,7 +750,7 @@ impl Driver {
             }
             scope.in_scope(|| {
                 let result = catch_unwind(AssertUnwindSafe(|| service.request(&link, id, &cancel, request)))
-                    .unwrap_or_else(|panic| Err(handler_panicked(&*panic)));
+                    .unwrap_or_else(|panic| Err(acp_runtime::handler_panicked(&*panic)));
                 link.respond(id, result);
             })
         }));
@@ -769,13 +770,4 @@ impl Driver {
             ordered.push(Box::new(move || scope.in_scope(|| service.notification(&link, notification))));
         }
     }
-}
-
-/// The answer to a request whose handler panicked. The panic's message stays in this process
-/// (the panic hook prints it); the peer learns only that the handler failed.
-fn handler_panicked(panic: &(dyn Any + Send)) -> RpcError {
-    let _message = panic.downcast_ref::<&str>().copied().or_else(|| panic.downcast_ref::<String>().map(String::as_str));
-    #[cfg(feature = "tracing")]
-    tracing::error!(message = _message.unwrap_or("(not a string)"), "a request handler panicked");
-    RpcError::internal_error("the request handler panicked")
 }

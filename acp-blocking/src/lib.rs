@@ -158,7 +158,6 @@ mod io_threads;
 mod pool;
 mod process;
 mod sync;
-mod trace;
 
 pub use acp_proto;
 pub use agent::{Agent, AgentOptions, PromptContext, RequestContext, serve, serve_stdio, serve_with};

@@ -6,8 +6,14 @@
 //!
 //! * [`Error`]: why a call failed, one type for both adapters (each re-exports it), with
 //!   `From<Error> for RpcError` so that `?` answers a handler's request on either.
+//! * [`trace`]: one tracing vocabulary (spans, targets, event names, fields, the payload cap)
+//!   for every adapter, behind the `tracing` feature.
+//! * [`handler_panicked`]: the one answer to a request whose handler panicked.
 #![deny(missing_docs)]
 
 mod error;
+mod panic;
+pub mod trace;
 
 pub use error::Error;
+pub use panic::handler_panicked;

@@ -46,7 +46,7 @@ use crate::handle::{Command, Done, DriverStats, Handle, RequestCommand, Shared};
 use crate::io::{ReadBytes, WriteBytes};
 use crate::runtime::Runtime;
 use crate::sync::{CancellationToken, QueueReceiver, QueueSender, lock, queue};
-use crate::trace::Tracer;
+use acp_runtime::trace::Tracer;
 
 /// While handlers keep sending, the driver lets them queue more before it writes, up to this
 /// many bytes...
@@ -299,7 +299,9 @@ impl<Rt: Runtime, H: Handlers, Rd: ReadBytes, Wr: WriteBytes> Driver<Rt, H, Rd, 
     fn respond(&mut self, now: Instant, id: InboundId, result: Result<Response, RpcError>) {
         // A result that does not fit its request is answered by the core itself (an internal
         // error, or `cancelled` for a permission option never offered).
-        let _ = self.conn.respond(now, id, result);
+        if let Err(error) = self.conn.respond(now, id, result) {
+            self.tracer.respond_refused(id, &error);
+        }
     }
 
     fn send_or_hold(&mut self, now: Instant, send: Held) {
@@ -425,7 +427,7 @@ impl<Rt: Runtime, H: Handlers, Rd: ReadBytes, Wr: WriteBytes> Driver<Rt, H, Rd, 
             return false;
         }
         let n = self.conn.handle_input(now, &self.input[self.start..self.end]);
-        self.tracer.input(&self.input[self.start..self.start + n]);
+        self.tracer.frames_in(&self.input[self.start..self.start + n]);
         self.start += n;
         n > 0
     }
@@ -443,6 +445,7 @@ impl<Rt: Runtime, H: Handlers, Rd: ReadBytes, Wr: WriteBytes> Driver<Rt, H, Rd, 
         }
         while let Some(event) = self.conn.poll_event() {
             progress = true;
+            self.tracer.event(&event);
             self.stalled = self.dispatch(event, cx);
             if self.stalled.is_some() {
                 break;
@@ -459,7 +462,6 @@ impl<Rt: Runtime, H: Handlers, Rd: ReadBytes, Wr: WriteBytes> Driver<Rt, H, Rd, 
         let force = self.conn.is_closed();
         match event {
             Event::Request { id, request } => {
-                self.tracer.request(id, request.wire());
                 let cancel = CancellationToken::new();
                 self.inbound.insert(id, cancel.clone());
                 let done = Done { id, tx: Some(self.handle.tx.clone()) };
@@ -467,7 +469,6 @@ impl<Rt: Runtime, H: Handlers, Rd: ReadBytes, Wr: WriteBytes> Driver<Rt, H, Rd, 
                 self.handlers.spawn_request(&self.rt, request, cx, done);
             }
             Event::Notification { notification, turn } => {
-                self.tracer.notification(notification.wire(), turn.is_some());
                 let sink = turn.and_then(|stamp| self.pending.get(&stamp.turn)).and_then(|p| p.turn.as_ref());
                 match (sink, notification) {
                     (Some((_, updates)), Notification::Agent(AgentNotification::SessionUpdate(update))) => {
@@ -489,13 +490,11 @@ impl<Rt: Runtime, H: Handlers, Rd: ReadBytes, Wr: WriteBytes> Driver<Rt, H, Rd, 
                 }
             }
             Event::Cancelled { id, reason } => {
-                self.tracer.cancelled(id, reason);
                 if let Some(token) = self.inbound.get(&id) {
                     token.cancel(reason);
                 }
             }
             Event::Outcome { id, outcome } => {
-                self.tracer.outcome(id, &outcome);
                 if let Some(pending) = self.pending.remove(&id) {
                     self.tokens.remove(&pending.token);
                     // Dropping the turn's sender ends its stream; every update came before.
@@ -507,7 +506,6 @@ impl<Rt: Runtime, H: Handlers, Rd: ReadBytes, Wr: WriteBytes> Driver<Rt, H, Rd, 
                 let _ = self.shared().negotiated.set(negotiated);
             }
             Event::Closed { reason } => {
-                self.tracer.closed(&reason);
                 *lock(&self.shared().close_reason) = Some(reason);
                 self.notifications = None;
                 self.saw_closed = true;
@@ -540,7 +538,7 @@ impl<Rt: Runtime, H: Handlers, Rd: ReadBytes, Wr: WriteBytes> Driver<Rt, H, Rd, 
                 if self.conn.poll_transmit(&mut self.output) == 0 {
                     break;
                 }
-                self.tracer.output(&self.output);
+                self.tracer.frames_out(&self.output);
                 self.stats.write_batches += 1;
                 self.deferrals = 0;
                 progress = true;
@@ -654,7 +652,8 @@ impl<Rt: Runtime, H: Handlers, Rd: ReadBytes, Wr: WriteBytes> Future for Driver<
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let this = self.get_mut();
-        let _entered = this.tracer.enter();
+        let scope = this.tracer.scope();
+        let _entered = scope.enter();
         let result = this.poll_rounds(cx);
         this.publish_stats();
         if result.is_ready() {

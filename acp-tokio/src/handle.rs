@@ -211,7 +211,7 @@ impl Drop for Done {
 pub(crate) async fn run_handler(done: Done, handler: impl Future<Output = Result<Response, RpcError>>) {
     let result = match catch_unwind(handler).await {
         Ok(result) => result,
-        Err(_panic) => Err(RpcError::internal_error("the handler panicked")),
+        Err(panic) => Err(acp_runtime::handler_panicked(&*panic)),
     };
     done.complete(result);
 }

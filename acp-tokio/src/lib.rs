@@ -208,7 +208,6 @@ mod options;
 mod process;
 mod runtime;
 mod sync;
-mod trace;
 mod turn;
 
 #[cfg(feature = "async-std")]

@@ -86,7 +86,9 @@ fn traced_run(payloads: bool) -> Arc<Collector> {
 
 fn frames(collector: &Collector, direction: &str) -> Vec<Recorded> {
     let events = collector.events.lock().unwrap();
-    events.iter().filter(|e| e.name == "frame" && e.fields["direction"] == direction).cloned().collect()
+    // acp-runtime's vocabulary: `frame in` / `frame out`.
+    let name = format!("frame {direction}");
+    events.iter().filter(|e| e.name == name).cloned().collect()
 }
 
 #[test]
