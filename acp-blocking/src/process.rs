@@ -4,7 +4,7 @@
 use std::collections::VecDeque;
 use std::io::{self, Read};
 use std::process::{Child, ChildStdin, ChildStdout, Command, ExitStatus, Stdio};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Condvar, Mutex, PoisonError};
 use std::thread;
 use std::time::{Duration, Instant};
 
@@ -14,6 +14,8 @@ use crate::sync::lock;
 const TERM_GRACE: Duration = Duration::from_secs(1);
 /// How often a waiting close checks whether the process exited.
 const POLL: Duration = Duration::from_millis(5);
+/// How long a close waits, once the process has exited, for its stderr to be read to the end.
+const STDERR_GRACE: Duration = Duration::from_millis(500);
 
 /// The last bytes a process wrote to stderr.
 #[derive(Debug)]
@@ -50,6 +52,8 @@ pub(crate) struct ChildProcess {
     child: Mutex<Option<Child>>,
     status: Mutex<Option<ExitStatus>>,
     stderr: Arc<Mutex<Ring>>,
+    /// Set by the stderr reader once it has read the pipe to its end.
+    stderr_done: Arc<(Mutex<bool>, Condvar)>,
 }
 
 /// Spawns `command` with stdin and stdout piped for the connection and stderr drained into a
@@ -68,13 +72,19 @@ pub(crate) fn spawn(
         _ => unreachable!("all three were piped"),
     };
     let ring = Arc::new(Mutex::new(Ring::new(stderr_capacity)));
+    let done = Arc::new((Mutex::new(false), Condvar::new()));
     let process = ChildProcess {
         pid: child.id(),
         child: Mutex::new(Some(child)),
         status: Mutex::new(None),
         stderr: ring.clone(),
+        stderr_done: done.clone(),
     };
-    thread::Builder::new().name("acp-stderr".into()).spawn(move || drain(stderr, &ring))?;
+    thread::Builder::new().name("acp-stderr".into()).spawn(move || {
+        drain(stderr, &ring);
+        *lock(&done.0) = true;
+        done.1.notify_all();
+    })?;
     Ok((process, stdin, stdout))
 }
 
@@ -150,7 +160,25 @@ impl ChildProcess {
         };
         *slot = None;
         *lock(&self.status) = Some(status);
+        drop(slot);
+        self.await_stderr(STDERR_GRACE);
         Ok(status)
+    }
+
+    /// Waits up to `limit` for the stderr reader to reach the pipe's end, so that the tail
+    /// holds the agent's last words once it has exited (a process it left behind may keep the
+    /// pipe open: then the tail is what was read by then).
+    fn await_stderr(&self, limit: Duration) {
+        let (done, ended) = &*self.stderr_done;
+        let deadline = Instant::now() + limit;
+        let mut finished = lock(done);
+        while !*finished {
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                return;
+            }
+            finished = ended.wait_timeout(finished, left).unwrap_or_else(PoisonError::into_inner).0;
+        }
     }
 }
 
