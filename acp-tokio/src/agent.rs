@@ -153,15 +153,16 @@ pub async fn serve_local<A: LocalAgent>(
 ///
 /// On Unix, when stdin and stdout are pipes (how a client spawns an agent), they are read and
 /// written by the runtime's reactor, so no read and no write goes through tokio's blocking
-/// pool; their blocking mode is restored when this returns. Otherwise (a terminal, a file, a
-/// runtime without I/O) tokio's `stdin()`/`stdout()` are used.
+/// pool; their blocking mode is restored when this returns, and also when its future is
+/// dropped or a panic unwinds it. Otherwise (a terminal, a file, a runtime without I/O)
+/// tokio's `stdin()`/`stdout()` are used.
 pub async fn serve_stdio<A: Agent>(agent: A) -> Result<(), Error> {
     #[cfg(unix)]
     if let Some(pipes) = crate::io::StdioPipes::open() {
-        let (reader, writer) = pipes.take();
-        let result = serve(agent, reader, writer, AgentOptions::default()).await;
-        crate::io::StdioPipes::restore();
-        return result;
+        // Blocking mode comes back when the guard drops: at the end, or when this future is
+        // dropped or unwinds.
+        let (reader, writer, _blocking) = pipes.take();
+        return serve(agent, reader, writer, AgentOptions::default()).await;
     }
     serve(agent, tokio::io::stdin(), tokio::io::stdout(), AgentOptions::default()).await
 }
@@ -170,10 +171,10 @@ pub async fn serve_stdio<A: Agent>(agent: A) -> Result<(), Error> {
 pub async fn serve_stdio_local<A: LocalAgent>(agent: A) -> Result<(), Error> {
     #[cfg(unix)]
     if let Some(pipes) = crate::io::StdioPipes::open() {
-        let (reader, writer) = pipes.take();
-        let result = serve_local(agent, reader, writer, AgentOptions::default()).await;
-        crate::io::StdioPipes::restore();
-        return result;
+        // Blocking mode comes back when the guard drops: at the end, or when this future is
+        // dropped or unwinds.
+        let (reader, writer, _blocking) = pipes.take();
+        return serve_local(agent, reader, writer, AgentOptions::default()).await;
     }
     serve_local(agent, tokio::io::stdin(), tokio::io::stdout(), AgentOptions::default()).await
 }

@@ -91,16 +91,67 @@ impl StdioPipes {
         }
     }
 
-    pub(crate) fn take(self) -> (tokio::net::unix::pipe::Receiver, tokio::net::unix::pipe::Sender) {
-        (self.reader, self.writer)
+    /// Both ends, and the guard that puts stdin and stdout back into blocking mode when it is
+    /// dropped: when serving ends, and also when its future is dropped or a panic unwinds.
+    pub(crate) fn take(self) -> (tokio::net::unix::pipe::Receiver, tokio::net::unix::pipe::Sender, BlockingOnDrop) {
+        use std::os::fd::AsFd;
+        let guard = BlockingOnDrop::new([std::io::stdin().as_fd(), std::io::stdout().as_fd()]);
+        (self.reader, self.writer, guard)
     }
 
     /// Puts stdin and stdout back into blocking mode (the flag belongs to the pipe, which the
     /// rest of the process, and whoever inherits it, still uses).
-    pub(crate) fn restore() {
+    fn restore() {
         use std::os::fd::AsFd;
-        let _ = rustix::io::ioctl_fionbio(std::io::stdin().as_fd(), false);
-        let _ = rustix::io::ioctl_fionbio(std::io::stdout().as_fd(), false);
+        drop(BlockingOnDrop::new([std::io::stdin().as_fd(), std::io::stdout().as_fd()]));
+    }
+}
+
+/// Puts its descriptors (duplicates: the mode belongs to the open pipe, shared by every
+/// duplicate) back into blocking mode when dropped.
+#[cfg(unix)]
+pub(crate) struct BlockingOnDrop(Vec<std::os::fd::OwnedFd>);
+
+#[cfg(unix)]
+impl BlockingOnDrop {
+    pub(crate) fn new<'a>(fds: impl IntoIterator<Item = std::os::fd::BorrowedFd<'a>>) -> BlockingOnDrop {
+        BlockingOnDrop(fds.into_iter().filter_map(|fd| fd.try_clone_to_owned().ok()).collect())
+    }
+}
+
+#[cfg(unix)]
+impl Drop for BlockingOnDrop {
+    fn drop(&mut self) {
+        for fd in &self.0 {
+            let _ = rustix::io::ioctl_fionbio(fd, false);
+        }
+    }
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+    use std::os::fd::AsFd;
+
+    use super::BlockingOnDrop;
+
+    fn nonblocking(fd: std::os::fd::BorrowedFd<'_>) -> bool {
+        rustix::fs::fcntl_getfl(fd).expect("F_GETFL").contains(rustix::fs::OFlags::NONBLOCK)
+    }
+
+    #[test]
+    fn the_guard_restores_blocking_mode_when_dropped_also_by_a_panic() {
+        let (read, write) = rustix::pipe::pipe().expect("pipe");
+        for fd in [read.as_fd(), write.as_fd()] {
+            rustix::io::ioctl_fionbio(fd, true).expect("FIONBIO");
+        }
+        let guard = BlockingOnDrop::new([read.as_fd(), write.as_fd()]);
+        assert!(nonblocking(read.as_fd()) && nonblocking(write.as_fd()));
+        let unwound = std::panic::catch_unwind(std::panic::AssertUnwindSafe(move || {
+            let _guard = guard;
+            panic!("serving failed");
+        }));
+        assert!(unwound.is_err());
+        assert!(!nonblocking(read.as_fd()) && !nonblocking(write.as_fd()));
     }
 }
 
