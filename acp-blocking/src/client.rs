@@ -231,7 +231,7 @@ impl Requester {
     pub fn prompt(&self, request: PromptRequest) -> Result<PromptTurn, Error> {
         let session = request.session_id.clone();
         let items = self.link.start_turn(request.into(), self.timeout)?;
-        Ok(PromptTurn { items, session, link: self.link.clone(), end: None })
+        Ok(PromptTurn { items, session, link: self.link.clone(), end: None, ended: false })
     }
 
     /// `session/prompt`, calling `on_update` with every update of the turn in order on this
@@ -296,14 +296,29 @@ impl Requester {
 ///
 /// Updates wait for you in a queue shared by the connection (`ClientOptions::max_buffered`);
 /// while it is full the connection stops reading from the agent. Read each turn as it runs
-/// (one thread per turn, or [`Requester::prompt_with`]). Dropping a turn discards its
-/// updates; it does not cancel it.
+/// (one thread per turn, or [`Requester::prompt_with`]).
+///
+/// Dropping an unfinished turn cancels it (`session/cancel`) and drops its remaining updates,
+/// as acp-tokio's `PromptTurn` does.
 #[derive(Debug)]
+#[must_use = "a prompt turn is cancelled when dropped"]
 pub struct PromptTurn {
     items: InboxReceiver<TurnItem>,
     session: SessionId,
     link: Link,
     end: Option<Result<PromptResponse, Error>>,
+    /// The turn's end was read: dropping it then cancels nothing.
+    ended: bool,
+}
+
+impl Drop for PromptTurn {
+    fn drop(&mut self) {
+        if !self.ended {
+            // Closed first, so that the driver finds this turn's reader gone.
+            self.items.close();
+            self.link.abandon_turns();
+        }
+    }
 }
 
 impl PromptTurn {
@@ -314,7 +329,7 @@ impl PromptTurn {
 
     /// The next update, blocking until it arrives; `None` once the turn is over.
     pub fn next_update(&mut self) -> Option<SessionUpdate> {
-        if self.end.is_some() {
+        if self.ended {
             return None;
         }
         loop {
@@ -331,10 +346,12 @@ impl PromptTurn {
                     let result = Error::from_outcome(outcome)
                         .and_then(|r| PromptRequest::result(r).ok_or(Error::UnexpectedResponse));
                     self.end = Some(result);
+                    self.ended = true;
                     return None;
                 }
                 None => {
                     self.end = Some(Err(Error::ConnectionClosed));
+                    self.ended = true;
                     return None;
                 }
             }

@@ -102,6 +102,9 @@ pub(crate) enum Command {
     Respond { id: InboundId, result: Result<Response, RpcError> },
     /// Client side: cancel the session's running prompt turn.
     CancelTurn { session: SessionId, reply: SyncSender<Result<(), Error>> },
+    /// Client side: a `PromptTurn` was dropped before its end; cancel every turn in flight
+    /// whose reader is gone.
+    AbandonTurns,
     /// Close the connection.
     Close,
 }
@@ -257,6 +260,11 @@ impl Link {
         let (reply, rx) = mpsc::sync_channel(1);
         self.command(Command::CancelTurn { session, reply })?;
         rx.recv().unwrap_or(Err(Error::ConnectionClosed))
+    }
+
+    /// Client side: a turn was dropped before its end (see [`Command::AbandonTurns`]).
+    pub(crate) fn abandon_turns(&self) {
+        let _ = self.command(Command::AbandonTurns);
     }
 
     /// Asks the driver to close the connection (a no-op once it is gone).
@@ -522,6 +530,21 @@ impl Driver {
             Command::CancelTurn { session, reply } => {
                 let result = self.conn().cancel_turn(now, &session);
                 let _ = reply.send(result.map(drop).map_err(Error::from));
+            }
+            Command::AbandonTurns => {
+                let abandoned: Vec<SessionId> = self
+                    .calls
+                    .values()
+                    .filter_map(|pending| match pending {
+                        Pending::Turn { session: Some(session), sink } if sink.receiver_gone() => Some(session.clone()),
+                        _ => None,
+                    })
+                    .collect();
+                for session in abandoned {
+                    // The agent still answers the prompt (`cancelled`); the updates in between
+                    // are dropped with the turn's inbox.
+                    let _ = self.conn().cancel_turn(now, &session);
+                }
             }
             Command::Close => self.conn().close(now),
         }

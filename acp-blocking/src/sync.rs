@@ -180,12 +180,17 @@ pub(crate) fn inbox<T>(backlog: Arc<Backlog>) -> (InboxSender<T>, InboxReceiver<
 }
 
 impl<T> InboxSender<T> {
-    /// Queues an item; returns false (and drops it) when the receiver is gone.
     /// Whether the receiver has taken everything pushed so far.
     pub(crate) fn is_empty(&self) -> bool {
         lock(&self.0.state).items.is_empty()
     }
 
+    /// Whether the receiver was dropped.
+    pub(crate) fn receiver_gone(&self) -> bool {
+        lock(&self.0.state).receiver_gone
+    }
+
+    /// Queues an item; returns false (and drops it) when the receiver is gone.
     pub(crate) fn push(&self, item: T) -> bool {
         let mut state = lock(&self.0.state);
         if state.receiver_gone {
@@ -211,8 +216,6 @@ impl<T> Drop for InboxSender<T> {
 }
 
 impl<T> InboxReceiver<T> {
-    /// The next item, blocking until one is queued; `None` once the sender is gone and the
-    /// queue is empty.
     /// Takes the next item without waiting, if `take` accepts it.
     pub(crate) fn take_if(&self, take: impl FnOnce(&T) -> bool) -> Option<T> {
         let mut state = lock(&self.0.state);
@@ -225,6 +228,8 @@ impl<T> InboxReceiver<T> {
         item
     }
 
+    /// The next item, blocking until one is queued; `None` once the sender is gone and the
+    /// queue is empty.
     pub(crate) fn recv(&self) -> Option<T> {
         let mut state = lock(&self.0.state);
         loop {
@@ -242,13 +247,20 @@ impl<T> InboxReceiver<T> {
     }
 }
 
-impl<T> Drop for InboxReceiver<T> {
-    fn drop(&mut self) {
+impl<T> InboxReceiver<T> {
+    /// Discards what is queued and what comes later, as dropping the receiver does.
+    pub(crate) fn close(&self) {
         let mut state = lock(&self.0.state);
         state.receiver_gone = true;
         let dropped = std::mem::take(&mut state.items);
         drop(state);
         self.0.backlog.take(dropped.len());
+    }
+}
+
+impl<T> Drop for InboxReceiver<T> {
+    fn drop(&mut self) {
+        self.close();
     }
 }
 

@@ -261,3 +261,29 @@ fn the_agent_exits_within_a_second_of_stdin_eof_even_mid_turn() {
         assert!(conn.stderr_tail().contains("stdin closed, exiting"), "{}", conn.stderr_tail());
     });
 }
+
+#[test]
+fn a_dropped_turn_is_cancelled_so_its_session_takes_a_new_one() {
+    within(LIMIT, || {
+        let conn = spawn_echo(TestClient::default());
+        let session = handshake(&conn, false);
+        let mut turn = conn.prompt(prompt(&session, "wait")).unwrap();
+        assert_eq!(turn.next_update().map(|u| text(&u)).as_deref(), Some("waiting"));
+        // The agent's handler waits up to 60 s for its cancellation; until the turn ends the
+        // core refuses another prompt of the session. Dropping the turn sends `session/cancel`.
+        drop(turn);
+        let deadline = Instant::now() + Duration::from_secs(10);
+        let mut next = loop {
+            match conn.prompt(prompt(&session, "after")) {
+                Ok(turn) => break turn,
+                Err(Error::Send(SendError::TurnAlreadyRunning(_))) if Instant::now() < deadline => {
+                    thread::sleep(Duration::from_millis(10));
+                }
+                Err(e) => panic!("the dropped turn was not cancelled: {e}"),
+            }
+        };
+        assert_eq!(next.next_update().map(|u| text(&u)).as_deref(), Some("after"));
+        assert_eq!(next.finish().unwrap(), StopReason::EndTurn);
+        conn.close().unwrap();
+    });
+}
