@@ -298,6 +298,12 @@ impl Requester {
 /// while it is full the connection stops reading from the agent. Read each turn as it runs
 /// (one thread per turn, or [`Requester::prompt_with`]).
 ///
+/// The agent's requests of this turn's session (a permission question, a file read) reach
+/// their handlers in wire order with the updates, by construction: a handler starts only once
+/// this turn's reader has taken every update sent before its request (with
+/// [`next_update`](Self::next_update)), or has handled it (with
+/// [`next_update_then`](Self::next_update_then)), or dropped the turn.
+///
 /// Dropping an unfinished turn cancels it (`session/cancel`) and drops its remaining updates,
 /// as acp-tokio's `PromptTurn` does.
 #[derive(Debug)]
@@ -328,18 +334,33 @@ impl PromptTurn {
     }
 
     /// The next update, blocking until it arrives; `None` once the turn is over.
+    ///
+    /// The agent's requests of this turn that arrived right after the update may reach their
+    /// handlers as soon as it is returned (so a reader may wait for such a handler). To handle
+    /// an update before them, use [`next_update_then`](Self::next_update_then).
     pub fn next_update(&mut self) -> Option<SessionUpdate> {
+        self.next_update_then(|update| update)
+    }
+
+    /// Takes the next update and runs `handle` with it before any agent request of this turn
+    /// that arrived after that update reaches its handler; `None` once the turn is over. So
+    /// what `handle` does (e.g. queueing the update for a screen) comes before what those
+    /// handlers do, by construction. `handle` must not wait for such a handler.
+    pub fn next_update_then<R>(&mut self, handle: impl FnOnce(SessionUpdate) -> R) -> Option<R> {
         if self.ended {
             return None;
         }
         loop {
             match self.items.recv() {
                 Some(TurnItem::Update(notification)) => {
+                    self.items.set_busy(true);
+                    let result = handle(notification.update);
+                    self.items.set_busy(false);
                     // Agent requests that came right after this update may start now.
                     while let Some(TurnItem::Gate(open)) = self.items.take_if(|i| matches!(i, TurnItem::Gate(_))) {
                         let _ = open.send(());
                     }
-                    return Some(notification.update);
+                    return Some(result);
                 }
                 Some(TurnItem::Gate(open)) => drop(open.send(())),
                 Some(TurnItem::Done(outcome)) => {

@@ -44,7 +44,6 @@ use std::io::{self, Read, Write};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender, SyncSender};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
-use std::thread;
 use std::time::{Duration, Instant as StdInstant};
 
 use acp_proto::types::{SessionId, SessionNotification};
@@ -140,9 +139,10 @@ pub(crate) enum TurnItem {
     /// A `session/update` of the turn.
     Update(SessionNotification),
     /// An agent request of the turn's session arrived here on the wire: its handler waits until
-    /// the reader has taken every update before it (or dropped the turn), so that the
-    /// application sees the turn's updates and requests in wire order. It never waits for the
-    /// reader to ask for more, so a reader may block on the handler without a deadlock.
+    /// the reader has taken every update before it (and, with `next_update_then`, handled it),
+    /// or dropped the turn, so that the application sees the turn's updates and requests in
+    /// wire order, by construction. It never waits for the reader to ask for more, so a
+    /// reader may block on the handler without a deadlock.
     Gate(SyncSender<()>),
     /// The prompt's outcome; nothing follows.
     Done(Outcome),
@@ -734,42 +734,34 @@ impl Driver {
         }
     }
 
-    /// Client side: whether `request` belongs to a session whose prompt turn is in flight and,
-    /// when that turn has updates not yet taken by its reader, a gate placed in the turn after
-    /// them.
-    fn turn_gate(&mut self, request: &Request) -> (bool, Option<Receiver<()>>) {
-        let Some(session) = request.session_id() else { return (false, None) };
+    /// Client side: when `request` belongs to a session whose prompt turn is in flight and that
+    /// turn's reader has not yet taken (or is still handling) every update so far, a gate
+    /// placed in the turn after them.
+    fn turn_gate(&mut self, request: &Request) -> Option<Receiver<()>> {
+        let session = request.session_id()?;
         let turn = self.calls.values().find_map(|pending| match pending {
             Pending::Turn { session: Some(s), sink } if s == session => Some(sink),
             _ => None,
         });
-        let Some(sink) = turn else { return (false, None) };
-        if sink.is_empty() {
+        let sink = turn?;
+        if sink.settled() {
             // The reader has taken every earlier update: nothing to wait for.
-            return (true, None);
+            return None;
         }
         let (open, gate) = mpsc::sync_channel(1);
-        (true, sink.push(TurnItem::Gate(open)).then_some(gate))
+        sink.push(TurnItem::Gate(open)).then_some(gate)
     }
 
     /// Runs a request handler on the pool; its result comes back as a command. With a `gate`,
     /// the handler first waits until the turn's reader reached it (or dropped the turn).
-    fn spawn_handler(&mut self, id: InboundId, request: Request, (in_turn, gate): (bool, Option<Receiver<()>>)) {
+    fn spawn_handler(&mut self, id: InboundId, request: Request, gate: Option<Receiver<()>>) {
         let cancel = CancelToken::new();
         self.running.insert(id, cancel.clone());
         let (service, link, scope) = (self.service.clone(), self.link.clone(), self.tracer.scope());
         self.pool.execute(Box::new(move || {
-            if in_turn {
-                if let Some(gate) = gate {
-                    // Err: the turn was dropped unread, so there is nothing to stay behind.
-                    let _ = gate.recv();
-                }
-                // The turn's reader has just taken the update before this request and is still
-                // handling it; opening the gate (or the dispatch) woke this thread, which the
-                // scheduler may run in the reader's place. Step aside once so that the reader
-                // usually finishes with that update first (only "taken" is promised: a reader
-                // may block on this handler).
-                thread::yield_now();
+            if let Some(gate) = gate {
+                // Err: the turn was dropped unread, so there is nothing to stay behind.
+                let _ = gate.recv();
             }
             scope.in_scope(|| {
                 let result = catch_unwind(AssertUnwindSafe(|| service.request(&link, id, &cancel, request)))

@@ -144,6 +144,8 @@ struct InboxState<T> {
     receiver_gone: bool,
     /// The receiver sleeps on the condvar (a notify is a syscall: skipped when nobody waits).
     waiting: bool,
+    /// The receiver said it is still handling the item it took ([`InboxReceiver::set_busy`]).
+    busy: bool,
 }
 
 /// A queue from the driver to one application thread. Pushing never blocks; every queued item
@@ -172,6 +174,7 @@ pub(crate) fn inbox<T>(backlog: Arc<Backlog>) -> (InboxSender<T>, InboxReceiver<
             sender_gone: false,
             receiver_gone: false,
             waiting: false,
+            busy: false,
         }),
         ready: Condvar::new(),
         backlog,
@@ -180,9 +183,11 @@ pub(crate) fn inbox<T>(backlog: Arc<Backlog>) -> (InboxSender<T>, InboxReceiver<
 }
 
 impl<T> InboxSender<T> {
-    /// Whether the receiver has taken everything pushed so far.
-    pub(crate) fn is_empty(&self) -> bool {
-        lock(&self.0.state).items.is_empty()
+    /// Whether the receiver is done with everything pushed so far: it took every item and is
+    /// not busy with the last one (or is gone).
+    pub(crate) fn settled(&self) -> bool {
+        let state = lock(&self.0.state);
+        state.receiver_gone || (state.items.is_empty() && !state.busy)
     }
 
     /// Whether the receiver was dropped.
@@ -216,18 +221,6 @@ impl<T> Drop for InboxSender<T> {
 }
 
 impl<T> InboxReceiver<T> {
-    /// Takes the next item without waiting, if `take` accepts it.
-    pub(crate) fn take_if(&self, take: impl FnOnce(&T) -> bool) -> Option<T> {
-        let mut state = lock(&self.0.state);
-        if !state.items.front().is_some_and(take) {
-            return None;
-        }
-        let item = state.items.pop_front();
-        drop(state);
-        self.0.backlog.take(1);
-        item
-    }
-
     /// The next item, blocking until one is queued; `None` once the sender is gone and the
     /// queue is empty.
     pub(crate) fn recv(&self) -> Option<T> {
@@ -248,6 +241,24 @@ impl<T> InboxReceiver<T> {
 }
 
 impl<T> InboxReceiver<T> {
+    /// Takes the next item without waiting, if `take` accepts it.
+    pub(crate) fn take_if(&self, take: impl FnOnce(&T) -> bool) -> Option<T> {
+        let mut state = lock(&self.0.state);
+        if !state.items.front().is_some_and(take) {
+            return None;
+        }
+        let item = state.items.pop_front();
+        drop(state);
+        self.0.backlog.take(1);
+        item
+    }
+
+    /// Says whether the receiver is still handling the item it took last (see
+    /// [`InboxSender::settled`]).
+    pub(crate) fn set_busy(&self, busy: bool) {
+        lock(&self.0.state).busy = busy;
+    }
+
     /// Discards what is queued and what comes later, as dropping the receiver does.
     pub(crate) fn close(&self) {
         let mut state = lock(&self.0.state);

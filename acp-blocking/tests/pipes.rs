@@ -426,10 +426,10 @@ fn agent_requests_of_a_turn_reach_the_client_after_the_updates_before_them() {
     conn.initialize(init).unwrap();
     let session = conn.new_session(NewSessionRequest::new("/tmp", vec![])).unwrap().session_id;
     let mut turn = conn.prompt(prompt(&session, "interleave")).unwrap();
-    // The agent sends update i, then asks to read r{i}. The promise: the read handler of r{i}
-    // starts only once the reader has taken update i. (Not "finished with it": a reader may
-    // block on a later handler.) So whenever the reader has taken k updates, at most k reads
-    // have run, however long it dawdles before taking the next one.
+    // The agent sends update i, then asks to read r{i}. The read handler of r{i} starts only
+    // once the reader is done with update i (the next test checks that part), so whenever the
+    // reader has taken k updates, at most k reads have run, however long it dawdles before
+    // taking the next one.
     let mut taken = Vec::new();
     loop {
         thread::sleep(Duration::from_millis(3));
@@ -444,5 +444,35 @@ fn agent_requests_of_a_turn_reach_the_client_after_the_updates_before_them() {
     let updates: Vec<String> = (0..20).map(|i| format!("u{i}")).collect();
     let reads: Vec<String> = (0..20).map(|i| format!("r{i}")).collect();
     assert_eq!(taken, updates);
+    assert_eq!(*log.lock().unwrap(), reads);
+}
+
+#[test]
+fn agent_requests_of_a_turn_wait_until_next_update_then_has_handled_the_updates_before_them() {
+    let log = Arc::new(Mutex::new(Vec::new()));
+    let agent = Arc::new(TestAgent::default());
+    let (conn, _server) = connect(OrderLog(log.clone()), agent, AgentOptions::default(), ClientOptions::default());
+    let mut init = InitializeRequest::new(ProtocolVersion::V1);
+    init.client_capabilities.fs.read_text_file = true;
+    conn.initialize(init).unwrap();
+    let session = conn.new_session(NewSessionRequest::new("/tmp", vec![])).unwrap().session_id;
+    let mut turn = conn.prompt(prompt(&session, "interleave")).unwrap();
+    // The agent sends update i, then asks to read r{i}. While `next_update_then` still handles
+    // update i, r{i} must not have run: at most the i reads of the updates handled before.
+    let mut done = 0;
+    while turn
+        .next_update_then(|update| {
+            assert_eq!(text(&update), format!("u{done}"));
+            thread::sleep(Duration::from_millis(3));
+            let reads = log.lock().unwrap().clone();
+            assert!(reads.len() <= done, "read {reads:?} ran while the reader still handled u{done}");
+        })
+        .is_some()
+    {
+        done += 1;
+    }
+    assert_eq!(done, 20);
+    assert_eq!(turn.finish().unwrap(), StopReason::EndTurn);
+    let reads: Vec<String> = (0..20).map(|i| format!("r{i}")).collect();
     assert_eq!(*log.lock().unwrap(), reads);
 }

@@ -77,10 +77,17 @@ macro_rules! agent_trait {
         pub(crate) struct $Handlers<A>(pub(crate) $Ptr<A>);
 
         impl<A: $Trait> Handlers for $Handlers<A> {
-            fn spawn_request<Rt: Runtime>(&self, rt: &Rt, request: Request, cx: HandlerContext, done: Done) {
+            fn spawn_request<Rt: Runtime>(
+                &self,
+                rt: &Rt,
+                request: Request,
+                cx: HandlerContext,
+                done: Done,
+                gate: Option<tokio::sync::oneshot::Receiver<()>>,
+            ) {
                 let agent = $Ptr::clone(&self.0);
                 let cx = RequestContext::new(cx);
-                rt.$spawn(run_handler(done, async move { $dispatch(&*agent, request, cx).await }));
+                rt.$spawn(run_handler(done, gate, async move { $dispatch(&*agent, request, cx).await }));
             }
 
             fn spawn_notifications<Rt: Runtime>(&self, rt: &Rt, mut queue: QueueReceiver<Notification>) {

@@ -87,10 +87,17 @@ macro_rules! client_trait {
         pub(crate) struct $Handlers<C>(pub(crate) $Ptr<C>);
 
         impl<C: $Trait> Handlers for $Handlers<C> {
-            fn spawn_request<Rt: Runtime>(&self, rt: &Rt, request: Request, cx: HandlerContext, done: Done) {
+            fn spawn_request<Rt: Runtime>(
+                &self,
+                rt: &Rt,
+                request: Request,
+                cx: HandlerContext,
+                done: Done,
+                gate: Option<tokio::sync::oneshot::Receiver<()>>,
+            ) {
                 let client = $Ptr::clone(&self.0);
                 let cx = ClientContext::new(cx);
-                rt.$spawn(run_handler(done, async move { $dispatch(&*client, request, cx).await }));
+                rt.$spawn(run_handler(done, gate, async move { $dispatch(&*client, request, cx).await }));
             }
 
             fn spawn_notifications<Rt: Runtime>(&self, rt: &Rt, mut queue: QueueReceiver<Notification>) {

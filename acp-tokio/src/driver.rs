@@ -34,7 +34,7 @@ use std::task::{Context, Poll};
 use std::time::Duration;
 
 use acp_proto::methods::AgentNotification;
-use acp_proto::types::{SessionId, SessionNotification};
+use acp_proto::types::SessionId;
 use acp_proto::{
     Config, Connection, Event, InboundId, Instant, Notification, OutboundId, Request, Response, RpcError, Side,
 };
@@ -42,7 +42,7 @@ use tokio::sync::{mpsc, oneshot};
 
 use crate::Error;
 use crate::context::HandlerContext;
-use crate::handle::{Command, Done, DriverStats, Handle, RequestCommand, Shared};
+use crate::handle::{Command, Done, DriverStats, Handle, RequestCommand, Shared, TurnItem};
 use crate::io::{ReadBytes, WriteBytes};
 use crate::runtime::Runtime;
 use crate::sync::{CancellationToken, QueueReceiver, QueueSender, lock, queue};
@@ -57,8 +57,16 @@ const MAX_DEFERRALS: u32 = 64;
 /// How the driver runs handlers: on a `Send` task or a local one. One implementation per handler
 /// trait (`Agent`, `LocalAgent`, `Client`, `LocalClient`); the driver is written once.
 pub(crate) trait Handlers: Unpin + 'static {
-    /// Spawns the handler of one inbound request; it reports through `done`.
-    fn spawn_request<Rt: Runtime>(&self, rt: &Rt, request: Request, cx: HandlerContext, done: Done);
+    /// Spawns the handler of one inbound request; it reports through `done`. With a `gate`,
+    /// the handler starts once the gate opens (see [`TurnItem::Gate`]).
+    fn spawn_request<Rt: Runtime>(
+        &self,
+        rt: &Rt,
+        request: Request,
+        cx: HandlerContext,
+        done: Done,
+        gate: Option<oneshot::Receiver<()>>,
+    );
     /// Spawns the task that handles inbound notifications, one at a time, in order.
     fn spawn_notifications<Rt: Runtime>(&self, rt: &Rt, queue: QueueReceiver<Notification>);
 }
@@ -77,7 +85,7 @@ struct Pending {
     token: u64,
     reply: oneshot::Sender<Result<Response, Error>>,
     /// Client prompts: the turn's session and where its updates go (`None` once abandoned).
-    turn: Option<(SessionId, QueueSender<SessionNotification>)>,
+    turn: Option<(SessionId, QueueSender<TurnItem>)>,
 }
 
 /// A send (or a handler's answer) held while the outbound budget is full.
@@ -462,19 +470,23 @@ impl<Rt: Runtime, H: Handlers, Rd: ReadBytes, Wr: WriteBytes> Driver<Rt, H, Rd, 
         let force = self.conn.is_closed();
         match event {
             Event::Request { id, request } => {
+                let gate = self.turn_gate(&request, cx);
                 let cancel = CancellationToken::new();
                 self.inbound.insert(id, cancel.clone());
                 let done = Done { id, tx: Some(self.handle.tx.clone()) };
                 let cx = HandlerContext { handle: self.handle.clone(), id, cancel };
-                self.handlers.spawn_request(&self.rt, request, cx, done);
+                self.handlers.spawn_request(&self.rt, request, cx, done, gate);
             }
             Event::Notification { notification, turn } => {
                 let sink = turn.and_then(|stamp| self.pending.get(&stamp.turn)).and_then(|p| p.turn.as_ref());
                 match (sink, notification) {
                     (Some((_, updates)), Notification::Agent(AgentNotification::SessionUpdate(update))) => {
-                        return updates.push(update, cx, force).err().map(|update| Event::Notification {
-                            notification: Notification::Agent(AgentNotification::SessionUpdate(update)),
-                            turn,
+                        return updates.push(TurnItem::Update(update), cx, force).err().map(|item| {
+                            let TurnItem::Update(update) = item else { unreachable!("an update was pushed") };
+                            Event::Notification {
+                                notification: Notification::Agent(AgentNotification::SessionUpdate(update)),
+                                turn,
+                            }
                         });
                     }
                     // The update of a turn whose stream was dropped.
@@ -513,6 +525,24 @@ impl<Rt: Runtime, H: Handlers, Rd: ReadBytes, Wr: WriteBytes> Driver<Rt, H, Rd, 
             _ => {}
         }
         None
+    }
+
+    /// Client side: when `request` belongs to a session whose prompt turn is in flight and that
+    /// turn's reader has not yet taken (or is still handling) every update so far, a gate
+    /// placed in the turn after them (pushed past the turn's capacity: one small item per agent request, which the
+    /// core's `max_inbound` bounds).
+    fn turn_gate(&self, request: &Request, cx: &Context<'_>) -> Option<oneshot::Receiver<()>> {
+        let session = request.session_id()?;
+        let updates = self.pending.values().find_map(|p| match &p.turn {
+            Some((s, updates)) if s == session => Some(updates),
+            _ => None,
+        })?;
+        if updates.settled() {
+            return None;
+        }
+        let (open, gate) = oneshot::channel();
+        let _ = updates.push(TurnItem::Gate(open), cx, true);
+        Some(gate)
     }
 
     // ---- output ---------------------------------------------------------------------------

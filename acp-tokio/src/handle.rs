@@ -48,8 +48,20 @@ pub(crate) struct RequestCommand {
 /// The driver's side of a client prompt turn.
 pub(crate) struct TurnSink {
     pub(crate) session: SessionId,
-    pub(crate) updates: QueueSender<SessionNotification>,
+    pub(crate) updates: QueueSender<TurnItem>,
     pub(crate) accepted: oneshot::Sender<Result<(), Error>>,
+}
+
+/// One item of a client's prompt turn.
+pub(crate) enum TurnItem {
+    /// A `session/update` of the turn.
+    Update(SessionNotification),
+    /// An agent request of the turn's session arrived here on the wire: its handler waits until
+    /// the turn's reader has taken every update before it (and, with `next_update_then`,
+    /// handled it), or dropped the turn, so that the application sees the turn's updates and
+    /// requests in wire order, by construction. It never waits for the reader to ask for more,
+    /// so a reader may wait for the handler without a deadlock.
+    Gate(oneshot::Sender<()>),
 }
 
 /// Counters of one connection: the core's, and the driver's own buffers. Peaks are since the
@@ -208,7 +220,18 @@ impl Drop for Done {
 
 /// Runs one request handler and reports its completion; a panic becomes `-32603` for this
 /// request only.
-pub(crate) async fn run_handler(done: Done, handler: impl Future<Output = Result<Response, RpcError>>) {
+///
+/// With a `gate`, the handler starts only once it opens (or its turn is dropped): see
+/// [`TurnItem::Gate`].
+pub(crate) async fn run_handler(
+    done: Done,
+    gate: Option<oneshot::Receiver<()>>,
+    handler: impl Future<Output = Result<Response, RpcError>>,
+) {
+    if let Some(gate) = gate {
+        // Err: the turn was dropped unread, so there is nothing to stay behind.
+        let _ = gate.await;
+    }
     let result = match catch_unwind(handler).await {
         Ok(result) => result,
         Err(panic) => Err(acp_runtime::handler_panicked(&*panic)),

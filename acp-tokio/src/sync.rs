@@ -102,6 +102,7 @@ pub(crate) fn queue<T>(capacity: usize) -> (QueueSender<T>, QueueReceiver<T>) {
         capacity: capacity.max(1),
         closed: false,
         receiver_gone: false,
+        busy: false,
         rx_waker: None,
         tx_waker: None,
     }));
@@ -113,6 +114,8 @@ struct QueueInner<T> {
     capacity: usize,
     closed: bool,
     receiver_gone: bool,
+    /// The consumer said it is still handling the item it took ([`QueueReceiver::set_busy`]).
+    busy: bool,
     rx_waker: Option<Waker>,
     tx_waker: Option<Waker>,
 }
@@ -142,6 +145,13 @@ impl<T> QueueSender<T> {
             w.wake();
         }
         Ok(())
+    }
+
+    /// Whether the consumer is done with everything pushed so far: it took every item and is
+    /// not busy with the last one (or is gone).
+    pub(crate) fn settled(&self) -> bool {
+        let q = lock(&self.0);
+        q.receiver_gone || (q.items.is_empty() && !q.busy)
     }
 
     /// Ends the queue: the consumer gets what is queued, then `None`.
@@ -184,6 +194,21 @@ impl<T> QueueReceiver<T> {
     /// The next item, or `None` once the queue is closed and empty.
     pub(crate) async fn pop(&mut self) -> Option<T> {
         std::future::poll_fn(|cx| self.poll_pop(cx)).await
+    }
+
+    /// Takes the next item without waiting, if `take` accepts it.
+    pub(crate) fn pop_if(&mut self, take: impl FnOnce(&T) -> bool) -> Option<T> {
+        let mut q = lock(&self.0);
+        if !q.items.front().is_some_and(take) {
+            return None;
+        }
+        q.items.pop_front()
+    }
+
+    /// Says whether the consumer is still handling the item it took last (see
+    /// [`QueueSender::settled`]).
+    pub(crate) fn set_busy(&self, busy: bool) {
+        lock(&self.0).busy = busy;
     }
 
     /// Items waiting.

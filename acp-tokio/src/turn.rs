@@ -3,13 +3,13 @@
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
-use acp_proto::types::{PromptRequest, PromptResponse, SessionId, SessionNotification, SessionUpdate, StopReason};
+use acp_proto::types::{PromptRequest, PromptResponse, SessionId, SessionUpdate, StopReason};
 use acp_proto::{Response, TypedRequest};
 use futures_core::Stream;
 use tokio::sync::oneshot;
 
 use crate::Error;
-use crate::handle::{Command, Handle};
+use crate::handle::{Command, Handle, TurnItem};
 use crate::sync::QueueReceiver;
 
 /// A prompt turn in progress, from [`ClientConnection::prompt`](crate::ClientConnection::prompt).
@@ -22,11 +22,17 @@ use crate::sync::QueueReceiver;
 /// the connection stops reading, so a slow consumer slows the agent down instead of growing
 /// memory.
 ///
+/// The agent's requests of this turn's session (a permission question, a file read) reach
+/// their handlers in wire order with the updates, by construction: a handler starts only once
+/// this turn's reader has taken every update sent before its request (as a stream or with
+/// [`next_update`](Self::next_update)), or has handled it (with
+/// [`next_update_then`](Self::next_update_then)), or dropped the turn.
+///
 /// Dropping an unfinished turn cancels it (`session/cancel`) and drops its remaining updates.
 #[must_use = "a prompt turn is cancelled when dropped"]
 pub struct PromptTurn {
     session_id: SessionId,
-    updates: QueueReceiver<SessionNotification>,
+    updates: QueueReceiver<TurnItem>,
     outcome: oneshot::Receiver<Result<Response, Error>>,
     handle: Handle,
     /// Set while the turn may still run: dropping the turn then cancels it.
@@ -36,7 +42,7 @@ pub struct PromptTurn {
 impl PromptTurn {
     pub(crate) fn new(
         session_id: SessionId,
-        updates: QueueReceiver<SessionNotification>,
+        updates: QueueReceiver<TurnItem>,
         outcome: oneshot::Receiver<Result<Response, Error>>,
         handle: Handle,
         token: u64,
@@ -59,8 +65,46 @@ impl PromptTurn {
     }
 
     /// The next update of the turn, or `None` once the agent has answered the prompt.
+    ///
+    /// The agent's requests of this turn that arrived right after the update may reach their
+    /// handlers as soon as it is returned (so a reader may wait for such a handler). To handle
+    /// an update before them, use [`next_update_then`](Self::next_update_then).
     pub async fn next_update(&mut self) -> Option<SessionUpdate> {
-        self.updates.pop().await.map(|n| n.update)
+        let update = std::future::poll_fn(|cx| self.poll_update(cx)).await;
+        self.open_gates();
+        update
+    }
+
+    /// Takes the next update and runs `handle` with it before any agent request of this turn
+    /// that arrived after that update reaches its handler; `None` once the turn is over. So
+    /// what `handle` does comes before what those handlers do, by construction. `handle` must
+    /// not wait for such a handler.
+    pub async fn next_update_then<R>(&mut self, handle: impl FnOnce(SessionUpdate) -> R) -> Option<R> {
+        let update = std::future::poll_fn(|cx| self.poll_update(cx)).await?;
+        self.updates.set_busy(true);
+        let result = handle(update);
+        self.updates.set_busy(false);
+        self.open_gates();
+        Some(result)
+    }
+
+    /// The next update; the gates before it open on the way.
+    fn poll_update(&mut self, cx: &mut Context<'_>) -> Poll<Option<SessionUpdate>> {
+        loop {
+            match self.updates.poll_pop(cx) {
+                Poll::Ready(Some(TurnItem::Update(notification))) => return Poll::Ready(Some(notification.update)),
+                Poll::Ready(Some(TurnItem::Gate(open))) => drop(open.send(())),
+                Poll::Ready(None) => return Poll::Ready(None),
+                Poll::Pending => return Poll::Pending,
+            }
+        }
+    }
+
+    /// Lets the agent requests that came right after the update taken last start.
+    fn open_gates(&mut self) {
+        while let Some(TurnItem::Gate(open)) = self.updates.pop_if(|item| matches!(item, TurnItem::Gate(_))) {
+            let _ = open.send(());
+        }
     }
 
     /// Asks the agent to stop the turn (`session/cancel`); the turn then ends with
@@ -71,7 +115,7 @@ impl PromptTurn {
 
     /// Waits for the agent's answer, dropping the updates not taken yet.
     pub async fn response(mut self) -> Result<PromptResponse, Error> {
-        while self.updates.pop().await.is_some() {}
+        while self.next_update().await.is_some() {}
         let result = (&mut self.outcome).await.unwrap_or(Err(Error::ConnectionClosed));
         self.token = None;
         PromptRequest::result(result?).ok_or(Error::UnexpectedResponse)
@@ -88,7 +132,12 @@ impl Stream for PromptTurn {
     type Item = SessionUpdate;
 
     fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<SessionUpdate>> {
-        self.get_mut().updates.poll_pop(cx).map(|n| n.map(|n| n.update))
+        let this = self.get_mut();
+        let update = this.poll_update(cx);
+        if update.is_ready() {
+            this.open_gates();
+        }
+        update
     }
 }
 

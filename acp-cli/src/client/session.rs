@@ -274,11 +274,16 @@ impl Session {
         // Blocks while the UI queue is full: the connection then stops reading from the agent.
         let spawned = thread::Builder::new().name("acp-turn".into()).spawn(move || {
             let mut turn = turn;
-            while let Some(update) = turn.next_update() {
+            // `next_update_then`: the agent's requests that came after an update reach their
+            // handlers only once it is queued for the UI, so the UI sees them in wire order.
+            let forward = |update: SessionUpdate| {
                 // Here rather than on the UI thread, which may be behind: an approval ends
                 // as soon as possible after its tool call is reported over.
                 approvals.observe(&update);
-                if tx.send(UiEvent::Update(update)).is_err() {
+                tx.send(UiEvent::Update(update)).is_ok()
+            };
+            while let Some(forwarded) = turn.next_update_then(forward) {
+                if !forwarded {
                     return;
                 }
             }
@@ -290,8 +295,9 @@ impl Session {
         }
         self.render.begin_turn();
         self.cancelling = false;
-        // acp-blocking starts an agent request of this session only after the turn's reader has
-        // taken the updates that preceded it on the wire, so the channel receives them in order.
+        // acp-blocking starts an agent request of this session only once the turn's reader has
+        // handled (here: queued) the updates that preceded it on the wire, so the channel
+        // receives them in order.
         loop {
             match self.next() {
                 Next::Event(UiEvent::Update(update)) => self.render.update(&update),
