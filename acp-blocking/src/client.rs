@@ -4,6 +4,8 @@
 use std::io::{Read, Write};
 use std::ops::Deref;
 use std::process::{Command, ExitStatus};
+
+use acp_runtime::process::{Supervisor, SupervisorOptions};
 use std::sync::{Arc, Mutex};
 use std::thread::{self, JoinHandle};
 use std::time::Duration;
@@ -18,7 +20,6 @@ use serde_json::Value;
 
 use crate::driver::{Driver, DriverOptions, Link, Service, TurnItem};
 use crate::error::Error;
-use crate::process::{self, ChildProcess};
 use crate::sync::{CancelToken, InboxReceiver, lock};
 
 macro_rules! client_trait {
@@ -132,6 +133,9 @@ impl ClientContext {
         &self.cancel
     }
 }
+
+/// How long a spawned agent gets after `SIGTERM` before `SIGKILL`.
+const TERM_GRACE: Duration = Duration::from_secs(1);
 
 /// How a [`ClientConnection`] runs.
 #[derive(Debug, Clone)]
@@ -415,8 +419,7 @@ impl Iterator for PromptTurn {
 pub struct ClientConnection {
     requester: Requester,
     driver: Mutex<Option<JoinHandle<Option<std::io::Error>>>>,
-    child: Option<ChildProcess>,
-    close_grace: Duration,
+    child: Option<Supervisor>,
 }
 
 impl Deref for ClientConnection {
@@ -442,7 +445,10 @@ impl ClientConnection {
     /// drained into a ring buffer ([`stderr_tail`](Self::stderr_tail)). On unix the agent
     /// leads its own process group.
     pub fn spawn<C: Client>(client: C, command: Command, options: ClientOptions) -> Result<ClientConnection, Error> {
-        let (child, stdin, stdout) = process::spawn(command, options.stderr_capacity)?;
+        let supervision = SupervisorOptions::default()
+            .with_stderr_capacity(options.stderr_capacity)
+            .with_close_graces(options.close_grace, TERM_GRACE);
+        let (child, stdin, stdout) = Supervisor::spawn(command, supervision)?;
         ClientConnection::start(client, stdout, stdin, options, Some(child))
     }
 
@@ -451,9 +457,8 @@ impl ClientConnection {
         reader: impl Read + Send + 'static,
         writer: impl Write + Send + 'static,
         options: ClientOptions,
-        child: Option<ChildProcess>,
+        child: Option<Supervisor>,
     ) -> Result<ClientConnection, Error> {
-        let close_grace = options.close_grace;
         let options = DriverOptions {
             side: Side::Client,
             config: options.config,
@@ -464,22 +469,17 @@ impl ClientConnection {
         };
         let (driver, link) = Driver::new(Arc::new(ClientService(client)), reader, writer, options)?;
         let driver = thread::Builder::new().name("acp-client".into()).spawn(move || driver.run())?;
-        Ok(ClientConnection {
-            requester: Requester { link, timeout: None },
-            driver: Mutex::new(Some(driver)),
-            child,
-            close_grace,
-        })
+        Ok(ClientConnection { requester: Requester { link, timeout: None }, driver: Mutex::new(Some(driver)), child })
     }
 
     /// The agent process's id, when the connection spawned it.
     pub fn child_id(&self) -> Option<u32> {
-        self.child.as_ref().map(ChildProcess::id)
+        self.child.as_ref().map(Supervisor::id)
     }
 
-    /// The last bytes the spawned agent wrote to stderr (empty without a child process).
+    /// The last lines the spawned agent wrote to stderr (empty without a child process).
     pub fn stderr_tail(&self) -> String {
-        self.child.as_ref().map(ChildProcess::stderr_tail).unwrap_or_default()
+        self.child.as_ref().map(Supervisor::stderr_tail).unwrap_or_default()
     }
 
     /// Closes the connection: every pending call returns [`Error::ConnectionClosed`], the
@@ -497,7 +497,7 @@ impl ClientConnection {
             let _ = driver.join();
         }
         match &self.child {
-            Some(child) => Ok(Some(child.terminate(self.close_grace)?)),
+            Some(child) => Ok(Some(child.close(|| {})?)),
             None => Ok(None),
         }
     }

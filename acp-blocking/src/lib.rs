@@ -156,7 +156,6 @@ mod driver;
 mod error;
 mod io_threads;
 mod pool;
-mod process;
 mod sync;
 
 pub use acp_proto;

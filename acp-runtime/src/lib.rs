@@ -9,10 +9,13 @@
 //! * [`trace`]: one tracing vocabulary (spans, targets, event names, fields, the payload cap)
 //!   for every adapter, behind the `tracing` feature.
 //! * [`handler_panicked`]: the one answer to a request whose handler panicked.
+//! * [`process`]: the one supervision of an agent process (own process group, bounded
+//!   stderr, the close sequence), for every adapter and `acp client`.
 #![deny(missing_docs)]
 
 mod error;
 mod panic;
+pub mod process;
 pub mod trace;
 
 pub use error::Error;

@@ -386,7 +386,7 @@ impl ClientConnection {
     /// The most recent bytes of the agent process's stderr (lossily decoded; empty unless the
     /// connection was made with [`spawn`](Self::spawn)).
     pub fn stderr_tail(&self) -> String {
-        self.process.as_ref().map(|p| String::from_utf8_lossy(&p.stderr_tail()).into_owned()).unwrap_or_default()
+        self.process.as_ref().map(|p| p.stderr_tail()).unwrap_or_default()
     }
 
     /// Completes once the driver has finished (the connection closed and its output was

@@ -1,17 +1,22 @@
-//! Agent child processes: spawning with piped stdio in a process group of their own, draining
-//! stderr into a bounded ring buffer, and the close sequence (stdin closed, grace period,
-//! `SIGTERM` to the group, grace period, `SIGKILL` to the group, reap).
+//! Agent child processes, supervised as acp-runtime's [`process`](acp_runtime::process)
+//! says for every adapter: spawned with piped stdio in a process group of their own
+//! ([`prepare`]), stderr drained into a bounded [`StderrTail`], and the one [`CloseSequence`]
+//! (stdin closed, grace period, `SIGTERM` to the group, grace period, `SIGKILL` to the group,
+//! reap), here driven by the runtime's timers instead of threads.
 //!
 //! Written once against [`Runtime`] and [`ChildHandle`]; each runtime contributes only its
 //! `spawn_*` function and a `ChildHandle` impl.
 
-use std::collections::VecDeque;
 use std::future::Future;
 use std::io;
 use std::pin::Pin;
-use std::process::{ExitStatus, Stdio};
+use std::process::ExitStatus;
+#[cfg(feature = "async-std")]
+use std::process::Stdio;
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
+
+use acp_runtime::process::{CloseSequence, CloseStep, StderrTail, prepare, signal_group};
 
 use crate::ClientOptions;
 use crate::handle::Shared;
@@ -30,7 +35,7 @@ pub(crate) trait ChildHandle: Send + 'static {
 /// A spawned agent process, as the client connection keeps it.
 pub(crate) trait ProcessControl: Send + Sync {
     fn pid(&self) -> Option<u32>;
-    fn stderr_tail(&self) -> Vec<u8>;
+    fn stderr_tail(&self) -> String;
     /// The close sequence; every call gets the same exit status.
     fn close(&self) -> Pin<Box<dyn Future<Output = io::Result<ExitStatus>> + Send + '_>>;
 }
@@ -41,14 +46,6 @@ pub(crate) struct Spawned<C, I, O, E> {
     pub(crate) stdin: I,
     pub(crate) stdout: O,
     pub(crate) stderr: E,
-}
-
-/// Pipes the three streams and, on Unix, gives the process its own process group, so closing
-/// can signal the agent and everything it started.
-fn prepare(command: &mut std::process::Command) {
-    command.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
-    #[cfg(unix)]
-    std::os::unix::process::CommandExt::process_group(command, 0);
 }
 
 fn missing(what: &str) -> io::Error {
@@ -122,26 +119,11 @@ impl ChildHandle for ::async_std::process::Child {
     }
 }
 
-/// The most recent bytes of a stream.
-struct Ring {
-    bytes: VecDeque<u8>,
-    capacity: usize,
-}
-
-impl Ring {
-    fn push(&mut self, data: &[u8]) {
-        let data = &data[data.len().saturating_sub(self.capacity)..];
-        let overflow = (self.bytes.len() + data.len()).saturating_sub(self.capacity);
-        self.bytes.drain(..overflow);
-        self.bytes.extend(data);
-    }
-}
-
 struct Process<Rt: Runtime, C: ChildHandle> {
     rt: Rt,
     pid: Option<u32>,
     state: tokio::sync::Mutex<State<C>>,
-    stderr: Arc<Mutex<Ring>>,
+    stderr: Arc<Mutex<StderrTail>>,
     close_grace: Duration,
     kill_grace: Duration,
     shared: Arc<Shared>,
@@ -161,7 +143,7 @@ pub(crate) fn supervise<Rt: Runtime, C: ChildHandle>(
     shared: Arc<Shared>,
     options: &ClientOptions,
 ) -> Arc<dyn ProcessControl> {
-    let ring = Arc::new(Mutex::new(Ring { bytes: VecDeque::new(), capacity: options.stderr_buffer }));
+    let ring = Arc::new(Mutex::new(StderrTail::new(options.stderr_buffer)));
     let sink = ring.clone();
     rt.spawn(async move {
         let mut buf = vec![0; 4096];
@@ -185,25 +167,15 @@ pub(crate) fn supervise<Rt: Runtime, C: ChildHandle>(
     })
 }
 
-/// Sends `signal` to the process group `pid` leads (or kills the child where there are no
-/// process groups).
-fn signal_group<C: ChildHandle>(pid: Option<u32>, child: &mut C, terminate: bool) {
-    #[cfg(unix)]
-    {
-        use rustix::process::{Pid, Signal, kill_process_group};
-        // Never 0 or 1: those would name our own group or every process.
-        if let Some(pid) = pid.and_then(|p| i32::try_from(p).ok()).filter(|&p| p > 1).and_then(Pid::from_raw) {
-            let _ = kill_process_group(pid, if terminate { Signal::TERM } else { Signal::KILL });
-            return;
-        }
-    }
-    if !terminate {
+/// Sends `SIGTERM` (or `SIGKILL`) to the process group `pid` leads; where there is no group,
+/// a kill goes to the child itself.
+fn signal<C: ChildHandle>(pid: Option<u32>, child: &mut C, kill: bool) {
+    if !pid.is_some_and(|pid| signal_group(pid, kill)) && kill {
         let _ = child.kill();
     }
-    let _ = pid;
 }
 
-/// Waits for the child to exit within `grace`, then terminates its group, then kills it.
+/// Runs the close sequence on the runtime's timers.
 async fn close_child<Rt: Runtime, C: ChildHandle>(
     rt: &Rt,
     child: &mut C,
@@ -211,15 +183,20 @@ async fn close_child<Rt: Runtime, C: ChildHandle>(
     grace: Duration,
     kill_grace: Duration,
 ) -> io::Result<ExitStatus> {
-    if let Some(status) = timeout(rt, grace, child.wait()).await {
-        return status;
+    let mut sequence = CloseSequence::new(Instant::now(), grace, kill_grace);
+    let mut status = None;
+    loop {
+        match sequence.next(Instant::now(), status.is_some()) {
+            CloseStep::Done => return status.unwrap_or_else(|| Err(io::Error::other("no exit status"))),
+            CloseStep::Wait(Some(until)) => {
+                let left = until.saturating_duration_since(Instant::now());
+                status = timeout(rt, left, child.wait()).await;
+            }
+            CloseStep::Wait(None) => status = Some(child.wait().await),
+            CloseStep::Terminate => signal(pid, child, false),
+            CloseStep::Kill => signal(pid, child, true),
+        }
     }
-    signal_group(pid, child, true);
-    if let Some(status) = timeout(rt, kill_grace, child.wait()).await {
-        return status;
-    }
-    signal_group(pid, child, false);
-    child.wait().await
 }
 
 impl<Rt: Runtime, C: ChildHandle> ProcessControl for Process<Rt, C> {
@@ -227,8 +204,8 @@ impl<Rt: Runtime, C: ChildHandle> ProcessControl for Process<Rt, C> {
         self.pid
     }
 
-    fn stderr_tail(&self) -> Vec<u8> {
-        lock(&self.stderr).bytes.iter().copied().collect()
+    fn stderr_tail(&self) -> String {
+        lock(&self.stderr).text()
     }
 
     fn close(&self) -> Pin<Box<dyn Future<Output = io::Result<ExitStatus>> + Send + '_>> {
@@ -258,7 +235,7 @@ impl<Rt: Runtime, C: ChildHandle> Drop for Process<Rt, C> {
         let Some(mut child) = self.state.get_mut().child.take() else { return };
         let (rt, pid, grace, kill_grace) = (self.rt.clone(), self.pid, self.close_grace, self.kill_grace);
         if !rt.in_context() {
-            signal_group(pid, &mut child, false);
+            signal(pid, &mut child, true);
             return;
         }
         let task_rt = rt.clone();

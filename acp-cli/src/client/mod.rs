@@ -34,7 +34,6 @@ mod questions;
 mod render;
 mod sanitize;
 mod session;
-mod stderr;
 
 use std::ffi::OsString;
 use std::io::IsTerminal;

@@ -1,48 +1,47 @@
-//! The agent subprocess: spawned in its own process group, its stderr drained line by line,
-//! ended gracefully.
+//! The agent subprocess, supervised by acp-runtime's [`Supervisor`] like every adapter's
+//! agents: its own process group (so the terminal's Ctrl-C reaches only the client, which
+//! decides what to cancel), stderr drained line by line with bounded memory (each line goes
+//! to the UI as [`UiEvent::Stderr`] when shown, the tail is kept for the report when the
+//! agent dies), and the close sequence (stdin closed, a grace period, `SIGTERM` and `SIGKILL`
+//! to the group, the reap).
 //!
-//! WORKAROUND(acp-blocking): `ClientConnection::spawn` keeps the agent's stderr only as a tail
-//! (`stderr_tail`) and offers no way to see it while the agent runs, which `--show-stderr`
-//! needs. So `acp client` spawns the agent itself and connects over the child's pipes with
-//! `ClientConnection::connect`, doing here what `spawn` would otherwise do: a new process
-//! group (so the terminal's Ctrl-C reaches only the client, which decides what to cancel), a
-//! drained stderr, and on exit stdin closed, a grace period, then `SIGTERM` and `SIGKILL` to
-//! the whole group.
+//! `acp client` connects over the supervisor's pipes with `ClientConnection::connect` rather
+//! than `ClientConnection::spawn`, because it drains its UI queue while the agent is closing
+//! (a stderr line waiting for the UI must not hold the agent's exit back).
 //!
 //! With `die_with_client`, the agent is started through `acp __exec-child` (see
 //! [`super::exec_child`]), so that it is killed by the kernel even if the client is killed
-//! with `SIGKILL`. Its stderr is read with bounded memory ([`super::stderr`]).
+//! with `SIGKILL`.
 
 use std::ffi::OsString;
 use std::io;
 use std::path::Path;
-use std::process::{Child, ChildStdin, ChildStdout, Command, ExitStatus, Stdio};
+use std::process::{ChildStdin, ChildStdout, Command, ExitStatus};
 use std::sync::mpsc::SyncSender;
-use std::sync::{Arc, Mutex, PoisonError};
-use std::thread;
-use std::time::{Duration, Instant};
+use std::time::Duration;
+
+use acp_runtime::process::{Supervisor, SupervisorOptions};
 
 use super::UiEvent;
 use super::exec_child::{EXEC_CHILD, resolve_program};
-use super::stderr::{Tail, drain};
 
 /// How long `SIGTERM` gets before `SIGKILL`.
 const TERM_GRACE: Duration = Duration::from_secs(1);
-const POLL: Duration = Duration::from_millis(10);
+/// Lines of stderr kept for the report when the agent dies.
+pub(crate) const TAIL_LINES: usize = 40;
+/// Bytes of stderr kept for that report.
+pub(crate) const TAIL_BYTES: usize = 16 * 1024;
 
 /// A running agent process.
 #[derive(Debug)]
 pub(crate) struct AgentProcess {
-    child: Child,
-    tail: Arc<Mutex<Tail>>,
-    /// The stderr reader, finished at the end of the agent's stderr.
-    reader: thread::JoinHandle<()>,
-    status: Option<ExitStatus>,
+    supervisor: Supervisor,
 }
 
 impl AgentProcess {
     /// Spawns `argv` with piped stdin and stdout. Each stderr line goes to `ui` as
-    /// [`UiEvent::Stderr`] when `show` is set, and into the kept tail either way. With
+    /// [`UiEvent::Stderr`] when `show` is set (blocking while the UI queue is full, which slows
+    /// the agent down rather than growing a queue), and into the kept tail either way. With
     /// `die_with_client`, the agent is started through `acp __exec-child` (call this from the
     /// main thread: the kernel's death signal follows the spawning thread).
     pub(crate) fn spawn(
@@ -53,7 +52,7 @@ impl AgentProcess {
     ) -> io::Result<(AgentProcess, ChildStdin, ChildStdout)> {
         let (program, args) =
             argv.split_first().ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "no agent command given"))?;
-        let mut command = if die_with_client {
+        let command = if die_with_client {
             let resolved = resolve_program(Path::new(program))?;
             let mut command = Command::new(std::env::current_exe()?);
             command.arg(EXEC_CHILD).arg("--parent-pid").arg(std::process::id().to_string()).arg("--");
@@ -64,96 +63,48 @@ impl AgentProcess {
             command.args(args);
             command
         };
-        command.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
-        #[cfg(unix)]
-        std::os::unix::process::CommandExt::process_group(&mut command, 0);
-        let mut child = command.spawn()?;
-        let (Some(stdin), Some(stdout), Some(stderr)) = (child.stdin.take(), child.stdout.take(), child.stderr.take())
-        else {
-            unreachable!("all three were piped")
-        };
-        let tail = Arc::new(Mutex::new(Tail::default()));
-        let kept = tail.clone();
-        let reader =
-            thread::Builder::new().name("acp-agent-stderr".into()).spawn(move || drain(stderr, kept, show, ui))?;
-        Ok((AgentProcess { child, tail, reader, status: None }, stdin, stdout))
+        let mut options = SupervisorOptions::default().with_stderr_capacity(TAIL_BYTES);
+        if show {
+            let mut ui = Some(ui);
+            options = options.with_stderr_lines(move |line| {
+                if let Some(sender) = &ui
+                    && sender.send(UiEvent::Stderr(line)).is_err()
+                {
+                    ui = None;
+                }
+            });
+        }
+        let options = options.with_close_graces(Duration::from_secs(1), TERM_GRACE);
+        let (supervisor, stdin, stdout) = Supervisor::spawn(command, options)?;
+        Ok((AgentProcess { supervisor }, stdin, stdout))
     }
 
     /// The agent's process id.
     pub(crate) fn id(&self) -> u32 {
-        self.child.id()
+        self.supervisor.id()
     }
 
     /// Whether the agent's stderr was read to its end.
     pub(crate) fn stderr_ended(&self) -> bool {
-        self.reader.is_finished()
+        self.supervisor.stderr_ended()
     }
 
     /// The last lines the agent wrote to stderr.
     pub(crate) fn stderr_tail(&self) -> Vec<String> {
-        self.tail.lock().unwrap_or_else(PoisonError::into_inner).lines()
+        self.supervisor.stderr_lines(TAIL_LINES)
     }
 
     /// The exit status, if the agent has exited.
     pub(crate) fn try_status(&mut self) -> Option<ExitStatus> {
-        if self.status.is_none() {
-            self.status = self.child.try_wait().ok().flatten();
-        }
-        self.status
-    }
-
-    fn wait_until(&mut self, deadline: Instant, poll: &mut impl FnMut()) -> Option<ExitStatus> {
-        loop {
-            if let Some(status) = self.try_status() {
-                return Some(status);
-            }
-            if Instant::now() >= deadline {
-                return None;
-            }
-            poll();
-            thread::sleep(POLL);
-        }
+        self.supervisor.try_status()
     }
 
     /// Ends the agent, whose stdin must already be closed: waits up to `grace` for it to exit,
     /// then terminates its process group, then kills it. Returns the exit status. `poll` runs
     /// while waiting (the UI drains its queue there, so that a stderr line does not block the
     /// agent's exit).
-    pub(crate) fn terminate(&mut self, grace: Duration, mut poll: impl FnMut()) -> Option<ExitStatus> {
-        if let Some(status) = self.wait_until(Instant::now() + grace, &mut poll) {
-            return Some(status);
-        }
-        self.signal(false);
-        if let Some(status) = self.wait_until(Instant::now() + TERM_GRACE, &mut poll) {
-            return Some(status);
-        }
-        self.signal(true);
-        self.status = self.child.wait().ok();
-        self.status
-    }
-
-    fn signal(&mut self, kill: bool) {
-        #[cfg(unix)]
-        {
-            use rustix::process::{Pid, Signal, kill_process_group};
-            let signal = if kill { Signal::KILL } else { Signal::TERM };
-            if kill_process_group(Pid::from_child(&self.child), signal).is_ok() {
-                return;
-            }
-        }
-        if kill {
-            let _ = self.child.kill();
-        }
-    }
-}
-
-impl Drop for AgentProcess {
-    /// Never leaves the agent running or a zombie behind.
-    fn drop(&mut self) {
-        if self.try_status().is_none() {
-            self.signal(true);
-            let _ = self.child.wait();
-        }
+    pub(crate) fn terminate(&mut self, grace: Duration, poll: impl FnMut()) -> Option<ExitStatus> {
+        self.supervisor.close_with_grace(grace, poll).ok()
     }
 }
 
