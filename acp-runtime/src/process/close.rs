@@ -30,7 +30,13 @@ enum Stage {
     Killed,
 }
 
-/// The close sequence of one process (see the [module docs](self)).
+/// The close sequence of one process, sans-IO: the caller says what time it is and whether
+/// the process has exited, and is told what to do next.
+///
+/// 1. The process gets `grace` to exit by itself (its stdin is closed by then): wait.
+/// 2. Still running after `grace`: `SIGTERM` to its process group, then `term_grace` more.
+/// 3. Still running after that: `SIGKILL` to the group, then wait for the exit, and reap it.
+/// 4. Once it has exited, the sequence is done, whatever stage it was in.
 ///
 /// ```
 /// use std::time::{Duration, Instant};
