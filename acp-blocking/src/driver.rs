@@ -49,7 +49,7 @@ use std::time::{Duration, Instant as StdInstant};
 use acp_proto::types::{SessionId, SessionNotification};
 use acp_proto::{
     AgentNotification, CloseReason, Config, Connection, Event, InboundId, Instant, Negotiated, Notification,
-    OutboundId, Outcome, Request, Response, RpcError, Side, TypedRequest,
+    OutboundId, Outcome, Refused, Request, Response, RpcError, SendError, Side, TypedRequest,
 };
 
 use crate::error::Error;
@@ -217,16 +217,25 @@ impl Link {
     /// a new batch, since otherwise a write or a wake-up is already on its way.
     pub(crate) fn notify(&self, notification: Notification) -> Result<(), Error> {
         let mut conn = lock(&self.core.conn);
-        while !conn.can_send() && !conn.is_closed() {
-            conn = self.core.drained.wait(conn).unwrap_or_else(PoisonError::into_inner);
+        let mut notification = notification;
+        loop {
+            let first = conn.bytes_queued() == 0;
+            match conn.send_notification(Instant::from_std(self.epoch, StdInstant::now()), notification) {
+                Ok(()) => {
+                    drop(conn);
+                    if first {
+                        let _ = self.tx.send(Input::Queued);
+                    }
+                    return Ok(());
+                }
+                // No room: the notification comes back; wait until the writer drained some.
+                Err(Refused { error: SendError::Backpressure { .. }, message }) => {
+                    notification = message;
+                    conn = self.core.drained.wait(conn).unwrap_or_else(PoisonError::into_inner);
+                }
+                Err(refused) => return Err(refused.error.into()),
+            }
         }
-        let first = conn.bytes_queued() == 0;
-        let result = conn.send_notification(Instant::from_std(self.epoch, StdInstant::now()), notification);
-        drop(conn);
-        if result.is_ok() && first {
-            let _ = self.tx.send(Input::Queued);
-        }
-        result.map_err(Error::from)
     }
 
     /// Hands a handler's answer to the driver once the outbound budget has room: the handler's
@@ -510,12 +519,7 @@ impl Driver {
         let now = self.now();
         match command {
             Command::Request { request, deadline, reply } => {
-                let outgoing = Outgoing { request, deadline, reply };
-                if self.held.is_empty() {
-                    self.send(outgoing);
-                } else {
-                    self.held.push_back(outgoing);
-                }
+                self.send(Outgoing { request, deadline, reply });
             }
             Command::Respond { id, result } => {
                 // A response ends a burst (and someone waits for it): no lingering.
@@ -550,13 +554,9 @@ impl Driver {
         }
     }
 
-    /// Hands a send to the core, or holds it while the outbound budget is used up (checked
-    /// first: a send refused for backpressure would be consumed by the core).
-    fn send(&mut self, outgoing: Outgoing) {
-        if !self.can_send() {
-            self.held.push_back(outgoing);
-            return;
-        }
+    /// Hands a send to the core; gives it back when the outbound budget is used up (the core
+    /// hands a request refused for backpressure back), to wait in `held`.
+    fn try_send(&mut self, outgoing: Outgoing) -> Option<Outgoing> {
         let now = self.now();
         let Outgoing { request, deadline, reply } = outgoing;
         self.linger = None;
@@ -574,22 +574,31 @@ impl Driver {
                 };
                 self.calls.insert(id, pending);
             }
-            Err(e) => reply.fail(e.into()),
+            Err(Refused { error: SendError::Backpressure { .. }, message }) => {
+                let deadline = deadline.map(|d| d.to_std(self.epoch));
+                return Some(Outgoing { request: message, deadline, reply });
+            }
+            Err(refused) => reply.fail(refused.error.into()),
         }
+        None
     }
 
-    /// Whether the core takes application sends now (a closed core refuses them at once).
-    fn can_send(&self) -> bool {
-        let conn = self.conn();
-        conn.can_send() || conn.is_closed()
+    /// Sends `outgoing` now, or after the sends held before it.
+    fn send(&mut self, outgoing: Outgoing) {
+        if !self.held.is_empty() {
+            self.held.push_back(outgoing);
+        } else if let Some(back) = self.try_send(outgoing) {
+            self.held.push_back(back);
+        }
     }
 
     fn retry_held(&mut self) -> bool {
         let mut progress = false;
-        while self.can_send()
-            && let Some(outgoing) = self.held.pop_front()
-        {
-            self.send(outgoing);
+        while let Some(outgoing) = self.held.pop_front() {
+            if let Some(back) = self.try_send(outgoing) {
+                self.held.push_front(back);
+                break;
+            }
             progress = true;
         }
         progress

@@ -146,7 +146,7 @@ pub mod types;
 pub use connection::turns::PermissionAnswer;
 pub use connection::{
     CancelReason, CloseReason, Completion, Config, Connection, Event, InboundId, Negotiated, OutboundId, Outcome,
-    RespondError, SendError, Stats, TurnStamp,
+    Refused, RespondError, SendError, Stats, TurnStamp,
 };
 pub use error::{ErrorCode, RpcError};
 pub use jsonrpc::RequestId;

@@ -171,10 +171,16 @@ fn capability_refusals_both_ways() {
         Request::from(WriteTextFileRequest::new(s.clone(), "/x", "y")),
         Request::from(CreateTerminalRequest::new(s.clone(), "ls")),
     ] {
-        assert!(matches!(p.agent.send_request(p.now, req, None), Err(SendError::NotSupportedByPeer { .. })));
+        assert!(matches!(
+            p.agent.send_request(p.now, req, None).map_err(SendError::from),
+            Err(SendError::NotSupportedByPeer { .. })
+        ));
     }
     let load = LoadSessionRequest::new(s.clone(), "/", vec![]);
-    assert!(matches!(p.client.send_request(p.now, load, None), Err(SendError::NotSupportedByPeer { .. })));
+    assert!(matches!(
+        p.client.send_request(p.now, load, None).map_err(SendError::from),
+        Err(SendError::NotSupportedByPeer { .. })
+    ));
     p.pump();
     assert_eq!(p.wire.len(), before);
     // Inbound: a peer that ignores the gate gets -32601.

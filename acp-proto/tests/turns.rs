@@ -302,7 +302,10 @@ fn updates_queued_before_completion_precede_the_response() {
 fn no_update_before_the_session_is_announced() {
     let mut p = ready();
     let unknown = SessionId::from("nope");
-    assert_eq!(p.agent.send_notification(p.now, chunk(&unknown, "x")), Err(SendError::UnknownSession(unknown)));
+    assert_eq!(
+        p.agent.send_notification(p.now, chunk(&unknown, "x")).map_err(SendError::from),
+        Err(SendError::UnknownSession(unknown))
+    );
     // During session/new: still unknown until the response is sent.
     p.client.send_request(p.now, NewSessionRequest::new("/", vec![]), None).unwrap();
     p.pump();
@@ -342,7 +345,10 @@ fn one_turn_at_a_time_per_session() {
     let mut p = ready();
     let s = p.open_session("s");
     let (_out, _inbound) = start_turn(&mut p, &s, "first");
-    assert_eq!(p.client.send_request(p.now, prompt(&s, "second"), None), Err(SendError::TurnAlreadyRunning(s.clone())));
+    assert_eq!(
+        p.client.send_request(p.now, prompt(&s, "second"), None).map_err(SendError::from),
+        Err(SendError::TurnAlreadyRunning(s.clone()))
+    );
     // A peer that does not check gets -32600 from the agent machine.
     let raw = json!({"jsonrpc":"2.0","id":"dup","method":"session/prompt","params":{"sessionId":"s","prompt":[]}});
     let _ = p.agent.handle_input(p.now, format!("{raw}\n").as_bytes());

@@ -5,7 +5,7 @@ use std::io;
 
 use acp_proto::methods::DecodeError;
 use acp_proto::types::ProtocolVersion;
-use acp_proto::{Outcome, Response, RpcError, SendError};
+use acp_proto::{Outcome, Refused, Response, RpcError, SendError};
 
 /// Why a request, a notification or the connection failed, on any adapter.
 ///
@@ -84,6 +84,12 @@ impl From<SendError> for Error {
             SendError::Closed => Error::ConnectionClosed,
             e => Error::Send(e),
         }
+    }
+}
+
+impl<T> From<Refused<T>> for Error {
+    fn from(refused: Refused<T>) -> Error {
+        Error::from(refused.error)
     }
 }
 

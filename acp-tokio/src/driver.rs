@@ -11,8 +11,9 @@
 //!   reused buffer and writes it, keeping the unwritten tail across `Pending`, then flushes once per
 //!   batch. While a batch is being written the core keeps the newer frames, so its outbound budget
 //!   (and [`Connection::can_send`]) reflects a slow peer.
-//! * **Backpressure**: requests and notifications of handlers are *held* while `can_send()` is
-//!   false; their futures wait for the ack, so memory does not grow with the number of sends.
+//! * **Backpressure**: requests and notifications of handlers that the core refuses for
+//!   backpressure come back from it ([`acp_proto::Refused`]) and are *held*, in order; their
+//!   futures wait for the ack, so memory does not grow with the number of sends.
 //!   Handlers' answers wait in the same queue (in order behind the sends they made), so the
 //!   core's queued output stays within its bound plus one frame; while it is full the core
 //!   dispatches no new request, so the answers held are those of requests already running.
@@ -36,7 +37,8 @@ use std::time::Duration;
 use acp_proto::methods::AgentNotification;
 use acp_proto::types::SessionId;
 use acp_proto::{
-    Config, Connection, Event, InboundId, Instant, Notification, OutboundId, Request, Response, RpcError, Side,
+    Config, Connection, Event, InboundId, Instant, Notification, OutboundId, Refused, Request, Response, RpcError,
+    SendError, Side,
 };
 use tokio::sync::{mpsc, oneshot};
 
@@ -313,20 +315,21 @@ impl<Rt: Runtime, H: Handlers, Rd: ReadBytes, Wr: WriteBytes> Driver<Rt, H, Rd, 
     }
 
     fn send_or_hold(&mut self, now: Instant, send: Held) {
-        if self.held.is_empty() && self.admits_sends() {
-            self.send(now, send);
-        } else {
+        if !self.held.is_empty() {
             self.held.push_back(send);
+        } else if let Some(back) = self.try_send(now, send) {
+            self.held.push_back(back);
         }
     }
 
-    /// Sends held requests and notifications, in order, while the budget allows.
+    /// Sends held requests, notifications and answers, in order, while the core takes them.
     fn retry_held(&mut self, now: Instant) -> bool {
         let mut progress = false;
-        while self.admits_sends()
-            && let Some(send) = self.held.pop_front()
-        {
-            self.send(now, send);
+        while let Some(send) = self.held.pop_front() {
+            if let Some(back) = self.try_send(now, send) {
+                self.held.push_front(back);
+                break;
+            }
             progress = true;
         }
         progress
@@ -338,18 +341,30 @@ impl<Rt: Runtime, H: Handlers, Rd: ReadBytes, Wr: WriteBytes> Driver<Rt, H, Rd, 
         self.conn.can_send() || self.conn.is_closed()
     }
 
-    /// Hands a send to the core. Called only while `can_send()` (or closed, when the core
-    /// refuses everything), so the core never answers `Backpressure` and nothing is lost.
-    fn send(&mut self, now: Instant, send: Held) {
+    /// Hands a send to the core; gives it back when the core has no room for it now
+    /// ([`SendError::Backpressure`] hands the message back), to wait in `held`. An answer is
+    /// never refused by the core, so it is held here while the output is full: the output then
+    /// exceeds its bound by at most one frame.
+    fn try_send(&mut self, now: Instant, send: Held) -> Option<Held> {
         match send {
-            Held::Complete(id, result) => self.respond(now, id, *result),
-            Held::Notify(notification, ack) => {
-                let result = self.conn.send_notification(now, *notification).map_err(Error::from);
-                self.acked |= result.is_ok();
-                let _ = ack.send(result);
+            Held::Complete(id, result) => {
+                if !self.admits_sends() {
+                    return Some(Held::Complete(id, result));
+                }
+                self.respond(now, id, *result);
             }
-            Held::Request(request, deadline) => {
-                let RequestCommand { token, request, reply, turn, .. } = *request;
+            Held::Notify(notification, ack) => match self.conn.send_notification(now, *notification) {
+                Err(Refused { error: SendError::Backpressure { .. }, message }) => {
+                    return Some(Held::Notify(Box::new(message), ack));
+                }
+                result => {
+                    let result = result.map_err(Error::from);
+                    self.acked |= result.is_ok();
+                    let _ = ack.send(result);
+                }
+            },
+            Held::Request(command, deadline) => {
+                let RequestCommand { token, request, timeout, reply, turn } = *command;
                 match self.conn.send_request(now, request, deadline) {
                     Ok(id) => {
                         let turn = turn.map(|t| {
@@ -359,15 +374,20 @@ impl<Rt: Runtime, H: Handlers, Rd: ReadBytes, Wr: WriteBytes> Driver<Rt, H, Rd, 
                         self.tokens.insert(token, id);
                         self.pending.insert(id, Pending { token, reply, turn });
                     }
-                    Err(e) => {
+                    Err(Refused { error: SendError::Backpressure { .. }, message }) => {
+                        let command = RequestCommand { token, request: message, timeout, reply, turn };
+                        return Some(Held::Request(Box::new(command), deadline));
+                    }
+                    Err(refused) => {
                         if let Some(turn) = turn {
-                            let _ = turn.accepted.send(Err(Error::from(e.clone())));
+                            let _ = turn.accepted.send(Err(Error::from(refused.error.clone())));
                         }
-                        let _ = reply.send(Err(Error::from(e)));
+                        let _ = reply.send(Err(Error::from(refused.error)));
                     }
                 }
             }
         }
+        None
     }
 
     /// The future awaiting request `token` was dropped.

@@ -312,6 +312,60 @@ impl fmt::Display for SendError {
 
 impl std::error::Error for SendError {}
 
+/// A send the machine refused: why, and the message itself, handed back untouched (nothing
+/// was sent and no id was consumed). An adapter that waits for room on
+/// [`SendError::Backpressure`] keeps the message it got back and sends it again later.
+///
+/// It compares equal to its [`SendError`], and `?` turns it into one.
+///
+/// ```
+/// use acp_proto::types::{InitializeRequest, ProtocolVersion};
+/// use acp_proto::{Config, Connection, Instant, Request, SendError, Side};
+///
+/// let mut agent = Connection::new(Side::Agent, Config::default(), Instant::ZERO);
+/// let refused = agent.send_request(Instant::ZERO, InitializeRequest::new(ProtocolVersion::V1), None).unwrap_err();
+/// assert!(matches!(refused.error, SendError::WrongDirection { .. }));
+/// assert!(matches!(refused.message, Request::Client(_)), "the request comes back");
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub struct Refused<T> {
+    /// Why it was refused.
+    pub error: SendError,
+    /// The message, as it was given.
+    pub message: T,
+}
+
+impl<T> Refused<T> {
+    /// The message back, for another try.
+    pub fn into_message(self) -> T {
+        self.message
+    }
+}
+
+impl<T> PartialEq<SendError> for Refused<T> {
+    fn eq(&self, other: &SendError) -> bool {
+        self.error == *other
+    }
+}
+
+impl<T> From<Refused<T>> for SendError {
+    fn from(refused: Refused<T>) -> SendError {
+        refused.error
+    }
+}
+
+impl<T> fmt::Display for Refused<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.error.fmt(f)
+    }
+}
+
+impl<T: fmt::Debug> std::error::Error for Refused<T> {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        Some(&self.error)
+    }
+}
+
 /// A completion the application got wrong. The request was still answered once (see
 /// [`Connection::respond`]); this reports the application's bug.
 ///

@@ -66,8 +66,8 @@ use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 pub use config::Config;
 pub use event::{
-    CancelReason, CloseReason, Completion, Event, InboundId, Negotiated, OutboundId, Outcome, RespondError, SendError,
-    Stats, TurnStamp,
+    CancelReason, CloseReason, Completion, Event, InboundId, Negotiated, OutboundId, Outcome, Refused, RespondError,
+    SendError, Stats, TurnStamp,
 };
 
 use crate::Side;

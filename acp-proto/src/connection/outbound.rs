@@ -4,7 +4,9 @@
 use serde::Serialize;
 use serde_json::value::RawValue;
 
-use super::{CloseReason, Connection, Event, Negotiated, OutboundId, Outcome, PendingOut, Phase, SendError, Timer};
+use super::{
+    CloseReason, Connection, Event, Negotiated, OutboundId, Outcome, PendingOut, Phase, Refused, SendError, Timer,
+};
 use crate::Side;
 use crate::chunk_path;
 use crate::error::RpcError;
@@ -35,15 +37,28 @@ impl Connection {
     /// Agent side, a `session/request_permission` made while its session's turn is being
     /// cancelled is accepted and resolves at once as [`Outcome::Cancelled`], without a frame.
     ///
+    /// A refusal hands the request back ([`Refused`]).
+    ///
     /// [`Config::request_timeout`]: super::Config::request_timeout
+    // The refused request comes back by value: a refusal is rare, a box would allocate per send.
+    #[allow(clippy::result_large_err)]
     pub fn send_request(
         &mut self,
         now: Instant,
         request: impl Into<Request>,
         deadline: Option<Instant>,
+    ) -> Result<OutboundId, Refused<Request>> {
+        let request = request.into();
+        self.send_request_ref(now, &request, deadline).map_err(|error| Refused { error, message: request })
+    }
+
+    fn send_request_ref(
+        &mut self,
+        now: Instant,
+        request: &Request,
+        deadline: Option<Instant>,
     ) -> Result<OutboundId, SendError> {
         self.advance(now);
-        let request = request.into();
         let method = request.method();
         self.check_send(request.wire(), request.sender(), method)?;
         match (method, self.phase) {
@@ -58,23 +73,23 @@ impl Connection {
         }
         self.check_budget()?;
         let session = request.session_id().cloned();
-        self.turns.check_client_prompt(&request)?;
+        self.turns.check_client_prompt(request)?;
         let id = self.next_outbound;
-        if self.turns.agent_ask_resolves_cancelled(&request) {
+        if self.turns.agent_ask_resolves_cancelled(request) {
             self.next_outbound += 1;
             self.push_event(Event::Outcome { id: OutboundId(id), outcome: Outcome::Cancelled });
             return Ok(OutboundId(id));
         }
-        let params = request.has_params().then_some(&request);
+        let params = request.has_params().then_some(request);
         jsonrpc::encode_request(&mut self.out, &RequestId::Number(id), request.wire(), params)
             .map_err(|e| SendError::Encode(e.to_string()))?;
         self.stats.frames_out += 1;
         self.next_outbound += 1;
-        if let Request::Client(ClientRequest::Initialize(init)) = &request {
+        if let Request::Client(ClientRequest::Initialize(init)) = request {
             self.init_caps = Some(CapabilitySnapshot::from_typed(&init.client_capabilities));
             self.phase = Phase::Initializing;
         }
-        self.turns.on_send_request(id, &request);
+        self.turns.on_send_request(id, request);
         let deadline = deadline.or_else(|| self.config.request_timeout.map(|t| self.now + t));
         if let Some(at) = deadline {
             self.arm(at, Timer::Outbound(id));
@@ -87,10 +102,20 @@ impl Connection {
     /// initialized, wrong direction, bad extension name, budget), and, agent side, a
     /// `session/update` for a session never announced to the client.
     ///
-    /// Client side, `session/cancel` is [`cancel_turn`](Self::cancel_turn).
-    pub fn send_notification(&mut self, now: Instant, notification: impl Into<Notification>) -> Result<(), SendError> {
+    /// Client side, `session/cancel` is [`cancel_turn`](Self::cancel_turn). A refusal hands
+    /// the notification back ([`Refused`]).
+    #[allow(clippy::result_large_err)]
+    pub fn send_notification(
+        &mut self,
+        now: Instant,
+        notification: impl Into<Notification>,
+    ) -> Result<(), Refused<Notification>> {
         let notification = notification.into();
-        if let Notification::Client(ClientNotification::Cancel(c)) = &notification {
+        self.send_notification_ref(now, &notification).map_err(|error| Refused { error, message: notification })
+    }
+
+    fn send_notification_ref(&mut self, now: Instant, notification: &Notification) -> Result<(), SendError> {
+        if let Notification::Client(ClientNotification::Cancel(c)) = notification {
             return self.cancel_turn(now, &c.session_id).map(|_| ());
         }
         self.advance(now);
@@ -100,8 +125,8 @@ impl Connection {
         }
         self.check_gate(notification.method())?;
         self.check_budget()?;
-        self.turns.check_agent_update(&notification)?;
-        self.write_notification(&notification)
+        self.turns.check_agent_update(notification)?;
+        self.write_notification(notification)
     }
 
     pub(super) fn write_notification(&mut self, notification: &Notification) -> Result<(), SendError> {

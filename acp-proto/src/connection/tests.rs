@@ -396,13 +396,19 @@ fn second_initialize_is_refused() {
 #[test]
 fn client_sends_nothing_before_the_handshake() {
     let mut c = Connection::client(T0);
-    assert_eq!(c.send_request(T0, NewSessionRequest::new("/", vec![]), None), Err(SendError::NotInitialized));
+    assert_eq!(
+        c.send_request(T0, NewSessionRequest::new("/", vec![]), None).map_err(SendError::from),
+        Err(SendError::NotInitialized)
+    );
     c.send_request(T0, InitializeRequest::new(ProtocolVersion::V1), None).unwrap();
     assert_eq!(
-        c.send_request(T0, InitializeRequest::new(ProtocolVersion::V1), None),
+        c.send_request(T0, InitializeRequest::new(ProtocolVersion::V1), None).map_err(SendError::from),
         Err(SendError::AlreadyInitialized)
     );
-    assert_eq!(c.send_request(T0, NewSessionRequest::new("/", vec![]), None), Err(SendError::NotInitialized));
+    assert_eq!(
+        c.send_request(T0, NewSessionRequest::new("/", vec![]), None).map_err(SendError::from),
+        Err(SendError::NotInitialized)
+    );
 }
 
 #[test]
@@ -456,25 +462,34 @@ fn outbound_requests_the_peer_did_not_advertise_are_refused_locally() {
     assert!(a.send_request(T0, ReadTextFileRequest::new("s", "/etc/hosts"), None).is_ok());
     let write = WriteTextFileRequest::new("s", "/x", "y");
     assert!(matches!(
-        a.send_request(T0, write, None),
+        a.send_request(T0, write, None).map_err(SendError::from),
         Err(SendError::NotSupportedByPeer { method: Method::WriteTextFile, capability: ["fs", "writeTextFile"] })
     ));
     assert!(matches!(
-        a.send_request(T0, CreateTerminalRequest::new("s", "ls"), None),
+        a.send_request(T0, CreateTerminalRequest::new("s", "ls"), None).map_err(SendError::from),
         Err(SendError::NotSupportedByPeer { capability: ["terminal"], .. })
     ));
     assert_eq!(sent(&mut a).len(), 1, "only the read went out");
     let mut c = ready_client();
     let load = LoadSessionRequest::new("s", "/", vec![]);
-    assert!(matches!(c.send_request(T0, load, None), Err(SendError::NotSupportedByPeer { .. })));
+    assert!(matches!(
+        c.send_request(T0, load, None).map_err(SendError::from),
+        Err(SendError::NotSupportedByPeer { .. })
+    ));
 }
 
 #[test]
 fn wrong_direction_and_bad_extension_names_are_refused() {
     let mut a = ready_agent();
-    assert!(matches!(a.send_request(T0, PromptRequest::new("s", vec![]), None), Err(SendError::WrongDirection { .. })));
+    assert!(matches!(
+        a.send_request(T0, PromptRequest::new("s", vec![]), None).map_err(SendError::from),
+        Err(SendError::WrongDirection { .. })
+    ));
     let bad = AgentRequest::Ext(crate::ext::ExtRequest::new("vendor/x", Value::Null));
-    assert!(matches!(a.send_request(T0, bad, None), Err(SendError::InvalidExtensionName { .. })));
+    assert!(matches!(
+        a.send_request(T0, bad, None).map_err(SendError::from),
+        Err(SendError::InvalidExtensionName { .. })
+    ));
     let ok = AgentRequest::Ext(crate::ext::ExtRequest::new("_vendor/x", Value::Null));
     assert!(a.send_request(T0, ok, None).is_ok());
     assert_eq!(sent(&mut a), [json!({"jsonrpc":"2.0","id":1,"method":"_vendor/x"})]);
@@ -605,7 +620,10 @@ fn close_resolves_everything_once() {
     feed(&mut a, ms(3), &[&new_session_line(9)]);
     assert!(events(&mut a).is_empty(), "Closed is emitted once and nothing follows");
     assert_eq!(a.poll_timeout(), None);
-    assert_eq!(a.send_request(ms(3), ReadTextFileRequest::new("s", "/a"), None), Err(SendError::Closed));
+    assert_eq!(
+        a.send_request(ms(3), ReadTextFileRequest::new("s", "/a"), None).map_err(SendError::from),
+        Err(SendError::Closed)
+    );
     assert_eq!(a.respond(ms(3), InboundId(2), Err(RpcError::internal_error("late"))), Ok(Completion::Discarded));
 }
 

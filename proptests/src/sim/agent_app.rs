@@ -172,7 +172,11 @@ impl<C: Chooser> Sim<'_, C> {
         };
         let update = SessionUpdate::AgentMessageChunk(ContentChunk::new(ContentBlock::Text(TextContent::new(text))));
         let before = self.agent.conn.bytes_queued();
-        let r = self.agent.conn.send_notification(self.now, SessionNotification::new(session.as_str(), update));
+        let sent: acp_proto::Notification = SessionNotification::new(session.as_str(), update).into();
+        let r = self.agent.conn.send_notification(self.now, sent.clone()).map_err(|refused| {
+            assert_eq!(refused.message, sent, "a refused notification comes back untouched");
+            refused.error
+        });
         self.agent.note_app_output(before);
         self.log(format!("agent update {session} -> {r:?}"));
         let known = self.agent.sessions.contains(&session);
@@ -233,7 +237,11 @@ impl<C: Chooser> Sim<'_, C> {
             _ => true,
         };
         let before = self.agent.conn.bytes_queued();
-        let r = self.agent.conn.send_request(self.now, request, deadline);
+        let sent = request.clone();
+        let r = self.agent.conn.send_request(self.now, request, deadline).map_err(|refused| {
+            assert_eq!(refused.message, sent, "a refused request comes back untouched");
+            refused.error
+        });
         self.agent.note_app_output(before);
         self.log(format!("agent send {method:?} r{label} -> {r:?}"));
         match r {

@@ -68,7 +68,7 @@ impl<C: Chooser> Sim<'_, C> {
                     json!({"label": label}),
                 )));
                 let before = self.client.conn.bytes_queued();
-                let r = self.client.conn.send_notification(now, n);
+                let r = self.client.conn.send_notification(now, n).map_err(SendError::from);
                 self.client.note_app_output(before);
                 self.log(format!("client note -> {r:?}"));
                 if self.client.conn.is_ready() {
@@ -84,7 +84,11 @@ impl<C: Chooser> Sim<'_, C> {
         let method = request.method();
         let open_turn = session.as_ref().is_some_and(|s| self.client_turns.contains_key(s));
         let before = self.client.conn.bytes_queued();
-        let result = self.client.conn.send_request(now, request, deadline);
+        let sent = request.clone();
+        let result = self.client.conn.send_request(now, request, deadline).map_err(|refused| {
+            assert_eq!(refused.message, sent, "a refused request comes back untouched");
+            refused.error
+        });
         self.client.note_app_output(before);
         self.log(format!("client send {method:?} r{label} -> {result:?}"));
         match result {

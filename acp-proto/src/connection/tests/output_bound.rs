@@ -25,7 +25,7 @@ pub(super) fn fill(a: &mut Connection) {
     while a.can_send() {
         a.send_notification(T0, update()).unwrap();
     }
-    assert!(matches!(a.send_notification(T0, update()), Err(SendError::Backpressure { .. })));
+    assert!(matches!(a.send_notification(T0, update()).map_err(SendError::from), Err(SendError::Backpressure { .. })));
 }
 
 fn ext_request(id: i64) -> String {
