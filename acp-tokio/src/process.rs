@@ -22,7 +22,10 @@ use crate::ClientOptions;
 use crate::handle::Shared;
 use crate::io::ReadBytes;
 use crate::runtime::{Runtime, timeout};
-use crate::sync::lock;
+use crate::sync::{Signal, lock};
+
+/// How long a close waits, once the process has exited, for its stderr to be read to the end.
+const STDERR_GRACE: Duration = Duration::from_millis(500);
 
 /// What the supervision needs from a runtime's child handle.
 pub(crate) trait ChildHandle: Send + 'static {
@@ -124,6 +127,8 @@ struct Process<Rt: Runtime, C: ChildHandle> {
     pid: Option<u32>,
     state: tokio::sync::Mutex<State<C>>,
     stderr: Arc<Mutex<StderrTail>>,
+    /// Set once the stderr task has read the pipe to its end.
+    stderr_done: Arc<Signal>,
     close_grace: Duration,
     kill_grace: Duration,
     shared: Arc<Shared>,
@@ -145,6 +150,8 @@ pub(crate) fn supervise<Rt: Runtime, C: ChildHandle>(
 ) -> Arc<dyn ProcessControl> {
     let ring = Arc::new(Mutex::new(StderrTail::new(options.stderr_buffer)));
     let sink = ring.clone();
+    let stderr_done = Arc::new(Signal::default());
+    let done = stderr_done.clone();
     rt.spawn(async move {
         let mut buf = vec![0; 4096];
         loop {
@@ -155,12 +162,15 @@ pub(crate) fn supervise<Rt: Runtime, C: ChildHandle>(
                 Err(_) => break,
             }
         }
+        lock(&sink).end();
+        done.set();
     });
     Arc::new(Process {
         rt,
         pid,
         state: tokio::sync::Mutex::new(State { child: Some(child), status: None }),
         stderr: ring,
+        stderr_done,
         close_grace: options.close_grace,
         kill_grace: options.kill_grace,
         shared,
@@ -222,6 +232,9 @@ impl<Rt: Runtime, C: ChildHandle> ProcessControl for Process<Rt, C> {
             state.child = None;
             // The pipes are closed now, so the driver ends at once.
             let _ = timeout(&self.rt, Duration::from_secs(1), self.shared.finished.wait()).await;
+            // The tail then holds the agent's last words (a process it left behind may keep the
+            // pipe open: then the tail is what was read by now).
+            let _ = timeout(&self.rt, STDERR_GRACE, self.stderr_done.wait()).await;
             Ok(status)
         })
     }

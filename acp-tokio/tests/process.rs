@@ -144,3 +144,15 @@ async fn spawning_a_missing_program_fails_cleanly() {
     let result = ClientConnection::spawn((), Command::new("/nonexistent/agent"), ClientOptions::default());
     assert!(matches!(result, Err(Error::Io(e)) if e.kind() == std::io::ErrorKind::NotFound));
 }
+
+#[tokio::test]
+async fn close_returns_with_the_agents_last_stderr_line_in_the_tail() {
+    // Writes its last words after its input ends, then exits by itself.
+    let mut command = Command::new("sh");
+    command.args(["-c", "cat >/dev/null; sleep 0.05; echo 'last words' >&2"]);
+    let conn = ClientConnection::spawn((), command, quick_close()).expect("spawn");
+    let status = conn.close().await.expect("close").expect("a child");
+    assert!(status.success(), "{status:?}");
+    // No waiting here: `close` itself waited for stderr to be read to its end.
+    assert_eq!(conn.stderr_tail(), "last words\n");
+}
