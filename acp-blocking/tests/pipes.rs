@@ -416,16 +416,26 @@ impl Client for OrderLog {
     }
 }
 
-#[test]
-fn agent_requests_of_a_turn_reach_the_client_after_the_updates_before_them() {
+/// The `interleave` turn of a client that advertises file reads and logs them: the read log,
+/// the turn, and what keeps the connection alive.
+type Interleaved =
+    (Arc<Mutex<Vec<String>>>, acp_blocking::PromptTurn, (ClientConnection, JoinHandle<Result<(), Error>>));
+
+fn interleaved_turn() -> Interleaved {
     let log = Arc::new(Mutex::new(Vec::new()));
     let agent = Arc::new(TestAgent::default());
-    let (conn, _server) = connect(OrderLog(log.clone()), agent, AgentOptions::default(), ClientOptions::default());
+    let (conn, server) = connect(OrderLog(log.clone()), agent, AgentOptions::default(), ClientOptions::default());
     let mut init = InitializeRequest::new(ProtocolVersion::V1);
     init.client_capabilities.fs.read_text_file = true;
     conn.initialize(init).unwrap();
     let session = conn.new_session(NewSessionRequest::new("/tmp", vec![])).unwrap().session_id;
-    let mut turn = conn.prompt(prompt(&session, "interleave")).unwrap();
+    let turn = conn.prompt(prompt(&session, "interleave")).unwrap();
+    (log, turn, (conn, server))
+}
+
+#[test]
+fn agent_requests_of_a_turn_reach_the_client_after_the_updates_before_them() {
+    let (log, mut turn, _conn) = interleaved_turn();
     // The agent sends update i, then asks to read r{i}. The read handler of r{i} starts only
     // once the reader is done with update i (the next test checks that part), so whenever the
     // reader has taken k updates, at most k reads have run, however long it dawdles before
@@ -449,14 +459,7 @@ fn agent_requests_of_a_turn_reach_the_client_after_the_updates_before_them() {
 
 #[test]
 fn agent_requests_of_a_turn_wait_until_next_update_then_has_handled_the_updates_before_them() {
-    let log = Arc::new(Mutex::new(Vec::new()));
-    let agent = Arc::new(TestAgent::default());
-    let (conn, _server) = connect(OrderLog(log.clone()), agent, AgentOptions::default(), ClientOptions::default());
-    let mut init = InitializeRequest::new(ProtocolVersion::V1);
-    init.client_capabilities.fs.read_text_file = true;
-    conn.initialize(init).unwrap();
-    let session = conn.new_session(NewSessionRequest::new("/tmp", vec![])).unwrap().session_id;
-    let mut turn = conn.prompt(prompt(&session, "interleave")).unwrap();
+    let (log, mut turn, _conn) = interleaved_turn();
     // The agent sends update i, then asks to read r{i}. While `next_update_then` still handles
     // update i, r{i} must not have run: at most the i reads of the updates handled before.
     let mut done = 0;
