@@ -16,12 +16,11 @@ use acp_proto::types::*;
 use acp_proto::{Notification, Request, Response, RpcError, Side};
 use serde_json::Value;
 
-use crate::context::{HandlerContext, RequestContext};
+use crate::context::RequestContext;
 use crate::driver::{Driver, Handlers};
-use crate::handle::{Done, catch_unwind, run_handler};
+use crate::handle::catch_unwind;
 use crate::io::TokioIo;
 use crate::runtime::{Runtime, Tokio};
-use crate::sync::QueueReceiver;
 use crate::{AgentOptions, Error};
 
 fn agent_result(response: impl Into<AgentResponse>) -> Response {
@@ -33,7 +32,7 @@ macro_rules! agent_trait {
         {
             $(#[$attr:meta])*
             trait $Trait:ident: [$($bounds:tt)*], futures: $futures:tt,
-            handlers: $Handlers:ident($Ptr:ident), spawn: $spawn:ident, dispatch: $dispatch:ident;
+            handlers: $Handlers:ident($Ptr:ident), spawn: $spawn:ident, dispatch: $dispatch:ident, notify: $notify:ident;
         }
         client_requests: [ $( {
             $(#[doc = $doc:literal])* $v:ident = $w:literal, $p:ident => $r:ident, gate: [$($g:literal),*],
@@ -73,35 +72,14 @@ macro_rules! agent_trait {
             })
         }
 
-        /// Runs an agent's handlers for the driver.
-        pub(crate) struct $Handlers<A>(pub(crate) $Ptr<A>);
-
-        impl<A: $Trait> Handlers for $Handlers<A> {
-            fn spawn_request<Rt: Runtime>(
-                &self,
-                rt: &Rt,
-                request: Request,
-                cx: HandlerContext,
-                done: Done,
-                gate: Option<tokio::sync::oneshot::Receiver<()>>,
-            ) {
-                let agent = $Ptr::clone(&self.0);
-                let cx = RequestContext::new(cx);
-                rt.$spawn(run_handler(done, gate, async move { $dispatch(&*agent, request, cx).await }));
-            }
-
-            fn spawn_notifications<Rt: Runtime>(&self, rt: &Rt, mut queue: QueueReceiver<Notification>) {
-                let agent = $Ptr::clone(&self.0);
-                rt.$spawn(async move {
-                    while let Some(notification) = queue.pop().await {
-                        if let Notification::Client(ClientNotification::Ext(e)) = notification {
-                            // A panicking notification handler loses that notification only.
-                            let _ = catch_unwind(agent.ext_notification(&e.method, e.params)).await;
-                        }
-                    }
-                });
+        /// Calls the handler method for `notification`; a panic loses that notification only.
+        async fn $notify<A: $Trait>(agent: &A, notification: Notification) {
+            if let Notification::Client(ClientNotification::Ext(e)) = notification {
+                let _ = catch_unwind(agent.ext_notification(&e.method, e.params)).await;
             }
         }
+
+        handlers_impl!($Handlers($Ptr): $Trait, spawn: $spawn, context: RequestContext, dispatch: $dispatch, notify: $notify);
     };
 }
 
@@ -117,7 +95,7 @@ acp_proto::method_table!(agent_trait {
     ///
     /// For handlers that hold `Rc`s or other `!Send` state, implement [`LocalAgent`] instead.
     trait Agent: [Send + Sync +], futures: [+ Send],
-    handlers: AgentHandlers(Arc), spawn: spawn, dispatch: dispatch_agent;
+    handlers: AgentHandlers(Arc), spawn: spawn, dispatch: dispatch_agent, notify: notify_agent;
 });
 
 acp_proto::method_table!(agent_trait {
@@ -125,7 +103,7 @@ acp_proto::method_table!(agent_trait {
     /// as local tasks on the current thread. Serve it with [`serve_local`] (or
     /// [`serve_stdio_local`]) from inside a `tokio::task::LocalSet` on a current-thread runtime.
     trait LocalAgent: [], futures: [],
-    handlers: LocalAgentHandlers(Rc), spawn: spawn_local, dispatch: dispatch_local_agent;
+    handlers: LocalAgentHandlers(Rc), spawn: spawn_local, dispatch: dispatch_local_agent, notify: notify_local_agent;
 });
 
 /// Serves `agent` over `reader`/`writer` (the client's output and input). Resolves when the

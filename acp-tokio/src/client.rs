@@ -15,13 +15,13 @@ use acp_proto::{CloseReason, Negotiated, Notification, Request, Response, RpcErr
 use serde_json::Value;
 use tokio::sync::oneshot;
 
-use crate::context::{ClientContext, HandlerContext};
+use crate::context::ClientContext;
 use crate::driver::{Driver, Handlers};
-use crate::handle::{Command, Done, DriverStats, Handle, RequestCommand, TurnSink, catch_unwind, run_handler};
+use crate::handle::{Command, DriverStats, Handle, RequestCommand, TurnSink, catch_unwind};
 use crate::io::{ReadBytes, TokioIo, WriteBytes};
 use crate::process::ProcessControl;
 use crate::runtime::{Runtime, Tokio};
-use crate::sync::{QueueReceiver, lock, queue};
+use crate::sync::{lock, queue};
 use crate::turn::PromptTurn;
 use crate::{ClientOptions, Error};
 
@@ -34,7 +34,7 @@ macro_rules! client_trait {
         {
             $(#[$attr:meta])*
             trait $Trait:ident: [$($bounds:tt)*], futures: $futures:tt,
-            handlers: $Handlers:ident($Ptr:ident), spawn: $spawn:ident, dispatch: $dispatch:ident;
+            handlers: $Handlers:ident($Ptr:ident), spawn: $spawn:ident, dispatch: $dispatch:ident, notify: $notify:ident;
         }
         client_requests: $client_requests:tt
         agent_requests: [ $( {
@@ -83,43 +83,20 @@ macro_rules! client_trait {
             })
         }
 
-        /// Runs a client's handlers for the driver.
-        pub(crate) struct $Handlers<C>(pub(crate) $Ptr<C>);
-
-        impl<C: $Trait> Handlers for $Handlers<C> {
-            fn spawn_request<Rt: Runtime>(
-                &self,
-                rt: &Rt,
-                request: Request,
-                cx: HandlerContext,
-                done: Done,
-                gate: Option<tokio::sync::oneshot::Receiver<()>>,
-            ) {
-                let client = $Ptr::clone(&self.0);
-                let cx = ClientContext::new(cx);
-                rt.$spawn(run_handler(done, gate, async move { $dispatch(&*client, request, cx).await }));
-            }
-
-            fn spawn_notifications<Rt: Runtime>(&self, rt: &Rt, mut queue: QueueReceiver<Notification>) {
-                let client = $Ptr::clone(&self.0);
-                rt.$spawn(async move {
-                    while let Some(notification) = queue.pop().await {
-                        // A panicking notification handler loses that notification only.
-                        match notification {
-                            $(
-                                Notification::Agent(AgentNotification::$nv(n)) => {
-                                    call_notification!($nh, client, n)
-                                }
-                            )*
-                            Notification::Agent(AgentNotification::Ext(e)) => {
-                                let _ = catch_unwind(client.ext_notification(&e.method, e.params)).await;
-                            }
-                            _ => {}
-                        }
-                    }
-                });
+        /// Calls the handler method for `notification`; a panic loses that notification only.
+        async fn $notify<C: $Trait>(client: &C, notification: Notification) {
+            match notification {
+                $(
+                    Notification::Agent(AgentNotification::$nv(n)) => call_notification!($nh, client, n),
+                )*
+                Notification::Agent(AgentNotification::Ext(e)) => {
+                    let _ = catch_unwind(client.ext_notification(&e.method, e.params)).await;
+                }
+                _ => {}
             }
         }
+
+        handlers_impl!($Handlers($Ptr): $Trait, spawn: $spawn, context: ClientContext, dispatch: $dispatch, notify: $notify);
     };
 }
 
@@ -132,14 +109,14 @@ acp_proto::method_table!(client_trait {
     /// Only advertise (in your `initialize` request's capabilities) what you implement: the core
     /// refuses the methods you did not advertise with `-32601` before they reach you.
     trait Client: [Send + Sync +], futures: [+ Send],
-    handlers: ClientHandlers(Arc), spawn: spawn, dispatch: dispatch_client;
+    handlers: ClientHandlers(Arc), spawn: spawn, dispatch: dispatch_client, notify: notify_client;
 });
 
 acp_proto::method_table!(client_trait {
     /// [`Client`] for handlers whose futures need not be `Send`: run as local tasks, with
     /// [`ClientConnection::connect_local`] inside a `tokio::task::LocalSet`.
     trait LocalClient: [], futures: [],
-    handlers: LocalClientHandlers(Rc), spawn: spawn_local, dispatch: dispatch_local_client;
+    handlers: LocalClientHandlers(Rc), spawn: spawn_local, dispatch: dispatch_local_client, notify: notify_local_client;
 });
 
 impl Client for () {}

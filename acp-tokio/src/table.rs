@@ -118,3 +118,48 @@ macro_rules! make_context {
         crate::context::PromptContext::new($cx, $params.session_id.clone())
     };
 }
+
+/// The driver's `Handlers` for one handler trait: each request on a task of its own (through
+/// `$dispatch`, with a `$Context`), the notifications one at a time, in order (through
+/// `$notify`).
+macro_rules! handlers_impl {
+    (
+        $Handlers:ident($Ptr:ident): $Trait:ident, spawn: $spawn:ident, context: $Context:ident,
+        dispatch: $dispatch:ident, notify: $notify:ident
+    ) => {
+        /// Runs the handlers of a handler trait for the driver.
+        pub(crate) struct $Handlers<H>(pub(crate) $Ptr<H>);
+
+        impl<H: $Trait> crate::driver::Handlers for $Handlers<H> {
+            fn spawn_request<Rt: crate::runtime::Runtime>(
+                &self,
+                rt: &Rt,
+                request: Request,
+                cx: crate::context::HandlerContext,
+                done: crate::handle::Done,
+                gate: Option<tokio::sync::oneshot::Receiver<()>>,
+            ) {
+                let handler = $Ptr::clone(&self.0);
+                let cx = $Context::new(cx);
+                rt.$spawn(crate::handle::run_handler(
+                    done,
+                    gate,
+                    async move { $dispatch(&*handler, request, cx).await },
+                ));
+            }
+
+            fn spawn_notifications<Rt: crate::runtime::Runtime>(
+                &self,
+                rt: &Rt,
+                mut queue: crate::sync::QueueReceiver<Notification>,
+            ) {
+                let handler = $Ptr::clone(&self.0);
+                rt.$spawn(async move {
+                    while let Some(notification) = queue.pop().await {
+                        $notify(&*handler, notification).await;
+                    }
+                });
+            }
+        }
+    };
+}
