@@ -141,10 +141,11 @@
 //!
 //! ## Tracing
 //!
-//! With the `tracing` feature, each connection has a span (`acp_connection`, with its side),
-//! every frame in and out is a `TRACE` event with its length, and every dispatched event
-//! (request, notification, cancellation, outcome, handshake, close) a `DEBUG` event. Payloads
-//! are left out unless `trace_payloads` is set in the options.
+//! With the `tracing` feature, the connection speaks the vocabulary both adapters share
+//! ([`acp_runtime::trace`]): a span per connection (`acp_connection`, with its side), a `TRACE`
+//! event per frame in and out with its length (target `acp::frame`), a `DEBUG` event per
+//! dispatched request, notification, cancellation and outcome, and `INFO` for the handshake
+//! and the close. Payloads are left out unless `trace_payloads` is set in the options.
 #![deny(missing_docs)]
 #![cfg_attr(not(test), warn(clippy::unwrap_used))]
 

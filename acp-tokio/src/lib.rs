@@ -188,10 +188,11 @@
 //!   async-std (whose I/O types use the `futures-io` traits). async-std is deprecated upstream
 //!   in favour of smol; the runtime-specific part of this crate is a small internal trait (a
 //!   clock, a timer, two spawn functions), so smol support is a small addition.
-//! * `tracing`: a span per connection (`acp_connection`), a `TRACE` event per frame in and out
-//!   (target `acp_tokio::frame`, with its length; its text only with
-//!   [`ClientOptions::trace_payloads`] / [`AgentOptions::trace_payloads`]), and `DEBUG` events
-//!   for dispatch, cancellations, outcomes and close.
+//! * `tracing`: the vocabulary both adapters share ([`acp_runtime::trace`]): a span per
+//!   connection (`acp_connection`), a `TRACE` event per frame in and out (target `acp::frame`,
+//!   with its length; its text only with [`ClientOptions::trace_payloads`] /
+//!   [`AgentOptions::trace_payloads`]), `DEBUG` events for dispatch, cancellations and
+//!   outcomes, `INFO` for the handshake and the close.
 #![deny(missing_docs)]
 #![cfg_attr(not(test), warn(clippy::unwrap_used))]
 
