@@ -207,6 +207,8 @@ mod handle;
 mod io;
 mod options;
 mod process;
+#[cfg(feature = "ws")]
+pub mod remote;
 mod runtime;
 mod sync;
 mod turn;

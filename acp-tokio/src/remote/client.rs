@@ -1,0 +1,145 @@
+//! The client side: an ACP client connected to a remote agent over WebSocket.
+
+use std::io;
+use std::time::Duration;
+
+use futures_util::{SinkExt, StreamExt};
+use tokio_tungstenite::tungstenite::client::IntoClientRequest;
+use tokio_tungstenite::tungstenite::http::{HeaderName, HeaderValue};
+use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
+use tokio_tungstenite::tungstenite::{self, Message};
+
+use super::pump::{Incoming, PumpLimits, pump};
+use super::{CONNECTION_ID_HEADER, DEFAULT_MAX_MESSAGE};
+use crate::{Client, ClientConnection, ClientOptions, Error};
+
+/// How [`connect_ws`] connects.
+#[derive(Debug, Clone)]
+pub struct WsClientOptions {
+    /// The connection's own options (the core's limits and timings, buffers).
+    pub client: ClientOptions,
+    /// Sent as `Authorization: Bearer TOKEN` on the upgrade request.
+    pub bearer_token: Option<String>,
+    /// Further headers of the upgrade request (e.g. `Cookie`, to reach the same backend again).
+    pub headers: Vec<(String, String)>,
+    /// Largest message accepted from the agent, and the longest line sent to it. Default 16 MiB.
+    pub max_message: usize,
+    /// How long the TCP connect and the upgrade may take. Default 10 s.
+    pub connect_timeout: Duration,
+}
+
+impl Default for WsClientOptions {
+    fn default() -> Self {
+        WsClientOptions {
+            client: ClientOptions::default(),
+            bearer_token: None,
+            headers: Vec::new(),
+            max_message: DEFAULT_MAX_MESSAGE,
+            connect_timeout: Duration::from_secs(10),
+        }
+    }
+}
+
+/// What the server said when the WebSocket opened.
+#[derive(Debug, Clone, Default)]
+pub struct RemoteInfo {
+    /// The `Acp-Connection-Id` header of the upgrade response, when the server sent one.
+    pub connection_id: Option<String>,
+    /// The `Set-Cookie` headers of the upgrade response (name=value parts), to send back as a
+    /// `Cookie` header when reconnecting (the RFD requires clients to keep cookies for affinity).
+    pub cookies: Vec<String>,
+}
+
+/// Connects `client` to the agent at `url` (`ws://host:port/acp`). The connection behaves as
+/// one over stdio: call [`ClientConnection::initialize`] first; dropping or closing it closes
+/// the WebSocket.
+///
+/// ```no_run
+/// # async fn run() -> Result<(), acp_tokio::Error> {
+/// use acp_tokio::acp_proto::types::*;
+/// use acp_tokio::remote::{WsClientOptions, connect_ws};
+///
+/// struct Editor;
+/// impl acp_tokio::Client for Editor {}
+///
+/// let (conn, info) = connect_ws(Editor, "ws://127.0.0.1:8765/acp", WsClientOptions::default()).await?;
+/// let init = conn.initialize(InitializeRequest::new(ProtocolVersion::V1)).await?;
+/// println!("connection {:?}, agent {:?}", info.connection_id, init.agent_info);
+/// # Ok(()) }
+/// ```
+pub async fn connect_ws<C: Client>(
+    client: C,
+    url: &str,
+    options: WsClientOptions,
+) -> Result<(ClientConnection, RemoteInfo), Error> {
+    let (ws, info) = open(url, &options).await?;
+    let (ours, theirs) = tokio::io::duplex(super::BRIDGE_BUFFER);
+    let (read, write) = tokio::io::split(ours);
+    let limits = PumpLimits { max_line: options.max_message, idle_timeout: None };
+    let (sink, stream) = ws.split();
+    let sink = sink.with(|text: String| std::future::ready(Ok::<_, tungstenite::Error>(Message::text(text))));
+    let stream = stream.map(|message| message.map(incoming));
+    let (lines_out, lines_in) = tokio::io::split(theirs);
+    tokio::spawn(
+        async move { pump(stream, Box::pin(sink), lines_out, lines_in, limits, std::future::pending()).await },
+    );
+    Ok((ClientConnection::connect(client, read, write, options.client), info))
+}
+
+/// Opens the WebSocket.
+async fn open(
+    url: &str,
+    options: &WsClientOptions,
+) -> Result<
+    (tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>, RemoteInfo),
+    Error,
+> {
+    let mut request = url.into_client_request().map_err(|e| invalid(format!("{url}: {e}")))?;
+    let headers = request.headers_mut();
+    if let Some(token) = &options.bearer_token {
+        let value = HeaderValue::from_str(&format!("Bearer {token}")).map_err(|e| invalid(e.to_string()))?;
+        headers.insert("authorization", value);
+    }
+    for (name, value) in &options.headers {
+        let name = HeaderName::from_bytes(name.as_bytes()).map_err(|e| invalid(e.to_string()))?;
+        headers.append(name, HeaderValue::from_str(value).map_err(|e| invalid(e.to_string()))?);
+    }
+    let config = WebSocketConfig::default()
+        .max_message_size(Some(options.max_message))
+        .max_frame_size(Some(options.max_message));
+    let connecting = tokio_tungstenite::connect_async_with_config(request, Some(config), true);
+    let (ws, response) = match tokio::time::timeout(options.connect_timeout, connecting).await {
+        Err(_) => return Err(Error::Io(io::Error::new(io::ErrorKind::TimedOut, format!("{url}: connect timed out")))),
+        Ok(Err(tungstenite::Error::Http(response))) => {
+            let status = response.status();
+            let kind = if status.as_u16() == 401 { io::ErrorKind::PermissionDenied } else { io::ErrorKind::Other };
+            return Err(Error::Io(io::Error::new(kind, format!("{url}: the server answered {status}"))));
+        }
+        Ok(Err(e)) => return Err(Error::Io(io::Error::other(format!("{url}: {e}")))),
+        Ok(Ok(open)) => open,
+    };
+    let connection_id = response.headers().get(CONNECTION_ID_HEADER).and_then(|v| v.to_str().ok()).map(str::to_owned);
+    let cookies = response
+        .headers()
+        .get_all("set-cookie")
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .filter_map(|v| v.split(';').next())
+        .map(|v| v.trim().to_owned())
+        .collect();
+    Ok((ws, RemoteInfo { connection_id, cookies }))
+}
+
+fn invalid(message: String) -> Error {
+    Error::Io(io::Error::new(io::ErrorKind::InvalidInput, message))
+}
+
+/// A tungstenite message as the pump sees it.
+fn incoming(message: Message) -> Incoming {
+    match message {
+        Message::Text(text) => Incoming::Text(text.as_str().to_owned()),
+        Message::Binary(_) => Incoming::Binary,
+        Message::Close(_) => Incoming::Close,
+        Message::Ping(_) | Message::Pong(_) | Message::Frame(_) => Incoming::Other,
+    }
+}

@@ -1,0 +1,56 @@
+//! Remote ACP over WebSocket (feature `ws`), as the RFD "Streamable HTTP & WebSocket
+//! Transport" describes it: one endpoint (`/acp`); a `GET` with `Upgrade: websocket` opens a
+//! full-duplex connection carrying one JSON-RPC message per text frame; the upgrade response
+//! names the connection in an `Acp-Connection-Id` header.
+//!
+//! The core does not change: a remote connection is a [`Connection`](acp_proto::Connection)
+//! like one over stdio, fed through a pump that turns text frames into lines and lines into
+//! text frames (see `pump.rs` for its rules). So every bound and rule of the core holds for
+//! remote peers too.
+//!
+//! * Client: [`connect_ws`] gives a [`ClientConnection`](crate::ClientConnection).
+//! * Server: [`serve_ws`] hosts a [`Backend`] (an in-process [`Agent`](crate::Agent) per
+//!   connection with [`AgentBackend`], or anything that speaks lines, like an agent process)
+//!   for many clients: a connection cap, an idle timeout, a bearer token, a health check
+//!   (`/healthz`), and a graceful shutdown.
+//!
+//! ```no_run
+//! # async fn run() -> std::io::Result<()> {
+//! use acp_tokio::AgentOptions;
+//! use acp_tokio::remote::{AgentBackend, WsServerOptions, serve_ws};
+//!
+//! # #[derive(Default)] struct MyAgent;
+//! # impl acp_tokio::Agent for MyAgent {
+//! #     async fn initialize(&self, _: acp_tokio::acp_proto::types::InitializeRequest, _: acp_tokio::RequestContext)
+//! #         -> Result<acp_tokio::acp_proto::types::InitializeResponse, acp_tokio::acp_proto::RpcError> { unimplemented!() }
+//! # }
+//! let listener = tokio::net::TcpListener::bind("127.0.0.1:8765").await?;
+//! let backend = AgentBackend::new(MyAgent::default, AgentOptions::default());
+//! let shutdown = async { let _ = tokio::signal::ctrl_c().await; };
+//! serve_ws(listener, backend, WsServerOptions::default(), shutdown).await
+//! # }
+//! ```
+//!
+//! Not here (yet): the Streamable HTTP profile (`POST` + SSE streams; the server answers those
+//! requests `405`/`400` with a JSON error saying to use WebSocket, which the RFD allows a
+//! server to do), TLS (terminate it in front, e.g. nginx), reconnection (the RFD leaves it to
+//! the application in v1: a new [`connect_ws`] with [`RemoteInfo::cookies`] sent back, then
+//! `session/load` or `session/resume`).
+
+mod client;
+mod pump;
+mod server;
+
+pub use client::{RemoteInfo, WsClientOptions, connect_ws};
+pub use server::{AgentBackend, Backend, BoxFuture, Endpoint, WsServerOptions, serve_ws};
+
+/// The endpoint path.
+pub const ENDPOINT_PATH: &str = "/acp";
+/// The health check's path (`200` with `{"status":"ok","connections":N}`; no token needed).
+pub const HEALTH_PATH: &str = "/healthz";
+/// The header naming the connection, in the upgrade response.
+pub const CONNECTION_ID_HEADER: &str = "acp-connection-id";
+/// The default largest message either way.
+pub const DEFAULT_MAX_MESSAGE: usize = 16 << 20;
+/// The in-memory pipe between the pump and a core (bytes buffered each way).
+const BRIDGE_BUFFER: usize = 256 << 10;

@@ -1,0 +1,252 @@
+//! The server side: one `/acp` endpoint hosting agents for many remote clients over WebSocket.
+//!
+//! Each upgraded WebSocket is one ACP connection with a [`Backend`] endpoint of its own (an
+//! in-process [`Agent`] with its own core, or an agent process in `acp serve`). What a peer can
+//! make the server hold is bounded per connection (the message size, the pump's buffers, and
+//! behind them the core's own bounds) and in total (`max_connections`).
+
+use std::future::Future;
+use std::hash::{BuildHasher, RandomState};
+use std::io;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+use axum::Router;
+use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
+use axum::extract::{FromRequestParts, State};
+use axum::http::{HeaderMap, HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use futures_util::{SinkExt, StreamExt};
+use subtle::ConstantTimeEq;
+use tokio::io::{AsyncRead, AsyncWrite};
+use tokio::net::TcpListener;
+use tokio::sync::{OwnedSemaphorePermit, Semaphore, watch};
+
+use super::pump::{Incoming, PumpLimits, pump};
+use super::{CONNECTION_ID_HEADER, DEFAULT_MAX_MESSAGE, ENDPOINT_PATH, HEALTH_PATH};
+use crate::{Agent, AgentOptions};
+
+/// A boxed future, as [`Backend::open`] returns it.
+pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+
+/// One remote connection's other end: where the peer's messages go (one per line) and where
+/// the lines for the peer come from.
+pub struct Endpoint {
+    /// Lines for the peer (the agent's output).
+    pub reader: Box<dyn AsyncRead + Send + Unpin>,
+    /// Where the peer's messages are written, one per line (the agent's input). Closed when
+    /// the peer is gone or the server shuts down.
+    pub writer: Box<dyn AsyncWrite + Send + Unpin>,
+    /// Awaited once both directions ended: waits for the agent to end (and reaps it).
+    pub finish: BoxFuture<'static, ()>,
+}
+
+/// What serves each remote connection.
+pub trait Backend: Send + Sync + 'static {
+    /// Opens the endpoint of the connection `connection_id` (called when its WebSocket opens).
+    /// An error refuses the connection (`503`).
+    fn open(&self, connection_id: &str) -> BoxFuture<'_, io::Result<Endpoint>>;
+}
+
+/// A [`Backend`] that runs an in-process [`Agent`] per connection, made by a factory.
+pub struct AgentBackend<F> {
+    factory: F,
+    options: AgentOptions,
+}
+
+impl<F> AgentBackend<F> {
+    /// Each connection gets `factory()`, served with `options`.
+    pub fn new(factory: F, options: AgentOptions) -> Self {
+        AgentBackend { factory, options }
+    }
+}
+
+impl<F, A> Backend for AgentBackend<F>
+where
+    F: Fn() -> A + Send + Sync + 'static,
+    A: Agent,
+{
+    fn open(&self, _connection_id: &str) -> BoxFuture<'_, io::Result<Endpoint>> {
+        let (ours, theirs) = tokio::io::duplex(super::BRIDGE_BUFFER);
+        let (agent_in, agent_out) = tokio::io::split(ours);
+        let served = tokio::spawn(crate::serve((self.factory)(), agent_in, agent_out, self.options.clone()));
+        let (reader, writer) = tokio::io::split(theirs);
+        let finish: BoxFuture<'static, ()> = Box::pin(async move {
+            let _ = served.await;
+        });
+        Box::pin(async move { Ok(Endpoint { reader: Box::new(reader), writer: Box::new(writer), finish }) })
+    }
+}
+
+/// How a [`serve_ws`] server behaves. The defaults suit a team's server.
+#[derive(Debug, Clone)]
+pub struct WsServerOptions {
+    /// Connections served at once; one more is refused with `503`. Default 256.
+    pub max_connections: usize,
+    /// A connection on which nothing moved for this long is closed. Default 10 minutes.
+    pub idle_timeout: Option<Duration>,
+    /// Largest message accepted from a peer (larger: the WebSocket closes with 1009), and the
+    /// longest line sent to it. Default 16 MiB.
+    pub max_message: usize,
+    /// When set, every request but the health check needs `Authorization: Bearer TOKEN`
+    /// (compared in constant time), else `401`.
+    pub bearer_token: Option<String>,
+    /// After shutdown began, how long connections may take to deliver their last answers
+    /// before they are dropped. Default 5 s.
+    pub drain_timeout: Duration,
+}
+
+impl Default for WsServerOptions {
+    fn default() -> Self {
+        WsServerOptions {
+            max_connections: 256,
+            idle_timeout: Some(Duration::from_secs(600)),
+            max_message: DEFAULT_MAX_MESSAGE,
+            bearer_token: None,
+            drain_timeout: Duration::from_secs(5),
+        }
+    }
+}
+
+struct Shared {
+    backend: Box<dyn Backend>,
+    options: WsServerOptions,
+    slots: Arc<Semaphore>,
+    stop: watch::Receiver<bool>,
+    next_id: AtomicU64,
+    id_salt: u64,
+}
+
+/// Serves `backend` on `listener` (endpoint `/acp`, health check `/healthz`) until `shutdown`
+/// resolves; then it stops accepting, ends every connection's input (agents cancel and answer
+/// what they have in flight), waits up to `drain_timeout` for them to finish, and returns.
+pub async fn serve_ws(
+    listener: TcpListener,
+    backend: impl Backend,
+    options: WsServerOptions,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> io::Result<()> {
+    let (stop_tx, stop) = watch::channel(false);
+    let slots = Arc::new(Semaphore::new(options.max_connections));
+    let drain = options.drain_timeout;
+    let shared = Arc::new(Shared {
+        backend: Box::new(backend),
+        options,
+        slots: slots.clone(),
+        stop,
+        next_id: AtomicU64::new(1),
+        id_salt: RandomState::new().hash_one(std::process::id()),
+    });
+    let max_connections = shared.options.max_connections;
+    let app = Router::new()
+        .route(ENDPOINT_PATH, get(upgrade).post(not_served).delete(not_served))
+        .route(HEALTH_PATH, get(health))
+        .with_state(shared);
+    let stopping = async move {
+        shutdown.await;
+        let _ = stop_tx.send(true);
+    };
+    axum::serve(listener, app).with_graceful_shutdown(stopping).await?;
+    // Every connection holds a slot: all slots back means all connections ended.
+    let all = u32::try_from(max_connections).unwrap_or(u32::MAX);
+    let _ = tokio::time::timeout(drain, slots.acquire_many(all)).await;
+    Ok(())
+}
+
+async fn health(State(shared): State<Arc<Shared>>) -> Response {
+    let open = shared.options.max_connections - shared.slots.available_permits();
+    let body = format!("{{\"status\":\"ok\",\"connections\":{open}}}");
+    ([("content-type", "application/json")], body).into_response()
+}
+
+async fn not_served(State(shared): State<Arc<Shared>>, headers: HeaderMap) -> Response {
+    if let Some(refused) = authorize(&shared, &headers) {
+        return refused;
+    }
+    json_error(
+        StatusCode::METHOD_NOT_ALLOWED,
+        "this server speaks ACP over WebSocket only: open a WebSocket (GET with Upgrade) on this endpoint",
+    )
+}
+
+fn json_error(status: StatusCode, message: &str) -> Response {
+    let body = serde_json::json!({ "error": message }).to_string();
+    (status, [("content-type", "application/json")], body).into_response()
+}
+
+/// `None` when the request may proceed, else the `401` answer.
+fn authorize(shared: &Shared, headers: &HeaderMap) -> Option<Response> {
+    let Some(expected) = &shared.options.bearer_token else { return None };
+    let given = headers
+        .get("authorization")
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.strip_prefix("Bearer "))
+        .unwrap_or("");
+    if bool::from(given.as_bytes().ct_eq(expected.as_bytes())) {
+        None
+    } else {
+        let mut response = json_error(StatusCode::UNAUTHORIZED, "a valid bearer token is required");
+        response.headers_mut().insert("www-authenticate", HeaderValue::from_static("Bearer"));
+        Some(response)
+    }
+}
+
+async fn upgrade(State(shared): State<Arc<Shared>>, request: axum::extract::Request) -> Response {
+    let (mut parts, _body) = request.into_parts();
+    if let Some(refused) = authorize(&shared, &parts.headers) {
+        return refused;
+    }
+    let upgrade = match WebSocketUpgrade::from_request_parts(&mut parts, &()).await {
+        Ok(upgrade) => upgrade,
+        Err(_) => {
+            return json_error(
+                StatusCode::BAD_REQUEST,
+                "open a WebSocket on this endpoint (Streamable HTTP's SSE streams are not served here)",
+            );
+        }
+    };
+    let Ok(slot) = shared.slots.clone().try_acquire_owned() else {
+        return json_error(StatusCode::SERVICE_UNAVAILABLE, "too many connections; try again later");
+    };
+    let n = shared.next_id.fetch_add(1, Ordering::Relaxed);
+    let connection_id = format!("{:016x}-{n}", shared.id_salt);
+    let endpoint = match shared.backend.open(&connection_id).await {
+        Ok(endpoint) => endpoint,
+        Err(e) => return json_error(StatusCode::SERVICE_UNAVAILABLE, &format!("the agent could not start: {e}")),
+    };
+    let max = shared.options.max_message;
+    let mut response =
+        upgrade.max_message_size(max).max_frame_size(max).on_upgrade(move |socket| run(socket, endpoint, shared, slot));
+    if let Ok(value) = HeaderValue::from_str(&connection_id) {
+        response.headers_mut().insert(CONNECTION_ID_HEADER, value);
+    }
+    response
+}
+
+/// One connection, from the upgrade to the end of its agent.
+async fn run(socket: WebSocket, endpoint: Endpoint, shared: Arc<Shared>, _slot: OwnedSemaphorePermit) {
+    let limits = PumpLimits { max_line: shared.options.max_message, idle_timeout: shared.options.idle_timeout };
+    let (sink, stream) = socket.split();
+    let sink = sink.with(|text: String| std::future::ready(Ok::<_, axum::Error>(Message::Text(text.into()))));
+    let stream = stream.map(|message| message.map(incoming));
+    let mut stop = shared.stop.clone();
+    let stopped = async move {
+        let _ = stop.wait_for(|stopping| *stopping).await;
+    };
+    let Endpoint { reader, writer, finish } = endpoint;
+    pump(stream, Box::pin(sink), reader, writer, limits, stopped).await;
+    finish.await;
+}
+
+/// An axum message as the pump sees it.
+fn incoming(message: Message) -> Incoming {
+    match message {
+        Message::Text(text) => Incoming::Text(text.as_str().to_owned()),
+        Message::Binary(_) => Incoming::Binary,
+        Message::Close(_) => Incoming::Close,
+        Message::Ping(_) | Message::Pong(_) => Incoming::Other,
+    }
+}
