@@ -26,7 +26,10 @@
 //! # }
 //! let listener = tokio::net::TcpListener::bind("127.0.0.1:8765").await?;
 //! let backend = AgentBackend::new(MyAgent::default, AgentOptions::default());
-//! let shutdown = async { let _ = tokio::signal::ctrl_c().await; };
+//! // Whatever should stop the server: a signal, a channel...
+//! let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+//! # drop(stop);
+//! let shutdown = async { let _ = stopped.await; };
 //! serve_ws(listener, backend, WsServerOptions::default(), shutdown).await
 //! # }
 //! ```
