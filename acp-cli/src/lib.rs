@@ -1,6 +1,6 @@
 //! # acp-cli: the `acp` command
 //!
-//! Three subcommands on top of [`acp_blocking`] and [`acp_services`]:
+//! Four subcommands on top of [`acp_blocking`] and [`acp_services`]:
 //!
 //! * **`acp agent`**: [`agent::ReferenceAgent`], a deterministic agent on stdio that exercises
 //!   the protocol end to end (streamed chunks, a thought, a plan, a tool call with a permission
@@ -14,6 +14,9 @@
 //!   `--root` directories.
 //! * **`acp demo`**: [`demo::run`], the client against the built-in agent with a sample
 //!   prompt and a temporary file to read.
+//! * **`acp serve -- AGENT_CMD...`**: [`serve::run`], any stdio agent served to remote clients
+//!   over WebSocket, one agent process per connection; `acp client --connect ws://…/acp` is
+//!   the client for it (or for any ACP WebSocket server).
 //!
 //! Exit codes are listed by [`Exit`].
 #![deny(missing_docs)]
@@ -22,6 +25,7 @@
 pub mod agent;
 pub mod client;
 pub mod demo;
+pub mod serve;
 
 /// The exit status of `acp client` and `acp demo`.
 ///

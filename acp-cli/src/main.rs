@@ -8,6 +8,7 @@ use std::time::Duration;
 use acp_cli::agent::{AgentConfig, ReferenceAgent};
 use acp_cli::client::{self, ClientConfig, Policy};
 use acp_cli::demo::{self, DemoConfig};
+use acp_cli::serve::{self, ServeConfig};
 use clap::{Args, Parser, Subcommand};
 
 /// The Agent Client Protocol (ACP) from a terminal: a reference agent, a client for any ACP
@@ -31,6 +32,8 @@ enum Command {
     Client(ClientArgs),
     /// Run the client against the built-in agent, with a sample prompt and a file to read.
     Demo(DemoArgs),
+    /// Serve a stdio agent to remote clients over WebSocket (one agent process per connection).
+    Serve(ServeArgs),
     /// Internal: how the client starts its agent, so that the agent dies with the client.
     #[command(name = "__exec-child", hide = true)]
     ExecChild(ExecChildArgs),
@@ -124,9 +127,50 @@ struct ClientArgs {
     /// (Landlock); without it such a client does not offer terminals.
     #[arg(long)]
     unconfined_terminals: bool,
+    /// Talk to a remote agent at this WebSocket URL (ws://HOST:PORT/acp, e.g. one served by
+    /// `acp serve`) instead of spawning AGENT_CMD.
+    #[arg(long, value_name = "URL", conflicts_with = "agent", required_unless_present = "agent")]
+    connect: Option<String>,
+    /// With --connect: a file holding the bearer token the server requires.
+    #[arg(long, value_name = "FILE", requires = "connect")]
+    token_file: Option<PathBuf>,
+    /// The agent's command line, after `--`.
+    #[arg(last = true, value_name = "AGENT_CMD")]
+    agent: Vec<OsString>,
+}
+
+#[derive(Debug, Args)]
+#[command(after_help = "Examples:\n  acp serve --listen 127.0.0.1:8765 -- acp agent\n  \
+acp serve --listen 0.0.0.0:8765 --token-file /etc/acp/token -- npx @zed-industries/claude-code-acp\n  \
+acp client --connect ws://127.0.0.1:8765/acp\n\n\
+Endpoint /acp (WebSocket upgrade; one JSON-RPC message per text frame), health check /healthz. \
+Plain HTTP (the RFD's Streamable HTTP profile) is answered with an error naming WebSocket. \
+TLS: terminate it in front (e.g. nginx). SIGTERM, SIGINT or SIGHUP: stop accepting, end every \
+agent's input, wait for them, exit.")]
+struct ServeArgs {
+    /// Address and port to listen on.
+    #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:8765")]
+    listen: std::net::SocketAddr,
+    /// A file holding the bearer token every client must send (required to listen on
+    /// anything but loopback).
+    #[arg(long, value_name = "FILE")]
+    token_file: Option<PathBuf>,
+    /// Connections served at once (one more gets 503).
+    #[arg(long, value_name = "N", default_value_t = 64, value_parser = clap::value_parser!(u64).range(1..=100_000))]
+    max_connections: u64,
+    /// Close a connection on which nothing moved for this many seconds.
+    #[arg(long, value_name = "SECS", default_value_t = 600, value_parser = clap::value_parser!(u64).range(1..))]
+    idle_timeout: u64,
     /// The agent's command line, after `--`.
     #[arg(last = true, required = true, value_name = "AGENT_CMD")]
     agent: Vec<OsString>,
+}
+
+/// Reads a token file: its first line, trimmed; an empty token is refused.
+fn read_token(path: &std::path::Path) -> Result<String, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let token = text.lines().next().unwrap_or("").trim().to_owned();
+    if token.is_empty() { Err(format!("{} holds no token", path.display())) } else { Ok(token) }
 }
 
 #[derive(Debug, Args)]
@@ -164,6 +208,16 @@ fn main() -> ExitCode {
             config.connect_timeout = Duration::from_secs(args.connect_timeout);
             config.unconfined_terminals = args.unconfined_terminals;
             config.die_with_client = true;
+            config.connect = args.connect;
+            if let Some(path) = &args.token_file {
+                match read_token(path) {
+                    Ok(token) => config.token = Some(token),
+                    Err(e) => {
+                        eprintln!("acp client: {e}");
+                        return ExitCode::from(2);
+                    }
+                }
+            }
             client::run(config).into()
         }
         Command::Demo(args) => {
@@ -171,6 +225,27 @@ fn main() -> ExitCode {
             config.policy = args.policy.policy();
             config.show_stderr = args.show_stderr;
             demo::run(config).into()
+        }
+        Command::Serve(args) => {
+            let mut config = ServeConfig::new(args.listen, args.agent);
+            if let Some(path) = &args.token_file {
+                match read_token(path) {
+                    Ok(token) => config.token = Some(token),
+                    Err(e) => {
+                        eprintln!("acp serve: {e}");
+                        return ExitCode::from(2);
+                    }
+                }
+            }
+            config.options.max_connections = usize::try_from(args.max_connections).unwrap_or(usize::MAX);
+            config.options.idle_timeout = Some(Duration::from_secs(args.idle_timeout));
+            match serve::run(config) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(e) => {
+                    eprintln!("acp serve: {e}");
+                    ExitCode::FAILURE
+                }
+            }
         }
         Command::ExecChild(args) => client::exec_child(args.parent_pid, &args.command).into(),
     }

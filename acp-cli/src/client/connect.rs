@@ -10,7 +10,6 @@ use acp_blocking::acp_proto::types::*;
 
 use super::ClientConfig;
 use super::handler::describe_error;
-use super::process::describe;
 use super::session::Session;
 use crate::Exit;
 
@@ -132,7 +131,7 @@ impl Session {
     pub(super) fn died(&mut self, when: &str) {
         let deadline = Instant::now() + Duration::from_millis(500);
         let status = loop {
-            if let Some(status) = self.process.try_status()
+            if let Some(status) = self.process.try_end()
                 && (self.process.stderr_ended() || Instant::now() >= deadline)
             {
                 break Some(status);
@@ -145,7 +144,7 @@ impl Session {
         while let Ok(event) = self.rx.try_recv() {
             self.background(event);
         }
-        let how = status.map_or_else(|| "its output ended".to_owned(), describe);
+        let how = status.unwrap_or_else(|| "its output ended".to_owned());
         self.render.error(&format!("the agent died {when} ({how})"));
         let tail = self.process.stderr_tail();
         if !self.settings.show_stderr && !tail.is_empty() {

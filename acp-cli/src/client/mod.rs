@@ -31,6 +31,7 @@ mod offer;
 mod permission;
 mod process;
 mod questions;
+mod remote;
 mod render;
 mod sanitize;
 mod session;
@@ -103,6 +104,10 @@ pub struct ClientConfig {
     /// dies, even by `SIGKILL` (default off; needs the current executable to be `acp`, as it
     /// is for the `acp` command and its demo).
     pub die_with_client: bool,
+    /// A remote agent's WebSocket URL (`ws://host:port/acp`), instead of `agent`'s command.
+    pub connect: Option<String>,
+    /// Sent as `Authorization: Bearer TOKEN` to the remote agent.
+    pub token: Option<String>,
 }
 
 impl ClientConfig {
@@ -122,7 +127,14 @@ impl ClientConfig {
             connect_timeout: CONNECT_TIMEOUT,
             unconfined_terminals: false,
             die_with_client: false,
+            connect: None,
+            token: None,
         }
+    }
+
+    /// A client for the remote agent at `url` (a WebSocket, `ws://host:port/acp`).
+    pub fn remote(url: impl Into<String>) -> ClientConfig {
+        ClientConfig { connect: Some(url.into()), ..ClientConfig::new(Vec::new()) }
     }
 }
 
@@ -187,15 +199,8 @@ pub fn run(config: ClientConfig) -> Exit {
         render.warn(&format!("Ctrl-C will not cancel turns: {e}"));
     }
 
-    // On the main thread: the agent's death signal follows the thread that spawned it.
-    let spawned = AgentProcess::spawn(&config.agent, config.show_stderr, config.die_with_client, tx.clone());
-    let (process, stdin, stdout) = match spawned {
-        Ok(spawned) => spawned,
-        Err(e) => {
-            let command: Vec<String> = config.agent.iter().map(|a| a.to_string_lossy().into_owned()).collect();
-            render.error(&format!("could not start the agent `{}`: {e}", command.join(" ")));
-            return Exit::Failure;
-        }
+    let Some((process, stdin, stdout)) = start_agent(&config, &mut render, tx.clone()) else {
+        return Exit::Failure;
     };
     let approvals = Arc::new(Approvals::default());
     let shutdown = Arc::new(AtomicBool::new(false));
@@ -223,6 +228,35 @@ pub fn run(config: ClientConfig) -> Exit {
     let exit = session.run(&config, &cwd);
     session.shutdown(exit);
     exit
+}
+
+/// The agent's input and output, as the connection sees them.
+type AgentIo = (AgentProcess, Box<dyn std::io::Write + Send>, Box<dyn std::io::Read + Send>);
+
+/// Starts the agent's process, or connects to the remote agent; `None` after reporting why not.
+fn start_agent(config: &ClientConfig, render: &mut Renderer, ui: mpsc::SyncSender<UiEvent>) -> Option<AgentIo> {
+    if let Some(url) = &config.connect {
+        return match remote::RemoteAgent::connect(url, config.token.clone(), config.connect_timeout) {
+            Ok((link, io, info)) => {
+                let id = info.connection_id.as_deref().unwrap_or("none given");
+                render.info(&format!("connected to {url} (connection {id})"));
+                Some((AgentProcess::remote(link), Box::new(io.writer), Box::new(io.reader)))
+            }
+            Err(e) => {
+                render.error(&format!("could not connect: {e}"));
+                None
+            }
+        };
+    }
+    // On the main thread: the agent's death signal follows the thread that spawned it.
+    match AgentProcess::spawn(&config.agent, config.show_stderr, config.die_with_client, ui) {
+        Ok((process, stdin, stdout)) => Some((process, Box::new(stdin), Box::new(stdout))),
+        Err(e) => {
+            let command: Vec<String> = config.agent.iter().map(|a| a.to_string_lossy().into_owned()).collect();
+            render.error(&format!("could not start the agent `{}`: {e}", command.join(" ")));
+            None
+        }
+    }
 }
 
 /// Why the policy applies, shown with each automatic answer.

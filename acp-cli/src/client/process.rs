@@ -32,10 +32,16 @@ pub(crate) const TAIL_LINES: usize = 40;
 /// Bytes of stderr kept for that report.
 pub(crate) const TAIL_BYTES: usize = 16 * 1024;
 
-/// A running agent process.
+/// The agent: a local process, or a remote one behind a WebSocket.
 #[derive(Debug)]
 pub(crate) struct AgentProcess {
-    supervisor: Supervisor,
+    kind: Kind,
+}
+
+#[derive(Debug)]
+enum Kind {
+    Local(Supervisor),
+    Remote(super::remote::RemoteAgent),
 }
 
 impl AgentProcess {
@@ -76,35 +82,57 @@ impl AgentProcess {
         }
         let options = options.with_close_graces(Duration::from_secs(1), TERM_GRACE);
         let (supervisor, stdin, stdout) = Supervisor::spawn(command, options)?;
-        Ok((AgentProcess { supervisor }, stdin, stdout))
+        Ok((AgentProcess { kind: Kind::Local(supervisor) }, stdin, stdout))
     }
 
-    /// The agent's process id.
-    pub(crate) fn id(&self) -> u32 {
-        self.supervisor.id()
+    /// A remote agent, reached through `link`.
+    pub(crate) fn remote(link: super::remote::RemoteAgent) -> AgentProcess {
+        AgentProcess { kind: Kind::Remote(link) }
     }
 
-    /// Whether the agent's stderr was read to its end.
+    /// The agent's process id (none for a remote agent).
+    pub(crate) fn id(&self) -> Option<u32> {
+        match &self.kind {
+            Kind::Local(supervisor) => Some(supervisor.id()),
+            Kind::Remote(_) => None,
+        }
+    }
+
+    /// Whether the agent's stderr was read to its end (a remote agent's is not ours to read).
     pub(crate) fn stderr_ended(&self) -> bool {
-        self.supervisor.stderr_ended()
+        match &self.kind {
+            Kind::Local(supervisor) => supervisor.stderr_ended(),
+            Kind::Remote(_) => true,
+        }
     }
 
     /// The last lines the agent wrote to stderr.
     pub(crate) fn stderr_tail(&self) -> Vec<String> {
-        self.supervisor.stderr_lines(TAIL_LINES)
+        match &self.kind {
+            Kind::Local(supervisor) => supervisor.stderr_lines(TAIL_LINES),
+            Kind::Remote(_) => Vec::new(),
+        }
     }
 
-    /// The exit status, if the agent has exited.
-    pub(crate) fn try_status(&mut self) -> Option<ExitStatus> {
-        self.supervisor.try_status()
+    /// How the agent ended, if it has: its exit status, or the remote connection's end.
+    pub(crate) fn try_end(&mut self) -> Option<String> {
+        match &mut self.kind {
+            Kind::Local(supervisor) => supervisor.try_status().map(describe),
+            Kind::Remote(link) => link.ended(),
+        }
     }
 
     /// Ends the agent, whose stdin must already be closed: waits up to `grace` for it to exit,
-    /// then terminates its process group, then kills it. Returns the exit status. `poll` runs
-    /// while waiting (the UI drains its queue there, so that a stderr line does not block the
-    /// agent's exit).
-    pub(crate) fn terminate(&mut self, grace: Duration, poll: impl FnMut()) -> Option<ExitStatus> {
-        self.supervisor.close_with_grace(grace, poll).ok()
+    /// then terminates its process group, then kills it. `poll` runs while waiting (the UI
+    /// drains its queue there, so that a stderr line does not block the agent's exit). A
+    /// remote agent: waits up to `grace` for the WebSocket to close.
+    pub(crate) fn terminate(&mut self, grace: Duration, poll: impl FnMut()) {
+        match &mut self.kind {
+            Kind::Local(supervisor) => {
+                let _ = supervisor.close_with_grace(grace, poll);
+            }
+            Kind::Remote(link) => link.close(grace, poll),
+        }
     }
 }
 

@@ -192,7 +192,7 @@ impl Session {
                 }
             }
         });
-        end_all_processes(&self.services, Some(self.process.id()));
+        end_all_processes(&self.services, self.process.id());
         self.drain_stderr();
         self.render.finish();
     }
@@ -363,7 +363,7 @@ impl Session {
                         }
                     }
                     Next::Idle => {
-                        if self.process.try_status().is_some() {
+                        if self.process.try_end().is_some() {
                             self.died("while idle");
                             return Exit::AgentDied;
                         }

@@ -72,28 +72,62 @@ pub async fn connect_ws<C: Client>(
     url: &str,
     options: WsClientOptions,
 ) -> Result<(ClientConnection, RemoteInfo), Error> {
-    let (ws, info) = open(url, &options).await?;
+    let link = open_ws(url, &options).await?;
+    let info = link.info().clone();
     let (ours, theirs) = tokio::io::duplex(super::BRIDGE_BUFFER);
     let (read, write) = tokio::io::split(ours);
-    let limits = PumpLimits { max_line: options.max_message, idle_timeout: None };
-    let (sink, stream) = ws.split();
-    let sink = sink.with(|text: String| std::future::ready(Ok::<_, tungstenite::Error>(Message::text(text))));
-    let stream = stream.map(|message| message.map(incoming));
     let (lines_out, lines_in) = tokio::io::split(theirs);
-    tokio::spawn(
-        async move { pump(stream, Box::pin(sink), lines_out, lines_in, limits, std::future::pending()).await },
-    );
+    tokio::spawn(link.pump(lines_out, lines_in));
     Ok((ClientConnection::connect(client, read, write, options.client), info))
 }
 
+/// An open WebSocket to a remote agent, not yet pumping: for a client on another runtime (such
+/// as acp-blocking's, over a socket pair) or a proxy, which speaks newline-delimited lines.
+pub struct WsLink {
+    ws: WsStream,
+    info: RemoteInfo,
+    max_message: usize,
+}
+
+type WsStream = tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
+
+impl std::fmt::Debug for WsLink {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("WsLink").field("info", &self.info).finish_non_exhaustive()
+    }
+}
+
+impl WsLink {
+    /// What the server said when the WebSocket opened.
+    pub fn info(&self) -> &RemoteInfo {
+        &self.info
+    }
+
+    /// Pumps messages until both directions ended: each line read from `lines_out` goes to the
+    /// agent as one text frame; each message from the agent is written to `lines_in` as one
+    /// line. The end of `lines_out` closes the WebSocket; the agent's close closes `lines_in`.
+    pub async fn pump(
+        self,
+        lines_out: impl tokio::io::AsyncRead + Unpin,
+        lines_in: impl tokio::io::AsyncWrite + Unpin,
+    ) {
+        let limits = PumpLimits { max_line: self.max_message, idle_timeout: None };
+        let (sink, stream) = self.ws.split();
+        let sink = sink.with(|text: String| std::future::ready(Ok::<_, tungstenite::Error>(Message::text(text))));
+        let stream = stream.map(|message| message.map(incoming));
+        pump(stream, Box::pin(sink), lines_out, lines_in, limits, std::future::pending()).await;
+    }
+}
+
+/// Opens a WebSocket to the agent at `url` (see [`WsLink`]); [`connect_ws`] does this and
+/// connects a [`ClientConnection`] over it.
+pub async fn open_ws(url: &str, options: &WsClientOptions) -> Result<WsLink, Error> {
+    let (ws, info) = open(url, options).await?;
+    Ok(WsLink { ws, info, max_message: options.max_message })
+}
+
 /// Opens the WebSocket.
-async fn open(
-    url: &str,
-    options: &WsClientOptions,
-) -> Result<
-    (tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>, RemoteInfo),
-    Error,
-> {
+async fn open(url: &str, options: &WsClientOptions) -> Result<(WsStream, RemoteInfo), Error> {
     let mut request = url.into_client_request().map_err(|e| invalid(format!("{url}: {e}")))?;
     let headers = request.headers_mut();
     if let Some(token) = &options.bearer_token {

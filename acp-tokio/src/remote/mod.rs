@@ -44,7 +44,7 @@ mod client;
 mod pump;
 mod server;
 
-pub use client::{RemoteInfo, WsClientOptions, connect_ws};
+pub use client::{RemoteInfo, WsClientOptions, WsLink, connect_ws, open_ws};
 pub use server::{AgentBackend, Backend, BoxFuture, Endpoint, WsServerOptions, serve_ws};
 
 /// The endpoint path.

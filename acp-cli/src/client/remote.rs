@@ -1,0 +1,136 @@
+//! `acp client --connect URL`: the agent is remote, behind a WebSocket (the RFD "Streamable
+//! HTTP & WebSocket Transport"). The client stays what it is over stdio (acp-blocking on plain
+//! threads, the same rendering, permissions and services of this machine): a thread with a
+//! small tokio runtime pumps the WebSocket into one end of a Unix socket pair, and the
+//! connection reads and writes the other end as it would an agent's pipes.
+
+use std::io::{self, Write};
+use std::net::Shutdown;
+use std::os::unix::net::UnixStream;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc;
+use std::thread::{self, JoinHandle};
+use std::time::{Duration, Instant};
+
+use acp_tokio::remote::{RemoteInfo, WsClientOptions, open_ws};
+
+/// The bridge to a remote agent.
+#[derive(Debug)]
+pub(crate) struct RemoteAgent {
+    url: String,
+    ended: Arc<AtomicBool>,
+    thread: Option<JoinHandle<()>>,
+}
+
+/// The connection's side of the socket pair: what it reads (the agent's messages, one per
+/// line) and where it writes (closing it ends the WebSocket).
+pub(crate) struct RemoteIo {
+    pub(crate) reader: UnixStream,
+    pub(crate) writer: HalfCloser,
+}
+
+/// The writing half: dropping it shuts the socket's write direction down (the reading half is
+/// a clone of the same socket, so a plain drop would not be seen as the end).
+#[derive(Debug)]
+pub(crate) struct HalfCloser(UnixStream);
+
+impl Write for HalfCloser {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.0.write(buf)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.0.flush()
+    }
+}
+
+impl Drop for HalfCloser {
+    fn drop(&mut self) {
+        let _ = self.0.shutdown(Shutdown::Write);
+    }
+}
+
+impl RemoteAgent {
+    /// Opens the WebSocket (within `timeout`); returns the bridge, the connection's I/O and
+    /// what the server said. Fails with the server's answer (e.g. `401`) or the network error.
+    pub(crate) fn connect(
+        url: &str,
+        token: Option<String>,
+        timeout: Duration,
+    ) -> io::Result<(RemoteAgent, RemoteIo, RemoteInfo)> {
+        let (ours, theirs) = UnixStream::pair()?;
+        let (opened_tx, opened) = mpsc::sync_channel(1);
+        let ended = Arc::new(AtomicBool::new(false));
+        let options = WsClientOptions { bearer_token: token, connect_timeout: timeout, ..WsClientOptions::default() };
+        let (target, done) = (url.to_owned(), ended.clone());
+        let thread = thread::Builder::new().name("acp-remote".into()).spawn(move || {
+            bridge(&target, &options, ours, opened_tx);
+            done.store(true, Ordering::SeqCst);
+        })?;
+        let info = match opened.recv() {
+            Ok(Ok(info)) => info,
+            Ok(Err(e)) => return Err(e),
+            Err(_) => return Err(io::Error::other("the connection thread ended")),
+        };
+        let reader = theirs.try_clone()?;
+        let io = RemoteIo { reader, writer: HalfCloser(theirs) };
+        Ok((RemoteAgent { url: url.to_owned(), ended, thread: Some(thread) }, io, info))
+    }
+
+    /// `Some` once the WebSocket is closed.
+    pub(crate) fn ended(&self) -> Option<String> {
+        self.ended.load(Ordering::SeqCst).then(|| format!("the connection to {} closed", self.url))
+    }
+
+    /// Waits up to `grace` for the WebSocket to close (the connection's side is closed first),
+    /// running `poll` meanwhile. A bridge still open then is left to end with the process.
+    pub(crate) fn close(&mut self, grace: Duration, mut poll: impl FnMut()) {
+        let deadline = Instant::now() + grace;
+        while !self.ended.load(Ordering::SeqCst) && Instant::now() < deadline {
+            poll();
+            thread::sleep(Duration::from_millis(10));
+        }
+        if self.ended.load(Ordering::SeqCst)
+            && let Some(thread) = self.thread.take()
+        {
+            let _ = thread.join();
+        }
+    }
+}
+
+/// The bridge thread: opens the WebSocket, says how that went, then pumps until both ends
+/// closed.
+fn bridge(url: &str, options: &WsClientOptions, ours: UnixStream, opened: mpsc::SyncSender<io::Result<RemoteInfo>>) {
+    let runtime = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
+        Ok(runtime) => runtime,
+        Err(e) => {
+            let _ = opened.send(Err(e));
+            return;
+        }
+    };
+    runtime.block_on(async {
+        let link = match open_ws(url, options).await {
+            Ok(link) => link,
+            Err(e) => {
+                let e = match e {
+                    acp_tokio::Error::Io(e) => e,
+                    other => io::Error::other(other.to_string()),
+                };
+                let _ = opened.send(Err(e));
+                return;
+            }
+        };
+        let socket = ours.set_nonblocking(true).and_then(|()| tokio::net::UnixStream::from_std(ours));
+        let socket = match socket {
+            Ok(socket) => socket,
+            Err(e) => {
+                let _ = opened.send(Err(e));
+                return;
+            }
+        };
+        let _ = opened.send(Ok(link.info().clone()));
+        let (lines_out, lines_in) = socket.into_split();
+        link.pump(lines_out, lines_in).await;
+    });
+}

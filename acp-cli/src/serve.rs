@@ -1,0 +1,150 @@
+//! `acp serve`: any stdio agent, served to remote clients over WebSocket (the RFD "Streamable
+//! HTTP & WebSocket Transport", its WebSocket profile).
+//!
+//! One agent process per remote connection: started when the WebSocket opens, bridged frame
+//! for frame (one text frame = one line of the agent's stdin or stdout), and when the
+//! connection ends its stdin is closed, then the shared close sequence runs (a grace period,
+//! `SIGTERM` and `SIGKILL` to its process group, the reap). Without a token the server listens
+//! on loopback addresses only. Logs go to stderr, one `key=value` line per event.
+
+use std::ffi::OsString;
+use std::fmt::Write as _;
+use std::io;
+use std::net::SocketAddr;
+use std::process::Command;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use acp_runtime::process::{Supervisor, SupervisorOptions};
+use acp_tokio::remote::{Backend, BoxFuture, Endpoint, WsServerOptions, serve_ws};
+
+/// What `acp serve` is told.
+#[derive(Debug, Clone)]
+pub struct ServeConfig {
+    /// Where to listen.
+    pub listen: SocketAddr,
+    /// The agent's command line, started once per connection.
+    pub agent: Vec<OsString>,
+    /// Required from every client (`Authorization: Bearer TOKEN`) when set; without it only
+    /// loopback addresses may be listened on.
+    pub token: Option<String>,
+    /// The server's limits.
+    pub options: WsServerOptions,
+    /// How long an agent gets to exit after its connection ended, before `SIGTERM`.
+    pub close_grace: Duration,
+}
+
+impl ServeConfig {
+    /// Serves `agent` on `listen` with the default limits.
+    pub fn new(listen: SocketAddr, agent: Vec<OsString>) -> ServeConfig {
+        ServeConfig {
+            listen,
+            agent,
+            token: None,
+            options: WsServerOptions::default(),
+            close_grace: Duration::from_secs(2),
+        }
+    }
+}
+
+/// Runs the server until `SIGTERM`, `SIGINT` or `SIGHUP`, then drains (every connection's
+/// agent sees the end of its input; the server waits for them) and returns.
+pub fn run(config: ServeConfig) -> io::Result<()> {
+    if config.agent.is_empty() {
+        return Err(io::Error::new(io::ErrorKind::InvalidInput, "no agent command given (after --)"));
+    }
+    if config.token.is_none() && !config.listen.ip().is_loopback() {
+        return Err(io::Error::new(
+            io::ErrorKind::PermissionDenied,
+            format!(
+                "refusing to listen on {} without --token-file: only loopback addresses may go without a token",
+                config.listen
+            ),
+        ));
+    }
+    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
+    runtime.block_on(serve(config))
+}
+
+async fn serve(config: ServeConfig) -> io::Result<()> {
+    let listener = tokio::net::TcpListener::bind(config.listen).await?;
+    let addr = listener.local_addr()?;
+    let command: Vec<String> = config.agent.iter().map(|a| a.to_string_lossy().into_owned()).collect();
+    log(&[("event", "listening"), ("addr", &addr.to_string()), ("endpoint", "/acp"), ("agent", &command.join(" "))]);
+    let backend = ProcessBackend { agent: Arc::new(config.agent), close_grace: config.close_grace };
+    let mut options = config.options;
+    options.bearer_token = config.token;
+    serve_ws(listener, backend, options, shutdown_signal()).await?;
+    log(&[("event", "stopped")]);
+    Ok(())
+}
+
+/// Resolves at the first `SIGTERM`, `SIGINT` or `SIGHUP`.
+async fn shutdown_signal() {
+    use tokio::signal::unix::{SignalKind, signal};
+    let (Ok(mut term), Ok(mut int), Ok(mut hup)) =
+        (signal(SignalKind::terminate()), signal(SignalKind::interrupt()), signal(SignalKind::hangup()))
+    else {
+        log(&[("event", "warning"), ("message", "signals could not be installed; stop with SIGKILL")]);
+        return std::future::pending().await;
+    };
+    let name = tokio::select! {
+        _ = term.recv() => "SIGTERM",
+        _ = int.recv() => "SIGINT",
+        _ = hup.recv() => "SIGHUP",
+    };
+    log(&[("event", "draining"), ("signal", name)]);
+}
+
+/// One line of `key=value` pairs on stderr (values with spaces quoted).
+fn log(fields: &[(&str, &str)]) {
+    let mut line = String::from("acp serve:");
+    for (key, value) in fields {
+        if value.is_empty() || value.contains([' ', '"', '=']) {
+            let _ = write!(line, " {key}={value:?}");
+        } else {
+            let _ = write!(line, " {key}={value}");
+        }
+    }
+    eprintln!("{line}");
+}
+
+/// An agent process per connection.
+struct ProcessBackend {
+    agent: Arc<Vec<OsString>>,
+    close_grace: Duration,
+}
+
+impl Backend for ProcessBackend {
+    fn open(&self, connection_id: &str) -> BoxFuture<'_, io::Result<Endpoint>> {
+        let id = connection_id.to_owned();
+        Box::pin(async move {
+            let (program, args) = self.agent.split_first().expect("checked non-empty in run");
+            let mut command = Command::new(program);
+            command.args(args);
+            let prefix = id.clone();
+            let options = SupervisorOptions::default()
+                .with_stderr_lines(move |line| log(&[("event", "agent_stderr"), ("conn", &prefix), ("line", &line)]))
+                .with_close_graces(self.close_grace, Duration::from_secs(1));
+            let (supervisor, stdin, stdout) = Supervisor::spawn(command, options).inspect_err(|e| {
+                log(&[("event", "agent_failed"), ("conn", &id), ("error", &e.to_string())]);
+            })?;
+            let pid = supervisor.id().to_string();
+            log(&[("event", "connection_opened"), ("conn", &id), ("agent_pid", &pid)]);
+            let reader = tokio::process::ChildStdout::from_std(stdout)?;
+            let writer = tokio::process::ChildStdin::from_std(stdin)?;
+            let started = Instant::now();
+            let finish: BoxFuture<'static, ()> = Box::pin(async move {
+                let status = tokio::task::spawn_blocking(move || supervisor.close(|| {})).await;
+                let status = match status {
+                    Ok(Ok(status)) => status.to_string(),
+                    Ok(Err(e)) => format!("unknown ({e})"),
+                    Err(e) => format!("unknown ({e})"),
+                };
+                let secs = format!("{:.3}", started.elapsed().as_secs_f64());
+                log(&[("event", "connection_closed"), ("conn", &id), ("agent_exit", &status), ("secs", &secs)]);
+            });
+            Ok(Endpoint { reader: Box::new(reader), writer: Box::new(writer), finish })
+        })
+    }
+}
