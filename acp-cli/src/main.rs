@@ -143,9 +143,8 @@ struct ClientArgs {
 #[command(after_help = "Examples:\n  acp serve --listen 127.0.0.1:8765 -- acp agent\n  \
 acp serve --listen 0.0.0.0:8765 --token-file /etc/acp/token -- npx @zed-industries/claude-code-acp\n  \
 acp client --connect ws://127.0.0.1:8765/acp\n\n\
-Endpoint /acp (WebSocket upgrade; one JSON-RPC message per text frame), health check /healthz. \
-Plain HTTP (the RFD's Streamable HTTP profile) is answered with an error naming WebSocket. \
-TLS: terminate it in front (e.g. nginx). SIGTERM, SIGINT or SIGHUP: stop accepting, end every \
+Endpoint /acp: a WebSocket upgrade (one JSON-RPC message per text frame) or Streamable HTTP \
+(POST each message, GET the SSE streams, DELETE to end); health check /healthz. TLS: terminate it in front (e.g. nginx). SIGTERM, SIGINT or SIGHUP: stop accepting, end every \
 agent's input, wait for them, exit.")]
 struct ServeArgs {
     /// Address and port to listen on.

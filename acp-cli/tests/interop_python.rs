@@ -1,7 +1,8 @@
 //! Remote interop with the official Python SDK (`agent-client-protocol[http]` 0.12.1, pinned in
-//! `interop/python/requirements.txt`) over WebSocket: the SDK's client
-//! (`interop/python/ws_client.py`) against `acp serve -- acp agent`, and `acp client --connect`
-//! against the SDK's server hosting a small Python agent (`interop/python/ws_agent.py`).
+//! `interop/python/requirements.txt`): the SDK's WebSocket and Streamable HTTP clients
+//! (`interop/python/remote_client.py`) against `acp serve -- acp agent`, and `acp client
+//! --connect` against the SDK's WebSocket server hosting a small Python agent
+//! (`interop/python/ws_agent.py`).
 //!
 //! Needs the virtual environment `interop/python/.venv` with those packages (`.ci/run` makes
 //! it; `$ACP_PYTHON` may name another interpreter). Without it each test prints a skip notice
@@ -63,18 +64,20 @@ fn serve_reference_agent(cwd: &Path) -> (Child, std::sync::Arc<std::sync::Mutex<
     (child, stderr, format!("ws://{addr}/acp"))
 }
 
-#[test]
-fn the_python_sdk_websocket_client_drives_acp_serve() {
-    let Some(python) = python() else { return };
-    let dir = TempDir::new("py-ws-client");
+/// Runs the SDK's client (`--http` or not) against `acp serve -- acp agent`.
+fn python_client_drives_acp_serve(python: &Path, http: bool) {
+    let dir = TempDir::new("py-remote-client");
     let file = dir.file("notes.txt", "python was here\n");
     let (server, log, url) = serve_reference_agent(dir.path());
-    let out = Command::new(&python)
-        .arg(python_dir().join("ws_client.py"))
-        .args([&url, &file])
-        .stdin(Stdio::null())
-        .output()
-        .expect("run the Python client");
+    let mut command = Command::new(python);
+    command.arg(python_dir().join("remote_client.py"));
+    let url = if http {
+        command.arg("--http");
+        url.replace("ws://", "http://")
+    } else {
+        url
+    };
+    let out = command.args([&url, &file]).stdin(Stdio::null()).output().expect("run the Python client");
     signal(&server, rustix::process::Signal::TERM);
     let stdout = std::sync::Arc::new(std::sync::Mutex::new(String::new()));
     let served = finish(server, stdout, log, Duration::from_secs(10));
@@ -90,6 +93,18 @@ fn the_python_sdk_websocket_client_drives_acp_serve() {
     assert_eq!((summary["permissions"].clone(), summary["reads"].clone()), (2.into(), 2.into()), "{summary}");
     assert_eq!(served.code(), 0, "{}", served.stderr);
     assert!(served.stderr.contains("event=connection_closed"), "{}", served.stderr);
+}
+
+#[test]
+fn the_python_sdk_websocket_client_drives_acp_serve() {
+    let Some(python) = python() else { return };
+    python_client_drives_acp_serve(&python, false);
+}
+
+#[test]
+fn the_python_sdk_streamable_http_client_drives_acp_serve() {
+    let Some(python) = python() else { return };
+    python_client_drives_acp_serve(&python, true);
 }
 
 /// Starts the Python SDK's WebSocket server with its agent; returns it and its URL.

@@ -196,19 +196,6 @@ async fn bad_frames_are_answered_and_the_connection_and_server_go_on() {
 }
 
 #[tokio::test]
-async fn plain_http_requests_get_a_json_error_saying_to_use_websocket() {
-    let server = Server::start(WsServerOptions::default()).await;
-    let post = "POST /acp HTTP/1.1\r\nHost: HOST\r\nContent-Type: application/json\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}";
-    let (status, body) = http(&server.base, post).await;
-    assert_eq!(status, 405);
-    assert!(body.contains("WebSocket"), "{body}");
-    let get = "GET /acp HTTP/1.1\r\nHost: HOST\r\nAccept: text/event-stream\r\nConnection: close\r\n\r\n";
-    let (status, _) = http(&server.base, get).await;
-    assert_eq!(status, 400);
-    server.shutdown().await;
-}
-
-#[tokio::test]
 async fn connections_over_the_cap_are_refused_with_503_until_one_ends() {
     let options = WsServerOptions { max_connections: 2, ..WsServerOptions::default() };
     let server = Server::start(options).await;

@@ -1,7 +1,14 @@
-//! Remote ACP over WebSocket (feature `ws`), as the RFD "Streamable HTTP & WebSocket
-//! Transport" describes it: one endpoint (`/acp`); a `GET` with `Upgrade: websocket` opens a
-//! full-duplex connection carrying one JSON-RPC message per text frame; the upgrade response
-//! names the connection in an `Acp-Connection-Id` header.
+//! Remote ACP (feature `ws`), as the RFD "Streamable HTTP & WebSocket Transport" describes it:
+//! one endpoint (`/acp`) with two profiles.
+//!
+//! * **WebSocket**: a `GET` with `Upgrade: websocket` opens a full-duplex connection carrying
+//!   one JSON-RPC message per text frame; the upgrade response names the connection in an
+//!   `Acp-Connection-Id` header.
+//! * **Streamable HTTP** (server side): `POST` carries each client message (`initialize`
+//!   answers `200` with the response and the `Acp-Connection-Id`, the rest `202`); `GET` with
+//!   `Accept: text/event-stream` opens the connection's SSE stream, or a session's with
+//!   `Acp-Session-Id`; the agent's messages are routed to them (see `routes.rs`); `DELETE`
+//!   ends the connection. HTTP/1.1 and HTTP/2 (cleartext, prior knowledge) are both served.
 //!
 //! The core does not change: a remote connection is a [`Connection`](acp_proto::Connection)
 //! like one over stdio, fed through a pump that turns text frames into lines and lines into
@@ -34,14 +41,15 @@
 //! # }
 //! ```
 //!
-//! Not here (yet): the Streamable HTTP profile (`POST` + SSE streams; the server answers those
-//! requests `405`/`400` with a JSON error saying to use WebSocket, which the RFD allows a
-//! server to do), TLS (terminate it in front, e.g. nginx), reconnection (the RFD leaves it to
-//! the application in v1: a new [`connect_ws`] with [`RemoteInfo::cookies`] sent back, then
-//! `session/load` or `session/resume`).
+//! Not here (yet): a Streamable HTTP *client* (our client speaks WebSocket, which the RFD
+//! requires every server to offer), TLS (terminate it in front, e.g. nginx), reconnection (the
+//! RFD leaves it to the application in v1: a new [`connect_ws`] with [`RemoteInfo::cookies`]
+//! sent back, then `session/load` or `session/resume`).
 
 mod client;
+mod http;
 mod pump;
+mod routes;
 mod server;
 
 pub use client::{RemoteInfo, WsClientOptions, WsLink, connect_ws, open_ws};
@@ -51,8 +59,11 @@ pub use server::{AgentBackend, Backend, BoxFuture, Endpoint, WsServerOptions, se
 pub const ENDPOINT_PATH: &str = "/acp";
 /// The health check's path (`200` with `{"status":"ok","connections":N}`; no token needed).
 pub const HEALTH_PATH: &str = "/healthz";
-/// The header naming the connection, in the upgrade response.
+/// The header naming the connection (the upgrade's or `initialize`'s response, then every
+/// Streamable HTTP request).
 pub const CONNECTION_ID_HEADER: &str = "acp-connection-id";
+/// The header naming the session of a Streamable HTTP request or stream.
+pub const SESSION_ID_HEADER: &str = "acp-session-id";
 /// The default largest message either way.
 pub const DEFAULT_MAX_MESSAGE: usize = 16 << 20;
 /// The in-memory pipe between the pump and a core (bytes buffered each way).

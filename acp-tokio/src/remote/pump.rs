@@ -210,7 +210,11 @@ async fn outbound<R, Si>(
 
 /// Reads the next line that fits into `line` (without its line break). `Ok(false)` at the end.
 /// A line longer than `max` is skipped up to its newline.
-async fn read_line(reader: &mut (impl AsyncBufRead + Unpin), line: &mut Vec<u8>, max: usize) -> io::Result<bool> {
+pub(crate) async fn read_line(
+    reader: &mut (impl AsyncBufRead + Unpin),
+    line: &mut Vec<u8>,
+    max: usize,
+) -> io::Result<bool> {
     line.clear();
     let mut oversized = false;
     loop {

@@ -97,6 +97,9 @@ pub struct WsServerOptions {
     /// After shutdown began, how long connections may take to deliver their last answers
     /// before they are dropped. Default 5 s.
     pub drain_timeout: Duration,
+    /// Streamable HTTP: a stream whose buffer stays full this long (its client stopped
+    /// reading it, or never opened it) ends its connection. Default 30 s.
+    pub stream_stall: Duration,
 }
 
 impl Default for WsServerOptions {
@@ -107,17 +110,31 @@ impl Default for WsServerOptions {
             max_message: DEFAULT_MAX_MESSAGE,
             bearer_token: None,
             drain_timeout: Duration::from_secs(5),
+            stream_stall: Duration::from_secs(30),
         }
     }
 }
 
-struct Shared {
-    backend: Box<dyn Backend>,
-    options: WsServerOptions,
-    slots: Arc<Semaphore>,
-    stop: watch::Receiver<bool>,
+/// What every request handler of one server shares.
+pub(crate) struct Shared {
+    pub(crate) backend: Box<dyn Backend>,
+    pub(crate) options: WsServerOptions,
+    /// One permit per open connection (WebSocket or Streamable HTTP).
+    pub(crate) slots: Arc<Semaphore>,
+    /// Turns `true` when the server shuts down.
+    pub(crate) stop: watch::Receiver<bool>,
+    /// The Streamable HTTP connections, by id.
+    pub(crate) http: std::sync::Mutex<std::collections::HashMap<String, Arc<super::http::HttpConnection>>>,
     next_id: AtomicU64,
     id_salt: u64,
+}
+
+impl Shared {
+    /// A connection id no other connection of this server has had.
+    pub(crate) fn new_connection_id(&self) -> String {
+        let n = self.next_id.fetch_add(1, Ordering::Relaxed);
+        format!("{:016x}-{n}", self.id_salt)
+    }
 }
 
 /// Serves `backend` on `listener` (endpoint `/acp`, health check `/healthz`) until `shutdown`
@@ -137,13 +154,15 @@ pub async fn serve_ws(
         options,
         slots: slots.clone(),
         stop,
+        http: std::sync::Mutex::new(std::collections::HashMap::new()),
         next_id: AtomicU64::new(1),
         id_salt: RandomState::new().hash_one(std::process::id()),
     });
     let max_connections = shared.options.max_connections;
     let app = Router::new()
-        .route(ENDPOINT_PATH, get(upgrade).post(not_served).delete(not_served))
+        .route(ENDPOINT_PATH, get(get_endpoint).post(super::http::post).delete(super::http::delete))
         .route(HEALTH_PATH, get(health))
+        .layer(axum::extract::DefaultBodyLimit::max(shared.options.max_message))
         .with_state(shared);
     let stopping = async move {
         shutdown.await;
@@ -162,23 +181,14 @@ async fn health(State(shared): State<Arc<Shared>>) -> Response {
     ([("content-type", "application/json")], body).into_response()
 }
 
-async fn not_served(State(shared): State<Arc<Shared>>, headers: HeaderMap) -> Response {
-    if let Some(refused) = authorize(&shared, &headers) {
-        return refused;
-    }
-    json_error(
-        StatusCode::METHOD_NOT_ALLOWED,
-        "this server speaks ACP over WebSocket only: open a WebSocket (GET with Upgrade) on this endpoint",
-    )
-}
-
-fn json_error(status: StatusCode, message: &str) -> Response {
+/// A JSON body `{"error": message}` with `status`.
+pub(crate) fn json_error(status: StatusCode, message: &str) -> Response {
     let body = serde_json::json!({ "error": message }).to_string();
     (status, [("content-type", "application/json")], body).into_response()
 }
 
 /// `None` when the request may proceed, else the `401` answer.
-fn authorize(shared: &Shared, headers: &HeaderMap) -> Option<Response> {
+pub(crate) fn authorize(shared: &Shared, headers: &HeaderMap) -> Option<Response> {
     let Some(expected) = &shared.options.bearer_token else { return None };
     let given = headers
         .get("authorization")
@@ -194,25 +204,20 @@ fn authorize(shared: &Shared, headers: &HeaderMap) -> Option<Response> {
     }
 }
 
-async fn upgrade(State(shared): State<Arc<Shared>>, request: axum::extract::Request) -> Response {
+/// `GET /acp`: a WebSocket upgrade, or else a Streamable HTTP stream.
+async fn get_endpoint(State(shared): State<Arc<Shared>>, request: axum::extract::Request) -> Response {
     let (mut parts, _body) = request.into_parts();
     if let Some(refused) = authorize(&shared, &parts.headers) {
         return refused;
     }
     let upgrade = match WebSocketUpgrade::from_request_parts(&mut parts, &()).await {
         Ok(upgrade) => upgrade,
-        Err(_) => {
-            return json_error(
-                StatusCode::BAD_REQUEST,
-                "open a WebSocket on this endpoint (Streamable HTTP's SSE streams are not served here)",
-            );
-        }
+        Err(_) => return super::http::stream(shared, parts.headers).await,
     };
     let Ok(slot) = shared.slots.clone().try_acquire_owned() else {
         return json_error(StatusCode::SERVICE_UNAVAILABLE, "too many connections; try again later");
     };
-    let n = shared.next_id.fetch_add(1, Ordering::Relaxed);
-    let connection_id = format!("{:016x}-{n}", shared.id_salt);
+    let connection_id = shared.new_connection_id();
     let endpoint = match shared.backend.open(&connection_id).await {
         Ok(endpoint) => endpoint,
         Err(e) => return json_error(StatusCode::SERVICE_UNAVAILABLE, &format!("the agent could not start: {e}")),

@@ -1,7 +1,8 @@
-"""The official Python SDK's WebSocket client against a remote ACP agent (acp-rs's tests point
-it at `acp serve -- acp agent`).
+"""The official Python SDK's remote clients against a remote ACP agent (acp-rs's tests point
+them at `acp serve -- acp agent`).
 
-Usage: ws_client.py URL FILE
+Usage: ws_client.py [--http] URL FILE
+  WebSocket by default; `--http`: the Streamable HTTP client (POST + SSE streams).
   Runs: initialize (fs read advertised), two sessions opened at once, a turn on each at once
   (`read FILE`: the agent asks permission, which is granted, and reads FILE through this
   client), then a `slow` turn cancelled with session/cancel. Prints one JSON summary line on
@@ -20,6 +21,7 @@ from acp.schema import (
     ReadTextFileResponse,
     RequestPermissionResponse,
 )
+from acp.http import create_http_stream
 from acp.ws import create_websocket_stream
 
 
@@ -51,9 +53,9 @@ def fail(reason):
     sys.exit(1)
 
 
-async def main(url, path):
+async def main(url, path, http):
     client = Client({path: "python was here\n"})
-    transport = await create_websocket_stream(url)
+    transport = create_http_stream(url) if http else await create_websocket_stream(url)
     conn = acp.connect_to_agent(client, transport)
     caps = ClientCapabilities(fs=FileSystemCapabilities(read_text_file=True, write_text_file=False))
     init = await conn.initialize(protocol_version=1, client_capabilities=caps)
@@ -94,4 +96,8 @@ async def main(url, path):
 
 
 if __name__ == "__main__":
-    asyncio.run(asyncio.wait_for(main(sys.argv[1], sys.argv[2]), 60))
+    args = sys.argv[1:]
+    http = args[0] == "--http"
+    if http:
+        args = args[1:]
+    asyncio.run(asyncio.wait_for(main(args[0], args[1], http), 60))

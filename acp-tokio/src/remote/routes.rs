@@ -1,0 +1,194 @@
+//! Where an agent's message goes on a Streamable HTTP connection: the RFD's routing rules, kept
+//! apart from the I/O so that each has a test.
+//!
+//! | agent → client message | goes to |
+//! |---|---|
+//! | the response to a request that waits for it in its POST (`initialize`) | that POST's body |
+//! | a response whose result carries a new `sessionId` (`session/new`, `load`, `resume`, `fork`) | the connection stream; the session is registered (its stream may be opened) |
+//! | a response to a request the client sent with a `sessionId` in its params | that session's stream |
+//! | a request or notification with a registered `sessionId` in its params | that session's stream |
+//! | anything else | the connection stream |
+//!
+//! What the table keeps is bounded: at most [`MAX_SESSIONS`] sessions and [`MAX_ROUTES`]
+//! requests awaiting their answer; past them the message still arrives, on the connection
+//! stream.
+
+use std::collections::{HashMap, HashSet};
+
+use serde_json::Value;
+
+/// Sessions a connection may register.
+pub(crate) const MAX_SESSIONS: usize = 4096;
+/// Client requests whose session is remembered until their answer.
+pub(crate) const MAX_ROUTES: usize = 4096;
+
+/// Where a message goes.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum Destination<W> {
+    /// To the POST waiting for it.
+    Waiter(W),
+    /// The connection-scoped stream.
+    Connection,
+    /// A session-scoped stream.
+    Session(String),
+}
+
+/// The routing table of one connection. `W` is what a waiting POST is woken with.
+#[derive(Debug)]
+pub(crate) struct Routes<W> {
+    sessions: HashSet<String>,
+    pending: HashMap<String, String>,
+    waiters: HashMap<String, W>,
+}
+
+impl<W> Default for Routes<W> {
+    fn default() -> Self {
+        Routes { sessions: HashSet::new(), pending: HashMap::new(), waiters: HashMap::new() }
+    }
+}
+
+/// A JSON-RPC id as a key (`1` and `"1"` are one key, as the RFD's reference does).
+pub(crate) fn id_key(message: &Value) -> Option<String> {
+    match message.get("id")? {
+        Value::String(s) => Some(s.clone()),
+        Value::Number(n) => Some(n.to_string()),
+        _ => None,
+    }
+}
+
+fn session_in(value: Option<&Value>) -> Option<&str> {
+    value?.get("sessionId")?.as_str()
+}
+
+/// Whether `message` is a response (an `id`, no `method`).
+pub(crate) fn is_response(message: &Value) -> bool {
+    message.get("id").is_some() && message.get("method").is_none()
+}
+
+/// The `sessionId` of a request's or notification's params.
+pub(crate) fn params_session(message: &Value) -> Option<&str> {
+    session_in(message.get("params"))
+}
+
+impl<W> Routes<W> {
+    /// Whether `session` was registered (its stream may be opened, its POSTs accepted).
+    pub(crate) fn has_session(&self, session: &str) -> bool {
+        self.sessions.contains(session)
+    }
+
+    /// The POST carrying `message` waits for its answer (`initialize`).
+    pub(crate) fn wait_for(&mut self, message: &Value, waiter: W) {
+        if let Some(key) = id_key(message) {
+            self.waiters.insert(key, waiter);
+        }
+    }
+
+    /// A client → agent message: a request naming a session has its answer routed there.
+    pub(crate) fn inbound(&mut self, message: &Value) {
+        if message.get("method").is_none() || self.pending.len() >= MAX_ROUTES {
+            return;
+        }
+        if let (Some(key), Some(session)) = (id_key(message), params_session(message)) {
+            self.pending.insert(key, session.to_owned());
+        }
+    }
+
+    /// An agent → client message: where it goes.
+    pub(crate) fn outbound(&mut self, message: &Value) -> Destination<W> {
+        if !is_response(message) {
+            return match params_session(message) {
+                Some(session) if self.sessions.contains(session) => Destination::Session(session.to_owned()),
+                _ => Destination::Connection,
+            };
+        }
+        let key = id_key(message);
+        if let Some(waiter) = key.as_ref().and_then(|k| self.waiters.remove(k)) {
+            return Destination::Waiter(waiter);
+        }
+        let routed = key.and_then(|k| self.pending.remove(&k));
+        if let Some(established) = session_in(message.get("result")) {
+            if !self.sessions.contains(established) && self.sessions.len() < MAX_SESSIONS {
+                self.sessions.insert(established.to_owned());
+            }
+            return Destination::Connection;
+        }
+        match routed {
+            Some(session) if self.sessions.contains(&session) => Destination::Session(session),
+            _ => Destination::Connection,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn established(routes: &mut Routes<()>, session: &str) {
+        let answer = json!({"jsonrpc": "2.0", "id": 2, "result": {"sessionId": session}});
+        assert_eq!(routes.outbound(&answer), Destination::Connection);
+    }
+
+    #[test]
+    fn the_answer_a_post_waits_for_goes_to_it_once() {
+        let mut routes = Routes::default();
+        routes.wait_for(&json!({"id": 1, "method": "initialize"}), "waiter");
+        let answer = json!({"id": 1, "result": {"protocolVersion": 1}});
+        assert_eq!(routes.outbound(&answer), Destination::Waiter("waiter"));
+        assert_eq!(routes.outbound(&answer), Destination::Connection);
+    }
+
+    #[test]
+    fn a_new_session_answer_goes_to_the_connection_stream_and_registers_the_session() {
+        let mut routes = Routes::default();
+        assert!(!routes.has_session("s1"));
+        established(&mut routes, "s1");
+        assert!(routes.has_session("s1"));
+    }
+
+    #[test]
+    fn a_session_requests_answer_goes_to_its_session_stream() {
+        let mut routes = Routes::default();
+        established(&mut routes, "s1");
+        routes.inbound(&json!({"id": "7", "method": "session/prompt", "params": {"sessionId": "s1"}}));
+        let answer = json!({"id": 7, "result": {"stopReason": "end_turn"}});
+        assert_eq!(routes.outbound(&answer), Destination::Session("s1".into()));
+        // Routed once: a repeated answer is the connection's.
+        assert_eq!(routes.outbound(&answer), Destination::Connection);
+    }
+
+    #[test]
+    fn agent_requests_and_notifications_go_to_their_registered_session() {
+        let mut routes = Routes::default();
+        let update = json!({"method": "session/update", "params": {"sessionId": "s1", "update": {}}});
+        assert_eq!(routes.outbound(&update), Destination::Connection, "not registered yet");
+        established(&mut routes, "s1");
+        assert_eq!(routes.outbound(&update), Destination::Session("s1".into()));
+        let ask = json!({"id": 0, "method": "session/request_permission", "params": {"sessionId": "s1"}});
+        assert_eq!(routes.outbound(&ask), Destination::Session("s1".into()));
+        let other = json!({"method": "_x/ping", "params": {}});
+        assert_eq!(routes.outbound(&other), Destination::Connection);
+    }
+
+    #[test]
+    fn client_answers_and_notifications_record_no_route() {
+        let mut routes = Routes::<()>::default();
+        routes.inbound(&json!({"id": 0, "result": {"outcome": {"outcome": "cancelled"}}}));
+        routes.inbound(&json!({"method": "session/cancel", "params": {"sessionId": "s1"}}));
+        assert!(routes.pending.is_empty());
+    }
+
+    #[test]
+    fn the_tables_are_bounded() {
+        let mut routes = Routes::<()>::default();
+        for i in 0..MAX_ROUTES + 10 {
+            routes.inbound(&json!({"id": i, "method": "session/prompt", "params": {"sessionId": "s"}}));
+        }
+        assert_eq!(routes.pending.len(), MAX_ROUTES);
+        for i in 0..MAX_SESSIONS + 10 {
+            routes.outbound(&json!({"id": -1, "result": {"sessionId": format!("s{i}")}}));
+        }
+        assert_eq!(routes.sessions.len(), MAX_SESSIONS);
+    }
+}

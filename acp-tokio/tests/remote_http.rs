@@ -1,0 +1,233 @@
+//! The Streamable HTTP profile of `serve_ws`'s endpoint (feature `ws`), spoken by hand over
+//! HTTP/1.1 on loopback: a whole session through POSTs and SSE streams, and the answer to each
+//! kind of bad request.
+
+mod common;
+
+use std::time::Duration;
+
+use acp_tokio::AgentOptions;
+use acp_tokio::remote::{AgentBackend, WsServerOptions, serve_ws};
+use common::EchoAgent;
+use serde_json::{Value, json};
+use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::oneshot;
+
+struct Server {
+    addr: String,
+    _stop: oneshot::Sender<()>,
+}
+
+async fn server(options: WsServerOptions) -> Server {
+    let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
+    let addr = listener.local_addr().expect("addr").to_string();
+    let (stop, stopped) = oneshot::channel::<()>();
+    let backend = AgentBackend::new(EchoAgent::default, AgentOptions::default());
+    tokio::spawn(serve_ws(listener, backend, options, async move {
+        let _ = stopped.await;
+    }));
+    Server { addr, _stop: stop }
+}
+
+/// An HTTP/1.1 answer: status, headers (lower-case names) and body.
+#[derive(Debug)]
+struct Answer {
+    status: u16,
+    headers: Vec<(String, String)>,
+    body: String,
+}
+
+impl Answer {
+    fn header(&self, name: &str) -> Option<&str> {
+        self.headers.iter().find(|(n, _)| n == name).map(|(_, v)| v.as_str())
+    }
+
+    fn json(&self) -> Value {
+        serde_json::from_str(&self.body).expect("a JSON body")
+    }
+}
+
+/// Sends one request (`Connection: close`) and reads the whole answer.
+async fn request(addr: &str, method: &str, headers: &[(&str, &str)], body: &str) -> Answer {
+    let mut stream = TcpStream::connect(addr).await.expect("connect");
+    let mut text =
+        format!("{method} /acp HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nContent-Length: {}\r\n", body.len());
+    for (name, value) in headers {
+        text.push_str(&format!("{name}: {value}\r\n"));
+    }
+    text.push_str("\r\n");
+    text.push_str(body);
+    stream.write_all(text.as_bytes()).await.expect("write");
+    let mut raw = String::new();
+    stream.read_to_string(&mut raw).await.expect("read");
+    let (head, body) = raw.split_once("\r\n\r\n").expect("a head");
+    let mut lines = head.lines();
+    let status = lines.next().and_then(|l| l.split(' ').nth(1)).and_then(|s| s.parse().ok()).expect("status");
+    let headers =
+        lines.filter_map(|l| l.split_once(": ")).map(|(n, v)| (n.to_ascii_lowercase(), v.to_owned())).collect();
+    Answer { status, headers, body: body.to_owned() }
+}
+
+async fn post(addr: &str, connection: Option<&str>, session: Option<&str>, message: &Value) -> Answer {
+    let mut headers = vec![("Content-Type", "application/json")];
+    if let Some(c) = connection {
+        headers.push(("Acp-Connection-Id", c));
+    }
+    if let Some(s) = session {
+        headers.push(("Acp-Session-Id", s));
+    }
+    request(addr, "POST", &headers, &message.to_string()).await
+}
+
+/// An open SSE stream: yields each `data:` message.
+struct Sse {
+    lines: tokio::io::Lines<BufReader<TcpStream>>,
+}
+
+impl Sse {
+    async fn open(addr: &str, connection: &str, session: Option<&str>) -> Result<Sse, u16> {
+        let mut stream = TcpStream::connect(addr).await.expect("connect");
+        let session = session.map(|s| format!("Acp-Session-Id: {s}\r\n")).unwrap_or_default();
+        let head = format!(
+            "GET /acp HTTP/1.1\r\nHost: {addr}\r\nAccept: text/event-stream\r\nAcp-Connection-Id: {connection}\r\n{session}\r\n"
+        );
+        stream.write_all(head.as_bytes()).await.expect("write");
+        let mut lines = BufReader::new(stream).lines();
+        let status_line = lines.next_line().await.expect("read").expect("a status line");
+        let status: u16 = status_line.split(' ').nth(1).and_then(|s| s.parse().ok()).expect("status");
+        while !lines.next_line().await.expect("read").expect("headers").is_empty() {}
+        if status == 200 { Ok(Sse { lines }) } else { Err(status) }
+    }
+
+    /// The next message, or `None` at the stream's end. (The body is chunked: chunk sizes are
+    /// lines of their own, and `0` ends it.)
+    async fn next(&mut self) -> Option<Value> {
+        loop {
+            let line = tokio::time::timeout(Duration::from_secs(10), self.lines.next_line())
+                .await
+                .expect("a message in time")
+                .ok()??;
+            if line == "0" {
+                return None; // the last chunk of the chunked body: the stream ended
+            }
+            if let Some(data) = line.strip_prefix("data: ") {
+                return Some(serde_json::from_str(data).expect("JSON data"));
+            }
+        }
+    }
+}
+
+/// `initialize` by POST: the connection id.
+async fn initialize(addr: &str) -> String {
+    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize",
+        "params": {"protocolVersion": 1, "clientCapabilities": {"fs": {"readTextFile": true}}}});
+    let answer = post(addr, None, None, &init).await;
+    assert_eq!(answer.status, 200, "{answer:?}");
+    assert_eq!(answer.json()["result"]["protocolVersion"], 1);
+    answer.header("acp-connection-id").expect("Acp-Connection-Id").to_owned()
+}
+
+#[tokio::test]
+async fn a_whole_session_over_posts_and_sse_streams() {
+    let server = server(WsServerOptions::default()).await;
+    let conn = initialize(&server.addr).await;
+    let mut connection_stream = Sse::open(&server.addr, &conn, None).await.expect("the connection stream");
+    let new = json!({"jsonrpc": "2.0", "id": 2, "method": "session/new", "params": {"cwd": "/tmp", "mcpServers": []}});
+    assert_eq!(post(&server.addr, Some(&conn), None, &new).await.status, 202);
+    let created = connection_stream.next().await.expect("session/new's answer");
+    assert_eq!(created["id"], 2);
+    let session = created["result"]["sessionId"].as_str().expect("a session id").to_owned();
+    let mut session_stream = Sse::open(&server.addr, &conn, Some(&session)).await.expect("the session stream");
+    let prompt = json!({"jsonrpc": "2.0", "id": 3, "method": "session/prompt",
+        "params": {"sessionId": session, "prompt": [{"type": "text", "text": "storm 5"}]}});
+    assert_eq!(post(&server.addr, Some(&conn), Some(&session), &prompt).await.status, 202);
+    let mut updates = 0;
+    let answer = loop {
+        let message = session_stream.next().await.expect("a message of the turn");
+        if message["method"] == "session/update" {
+            assert_eq!(message["params"]["sessionId"], session.as_str());
+            updates += 1;
+        } else {
+            break message;
+        }
+    };
+    assert_eq!(
+        (updates, answer["id"].clone(), answer["result"]["stopReason"].clone()),
+        (5, json!(3), json!("end_turn"))
+    );
+    // DELETE ends the connection: its streams end, later requests find no connection.
+    let deleted = request(&server.addr, "DELETE", &[("Acp-Connection-Id", &conn)], "").await;
+    assert_eq!(deleted.status, 202);
+    assert!(connection_stream.next().await.is_none(), "the connection stream ends");
+    let after = post(&server.addr, Some(&conn), None, &new).await;
+    assert_eq!(after.status, 404, "{after:?}");
+}
+
+#[tokio::test]
+async fn each_bad_request_gets_its_status_and_the_server_serves_on() {
+    let options = WsServerOptions { max_message: 4096, ..WsServerOptions::default() };
+    let server = server(options).await;
+    let addr = server.addr.as_str();
+    let conn = initialize(addr).await;
+    let note = json!({"jsonrpc": "2.0", "method": "_x/note", "params": {}});
+    let text = request(addr, "POST", &[("Content-Type", "text/plain"), ("Acp-Connection-Id", &conn)], "{}").await;
+    assert_eq!(text.status, 415);
+    let garbage =
+        request(addr, "POST", &[("Content-Type", "application/json"), ("Acp-Connection-Id", &conn)], "{nope").await;
+    assert_eq!(garbage.status, 400);
+    assert_eq!(post(addr, Some(&conn), None, &json!([note])).await.status, 501);
+    assert_eq!(post(addr, None, None, &note).await.status, 400, "no connection id");
+    assert_eq!(post(addr, Some("no-such-connection"), None, &note).await.status, 404);
+    let prompt =
+        json!({"jsonrpc": "2.0", "id": 5, "method": "session/prompt", "params": {"sessionId": "s", "prompt": []}});
+    assert_eq!(post(addr, Some(&conn), None, &prompt).await.status, 400, "a session-scoped method without its header");
+    assert_eq!(post(addr, Some(&conn), Some("unknown"), &prompt).await.status, 404);
+    let big = json!({"jsonrpc": "2.0", "method": "_x/big", "params": {"pad": "x".repeat(8000)}});
+    assert_eq!(post(addr, Some(&conn), None, &big).await.status, 413);
+    let no_accept = request(addr, "GET", &[("Acp-Connection-Id", &conn)], "").await;
+    assert_eq!(no_accept.status, 406);
+    assert_eq!(Sse::open(addr, "no-such-connection", None).await.err(), Some(404));
+    assert_eq!(Sse::open(addr, &conn, Some("unknown")).await.err(), Some(404));
+    let _first = Sse::open(addr, &conn, None).await.expect("the first stream");
+    assert_eq!(Sse::open(addr, &conn, None).await.err(), Some(409), "a stream opened twice");
+    assert_eq!(request(addr, "DELETE", &[("Acp-Connection-Id", "no-such-connection")], "").await.status, 404);
+    // The server serves on.
+    let again = initialize(addr).await;
+    assert_ne!(again, conn);
+}
+
+#[tokio::test]
+async fn the_first_post_must_be_initialize_and_a_token_guards_every_request() {
+    let options = WsServerOptions { bearer_token: Some("t0ken".into()), ..WsServerOptions::default() };
+    let server = server(options).await;
+    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": 1}});
+    let refused = post(&server.addr, None, None, &init).await;
+    assert_eq!(refused.status, 401);
+    assert_eq!(refused.header("www-authenticate"), Some("Bearer"));
+    let headers = [("Content-Type", "application/json"), ("Authorization", "Bearer t0ken")];
+    let answer = request(&server.addr, "POST", &headers, &init.to_string()).await;
+    assert_eq!(answer.status, 200, "{answer:?}");
+    let conn = answer.header("acp-connection-id").expect("id").to_owned();
+    let stream =
+        request(&server.addr, "GET", &[("Accept", "text/event-stream"), ("Acp-Connection-Id", &conn)], "").await;
+    assert_eq!(stream.status, 401, "streams need the token too");
+}
+
+#[tokio::test]
+async fn a_stream_nobody_reads_ends_its_connection_after_the_stall_limit() {
+    let options = WsServerOptions { stream_stall: Duration::from_millis(500), ..WsServerOptions::default() };
+    let server = server(options).await;
+    let conn = initialize(&server.addr).await;
+    let mut connection_stream = Sse::open(&server.addr, &conn, None).await.expect("the connection stream");
+    let new = json!({"jsonrpc": "2.0", "id": 2, "method": "session/new", "params": {"cwd": "/tmp", "mcpServers": []}});
+    post(&server.addr, Some(&conn), None, &new).await;
+    let session = connection_stream.next().await.expect("answer")["result"]["sessionId"].as_str().unwrap().to_owned();
+    // The session's stream is never opened; the turn streams more than it buffers.
+    let prompt = json!({"jsonrpc": "2.0", "id": 3, "method": "session/prompt",
+        "params": {"sessionId": session, "prompt": [{"type": "text", "text": "storm 5000"}]}});
+    assert_eq!(post(&server.addr, Some(&conn), Some(&session), &prompt).await.status, 202);
+    assert!(connection_stream.next().await.is_none(), "the connection ends");
+    let after = post(&server.addr, Some(&conn), None, &new).await;
+    assert_eq!(after.status, 404, "{after:?}");
+}
