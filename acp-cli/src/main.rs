@@ -157,12 +157,22 @@ struct ServeArgs {
     /// Connections served at once (one more gets 503).
     #[arg(long, value_name = "N", default_value_t = 64, value_parser = clap::value_parser!(u64).range(1..=100_000))]
     max_connections: u64,
+    /// Start every connection id with this name (`NAME-…`), so that a load balancer can route
+    /// by the Acp-Connection-Id header to the instance that holds the connection.
+    #[arg(long, value_name = "NAME", value_parser = node_id)]
+    node_id: Option<String>,
     /// Close a connection on which nothing moved for this many seconds.
     #[arg(long, value_name = "SECS", default_value_t = 600, value_parser = clap::value_parser!(u64).range(1..))]
     idle_timeout: u64,
     /// The agent's command line, after `--`.
     #[arg(last = true, required = true, value_name = "AGENT_CMD")]
     agent: Vec<OsString>,
+}
+
+/// A node id: letters, digits, `_` (it becomes part of a header value and a routing key).
+fn node_id(text: &str) -> Result<String, String> {
+    let ok = !text.is_empty() && text.len() <= 32 && text.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_');
+    if ok { Ok(text.to_owned()) } else { Err("1 to 32 letters, digits or _".to_owned()) }
 }
 
 /// Reads a token file: its first line, trimmed; an empty token is refused.
@@ -238,6 +248,7 @@ fn main() -> ExitCode {
             }
             config.options.max_connections = usize::try_from(args.max_connections).unwrap_or(usize::MAX);
             config.options.idle_timeout = Some(Duration::from_secs(args.idle_timeout));
+            config.options.node_id = args.node_id;
             match serve::run(config) {
                 Ok(()) => ExitCode::SUCCESS,
                 Err(e) => {

@@ -97,6 +97,10 @@ pub struct WsServerOptions {
     /// After shutdown began, how long connections may take to deliver their last answers
     /// before they are dropped. Default 5 s.
     pub drain_timeout: Duration,
+    /// Starts every connection id (`NODE-…`), so that a load balancer in front of several
+    /// servers can route each request to the server holding its connection by the
+    /// `Acp-Connection-Id` header alone (e.g. an nginx `map` on its prefix). Default none.
+    pub node_id: Option<String>,
     /// Streamable HTTP: a stream whose buffer stays full this long (its client stopped
     /// reading it, or never opened it) ends its connection. Default 30 s.
     pub stream_stall: Duration,
@@ -111,6 +115,7 @@ impl Default for WsServerOptions {
             bearer_token: None,
             drain_timeout: Duration::from_secs(5),
             stream_stall: Duration::from_secs(30),
+            node_id: None,
         }
     }
 }
@@ -133,7 +138,10 @@ impl Shared {
     /// A connection id no other connection of this server has had.
     pub(crate) fn new_connection_id(&self) -> String {
         let n = self.next_id.fetch_add(1, Ordering::Relaxed);
-        format!("{:016x}-{n}", self.id_salt)
+        match &self.options.node_id {
+            Some(node) => format!("{node}-{:016x}-{n}", self.id_salt),
+            None => format!("{:016x}-{n}", self.id_salt),
+        }
     }
 }
 
