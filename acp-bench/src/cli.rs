@@ -8,9 +8,9 @@ use crate::spec::{Spec, Workload};
 /// Usage text.
 pub const USAGE: &str = "\
 usage:
-  acp-bench agent  [--adapter tokio|blocking] [--updates N]
+  acp-bench agent  [--adapter tokio|blocking] [--updates N] [--listen-ws]
   acp-bench client --workload w1|w2|w3 [--updates N] [--prompts N] [--sessions N]
-                   [--config tokio-stdio|blocking-stdio|tokio-duplex|core-direct]
+                   [--config tokio-stdio|blocking-stdio|tokio-duplex|tokio-ws|core-direct]
                    [--adapter tokio|blocking] [--transport stdio|duplex|direct] [-- AGENT_ARGV...]
                    [--threads N]   (tokio-duplex: runtime workers; default 1 = current-thread)
   acp-bench w0     [--messages U]
@@ -18,7 +18,9 @@ usage:
   acp-bench profile [--messages U] -- PHASE     (one W0 phase alone, for callgrind/perf)
 
 The client spawns AGENT_ARGV... --updates N (default: this binary's own agent on the same
-adapter) and prints METRIC lines; see shared/bench/WORKLOADS.md.";
+adapter) and prints METRIC lines; see shared/bench/WORKLOADS.md. `tokio-ws`: the agent serves
+remote ACP over WebSocket on a loopback port (`agent --listen-ws` prints `listening PORT`), the
+client connects to it.";
 
 /// Which adapter.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -38,6 +40,8 @@ pub enum Transport {
     Duplex,
     /// Two connections, one thread, no runtime.
     Direct,
+    /// A WebSocket on loopback to a child process (`acp_tokio::remote`).
+    Ws,
 }
 
 /// The agent's command line with `--updates N` appended.
@@ -81,6 +85,7 @@ fn dispatch(args: Vec<String>) -> Result<(), String> {
     let mut buffered = true;
     let mut threads = 1usize;
     let mut argv = Vec::new();
+    let mut listen_ws = false;
     while let Some(arg) = args.next() {
         match arg.as_str() {
             "--adapter" => adapter_choice = adapter(&value::<String>("--adapter", args.next())?)?,
@@ -89,6 +94,7 @@ fn dispatch(args: Vec<String>) -> Result<(), String> {
                     "stdio" => Transport::Stdio,
                     "duplex" => Transport::Duplex,
                     "direct" => Transport::Direct,
+                    "ws" => Transport::Ws,
                     other => return Err(format!("unknown transport `{other}`")),
                 }
             }
@@ -98,6 +104,7 @@ fn dispatch(args: Vec<String>) -> Result<(), String> {
                     "blocking-stdio" => (Adapter::Blocking, Transport::Stdio),
                     "tokio-duplex" => (Adapter::Tokio, Transport::Duplex),
                     "core-direct" => (Adapter::Tokio, Transport::Direct),
+                    "tokio-ws" => (Adapter::Tokio, Transport::Ws),
                     other => return Err(format!("unknown config `{other}`")),
                 }
             }
@@ -111,6 +118,7 @@ fn dispatch(args: Vec<String>) -> Result<(), String> {
             "--messages" => messages = value("--messages", args.next())?,
             "--threads" => threads = value("--threads", args.next())?,
             "--buffered" => buffered = true,
+            "--listen-ws" => listen_ws = true,
             "--unbuffered" => buffered = false,
             "--" => argv.extend(args.by_ref()),
             "-h" | "--help" => {
@@ -124,6 +132,8 @@ fn dispatch(args: Vec<String>) -> Result<(), String> {
         "agent" => {
             let updates = updates.unwrap_or(0);
             match adapter_choice {
+                Adapter::Tokio if listen_ws => crate::tokio_impl::serve_ws(updates),
+                Adapter::Blocking if listen_ws => Err("--listen-ws serves on tokio only".into()),
                 Adapter::Tokio => crate::tokio_impl::serve_stdio(updates),
                 Adapter::Blocking => crate::blocking_impl::serve_stdio(updates),
             }
@@ -148,6 +158,8 @@ fn dispatch(args: Vec<String>) -> Result<(), String> {
                 (Transport::Duplex, Adapter::Tokio) => crate::tokio_impl::client_duplex(spec, threads)?,
                 (Transport::Duplex, Adapter::Blocking) => return Err("duplex runs on tokio only".into()),
                 (Transport::Direct, _) => crate::direct::client(spec)?,
+                (Transport::Ws, Adapter::Tokio) => crate::tokio_impl::client_ws(spec, &argv)?,
+                (Transport::Ws, Adapter::Blocking) => return Err("ws runs on tokio only".into()),
             };
             if let Some(kb) = peak_rss_kb("self") {
                 metrics.push(Metric::int("client_peak_rss_kb", kb, "kB"));

@@ -43,6 +43,59 @@ pub fn serve_stdio(updates: u64) -> Result<(), String> {
     result.map_err(|e| e.to_string())
 }
 
+/// `agent --listen-ws`: serves the bench agent over WebSocket on a loopback port (printed as
+/// `listening PORT` on stdout) until stdin ends.
+pub fn serve_ws(updates: u64) -> Result<(), String> {
+    use acp_tokio::remote::{AgentBackend, WsServerOptions};
+    use tokio::io::AsyncReadExt;
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(err)?;
+    runtime.block_on(async {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.map_err(err)?;
+        println!("listening {}", listener.local_addr().map_err(err)?.port());
+        let backend = AgentBackend::new(move || BenchAgent::new(updates), AgentOptions::default());
+        // The parent closes our stdin to stop us.
+        let stdin_closed = async {
+            let mut sink = [0u8; 64];
+            let mut stdin = tokio::io::stdin();
+            while stdin.read(&mut sink).await.is_ok_and(|n| n > 0) {}
+        };
+        acp_tokio::remote::serve_ws(listener, backend, WsServerOptions::default(), stdin_closed).await.map_err(err)
+    })?;
+    runtime.shutdown_background();
+    Ok(())
+}
+
+/// `tokio-ws`: spawns `argv --updates N --listen-ws`, connects to its WebSocket and runs the
+/// workload.
+pub fn client_ws(spec: Spec, argv: &[String]) -> Result<Vec<Metric>, String> {
+    use std::io::BufRead;
+    use std::process::Stdio;
+    let mut command = crate::cli::agent_command(argv, spec.updates)?;
+    command.arg("--listen-ws").stdin(Stdio::piped()).stdout(Stdio::piped());
+    let mut child = command.spawn().map_err(err)?;
+    let mut line = String::new();
+    let stdout = child.stdout.take().ok_or("no stdout")?;
+    std::io::BufReader::new(stdout).read_line(&mut line).map_err(err)?;
+    let port = line.trim().strip_prefix("listening ").ok_or_else(|| format!("the agent said {line:?}"))?.to_owned();
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(err)?;
+    let result = runtime.block_on(async {
+        let url = format!("ws://127.0.0.1:{port}/acp");
+        let options = acp_tokio::remote::WsClientOptions::default();
+        let (conn, _) = acp_tokio::remote::connect_ws((), &url, options).await.map_err(err)?;
+        let measured = run(&conn, spec).await?;
+        let agent_rss = peak_rss_kb(&child.id().to_string());
+        conn.close().await.map_err(err)?;
+        let mut metrics = metrics(&spec, &measured)?;
+        if let Some(kb) = agent_rss {
+            metrics.push(Metric::int("agent_peak_rss_kb", kb, "kB"));
+        }
+        Ok(metrics)
+    });
+    drop(child.stdin.take());
+    let _ = child.wait();
+    result
+}
+
 fn err(e: impl std::fmt::Display) -> String {
     e.to_string()
 }

@@ -46,7 +46,7 @@ fn workloads() -> [(&'static str, Vec<&'static str>, &'static [&'static str]); 3
 
 #[test]
 fn every_configuration_runs_every_workload() {
-    for config in ["tokio-stdio", "blocking-stdio", "tokio-duplex", "core-direct"] {
+    for config in ["tokio-stdio", "blocking-stdio", "tokio-duplex", "tokio-ws", "core-direct"] {
         for (workload, extra, want) in workloads() {
             let mut args = vec!["client", "--config", config, "--workload", workload];
             args.extend(&extra);

@@ -172,13 +172,13 @@ async fn write_line(lines_in: &mut (impl AsyncWrite + Unpin), text: String) -> i
 /// Lines → peer, and the answers to binary frames. Ends at the end of the lines or when the
 /// peer is gone, then closes the WebSocket.
 async fn outbound<R, Si>(
-    mut lines: R,
+    mut lines: BufReader<R>,
     mut sink: Si,
     mut control: mpsc::Receiver<&'static str>,
     max_line: usize,
     activity: &Activity,
 ) where
-    R: AsyncBufRead + Unpin,
+    R: AsyncRead + Unpin,
     Si: Sink<String> + Unpin,
 {
     let mut line = Vec::new();
@@ -201,7 +201,10 @@ async fn outbound<R, Si>(
         };
         let Some(text) = next else { break };
         activity.touch();
-        if sink.send(text).await.is_err() {
+        // While more lines are already buffered, queue the frame without flushing: a burst of
+        // updates leaves in few writes.
+        let sent = if lines.buffer().is_empty() { sink.send(text).await } else { sink.feed(text).await };
+        if sent.is_err() {
             return;
         }
     }

@@ -19,6 +19,7 @@ use axum::extract::{FromRequestParts, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
+use axum::serve::ListenerExt;
 use futures_util::{SinkExt, StreamExt};
 use subtle::ConstantTimeEq;
 use tokio::io::{AsyncRead, AsyncWrite};
@@ -176,6 +177,10 @@ pub async fn serve_ws(
         shutdown.await;
         let _ = stop_tx.send(true);
     };
+    // Small messages must not wait for Nagle's algorithm (a round trip would take 40+ ms).
+    let listener = listener.tap_io(|stream| {
+        let _ = stream.set_nodelay(true);
+    });
     axum::serve(listener, app).with_graceful_shutdown(stopping).await?;
     // Every connection holds a slot: all slots back means all connections ended.
     let all = u32::try_from(max_connections).unwrap_or(u32::MAX);
