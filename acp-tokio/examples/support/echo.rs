@@ -8,6 +8,7 @@
 //! | prompt | what the agent does |
 //! |---|---|
 //! | `storm N` | sends N updates `"<i> <64 bytes>"`, i = 0..N (stops early if cancelled) |
+//! | `interleave N` | N times: sends update `u<i>`, then reads `/r<i>` through the client |
 //! | `permission` | asks permission (options `allow`, `reject`) and echoes the outcome |
 //! | `read PATH` | reads PATH through the client (`fs/read_text_file`) and echoes it |
 //! | `terminal CMD ARGS...` | runs CMD in a client terminal and echoes its output |
@@ -22,6 +23,7 @@
 #![allow(dead_code)]
 
 use std::future::Future;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
@@ -42,6 +44,8 @@ pub(crate) struct EchoAgent {
     pub(crate) sessions: AtomicU64,
     /// Tests: what the handlers observed (e.g. `cancelled _wait Some(CancelRequest)`).
     pub(crate) observed: Option<mpsc::UnboundedSender<String>>,
+    /// Tests: how many `storm` updates the handlers have sent so far (backpressure checks).
+    pub(crate) sent: Arc<AtomicU64>,
 }
 
 /// An `agent_message_chunk` of `text`.
@@ -89,6 +93,13 @@ impl EchoAgent {
                         break;
                     }
                     cx.send_text(storm_text(i)).await?;
+                    self.sent.fetch_add(1, Ordering::SeqCst);
+                }
+            }
+            "interleave" => {
+                for i in 0..words.next().and_then(|n| n.parse().ok()).unwrap_or(20u64) {
+                    cx.send_text(format!("u{i}")).await?;
+                    let _ = cx.read_text_file(format!("/r{i}"), None, None).await;
                 }
             }
             "permission" => {
