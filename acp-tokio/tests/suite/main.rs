@@ -1,7 +1,8 @@
 //! One scenario suite, written once, run on every runtime: acp-tokio on a multi-thread runtime
 //! and in a `LocalSet` (`!Send` handlers), acp-tokio's driver on async-std (feature
-//! `async-std`), and acp-blocking (its client and its agent). Each scenario runs as one
-//! `#[test]` per runtime, named `<runtime>::<scenario>`, so a failure names both.
+//! `async-std`), and acp-blocking (its client and its agent); and across the adapters (either
+//! one's client with the other's agent). Each scenario runs as one `#[test]` per runtime,
+//! named `<runtime>::<scenario>`, so a failure names both.
 //!
 //! * The scenarios ([`scenarios`]) speak the client API through [`conn::Conn`] and
 //!   [`conn::Turn`] (implemented by both adapters' clients) and get their peers from a
@@ -52,6 +53,7 @@ macro_rules! every_runtime {
             agent_requests_follow_the_updates_sent_before_them,
             handler_panic_is_isolated,
             client_services,
+            unadvertised_capabilities_are_refused_locally,
             $($extra),*
         );
     };
@@ -75,4 +77,13 @@ mod async_std {
 /// `$/cancel_request`, is `request_timeout_cancels_on_the_agent`).
 mod blocking {
     every_runtime!(crate::runtimes::Blocking);
+}
+
+/// Across the adapters, as `blocking` for the same reason.
+mod blocking_client_tokio_agent {
+    every_runtime!(crate::runtimes::BlockingClientTokioAgent::new());
+}
+
+mod tokio_client_blocking_agent {
+    every_runtime!(crate::runtimes::TokioClientBlockingAgent::new(), dropped_request_cancels_on_the_agent);
 }

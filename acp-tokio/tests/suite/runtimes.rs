@@ -8,6 +8,7 @@ use std::sync::Arc;
 use acp_tokio::{AgentOptions, ClientConnection, ClientOptions};
 
 use crate::common::TestClient;
+use crate::common::blocking_echo::BlockingEcho;
 use crate::conn::BlockingConn;
 use crate::local::{LocalEcho, LocalTestClient};
 use crate::rig::{self, Connected, HANG_GUARD, Limits, Runtime, wire};
@@ -110,6 +111,30 @@ impl Runtime for AsyncStd {
     }
 }
 
+/// acp-blocking's options for `limits`.
+fn blocking_options(limits: Limits) -> (acp_blocking::ClientOptions, acp_blocking::AgentOptions) {
+    let (mut client, mut agent) = (acp_blocking::ClientOptions::default(), acp_blocking::AgentOptions::default());
+    if limits == Limits::Small {
+        client.max_buffered = Limits::CLIENT_BUFFER;
+        agent.config.outbound_budget = Limits::OUTBOUND_BUDGET;
+    }
+    (client, agent)
+}
+
+/// Serves the blocking echo agent on a thread of its own.
+fn serve_blocking(agent: BlockingEcho, end: UnixStream, limits: Limits) {
+    let writer = end.try_clone().expect("a second handle");
+    let options = blocking_options(limits).1;
+    std::thread::spawn(move || acp_blocking::serve_with(agent, end, writer, options));
+}
+
+/// A blocking client on `end`.
+fn connect_blocking(client: TestClient, end: UnixStream, limits: Limits) -> BlockingConn {
+    let writer = end.try_clone().expect("a second handle");
+    let conn = acp_blocking::ClientConnection::connect(client, end, writer, blocking_options(limits).0);
+    BlockingConn(Arc::new(conn.expect("the blocking client")))
+}
+
 /// acp-blocking: the agent serves on a thread, the client's calls block their threads; the
 /// scenario's script waits for them on a minimal executor ([`rig::block_on`]).
 pub(crate) struct Blocking;
@@ -123,17 +148,59 @@ impl Runtime for Blocking {
 
     fn connect(&self, client: TestClient, limits: Limits) -> Connected<BlockingConn> {
         let (ends, connected) = wire(client, limits);
-        let (mut client_options, mut agent_options) =
-            (acp_blocking::ClientOptions::default(), acp_blocking::AgentOptions::default());
-        if limits == Limits::Small {
-            client_options.max_buffered = Limits::CLIENT_BUFFER;
-            agent_options.config.outbound_budget = Limits::OUTBOUND_BUDGET;
-        }
-        let agent_writer = ends.agent_end.try_clone().expect("a second handle");
-        let (agent, agent_reader) = (ends.blocking_echo, ends.agent_end);
-        std::thread::spawn(move || acp_blocking::serve_with(agent, agent_reader, agent_writer, agent_options));
-        let client_writer = ends.client_end.try_clone().expect("a second handle");
-        let conn = acp_blocking::ClientConnection::connect(ends.client, ends.client_end, client_writer, client_options);
-        connected.with(BlockingConn(Arc::new(conn.expect("the blocking client"))))
+        serve_blocking(ends.blocking_echo, ends.agent_end, limits);
+        connected.with(connect_blocking(ends.client, ends.client_end, limits))
+    }
+}
+
+/// Across the adapters: acp-tokio's client (multi-thread runtime) and acp-blocking's agent.
+pub(crate) struct TokioClientBlockingAgent(TokioMultiThread);
+
+impl TokioClientBlockingAgent {
+    pub(crate) fn new() -> TokioClientBlockingAgent {
+        TokioClientBlockingAgent(TokioMultiThread::new())
+    }
+}
+
+impl Runtime for TokioClientBlockingAgent {
+    type Conn = ClientConnection;
+
+    fn block_on(&self, scenario: impl Future<Output = ()>) {
+        self.0.block_on(scenario);
+    }
+
+    fn connect(&self, client: TestClient, limits: Limits) -> Connected<ClientConnection> {
+        let (ends, connected) = wire(client, limits);
+        serve_blocking(ends.blocking_echo, ends.agent_end, limits);
+        let (reader, writer) = tokio_halves(ends.client_end);
+        connected.with(ClientConnection::connect(ends.client, reader, writer, async_options(limits).0))
+    }
+}
+
+/// Across the adapters: acp-blocking's client and acp-tokio's agent (on a multi-thread runtime
+/// of its own).
+pub(crate) struct BlockingClientTokioAgent(tokio::runtime::Runtime);
+
+impl BlockingClientTokioAgent {
+    pub(crate) fn new() -> BlockingClientTokioAgent {
+        BlockingClientTokioAgent(TokioMultiThread::new().0)
+    }
+}
+
+impl Runtime for BlockingClientTokioAgent {
+    type Conn = BlockingConn;
+
+    fn block_on(&self, scenario: impl Future<Output = ()>) {
+        rig::block_on(rig::guard(HANG_GUARD, "the scenario", scenario));
+    }
+
+    fn connect(&self, client: TestClient, limits: Limits) -> Connected<BlockingConn> {
+        let (ends, connected) = wire(client, limits);
+        let (agent, agent_end, options) = (ends.echo, ends.agent_end, async_options(limits).1);
+        self.0.spawn(async move {
+            let (reader, writer) = tokio_halves(agent_end);
+            acp_tokio::serve(agent, reader, writer, options).await
+        });
+        connected.with(connect_blocking(ends.client, ends.client_end, limits))
     }
 }

@@ -8,6 +8,8 @@ pub(crate) use cancel::*;
 pub(crate) use flow::*;
 
 use acp_tokio::Error;
+use std::time::Duration;
+
 use acp_tokio::acp_proto::types::*;
 use acp_tokio::acp_proto::{ErrorCode, SendError};
 use serde_json::json;
@@ -16,7 +18,7 @@ use tokio::sync::mpsc::UnboundedReceiver;
 use crate::common::echo::storm_text;
 use crate::common::{BoxedFuture, TestClient, chunk_text, init_with_caps, join_all, prompt};
 use crate::conn::{Conn, Turn};
-use crate::rig::{Connected, Limits, Runtime};
+use crate::rig::{Connected, Limits, Runtime, guard};
 
 /// A client connected through `runtime`, initialized (advertising `fs.readTextFile` and
 /// `terminal`) with one session open.
@@ -41,9 +43,11 @@ fn storm_texts(n: u64) -> Vec<String> {
     (0..n).map(storm_text).collect()
 }
 
-/// The next report is `what`.
+/// The next report is `what` (waited for up to 10 s, a hang guard: a missing report fails
+/// there rather than at the scenario's guard).
 async fn expect_report(reports: &mut UnboundedReceiver<String>, what: &str) {
-    assert_eq!(reports.recv().await.as_deref(), Some(what));
+    let report = guard(Duration::from_secs(10), &format!("the report {what:?}"), reports.recv()).await;
+    assert_eq!(report.as_deref(), Some(what));
 }
 
 /// Handshake and sessions: nothing is negotiated (and `session/new` is refused locally) before
@@ -140,4 +144,17 @@ pub(crate) async fn client_services<R: Runtime>(runtime: &R) {
     let params = json!({"sessionId": session.as_str(), "text": "announced"});
     conn.ext_method("_announce", params).await.expect("_announce");
     expect_report(&mut connected.events, "outside-turn update Some(\"announced\")").await;
+}
+
+/// Capabilities the client did not advertise: the agent's file read and terminal are refused
+/// on the agent's side, before anything is sent.
+pub(crate) async fn unadvertised_capabilities_are_refused_locally<R: Runtime>(runtime: &R) {
+    let Connected { conn, client, .. } = runtime.connect(TestClient::default(), Limits::Default);
+    conn.initialize(InitializeRequest::new(ProtocolVersion::V1)).await.expect("initialize");
+    let session = conn.new_session(NewSessionRequest::new("/tmp", Vec::new())).await.expect("session").session_id;
+    let (texts, _) = run_turn(&conn, &session, "read /etc/hostname").await;
+    assert!(texts[0].starts_with("error:") && texts[0].contains("fs.readTextFile"), "{texts:?}");
+    let (texts, _) = run_turn(&conn, &session, "terminal echo hi").await;
+    assert!(texts[0].starts_with("error:") && texts[0].contains("terminal"), "{texts:?}");
+    assert!(client.reads.lock().unwrap().is_empty(), "the client's handler was not asked");
 }
