@@ -18,8 +18,9 @@
 //! With `updates_per_prompt` set (`--updates N`, the benchmark workloads) every prompt streams N
 //! copies of [`CHUNK`] instead. Extension methods: `_echo` returns its params; `_sleep {"ms"}`
 //! sleeps without looking at cancellation; for the tests, `_wait` waits until it is cancelled,
-//! `_panic` panics and `_announce {"sessionId", "text"}` sends an update outside any turn;
-//! extension notifications are reported to `observed`.
+//! `_panic` panics, `_announce {"sessionId", "text"}` sends an update outside any turn and
+//! `_ask_client {"ms"}` calls the client's `_wait` with a deadline of `ms` and returns
+//! `"timed out"` when it passed; extension notifications are reported to `observed`.
 #![allow(dead_code)]
 
 use std::future::Future;
@@ -199,6 +200,14 @@ impl Agent for EchoAgent {
                 Err(RpcError::request_cancelled())
             }
             "_panic" => panic!("echo_agent was asked to panic"),
+            "_ask_client" => {
+                let deadline = Duration::from_millis(params.get("ms").and_then(Value::as_u64).unwrap_or(200));
+                Ok(match cx.ext_method("_wait", json!({}), Some(deadline)).await {
+                    Ok(value) => value,
+                    Err(acp_tokio::Error::TimedOut) => json!("timed out"),
+                    Err(e) => json!(e.to_string()),
+                })
+            }
             "_announce" => {
                 let session = params["sessionId"].as_str().unwrap_or_default().to_owned();
                 let text = params["text"].as_str().unwrap_or_default().to_owned();

@@ -8,7 +8,7 @@ use std::time::Duration;
 use acp_blocking::{PromptContext, RequestContext};
 use acp_tokio::acp_proto::RpcError;
 use acp_tokio::acp_proto::types::*;
-use serde_json::Value;
+use serde_json::{Value, json};
 use tokio::sync::mpsc::UnboundedSender;
 
 use super::echo::{chunk, storm_text};
@@ -127,6 +127,14 @@ impl acp_blocking::Agent for BlockingEcho {
                 Err(RpcError::request_cancelled())
             }
             "_panic" => panic!("the blocking echo agent was asked to panic"),
+            "_ask_client" => {
+                let deadline = Duration::from_millis(params.get("ms").and_then(Value::as_u64).unwrap_or(200));
+                Ok(match cx.ext_method("_wait", json!({}), Some(deadline)) {
+                    Ok(value) => value,
+                    Err(acp_blocking::Error::TimedOut) => json!("timed out"),
+                    Err(e) => json!(e.to_string()),
+                })
+            }
             "_announce" => {
                 let session = params["sessionId"].as_str().unwrap_or_default().to_owned();
                 let update = chunk(params["text"].as_str().unwrap_or_default());

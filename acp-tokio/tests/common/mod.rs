@@ -111,6 +111,21 @@ impl TestClient {
         ReleaseTerminalResponse::default()
     }
 
+    /// The client's extension request `_wait`: reported, then answered `-32800` once cancelled
+    /// (with the reason reported); other methods are unknown.
+    fn wait_started(&self, method: &str) -> Result<(), RpcError> {
+        if method != "_wait" {
+            return Err(RpcError::method_not_found(method));
+        }
+        self.event("client started _wait".to_owned());
+        Ok(())
+    }
+
+    fn wait_cancelled(&self, reason: Option<acp_tokio::acp_proto::CancelReason>) -> RpcError {
+        self.event(format!("client cancelled _wait {reason:?}"));
+        RpcError::request_cancelled()
+    }
+
     fn outside_turn(&self, notification: SessionNotification) {
         self.event(format!("outside-turn update {:?}", chunk_text(&notification.update)));
     }
@@ -167,6 +182,17 @@ impl Client for TestClient {
         _cx: ClientContext,
     ) -> Result<ReleaseTerminalResponse, RpcError> {
         Ok(self.release(request))
+    }
+
+    async fn ext_method(
+        &self,
+        method: &str,
+        _params: serde_json::Value,
+        cx: ClientContext,
+    ) -> Result<serde_json::Value, RpcError> {
+        self.wait_started(method)?;
+        cx.cancelled().await;
+        Err(self.wait_cancelled(cx.cancellation().reason()))
     }
 
     async fn session_update(&self, notification: SessionNotification) {
@@ -227,6 +253,18 @@ impl acp_blocking::Client for TestClient {
         _: &acp_blocking::ClientContext,
     ) -> Result<ReleaseTerminalResponse, RpcError> {
         Ok(self.release(request))
+    }
+
+    fn ext_method(
+        &self,
+        method: &str,
+        _params: serde_json::Value,
+        cx: &acp_blocking::ClientContext,
+    ) -> Result<serde_json::Value, RpcError> {
+        self.wait_started(method)?;
+        // A hang guard only: the agent's deadline passes long before.
+        cx.cancellation().wait_timeout(std::time::Duration::from_secs(60));
+        Err(self.wait_cancelled(cx.cancellation().reason()))
     }
 
     fn session_update(&self, notification: SessionNotification) {

@@ -109,6 +109,11 @@ impl LocalClient for LocalTestClient {
         Client::release_terminal(&self.0, request, cx).await
     }
 
+    async fn ext_method(&self, method: &str, params: Value, cx: ClientContext) -> Result<Value, RpcError> {
+        let _local = self.1.clone();
+        Client::ext_method(&self.0, method, params, cx).await
+    }
+
     async fn session_update(&self, notification: SessionNotification) {
         let _local = self.1.clone();
         Client::session_update(&self.0, notification).await;

@@ -48,6 +48,7 @@ macro_rules! every_runtime {
             client_cancels_a_turn_mid_stream,
             dropped_turn_cancels_on_the_agent,
             request_timeout_cancels_on_the_agent,
+            agent_cancels_its_request_to_the_client,
             backpressure_bounds_a_storm_read_slowly,
             peer_death_mid_turn_ends_every_call,
             agent_requests_follow_the_updates_sent_before_them,

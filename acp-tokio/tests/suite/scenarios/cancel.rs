@@ -80,3 +80,14 @@ pub(crate) async fn request_timeout_cancels_on_the_agent<R: Runtime>(runtime: &R
     expect_report(&mut connected.observed, "cancelled _wait Some(CancelRequest)").await;
     assert_eq!(connected.conn.ext_method("_echo", json!(7)).await.expect("_echo"), json!(7));
 }
+
+/// The agent cancels its own request to the client: the deadline of its `_wait` call to the
+/// client passes, the agent's call ends `TimedOut`, and the client's handler sees its token
+/// fire (`CancelRequest`: the agent sent `$/cancel_request`).
+pub(crate) async fn agent_cancels_its_request_to_the_client<R: Runtime>(runtime: &R) {
+    let (mut connected, _session) = ready(runtime, TestClient::default(), Limits::Default).await;
+    let answer = connected.conn.ext_method("_ask_client", json!({"ms": 200})).await.expect("_ask_client");
+    assert_eq!(answer, json!("timed out"));
+    expect_report(&mut connected.events, "client started _wait").await;
+    expect_report(&mut connected.events, "client cancelled _wait Some(CancelRequest)").await;
+}
