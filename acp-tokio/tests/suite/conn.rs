@@ -22,7 +22,8 @@ pub(crate) trait Conn {
     async fn prompt(&self, request: PromptRequest) -> Result<Self::Turn, Error>;
     async fn cancel(&self, session: &SessionId) -> Result<(), Error>;
     /// Dropping the future before it resolves cancels the request (`$/cancel_request`) on the
-    /// async adapter; a blocking call cannot be abandoned (see `dropped_request_cancels`).
+    /// async adapter; a blocking call cannot be abandoned (see
+    /// `dropped_request_cancels_on_the_agent`).
     async fn ext_method(&self, method: &str, params: Value) -> Result<Value, Error>;
     async fn ext_method_within(&self, timeout: Duration, method: &str, params: Value) -> Result<Value, Error>;
     fn negotiated_version(&self) -> Option<ProtocolVersion>;
