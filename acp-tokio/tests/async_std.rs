@@ -1,5 +1,7 @@
-//! The same driver on async-std (feature `async-std`): the shared scenarios over a Unix socket
-//! pair, `!Send` handlers on `spawn_local`, and a child agent through `async_std::process`.
+//! The same driver on async-std (feature `async-std`): a prompt as a `Stream` and concurrent
+//! sessions over a Unix socket pair, `!Send` handlers on `spawn_local`, and a child agent
+//! through `async_std::process`. The scenario suite (`tests/suite`, module `async_std`) runs
+//! the shared scenarios on async-std.
 #![cfg(feature = "async-std")]
 
 mod common;
@@ -15,7 +17,6 @@ use acp_tokio::{AgentOptions, ClientConnection, ClientOptions, Error, LocalAgent
 use async_std::os::unix::net::UnixStream;
 use async_std::task::block_on;
 use common::{EchoAgent, TestClient, example, handshake, prompt, scenarios};
-use tokio::sync::mpsc::{UnboundedReceiver, unbounded_channel};
 
 /// An echo agent on async-std over a socket pair, and a client connected to it.
 fn connect(client: TestClient, agent: EchoAgent) -> ClientConnection {
@@ -26,11 +27,6 @@ fn connect(client: TestClient, agent: EchoAgent) -> ClientConnection {
     acp_tokio::async_std::connect(client, client_io, client_writer, ClientOptions::default())
 }
 
-fn observed_echo() -> (EchoAgent, UnboundedReceiver<String>) {
-    let (tx, rx) = unbounded_channel();
-    (EchoAgent { observed: Some(tx), ..EchoAgent::default() }, rx)
-}
-
 #[test]
 fn handshake_prompt_stream_and_concurrent_sessions() {
     block_on(async {
@@ -38,39 +34,6 @@ fn handshake_prompt_stream_and_concurrent_sessions() {
         let session = scenarios::handshake_and_sessions(&conn).await;
         scenarios::prompt_stream(&conn, &session).await;
         scenarios::concurrent_sessions(&conn, 64).await;
-    });
-}
-
-#[test]
-fn permission_and_fs() {
-    block_on(async {
-        let (mut client, mut events) = TestClient::with_events();
-        client.permission = Some("allow");
-        let conn = connect(client.clone(), EchoAgent::default());
-        let session = handshake(&conn).await;
-        scenarios::permission_granted(&conn, &session, &mut events).await;
-        scenarios::fs_read(&conn, &session, &client).await;
-        scenarios::terminal(&conn, &session).await;
-        scenarios::update_outside_turn(&conn, &session, &mut events).await;
-
-        let (client, mut events) = TestClient::with_events();
-        let conn = connect(client, EchoAgent::default());
-        let session = handshake(&conn).await;
-        scenarios::permission_cancelled(&conn, &session, &mut events).await;
-        scenarios::fs_refused_locally(&connect(TestClient::default(), EchoAgent::default())).await;
-    });
-}
-
-#[test]
-fn cancel_dropped_request_timeout_and_panic() {
-    block_on(async {
-        let (agent, mut observed) = observed_echo();
-        let conn = connect(TestClient::default(), agent);
-        let session = handshake(&conn).await;
-        scenarios::cancel_mid_turn(&conn, &session, Some(&mut observed)).await;
-        scenarios::dropped_request_cancels(&conn, &mut observed).await;
-        scenarios::request_timeout(&conn, &mut observed, Duration::from_millis(200)).await;
-        scenarios::panic_isolated(&conn, &session).await;
     });
 }
 

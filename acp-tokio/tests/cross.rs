@@ -6,136 +6,16 @@
 mod common;
 
 use std::io::{PipeReader, PipeWriter};
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use acp_tokio::acp_proto::types::*;
 use acp_tokio::acp_proto::{ErrorCode, RpcError};
 use acp_tokio::{AgentOptions, ClientConnection, ClientOptions};
+use common::blocking_echo::BlockingEcho;
 use common::echo::storm_text;
 use common::{EchoAgent, TestClient, chunk_text, handshake, scenarios};
-use serde_json::{Value, json};
-use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
-
-/// The echo agent's commands, on the blocking adapter.
-#[derive(Default)]
-struct BlockingEcho {
-    sessions: AtomicU64,
-    observed: Option<UnboundedSender<String>>,
-}
-
-impl BlockingEcho {
-    fn observe(&self, what: String) {
-        if let Some(tx) = &self.observed {
-            let _ = tx.send(what);
-        }
-    }
-
-    fn command(&self, text: &str, cx: &acp_blocking::PromptContext) -> Result<(), acp_blocking::Error> {
-        let mut words = text.split_whitespace();
-        match words.next().unwrap_or("") {
-            "storm" => {
-                for i in 0..words.next().and_then(|n| n.parse().ok()).unwrap_or(0u64) {
-                    cx.send_text(storm_text(i))?;
-                }
-            }
-            "permission" => {
-                let options = vec![
-                    PermissionOption::new("allow", "Allow", PermissionOptionKind::AllowOnce),
-                    PermissionOption::new("reject", "Reject", PermissionOptionKind::RejectOnce),
-                ];
-                let answer = match cx.request_permission(ToolCallUpdate::new("call-1"), options)? {
-                    RequestPermissionOutcome::Selected(s) => s.option_id.to_string(),
-                    _ => "cancelled".to_owned(),
-                };
-                cx.send_text(format!("permission: {answer}"))?;
-            }
-            "read" => {
-                let text = match cx.read_text_file(words.next().unwrap_or("/"), None, None) {
-                    Ok(content) => content,
-                    Err(e) => format!("error: {e}"),
-                };
-                cx.send_text(text)?;
-            }
-            "terminal" => {
-                let command = words.next().unwrap_or("true");
-                let text = match cx.create_terminal(command, words.map(str::to_owned).collect()) {
-                    Ok(terminal) => {
-                        cx.wait_for_terminal_exit(&terminal)?;
-                        let output = cx.terminal_output(&terminal)?.output;
-                        cx.release_terminal(&terminal)?;
-                        output
-                    }
-                    Err(e) => format!("error: {e}"),
-                };
-                cx.send_text(text)?;
-            }
-            "wait" => {
-                cx.send_text("waiting")?;
-                if cx.cancellation().wait_timeout(Duration::from_secs(60)) {
-                    self.observe(format!("cancelled prompt {:?}", cx.cancellation().reason()));
-                }
-            }
-            "panic" => panic!("the blocking echo agent was asked to panic"),
-            _ => cx.send_text(text)?,
-        }
-        Ok(())
-    }
-}
-
-fn internal(e: acp_blocking::Error) -> RpcError {
-    RpcError::internal_error(e.to_string())
-}
-
-impl acp_blocking::Agent for BlockingEcho {
-    fn initialize(
-        &self,
-        _: InitializeRequest,
-        _: &acp_blocking::RequestContext,
-    ) -> Result<InitializeResponse, RpcError> {
-        let mut response = InitializeResponse::new(ProtocolVersion::V1);
-        response.agent_info = Some(Implementation::new("echo_agent", "blocking"));
-        Ok(response)
-    }
-
-    fn new_session(
-        &self,
-        _: NewSessionRequest,
-        _: &acp_blocking::RequestContext,
-    ) -> Result<NewSessionResponse, RpcError> {
-        Ok(NewSessionResponse::new(format!("sess-{}", self.sessions.fetch_add(1, Ordering::Relaxed))))
-    }
-
-    fn prompt(&self, request: PromptRequest, cx: &acp_blocking::PromptContext) -> Result<PromptResponse, RpcError> {
-        for block in request.prompt {
-            if let ContentBlock::Text(text) = block {
-                self.command(&text.text, cx).map_err(internal)?;
-            }
-        }
-        let stop = if cx.is_cancelled() { StopReason::Cancelled } else { StopReason::EndTurn };
-        Ok(PromptResponse::new(stop))
-    }
-
-    fn ext_method(&self, method: &str, params: Value, cx: &acp_blocking::RequestContext) -> Result<Value, RpcError> {
-        match method {
-            "_echo" => Ok(params),
-            "_wait" => {
-                self.observe("started _wait".into());
-                cx.cancellation().wait_timeout(Duration::from_secs(60));
-                self.observe(format!("cancelled _wait {:?}", cx.cancellation().reason()));
-                Err(RpcError::request_cancelled())
-            }
-            "_panic" => panic!("the blocking echo agent was asked to panic"),
-            "_announce" => {
-                let session = params["sessionId"].as_str().unwrap_or_default().to_owned();
-                let update = common::echo::chunk(params["text"].as_str().unwrap_or_default());
-                cx.send_session_update(session, update).map_err(internal)?;
-                Ok(Value::Null)
-            }
-            other => Err(RpcError::method_not_found(other)),
-        }
-    }
-}
+use serde_json::json;
+use tokio::sync::mpsc::{UnboundedReceiver, unbounded_channel};
 
 /// Two pipes between a blocking side and a tokio side.
 struct Pipes {

@@ -1,5 +1,6 @@
 //! The tokio adapter, both sides in one process over `tokio::io::duplex`, on paused time (so
-//! every timeout and grace period is exact and instant).
+//! every timeout and grace period is exact and instant), and against a hand-played peer (what
+//! goes on the wire). The scenarios shared by every runtime are in the suite (`tests/suite`).
 
 mod common;
 
@@ -62,56 +63,10 @@ impl RawPeer {
 }
 
 #[tokio::test(start_paused = true)]
-async fn handshake_and_sessions() {
-    let conn = connect(TestClient::default(), EchoAgent::default());
-    scenarios::handshake_and_sessions(&conn).await;
-}
-
-#[tokio::test(start_paused = true)]
 async fn prompt_updates_arrive_as_an_ordered_stream() {
     let conn = connect(TestClient::default(), EchoAgent::default());
     let session = handshake(&conn).await;
     scenarios::prompt_stream(&conn, &session).await;
-}
-
-#[tokio::test(start_paused = true)]
-async fn permission_granted_and_cancelled_with_the_turn() {
-    let (mut client, mut events) = TestClient::with_events();
-    client.permission = Some("allow");
-    let conn = connect(client, EchoAgent::default());
-    let session = handshake(&conn).await;
-    scenarios::permission_granted(&conn, &session, &mut events).await;
-
-    let (client, mut events) = TestClient::with_events();
-    let conn = connect(client, EchoAgent::default());
-    let session = handshake(&conn).await;
-    scenarios::permission_cancelled(&conn, &session, &mut events).await;
-}
-
-#[tokio::test(start_paused = true)]
-async fn fs_and_terminal_served_by_the_client_and_refused_when_not_advertised() {
-    let client = TestClient::default();
-    let conn = connect(client.clone(), EchoAgent::default());
-    let session = handshake(&conn).await;
-    scenarios::fs_read(&conn, &session, &client).await;
-    scenarios::terminal(&conn, &session).await;
-    scenarios::fs_refused_locally(&connect(TestClient::default(), EchoAgent::default())).await;
-}
-
-#[tokio::test(start_paused = true)]
-async fn cancel_mid_turn() {
-    let (agent, mut observed) = observed_echo();
-    let conn = connect(TestClient::default(), agent);
-    let session = handshake(&conn).await;
-    scenarios::cancel_mid_turn(&conn, &session, Some(&mut observed)).await;
-}
-
-#[tokio::test(start_paused = true)]
-async fn dropped_request_future_cancels_the_request() {
-    let (agent, mut observed) = observed_echo();
-    let conn = connect(TestClient::default(), agent);
-    handshake(&conn).await;
-    scenarios::dropped_request_cancels(&conn, &mut observed).await;
 }
 
 #[tokio::test(start_paused = true)]
@@ -173,21 +128,6 @@ async fn request_timeout_is_exact_on_paused_time() {
     scenarios::request_timeout(&conn, &mut observed, Duration::from_secs(30)).await;
     let elapsed = start.elapsed();
     assert!(elapsed >= Duration::from_secs(30) && elapsed < Duration::from_millis(30_010), "{elapsed:?}");
-}
-
-#[tokio::test(start_paused = true)]
-async fn handler_panic_answers_internal_error_for_that_request_only() {
-    let conn = connect(TestClient::default(), EchoAgent::default());
-    let session = handshake(&conn).await;
-    scenarios::panic_isolated(&conn, &session).await;
-}
-
-#[tokio::test(start_paused = true)]
-async fn updates_outside_a_turn_go_to_the_client_handler() {
-    let (client, mut events) = TestClient::with_events();
-    let conn = connect(client, EchoAgent::default());
-    let session = handshake(&conn).await;
-    scenarios::update_outside_turn(&conn, &session, &mut events).await;
 }
 
 #[tokio::test(start_paused = true)]

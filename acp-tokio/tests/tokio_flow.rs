@@ -1,5 +1,6 @@
 //! Flow control and handler flavours on tokio: backpressure on both sides, write batching, and
-//! `!Send` handlers on a current-thread runtime in a `LocalSet`.
+//! `!Send` handlers on a current-thread runtime in a `LocalSet`. The order of a turn's updates
+//! and the agent's requests is a scenario of the suite (`tests/suite`), on every runtime.
 
 mod common;
 
@@ -226,77 +227,4 @@ async fn not_send_handlers_on_a_current_thread_local_set() {
             assert!(served.await.expect("task").is_ok());
         })
         .await;
-}
-
-/// Sends update `u{i}`, then reads `/r{i}`, twenty times per prompt.
-struct Interleave;
-
-impl Agent for Interleave {
-    async fn initialize(&self, _: InitializeRequest, _: RequestContext) -> Result<InitializeResponse, RpcError> {
-        Ok(InitializeResponse::new(ProtocolVersion::V1))
-    }
-
-    async fn new_session(&self, _: NewSessionRequest, _: RequestContext) -> Result<NewSessionResponse, RpcError> {
-        Ok(NewSessionResponse::new("interleave"))
-    }
-
-    async fn prompt(&self, _: PromptRequest, cx: PromptContext) -> Result<PromptResponse, RpcError> {
-        for i in 0..20 {
-            cx.send_update(chunk(format!("u{i}"))).await?;
-            cx.read_text_file(format!("/r{i}"), None, None).await?;
-        }
-        Ok(PromptResponse::new(StopReason::EndTurn))
-    }
-}
-
-/// Logs the paths it is asked to read, in order.
-#[derive(Clone, Default)]
-struct ReadLog(Arc<Mutex<Vec<String>>>);
-
-impl acp_tokio::Client for ReadLog {
-    async fn read_text_file(
-        &self,
-        request: ReadTextFileRequest,
-        _: ClientContext,
-    ) -> Result<ReadTextFileResponse, RpcError> {
-        self.0.lock().unwrap().push(request.path.trim_start_matches('/').to_owned());
-        Ok(ReadTextFileResponse::new("x"))
-    }
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn agent_requests_of_a_turn_wait_until_next_update_then_has_handled_the_updates_before_them() {
-    let (client_io, agent_io) = tokio::io::duplex(64 * 1024);
-    let (reader, writer) = tokio::io::split(agent_io);
-    tokio::spawn(acp_tokio::serve(Interleave, reader, writer, AgentOptions::default()));
-    let (reader, writer) = tokio::io::split(client_io);
-    let log = ReadLog::default();
-    let conn = ClientConnection::connect(log.clone(), reader, writer, ClientOptions::default());
-    let mut init = InitializeRequest::new(ProtocolVersion::V1);
-    init.client_capabilities.fs.read_text_file = true;
-    conn.initialize(init).await.expect("initialize");
-    let session = conn.new_session(NewSessionRequest::new("/tmp", vec![])).await.expect("session").session_id;
-    let mut turn = conn.prompt(prompt(&session, "go")).await.expect("prompt");
-    // While `next_update_then` still handles update u{i}, the read of r{i} that the agent sent
-    // after it must not have run: at most the i reads of the updates handled before. The
-    // handler blocks this thread for a while, so that a read started too early (on another
-    // worker) would have run by then.
-    let mut done = 0;
-    while turn
-        .next_update_then(|update| {
-            assert_eq!(chunk_text(&update), Some(format!("u{done}").as_str()));
-            std::thread::sleep(Duration::from_millis(3));
-            let reads = log.0.lock().unwrap().clone();
-            assert!(reads.len() <= done, "read {reads:?} ran while the reader still handled u{done}");
-        })
-        .await
-        .is_some()
-    {
-        done += 1;
-    }
-    assert_eq!(done, 20);
-    assert_eq!(turn.finish().await.expect("finish"), StopReason::EndTurn);
-    let reads: Vec<String> = (0..20).map(|i| format!("r{i}")).collect();
-    assert_eq!(*log.0.lock().unwrap(), reads);
-    conn.close().await.expect("close");
 }

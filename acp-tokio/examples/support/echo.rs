@@ -8,6 +8,7 @@
 //! | prompt | what the agent does |
 //! |---|---|
 //! | `storm N` | sends N updates `"<i> <64 bytes>"`, i = 0..N (stops early if cancelled) |
+//! | `interleave N` | N times: sends update `u<i>`, then reads `/r<i>` through the client |
 //! | `permission` | asks permission (options `allow`, `reject`) and echoes the outcome |
 //! | `read PATH` | reads PATH through the client (`fs/read_text_file`) and echoes it |
 //! | `terminal CMD ARGS...` | runs CMD in a client terminal and echoes its output |
@@ -17,11 +18,13 @@
 //! With `updates_per_prompt` set (`--updates N`, the benchmark workloads) every prompt streams N
 //! copies of [`CHUNK`] instead. Extension methods: `_echo` returns its params; `_sleep {"ms"}`
 //! sleeps without looking at cancellation; for the tests, `_wait` waits until it is cancelled,
-//! `_panic` panics and `_announce {"sessionId", "text"}` sends an update outside any turn;
-//! extension notifications are reported to `observed`.
+//! `_panic` panics, `_announce {"sessionId", "text"}` sends an update outside any turn and
+//! `_ask_client {"ms"}` calls the client's `_wait` with a deadline of `ms` and returns
+//! `"timed out"` when it passed; extension notifications are reported to `observed`.
 #![allow(dead_code)]
 
 use std::future::Future;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
@@ -42,6 +45,8 @@ pub(crate) struct EchoAgent {
     pub(crate) sessions: AtomicU64,
     /// Tests: what the handlers observed (e.g. `cancelled _wait Some(CancelRequest)`).
     pub(crate) observed: Option<mpsc::UnboundedSender<String>>,
+    /// Tests: how many `storm` updates the handlers have sent so far (backpressure checks).
+    pub(crate) sent: Arc<AtomicU64>,
 }
 
 /// An `agent_message_chunk` of `text`.
@@ -89,6 +94,13 @@ impl EchoAgent {
                         break;
                     }
                     cx.send_text(storm_text(i)).await?;
+                    self.sent.fetch_add(1, Ordering::SeqCst);
+                }
+            }
+            "interleave" => {
+                for i in 0..words.next().and_then(|n| n.parse().ok()).unwrap_or(20u64) {
+                    cx.send_text(format!("u{i}")).await?;
+                    let _ = cx.read_text_file(format!("/r{i}"), None, None).await;
                 }
             }
             "permission" => {
@@ -188,6 +200,14 @@ impl Agent for EchoAgent {
                 Err(RpcError::request_cancelled())
             }
             "_panic" => panic!("echo_agent was asked to panic"),
+            "_ask_client" => {
+                let deadline = Duration::from_millis(params.get("ms").and_then(Value::as_u64).unwrap_or(200));
+                Ok(match cx.ext_method("_wait", json!({}), Some(deadline)).await {
+                    Ok(value) => value,
+                    Err(acp_tokio::Error::TimedOut) => json!("timed out"),
+                    Err(e) => json!(e.to_string()),
+                })
+            }
             "_announce" => {
                 let session = params["sessionId"].as_str().unwrap_or_default().to_owned();
                 let text = params["text"].as_str().unwrap_or_default().to_owned();

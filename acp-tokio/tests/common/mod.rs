@@ -2,6 +2,7 @@
 //! against the public API only, so that the same ones run on tokio and on async-std.
 #![allow(dead_code, unreachable_pub)]
 
+pub mod blocking_echo;
 #[path = "../../examples/support/echo.rs"]
 pub mod echo;
 pub mod scenarios;
@@ -37,6 +38,8 @@ pub struct TestClient {
     pub events: Option<mpsc::UnboundedSender<String>>,
     /// Terminals: the output and exit code of each command, run to completion on creation.
     pub terminals: Arc<Mutex<HashMap<String, Finished>>>,
+    /// The paths of every `fs/read_text_file` asked, in the order the handlers ran.
+    pub reads: Arc<Mutex<Vec<String>>>,
 }
 
 impl TestClient {
@@ -52,28 +55,23 @@ impl TestClient {
     }
 }
 
-impl Client for TestClient {
-    async fn request_permission(
-        &self,
-        request: RequestPermissionRequest,
-        cx: ClientContext,
-    ) -> Result<RequestPermissionResponse, RpcError> {
+impl TestClient {
+    /// Reports the ask; the answer when the client has a fixed option (else the handler waits
+    /// for the ask's cancellation).
+    fn ask(&self, request: &RequestPermissionRequest) -> Option<RequestPermissionResponse> {
         self.event(format!("permission asked {}", request.tool_call.tool_call_id));
-        match self.permission {
-            Some(option) => Ok(RequestPermissionResponse::new(RequestPermissionOutcome::selected(option))),
-            None => {
-                cx.cancelled().await;
-                self.event(format!("permission cancelled {:?}", cx.cancellation().reason()));
-                Ok(RequestPermissionResponse::new(RequestPermissionOutcome::Cancelled))
-            }
-        }
+        let option = self.permission?;
+        Some(RequestPermissionResponse::new(RequestPermissionOutcome::selected(option)))
     }
 
-    async fn read_text_file(
-        &self,
-        request: ReadTextFileRequest,
-        _cx: ClientContext,
-    ) -> Result<ReadTextFileResponse, RpcError> {
+    /// The answer once the ask was cancelled (reported with the token's reason).
+    fn ask_cancelled(&self, reason: Option<acp_tokio::acp_proto::CancelReason>) -> RequestPermissionResponse {
+        self.event(format!("permission cancelled {reason:?}"));
+        RequestPermissionResponse::new(RequestPermissionOutcome::Cancelled)
+    }
+
+    fn read(&self, request: ReadTextFileRequest) -> Result<ReadTextFileResponse, RpcError> {
+        self.reads.lock().unwrap().push(request.path.clone());
         let files = self.files.lock().unwrap();
         match files.get(&request.path) {
             Some(content) => Ok(ReadTextFileResponse::new(content.clone())),
@@ -81,11 +79,7 @@ impl Client for TestClient {
         }
     }
 
-    async fn create_terminal(
-        &self,
-        request: CreateTerminalRequest,
-        _cx: ClientContext,
-    ) -> Result<CreateTerminalResponse, RpcError> {
+    fn create(&self, request: CreateTerminalRequest) -> Result<CreateTerminalResponse, RpcError> {
         let output = std::process::Command::new(&request.command)
             .args(request.args.unwrap_or_default())
             .output()
@@ -97,15 +91,81 @@ impl Client for TestClient {
         Ok(CreateTerminalResponse::new(id))
     }
 
+    fn terminal(&self, id: &TerminalId) -> Result<Finished, RpcError> {
+        let terminals = self.terminals.lock().unwrap();
+        terminals.get(id.as_str()).cloned().ok_or_else(|| RpcError::resource_not_found("terminal"))
+    }
+
+    fn exit(&self, request: WaitForTerminalExitRequest) -> Result<WaitForTerminalExitResponse, RpcError> {
+        let (_, code) = self.terminal(&request.terminal_id)?;
+        Ok(WaitForTerminalExitResponse { exit_code: code, ..Default::default() })
+    }
+
+    fn output(&self, request: TerminalOutputRequest) -> Result<TerminalOutputResponse, RpcError> {
+        let (output, _) = self.terminal(&request.terminal_id)?;
+        Ok(TerminalOutputResponse::new(output, false))
+    }
+
+    fn release(&self, request: ReleaseTerminalRequest) -> ReleaseTerminalResponse {
+        self.terminals.lock().unwrap().remove(request.terminal_id.as_str());
+        ReleaseTerminalResponse::default()
+    }
+
+    /// The client's extension request `_wait`: reported, then answered `-32800` once cancelled
+    /// (with the reason reported); other methods are unknown.
+    fn wait_started(&self, method: &str) -> Result<(), RpcError> {
+        if method != "_wait" {
+            return Err(RpcError::method_not_found(method));
+        }
+        self.event("client started _wait".to_owned());
+        Ok(())
+    }
+
+    fn wait_cancelled(&self, reason: Option<acp_tokio::acp_proto::CancelReason>) -> RpcError {
+        self.event(format!("client cancelled _wait {reason:?}"));
+        RpcError::request_cancelled()
+    }
+
+    fn outside_turn(&self, notification: SessionNotification) {
+        self.event(format!("outside-turn update {:?}", chunk_text(&notification.update)));
+    }
+}
+
+impl Client for TestClient {
+    async fn request_permission(
+        &self,
+        request: RequestPermissionRequest,
+        cx: ClientContext,
+    ) -> Result<RequestPermissionResponse, RpcError> {
+        if let Some(answer) = self.ask(&request) {
+            return Ok(answer);
+        }
+        cx.cancelled().await;
+        Ok(self.ask_cancelled(cx.cancellation().reason()))
+    }
+
+    async fn read_text_file(
+        &self,
+        request: ReadTextFileRequest,
+        _cx: ClientContext,
+    ) -> Result<ReadTextFileResponse, RpcError> {
+        self.read(request)
+    }
+
+    async fn create_terminal(
+        &self,
+        request: CreateTerminalRequest,
+        _cx: ClientContext,
+    ) -> Result<CreateTerminalResponse, RpcError> {
+        self.create(request)
+    }
+
     async fn wait_for_terminal_exit(
         &self,
         request: WaitForTerminalExitRequest,
         _cx: ClientContext,
     ) -> Result<WaitForTerminalExitResponse, RpcError> {
-        let terminals = self.terminals.lock().unwrap();
-        let (_, code) =
-            terminals.get(request.terminal_id.as_str()).ok_or_else(|| RpcError::resource_not_found("terminal"))?;
-        Ok(WaitForTerminalExitResponse { exit_code: *code, ..Default::default() })
+        self.exit(request)
     }
 
     async fn terminal_output(
@@ -113,10 +173,7 @@ impl Client for TestClient {
         request: TerminalOutputRequest,
         _cx: ClientContext,
     ) -> Result<TerminalOutputResponse, RpcError> {
-        let terminals = self.terminals.lock().unwrap();
-        let (output, _) =
-            terminals.get(request.terminal_id.as_str()).ok_or_else(|| RpcError::resource_not_found("terminal"))?;
-        Ok(TerminalOutputResponse::new(output.clone(), false))
+        self.output(request)
     }
 
     async fn release_terminal(
@@ -124,12 +181,94 @@ impl Client for TestClient {
         request: ReleaseTerminalRequest,
         _cx: ClientContext,
     ) -> Result<ReleaseTerminalResponse, RpcError> {
-        self.terminals.lock().unwrap().remove(request.terminal_id.as_str());
-        Ok(ReleaseTerminalResponse::default())
+        Ok(self.release(request))
+    }
+
+    async fn ext_method(
+        &self,
+        method: &str,
+        _params: serde_json::Value,
+        cx: ClientContext,
+    ) -> Result<serde_json::Value, RpcError> {
+        self.wait_started(method)?;
+        cx.cancelled().await;
+        Err(self.wait_cancelled(cx.cancellation().reason()))
     }
 
     async fn session_update(&self, notification: SessionNotification) {
-        self.event(format!("outside-turn update {:?}", chunk_text(&notification.update)));
+        self.outside_turn(notification);
+    }
+}
+
+/// The same client on acp-blocking: the same answers and the same reports.
+impl acp_blocking::Client for TestClient {
+    fn request_permission(
+        &self,
+        request: RequestPermissionRequest,
+        cx: &acp_blocking::ClientContext,
+    ) -> Result<RequestPermissionResponse, RpcError> {
+        if let Some(answer) = self.ask(&request) {
+            return Ok(answer);
+        }
+        // A hang guard only: the scenarios cancel the ask long before.
+        cx.cancellation().wait_timeout(std::time::Duration::from_secs(60));
+        Ok(self.ask_cancelled(cx.cancellation().reason()))
+    }
+
+    fn read_text_file(
+        &self,
+        request: ReadTextFileRequest,
+        _: &acp_blocking::ClientContext,
+    ) -> Result<ReadTextFileResponse, RpcError> {
+        self.read(request)
+    }
+
+    fn create_terminal(
+        &self,
+        request: CreateTerminalRequest,
+        _: &acp_blocking::ClientContext,
+    ) -> Result<CreateTerminalResponse, RpcError> {
+        self.create(request)
+    }
+
+    fn wait_for_terminal_exit(
+        &self,
+        request: WaitForTerminalExitRequest,
+        _: &acp_blocking::ClientContext,
+    ) -> Result<WaitForTerminalExitResponse, RpcError> {
+        self.exit(request)
+    }
+
+    fn terminal_output(
+        &self,
+        request: TerminalOutputRequest,
+        _: &acp_blocking::ClientContext,
+    ) -> Result<TerminalOutputResponse, RpcError> {
+        self.output(request)
+    }
+
+    fn release_terminal(
+        &self,
+        request: ReleaseTerminalRequest,
+        _: &acp_blocking::ClientContext,
+    ) -> Result<ReleaseTerminalResponse, RpcError> {
+        Ok(self.release(request))
+    }
+
+    fn ext_method(
+        &self,
+        method: &str,
+        _params: serde_json::Value,
+        cx: &acp_blocking::ClientContext,
+    ) -> Result<serde_json::Value, RpcError> {
+        self.wait_started(method)?;
+        // A hang guard only: the agent's deadline passes long before.
+        cx.cancellation().wait_timeout(std::time::Duration::from_secs(60));
+        Err(self.wait_cancelled(cx.cancellation().reason()))
+    }
+
+    fn session_update(&self, notification: SessionNotification) {
+        self.outside_turn(notification);
     }
 }
 
