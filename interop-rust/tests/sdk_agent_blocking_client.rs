@@ -119,16 +119,13 @@ fn cancel_ends_the_turn_with_cancelled() {
     let conn = peers.conn.with_timeout(LIMIT);
     let session = handshake(&conn);
     let request = PromptRequest::new(session.clone(), vec![ContentBlock::text("wait")]);
-    let mut turn = conn.prompt(request).expect("prompt accepted");
-    let first = turn.next_update().expect("an update");
+    let mut open = conn.prompt(request).expect("prompt accepted");
+    let first = open.next_update().expect("an update");
     assert_eq!(text(&first), Some("waiting"));
     conn.cancel(&session).expect("session/cancel sent");
-    assert_eq!(turn.finish().expect("stop reason"), StopReason::Cancelled);
-    let (_, stop) = turn_again(&conn, &session);
-    assert_eq!(stop, StopReason::EndTurn);
+    assert_eq!(open.finish().expect("stop reason"), StopReason::Cancelled);
+    // The session takes a new turn afterwards.
+    let (texts, stop) = turn(&conn, &session, "again");
+    assert_eq!((texts, stop), (vec!["echo: again".to_owned(), "done".to_owned()], StopReason::EndTurn));
     close(peers);
-}
-
-fn turn_again(conn: &Requester, session: &SessionId) -> (Vec<String>, StopReason) {
-    turn(conn, session, "again")
 }

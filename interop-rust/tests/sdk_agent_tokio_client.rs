@@ -101,19 +101,15 @@ async fn cancel_ends_the_turn_with_cancelled() {
     let peers = connect();
     let session = handshake(&peers.conn).await;
     let request = PromptRequest::new(session.clone(), vec![ContentBlock::text("wait")]);
-    let mut turn = within("prompt", peers.conn.prompt(request)).await.expect("prompt accepted");
-    let first = within("first update", turn.next_update()).await.expect("an update");
+    let mut open = within("prompt", peers.conn.prompt(request)).await.expect("prompt accepted");
+    let first = within("first update", open.next_update()).await.expect("an update");
     assert_eq!(text(&first), Some("waiting"));
     within("cancel", peers.conn.cancel(&session)).await.expect("session/cancel sent");
-    assert_eq!(within("stop reason", turn.finish()).await.expect("stop reason"), StopReason::Cancelled);
+    assert_eq!(within("stop reason", open.finish()).await.expect("stop reason"), StopReason::Cancelled);
     // The session takes a new turn afterwards.
-    let (_, stop) = turn_after(&peers.conn, &session).await;
-    assert_eq!(stop, StopReason::EndTurn);
+    let (texts, stop) = turn(&peers.conn, &session, "again").await;
+    assert_eq!((texts, stop), (vec!["echo: again".to_owned(), "done".to_owned()], StopReason::EndTurn));
     close(peers).await;
-}
-
-async fn turn_after(conn: &ClientConnection, session: &SessionId) -> (Vec<String>, StopReason) {
-    turn(conn, session, "again").await
 }
 
 /// The SDK agent asks for input with `elicitation/create`, which our client cannot answer until
