@@ -1,0 +1,14 @@
+//! Shared by the interop test binaries: the official SDK's agent and small helpers.
+#![allow(dead_code, unreachable_pub)]
+
+pub mod sdk_agent;
+
+use std::time::Duration;
+
+/// How long any one scenario may take before it counts as hung.
+pub const LIMIT: Duration = Duration::from_secs(20);
+
+/// Runs `future` to completion within [`LIMIT`].
+pub async fn within<T>(what: &str, future: impl std::future::Future<Output = T>) -> T {
+    tokio::time::timeout(LIMIT, future).await.unwrap_or_else(|_| panic!("{what}: no answer within {LIMIT:?}"))
+}
