@@ -288,7 +288,9 @@ impl Default for AgentOptions {
 /// On Unix, when both are pipes or sockets (as when a client spawned this agent), this is
 /// [`serve_fds`]: the calling thread reads and writes them itself. On a terminal or a file
 /// (where `poll(2)` tells nothing useful, or the non-blocking mode would leak into the user's
-/// shell) a reader and a writer thread do it, as in [`serve_with`].
+/// shell) a reader and a writer thread do it, as in [`serve_with`]. While it serves over
+/// pipes, stdin and stdout are non-blocking (restored when it returns): processes the agent
+/// starts should get their own stdin and stdout, not inherit these.
 pub fn serve_stdio<A: Agent>(agent: A) -> Result<(), Error> {
     #[cfg(unix)]
     return serve_fds(agent, io::stdin(), io::stdout(), AgentOptions::default());

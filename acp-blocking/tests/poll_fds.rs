@@ -14,21 +14,37 @@ use std::time::{Duration, Instant};
 
 use acp_blocking::acp_proto::RpcError;
 use acp_blocking::acp_proto::types::*;
-use acp_blocking::{Agent, AgentOptions, ClientConnection, ClientOptions, Error, RequestContext};
+use acp_blocking::{Agent, AgentOptions, ClientConnection, ClientOptions, Error, PromptContext, RequestContext};
 use common::within;
 use serde_json::{Value, json};
 
 const LIMIT: Duration = Duration::from_secs(30);
 
-/// Echoes extension requests back (with `pad` bytes of padding), counting them.
+/// Echoes extension requests back (with `pad` bytes of padding), counting them; a prompt
+/// `N` streams N numbered updates.
 #[derive(Default)]
 struct Echo {
     handled: AtomicU64,
+    sent: AtomicU64,
 }
 
 impl Agent for Echo {
     fn initialize(&self, _: InitializeRequest, _: &RequestContext) -> Result<InitializeResponse, RpcError> {
         Ok(InitializeResponse::new(ProtocolVersion::V1))
+    }
+
+    fn new_session(&self, _: NewSessionRequest, _: &RequestContext) -> Result<NewSessionResponse, RpcError> {
+        Ok(NewSessionResponse::new("s"))
+    }
+
+    fn prompt(&self, request: PromptRequest, cx: &PromptContext) -> Result<PromptResponse, RpcError> {
+        let ContentBlock::Text(text) = &request.prompt[0] else { unreachable!() };
+        let n: u64 = text.text.parse().unwrap();
+        for i in 0..n {
+            cx.send_text(i.to_string())?;
+            self.sent.fetch_add(1, Ordering::SeqCst);
+        }
+        Ok(PromptResponse::new(StopReason::EndTurn))
     }
 
     fn ext_method(&self, _method: &str, params: Value, _: &RequestContext) -> Result<Value, RpcError> {
@@ -231,5 +247,42 @@ fn descriptors_poll_cannot_wait_for_are_served_by_threads() {
         let mut rest = Vec::new();
         from_agent.read_to_end(&mut rest).unwrap();
         assert!(rest.is_empty());
+    });
+}
+
+#[test]
+fn a_slow_reader_of_a_turn_stops_the_client_reading_and_loses_nothing() {
+    within(LIMIT, || {
+        const UPDATES: u64 = 30_000;
+        let (agent_in, client_out) = std::io::pipe().unwrap();
+        let (client_in, agent_out) = std::io::pipe().unwrap();
+        let agent = Arc::new(Echo::default());
+        let served = agent.clone();
+        let server = thread::spawn(move || {
+            let mut options = AgentOptions::default();
+            options.config.outbound_budget = 64 * 1024;
+            acp_blocking::serve_fds(served, agent_in, agent_out, options)
+        });
+        let mut options = ClientOptions::default();
+        options.max_buffered = 64;
+        let conn = ClientConnection::connect_fds((), client_in, client_out, options).unwrap();
+        conn.initialize(InitializeRequest::new(ProtocolVersion::V1)).unwrap();
+        let session = conn.new_session(NewSessionRequest::new("/", vec![])).unwrap().session_id;
+        let mut turn = conn.prompt(PromptRequest::new(session, vec![UPDATES.to_string().into()])).unwrap();
+        // Nobody takes the updates: the client stops reading once 64 wait, and the agent's
+        // handler stops on its outbound budget.
+        let stuck = plateau(|| agent.sent.load(Ordering::SeqCst), Duration::from_millis(400));
+        assert!(stuck < UPDATES / 3, "{stuck} of {UPDATES} updates sent with nobody taking them");
+        // Taking them wakes the client's driver (through its wake-up descriptor) each time
+        // the backlog has room again: every update arrives, in order.
+        let mut next = 0u64;
+        for update in &mut turn {
+            assert_eq!(common::text(&update), next.to_string());
+            next += 1;
+        }
+        assert_eq!(next, UPDATES);
+        assert_eq!(turn.finish().unwrap(), StopReason::EndTurn);
+        conn.close().unwrap();
+        assert!(server.join().unwrap().is_ok());
     });
 }
