@@ -189,7 +189,9 @@ impl Link {
                 }
                 Ok(())
             }
-            Err(Refused { error: SendError::Backpressure { .. }, message }) => {
+            // No room: the request waits in the driver. Closed: the driver answers it once it
+            // has published why the connection closed (as before requests went direct).
+            Err(Refused { error: SendError::Backpressure { .. } | SendError::Closed, message }) => {
                 drop(conn);
                 self.ordered_command(Command::Request { request: message, deadline, reply })
             }
