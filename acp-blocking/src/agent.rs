@@ -284,7 +284,17 @@ impl Default for AgentOptions {
 
 /// Serves `agent` on this process's stdin and stdout until stdin ends (and the last frames
 /// are flushed). Nothing else may write to stdout; log to stderr.
+///
+/// On Unix, when both are pipes or sockets (as when a client spawned this agent), this is
+/// [`serve_fds`]: the calling thread reads and writes them itself. On a terminal or a file
+/// (where `poll(2)` tells nothing useful, or the non-blocking mode would leak into the user's
+/// shell) a reader and a writer thread do it, as in [`serve_with`]. While it serves over
+/// pipes, stdin and stdout are non-blocking (restored when it returns): processes the agent
+/// starts should get their own stdin and stdout, not inherit these.
 pub fn serve_stdio<A: Agent>(agent: A) -> Result<(), Error> {
+    #[cfg(unix)]
+    return serve_fds(agent, io::stdin(), io::stdout(), AgentOptions::default());
+    #[cfg(not(unix))]
     serve_with(agent, io::stdin(), io::stdout(), AgentOptions::default())
 }
 
@@ -300,21 +310,53 @@ pub fn serve<A: Agent>(
 /// [`serve`] with options. Runs the driver on the calling thread; returns once the connection
 /// closed: `Ok` when the input ended, the I/O error when reading or writing failed. Handlers
 /// still running then see their request cancelled; their results are discarded.
+///
+/// A reader and a writer thread move the bytes. Over pipes or sockets, [`serve_fds`] does
+/// the same with fewer thread switches per request.
 pub fn serve_with<A: Agent>(
     agent: A,
     reader: impl Read + Send + 'static,
     writer: impl Write + Send + 'static,
     options: AgentOptions,
 ) -> Result<(), Error> {
-    let options = DriverOptions {
+    let (driver, _link) = Driver::new(Arc::new(AgentService(agent)), reader, writer, driver_options(options))?;
+    finish(driver)
+}
+
+/// [`serve_with`] over two descriptors (Unix), read and written by the calling thread itself:
+/// it waits for them, for its timers and for its handlers in one `poll(2)`, with no reader or
+/// writer thread, so a request costs two thread switches fewer each way.
+///
+/// That needs both to be pipes or sockets; anything else (a regular file, a terminal, a
+/// character device such as `/dev/null`) is served by threads, as [`serve_with`] does. The
+/// descriptors are non-blocking while the connection runs and get their mode back when it
+/// ends, however it ends (a panic included). Frames are written to `writer`'s descriptor
+/// directly: what `writer` itself buffered is flushed once before. Meanwhile nothing else
+/// may read or write them (a thread writing to a non-blocking stdout could see `WouldBlock`;
+/// a child process that inherited them sees the non-blocking mode too).
+#[cfg(unix)]
+pub fn serve_fds<A: Agent>(
+    agent: A,
+    reader: impl Read + std::os::fd::AsFd + Send + 'static,
+    writer: impl Write + std::os::fd::AsFd + Send + 'static,
+    options: AgentOptions,
+) -> Result<(), Error> {
+    let (driver, _link) = Driver::with_fds(Arc::new(AgentService(agent)), reader, writer, driver_options(options))?;
+    finish(driver)
+}
+
+fn driver_options(options: AgentOptions) -> DriverOptions {
+    DriverOptions {
         side: Side::Agent,
         config: options.config,
         max_handlers: options.max_handlers,
         max_buffered: options.max_buffered,
         flush_timeout: options.flush_timeout,
         trace_payloads: options.trace_payloads,
-    };
-    let (driver, _link) = Driver::new(Arc::new(AgentService(agent)), reader, writer, options)?;
+    }
+}
+
+fn finish(driver: Driver) -> Result<(), Error> {
     match driver.run() {
         Some(e) => Err(Error::Io(e)),
         None => Ok(()),

@@ -438,7 +438,8 @@ impl ClientConnection {
         writer: impl Write + Send + 'static,
         options: ClientOptions,
     ) -> Result<ClientConnection, Error> {
-        ClientConnection::start(client, reader, writer, options, None)
+        let (driver, link) = Driver::new(Arc::new(ClientService(client)), reader, writer, driver_options(options))?;
+        ClientConnection::start(driver, link, None)
     }
 
     /// Spawns `command` as the agent, with stdin and stdout piped to the connection and stderr
@@ -449,25 +450,38 @@ impl ClientConnection {
             .with_stderr_capacity(options.stderr_capacity)
             .with_close_graces(options.close_grace, TERM_GRACE);
         let (child, stdin, stdout) = Supervisor::spawn(command, supervision)?;
-        ClientConnection::start(client, stdout, stdin, options, Some(child))
+        let service = Arc::new(ClientService(client));
+        let options = driver_options(options);
+        // The agent's pipes: on unix the driver thread reads and writes them itself.
+        #[cfg(unix)]
+        let (driver, link) = Driver::with_fds(service, stdout, stdin, options)?;
+        #[cfg(not(unix))]
+        let (driver, link) = Driver::new(service, stdout, stdin, options)?;
+        ClientConnection::start(driver, link, Some(child))
     }
 
-    fn start<C: Client>(
+    /// [`connect`](Self::connect) over two descriptors (Unix), read and written by the
+    /// driver thread itself with `poll(2)`: no reader or writer thread, so a request costs two
+    /// thread switches fewer each way. [`spawn`](Self::spawn) does this with the agent's pipes.
+    ///
+    /// That needs both to be pipes or sockets; anything else (a regular file, a terminal, a
+    /// character device) is served by threads as in [`connect`](Self::connect). The
+    /// descriptors are non-blocking while the connection runs and get their mode back when it
+    /// ends. Frames are written to `writer`'s descriptor directly: what `writer` itself
+    /// buffered is flushed once before. Meanwhile nothing else may read or write them.
+    #[cfg(unix)]
+    pub fn connect_fds<C: Client>(
         client: C,
-        reader: impl Read + Send + 'static,
-        writer: impl Write + Send + 'static,
+        reader: impl Read + std::os::fd::AsFd + Send + 'static,
+        writer: impl Write + std::os::fd::AsFd + Send + 'static,
         options: ClientOptions,
-        child: Option<Supervisor>,
     ) -> Result<ClientConnection, Error> {
-        let options = DriverOptions {
-            side: Side::Client,
-            config: options.config,
-            max_handlers: options.max_handlers,
-            max_buffered: options.max_buffered,
-            flush_timeout: options.flush_timeout,
-            trace_payloads: options.trace_payloads,
-        };
-        let (driver, link) = Driver::new(Arc::new(ClientService(client)), reader, writer, options)?;
+        let (driver, link) =
+            Driver::with_fds(Arc::new(ClientService(client)), reader, writer, driver_options(options))?;
+        ClientConnection::start(driver, link, None)
+    }
+
+    fn start(driver: Driver, link: Link, child: Option<Supervisor>) -> Result<ClientConnection, Error> {
         let driver = thread::Builder::new().name("acp-client".into()).spawn(move || driver.run())?;
         Ok(ClientConnection { requester: Requester { link, timeout: None }, driver: Mutex::new(Some(driver)), child })
     }
@@ -529,5 +543,16 @@ impl<C: Client> Service for ClientService<C> {
 
     fn notification(&self, _link: &Link, notification: Notification) {
         dispatch_notification(&self.0, notification);
+    }
+}
+
+fn driver_options(options: ClientOptions) -> DriverOptions {
+    DriverOptions {
+        side: Side::Client,
+        config: options.config,
+        max_handlers: options.max_handlers,
+        max_buffered: options.max_buffered,
+        flush_timeout: options.flush_timeout,
+        trace_payloads: options.trace_payloads,
     }
 }

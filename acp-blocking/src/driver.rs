@@ -1,61 +1,96 @@
 //! The driver: one thread runs the [`Connection`]: it alone feeds it input, takes its frames
 //! and events and answers its timers.
 //!
-//! Everything reaches the driver through one `mpsc` channel of [`Input`]s: chunks from the
-//! reader thread, buffers coming back from the writer thread, handler completions and
-//! application commands. The loop waits on that channel with `recv_timeout(deadline - now)`,
-//! where the deadline is the core's [`Connection::poll_timeout`], and after every input it
-//! feeds pending bytes, retries sends held back by backpressure, hands queued frames to the
-//! writer, and dispatches every event. It makes no protocol decision: it moves bytes, maps the
-//! clock, runs handlers and routes outcomes.
+//! # Structure
 //!
-//! The one exception to "everything through the channel" is notifications (`session/update`
-//! above all): the sending thread queues them into the core itself, under the connection's
-//! mutex, and gets the core's verdict (accepted, or why not) on the spot, without a round trip
-//! through the driver per update. It wakes the driver ([`Input::Queued`]) only when its frame
-//! is the first of a new batch; otherwise a write or a wake-up is already on its way.
+//! Application threads and handlers reach the driver through one `mpsc` channel of
+//! [`Input`]s (handler answers, commands, wake-ups) behind a [`Mailbox`]. The bytes move one
+//! of two ways:
+//!
+//! * **Pipes and sockets** (Unix: stdin/stdout in `serve_stdio`, a spawned agent's pipes,
+//!   `serve_fds`, `ClientConnection::connect_fds`): the driver thread reads and writes the
+//!   descriptors itself ([`FdIo`]), non-blocking for the driver's life (their mode is
+//!   restored on every exit path, unwinding included), and waits in one `poll(2)` on the
+//!   input (while it may read), the output (only while a batch is being written) and a
+//!   wake-up descriptor that every send to the mailbox signals. No thread hand-off per chunk
+//!   or batch.
+//! * **Anything else** (a generic `Read + Write`, and descriptors `poll(2)` says nothing
+//!   useful about: a regular file, which always polls ready, a terminal, which is shared with
+//!   the user's shell, or a character device such as `/dev/null`): a **reader** thread sends
+//!   chunks and a **writer** thread writes batches ([`io_threads`](crate::io_threads)); the
+//!   driver waits on the channel with `recv_timeout`.
+//!
+//! Either way the driver waits until the core's [`Connection::poll_timeout`] at the latest,
+//! and after every input it feeds pending bytes, retries sends held back by backpressure,
+//! hands queued frames to the output, and dispatches every event. It makes no protocol
+//! decision: it moves bytes, maps the clock, runs handlers and routes outcomes.
+//!
+//! Requests and notifications do not pass through the driver: the sending thread queues them
+//! into the core itself, under the connection's mutex, and gets the core's verdict on the
+//! spot; a request's reply slot is registered (in [`Core::calls`]) before the mutex is let
+//! go, so the driver, which routes every outcome, always finds it. The sender wakes the
+//! driver ([`Input::Queued`]) only when its frame is the first of a new batch, or a request
+//! ends a linger; otherwise a write or a wake-up is already on its way. A request goes
+//! through the driver instead ([`Command::Request`]) while earlier ones wait there for room
+//! or a `Close`/`AbandonTurns` is on its way ([`Core::detour`]), so that it overtakes none.
 //!
 //! # Bounded memory
 //!
-//! * The reader owns two buffers and reads into one only after the driver gave it back, so at
-//!   most two chunks wait in the driver. A chunk the core did not fully consume
-//!   ([`Connection::wants_input`] false) is kept and fed again after the events are drained.
-//! * The writer thread gets one batch at a time; while it writes, frames pile up in the core,
-//!   whose outbound budget then refuses application sends. Requests are then *held* in the
-//!   driver (one per blocked caller thread) and retried when the writer drained; a thread
-//!   sending a notification waits on the connection's condition variable, which the driver
-//!   signals whenever it takes the queued output. Either way the caller blocks instead of
-//!   memory growing. A handler's answer waits the same way (on its pool thread), and while the
-//!   output is full the core dispatches no new request, so a peer that never reads cannot make
-//!   the answers pile up.
+//! * Input is read only while everything read before was consumed: the reader thread owns
+//!   two buffers and reads into one only after the driver gave it back; the poll path reads
+//!   one chunk, and polls the input again only once the core took all of it. A chunk the core
+//!   did not fully consume ([`Connection::wants_input`] false) is kept and fed again after the
+//!   events are drained.
+//! * The output takes one batch at a time (the writer thread, or the poll path until the
+//!   descriptor took all of it); meanwhile frames pile up in the core, whose outbound budget
+//!   then refuses application sends. Requests are then *held* in the driver (one per blocked
+//!   caller thread) and retried when the output drained; a thread sending a notification
+//!   waits on the connection's condition variable, which the driver signals whenever it takes
+//!   the queued output. Either way the caller blocks instead of memory growing. A handler's
+//!   answer waits the same way (on its pool thread), and while the output is full the core
+//!   dispatches no new request, so a peer that never reads cannot make the answers pile up.
 //! * Items handed to application threads (prompt-turn updates, ordered notifications) count
-//!   in a [`Backlog`]; while it is full the driver stops feeding input, and the peer's writes
-//!   block in the pipe.
+//!   in a [`Backlog`]; while it is full the driver stops feeding (and reading) input, and the
+//!   peer's writes block in the pipe.
 //!
 //! # Batching
 //!
-//! Frames go to the writer only when it is idle, so while it writes, the next batch builds up
-//! in the core. A notification queued while the writer is idle starts a short linger
+//! Frames go to the output only when it is idle, so while it writes, the next batch builds
+//! up in the core. A notification queued while the output is idle starts a short linger
 //! ([`LINGER`], at most [`LINGER_BYTES`]) before the write, so that a handler streaming
 //! updates gets them out in large writes; a response or a request ends the linger at once.
+//!
+//! # Closing
+//!
+//! Once the core reports `Closed`, the driver writes what is queued for at most
+//! `flush_timeout`, then returns; the transport is dropped with it (the peer sees the end of
+//! its input). A write that fails (the peer closed its end: `EPIPE`, since Rust programs
+//! ignore `SIGPIPE`) closes the connection with that I/O error.
 
 use std::collections::{HashMap, VecDeque};
 use std::io::{self, Read, Write};
 use std::panic::{AssertUnwindSafe, catch_unwind};
-use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender, SyncSender};
-use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
+use std::sync::atomic::Ordering;
+use std::sync::mpsc::{self, Receiver, Sender};
+use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant as StdInstant};
 
-use acp_proto::types::{SessionId, SessionNotification};
+use acp_proto::types::SessionId;
 use acp_proto::{
-    AgentNotification, CloseReason, Config, Connection, Event, InboundId, Instant, Negotiated, Notification,
-    OutboundId, Outcome, Refused, Request, Response, RpcError, SendError, Side, TypedRequest,
+    AgentNotification, Config, Connection, Event, InboundId, Instant, Notification, Refused, Request, Response,
+    RpcError, SendError, Side,
 };
 
 use crate::error::Error;
-use crate::io_threads::{spawn_reader, spawn_writer};
+#[cfg(unix)]
+use crate::fd_io::{FdIo, FdRead, FdWrite, NotPollable};
+pub(crate) use crate::link::{Command, Core, Link, Pending, Reply, Shared, TurnItem};
 use crate::pool::{Job, Pool, spawn_ordered};
-use crate::sync::{Backlog, CancelToken, InboxReceiver, InboxSender, inbox, lock};
+use crate::sync::{Backlog, CancelToken, InboxSender, inbox, lock};
+use crate::transport::{Sent, Transport};
+use crate::wake::Mailbox;
+#[cfg(unix)]
+use crate::wake::WakeFd;
 use acp_runtime::trace::Tracer;
 
 /// Bytes asked of the transport per read.
@@ -66,9 +101,9 @@ pub(crate) const READ_BUFFERS: usize = 2;
 const INPUT_BATCH: usize = 64;
 /// A writer buffer larger than this is not kept for reuse after a big frame went out.
 const KEEP_WRITE_BUFFER: usize = 4 << 20;
-/// After a notification is accepted with the writer idle, how long the driver waits for the
+/// After a notification is accepted with the output idle, how long the driver waits for the
 /// sender's next one before writing, so that a burst of updates leaves in a few large writes
-/// instead of one write (and two thread switches) per update.
+/// instead of one write (and, with a writer thread, two thread switches) per update.
 const LINGER: Duration = Duration::from_micros(50);
 /// Queued bytes that end the lingering early.
 const LINGER_BYTES: usize = 64 * 1024;
@@ -87,25 +122,11 @@ pub(crate) enum Input {
     WriteFailed(io::Error),
     /// An application thread made room in the backlog.
     Wake,
-    /// A thread queued a notification into an empty output queue: a batch may need writing.
-    Queued,
+    /// A thread queued a frame into an empty output queue (or a request while the driver
+    /// lingers): a batch may need writing, after a linger for a notification (`linger`).
+    Queued { linger: bool },
     /// A command from the application or a handler.
     Command(Command),
-}
-
-/// What application threads and handlers ask of the driver.
-pub(crate) enum Command {
-    /// Send a request; the reply says how it ended.
-    Request { request: Request, deadline: Option<StdInstant>, reply: Reply },
-    /// A handler's result for an inbound request.
-    Respond { id: InboundId, result: Result<Response, RpcError> },
-    /// Client side: cancel the session's running prompt turn.
-    CancelTurn { session: SessionId, reply: SyncSender<Result<(), Error>> },
-    /// Client side: a `PromptTurn` was dropped before its end; cancel every turn in flight
-    /// whose reader is gone.
-    AbandonTurns,
-    /// Close the connection.
-    Close,
 }
 
 /// A request to send, as the application asked for it.
@@ -115,39 +136,6 @@ struct Outgoing {
     reply: Reply,
 }
 
-/// Where the outcome of an outbound request goes.
-pub(crate) enum Reply {
-    /// To a thread blocked on the call.
-    Once(SyncSender<Result<Outcome, Error>>),
-    /// Client side, a prompt: acceptance to the caller, then the turn's updates and its outcome
-    /// to the turn's inbox, in order.
-    Turn { accepted: SyncSender<Result<(), Error>>, sink: InboxSender<TurnItem> },
-}
-
-impl Reply {
-    fn fail(self, error: Error) {
-        match self {
-            Reply::Once(tx) => drop(tx.send(Err(error))),
-            Reply::Turn { accepted, .. } => drop(accepted.send(Err(error))),
-        }
-    }
-}
-
-/// One item of a client's prompt turn.
-#[derive(Debug)]
-pub(crate) enum TurnItem {
-    /// A `session/update` of the turn.
-    Update(SessionNotification),
-    /// An agent request of the turn's session arrived here on the wire: its handler waits until
-    /// the reader has taken every update before it (and, with `next_update_then`, handled it),
-    /// or dropped the turn, so that the application sees the turn's updates and requests in
-    /// wire order, by construction. It never waits for the reader to ask for more, so a
-    /// reader may block on the handler without a deadlock.
-    Gate(SyncSender<()>),
-    /// The prompt's outcome; nothing follows.
-    Done(Outcome),
-}
-
 /// The application side of a connection: what runs inbound requests and notifications.
 pub(crate) trait Service: Send + Sync + 'static {
     /// Handles an inbound request on a worker thread.
@@ -155,141 +143,6 @@ pub(crate) trait Service: Send + Sync + 'static {
     -> Result<Response, RpcError>;
     /// Handles an inbound notification on the ordered notification thread.
     fn notification(&self, link: &Link, notification: Notification);
-}
-
-/// State the driver publishes to the application threads.
-#[derive(Debug)]
-pub(crate) struct Shared {
-    negotiated: Mutex<Option<Negotiated>>,
-    closed: Mutex<Option<CloseReason>>,
-    backlog: Arc<Backlog>,
-}
-
-/// The connection, shared by the driver and the threads that send notifications.
-#[derive(Debug)]
-pub(crate) struct Core {
-    conn: Mutex<Connection>,
-    /// Signalled when the driver took the queued output (room in the outbound budget again) or
-    /// the connection closed.
-    drained: Condvar,
-}
-
-/// A handle to the driver: how application threads and handlers send commands.
-#[derive(Clone, Debug)]
-pub(crate) struct Link {
-    tx: Sender<Input>,
-    shared: Arc<Shared>,
-    core: Arc<Core>,
-    epoch: StdInstant,
-}
-
-impl Link {
-    fn command(&self, command: Command) -> Result<(), Error> {
-        self.tx.send(Input::Command(command)).map_err(|_| Error::ConnectionClosed)
-    }
-
-    fn deadline(timeout: Option<Duration>) -> Option<StdInstant> {
-        timeout.and_then(|t| StdInstant::now().checked_add(t))
-    }
-
-    /// Sends a request and blocks until its outcome.
-    pub(crate) fn call(&self, request: Request, timeout: Option<Duration>) -> Result<Response, Error> {
-        let (tx, rx) = mpsc::sync_channel(1);
-        self.command(Command::Request { request, deadline: Self::deadline(timeout), reply: Reply::Once(tx) })?;
-        match rx.recv() {
-            Ok(Ok(outcome)) => Error::from_outcome(outcome),
-            Ok(Err(e)) => Err(e),
-            Err(_) => Err(Error::ConnectionClosed),
-        }
-    }
-
-    /// [`call`](Self::call) with the typed result.
-    pub(crate) fn call_typed<R: TypedRequest>(
-        &self,
-        request: R,
-        timeout: Option<Duration>,
-    ) -> Result<R::Result, Error> {
-        R::result(self.call(request.into(), timeout)?).ok_or(Error::UnexpectedResponse)
-    }
-
-    /// Sends a notification, blocking while the outbound budget is used up. The core takes it
-    /// right here (the result is its verdict); the driver is woken only when this frame starts
-    /// a new batch, since otherwise a write or a wake-up is already on its way.
-    pub(crate) fn notify(&self, notification: Notification) -> Result<(), Error> {
-        let mut conn = lock(&self.core.conn);
-        let mut notification = notification;
-        loop {
-            let first = conn.bytes_queued() == 0;
-            match conn.send_notification(Instant::from_std(self.epoch, StdInstant::now()), notification) {
-                Ok(()) => {
-                    drop(conn);
-                    if first {
-                        let _ = self.tx.send(Input::Queued);
-                    }
-                    return Ok(());
-                }
-                // No room: the notification comes back; wait until the writer drained some.
-                Err(Refused { error: SendError::Backpressure { .. }, message }) => {
-                    notification = message;
-                    conn = self.core.drained.wait(conn).unwrap_or_else(PoisonError::into_inner);
-                }
-                Err(refused) => return Err(refused.error.into()),
-            }
-        }
-    }
-
-    /// Hands a handler's answer to the driver once the outbound budget has room: the handler's
-    /// thread waits meanwhile (the pool then starts no more handlers than it has threads), so
-    /// the core's queued output exceeds its bound by at most one answer per pool thread.
-    pub(crate) fn respond(&self, id: InboundId, result: Result<Response, RpcError>) {
-        let mut conn = lock(&self.core.conn);
-        while !conn.can_send() && !conn.is_closed() {
-            conn = self.core.drained.wait(conn).unwrap_or_else(PoisonError::into_inner);
-        }
-        drop(conn);
-        let _ = self.command(Command::Respond { id, result });
-    }
-
-    /// Client side: sends a prompt; its updates and outcome arrive on the returned inbox.
-    pub(crate) fn start_turn(
-        &self,
-        request: Request,
-        timeout: Option<Duration>,
-    ) -> Result<InboxReceiver<TurnItem>, Error> {
-        let (sink, items) = inbox(self.shared.backlog.clone());
-        let (accepted, rx) = mpsc::sync_channel(1);
-        let reply = Reply::Turn { accepted, sink };
-        self.command(Command::Request { request, deadline: Self::deadline(timeout), reply })?;
-        rx.recv().unwrap_or(Err(Error::ConnectionClosed))?;
-        Ok(items)
-    }
-
-    /// Client side: cancels the session's running prompt turn.
-    pub(crate) fn cancel_turn(&self, session: SessionId) -> Result<(), Error> {
-        let (reply, rx) = mpsc::sync_channel(1);
-        self.command(Command::CancelTurn { session, reply })?;
-        rx.recv().unwrap_or(Err(Error::ConnectionClosed))
-    }
-
-    /// Client side: a turn was dropped before its end (see [`Command::AbandonTurns`]).
-    pub(crate) fn abandon_turns(&self) {
-        let _ = self.command(Command::AbandonTurns);
-    }
-
-    /// Asks the driver to close the connection (a no-op once it is gone).
-    pub(crate) fn close(&self) {
-        let _ = self.command(Command::Close);
-    }
-
-    /// Both sides' capabilities, once the handshake committed.
-    pub(crate) fn negotiated(&self) -> Option<Negotiated> {
-        lock(&self.shared.negotiated).clone()
-    }
-
-    /// Why the connection closed, once it did.
-    pub(crate) fn close_reason(&self) -> Option<CloseReason> {
-        lock(&self.shared.closed).clone()
-    }
 }
 
 /// How a driver is set up.
@@ -303,17 +156,6 @@ pub(crate) struct DriverOptions {
     pub(crate) trace_payloads: bool,
 }
 
-/// An outbound request awaiting its outcome.
-enum Pending {
-    Once(SyncSender<Result<Outcome, Error>>),
-    /// Client side: a prompt turn in flight (at most one per session: the core refuses a
-    /// second), whose agent requests are ordered behind its updates.
-    Turn {
-        session: Option<SessionId>,
-        sink: InboxSender<TurnItem>,
-    },
-}
-
 /// The driver of one connection. See the [module docs](self).
 pub(crate) struct Driver {
     core: Arc<Core>,
@@ -324,29 +166,36 @@ pub(crate) struct Driver {
     pool: Pool,
     /// The ordered notification thread's queue, started on first use.
     ordered: Option<InboxSender<Job>>,
-    /// Gives buffers back to the reader.
-    credit: Sender<Vec<u8>>,
+    transport: Transport,
     /// Chunks not yet fully fed to the core, and how far the first one is fed.
     inputs: VecDeque<(Vec<u8>, usize)>,
     fed: usize,
     /// The reader reported the end of the stream; passed to the core once `inputs` is empty.
     eof: bool,
-    writer: Option<Sender<Vec<u8>>>,
+    /// The output can still be written (no write failed).
+    output_open: bool,
+    /// A batch is being written.
     writer_busy: bool,
     spare: Vec<u8>,
-    /// Until when frames wait for more before going to the idle writer.
+    /// Until when frames wait for more before going to the idle output.
     linger: Option<StdInstant>,
-    calls: HashMap<OutboundId, Pending>,
     running: HashMap<InboundId, CancelToken>,
     /// Requests held back while the outbound budget is used up, oldest first.
     held: VecDeque<Outgoing>,
     /// The core reported `Closed` (the reason is kept in `Shared`).
     closed: bool,
-    /// After close: when to stop waiting for the writer.
+    /// After close: when to stop waiting for the output.
     flush_deadline: Option<StdInstant>,
     error: Option<io::Error>,
     options: DriverOptions,
     tracer: Tracer,
+}
+
+/// The channel, the mailbox and the link of a new driver, before its transport exists.
+struct Parts {
+    rx: Receiver<Input>,
+    tx: Sender<Input>,
+    link: Link,
 }
 
 impl Driver {
@@ -357,32 +206,65 @@ impl Driver {
         writer: impl Write + Send + 'static,
         options: DriverOptions,
     ) -> io::Result<(Driver, Link)> {
-        let epoch = StdInstant::now();
         let (tx, rx) = mpsc::channel();
-        let backlog = Arc::new(Backlog::new(options.max_buffered, tx.clone()));
+        let parts = Driver::parts(tx.clone().into(), tx, rx, &options);
+        let transport = Transport::threads(reader, writer, &parts.tx)?;
+        Ok(Driver::assemble(service, parts, transport, options))
+    }
+
+    /// A driver over two descriptors: read and written on the driver thread with `poll(2)`
+    /// when both are pipes or sockets, else by reader and writer threads as in [`new`](Self::new).
+    #[cfg(unix)]
+    pub(crate) fn with_fds(
+        service: Arc<dyn Service>,
+        reader: impl FdRead + 'static,
+        writer: impl FdWrite + 'static,
+        options: DriverOptions,
+    ) -> io::Result<(Driver, Link)> {
+        let wake = Arc::new(WakeFd::new()?);
+        let (tx, rx) = mpsc::channel();
+        match FdIo::new(Box::new(reader), Box::new(writer), wake.clone()) {
+            Ok(io) => {
+                let parts = Driver::parts(Mailbox::with_wake(tx.clone(), wake), tx, rx, &options);
+                Ok(Driver::assemble(service, parts, Transport::Poll(io), options))
+            }
+            Err(NotPollable::Kind(reader, writer)) => Driver::new(service, reader, writer, options),
+            Err(NotPollable::Failed(e)) => Err(e),
+        }
+    }
+
+    fn parts(mailbox: Mailbox, tx: Sender<Input>, rx: Receiver<Input>, options: &DriverOptions) -> Parts {
+        let epoch = StdInstant::now();
+        let backlog = Arc::new(Backlog::new(options.max_buffered, mailbox.clone()));
         let shared = Arc::new(Shared { negotiated: Mutex::new(None), closed: Mutex::new(None), backlog });
         let conn = Connection::new(options.side, options.config.clone(), Instant::ZERO);
-        let core = Arc::new(Core { conn: Mutex::new(conn), drained: Condvar::new() });
-        let link = Link { tx: tx.clone(), shared, core: core.clone(), epoch };
-        let credit = spawn_reader(reader, tx.clone())?;
-        let writer = spawn_writer(writer, tx)?;
+        let core = Arc::new(Core::new(conn));
+        Parts { rx, tx, link: Link { mailbox, shared, core, epoch } }
+    }
+
+    fn assemble(
+        service: Arc<dyn Service>,
+        parts: Parts,
+        transport: Transport,
+        options: DriverOptions,
+    ) -> (Driver, Link) {
+        let Parts { rx, link, .. } = parts;
         let driver = Driver {
-            core,
-            epoch,
+            core: link.core.clone(),
+            epoch: link.epoch,
             rx,
             link: link.clone(),
             service,
             pool: Pool::new(options.max_handlers, "acp-handler"),
             ordered: None,
-            credit,
+            transport,
             inputs: VecDeque::new(),
             fed: 0,
             eof: false,
-            writer: Some(writer),
+            output_open: true,
             writer_busy: false,
             spare: Vec::new(),
             linger: None,
-            calls: HashMap::new(),
             running: HashMap::new(),
             held: VecDeque::new(),
             closed: false,
@@ -391,7 +273,7 @@ impl Driver {
             tracer: Tracer::new(options.side, options.trace_payloads),
             options,
         };
-        Ok((driver, link))
+        (driver, link)
     }
 
     fn now(&self) -> Instant {
@@ -412,30 +294,26 @@ impl Driver {
     pub(crate) fn run(mut self) -> Option<io::Error> {
         let scope = self.tracer.scope();
         scope.in_scope(|| {
+            let mut happened = Vec::new();
             loop {
                 self.pump();
                 if self.finished() {
                     break;
                 }
-                let first = match self.wait_time() {
-                    None => match self.rx.recv() {
-                        Ok(input) => Some(input),
-                        Err(_) => break,
-                    },
-                    Some(wait) => match self.rx.recv_timeout(wait) {
-                        Ok(input) => Some(input),
-                        Err(RecvTimeoutError::Timeout) => None,
-                        Err(RecvTimeoutError::Disconnected) => break,
-                    },
-                };
-                let mut next = first;
-                for _ in 0..INPUT_BATCH {
-                    let Some(input) = next else { break };
-                    self.on_input(input);
-                    next = self.rx.try_recv().ok();
+                let read = self.inputs.is_empty() && self.link.shared.backlog.has_room();
+                let wait = self.wait_time();
+                if !self.transport.wait(&self.rx, read, wait, &mut happened) {
+                    break;
                 }
-                if let Some(input) = next {
+                let mut taken = 0;
+                for input in happened.drain(..) {
                     self.on_input(input);
+                    taken += 1;
+                }
+                while taken <= INPUT_BATCH {
+                    let Ok(input) = self.rx.try_recv() else { break };
+                    self.on_input(input);
+                    taken += 1;
                 }
                 let now = self.now();
                 self.conn().handle_timeout(now);
@@ -462,7 +340,7 @@ impl Driver {
     fn finished(&self) -> bool {
         let flushed = !self.writer_busy && self.conn().bytes_queued() == 0;
         let gave_up = self.flush_deadline.is_some_and(|d| StdInstant::now() >= d);
-        self.closed && (flushed || self.writer.is_none() || gave_up)
+        self.closed && (flushed || !self.output_open || gave_up)
     }
 
     /// How long to wait for input: until the core's next deadline, a held request's deadline,
@@ -498,7 +376,7 @@ impl Driver {
             }
             Input::WriteFailed(e) => {
                 self.writer_busy = false;
-                self.writer = None;
+                self.output_open = false;
                 if !self.closed {
                     self.error.get_or_insert(e);
                     let now = self.now();
@@ -506,11 +384,13 @@ impl Driver {
                 }
             }
             Input::Wake => {}
-            Input::Queued => {
+            Input::Queued { linger: true } => {
                 if !self.writer_busy && self.linger.is_none() {
-                    self.linger = StdInstant::now().checked_add(LINGER);
+                    self.set_linger(StdInstant::now().checked_add(LINGER));
                 }
             }
+            // A request: written at once.
+            Input::Queued { linger: false } => self.set_linger(None),
             Input::Command(command) => self.on_command(command),
         }
     }
@@ -520,10 +400,11 @@ impl Driver {
         match command {
             Command::Request { request, deadline, reply } => {
                 self.send(Outgoing { request, deadline, reply });
+                self.core.detour.fetch_sub(1, Ordering::AcqRel);
             }
             Command::Respond { id, result } => {
                 // A response ends a burst (and someone waits for it): no lingering.
-                self.linger = None;
+                self.set_linger(None);
                 self.running.remove(&id);
                 // A result that does not fit its request is answered by the core itself (an
                 // internal error, or `cancelled` for a permission option never offered).
@@ -536,8 +417,8 @@ impl Driver {
                 let _ = reply.send(result.map(drop).map_err(Error::from));
             }
             Command::AbandonTurns => {
-                let abandoned: Vec<SessionId> = self
-                    .calls
+                self.core.detour.fetch_sub(1, Ordering::AcqRel);
+                let abandoned: Vec<SessionId> = lock(&self.core.calls)
                     .values()
                     .filter_map(|pending| match pending {
                         Pending::Turn { session: Some(session), sink } if sink.receiver_gone() => Some(session.clone()),
@@ -550,7 +431,10 @@ impl Driver {
                     let _ = self.conn().cancel_turn(now, &session);
                 }
             }
-            Command::Close => self.conn().close(now),
+            Command::Close => {
+                self.conn().close(now);
+                self.core.detour.fetch_sub(1, Ordering::AcqRel);
+            }
         }
     }
 
@@ -559,20 +443,14 @@ impl Driver {
     fn try_send(&mut self, outgoing: Outgoing) -> Option<Outgoing> {
         let now = self.now();
         let Outgoing { request, deadline, reply } = outgoing;
-        self.linger = None;
+        self.set_linger(None);
         let deadline = deadline.map(|d| Instant::from_std(self.epoch, d));
         let session = request.session_id().cloned();
-        let sent = self.conn().send_request(now, request, deadline);
-        match sent {
+        let mut conn = self.conn();
+        match conn.send_request(now, request, deadline) {
             Ok(id) => {
-                let pending = match reply {
-                    Reply::Once(tx) => Pending::Once(tx),
-                    Reply::Turn { accepted, sink } => {
-                        let _ = accepted.send(Ok(()));
-                        Pending::Turn { session, sink }
-                    }
-                };
-                self.calls.insert(id, pending);
+                // Registered before the connection is let go, as a sending thread does.
+                lock(&self.core.calls).insert(id, reply.accepted(session));
             }
             Err(Refused { error: SendError::Backpressure { .. }, message }) => {
                 let deadline = deadline.map(|d| d.to_std(self.epoch));
@@ -585,10 +463,11 @@ impl Driver {
 
     /// Sends `outgoing` now, or after the sends held before it.
     fn send(&mut self, outgoing: Outgoing) {
-        if !self.held.is_empty() {
+        let held = if !self.held.is_empty() { Some(outgoing) } else { self.try_send(outgoing) };
+        if let Some(outgoing) = held {
+            // Requests from other threads go behind it (see `Core::detour`).
+            self.core.detour.fetch_add(1, Ordering::AcqRel);
             self.held.push_back(outgoing);
-        } else if let Some(back) = self.try_send(outgoing) {
-            self.held.push_back(back);
         }
     }
 
@@ -599,9 +478,17 @@ impl Driver {
                 self.held.push_front(back);
                 break;
             }
+            self.core.detour.fetch_sub(1, Ordering::AcqRel);
             progress = true;
         }
         progress
+    }
+
+    /// Starts (`Some`) or ends the wait for more notifications before writing; a request
+    /// queued by a thread while the driver lingers wakes it (see [`Core::lingering`]).
+    fn set_linger(&mut self, until: Option<StdInstant>) {
+        self.linger = until;
+        self.core.lingering.store(until.is_some(), Ordering::Release);
     }
 
     /// A held request whose deadline passed never reached the core: it times out here.
@@ -611,8 +498,9 @@ impl Driver {
         if !self.held.iter().any(expired) {
             return;
         }
-        let (gone, kept) = std::mem::take(&mut self.held).into_iter().partition(expired);
+        let (gone, kept): (VecDeque<_>, VecDeque<_>) = std::mem::take(&mut self.held).into_iter().partition(expired);
         self.held = kept;
+        self.core.detour.fetch_sub(gone.len(), Ordering::AcqRel);
         for outgoing in gone {
             outgoing.reply.fail(Error::TimedOut);
         }
@@ -642,7 +530,7 @@ impl Driver {
             }
             if let Some((buf, _)) = self.inputs.pop_front() {
                 self.fed = 0;
-                let _ = self.credit.send(buf);
+                self.transport.recycle(buf);
             }
         }
         if self.eof && self.inputs.is_empty() && !self.conn().is_closed() {
@@ -666,19 +554,25 @@ impl Driver {
             if more_may_come && StdInstant::now() < until {
                 return false;
             }
-            self.linger = None;
+            self.set_linger(None);
         }
         let mut batch = std::mem::take(&mut self.spare);
         let _ = self.conn().poll_transmit(&mut batch);
         // Room in the budget again: threads waiting to send a notification go on.
         self.core.drained.notify_all();
         self.tracer.frames_out(&batch);
-        match &self.writer {
-            Some(writer) => match writer.send(batch) {
-                Ok(()) => self.writer_busy = true,
-                Err(_) => self.writer = None,
-            },
-            None => {
+        if !self.output_open {
+            batch.clear();
+            self.spare = batch;
+            return true;
+        }
+        self.writer_busy = true;
+        match self.transport.send(batch) {
+            Sent::Writing => {}
+            Sent::Done(input) => self.on_input(input),
+            Sent::Gone(mut batch) => {
+                self.writer_busy = false;
+                self.output_open = false;
                 batch.clear();
                 self.spare = batch;
             }
@@ -705,23 +599,26 @@ impl Driver {
                 self.spawn_handler(id, request, gate);
             }
             Event::Notification { notification, turn } => {
-                let pending = turn.and_then(|stamp| self.calls.get(&stamp.turn));
-                match (pending, notification) {
-                    (
-                        Some(Pending::Turn { sink, .. }),
-                        Notification::Agent(AgentNotification::SessionUpdate(update)),
-                    ) => {
-                        sink.push(TurnItem::Update(update));
+                let notification = match (turn, notification) {
+                    (Some(stamp), Notification::Agent(AgentNotification::SessionUpdate(update))) => {
+                        match lock(&self.core.calls).get(&stamp.turn) {
+                            Some(Pending::Turn { sink, .. }) => {
+                                sink.push(TurnItem::Update(update));
+                                return;
+                            }
+                            _ => Notification::Agent(AgentNotification::SessionUpdate(update)),
+                        }
                     }
-                    (_, notification) => self.run_ordered(notification),
-                }
+                    (_, notification) => notification,
+                };
+                self.run_ordered(notification);
             }
             Event::Cancelled { id, reason } => {
                 if let Some(token) = self.running.get(&id) {
                     token.cancel(reason);
                 }
             }
-            Event::Outcome { id, outcome } => match self.calls.remove(&id) {
+            Event::Outcome { id, outcome } => match lock(&self.core.calls).remove(&id) {
                 Some(Pending::Once(tx)) => {
                     let _ = tx.send(Ok(outcome));
                 }
@@ -748,11 +645,11 @@ impl Driver {
     /// placed in the turn after them.
     fn turn_gate(&mut self, request: &Request) -> Option<Receiver<()>> {
         let session = request.session_id()?;
-        let turn = self.calls.values().find_map(|pending| match pending {
+        let calls = lock(&self.core.calls);
+        let sink = calls.values().find_map(|pending| match pending {
             Pending::Turn { session: Some(s), sink } if s == session => Some(sink),
             _ => None,
-        });
-        let sink = turn?;
+        })?;
         if sink.settled() {
             // The reader has taken every earlier update: nothing to wait for.
             return None;
@@ -793,5 +690,22 @@ impl Driver {
         if let Some(ordered) = &self.ordered {
             ordered.push(Box::new(move || scope.in_scope(|| service.notification(&link, notification))));
         }
+    }
+}
+
+impl Drop for Driver {
+    /// However the driver ends (also by a panic), nothing waits for it any more: the core is
+    /// closed (later sends fail with `ConnectionClosed`), every reply slot still registered is
+    /// dropped (its caller sees the connection closed), and threads waiting for room go on.
+    fn drop(&mut self) {
+        let now = self.now();
+        let mut conn = self.conn();
+        if !conn.is_closed() {
+            conn.close(now);
+        }
+        let calls = std::mem::take(&mut *lock(&self.core.calls));
+        drop(conn);
+        drop(calls);
+        self.core.drained.notify_all();
     }
 }

@@ -110,18 +110,32 @@
 //!
 //! Each connection has one **driver** thread (the caller's, in [`serve`]; a spawned one for a
 //! [`ClientConnection`]) that runs the [`acp_proto::Connection`]: it alone feeds it input,
-//! takes its frames and events and answers its timers. The connection sits behind a mutex so
-//! that a thread sending a notification ([`PromptContext::send_update`] and friends) queues it
-//! into the core itself and gets the core's verdict at once, without a round trip through the
-//! driver per update (the driver is woken once per batch). A **reader** thread
-//! feeds it chunks from the `Read`, a **writer** thread writes what `poll_transmit` gives to
-//! the `Write` (one `write_all` and one `flush` per batch), request handlers run on a
-//! **bounded pool** (`max_handlers`, default 16; more wait in a queue), and notification
-//! handlers on one **ordered** thread. Everything reaches the driver through one `mpsc`
-//! channel, on which it waits with `recv_timeout(deadline - now)` for the core's next
-//! deadline. The driver never blocks on a handler: a handler blocks only on its own reply
+//! takes its frames and events, answers its timers and routes the outcomes of requests. The
+//! connection sits behind a mutex so that a thread sending a request or a notification
+//! ([`Requester`]'s calls, [`PromptContext::send_update`] and friends) queues it into the core
+//! itself and gets the core's verdict at once, without a round trip through the driver (the
+//! driver is woken once per batch, to write it). Request handlers run on a **bounded pool**
+//! (`max_handlers`, default 16; more wait in a queue), and notification handlers on one
+//! **ordered** thread; handlers and application threads reach the driver through one `mpsc`
+//! channel. The driver never blocks on a handler: a handler blocks only on its own reply
 //! channel. Protocol decisions (handshake, capability gates, cancellation, ordering,
 //! deadlines) are all the core's.
+//!
+//! The bytes move one of two ways:
+//!
+//! * Over **pipes and sockets** on Unix ([`serve_stdio`] when stdin and stdout are pipes, as
+//!   when a client spawned the agent; [`ClientConnection::spawn`]; [`serve_fds`] and
+//!   [`ClientConnection::connect_fds`]) the driver reads and writes the descriptors itself,
+//!   non-blocking while the connection runs (their mode is restored when it ends), waiting
+//!   for them, for its timers and for a wake-up descriptor that the other threads signal in
+//!   one `poll(2)`. No reader or writer thread: a round trip costs two thread switches fewer
+//!   on each side.
+//! * Over **any other** `Read + Write` ([`serve`], [`ClientConnection::connect`]), and over
+//!   descriptors `poll(2)` says nothing useful about (a regular file always polls ready; a
+//!   terminal is shared with the user's shell; `/dev/null`), a **reader** thread feeds the
+//!   driver chunks and a **writer** thread writes what `poll_transmit` gives (one `write_all`
+//!   and one `flush` per batch); the driver waits on its channel with
+//!   `recv_timeout(deadline - now)` for the core's next deadline.
 //!
 //! ## Backpressure and memory
 //!
@@ -155,11 +169,18 @@ mod agent;
 mod client;
 mod driver;
 mod error;
+#[cfg(unix)]
+mod fd_io;
 mod io_threads;
+mod link;
 mod pool;
 mod sync;
+mod transport;
+mod wake;
 
 pub use acp_proto;
+#[cfg(unix)]
+pub use agent::serve_fds;
 pub use agent::{Agent, AgentOptions, PromptContext, RequestContext, serve, serve_stdio, serve_with};
 pub use client::{Client, ClientConnection, ClientContext, ClientOptions, PromptTurn, Requester};
 pub use error::Error;

@@ -4,13 +4,13 @@
 
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::mpsc::Sender;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
 use acp_proto::CancelReason;
 
 use crate::driver::Input;
+use crate::wake::Mailbox;
 
 /// Locks a mutex, ignoring poisoning: every critical section in this crate leaves the data
 /// consistent, and handler panics are caught before they could poison anything shared.
@@ -103,12 +103,12 @@ impl CancelToken {
 pub(crate) struct Backlog {
     count: AtomicUsize,
     max: usize,
-    wake: Sender<Input>,
+    wake: Mailbox,
 }
 
 impl Backlog {
-    pub(crate) fn new(max: usize, wake: Sender<Input>) -> Backlog {
-        Backlog { count: AtomicUsize::new(0), max: max.max(1), wake }
+    pub(crate) fn new(max: usize, wake: impl Into<Mailbox>) -> Backlog {
+        Backlog { count: AtomicUsize::new(0), max: max.max(1), wake: wake.into() }
     }
 
     /// Whether the driver may feed more input.

@@ -9,11 +9,15 @@
 //! * [`trace`]: one tracing vocabulary (spans, targets, event names, fields, the payload cap)
 //!   for every adapter, behind the `tracing` feature.
 //! * [`handler_panicked`]: the one answer to a request whose handler panicked.
+//! * [`fd`] (Unix): pollable descriptors and the guard that keeps one non-blocking while an
+//!   adapter multiplexes it with `poll(2)`, restoring its mode when dropped.
 //! * [`process`]: the one supervision of an agent process (own process group, bounded
 //!   stderr, the close sequence), for every adapter and `acp client`.
 #![deny(missing_docs)]
 
 mod error;
+#[cfg(unix)]
+pub mod fd;
 mod panic;
 pub mod process;
 pub mod trace;

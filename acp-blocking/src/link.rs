@@ -1,0 +1,303 @@
+//! What the driver shares with the application threads: the connection behind its mutex, the
+//! outbound requests awaiting their outcomes, and [`Link`], the handle through which threads
+//! send requests, notifications, answers and commands.
+//!
+//! A thread queues its request or notification into the core itself, under the connection's
+//! mutex, and gets the core's verdict on the spot; the driver only writes the frames and
+//! routes the outcomes. It is woken when the frame starts a new batch (or a request ends a
+//! linger); otherwise a write or a wake-up is already on its way.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::mpsc::{self, SyncSender};
+use std::sync::{Arc, Condvar, Mutex, PoisonError};
+use std::time::{Duration, Instant as StdInstant};
+
+use acp_proto::types::{SessionId, SessionNotification};
+use acp_proto::{
+    CloseReason, Connection, InboundId, Instant, Negotiated, Notification, OutboundId, Outcome, Refused, Request,
+    Response, RpcError, SendError, TypedRequest,
+};
+
+use crate::driver::Input;
+use crate::error::Error;
+use crate::sync::{Backlog, InboxReceiver, InboxSender, inbox, lock};
+use crate::wake::Mailbox;
+
+/// What application threads and handlers ask of the driver.
+pub(crate) enum Command {
+    /// Send a request; the reply says how it ended. Used while earlier requests or commands
+    /// are on their way through the driver (see [`Core::detour`]), so that they keep their
+    /// order.
+    Request { request: Request, deadline: Option<StdInstant>, reply: Reply },
+    /// A handler's result for an inbound request.
+    Respond { id: InboundId, result: Result<Response, RpcError> },
+    /// Client side: cancel the session's running prompt turn.
+    CancelTurn { session: SessionId, reply: SyncSender<Result<(), Error>> },
+    /// Client side: a `PromptTurn` was dropped before its end; cancel every turn in flight
+    /// whose reader is gone.
+    AbandonTurns,
+    /// Close the connection.
+    Close,
+}
+
+/// Where the outcome of an outbound request goes.
+pub(crate) enum Reply {
+    /// To a thread blocked on the call.
+    Once(SyncSender<Result<Outcome, Error>>),
+    /// Client side, a prompt: acceptance to the caller, then the turn's updates and its outcome
+    /// to the turn's inbox, in order.
+    Turn { accepted: SyncSender<Result<(), Error>>, sink: InboxSender<TurnItem> },
+}
+
+impl Reply {
+    pub(crate) fn fail(self, error: Error) {
+        match self {
+            Reply::Once(tx) => drop(tx.send(Err(error))),
+            Reply::Turn { accepted, .. } => drop(accepted.send(Err(error))),
+        }
+    }
+
+    /// The core accepted the request: what waits for its outcome.
+    pub(crate) fn accepted(self, session: Option<SessionId>) -> Pending {
+        match self {
+            Reply::Once(tx) => Pending::Once(tx),
+            Reply::Turn { accepted, sink } => {
+                let _ = accepted.send(Ok(()));
+                Pending::Turn { session, sink }
+            }
+        }
+    }
+}
+
+/// An outbound request awaiting its outcome.
+pub(crate) enum Pending {
+    Once(SyncSender<Result<Outcome, Error>>),
+    /// Client side: a prompt turn in flight (at most one per session: the core refuses a
+    /// second), whose agent requests are ordered behind its updates.
+    Turn {
+        session: Option<SessionId>,
+        sink: InboxSender<TurnItem>,
+    },
+}
+
+/// One item of a client's prompt turn.
+#[derive(Debug)]
+pub(crate) enum TurnItem {
+    /// A `session/update` of the turn.
+    Update(SessionNotification),
+    /// An agent request of the turn's session arrived here on the wire: its handler waits until
+    /// the reader has taken every update before it (and, with `next_update_then`, handled it),
+    /// or dropped the turn, so that the application sees the turn's updates and requests in
+    /// wire order, by construction. It never waits for the reader to ask for more, so a
+    /// reader may block on the handler without a deadlock.
+    Gate(SyncSender<()>),
+    /// The prompt's outcome; nothing follows.
+    Done(Outcome),
+}
+
+/// State the driver publishes to the application threads.
+#[derive(Debug)]
+pub(crate) struct Shared {
+    pub(crate) negotiated: Mutex<Option<Negotiated>>,
+    pub(crate) closed: Mutex<Option<CloseReason>>,
+    pub(crate) backlog: Arc<Backlog>,
+}
+
+/// The connection, shared by the driver and the threads that send.
+pub(crate) struct Core {
+    pub(crate) conn: Mutex<Connection>,
+    /// Signalled when the driver took the queued output (room in the outbound budget again) or
+    /// the connection closed.
+    pub(crate) drained: Condvar,
+    /// Outbound requests by id. A sender inserts its own while it still holds `conn`, so the
+    /// outcome (which needs the frame written first) always finds it. Lock order: `conn`,
+    /// then `calls`; the driver never locks `conn` while holding `calls`.
+    pub(crate) calls: Mutex<HashMap<OutboundId, Pending>>,
+    /// Requests and ordering commands (`AbandonTurns`, `Close`) on their way through the
+    /// driver, and requests it holds back for room in the outbound budget: while there are
+    /// any, a new request goes behind them through the driver instead of into the core.
+    pub(crate) detour: AtomicUsize,
+    /// The driver waits a little for more notifications before writing: a request queued
+    /// meanwhile wakes it, to be written at once.
+    pub(crate) lingering: AtomicBool,
+}
+
+impl std::fmt::Debug for Core {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Core").field("detour", &self.detour).finish_non_exhaustive()
+    }
+}
+
+impl Core {
+    pub(crate) fn new(conn: Connection) -> Core {
+        Core {
+            conn: Mutex::new(conn),
+            drained: Condvar::new(),
+            calls: Mutex::new(HashMap::new()),
+            detour: AtomicUsize::new(0),
+            lingering: AtomicBool::new(false),
+        }
+    }
+}
+
+/// A handle to the driver: how application threads and handlers send.
+#[derive(Clone, Debug)]
+pub(crate) struct Link {
+    pub(crate) mailbox: Mailbox,
+    pub(crate) shared: Arc<Shared>,
+    pub(crate) core: Arc<Core>,
+    pub(crate) epoch: StdInstant,
+}
+
+impl Link {
+    fn command(&self, command: Command) -> Result<(), Error> {
+        self.mailbox.send(Input::Command(command)).map_err(|_| Error::ConnectionClosed)
+    }
+
+    /// Sends a command that requests queued later must not overtake: they take the driver's
+    /// path until it was handled (the driver counts it down).
+    fn ordered_command(&self, command: Command) -> Result<(), Error> {
+        self.core.detour.fetch_add(1, Ordering::AcqRel);
+        let sent = self.command(command);
+        if sent.is_err() {
+            self.core.detour.fetch_sub(1, Ordering::AcqRel);
+        }
+        sent
+    }
+
+    fn deadline(timeout: Option<Duration>) -> Option<StdInstant> {
+        timeout.and_then(|t| StdInstant::now().checked_add(t))
+    }
+
+    /// Queues a request into the core on this thread, or through the driver while earlier
+    /// requests wait there for room (or this one finds none); its outcome goes to `reply`.
+    fn request(&self, request: Request, deadline: Option<StdInstant>, reply: Reply) -> Result<(), Error> {
+        if self.core.detour.load(Ordering::Acquire) > 0 {
+            return self.ordered_command(Command::Request { request, deadline, reply });
+        }
+        let mut conn = lock(&self.core.conn);
+        let first = conn.bytes_queued() == 0;
+        let now = Instant::from_std(self.epoch, StdInstant::now());
+        let session = request.session_id().cloned();
+        match conn.send_request(now, request, deadline.map(|d| Instant::from_std(self.epoch, d))) {
+            Ok(id) => {
+                lock(&self.core.calls).insert(id, reply.accepted(session));
+                drop(conn);
+                if first || self.core.lingering.load(Ordering::Acquire) {
+                    let _ = self.mailbox.send(Input::Queued { linger: false });
+                }
+                Ok(())
+            }
+            // No room: the request waits in the driver. Closed: the driver answers it once it
+            // has published why the connection closed (as before requests went direct).
+            Err(Refused { error: SendError::Backpressure { .. } | SendError::Closed, message }) => {
+                drop(conn);
+                self.ordered_command(Command::Request { request: message, deadline, reply })
+            }
+            Err(refused) => {
+                drop(conn);
+                reply.fail(refused.error.into());
+                Ok(())
+            }
+        }
+    }
+
+    /// Sends a request and blocks until its outcome.
+    pub(crate) fn call(&self, request: Request, timeout: Option<Duration>) -> Result<Response, Error> {
+        let (tx, rx) = mpsc::sync_channel(1);
+        self.request(request, Self::deadline(timeout), Reply::Once(tx))?;
+        match rx.recv() {
+            Ok(Ok(outcome)) => Error::from_outcome(outcome),
+            Ok(Err(e)) => Err(e),
+            Err(_) => Err(Error::ConnectionClosed),
+        }
+    }
+
+    /// [`call`](Self::call) with the typed result.
+    pub(crate) fn call_typed<R: TypedRequest>(
+        &self,
+        request: R,
+        timeout: Option<Duration>,
+    ) -> Result<R::Result, Error> {
+        R::result(self.call(request.into(), timeout)?).ok_or(Error::UnexpectedResponse)
+    }
+
+    /// Sends a notification, blocking while the outbound budget is used up. The core takes it
+    /// right here (the result is its verdict); the driver is woken only when this frame starts
+    /// a new batch, since otherwise a write or a wake-up is already on its way.
+    pub(crate) fn notify(&self, notification: Notification) -> Result<(), Error> {
+        let mut conn = lock(&self.core.conn);
+        let mut notification = notification;
+        loop {
+            let first = conn.bytes_queued() == 0;
+            match conn.send_notification(Instant::from_std(self.epoch, StdInstant::now()), notification) {
+                Ok(()) => {
+                    drop(conn);
+                    if first {
+                        let _ = self.mailbox.send(Input::Queued { linger: true });
+                    }
+                    return Ok(());
+                }
+                // No room: the notification comes back; wait until the writer drained some.
+                Err(Refused { error: SendError::Backpressure { .. }, message }) => {
+                    notification = message;
+                    conn = self.core.drained.wait(conn).unwrap_or_else(PoisonError::into_inner);
+                }
+                Err(refused) => return Err(refused.error.into()),
+            }
+        }
+    }
+
+    /// Hands a handler's answer to the driver once the outbound budget has room: the handler's
+    /// thread waits meanwhile (the pool then starts no more handlers than it has threads), so
+    /// the core's queued output exceeds its bound by at most one answer per pool thread.
+    pub(crate) fn respond(&self, id: InboundId, result: Result<Response, RpcError>) {
+        let mut conn = lock(&self.core.conn);
+        while !conn.can_send() && !conn.is_closed() {
+            conn = self.core.drained.wait(conn).unwrap_or_else(PoisonError::into_inner);
+        }
+        drop(conn);
+        let _ = self.command(Command::Respond { id, result });
+    }
+
+    /// Client side: sends a prompt; its updates and outcome arrive on the returned inbox.
+    pub(crate) fn start_turn(
+        &self,
+        request: Request,
+        timeout: Option<Duration>,
+    ) -> Result<InboxReceiver<TurnItem>, Error> {
+        let (sink, items) = inbox(self.shared.backlog.clone());
+        let (accepted, rx) = mpsc::sync_channel(1);
+        self.request(request, Self::deadline(timeout), Reply::Turn { accepted, sink })?;
+        rx.recv().unwrap_or(Err(Error::ConnectionClosed))?;
+        Ok(items)
+    }
+
+    /// Client side: cancels the session's running prompt turn.
+    pub(crate) fn cancel_turn(&self, session: SessionId) -> Result<(), Error> {
+        let (reply, rx) = mpsc::sync_channel(1);
+        self.command(Command::CancelTurn { session, reply })?;
+        rx.recv().unwrap_or(Err(Error::ConnectionClosed))
+    }
+
+    /// Client side: a turn was dropped before its end (see [`Command::AbandonTurns`]).
+    pub(crate) fn abandon_turns(&self) {
+        let _ = self.ordered_command(Command::AbandonTurns);
+    }
+
+    /// Asks the driver to close the connection (a no-op once it is gone).
+    pub(crate) fn close(&self) {
+        let _ = self.ordered_command(Command::Close);
+    }
+
+    /// Both sides' capabilities, once the handshake committed.
+    pub(crate) fn negotiated(&self) -> Option<Negotiated> {
+        lock(&self.shared.negotiated).clone()
+    }
+
+    /// Why the connection closed, once it did.
+    pub(crate) fn close_reason(&self) -> Option<CloseReason> {
+        lock(&self.shared.closed).clone()
+    }
+}
