@@ -73,10 +73,21 @@ impl Instance {
 }
 
 impl Drop for Instance {
+    /// `SIGTERM`: the server drains and reaps its agents before it exits.
     fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+        stop(&mut self.child);
     }
+}
+
+/// `SIGTERM`, up to 5 s to exit, then `SIGKILL`; reaped either way.
+fn stop(child: &mut Child) {
+    signal(child, rustix::process::Signal::TERM);
+    let deadline = std::time::Instant::now() + Duration::from_secs(5);
+    while child.try_wait().ok().flatten().is_none() && std::time::Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let _ = child.kill();
+    let _ = child.wait();
 }
 
 /// nginx on a free loopback port in front of `a` and `b`.
@@ -86,9 +97,9 @@ struct Nginx {
 }
 
 impl Drop for Nginx {
+    /// `SIGTERM` to the master, which stops its workers (`SIGKILL` would orphan them).
     fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+        stop(&mut self.child);
     }
 }
 
