@@ -484,4 +484,37 @@ mod tests {
         let r: ListSessionsRequest = serde_json::from_value(json!({"cwd": null})).unwrap();
         assert_eq!(r, ListSessionsRequest::default());
     }
+
+    /// Every field the schema marks `x-deserialize-default-on-null` decodes `null` as its default.
+    #[test]
+    fn default_on_null_fields_decode_null_as_the_default() {
+        use crate::types::{AuthMethodTerminal, CreateTerminalRequest, McpServerHttp, McpServerSse};
+        let http: McpServerHttp = serde_json::from_value(json!({"name": "n", "url": "u", "headers": null})).unwrap();
+        assert!(http.headers.is_empty());
+        let sse: McpServerSse = serde_json::from_value(json!({"name": "n", "url": "u", "headers": null})).unwrap();
+        assert!(sse.headers.is_empty());
+        let stdio: McpServerStdio =
+            serde_json::from_value(json!({"name": "n", "command": "c", "args": null, "env": null})).unwrap();
+        assert!(stdio.args.is_empty() && stdio.env.is_empty());
+        let term: CreateTerminalRequest =
+            serde_json::from_value(json!({"sessionId": "s", "command": "c", "args": null, "env": null})).unwrap();
+        assert!(term.args.is_none() && term.env.is_none());
+        let auth: AuthMethodTerminal =
+            serde_json::from_value(json!({"id": "t", "name": "T", "args": null, "env": null})).unwrap();
+        assert!(auth.args.is_none() && auth.env.is_none());
+        let fields = json!({"mcpServers": null, "additionalDirectories": null});
+        for (session, extra) in [(json!({"cwd": "/"}), 0), (json!({"cwd": "/", "sessionId": "s"}), 1)] {
+            let mut v = session.clone();
+            v.as_object_mut().unwrap().extend(fields.as_object().unwrap().clone());
+            if extra == 0 {
+                let r: NewSessionRequest = serde_json::from_value(v).unwrap();
+                assert!(r.mcp_servers.is_empty() && r.additional_directories.is_none());
+            } else {
+                let r: LoadSessionRequest = serde_json::from_value(v.clone()).unwrap();
+                assert!(r.mcp_servers.is_empty() && r.additional_directories.is_none());
+                let r: ResumeSessionRequest = serde_json::from_value(v).unwrap();
+                assert!(r.mcp_servers.is_none() && r.additional_directories.is_none());
+            }
+        }
+    }
 }
