@@ -140,6 +140,19 @@ impl RequestContext {
         self.notify(SessionNotification::new(session, update))
     }
 
+    /// Asks the user for input through the client (`elicitation/create`), in any mode and
+    /// scope. A form needs the client's `elicitation.form`, a URL `elicitation.url`: otherwise
+    /// it is refused locally ([`Error::Send`]) and nothing is sent.
+    pub fn create_elicitation(&self, request: CreateElicitationRequest) -> Result<CreateElicitationResponse, Error> {
+        self.link.call_typed(request, None)
+    }
+
+    /// Tells the client that a URL elicitation has completed (`elicitation/complete`); needs
+    /// the client's `elicitation.url`, otherwise refused locally.
+    pub fn complete_elicitation(&self, elicitation_id: impl Into<ElicitationId>) -> Result<(), Error> {
+        self.notify(CompleteElicitationNotification::new(elicitation_id))
+    }
+
     /// Calls an extension method on the client.
     pub fn ext_method(&self, method: &str, params: Value, timeout: Option<Duration>) -> Result<Value, Error> {
         match self.request(AgentRequest::Ext(ExtRequest::new(method, params)), timeout)? {
@@ -188,6 +201,45 @@ impl PromptContext {
     /// Shortcut: an `agent_message_chunk` with plain text.
     pub fn send_text(&self, text: impl Into<String>) -> Result<(), Error> {
         self.send_update(SessionUpdate::AgentMessageChunk(ContentChunk::new(ContentBlock::text(text))))
+    }
+
+    /// Streams a `notice` for the user. Only for a client that advertised `session.notices`:
+    /// otherwise refused locally ([`Error::Send`] with `NotSupportedByPeer`), nothing sent.
+    pub fn send_notice(&self, severity: NoticeSeverity, title: impl Into<String>) -> Result<(), Error> {
+        self.send_update(SessionUpdate::Notice(Notice::new(severity, title)))
+    }
+
+    /// Streams a `plan_update` (one ID-addressed plan, replaced whole). Only for a client that
+    /// advertised `plan`: otherwise refused locally.
+    pub fn send_plan_update(&self, plan: PlanUpdate) -> Result<(), Error> {
+        self.send_update(SessionUpdate::PlanUpdate(plan))
+    }
+
+    /// Streams a `plan_removed`. Only for a client that advertised `plan`.
+    pub fn send_plan_removed(&self, plan_id: impl Into<PlanId>) -> Result<(), Error> {
+        self.send_update(SessionUpdate::PlanRemoved(PlanRemoved::new(plan_id)))
+    }
+
+    /// Asks the user to fill in a form (`elicitation/create`, form mode, tied to this turn's
+    /// session); needs the client's `elicitation.form`, otherwise refused locally.
+    pub fn elicit(
+        &self,
+        message: impl Into<String>,
+        schema: ElicitationSchema,
+    ) -> Result<CreateElicitationResponse, Error> {
+        self.create_elicitation(CreateElicitationRequest::form(message, self.session.clone(), schema))
+    }
+
+    /// Sends the user to `url` (`elicitation/create`, URL mode, tied to this turn's session);
+    /// needs the client's `elicitation.url`. Finish it with
+    /// [`complete_elicitation`](RequestContext::complete_elicitation).
+    pub fn elicit_url(
+        &self,
+        message: impl Into<String>,
+        elicitation_id: impl Into<ElicitationId>,
+        url: impl Into<String>,
+    ) -> Result<CreateElicitationResponse, Error> {
+        self.create_elicitation(CreateElicitationRequest::url(message, self.session.clone(), elicitation_id, url))
     }
 
     /// Asks the user for permission. A turn cancelled meanwhile answers

@@ -32,7 +32,7 @@ macro_rules! client_trait {
         } )* ]
         client_notifications: $client_notifications:tt
         agent_notifications: [ $( {
-            $(#[doc = $ndoc:literal])* $nv:ident = $nw:literal, $np:ident, layer: $nl:ident, handler: $nh:tt
+            $(#[doc = $ndoc:literal])* $nv:ident = $nw:literal, $np:ident, gate: [$($ng:literal),*], layer: $nl:ident, handler: $nh:tt
         } )* ]
         $($rest:tt)*
     ) => {

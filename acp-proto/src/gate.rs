@@ -9,7 +9,23 @@
 //! because the decoder answers `-32601` for unknown methods itself.
 //!
 //! The connection uses the gate both ways: inbound against its own capabilities (answering
-//! `-32601`), outbound against the peer's (refusing locally, nothing sent).
+//! `-32601`), outbound against the peer's (refusing locally, nothing sent). Notifications are
+//! gated outbound only (`elicitation/complete` needs `elicitation.url`).
+//!
+//! Beyond methods, the [content rules](check_update) gate opt-in *kinds of content* inside
+//! ungated methods (new `session/update` kinds, elicitation modes, terminal auth methods,
+//! system prompts), outbound only; their table is in the docs of [`check_update`]'s module,
+//! repeated here:
+//!
+//! * `plan_update`, `plan_removed` updates need the client's `plan`;
+//! * `notice` updates need `session.notices`;
+//! * `compaction_update`, `compaction_summary_chunk` need `session.compaction`;
+//! * `subagent_update`, `session_message`, `session_message_chunk` need `subagents`;
+//! * `elicitation/create` in form mode needs `elicitation.form`, in URL mode `elicitation.url`;
+//! * a `terminal` auth method is left out of the `initialize` result unless the client
+//!   advertised `auth.terminal`;
+//! * a `systemPrompt` on `session/new|load|resume` needs the agent's
+//!   `sessionCapabilities.systemPrompt`, and `.mode.override` for the `override` mode.
 //!
 //! ```
 //! use acp_proto::gate::{check, CapabilitySnapshot, GateDecision};
@@ -35,6 +51,13 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::methods::{METHODS, Method};
+
+mod content;
+
+pub use content::{
+    allows_auth_method, check_elicitation, check_system_prompt, check_update, elicitation_capability,
+    system_prompt_capability, update_capability,
+};
 
 /// The gate's answer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

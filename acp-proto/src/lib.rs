@@ -2,7 +2,9 @@
 //!
 //! [ACP](https://agentclientprotocol.com) lets a code editor (the *client*) drive an AI coding
 //! agent (the *agent*) with JSON-RPC 2.0, one compact JSON object per line, over the agent's
-//! stdin/stdout. This crate implements ACP v1 as pinned by schema v1.19.0, as a **pure,
+//! stdin/stdout. This crate implements ACP v1 as pinned by the newest stable schema
+//! (`spec/crate-1.20.0/v1`: the official crate `agent-client-protocol-schema` 1.20.0, a superset
+//! of the official release 1.21.0; protocol version 1 on the wire), as a **pure,
 //! deterministic state machine**: bytes, timer ticks and handler completions go in; frames to
 //! write, the next deadline and events to dispatch come out. It never reads a clock, never does
 //! I/O, never spawns, never blocks and never draws a random number, so the same code runs in

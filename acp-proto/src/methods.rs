@@ -1,4 +1,4 @@
-//! The method table: the single source of truth for ACP v1.19.0's vocabulary.
+//! The method table: the single source of truth for ACP v1's vocabulary.
 //!
 //! One literal table ([`method_table!`](crate::method_table), in `methods/table.rs`) lists every
 //! method with its wire string, direction, kind, params and result types, capability gate,
@@ -43,7 +43,9 @@
 //! | `fs/read_text_file` | agent → client | request | `fs.readTextFile` | app |
 //! | `fs/write_text_file` | agent → client | request | `fs.writeTextFile` | app |
 //! | `terminal/create`, `terminal/output`, `terminal/release`, `terminal/wait_for_exit`, `terminal/kill` | agent → client | request | `terminal` | app |
-//! | `session/update` | agent → client | notification | | app |
+//! | `elicitation/create` | agent → client | request | `elicitation` (and, by mode, `.form` or `.url`: [`crate::gate`]) | app |
+//! | `session/update` | agent → client | notification | (by update kind: [`crate::gate`]) | app |
+//! | `elicitation/complete` | agent → client | notification | `elicitation.url` (outbound only) | app |
 //! | `$/cancel_request` | both | notification | | protocol |
 
 use serde::de::DeserializeOwned;
@@ -438,10 +440,10 @@ macro_rules! define_methods {
             handler: $ah:ident($acx:ident), default: $adef:ident, call: $acall:ident
         } )* ]
         client_notifications: [ $( {
-            $(#[$cnvm:meta])* $cnv:ident = $cnw:literal, $cnp:ident, layer: $cnl:ident, handler: [$($cnh:ident)?]
+            $(#[$cnvm:meta])* $cnv:ident = $cnw:literal, $cnp:ident, gate: [$($cng:literal),*], layer: $cnl:ident, handler: [$($cnh:ident)?]
         } )* ]
         agent_notifications: [ $( {
-            $(#[$anvm:meta])* $anv:ident = $anw:literal, $anp:ident, layer: $anl:ident, handler: [$($anh:ident)?]
+            $(#[$anvm:meta])* $anv:ident = $anw:literal, $anp:ident, gate: [$($ang:literal),*], layer: $anl:ident, handler: [$($anh:ident)?]
         } )* ]
         protocol: [ $( { $(#[$pm:meta])* $pv:ident = $pw:literal, $pp:ident } )* ]
     ) => {
@@ -462,9 +464,9 @@ macro_rules! define_methods {
             $( MethodRow { method: Method::$av, wire: $aw, direction: Direction::AgentToClient, kind: Kind::Request,
                 params: stringify!($ap), result: Some(stringify!($ar)), gate: &[$($ag),*], layer: Layer::App, handler: Some(stringify!($ah)) }, )*
             $( MethodRow { method: Method::$cnv, wire: $cnw, direction: Direction::ClientToAgent, kind: Kind::Notification,
-                params: stringify!($cnp), result: None, gate: &[], layer: Layer::$cnl, handler: opt_name!($($cnh)?) }, )*
+                params: stringify!($cnp), result: None, gate: &[$($cng),*], layer: Layer::$cnl, handler: opt_name!($($cnh)?) }, )*
             $( MethodRow { method: Method::$anv, wire: $anw, direction: Direction::AgentToClient, kind: Kind::Notification,
-                params: stringify!($anp), result: None, gate: &[], layer: Layer::$anl, handler: opt_name!($($anh)?) }, )*
+                params: stringify!($anp), result: None, gate: &[$($ang),*], layer: Layer::$anl, handler: opt_name!($($anh)?) }, )*
             $( MethodRow { method: Method::$pv, wire: $pw, direction: Direction::Both, kind: Kind::Notification,
                 params: stringify!($pp), result: None, gate: &[], layer: Layer::Protocol, handler: None }, )*
         ];

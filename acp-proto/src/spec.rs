@@ -8,14 +8,14 @@
 use std::path::{Path, PathBuf};
 
 /// The pinned schema version.
-pub(crate) const SPEC_VERSION: &str = "v1.19.0";
+pub(crate) const SPEC_VERSION: &str = "crate-1.20.0/v1";
 
 /// The vendored `spec/` directory of the repository.
 pub(crate) fn vendored() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../spec")
 }
 
-/// The directory of the pinned version: `$ACP_SPEC_DIR` if set, else `spec/v1.19.0`.
+/// The directory of the pinned version: `$ACP_SPEC_DIR` if set, else `spec/crate-1.20.0/v1`.
 ///
 /// # Panics
 /// When it holds no `schema.json` (`test` names the caller in the message).

@@ -7,10 +7,12 @@ use std::time::Duration;
 use acp_proto::ext::{ExtNotification, ExtRequest, ExtResponse};
 use acp_proto::methods::{AgentNotification, AgentRequest, ClientResponse};
 use acp_proto::types::{
-    ContentBlock, ContentChunk, CreateTerminalRequest, KillTerminalRequest, PermissionOption, ReadTextFileRequest,
-    ReleaseTerminalRequest, RequestPermissionOutcome, RequestPermissionRequest, SessionId, SessionNotification,
-    SessionUpdate, TerminalId, TerminalOutputRequest, TerminalOutputResponse, ToolCallUpdate,
-    WaitForTerminalExitRequest, WaitForTerminalExitResponse, WriteTextFileRequest,
+    CompleteElicitationNotification, ContentBlock, ContentChunk, CreateElicitationRequest, CreateElicitationResponse,
+    CreateTerminalRequest, ElicitationId, ElicitationSchema, KillTerminalRequest, Notice, NoticeSeverity,
+    PermissionOption, PlanId, PlanRemoved, PlanUpdate, ReadTextFileRequest, ReleaseTerminalRequest,
+    RequestPermissionOutcome, RequestPermissionRequest, SessionId, SessionNotification, SessionUpdate, TerminalId,
+    TerminalOutputRequest, TerminalOutputResponse, ToolCallUpdate, WaitForTerminalExitRequest,
+    WaitForTerminalExitResponse, WriteTextFileRequest,
 };
 use acp_proto::{InboundId, Negotiated, Notification, Request, Response};
 use serde_json::Value;
@@ -110,6 +112,22 @@ impl RequestContext {
         self.notify(SessionNotification::new(session_id, update)).await
     }
 
+    /// Asks the user for input through the client (`elicitation/create`), in any mode and
+    /// scope. A form needs the client's `elicitation.form`, a URL `elicitation.url`: otherwise
+    /// it is refused locally ([`Error::Send`]) and nothing is sent.
+    pub async fn create_elicitation(
+        &self,
+        request: CreateElicitationRequest,
+    ) -> Result<CreateElicitationResponse, Error> {
+        self.inner.handle.request_typed(request, None).await
+    }
+
+    /// Tells the client that a URL elicitation has completed (`elicitation/complete`); needs
+    /// the client's `elicitation.url`, otherwise refused locally.
+    pub async fn complete_elicitation(&self, elicitation_id: impl Into<ElicitationId>) -> Result<(), Error> {
+        self.notify(CompleteElicitationNotification::new(elicitation_id)).await
+    }
+
     /// Calls an extension method on the client.
     pub async fn ext_method(&self, method: &str, params: Value, timeout: Option<Duration>) -> Result<Value, Error> {
         match self.request(AgentRequest::Ext(ExtRequest::new(method, params)), timeout).await? {
@@ -194,6 +212,46 @@ impl PromptContext {
     /// Shortcut: streams an `agent_message_chunk` of plain text.
     pub async fn send_text(&self, text: impl Into<String>) -> Result<(), Error> {
         self.send_update(SessionUpdate::AgentMessageChunk(ContentChunk::new(ContentBlock::text(text)))).await
+    }
+
+    /// Streams a `notice` for the user. Only for a client that advertised `session.notices`:
+    /// otherwise refused locally ([`Error::Send`] with `NotSupportedByPeer`), nothing sent.
+    pub async fn send_notice(&self, severity: NoticeSeverity, title: impl Into<String>) -> Result<(), Error> {
+        self.send_update(SessionUpdate::Notice(Notice::new(severity, title))).await
+    }
+
+    /// Streams a `plan_update` (one ID-addressed plan, replaced whole). Only for a client that
+    /// advertised `plan`: otherwise refused locally.
+    pub async fn send_plan_update(&self, plan: PlanUpdate) -> Result<(), Error> {
+        self.send_update(SessionUpdate::PlanUpdate(plan)).await
+    }
+
+    /// Streams a `plan_removed`. Only for a client that advertised `plan`.
+    pub async fn send_plan_removed(&self, plan_id: impl Into<PlanId>) -> Result<(), Error> {
+        self.send_update(SessionUpdate::PlanRemoved(PlanRemoved::new(plan_id))).await
+    }
+
+    /// Asks the user to fill in a form (`elicitation/create`, form mode, tied to this turn's
+    /// session); needs the client's `elicitation.form`, otherwise refused locally.
+    pub async fn elicit(
+        &self,
+        message: impl Into<String>,
+        schema: ElicitationSchema,
+    ) -> Result<CreateElicitationResponse, Error> {
+        self.create_elicitation(CreateElicitationRequest::form(message, self.session_id.clone(), schema)).await
+    }
+
+    /// Sends the user to `url` (`elicitation/create`, URL mode, tied to this turn's session);
+    /// needs the client's `elicitation.url`. Finish it with
+    /// [`complete_elicitation`](RequestContext::complete_elicitation).
+    pub async fn elicit_url(
+        &self,
+        message: impl Into<String>,
+        elicitation_id: impl Into<ElicitationId>,
+        url: impl Into<String>,
+    ) -> Result<CreateElicitationResponse, Error> {
+        let request = CreateElicitationRequest::url(message, self.session_id.clone(), elicitation_id, url);
+        self.create_elicitation(request).await
     }
 
     /// Asks the user for permission. A turn cancelled meanwhile (`session/cancel`) resolves to

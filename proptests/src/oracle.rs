@@ -65,6 +65,47 @@ schema_defs! {
     CreateTerminalResponse, TerminalOutputResponse, TerminalExitStatus, ReleaseTerminalResponse,
     WaitForTerminalExitResponse, KillTerminalResponse, CancelNotification,
     CancelRequestNotification,
+    // Added after v1.19.0 (schema 1.21.0 and crate 1.20.0):
+    AuthCapabilities, AuthMethodTerminal, BooleanPropertySchema, CompactionCapabilities, CompactionId,
+    CompactionStatus, CompactionSummaryChunk, CompactionUpdate, CompleteElicitationNotification,
+    CreateElicitationRequest, CreateElicitationResponse, ElicitationAcceptAction,
+    ElicitationCapabilities, ElicitationContentValue, ElicitationFormCapabilities, ElicitationFormMode,
+    ElicitationId, ElicitationPropertySchema, ElicitationRequestScope, ElicitationSchema,
+    ElicitationSchemaType, ElicitationSessionScope, ElicitationUrlCapabilities, ElicitationUrlMode,
+    EnumOption, ErrorStopReason, IdleStateUpdate, IntegerPropertySchema, MultiSelectItems,
+    MultiSelectPropertySchema, Notice, NoticeCapabilities, NoticeSeverity, NumberPropertySchema,
+    PlanCapabilities, PlanId, PlanItems, PlanMarkdown, PlanRemoved, PlanUpdate, PlanUpdateContent,
+    RequiresActionStateUpdate, RunningStateUpdate, SessionCancelCapabilities, SessionMessage,
+    SessionMessageChunk, SessionReference, SessionSystemPromptCapabilities,
+    SessionSystemPromptModeCapabilities, SessionSystemPromptOverrideCapabilities, StateUpdate,
+    StringFormat, StringMultiSelectItems, StringPropertySchema, SubagentCapabilities,
+    SubagentSessionCapabilities, SubagentUpdate, SystemPrompt, SystemPromptMode,
+    TitledMultiSelectItems, UnknownStateUpdate,
+}
+
+/// The patch fields where `null` means "clear" and is kept (normalization (a) of
+/// [`acp_proto::types`]): `(definition, property)`.
+pub const KEEP_NULL: &[(&str, &str)] = &[
+    ("SessionInfoUpdate", "title"),
+    ("SessionInfoUpdate", "updatedAt"),
+    ("CompactionUpdate", "summary"),
+    ("CompactionUpdate", "error"),
+    ("SubagentUpdate", "title"),
+    ("SubagentUpdate", "description"),
+    ("SubagentUpdate", "capabilities"),
+    ("SubagentUpdate", "state"),
+    ("SubagentUpdate", "cwd"),
+    ("SubagentUpdate", "additionalDirectories"),
+    ("SessionMessage", "senderSessionId"),
+    ("SessionMessage", "recipientSessionId"),
+    ("SessionMessage", "senderMessageId"),
+    ("SessionMessage", "recipientMessageId"),
+    ("SessionMessage", "content"),
+];
+
+/// The schema-guided normalizer's options for comparing a round trip: [`KEEP_NULL`].
+pub fn normalize_options() -> crate::schema_gen::NormalizeOptions {
+    KEEP_NULL.iter().fold(crate::schema_gen::NormalizeOptions::default(), |o, (d, p)| o.keep_null(d, p))
 }
 
 #[cfg(test)]
@@ -106,7 +147,7 @@ mod tests {
         let missing: Vec<_> = expected.difference(&covered).collect();
         let extra: Vec<_> = covered.difference(&expected).collect();
         assert!(missing.is_empty() && extra.is_empty(), "missing {missing:?}, extra {extra:?}");
-        assert_eq!(DEFS.len(), 130);
+        assert_eq!(DEFS.len(), 191);
     }
 
     #[test]

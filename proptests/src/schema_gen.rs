@@ -21,7 +21,8 @@
 //! match exactly one branch and regenerated otherwise), `properties` and `oneOf`/`anyOf` at the
 //! same level (the outer properties are combined with the chosen branch, e.g.
 //! `SessionConfigOption`), `type` (a string or an array such as `["string", "null"]`, one
-//! picked), `const`, `enum`, `items` (0 to 3 items), integer `format`s with `minimum` and
+//! picked), `const`, `enum`, `minLength` (strings padded up to it), `items` (0 to 3 items),
+//! integer `format`s with `minimum` and
 //! `maximum`, `number`/`double` (finite, sometimes integral), `boolean`, schemas without
 //! constraints (arbitrary JSON of small depth) and `additionalProperties: true` maps (a few
 //! arbitrary keys; in the ACP schema that is `_meta` only). Unknown keys are never added
@@ -99,6 +100,8 @@ struct Flat<'s> {
     format: Option<&'s str>,
     minimum: Option<f64>,
     maximum: Option<f64>,
+    /// The longest `minLength` seen (strings are padded up to it).
+    min_length: Option<usize>,
     /// Whether any keyword constrained the instance (otherwise it is free-form JSON).
     constrained: bool,
 }
@@ -416,6 +419,11 @@ impl Schema {
                     let m = s.as_f64().expect("numeric maximum");
                     flat.maximum = Some(flat.maximum.map_or(m, |old| old.min(m)));
                 }
+                "minLength" => {
+                    flat.constrained = true;
+                    let m = usize::try_from(s.as_u64().expect("non-negative minLength")).unwrap_or(usize::MAX);
+                    flat.min_length = Some(flat.min_length.map_or(m, |old| old.max(m)));
+                }
                 _ => {}
             }
         }
@@ -494,7 +502,12 @@ impl Schema {
         match ty {
             "null" => Value::Null,
             "boolean" => Value::Bool(rng.chance(1, 2)),
-            "string" => Value::String(random_string(rng)),
+            "string" => {
+                let mut text = random_string(rng);
+                let short = flat.min_length.unwrap_or(0).saturating_sub(text.chars().count());
+                text.extend(std::iter::repeat_n('a', short));
+                Value::String(text)
+            }
             "integer" => self.gen_integer(flat, rng),
             "number" => {
                 if flat.format.is_some_and(|f| format_range(Some(f)).is_some()) {

@@ -8,20 +8,36 @@
 use std::path::{Path, PathBuf};
 
 /// The pinned schema version.
-pub const SPEC_VERSION: &str = "v1.19.0";
+pub const SPEC_VERSION: &str = "crate-1.20.0/v1";
 
 /// The vendored `spec/` directory of the repository.
 pub fn vendored() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../spec")
 }
 
-/// The directory of the pinned version: `$ACP_SPEC_DIR` if set, else `spec/v1.19.0`.
+/// The directory of the pinned version: `$ACP_SPEC_DIR` if set, else `spec/crate-1.20.0/v1`.
 ///
 /// # Panics
 /// When it holds no `schema.json` (`test` names the caller in the message).
 pub fn spec_dir(test: &str) -> PathBuf {
     let dir = std::env::var_os("ACP_SPEC_DIR").map_or_else(|| vendored().join(SPEC_VERSION), PathBuf::from);
     assert!(dir.join("schema.json").is_file(), "{test}: no schema.json in {}", dir.display());
+    dir
+}
+
+/// The spec folder whose `docs/` are the newest protocol pages for the pinned schema: the
+/// crate-generated schema has no pages of its own, the official release 1.21.0 does.
+pub const DOCS_VERSION: &str = "v1.21.0";
+
+/// The protocol pages (`*.mdx`) for the pinned version: `$ACP_SPEC_DIR/docs` if set, else
+/// `spec/v1.21.0/docs`.
+///
+/// # Panics
+/// When the directory does not exist (`test` names the caller in the message).
+pub fn docs_dir(test: &str) -> PathBuf {
+    let dir =
+        std::env::var_os("ACP_SPEC_DIR").map_or_else(|| vendored().join(DOCS_VERSION), PathBuf::from).join("docs");
+    assert!(dir.is_dir(), "{test}: no docs directory {}", dir.display());
     dir
 }
 

@@ -1,5 +1,6 @@
-//! The JSON-RPC messages shown in the protocol pages (`docs/*.mdx` of the pinned spec) decode
-//! with acp-proto and re-encode to an equivalent message.
+//! The JSON-RPC messages shown in the protocol pages (`docs/*.mdx` of the newest official
+//! release, `spec/v1.21.0/docs`: see `proptests::spec::docs_dir`) decode with acp-proto and
+//! re-encode to an equivalent message, checked against the pinned schema.
 //!
 //! Every ```` ```json ```` block (whatever follows `json` on the fence line: `expandable`,
 //! `highlight={…}`) is read. A block that is not valid JSON (comments, ellipses) or that is not
@@ -33,7 +34,7 @@ use acp_proto::jsonrpc::{self, Incoming};
 use acp_proto::methods::{Direction, Kind, Layer, Method, MethodRow};
 use acp_proto::{Notification, Request, RequestId, Response, Side};
 use proptests::oracle::roundtrip;
-use proptests::schema_gen::{NormalizeOptions, Schema, json_eq};
+use proptests::schema_gen::{Schema, json_eq};
 use serde_json::{Value, json};
 
 /// One fenced ```` ```json ```` block.
@@ -237,11 +238,11 @@ fn doc_examples_round_trip() {
         validator.validate(v).map_err(|e| format!("{e} at {}", e.instance_path()))
     };
     let schema = Schema::new(root);
-    let opts =
-        NormalizeOptions::default().keep_null("SessionInfoUpdate", "title").keep_null("SessionInfoUpdate", "updatedAt");
+    let opts = proptests::oracle::normalize_options();
 
-    let blocks = json_blocks(&dir.join("docs"));
-    assert!(!blocks.is_empty(), "no ```json blocks in {}", dir.join("docs").display());
+    let docs = proptests::spec::docs_dir("doc_examples_round_trip");
+    let blocks = json_blocks(&docs);
+    assert!(!blocks.is_empty(), "no ```json blocks in {}", docs.display());
 
     let mut counts: BTreeMap<Category, usize> = BTreeMap::new();
     let mut skipped: Vec<String> = Vec::new();

@@ -1,4 +1,5 @@
-//! Schema oracle: every definition of the pinned `schema.json` (v1.19.0, 142 `$defs`) against
+//! Schema oracle: every definition of the pinned `schema.json` (`spec/crate-1.20.0/v1`, 203
+//! `$defs`) against
 //! acp-proto's types.
 //!
 //! For each definition, `ACP_ORACLE_INSTANCES` (default 200) random instances valid against the
@@ -27,7 +28,7 @@
 //!
 //! # How each definition is decoded
 //!
-//! * The 130 definitions of `proptests::oracle::DEFS`: `oracle::roundtrip(def, value)`.
+//! * The 191 definitions of `proptests::oracle::DEFS`: `oracle::roundtrip(def, value)`.
 //! * `RequestId`, `Error`, `ErrorCode`: serde on `acp_proto::RequestId`, `acp_proto::RpcError`,
 //!   `acp_proto::ErrorCode`.
 //! * `ExtRequest`, `ExtNotification`, `ExtResponse` (any JSON): as the params of a `_`-prefixed
@@ -57,8 +58,9 @@
 //! Those documented in `acp_proto::types` (module docs), implemented by
 //! `Schema::normalize` from the schema alone:
 //!
-//! * (a) `null` in an optional property is dropped. Exception kept as `null`:
-//!   `SessionInfoUpdate.title` and `.updatedAt` (documented: `null` means "clear").
+//! * (a) `null` in an optional property is dropped. Exception kept as `null`: the patch fields
+//!   of `proptests::oracle::KEEP_NULL` (`SessionInfoUpdate.title`, …; documented: `null`
+//!   means "clear").
 //! * (b) A property equal to its schema `default` (after normalizing both) is dropped.
 //! * (c) Numbers in `number` (double) positions compare by value (`1` vs `1.0`).
 //! * (d) Undeclared object keys are dropped, except in `_meta` and other
@@ -134,7 +136,7 @@ fn env_u64(name: &str, default: u64) -> u64 {
 }
 
 fn norm_options() -> NormalizeOptions {
-    NormalizeOptions::default().keep_null("SessionInfoUpdate", "title").keep_null("SessionInfoUpdate", "updatedAt")
+    proptests::oracle::normalize_options()
 }
 
 impl Ctx {
@@ -499,7 +501,7 @@ fn every_schema_definition_round_trips() {
         covered.insert(*def);
     }
     assert_eq!(covered, schema_defs, "every definition is checked");
-    assert_eq!(covered.len(), 142, "the pinned schema has 142 definitions");
+    assert_eq!(covered.len(), 203, "the pinned schema has 203 definitions");
 
     let summary = format!(
         "oracle: {} types covered, {} instances checked, {} validation checks",

@@ -97,7 +97,7 @@ proptest! {
     fn the_gate_denies_exactly_what_is_not_advertised(
         load in any::<bool>(), list in any::<bool>(), delete in any::<bool>(), resume in any::<bool>(),
         close in any::<bool>(), logout in any::<bool>(), read in any::<bool>(), write in any::<bool>(),
-        terminal in any::<bool>(), junk in 0u8..4,
+        terminal in any::<bool>(), elicitation in any::<bool>(), url in any::<bool>(), junk in 0u8..4,
     ) {
         // A capability counts only as literally `true` or a present object; sprinkle
         // look-alikes that must not count.
@@ -111,6 +111,7 @@ proptest! {
         let client = CapabilitySnapshot::from_json(json!({
             "fs": {"readTextFile": fake(read), "writeTextFile": fake(write)},
             "terminal": fake(terminal),
+            "elicitation": if elicitation { json!({"url": obj(url)}) } else { obj(false) },
         }));
         for row in METHODS {
             let (snapshot, advertised) = match row.wire {
@@ -123,6 +124,8 @@ proptest! {
                 "fs/read_text_file" => (&client, read),
                 "fs/write_text_file" => (&client, write),
                 w if w.starts_with("terminal/") => (&client, terminal),
+                "elicitation/create" => (&client, elicitation),
+                "elicitation/complete" => (&client, elicitation && url),
                 _ => (&agent, true),
             };
             let decision = check(Some(snapshot), row.wire);

@@ -15,7 +15,7 @@ use crate::chunk_path;
 use crate::error::{ErrorCode, RpcError};
 use crate::fast_path::{self, Fast};
 use crate::framer::FrameEvent;
-use crate::gate::{CapabilitySnapshot, GateDecision, check_method};
+use crate::gate::{CapabilitySnapshot, GateDecision, allows_auth_method, check_method};
 use crate::jsonrpc::{self, Incoming, RequestId};
 use crate::methods::{
     AgentResponse, ClientRequest, ClientResponse, Kind, Layer, Method, Notification, Request, Response,
@@ -408,6 +408,11 @@ impl Connection {
                     _ => None,
                 };
                 Ok(cancelled_prompt(meta))
+            }
+            (InboundExtra::Initialize(peer), _, Ok(Response::Agent(AgentResponse::Initialize(mut init)))) => {
+                // Content rule: opt-in auth method types the client did not advertise are left out.
+                init.auth_methods.retain(|m| allows_auth_method(Some(peer), m));
+                Ok(Response::Agent(AgentResponse::Initialize(init)))
             }
             (_, _, result) => result,
         };

@@ -11,10 +11,16 @@ use crate::Side;
 use crate::chunk_path;
 use crate::error::RpcError;
 use crate::ext::is_extension_name;
-use crate::gate::{CapabilitySnapshot, GateDecision, check_method};
+use crate::gate::{
+    CapabilitySnapshot, GateDecision, check_elicitation, check_method, check_system_prompt, check_update,
+};
 use crate::jsonrpc::{self, RequestId};
-use crate::methods::{AgentResponse, ClientNotification, ClientRequest, Method, Notification, Request, Response};
+use crate::methods::{
+    AgentNotification, AgentRequest, AgentResponse, ClientNotification, ClientRequest, Method, Notification, Request,
+    Response,
+};
 use crate::time::Instant;
+use crate::types::SystemPrompt;
 
 /// The params of `$/cancel_request`, written without building a value.
 #[derive(Serialize)]
@@ -31,7 +37,8 @@ impl Connection {
     /// Refused, with nothing sent and no id consumed, when: the connection is closed; the
     /// handshake has not completed (anything but `initialize`); this side does not send the
     /// method; an extension name lacks its `_`; the peer did not advertise the capability the
-    /// method needs; `max_pending_outbound` requests are pending; the outbound budget is used
+    /// method (or, by the gate's content rules, its elicitation mode or system prompt) needs;
+    /// `max_pending_outbound` requests are pending; the outbound budget is used
     /// up; a client prompt targets a session whose turn is still running.
     ///
     /// Agent side, a `session/request_permission` made while its session's turn is being
@@ -68,6 +75,7 @@ impl Connection {
             _ => return Err(SendError::NotInitialized),
         }
         self.check_gate(method)?;
+        self.check_request_content(request)?;
         if self.outbound.len() >= self.config.max_pending_outbound {
             return Err(SendError::TooManyPending { limit: self.config.max_pending_outbound });
         }
@@ -100,7 +108,9 @@ impl Connection {
 
     /// Sends a notification. Refused like [`send_request`](Self::send_request) (closed, not
     /// initialized, wrong direction, bad extension name, budget), and, agent side, a
-    /// `session/update` for a session never announced to the client.
+    /// `session/update` for a session never announced to the client or of a kind the client did
+    /// not opt in to (the gate's content rules: [`SendError::NotSupportedByPeer`] naming
+    /// `session/update` and the missing capability).
     ///
     /// Client side, `session/cancel` is [`cancel_turn`](Self::cancel_turn). A refusal hands
     /// the notification back ([`Refused`]).
@@ -124,6 +134,9 @@ impl Connection {
             return Err(SendError::NotInitialized);
         }
         self.check_gate(notification.method())?;
+        if let Notification::Agent(AgentNotification::SessionUpdate(n)) = notification {
+            self.check_content(Method::SessionUpdate, check_update(self.peer_caps(), &n.update))?;
+        }
         self.check_budget()?;
         self.turns.check_agent_update(notification)?;
         self.write_notification(notification)
@@ -159,6 +172,40 @@ impl Connection {
         let peer = self.negotiated.as_ref().map(|n| &n.peer);
         match check_method(peer, m) {
             GateDecision::Denied { capability } => Err(SendError::NotSupportedByPeer { method: m, capability }),
+            _ => Ok(()),
+        }
+    }
+
+    fn peer_caps(&self) -> Option<&CapabilitySnapshot> {
+        self.negotiated.as_ref().map(|n| &n.peer)
+    }
+
+    /// The gate's content rules for requests: elicitation modes and system prompts.
+    fn check_request_content(&self, request: &Request) -> Result<(), SendError> {
+        let peer = self.peer_caps();
+        match request {
+            Request::Agent(AgentRequest::CreateElicitation(r)) => {
+                self.check_content(Method::CreateElicitation, check_elicitation(peer, r))
+            }
+            Request::Client(ClientRequest::NewSession(r)) => self.check_prompt(Method::NewSession, &r.system_prompt),
+            Request::Client(ClientRequest::LoadSession(r)) => self.check_prompt(Method::LoadSession, &r.system_prompt),
+            Request::Client(ClientRequest::ResumeSession(r)) => {
+                self.check_prompt(Method::ResumeSession, &r.system_prompt)
+            }
+            _ => Ok(()),
+        }
+    }
+
+    fn check_prompt(&self, method: Method, prompt: &Option<SystemPrompt>) -> Result<(), SendError> {
+        match prompt {
+            Some(p) => self.check_content(method, check_system_prompt(self.peer_caps(), p)),
+            None => Ok(()),
+        }
+    }
+
+    fn check_content(&self, method: Method, decision: GateDecision) -> Result<(), SendError> {
+        match decision {
+            GateDecision::Denied { capability } => Err(SendError::NotSupportedByPeer { method, capability }),
             _ => Ok(()),
         }
     }

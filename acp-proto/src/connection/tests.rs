@@ -11,6 +11,7 @@ use crate::methods::{AgentRequest, AgentResponse, ClientRequest, ClientResponse,
 use crate::types::*;
 use crate::{ErrorCode, RpcError};
 
+mod content_gate;
 mod output_bound;
 
 const T0: Instant = Instant::ZERO;

@@ -38,7 +38,9 @@
 ///   negotiated version, and `session/prompt`, which returns a turn).
 ///
 /// A notification `NROW` is `$(#[doc = $doc:literal])* $Variant:ident = $wire:literal,
-/// $Params:ident, layer: $layer:ident, handler: [$($handler:ident)?]`: `layer` as in
+/// $Params:ident, gate: [$($gate:literal),*], layer: $layer:ident, handler: [$($handler:ident)?]`:
+/// `gate` as for requests (checked outbound only: an inbound notification cannot be refused),
+/// `layer` as in
 /// [`Layer`](crate::methods::Layer), and a handler only for the notifications the application
 /// receives (`session/cancel` is the connection's). A protocol `PROW` is
 /// `$(#[doc = $doc:literal])* $Variant:ident = $wire:literal, $Params:ident`.
@@ -192,11 +194,19 @@ macro_rules! method_table {
                     gate: ["terminal"],
                     handler: kill_terminal(request), default: method_not_found, call: typed
                 }
+                {
+                    /// `elicitation/create`: ask the user for input, with a form the client
+                    /// renders or a URL the user visits. The core also checks the mode: a form
+                    /// needs the client's `elicitation.form`, a URL `elicitation.url`.
+                    CreateElicitation = "elicitation/create",
+                    CreateElicitationRequest => CreateElicitationResponse, gate: ["elicitation"],
+                    handler: create_elicitation(request), default: method_not_found, call: typed
+                }
             ]
             client_notifications: [
                 {
                     /// `session/cancel`: cancel the session's running prompt turn.
-                    Cancel = "session/cancel", CancelNotification, layer: SessionControl, handler: []
+                    Cancel = "session/cancel", CancelNotification, gate: [], layer: SessionControl, handler: []
                 }
             ]
             agent_notifications: [
@@ -204,7 +214,14 @@ macro_rules! method_table {
                     /// `session/update`: streamed output of a session. Inside a prompt turn the
                     /// turn's updates go to the turn; this handler gets the others (for example
                     /// the history replayed by `session/load`). Handled one at a time, in order.
-                    SessionUpdate = "session/update", SessionNotification, layer: App, handler: [session_update]
+                    SessionUpdate = "session/update", SessionNotification, gate: [], layer: App, handler: [session_update]
+                }
+                {
+                    /// `elicitation/complete`: a URL elicitation the agent started has completed
+                    /// (the client may close its prompt). Sent only to a client that advertised
+                    /// URL elicitation.
+                    CompleteElicitation = "elicitation/complete", CompleteElicitationNotification,
+                    gate: ["elicitation", "url"], layer: App, handler: [complete_elicitation]
                 }
             ]
             protocol: [

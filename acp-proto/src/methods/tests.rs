@@ -24,7 +24,7 @@ fn table_equals_meta_json() {
     assert_eq!(rows(Direction::ClientToAgent), wires("agentMethods"), "methods the agent handles");
     assert_eq!(rows(Direction::AgentToClient), wires("clientMethods"), "methods the client handles");
     assert_eq!(rows(Direction::Both), wires("protocolMethods"), "protocol methods");
-    assert_eq!(METHODS.len(), 23);
+    assert_eq!(METHODS.len(), 25);
     println!("method table: {} rows equal meta.json", METHODS.len());
 }
 
@@ -100,7 +100,7 @@ fn gate_paths_resolve_to_capability_fields() {
         }
         checked += 1;
     }
-    assert_eq!(checked, 13);
+    assert_eq!(checked, 15);
 }
 
 #[test]

@@ -149,6 +149,7 @@ impl Request {
                 AgentRequest::ReleaseTerminal(p) => Some(&p.session_id),
                 AgentRequest::WaitForTerminalExit(p) => Some(&p.session_id),
                 AgentRequest::KillTerminal(p) => Some(&p.session_id),
+                AgentRequest::CreateElicitation(p) => p.session_id(),
                 _ => None,
             },
         }

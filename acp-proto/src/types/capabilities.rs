@@ -12,8 +12,10 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::elicitation::ElicitationCapabilities;
 use super::serde_ext::{lenient_object, lenient_object_default, meta_only};
 use super::serde_util::{Meta, lenient, lenient_default};
+use super::system_prompt::SessionSystemPromptCapabilities;
 
 /// What the agent supports, sent in the `initialize` response.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
@@ -95,6 +97,20 @@ impl AgentCapabilities {
         self.session_capabilities.close.is_some()
     }
 
+    /// Session requests accept a `systemPrompt` in `append` mode.
+    pub fn supports_system_prompt(&self) -> bool {
+        self.session_capabilities.system_prompt.is_some()
+    }
+
+    /// Session requests accept a `systemPrompt` in `override` mode.
+    pub fn supports_system_prompt_override(&self) -> bool {
+        self.session_capabilities
+            .system_prompt
+            .as_ref()
+            .and_then(|s| s.mode.as_ref())
+            .is_some_and(|m| m.override_.is_some())
+    }
+
     /// `logout` is available.
     pub fn supports_logout(&self) -> bool {
         self.auth.logout.is_some()
@@ -149,6 +165,10 @@ pub struct SessionCapabilities {
     /// Present when session requests accept `additionalDirectories`.
     #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient_object")]
     pub additional_directories: Option<SessionAdditionalDirectoriesCapabilities>,
+    /// Present when session requests accept a `systemPrompt` (in `append` mode, and in the
+    /// modes it lists).
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient_object")]
+    pub system_prompt: Option<SessionSystemPromptCapabilities>,
     /// Present when `session/resume` is available.
     #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient_object")]
     pub resume: Option<SessionResumeCapabilities>,
@@ -215,6 +235,24 @@ pub struct ClientCapabilities {
     /// Session-related extensions the client supports.
     #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient_object")]
     pub session: Option<ClientSessionCapabilities>,
+    /// Present when the client understands exposed subagent sessions (`subagent_update`,
+    /// `session_message`, `session_message_chunk`).
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient_object")]
+    pub subagents: Option<SubagentCapabilities>,
+    /// Present when the client accepts `plan_update` and `plan_removed` updates.
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient_object")]
+    pub plan: Option<PlanCapabilities>,
+    /// Which opt-in authentication method types the agent may offer (written only when not
+    /// the default, `{"terminal": false}`).
+    #[serde(
+        default,
+        skip_serializing_if = "AuthCapabilities::is_default",
+        deserialize_with = "lenient_object_default"
+    )]
+    pub auth: AuthCapabilities,
+    /// Which elicitation modes (`elicitation/create`) the client supports.
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient_object")]
+    pub elicitation: Option<ElicitationCapabilities>,
     /// Extension metadata; may advertise custom capabilities.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub meta: Option<Meta>,
@@ -240,6 +278,41 @@ impl ClientCapabilities {
     pub fn supports_boolean_config_options(&self) -> bool {
         self.session.as_ref().and_then(|s| s.config_options.as_ref()).is_some_and(|c| c.boolean.is_some())
     }
+
+    /// `notice` session updates may be sent to this client.
+    pub fn supports_notices(&self) -> bool {
+        self.session.as_ref().is_some_and(|s| s.notices.is_some())
+    }
+
+    /// `compaction_update` and `compaction_summary_chunk` updates may be sent to this client.
+    pub fn supports_compaction(&self) -> bool {
+        self.session.as_ref().is_some_and(|s| s.compaction.is_some())
+    }
+
+    /// `plan_update` and `plan_removed` updates may be sent to this client.
+    pub fn supports_plan_updates(&self) -> bool {
+        self.plan.is_some()
+    }
+
+    /// Subagent updates and session-directed messages may be sent to this client.
+    pub fn supports_subagents(&self) -> bool {
+        self.subagents.is_some()
+    }
+
+    /// `terminal` authentication methods may be offered to this client.
+    pub fn supports_terminal_auth(&self) -> bool {
+        self.auth.terminal
+    }
+
+    /// Form-mode `elicitation/create` may be sent to this client.
+    pub fn supports_form_elicitation(&self) -> bool {
+        self.elicitation.as_ref().is_some_and(|e| e.form.is_some())
+    }
+
+    /// URL-mode `elicitation/create` and `elicitation/complete` may be sent to this client.
+    pub fn supports_url_elicitation(&self) -> bool {
+        self.elicitation.as_ref().is_some_and(|e| e.url.is_some())
+    }
 }
 
 /// File system methods a client offers.
@@ -261,9 +334,15 @@ pub struct FileSystemCapabilities {
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ClientSessionCapabilities {
+    /// Present when the client accepts ID-addressed context compaction updates.
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient_object")]
+    pub compaction: Option<CompactionCapabilities>,
     /// Config option extensions the client understands.
     #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient_object")]
     pub config_options: Option<SessionConfigOptionsCapabilities>,
+    /// Present when the client can present live `notice` updates to the user.
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient_object")]
+    pub notices: Option<NoticeCapabilities>,
     /// Extension metadata.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub meta: Option<Meta>,
@@ -284,6 +363,65 @@ pub struct SessionConfigOptionsCapabilities {
 meta_only! {
     /// Marks boolean config options as supported by the client (no options yet).
     BooleanConfigOptionCapabilities
+}
+
+/// Authentication method types a client can handle beyond the agent-run kind.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AuthCapabilities {
+    /// `terminal` auth methods are supported: the client can rerun the agent's command in an
+    /// interactive terminal.
+    #[serde(default, deserialize_with = "lenient_default")]
+    pub terminal: bool,
+    /// Extension metadata.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
+    pub meta: Option<Meta>,
+}
+
+impl AuthCapabilities {
+    /// Equal to the schema default (`{"terminal": false}`, no `_meta`).
+    pub fn is_default(&self) -> bool {
+        *self == AuthCapabilities::default()
+    }
+}
+
+meta_only! {
+    /// Marks `plan_update` and `plan_removed` updates as supported by the client.
+    PlanCapabilities
+}
+
+meta_only! {
+    /// Marks exposed subagent sessions as understood by the client.
+    SubagentCapabilities
+}
+
+meta_only! {
+    /// Marks `session/cancel` as permitted on a subagent session.
+    SessionCancelCapabilities
+}
+
+/// Client-initiated mutations permitted on a subagent session.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SubagentSessionCapabilities {
+    /// Present when the client may cancel the subagent's work.
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient_object")]
+    pub cancel: Option<SessionCancelCapabilities>,
+    /// Extension metadata.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
+    pub meta: Option<Meta>,
+}
+
+meta_only! {
+    /// Marks `notice` session updates as supported by the client (the schema declares no
+    /// fields; a `_meta` is kept if sent).
+    NoticeCapabilities
+}
+
+meta_only! {
+    /// Marks ID-addressed compaction updates as supported by the client (the schema declares
+    /// no fields; a `_meta` is kept if sent).
+    CompactionCapabilities
 }
 
 #[cfg(test)]

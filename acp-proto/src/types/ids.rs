@@ -168,6 +168,21 @@ string_id! {
     MessageId
 }
 
+string_id! {
+    /// Identifies a URL elicitation, so that `elicitation/complete` can name it.
+    ElicitationId
+}
+
+string_id! {
+    /// Identifies one of a session's plans (`plan_update`, `plan_removed`).
+    PlanId
+}
+
+string_id! {
+    /// Identifies one context compaction of a session, unique within the session.
+    CompactionId
+}
+
 /// The major version of the protocol, exchanged during `initialize`.
 ///
 /// Only bumped for breaking changes; additions are negotiated through capabilities.

@@ -1,5 +1,7 @@
 //! `initialize`, `authenticate` and `logout`: connection setup and authentication.
 
+use std::collections::BTreeMap;
+
 use serde::de::Error as _;
 use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::{Map, Value};
@@ -96,18 +98,20 @@ impl Implementation {
     }
 }
 
-/// An authentication method offered by the agent.
+/// An authentication method the agent offers in its `initialize` response.
 ///
-/// The only stable kind is [`AuthMethod::Agent`], which carries no `type` on the wire (an
-/// explicit `"type": "agent"` is accepted and not re-encoded). An object whose `type` is any
-/// other string is a kind this version does not know and is kept whole in
-/// [`AuthMethod::Unknown`].
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(untagged)]
+/// [`AuthMethod::Agent`] carries no `type` on the wire (an explicit `"type": "agent"` is
+/// accepted and not re-encoded); [`AuthMethod::Terminal`] is `"type": "terminal"` and may be
+/// offered only to a client that advertised `auth.terminal` (the connection leaves it out of
+/// the response otherwise). An object whose `type` is any other string is a kind this version
+/// does not know and is kept whole in [`AuthMethod::Unknown`].
+#[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub enum AuthMethod {
     /// The agent runs the authentication flow itself.
     Agent(AuthMethodAgent),
+    /// The client runs the agent's command in an interactive terminal for the user to log in.
+    Terminal(AuthMethodTerminal),
     /// A kind of method this version does not know, kept as its whole JSON object.
     Unknown(UnknownVariant),
 }
@@ -117,6 +121,7 @@ impl AuthMethod {
     pub fn id(&self) -> Option<&str> {
         match self {
             AuthMethod::Agent(a) => Some(a.id.as_str()),
+            AuthMethod::Terminal(t) => Some(t.id.as_str()),
             AuthMethod::Unknown(u) => u.0.get("id").and_then(Value::as_str),
         }
     }
@@ -128,17 +133,74 @@ impl From<AuthMethodAgent> for AuthMethod {
     }
 }
 
+impl From<AuthMethodTerminal> for AuthMethod {
+    fn from(t: AuthMethodTerminal) -> Self {
+        AuthMethod::Terminal(t)
+    }
+}
+
+/// The tagged variant, borrowed, for encoding with the tag first.
+#[derive(Serialize)]
+#[serde(tag = "type")]
+enum TaggedAuthRef<'a> {
+    #[serde(rename = "terminal")]
+    Terminal(&'a AuthMethodTerminal),
+}
+
+impl Serialize for AuthMethod {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            AuthMethod::Agent(a) => a.serialize(s),
+            AuthMethod::Terminal(t) => TaggedAuthRef::Terminal(t).serialize(s),
+            AuthMethod::Unknown(u) => u.serialize(s),
+        }
+    }
+}
+
 impl<'de> Deserialize<'de> for AuthMethod {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let fields = Map::deserialize(d)?;
-        if let Some(Value::String(kind)) = fields.get("type")
-            && kind != "agent"
-        {
-            return Ok(AuthMethod::Unknown(UnknownVariant(fields)));
+        match fields.get("type") {
+            Some(Value::String(kind)) if kind == "terminal" => AuthMethodTerminal::deserialize(Value::Object(fields))
+                .map(AuthMethod::Terminal)
+                .map_err(|e| D::Error::custom(format_args!("terminal auth method: {e}"))),
+            Some(Value::String(kind)) if kind != "agent" => Ok(AuthMethod::Unknown(UnknownVariant(fields))),
+            _ => AuthMethodAgent::deserialize(Value::Object(fields))
+                .map(AuthMethod::Agent)
+                .map_err(|e| D::Error::custom(format_args!("agent auth method: {e}"))),
         }
-        AuthMethodAgent::deserialize(Value::Object(fields))
-            .map(AuthMethod::Agent)
-            .map_err(|e| D::Error::custom(format_args!("agent auth method: {e}")))
+    }
+}
+
+/// An authentication method run in a terminal: the client starts the agent's own command again
+/// (with `args` appended and `env` set) as an interactive process; exit status 0 means success.
+/// Never passed to `authenticate`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AuthMethodTerminal {
+    /// The method's id.
+    pub id: AuthMethodId,
+    /// The label shown to the user.
+    pub name: String,
+    /// A longer explanation for the user.
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
+    pub description: Option<String>,
+    /// Arguments appended to the agent's command (`null` decodes as none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub args: Option<Vec<String>>,
+    /// Environment variables set for the command, overriding the launch environment (`null`
+    /// decodes as none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub env: Option<BTreeMap<String, String>>,
+    /// Extension metadata.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
+    pub meta: Option<Meta>,
+}
+
+impl AuthMethodTerminal {
+    /// A terminal method with an id and a label, without extra arguments or environment.
+    pub fn new(id: impl Into<AuthMethodId>, name: impl Into<String>) -> Self {
+        AuthMethodTerminal { id: id.into(), name: name.into(), description: None, args: None, env: None, meta: None }
     }
 }
 

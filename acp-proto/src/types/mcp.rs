@@ -5,6 +5,7 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{Map, Value};
 
 use super::UnknownVariant;
+use super::serde_ext::null_as_default;
 use super::serde_util::{Meta, lenient};
 use super::terminal::EnvVariable;
 
@@ -136,7 +137,8 @@ pub struct McpServerHttp {
     pub name: String,
     /// The server's URL.
     pub url: String,
-    /// Headers to send with every request.
+    /// Headers to send with every request (`null` decodes as none).
+    #[serde(deserialize_with = "null_as_default")]
     pub headers: Vec<HttpHeader>,
     /// Extension metadata.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
@@ -158,7 +160,8 @@ pub struct McpServerSse {
     pub name: String,
     /// The server's URL.
     pub url: String,
-    /// Headers to send with every request.
+    /// Headers to send with every request (`null` decodes as none).
+    #[serde(deserialize_with = "null_as_default")]
     pub headers: Vec<HttpHeader>,
     /// Extension metadata.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
@@ -180,9 +183,11 @@ pub struct McpServerStdio {
     pub name: String,
     /// Absolute path of the executable.
     pub command: String,
-    /// Command-line arguments.
+    /// Command-line arguments (`null` decodes as none).
+    #[serde(deserialize_with = "null_as_default")]
     pub args: Vec<String>,
-    /// Environment variables to set.
+    /// Environment variables to set (`null` decodes as none).
+    #[serde(deserialize_with = "null_as_default")]
     pub env: Vec<EnvVariable>,
     /// Extension metadata.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]

@@ -1,4 +1,6 @@
-//! Serde types for every definition of the ACP v1.19.0 JSON schema.
+//! Serde types for every definition of the pinned ACP v1 JSON schema (`spec/crate-1.20.0/v1`:
+//! the schema of the official crate `agent-client-protocol-schema` 1.20.0, a superset of the
+//! official release 1.21.0).
 //!
 //! Each schema definition is a public type of the same name, re-exported here. The JSON-RPC
 //! envelope types (`RequestId`, `Error`, the per-side request/response/notification unions,
@@ -11,8 +13,14 @@
 //! normalizations:
 //!
 //! * (a) An optional property whose value is `null` decodes as absent (`None`) and is left
-//!   out when encoding. Exception: `SessionInfoUpdate.title` and `.updatedAt`, where `null`
-//!   means "clear"; they are `Option<Option<String>>` and keep `null`.
+//!   out when encoding. Exception: the patch fields where `null` means "clear", which are
+//!   `Option<Option<T>>` and keep `null`: `SessionInfoUpdate.title` and `.updatedAt`,
+//!   `CompactionUpdate.summary` and `.error`, `SubagentUpdate.title`, `.description`,
+//!   `.capabilities`, `.state`, `.cwd` and `.additionalDirectories`, and
+//!   `SessionMessage.senderSessionId`, `.recipientSessionId`, `.senderMessageId`,
+//!   `.recipientMessageId` and `.content`. A required array the schema marks
+//!   `x-deserialize-default-on-null` (`McpServerHttp.headers`, `McpServerStdio.args`, …)
+//!   decodes `null` as `[]`.
 //! * (b) A property whose value equals its schema `default` may be added or removed. Flags and
 //!   capability objects with a default are always written (`"loadSession": false`,
 //!   `"sessionCapabilities": {}`), and so is `InitializeResponse.authMethods`, `[]` included.
@@ -20,13 +28,18 @@
 //!   `Cost.amount`) re-encodes as a float (`1` becomes `1.0`).
 //! * (d) Unknown object keys are dropped, except inside `_meta`, inside free-form JSON fields
 //!   (`ToolCall.rawInput`/`rawOutput` and the same in `ToolCallUpdate`, which are
-//!   `serde_json::Value`), and inside unknown variants (see below).
+//!   `serde_json::Value`), inside unknown variants (see below), and in `IdleStateUpdate`,
+//!   whose unknown stop reasons may carry any keys (kept in its `extra`).
 //! * (e) Special cases:
 //!   * `McpServer`: the stdio variant has no `type` on the wire and is encoded without one.
 //!     The schema's stdio branch does not constrain `type`, so an object with no `type`,
 //!     `"type": "stdio"` or a non-string `type` decodes as stdio, and so does an `http`/`sse`
 //!     object that is only valid as a stdio server; that `type` key is dropped.
 //!   * `AuthMethod`: an explicit `"type": "agent"` is accepted and dropped.
+//!   * `MultiSelectItems`: labelled items have no `type`; a non-string `type` counts as none.
+//!   * `ElicitationScope` (the scope part of an elicitation): an object with a `sessionId` is a
+//!     session scope, otherwise a request scope.
+//!   * `ElicitationSchema.type` and `.properties` are always written (`"object"`, `{}`).
 //!   * `SetSessionConfigOptionRequest`: a string `value` is a value id whatever `type` says
 //!     (the schema's `value_id` branch allows any `type`); the `type` key is then dropped. A
 //!     boolean `value` is always encoded with `"type": "boolean"`.
@@ -59,7 +72,9 @@
 //! # Forward compatibility
 //!
 //! Discriminated unions (`ContentBlock`, `ToolCallContent`, `SessionUpdate`,
-//! `RequestPermissionOutcome`, `McpServer`, and `AuthMethod` when its `type` is not `agent`)
+//! `RequestPermissionOutcome`, `McpServer`, `AuthMethod` when its `type` is neither `agent` nor
+//! `terminal`, `ElicitationMode`, `ElicitationAction`, `ElicitationPropertySchema`,
+//! `MultiSelectItems`, `PlanUpdateContent`, `StateUpdate`)
 //! decode an unknown discriminator value into an `Unknown(UnknownVariant)` variant holding the
 //! whole JSON object, discriminator included: decoding does not fail, and the variant
 //! re-encodes to the same object, so it can be logged or forwarded. For `SessionConfigOption`
@@ -74,13 +89,19 @@ mod serde_ext;
 pub mod capabilities;
 pub mod config;
 pub mod content;
+pub mod elicitation;
+pub mod elicitation_schema;
 pub mod fs;
 pub mod ids;
 pub mod initialize;
 pub mod mcp;
+pub mod notice;
 pub mod permission;
+pub mod plan;
 pub mod prompt;
 pub mod session;
+pub mod subagent;
+pub mod system_prompt;
 pub mod terminal;
 pub mod tool_call;
 pub mod updates;
@@ -90,13 +111,19 @@ pub use serde_util::{Meta, UnknownVariant};
 pub use capabilities::*;
 pub use config::*;
 pub use content::*;
+pub use elicitation::*;
+pub use elicitation_schema::*;
 pub use fs::*;
 pub use ids::*;
 pub use initialize::*;
 pub use mcp::*;
+pub use notice::*;
 pub use permission::*;
+pub use plan::*;
 pub use prompt::*;
 pub use session::*;
+pub use subagent::*;
+pub use system_prompt::*;
 pub use terminal::*;
 pub use tool_call::*;
 pub use updates::*;

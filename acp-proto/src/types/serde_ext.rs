@@ -43,6 +43,31 @@ where
     Ok(lenient_object(d)?.unwrap_or_default())
 }
 
+/// Decodes a field the schema marks `x-deserialize-default-on-null`: `null` becomes
+/// `T::default()`; any other value must decode as `T` (the field stays strict).
+pub(crate) fn null_as_default<'de, D, T>(d: D) -> Result<T, D::Error>
+where
+    D: Deserializer<'de>,
+    T: Deserialize<'de> + Default,
+{
+    Ok(Option::<T>::deserialize(d)?.unwrap_or_default())
+}
+
+/// Like [`lenient_nullable`], for a patch array whose items the schema marks
+/// `x-deserialize-skip-invalid-items`: absent is `None`, `null` is `Some(None)`, an array is
+/// `Some(Some(items))` without the items that do not decode, anything else counts as absent.
+pub(crate) fn lenient_nullable_items<'de, D, T>(d: D) -> Result<Option<Option<Vec<T>>>, D::Error>
+where
+    D: Deserializer<'de>,
+    T: DeserializeOwned,
+{
+    match Value::deserialize(d)? {
+        Value::Null => Ok(Some(None)),
+        Value::Array(items) => Ok(Some(Some(items.into_iter().filter_map(|item| T::deserialize(item).ok()).collect()))),
+        _ => Ok(None),
+    }
+}
+
 /// Declares a struct whose only field is `_meta` (empty responses, marker capabilities).
 macro_rules! meta_only {
     ($(#[$doc:meta])* $name:ident) => {

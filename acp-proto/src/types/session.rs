@@ -8,6 +8,7 @@ use super::ids::{SessionId, SessionModeId};
 use super::mcp::McpServer;
 use super::serde_ext::meta_only;
 use super::serde_util::{Meta, lenient, lenient_items, lenient_vec};
+use super::system_prompt::SystemPrompt;
 
 /// Parameters of `session/new` (client to agent).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -21,6 +22,10 @@ pub struct NewSessionRequest {
     /// MCP servers the agent should connect to. Malformed entries are dropped.
     #[serde(default, deserialize_with = "lenient_items")]
     pub mcp_servers: Vec<McpServer>,
+    /// System-level instructions from the client; send only to an agent that advertises
+    /// `sessionCapabilities.systemPrompt` (and `override` mode only when it advertises that).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub system_prompt: Option<SystemPrompt>,
     /// Extension metadata.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub meta: Option<Meta>,
@@ -29,7 +34,13 @@ pub struct NewSessionRequest {
 impl NewSessionRequest {
     /// A new session in `cwd` with the given MCP servers.
     pub fn new(cwd: impl Into<String>, mcp_servers: Vec<McpServer>) -> Self {
-        NewSessionRequest { cwd: cwd.into(), additional_directories: None, mcp_servers, meta: None }
+        NewSessionRequest {
+            cwd: cwd.into(),
+            additional_directories: None,
+            mcp_servers,
+            system_prompt: None,
+            meta: None,
+        }
     }
 }
 
@@ -72,6 +83,10 @@ pub struct LoadSessionRequest {
     pub additional_directories: Option<Vec<String>>,
     /// The session to load.
     pub session_id: SessionId,
+    /// System-level instructions from the client; send only to an agent that advertises
+    /// `sessionCapabilities.systemPrompt` (and `override` mode only when it advertises that).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub system_prompt: Option<SystemPrompt>,
     /// Extension metadata.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub meta: Option<Meta>,
@@ -85,6 +100,7 @@ impl LoadSessionRequest {
             cwd: cwd.into(),
             additional_directories: None,
             session_id: session_id.into(),
+            system_prompt: None,
             meta: None,
         }
     }
@@ -216,6 +232,10 @@ pub struct ResumeSessionRequest {
     /// MCP servers the agent should connect to. Malformed entries are dropped.
     #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient_vec")]
     pub mcp_servers: Option<Vec<McpServer>>,
+    /// System-level instructions from the client; send only to an agent that advertises
+    /// `sessionCapabilities.systemPrompt` (and `override` mode only when it advertises that).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub system_prompt: Option<SystemPrompt>,
     /// Extension metadata.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub meta: Option<Meta>,
@@ -229,6 +249,7 @@ impl ResumeSessionRequest {
             cwd: cwd.into(),
             additional_directories: None,
             mcp_servers: None,
+            system_prompt: None,
             meta: None,
         }
     }
@@ -462,5 +483,38 @@ mod tests {
         assert!(serde_json::from_value::<ListSessionsRequest>(json!({"cwd": 1})).is_err());
         let r: ListSessionsRequest = serde_json::from_value(json!({"cwd": null})).unwrap();
         assert_eq!(r, ListSessionsRequest::default());
+    }
+
+    /// Every field the schema marks `x-deserialize-default-on-null` decodes `null` as its default.
+    #[test]
+    fn default_on_null_fields_decode_null_as_the_default() {
+        use crate::types::{AuthMethodTerminal, CreateTerminalRequest, McpServerHttp, McpServerSse};
+        let http: McpServerHttp = serde_json::from_value(json!({"name": "n", "url": "u", "headers": null})).unwrap();
+        assert!(http.headers.is_empty());
+        let sse: McpServerSse = serde_json::from_value(json!({"name": "n", "url": "u", "headers": null})).unwrap();
+        assert!(sse.headers.is_empty());
+        let stdio: McpServerStdio =
+            serde_json::from_value(json!({"name": "n", "command": "c", "args": null, "env": null})).unwrap();
+        assert!(stdio.args.is_empty() && stdio.env.is_empty());
+        let term: CreateTerminalRequest =
+            serde_json::from_value(json!({"sessionId": "s", "command": "c", "args": null, "env": null})).unwrap();
+        assert!(term.args.is_none() && term.env.is_none());
+        let auth: AuthMethodTerminal =
+            serde_json::from_value(json!({"id": "t", "name": "T", "args": null, "env": null})).unwrap();
+        assert!(auth.args.is_none() && auth.env.is_none());
+        let fields = json!({"mcpServers": null, "additionalDirectories": null});
+        for (session, extra) in [(json!({"cwd": "/"}), 0), (json!({"cwd": "/", "sessionId": "s"}), 1)] {
+            let mut v = session.clone();
+            v.as_object_mut().unwrap().extend(fields.as_object().unwrap().clone());
+            if extra == 0 {
+                let r: NewSessionRequest = serde_json::from_value(v).unwrap();
+                assert!(r.mcp_servers.is_empty() && r.additional_directories.is_none());
+            } else {
+                let r: LoadSessionRequest = serde_json::from_value(v.clone()).unwrap();
+                assert!(r.mcp_servers.is_empty() && r.additional_directories.is_none());
+                let r: ResumeSessionRequest = serde_json::from_value(v).unwrap();
+                assert!(r.mcp_servers.is_none() && r.additional_directories.is_none());
+            }
+        }
     }
 }

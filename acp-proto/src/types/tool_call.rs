@@ -6,6 +6,7 @@ use serde_json::Value;
 use super::content::ContentBlock;
 use super::ids::{TerminalId, ToolCallId};
 use super::serde_util::{Meta, lenient, lenient_vec};
+use super::subagent::SessionReference;
 
 /// A tool call the agent has started, as reported in a `tool_call` session update.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -15,6 +16,9 @@ pub struct ToolCall {
     pub tool_call_id: ToolCallId,
     /// A short description of what the tool is doing, for display.
     pub title: String,
+    /// The tool's programmatic name (e.g. `read_file`), beside the display title.
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
+    pub name: Option<String>,
     /// The category of tool, so the client can pick an icon.
     #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub kind: Option<ToolKind>,
@@ -44,6 +48,7 @@ impl ToolCall {
         ToolCall {
             tool_call_id: tool_call_id.into(),
             title: title.into(),
+            name: None,
             kind: None,
             status: None,
             content: None,
@@ -72,6 +77,9 @@ pub struct ToolCallUpdate {
     /// New title.
     #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub title: Option<String>,
+    /// New programmatic tool name.
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
+    pub name: Option<String>,
     /// Replaces the call's content. Malformed items are dropped.
     #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient_vec")]
     pub content: Option<Vec<ToolCallContent>>,
@@ -97,6 +105,7 @@ impl ToolCallUpdate {
             kind: None,
             status: None,
             title: None,
+            name: None,
             content: None,
             locations: None,
             raw_input: None,
@@ -155,6 +164,8 @@ crate::types::serde_util::tagged_union! {
         Diff(Diff) = "diff",
         /// A live terminal created with `terminal/create`.
         Terminal(Terminal) = "terminal",
+        /// A display-only reference to another session (e.g. a subagent) the call works with.
+        Session(SessionReference) = "session",
     }
 }
 

@@ -1,13 +1,17 @@
 //! `session/update`: what the agent streams to the client during a session (message chunks,
-//! tool calls, plans, commands, mode and config changes, session info, usage).
+//! tool calls, plans, commands, mode and config changes, session info, usage, and the opt-in
+//! kinds: ID-addressed plans, notices, compactions, subagents and inter-session messages).
 
 use serde::{Deserialize, Serialize};
 
 use super::config::SessionConfigOption;
 use super::content::ContentBlock;
 use super::ids::{MessageId, SessionId, SessionModeId};
+use super::notice::{CompactionSummaryChunk, CompactionUpdate, Notice};
+use super::plan::{PlanRemoved, PlanUpdate};
 use super::serde_ext::lenient_nullable;
 use super::serde_util::{Meta, lenient, lenient_items};
+use super::subagent::{SessionMessage, SessionMessageChunk, SubagentUpdate};
 use super::tool_call::{ToolCall, ToolCallUpdate};
 
 /// Parameters of the `session/update` notification (agent to client).
@@ -45,6 +49,10 @@ crate::types::serde_util::tagged_union! {
         ToolCallUpdate(ToolCallUpdate) = "tool_call_update",
         /// The agent's current plan, in full.
         Plan(Plan) = "plan",
+        /// One of the session's ID-addressed plans, replaced whole (needs the client's `plan`).
+        PlanUpdate(PlanUpdate) = "plan_update",
+        /// An ID-addressed plan was removed (needs the client's `plan`).
+        PlanRemoved(PlanRemoved) = "plan_removed",
         /// The slash commands available now, in full.
         AvailableCommandsUpdate(AvailableCommandsUpdate) = "available_commands_update",
         /// The session switched modes.
@@ -55,6 +63,18 @@ crate::types::serde_util::tagged_union! {
         SessionInfoUpdate(SessionInfoUpdate) = "session_info_update",
         /// How much of the context window (and money) the session uses.
         UsageUpdate(UsageUpdate) = "usage_update",
+        /// Fire-and-forget information for the user (needs the client's `session.notices`).
+        Notice(Notice) = "notice",
+        /// A context compaction upsert (needs the client's `session.compaction`).
+        CompactionUpdate(CompactionUpdate) = "compaction_update",
+        /// A piece of a compaction's summary (needs the client's `session.compaction`).
+        CompactionSummaryChunk(CompactionSummaryChunk) = "compaction_summary_chunk",
+        /// A child session of this one was created or changed (needs the client's `subagents`).
+        SubagentUpdate(SubagentUpdate) = "subagent_update",
+        /// An inter-session message upsert (needs the client's `subagents`).
+        SessionMessage(SessionMessage) = "session_message",
+        /// A piece of an inter-session message (needs the client's `subagents`).
+        SessionMessageChunk(SessionMessageChunk) = "session_message_chunk",
     }
 }
 

@@ -170,7 +170,19 @@ impl<C: Chooser> Sim<'_, C> {
         } else {
             ("never-announced".to_owned(), "u-:0".to_owned(), false)
         };
-        let update = SessionUpdate::AgentMessageChunk(ContentChunk::new(ContentBlock::Text(TextContent::new(text))));
+        // Sometimes an opt-in kind: a notice, which the gate lets out only to a client that
+        // advertised `session.notices`.
+        let notice = self.c.chance(1, 8);
+        let update = if notice {
+            SessionUpdate::Notice(Notice::new(NoticeSeverity::Info, text))
+        } else {
+            SessionUpdate::AgentMessageChunk(ContentChunk::new(ContentBlock::Text(TextContent::new(text))))
+        };
+        let notices_advertised = self
+            .agent
+            .conn
+            .negotiated()
+            .is_some_and(|n| n.peer.json().pointer("/session/notices").is_some_and(|v| v.is_object()));
         let before = self.agent.conn.bytes_queued();
         let sent: acp_proto::Notification = SessionNotification::new(session.as_str(), update).into();
         let r = self.agent.conn.send_notification(self.now, sent.clone()).map_err(|refused| {
@@ -180,10 +192,20 @@ impl<C: Chooser> Sim<'_, C> {
         self.agent.note_app_output(before);
         self.log(format!("agent update {session} -> {r:?}"));
         let known = self.agent.sessions.contains(&session);
+        if notice && !notices_advertised {
+            assert!(
+                matches!(r, Err(SendError::NotSupportedByPeer { capability: ["session", "notices"], .. })),
+                "a notice to a client without session.notices: {r:?}"
+            );
+            return;
+        }
         match r {
             Ok(()) => {
                 assert!(known, "an update for an unannounced session was accepted");
-                if turn && let Some(t) = self.agent_turns.get_mut(&session) {
+                if turn
+                    && !notice
+                    && let Some(t) = self.agent_turns.get_mut(&session)
+                {
                     t.updates += 1;
                     *self.model.turn_updates.entry(t.label).or_default() += 1;
                 }

@@ -32,6 +32,10 @@ impl<C: Chooser> Sim<'_, C> {
         init.client_capabilities.fs.read_text_file = self.c.chance(1, 2);
         init.client_capabilities.fs.write_text_file = self.c.chance(1, 2);
         init.client_capabilities.terminal = self.c.chance(1, 2);
+        if self.c.chance(1, 2) {
+            let notices = Some(NoticeCapabilities::default());
+            init.client_capabilities.session = Some(ClientSessionCapabilities { notices, ..Default::default() });
+        }
         let label = self.label();
         let deadline = if self.c.chance(1, 4) { self.deadline() } else { None };
         let id = self.client.conn.send_request(self.now, init, deadline).expect("initialize is accepted");
@@ -183,6 +187,12 @@ impl<C: Chooser> Sim<'_, C> {
     fn client_notification(&mut self, notification: Notification, turn: Option<acp_proto::TurnStamp>) {
         let Notification::Agent(AgentNotification::SessionUpdate(n)) = notification else { return };
         let s = n.session_id.as_str().to_owned();
+        if let SessionUpdate::Notice(_) = &n.update {
+            // The gate invariant: never received what was not advertised.
+            let own = self.client.conn.negotiated().map(|neg| neg.own.json().clone());
+            let advertised = own.as_ref().and_then(|o| o.pointer("/session/notices")).is_some_and(|v| v.is_object());
+            assert!(advertised, "the client received a notice without advertising session.notices");
+        }
         let text = match &n.update {
             SessionUpdate::AgentMessageChunk(c) => match &c.content {
                 ContentBlock::Text(t) => t.text.clone(),
