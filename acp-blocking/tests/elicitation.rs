@@ -131,6 +131,12 @@ fn elicitation_both_ways_and_a_notice_refused_locally() {
     let (texts, notice) = run(client.clone(), elicitation_caps());
     assert_eq!(texts, ["notice refused: session.notices", "form: Some(String(\"Ada\"))", "url: true"]);
     assert!(!notice, "the client never sees a notice it did not opt in to");
+    // `elicitation/complete` is a notification: its handler runs on the ordered notification
+    // thread, which may still be at it when the turn's answer reaches this thread.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while client.seen.lock().unwrap().len() < 3 && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
     assert_eq!(*client.seen.lock().unwrap(), ["create Your name?", "create Log in", "complete e1"]);
 }
 
