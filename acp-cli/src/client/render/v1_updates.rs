@@ -118,3 +118,29 @@ impl Renderer {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::Style;
+    use super::super::tests::Buf;
+    use super::*;
+
+    #[test]
+    fn peer_text_of_the_new_kinds_is_drawn_inert_and_capped() {
+        let buf = Buf::default();
+        let style = Style { color: false, spinner: false };
+        let mut r = Renderer::new(Box::new(buf.clone()), Box::new(Buf::default()), style);
+        let mut notice = Notice::new(NoticeSeverity::Error, "\x1b]0;owned\x07title");
+        notice.description = Some((0..MAX_TEXT_LINES + 3).map(|i| format!("line {i}\n")).collect());
+        r.update(&SessionUpdate::Notice(notice));
+        let mut subagent = SubagentUpdate::new("child\x1b[2J");
+        subagent.title = Some(Some("t\ri".to_owned()));
+        r.update(&SessionUpdate::SubagentUpdate(subagent));
+        let out = String::from_utf8(buf.0.lock().unwrap().clone()).unwrap();
+        assert!(!out.contains('\x1b') && !out.contains('\x07') && !out.contains('\r'), "{out:?}");
+        assert!(out.starts_with("! notice (error): "), "{out:?}");
+        assert!(out.contains("◆ subagent child"), "{out:?}");
+        assert!(out.contains("    … 3 more lines\n"), "{out:?}");
+        assert_eq!(out.lines().filter(|l| l.starts_with("    line ")).count(), MAX_TEXT_LINES, "{out:?}");
+    }
+}
