@@ -6,8 +6,8 @@
 //!
 //! | request | answer |
 //! |---|---|
-//! | `initialize` | `protocolVersion: 1` whatever was asked; `loadSession: false`; `sessionCapabilities: {close: {}}`; prompts may carry images and embedded context, not audio; no MCP over HTTP or SSE; `authMethods: []`; `agentInfo` |
-//! | `session/new` | a fresh `sessionId` (`sess-1`, `sess-2`, …); a relative `cwd` is `-32602`; with [`AgentConfig::max_sessions`] sessions open (default 1024), `-32603` with `data: {"reason": TOO_MANY_SESSIONS, "limit": N}` |
+//! | `initialize` | `protocolVersion: 1` whatever was asked; `loadSession: false`; `sessionCapabilities: {close: {}, systemPrompt: {}}`; prompts may carry images and embedded context, not audio; no MCP over HTTP or SSE; `authMethods: []`; `agentInfo` |
+//! | `session/new` | a fresh `sessionId` (`sess-1`, `sess-2`, …); a relative `cwd` is `-32602`; a `systemPrompt` in `append` mode is kept (its text blocks joined by spaces: SYSTEM), another mode or one without text is `-32602`; with [`AgentConfig::max_sessions`] sessions open (default 1024), `-32603` with `data: {"reason": TOO_MANY_SESSIONS, "limit": N}` |
 //! | `session/close` | `{}`: the session is forgotten (its slot freed) and its running turn, if any, ends `cancelled`; an unknown or already closed session is `-32002` |
 //! | `session/prompt` of an unknown or closed session | `-32002`, `data: {"reason": "unknown session", "sessionId": …}` |
 //! | `_test/echo` | its params, verbatim |
@@ -16,12 +16,26 @@
 //! A prompt turn, with TEXT the prompt's text blocks joined by spaces and PATH the first
 //! whitespace-separated word of TEXT that is an absolute path:
 //!
-//! 1. `agent_message_chunk` `echo: TEXT`;
+//! 1. `agent_message_chunk` `echo: TEXT`; in a session given a `systemPrompt`, then an
+//!    `agent_message_chunk` `\nsystem prompt: SYSTEM`;
 //! 2. if TEXT contains the word `slow`, the turn stays open for [`AgentConfig::slow_delay`]
 //!    (5 s) unless it is cancelled;
-//! 3. an `agent_thought_chunk`, then a `plan`;
-//! 4. a `tool_call` (`kind: read`, `status: pending`, `locations: [PATH]` when there is a PATH);
-//! 5. one `session/request_permission` for it, offering `allow-once` and `reject-once`:
+//! 3. if TEXT contains the word `elicit`, a form (`elicitation/create`: `name`, a required
+//!    string, and `count`, an integer) when the client advertised `elicitation.form`, then an
+//!    `agent_message_chunk` with what came back: `form accepted: name="Ada" count=3` (the
+//!    fields in name order, as JSON values), `form declined`, `form cancelled`, or `no form:
+//!    the client did not advertise elicitation.form`; then `done` and `end_turn` (steps 4-7
+//!    are skipped);
+//! 4. if TEXT contains the word `news`, one update of each kind that needs a client
+//!    capability (newest v1 schema): a `notice` (`session.notices`), a `plan_update` and a
+//!    `plan_removed` (`plan`), a `compaction_update` and a `compaction_summary_chunk`
+//!    (`session.compaction`), a `subagent_update` and a `session_message` (`subagents`), then
+//!    a completed `tool_call` with a `name`; each one the client did not advertise is refused
+//!    by the core and reported instead as an `agent_message_chunk` `not sent: KIND (needs
+//!    CAPABILITY)`; then `done` and `end_turn` (steps 5-7 are skipped);
+//! 5. an `agent_thought_chunk`, then a `plan`;
+//! 6. a `tool_call` (`kind: read`, `status: pending`, `locations: [PATH]` when there is a PATH);
+//! 7. one `session/request_permission` for it, offering `allow-once` and `reject-once`:
 //!    * rejected: `tool_call_update` `failed`, and the turn ends `end_turn`;
 //!    * cancelled (or `session/cancel` at any point): the turn ends `cancelled`, nothing is read;
 //!    * allowed: `tool_call_update` `in_progress`; then `fs/read_text_file` of PATH only if PATH
@@ -34,6 +48,8 @@
 //! The agent logs a line per request to stderr, never to stdout, and [`ReferenceAgent::serve_stdio`] returns
 //! as soon as stdin ends.
 
+mod form;
+mod news;
 mod sessions;
 
 use std::io::{self, Read, Write};
@@ -46,6 +62,8 @@ use acp_blocking::acp_proto::{Method, RpcError};
 use acp_blocking::{Agent, AgentOptions, Error, PromptContext, RequestContext};
 use serde_json::{Value, json};
 
+pub use form::{form_schema, is_elicit};
+pub use news::is_news;
 pub use sessions::TOO_MANY_SESSIONS;
 use sessions::{Closed, Sessions};
 
@@ -127,8 +145,18 @@ impl ReferenceAgent {
         self.serve(io::stdin(), io::stdout())
     }
 
-    /// The turn after the echo: thought, plan, tool call, permission, read.
+    /// The turn after the echo: the `news` updates, or thought, plan, tool call, permission, read.
     fn turn(&self, text: &str, path: Option<&str>, cx: &PromptContext, closed: &Closed) -> Result<Step, Error> {
+        if is_elicit(text) {
+            let said = form::ask_form(cx)?;
+            cx.send_text(said)?;
+            return Ok(Step::Go);
+        }
+        if is_news(text) {
+            let call_id = format!("call-{}", self.next_call.fetch_add(1, Ordering::Relaxed) + 1);
+            news::send_news(cx, &call_id)?;
+            return Ok(Step::Go);
+        }
         cx.send_update(SessionUpdate::AgentThoughtChunk(ContentChunk::new(ContentBlock::text(match path {
             Some(p) => format!("The prompt names {p}; I will ask before reading it through the client."),
             None => "The prompt names no absolute path, so there is nothing to read.".to_owned(),
@@ -196,6 +224,22 @@ impl ReferenceAgent {
     }
 }
 
+/// The text of an `append` system prompt (its text blocks joined by spaces); `-32602` for
+/// another mode (not advertised) or one without text.
+fn system_prompt_text(system: &SystemPrompt) -> Result<String, RpcError> {
+    if system.mode != SystemPromptMode::Append {
+        return Err(RpcError::invalid_params(format!(
+            "systemPrompt mode `{}` is not supported (only append)",
+            system.mode.as_str()
+        )));
+    }
+    let text = prompt_text(&system.content);
+    if text.is_empty() {
+        return Err(RpcError::invalid_params("systemPrompt has no text"));
+    }
+    Ok(text)
+}
+
 /// Whether the turn should stop: cancelled (`session/cancel`), or its session closed.
 fn stopped(cx: &PromptContext, closed: &Closed) -> bool {
     cx.is_cancelled() || closed.is_set()
@@ -240,6 +284,7 @@ impl Agent for ReferenceAgent {
         let caps = &mut response.agent_capabilities;
         caps.load_session = false;
         caps.session_capabilities.close = Some(SessionCloseCapabilities::default());
+        caps.session_capabilities.system_prompt = Some(SessionSystemPromptCapabilities::default());
         caps.prompt_capabilities.image = true;
         caps.prompt_capabilities.audio = false;
         caps.prompt_capabilities.embedded_context = true;
@@ -256,7 +301,8 @@ impl Agent for ReferenceAgent {
             return Err(RpcError::invalid_params(format!("cwd must be an absolute path, got `{}`", request.cwd))
                 .with_data(json!({ "reason": "cwd must be an absolute path", "cwd": request.cwd })));
         }
-        let id = self.sessions.open()?;
+        let system_prompt = request.system_prompt.as_ref().map(system_prompt_text).transpose()?;
+        let id = self.sessions.open(system_prompt)?;
         self.log(format_args!("session {id} opened in {}", request.cwd));
         Ok(NewSessionResponse::new(id))
     }
@@ -277,6 +323,9 @@ impl Agent for ReferenceAgent {
         let path = first_absolute_path(&text);
         self.log(format_args!("prompt on {}: {text:?}", request.session_id));
         cx.send_text(format!("echo: {text}"))?;
+        if let Some(system) = self.sessions.system_prompt(&request.session_id) {
+            cx.send_text(format!("\nsystem prompt: {system}"))?;
+        }
         if is_slow(&text) && closed.wait(cx.cancellation(), self.config.slow_delay) {
             return Ok(PromptResponse::new(StopReason::Cancelled));
         }

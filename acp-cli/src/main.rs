@@ -119,6 +119,10 @@ struct ClientArgs {
     /// Authenticate with this method (one of the agent's authMethods) before the session.
     #[arg(long, value_name = "METHOD_ID")]
     auth: Option<String>,
+    /// Answer the agent's forms (elicitation/create, form mode) from this JSON object of field
+    /// names to values; without it forms are declined and not advertised.
+    #[arg(long, value_name = "FILE.json")]
+    elicit: Option<PathBuf>,
     /// How long the agent gets to answer each of initialize, authenticate and session/new
     /// (exit code 9 past it).
     #[arg(long, value_name = "SECS", default_value_t = 30, value_parser = clap::value_parser!(u64).range(1..))]
@@ -214,6 +218,7 @@ fn main() -> ExitCode {
             config.prompt = args.prompt;
             config.show_stderr = args.show_stderr;
             config.auth = args.auth;
+            config.elicit = args.elicit;
             config.connect_timeout = Duration::from_secs(args.connect_timeout);
             config.unconfined_terminals = args.unconfined_terminals;
             config.die_with_client = true;

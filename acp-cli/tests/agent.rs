@@ -86,7 +86,11 @@ fn initialize_answers_version_1_and_the_advertised_capabilities_on_the_wire() {
         json!({"image": true, "audio": false, "embeddedContext": true})
     );
     assert_eq!(result["agentCapabilities"]["mcpCapabilities"], json!({"http": false, "sse": false}));
-    assert_eq!(result["agentCapabilities"]["sessionCapabilities"], json!({"close": {}}), "session/close is offered");
+    assert_eq!(
+        result["agentCapabilities"]["sessionCapabilities"],
+        json!({"close": {}, "systemPrompt": {}}),
+        "session/close and systemPrompt (append) are offered"
+    );
     assert_eq!(result["authMethods"], json!([]), "{line}");
     assert_eq!(result["agentInfo"]["name"], json!("acp-reference-agent"));
     assert!(result["agentInfo"]["version"].is_string());

@@ -39,10 +39,17 @@ impl Closed {
     }
 }
 
+/// An open session: its close signal and the text of its `systemPrompt`, if it has one.
+#[derive(Debug, Default)]
+struct Open {
+    closed: Arc<Closed>,
+    system_prompt: Option<Arc<str>>,
+}
+
 /// The open sessions (at most `limit`) and the counter naming new ones.
 #[derive(Debug)]
 pub(super) struct Sessions {
-    open: Mutex<HashMap<SessionId, Arc<Closed>>>,
+    open: Mutex<HashMap<SessionId, Open>>,
     limit: usize,
     next: AtomicU64,
 }
@@ -52,32 +59,37 @@ impl Sessions {
         Sessions { open: Mutex::new(HashMap::new()), limit, next: AtomicU64::new(0) }
     }
 
-    fn lock(&self) -> MutexGuard<'_, HashMap<SessionId, Arc<Closed>>> {
+    fn lock(&self) -> MutexGuard<'_, HashMap<SessionId, Open>> {
         self.open.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
     /// A fresh session (`sess-1`, `sess-2`, …), or `-32603` with `data: {reason, limit}` when
-    /// `limit` sessions are open.
-    pub(super) fn open(&self) -> Result<SessionId, RpcError> {
+    /// `limit` sessions are open. `system_prompt` is kept for [`Sessions::system_prompt`].
+    pub(super) fn open(&self, system_prompt: Option<String>) -> Result<SessionId, RpcError> {
         let mut open = self.lock();
         if open.len() >= self.limit {
             return Err(RpcError::new(ErrorCode::INTERNAL_ERROR, TOO_MANY_SESSIONS)
                 .with_data(json!({ "reason": TOO_MANY_SESSIONS, "limit": self.limit })));
         }
         let id = SessionId::from(format!("sess-{}", self.next.fetch_add(1, Ordering::Relaxed) + 1));
-        open.insert(id.clone(), Arc::default());
+        open.insert(id.clone(), Open { closed: Arc::default(), system_prompt: system_prompt.map(Arc::from) });
         Ok(id)
     }
 
     /// The session's close signal, or the unknown-session error ([`unknown`]).
     pub(super) fn get(&self, id: &SessionId) -> Result<Arc<Closed>, RpcError> {
-        self.lock().get(id).cloned().ok_or_else(|| unknown(id))
+        self.lock().get(id).map(|o| o.closed.clone()).ok_or_else(|| unknown(id))
+    }
+
+    /// The text of the session's `systemPrompt`, if it was given one.
+    pub(super) fn system_prompt(&self, id: &SessionId) -> Option<Arc<str>> {
+        self.lock().get(id).and_then(|o| o.system_prompt.clone())
     }
 
     /// Forgets the session and stops its running turn, or the unknown-session error.
     pub(super) fn close(&self, id: &SessionId) -> Result<(), RpcError> {
         let closed = self.lock().remove(id).ok_or_else(|| unknown(id))?;
-        closed.0.store(true, Ordering::Release);
+        closed.closed.0.store(true, Ordering::Release);
         Ok(())
     }
 }

@@ -11,6 +11,7 @@ use acp_blocking::acp_proto::types::*;
 use super::ClientConfig;
 use super::handler::describe_error;
 use super::session::Session;
+use super::terminal_auth;
 use crate::Exit;
 
 /// JSON-RPC `auth_required`.
@@ -22,7 +23,8 @@ impl Session {
     pub(super) fn connect(&mut self, config: &ClientConfig, cwd: &Path) -> Result<(), Exit> {
         let timeout = self.settings.connect_timeout;
         let mut init = InitializeRequest::new(ProtocolVersion::V1);
-        init.client_capabilities = self.services.capabilities();
+        let local = config.connect.is_none() && !config.agent.is_empty();
+        init.client_capabilities = super::offer::advertised(self.services.capabilities(), self.settings.forms, local);
         let mut info = Implementation::new("acp-cli", env!("CARGO_PKG_VERSION"));
         info.title = Some("acp client".to_owned());
         init.client_info = Some(info);
@@ -35,6 +37,7 @@ impl Session {
         self.auth_methods = response.auth_methods;
 
         if let Some(method) = &config.auth {
+            self.terminal_auth(config, method)?;
             let requester = self.requester().with_timeout(timeout);
             let request = AuthenticateRequest::new(method.as_str());
             if let Err(e) = self.call("authenticating…", move || requester.authenticate(request))? {
@@ -52,6 +55,25 @@ impl Session {
         self.render.info(&format!("session {session} · cwd {}", cwd.display()));
         self.session = Some(session);
         Ok(())
+    }
+
+    /// Runs the `terminal` authentication method `id`, if that is its kind (see
+    /// [`super::terminal_auth`]).
+    fn terminal_auth(&mut self, config: &ClientConfig, id: &str) -> Result<(), Exit> {
+        let Some(AuthMethod::Terminal(method)) = self.auth_methods.iter().find(|m| m.id() == Some(id)).cloned() else {
+            return Ok(());
+        };
+        let line = terminal_auth::command_line(&config.agent, &method);
+        let shown: Vec<String> = line.iter().map(|a| a.to_string_lossy().into_owned()).collect();
+        self.render.waiting(None);
+        self.render.info(&format!("running `{}` for `{id}` ({})", shown.join(" "), method.name));
+        match terminal_auth::run(&config.agent, &method) {
+            Ok(()) => Ok(()),
+            Err(why) => {
+                self.render.error(&format!("authentication with `{id}` failed: {why}"));
+                Err(Exit::AuthRequired)
+            }
+        }
     }
 
     fn header(&mut self, response: &InitializeResponse) {

@@ -14,6 +14,7 @@ use acp_blocking::{Client, ClientContext};
 use acp_services::{ClientServices, ErrorKind};
 
 use super::UiEvent;
+use super::elicit::{Answers, ElicitNote, answer_form};
 use super::guard::{Approvals, ask, ask_locally, refused};
 use super::permission::Policy;
 
@@ -58,6 +59,8 @@ pub(crate) struct CliClient {
     approvals: Arc<Approvals>,
     /// Set when the client shuts down: waits return.
     shutdown: Arc<AtomicBool>,
+    /// The `--elicit` answers to forms.
+    answers: Option<Arc<Answers>>,
 }
 
 impl CliClient {
@@ -67,8 +70,9 @@ impl CliClient {
         policy: Policy,
         approvals: Arc<Approvals>,
         shutdown: Arc<AtomicBool>,
+        answers: Option<Arc<Answers>>,
     ) -> CliClient {
-        CliClient { services, ui, policy, approvals, shutdown }
+        CliClient { services, ui, policy, approvals, shutdown, answers }
     }
 
     /// Whether the policy lets the agent `what` (a write or a command) now; under `--ask`
@@ -218,6 +222,34 @@ impl Client for CliClient {
         _: &ClientContext,
     ) -> Result<ReleaseTerminalResponse, RpcError> {
         self.services.terminals().ok_or_else(|| missing("terminal/release"))?.release(&request)
+    }
+
+    fn create_elicitation(
+        &self,
+        request: CreateElicitationRequest,
+        _: &ClientContext,
+    ) -> Result<CreateElicitationResponse, RpcError> {
+        let (response, note) = match &request.mode {
+            ElicitationMode::Form(form) => {
+                answer_form(&request.message, &form.requested_schema, self.answers.as_deref())
+            }
+            ElicitationMode::Url(url) => {
+                let note = ElicitNote::Url {
+                    message: request.message.clone(),
+                    url: url.url.clone(),
+                    id: url.elicitation_id.to_string(),
+                };
+                (CreateElicitationResponse::new(ElicitationAction::Accept(ElicitationAcceptAction::default())), note)
+            }
+            _ => return Err(RpcError::invalid_params("an elicitation mode this client does not know")),
+        };
+        let _ = self.ui.send(UiEvent::Elicitation(note));
+        Ok(response)
+    }
+
+    fn complete_elicitation(&self, notification: CompleteElicitationNotification) {
+        let _ =
+            self.ui.send(UiEvent::Elicitation(ElicitNote::Completed { id: notification.elicitation_id.to_string() }));
     }
 
     fn session_update(&self, notification: SessionNotification) {

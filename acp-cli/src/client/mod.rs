@@ -23,6 +23,7 @@
 mod children;
 mod connect;
 mod diff;
+mod elicit;
 mod exec_child;
 mod guard;
 mod handler;
@@ -35,6 +36,7 @@ mod remote;
 mod render;
 mod sanitize;
 mod session;
+mod terminal_auth;
 
 use std::ffi::OsString;
 use std::io::IsTerminal;
@@ -89,6 +91,9 @@ pub struct ClientConfig {
     pub policy_note: Option<String>,
     /// The authentication method to use before opening the session.
     pub auth: Option<String>,
+    /// A JSON object of field names to values that answers the agent's forms
+    /// (`elicitation/create`, form mode); without it forms are declined and not advertised.
+    pub elicit: Option<PathBuf>,
     /// Lines printed before connecting (the demo's introduction).
     pub banner: Vec<String>,
     /// How to draw; `None`: [`Style::detect`].
@@ -122,6 +127,7 @@ impl ClientConfig {
             show_stderr: false,
             policy_note: None,
             auth: None,
+            elicit: None,
             banner: Vec::new(),
             style: None,
             connect_timeout: CONNECT_TIMEOUT,
@@ -149,6 +155,8 @@ pub(crate) enum UiEvent {
     Outside(SessionNotification),
     /// The agent asks for permission.
     Permission(PermissionAsk),
+    /// An elicitation was answered (or a URL one completed).
+    Elicitation(elicit::ElicitNote),
     /// The client served (or refused) an `fs/*` or `terminal/*` request.
     Activity(Activity),
     /// A line of the agent's stderr.
@@ -193,6 +201,14 @@ pub fn run(config: ClientConfig) -> Exit {
             }
         };
 
+    let answers = match config.elicit.as_deref().map(elicit::load_answers).transpose() {
+        Ok(answers) => answers.map(Arc::new),
+        Err(e) => {
+            render.error(&e);
+            return Exit::Failure;
+        }
+    };
+
     let (tx, rx) = mpsc::sync_channel(UI_QUEUE);
     let (interrupts, installed) = Interrupts::install(tx.clone());
     if let Err(e) = installed {
@@ -204,7 +220,8 @@ pub fn run(config: ClientConfig) -> Exit {
     };
     let approvals = Arc::new(Approvals::default());
     let shutdown = Arc::new(AtomicBool::new(false));
-    let client = CliClient::new(services.clone(), tx.clone(), policy, approvals.clone(), shutdown.clone());
+    let forms = answers.is_some();
+    let client = CliClient::new(services.clone(), tx.clone(), policy, approvals.clone(), shutdown.clone(), answers);
     let mut options = ClientOptions::default();
     options.max_buffered = MAX_BUFFERED;
     let conn = match ClientConnection::connect(client, stdout, stdin, options) {
@@ -222,6 +239,7 @@ pub fn run(config: ClientConfig) -> Exit {
         show_stderr: config.show_stderr,
         connect_timeout: config.connect_timeout,
         offer,
+        forms,
     };
     let shared = session::Shared { interrupts, approvals, shutdown };
     let mut session = Session::new(render, (tx, rx), conn, process, services, settings, shared);

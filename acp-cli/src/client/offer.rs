@@ -12,6 +12,11 @@
 
 use std::path::{Path, PathBuf};
 
+use acp_blocking::acp_proto::types::{
+    ClientCapabilities, ClientSessionCapabilities, CompactionCapabilities, ElicitationCapabilities,
+    ElicitationFormCapabilities, ElicitationUrlCapabilities, NoticeCapabilities, PlanCapabilities,
+    SubagentCapabilities,
+};
 use acp_services::{ClientServices, FsConfig, FsSandbox, TerminalConfig, Terminals};
 
 use super::exec_child::EXEC_CHILD;
@@ -108,4 +113,27 @@ pub(crate) fn services(
 
 fn absolute_list(roots: &[PathBuf]) -> String {
     roots.iter().map(|r| r.display().to_string()).collect::<Vec<_>>().join(", ")
+}
+
+/// What the client advertises in `initialize`: the services' `fs`/`terminal`, plus exactly the
+/// session updates the renderer draws beyond the base set: `plan` (`plan_update`,
+/// `plan_removed`), `subagents` (`subagent_update`, `session_message`,
+/// `session_message_chunk`), `session.notices` and `session.compaction`; and the elicitations
+/// it answers (see [`super::elicit`]): `elicitation.url` always, `elicitation.form` when
+/// `forms` (`--elicit`); `auth.terminal` when `terminal_auth` (an agent the client spawns,
+/// see [`super::terminal_auth`]).
+pub(crate) fn advertised(services: ClientCapabilities, forms: bool, terminal_auth: bool) -> ClientCapabilities {
+    let mut caps = services;
+    caps.auth.terminal = terminal_auth;
+    caps.elicitation = Some(ElicitationCapabilities {
+        form: forms.then(ElicitationFormCapabilities::default),
+        url: Some(ElicitationUrlCapabilities::default()),
+        meta: None,
+    });
+    caps.plan = Some(PlanCapabilities::default());
+    caps.subagents = Some(SubagentCapabilities::default());
+    let session = caps.session.get_or_insert_with(ClientSessionCapabilities::default);
+    session.notices = Some(NoticeCapabilities::default());
+    session.compaction = Some(CompactionCapabilities::default());
+    caps
 }

@@ -1,5 +1,6 @@
 //! What the client shows: streamed message text, dimmed thoughts, the plan as a checklist,
-//! tool calls with kind, status, locations, content and diffs, permission questions, a
+//! tool calls with name, kind, status, locations, content and diffs, notices, compactions,
+//! ID-addressed plans and subagents (in [`v1_updates`]), permission questions, a
 //! spinner while waiting. Plain ANSI escapes, no dependency; no colour when `NO_COLOR` is set,
 //! `TERM` is `dumb` or stdout is not a terminal, and no spinner when stdout is not a terminal.
 //!
@@ -24,6 +25,9 @@ use acp_blocking::acp_proto::types::*;
 use super::diff::{DiffLine, line_diff};
 use super::handler::Activity;
 use super::sanitize;
+
+mod elicitation;
+mod v1_updates;
 
 /// Lines of tool call text shown before the rest is elided.
 const MAX_TEXT_LINES: usize = 12;
@@ -354,6 +358,14 @@ impl Renderer {
             }
             SessionUpdate::UserMessageChunk(chunk) => self.line(&[("2", "you: "), ("2", &block_text(&chunk.content))]),
             SessionUpdate::Plan(plan) => self.plan(plan),
+            SessionUpdate::PlanUpdate(plan) => self.plan_update(plan),
+            SessionUpdate::PlanRemoved(removed) => self.plan_removed(removed),
+            SessionUpdate::Notice(notice) => self.notice(notice),
+            SessionUpdate::CompactionUpdate(update) => self.compaction(update),
+            SessionUpdate::CompactionSummaryChunk(chunk) => self.compaction_chunk(chunk),
+            SessionUpdate::SubagentUpdate(update) => self.subagent(update),
+            SessionUpdate::SessionMessage(message) => self.session_message(message),
+            SessionUpdate::SessionMessageChunk(chunk) => self.session_message_chunk(chunk),
             SessionUpdate::ToolCall(call) => self.tool_call(call),
             SessionUpdate::ToolCallUpdate(update) => self.tool_call_update(update),
             SessionUpdate::AvailableCommandsUpdate(c) => {
@@ -381,17 +393,22 @@ impl Renderer {
     fn plan(&mut self, plan: &Plan) {
         self.line(&[("1", "Plan")]);
         for entry in &plan.entries {
-            let (mark, code) = match entry.status {
-                PlanEntryStatus::Completed => ("[x]", "32"),
-                PlanEntryStatus::InProgress => ("[~]", "33"),
-                _ => ("[ ]", "0"),
-            };
-            let priority = match entry.priority {
-                PlanEntryPriority::High => " (high)",
-                _ => "",
-            };
-            self.line(&[("", "  "), (code, mark), ("", " "), ("", &entry.content), ("2", priority)]);
+            self.plan_entry(entry);
         }
+    }
+
+    /// One step of a plan, as a checklist line.
+    fn plan_entry(&mut self, entry: &PlanEntry) {
+        let (mark, code) = match entry.status {
+            PlanEntryStatus::Completed => ("[x]", "32"),
+            PlanEntryStatus::InProgress => ("[~]", "33"),
+            _ => ("[ ]", "0"),
+        };
+        let priority = match entry.priority {
+            PlanEntryPriority::High => " (high)",
+            _ => "",
+        };
+        self.line(&[("", "  "), (code, mark), ("", " "), ("", &entry.content), ("2", priority)]);
     }
 
     fn status_mark(status: &Option<ToolCallStatus>) -> Span<'static> {
@@ -428,7 +445,8 @@ impl Renderer {
         }
         let kind = call.kind.as_ref().map_or("tool", ToolKind::as_str);
         let status = call.status.as_ref().map_or("pending", ToolCallStatus::as_str);
-        let tag = format!("[{kind} · {status}]");
+        let name = call.name.as_ref().map(|n| format!("{n} · ")).unwrap_or_default();
+        let tag = format!("[{name}{kind} · {status}]");
         self.line(&[("35", "▸"), ("", " "), ("1", &call.title), ("", "  "), ("2", &tag)]);
         self.locations(call.locations.as_deref().unwrap_or_default());
         for content in call.content.iter().flatten() {

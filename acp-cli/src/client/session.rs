@@ -64,6 +64,8 @@ pub(crate) struct Settings {
     pub(crate) connect_timeout: Duration,
     /// What is served to the agent, for the header.
     pub(crate) offer: Offer,
+    /// Forms are answered (`--elicit`), so `elicitation.form` is advertised.
+    pub(crate) forms: bool,
 }
 
 /// What the UI thread shares with the signal handler and the request handlers.
@@ -248,6 +250,7 @@ impl Session {
             UiEvent::Activity(activity) => self.render.activity(&activity),
             UiEvent::Outside(notification) => self.render.update(&notification.update),
             UiEvent::Permission(ask) => self.permission(ask),
+            UiEvent::Elicitation(note) => self.render.elicitation(&note),
             UiEvent::Line(line) => {
                 self.lines.push_back(line);
                 self.answer_questions();
