@@ -7,7 +7,7 @@
 
 use std::time::Instant;
 
-use proptests::sim::{SimConfig, Summary, run_seed};
+use proptests::sim::{OptInCounts, SimConfig, Summary, run_seed};
 
 fn env_u64(name: &str, default: u64) -> u64 {
     std::env::var(name).ok().and_then(|v| v.parse().ok()).unwrap_or(default)
@@ -29,6 +29,19 @@ fn run_or_report(seed: u64) -> Summary {
             panic!("simulation failed: {message}\nreplay with ACP_SIM_SEED={seed}");
         }
     }
+}
+
+fn add_opt_in(total: &mut OptInCounts, s: &OptInCounts) {
+    total.updates_sent += s.updates_sent;
+    total.updates_refused += s.updates_refused;
+    total.updates_received += s.updates_received;
+    total.elicitations_sent += s.elicitations_sent;
+    total.elicitations_refused += s.elicitations_refused;
+    total.elicitations_answered += s.elicitations_answered;
+    total.elicitation_outcomes += s.elicitation_outcomes;
+    total.completes_sent += s.completes_sent;
+    total.completes_refused += s.completes_refused;
+    total.completes_received += s.completes_received;
 }
 
 #[test]
@@ -58,20 +71,45 @@ fn simulated_seeds_hold_every_invariant() {
         total.checks += s.checks;
         total.output_pauses += s.output_pauses;
         total.peak_queued = total.peak_queued.max(s.peak_queued);
+        add_opt_in(&mut total.opt_in, &s.opt_in);
     }
+    let o = &total.opt_in;
     let line = format!(
-        "sim: {runs} seeds from {first}, {} steps, {} frames, {} outcomes checked against the model, {} invariant checks, {} output pauses, peak queued output {} bytes, {:.1}s",
+        "sim: {runs} seeds from {first}, {} steps, {} frames, {} outcomes checked against the model, {} invariant checks, {} output pauses, peak queued output {} bytes; opt-in updates {} sent / {} refused / {} received, elicitations {} sent / {} refused / {} answered / {} outcomes, elicitation/complete {} sent / {} refused / {} received; {:.1}s",
         total.steps,
         total.frames,
         total.outcomes,
         total.checks,
         total.output_pauses,
         total.peak_queued,
+        o.updates_sent,
+        o.updates_refused,
+        o.updates_received,
+        o.elicitations_sent,
+        o.elicitations_refused,
+        o.elicitations_answered,
+        o.elicitation_outcomes,
+        o.completes_sent,
+        o.completes_refused,
+        o.completes_received,
         start.elapsed().as_secs_f64()
     );
     println!("{line}");
     eprintln!("{line}");
     assert!(total.steps >= runs as usize * config().steps, "every seed runs its steps");
+    if runs >= 200 {
+        // Enough seeds: every opt-in path was taken (sent, refused, received, answered).
+        for (what, n) in [
+            ("opt-in updates received", o.updates_received),
+            ("opt-in updates refused", o.updates_refused),
+            ("elicitation outcomes", o.elicitation_outcomes),
+            ("elicitations refused", o.elicitations_refused),
+            ("elicitation/complete received", o.completes_received),
+            ("elicitation/complete refused", o.completes_refused),
+        ] {
+            assert!(n > 0, "no {what} in {runs} seeds");
+        }
+    }
 }
 
 #[test]

@@ -7,7 +7,7 @@ use acp_proto::{
 };
 use serde_json::json;
 
-use super::{Chooser, Out, Pending, Sim, label_of};
+use super::{Chooser, Out, Pending, Sim, label_of, opt_in};
 
 /// A prompt turn the agent application is running.
 #[derive(Debug, Clone)]
@@ -139,9 +139,11 @@ impl<C: Chooser> Sim<'_, C> {
         if self.agent.closed || !self.agent.conn.is_ready() {
             return;
         }
-        match self.c.below(6) {
+        match self.c.below(8) {
             0..=2 => self.agent_update(),
             3 => self.agent_permission(),
+            6 => self.agent_elicit(),
+            7 => self.agent_complete_elicitation(),
             4 => {
                 // Sometimes a burst: several answers then race for the client's output.
                 for _ in 0..1 + self.c.below(4) {
@@ -170,19 +172,16 @@ impl<C: Chooser> Sim<'_, C> {
         } else {
             ("never-announced".to_owned(), "u-:0".to_owned(), false)
         };
-        // Sometimes an opt-in kind: a notice, which the gate lets out only to a client that
-        // advertised `session.notices`.
-        let notice = self.c.chance(1, 8);
-        let update = if notice {
-            SessionUpdate::Notice(Notice::new(NoticeSeverity::Info, text))
+        // Sometimes an opt-in kind, which the gate lets out only to a client that advertised
+        // its capability.
+        let opt_in = self.c.chance(1, 4);
+        let update = if opt_in {
+            opt_in::opt_in_update(&mut self.c, text)
         } else {
             SessionUpdate::AgentMessageChunk(ContentChunk::new(ContentBlock::Text(TextContent::new(text))))
         };
-        let notices_advertised = self
-            .agent
-            .conn
-            .negotiated()
-            .is_some_and(|n| n.peer.json().pointer("/session/notices").is_some_and(|v| v.is_object()));
+        let needed = opt_in::needed_by_update(&update);
+        let advertised = needed.is_none_or(|path| opt_in::advertises(self.agent.peer_caps.as_ref(), path));
         let before = self.agent.conn.bytes_queued();
         let sent: acp_proto::Notification = SessionNotification::new(session.as_str(), update).into();
         let r = self.agent.conn.send_notification(self.now, sent.clone()).map_err(|refused| {
@@ -190,20 +189,24 @@ impl<C: Chooser> Sim<'_, C> {
             refused.error
         });
         self.agent.note_app_output(before);
-        self.log(format!("agent update {session} -> {r:?}"));
+        self.log(format!("agent update {session} opt-in {needed:?} -> {r:?}"));
         let known = self.agent.sessions.contains(&session);
-        if notice && !notices_advertised {
-            assert!(
-                matches!(r, Err(SendError::NotSupportedByPeer { capability: ["session", "notices"], .. })),
-                "a notice to a client without session.notices: {r:?}"
-            );
-            return;
+        if let Some(path) = needed {
+            if !advertised {
+                assert!(
+                    matches!(r, Err(SendError::NotSupportedByPeer { capability, .. }) if capability == path),
+                    "{path:?} content to a client that did not advertise it: {r:?}"
+                );
+                self.summary.opt_in.updates_refused += 1;
+                return;
+            }
+            self.summary.opt_in.updates_sent += u64::from(r.is_ok());
         }
         match r {
             Ok(()) => {
                 assert!(known, "an update for an unannounced session was accepted");
                 if turn
-                    && !notice
+                    && !opt_in
                     && let Some(t) = self.agent_turns.get_mut(&session)
                 {
                     t.updates += 1;
@@ -247,17 +250,23 @@ impl<C: Chooser> Sim<'_, C> {
         self.agent_send(label, request, deadline);
     }
 
-    fn agent_send(&mut self, label: u64, request: Request, deadline: Option<acp_proto::Instant>) {
+    pub(super) fn agent_send(&mut self, label: u64, request: Request, deadline: Option<acp_proto::Instant>) {
         let method = request.method();
         let session = request.session_id().map(|s| s.as_str().to_owned());
-        let allowed = match (method, &self.agent.peer_caps) {
-            (Some(m), Some(caps)) => {
+        let caps = self.agent.peer_caps.as_ref();
+        let allowed = match (method, caps) {
+            (Some(m), Some(_)) => {
                 let path = m.row().gate;
-                path.is_empty()
-                    || path.iter().try_fold(caps, |v, seg| v.get(seg)) == Some(&serde_json::Value::Bool(true))
+                let content = match &request {
+                    Request::Agent(AgentRequest::CreateElicitation(e)) => opt_in::needed_by_elicitation(e),
+                    _ => &[],
+                };
+                (path.is_empty() || opt_in::advertises(caps, path))
+                    && (content.is_empty() || opt_in::advertises(caps, content))
             }
             _ => true,
         };
+        let elicitation = method == Some(Method::CreateElicitation);
         let before = self.agent.conn.bytes_queued();
         let sent = request.clone();
         let r = self.agent.conn.send_request(self.now, request, deadline).map_err(|refused| {
@@ -269,9 +278,13 @@ impl<C: Chooser> Sim<'_, C> {
         match r {
             Ok(id) => {
                 assert!(allowed, "a request the client did not advertise was accepted");
+                self.summary.opt_in.elicitations_sent += u64::from(elicitation);
                 self.agent.outstanding.insert(id, Out { label, method, deadline, session, locally_cancelled: false });
             }
-            Err(SendError::NotSupportedByPeer { .. }) => assert!(!allowed, "an advertised request was refused"),
+            Err(SendError::NotSupportedByPeer { .. }) => {
+                assert!(!allowed, "an advertised request was refused");
+                self.summary.opt_in.elicitations_refused += u64::from(elicitation);
+            }
             Err(SendError::Backpressure { .. } | SendError::TooManyPending { .. }) => {}
             Err(e) => panic!("agent: unexpected refusal {e}"),
         }

@@ -8,7 +8,7 @@ use acp_proto::{
 };
 use serde_json::json;
 
-use super::{BIG_ANSWER, Chooser, Out, Pending, Sim, label_of};
+use super::{BIG_ANSWER, Chooser, Out, Pending, Sim, label_of, opt_in};
 
 /// The client's view of a prompt turn it has open.
 #[derive(Debug, Clone)]
@@ -29,13 +29,7 @@ impl<C: Chooser> Sim<'_, C> {
 
     pub(super) fn client_start_handshake(&mut self) {
         let mut init = InitializeRequest::new(ProtocolVersion::V1);
-        init.client_capabilities.fs.read_text_file = self.c.chance(1, 2);
-        init.client_capabilities.fs.write_text_file = self.c.chance(1, 2);
-        init.client_capabilities.terminal = self.c.chance(1, 2);
-        if self.c.chance(1, 2) {
-            let notices = Some(NoticeCapabilities::default());
-            init.client_capabilities.session = Some(ClientSessionCapabilities { notices, ..Default::default() });
-        }
+        init.client_capabilities = opt_in::client_capabilities(&mut self.c);
         let label = self.label();
         let deadline = if self.c.chance(1, 4) { self.deadline() } else { None };
         let id = self.client.conn.send_request(self.now, init, deadline).expect("initialize is accepted");
@@ -147,6 +141,9 @@ impl<C: Chooser> Sim<'_, C> {
                 if let Some(l) = label {
                     self.model.dispatched.insert(l);
                 }
+                if let Request::Agent(AgentRequest::CreateElicitation(e)) = &request {
+                    self.client_check_elicitation(e);
+                }
                 let ready_at = self.now + std::time::Duration::from_millis(self.c.range(0, 300));
                 let method = request.method();
                 self.client.handlers.push(Pending { id, label, method, request, ready_at, cancelled: false });
@@ -185,14 +182,10 @@ impl<C: Chooser> Sim<'_, C> {
     }
 
     fn client_notification(&mut self, notification: Notification, turn: Option<acp_proto::TurnStamp>) {
+        // The gate invariant: never received what was not advertised.
+        self.client_check_opt_in(&notification);
         let Notification::Agent(AgentNotification::SessionUpdate(n)) = notification else { return };
         let s = n.session_id.as_str().to_owned();
-        if let SessionUpdate::Notice(_) = &n.update {
-            // The gate invariant: never received what was not advertised.
-            let own = self.client.conn.negotiated().map(|neg| neg.own.json().clone());
-            let advertised = own.as_ref().and_then(|o| o.pointer("/session/notices")).is_some_and(|v| v.is_object());
-            assert!(advertised, "the client received a notice without advertising session.notices");
-        }
         let text = match &n.update {
             SessionUpdate::AgentMessageChunk(c) => match &c.content {
                 ContentBlock::Text(t) => t.text.clone(),
@@ -257,6 +250,15 @@ impl<C: Chooser> Sim<'_, C> {
             Request::Agent(AgentRequest::WriteTextFile(_)) => (Ok(WriteTextFileResponse::default().into()), Ok(None)),
             Request::Agent(AgentRequest::CreateTerminal(_)) => {
                 (Ok(CreateTerminalResponse::new(format!("t{label}")).into()), Ok(None))
+            }
+            Request::Agent(AgentRequest::CreateElicitation(_)) => {
+                self.summary.opt_in.elicitations_answered += 1;
+                let (answer, tag) = match self.c.below(3) {
+                    0 => (CreateElicitationResponse::accept(Default::default()), "accept"),
+                    1 => (CreateElicitationResponse::decline(), "decline"),
+                    _ => (CreateElicitationResponse::cancel(), "cancel"),
+                };
+                (Ok(answer.into()), Ok(Some(tag.to_owned())))
             }
             Request::Agent(AgentRequest::Ext(e)) => {
                 (Ok(Response::Client(ClientResponse::Ext(acp_proto::ext::ExtResponse(e.params.clone())))), Ok(None))
@@ -356,6 +358,21 @@ impl<C: Chooser> Sim<'_, C> {
                 assert!(
                     crossed || replies.contains(&Ok(Some(tag.clone()))),
                     "permission r{label} answered {tag}, replies {replies:?}"
+                );
+            }
+            Response::Client(ClientResponse::CreateElicitation(e)) => {
+                // Every elicitation gets exactly one answer (its outcome was taken out of
+                // `outstanding` once), and it is the one the client application gave.
+                self.summary.opt_in.elicitation_outcomes += 1;
+                let tag = match &e.action {
+                    ElicitationAction::Accept(_) => "accept",
+                    ElicitationAction::Decline => "decline",
+                    ElicitationAction::Cancel => "cancel",
+                    other => panic!("unknown elicitation action {other:?}"),
+                };
+                assert!(
+                    replies.contains(&Ok(Some(tag.to_owned()))),
+                    "elicitation r{label} answered {tag}, replies {replies:?}"
                 );
             }
             Response::Agent(AgentResponse::Initialize(_)) | Response::Agent(AgentResponse::NewSession(_)) => {

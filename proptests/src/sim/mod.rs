@@ -8,7 +8,8 @@
 //! * complete any ready handler of either application (completions are reordered), with a
 //!   result, an error, or a "panic" turned into `-32603`;
 //! * start a request or notification (prompts, permission asks, fs and terminal requests,
-//!   extension calls, `session/new`, updates) with a random deadline;
+//!   extension calls, `session/new`, updates, form and URL elicitations, `elicitation/complete`)
+//!   with a random deadline;
 //! * cancel (`session/cancel`, a local cancel that sends `$/cancel_request`);
 //! * advance time to the earliest deadline or handler ready time, only when no byte is
 //!   deliverable;
@@ -33,7 +34,14 @@
 //!    the turn's updates, stamped with the turn and ordinals 0, 1, 2…, before its outcome.
 //! 5. No `session/update` for a session the agent has not announced.
 //! 6. No `fs/*` or `terminal/*` request to a client that did not advertise it (and sends
-//!    refused locally are refused exactly when the capability is missing).
+//!    refused locally are refused exactly when the capability is missing). The same for the
+//!    opt-ins of the newest schema: the client advertises each of `plan`, `subagents`,
+//!    `session.notices`, `session.compaction`, `elicitation.form`, `elicitation.url` at random;
+//!    an opt-in update kind, an `elicitation/create` of a mode or an `elicitation/complete` is
+//!    refused locally (and comes back untouched) exactly when its capability is missing, and
+//!    the client never receives one it did not advertise (the table is the simulation's own,
+//!    in `opt_in`). Every elicitation the client application answers (accept, decline or
+//!    cancel at random) gets exactly one outcome at the agent, the answer given (invariant 1).
 //! 7. After `session/cancel` reaches a running turn, the turn ends `cancelled`.
 //! 8. No event after `Closed`; `Closed` at most once.
 //! 9. After `handle_timeout(now)` and a drain, `poll_timeout()` is `None` or later than `now`.
@@ -47,6 +55,7 @@
 mod agent_app;
 pub mod chooser;
 mod client_app;
+mod opt_in;
 mod wire;
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
@@ -56,6 +65,7 @@ use acp_proto::{Config, Connection, Event, InboundId, Instant, Method, OutboundI
 use serde_json::Value;
 
 pub use chooser::{Bytes, Chooser, Seeded};
+pub use opt_in::OptInCounts;
 use wire::WireCheck;
 
 /// Knobs of a run.
@@ -95,6 +105,8 @@ pub struct Summary {
     pub checks: u64,
     /// A hash of the trace, for the determinism test.
     pub trace_hash: u64,
+    /// The opt-in content of the newest schema exercised (updates, elicitations).
+    pub opt_in: OptInCounts,
 }
 
 /// Each machine's output bound (`Config::outbound_budget`): small, so that stalled readers fill
@@ -243,6 +255,7 @@ pub(crate) fn label_of(params: &Value) -> Option<u64> {
         &params["command"],
         &params["terminalId"],
         &params["label"],
+        &params["message"],
     ];
     candidates.iter().find_map(|v| match v {
         Value::String(s) => s.trim_start_matches('/').strip_prefix('r')?.parse().ok(),
