@@ -25,6 +25,15 @@ impl Client for AllowingClient {
         let _ = self.asked.send(request.tool_call.tool_call_id.to_string());
         Ok(RequestPermissionResponse::new(RequestPermissionOutcome::selected("allow")))
     }
+
+    async fn create_elicitation(
+        &self,
+        request: CreateElicitationRequest,
+        _cx: ClientContext,
+    ) -> Result<CreateElicitationResponse, RpcError> {
+        let _ = self.asked.send(format!("elicitation: {}", request.message));
+        Ok(CreateElicitationResponse::new(ElicitationAction::Accept(ElicitationAcceptAction::default())))
+    }
 }
 
 struct Peers {
@@ -51,7 +60,13 @@ fn text(update: &SessionUpdate) -> Option<&str> {
 }
 
 async fn handshake(conn: &ClientConnection) -> SessionId {
-    let response = within("initialize", conn.initialize(InitializeRequest::new(ProtocolVersion::V1))).await;
+    handshake_with(conn, ClientCapabilities::default()).await
+}
+
+async fn handshake_with(conn: &ClientConnection, capabilities: ClientCapabilities) -> SessionId {
+    let mut init = InitializeRequest::new(ProtocolVersion::V1);
+    init.client_capabilities = capabilities;
+    let response = within("initialize", conn.initialize(init)).await;
     let response = response.expect("initialize");
     assert_eq!(response.protocol_version, ProtocolVersion::V1);
     assert_eq!(response.agent_info.map(|i| i.name).as_deref(), Some(sdk_agent::NAME));
@@ -112,14 +127,27 @@ async fn cancel_ends_the_turn_with_cancelled() {
     close(peers).await;
 }
 
-/// The SDK agent asks for input with `elicitation/create`, which our client cannot answer until
-/// acp-proto has the crate-1.20.0 types (today it answers `-32601`).
+/// The SDK agent asks for input with `elicitation/create` (URL mode); our client advertised
+/// `elicitation.url`, its handler accepts, and the agent reports the answer it decoded.
 #[tokio::test]
-#[ignore = "needs the crate-1.20.0 types: issue 15 §2"]
 async fn elicitation_answered_by_our_client() {
-    let peers = connect();
-    let session = handshake(&peers.conn).await;
+    let mut peers = connect();
+    let capabilities = ClientCapabilities { elicitation: Some(ElicitationCapabilities::all()), ..Default::default() };
+    let session = handshake_with(&peers.conn, capabilities).await;
     let (texts, stop) = turn(&peers.conn, &session, "elicit").await;
     assert_eq!((texts, stop), (vec!["elicitation: accept".to_owned()], StopReason::EndTurn));
+    assert!(peers.asked.try_recv().is_ok_and(|asked| asked.starts_with("elicitation: ")), "our handler ran");
+    close(peers).await;
+}
+
+/// A client that did not advertise elicitation is never asked: the SDK agent's request is
+/// answered `-32601` by our core before any handler (inbound capabilities fail closed).
+#[tokio::test]
+async fn elicitation_of_a_client_that_did_not_advertise_it_is_refused() {
+    let mut peers = connect();
+    let session = handshake(&peers.conn).await;
+    let (texts, stop) = turn(&peers.conn, &session, "elicit").await;
+    assert_eq!((texts, stop), (vec!["elicitation: error -32601".to_owned()], StopReason::EndTurn));
+    assert!(peers.asked.try_recv().is_err(), "no handler ran");
     close(peers).await;
 }
