@@ -23,6 +23,7 @@
 #![cfg_attr(not(test), warn(clippy::unwrap_used))]
 
 pub mod agent;
+pub mod check;
 pub mod client;
 pub mod demo;
 pub mod serve;
