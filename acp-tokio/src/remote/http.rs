@@ -13,6 +13,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
+use acp_proto::Method;
 use axum::body::{Body, Bytes};
 use axum::extract::State;
 use axum::http::{HeaderMap, HeaderValue, StatusCode};
@@ -34,8 +35,8 @@ const INITIALIZE_TIMEOUT: Duration = Duration::from_secs(30);
 /// A comment on an idle stream this often keeps intermediaries from closing it.
 const KEEPALIVE: Duration = Duration::from_secs(15);
 /// The methods whose POST must name its session (`Acp-Session-Id`), as the RFD lists them.
-const SESSION_SCOPED: [&str; 5] =
-    ["session/prompt", "session/cancel", "session/set_mode", "session/set_config_option", "session/close"];
+const SESSION_SCOPED: [Method; 5] =
+    [Method::Prompt, Method::Cancel, Method::SetSessionMode, Method::SetSessionConfigOption, Method::CloseSession];
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(PoisonError::into_inner)
@@ -128,7 +129,7 @@ pub(crate) async fn post(State(shared): State<Arc<Shared>>, headers: HeaderMap, 
         return json_error(StatusCode::BAD_REQUEST, "the body is not a JSON-RPC message");
     }
     let method = message.get("method").and_then(Value::as_str);
-    if method == Some("initialize") && message.get("id").is_some() {
+    if method == Some(Method::Initialize.wire()) && message.get("id").is_some() {
         return initialize(shared, message).await;
     }
     let connection = match find(&shared, &headers) {
@@ -136,7 +137,8 @@ pub(crate) async fn post(State(shared): State<Arc<Shared>>, headers: HeaderMap, 
         Err((status, why)) => return json_error(status, why),
     };
     let session = headers.get(SESSION_ID_HEADER).and_then(|v| v.to_str().ok());
-    if method.is_some_and(|m| SESSION_SCOPED.contains(&m)) && session.is_none() {
+    let scoped = method.and_then(Method::from_wire).is_some_and(|m| SESSION_SCOPED.contains(&m));
+    if scoped && session.is_none() {
         return json_error(StatusCode::BAD_REQUEST, "this method needs the Acp-Session-Id header");
     }
     if let Some(session) = session
