@@ -92,6 +92,24 @@ fn json_records_a_rejection_and_quiet_prints_only_the_final_text() {
 }
 
 #[test]
+fn a_cancelled_turn_is_summed_up_with_its_stop_reason_and_exit_code() {
+    let dir = TempDir::new("json-cancel");
+    let acp = acp().display().to_string();
+    let mut child = start(&client_args(&acp, &["--format", "json", "-p", "a slow one"]), dir.path(), "", false);
+    let stdout = collect(child.stdout.take().unwrap());
+    let stderr = collect(child.stderr.take().unwrap());
+    wait_for(&stdout, "echo: a slow one", Duration::from_secs(10));
+    signal(&child, rustix::process::Signal::INT);
+    let run = finish(child, stdout, stderr, Duration::from_secs(10));
+    assert_eq!(run.code(), 3, "{}", run.stderr);
+    let records = records(&run);
+    assert!(sent(&records, "session/cancel").is_some(), "the cancel is on the wire");
+    let summary = records.last().unwrap();
+    assert_eq!((&summary["stopReason"], &summary["exit"]), (&json!("cancelled"), &json!(3)));
+    assert_eq!(summary["text"], "echo: a slow one");
+}
+
+#[test]
 fn the_prompt_comes_from_stdin_or_a_file() {
     let dir = TempDir::new("prompt-sources");
     let run = client(dir.path(), &["--format", "json", "-p", "-"], "a prompt\nfrom stdin\n");
