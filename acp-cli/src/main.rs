@@ -101,7 +101,7 @@ advertised); under --ask each write or command is asked first unless it belongs 
 just allowed.\n\n\
 Scripting (one prompt: -p TEXT, -p - for stdin, or --file PATH):\n  \
 acp client --format json -p 'summarize @README.md' -- acp agent | jq -c 'select(.type==\"summary\")'\n  \
-git diff | acp client --quiet -p - -- acp agent\n\
+git diff | acp client --quiet -p - -- acp agent\n\n\
 A word @PATH attaches that file (inside the roots): embedded when the agent advertises \
 embeddedContext (at most 1 MiB), a resource_link otherwise. --image needs an agent that advertises images.\n\n\
 Exit codes:\n  \
@@ -139,7 +139,8 @@ struct ClientArgs {
     /// summary record (json; one prompt only).
     #[arg(long, value_enum, value_name = "FORMAT", default_value_t = Format::Text)]
     format: Format,
-    /// Print only the final assistant text on stdout (one prompt only; errors on stderr).
+    /// Print only the agent's final message (its text after the turn's last tool call) on
+    /// stdout (one prompt only; errors and questions on stderr).
     #[arg(short = 'q', long, conflicts_with = "format")]
     quiet: bool,
     /// Show the agent's stderr as it is written (otherwise only its tail, if it dies).
