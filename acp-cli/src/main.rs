@@ -6,10 +6,10 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use acp_cli::agent::{AgentConfig, ReferenceAgent};
-use acp_cli::client::{self, ClientConfig, Policy};
+use acp_cli::client::{self, ClientConfig, Output, Policy};
 use acp_cli::demo::{self, DemoConfig};
 use acp_cli::serve::{self, ServeConfig};
-use clap::{Args, Parser, Subcommand};
+use clap::{Args, Parser, Subcommand, ValueEnum};
 
 /// The Agent Client Protocol (ACP) from a terminal: a reference agent, a client for any ACP
 /// agent, and a demo of both.
@@ -98,7 +98,24 @@ Ctrl-C cancels the running turn (session/cancel); a second Ctrl-C quits. SIGTERM
 Ctrl-C (one quits an idle client). No process started for the agent outlives the client.\n\n\
 Under --deny the agent may read files in the roots but not write them nor run commands (neither is \
 advertised); under --ask each write or command is asked first unless it belongs to a tool call the user \
-just allowed."
+just allowed.\n\n\
+Scripting (one prompt: -p TEXT, -p - for stdin, or --file PATH):\n  \
+acp client --format json -p 'summarize @README.md' -- acp agent | jq -c 'select(.type==\"summary\")'\n  \
+git diff | acp client --quiet -p - -- acp agent\n\n\
+A word @PATH attaches that file (inside the roots): embedded when the agent advertises \
+embeddedContext (at most 1 MiB), a resource_link otherwise. --image needs an agent that advertises images.\n\n\
+Exit codes:\n  \
+0    end_turn (interactive: the user quit)\n  \
+1    local failure (bad arguments, the agent could not start, a missing file, I/O)\n  \
+2    usage error\n  \
+3    cancelled\n  \
+4    refusal\n  \
+5    max_tokens or max_turn_requests\n  \
+6    protocol error (the agent answered with an error or something invalid)\n  \
+7    the agent died\n  \
+8    authentication required (--auth METHOD_ID)\n  \
+9    no answer to initialize/authenticate/session/new within --connect-timeout\n  \
+130  quit with Ctrl-C (or SIGTERM/SIGHUP)"
 )]
 struct ClientArgs {
     #[command(flatten)]
@@ -107,9 +124,25 @@ struct ClientArgs {
     /// default: the working directory).
     #[arg(long = "root", value_name = "DIR")]
     roots: Vec<PathBuf>,
-    /// Run this one prompt, then exit with its stop reason, instead of the interactive loop.
+    /// Run this one prompt, then exit with its stop reason, instead of the interactive loop
+    /// (`-` reads the prompt from stdin). Words `@PATH` attach files.
     #[arg(short = 'p', long = "prompt", value_name = "TEXT")]
     prompt: Option<String>,
+    /// Run the prompt in this file (like -p).
+    #[arg(long, value_name = "PATH", conflicts_with = "prompt")]
+    file: Option<PathBuf>,
+    /// Send this image with the prompt (png, jpeg, gif or webp; repeatable); the agent must
+    /// advertise images.
+    #[arg(long = "image", value_name = "FILE")]
+    images: Vec<PathBuf>,
+    /// What stdout carries: the session drawn (text) or every frame as NDJSON and a final
+    /// summary record (json; one prompt only).
+    #[arg(long, value_enum, value_name = "FORMAT", default_value_t = Format::Text)]
+    format: Format,
+    /// Print only the agent's final message (its text after the turn's last tool call) on
+    /// stdout (one prompt only; errors and questions on stderr).
+    #[arg(short = 'q', long, conflicts_with = "format")]
+    quiet: bool,
     /// Show the agent's stderr as it is written (otherwise only its tail, if it dies).
     #[arg(long)]
     show_stderr: bool,
@@ -141,6 +174,42 @@ struct ClientArgs {
     /// The agent's command line, after `--`.
     #[arg(last = true, value_name = "AGENT_CMD")]
     agent: Vec<OsString>,
+}
+
+/// What `acp client` writes on stdout.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum Format {
+    /// The session drawn for a person.
+    Text,
+    /// NDJSON: one record per frame, then a summary.
+    Json,
+}
+
+/// The one prompt of `acp client`, from -p, stdin or --file; checks that json, quiet and images
+/// have one.
+fn client_prompt(args: &ClientArgs) -> Result<Option<String>, String> {
+    let prompt = match (&args.prompt, &args.file) {
+        (Some(text), _) if text == "-" => Some(client::read_prompt(std::path::Path::new("-"))?),
+        (Some(text), _) => Some(text.clone()),
+        (None, Some(path)) => Some(client::read_prompt(path)?),
+        (None, None) => None,
+    };
+    if prompt.is_none() {
+        let needs = if args.quiet {
+            Some("--quiet")
+        } else if args.format == Format::Json {
+            Some("--format json")
+        } else {
+            (!args.images.is_empty()).then_some("--image")
+        };
+        if let Some(flag) = needs {
+            return Err(format!("{flag} needs one prompt (-p TEXT, -p - or --file PATH), not the interactive loop"));
+        }
+    }
+    if args.prompt.as_deref() == Some("-") && args.policy.ask {
+        return Err("-p - reads the prompt from stdin, so --ask cannot read answers there".to_owned());
+    }
+    Ok(prompt)
 }
 
 #[derive(Debug, Args)]
@@ -211,11 +280,24 @@ fn main() -> ExitCode {
             }
         }
         Command::Client(args) => {
+            let prompt = match client_prompt(&args) {
+                Ok(prompt) => prompt,
+                Err(e) => {
+                    eprintln!("acp client: {e}");
+                    return ExitCode::from(2);
+                }
+            };
             let mut config = ClientConfig::new(args.agent);
+            config.prompt = prompt;
+            config.images = args.images;
+            config.output = match (args.quiet, args.format) {
+                (true, _) => Output::Quiet,
+                (false, Format::Json) => Output::Json,
+                (false, Format::Text) => Output::Text,
+            };
             config.policy = args.policy.policy();
             config.roots = args.roots;
             config.cwd = args.cwd;
-            config.prompt = args.prompt;
             config.show_stderr = args.show_stderr;
             config.auth = args.auth;
             config.elicit = args.elicit;

@@ -34,6 +34,7 @@ impl Session {
             Err(e) => return Err(self.failed("initialize", e)),
         };
         self.header(&response);
+        self.prompt_caps = response.agent_capabilities.prompt_capabilities.clone();
         self.auth_methods = response.auth_methods;
 
         if let Some(method) = &config.auth {

@@ -17,9 +17,14 @@
 //! [`UI_QUEUE`] events and the connection buffers at most [`MAX_BUFFERED`] updates, so a slow
 //! terminal slows the agent down instead of growing the client's memory.
 //!
+//! For scripts ([`Output`]), `--format json` taps the byte streams to the agent and writes every
+//! frame and a summary as NDJSON (`tap`, `summary`), and `--quiet` prints the final message
+//! alone; `@path` words and `--image` files become the prompt's attachments (`attach`).
+//!
 //! No process outlives the client: the agent dies with it (`acp __exec-child`, see
 //! [`exec_child`]), and at shutdown terminals and orphans are killed (see `children`).
 
+mod attach;
 mod children;
 mod connect;
 mod diff;
@@ -29,6 +34,7 @@ mod guard;
 mod handler;
 mod interrupt;
 mod offer;
+mod output;
 mod permission;
 mod process;
 mod questions;
@@ -36,6 +42,8 @@ mod remote;
 mod render;
 mod sanitize;
 mod session;
+mod summary;
+mod tap;
 mod terminal_auth;
 
 use std::ffi::OsString;
@@ -49,7 +57,9 @@ use std::time::Duration;
 use acp_blocking::acp_proto::types::{PromptResponse, SessionNotification, SessionUpdate};
 use acp_blocking::{ClientConnection, ClientOptions};
 
+pub use attach::{MAX_ATTACHMENTS, MAX_EMBED, MAX_IMAGE, MAX_INLINE_TOTAL, MAX_PROMPT, read_prompt};
 pub use exec_child::{EXEC_CHILD, exec_child};
+pub use output::Output;
 pub use permission::Policy;
 pub use render::Style;
 
@@ -113,6 +123,10 @@ pub struct ClientConfig {
     pub connect: Option<String>,
     /// Sent as `Authorization: Bearer TOKEN` to the remote agent.
     pub token: Option<String>,
+    /// What goes to stdout (default [`Output::Text`]); json and quiet need a `prompt`.
+    pub output: Output,
+    /// Images to send with the prompt (`--image`; the agent must advertise images).
+    pub images: Vec<PathBuf>,
 }
 
 impl ClientConfig {
@@ -135,6 +149,8 @@ impl ClientConfig {
             die_with_client: false,
             connect: None,
             token: None,
+            output: Output::Text,
+            images: Vec::new(),
         }
     }
 
@@ -171,10 +187,21 @@ pub(crate) enum UiEvent {
     Wake,
 }
 
-/// Runs `acp client`; returns the exit status ([`Exit`]).
+/// Runs `acp client`; returns the exit status ([`Exit`]). With [`Output::Json`] the summary
+/// record ends stdout whatever happened; with [`Output::Quiet`] the final text is printed.
 pub fn run(config: ClientConfig) -> Exit {
+    let tap = config.output.tap();
+    let exit = run_session(&config, tap.as_ref());
+    config.output.finish(tap.as_ref(), exit.code());
+    exit
+}
+
+fn run_session(config: &ClientConfig, tap: Option<&tap::Tap>) -> Exit {
     let style = config.style.unwrap_or_else(Style::detect);
     let mut render = Renderer::new(Box::new(std::io::stdout()), Box::new(std::io::stderr()), style);
+    if config.output != Output::Text {
+        render.diagnostics_only();
+    }
     for line in &config.banner {
         render.info(line);
     }
@@ -201,6 +228,15 @@ pub fn run(config: ClientConfig) -> Exit {
             }
         };
 
+    let prepared = match config.prompt.as_deref().map(|text| attach::prepare(text, &config.images, &roots, &cwd)) {
+        Some(Ok(prepared)) => Some(prepared),
+        Some(Err(e)) => {
+            render.error(&e);
+            return Exit::Failure;
+        }
+        None => None,
+    };
+
     let answers = match config.elicit.as_deref().map(elicit::load_answers).transpose() {
         Ok(answers) => answers.map(Arc::new),
         Err(e) => {
@@ -215,7 +251,7 @@ pub fn run(config: ClientConfig) -> Exit {
         render.warn(&format!("Ctrl-C will not cancel turns: {e}"));
     }
 
-    let Some((process, stdin, stdout)) = start_agent(&config, &mut render, tx.clone()) else {
+    let Some((process, stdin, stdout)) = start_agent(config, &mut render, tx.clone()) else {
         return Exit::Failure;
     };
     let approvals = Arc::new(Approvals::default());
@@ -224,6 +260,13 @@ pub fn run(config: ClientConfig) -> Exit {
     let client = CliClient::new(services.clone(), tx.clone(), policy, approvals.clone(), shutdown.clone(), answers);
     let mut options = ClientOptions::default();
     options.max_buffered = MAX_BUFFERED;
+    let (stdin, stdout) = match tap {
+        Some(tap) => {
+            let (writer, reader) = tap.wrap(stdin, stdout, options.config.max_frame_len);
+            (Box::new(writer) as Box<dyn std::io::Write + Send>, Box::new(reader) as Box<dyn std::io::Read + Send>)
+        }
+        None => (stdin, stdout),
+    };
     let conn = match ClientConnection::connect(client, stdout, stdin, options) {
         Ok(conn) => conn,
         Err(e) => {
@@ -234,7 +277,7 @@ pub fn run(config: ClientConfig) -> Exit {
 
     let settings = Settings {
         policy,
-        note: policy_note(&config, policy, stdin_tty),
+        note: policy_note(config, policy, stdin_tty),
         stdin_tty,
         show_stderr: config.show_stderr,
         connect_timeout: config.connect_timeout,
@@ -243,7 +286,8 @@ pub fn run(config: ClientConfig) -> Exit {
     };
     let shared = session::Shared { interrupts, approvals, shutdown };
     let mut session = Session::new(render, (tx, rx), conn, process, services, settings, shared);
-    let exit = session.run(&config, &cwd);
+    session.prepared = prepared;
+    let exit = session.run(config, &cwd);
     session.shutdown(exit);
     exit
 }

@@ -92,6 +92,11 @@ pub(crate) struct Renderer {
     spinner_shown: bool,
     tools: HashMap<String, Tool>,
     tool_order: Vec<String>,
+    /// Only errors, warnings and permission questions are drawn, on `err` (`--format json`,
+    /// `--quiet`: stdout is the output's).
+    diagnostics_only: bool,
+    /// A diagnostic is being drawn.
+    loud: bool,
 }
 
 fn is_final(status: &Option<ToolCallStatus>) -> bool {
@@ -119,7 +124,22 @@ impl Renderer {
             spinner_shown: false,
             tools: HashMap::new(),
             tool_order: Vec::new(),
+            diagnostics_only: false,
+            loud: false,
         }
+    }
+
+    /// From now on draws only errors, warnings and permission questions, on `err`, plainly.
+    pub(crate) fn diagnostics_only(&mut self) {
+        self.diagnostics_only = true;
+        self.style = Style { color: false, spinner: false };
+    }
+
+    /// Draws with `f` even when only diagnostics are drawn.
+    fn loudly(&mut self, f: impl FnOnce(&mut Renderer)) {
+        let was = std::mem::replace(&mut self.loud, true);
+        f(self);
+        self.loud = was;
     }
 
     /// Appends `text`, already sanitized, in the SGR style `code` (or plain).
@@ -156,12 +176,13 @@ impl Renderer {
 
     /// Writes bytes that are ours or already sanitized, tracking the line start.
     fn write_out(&mut self, text: &str) {
-        if text.is_empty() {
+        if text.is_empty() || (self.diagnostics_only && !self.loud) {
             return;
         }
         self.clear_spinner();
-        let _ = self.out.write_all(text.as_bytes());
-        let _ = self.out.flush();
+        let out = if self.diagnostics_only { &mut self.err } else { &mut self.out };
+        let _ = out.write_all(text.as_bytes());
+        let _ = out.flush();
         self.col0 = text.ends_with('\n');
     }
 
@@ -254,12 +275,12 @@ impl Renderer {
 
     /// An error, on `out` so that it sits in the transcript where it happened.
     pub(crate) fn error(&mut self, text: &str) {
-        self.line(&[("31", "error: "), ("31", text)]);
+        self.loudly(|r| r.line(&[("31", "error: "), ("31", text)]));
     }
 
     /// A warning.
     pub(crate) fn warn(&mut self, text: &str) {
-        self.line(&[("33", text)]);
+        self.loudly(|r| r.line(&[("33", text)]));
     }
 
     /// The interactive prompt.
@@ -518,6 +539,9 @@ impl Renderer {
 
     /// A permission question with numbered options.
     pub(crate) fn permission_question(&mut self, request: &RequestPermissionRequest, interactive: bool) {
+        if interactive && !self.loud {
+            return self.loudly(|r| r.permission_question(request, interactive));
+        }
         self.waiting(None);
         let call = &request.tool_call;
         let id = call.tool_call_id.to_string();
@@ -542,8 +566,10 @@ impl Renderer {
 
     /// The question's input line.
     pub(crate) fn ask_again(&mut self, n: usize) {
-        self.newline_if_needed();
-        self.raw(&[("1", &format!("  choose 1-{n} (y/n): "))]);
+        self.loudly(|r| {
+            r.newline_if_needed();
+            r.raw(&[("1", &format!("  choose 1-{n} (y/n): "))]);
+        });
     }
 
     /// What was decided, and why.

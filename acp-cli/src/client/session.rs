@@ -105,6 +105,10 @@ pub(crate) struct Session {
     pub(super) cancelling: bool,
     pub(super) session: Option<SessionId>,
     pub(super) auth_methods: Vec<AuthMethod>,
+    /// What the agent's prompts may carry (from `initialize`).
+    pub(super) prompt_caps: PromptCapabilities,
+    /// The one prompt's attachments, checked before the agent started.
+    pub(super) prepared: Option<super::attach::Prepared>,
 }
 
 impl Session {
@@ -134,6 +138,8 @@ impl Session {
             cancelling: false,
             session: None,
             auth_methods: Vec::new(),
+            prompt_caps: PromptCapabilities::default(),
+            prepared: None,
         }
     }
 
@@ -166,7 +172,11 @@ impl Session {
             Some(text) => {
                 let line = format!("> {text}");
                 self.render.heading(&line);
-                match self.turn(text) {
+                let prompt = match self.prompt_blocks(text) {
+                    Ok(prompt) => prompt,
+                    Err(exit) => return exit,
+                };
+                match self.turn_with(prompt) {
                     Turn::Stopped(stop) => exit_for(&stop),
                     Turn::Failed(exit) => exit,
                     Turn::Died => Exit::AgentDied,
@@ -264,11 +274,16 @@ impl Session {
         }
     }
 
-    /// One prompt turn, from `session/prompt` to its stop reason.
+    /// One prompt turn of text.
     fn turn(&mut self, text: &str) -> Turn {
+        self.turn_with(vec![ContentBlock::text(text)])
+    }
+
+    /// One prompt turn, from `session/prompt` to its stop reason.
+    fn turn_with(&mut self, prompt: Vec<ContentBlock>) -> Turn {
         let Some(session) = self.session.clone() else { return Turn::Failed(Exit::Failure) };
         let requester = self.requester();
-        let turn = match requester.prompt(PromptRequest::new(session.clone(), vec![ContentBlock::text(text)])) {
+        let turn = match requester.prompt(PromptRequest::new(session.clone(), prompt)) {
             Ok(turn) => turn,
             Err(e) => return self.turn_failed(e),
         };

@@ -1,0 +1,297 @@
+//! The summary of a one-prompt run, gathered from the frames on the wire (see [`super::tap`]):
+//! the stop reason, the assistant's final message, the tool calls, the permission questions and their
+//! answers, the usage. Reading the wire rather than the UI's state means the summary says
+//! what the agent and the client actually exchanged.
+//!
+//! The final message is the text of the `agent_message_chunk`s after the turn's last tool
+//! call (all of them when it made none): what the agent said once its work was done.
+//! Everything is about the last `session/prompt` turn (a one-prompt run has one) and bounded:
+//! the text keeps [`MAX_TEXT`] bytes, at most [`MAX_TOOLS`] tool calls and [`MAX_ASKS`]
+//! permission questions are kept, each with at most [`MAX_OPTIONS`] options.
+
+use std::collections::HashMap;
+
+use serde_json::Value;
+
+/// Bytes of assistant text kept (the rest is dropped and `textTruncated` set).
+pub(crate) const MAX_TEXT: usize = 16 * 1024 * 1024;
+/// Tool calls kept.
+pub(crate) const MAX_TOOLS: usize = 1024;
+/// Permission questions kept.
+pub(crate) const MAX_ASKS: usize = 256;
+/// Options kept per permission question.
+pub(crate) const MAX_OPTIONS: usize = 32;
+
+/// Which way a frame went.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Dir {
+    /// Client to agent.
+    C2a,
+    /// Agent to client.
+    A2c,
+}
+
+impl Dir {
+    pub(crate) fn as_str(self) -> &'static str {
+        match self {
+            Dir::C2a => "c2a",
+            Dir::A2c => "a2c",
+        }
+    }
+}
+
+/// A tool call as last reported.
+#[derive(Debug, Default)]
+struct Tool {
+    id: String,
+    title: Value,
+    kind: Value,
+    status: Value,
+}
+
+/// A permission question and its answer.
+#[derive(Debug)]
+struct Ask {
+    tool_call_id: Value,
+    options: Vec<Value>,
+    chosen: Value,
+    outcome: Value,
+}
+
+/// What the frames said so far.
+#[derive(Debug, Default)]
+pub(crate) struct Summary {
+    /// The id (as JSON text) of the last `session/prompt` request.
+    prompt_id: Option<String>,
+    stop_reason: Value,
+    prompt_usage: Option<Value>,
+    last_usage_update: Option<Value>,
+    text: String,
+    text_truncated: bool,
+    /// A tool call was reported since the last message chunk: the next one starts a new
+    /// message.
+    new_message: bool,
+    tools: Vec<Tool>,
+    tool_index: HashMap<String, usize>,
+    asks: Vec<Ask>,
+    /// Permission request ids (as JSON text) not answered yet, to their index in `asks`.
+    pending: HashMap<String, usize>,
+}
+
+fn str_field<'a>(value: &'a Value, key: &str) -> Option<&'a str> {
+    value.get(key)?.as_str()
+}
+
+impl Summary {
+    /// Takes in one frame.
+    pub(crate) fn observe(&mut self, dir: Dir, msg: &Value) {
+        let method = str_field(msg, "method");
+        let id = msg.get("id").map(Value::to_string);
+        match (dir, method, id) {
+            (Dir::C2a, Some("session/prompt"), Some(id)) => self.new_turn(id),
+            (Dir::C2a, None, Some(id)) => self.answered(&id, msg),
+            (Dir::A2c, Some("session/update"), _) => {
+                if let Some(update) = msg.get("params").and_then(|p| p.get("update")) {
+                    self.update(update);
+                }
+            }
+            (Dir::A2c, Some("session/request_permission"), Some(id)) => self.asked(id, msg.get("params")),
+            (Dir::A2c, None, Some(id)) if self.prompt_id.as_ref() == Some(&id) => {
+                if let Some(result) = msg.get("result") {
+                    self.stop_reason = result.get("stopReason").cloned().unwrap_or(Value::Null);
+                    self.prompt_usage = result.get("usage").cloned();
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn new_turn(&mut self, id: String) {
+        *self = Summary { prompt_id: Some(id), ..Summary::default() };
+    }
+
+    fn update(&mut self, update: &Value) {
+        match str_field(update, "sessionUpdate") {
+            Some("agent_message_chunk") => {
+                let content = update.get("content");
+                if content.and_then(|c| str_field(c, "type")) == Some("text")
+                    && let Some(text) = content.and_then(|c| str_field(c, "text"))
+                {
+                    if std::mem::take(&mut self.new_message) {
+                        self.text.clear();
+                        self.text_truncated = false;
+                    }
+                    self.push_text(text);
+                }
+            }
+            Some("tool_call" | "tool_call_update") => {
+                self.new_message = true;
+                self.tool(update);
+            }
+            Some("usage_update") => {
+                let mut usage = update.clone();
+                if let Some(object) = usage.as_object_mut() {
+                    object.remove("sessionUpdate");
+                }
+                self.last_usage_update = Some(usage);
+            }
+            _ => {}
+        }
+    }
+
+    fn push_text(&mut self, text: &str) {
+        let room = MAX_TEXT.saturating_sub(self.text.len());
+        if text.len() <= room {
+            self.text.push_str(text);
+            return;
+        }
+        let mut cut = room;
+        while !text.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        self.text.push_str(&text[..cut]);
+        self.text_truncated = true;
+    }
+
+    fn tool(&mut self, update: &Value) {
+        let Some(id) = str_field(update, "toolCallId") else { return };
+        let index = match self.tool_index.get(id) {
+            Some(&index) => index,
+            None if self.tools.len() < MAX_TOOLS => {
+                self.tools.push(Tool { id: id.to_owned(), ..Tool::default() });
+                self.tool_index.insert(id.to_owned(), self.tools.len() - 1);
+                self.tools.len() - 1
+            }
+            None => return,
+        };
+        let tool = &mut self.tools[index];
+        for (key, slot) in [("title", &mut tool.title), ("kind", &mut tool.kind), ("status", &mut tool.status)] {
+            if let Some(value) = update.get(key) {
+                *slot = value.clone();
+            }
+        }
+    }
+
+    fn asked(&mut self, id: String, params: Option<&Value>) {
+        if self.asks.len() >= MAX_ASKS {
+            return;
+        }
+        let params = params.unwrap_or(&Value::Null);
+        let tool_call_id = params.get("toolCall").and_then(|c| c.get("toolCallId")).cloned().unwrap_or(Value::Null);
+        let options = match params.get("options") {
+            Some(Value::Array(options)) => options.iter().take(MAX_OPTIONS).cloned().collect(),
+            _ => Vec::new(),
+        };
+        self.asks.push(Ask { tool_call_id, options, chosen: Value::Null, outcome: Value::Null });
+        self.pending.insert(id, self.asks.len() - 1);
+    }
+
+    /// The client's answer to one of the agent's requests.
+    fn answered(&mut self, id: &str, msg: &Value) {
+        let Some(index) = self.pending.remove(id) else { return };
+        let ask = &mut self.asks[index];
+        let Some(outcome) = msg.get("result").and_then(|r| r.get("outcome")) else {
+            ask.outcome = Value::from("error");
+            return;
+        };
+        ask.outcome = outcome.get("outcome").cloned().unwrap_or(Value::Null);
+        ask.chosen = outcome.get("optionId").cloned().unwrap_or(Value::Null);
+    }
+
+    /// The assistant's final message of the turn.
+    pub(crate) fn text(&self) -> &str {
+        &self.text
+    }
+
+    /// The summary record, one line of JSON (keys in a fixed order).
+    pub(crate) fn record(&self, exit: u8) -> String {
+        let tools: Vec<String> = self
+            .tools
+            .iter()
+            .map(|t| {
+                object(&[
+                    ("id", Value::from(t.id.as_str()).to_string()),
+                    ("title", t.title.to_string()),
+                    ("kind", t.kind.to_string()),
+                    ("status", t.status.to_string()),
+                ])
+            })
+            .collect();
+        let asks: Vec<String> = self
+            .asks
+            .iter()
+            .map(|a| {
+                object(&[
+                    ("toolCallId", a.tool_call_id.to_string()),
+                    ("options", Value::from(a.options.clone()).to_string()),
+                    ("chosen", a.chosen.to_string()),
+                    ("outcome", a.outcome.to_string()),
+                ])
+            })
+            .collect();
+        let usage = self.prompt_usage.as_ref().or(self.last_usage_update.as_ref()).unwrap_or(&Value::Null);
+        let mut fields = vec![
+            ("type", "\"summary\"".to_owned()),
+            ("stopReason", self.stop_reason.to_string()),
+            ("text", Value::from(self.text.as_str()).to_string()),
+        ];
+        if self.text_truncated {
+            fields.push(("textTruncated", "true".to_owned()));
+        }
+        fields.extend([
+            ("toolCalls", format!("[{}]", tools.join(","))),
+            ("permissions", format!("[{}]", asks.join(","))),
+            ("usage", usage.to_string()),
+            ("exit", exit.to_string()),
+        ]);
+        object(&fields)
+    }
+}
+
+/// A JSON object from keys and values already serialized, in the order given.
+pub(crate) fn object(fields: &[(&str, String)]) -> String {
+    let body: Vec<String> = fields.iter().map(|(key, value)| format!("{}:{value}", Value::from(*key))).collect();
+    format!("{{{}}}", body.join(","))
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn a_turn_with_a_tool_call_and_an_answered_question() {
+        let mut s = Summary::default();
+        s.observe(Dir::C2a, &json!({"jsonrpc":"2.0","id":2,"method":"session/prompt","params":{}}));
+        let chunk = |t: &str| json!({"method":"session/update","params":{"update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":t}}}});
+        s.observe(Dir::A2c, &chunk("echo: hi"));
+        s.observe(Dir::A2c, &json!({"method":"session/update","params":{"update":{"sessionUpdate":"tool_call","toolCallId":"t1","title":"Read","kind":"read","status":"pending"}}}));
+        s.observe(Dir::A2c, &json!({"id":0,"method":"session/request_permission","params":{"toolCall":{"toolCallId":"t1"},"options":[{"optionId":"a"}]}}));
+        s.observe(Dir::C2a, &json!({"id":0,"result":{"outcome":{"outcome":"selected","optionId":"a"}}}));
+        s.observe(Dir::A2c, &json!({"method":"session/update","params":{"update":{"sessionUpdate":"tool_call_update","toolCallId":"t1","status":"completed"}}}));
+        s.observe(Dir::A2c, &chunk("\ndone"));
+        s.observe(Dir::A2c, &json!({"method":"session/update","params":{"update":{"sessionUpdate":"agent_thought_chunk","content":{"type":"text","text":"hm"}}}}));
+        s.observe(Dir::A2c, &chunk("\nbye"));
+        // An answer to another request with the same id but a string: not the prompt's.
+        s.observe(Dir::A2c, &json!({"id":"2","result":{"stopReason":"refusal"}}));
+        s.observe(Dir::A2c, &json!({"id":2,"result":{"stopReason":"end_turn"}}));
+        let record: Value = serde_json::from_str(&s.record(0)).unwrap();
+        assert_eq!(
+            record,
+            json!({"type":"summary","stopReason":"end_turn","text":"\ndone\nbye",
+                "toolCalls":[{"id":"t1","title":"Read","kind":"read","status":"completed"}],
+                "permissions":[{"toolCallId":"t1","options":[{"optionId":"a"}],"chosen":"a","outcome":"selected"}],
+                "usage":null,"exit":0})
+        );
+        assert!(s.record(0).starts_with("{\"type\":\"summary\",\"stopReason\""));
+    }
+
+    #[test]
+    fn text_is_bounded_on_a_char_boundary() {
+        let mut s = Summary::default();
+        s.push_text(&"é".repeat(MAX_TEXT));
+        assert!(s.text.len() <= MAX_TEXT && s.text_truncated);
+        assert!(s.record(0).contains("\"textTruncated\":true"));
+    }
+}
