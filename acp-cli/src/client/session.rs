@@ -105,6 +105,8 @@ pub(crate) struct Session {
     pub(super) cancelling: bool,
     pub(super) session: Option<SessionId>,
     pub(super) auth_methods: Vec<AuthMethod>,
+    /// The session database's record of this session, when it is recorded.
+    pub(super) journal: Option<super::journal::Journal>,
 }
 
 impl Session {
@@ -134,6 +136,7 @@ impl Session {
             cancelling: false,
             session: None,
             auth_methods: Vec::new(),
+            journal: None,
         }
     }
 
@@ -184,6 +187,7 @@ impl Session {
         self.shared.shutdown.store(true, Ordering::SeqCst);
         self.drop_questions();
         self.drain_stderr();
+        self.journal_write(None);
         let _ = self.conn.close();
         let grace = if exit == Exit::Interrupted { QUIT_GRACE } else { CLOSE_GRACE };
         let (rx, render) = (&self.rx, &mut self.render);
@@ -248,7 +252,13 @@ impl Session {
         match event {
             UiEvent::Stderr(line) => self.render.stderr_line(&line),
             UiEvent::Activity(activity) => self.render.activity(&activity),
-            UiEvent::Outside(notification) => self.render.update(&notification.update),
+            UiEvent::Outside(notification) => {
+                if let (Some(journal), SessionUpdate::SessionInfoUpdate(_)) = (&mut self.journal, &notification.update)
+                {
+                    journal.update(&notification.update);
+                }
+                self.render.update(&notification.update)
+            }
             UiEvent::Permission(ask) => self.permission(ask),
             UiEvent::Elicitation(note) => self.render.elicitation(&note),
             UiEvent::Line(line) => {
@@ -267,6 +277,9 @@ impl Session {
     /// One prompt turn, from `session/prompt` to its stop reason.
     fn turn(&mut self, text: &str) -> Turn {
         let Some(session) = self.session.clone() else { return Turn::Failed(Exit::Failure) };
+        if let Some(journal) = &mut self.journal {
+            journal.prompt(text);
+        }
         let requester = self.requester();
         let turn = match requester.prompt(PromptRequest::new(session.clone(), vec![ContentBlock::text(text)])) {
             Ok(turn) => turn,
@@ -303,8 +316,14 @@ impl Session {
         // receives them in order.
         loop {
             match self.next() {
-                Next::Event(UiEvent::Update(update)) => self.render.update(&update),
+                Next::Event(UiEvent::Update(update)) => {
+                    if let Some(journal) = &mut self.journal {
+                        journal.update(&update);
+                    }
+                    self.render.update(&update)
+                }
                 Next::Event(UiEvent::TurnEnded(result)) => {
+                    self.journal_write(Some(result.as_ref().ok().map(|r| &r.stop_reason)));
                     self.drop_questions();
                     self.shared.approvals.clear();
                     self.cancelling = false;
