@@ -204,10 +204,10 @@ struct ClientArgs {
     agent_name: Option<String>,
     /// Reopen a recorded session (its id in `acp sessions`) with session/resume or
     /// session/load; exit code 10 if the agent supports neither.
-    #[arg(long, value_name = "ID", conflicts_with = "continue_last")]
+    #[arg(long, value_name = "ID", conflicts_with_all = ["continue_last", "connect"])]
     resume: Option<String>,
     /// Reopen the latest open session of this project with the same agent (as --resume).
-    #[arg(long = "continue")]
+    #[arg(long = "continue", conflicts_with = "connect")]
     continue_last: bool,
     /// With --connect: a file holding the bearer token the server requires.
     #[arg(long, value_name = "FILE", requires = "connect")]

@@ -1,9 +1,10 @@
 //! How `acp client` combines its flags with the config file and the session database:
 //! `--agent NAME`, `--resume ID`, `--continue`. Flags given on the command line win over the
-//! named agent's entry, which wins over `[defaults]`.
+//! named agent's entry, which wins over `[defaults]`. `--resume ID` without an agent reuses the
+//! session's (its name, or its command line), and without `--cwd` its project directory.
 
 use std::ffi::OsString;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use crate::Exit;
@@ -47,6 +48,10 @@ pub fn apply(config: &mut ClientConfig, choice: Choice, loaded: &Loaded) -> Resu
                 AgentRef::Named(n) => name = Some(n.clone()),
                 AgentRef::Command(argv) => config.agent = argv.iter().map(OsString::from).collect(),
             }
+        }
+        // The session belongs to its project: reopened there unless --cwd says otherwise.
+        if config.cwd.is_none() && Path::new(&record.project).is_dir() {
+            config.cwd = Some(PathBuf::from(&record.project));
         }
         found_resume = Some(Resume { local_id: record.id, session_id: record.session_id });
     }

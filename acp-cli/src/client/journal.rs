@@ -110,3 +110,41 @@ impl Journal {
         self.store.append(self.id, &append)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use acp_blocking::acp_proto::types::*;
+
+    use super::*;
+    use crate::store::AgentRef;
+
+    #[test]
+    fn the_agents_title_wins_and_text_is_joined() {
+        let dir = std::env::temp_dir().join(format!("acp-journal-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let mut store = Store::open(&dir).unwrap();
+        let id = store.insert("s", &AgentRef::Named("a".into()), "/p").unwrap();
+        let mut journal = Journal::new(store, id);
+        journal.prompt("\n  first line  \nsecond");
+        journal.update(&SessionUpdate::AgentMessageChunk(ContentChunk::new(ContentBlock::text("he"))));
+        journal.update(&SessionUpdate::AgentMessageChunk(ContentChunk::new(ContentBlock::text("llo"))));
+        let info = SessionInfoUpdate { title: Some(Some("Agent's title".into())), ..SessionInfoUpdate::default() };
+        journal.update(&SessionUpdate::SessionInfoUpdate(info));
+        journal.end_turn(Some(&StopReason::EndTurn)).unwrap();
+        journal.prompt("another");
+        journal.end_turn(None).unwrap();
+        let store = Store::open(&dir).unwrap();
+        assert_eq!(store.by_id(id).unwrap().unwrap().title.as_deref(), Some("Agent's title"));
+        let lines: Vec<(String, String)> =
+            store.transcript(id).unwrap().into_iter().map(|l| (l.kind, l.text)).collect();
+        let expected = [
+            ("user", "\n  first line  \nsecond"),
+            ("agent", "hello"),
+            ("note", "stop: end_turn"),
+            ("user", "another"),
+            ("note", "stop: failed"),
+        ];
+        assert_eq!(lines, expected.map(|(k, t)| (k.to_owned(), t.to_owned())));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}

@@ -156,7 +156,12 @@ impl Store {
 
     /// Opens (creating it if needed) `DIR/sessions.db`.
     pub fn open(dir: &Path) -> Result<Store, String> {
-        std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+        // Private: transcripts hold what the user typed.
+        let mut builder = std::fs::DirBuilder::new();
+        builder.recursive(true);
+        #[cfg(unix)]
+        std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
+        builder.create(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
         let path = dir.join("sessions.db");
         let conn = Connection::open(&path).map_err(|e| format!("cannot open {}: {e}", path.display()))?;
         conn.busy_timeout(BUSY_TIMEOUT).map_err(sql)?;
