@@ -253,6 +253,13 @@ fn resume_without_agent_support_fails_and_opens_nothing() {
     assert!(!run.stdout.contains("echo: again"), "no turn ran: {}", run.stdout);
     let run = home.run(&["client", "--resume", "1", "-p", "again"], "");
     assert_eq!(run.code(), 10);
+    // The agent is told nothing either: its log (shown) has the handshake and no session.
+    let acp = acp().display().to_string();
+    let run = home.run(&["client", "--resume", "1", "--show-stderr", "-p", "again", "--", &acp, "agent"], "");
+    assert_eq!(run.code(), 10);
+    let both = format!("{}{}", run.stdout, run.stderr);
+    assert!(both.contains("acp agent: initialize from acp-cli"), "{both}");
+    assert!(!both.contains("opened in") && !both.contains("prompt on"), "{both}");
     assert_eq!(home.sessions().len(), 1, "no new session was recorded");
     assert_eq!(home.store().transcript(1).unwrap().iter().filter(|l| l.kind == "user").count(), 1);
 
