@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use crate::Exit;
 use crate::client::{ClientConfig, Policy, Resume};
-use crate::config::Loaded;
+use crate::config::{AgentEntry, Loaded};
 use crate::manage::project_of;
 use crate::store::{AgentRef, Store};
 
@@ -76,27 +76,33 @@ pub fn apply(config: &mut ClientConfig, choice: Choice, loaded: &Loaded) -> Resu
         None => AgentRef::Command(config.agent.iter().map(|a| a.to_string_lossy().into_owned()).collect()),
     };
     if choice.continue_last {
-        let cwd =
-            config.cwd.clone().map_or_else(std::env::current_dir, Ok).map_err(|e| (e.to_string(), Exit::Failure))?;
-        let store = Store::open_default().map_err(|e| (e, Exit::Failure))?;
-        let project = project_of(&cwd);
-        let record = store.latest_open(&project, &agent_ref).map_err(|e| (e, Exit::Failure))?.ok_or_else(|| {
-            (
-                format!("no open session of `{}` in {project} to continue (acp sessions list)", agent_ref.label()),
-                Exit::NoResume,
-            )
-        })?;
-        found_resume = Some(Resume { local_id: record.id, session_id: record.session_id });
+        found_resume = Some(latest(config, &agent_ref)?);
     }
     config.resume = found_resume;
     if !remote {
         config.record = Some(agent_ref);
     }
+    settings(config, choice, entry.as_ref(), loaded);
+    Ok(())
+}
+
+/// The latest open session of the project with `agent` (`--continue`).
+fn latest(config: &ClientConfig, agent: &AgentRef) -> Result<Resume, Refusal> {
+    let cwd = config.cwd.clone().map_or_else(std::env::current_dir, Ok).map_err(|e| (e.to_string(), Exit::Failure))?;
+    let store = Store::open_default().map_err(|e| (e, Exit::Failure))?;
+    let project = project_of(&cwd);
+    let record = store.latest_open(&project, agent).map_err(|e| (e, Exit::Failure))?.ok_or_else(|| {
+        let why = format!("no open session of `{}` in {project} to continue (acp sessions list)", agent.label());
+        (why, Exit::NoResume)
+    })?;
+    Ok(Resume { local_id: record.id, session_id: record.session_id })
+}
+
+/// The policy, roots and connect timeout: flags, else the agent's entry, else `[defaults]`.
+fn settings(config: &mut ClientConfig, choice: Choice, entry: Option<&AgentEntry>, loaded: &Loaded) {
     let defaults = &loaded.config.defaults;
-    let configured = entry
-        .as_ref()
-        .and_then(|e| e.policy.map(|p| (p, "the agent's entry")))
-        .or(defaults.policy.map(|p| (p, "[defaults]")));
+    let configured =
+        entry.and_then(|e| e.policy.map(|p| (p, "the agent's entry"))).or(defaults.policy.map(|p| (p, "[defaults]")));
     config.policy = choice.policy;
     if choice.policy.is_none()
         && let Some((policy, from)) = configured
@@ -106,11 +112,10 @@ pub fn apply(config: &mut ClientConfig, choice: Choice, loaded: &Loaded) -> Resu
     }
     config.roots = choice.roots;
     if config.roots.is_empty()
-        && let Some(entry) = &entry
+        && let Some(entry) = entry
     {
         config.roots = entry.roots.clone();
     }
     let secs = choice.connect_timeout.or(defaults.connect_timeout).unwrap_or(crate::client::CONNECT_TIMEOUT.as_secs());
     config.connect_timeout = Duration::from_secs(secs.max(1));
-    Ok(())
 }
