@@ -10,6 +10,7 @@
 //! | `session/new` | a fresh `sessionId` (`sess-1`, `sess-2`, …); a relative `cwd` is `-32602`; a `systemPrompt` in `append` mode is kept (its text blocks joined by spaces: SYSTEM), another mode or one without text is `-32602`; with [`AgentConfig::max_sessions`] sessions open (default 1024), `-32603` with `data: {"reason": TOO_MANY_SESSIONS, "limit": N}` |
 //! | `session/close` | `{}`: the session is forgotten (its slot freed) and its running turn, if any, ends `cancelled`; an unknown or already closed session is `-32002` |
 //! | `session/prompt` of an unknown or closed session | `-32002`, `data: {"reason": "unknown session", "sessionId": …}` |
+//! | `session/load`, `session/resume`, `session/list` | only with [`AgentConfig::history`] (`--history DIR`), which also advertises `loadSession: true` and `sessionCapabilities.list` and `.resume`: see [`history`] |
 //! | `_test/echo` | its params, verbatim |
 //! | any other method | `-32601`; unknown notifications are ignored |
 //!
@@ -49,6 +50,7 @@
 //! as soon as stdin ends.
 
 mod form;
+pub mod history;
 mod news;
 mod sessions;
 
@@ -87,11 +89,23 @@ pub struct AgentConfig {
     /// Sessions open at once; `session/new` beyond is refused until one is closed with
     /// `session/close` (default 1024).
     pub max_sessions: usize,
+    /// Keep sessions in this directory, so that `session/load`, `session/resume` and
+    /// `session/list` find them after the agent restarts (default none: not advertised).
+    pub history: Option<std::path::PathBuf>,
+    /// With `history`: advertise `session/resume` too (default true; off, a client must load).
+    pub history_resume: bool,
 }
 
 impl Default for AgentConfig {
     fn default() -> AgentConfig {
-        AgentConfig { slow_delay: Duration::from_secs(5), max_handlers: 64, log: true, max_sessions: 1024 }
+        AgentConfig {
+            slow_delay: Duration::from_secs(5),
+            max_handlers: 64,
+            log: true,
+            max_sessions: 1024,
+            history: None,
+            history_resume: true,
+        }
     }
 }
 
@@ -101,6 +115,7 @@ pub struct ReferenceAgent {
     config: AgentConfig,
     sessions: Sessions,
     next_call: AtomicU64,
+    history: Option<history::History>,
 }
 
 impl Default for ReferenceAgent {
@@ -123,8 +138,12 @@ impl ReferenceAgent {
 
     /// An agent with the given settings.
     pub fn with_config(config: AgentConfig) -> ReferenceAgent {
-        let sessions = Sessions::new(config.max_sessions);
-        ReferenceAgent { config, sessions, next_call: AtomicU64::new(0) }
+        let history = config.history.clone().map(history::History::new);
+        let sessions = match history {
+            Some(_) => Sessions::with_prefix(config.max_sessions, history::id_prefix()),
+            None => Sessions::new(config.max_sessions),
+        };
+        ReferenceAgent { config, sessions, next_call: AtomicU64::new(0), history }
     }
 
     fn log(&self, message: std::fmt::Arguments<'_>) {
@@ -290,6 +309,9 @@ impl Agent for ReferenceAgent {
         caps.prompt_capabilities.embedded_context = true;
         caps.mcp_capabilities.http = false;
         caps.mcp_capabilities.sse = false;
+        if self.history.is_some() {
+            history::advertise(caps, self.config.history_resume);
+        }
         let mut info = Implementation::new("acp-reference-agent", env!("CARGO_PKG_VERSION"));
         info.title = Some("acp-rs reference agent".to_owned());
         response.agent_info = Some(info);
@@ -303,6 +325,9 @@ impl Agent for ReferenceAgent {
         }
         let system_prompt = request.system_prompt.as_ref().map(system_prompt_text).transpose()?;
         let id = self.sessions.open(system_prompt)?;
+        if let Some(history) = &self.history {
+            history.create(&id, &request.cwd)?;
+        }
         self.log(format_args!("session {id} opened in {}", request.cwd));
         Ok(NewSessionResponse::new(id))
     }
@@ -346,8 +371,33 @@ impl Agent for ReferenceAgent {
         // After `session/cancel` the core answers `cancelled` whatever we return; say it too,
         // and after `session/close`.
         let stop = if stopped(cx, &closed) { StopReason::Cancelled } else { stop };
+        if let Some(history) = &self.history {
+            let done = if stop == StopReason::EndTurn { "\ndone" } else { "" };
+            history.record_turn(&request.session_id, &text, &format!("echo: {text}{done}"));
+        }
         self.log(format_args!("turn on {} ended {}", request.session_id, stop.as_str()));
         Ok(PromptResponse::new(stop))
+    }
+
+    fn load_session(&self, request: LoadSessionRequest, cx: &RequestContext) -> Result<LoadSessionResponse, RpcError> {
+        self.history_load(request, cx)
+    }
+
+    fn resume_session(
+        &self,
+        request: ResumeSessionRequest,
+        _: &RequestContext,
+    ) -> Result<ResumeSessionResponse, RpcError> {
+        self.history_resume(request)
+    }
+
+    fn list_sessions(
+        &self,
+        request: ListSessionsRequest,
+        _: &RequestContext,
+    ) -> Result<ListSessionsResponse, RpcError> {
+        let history = self.history.as_ref().ok_or_else(|| RpcError::method_not_found("session/list"))?;
+        history.list(request.cwd.as_deref(), request.cursor.as_deref())
     }
 
     fn ext_method(&self, method: &str, params: Value, _: &RequestContext) -> Result<Value, RpcError> {

@@ -25,8 +25,12 @@
 pub mod agent;
 pub mod check;
 pub mod client;
+pub mod config;
 pub mod demo;
+pub mod manage;
 pub mod serve;
+pub mod setup;
+pub mod store;
 
 /// The exit status of `acp client` and `acp demo`.
 ///
@@ -42,6 +46,7 @@ pub mod serve;
 /// | 7 | the agent died (its output ended, or it exited) |
 /// | 8 | the agent requires authentication (`--auth METHOD` picks one) |
 /// | 9 | the agent did not answer `initialize`, `authenticate` or `session/new` in time (`--connect-timeout`) |
+/// | 10 | `--resume`/`--continue`: the agent can reopen no session (it advertises neither `sessionCapabilities.resume` nor `loadSession`), or there is no such session |
 /// | 130 | the user quit with Ctrl-C |
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Exit {
@@ -66,6 +71,9 @@ pub enum Exit {
     /// 9: the agent did not answer the handshake (`initialize`, `authenticate`,
     /// `session/new`) within the connect timeout.
     ConnectTimeout,
+    /// 10: `--resume` or `--continue` could not reopen a session (the agent advertises
+    /// neither `session/resume` nor `session/load`, or there is no session to reopen).
+    NoResume,
     /// 130: quit with Ctrl-C.
     Interrupted,
 }
@@ -84,6 +92,7 @@ impl Exit {
             Exit::AgentDied => 7,
             Exit::AuthRequired => 8,
             Exit::ConnectTimeout => 9,
+            Exit::NoResume => 10,
             Exit::Interrupted => 130,
         }
     }

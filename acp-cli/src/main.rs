@@ -9,6 +9,7 @@ use acp_cli::agent::{AgentConfig, ReferenceAgent};
 use acp_cli::client::{self, ClientConfig, Output, Policy};
 use acp_cli::demo::{self, DemoConfig};
 use acp_cli::serve::{self, ServeConfig};
+use acp_cli::{Exit, manage, setup};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 /// The Agent Client Protocol (ACP) from a terminal: a reference agent, a client for any ACP
@@ -18,8 +19,15 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 #[command(after_help = "Start with `acp demo`.\n\nExit codes of `client` and `demo`: 0 end_turn (or a normal quit), \
 1 local failure, 2 usage, 3 cancelled, 4 refusal, 5 max_tokens/max_turn_requests, 6 protocol error, \
 7 agent died, 8 authentication required, 9 the agent did not answer initialize/authenticate/session/new \
-within --connect-timeout, 130 quit with Ctrl-C (or SIGTERM/SIGHUP).")]
+within --connect-timeout, 10 --resume/--continue found no session or an agent that can reopen none, \
+130 quit with Ctrl-C (or SIGTERM/SIGHUP).\n\n\
+Named agents and defaults: the config file (acp config show). Sessions of acp client are recorded \
+(acp sessions) in $ACP_STATE_DIR, else $XDG_STATE_HOME/acp, else ~/.local/state/acp.")]
 struct Cli {
+    /// The config file (default: $ACP_CONFIG, else $XDG_CONFIG_HOME/acp/config.toml, else
+    /// ~/.config/acp/config.toml).
+    #[arg(long, global = true, value_name = "FILE")]
+    config: Option<PathBuf>,
     #[command(subcommand)]
     command: Command,
 }
@@ -34,9 +42,58 @@ enum Command {
     Demo(DemoArgs),
     /// Serve a stdio agent to remote clients over WebSocket (one agent process per connection).
     Serve(ServeArgs),
+    /// List the named agents of the config file.
+    Agents,
+    /// Show the config file: `acp config show` (the effective config) or `acp config path`.
+    Config {
+        #[command(subcommand)]
+        action: ConfigAction,
+    },
+    /// The sessions `acp client` recorded: list (default), show, close, prune.
+    Sessions {
+        #[command(subcommand)]
+        action: Option<SessionsAction>,
+    },
     /// Internal: how the client starts its agent, so that the agent dies with the client.
     #[command(name = "__exec-child", hide = true)]
     ExecChild(ExecChildArgs),
+}
+
+#[derive(Debug, Subcommand)]
+enum ConfigAction {
+    /// Print the config file's path and the effective config (TOML).
+    Show,
+    /// Print the config file's path.
+    Path,
+}
+
+#[derive(Debug, Subcommand)]
+enum SessionsAction {
+    /// The sessions of this project (the working directory), the latest first.
+    List {
+        /// Every project's sessions.
+        #[arg(long)]
+        all: bool,
+        /// Also show this named agent's own session list (session/list), when it has one.
+        #[arg(long, value_name = "NAME")]
+        agent: Option<String>,
+    },
+    /// A session's record and transcript.
+    Show {
+        /// The local id (or the agent's session id, if only one session has it).
+        id: String,
+    },
+    /// Mark a session closed (`--continue` skips it).
+    Close {
+        /// The local id (or the agent's session id).
+        id: String,
+    },
+    /// Forget the sessions not updated for some days, with their transcripts.
+    Prune {
+        /// Sessions not updated for this many days.
+        #[arg(long, value_name = "DAYS", default_value_t = 30)]
+        older_than: u64,
+    },
 }
 
 #[derive(Debug, Args)]
@@ -61,6 +118,13 @@ struct AgentArgs {
     /// Do not log requests to stderr.
     #[arg(long)]
     quiet: bool,
+    /// Keep sessions in this directory: advertises and serves session/load, session/resume
+    /// and session/list, which find them after a restart.
+    #[arg(long, value_name = "DIR")]
+    history: Option<PathBuf>,
+    /// With --history: do not advertise session/resume (clients must use session/load).
+    #[arg(long, requires = "history")]
+    no_resume: bool,
 }
 
 /// How permission requests are answered.
@@ -137,8 +201,9 @@ struct ClientArgs {
     images: Vec<PathBuf>,
     /// What stdout carries: the session drawn (text) or every frame as NDJSON and a final
     /// summary record (json; one prompt only).
-    #[arg(long, value_enum, value_name = "FORMAT", default_value_t = Format::Text)]
-    format: Format,
+    /// Default: `[defaults] format` of the config file for one prompt, else text.
+    #[arg(long, value_enum, value_name = "FORMAT")]
+    format: Option<Format>,
     /// Print only the agent's final message (its text after the turn's last tool call) on
     /// stdout (one prompt only; errors and questions on stderr).
     #[arg(short = 'q', long, conflicts_with = "format")]
@@ -157,17 +222,27 @@ struct ClientArgs {
     #[arg(long, value_name = "FILE.json")]
     elicit: Option<PathBuf>,
     /// How long the agent gets to answer each of initialize, authenticate and session/new
-    /// (exit code 9 past it).
-    #[arg(long, value_name = "SECS", default_value_t = 30, value_parser = clap::value_parser!(u64).range(1..))]
-    connect_timeout: u64,
+    /// (exit code 9 past it; default: the config's connect_timeout, else 30).
+    #[arg(long, value_name = "SECS", value_parser = clap::value_parser!(u64).range(1..))]
+    connect_timeout: Option<u64>,
     /// Offer terminals to the agent even when the kernel cannot confine them to the roots
     /// (Landlock); without it such a client does not offer terminals.
     #[arg(long)]
     unconfined_terminals: bool,
     /// Talk to a remote agent at this WebSocket URL (ws://HOST:PORT/acp, e.g. one served by
     /// `acp serve`) instead of spawning AGENT_CMD.
-    #[arg(long, value_name = "URL", conflicts_with = "agent", required_unless_present = "agent")]
+    #[arg(long, value_name = "URL", conflicts_with_all = ["agent", "agent_name"])]
     connect: Option<String>,
+    /// Run the named agent of the config file (`[agents.NAME]`) instead of AGENT_CMD.
+    #[arg(long = "agent", value_name = "NAME", conflicts_with = "agent")]
+    agent_name: Option<String>,
+    /// Reopen a recorded session (its id in `acp sessions`) with session/resume or
+    /// session/load; exit code 10 if the agent supports neither.
+    #[arg(long, value_name = "ID", conflicts_with_all = ["continue_last", "connect"])]
+    resume: Option<String>,
+    /// Reopen the latest open session of this project with the same agent (as --resume).
+    #[arg(long = "continue", conflicts_with = "connect")]
+    continue_last: bool,
     /// With --connect: a file holding the bearer token the server requires.
     #[arg(long, value_name = "FILE", requires = "connect")]
     token_file: Option<PathBuf>,
@@ -197,7 +272,7 @@ fn client_prompt(args: &ClientArgs) -> Result<Option<String>, String> {
     if prompt.is_none() {
         let needs = if args.quiet {
             Some("--quiet")
-        } else if args.format == Format::Json {
+        } else if args.format == Some(Format::Json) {
             Some("--format json")
         } else {
             (!args.images.is_empty()).then_some("--image")
@@ -248,6 +323,26 @@ fn node_id(text: &str) -> Result<String, String> {
     if ok { Ok(text.to_owned()) } else { Err("1 to 32 letters, digits or _".to_owned()) }
 }
 
+/// `acp sessions …`.
+fn sessions(action: Option<SessionsAction>, load: impl FnOnce() -> Result<acp_cli::config::Loaded, String>) -> Exit {
+    match action.unwrap_or(SessionsAction::List { all: false, agent: None }) {
+        SessionsAction::List { all, agent: None } => manage::sessions_list(all, None),
+        SessionsAction::List { all, agent: Some(name) } => {
+            let loaded = match load() {
+                Ok(loaded) => loaded,
+                Err(e) => return manage::fail(&e),
+            };
+            match loaded.config.agent(&name, &loaded.path) {
+                Ok(entry) => manage::sessions_list(all, Some((&name, entry))),
+                Err(e) => manage::fail(&e),
+            }
+        }
+        SessionsAction::Show { id } => manage::sessions_show(&id),
+        SessionsAction::Close { id } => manage::sessions_close(&id),
+        SessionsAction::Prune { older_than } => manage::sessions_prune(older_than),
+    }
+}
+
 /// Reads a token file: its first line, trimmed; an empty token is refused.
 fn read_token(path: &std::path::Path) -> Result<String, String> {
     let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
@@ -265,12 +360,30 @@ struct DemoArgs {
 }
 
 fn main() -> ExitCode {
-    match Cli::parse().command {
+    let cli = Cli::parse();
+    let explicit = cli.config;
+    let load = || acp_cli::config::load(explicit.as_deref());
+    match cli.command {
+        Command::Agents => match load() {
+            Ok(loaded) => manage::agents(&loaded).into(),
+            Err(e) => manage::fail(&e).into(),
+        },
+        Command::Config { action } => match (load(), action) {
+            (Ok(loaded), ConfigAction::Show) => manage::config_show(&loaded).into(),
+            (Ok(loaded), ConfigAction::Path) => {
+                println!("{}", loaded.path.display());
+                ExitCode::SUCCESS
+            }
+            (Err(e), _) => manage::fail(&e).into(),
+        },
+        Command::Sessions { action } => sessions(action, load).into(),
         Command::Agent(args) => {
             let mut config = AgentConfig::default();
             config.slow_delay = Duration::from_millis(args.slow_ms);
             config.log = !args.quiet;
             config.max_sessions = args.max_sessions;
+            config.history = args.history;
+            config.history_resume = !args.no_resume;
             match ReferenceAgent::with_config(config).serve_stdio() {
                 Ok(()) => ExitCode::SUCCESS,
                 Err(e) => {
@@ -288,23 +401,43 @@ fn main() -> ExitCode {
                 }
             };
             let mut config = ClientConfig::new(args.agent);
+            config.cwd = args.cwd;
+            config.connect = args.connect;
+            let choice = setup::Choice {
+                name: args.agent_name,
+                resume: args.resume,
+                continue_last: args.continue_last,
+                policy: args.policy.policy(),
+                connect_timeout: args.connect_timeout,
+                roots: args.roots,
+            };
+            let loaded = match load() {
+                Ok(loaded) => loaded,
+                Err(e) => {
+                    eprintln!("acp client: {e}");
+                    return Exit::Failure.into();
+                }
+            };
+            if let Err((e, exit)) = setup::apply(&mut config, choice, &loaded) {
+                eprintln!("acp client: {e}");
+                return exit.into();
+            }
+            // `[defaults] format` applies to one-prompt runs when --format is not given.
+            let configured_json = loaded.config.defaults.format == Some(acp_cli::config::Format::Json);
+            let format =
+                args.format.unwrap_or(if configured_json && prompt.is_some() { Format::Json } else { Format::Text });
             config.prompt = prompt;
             config.images = args.images;
-            config.output = match (args.quiet, args.format) {
+            config.output = match (args.quiet, format) {
                 (true, _) => Output::Quiet,
                 (false, Format::Json) => Output::Json,
                 (false, Format::Text) => Output::Text,
             };
-            config.policy = args.policy.policy();
-            config.roots = args.roots;
-            config.cwd = args.cwd;
             config.show_stderr = args.show_stderr;
             config.auth = args.auth;
             config.elicit = args.elicit;
-            config.connect_timeout = Duration::from_secs(args.connect_timeout);
             config.unconfined_terminals = args.unconfined_terminals;
             config.die_with_client = true;
-            config.connect = args.connect;
             if let Some(path) = &args.token_file {
                 match read_token(path) {
                     Ok(token) => config.token = Some(token),

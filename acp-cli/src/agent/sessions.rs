@@ -52,11 +52,33 @@ pub(super) struct Sessions {
     open: Mutex<HashMap<SessionId, Open>>,
     limit: usize,
     next: AtomicU64,
+    /// What new session ids start with (`sess-`).
+    prefix: String,
 }
 
 impl Sessions {
     pub(super) fn new(limit: usize) -> Sessions {
-        Sessions { open: Mutex::new(HashMap::new()), limit, next: AtomicU64::new(0) }
+        Sessions::with_prefix(limit, "sess-".to_owned())
+    }
+
+    /// Sessions whose ids start with `prefix`.
+    pub(super) fn with_prefix(limit: usize, prefix: String) -> Sessions {
+        Sessions { open: Mutex::new(HashMap::new()), limit, next: AtomicU64::new(0), prefix }
+    }
+
+    /// Opens the remembered session `id` again (`session/load`, `session/resume`); one open
+    /// already stays as it is. Refused at the limit like [`Sessions::open`].
+    pub(super) fn reopen(&self, id: &SessionId) -> Result<(), RpcError> {
+        let mut open = self.lock();
+        if open.contains_key(id) {
+            return Ok(());
+        }
+        if open.len() >= self.limit {
+            return Err(RpcError::new(ErrorCode::INTERNAL_ERROR, TOO_MANY_SESSIONS)
+                .with_data(json!({ "reason": TOO_MANY_SESSIONS, "limit": self.limit })));
+        }
+        open.insert(id.clone(), Open::default());
+        Ok(())
     }
 
     fn lock(&self) -> MutexGuard<'_, HashMap<SessionId, Open>> {
@@ -71,7 +93,7 @@ impl Sessions {
             return Err(RpcError::new(ErrorCode::INTERNAL_ERROR, TOO_MANY_SESSIONS)
                 .with_data(json!({ "reason": TOO_MANY_SESSIONS, "limit": self.limit })));
         }
-        let id = SessionId::from(format!("sess-{}", self.next.fetch_add(1, Ordering::Relaxed) + 1));
+        let id = SessionId::from(format!("{}{}", self.prefix, self.next.fetch_add(1, Ordering::Relaxed) + 1));
         open.insert(id.clone(), Open { closed: Arc::default(), system_prompt: system_prompt.map(Arc::from) });
         Ok(id)
     }

@@ -47,13 +47,18 @@ impl Session {
             self.render.info(&format!("authenticated with `{method}`"));
         }
 
-        let requester = self.requester().with_timeout(timeout);
-        let request = NewSessionRequest::new(cwd.display().to_string(), vec![]);
-        let session = match self.call("opening a session…", move || requester.new_session(request))? {
-            Ok(session) => session.session_id,
-            Err(e) => return Err(self.failed("session/new", e)),
+        let session = if let Some(resume) = &config.resume {
+            self.reopen(resume, cwd, &response.agent_capabilities)?
+        } else {
+            let requester = self.requester().with_timeout(timeout);
+            let request = NewSessionRequest::new(cwd.display().to_string(), vec![]);
+            match self.call("opening a session…", move || requester.new_session(request))? {
+                Ok(session) => session.session_id,
+                Err(e) => return Err(self.failed("session/new", e)),
+            }
         };
         self.render.info(&format!("session {session} · cwd {}", cwd.display()));
+        self.start_journal(config, cwd, &session);
         self.session = Some(session);
         Ok(())
     }

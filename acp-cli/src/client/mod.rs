@@ -33,6 +33,7 @@ mod exec_child;
 mod guard;
 mod handler;
 mod interrupt;
+mod journal;
 mod offer;
 mod output;
 mod permission;
@@ -40,6 +41,7 @@ mod process;
 mod questions;
 mod remote;
 mod render;
+mod resume;
 mod sanitize;
 mod session;
 mod summary;
@@ -127,6 +129,23 @@ pub struct ClientConfig {
     pub output: Output,
     /// Images to send with the prompt (`--image`; the agent must advertise images).
     pub images: Vec<PathBuf>,
+    /// Environment variables set for the agent process (a named agent's `env`).
+    pub agent_env: Vec<(OsString, OsString)>,
+    /// The agent process's working directory (a named agent's `cwd`); `None`: the client's.
+    pub agent_cwd: Option<PathBuf>,
+    /// Record the session in the session database ([`crate::store`]) under this agent.
+    pub record: Option<crate::store::AgentRef>,
+    /// Reopen this remembered session instead of opening a new one.
+    pub resume: Option<Resume>,
+}
+
+/// A remembered session to reopen (`--resume`, `--continue`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Resume {
+    /// Its local id in the session database.
+    pub local_id: i64,
+    /// The agent's session id.
+    pub session_id: String,
 }
 
 impl ClientConfig {
@@ -151,6 +170,10 @@ impl ClientConfig {
             token: None,
             output: Output::Text,
             images: Vec::new(),
+            agent_env: Vec::new(),
+            agent_cwd: None,
+            record: None,
+            resume: None,
         }
     }
 
@@ -311,7 +334,8 @@ fn start_agent(config: &ClientConfig, render: &mut Renderer, ui: mpsc::SyncSende
         };
     }
     // On the main thread: the agent's death signal follows the thread that spawned it.
-    match AgentProcess::spawn(&config.agent, config.show_stderr, config.die_with_client, ui) {
+    let place = process::Place { env: &config.agent_env, cwd: config.agent_cwd.as_deref() };
+    match AgentProcess::spawn(&config.agent, place, config.show_stderr, config.die_with_client, ui) {
         Ok((process, stdin, stdout)) => Some((process, Box::new(stdin), Box::new(stdout))),
         Err(e) => {
             let command: Vec<String> = config.agent.iter().map(|a| a.to_string_lossy().into_owned()).collect();

@@ -32,6 +32,13 @@ pub(crate) const TAIL_LINES: usize = 40;
 /// Bytes of stderr kept for that report.
 pub(crate) const TAIL_BYTES: usize = 16 * 1024;
 
+/// Where the agent process runs: extra environment variables and its working directory.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Place<'a> {
+    pub(crate) env: &'a [(OsString, OsString)],
+    pub(crate) cwd: Option<&'a Path>,
+}
+
 /// The agent: a local process, or a remote one behind a WebSocket.
 #[derive(Debug)]
 pub(crate) struct AgentProcess {
@@ -49,16 +56,18 @@ impl AgentProcess {
     /// [`UiEvent::Stderr`] when `show` is set (blocking while the UI queue is full, which slows
     /// the agent down rather than growing a queue), and into the kept tail either way. With
     /// `die_with_client`, the agent is started through `acp __exec-child` (call this from the
-    /// main thread: the kernel's death signal follows the spawning thread).
+    /// main thread: the kernel's death signal follows the spawning thread). `place` adds
+    /// environment variables and sets the working directory.
     pub(crate) fn spawn(
         argv: &[OsString],
+        place: Place<'_>,
         show: bool,
         die_with_client: bool,
         ui: SyncSender<UiEvent>,
     ) -> io::Result<(AgentProcess, ChildStdin, ChildStdout)> {
         let (program, args) =
             argv.split_first().ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "no agent command given"))?;
-        let command = if die_with_client {
+        let mut command = if die_with_client {
             let resolved = resolve_program(Path::new(program))?;
             let mut command = Command::new(std::env::current_exe()?);
             command.arg(EXEC_CHILD).arg("--parent-pid").arg(std::process::id().to_string()).arg("--");
@@ -69,6 +78,10 @@ impl AgentProcess {
             command.args(args);
             command
         };
+        command.envs(place.env.iter().map(|(k, v)| (k, v)));
+        if let Some(cwd) = place.cwd {
+            command.current_dir(cwd);
+        }
         let mut options = SupervisorOptions::default().with_stderr_capacity(TAIL_BYTES);
         if show {
             let mut ui = Some(ui);

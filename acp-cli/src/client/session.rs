@@ -109,6 +109,8 @@ pub(crate) struct Session {
     pub(super) prompt_caps: PromptCapabilities,
     /// The one prompt's attachments, checked before the agent started.
     pub(super) prepared: Option<super::attach::Prepared>,
+    /// The session database's record of this session, when it is recorded.
+    pub(super) journal: Option<super::journal::Journal>,
 }
 
 impl Session {
@@ -140,6 +142,7 @@ impl Session {
             auth_methods: Vec::new(),
             prompt_caps: PromptCapabilities::default(),
             prepared: None,
+            journal: None,
         }
     }
 
@@ -194,6 +197,7 @@ impl Session {
         self.shared.shutdown.store(true, Ordering::SeqCst);
         self.drop_questions();
         self.drain_stderr();
+        self.journal_write(None);
         let _ = self.conn.close();
         let grace = if exit == Exit::Interrupted { QUIT_GRACE } else { CLOSE_GRACE };
         let (rx, render) = (&self.rx, &mut self.render);
@@ -258,7 +262,13 @@ impl Session {
         match event {
             UiEvent::Stderr(line) => self.render.stderr_line(&line),
             UiEvent::Activity(activity) => self.render.activity(&activity),
-            UiEvent::Outside(notification) => self.render.update(&notification.update),
+            UiEvent::Outside(notification) => {
+                if let (Some(journal), SessionUpdate::SessionInfoUpdate(_)) = (&mut self.journal, &notification.update)
+                {
+                    journal.update(&notification.update);
+                }
+                self.render.update(&notification.update)
+            }
             UiEvent::Permission(ask) => self.permission(ask),
             UiEvent::Elicitation(note) => self.render.elicitation(&note),
             UiEvent::Line(line) => {
@@ -282,6 +292,13 @@ impl Session {
     /// One prompt turn, from `session/prompt` to its stop reason.
     fn turn_with(&mut self, prompt: Vec<ContentBlock>) -> Turn {
         let Some(session) = self.session.clone() else { return Turn::Failed(Exit::Failure) };
+        if let Some(journal) = &mut self.journal {
+            let text: Vec<&str> = prompt
+                .iter()
+                .filter_map(|b| if let ContentBlock::Text(t) = b { Some(t.text.as_str()) } else { None })
+                .collect();
+            journal.prompt(&text.join("\n"));
+        }
         let requester = self.requester();
         let turn = match requester.prompt(PromptRequest::new(session.clone(), prompt)) {
             Ok(turn) => turn,
@@ -318,8 +335,14 @@ impl Session {
         // receives them in order.
         loop {
             match self.next() {
-                Next::Event(UiEvent::Update(update)) => self.render.update(&update),
+                Next::Event(UiEvent::Update(update)) => {
+                    if let Some(journal) = &mut self.journal {
+                        journal.update(&update);
+                    }
+                    self.render.update(&update)
+                }
                 Next::Event(UiEvent::TurnEnded(result)) => {
+                    self.journal_write(Some(result.as_ref().ok().map(|r| &r.stop_reason)));
                     self.drop_questions();
                     self.shared.approvals.clear();
                     self.cancelling = false;

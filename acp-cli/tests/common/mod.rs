@@ -249,6 +249,10 @@ pub fn start_interactive(args: &[&str], cwd: &Path) -> Child {
         .args(args)
         .current_dir(cwd)
         .env_remove("NO_COLOR")
+        // Hermetic: no user config file applies, and recorded sessions go to a scratch database.
+        .env_remove("ACP_CONFIG")
+        .env("XDG_CONFIG_HOME", std::env::temp_dir().join("acp-tests-no-config"))
+        .env("ACP_STATE_DIR", std::env::temp_dir().join("acp-tests-state"))
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())

@@ -1,0 +1,150 @@
+//! What the client records of a session in the session database ([`crate::store`]): the
+//! prompts, the agent's message text (one line per stretch of chunks), tool call lines, how
+//! each turn stopped, and the title. Written at the end of each turn (one transaction), and
+//! at shutdown. The text held between two writes is bounded by the store's transcript cap.
+
+use std::collections::HashMap;
+
+use acp_blocking::acp_proto::types::{ContentBlock, SessionUpdate, StopReason, ToolCallStatus};
+
+use crate::store::{Append, Line, MAX_TRANSCRIPT_BYTES, Store};
+
+/// A session being recorded.
+#[derive(Debug)]
+pub(crate) struct Journal {
+    store: Store,
+    id: i64,
+    pending: Append,
+    /// The agent's message text since the last line.
+    text: String,
+    /// Bytes queued since the last write (bounded by the transcript cap).
+    queued: usize,
+    /// Tool call titles of the running turn, by call id.
+    tools: HashMap<String, String>,
+}
+
+impl Journal {
+    /// Records into session `id` of `store`.
+    pub(crate) fn new(store: Store, id: i64) -> Journal {
+        Journal { store, id, pending: Append::default(), text: String::new(), queued: 0, tools: HashMap::new() }
+    }
+
+    /// The session's local id.
+    pub(crate) fn id(&self) -> i64 {
+        self.id
+    }
+
+    fn push(&mut self, kind: &str, text: String) {
+        let cap = usize::try_from(MAX_TRANSCRIPT_BYTES).unwrap_or(usize::MAX);
+        if self.queued <= cap {
+            self.queued += text.len();
+            self.pending.lines.push(Line::new(kind, text));
+        }
+    }
+
+    fn end_text(&mut self) {
+        if !self.text.is_empty() {
+            let text = std::mem::take(&mut self.text);
+            self.push("agent", text);
+        }
+    }
+
+    /// A prompt was sent; its first line is the title unless the session has one.
+    pub(crate) fn prompt(&mut self, text: &str) {
+        let first = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("").trim();
+        if !first.is_empty() && self.pending.title.is_none() {
+            self.pending.title = Some((first.chars().take(120).collect(), false));
+        }
+        self.push("user", text.to_owned());
+    }
+
+    /// An update of a turn (or one outside a turn).
+    pub(crate) fn update(&mut self, update: &SessionUpdate) {
+        match update {
+            SessionUpdate::AgentMessageChunk(chunk) => {
+                if let ContentBlock::Text(t) = &chunk.content
+                    && self.queued + self.text.len() <= usize::try_from(MAX_TRANSCRIPT_BYTES).unwrap_or(usize::MAX)
+                {
+                    self.text.push_str(&t.text);
+                }
+            }
+            SessionUpdate::ToolCall(call) => {
+                self.end_text();
+                let status = call.status.as_ref().map_or("pending", ToolCallStatus::as_str);
+                self.push("tool", format!("{} [{status}]", call.title));
+                if self.tools.len() < 1024 {
+                    self.tools.insert(call.tool_call_id.to_string(), call.title.clone());
+                }
+            }
+            SessionUpdate::ToolCallUpdate(update) => {
+                if let Some(status @ (ToolCallStatus::Completed | ToolCallStatus::Failed)) = &update.status {
+                    self.end_text();
+                    let id = update.tool_call_id.to_string();
+                    let title = update.title.clone().or_else(|| self.tools.get(&id).cloned()).unwrap_or(id);
+                    self.push("tool", format!("{title} [{}]", status.as_str()));
+                }
+            }
+            SessionUpdate::SessionInfoUpdate(info) => {
+                if let Some(Some(title)) = &info.title {
+                    self.pending.title = Some((title.chars().take(200).collect(), true));
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// The turn ended (with `stop`, if it did not fail): writes what it recorded.
+    pub(crate) fn end_turn(&mut self, stop: Option<&StopReason>) -> Result<(), String> {
+        self.end_text();
+        self.tools.clear();
+        let how = stop.map_or("failed", StopReason::as_str);
+        self.push("note", format!("stop: {how}"));
+        self.write()
+    }
+
+    /// Writes what is pending (also when nothing is: the updated time moves).
+    pub(crate) fn write(&mut self) -> Result<(), String> {
+        self.end_text();
+        let append = std::mem::take(&mut self.pending);
+        self.queued = 0;
+        self.store.append(self.id, &append)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use acp_blocking::acp_proto::types::*;
+
+    use super::*;
+    use crate::store::AgentRef;
+
+    #[test]
+    fn the_agents_title_wins_and_text_is_joined() {
+        let dir = std::env::temp_dir().join(format!("acp-journal-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let mut store = Store::open(&dir).unwrap();
+        let id = store.insert("s", &AgentRef::Named("a".into()), "/p").unwrap();
+        let mut journal = Journal::new(store, id);
+        journal.prompt("\n  first line  \nsecond");
+        journal.update(&SessionUpdate::AgentMessageChunk(ContentChunk::new(ContentBlock::text("he"))));
+        journal.update(&SessionUpdate::AgentMessageChunk(ContentChunk::new(ContentBlock::text("llo"))));
+        let info = SessionInfoUpdate { title: Some(Some("Agent's title".into())), ..SessionInfoUpdate::default() };
+        journal.update(&SessionUpdate::SessionInfoUpdate(info));
+        journal.end_turn(Some(&StopReason::EndTurn)).unwrap();
+        journal.prompt("another");
+        journal.end_turn(None).unwrap();
+        let store = Store::open(&dir).unwrap();
+        assert_eq!(store.by_id(id).unwrap().unwrap().title.as_deref(), Some("Agent's title"));
+        let lines: Vec<(String, String)> =
+            store.transcript(id).unwrap().into_iter().map(|l| (l.kind, l.text)).collect();
+        let expected = [
+            ("user", "\n  first line  \nsecond"),
+            ("agent", "hello"),
+            ("note", "stop: end_turn"),
+            ("user", "another"),
+            ("note", "stop: failed"),
+        ];
+        assert_eq!(lines, expected.map(|(k, t)| (k.to_owned(), t.to_owned())));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}

@@ -1,0 +1,111 @@
+//! Reopening a remembered session (`--resume ID`, `--continue`), and recording the session in
+//! the session database.
+//!
+//! A session is reopened with `session/resume` when the agent advertises
+//! `sessionCapabilities.resume`, else with `session/load` when it advertises `loadSession`
+//! (the history it replays is rendered as it comes); an agent that advertises neither ends the
+//! client with [`Exit::NoResume`] and no session is opened: never a silent new one.
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use acp_blocking::acp_proto::types::{AgentCapabilities, LoadSessionRequest, ResumeSessionRequest, SessionId};
+
+use super::journal::Journal;
+use super::session::Session;
+use super::{ClientConfig, Resume};
+use crate::Exit;
+use crate::store::Store;
+
+/// How long no replayed update must come for the replay to count as drawn.
+const REPLAY_QUIET: Duration = Duration::from_millis(100);
+/// The longest the client waits for that.
+const REPLAY_WAIT: Duration = Duration::from_secs(2);
+
+impl Session {
+    /// Reopens `resume` through `session/resume` or `session/load`, whichever the agent
+    /// advertises (resume first: it replays nothing).
+    pub(super) fn reopen(&mut self, resume: &Resume, cwd: &Path, caps: &AgentCapabilities) -> Result<SessionId, Exit> {
+        let requester = self.requester().with_timeout(self.settings.connect_timeout);
+        let id = SessionId::from(resume.session_id.clone());
+        let cwd_text = cwd.display().to_string();
+        let local = resume.local_id;
+        if caps.session_capabilities.resume.is_some() {
+            let request = ResumeSessionRequest::new(id.clone(), cwd_text);
+            if let Err(e) = self.call("resuming the session…", move || requester.resume_session(request))? {
+                return Err(self.failed("session/resume", e));
+            }
+            self.render.info(&format!("resumed session {local} ({id}) with session/resume"));
+            return Ok(id);
+        }
+        if caps.supports_load_session() {
+            let request = LoadSessionRequest::new(id.clone(), cwd_text, vec![]);
+            if let Err(e) = self.call("loading the session…", move || requester.load_session(request))? {
+                return Err(self.failed("session/load", e));
+            }
+            self.drain_background();
+            self.render.info(&format!("loaded session {local} ({id}) with session/load; its history is above"));
+            return Ok(id);
+        }
+        self.render.error(&format!(
+            "cannot resume session {local} ({id}): the agent advertises neither sessionCapabilities.resume nor \
+             loadSession, so no session was opened (run without --resume/--continue for a new session)"
+        ));
+        Err(Exit::NoResume)
+    }
+
+    /// Renders the history `session/load` replayed. The agent sent it before its answer, but
+    /// the connection hands updates to the UI on another thread: wait until none came for
+    /// [`REPLAY_QUIET`] (at most [`REPLAY_WAIT`]), so that the history is drawn before what
+    /// follows. Updates later than that are still drawn, only later.
+    fn drain_background(&mut self) {
+        let end = Instant::now() + REPLAY_WAIT;
+        while let Some(left) = end.checked_duration_since(Instant::now()) {
+            match self.rx.recv_timeout(left.min(REPLAY_QUIET)) {
+                Ok(event) => self.background(event),
+                Err(_) => break,
+            }
+        }
+    }
+
+    /// Starts recording the session `id` (a new row, or the resumed one), if the client
+    /// records; a database that cannot be opened is a warning, not a failure.
+    pub(super) fn start_journal(&mut self, config: &ClientConfig, cwd: &Path, id: &SessionId) {
+        let Some(agent) = &config.record else { return };
+        let opened = Store::open_default().and_then(|mut store| {
+            let local = match &config.resume {
+                Some(resume) => resume.local_id,
+                None => {
+                    let project = std::fs::canonicalize(cwd).unwrap_or_else(|_| cwd.to_path_buf());
+                    store.insert(id.as_ref(), agent, &project.display().to_string())?
+                }
+            };
+            Ok(Journal::new(store, local))
+        });
+        match opened {
+            Ok(journal) => {
+                if config.resume.is_none() {
+                    self.render.info(&format!(
+                        "recorded as session {} (acp sessions show {})",
+                        journal.id(),
+                        journal.id()
+                    ));
+                }
+                self.journal = Some(journal);
+            }
+            Err(e) => self.render.warn(&format!("this session is not recorded: {e}")),
+        }
+    }
+
+    /// Writes what the journal holds, reporting a failure as a warning.
+    pub(super) fn journal_write(&mut self, stop: Option<Option<&acp_blocking::acp_proto::types::StopReason>>) {
+        let Some(journal) = &mut self.journal else { return };
+        let written = match stop {
+            Some(stop) => journal.end_turn(stop),
+            None => journal.write(),
+        };
+        if let Err(e) = written {
+            self.render.warn(&format!("could not record the turn: {e}"));
+        }
+    }
+}
