@@ -222,6 +222,9 @@ struct CheckAgentArgs {
     /// How long any one answer of the agent may take, in seconds.
     #[arg(long, value_name = "SECS", default_value_t = 10.0, value_parser = positive_secs)]
     timeout: f64,
+    /// How much longer the first answer of each agent process may take (its start), in seconds.
+    #[arg(long, value_name = "SECS", default_value_t = 60.0, value_parser = positive_secs)]
+    startup_timeout: f64,
     /// Only the requirements whose id starts with this (e.g. `agent.cancel`).
     #[arg(long, value_name = "ID_PREFIX")]
     only: Option<String>,
@@ -246,6 +249,7 @@ fn check(args: CheckArgs) -> ExitCode {
         CheckCommand::Agent(args) => {
             let mut config = acp_cli::check::agent::AgentCheckConfig::new(args.agent);
             config.timeout = Duration::from_secs_f64(args.timeout);
+            config.startup = Duration::from_secs_f64(args.startup_timeout);
             config.only = args.only;
             config.jobs = usize::try_from(args.jobs).unwrap_or(1);
             let report = acp_cli::check::agent::run(&config);

@@ -29,6 +29,8 @@ pub struct AgentCheckConfig {
     pub command: Vec<OsString>,
     /// How long any one answer may take.
     pub timeout: Duration,
+    /// How much longer the first answer of each agent process may take (its start).
+    pub startup: Duration,
     /// Only the requirements whose id starts with this.
     pub only: Option<String>,
     /// How many scenarios run at once (each with its own agent process).
@@ -36,9 +38,15 @@ pub struct AgentCheckConfig {
 }
 
 impl AgentCheckConfig {
-    /// Checks `command` with a 10 s timeout.
+    /// Checks `command` with a 10 s timeout (60 s more for the agent to start).
     pub fn new(command: Vec<OsString>) -> AgentCheckConfig {
-        AgentCheckConfig { command, timeout: Duration::from_secs(10), only: None, jobs: 4 }
+        AgentCheckConfig {
+            command,
+            timeout: Duration::from_secs(10),
+            startup: Duration::from_secs(60),
+            only: None,
+            jobs: 4,
+        }
     }
 }
 
@@ -47,6 +55,7 @@ impl AgentCheckConfig {
 pub(crate) struct Ctx {
     command: Vec<OsString>,
     timeout: Duration,
+    startup: Duration,
     /// The file offered to `fs/read_text_file`: its absolute path and text.
     file: (String, String),
 }
@@ -81,8 +90,12 @@ pub fn run(config: &AgentCheckConfig) -> Report {
     let path = dir.join("acp-check-notes.txt");
     let text = "acp check was here\n".to_owned();
     let _ = std::fs::write(&path, &text);
-    let ctx =
-        Ctx { command: config.command.clone(), timeout: config.timeout, file: (path.display().to_string(), text) };
+    let ctx = Ctx {
+        command: config.command.clone(),
+        timeout: config.timeout,
+        startup: config.startup,
+        file: (path.display().to_string(), text),
+    };
     let wanted = |req: &Requirement| config.only.as_deref().is_none_or(|prefix| req.id.starts_with(prefix));
     let subject = config.command.iter().map(|a| a.to_string_lossy()).collect::<Vec<_>>().join(" ");
     let mut report = Report { subject: format!("agent: {subject}"), findings: Vec::new() };

@@ -76,6 +76,8 @@ pub(crate) struct Peer {
     next_id: i64,
     /// How long any one wait lasts.
     pub(crate) timeout: Duration,
+    /// How much longer the first answer may take.
+    startup: Duration,
     /// Whether `initialize` advertised `fs.readTextFile` (set by [`Peer::initialize`]).
     pub(crate) fs_read: bool,
     /// The one file served by `fs/read_text_file`, and its text.
@@ -140,6 +142,7 @@ impl Peer {
             wire,
             next_id: 0,
             timeout: ctx.timeout,
+            startup: ctx.startup,
             fs_read: false,
             file: (ctx.file.0.clone(), ctx.file.1.clone()),
             permissions: Permissions::Allow,
@@ -220,10 +223,10 @@ impl Peer {
     /// Handles what the agent sends for up to `limit`, until `stop` accepts a message
     /// (returned). Requests of the agent are answered (see [`Permissions`]) before `stop`
     /// sees them.
-    /// Until the agent's first line, waits get two more timeouts: an interpreter loading its
-    /// SDK on a busy machine can take seconds to start.
+    /// Until the agent's first line, waits get the startup allowance more: an interpreter
+    /// loading its SDK on a busy machine can take many seconds to start.
     pub(crate) fn pump_until(&mut self, limit: Duration, mut stop: impl FnMut(&Value) -> bool) -> Result<Value, Gone> {
-        let limit = if self.heard { limit } else { limit + self.timeout * 2 };
+        let limit = if self.heard { limit } else { limit + self.startup };
         let deadline = Instant::now() + limit;
         loop {
             let left = deadline.saturating_duration_since(Instant::now());

@@ -128,7 +128,10 @@ fn concurrency(peer: &mut Peer) -> Checks {
         let got = peer.pump_until(peer.timeout, |m| is_response_to(m, first) || is_response_to(m, second));
         match got {
             Err(e) => {
-                return vec![(&CONCURRENT, Outcome::Fail(format!("{} of 2 prompts answered, then {e}", answers.len())))];
+                return vec![(
+                    &CONCURRENT,
+                    Outcome::Fail(format!("{} of 2 prompts answered, then {e}", answers.len())),
+                )];
             }
             Ok(message) => {
                 let id = message.get("id").and_then(Value::as_i64).unwrap_or(0);
