@@ -8,7 +8,7 @@
 //! noting each `fs/*` or `terminal/*` call it did not advertise.
 
 use std::io::{self, BufRead, BufReader, Read, Write};
-use std::process::{ChildStdin, ChildStdout, Command};
+use std::process::{ChildStdin, Command};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, SyncSender, sync_channel};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::thread;
@@ -409,7 +409,7 @@ fn pick_option(params: &Value) -> Option<String> {
 
 /// The reader thread: cuts stdout into lines (at most [`LINE_MAX`] bytes each), records
 /// them, and hands them to the scenario.
-fn read_lines(stdout: ChildStdout, wire: &Mutex<Wire>, tx: &SyncSender<Incoming>) {
+fn read_lines(stdout: impl Read, wire: &Mutex<Wire>, tx: &SyncSender<Incoming>) {
     let mut reader = BufReader::new(stdout);
     let mut line = Vec::new();
     loop {
@@ -454,5 +454,57 @@ fn skip_rest_of_line(reader: &mut impl BufRead) {
                 reader.consume(n);
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn wire() -> Mutex<Wire> {
+        Mutex::new(Wire { started: Instant::now(), lines: Vec::new(), dropped: 0 })
+    }
+
+    #[test]
+    fn an_allow_option_is_picked_else_the_first() {
+        let ask = json!({"options": [
+            {"optionId": "no", "kind": "reject_once"},
+            {"optionId": "always", "kind": "allow_always"},
+            {"optionId": "once", "kind": "allow_once"},
+        ]});
+        assert_eq!(pick_option(&ask).as_deref(), Some("once"));
+        let ask = json!({"options": [{"optionId": "no", "kind": "reject_once"}, {"optionId": "always", "kind": "allow_always"}]});
+        assert_eq!(pick_option(&ask).as_deref(), Some("always"));
+        assert_eq!(pick_option(&json!({"options": [{"optionId": "x", "kind": "other"}]})).as_deref(), Some("x"));
+        assert_eq!(pick_option(&json!({"options": []})), None);
+    }
+
+    #[test]
+    fn an_endless_line_is_cut_and_the_next_one_still_read() {
+        let mut input = vec![b'x'; LINE_MAX + 100];
+        input.extend_from_slice(b"\n{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n\nnot json\n");
+        let wire = wire();
+        let (tx, rx) = sync_channel(QUEUE);
+        read_lines(&input[..], &wire, &tx);
+        drop(tx);
+        let got: Vec<Incoming> = rx.iter().collect();
+        assert!(matches!(got[0], Incoming::NotJson), "{got:?}");
+        assert!(matches!(&got[1], Incoming::Json(v) if v["id"] == 1), "{got:?}");
+        assert!(matches!(got[2], Incoming::NotJson), "{got:?}");
+        assert_eq!(got.len(), 3);
+        let wire = wire.lock().unwrap();
+        assert!(wire.lines[0].line.ends_with(" …(cut)") && wire.lines[0].line.len() < SHOWN_MAX + 20);
+    }
+
+    #[test]
+    fn the_transcript_keeps_its_first_lines_and_counts_the_rest() {
+        let wire = wire();
+        let mut wire = wire.lock().unwrap();
+        for n in 0..TRANSCRIPT_MAX + 5 {
+            wire.record(Dir::A2c, &n.to_string());
+        }
+        assert_eq!(wire.lines.len(), TRANSCRIPT_MAX);
+        assert_eq!(wire.dropped, 5);
+        assert_eq!(wire.lines[0].line, "0");
     }
 }
