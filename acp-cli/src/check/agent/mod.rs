@@ -99,42 +99,74 @@ pub fn run(config: &AgentCheckConfig) -> Report {
     let wanted = |req: &Requirement| config.only.as_deref().is_none_or(|prefix| req.id.starts_with(prefix));
     let subject = config.command.iter().map(|a| a.to_string_lossy()).collect::<Vec<_>>().join(" ");
     let mut report = Report { subject: format!("agent: {subject}"), findings: Vec::new() };
-    let mut dirty_stdout: Option<(usize, Vec<WireLine>)> = None;
     let scenarios: Vec<&Scenario> = SCENARIOS.iter().filter(|s| s.checks.iter().any(|r| wanted(r))).collect();
-    for (checks, transcript, not_json) in run_all(&ctx, &scenarios, config.jobs.max(1)) {
-        if not_json > 0 && dirty_stdout.is_none() {
-            dirty_stdout = Some((not_json, transcript.clone()));
-        }
-        for (req, outcome) in checks.into_iter().filter(|(r, _)| wanted(r)) {
-            report.findings.push(Finding::new(req, outcome, transcript.clone()));
+    let ran = run_all(&ctx, &scenarios, config.jobs.max(1));
+    for scenario in &ran {
+        for (req, outcome) in scenario.checks.iter().filter(|(r, _)| wanted(r)) {
+            let outcome = across_scenarios(req, outcome, &ran);
+            let failed = matches!(outcome, Outcome::Fail(_));
+            let transcript = if failed { scenario.transcript.clone() } else { Vec::new() };
+            report.findings.push(Finding::new(req, outcome, transcript));
         }
     }
     if wanted(&requirements::CLEAN_STDOUT) {
-        let finding = match dirty_stdout {
-            None => Finding::new(&requirements::CLEAN_STDOUT, Outcome::Pass, Vec::new()),
-            Some((n, transcript)) => {
-                let why = format!("{n} line(s) of stdout were not JSON (first scenario with one shown)");
-                Finding::new(&requirements::CLEAN_STDOUT, Outcome::Fail(why), transcript)
-            }
-        };
-        report.findings.push(finding);
+        report.findings.push(clean_stdout(&ran));
     }
     let _ = std::fs::remove_file(&path);
     let _ = std::fs::remove_dir(&dir);
     report
 }
 
+/// What one scenario found, with what the whole run judges across scenarios.
+struct Ran {
+    checks: Checks,
+    transcript: Vec<WireLine>,
+    /// Lines of stdout that were not JSON.
+    not_json: usize,
+    /// `fs/*` and `terminal/*` calls the client had not advertised.
+    violations: Vec<String>,
+}
+
+/// The capability checks also fail on a call that was not advertised in any other scenario
+/// (terminals and file writes are never advertised).
+fn across_scenarios(req: &'static Requirement, outcome: &Outcome, ran: &[Ran]) -> Outcome {
+    let prefix = match req.id {
+        id if id == requirements::CAP_FS.id => "fs/",
+        id if id == requirements::CAP_TERMINAL.id => "terminal/",
+        _ => return outcome.clone(),
+    };
+    if matches!(outcome, Outcome::Fail(_)) {
+        return outcome.clone();
+    }
+    let calls: Vec<&String> = ran.iter().flat_map(|r| &r.violations).filter(|m| m.starts_with(prefix)).collect();
+    if calls.is_empty() {
+        outcome.clone()
+    } else {
+        Outcome::Fail(format!("called {calls:?} unadvertised (answered -32601)"))
+    }
+}
+
+/// `agent.stdio.clean-stdout`, judged over every scenario.
+fn clean_stdout(ran: &[Ran]) -> Finding {
+    match ran.iter().find(|r| r.not_json > 0) {
+        None => Finding::new(&requirements::CLEAN_STDOUT, Outcome::Pass, Vec::new()),
+        Some(first) => {
+            let total: usize = ran.iter().map(|r| r.not_json).sum();
+            let why = format!("{total} line(s) of stdout were not JSON (the first scenario with one shown)");
+            Finding::new(&requirements::CLEAN_STDOUT, Outcome::Fail(why), first.transcript.clone())
+        }
+    }
+}
+
 /// Runs `scenarios`, `jobs` at a time; their results in order.
-fn run_all(ctx: &Ctx, scenarios: &[&Scenario], jobs: usize) -> Vec<(Checks, Vec<WireLine>, usize)> {
+fn run_all(ctx: &Ctx, scenarios: &[&Scenario], jobs: usize) -> Vec<Ran> {
     let mut results = Vec::with_capacity(scenarios.len());
     for batch in scenarios.chunks(jobs) {
         std::thread::scope(|scope| {
             let running: Vec<_> = batch.iter().map(|s| scope.spawn(|| run_scenario(ctx, s))).collect();
             for (handle, scenario) in running.into_iter().zip(batch) {
-                let result = handle.join().unwrap_or_else(|_| {
-                    let why = Outcome::Fail("the check itself failed (a bug of acp check)".to_owned());
-                    (scenario.checks.iter().map(|r| (*r, why.clone())).collect(), Vec::new(), 0)
-                });
+                let result =
+                    handle.join().unwrap_or_else(|_| failed(scenario, "the check itself failed (a bug of acp check)"));
                 results.push(result);
             }
         });
@@ -142,21 +174,23 @@ fn run_all(ctx: &Ctx, scenarios: &[&Scenario], jobs: usize) -> Vec<(Checks, Vec<
     results
 }
 
-/// Spawns a fresh agent for `scenario` and runs it; its checks, transcript and how many
-/// stdout lines were not JSON.
-fn run_scenario(ctx: &Ctx, scenario: &Scenario) -> (Checks, Vec<WireLine>, usize) {
+/// Every requirement of `scenario` failed for `why`.
+fn failed(scenario: &Scenario, why: &str) -> Ran {
+    let checks = scenario.checks.iter().map(|r| (*r, Outcome::Fail(why.to_owned()))).collect();
+    Ran { checks, transcript: Vec::new(), not_json: 0, violations: Vec::new() }
+}
+
+/// Spawns a fresh agent for `scenario` and runs it.
+fn run_scenario(ctx: &Ctx, scenario: &Scenario) -> Ran {
     match Peer::spawn(ctx) {
         Ok(mut peer) => {
             let checks = (scenario.run)(&mut peer);
             let transcript = peer.transcript();
-            let not_json = peer.not_json;
+            let (not_json, violations) = (peer.not_json, std::mem::take(&mut peer.violations));
             drop(peer);
-            (checks, transcript, not_json)
+            Ran { checks, transcript, not_json, violations }
         }
-        Err(e) => {
-            let why = format!("cannot start the agent: {e}");
-            (scenario.checks.iter().map(|r| (*r, Outcome::Fail(why.clone()))).collect(), Vec::new(), 0)
-        }
+        Err(e) => failed(scenario, &format!("cannot start the agent: {e}")),
     }
 }
 
