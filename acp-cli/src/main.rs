@@ -37,6 +37,65 @@ enum Command {
     /// Internal: how the client starts its agent, so that the agent dies with the client.
     #[command(name = "__exec-child", hide = true)]
     ExecChild(ExecChildArgs),
+    /// Conformance checks of an ACP agent or client.
+    #[command(subcommand)]
+    Check(CheckCommand),
+    /// Internal: the agent `acp check client` gives the client under test (joins stdio to SOCKET).
+    #[command(name = "__check-relay", hide = true)]
+    CheckRelay {
+        /// The checker's Unix socket.
+        socket: PathBuf,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+enum CheckCommand {
+    /// Play a scripted agent to an ACP client and judge what the client does.
+    Client(CheckClientArgs),
+}
+
+/// Report formats of `acp check`.
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+enum CheckFormat {
+    /// One line per requirement, failures with their wire transcript.
+    Text,
+    /// One JSON document.
+    Json,
+}
+
+#[derive(Debug, Args)]
+#[command(after_help = "CLIENT_CMD must contain {agent}, which becomes the command line of the scripted agent \
+(also exported as a JSON array in ACP_CHECK_AGENT). Examples:\n  \
+acp check client -- acp client --allow -p hi -- {agent}\n  \
+acp check client --format json -- node my-client.mjs {agent}\n\n\
+Each scenario runs the client once; exit 0 iff no MUST requirement failed, 1 otherwise, 2 usage.")]
+struct CheckClientArgs {
+    /// How the report is printed.
+    #[arg(long, value_enum, default_value = "text")]
+    format: CheckFormat,
+    /// Seconds the client gets to start the agent, and then each scenario, before it is ended.
+    #[arg(long, value_name = "SECS", default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..=3600))]
+    timeout: u64,
+    /// The client's command line, after `--`, with {agent} where the agent command goes.
+    #[arg(last = true, required = true, value_name = "CLIENT_CMD")]
+    command: Vec<OsString>,
+}
+
+fn check_client(args: CheckClientArgs) -> ExitCode {
+    use acp_cli::check::client::{AGENT_ENV, CheckClientConfig, PLACEHOLDER, run};
+    if !args.command.iter().any(|a| a.to_string_lossy().contains(PLACEHOLDER)) {
+        eprintln!(
+            "acp check client: note: CLIENT_CMD has no {PLACEHOLDER}; the client must take the agent from ${AGENT_ENV}"
+        );
+    }
+    let mut config = CheckClientConfig::new(args.command);
+    config.timeout = Duration::from_secs(args.timeout);
+    let report = run(&config);
+    match args.format {
+        CheckFormat::Text => print!("{}", report.to_text()),
+        CheckFormat::Json => println!("{}", report.to_json()),
+    }
+    if report.passed() { ExitCode::SUCCESS } else { ExitCode::FAILURE }
 }
 
 #[derive(Debug, Args)]
@@ -263,5 +322,7 @@ fn main() -> ExitCode {
             }
         }
         Command::ExecChild(args) => client::exec_child(args.parent_pid, &args.command).into(),
+        Command::Check(CheckCommand::Client(args)) => check_client(args),
+        Command::CheckRelay { socket } => ExitCode::from(acp_cli::check::client::relay::run(&socket)),
     }
 }

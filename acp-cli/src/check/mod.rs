@@ -2,4 +2,5 @@
 //! checks of an ACP agent or client, each requirement with an id, a level and a spec citation
 //! (see [`report`]).
 
+pub mod client;
 pub mod report;
