@@ -22,6 +22,9 @@ enum Verdict {
 }
 use Verdict::{Fail, Na, Pass};
 
+/// Why a requirement is not judged in a scenario that does not exercise it.
+const NOT_HERE: &str = "not in this scenario";
+
 /// Every finding, in the order of [`super::requirements`].
 pub(crate) fn judge(runs: &[Run]) -> Vec<Finding> {
     let mut findings = vec![launch(runs)];
@@ -74,9 +77,9 @@ fn over_runs(requirement: &'static Requirement, runs: &[Run], check: fn(&Run) ->
                 }
                 return Finding::new(requirement, Outcome::Fail(format!("[{}] {why}", run.name)), transcript);
             }
-            Na(why) => {
-                skip.get_or_insert(why);
-            }
+            // The most telling reason: one from a scenario the requirement belongs to.
+            Na(why) if skip.is_none() || skip.as_deref() == Some(NOT_HERE) => skip = Some(why),
+            Na(_) => {}
         }
     }
     let outcome = if passed { Outcome::Pass } else { Outcome::Skip(skip.unwrap_or_else(|| "no scenario".into())) };
@@ -208,7 +211,8 @@ fn permission(run: &Run) -> Verdict {
         match (outcome, option) {
             (Some("selected"), Some(id)) if ask.offered.iter().any(|o| o == id) => {}
             (Some("selected"), _) => {
-                return Fail(format!("selected {option:?}, not one of the offered {:?}", ask.offered));
+                let option = option.unwrap_or("no optionId");
+                return Fail(format!("selected {option:?}, not one of the offered {}", ask.offered.join(", ")));
             }
             (Some("cancelled"), _) if ask.after_cancel => {}
             (Some("cancelled"), _) => return Fail("answered `cancelled` though it had not cancelled the turn".into()),
@@ -220,7 +224,7 @@ fn permission(run: &Run) -> Verdict {
 
 fn updates(run: &Run) -> Verdict {
     match run.observed.alive_after_updates {
-        None => Na("not in this scenario".into()),
+        None => Na(NOT_HERE.into()),
         Some(true) => Pass,
         Some(false) => Fail("after the updates the client answered nothing more".into()),
     }
@@ -232,7 +236,7 @@ fn error_code(reply: &Reply) -> Option<i64> {
 
 fn unknown_method(run: &Run) -> Verdict {
     if run.observed.unknown.is_empty() {
-        return Na("not in this scenario".into());
+        return Na(NOT_HERE.into());
     }
     for (method, reply) in &run.observed.unknown {
         match (reply, error_code(reply)) {
@@ -247,7 +251,7 @@ fn unknown_method(run: &Run) -> Verdict {
 fn unknown_notification(run: &Run) -> Verdict {
     let to_null = run.log.messages.iter().find(|m| m.get("method").is_none() && m.get("id") == Some(&Value::Null));
     match (run.observed.alive_after_notifications, to_null) {
-        (None, _) => Na("not in this scenario".into()),
+        (None, _) => Na(NOT_HERE.into()),
         (Some(_), Some(m)) => Fail(format!("answered a notification: {m}")),
         (Some(true), None) => Pass,
         (Some(false), None) => Fail("after the unknown notifications the client answered nothing more".into()),
@@ -261,7 +265,7 @@ fn advertised(run: &Run, pointer: &str) -> bool {
 fn fs(run: &Run, pointer: &str, served: bool) -> Verdict {
     let reading = pointer.ends_with("readTextFile");
     let observed = if reading { &run.observed.read } else { &run.observed.write };
-    let Some((reply, effect)) = observed else { return Na("not in this scenario".into()) };
+    let Some((reply, effect)) = observed else { return Na(NOT_HERE.into()) };
     let method = if reading { "fs/read_text_file" } else { "fs/write_text_file" };
     match (served, advertised(run, pointer)) {
         (true, false) => Na(format!("{method} is not advertised")),
@@ -284,7 +288,7 @@ fn fs(run: &Run, pointer: &str, served: bool) -> Verdict {
 
 fn terminal(run: &Run, served: bool) -> Verdict {
     let calls = &run.observed.terminal;
-    let Some((_, create)) = calls.first() else { return Na("not in this scenario".into()) };
+    let Some((_, create)) = calls.first() else { return Na(NOT_HERE.into()) };
     match (served, advertised(run, "/terminal")) {
         (true, false) => Na("terminals are not advertised".into()),
         (false, true) => Na("terminals are advertised".into()),
@@ -319,7 +323,8 @@ fn cancel_notification(run: &Run) -> Verdict {
             Script::Cancel if run.observed.interrupted => {
                 Na(format!("the client sent no session/cancel when interrupted (it {})", exit_text(run)))
             }
-            _ => Na("no session/cancel".into()),
+            Script::Cancel => Na("no session/cancel".into()),
+            _ => Na(NOT_HERE.into()),
         };
     }
     for (message, _) in &run.observed.cancels {
@@ -335,6 +340,9 @@ fn cancel_notification(run: &Run) -> Verdict {
 }
 
 fn cancel_permission(run: &Run) -> Verdict {
+    if run.observed.cancels.is_empty() && run.script != Script::Cancel {
+        return Na(NOT_HERE.into());
+    }
     if !run.observed.cancels.iter().any(|(_, pending)| *pending) {
         return Na("no permission ask was pending when the client cancelled".into());
     }
@@ -364,7 +372,7 @@ fn stop(run: &Run, reason: &str) -> Verdict {
         _ => false,
     };
     if !mine {
-        return Na("not in this scenario".into());
+        return Na(NOT_HERE.into());
     }
     if run.observed.stopped != Some(reason) {
         return Na("the turn was not reached".into());
@@ -381,7 +389,7 @@ fn stop(run: &Run, reason: &str) -> Verdict {
 
 fn agent_dies(run: &Run) -> Verdict {
     if run.script != Script::Die {
-        return Na("not in this scenario".into());
+        return Na(NOT_HERE.into());
     }
     match run.exited_after_death {
         Some(_) => Pass,
