@@ -73,9 +73,13 @@ struct CheckClientArgs {
     /// How the report is printed.
     #[arg(long, value_enum, default_value = "text")]
     format: CheckFormat,
-    /// Seconds the client gets to start the agent, and then each scenario, before it is ended.
+    /// Seconds each scenario may take once the client started the agent (a third of it for
+    /// each answer of the client).
     #[arg(long, value_name = "SECS", default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..=3600))]
     timeout: u64,
+    /// Seconds the client may take to start the agent.
+    #[arg(long, value_name = "SECS", default_value_t = 30, value_parser = clap::value_parser!(u64).range(1..=3600))]
+    start_timeout: u64,
     /// The client's command line, after `--`, with {agent} where the agent command goes.
     #[arg(last = true, required = true, value_name = "CLIENT_CMD")]
     command: Vec<OsString>,
@@ -90,6 +94,7 @@ fn check_client(args: CheckClientArgs) -> ExitCode {
     }
     let mut config = CheckClientConfig::new(args.command);
     config.timeout = Duration::from_secs(args.timeout);
+    config.start_timeout = Duration::from_secs(args.start_timeout);
     let report = run(&config);
     match args.format {
         CheckFormat::Text => print!("{}", report.to_text()),

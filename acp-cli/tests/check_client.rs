@@ -64,7 +64,9 @@ impl Checked {
 fn check(timeout: &str, client: &[&str]) -> Checked {
     let dir = TempDir::new("check-client");
     let acp = acp();
-    let mut args = vec!["check", "client", "--format", "json", "--timeout", timeout, "--"];
+    // Interpreters can take long to start on a loaded machine: only a client that never
+    // starts the agent waits out --start-timeout.
+    let mut args = vec!["check", "client", "--format", "json", "--timeout", timeout, "--start-timeout", "90", "--"];
     args.extend_from_slice(client);
     let out = Command::new(&acp).args(&args).current_dir(dir.path()).env("TMPDIR", dir.path()).output().unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
@@ -144,7 +146,7 @@ fn the_typescript_sdk_client_passes_and_cancels_a_pending_ask() {
     }
     let script = interop_dir().join("prompt_client.mjs").display().to_string();
     // --hold-permissions: asks wait for a user who never answers, until the turn is cancelled.
-    let run = check("9", &["node", &script, "--hold-permissions", "--", "{agent}"]);
+    let run = check("15", &["node", &script, "--hold-permissions", "--", "{agent}"]);
     assert_eq!(run.code, 0, "{:#}\n{}", run.report, run.stderr);
     assert_eq!(run.report["counts"]["fail"], 0, "{:#}", run.report);
     for id in [
@@ -187,4 +189,44 @@ fn a_client_that_never_starts_the_agent_fails_the_launch() {
     assert_eq!(run.code, 1, "{:#}", run.report);
     assert_eq!(run.failed(), BTreeSet::from(["client.launch".to_owned()]));
     assert_eq!(run.outcome("client.init.first"), "skip");
+}
+
+/// The interpreter of `interop/python/.venv` with the official Python SDK, if it is there.
+fn sdk_python() -> Option<PathBuf> {
+    let python = std::env::var_os("ACP_PYTHON")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| interop_dir().join("python").join(".venv").join("bin").join("python"));
+    let ok = Command::new(&python)
+        .args(["-c", "import importlib.metadata as m; assert m.version('agent-client-protocol') == '0.12.1'"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    match ok {
+        true => Some(python),
+        false if std::env::var("ACP_REQUIRE_INTEROP").is_ok_and(|v| v == "1") => {
+            panic!("ACP_REQUIRE_INTEROP=1 but {} has no agent-client-protocol 0.12.1", python.display())
+        }
+        false => {
+            eprintln!("SKIPPED: the Python SDK client needs interop/python/.venv (see requirements.txt)");
+            None
+        }
+    }
+}
+
+#[test]
+fn the_python_sdk_client_answers_an_unadvertised_terminal_with_null() {
+    let Some(python) = sdk_python() else { return };
+    let script = interop_dir().join("python").join("prompt_client.py").display().to_string();
+    let python = python.display().to_string();
+    let run = check("20", &[&python, &script, "--", "{agent}"]);
+    // agent-client-protocol 0.12.1 routes terminal/* as optional: a client that does not
+    // implement them (and does not advertise terminals) answers terminal/create `null`
+    // instead of an error. Everything else passes.
+    assert_eq!(run.failed(), BTreeSet::from(["client.terminal.refused".to_owned()]), "{:#}", run.report);
+    assert_eq!(run.code, 1);
+    let findings = run.report["findings"].as_array().unwrap();
+    let terminal = findings.iter().find(|f| f["id"] == "client.terminal.refused").unwrap();
+    assert!(terminal["reason"].as_str().unwrap().contains("\"result\":null"), "{terminal:#}");
+    for id in ["client.permission.offered-option", "client.fs.read-text-file.served", "client.unknown-method"] {
+        assert_eq!(run.outcome(id), "pass", "{id}: {:#}", run.report);
+    }
 }

@@ -13,6 +13,9 @@ use super::wire::Wire;
 /// The session id the scripted agent gives out.
 pub(crate) const SESSION: &str = "acp-check-session-1";
 
+/// Cancels and unawaited responses kept per scenario (a flood beyond is not kept).
+const MAX_KEPT: usize = 64;
+
 /// How the scripted agent behaves when prompted.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Script {
@@ -127,14 +130,15 @@ impl<'a> Agent<'a> {
         match (method, id) {
             (Some(method), Some(id)) => self.on_request(&method, &id, &message),
             (Some(method), None) => {
-                if method == "session/cancel" {
+                if method == "session/cancel" && self.observed.cancels.len() < MAX_KEPT {
                     let pending = self.pending_permission.is_some();
                     self.observed.cancels.push((message, pending));
                 }
             }
-            (None, Some(id)) => {
+            (None, Some(id)) if self.early.len() < MAX_KEPT => {
                 self.early.insert(id.to_string(), message);
             }
+            (None, Some(_)) => {}
             (None, None) => {}
         }
     }

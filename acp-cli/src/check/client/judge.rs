@@ -280,7 +280,7 @@ fn fs(run: &Run, pointer: &str, served: bool) -> Verdict {
         (false, false) => match reply {
             // A write refused must also have left no file.
             Some(r) if r.get("error").is_some() && (reading || !*effect) => Pass,
-            Some(r) => Fail(format!("served it though not advertised: {r}")),
+            Some(r) => Fail(format!("not advertised, yet answered with a result, not an error: {r}")),
             None => Fail("no answer".into()),
         },
     }
@@ -294,7 +294,7 @@ fn terminal(run: &Run, served: bool) -> Verdict {
         (false, true) => Na("terminals are advertised".into()),
         (false, false) => match create {
             Some(r) if r.get("error").is_some() => Pass,
-            Some(r) => Fail(format!("served terminal/create though not advertised: {r}")),
+            Some(r) => Fail(format!("terminal/create not advertised, yet answered with a result, not an error: {r}")),
             None => Fail("no answer to terminal/create".into()),
         },
         (true, true) => {

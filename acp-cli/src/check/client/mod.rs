@@ -45,14 +45,18 @@ use super::report::Report;
 pub struct CheckClientConfig {
     /// The client's command line, with `{agent}` where the agent's goes.
     pub command: Vec<OsString>,
-    /// How long the client may take to start the agent, and then the scenario, before it is ended.
+    /// How long a scenario may take once the client started the agent; a third of it is
+    /// how long each answer of the client is waited for.
     pub timeout: Duration,
+    /// How long the client may take to start the agent (an interpreter under load can take
+    /// seconds).
+    pub start_timeout: Duration,
 }
 
 impl CheckClientConfig {
-    /// A configuration with the default timeout (10 s per scenario).
+    /// A configuration with the default timeouts (10 s per scenario, 30 s to start).
     pub fn new(command: Vec<OsString>) -> CheckClientConfig {
-        CheckClientConfig { command, timeout: Duration::from_secs(10) }
+        CheckClientConfig { command, timeout: Duration::from_secs(10), start_timeout: Duration::from_secs(30) }
     }
 }
 
@@ -132,19 +136,20 @@ fn run_one(config: &CheckClientConfig, name: &'static str, script: Script) -> Ru
             return run;
         }
     };
-    let Some(stream) = launched.accept(start + config.timeout) else {
+    let Some(stream) = launched.accept(start + config.start_timeout) else {
         let why = match launched.status() {
             Some(status) => format!("the client exited ({status}) without starting the agent"),
-            None => format!("the client did not start the agent within {:?}", config.timeout),
+            None => format!("the client did not start the agent within {:?}", config.start_timeout),
         };
         run.failed_start = Some(why);
         (run.status, run.ended_by_checker) = launched.finish();
         return run;
     };
-    // The client gets `timeout` to start the agent, then `timeout` for the scenario.
+    // The client gets `start_timeout` to start the agent, then `timeout` for the scenario.
     let deadline = Instant::now() + config.timeout;
     let step = (config.timeout / 3).max(Duration::from_millis(500));
-    match Wire::new(stream, start) {
+    // Transcript times count from the connection (not from the interpreter's start-up).
+    match Wire::new(stream, Instant::now()) {
         Ok(wire) => {
             let mut agent = Agent::new(wire, &launched, script, step, deadline);
             agent.serve(Duration::from_millis(1500));

@@ -166,9 +166,13 @@ fn cancel(agent: &mut Agent<'_>) {
         agent.set_pending(None);
     }
     agent.observed.interrupted = agent.launched.interrupt();
-    let cancelled = agent.observed.interrupted && agent.await_cancel(agent.step);
+    // Until the scenario's end: a loaded machine can take seconds to deliver the signal and
+    // the answer; a client that dies of SIGINT ends its output, which ends the wait at once.
+    let rest = agent.deadline.saturating_duration_since(std::time::Instant::now());
+    let cancelled = agent.observed.interrupted && agent.await_cancel(rest);
     if reply.is_none() && cancelled {
-        reply = agent.await_reply(&id, agent.step);
+        let rest = agent.deadline.saturating_duration_since(std::time::Instant::now());
+        reply = agent.await_reply(&id, rest);
         after_cancel = true;
     }
     agent.set_pending(None);
