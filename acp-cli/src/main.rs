@@ -64,11 +64,15 @@ enum CheckFormat {
 }
 
 #[derive(Debug, Args)]
-#[command(after_help = "CLIENT_CMD must contain {agent}, which becomes the command line of the scripted agent \
-(also exported as a JSON array in ACP_CHECK_AGENT). Examples:\n  \
+#[command(after_help = "{agent} in CLIENT_CMD becomes the command line of the scripted agent; a client that takes \
+its agent from the environment finds it in ACP_CHECK_AGENT (a JSON array). The client must send its prompt by \
+itself (e.g. -p). Examples:\n  \
 acp check client -- acp client --allow -p hi -- {agent}\n  \
 acp check client --format json -- node my-client.mjs {agent}\n\n\
-Each scenario runs the client once; exit 0 iff no MUST requirement failed, 1 otherwise, 2 usage.")]
+Scenarios (each runs the client once, all at once): every session/update kind with unknown requests and \
+notifications, a permission ask, fs/* and terminal/* calls; each stop reason; SIGINT during a permission ask \
+(a client that cancels is judged on it); the agent dying mid-turn. Exit 0 iff no MUST requirement failed, \
+1 otherwise, 2 usage.")]
 struct CheckClientArgs {
     /// How the report is printed.
     #[arg(long, value_enum, default_value = "text")]
