@@ -230,3 +230,20 @@ fn the_python_sdk_client_answers_an_unadvertised_terminal_with_null() {
         assert_eq!(run.outcome(id), "pass", "{id}: {:#}", run.report);
     }
 }
+
+#[test]
+fn a_client_that_hangs_is_ended_and_fails_for_saying_nothing() {
+    if !available("python3", None) {
+        return;
+    }
+    // Starts the agent from $ACP_CHECK_AGENT, then sleeps without a word.
+    let hang = "import subprocess, json, os, time\n\
+                agent = subprocess.Popen(json.loads(os.environ['ACP_CHECK_AGENT']), stdin=subprocess.PIPE)\n\
+                time.sleep(1000)";
+    let marker = unique_marker();
+    let run = check("1", &["python3", "-c", hang, &marker]);
+    assert_eq!(survivors(&marker, Duration::from_secs(5)), Vec::<u32>::new(), "the client was left running");
+    assert_eq!(run.code, 1, "{:#}", run.report);
+    assert!(run.failed().contains("client.init.first"), "{:#}", run.report);
+    assert_eq!(run.outcome("client.launch"), "pass");
+}

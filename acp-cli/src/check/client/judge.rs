@@ -128,7 +128,8 @@ fn framing(run: &Run) -> Verdict {
 
 fn init_first(run: &Run) -> Verdict {
     match run.log.messages.first() {
-        None => Na("the client sent nothing".into()),
+        // Nothing can be judged of a client that says nothing: that fails the run.
+        None => Fail("the client started the agent but sent nothing in the scenario's time".into()),
         Some(m) if method(m) == Some("initialize") && m.get("id").is_some() => Pass,
         Some(m) => Fail(format!("the first message was not the `initialize` request: {m}")),
     }
