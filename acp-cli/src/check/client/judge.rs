@@ -397,3 +397,68 @@ fn agent_dies(run: &Run) -> Verdict {
         None => Fail(format!("3 s after the agent died the client {}", exit_text(run))),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::check::client::agent::PermissionAsk;
+
+    fn run_with(messages: Vec<Value>) -> Run {
+        let mut run = Run::new("full", Script::Full, "");
+        run.failed_start = None;
+        run.log.messages = messages;
+        run
+    }
+
+    fn is_fail(verdict: Verdict) -> bool {
+        matches!(verdict, Fail(_))
+    }
+
+    #[test]
+    fn framing_catches_garbage_and_half_responses() {
+        let good = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {}});
+        assert!(matches!(framing(&run_with(vec![good.clone()])), Pass));
+        let both = json!({"jsonrpc": "2.0", "id": 1, "result": {}, "error": {"code": 1, "message": "x"}});
+        assert!(is_fail(framing(&run_with(vec![good.clone(), both]))));
+        let mut garbage = run_with(vec![good]);
+        garbage.log.malformed.push("not json".into());
+        assert!(is_fail(framing(&garbage)));
+    }
+
+    #[test]
+    fn unadvertised_methods_fail_and_extensions_do_not() {
+        let call = |m: &str| json!({"jsonrpc": "2.0", "id": 1, "method": m, "params": {}});
+        let ok = run_with(vec![call("initialize"), call("session/new"), call("_zed.dev/x")]);
+        assert!(matches!(advertised_only(&ok), Pass));
+        assert!(is_fail(advertised_only(&run_with(vec![call("initialize"), call("authenticate")]))));
+        assert!(is_fail(advertised_only(&run_with(vec![call("session/set_mode")]))));
+    }
+
+    #[test]
+    fn a_cancelled_answer_needs_a_cancel_first() {
+        let mut run = run_with(vec![]);
+        let reply = json!({"jsonrpc": "2.0", "id": 3, "result": {"outcome": {"outcome": "cancelled"}}});
+        let offered = vec!["a".to_owned()];
+        run.observed.permissions.push(PermissionAsk {
+            offered: offered.clone(),
+            reply: Some(reply.clone()),
+            after_cancel: false,
+        });
+        assert!(is_fail(permission(&run)));
+        run.observed.permissions[0].after_cancel = true;
+        assert!(matches!(permission(&run), Pass));
+        let picked =
+            json!({"jsonrpc": "2.0", "id": 3, "result": {"outcome": {"outcome": "selected", "optionId": "b"}}});
+        run.observed.permissions.push(PermissionAsk { offered, reply: Some(picked), after_cancel: false });
+        assert!(is_fail(permission(&run)));
+    }
+
+    #[test]
+    fn a_relative_cwd_fails() {
+        let new = |cwd: &str| json!({"jsonrpc": "2.0", "id": 2, "method": "session/new", "params": {"cwd": cwd, "mcpServers": []}});
+        assert!(matches!(new_cwd(&run_with(vec![new("/tmp")])), Pass));
+        assert!(is_fail(new_cwd(&run_with(vec![new("relative")]))));
+    }
+}
