@@ -53,9 +53,11 @@ impl Checked {
         finding["outcome"].as_str().unwrap().to_owned()
     }
 
+    /// The requirements that failed, but the informational ones.
     fn failed(&self) -> BTreeSet<String> {
         let findings = self.report["findings"].as_array().unwrap().iter();
-        findings.filter(|f| f["outcome"] == "fail").map(|f| f["id"].as_str().unwrap().to_owned()).collect()
+        let failed = findings.filter(|f| f["outcome"] == "fail" && f["level"] != "INFO");
+        failed.map(|f| f["id"].as_str().unwrap().to_owned()).collect()
     }
 }
 

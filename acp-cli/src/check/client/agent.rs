@@ -136,6 +136,10 @@ impl<'a> Agent<'a> {
                 }
             }
             (None, Some(id)) if self.early.len() < MAX_KEPT => {
+                // The pending ask answered before any cancel: no longer pending.
+                if self.pending_permission.as_deref() == Some(id.to_string().as_str()) {
+                    self.pending_permission = None;
+                }
                 self.early.insert(id.to_string(), message);
             }
             (None, Some(_)) => {}

@@ -394,7 +394,7 @@ fn agent_dies(run: &Run) -> Verdict {
     }
     match run.exited_after_death {
         Some(_) => Pass,
-        None => Fail(format!("3 s after the agent died the client {}", exit_text(run))),
+        None => Fail(format!("until the scenario's end after the agent died, the client {}", exit_text(run))),
     }
 }
 

@@ -73,7 +73,7 @@ pub(crate) struct Run {
     pub(crate) status: Option<ExitStatus>,
     /// Whether it was still running at the scenario's end and had to be ended.
     pub(crate) ended_by_checker: bool,
-    /// Whether it exited on its own within a few seconds of the agent's death (`agent-dies`).
+    /// How long after the agent's death it exited on its own, within the scenario (`agent-dies`).
     pub(crate) exited_after_death: Option<Duration>,
     /// The tail of its stderr.
     pub(crate) stderr: String,
@@ -155,7 +155,8 @@ fn run_one(config: &CheckClientConfig, name: &'static str, script: Script) -> Ru
             agent.serve(Duration::from_millis(1500));
             if script == Script::Die {
                 let died = agent.wire.elapsed();
-                if launched.wait_exit(deadline.min(Instant::now() + Duration::from_secs(3))).is_some() {
+                // Until the scenario's end (no fixed window: a loaded machine is slow to exit).
+                if launched.wait_exit(deadline).is_some() {
                     run.exited_after_death = Some(agent.wire.elapsed().saturating_sub(died));
                 }
             }

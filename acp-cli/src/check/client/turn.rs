@@ -170,10 +170,15 @@ fn cancel(agent: &mut Agent<'_>) {
     // the answer; a client that dies of SIGINT ends its output, which ends the wait at once.
     let rest = agent.deadline.saturating_duration_since(std::time::Instant::now());
     let cancelled = agent.observed.interrupted && agent.await_cancel(rest);
-    if reply.is_none() && cancelled {
-        let rest = agent.deadline.saturating_duration_since(std::time::Instant::now());
-        reply = agent.await_reply(&id, rest);
-        after_cancel = true;
+    if reply.is_none() {
+        if let Some(before) = agent.early.remove(&id.to_string()) {
+            // Answered while the cancel was awaited, before it came.
+            reply = Some(before);
+        } else if cancelled {
+            let rest = agent.deadline.saturating_duration_since(std::time::Instant::now());
+            reply = agent.await_reply(&id, rest);
+            after_cancel = true;
+        }
     }
     agent.set_pending(None);
     agent.observed.permissions.push(PermissionAsk { offered: offered(), reply, after_cancel });
