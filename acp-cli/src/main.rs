@@ -12,6 +12,8 @@ use acp_cli::serve::{self, ServeConfig};
 use acp_cli::{Exit, manage, setup};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
+mod check_cli;
+
 /// The Agent Client Protocol (ACP) from a terminal: a reference agent, a client for any ACP
 /// agent, and a demo of both.
 #[derive(Debug, Parser)]
@@ -56,10 +58,16 @@ enum Command {
     },
     /// Check an agent (or a client) against the protocol: scripted scenarios, a report with a
     /// spec citation per requirement; exit 0 iff no MUST failed.
-    Check(CheckArgs),
+    Check(check_cli::CheckArgs),
     /// Internal: how the client starts its agent, so that the agent dies with the client.
     #[command(name = "__exec-child", hide = true)]
     ExecChild(ExecChildArgs),
+    /// Internal: the agent `acp check client` gives the client under test (joins stdio to SOCKET).
+    #[command(name = "__check-relay", hide = true)]
+    CheckRelay {
+        /// The checker's Unix socket.
+        socket: PathBuf,
+    },
 }
 
 #[derive(Debug, Subcommand)]
@@ -354,79 +362,6 @@ fn read_token(path: &std::path::Path) -> Result<String, String> {
 }
 
 #[derive(Debug, Args)]
-struct CheckArgs {
-    #[command(subcommand)]
-    what: CheckCommand,
-}
-
-#[derive(Debug, Subcommand)]
-enum CheckCommand {
-    /// Drive an agent through scripted scenarios, each with a fresh agent process.
-    Agent(CheckAgentArgs),
-}
-
-/// How `acp check` prints its report.
-#[derive(Debug, Clone, Copy, clap::ValueEnum)]
-enum CheckFormat {
-    /// One line per requirement, failures with their wire transcript.
-    Text,
-    /// One JSON document.
-    Json,
-}
-
-#[derive(Debug, Args)]
-#[command(
-    after_help = "Examples:\n  acp check agent -- acp agent\n  acp check agent --only agent.cancel -- node agent.mjs\n\n\
-Exit status: 0 when no MUST requirement failed, 1 when one did, 2 on a usage error."
-)]
-struct CheckAgentArgs {
-    /// Report format.
-    #[arg(long, value_enum, default_value = "text")]
-    format: CheckFormat,
-    /// How long any one answer of the agent may take, in seconds.
-    #[arg(long, value_name = "SECS", default_value_t = 10.0, value_parser = positive_secs)]
-    timeout: f64,
-    /// How much longer the first answer of each agent process may take (its start), in seconds.
-    #[arg(long, value_name = "SECS", default_value_t = 60.0, value_parser = positive_secs)]
-    startup_timeout: f64,
-    /// Only the requirements whose id starts with this (e.g. `agent.cancel`).
-    #[arg(long, value_name = "ID_PREFIX")]
-    only: Option<String>,
-    /// How many scenarios run at once, each with its own agent process.
-    #[arg(long, value_name = "N", default_value_t = 4, value_parser = clap::value_parser!(u64).range(1..=64))]
-    jobs: u64,
-    /// The agent's command line, after `--`.
-    #[arg(last = true, required = true, value_name = "AGENT_CMD")]
-    agent: Vec<OsString>,
-}
-
-/// Seconds, more than 0 and at most a day.
-fn positive_secs(text: &str) -> Result<f64, String> {
-    match text.parse::<f64>() {
-        Ok(secs) if secs > 0.0 && secs <= 86_400.0 => Ok(secs),
-        _ => Err("a number of seconds above 0 (at most 86400)".to_owned()),
-    }
-}
-
-fn check(args: CheckArgs) -> ExitCode {
-    match args.what {
-        CheckCommand::Agent(args) => {
-            let mut config = acp_cli::check::agent::AgentCheckConfig::new(args.agent);
-            config.timeout = Duration::from_secs_f64(args.timeout);
-            config.startup = Duration::from_secs_f64(args.startup_timeout);
-            config.only = args.only;
-            config.jobs = usize::try_from(args.jobs).unwrap_or(1);
-            let report = acp_cli::check::agent::run(&config);
-            match args.format {
-                CheckFormat::Text => print!("{}", report.to_text()),
-                CheckFormat::Json => println!("{}", report.to_json()),
-            }
-            if report.passed() { ExitCode::SUCCESS } else { ExitCode::FAILURE }
-        }
-    }
-}
-
-#[derive(Debug, Args)]
 struct DemoArgs {
     #[command(flatten)]
     policy: PolicyArgs,
@@ -553,7 +488,8 @@ fn main() -> ExitCode {
                 }
             }
         }
-        Command::Check(args) => check(args),
+        Command::Check(args) => check_cli::check(args),
         Command::ExecChild(args) => client::exec_child(args.parent_pid, &args.command).into(),
+        Command::CheckRelay { socket } => ExitCode::from(acp_cli::check::client::relay::run(&socket)),
     }
 }

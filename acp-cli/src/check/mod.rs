@@ -3,4 +3,5 @@
 //! (see [`report`]).
 
 pub mod agent;
+pub mod client;
 pub mod report;

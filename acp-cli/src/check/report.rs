@@ -3,7 +3,8 @@
 //!
 //! Every check names a [`Requirement`]: a stable id (`agent.handshake.initialize`), a
 //! [`Level`], a one-line title and the spec text it comes from. A run yields one [`Finding`]
-//! per requirement checked; the exit status is 0 exactly when no `MUST` failed
+//! per requirement checked; the exit status is 0 exactly when no `MUST` failed, counting a
+//! capability-dependent requirement as a `MUST` of a peer that advertised the capability
 //! ([`Report::passed`]).
 
 use std::fmt::Write as _;
@@ -14,7 +15,8 @@ use std::time::Duration;
 pub enum Level {
     /// The spec says MUST (or the JSON-RPC 2.0 base protocol requires it): a failure fails the run.
     Must,
-    /// Required only when the peer advertised the capability it depends on.
+    /// Required only when the peer advertised the capability it depends on (checked only
+    /// then, and then as binding as `Must`).
     Capability,
     /// The spec says SHOULD: a failure is reported, the run still passes.
     Should,
@@ -117,9 +119,12 @@ pub struct Report {
 }
 
 impl Report {
-    /// True when no `MUST` requirement failed (the exit status is 0 exactly then).
+    /// True when no `MUST` requirement failed, nor a capability-dependent one (which is
+    /// checked only when the capability was advertised); the exit status is 0 exactly then.
     pub fn passed(&self) -> bool {
-        !self.findings.iter().any(|f| f.requirement.level == Level::Must && matches!(f.outcome, Outcome::Fail(_)))
+        !self.findings.iter().any(|f| {
+            matches!(f.requirement.level, Level::Must | Level::Capability) && matches!(f.outcome, Outcome::Fail(_))
+        })
     }
 
     /// How many findings passed, failed and were skipped.
@@ -211,6 +216,7 @@ mod tests {
 
     static MUST: Requirement = Requirement { id: "t.must", level: Level::Must, title: "must", cite: "here" };
     static SHOULD: Requirement = Requirement { id: "t.should", level: Level::Should, title: "should", cite: "there" };
+    static CAPABILITY: Requirement = Requirement { id: "t.cap", level: Level::Capability, title: "cap", cite: "where" };
 
     fn line() -> WireLine {
         WireLine { dir: Dir::C2a, at: Duration::from_millis(3), line: "{}".into() }
@@ -221,10 +227,14 @@ mod tests {
         let mut report = Report { subject: "agent: x".into(), findings: vec![] };
         report.findings.push(Finding::new(&SHOULD, Outcome::Fail("no".into()), vec![line()]));
         report.findings.push(Finding::new(&MUST, Outcome::Skip("n/a".into()), vec![line()]));
+        report.findings.push(Finding::new(&CAPABILITY, Outcome::Skip("not advertised".into()), vec![]));
         assert!(report.passed());
+        let mut advertised = report.clone();
+        advertised.findings.push(Finding::new(&CAPABILITY, Outcome::Fail("served wrong".into()), vec![]));
+        assert!(!advertised.passed(), "an advertised capability that fails fails the run");
         report.findings.push(Finding::new(&MUST, Outcome::Fail("broken".into()), vec![line()]));
         assert!(!report.passed());
-        assert_eq!(report.counts(), (0, 2, 1));
+        assert_eq!(report.counts(), (0, 2, 2));
     }
 
     #[test]
