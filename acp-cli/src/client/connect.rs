@@ -34,6 +34,8 @@ impl Session {
             Err(e) => return Err(self.failed("initialize", e)),
         };
         self.header(&response);
+        self.control.caps = response.agent_capabilities.clone();
+        self.control.cwd = cwd.display().to_string();
         self.auth_methods = response.auth_methods;
 
         if let Some(method) = &config.auth {
@@ -49,11 +51,11 @@ impl Session {
         let requester = self.requester().with_timeout(timeout);
         let request = NewSessionRequest::new(cwd.display().to_string(), vec![]);
         let session = match self.call("opening a session…", move || requester.new_session(request))? {
-            Ok(session) => session.session_id,
+            Ok(session) => session,
             Err(e) => return Err(self.failed("session/new", e)),
         };
-        self.render.info(&format!("session {session} · cwd {}", cwd.display()));
-        self.session = Some(session);
+        self.render.info(&format!("session {} · cwd {}", session.session_id, cwd.display()));
+        self.adopt(session.session_id, session.modes, session.config_options);
         Ok(())
     }
 

@@ -21,19 +21,24 @@
 //! [`exec_child`]), and at shutdown terminals and orphans are killed (see `children`).
 
 mod children;
+mod commands;
 mod connect;
+mod control;
 mod diff;
+mod editor;
 mod elicit;
 mod exec_child;
 mod guard;
 mod handler;
 mod interrupt;
 mod offer;
+mod options;
 mod permission;
 mod process;
 mod questions;
 mod remote;
 mod render;
+mod reopen;
 mod sanitize;
 mod session;
 mod terminal_auth;

@@ -15,6 +15,7 @@ use acp_blocking::{ClientConnection, Error, Requester};
 use acp_services::ClientServices;
 
 use super::children::end_all_processes;
+use super::control::{Act, Control};
 use super::guard::Approvals;
 use super::handler::PermissionAsk;
 use super::interrupt::Interrupts;
@@ -105,6 +106,10 @@ pub(crate) struct Session {
     pub(super) cancelling: bool,
     pub(super) session: Option<SessionId>,
     pub(super) auth_methods: Vec<AuthMethod>,
+    /// The session's modes, options and commands, for the slash commands.
+    pub(super) control: Control,
+    /// The terminal's line editor, when it reads stdin (see `editor`).
+    pub(super) editor: Option<super::editor::Running>,
 }
 
 impl Session {
@@ -134,6 +139,8 @@ impl Session {
             cancelling: false,
             session: None,
             auth_methods: Vec::new(),
+            control: Control::default(),
+            editor: None,
         }
     }
 
@@ -197,6 +204,9 @@ impl Session {
         end_all_processes(&self.services, self.process.id());
         self.drain_stderr();
         self.render.finish();
+        if let Some(editor) = &self.editor {
+            editor.restore();
+        }
     }
 
     /// Shows the stderr lines queued (and drops the other events).
@@ -248,7 +258,10 @@ impl Session {
         match event {
             UiEvent::Stderr(line) => self.render.stderr_line(&line),
             UiEvent::Activity(activity) => self.render.activity(&activity),
-            UiEvent::Outside(notification) => self.render.update(&notification.update),
+            UiEvent::Outside(notification) => {
+                self.observe(&notification.session_id, &notification.update);
+                self.render.update(&notification.update);
+            }
             UiEvent::Permission(ask) => self.permission(ask),
             UiEvent::Elicitation(note) => self.render.elicitation(&note),
             UiEvent::Line(line) => {
@@ -302,8 +315,15 @@ impl Session {
         // handled (here: queued) the updates that preceded it on the wire, so the channel
         // receives them in order.
         loop {
+            if !self.cancelling && self.take_cancel_line() {
+                self.cancel_turn(&requester, &session);
+                continue;
+            }
             match self.next() {
-                Next::Event(UiEvent::Update(update)) => self.render.update(&update),
+                Next::Event(UiEvent::Update(update)) => {
+                    self.observe(&session, &update);
+                    self.render.update(&update);
+                }
                 Next::Event(UiEvent::TurnEnded(result)) => {
                     self.drop_questions();
                     self.shared.approvals.clear();
@@ -320,20 +340,23 @@ impl Session {
                     self.render.warn("quitting");
                     return Turn::Quit;
                 }
-                Next::Interrupt => {
-                    self.cancelling = true;
-                    self.drop_questions();
-                    self.shared.approvals.clear();
-                    if let Err(e) = requester.cancel(&session) {
-                        self.render.error(&format!("could not cancel: {e}"));
-                    }
-                    self.render.cancelling();
-                    self.render.waiting(Some("waiting for the agent to stop…"));
-                }
+                Next::Interrupt => self.cancel_turn(&requester, &session),
                 Next::Event(event) => self.background(event),
                 Next::Idle => self.render.tick(),
             }
         }
+    }
+
+    /// Cancels the running turn (`session/cancel`), for Ctrl-C or `/cancel`.
+    fn cancel_turn(&mut self, requester: &Requester, session: &SessionId) {
+        self.cancelling = true;
+        self.drop_questions();
+        self.shared.approvals.clear();
+        if let Err(e) = requester.cancel(session) {
+            self.render.error(&format!("could not cancel: {e}"));
+        }
+        self.render.cancelling();
+        self.render.waiting(Some("waiting for the agent to stop…"));
     }
 
     fn turn_failed(&mut self, error: Error) -> Turn {
@@ -346,9 +369,16 @@ impl Session {
 
     /// The interactive loop: a prompt per line until end of input, `/quit` or Ctrl-C.
     fn interactive(&mut self) -> Exit {
-        self.render.info("Type a prompt and press Enter. Ctrl-C cancels a running turn; Ctrl-D or /quit leaves.");
+        self.render.info(
+            "Type a prompt and press Enter. Ctrl-C or /cancel cancels a running turn; /help lists commands; Ctrl-D \
+             or /quit leaves.",
+        );
         self.ensure_input();
         loop {
+            // What came while the last line ran (a notification that trailed an answer).
+            while let Ok(event) = self.rx.try_recv() {
+                self.background(event);
+            }
             self.render.prompt();
             let line = loop {
                 if let Some(line) = self.lines.pop_front() {
@@ -374,14 +404,15 @@ impl Session {
                 }
             };
             self.render.input_read(&line, self.settings.stdin_tty);
-            match line.trim() {
-                "" => {}
-                "/quit" | "/exit" => return Exit::Ok,
-                text => match self.turn(text) {
-                    Turn::Stopped(_) | Turn::Failed(_) => {}
-                    Turn::Died => return Exit::AgentDied,
-                    Turn::Quit => return Exit::Interrupted,
-                },
+            let text = match self.command(&line) {
+                Act::Prompt(text) => text,
+                Act::Done => continue,
+                Act::Exit(exit) => return exit,
+            };
+            match self.turn(&text) {
+                Turn::Stopped(_) | Turn::Failed(_) => {}
+                Turn::Died => return Exit::AgentDied,
+                Turn::Quit => return Exit::Interrupted,
             }
         }
     }
