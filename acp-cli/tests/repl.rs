@@ -192,7 +192,10 @@ fn on_a_terminal_the_line_being_typed_survives_streamed_output() {
     let Some(script) = script() else { return };
     let dir = TempDir::new("repl-pty");
     let acp = acp().display().to_string();
-    let command = format!("stty cols 120 rows 40; exec {acp} client --deny -- {acp} agent --quiet --slow-ms 3000");
+    // `--root DIR` names the client's process (after `exec`) for the Ctrl-C below.
+    let root = dir.path().display().to_string();
+    let command =
+        format!("stty cols 120 rows 40; exec {acp} client --deny --root {root} -- {acp} agent --quiet --slow-ms 60000");
     let mut child = Command::new(script)
         .args(["-qec", &command, "/dev/null"])
         .current_dir(dir.path())
@@ -203,6 +206,7 @@ fn on_a_terminal_the_line_being_typed_survives_streamed_output() {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
+    let _cleanup = KillOnDrop(vec![root.clone()]);
     let mut keys = child.stdin.take().unwrap();
     let stdout = collect(child.stdout.take().unwrap());
     let stderr = collect(child.stderr.take().unwrap());
@@ -214,9 +218,15 @@ fn on_a_terminal_the_line_being_typed_survives_streamed_output() {
     wait_for(&stdout, "Type a prompt", wait);
     type_keys("slow\r");
     wait_for(&stdout, "echo: slow", wait);
-    // Half a line, typed while the turn runs; the rest of the turn is printed above it.
+    // Half a line, typed while the turn runs...
     type_keys("//sta");
-    wait_for(&stdout, "end of turn", wait);
+    wait_for(&stdout, "//sta", wait);
+    // ...then the turn is cancelled (Ctrl-C as a signal) and its end printed above it.
+    let clients = processes_with_arg(&root);
+    assert_eq!(clients.len(), 1, "the client's process: {clients:?}");
+    let pid = rustix::process::Pid::from_raw(clients[0] as i32).unwrap();
+    rustix::process::kill_process(pid, rustix::process::Signal::INT).unwrap();
+    wait_for(&stdout, "turn cancelled", wait);
     type_keys("tus\r");
     wait_for(&stdout, "status: mode default, model ref-small", wait);
     // Tab completes `/sess` to `/sessions`.
@@ -226,8 +236,8 @@ fn on_a_terminal_the_line_being_typed_survives_streamed_output() {
     let out = finish(child, stdout, stderr, Duration::from_secs(10));
     assert_eq!(out.code(), 0, "{out:?}");
     let text = out.stdout.replace('\r', "");
-    // The editor redrew the half-typed line after the lines printed above it.
-    in_order(&text, &["> //sta", "Report what it says", "> //sta", "end of turn", "> //sta"]);
+    // The editor redrew the half-typed line under each line printed while it was typed.
+    in_order(&text, &["echo: slow", "//sta", "cancelling the turn", "> //sta", "turn cancelled", "> //sta"]);
     in_order(&text, &["echo: /status", "> /sessions"]);
     let history = std::fs::read_to_string(dir.path().join("state/history")).unwrap();
     in_order(&history, &["slow", "//status", "/sessions"]);

@@ -22,7 +22,7 @@ use std::thread;
 use std::time::Duration;
 
 use rustyline::completion::Completer;
-use rustyline::error::ReadlineError;
+use rustyline::error::{ReadlineError, Signal};
 use rustyline::highlight::Highlighter;
 use rustyline::hint::Hinter;
 use rustyline::history::DefaultHistory;
@@ -215,7 +215,9 @@ fn read_lines(
                     return;
                 }
             }
-            Err(ReadlineError::Interrupted) => interrupts.raise(&tx),
+            Err(ReadlineError::Interrupted | ReadlineError::Signal(Signal::Interrupt)) => interrupts.raise(&tx),
+            // A resized window: the editor redraws.
+            Err(ReadlineError::Signal(_)) => {}
             Err(_) => {
                 let _ = tx.send(UiEvent::InputEnd);
                 return;
