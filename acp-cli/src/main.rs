@@ -98,7 +98,10 @@ Ctrl-C cancels the running turn (session/cancel); a second Ctrl-C quits. SIGTERM
 Ctrl-C (one quits an idle client). No process started for the agent outlives the client.\n\n\
 Under --deny the agent may read files in the roots but not write them nor run commands (neither is \
 advertised); under --ask each write or command is asked first unless it belongs to a tool call the user \
-just allowed."
+just allowed.\n\n\
+Without -p, each line is a prompt; /help lists the commands (/cancel, /mode, /model, /config, /sessions, \
+/new, /load, /quit) and the agent's own; //text sends /text. On a terminal lines are edited with history \
+($ACP_STATE_DIR, else $XDG_STATE_HOME/acp, else ~/.local/state/acp) and Tab completes commands."
 )]
 struct ClientArgs {
     #[command(flatten)]
