@@ -8,6 +8,8 @@
 //! |---|---|
 //! | `initialize` | `protocolVersion: 1` whatever was asked; `loadSession: false`; `sessionCapabilities: {close: {}, systemPrompt: {}}`; prompts may carry images and embedded context, not audio; no MCP over HTTP or SSE; `authMethods: []`; `agentInfo` |
 //! | `session/new` | a fresh `sessionId` (`sess-1`, `sess-2`, …); a relative `cwd` is `-32602`; a `systemPrompt` in `append` mode is kept (its text blocks joined by spaces: SYSTEM), another mode or one without text is `-32602`; with [`AgentConfig::max_sessions`] sessions open (default 1024), `-32603` with `data: {"reason": TOO_MANY_SESSIONS, "limit": N}` |
+//! | `session/new` (also) | `modes` (`default`, `plan`) and `configOptions` (`mode`, category `mode`; `model`: `ref-small`, `ref-large`, category `model`), see [`modes`] |
+//! | `session/set_mode`, `session/set_config_option` | the choice is recorded; a mode change also sends `current_mode_update` and `config_option_update`; an unknown mode, option or value is `-32602` |
 //! | `session/close` | `{}`: the session is forgotten (its slot freed) and its running turn, if any, ends `cancelled`; an unknown or already closed session is `-32002` |
 //! | `session/prompt` of an unknown or closed session | `-32002`, `data: {"reason": "unknown session", "sessionId": …}` |
 //! | `session/load`, `session/resume`, `session/list` | only with [`AgentConfig::history`] (`--history DIR`), which also advertises `loadSession: true` and `sessionCapabilities.list` and `.resume`: see [`history`] |
@@ -18,7 +20,10 @@
 //! whitespace-separated word of TEXT that is an absolute path:
 //!
 //! 1. `agent_message_chunk` `echo: TEXT`; in a session given a `systemPrompt`, then an
-//!    `agent_message_chunk` `\nsystem prompt: SYSTEM`;
+//!    `agent_message_chunk` `\nsystem prompt: SYSTEM`; if TEXT is the command `/status`, an
+//!    `agent_message_chunk` `status: mode MODE, model MODEL`, and if it contains the word
+//!    `commands`, an `available_commands_update` (advertising `status`); then `done` and
+//!    `end_turn` (steps 2-7 are skipped);
 //! 2. if TEXT contains the word `slow`, the turn stays open for [`AgentConfig::slow_delay`]
 //!    (5 s) unless it is cancelled;
 //! 3. if TEXT contains the word `elicit`, a form (`elicitation/create`: `name`, a required
@@ -51,6 +56,7 @@
 
 mod form;
 pub mod history;
+pub mod modes;
 mod news;
 mod sessions;
 
@@ -114,6 +120,7 @@ impl Default for AgentConfig {
 pub struct ReferenceAgent {
     config: AgentConfig,
     sessions: Sessions,
+    choices: modes::Choices,
     next_call: AtomicU64,
     history: Option<history::History>,
 }
@@ -143,7 +150,7 @@ impl ReferenceAgent {
             Some(_) => Sessions::with_prefix(config.max_sessions, history::id_prefix()),
             None => Sessions::new(config.max_sessions),
         };
-        ReferenceAgent { config, sessions, next_call: AtomicU64::new(0), history }
+        ReferenceAgent { config, sessions, choices: modes::Choices::default(), next_call: AtomicU64::new(0), history }
     }
 
     fn log(&self, message: std::fmt::Arguments<'_>) {
@@ -166,6 +173,10 @@ impl ReferenceAgent {
 
     /// The turn after the echo: the `news` updates, or thought, plan, tool call, permission, read.
     fn turn(&self, text: &str, path: Option<&str>, cx: &PromptContext, closed: &Closed) -> Result<Step, Error> {
+        if let Some(update) = self.choices.command(text, cx.session_id()) {
+            cx.send_update(update)?;
+            return Ok(Step::Go);
+        }
         if is_elicit(text) {
             let said = form::ask_form(cx)?;
             cx.send_text(said)?;
@@ -329,7 +340,10 @@ impl Agent for ReferenceAgent {
             history.create(&id, &request.cwd)?;
         }
         self.log(format_args!("session {id} opened in {}", request.cwd));
-        Ok(NewSessionResponse::new(id))
+        let choice = self.choices.open(&id);
+        let mut response = NewSessionResponse::new(id);
+        (response.modes, response.config_options) = (Some(choice.modes()), Some(choice.options()));
+        Ok(response)
     }
 
     fn close_session(
@@ -338,6 +352,7 @@ impl Agent for ReferenceAgent {
         _: &RequestContext,
     ) -> Result<CloseSessionResponse, RpcError> {
         self.sessions.close(&request.session_id)?;
+        self.choices.close(&request.session_id);
         self.log(format_args!("session {} closed", request.session_id));
         Ok(CloseSessionResponse::default())
     }
@@ -398,6 +413,32 @@ impl Agent for ReferenceAgent {
     ) -> Result<ListSessionsResponse, RpcError> {
         let history = self.history.as_ref().ok_or_else(|| RpcError::method_not_found("session/list"))?;
         history.list(request.cwd.as_deref(), request.cursor.as_deref())
+    }
+
+    fn set_session_mode(
+        &self,
+        request: SetSessionModeRequest,
+        cx: &RequestContext,
+    ) -> Result<SetSessionModeResponse, RpcError> {
+        self.sessions.get(&request.session_id)?;
+        let choice = self.choices.set_mode(&request.session_id, request.mode_id.as_str())?;
+        self.log(format_args!("session {} mode {}", request.session_id, request.mode_id));
+        modes::announce_mode(cx, &request.session_id, &choice);
+        Ok(SetSessionModeResponse::default())
+    }
+
+    fn set_session_config_option(
+        &self,
+        request: SetSessionConfigOptionRequest,
+        cx: &RequestContext,
+    ) -> Result<SetSessionConfigOptionResponse, RpcError> {
+        self.sessions.get(&request.session_id)?;
+        let (choice, mode_changed) = self.choices.set_option(&request)?;
+        self.log(format_args!("session {} option {}", request.session_id, request.config_id));
+        if mode_changed {
+            modes::announce_mode(cx, &request.session_id, &choice);
+        }
+        Ok(SetSessionConfigOptionResponse::new(choice.options()))
     }
 
     fn ext_method(&self, method: &str, params: Value, _: &RequestContext) -> Result<Value, RpcError> {

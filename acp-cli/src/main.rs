@@ -190,7 +190,11 @@ Exit codes:\n  \
 7    the agent died\n  \
 8    authentication required (--auth METHOD_ID)\n  \
 9    no answer to initialize/authenticate/session/new within --connect-timeout\n  \
-130  quit with Ctrl-C (or SIGTERM/SIGHUP)"
+10   --resume/--continue: no such session, or the agent can reopen none\n  \
+130  quit with Ctrl-C (or SIGTERM/SIGHUP)\n\n\
+Without -p, each line is a prompt; /help lists the commands (/cancel, /mode, /model, /config, /sessions, \
+/new, /load, /quit) and the agent's own; //text sends /text. On a terminal lines are edited with history \
+($ACP_STATE_DIR, else $XDG_STATE_HOME/acp, else ~/.local/state/acp) and Tab completes commands."
 )]
 struct ClientArgs {
     #[command(flatten)]

@@ -10,6 +10,7 @@ use acp_blocking::acp_proto::types::*;
 
 use super::ClientConfig;
 use super::handler::describe_error;
+use super::resume::Reopened;
 use super::session::Session;
 use super::terminal_auth;
 use crate::Exit;
@@ -35,6 +36,8 @@ impl Session {
         };
         self.header(&response);
         self.prompt_caps = response.agent_capabilities.prompt_capabilities.clone();
+        self.control.caps = response.agent_capabilities.clone();
+        self.control.cwd = cwd.display().to_string();
         self.auth_methods = response.auth_methods;
 
         if let Some(method) = &config.auth {
@@ -53,13 +56,15 @@ impl Session {
             let requester = self.requester().with_timeout(timeout);
             let request = NewSessionRequest::new(cwd.display().to_string(), vec![]);
             match self.call("opening a session…", move || requester.new_session(request))? {
-                Ok(session) => session.session_id,
+                Ok(session) => {
+                    Reopened { id: session.session_id, modes: session.modes, options: session.config_options }
+                }
                 Err(e) => return Err(self.failed("session/new", e)),
             }
         };
-        self.render.info(&format!("session {session} · cwd {}", cwd.display()));
-        self.start_journal(config, cwd, &session);
-        self.session = Some(session);
+        self.render.info(&format!("session {} · cwd {}", session.id, cwd.display()));
+        self.start_journal(config, cwd, &session.id);
+        self.adopt(session.id, session.modes, session.options);
         Ok(())
     }
 

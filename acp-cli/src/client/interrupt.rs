@@ -35,6 +35,12 @@ impl Interrupts {
         (interrupts, installed.map_err(|e| e.to_string()))
     }
 
+    /// Counts an interrupt that did not come as a signal (Ctrl-C read by the line editor).
+    pub(crate) fn raise(&self, ui: &SyncSender<UiEvent>) {
+        self.count.fetch_add(1, Ordering::SeqCst);
+        let _ = ui.try_send(UiEvent::Interrupt);
+    }
+
     /// Takes one pending interrupt, if any.
     pub(crate) fn take(&self) -> bool {
         self.count.fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| n.checked_sub(1)).is_ok()

@@ -3,7 +3,9 @@
 //! [`run`] spawns the agent, initializes (advertising what the permission policy lets it
 //! serve: `fs.readTextFile`, and unless `--deny` `fs.writeTextFile` and `terminal`, served by
 //! [`acp_services`] inside the `--root` directories), opens a session in the working
-//! directory, then runs one prompt (`-p`) or an interactive loop. `initialize`,
+//! directory, then runs one prompt (`-p`) or an interactive loop, whose slash commands
+//! (`commands`, `control`, `options`, `reopen`) act on the session and which edits lines on a
+//! terminal (`editor`). `initialize`,
 //! `authenticate` and `session/new` each have a deadline ([`ClientConfig::connect_timeout`]).
 //!
 //! All terminal output happens on the calling thread, which owns the renderer: every other
@@ -26,8 +28,11 @@
 
 mod attach;
 mod children;
+mod commands;
 mod connect;
+mod control;
 mod diff;
+mod editor;
 mod elicit;
 mod exec_child;
 mod guard;
@@ -35,12 +40,14 @@ mod handler;
 mod interrupt;
 mod journal;
 mod offer;
+mod options;
 mod output;
 mod permission;
 mod process;
 mod questions;
 mod remote;
 mod render;
+mod reopen;
 mod resume;
 mod sanitize;
 mod session;

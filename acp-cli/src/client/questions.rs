@@ -2,7 +2,7 @@
 //! a line read after it was shown, by the policy, by a cancel or by the end of input (which
 //! rejects). A second `session/request_permission` never replaces the one on screen.
 
-use std::io::BufRead;
+use std::io::{BufRead, IsTerminal};
 use std::thread;
 
 use acp_blocking::acp_proto::types::*;
@@ -104,6 +104,15 @@ impl Session {
             return;
         }
         self.input_started = true;
+        if self.settings.stdin_tty && std::io::stdout().is_terminal() {
+            let (tx, interrupts) = (self.tx.clone(), self.shared.interrupts.clone());
+            if let Some((running, out, err)) = super::editor::start(tx, interrupts, self.control.completions.clone()) {
+                let partial = out.clone();
+                self.render.redirect(Box::new(out), Box::new(err), Box::new(move || partial.show_partial()));
+                self.editor = Some(running);
+                return;
+            }
+        }
         let tx = self.tx.clone();
         let spawned = thread::Builder::new().name("acp-stdin".into()).spawn(move || {
             let stdin = std::io::stdin();

@@ -97,6 +97,10 @@ pub(crate) struct Renderer {
     diagnostics_only: bool,
     /// A diagnostic is being drawn.
     loud: bool,
+    /// A line editor draws the prompt (see `editor`).
+    editor_prompt: bool,
+    /// Called when the UI is idle (with a line editor: shows a partial line).
+    on_idle: Option<Box<dyn FnMut() + Send>>,
 }
 
 fn is_final(status: &Option<ToolCallStatus>) -> bool {
@@ -126,6 +130,8 @@ impl Renderer {
             tool_order: Vec::new(),
             diagnostics_only: false,
             loud: false,
+            editor_prompt: false,
+            on_idle: None,
         }
     }
 
@@ -140,6 +146,23 @@ impl Renderer {
         let was = std::mem::replace(&mut self.loud, true);
         f(self);
         self.loud = was;
+    }
+
+    /// Writes through a line editor from now on (`out` and `err`): the editor draws the prompt
+    /// and there is no spinner, whose escapes would fight the line being typed.
+    pub(crate) fn redirect(
+        &mut self,
+        out: Box<dyn Write + Send>,
+        err: Box<dyn Write + Send>,
+        on_idle: Box<dyn FnMut() + Send>,
+    ) {
+        self.on_idle = Some(on_idle);
+        self.waiting(None);
+        self.newline_if_needed();
+        self.out = out;
+        self.err = err;
+        self.style.spinner = false;
+        self.editor_prompt = true;
     }
 
     /// Appends `text`, already sanitized, in the SGR style `code` (or plain).
@@ -247,6 +270,9 @@ impl Renderer {
     /// Advances the spinner: with its label at the start of a line, as one glyph after
     /// streamed text (the cursor stays on it, so the next text overwrites it).
     pub(crate) fn tick(&mut self) {
+        if let Some(on_idle) = &mut self.on_idle {
+            on_idle();
+        }
         let Some(label) = self.waiting.clone() else { return };
         if !self.style.spinner {
             return;
@@ -287,6 +313,9 @@ impl Renderer {
     pub(crate) fn prompt(&mut self) {
         self.set_block(Block::None);
         self.newline_if_needed();
+        if self.editor_prompt {
+            return;
+        }
         self.raw(&[("1;32", "> ")]);
     }
 
@@ -395,7 +424,7 @@ impl Renderer {
             }
             SessionUpdate::CurrentModeUpdate(m) => self.info(&format!("mode: {}", m.current_mode_id)),
             SessionUpdate::ConfigOptionUpdate(c) => {
-                self.info(&format!("configuration options updated ({})", c.config_options.len()))
+                self.info(&format!("config options: {}", super::options::summary(&c.config_options)))
             }
             SessionUpdate::SessionInfoUpdate(i) => {
                 if let Some(Some(title)) = &i.title {
@@ -569,6 +598,10 @@ impl Renderer {
         self.loudly(|r| {
             r.newline_if_needed();
             r.raw(&[("1", &format!("  choose 1-{n} (y/n): "))]);
+            if r.editor_prompt {
+                // The editor shows whole lines only; the answer is typed at its prompt.
+                r.write_out("\n");
+            }
         });
     }
 

@@ -9,7 +9,9 @@
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use acp_blocking::acp_proto::types::{AgentCapabilities, LoadSessionRequest, ResumeSessionRequest, SessionId};
+use acp_blocking::acp_proto::types::{
+    AgentCapabilities, LoadSessionRequest, ResumeSessionRequest, SessionConfigOption, SessionId, SessionModeState,
+};
 
 use super::journal::Journal;
 use super::session::Session;
@@ -22,30 +24,40 @@ const REPLAY_QUIET: Duration = Duration::from_millis(100);
 /// The longest the client waits for that.
 const REPLAY_WAIT: Duration = Duration::from_secs(2);
 
+/// The session `--resume`/`--continue` (or `session/new`) opened, with the modes and config
+/// options its answer carried.
+pub(super) struct Reopened {
+    pub(super) id: SessionId,
+    pub(super) modes: Option<SessionModeState>,
+    pub(super) options: Option<Vec<SessionConfigOption>>,
+}
+
 impl Session {
     /// Reopens `resume` through `session/resume` or `session/load`, whichever the agent
     /// advertises (resume first: it replays nothing).
-    pub(super) fn reopen(&mut self, resume: &Resume, cwd: &Path, caps: &AgentCapabilities) -> Result<SessionId, Exit> {
+    pub(super) fn reopen(&mut self, resume: &Resume, cwd: &Path, caps: &AgentCapabilities) -> Result<Reopened, Exit> {
         let requester = self.requester().with_timeout(self.settings.connect_timeout);
         let id = SessionId::from(resume.session_id.clone());
         let cwd_text = cwd.display().to_string();
         let local = resume.local_id;
         if caps.session_capabilities.resume.is_some() {
             let request = ResumeSessionRequest::new(id.clone(), cwd_text);
-            if let Err(e) = self.call("resuming the session…", move || requester.resume_session(request))? {
-                return Err(self.failed("session/resume", e));
-            }
+            let answer = match self.call("resuming the session…", move || requester.resume_session(request))? {
+                Ok(answer) => answer,
+                Err(e) => return Err(self.failed("session/resume", e)),
+            };
             self.render.info(&format!("resumed session {local} ({id}) with session/resume"));
-            return Ok(id);
+            return Ok(Reopened { id, modes: answer.modes, options: answer.config_options });
         }
         if caps.supports_load_session() {
             let request = LoadSessionRequest::new(id.clone(), cwd_text, vec![]);
-            if let Err(e) = self.call("loading the session…", move || requester.load_session(request))? {
-                return Err(self.failed("session/load", e));
-            }
+            let answer = match self.call("loading the session…", move || requester.load_session(request))? {
+                Ok(answer) => answer,
+                Err(e) => return Err(self.failed("session/load", e)),
+            };
             self.drain_background();
             self.render.info(&format!("loaded session {local} ({id}) with session/load; its history is above"));
-            return Ok(id);
+            return Ok(Reopened { id, modes: answer.modes, options: answer.config_options });
         }
         self.render.error(&format!(
             "cannot resume session {local} ({id}): the agent advertises neither sessionCapabilities.resume nor \

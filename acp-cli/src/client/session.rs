@@ -15,6 +15,7 @@ use acp_blocking::{ClientConnection, Error, Requester};
 use acp_services::ClientServices;
 
 use super::children::end_all_processes;
+use super::control::{Act, Control};
 use super::guard::Approvals;
 use super::handler::PermissionAsk;
 use super::interrupt::Interrupts;
@@ -111,6 +112,10 @@ pub(crate) struct Session {
     pub(super) prepared: Option<super::attach::Prepared>,
     /// The session database's record of this session, when it is recorded.
     pub(super) journal: Option<super::journal::Journal>,
+    /// The session's modes, options and commands, for the slash commands.
+    pub(super) control: Control,
+    /// The terminal's line editor, when it reads stdin (see `editor`).
+    pub(super) editor: Option<super::editor::Running>,
 }
 
 impl Session {
@@ -143,6 +148,8 @@ impl Session {
             prompt_caps: PromptCapabilities::default(),
             prepared: None,
             journal: None,
+            control: Control::default(),
+            editor: None,
         }
     }
 
@@ -211,6 +218,9 @@ impl Session {
         end_all_processes(&self.services, self.process.id());
         self.drain_stderr();
         self.render.finish();
+        if let Some(editor) = &self.editor {
+            editor.restore();
+        }
     }
 
     /// Shows the stderr lines queued (and drops the other events).
@@ -267,7 +277,8 @@ impl Session {
                 {
                     journal.update(&notification.update);
                 }
-                self.render.update(&notification.update)
+                self.observe(&notification.session_id, &notification.update);
+                self.render.update(&notification.update);
             }
             UiEvent::Permission(ask) => self.permission(ask),
             UiEvent::Elicitation(note) => self.render.elicitation(&note),
@@ -334,12 +345,17 @@ impl Session {
         // handled (here: queued) the updates that preceded it on the wire, so the channel
         // receives them in order.
         loop {
+            if !self.cancelling && self.take_cancel_line() {
+                self.cancel_turn(&requester, &session);
+                continue;
+            }
             match self.next() {
                 Next::Event(UiEvent::Update(update)) => {
                     if let Some(journal) = &mut self.journal {
                         journal.update(&update);
                     }
-                    self.render.update(&update)
+                    self.observe(&session, &update);
+                    self.render.update(&update);
                 }
                 Next::Event(UiEvent::TurnEnded(result)) => {
                     self.journal_write(Some(result.as_ref().ok().map(|r| &r.stop_reason)));
@@ -358,20 +374,23 @@ impl Session {
                     self.render.warn("quitting");
                     return Turn::Quit;
                 }
-                Next::Interrupt => {
-                    self.cancelling = true;
-                    self.drop_questions();
-                    self.shared.approvals.clear();
-                    if let Err(e) = requester.cancel(&session) {
-                        self.render.error(&format!("could not cancel: {e}"));
-                    }
-                    self.render.cancelling();
-                    self.render.waiting(Some("waiting for the agent to stop…"));
-                }
+                Next::Interrupt => self.cancel_turn(&requester, &session),
                 Next::Event(event) => self.background(event),
                 Next::Idle => self.render.tick(),
             }
         }
+    }
+
+    /// Cancels the running turn (`session/cancel`), for Ctrl-C or `/cancel`.
+    fn cancel_turn(&mut self, requester: &Requester, session: &SessionId) {
+        self.cancelling = true;
+        self.drop_questions();
+        self.shared.approvals.clear();
+        if let Err(e) = requester.cancel(session) {
+            self.render.error(&format!("could not cancel: {e}"));
+        }
+        self.render.cancelling();
+        self.render.waiting(Some("waiting for the agent to stop…"));
     }
 
     fn turn_failed(&mut self, error: Error) -> Turn {
@@ -384,9 +403,16 @@ impl Session {
 
     /// The interactive loop: a prompt per line until end of input, `/quit` or Ctrl-C.
     fn interactive(&mut self) -> Exit {
-        self.render.info("Type a prompt and press Enter. Ctrl-C cancels a running turn; Ctrl-D or /quit leaves.");
+        self.render.info(
+            "Type a prompt and press Enter. Ctrl-C or /cancel cancels a running turn; /help lists commands; Ctrl-D \
+             or /quit leaves.",
+        );
         self.ensure_input();
         loop {
+            // What came while the last line ran (a notification that trailed an answer).
+            while let Ok(event) = self.rx.try_recv() {
+                self.background(event);
+            }
             self.render.prompt();
             let line = loop {
                 if let Some(line) = self.lines.pop_front() {
@@ -412,14 +438,15 @@ impl Session {
                 }
             };
             self.render.input_read(&line, self.settings.stdin_tty);
-            match line.trim() {
-                "" => {}
-                "/quit" | "/exit" => return Exit::Ok,
-                text => match self.turn(text) {
-                    Turn::Stopped(_) | Turn::Failed(_) => {}
-                    Turn::Died => return Exit::AgentDied,
-                    Turn::Quit => return Exit::Interrupted,
-                },
+            let text = match self.command(&line) {
+                Act::Prompt(text) => text,
+                Act::Done => continue,
+                Act::Exit(exit) => return exit,
+            };
+            match self.turn(&text) {
+                Turn::Stopped(_) | Turn::Failed(_) => {}
+                Turn::Died => return Exit::AgentDied,
+                Turn::Quit => return Exit::Interrupted,
             }
         }
     }

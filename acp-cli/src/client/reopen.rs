@@ -1,0 +1,80 @@
+//! `/sessions` (the agent's `session/list`), `/new` (`session/new` in the same working
+//! directory) and `/load ID` (`session/load`): each only when the agent advertises it.
+
+use acp_blocking::acp_proto::types::*;
+
+use super::session::Session;
+use crate::Exit;
+
+/// Sessions of one `session/list` page shown (the rest is counted).
+const MAX_LISTED: usize = 50;
+
+impl Session {
+    /// `/sessions`: the first page of the agent's `session/list`.
+    pub(super) fn list_sessions(&mut self) -> Result<(), Exit> {
+        if !self.control.caps.supports_list_sessions() {
+            self.render.info("the agent does not advertise session/list (sessionCapabilities.list)");
+            return Ok(());
+        }
+        let requester = self.requester().with_timeout(self.settings.connect_timeout);
+        let response =
+            match self.call("listing sessions…", move || requester.list_sessions(ListSessionsRequest::default()))? {
+                Ok(response) => response,
+                Err(e) => return self.control_failed("session/list", e),
+            };
+        if response.sessions.is_empty() {
+            self.render.info("the agent lists no sessions");
+        } else {
+            self.render.info("the agent's sessions (/load ID reopens one):");
+        }
+        for info in response.sessions.iter().take(MAX_LISTED) {
+            let mark = if self.session.as_ref() == Some(&info.session_id) { "*" } else { " " };
+            let title = info.title.as_deref().map(|t| format!(" \"{t}\"")).unwrap_or_default();
+            let updated = info.updated_at.as_deref().map(|u| format!(" · {u}")).unwrap_or_default();
+            self.render.info(&format!("{mark} {}{title} · {}{updated}", info.session_id, info.cwd));
+        }
+        let more = response.sessions.len().saturating_sub(MAX_LISTED);
+        if more > 0 || response.next_cursor.is_some() {
+            self.render
+                .info(&format!("  … {more} more on this page, and more pages: {}", response.next_cursor.is_some()));
+        }
+        Ok(())
+    }
+
+    /// `/new`: a new session in the same working directory becomes the current one.
+    pub(super) fn new_session(&mut self) -> Result<(), Exit> {
+        let requester = self.requester().with_timeout(self.settings.connect_timeout);
+        let request = NewSessionRequest::new(self.control.cwd.clone(), vec![]);
+        let response = match self.call("opening a session…", move || requester.new_session(request))? {
+            Ok(response) => response,
+            Err(e) => return self.control_failed("session/new", e),
+        };
+        let id = response.session_id.clone();
+        self.adopt(response.session_id, response.modes, response.config_options);
+        self.render.info(&format!("session {id} · cwd {}", self.control.cwd));
+        Ok(())
+    }
+
+    /// `/load ID`: `session/load` (the agent replays the conversation), then ID is current.
+    pub(super) fn load(&mut self, id: Option<String>) -> Result<(), Exit> {
+        let Some(id) = id else {
+            self.render.error("/load needs a session id (/sessions lists them)");
+            return Ok(());
+        };
+        if !self.control.caps.supports_load_session() {
+            self.render.error(&format!(
+                "the agent does not advertise session/load (loadSession), so session {id} cannot be reopened"
+            ));
+            return Ok(());
+        }
+        let requester = self.requester().with_timeout(self.settings.connect_timeout);
+        let request = LoadSessionRequest::new(id.as_str(), self.control.cwd.clone(), vec![]);
+        let response = match self.call("loading the session…", move || requester.load_session(request))? {
+            Ok(response) => response,
+            Err(e) => return self.control_failed("session/load", e),
+        };
+        self.adopt(id.as_str().into(), response.modes, response.config_options);
+        self.render.info(&format!("session {id} loaded · cwd {}", self.control.cwd));
+        Ok(())
+    }
+}
