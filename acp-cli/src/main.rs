@@ -151,7 +151,8 @@ struct ClientArgs {
 #[command(after_help = "Examples:\n  acp serve --listen 127.0.0.1:8765 -- acp agent\n  \
 acp serve --listen 0.0.0.0:8765 --token-file /etc/acp/token -- npx @zed-industries/claude-code-acp\n  \
 acp serve --listen 0.0.0.0:8443 --token-file /etc/acp/token --tls-cert cert.pem --tls-key key.pem -- acp agent\n  \
-acp client --connect ws://127.0.0.1:8765/acp\n\n\
+acp client --connect ws://127.0.0.1:8765/acp\n  \
+acp client --connect wss://acp.example.com:8443/acp --token-file token --ca-file ca.pem\n\n\
 Endpoint /acp: a WebSocket upgrade (one JSON-RPC message per text frame) or Streamable HTTP \
 (POST each message, GET the SSE streams, DELETE to end); health check /healthz. With --tls-cert and --tls-key \
 the same endpoint is served over TLS only (https://, wss://; ALPN h2 and http/1.1). SIGTERM, SIGINT or SIGHUP: \
