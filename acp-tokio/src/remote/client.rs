@@ -121,7 +121,7 @@ impl WsLink {
         lines_out: impl tokio::io::AsyncRead + Unpin,
         lines_in: impl tokio::io::AsyncWrite + Unpin,
     ) {
-        let limits = PumpLimits { max_line: self.max_message, idle_timeout: None };
+        let limits = PumpLimits { max_line: self.max_message, idle_timeout: None, answers_patience: Duration::ZERO };
         let (sink, stream) = self.ws.split();
         let sink = sink.with(|text: String| std::future::ready(Ok::<_, tungstenite::Error>(Message::text(text))));
         let stream = stream.map(|message| message.map(incoming));

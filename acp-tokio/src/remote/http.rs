@@ -234,6 +234,7 @@ async fn run(
     let mut idle = shared.options.idle_timeout;
     let mut stopping = false;
     let mut input_closed = false;
+    let mut answers_by = Instant::now();
     loop {
         let deadline = idle.map(|i| connection.idle_deadline(i));
         let stopped = async {
@@ -251,7 +252,7 @@ async fn run(
         let read = tokio::select! {
             read = read_line(&mut lines, &mut line, shared.options.max_message) => Some(read),
             () = stopped => None,
-            () = connection.turns.drained(), if stopping && !input_closed => {
+            () = connection.turns.settled_by(answers_by), if stopping && !input_closed => {
                 // Every prompt in flight was answered: the agent's input ends.
                 input_closed = true;
                 connection.close_input().await;
@@ -267,8 +268,10 @@ async fn run(
             }
         };
         let Some(read) = read else {
-            // Shutdown: the prompts in flight are cancelled; their answers are still routed.
+            // Shutdown: the prompts in flight are cancelled; their answers are still routed
+            // (awaited for half the drain timeout at most).
             stopping = true;
+            answers_by = Instant::now() + shared.options.drain_timeout / 2;
             for cancel in connection.turns.cancels() {
                 if let Ok(cancel) = serde_json::from_str::<Value>(&cancel) {
                     connection.deliver(&cancel).await;

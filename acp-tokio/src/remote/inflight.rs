@@ -8,8 +8,10 @@
 //! `session/cancel` per session with a turn in flight: the very message a client sends to cancel
 //! a turn, so the agent handles it as it would the client's (for an acp-tokio agent: the core
 //! fires the prompt handler's cancellation and answers `stopReason: "cancelled"`, on its own
-//! after the cancel grace period if the handler does not). [`InFlight::drained`] resolves once
-//! every recorded prompt was answered; the bridge then ends the agent's input. No change to
+//! after the cancel grace period if the handler does not). [`InFlight::settled_by`] resolves
+//! once every recorded prompt was answered, or at its deadline (the server gives the answers
+//! half its drain timeout: an agent that ignores the cancel does not hold the shutdown up); the
+//! bridge then ends the agent's input. No change to
 //! the core was needed: cancelling from the client's side of the agent is what `session/cancel`
 //! is for.
 //!
@@ -23,6 +25,7 @@ use std::sync::{Mutex, PoisonError};
 
 use serde_json::Value;
 use tokio::sync::Notify;
+use tokio::time::Instant;
 
 use super::routes::{id_key, is_response, params_session};
 
@@ -92,6 +95,11 @@ impl InFlight {
         sessions.iter().map(|s| cancel(s)).collect()
     }
 
+    /// Resolves once no prompt is in flight, or at `deadline`.
+    pub(crate) async fn settled_by(&self, deadline: Instant) {
+        let _ = tokio::time::timeout_at(deadline, self.drained()).await;
+    }
+
     /// Resolves once no prompt is in flight.
     pub(crate) async fn drained(&self) {
         loop {
@@ -150,6 +158,16 @@ mod tests {
         turns.agent_line(br#"{"jsonrpc":"2.0","id":"two","result":{"stopReason":"cancelled"}}"#);
         waiting.await.expect("drained");
         assert!(turns.cancels().is_empty());
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn an_agent_that_never_answers_holds_nothing_up_past_the_deadline() {
+        let turns = InFlight::default();
+        turns.client_text(&prompt(1.into(), "s1"));
+        let deadline = Instant::now() + std::time::Duration::from_secs(3);
+        turns.settled_by(deadline).await;
+        assert!(Instant::now() >= deadline);
+        assert_eq!(turns.cancels().len(), 1, "still unanswered");
     }
 
     #[test]

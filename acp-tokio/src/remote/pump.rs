@@ -18,8 +18,8 @@
 //!   the agent sees the end of its input and the answers it still writes reach the peer.
 //! * With [`InFlight`] (the server's side), `stop` first sends the agent a `session/cancel`
 //!   for each prompt turn in flight and goes on carrying the peer's messages until every such
-//!   prompt was answered (a prompt the peer sends meanwhile is cancelled right after it); only
-//!   then does the agent's input end (see `inflight.rs`).
+//!   prompt was answered (a prompt the peer sends meanwhile is cancelled right after it), or
+//!   `answers_patience` passed; only then does the agent's input end (see `inflight.rs`).
 
 use std::io;
 use std::sync::Arc;
@@ -56,6 +56,8 @@ pub(crate) struct PumpLimits {
     pub(crate) max_line: usize,
     /// Ends the connection when nothing moved in either direction for this long.
     pub(crate) idle_timeout: Option<Duration>,
+    /// After `stop`, how long the answers to the cancelled prompts are awaited at most.
+    pub(crate) answers_patience: Duration,
 }
 
 /// The answer to a binary frame.
@@ -81,7 +83,7 @@ pub(crate) async fn pump<St, Si, E, R, W>(
 {
     let activity = Activity::new();
     let (control_tx, control_rx) = mpsc::channel(CONTROL_QUEUE);
-    let inbound = inbound(stream, lines_in, control_tx, &activity, stop, turns);
+    let inbound = inbound(stream, lines_in, control_tx, &activity, stop, turns, limits.answers_patience);
     let outbound = outbound(BufReader::new(lines_out), sink, control_rx, limits.max_line, &activity, turns);
     let both = async { tokio::join!(inbound, outbound) };
     match limits.idle_timeout {
@@ -135,14 +137,16 @@ async fn inbound<St, E, W>(
     activity: &Activity,
     stop: impl Future<Output = ()>,
     turns: Option<&InFlight>,
+    patience: Duration,
 ) where
     St: Stream<Item = Result<Incoming, E>> + Unpin,
     W: AsyncWrite + Unpin,
 {
     let mut stop = std::pin::pin!(stop);
+    // First polled when the shutdown begins: the answers' deadline counts from then.
     let mut drained = std::pin::pin!(async {
         if let Some(turns) = turns {
-            turns.drained().await;
+            turns.settled_by(Instant::now() + patience).await;
         }
     });
     let mut draining = false;
@@ -310,7 +314,7 @@ mod tests {
     use super::*;
 
     fn limits() -> PumpLimits {
-        PumpLimits { max_line: 32, idle_timeout: None }
+        PumpLimits { max_line: 32, idle_timeout: None, answers_patience: Duration::ZERO }
     }
 
     /// Runs the pump over `incoming` frames and `lines_out` bytes; returns what reached the
@@ -382,7 +386,8 @@ mod tests {
         let peer_stream = stream::pending::<Result<Incoming, Infallible>>();
         let (lines_out, _keep_open) = tokio::io::duplex(64);
         let (lines_in, _lines_in_peer) = tokio::io::duplex(64);
-        let limits = PumpLimits { max_line: 32, idle_timeout: Some(Duration::from_secs(30)) };
+        let limits =
+            PumpLimits { max_line: 32, idle_timeout: Some(Duration::from_secs(30)), answers_patience: Duration::ZERO };
         let started = Instant::now();
         pump(peer_stream, collecting_sink().0, lines_out, lines_in, limits, std::future::pending(), None).await;
         assert!(started.elapsed() >= Duration::from_secs(30), "ended early: {:?}", started.elapsed());

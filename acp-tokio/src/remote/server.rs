@@ -155,7 +155,7 @@ impl Shared {
 /// Serves `backend` on `listener` (endpoint `/acp`, health check `/healthz`) until `shutdown`
 /// resolves; then it stops accepting, sends the agent of every connection a `session/cancel`
 /// for each prompt turn in flight, and once those are answered (the answers reach the
-/// clients) ends the agent's input; it waits up to `drain_timeout` in all for the connections
+/// clients; at most half the drain timeout) ends the agent's input; it waits up to `drain_timeout` in all for the connections
 /// to finish, and returns.
 pub async fn serve_ws(
     listener: TcpListener,
@@ -267,7 +267,11 @@ async fn get_endpoint(State(shared): State<Arc<Shared>>, request: axum::extract:
 
 /// One connection, from the upgrade to the end of its agent.
 async fn run(socket: WebSocket, endpoint: Endpoint, shared: Arc<Shared>, _slot: OwnedSemaphorePermit) {
-    let limits = PumpLimits { max_line: shared.options.max_message, idle_timeout: shared.options.idle_timeout };
+    let limits = PumpLimits {
+        max_line: shared.options.max_message,
+        idle_timeout: shared.options.idle_timeout,
+        answers_patience: shared.options.drain_timeout / 2,
+    };
     let (sink, stream) = socket.split();
     let sink = sink.with(|text: String| std::future::ready(Ok::<_, axum::Error>(Message::Text(text.into()))));
     let stream = stream.map(|message| message.map(incoming));
