@@ -244,8 +244,8 @@ struct ClientArgs {
     /// (Landlock); without it such a client does not offer terminals.
     #[arg(long)]
     unconfined_terminals: bool,
-    /// Talk to a remote agent at this WebSocket URL (ws://HOST:PORT/acp, e.g. one served by
-    /// `acp serve`) instead of spawning AGENT_CMD.
+    /// Talk to a remote agent at this WebSocket URL (ws://HOST:PORT/acp or wss:// for TLS,
+    /// e.g. one served by `acp serve`) instead of spawning AGENT_CMD.
     #[arg(long, value_name = "URL", conflicts_with_all = ["agent", "agent_name"])]
     connect: Option<String>,
     /// Run the named agent of the config file (`[agents.NAME]`) instead of AGENT_CMD.
@@ -261,6 +261,10 @@ struct ClientArgs {
     /// With --connect: a file holding the bearer token the server requires.
     #[arg(long, value_name = "FILE", requires = "connect")]
     token_file: Option<PathBuf>,
+    /// With --connect wss://…: trust only the CA certificates in this PEM file (a private CA)
+    /// instead of the system's roots.
+    #[arg(long, value_name = "PEM", requires = "connect")]
+    ca_file: Option<PathBuf>,
     /// The agent's command line, after `--`.
     #[arg(last = true, value_name = "AGENT_CMD")]
     agent: Vec<OsString>,
@@ -305,10 +309,14 @@ fn client_prompt(args: &ClientArgs) -> Result<Option<String>, String> {
 #[derive(Debug, Args)]
 #[command(after_help = "Examples:\n  acp serve --listen 127.0.0.1:8765 -- acp agent\n  \
 acp serve --listen 0.0.0.0:8765 --token-file /etc/acp/token -- npx @zed-industries/claude-code-acp\n  \
-acp client --connect ws://127.0.0.1:8765/acp\n\n\
+acp serve --listen 0.0.0.0:8443 --token-file /etc/acp/token --tls-cert cert.pem --tls-key key.pem -- acp agent\n  \
+acp client --connect ws://127.0.0.1:8765/acp\n  \
+acp client --connect wss://acp.example.com:8443/acp --token-file token --ca-file ca.pem\n\n\
 Endpoint /acp: a WebSocket upgrade (one JSON-RPC message per text frame) or Streamable HTTP \
-(POST each message, GET the SSE streams, DELETE to end); health check /healthz. TLS: terminate it in front (e.g. nginx). SIGTERM, SIGINT or SIGHUP: stop accepting, end every \
-agent's input, wait for them, exit.")]
+(POST each message, GET the SSE streams, DELETE to end); health check /healthz. With --tls-cert and --tls-key \
+the same endpoint is served over TLS only (https://, wss://; ALPN h2 and http/1.1). SIGTERM, SIGINT or SIGHUP: \
+stop accepting, send session/cancel for every prompt turn in flight, wait for the answers (up to 5 s), end every \
+agent's input, reap the agents, exit.")]
 struct ServeArgs {
     /// Address and port to listen on.
     #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:8765")]
@@ -317,6 +325,12 @@ struct ServeArgs {
     /// anything but loopback).
     #[arg(long, value_name = "FILE")]
     token_file: Option<PathBuf>,
+    /// Serve TLS with this certificate chain (PEM, leaf first); needs --tls-key.
+    #[arg(long, value_name = "PEM", requires = "tls_key")]
+    tls_cert: Option<PathBuf>,
+    /// The private key (PEM) of --tls-cert.
+    #[arg(long, value_name = "PEM", requires = "tls_cert")]
+    tls_key: Option<PathBuf>,
     /// Connections served at once (one more gets 503).
     #[arg(long, value_name = "N", default_value_t = 64, value_parser = clap::value_parser!(u64).range(1..=100_000))]
     max_connections: u64,
@@ -453,6 +467,7 @@ fn main() -> ExitCode {
             config.elicit = args.elicit;
             config.unconfined_terminals = args.unconfined_terminals;
             config.die_with_client = true;
+            config.ca_file = args.ca_file;
             if let Some(path) = &args.token_file {
                 match read_token(path) {
                     Ok(token) => config.token = Some(token),
@@ -484,6 +499,15 @@ fn main() -> ExitCode {
             config.options.max_connections = usize::try_from(args.max_connections).unwrap_or(usize::MAX);
             config.options.idle_timeout = Some(Duration::from_secs(args.idle_timeout));
             config.options.node_id = args.node_id;
+            if let (Some(cert), Some(key)) = (&args.tls_cert, &args.tls_key) {
+                match acp_tokio::remote::TlsServer::from_pem_files(cert, key) {
+                    Ok(tls) => config.options.tls = Some(tls),
+                    Err(e) => {
+                        eprintln!("acp serve: {e}");
+                        return ExitCode::from(2);
+                    }
+                }
+            }
             match serve::run(config) {
                 Ok(()) => ExitCode::SUCCESS,
                 Err(e) => {

@@ -5,7 +5,13 @@
 //! for frame (one text frame = one line of the agent's stdin or stdout), and when the
 //! connection ends its stdin is closed, then the shared close sequence runs (a grace period,
 //! `SIGTERM` and `SIGKILL` to its process group, the reap). Without a token the server listens
-//! on loopback addresses only. Logs go to stderr, one `key=value` line per event.
+//! on loopback addresses only. With `--tls-cert`/`--tls-key` the endpoint is served over TLS
+//! (rustls; `https://`, `wss://`). Logs go to stderr, one `key=value` line per event.
+//!
+//! On `SIGTERM` (or `SIGINT`, `SIGHUP`) the bridge of each connection sends its agent a
+//! `session/cancel` for every prompt turn it saw start and not yet answered, carries the
+//! answers (`stopReason: "cancelled"`) to the clients, then ends the agent's stdin; the agents
+//! are reaped and the server exits, within the drain timeout (acp-tokio's `inflight.rs`).
 
 use std::ffi::OsString;
 use std::fmt::Write as _;
@@ -47,8 +53,9 @@ impl ServeConfig {
     }
 }
 
-/// Runs the server until `SIGTERM`, `SIGINT` or `SIGHUP`, then drains (every connection's
-/// agent sees the end of its input; the server waits for them) and returns.
+/// Runs the server until `SIGTERM`, `SIGINT` or `SIGHUP`, then drains (the turns in flight are
+/// cancelled and answered, then every connection's agent sees the end of its input; the
+/// server waits for them) and returns.
 pub fn run(config: ServeConfig) -> io::Result<()> {
     if config.agent.is_empty() {
         return Err(io::Error::new(io::ErrorKind::InvalidInput, "no agent command given (after --)"));
@@ -70,7 +77,11 @@ async fn serve(config: ServeConfig) -> io::Result<()> {
     let listener = tokio::net::TcpListener::bind(config.listen).await?;
     let addr = listener.local_addr()?;
     let command: Vec<String> = config.agent.iter().map(|a| a.to_string_lossy().into_owned()).collect();
-    log(&[("event", "listening"), ("addr", &addr.to_string()), ("endpoint", "/acp"), ("agent", &command.join(" "))]);
+    let tls = if config.options.tls.is_some() { "on" } else { "off" };
+    let fields =
+        [("addr", addr.to_string()), ("endpoint", "/acp".into()), ("tls", tls.into()), ("agent", command.join(" "))];
+    let fields: Vec<(&str, &str)> = fields.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    log(&[&[("event", "listening")], &fields[..]].concat());
     let backend = ProcessBackend { agent: Arc::new(config.agent), close_grace: config.close_grace };
     let mut options = config.options;
     options.bearer_token = config.token;

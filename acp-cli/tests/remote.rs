@@ -135,17 +135,26 @@ fn a_client_killed_mid_turn_leaves_no_agent_behind_and_the_server_serves_on() {
 }
 
 #[test]
-fn sigterm_drains_a_connection_in_flight_and_exits() {
+fn sigterm_cancels_and_answers_the_turn_in_flight_reaps_the_agent_and_exits() {
     let dir = TempDir::new("remote-drain");
     let served = Served::start(&[], dir.path());
     let mut client = start(&["client", "--deny", "--connect", &served.url, "-p", "slow"], dir.path(), "", true);
     let stdout = collect(client.stdout.take().unwrap());
     let stderr = collect(client.stderr.take().unwrap());
     wait_for(&stdout, "slow", Duration::from_secs(10));
+    let pid = {
+        let log = served.log();
+        let at = log.find("agent_pid=").expect("the agent's pid is logged") + "agent_pid=".len();
+        log[at..].split_whitespace().next().expect("a pid").to_owned()
+    };
+    assert!(std::path::Path::new(&format!("/proc/{pid}")).exists(), "the agent runs");
     let log = served.stop();
     assert!(log.contains("event=draining signal=SIGTERM"), "{log}");
     assert!(log.contains("event=connection_closed"), "{log}");
-    // The client sees its agent gone and exits with "agent died" (7), not a hang.
+    // The server sent session/cancel; the agent answered the prompt `cancelled`, which reached
+    // the client before the connection closed: the client exits with "cancelled" (3).
     let run = finish(client, stdout, stderr, Duration::from_secs(10));
-    assert_eq!(run.code(), 7, "stdout:\n{}\nstderr:\n{}", run.stdout, run.stderr);
+    assert_eq!(run.code(), 3, "stdout:\n{}\nstderr:\n{}", run.stdout, run.stderr);
+    // The server reaped its agent before it exited.
+    assert!(!std::path::Path::new(&format!("/proc/{pid}")).exists(), "agent {pid} is left: {log}");
 }

@@ -231,3 +231,33 @@ async fn a_stream_nobody_reads_ends_its_connection_after_the_stall_limit() {
     let after = post(&server.addr, Some(&conn), None, &new).await;
     assert_eq!(after.status, 404, "{after:?}");
 }
+
+#[tokio::test]
+async fn shutdown_cancels_a_turn_in_flight_answers_it_on_its_stream_then_the_server_stops() {
+    let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
+    let addr = listener.local_addr().expect("addr").to_string();
+    let (stop, stopped) = oneshot::channel::<()>();
+    let backend = AgentBackend::new(EchoAgent::default, AgentOptions::default());
+    let served = tokio::spawn(serve_ws(listener, backend, WsServerOptions::default(), async move {
+        let _ = stopped.await;
+    }));
+    let conn = initialize(&addr).await;
+    let mut connection_stream = Sse::open(&addr, &conn, None).await.expect("the connection stream");
+    let new = json!({"jsonrpc": "2.0", "id": 2, "method": "session/new", "params": {"cwd": "/tmp", "mcpServers": []}});
+    assert_eq!(post(&addr, Some(&conn), None, &new).await.status, 202);
+    let session = connection_stream.next().await.expect("session/new's answer")["result"]["sessionId"]
+        .as_str()
+        .expect("a session id")
+        .to_owned();
+    let mut session_stream = Sse::open(&addr, &conn, Some(&session)).await.expect("the session stream");
+    let prompt = json!({"jsonrpc": "2.0", "id": 3, "method": "session/prompt",
+        "params": {"sessionId": session, "prompt": [{"type": "text", "text": "wait"}]}});
+    assert_eq!(post(&addr, Some(&conn), Some(&session), &prompt).await.status, 202);
+    let first = session_stream.next().await.expect("the first update");
+    assert_eq!(first["params"]["update"]["content"]["text"], "waiting", "{first}");
+    drop(stop);
+    let answer = session_stream.next().await.expect("the prompt's answer");
+    assert_eq!((answer["id"].clone(), answer["result"]["stopReason"].clone()), (json!(3), json!("cancelled")));
+    let ended = tokio::time::timeout(Duration::from_secs(20), served).await.expect("the server stops");
+    ended.expect("join").expect("served");
+}

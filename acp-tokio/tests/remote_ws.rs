@@ -256,11 +256,21 @@ async fn a_client_that_vanishes_mid_turn_gets_its_turn_cancelled_on_the_server()
 }
 
 #[tokio::test]
-async fn shutdown_ends_the_turns_in_flight_then_the_server_stops() {
-    // What holds today: the agent's input ends, so its core closes and the client's turn ends
-    // with `ConnectionClosed` (no hang), then the server returns. Answering the turns
-    // `cancelled` first needs a core command (cancel every running turn) that is not there yet.
-    let server = Server::start(WsServerOptions::default()).await;
+async fn shutdown_cancels_the_turns_in_flight_answers_them_then_the_server_stops() {
+    // Each running prompt is cancelled as `session/cancel` cancels it: the handler sees
+    // `SessionCancelled`, the client gets `stopReason: cancelled`; then the server returns.
+    let (observed_tx, mut observed) = tokio::sync::mpsc::unbounded_channel();
+    let server = {
+        let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
+        let addr = listener.local_addr().expect("addr");
+        let factory = move || EchoAgent { observed: Some(observed_tx.clone()), ..EchoAgent::default() };
+        let backend = AgentBackend::new(factory, AgentOptions::default());
+        let (stop, stopped) = oneshot::channel::<()>();
+        let task = tokio::spawn(serve_ws(listener, backend, WsServerOptions::default(), async move {
+            let _ = stopped.await;
+        }));
+        Server { url: format!("ws://{addr}/acp"), base: format!("http://{addr}"), stop: Some(stop), task }
+    };
     let (conn, _) = server.connect(TestClient::default()).await;
     let session = handshake(&conn).await;
     let mut turn = conn.prompt(common::prompt(&session, "wait")).await.expect("prompt");
@@ -268,6 +278,9 @@ async fn shutdown_ends_the_turns_in_flight_then_the_server_stops() {
     assert_eq!(common::chunk_text(&first), Some("waiting"));
     let stopping = tokio::spawn(server.shutdown());
     let response = tokio::time::timeout(Duration::from_secs(10), turn.response()).await.expect("answered in time");
-    assert!(matches!(response, Err(Error::ConnectionClosed)), "{response:?}");
+    let response = response.expect("the turn is answered, not cut");
+    assert_eq!(response.stop_reason, StopReason::Cancelled);
+    let seen = observed.recv().await.expect("an observation");
+    assert_eq!(seen, "cancelled prompt Some(SessionCancelled)");
     stopping.await.expect("the server stopped");
 }

@@ -132,6 +132,8 @@ pub struct ClientConfig {
     pub connect: Option<String>,
     /// Sent as `Authorization: Bearer TOKEN` to the remote agent.
     pub token: Option<String>,
+    /// For `wss://`: trust only the CAs of this PEM file instead of the platform's roots.
+    pub ca_file: Option<PathBuf>,
     /// What goes to stdout (default [`Output::Text`]); json and quiet need a `prompt`.
     pub output: Output,
     /// Images to send with the prompt (`--image`; the agent must advertise images).
@@ -181,6 +183,7 @@ impl ClientConfig {
             agent_cwd: None,
             record: None,
             resume: None,
+            ca_file: None,
         }
     }
 
@@ -328,7 +331,12 @@ type AgentIo = (AgentProcess, Box<dyn std::io::Write + Send>, Box<dyn std::io::R
 /// Starts the agent's process, or connects to the remote agent; `None` after reporting why not.
 fn start_agent(config: &ClientConfig, render: &mut Renderer, ui: mpsc::SyncSender<UiEvent>) -> Option<AgentIo> {
     if let Some(url) = &config.connect {
-        return match remote::RemoteAgent::connect(url, config.token.clone(), config.connect_timeout) {
+        return match remote::RemoteAgent::connect(
+            url,
+            config.token.clone(),
+            config.connect_timeout,
+            config.ca_file.as_deref(),
+        ) {
             Ok((link, io, info)) => {
                 let id = info.connection_id.as_deref().unwrap_or("none given");
                 render.info(&format!("connected to {url} (connection {id})"));

@@ -1,5 +1,6 @@
 //! `acp client --connect URL`: the agent is remote, behind a WebSocket (the RFD "Streamable
-//! HTTP & WebSocket Transport"). The client stays what it is over stdio (acp-blocking on plain
+//! HTTP & WebSocket Transport"), `ws://` or `wss://` (TLS trusting the platform's roots, or
+//! only the CAs of `--ca-file`). The client stays what it is over stdio (acp-blocking on plain
 //! threads, the same rendering, permissions and services of this machine): a thread with a
 //! small tokio runtime pumps the WebSocket into one end of a Unix socket pair, and the
 //! connection reads and writes the other end as it would an agent's pipes.
@@ -13,7 +14,7 @@ use std::sync::mpsc;
 use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant};
 
-use acp_tokio::remote::{RemoteInfo, WsClientOptions, open_ws};
+use acp_tokio::remote::{RemoteInfo, TlsClient, WsClientOptions, open_ws};
 
 /// The bridge to a remote agent.
 #[derive(Debug)]
@@ -58,11 +59,17 @@ impl RemoteAgent {
         url: &str,
         token: Option<String>,
         timeout: Duration,
+        ca_file: Option<&std::path::Path>,
     ) -> io::Result<(RemoteAgent, RemoteIo, RemoteInfo)> {
+        let tls = match ca_file {
+            Some(path) => Some(TlsClient::trusting(Some(path))?),
+            None => None,
+        };
         let (ours, theirs) = UnixStream::pair()?;
         let (opened_tx, opened) = mpsc::sync_channel(1);
         let ended = Arc::new(AtomicBool::new(false));
-        let options = WsClientOptions { bearer_token: token, connect_timeout: timeout, ..WsClientOptions::default() };
+        let options =
+            WsClientOptions { bearer_token: token, connect_timeout: timeout, tls, ..WsClientOptions::default() };
         let (target, done) = (url.to_owned(), ended.clone());
         let thread = thread::Builder::new().name("acp-remote".into()).spawn(move || {
             bridge(&target, &options, ours, opened_tx);

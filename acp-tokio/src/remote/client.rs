@@ -26,6 +26,10 @@ pub struct WsClientOptions {
     pub max_message: usize,
     /// How long the TCP connect and the upgrade may take. Default 10 s.
     pub connect_timeout: Duration,
+    /// Whom a `wss://` server must prove to be: `None` trusts the platform's roots. The
+    /// WebSocket upgrade offers ALPN `http/1.1` whatever this config names.
+    #[cfg(feature = "tls")]
+    pub tls: Option<super::TlsClient>,
 }
 
 impl Default for WsClientOptions {
@@ -36,6 +40,8 @@ impl Default for WsClientOptions {
             headers: Vec::new(),
             max_message: DEFAULT_MAX_MESSAGE,
             connect_timeout: Duration::from_secs(10),
+            #[cfg(feature = "tls")]
+            tls: None,
         }
     }
 }
@@ -89,7 +95,11 @@ pub struct WsLink {
     max_message: usize,
 }
 
-type WsStream = tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
+type WsStream = tokio_tungstenite::WebSocketStream<Box<dyn Transport>>;
+
+/// What a WebSocket runs over: TCP, or TLS over TCP.
+trait Transport: tokio::io::AsyncRead + tokio::io::AsyncWrite + Send + Unpin {}
+impl<T: tokio::io::AsyncRead + tokio::io::AsyncWrite + Send + Unpin> Transport for T {}
 
 impl std::fmt::Debug for WsLink {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -111,11 +121,11 @@ impl WsLink {
         lines_out: impl tokio::io::AsyncRead + Unpin,
         lines_in: impl tokio::io::AsyncWrite + Unpin,
     ) {
-        let limits = PumpLimits { max_line: self.max_message, idle_timeout: None };
+        let limits = PumpLimits { max_line: self.max_message, idle_timeout: None, answers_patience: Duration::ZERO };
         let (sink, stream) = self.ws.split();
         let sink = sink.with(|text: String| std::future::ready(Ok::<_, tungstenite::Error>(Message::text(text))));
         let stream = stream.map(|message| message.map(incoming));
-        pump(stream, Box::pin(sink), lines_out, lines_in, limits, std::future::pending()).await;
+        pump(stream, Box::pin(sink), lines_out, lines_in, limits, std::future::pending(), None).await;
     }
 }
 
@@ -141,7 +151,10 @@ async fn open(url: &str, options: &WsClientOptions) -> Result<(WsStream, RemoteI
     let config = WebSocketConfig::default()
         .max_message_size(Some(options.max_message))
         .max_frame_size(Some(options.max_message));
-    let connecting = tokio_tungstenite::connect_async_with_config(request, Some(config), true);
+    let connecting = async {
+        let transport = transport(request.uri(), options).await.map_err(tungstenite::Error::Io)?;
+        tokio_tungstenite::client_async_with_config(request, transport, Some(config)).await
+    };
     let (ws, response) = match tokio::time::timeout(options.connect_timeout, connecting).await {
         Err(_) => return Err(Error::Io(io::Error::new(io::ErrorKind::TimedOut, format!("{url}: connect timed out")))),
         Ok(Err(tungstenite::Error::Http(response))) => {
@@ -149,6 +162,7 @@ async fn open(url: &str, options: &WsClientOptions) -> Result<(WsStream, RemoteI
             let kind = if status.as_u16() == 401 { io::ErrorKind::PermissionDenied } else { io::ErrorKind::Other };
             return Err(Error::Io(io::Error::new(kind, format!("{url}: the server answered {status}"))));
         }
+        Ok(Err(tungstenite::Error::Io(e))) => return Err(Error::Io(io::Error::new(e.kind(), format!("{url}: {e}")))),
         Ok(Err(e)) => return Err(Error::Io(io::Error::other(format!("{url}: {e}")))),
         Ok(Ok(open)) => open,
     };
@@ -162,6 +176,49 @@ async fn open(url: &str, options: &WsClientOptions) -> Result<(WsStream, RemoteI
         .map(|v| v.trim().to_owned())
         .collect();
     Ok((ws, RemoteInfo { connection_id, cookies }))
+}
+
+/// The TCP connection to the URL's host, with TLS for `wss://`.
+async fn transport(uri: &tungstenite::http::Uri, options: &WsClientOptions) -> io::Result<Box<dyn Transport>> {
+    let secure = match uri.scheme_str() {
+        Some("ws") => false,
+        Some("wss") => true,
+        _ => return Err(io::Error::new(io::ErrorKind::InvalidInput, "the URL must start with ws:// or wss://")),
+    };
+    let host = uri.host().unwrap_or_default();
+    // An IPv6 literal comes in brackets.
+    let host = host.strip_prefix('[').and_then(|h| h.strip_suffix(']')).unwrap_or(host);
+    let port = uri.port_u16().unwrap_or(if secure { 443 } else { 80 });
+    let tcp = tokio::net::TcpStream::connect((host, port)).await?;
+    // Small messages must not wait for Nagle's algorithm.
+    tcp.set_nodelay(true)?;
+    if !secure {
+        return Ok(Box::new(tcp));
+    }
+    secure_transport(host, tcp, options).await
+}
+
+#[cfg(feature = "tls")]
+async fn secure_transport(
+    host: &str,
+    tcp: tokio::net::TcpStream,
+    options: &WsClientOptions,
+) -> io::Result<Box<dyn Transport>> {
+    let trust = match &options.tls {
+        Some(tls) => tls.clone(),
+        None => super::TlsClient::trusting(None)?,
+    };
+    let tls = trust.with_alpn(&[b"http/1.1"]).connect(host, tcp).await?;
+    Ok(Box::new(tls))
+}
+
+#[cfg(not(feature = "tls"))]
+async fn secure_transport(
+    _host: &str,
+    _tcp: tokio::net::TcpStream,
+    _options: &WsClientOptions,
+) -> io::Result<Box<dyn Transport>> {
+    Err(io::Error::new(io::ErrorKind::Unsupported, "wss:// needs acp-tokio's `tls` feature"))
 }
 
 fn invalid(message: String) -> Error {

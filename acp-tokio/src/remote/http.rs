@@ -23,6 +23,7 @@ use tokio::io::{AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::sync::{OwnedSemaphorePermit, mpsc, oneshot, watch};
 use tokio::time::Instant;
 
+use super::inflight::{self, InFlight};
 use super::pump::read_line;
 use super::routes::{Destination, Routes};
 use super::server::{Endpoint, Shared, authorize, json_error};
@@ -64,6 +65,8 @@ pub(crate) struct HttpConnection {
     connection: Stream,
     sessions: Mutex<HashMap<String, Stream>>,
     closed: watch::Sender<bool>,
+    /// The prompts in flight: what a shutdown cancels and waits for.
+    turns: InFlight,
     started: Instant,
     last_active_ms: AtomicU64,
 }
@@ -147,8 +150,15 @@ pub(crate) async fn post(State(shared): State<Arc<Shared>>, headers: HeaderMap, 
         return json_error(StatusCode::NOT_FOUND, "unknown Acp-Session-Id");
     }
     lock(&connection.routes).inbound(&message);
+    let prompt = connection.turns.client_message(&message);
     if !connection.deliver(&message).await {
         return json_error(StatusCode::GONE, "the connection's agent is gone");
+    }
+    // A turn started while the server shuts down is cancelled at once.
+    if let Some(session) = prompt.filter(|_| *shared.stop.borrow())
+        && let Ok(cancel) = serde_json::from_str::<Value>(&inflight::cancel(&session))
+    {
+        connection.deliver(&cancel).await;
     }
     StatusCode::ACCEPTED.into_response()
 }
@@ -179,6 +189,7 @@ async fn initialize(shared: Arc<Shared>, message: Value) -> Response {
         connection: Stream::new(),
         sessions: Mutex::new(HashMap::new()),
         closed: watch::channel(false).0,
+        turns: InFlight::default(),
         started: Instant::now(),
         last_active_ms: AtomicU64::new(0),
     });
@@ -210,7 +221,8 @@ async fn end(shared: &Shared, connection: &HttpConnection) {
 }
 
 /// The connection's life: routes the agent's messages until its output ends (or the idle
-/// timeout, a slow reader, `DELETE`, shutdown end it), then cleans up.
+/// timeout, a slow reader, `DELETE`, shutdown end it), then cleans up. Shutdown cancels the
+/// prompts in flight first and ends the agent's input once they were answered.
 async fn run(
     shared: Arc<Shared>,
     connection: Arc<HttpConnection>,
@@ -223,6 +235,8 @@ async fn run(
     let mut stop = shared.stop.clone();
     let mut idle = shared.options.idle_timeout;
     let mut stopping = false;
+    let mut input_closed = false;
+    let mut answers_by = Instant::now();
     loop {
         let deadline = idle.map(|i| connection.idle_deadline(i));
         let stopped = async {
@@ -240,6 +254,12 @@ async fn run(
         let read = tokio::select! {
             read = read_line(&mut lines, &mut line, shared.options.max_message) => Some(read),
             () = stopped => None,
+            () = connection.turns.settled_by(answers_by), if stopping && !input_closed => {
+                // Every prompt in flight was answered: the agent's input ends.
+                input_closed = true;
+                connection.close_input().await;
+                continue;
+            }
             () = idle_end => {
                 if deadline.is_some_and(|d| Instant::now() >= d) {
                     // Idle: the agent's input ends; the loop goes on until its output does.
@@ -250,9 +270,15 @@ async fn run(
             }
         };
         let Some(read) = read else {
-            // Shutdown: the agent's input ends; its last answers are still routed.
+            // Shutdown: the prompts in flight are cancelled; their answers are still routed
+            // (awaited for half the drain timeout at most).
             stopping = true;
-            connection.close_input().await;
+            answers_by = Instant::now() + shared.options.drain_timeout / 2;
+            for cancel in connection.turns.cancels() {
+                if let Ok(cancel) = serde_json::from_str::<Value>(&cancel) {
+                    connection.deliver(&cancel).await;
+                }
+            }
             continue;
         };
         if !matches!(read, Ok(true)) || !route(&connection, &line, shared.options.stream_stall).await {
@@ -268,6 +294,7 @@ async fn run(
 async fn route(connection: &HttpConnection, line: &[u8], stall: Duration) -> bool {
     let Ok(message) = serde_json::from_slice::<Value>(line) else { return true };
     connection.touch();
+    connection.turns.agent_message(&message);
     let destination = lock(&connection.routes).outbound(&message);
     let text = String::from_utf8_lossy(line).into_owned();
     if let Destination::Waiter(waiter) = destination {

@@ -41,19 +41,28 @@
 //! # }
 //! ```
 //!
+//! TLS (feature `tls`, rustls): a server with [`WsServerOptions`]`::tls` serves `https://` and
+//! `wss://` on the same endpoint (ALPN `h2` and `http/1.1`); [`connect_ws`] opens `wss://` URLs
+//! trusting the platform's roots or the CAs of `WsClientOptions::tls` (see `tls.rs`).
+//!
 //! Not here (yet): a Streamable HTTP *client* (our client speaks WebSocket, which the RFD
-//! requires every server to offer), TLS (terminate it in front, e.g. nginx), reconnection (the
-//! RFD leaves it to the application in v1: a new [`connect_ws`] with [`RemoteInfo::cookies`]
-//! sent back, then `session/load` or `session/resume`).
+//! requires every server to offer), reconnection (the RFD leaves it to the application in v1:
+//! a new [`connect_ws`] with [`RemoteInfo::cookies`] sent back, then `session/load` or
+//! `session/resume`).
 
 mod client;
 mod http;
+mod inflight;
 mod pump;
 mod routes;
 mod server;
+#[cfg(feature = "tls")]
+mod tls;
 
 pub use client::{RemoteInfo, WsClientOptions, WsLink, connect_ws, open_ws};
 pub use server::{AgentBackend, Backend, BoxFuture, Endpoint, WsServerOptions, serve_ws};
+#[cfg(feature = "tls")]
+pub use tls::{HANDSHAKE_TIMEOUT, MAX_HANDSHAKES, TlsClient, TlsServer, client_config};
 
 /// The endpoint path.
 pub const ENDPOINT_PATH: &str = "/acp";

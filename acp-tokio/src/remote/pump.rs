@@ -16,6 +16,10 @@
 //!   the process); the end of the lines closes the WebSocket. Nothing moved for the idle
 //!   timeout ends both. `stop` (a server shutting down) ends the inbound direction only, so
 //!   the agent sees the end of its input and the answers it still writes reach the peer.
+//! * With [`InFlight`] (the server's side), `stop` first sends the agent a `session/cancel`
+//!   for each prompt turn in flight and goes on carrying the peer's messages until every such
+//!   prompt was answered (a prompt the peer sends meanwhile is cancelled right after it), or
+//!   `answers_patience` passed; only then does the agent's input end (see `inflight.rs`).
 
 use std::io;
 use std::sync::Arc;
@@ -26,6 +30,8 @@ use futures_util::{Sink, SinkExt, Stream, StreamExt};
 use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::sync::mpsc;
 use tokio::time::Instant;
+
+use super::inflight::{self, InFlight};
 
 /// Answers to binary frames that may wait for the outbound direction.
 pub(crate) const CONTROL_QUEUE: usize = 8;
@@ -50,6 +56,8 @@ pub(crate) struct PumpLimits {
     pub(crate) max_line: usize,
     /// Ends the connection when nothing moved in either direction for this long.
     pub(crate) idle_timeout: Option<Duration>,
+    /// After `stop`, how long the answers to the cancelled prompts are awaited at most.
+    pub(crate) answers_patience: Duration,
 }
 
 /// The answer to a binary frame.
@@ -57,7 +65,8 @@ pub(crate) const BINARY_FRAME_ERROR: &str = r#"{"jsonrpc":"2.0","id":null,"error
 
 /// Copies messages both ways until both directions ended (or the idle timeout). `stream` and
 /// `sink` are the WebSocket's halves, `lines_out` the lines for the peer, `lines_in` where the
-/// peer's messages are written; `stop` resolving ends the inbound direction.
+/// peer's messages are written; `stop` resolving ends the inbound direction (once the prompts
+/// in flight were cancelled and answered, with `turns`).
 pub(crate) async fn pump<St, Si, E, R, W>(
     stream: St,
     sink: Si,
@@ -65,6 +74,7 @@ pub(crate) async fn pump<St, Si, E, R, W>(
     lines_in: W,
     limits: PumpLimits,
     stop: impl Future<Output = ()>,
+    turns: Option<&InFlight>,
 ) where
     St: Stream<Item = Result<Incoming, E>> + Unpin,
     Si: Sink<String> + Unpin,
@@ -73,8 +83,8 @@ pub(crate) async fn pump<St, Si, E, R, W>(
 {
     let activity = Activity::new();
     let (control_tx, control_rx) = mpsc::channel(CONTROL_QUEUE);
-    let inbound = inbound(stream, lines_in, control_tx, &activity, stop);
-    let outbound = outbound(BufReader::new(lines_out), sink, control_rx, limits.max_line, &activity);
+    let inbound = inbound(stream, lines_in, control_tx, &activity, stop, turns, limits.answers_patience);
+    let outbound = outbound(BufReader::new(lines_out), sink, control_rx, limits.max_line, &activity, turns);
     let both = async { tokio::join!(inbound, outbound) };
     match limits.idle_timeout {
         None => {
@@ -118,30 +128,54 @@ impl Activity {
     }
 }
 
-/// Peer → lines. Ends at the peer's close or error, then closes the line writer.
+/// Peer → lines. Ends at the peer's close or error (or `stop`, see [`pump`]), then closes the
+/// line writer.
 async fn inbound<St, E, W>(
     mut stream: St,
     mut lines_in: W,
     control: mpsc::Sender<&'static str>,
     activity: &Activity,
     stop: impl Future<Output = ()>,
+    turns: Option<&InFlight>,
+    patience: Duration,
 ) where
     St: Stream<Item = Result<Incoming, E>> + Unpin,
     W: AsyncWrite + Unpin,
 {
     let mut stop = std::pin::pin!(stop);
+    // First polled when the shutdown begins: the answers' deadline counts from then.
+    let mut drained = std::pin::pin!(async {
+        if let Some(turns) = turns {
+            turns.settled_by(Instant::now() + patience).await;
+        }
+    });
+    let mut draining = false;
     loop {
         let message = tokio::select! {
             next = stream.next() => match next {
                 Some(Ok(message)) => message,
                 Some(Err(_)) | None => break,
             },
-            () = &mut stop => break,
+            () = &mut stop, if !draining => {
+                let Some(turns) = turns else { break };
+                draining = true;
+                if write_lines(&mut lines_in, turns.cancels()).await.is_err() {
+                    break;
+                }
+                continue;
+            }
+            () = &mut drained, if draining => break,
         };
         activity.touch();
         match message {
             Incoming::Text(text) => {
+                let prompt = turns.and_then(|turns| turns.client_text(&text));
                 if write_line(&mut lines_in, text).await.is_err() {
+                    break;
+                }
+                // A turn started while the server shuts down is cancelled at once.
+                let cancel = prompt.filter(|_| draining).map(|session| vec![inflight::cancel(&session)]);
+                if write_lines(&mut lines_in, cancel.unwrap_or_default()).await.is_err() {
                     break;
                 }
             }
@@ -154,6 +188,14 @@ async fn inbound<St, E, W>(
         }
     }
     let _ = lines_in.shutdown().await;
+}
+
+/// Writes messages of our own (one line each).
+async fn write_lines(lines_in: &mut (impl AsyncWrite + Unpin), lines: Vec<String>) -> io::Result<()> {
+    for line in lines {
+        write_line(lines_in, line).await?;
+    }
+    Ok(())
 }
 
 /// Writes one message as one line.
@@ -177,6 +219,7 @@ async fn outbound<R, Si>(
     mut control: mpsc::Receiver<&'static str>,
     max_line: usize,
     activity: &Activity,
+    turns: Option<&InFlight>,
 ) where
     R: AsyncRead + Unpin,
     Si: Sink<String> + Unpin,
@@ -194,7 +237,12 @@ async fn outbound<R, Si>(
                 }
             },
             read = read_line(&mut lines, &mut line, max_line) => match read {
-                Ok(true) => Some(String::from_utf8_lossy(&line).into_owned()),
+                Ok(true) => {
+                    if let Some(turns) = turns {
+                        turns.agent_line(&line);
+                    }
+                    Some(String::from_utf8_lossy(&line).into_owned())
+                }
                 Ok(false) => None,
                 Err(_) => None,
             },
@@ -266,7 +314,7 @@ mod tests {
     use super::*;
 
     fn limits() -> PumpLimits {
-        PumpLimits { max_line: 32, idle_timeout: None }
+        PumpLimits { max_line: 32, idle_timeout: None, answers_patience: Duration::ZERO }
     }
 
     /// Runs the pump over `incoming` frames and `lines_out` bytes; returns what reached the
@@ -276,7 +324,7 @@ mod tests {
         let frames = stream::iter(incoming.into_iter().map(Ok::<_, Infallible>));
         let sink = collecting_sink();
         let sent = sink.1.clone();
-        pump(frames, sink.0, lines_out, lines_in, limits, std::future::pending()).await;
+        pump(frames, sink.0, lines_out, lines_in, limits, std::future::pending(), None).await;
         let mut written = String::new();
         lines_in_peer.read_to_string(&mut written).await.expect("read");
         let sent = sent.lock().expect("lock").clone();
@@ -338,9 +386,10 @@ mod tests {
         let peer_stream = stream::pending::<Result<Incoming, Infallible>>();
         let (lines_out, _keep_open) = tokio::io::duplex(64);
         let (lines_in, _lines_in_peer) = tokio::io::duplex(64);
-        let limits = PumpLimits { max_line: 32, idle_timeout: Some(Duration::from_secs(30)) };
+        let limits =
+            PumpLimits { max_line: 32, idle_timeout: Some(Duration::from_secs(30)), answers_patience: Duration::ZERO };
         let started = Instant::now();
-        pump(peer_stream, collecting_sink().0, lines_out, lines_in, limits, std::future::pending()).await;
+        pump(peer_stream, collecting_sink().0, lines_out, lines_in, limits, std::future::pending(), None).await;
         assert!(started.elapsed() >= Duration::from_secs(30), "ended early: {:?}", started.elapsed());
     }
 }

@@ -26,6 +26,7 @@ use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::net::TcpListener;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore, watch};
 
+use super::inflight::InFlight;
 use super::pump::{Incoming, PumpLimits, pump};
 use super::{CONNECTION_ID_HEADER, DEFAULT_MAX_MESSAGE, ENDPOINT_PATH, HEALTH_PATH};
 use crate::{Agent, AgentOptions};
@@ -105,6 +106,9 @@ pub struct WsServerOptions {
     /// Streamable HTTP: a stream whose buffer stays full this long (its client stopped
     /// reading it, or never opened it) ends its connection. Default 30 s.
     pub stream_stall: Duration,
+    /// Serve over TLS (`https://`, `wss://`) with this configuration. Default none (cleartext).
+    #[cfg(feature = "tls")]
+    pub tls: Option<super::TlsServer>,
 }
 
 impl Default for WsServerOptions {
@@ -117,6 +121,8 @@ impl Default for WsServerOptions {
             drain_timeout: Duration::from_secs(5),
             stream_stall: Duration::from_secs(30),
             node_id: None,
+            #[cfg(feature = "tls")]
+            tls: None,
         }
     }
 }
@@ -147,8 +153,10 @@ impl Shared {
 }
 
 /// Serves `backend` on `listener` (endpoint `/acp`, health check `/healthz`) until `shutdown`
-/// resolves; then it stops accepting, ends every connection's input (agents cancel and answer
-/// what they have in flight), waits up to `drain_timeout` for them to finish, and returns.
+/// resolves; then it stops accepting, sends the agent of every connection a `session/cancel`
+/// for each prompt turn in flight, and once those are answered (the answers reach the
+/// clients; at most half the drain timeout) ends the agent's input; it waits up to `drain_timeout` in all for the connections
+/// to finish, and returns.
 pub async fn serve_ws(
     listener: TcpListener,
     backend: impl Backend,
@@ -168,6 +176,8 @@ pub async fn serve_ws(
         id_salt: RandomState::new().hash_one(std::process::id()),
     });
     let max_connections = shared.options.max_connections;
+    #[cfg(feature = "tls")]
+    let tls = shared.options.tls.clone();
     let app = Router::new()
         .route(ENDPOINT_PATH, get(get_endpoint).post(super::http::post).delete(super::http::delete))
         .route(HEALTH_PATH, get(health))
@@ -177,11 +187,22 @@ pub async fn serve_ws(
         shutdown.await;
         let _ = stop_tx.send(true);
     };
+    #[cfg(feature = "tls")]
+    if let Some(tls) = tls {
+        let listener = super::tls::TlsListener::new(listener, &tls)?;
+        axum::serve(listener, app).with_graceful_shutdown(stopping).await?;
+        return drained(slots, max_connections, drain).await;
+    }
     // Small messages must not wait for Nagle's algorithm (a round trip would take 40+ ms).
     let listener = listener.tap_io(|stream| {
         let _ = stream.set_nodelay(true);
     });
     axum::serve(listener, app).with_graceful_shutdown(stopping).await?;
+    drained(slots, max_connections, drain).await
+}
+
+/// Waits up to `drain` for every connection to end.
+async fn drained(slots: Arc<Semaphore>, max_connections: usize, drain: Duration) -> io::Result<()> {
     // Every connection holds a slot: all slots back means all connections ended.
     let all = u32::try_from(max_connections).unwrap_or(u32::MAX);
     let _ = tokio::time::timeout(drain, slots.acquire_many(all)).await;
@@ -246,7 +267,11 @@ async fn get_endpoint(State(shared): State<Arc<Shared>>, request: axum::extract:
 
 /// One connection, from the upgrade to the end of its agent.
 async fn run(socket: WebSocket, endpoint: Endpoint, shared: Arc<Shared>, _slot: OwnedSemaphorePermit) {
-    let limits = PumpLimits { max_line: shared.options.max_message, idle_timeout: shared.options.idle_timeout };
+    let limits = PumpLimits {
+        max_line: shared.options.max_message,
+        idle_timeout: shared.options.idle_timeout,
+        answers_patience: shared.options.drain_timeout / 2,
+    };
     let (sink, stream) = socket.split();
     let sink = sink.with(|text: String| std::future::ready(Ok::<_, axum::Error>(Message::Text(text.into()))));
     let stream = stream.map(|message| message.map(incoming));
@@ -255,7 +280,8 @@ async fn run(socket: WebSocket, endpoint: Endpoint, shared: Arc<Shared>, _slot: 
         let _ = stop.wait_for(|stopping| *stopping).await;
     };
     let Endpoint { reader, writer, finish } = endpoint;
-    pump(stream, Box::pin(sink), reader, writer, limits, stopped).await;
+    let turns = InFlight::default();
+    pump(stream, Box::pin(sink), reader, writer, limits, stopped, Some(&turns)).await;
     finish.await;
 }
 
