@@ -8,6 +8,8 @@ use std::time::Duration;
 use acp_cli::agent::{AgentConfig, ReferenceAgent};
 use acp_cli::client::{self, ClientConfig, Policy};
 use acp_cli::demo::{self, DemoConfig};
+use acp_cli::record::{self, RecordConfig};
+use acp_cli::replay::{self, ReplayConfig, ReplayMode};
 use acp_cli::serve::{self, ServeConfig};
 use clap::{Args, Parser, Subcommand};
 
@@ -34,9 +36,42 @@ enum Command {
     Demo(DemoArgs),
     /// Serve a stdio agent to remote clients over WebSocket (one agent process per connection).
     Serve(ServeArgs),
+    /// Record a session: a stdio proxy to launch in place of an agent, writing a transcript.
+    Record(RecordArgs),
+    /// Show a recorded transcript again: as the client drew it, summarized, or checked.
+    Replay(ReplayArgs),
     /// Internal: how the client starts its agent, so that the agent dies with the client.
     #[command(name = "__exec-child", hide = true)]
     ExecChild(ExecChildArgs),
+}
+
+#[derive(Debug, Args)]
+#[command(after_help = "Example (an editor's agent command, or any client's):\n  \
+acp client -p 'hello' -- acp record --out session.ndjson -- acp agent\n\n\
+Bytes pass unchanged both ways; the transcript holds one JSON object per line: a header, \
+{\"t_ms\",\"dir\":\"c2a\"|\"a2c\",\"line\"} per line that crossed, and the agent's exit. \
+Exit code: the agent's (128 + N if signal N ended it). SIGTERM, SIGINT and SIGHUP are passed to the agent.")]
+struct RecordArgs {
+    /// Where to write the transcript (NDJSON; created or truncated).
+    #[arg(long, value_name = "FILE")]
+    out: PathBuf,
+    /// The agent's command line, after `--`.
+    #[arg(last = true, required = true, value_name = "AGENT_CMD")]
+    agent: Vec<OsString>,
+}
+
+#[derive(Debug, Args)]
+#[command(after_help = "Exit code: 0; with --check, 1 when a violation was found (or the file cannot be read).")]
+struct ReplayArgs {
+    /// Sessions, turns with their stop reasons, request counts and latencies per method.
+    #[arg(long, conflicts_with = "check")]
+    summary: bool,
+    /// Report every protocol violation with its transcript line number.
+    #[arg(long)]
+    check: bool,
+    /// The transcript written by `acp record`.
+    #[arg(value_name = "FILE")]
+    file: PathBuf,
 }
 
 #[derive(Debug, Args)]
@@ -261,6 +296,15 @@ fn main() -> ExitCode {
                     ExitCode::FAILURE
                 }
             }
+        }
+        Command::Record(args) => ExitCode::from(record::run(&RecordConfig::new(args.out, args.agent))),
+        Command::Replay(args) => {
+            let mode = match (args.summary, args.check) {
+                (true, _) => ReplayMode::Summary,
+                (_, true) => ReplayMode::Check,
+                _ => ReplayMode::Render,
+            };
+            ExitCode::from(replay::run(&ReplayConfig::new(args.file, mode)))
         }
         Command::ExecChild(args) => client::exec_child(args.parent_pid, &args.command).into(),
     }
