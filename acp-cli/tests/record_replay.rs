@@ -153,3 +153,28 @@ fn sigterm_to_the_recorder_is_passed_on_and_leaves_no_agent() {
     let last: Value = serde_json::from_str(std::fs::read_to_string(&t).unwrap().lines().last().unwrap()).unwrap();
     assert_eq!(last["exit"], json!({ "signal": 15 }));
 }
+
+#[test]
+fn bytes_pass_whole_over_long_lines_are_recorded_cut_and_the_exit_code_is_the_agents() {
+    let dir = TempDir::new("record-long");
+    let t = dir.path().join("t.ndjson").display().to_string();
+    // The agent echoes its input (until our stdin ends), then writes a 1.5 MB line and exits 3.
+    let agent = "cat; head -c 1500000 /dev/zero | tr '\\0' x; echo; exit 3";
+    let run = run(&["record", "--out", &t, "--", "sh", "-c", agent], dir.path(), "one\ntwo\n");
+    assert_eq!(run.code(), 3, "{}", run.stderr);
+    assert_eq!(run.stdout.len(), "one\ntwo\n".len() + 1_500_001, "forwarded whole");
+    assert!(run.stdout.starts_with("one\ntwo\nxxx") && run.stdout.ends_with("x\n"));
+    let records: Vec<Value> =
+        std::fs::read_to_string(&t).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let lines: Vec<(&str, usize)> = records[1..records.len() - 1]
+        .iter()
+        .map(|r| (r["dir"].as_str().unwrap(), r["line"].as_str().unwrap().len()))
+        .collect();
+    assert_eq!(lines, [("c2a", 3), ("c2a", 3), ("a2c", 3), ("a2c", 3), ("a2c", 1 << 20)]);
+    let long = &records[records.len() - 2];
+    assert_eq!(
+        (long["truncated"].clone(), long["len"].clone(), long["cap"].clone()),
+        (json!(true), json!(1_500_000), json!(1 << 20))
+    );
+    assert_eq!(records.last().unwrap()["exit"], json!({ "code": 3 }));
+}
