@@ -178,3 +178,58 @@ fn bytes_pass_whole_over_long_lines_are_recorded_cut_and_the_exit_code_is_the_ag
     );
     assert_eq!(records.last().unwrap()["exit"], json!({ "code": 3 }));
 }
+
+/// Whether node and the TypeScript SDK (interop/node_modules) are there; panics when they are
+/// required (`ACP_REQUIRE_INTEROP=1`, as in CI) and missing.
+fn sdk_available() -> bool {
+    let interop = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../interop");
+    let node = std::process::Command::new("node").arg("--version").output().is_ok_and(|o| o.status.success());
+    let sdk = interop.join("node_modules/@agentclientprotocol/sdk/package.json").exists();
+    if node && sdk {
+        return true;
+    }
+    assert!(!std::env::var("ACP_REQUIRE_INTEROP").is_ok_and(|v| v == "1"), "ACP_REQUIRE_INTEROP=1 but no node or SDK");
+    eprintln!("SKIPPED: needs node and the TypeScript SDK in interop/ (npm ci)");
+    false
+}
+
+#[test]
+fn sessions_with_the_typescript_sdk_check_clean_but_for_its_deliberate_unknown_method() {
+    if !sdk_available() {
+        return;
+    }
+    let dir = TempDir::new("record-sdk");
+    let interop = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../interop");
+    let (acp, [agent_js, client_js]) =
+        (acp().display().to_string(), ["agent.mjs", "client.mjs"].map(|n| interop.join(n).display().to_string()));
+    let file = dir.file("notes.txt", "served\n");
+    let t = dir.path().join("agent.ndjson").display().to_string();
+    let prompt = format!("read {file}");
+    let args = ["client", "--allow", "-p", &prompt, "--", &acp, "record", "--out", &t, "--", "node", &agent_js];
+    assert_eq!(run(&args, dir.path(), "").code(), 0);
+    let check = run(&["replay", "--check", &t], dir.path(), "");
+    assert_eq!((check.code(), check.stdout.lines().count()), (0, 1), "{}", check.stdout);
+    assert!(run(&["replay", &t], dir.path(), "").stdout.contains("    │ served\n"));
+
+    // The SDK's client drives `acp agent` through the recorder; among its scenarios it calls
+    // `session/teleport`, a method no ACP schema has, which the check names.
+    let t = dir.path().join("client.ndjson").display().to_string();
+    let dir_arg = dir.path().display().to_string();
+    let status = std::process::Command::new("node")
+        .args([&client_js, "--dir", &dir_arg, "--file", &file, "--", &acp, "record", "--out", &t, "--", &acp, "agent"])
+        .arg("--quiet")
+        .output()
+        .unwrap();
+    assert!(status.status.success(), "{}", String::from_utf8_lossy(&status.stderr));
+    let check = run(&["replay", "--check", &t], dir.path(), "");
+    let found: Vec<&str> = check.stdout.lines().collect();
+    assert_eq!(found.len(), 2, "{}", check.stdout);
+    assert!(
+        found[0].ends_with("(c2a): client: the agent role refuses this request: -32601 Method not found"),
+        "{}",
+        found[0]
+    );
+    let lineno: usize = found[0]["line ".len()..].split(' ').next().unwrap().parse().unwrap();
+    let line = std::fs::read_to_string(&t).unwrap().lines().nth(lineno - 1).unwrap().to_owned();
+    assert!(line.contains("session/teleport"), "{line}");
+}

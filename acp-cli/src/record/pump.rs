@@ -59,7 +59,7 @@ pub(crate) fn pump(
 ) -> io::Result<()> {
     let mut buf = vec![0u8; CHUNK];
     let mut splitter = LineSplitter::default();
-    let mut record = |bytes: Vec<u8>, len: usize| queue.push(Line { t_ms: millis(start), dir, bytes, len });
+    let mut record = |bytes: Vec<u8>, len: usize| queue.push(start, Line { t_ms: 0, dir, bytes, len });
     let mut writable = true;
     loop {
         let n = match from.read(&mut buf) {
@@ -71,14 +71,15 @@ pub(crate) fn pump(
                 return Err(e);
             }
         };
+        // Recorded before it is forwarded: the peer's answer to a line is read only after the
+        // line was written, so the transcript keeps cause before effect across directions.
+        splitter.feed(&buf[..n], &mut record);
         if writable && to.write_all(&buf[..n]).and_then(|()| to.flush()).is_err() {
             writable = false;
             if stop_on_error {
-                splitter.feed(&buf[..n], &mut record);
                 break;
             }
         }
-        splitter.feed(&buf[..n], &mut record);
     }
     splitter.finish(&mut record);
     Ok(())

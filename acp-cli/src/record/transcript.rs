@@ -86,9 +86,12 @@ impl Queue {
         self.state.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// Queues a line; when the queue is full, counts it dropped instead (never blocks).
-    pub(crate) fn push(&self, line: Line) {
+    /// Queues a line, stamped with the milliseconds since `start` (under the lock, so that the
+    /// times of the queue's lines never go backwards); when the queue is full, counts it
+    /// dropped instead (never blocks).
+    pub(crate) fn push(&self, start: std::time::Instant, mut line: Line) {
         let mut state = self.lock();
+        line.t_ms = u64::try_from(start.elapsed().as_millis()).unwrap_or(u64::MAX);
         if state.closed {
             return;
         }
@@ -215,7 +218,7 @@ mod tests {
         let queue = Queue::default();
         let big = || Line { t_ms: 0, dir: Dir::A2c, bytes: vec![b'x'; QUEUE_BYTES / 2], len: QUEUE_BYTES / 2 };
         for _ in 0..3 {
-            queue.push(big());
+            queue.push(std::time::Instant::now(), big());
         }
         queue.close();
         let mut got = Vec::new();
