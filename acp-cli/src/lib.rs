@@ -18,6 +18,11 @@
 //!   over WebSocket, one agent process per connection; `acp client --connect ws://…/acp` is
 //!   the client for it (or for any ACP WebSocket server).
 //!
+//! * **`acp record --out FILE -- AGENT_CMD...`**: [`record::run`], a transparent stdio proxy
+//!   an editor launches in place of its agent, writing a transcript of every line each way;
+//!   **`acp replay FILE`** ([`replay::run`]) draws it again, summarizes it (`--summary`) or
+//!   checks it for protocol violations (`--check`).
+//!
 //! Exit codes are listed by [`Exit`].
 #![deny(missing_docs)]
 #![cfg_attr(not(test), warn(clippy::unwrap_used))]
@@ -28,6 +33,8 @@ pub mod client;
 pub mod config;
 pub mod demo;
 pub mod manage;
+pub mod record;
+pub mod replay;
 pub mod serve;
 pub mod setup;
 pub mod store;

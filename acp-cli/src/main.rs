@@ -8,6 +8,8 @@ use std::time::Duration;
 use acp_cli::agent::{AgentConfig, ReferenceAgent};
 use acp_cli::client::{self, ClientConfig, Output, Policy};
 use acp_cli::demo::{self, DemoConfig};
+use acp_cli::record::{self, RecordConfig};
+use acp_cli::replay::{self, ReplayConfig, ReplayMode};
 use acp_cli::serve::{self, ServeConfig};
 use acp_cli::{Exit, manage, setup};
 use clap::{Args, Parser, Subcommand, ValueEnum};
@@ -59,6 +61,10 @@ enum Command {
     /// Check an agent (or a client) against the protocol: scripted scenarios, a report with a
     /// spec citation per requirement; exit 0 iff no MUST failed.
     Check(check_cli::CheckArgs),
+    /// Record a session: a stdio proxy to launch in place of an agent, writing a transcript.
+    Record(RecordArgs),
+    /// Show a recorded transcript again: as the client drew it, summarized, or checked.
+    Replay(ReplayArgs),
     /// Internal: how the client starts its agent, so that the agent dies with the client.
     #[command(name = "__exec-child", hide = true)]
     ExecChild(ExecChildArgs),
@@ -105,6 +111,35 @@ enum SessionsAction {
         #[arg(long, value_name = "DAYS", default_value_t = 30)]
         older_than: u64,
     },
+}
+
+#[derive(Debug, Args)]
+#[command(after_help = "Example (an editor's agent command, or any client's):\n  \
+acp client -p 'hello' -- acp record --out session.ndjson -- acp agent\n\n\
+Bytes pass unchanged both ways; the transcript holds one JSON object per line: a header, \
+{\"t_ms\",\"dir\":\"c2a\"|\"a2c\",\"line\"} per line that crossed, and the agent's exit. \
+Exit code: the agent's (128 + N if signal N ended it). SIGTERM, SIGINT and SIGHUP are passed to the agent.")]
+struct RecordArgs {
+    /// Where to write the transcript (NDJSON; created or truncated).
+    #[arg(long, value_name = "FILE")]
+    out: PathBuf,
+    /// The agent's command line, after `--`.
+    #[arg(last = true, required = true, value_name = "AGENT_CMD")]
+    agent: Vec<OsString>,
+}
+
+#[derive(Debug, Args)]
+#[command(after_help = "Exit code: 0; with --check, 1 when a violation was found (or the file cannot be read).")]
+struct ReplayArgs {
+    /// Sessions, turns with their stop reasons, request counts and latencies per method.
+    #[arg(long, conflicts_with = "check")]
+    summary: bool,
+    /// Report every protocol violation with its transcript line number.
+    #[arg(long)]
+    check: bool,
+    /// The transcript written by `acp record`.
+    #[arg(value_name = "FILE")]
+    file: PathBuf,
 }
 
 #[derive(Debug, Args)]
@@ -517,6 +552,15 @@ fn main() -> ExitCode {
             }
         }
         Command::Check(args) => check_cli::check(args),
+        Command::Record(args) => ExitCode::from(record::run(&RecordConfig::new(args.out, args.agent))),
+        Command::Replay(args) => {
+            let mode = match (args.summary, args.check) {
+                (true, _) => ReplayMode::Summary,
+                (_, true) => ReplayMode::Check,
+                _ => ReplayMode::Render,
+            };
+            ExitCode::from(replay::run(&ReplayConfig::new(args.file, mode)))
+        }
         Command::ExecChild(args) => client::exec_child(args.parent_pid, &args.command).into(),
         Command::CheckRelay { socket } => ExitCode::from(acp_cli::check::client::relay::run(&socket)),
     }

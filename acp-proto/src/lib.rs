@@ -126,7 +126,8 @@
 //!
 //! [`framer`] (newline framing), [`jsonrpc`] (the envelope), [`types`] (every schema
 //! definition), [`methods`] (the method table and the typed enums derived from it), [`gate`]
-//! (capabilities), [`connection`] (the machine).
+//! (capabilities), [`connection`] (the machine), [`wire_check`] (wire-level invariants of a
+//! peer, judged from its frames: used by the two-peer simulation and `acp replay --check`).
 #![deny(missing_docs)]
 #![cfg_attr(not(test), warn(clippy::unwrap_used))]
 
@@ -144,6 +145,7 @@ mod spec;
 mod swar;
 pub mod time;
 pub mod types;
+pub mod wire_check;
 
 pub use connection::turns::PermissionAnswer;
 pub use connection::{

@@ -71,13 +71,15 @@ pub use exec_child::{EXEC_CHILD, exec_child};
 pub use output::Output;
 pub use permission::Policy;
 pub use render::Style;
+// For `acp record` (spawning its agent) and `acp replay` (drawing a transcript).
+pub(crate) use exec_child::resolve_program;
+pub(crate) use render::Renderer;
 
 use crate::Exit;
 use guard::Approvals;
 use handler::{Activity, CliClient, PermissionAsk};
 use interrupt::Interrupts;
 use process::AgentProcess;
-use render::Renderer;
 use session::{Session, Settings};
 
 /// Events the UI queue holds; a sender blocks while it is full (Ctrl-C and wake-ups only try).

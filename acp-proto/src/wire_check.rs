@@ -1,0 +1,409 @@
+//! Wire-level invariants of one peer, judged from the frames it emitted and consumed.
+//!
+//! A [`WireCheck`] watches one peer: the bytes it **emitted** (every frame must be a JSON-RPC
+//! 2.0 message) and the bytes it **consumed** (mirrored through a [`Framer`], so the checker
+//! knows exactly which requests the peer has read). From those it finds [`Violation`]s:
+//!
+//! * a frame that is not newline-terminated, not JSON, not JSON-RPC 2.0, or not a valid message;
+//! * more responses for an id than requests with that id were consumed (a response to an id
+//!   never read is one of them), or more `id: null` responses than frames that could only be
+//!   answered so;
+//! * agent side: a `session/update` for a session no successful `session/new`, `session/load`
+//!   or `session/resume` response announced (history replay during a load excepted), and an
+//!   `fs/*` or `terminal/*` request to a client that did not advertise it;
+//! * once everything settled ([`WireCheck::settle`]): a consumed request not answered exactly
+//!   once (duplicates the peer dropped and requests still in flight aside).
+//!
+//! The deterministic simulation of both peers (the `proptests` crate) runs one per peer and
+//! fails on the first violation; `acp replay --check` runs one per direction of a recorded
+//! session and reports them all. The checker is plain data: no clock, no I/O; its memory grows
+//! with the requests left unanswered, which a caller bounds (the simulation by its steps,
+//! the replay by its transcript).
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt;
+use std::ops::ControlFlow;
+
+use serde_json::Value;
+
+use crate::Side;
+use crate::framer::{FrameEvent, Framer};
+use crate::jsonrpc::{Incoming, RequestId, parse};
+
+/// A request the peer consumed and has not answered yet.
+#[derive(Debug, Clone)]
+struct Consumed {
+    method: String,
+    params: Value,
+}
+
+/// A request the peer answered, handed to the caller of [`WireCheck::emitted`] for checks of
+/// its own.
+#[derive(Debug, Clone)]
+pub struct Answered {
+    /// The request's method (empty for an invalid request that echoed an id).
+    pub method: String,
+    /// The request's params (`null` when absent).
+    pub params: Value,
+    /// The result, or `None` for an error response.
+    pub result: Option<Value>,
+}
+
+/// A broken rule. `Display` says what happened, in a sentence.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum Violation {
+    /// Emitted output that does not end with a newline.
+    NotNewlineTerminated,
+    /// A frame that is not JSON.
+    NotJson {
+        /// The parser's message.
+        error: String,
+    },
+    /// A JSON frame without `"jsonrpc":"2.0"`.
+    NotJsonRpc,
+    /// A JSON-RPC frame that is not a valid request, notification or response.
+    InvalidMessage {
+        /// Why.
+        reason: String,
+    },
+    /// More `id: null` responses than frames that could only be answered so.
+    UnpromptedNullResponse,
+    /// More responses for an id than requests with that id were read.
+    ExtraResponse {
+        /// The id, as on the wire.
+        id: RequestId,
+        /// Responses emitted for it so far.
+        responses: u64,
+        /// Requests with that id read.
+        requests: u64,
+    },
+    /// Agent: a `session/update` for a session that was never announced.
+    UnannouncedSession {
+        /// The session id.
+        session: String,
+    },
+    /// Agent: a request the client did not advertise it serves.
+    NotAdvertised {
+        /// The method.
+        method: String,
+    },
+    /// After settling: requests read and not answered exactly once.
+    Unsettled {
+        /// Requests read.
+        requests: u64,
+        /// Responses emitted (`id: null` ones aside).
+        answered: u64,
+        /// Duplicates the peer reported dropping.
+        duplicates: u64,
+        /// Requests still in flight.
+        in_flight: u64,
+    },
+}
+
+impl fmt::Display for Violation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Violation::NotNewlineTerminated => f.write_str("output not newline-terminated"),
+            Violation::NotJson { error } => write!(f, "a frame that is not JSON ({error})"),
+            Violation::NotJsonRpc => f.write_str("a frame without \"jsonrpc\":\"2.0\""),
+            Violation::InvalidMessage { reason } => write!(f, "an invalid JSON-RPC message ({reason})"),
+            Violation::UnpromptedNullResponse => f.write_str("more id-null responses than unanswerable frames"),
+            Violation::ExtraResponse { id, requests: 0, .. } => {
+                write!(f, "a response to id {id}, which no request read used")
+            }
+            Violation::ExtraResponse { id, responses, requests } => {
+                write!(f, "{responses} responses for id {id} but {requests} requests read")
+            }
+            Violation::UnannouncedSession { session } => {
+                write!(f, "session/update for `{session}` before the session was announced")
+            }
+            Violation::NotAdvertised { method } => write!(f, "sent {method} to a client that did not advertise it"),
+            Violation::Unsettled { requests, answered, duplicates, in_flight } => write!(
+                f,
+                "{requests} requests read, {answered} answered, {duplicates} duplicates dropped, {in_flight} in flight"
+            ),
+        }
+    }
+}
+
+/// What one peer did on the wire. See the [module docs](self).
+#[derive(Debug)]
+pub struct WireCheck {
+    side: Side,
+    mirror: Framer,
+    /// Requests consumed per id (invalid frames that echo an id count too).
+    requests: BTreeMap<RequestId, u64>,
+    /// Responses emitted per id.
+    responses: BTreeMap<RequestId, u64>,
+    /// The latest request consumed per id, until answered.
+    open: BTreeMap<RequestId, Consumed>,
+    /// Frames consumed that can only be answered with `id: null`.
+    null_answerable: u64,
+    null_responses: u64,
+    /// Agent: sessions announced on the wire.
+    announced: BTreeSet<String>,
+    /// Agent: the client's advertised capabilities.
+    client_caps: Option<Value>,
+    requests_total: u64,
+    responses_total: u64,
+    frames_emitted: u64,
+}
+
+impl WireCheck {
+    /// A checker of a peer playing `side`, whose frame limit is `max_frame_len` (longer
+    /// consumed frames count as answerable with `id: null` only).
+    pub fn new(side: Side, max_frame_len: usize) -> WireCheck {
+        WireCheck {
+            side,
+            mirror: Framer::new(max_frame_len),
+            requests: BTreeMap::new(),
+            responses: BTreeMap::new(),
+            open: BTreeMap::new(),
+            null_answerable: 0,
+            null_responses: 0,
+            announced: BTreeSet::new(),
+            client_caps: None,
+            requests_total: 0,
+            responses_total: 0,
+            frames_emitted: 0,
+        }
+    }
+
+    /// Agent side: the client's capabilities (otherwise taken from the `initialize` request
+    /// consumed).
+    pub fn set_client_caps(&mut self, caps: Value) {
+        self.client_caps = Some(caps);
+    }
+
+    /// Requests consumed so far.
+    pub fn requests_total(&self) -> u64 {
+        self.requests_total
+    }
+
+    /// Responses emitted so far.
+    pub fn responses_total(&self) -> u64 {
+        self.responses_total
+    }
+
+    /// Frames emitted so far.
+    pub fn frames_emitted(&self) -> u64 {
+        self.frames_emitted
+    }
+
+    /// The requests consumed and not answered yet: id and method.
+    pub fn open_requests(&self) -> impl Iterator<Item = (&RequestId, &str)> {
+        self.open.iter().map(|(id, c)| (id, c.method.as_str()))
+    }
+
+    /// Bytes the peer consumed (exactly what it reported consuming), in any chunking.
+    pub fn consumed(&mut self, bytes: &[u8]) {
+        let mut frames = Vec::new();
+        let _ = self.mirror.push(bytes, |ev| {
+            frames.push(match ev {
+                FrameEvent::Frame(f) => Some(f.to_vec()),
+                FrameEvent::Oversized { .. } => None,
+            });
+            ControlFlow::Continue(())
+        });
+        for f in frames {
+            self.consumed_frame(f.as_deref());
+        }
+    }
+
+    /// The peer saw the end of its input.
+    pub fn consumed_eof(&mut self) {
+        let mut frames = Vec::new();
+        self.mirror.finish(|ev| {
+            if let FrameEvent::Frame(f) = ev {
+                frames.push(f.to_vec());
+            }
+            ControlFlow::Continue(())
+        });
+        for f in frames {
+            self.consumed_frame(Some(&f));
+        }
+    }
+
+    fn consumed_frame(&mut self, frame: Option<&[u8]>) {
+        let Some(frame) = frame else {
+            self.null_answerable += 1;
+            return;
+        };
+        match parse(frame) {
+            Incoming::Request { id: RequestId::Null, .. } | Incoming::Invalid { id: RequestId::Null, .. } => {
+                self.null_answerable += 1
+            }
+            Incoming::Request { id, method, params } => {
+                let params: Value = params.and_then(|p| serde_json::from_str(p.get()).ok()).unwrap_or(Value::Null);
+                if self.side == Side::Agent && method == "initialize" && self.client_caps.is_none() {
+                    self.client_caps = Some(params["clientCapabilities"].clone());
+                }
+                self.count_request(id, method.into_owned(), params);
+            }
+            Incoming::Invalid { id, .. } => self.count_request(id, String::new(), Value::Null),
+            _ => {}
+        }
+    }
+
+    fn count_request(&mut self, id: RequestId, method: String, params: Value) {
+        *self.requests.entry(id.clone()).or_default() += 1;
+        self.requests_total += 1;
+        self.open.insert(id, Consumed { method, params });
+    }
+
+    /// Bytes the peer emitted (whole frames): the violations found in them, in order.
+    /// `answered` is told of each request answered.
+    pub fn emitted(&mut self, bytes: &[u8], answered: &mut impl FnMut(Answered)) -> Vec<Violation> {
+        let mut found = Vec::new();
+        if !bytes.is_empty() && !bytes.ends_with(b"\n") {
+            found.push(Violation::NotNewlineTerminated);
+        }
+        for frame in bytes.split(|b| *b == b'\n').filter(|f| !f.is_empty()) {
+            self.frames_emitted += 1;
+            if let Err(v) = self.emitted_frame(frame, answered) {
+                found.push(v);
+            }
+        }
+        found
+    }
+
+    fn emitted_frame(&mut self, frame: &[u8], answered: &mut impl FnMut(Answered)) -> Result<(), Violation> {
+        let json: Value = serde_json::from_slice(frame).map_err(|e| Violation::NotJson { error: e.to_string() })?;
+        if json["jsonrpc"] != "2.0" {
+            return Err(Violation::NotJsonRpc);
+        }
+        let agent = self.side == Side::Agent;
+        match parse(frame) {
+            Incoming::Request { method, .. } if agent => self.check_gated_request(&method),
+            Incoming::Request { .. } => Ok(()),
+            Incoming::Notification { method, .. } if agent && method == "session/update" => {
+                let s = json["params"]["sessionId"].as_str().unwrap_or_default();
+                let loading = self.open.values().any(|c| {
+                    (c.method == "session/load" || c.method == "session/resume")
+                        && c.params["sessionId"].as_str() == Some(s)
+                });
+                if self.announced.contains(s) || loading {
+                    Ok(())
+                } else {
+                    Err(Violation::UnannouncedSession { session: s.to_owned() })
+                }
+            }
+            Incoming::Notification { .. } => Ok(()),
+            Incoming::Response { id, outcome } => {
+                let result = outcome.ok().and_then(|r| serde_json::from_str(r.get()).ok());
+                self.response(id, result, answered)
+            }
+            Incoming::Invalid { error, .. } => {
+                Err(Violation::InvalidMessage { reason: error.data.map_or(error.message, |d| d.to_string()) })
+            }
+            Incoming::MalformedResponse { reason } => Err(Violation::InvalidMessage { reason }),
+        }
+    }
+
+    fn response(
+        &mut self,
+        id: RequestId,
+        result: Option<Value>,
+        answered: &mut impl FnMut(Answered),
+    ) -> Result<(), Violation> {
+        self.responses_total += 1;
+        if id == RequestId::Null {
+            self.null_responses += 1;
+            return if self.null_responses <= self.null_answerable {
+                Ok(())
+            } else {
+                Err(Violation::UnpromptedNullResponse)
+            };
+        }
+        let n = self.responses.entry(id.clone()).or_default();
+        *n += 1;
+        let responses = *n;
+        let requests = self.requests.get(&id).copied().unwrap_or(0);
+        if responses > requests {
+            return Err(Violation::ExtraResponse { id, responses, requests });
+        }
+        if let Some(req) = self.open.remove(&id) {
+            if self.side == Side::Agent {
+                self.announce(&req, result.as_ref());
+            }
+            answered(Answered { method: req.method, params: req.params, result });
+        }
+        Ok(())
+    }
+
+    /// Agent: the sessions a successful answer announces.
+    fn announce(&mut self, req: &Consumed, result: Option<&Value>) {
+        let session = match (req.method.as_str(), result) {
+            ("session/new", Some(r)) => r["sessionId"].as_str(),
+            ("session/load" | "session/resume", Some(_)) => req.params["sessionId"].as_str(),
+            _ => None,
+        };
+        if let Some(s) = session {
+            self.announced.insert(s.to_owned());
+        }
+    }
+
+    fn check_gated_request(&self, method: &str) -> Result<(), Violation> {
+        let caps = self.client_caps.as_ref();
+        let flag = |path: &[&str]| {
+            let mut v = caps;
+            for p in path {
+                v = v.and_then(|v| v.get(p));
+            }
+            v == Some(&Value::Bool(true))
+        };
+        let allowed = match method {
+            "fs/read_text_file" => flag(&["fs", "readTextFile"]),
+            "fs/write_text_file" => flag(&["fs", "writeTextFile"]),
+            m if m.starts_with("terminal/") => flag(&["terminal"]),
+            _ => true,
+        };
+        if allowed { Ok(()) } else { Err(Violation::NotAdvertised { method: method.to_owned() }) }
+    }
+
+    /// Final accounting once everything settled: every consumed request was answered once,
+    /// except the duplicates the peer dropped and those still in flight. After a close,
+    /// requests in flight are never answered, so only "at most one" is checked.
+    pub fn settle(&self, duplicates_dropped: u64, in_flight: usize, closed: bool) -> Option<Violation> {
+        let answered = self.responses_total - self.null_responses;
+        let unsettled = Violation::Unsettled {
+            requests: self.requests_total,
+            answered,
+            duplicates: duplicates_dropped,
+            in_flight: in_flight as u64,
+        };
+        let ok = if closed {
+            answered <= self.requests_total
+        } else {
+            self.requests_total == answered + duplicates_dropped + in_flight as u64
+        };
+        if ok { None } else { Some(unsettled) }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn emit(check: &mut WireCheck, frame: &str) -> Vec<String> {
+        let bytes = format!("{frame}\n");
+        check.emitted(bytes.as_bytes(), &mut |_| {}).iter().map(ToString::to_string).collect()
+    }
+
+    #[test]
+    fn an_agent_answering_an_id_it_never_read_or_updating_an_unknown_session_is_caught() {
+        let mut agent = WireCheck::new(Side::Agent, 1 << 20);
+        agent.consumed(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"session/new\",\"params\":{}}\n");
+        let update = r#"{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{}}}"#;
+        assert_eq!(emit(&mut agent, update), ["session/update for `s1` before the session was announced"]);
+        assert!(emit(&mut agent, r#"{"jsonrpc":"2.0","id":1,"result":{"sessionId":"s1"}}"#).is_empty());
+        assert!(emit(&mut agent, update).is_empty());
+        assert_eq!(
+            emit(&mut agent, r#"{"jsonrpc":"2.0","id":9,"result":{}}"#),
+            ["a response to id 9, which no request read used"]
+        );
+        assert_eq!(emit(&mut agent, "nope")[0].split(" (").next(), Some("a frame that is not JSON"));
+        assert!(agent.settle(0, 0, false).is_some(), "two answers for one request read");
+    }
+}
