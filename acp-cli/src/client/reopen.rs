@@ -73,6 +73,8 @@ impl Session {
             Ok(response) => response,
             Err(e) => return self.control_failed("session/load", e),
         };
+        // The replayed conversation reaches the UI on another thread: draw it before "loaded".
+        self.drain_background();
         self.adopt(id.as_str().into(), response.modes, response.config_options);
         self.render.info(&format!("session {id} loaded · cwd {}", self.control.cwd));
         Ok(())

@@ -70,7 +70,7 @@ impl Session {
     /// the connection hands updates to the UI on another thread: wait until none came for
     /// [`REPLAY_QUIET`] (at most [`REPLAY_WAIT`]), so that the history is drawn before what
     /// follows. Updates later than that are still drawn, only later.
-    fn drain_background(&mut self) {
+    pub(super) fn drain_background(&mut self) {
         let end = Instant::now() + REPLAY_WAIT;
         while let Some(left) = end.checked_duration_since(Instant::now()) {
             match self.rx.recv_timeout(left.min(REPLAY_QUIET)) {
