@@ -15,7 +15,9 @@
 //! text frames (see `pump.rs` for its rules). So every bound and rule of the core holds for
 //! remote peers too.
 //!
-//! * Client: [`connect_ws`] gives a [`ClientConnection`](crate::ClientConnection).
+//! * Client: [`connect_ws`] gives a [`ClientConnection`](crate::ClientConnection); so does
+//!   [`connect_http`] over Streamable HTTP (feature `http`; see [`HttpClientOptions`] for the
+//!   HTTP version and `http_client.rs` for the rules).
 //! * Server: [`serve_ws`] hosts a [`Backend`] (an in-process [`Agent`](crate::Agent) per
 //!   connection with [`AgentBackend`], or anything that speaks lines, like an agent process)
 //!   for many clients: a connection cap, an idle timeout, a bearer token, a health check
@@ -41,18 +43,27 @@
 //! # }
 //! ```
 //!
-//! Not here (yet): a Streamable HTTP *client* (our client speaks WebSocket, which the RFD
-//! requires every server to offer), TLS (terminate it in front, e.g. nginx), reconnection (the
-//! RFD leaves it to the application in v1: a new [`connect_ws`] with [`RemoteInfo::cookies`]
-//! sent back, then `session/load` or `session/resume`).
+//! Not here (yet): TLS (terminate it in front, e.g. nginx), reconnection (the RFD leaves it to
+//! the application in v1: a new [`connect_ws`] with [`RemoteInfo::cookies`] sent back, then
+//! `session/load` or `session/resume`).
 
 mod client;
+#[cfg(feature = "http")]
+mod cookies;
 mod http;
+#[cfg(feature = "http")]
+mod http_client;
+#[cfg(feature = "http")]
+mod http_run;
 mod pump;
 mod routes;
 mod server;
+#[cfg(feature = "http")]
+mod sse;
 
 pub use client::{RemoteInfo, WsClientOptions, WsLink, connect_ws, open_ws};
+#[cfg(feature = "http")]
+pub use http_client::{HttpClientOptions, HttpLink, connect_http, open_http};
 pub use server::{AgentBackend, Backend, BoxFuture, Endpoint, WsServerOptions, serve_ws};
 
 /// The endpoint path.
