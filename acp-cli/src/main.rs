@@ -131,8 +131,8 @@ struct ClientArgs {
     /// (Landlock); without it such a client does not offer terminals.
     #[arg(long)]
     unconfined_terminals: bool,
-    /// Talk to a remote agent at this WebSocket URL (ws://HOST:PORT/acp, e.g. one served by
-    /// `acp serve`) instead of spawning AGENT_CMD.
+    /// Talk to a remote agent at this URL instead of spawning AGENT_CMD: ws://HOST:PORT/acp
+    /// (WebSocket) or http://HOST:PORT/acp (Streamable HTTP), e.g. one served by `acp serve`.
     #[arg(long, value_name = "URL", conflicts_with = "agent", required_unless_present = "agent")]
     connect: Option<String>,
     /// With --connect: a file holding the bearer token the server requires.
@@ -146,7 +146,8 @@ struct ClientArgs {
 #[derive(Debug, Args)]
 #[command(after_help = "Examples:\n  acp serve --listen 127.0.0.1:8765 -- acp agent\n  \
 acp serve --listen 0.0.0.0:8765 --token-file /etc/acp/token -- npx @zed-industries/claude-code-acp\n  \
-acp client --connect ws://127.0.0.1:8765/acp\n\n\
+acp client --connect ws://127.0.0.1:8765/acp\n  \
+acp client --connect http://127.0.0.1:8765/acp\n\n\
 Endpoint /acp: a WebSocket upgrade (one JSON-RPC message per text frame) or Streamable HTTP \
 (POST each message, GET the SSE streams, DELETE to end); health check /healthz. TLS: terminate it in front (e.g. nginx). SIGTERM, SIGINT or SIGHUP: stop accepting, end every \
 agent's input, wait for them, exit.")]

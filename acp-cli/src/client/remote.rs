@@ -1,8 +1,9 @@
-//! `acp client --connect URL`: the agent is remote, behind a WebSocket (the RFD "Streamable
-//! HTTP & WebSocket Transport"). The client stays what it is over stdio (acp-blocking on plain
-//! threads, the same rendering, permissions and services of this machine): a thread with a
-//! small tokio runtime pumps the WebSocket into one end of a Unix socket pair, and the
-//! connection reads and writes the other end as it would an agent's pipes.
+//! `acp client --connect URL`: the agent is remote, behind a WebSocket (`ws://…`) or Streamable
+//! HTTP (`http://…`), the two profiles of the RFD "Streamable HTTP & WebSocket Transport". The
+//! client stays what it is over stdio (acp-blocking on plain threads, the same rendering,
+//! permissions and services of this machine): a thread with a small tokio runtime pumps the
+//! link into one end of a Unix socket pair, and the connection reads and writes the other end
+//! as it would an agent's pipes.
 
 use std::io::{self, Write};
 use std::net::Shutdown;
@@ -13,7 +14,7 @@ use std::sync::mpsc;
 use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant};
 
-use acp_tokio::remote::{RemoteInfo, WsClientOptions, open_ws};
+use acp_tokio::remote::{HttpClientOptions, HttpLink, RemoteInfo, WsClientOptions, WsLink, open_http, open_ws};
 
 /// The bridge to a remote agent.
 #[derive(Debug)]
@@ -52,8 +53,10 @@ impl Drop for HalfCloser {
 }
 
 impl RemoteAgent {
-    /// Opens the WebSocket (within `timeout`); returns the bridge, the connection's I/O and
-    /// what the server said. Fails with the server's answer (e.g. `401`) or the network error.
+    /// Opens the link (within `timeout`); returns the bridge, the connection's I/O and what the
+    /// server said. Fails with the server's answer (e.g. `401` to a WebSocket upgrade) or the
+    /// network error; over HTTP the server answers only `initialize`, so a refusal comes back
+    /// as its error.
     pub(crate) fn connect(
         url: &str,
         token: Option<String>,
@@ -62,10 +65,9 @@ impl RemoteAgent {
         let (ours, theirs) = UnixStream::pair()?;
         let (opened_tx, opened) = mpsc::sync_channel(1);
         let ended = Arc::new(AtomicBool::new(false));
-        let options = WsClientOptions { bearer_token: token, connect_timeout: timeout, ..WsClientOptions::default() };
         let (target, done) = (url.to_owned(), ended.clone());
         let thread = thread::Builder::new().name("acp-remote".into()).spawn(move || {
-            bridge(&target, &options, ours, opened_tx);
+            bridge(&target, token, timeout, ours, opened_tx);
             done.store(true, Ordering::SeqCst);
         })?;
         let info = match opened.recv() {
@@ -99,9 +101,49 @@ impl RemoteAgent {
     }
 }
 
-/// The bridge thread: opens the WebSocket, says how that went, then pumps until both ends
-/// closed.
-fn bridge(url: &str, options: &WsClientOptions, ours: UnixStream, opened: mpsc::SyncSender<io::Result<RemoteInfo>>) {
+/// A link of either profile.
+enum Link {
+    Ws(WsLink),
+    Http(HttpLink),
+}
+
+impl Link {
+    /// Opens the link `url`'s scheme names: `http://` is Streamable HTTP, anything else goes
+    /// to the WebSocket client (which refuses what it does not speak).
+    async fn open(url: &str, token: Option<String>, timeout: Duration) -> Result<Link, acp_tokio::Error> {
+        if url.starts_with("http://") || url.starts_with("https://") {
+            let options =
+                HttpClientOptions { bearer_token: token, connect_timeout: timeout, ..HttpClientOptions::default() };
+            return Ok(Link::Http(open_http(url, &options).await?));
+        }
+        let options = WsClientOptions { bearer_token: token, connect_timeout: timeout, ..WsClientOptions::default() };
+        Ok(Link::Ws(open_ws(url, &options).await?))
+    }
+
+    fn info(&self) -> &RemoteInfo {
+        match self {
+            Link::Ws(link) => link.info(),
+            Link::Http(link) => link.info(),
+        }
+    }
+
+    async fn pump(self, socket: tokio::net::UnixStream) {
+        let (lines_out, lines_in) = socket.into_split();
+        match self {
+            Link::Ws(link) => link.pump(lines_out, lines_in).await,
+            Link::Http(link) => link.pump(lines_out, lines_in).await,
+        }
+    }
+}
+
+/// The bridge thread: opens the link, says how that went, then pumps until both ends closed.
+fn bridge(
+    url: &str,
+    token: Option<String>,
+    timeout: Duration,
+    ours: UnixStream,
+    opened: mpsc::SyncSender<io::Result<RemoteInfo>>,
+) {
     let runtime = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
         Ok(runtime) => runtime,
         Err(e) => {
@@ -110,7 +152,7 @@ fn bridge(url: &str, options: &WsClientOptions, ours: UnixStream, opened: mpsc::
         }
     };
     runtime.block_on(async {
-        let link = match open_ws(url, options).await {
+        let link = match Link::open(url, token, timeout).await {
             Ok(link) => link,
             Err(e) => {
                 let e = match e {
@@ -130,7 +172,6 @@ fn bridge(url: &str, options: &WsClientOptions, ours: UnixStream, opened: mpsc::
             }
         };
         let _ = opened.send(Ok(link.info().clone()));
-        let (lines_out, lines_in) = socket.into_split();
-        link.pump(lines_out, lines_in).await;
+        link.pump(socket).await;
     });
 }
