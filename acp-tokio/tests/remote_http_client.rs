@@ -147,3 +147,65 @@ async fn nothing_listening_fails_the_connect() {
     let wrong = connect_http(TestClient::default(), "ws://127.0.0.1:1/acp", HttpClientOptions::default()).await;
     assert!(matches!(&wrong, Err(Error::Io(e)) if e.kind() == std::io::ErrorKind::InvalidInput));
 }
+
+/// A stand-in for a load balancer that sets an affinity cookie on `initialize` and reports the
+/// `Cookie` header of every later request: raw HTTP/1.1 on loopback, just enough for this test.
+async fn cookie_setting_server(seen: tokio::sync::mpsc::UnboundedSender<String>) -> String {
+    use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
+    let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
+    let url = format!("http://{}/acp", listener.local_addr().expect("addr"));
+    tokio::spawn(async move {
+        while let Ok((socket, _)) = listener.accept().await {
+            let seen = seen.clone();
+            tokio::spawn(async move {
+                let mut socket = BufReader::new(socket);
+                loop {
+                    let (mut head, mut line) = (Vec::new(), String::new());
+                    while socket.read_line(&mut line).await.is_ok_and(|n| n > 0) && line != "\r\n" {
+                        head.push(std::mem::take(&mut line).to_ascii_lowercase());
+                    }
+                    let Some(request) = head.first().cloned() else { return };
+                    let header = |name: &str| {
+                        head.iter().find_map(|h| h.strip_prefix(name).map(|v| v.trim().to_owned())).unwrap_or_default()
+                    };
+                    let mut body = vec![0; header("content-length:").parse().unwrap_or(0)];
+                    socket.read_exact(&mut body).await.expect("body");
+                    let response = if request.starts_with("post") && header("acp-connection-id:").is_empty() {
+                        let id = serde_json::from_slice::<Value>(&body).expect("json")["id"].clone();
+                        let answer = format!(
+                            r#"{{"jsonrpc":"2.0","id":{id},"result":{{"protocolVersion":1,"agentCapabilities":{{}},"authMethods":[]}}}}"#
+                        );
+                        format!(
+                            "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\nacp-connection-id: c1\r\nset-cookie: route=b7; Path=/; HttpOnly\r\ncontent-length: {}\r\n\r\n{answer}",
+                            answer.len()
+                        )
+                    } else {
+                        let _ = seen.send(format!("{} {}", request.split(' ').next().unwrap_or(""), header("cookie:")));
+                        if request.starts_with("get") {
+                            "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\n\r\n"
+                                .to_owned()
+                        } else {
+                            "HTTP/1.1 202 Accepted\r\ncontent-length: 0\r\n\r\n".to_owned()
+                        }
+                    };
+                    if socket.get_mut().write_all(response.as_bytes()).await.is_err() {
+                        return;
+                    }
+                }
+            });
+        }
+    });
+    url
+}
+
+#[tokio::test]
+async fn the_servers_cookies_are_sent_back_on_every_later_request() {
+    let (seen_tx, mut seen) = tokio::sync::mpsc::unbounded_channel();
+    let url = cookie_setting_server(seen_tx).await;
+    let (conn, _) = connect_http(TestClient::default(), &url, HttpClientOptions::default()).await.expect("connect");
+    conn.initialize(common::init_with_caps()).await.expect("initialize");
+    // The connection's stream opens after initialize, with the cookie.
+    assert_eq!(seen.recv().await.expect("the stream's GET"), "get route=b7");
+    conn.close().await.expect("close");
+    assert_eq!(seen.recv().await.expect("the DELETE"), "delete route=b7");
+}
