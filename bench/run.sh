@@ -18,7 +18,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 REPS=${REPS:-5}
-CONFIGS=${CONFIGS:-"tokio-stdio blocking-stdio tokio-duplex tokio-ws core-direct"}
+CONFIGS=${CONFIGS:-"tokio-stdio blocking-stdio tokio-duplex tokio-ws tokio-http core-direct"}
 WORKLOADS=${WORKLOADS:-"w1 w2 w3"}
 TIMEOUT=${TIMEOUT:-300}
 

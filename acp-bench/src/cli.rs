@@ -10,7 +10,7 @@ pub const USAGE: &str = "\
 usage:
   acp-bench agent  [--adapter tokio|blocking] [--updates N] [--listen-ws]
   acp-bench client --workload w1|w2|w3 [--updates N] [--prompts N] [--sessions N]
-                   [--config tokio-stdio|blocking-stdio|tokio-duplex|tokio-ws|core-direct]
+                   [--config tokio-stdio|blocking-stdio|tokio-duplex|tokio-ws|tokio-http|core-direct]
                    [--adapter tokio|blocking] [--transport stdio|duplex|direct] [-- AGENT_ARGV...]
                    [--threads N]   (tokio-duplex: runtime workers; default 1 = current-thread)
   acp-bench w0     [--messages U]
@@ -20,7 +20,7 @@ usage:
 The client spawns AGENT_ARGV... --updates N (default: this binary's own agent on the same
 adapter) and prints METRIC lines; see shared/bench/WORKLOADS.md. `tokio-ws`: the agent serves
 remote ACP over WebSocket on a loopback port (`agent --listen-ws` prints `listening PORT`), the
-client connects to it.";
+client connects to it; `tokio-http`: the same server, reached over Streamable HTTP (HTTP/2).";
 
 /// Which adapter.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -42,6 +42,8 @@ pub enum Transport {
     Direct,
     /// A WebSocket on loopback to a child process (`acp_tokio::remote`).
     Ws,
+    /// Streamable HTTP (POSTs, SSE streams) on loopback to a child process.
+    Http,
 }
 
 /// The agent's command line with `--updates N` appended.
@@ -95,6 +97,7 @@ fn dispatch(args: Vec<String>) -> Result<(), String> {
                     "duplex" => Transport::Duplex,
                     "direct" => Transport::Direct,
                     "ws" => Transport::Ws,
+                    "http" => Transport::Http,
                     other => return Err(format!("unknown transport `{other}`")),
                 }
             }
@@ -105,6 +108,7 @@ fn dispatch(args: Vec<String>) -> Result<(), String> {
                     "tokio-duplex" => (Adapter::Tokio, Transport::Duplex),
                     "core-direct" => (Adapter::Tokio, Transport::Direct),
                     "tokio-ws" => (Adapter::Tokio, Transport::Ws),
+                    "tokio-http" => (Adapter::Tokio, Transport::Http),
                     other => return Err(format!("unknown config `{other}`")),
                 }
             }
@@ -160,6 +164,8 @@ fn dispatch(args: Vec<String>) -> Result<(), String> {
                 (Transport::Direct, _) => crate::direct::client(spec)?,
                 (Transport::Ws, Adapter::Tokio) => crate::tokio_impl::client_ws(spec, &argv)?,
                 (Transport::Ws, Adapter::Blocking) => return Err("ws runs on tokio only".into()),
+                (Transport::Http, Adapter::Tokio) => crate::tokio_impl::client_http(spec, &argv)?,
+                (Transport::Http, Adapter::Blocking) => return Err("http runs on tokio only".into()),
             };
             if let Some(kb) = peak_rss_kb("self") {
                 metrics.push(Metric::int("client_peak_rss_kb", kb, "kB"));

@@ -68,6 +68,44 @@ pub fn serve_ws(updates: u64) -> Result<(), String> {
 /// `tokio-ws`: spawns `argv --updates N --listen-ws`, connects to its WebSocket and runs the
 /// workload.
 pub fn client_ws(spec: Spec, argv: &[String]) -> Result<Vec<Metric>, String> {
+    client_remote(spec, argv, Remote::Ws)
+}
+
+/// `tokio-http`: the same agent, reached over Streamable HTTP (HTTP/2 by prior knowledge, as
+/// the RFD requires HTTP/2 and our server speaks h2c): POSTs and SSE streams.
+pub fn client_http(spec: Spec, argv: &[String]) -> Result<Vec<Metric>, String> {
+    client_remote(spec, argv, Remote::Http)
+}
+
+/// The remote profile a client speaks.
+#[derive(Debug, Clone, Copy)]
+enum Remote {
+    Ws,
+    Http,
+}
+
+/// Connects to `port` with `remote`'s client.
+async fn connect_remote(port: &str, remote: Remote) -> Result<ClientConnection, String> {
+    let conn = match remote {
+        Remote::Ws => {
+            let url = format!("ws://127.0.0.1:{port}/acp");
+            acp_tokio::remote::connect_ws((), &url, acp_tokio::remote::WsClientOptions::default()).await
+        }
+        Remote::Http => {
+            let url = format!("http://127.0.0.1:{port}/acp");
+            let options = acp_tokio::remote::HttpClientOptions {
+                http2_prior_knowledge: true,
+                ..acp_tokio::remote::HttpClientOptions::default()
+            };
+            acp_tokio::remote::connect_http((), &url, options).await
+        }
+    };
+    Ok(conn.map_err(err)?.0)
+}
+
+/// Spawns `argv --updates N --listen-ws` (which serves both profiles), connects and runs the
+/// workload.
+fn client_remote(spec: Spec, argv: &[String], remote: Remote) -> Result<Vec<Metric>, String> {
     use std::io::BufRead;
     use std::process::Stdio;
     let mut command = crate::cli::agent_command(argv, spec.updates)?;
@@ -79,9 +117,7 @@ pub fn client_ws(spec: Spec, argv: &[String]) -> Result<Vec<Metric>, String> {
     let port = line.trim().strip_prefix("listening ").ok_or_else(|| format!("the agent said {line:?}"))?.to_owned();
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(err)?;
     let result = runtime.block_on(async {
-        let url = format!("ws://127.0.0.1:{port}/acp");
-        let options = acp_tokio::remote::WsClientOptions::default();
-        let (conn, _) = acp_tokio::remote::connect_ws((), &url, options).await.map_err(err)?;
+        let conn = connect_remote(&port, remote).await?;
         let measured = run(&conn, spec).await?;
         let agent_rss = peak_rss_kb(&child.id().to_string());
         conn.close().await.map_err(err)?;
@@ -91,6 +127,9 @@ pub fn client_ws(spec: Spec, argv: &[String]) -> Result<Vec<Metric>, String> {
         }
         Ok(metrics)
     });
+    // The runtime's sockets close with it: a client's HTTP connections left open would hold
+    // the server's graceful shutdown (it waits for every HTTP connection to end).
+    drop(runtime);
     drop(child.stdin.take());
     let _ = child.wait();
     result

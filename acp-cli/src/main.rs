@@ -279,8 +279,9 @@ struct ClientArgs {
     /// (Landlock); without it such a client does not offer terminals.
     #[arg(long)]
     unconfined_terminals: bool,
-    /// Talk to a remote agent at this WebSocket URL (ws://HOST:PORT/acp or wss:// for TLS,
-    /// e.g. one served by `acp serve`) instead of spawning AGENT_CMD.
+    /// Talk to a remote agent at this URL instead of spawning AGENT_CMD: ws://HOST:PORT/acp
+    /// (WebSocket; wss:// with TLS) or http://HOST:PORT/acp (Streamable HTTP), e.g. one served
+    /// by `acp serve`.
     #[arg(long, value_name = "URL", conflicts_with_all = ["agent", "agent_name"])]
     connect: Option<String>,
     /// Run the named agent of the config file (`[agents.NAME]`) instead of AGENT_CMD.
@@ -346,6 +347,7 @@ fn client_prompt(args: &ClientArgs) -> Result<Option<String>, String> {
 acp serve --listen 0.0.0.0:8765 --token-file /etc/acp/token -- npx @zed-industries/claude-code-acp\n  \
 acp serve --listen 0.0.0.0:8443 --token-file /etc/acp/token --tls-cert cert.pem --tls-key key.pem -- acp agent\n  \
 acp client --connect ws://127.0.0.1:8765/acp\n  \
+acp client --connect http://127.0.0.1:8765/acp\n  \
 acp client --connect wss://acp.example.com:8443/acp --token-file token --ca-file ca.pem\n\n\
 Endpoint /acp: a WebSocket upgrade (one JSON-RPC message per text frame) or Streamable HTTP \
 (POST each message, GET the SSE streams, DELETE to end); health check /healthz. With --tls-cert and --tls-key \

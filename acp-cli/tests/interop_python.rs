@@ -1,8 +1,8 @@
 //! Remote interop with the official Python SDK (`agent-client-protocol[http]` 0.12.1, pinned in
 //! `interop/python/requirements.txt`): the SDK's WebSocket and Streamable HTTP clients
 //! (`interop/python/remote_client.py`) against `acp serve -- acp agent`, and `acp client
-//! --connect` against the SDK's WebSocket server hosting a small Python agent
-//! (`interop/python/ws_agent.py`).
+//! --connect` against the SDK's WebSocket and Streamable HTTP server (one ASGI app serves both)
+//! hosting a small Python agent (`interop/python/ws_agent.py`).
 //!
 //! Needs the virtual environment `interop/python/.venv` with those packages (`.ci/run` makes
 //! it; `$ACP_PYTHON` may name another interpreter). Without it each test prints a skip notice
@@ -138,6 +138,30 @@ fn acp_client_connects_to_the_python_sdk_websocket_server() {
     assert!(read.stdout.contains("connected to python-ws-agent"), "{}", read.stdout);
     assert!(read.stdout.contains("permission"), "{}", read.stdout);
     assert!(read.stdout.contains("python agent read: read across the socket"), "{}", read.stdout);
+    assert_eq!(echo.code(), 0, "{}", echo.stdout);
+    assert!(echo.stdout.contains("python agent echo: hello python"), "{}", echo.stdout);
+}
+
+#[test]
+fn acp_client_connects_to_the_python_sdk_streamable_http_server() {
+    let Some(python) = python() else { return };
+    let dir = TempDir::new("py-http-server");
+    let file = dir.file("remote.txt", "read across POSTs and SSE\n");
+    let (mut agent, url) = python_agent(&python);
+    // The same app, reached by Streamable HTTP (HTTP/1.1: uvicorn speaks no HTTP/2).
+    let url = url.replacen("ws://", "http://", 1);
+    let read = run(&["client", "--allow", "--connect", &url, "-p", &format!("read {file}")], dir.path(), "");
+    let denied = run(&["client", "--deny", "--connect", &url, "-p", &format!("read {file}")], dir.path(), "");
+    let echo = run(&["client", "--deny", "--connect", &url, "-p", "hello python"], dir.path(), "");
+    let _ = agent.kill();
+    let _ = agent.wait();
+    assert_eq!(read.code(), 0, "stdout:\n{}\nstderr:\n{}", read.stdout, read.stderr);
+    assert!(read.stdout.contains(&format!("connected to {url}")), "{}", read.stdout);
+    assert!(read.stdout.contains("connected to python-ws-agent"), "{}", read.stdout);
+    assert!(read.stdout.contains("permission"), "{}", read.stdout);
+    assert!(read.stdout.contains("python agent read: read across POSTs and SSE"), "{}", read.stdout);
+    assert_eq!(denied.code(), 0, "{}", denied.stdout);
+    assert!(denied.stdout.contains("not allowed to read"), "{}", denied.stdout);
     assert_eq!(echo.code(), 0, "{}", echo.stdout);
     assert!(echo.stdout.contains("python agent echo: hello python"), "{}", echo.stdout);
 }

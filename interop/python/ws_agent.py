@@ -1,5 +1,6 @@
-"""A small agent written with the official Python SDK, served over WebSocket by the SDK's ASGI
-app under uvicorn (acp-rs's tests point `acp client --connect` at it).
+"""A small agent written with the official Python SDK, served by the SDK's ASGI app under
+uvicorn: over WebSocket (ws://127.0.0.1:PORT/acp) and Streamable HTTP (http://…, HTTP/1.1, as
+uvicorn speaks no HTTP/2); acp-rs's tests point `acp client --connect` at both.
 
 Usage: ws_agent.py PORT
   Prints `listening PORT` on stdout once it accepts connections. A prompt `read PATH` asks

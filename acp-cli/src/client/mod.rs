@@ -130,7 +130,8 @@ pub struct ClientConfig {
     /// dies, even by `SIGKILL` (default off; needs the current executable to be `acp`, as it
     /// is for the `acp` command and its demo).
     pub die_with_client: bool,
-    /// A remote agent's WebSocket URL (`ws://host:port/acp`), instead of `agent`'s command.
+    /// A remote agent's URL (`ws://host:port/acp`, or `http://…` for Streamable HTTP), instead
+    /// of `agent`'s command.
     pub connect: Option<String>,
     /// Sent as `Authorization: Bearer TOKEN` to the remote agent.
     pub token: Option<String>,
@@ -189,7 +190,7 @@ impl ClientConfig {
         }
     }
 
-    /// A client for the remote agent at `url` (a WebSocket, `ws://host:port/acp`).
+    /// A client for the remote agent at `url` (`ws://host:port/acp` or `http://host:port/acp`).
     pub fn remote(url: impl Into<String>) -> ClientConfig {
         ClientConfig { connect: Some(url.into()), ..ClientConfig::new(Vec::new()) }
     }
@@ -340,8 +341,11 @@ fn start_agent(config: &ClientConfig, render: &mut Renderer, ui: mpsc::SyncSende
             config.ca_file.as_deref(),
         ) {
             Ok((link, io, info)) => {
-                let id = info.connection_id.as_deref().unwrap_or("none given");
-                render.info(&format!("connected to {url} (connection {id})"));
+                match info.connection_id.as_deref() {
+                    Some(id) => render.info(&format!("connected to {url} (connection {id})")),
+                    // Streamable HTTP: the server names the connection when it answers initialize.
+                    None => render.info(&format!("connected to {url}")),
+                }
                 Some((AgentProcess::remote(link), Box::new(io.writer), Box::new(io.reader)))
             }
             Err(e) => {

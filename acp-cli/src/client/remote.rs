@@ -1,9 +1,10 @@
-//! `acp client --connect URL`: the agent is remote, behind a WebSocket (the RFD "Streamable
-//! HTTP & WebSocket Transport"), `ws://` or `wss://` (TLS trusting the platform's roots, or
-//! only the CAs of `--ca-file`). The client stays what it is over stdio (acp-blocking on plain
-//! threads, the same rendering, permissions and services of this machine): a thread with a
-//! small tokio runtime pumps the WebSocket into one end of a Unix socket pair, and the
-//! connection reads and writes the other end as it would an agent's pipes.
+//! `acp client --connect URL`: the agent is remote, behind a WebSocket (`ws://…`, or `wss://…`
+//! with TLS trusting the platform's roots or only the CAs of `--ca-file`) or Streamable HTTP
+//! (`http://…`), the two profiles of the RFD "Streamable HTTP & WebSocket Transport". The
+//! client stays what it is over stdio (acp-blocking on plain threads, the same rendering,
+//! permissions and services of this machine): a thread with a small tokio runtime pumps the
+//! link into one end of a Unix socket pair, and the connection reads and writes the other end
+//! as it would an agent's pipes.
 
 use std::io::{self, Write};
 use std::net::Shutdown;
@@ -14,7 +15,9 @@ use std::sync::mpsc;
 use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant};
 
-use acp_tokio::remote::{RemoteInfo, TlsClient, WsClientOptions, open_ws};
+use acp_tokio::remote::{
+    HttpClientOptions, HttpLink, RemoteInfo, TlsClient, WsClientOptions, WsLink, open_http, open_ws,
+};
 
 /// The bridge to a remote agent.
 #[derive(Debug)]
@@ -53,8 +56,10 @@ impl Drop for HalfCloser {
 }
 
 impl RemoteAgent {
-    /// Opens the WebSocket (within `timeout`); returns the bridge, the connection's I/O and
-    /// what the server said. Fails with the server's answer (e.g. `401`) or the network error.
+    /// Opens the link (within `timeout`); returns the bridge, the connection's I/O and what the
+    /// server said. Fails with the server's answer (e.g. `401` to a WebSocket upgrade) or the
+    /// network error; over HTTP the server answers only `initialize`, so a refusal comes back
+    /// as its error.
     pub(crate) fn connect(
         url: &str,
         token: Option<String>,
@@ -68,11 +73,9 @@ impl RemoteAgent {
         let (ours, theirs) = UnixStream::pair()?;
         let (opened_tx, opened) = mpsc::sync_channel(1);
         let ended = Arc::new(AtomicBool::new(false));
-        let options =
-            WsClientOptions { bearer_token: token, connect_timeout: timeout, tls, ..WsClientOptions::default() };
         let (target, done) = (url.to_owned(), ended.clone());
         let thread = thread::Builder::new().name("acp-remote".into()).spawn(move || {
-            bridge(&target, &options, ours, opened_tx);
+            bridge(&target, Dial { token, timeout, tls }, ours, opened_tx);
             done.store(true, Ordering::SeqCst);
         })?;
         let info = match opened.recv() {
@@ -106,9 +109,52 @@ impl RemoteAgent {
     }
 }
 
-/// The bridge thread: opens the WebSocket, says how that went, then pumps until both ends
-/// closed.
-fn bridge(url: &str, options: &WsClientOptions, ours: UnixStream, opened: mpsc::SyncSender<io::Result<RemoteInfo>>) {
+/// A link of either profile.
+enum Link {
+    Ws(WsLink),
+    Http(HttpLink),
+}
+
+impl Link {
+    /// Opens the link `url`'s scheme names: `http://` is Streamable HTTP, anything else goes
+    /// to the WebSocket client (which refuses what it does not speak).
+    async fn open(url: &str, dial: Dial) -> Result<Link, acp_tokio::Error> {
+        let Dial { token, timeout, tls } = dial;
+        if url.starts_with("http://") || url.starts_with("https://") {
+            let options =
+                HttpClientOptions { bearer_token: token, connect_timeout: timeout, ..HttpClientOptions::default() };
+            return Ok(Link::Http(open_http(url, &options).await?));
+        }
+        let options =
+            WsClientOptions { bearer_token: token, connect_timeout: timeout, tls, ..WsClientOptions::default() };
+        Ok(Link::Ws(open_ws(url, &options).await?))
+    }
+
+    fn info(&self) -> &RemoteInfo {
+        match self {
+            Link::Ws(link) => link.info(),
+            Link::Http(link) => link.info(),
+        }
+    }
+
+    async fn pump(self, socket: tokio::net::UnixStream) {
+        let (lines_out, lines_in) = socket.into_split();
+        match self {
+            Link::Ws(link) => link.pump(lines_out, lines_in).await,
+            Link::Http(link) => link.pump(lines_out, lines_in).await,
+        }
+    }
+}
+
+/// How to open the link: the bearer token, the connect deadline, and for `wss://` the CAs.
+struct Dial {
+    token: Option<String>,
+    timeout: Duration,
+    tls: Option<TlsClient>,
+}
+
+/// The bridge thread: opens the link, says how that went, then pumps until both ends closed.
+fn bridge(url: &str, dial: Dial, ours: UnixStream, opened: mpsc::SyncSender<io::Result<RemoteInfo>>) {
     let runtime = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
         Ok(runtime) => runtime,
         Err(e) => {
@@ -117,7 +163,7 @@ fn bridge(url: &str, options: &WsClientOptions, ours: UnixStream, opened: mpsc::
         }
     };
     runtime.block_on(async {
-        let link = match open_ws(url, options).await {
+        let link = match Link::open(url, dial).await {
             Ok(link) => link,
             Err(e) => {
                 let e = match e {
@@ -137,7 +183,6 @@ fn bridge(url: &str, options: &WsClientOptions, ours: UnixStream, opened: mpsc::
             }
         };
         let _ = opened.send(Ok(link.info().clone()));
-        let (lines_out, lines_in) = socket.into_split();
-        link.pump(lines_out, lines_in).await;
+        link.pump(socket).await;
     });
 }

@@ -15,7 +15,9 @@
 //! text frames (see `pump.rs` for its rules). So every bound and rule of the core holds for
 //! remote peers too.
 //!
-//! * Client: [`connect_ws`] gives a [`ClientConnection`](crate::ClientConnection).
+//! * Client: [`connect_ws`] gives a [`ClientConnection`](crate::ClientConnection); so does
+//!   [`connect_http`] over Streamable HTTP (feature `http`; see [`HttpClientOptions`] for the
+//!   HTTP version and `http_client.rs` for the rules).
 //! * Server: [`serve_ws`] hosts a [`Backend`] (an in-process [`Agent`](crate::Agent) per
 //!   connection with [`AgentBackend`], or anything that speaks lines, like an agent process)
 //!   for many clients: a connection cap, an idle timeout, a bearer token, a health check
@@ -45,21 +47,30 @@
 //! `wss://` on the same endpoint (ALPN `h2` and `http/1.1`); [`connect_ws`] opens `wss://` URLs
 //! trusting the platform's roots or the CAs of `WsClientOptions::tls` (see `tls.rs`).
 //!
-//! Not here (yet): a Streamable HTTP *client* (our client speaks WebSocket, which the RFD
-//! requires every server to offer), reconnection (the RFD leaves it to the application in v1:
-//! a new [`connect_ws`] with [`RemoteInfo::cookies`] sent back, then `session/load` or
+//! Not here (yet): reconnection (the RFD leaves it to the application in v1: a new
+//! [`connect_ws`] with [`RemoteInfo::cookies`] sent back, then `session/load` or
 //! `session/resume`).
 
 mod client;
+#[cfg(feature = "http")]
+mod cookies;
 mod http;
+#[cfg(feature = "http")]
+mod http_client;
+#[cfg(feature = "http")]
+mod http_run;
 mod inflight;
 mod pump;
 mod routes;
 mod server;
+#[cfg(feature = "http")]
+mod sse;
 #[cfg(feature = "tls")]
 mod tls;
 
 pub use client::{RemoteInfo, WsClientOptions, WsLink, connect_ws, open_ws};
+#[cfg(feature = "http")]
+pub use http_client::{HttpClientOptions, HttpLink, connect_http, open_http};
 pub use server::{AgentBackend, Backend, BoxFuture, Endpoint, WsServerOptions, serve_ws};
 #[cfg(feature = "tls")]
 pub use tls::{HANDSHAKE_TIMEOUT, MAX_HANDSHAKES, TlsClient, TlsServer, client_config};

@@ -1,0 +1,233 @@
+//! The client side of Streamable HTTP: an ACP client connected to a remote agent by `POST`s
+//! (its messages) and SSE `GET` streams (the agent's), on hyper.
+//!
+//! The flow, as the RFD describes it (where it is silent, as the Python SDK 0.12.1's client
+//! does it):
+//! * `initialize` is POSTed without a connection id; the `200` answer's body is the response,
+//!   its `Acp-Connection-Id` header names the connection. Then the connection-scoped stream
+//!   (`GET`, `Accept: text/event-stream`) opens.
+//! * Every other message is POSTed with the connection id (`202 Accepted`); the methods the
+//!   RFD calls session-scoped (`session/prompt`, `session/cancel`, `session/set_mode`,
+//!   `session/set_config_option`, `session/close`) carry `Acp-Session-Id`, and so does our
+//!   answer to an agent request of a session whose stream is open (the RFD's "permission
+//!   responses"; the Python client sends those without it, which servers accept too).
+//! * A successful answer to `session/new`, `session/load`, `session/resume` or `session/fork`
+//!   opens that session's stream (its `sessionId` from the result, or from the request for
+//!   `load`/`resume`, whose results carry none).
+//! * POSTs leave one at a time, in the order the core wrote them (so a `session/cancel` never
+//!   overtakes its prompt). A request whose POST fails (network error, or a status other than
+//!   `200`/`202`, like `401`) is answered to the core with a JSON-RPC error naming the
+//!   status, so no caller waits forever.
+//! * The agent's messages reach the core in the order of each stream; streams interleave.
+//! * The end of the core's output (the connection closed) ends the streams and sends
+//!   `DELETE`. The end of the connection-scoped stream (the server closed it, or the network
+//!   failed) ends the core's input, as the Python client does. No reconnection, no replay: the
+//!   RFD's v1 durability section leaves both to the application (a new connection, then
+//!   `session/load` or `session/resume`).
+//!
+//! Bounded: bodies and SSE events of at most `max_message` bytes, [`INBOX`] messages waiting
+//! for the core (a full inbox stops reading the streams, so TCP pushes back on the server),
+//! and the tables of sessions and pending requests (see `http_run.rs`).
+
+use std::io;
+use std::sync::Arc;
+use std::time::Duration;
+
+use http_body_util::Full;
+use hyper::Uri;
+use hyper::body::Bytes;
+use hyper_util::client::legacy::Client as HyperClient;
+use hyper_util::client::legacy::connect::HttpConnector;
+use hyper_util::rt::TokioExecutor;
+use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
+use tokio::sync::mpsc;
+
+use super::DEFAULT_MAX_MESSAGE;
+use super::client::RemoteInfo;
+use super::http_run::Run;
+use super::pump::read_line;
+use crate::{Client, ClientConnection, ClientOptions, Error};
+
+/// Messages from the agent that may wait for the core.
+pub(crate) const INBOX: usize = 64;
+
+/// The HTTP client the link uses.
+pub(crate) type HttpClient = HyperClient<HttpConnector, Full<Bytes>>;
+
+/// How [`connect_http`] connects.
+#[derive(Debug, Clone)]
+pub struct HttpClientOptions {
+    /// The connection's own options (the core's limits and timings, buffers).
+    pub client: ClientOptions,
+    /// Sent as `Authorization: Bearer TOKEN` on every request.
+    pub bearer_token: Option<String>,
+    /// Further headers of every request.
+    pub headers: Vec<(String, String)>,
+    /// Largest message (POST answer body, SSE event) accepted from the agent, and the longest
+    /// line sent to it. Default 16 MiB.
+    pub max_message: usize,
+    /// How long a TCP connect may take. Default 10 s.
+    pub connect_timeout: Duration,
+    /// Speak HTTP/2 without negotiation ("prior knowledge", h2c). The RFD requires HTTP/2, but
+    /// over cleartext nothing can negotiate it, and a server that only speaks HTTP/1.1 (the
+    /// Python SDK's app under uvicorn) would refuse it: so the default, `false`, speaks
+    /// HTTP/1.1 on `http://` URLs, as the Python SDK's client (httpx) does. Our server
+    /// ([`serve_ws`](super::serve_ws)) speaks both.
+    pub http2_prior_knowledge: bool,
+}
+
+impl Default for HttpClientOptions {
+    fn default() -> Self {
+        HttpClientOptions {
+            client: ClientOptions::default(),
+            bearer_token: None,
+            headers: Vec::new(),
+            max_message: DEFAULT_MAX_MESSAGE,
+            connect_timeout: Duration::from_secs(10),
+            http2_prior_knowledge: false,
+        }
+    }
+}
+
+/// Connects `client` to the agent at `url` (`http://host:port/acp`) over Streamable HTTP. The
+/// connection behaves as one over stdio: call [`ClientConnection::initialize`] first (its POST
+/// opens the remote connection; a refusal such as `401` comes back as its error); dropping or
+/// closing the connection sends `DELETE`.
+///
+/// The [`RemoteInfo`] has no connection id: over HTTP the server names the connection only
+/// when it answers `initialize`.
+///
+/// ```no_run
+/// # async fn run() -> Result<(), acp_tokio::Error> {
+/// use acp_tokio::acp_proto::types::*;
+/// use acp_tokio::remote::{HttpClientOptions, connect_http};
+///
+/// struct Editor;
+/// impl acp_tokio::Client for Editor {}
+///
+/// let (conn, _) = connect_http(Editor, "http://127.0.0.1:8765/acp", HttpClientOptions::default()).await?;
+/// let init = conn.initialize(InitializeRequest::new(ProtocolVersion::V1)).await?;
+/// println!("agent {:?}", init.agent_info);
+/// # Ok(()) }
+/// ```
+pub async fn connect_http<C: Client>(
+    client: C,
+    url: &str,
+    options: HttpClientOptions,
+) -> Result<(ClientConnection, RemoteInfo), Error> {
+    let link = open_http(url, &options).await?;
+    let info = link.info().clone();
+    let (ours, theirs) = tokio::io::duplex(super::BRIDGE_BUFFER);
+    let (read, write) = tokio::io::split(ours);
+    let (lines_out, lines_in) = tokio::io::split(theirs);
+    tokio::spawn(link.pump(lines_out, lines_in));
+    Ok((ClientConnection::connect(client, read, write, options.client), info))
+}
+
+/// A Streamable HTTP link to a remote agent, not yet pumping: for a client on another runtime
+/// (such as acp-blocking's, over a socket pair) or a proxy, which speaks newline-delimited
+/// lines. [`open_http`] checks that the server accepts TCP connections; the remote connection
+/// itself opens with the `initialize` the lines carry.
+pub struct HttpLink {
+    http: HttpClient,
+    uri: Uri,
+    options: HttpClientOptions,
+    info: RemoteInfo,
+}
+
+impl std::fmt::Debug for HttpLink {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HttpLink").field("uri", &self.uri).finish_non_exhaustive()
+    }
+}
+
+impl HttpLink {
+    /// What is known of the remote connection when the link opens (over HTTP: nothing yet).
+    pub fn info(&self) -> &RemoteInfo {
+        &self.info
+    }
+
+    /// Pumps messages until the connection ended: each line read from `lines_out` is POSTed
+    /// (see the module's rules); each message from the agent is written to `lines_in` as one
+    /// line. The end of `lines_out` ends the streams and sends `DELETE`; the end of the
+    /// connection-scoped stream closes `lines_in`.
+    pub async fn pump(self, lines_out: impl AsyncRead + Unpin, lines_in: impl AsyncWrite + Unpin) {
+        let (inbox, received) = mpsc::channel(INBOX);
+        let run = Arc::new(Run::new(self.http, self.uri, &self.options, inbox));
+        let max_line = self.options.max_message;
+        tokio::join!(outbound(&run, lines_out, max_line), inbound(&run, received, lines_in));
+    }
+}
+
+/// Opens a Streamable HTTP link to the agent at `url` (see [`HttpLink`]); [`connect_http`]
+/// does this and connects a [`ClientConnection`] over it. Fails when the URL is not
+/// `http://…` or nothing accepts TCP connections there (within the connect timeout).
+pub async fn open_http(url: &str, options: &HttpClientOptions) -> Result<HttpLink, Error> {
+    let uri: Uri = url.parse().map_err(|e| invalid(format!("{url}: {e}")))?;
+    match uri.scheme_str() {
+        Some("http") => {}
+        Some("https") => return Err(invalid(format!("{url}: https is not supported yet (terminate TLS in front)"))),
+        _ => return Err(invalid(format!("{url}: not an http:// URL"))),
+    }
+    let host = uri.host().ok_or_else(|| invalid(format!("{url}: no host")))?;
+    let host = host.trim_start_matches('[').trim_end_matches(']');
+    let port = uri.port_u16().unwrap_or(80);
+    let probe = tokio::net::TcpStream::connect((host, port));
+    match tokio::time::timeout(options.connect_timeout, probe).await {
+        Err(_) => return Err(Error::Io(io::Error::new(io::ErrorKind::TimedOut, format!("{url}: connect timed out")))),
+        Ok(Err(e)) => return Err(Error::Io(io::Error::new(e.kind(), format!("{url}: {e}")))),
+        Ok(Ok(_)) => {}
+    }
+    let http = http_client(options);
+    Ok(HttpLink { http, uri, options: options.clone(), info: RemoteInfo::default() })
+}
+
+/// The HTTP client: plain TCP (no delay: small messages leave at once), HTTP/1.1 or HTTP/2 by
+/// prior knowledge. The one place a TLS connector would go.
+fn http_client(options: &HttpClientOptions) -> HttpClient {
+    let mut connector = HttpConnector::new();
+    connector.set_nodelay(true);
+    connector.set_connect_timeout(Some(options.connect_timeout));
+    HyperClient::builder(TokioExecutor::new()).http2_only(options.http2_prior_knowledge).build(connector)
+}
+
+fn invalid(message: String) -> Error {
+    Error::Io(io::Error::new(io::ErrorKind::InvalidInput, message))
+}
+
+/// The core's lines → POSTs, one at a time. At the end: `DELETE`, and everything stops.
+async fn outbound(run: &Arc<Run>, lines_out: impl AsyncRead + Unpin, max_line: usize) {
+    let mut lines = BufReader::new(lines_out);
+    let mut line = Vec::new();
+    while let Ok(true) = read_line(&mut lines, &mut line, max_line).await {
+        // The core writes JSON; anything else would be refused by the server anyway.
+        let Ok(message) = serde_json::from_slice(&line) else { continue };
+        run.send(&message, Bytes::copy_from_slice(&line)).await;
+    }
+    run.close().await;
+}
+
+/// The agent's messages → the core's input, until the connection ended.
+async fn inbound(run: &Run, mut received: mpsc::Receiver<String>, mut lines_in: impl AsyncWrite + Unpin) {
+    let mut ended = run.ended();
+    loop {
+        let text = tokio::select! {
+            // Messages already received still reach the core after the end.
+            biased;
+            text = received.recv() => text,
+            _ = ended.wait_for(|e| *e) => None,
+        };
+        let Some(text) = text else { break };
+        let mut line = text.into_bytes();
+        for byte in &mut line {
+            if *byte == b'\n' || *byte == b'\r' {
+                *byte = b' ';
+            }
+        }
+        line.push(b'\n');
+        if lines_in.write_all(&line).await.is_err() || lines_in.flush().await.is_err() {
+            break;
+        }
+    }
+    let _ = lines_in.shutdown().await;
+}

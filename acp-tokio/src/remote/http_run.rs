@@ -1,0 +1,309 @@
+//! One running Streamable HTTP client connection: its requests (POST, GET, DELETE, with the
+//! connection's headers and cookies), its SSE stream tasks, and what it tracks to route (which
+//! requests open a session, which agent requests belong to one). See `http_client.rs` for the
+//! rules.
+
+use std::collections::{HashMap, HashSet};
+use std::pin::Pin;
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock, PoisonError};
+use std::time::Duration;
+
+use http_body_util::{BodyExt, Full, Limited};
+use hyper::body::{Bytes, Incoming};
+use hyper::header::{ACCEPT, AUTHORIZATION, CONTENT_TYPE, COOKIE, HeaderName, HeaderValue, SET_COOKIE};
+use hyper::{Method, Request, Response, StatusCode, Uri};
+use serde_json::{Value, json};
+use tokio::sync::{mpsc, watch};
+
+use super::cookies::Cookies;
+use super::http_client::{HttpClient, HttpClientOptions};
+use super::routes::{id_key, is_response, params_session};
+use super::sse::SseParser;
+use super::{CONNECTION_ID_HEADER, SESSION_ID_HEADER};
+
+/// The methods whose POST names its session (`Acp-Session-Id`), as the RFD lists them.
+const SESSION_SCOPED: [&str; 5] =
+    ["session/prompt", "session/cancel", "session/set_mode", "session/set_config_option", "session/close"];
+/// The methods whose successful answer opens a session's stream.
+const ATTACHING: [&str; 4] = ["session/new", "session/load", "session/resume", "session/fork"];
+/// Session streams, session-opening requests and agent requests tracked at most.
+pub(crate) const MAX_TRACKED: usize = 4096;
+/// The JSON-RPC error code of a request the transport could not deliver.
+const TRANSPORT_ERROR: i64 = -32603;
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// What the connection tracks to route.
+#[derive(Debug, Default)]
+struct Tracking {
+    /// Our session-opening requests (by id) → the `sessionId` they named, if any.
+    attaching: HashMap<String, Option<String>>,
+    /// The agent's requests of a session (by id) → that session.
+    asks: HashMap<String, String>,
+    /// Sessions whose stream is open (or opening).
+    sessions: HashSet<String>,
+}
+
+/// A running connection.
+pub(crate) struct Run {
+    http: HttpClient,
+    uri: Uri,
+    headers: Vec<(HeaderName, HeaderValue)>,
+    max_message: usize,
+    close_timeout: Duration,
+    inbox: mpsc::Sender<String>,
+    connection_id: OnceLock<HeaderValue>,
+    cookies: Mutex<Cookies>,
+    tracking: Mutex<Tracking>,
+    ended: watch::Sender<bool>,
+}
+
+impl Run {
+    pub(crate) fn new(http: HttpClient, uri: Uri, options: &HttpClientOptions, inbox: mpsc::Sender<String>) -> Run {
+        let mut headers = Vec::new();
+        if let Some(value) =
+            options.bearer_token.as_ref().and_then(|t| HeaderValue::from_str(&format!("Bearer {t}")).ok())
+        {
+            headers.push((AUTHORIZATION, value));
+        }
+        for (name, value) in &options.headers {
+            if let (Ok(name), Ok(value)) = (HeaderName::from_bytes(name.as_bytes()), HeaderValue::from_str(value)) {
+                headers.push((name, value));
+            }
+        }
+        Run {
+            http,
+            uri,
+            headers,
+            max_message: options.max_message,
+            close_timeout: options.connect_timeout,
+            inbox,
+            connection_id: OnceLock::new(),
+            cookies: Mutex::new(Cookies::default()),
+            tracking: Mutex::new(Tracking::default()),
+            ended: watch::channel(false).0,
+        }
+    }
+
+    /// Becomes `true` when the connection ended.
+    pub(crate) fn ended(&self) -> watch::Receiver<bool> {
+        self.ended.subscribe()
+    }
+
+    /// One request to the endpoint with the connection's headers and cookies; the answer's
+    /// cookies are kept.
+    async fn request(&self, method: Method, body: Bytes, session: Option<&str>) -> Result<Response<Incoming>, String> {
+        let mut request = Request::builder().method(method.clone()).uri(self.uri.clone());
+        for (name, value) in &self.headers {
+            request = request.header(name, value);
+        }
+        if method == Method::POST {
+            request = request.header(CONTENT_TYPE, "application/json");
+        } else if method == Method::GET {
+            request = request.header(ACCEPT, "text/event-stream");
+        }
+        if let Some(id) = self.connection_id.get() {
+            request = request.header(CONNECTION_ID_HEADER, id);
+        }
+        if let Some(session) = session.and_then(|s| HeaderValue::from_str(s).ok()) {
+            request = request.header(SESSION_ID_HEADER, session);
+        }
+        if let Some(cookie) = lock(&self.cookies).header().and_then(|c| HeaderValue::from_str(&c).ok()) {
+            request = request.header(COOKIE, cookie);
+        }
+        let request = request.body(Full::new(body)).map_err(|e| e.to_string())?;
+        let response = self.http.request(request).await.map_err(|e| format!("{method} {}: {e}", self.uri))?;
+        let mut cookies = lock(&self.cookies);
+        for value in response.headers().get_all(SET_COOKIE) {
+            if let Ok(value) = value.to_str() {
+                cookies.store(value);
+            }
+        }
+        Ok(response)
+    }
+
+    /// A response's body, if it is at most `max_message` bytes.
+    async fn body(&self, response: Response<Incoming>) -> Option<Bytes> {
+        Limited::new(response.into_body(), self.max_message).collect().await.ok().map(|b| b.to_bytes())
+    }
+
+    /// Hands a message to the core (waiting while its inbox is full); `false` once the
+    /// connection ended.
+    async fn deliver(&self, text: String) -> bool {
+        let mut ended = self.ended();
+        tokio::select! {
+            sent = self.inbox.send(text) => sent.is_ok(),
+            _ = ended.wait_for(|e| *e) => false,
+        }
+    }
+
+    /// Answers the core's request `id` with a transport error.
+    async fn fail(&self, id: Option<&Value>, why: String) {
+        if let Some(id) = id {
+            let error = json!({"jsonrpc": "2.0", "id": id, "error": {"code": TRANSPORT_ERROR, "message": why}});
+            self.deliver(error.to_string()).await;
+        }
+    }
+
+    /// Sends one message of the core.
+    pub(crate) async fn send(self: &Arc<Self>, message: &Value, body: Bytes) {
+        let method = message.get("method").and_then(Value::as_str);
+        let id = message.get("id").filter(|_| method.is_some());
+        if method == Some("initialize") && id.is_some() && self.connection_id.get().is_none() {
+            return self.initialize(id, body).await;
+        }
+        if self.connection_id.get().is_none() {
+            return self.fail(id, "not connected: initialize first".into()).await;
+        }
+        let session = self.track_outbound(message, method);
+        let why = match self.request(Method::POST, body, session.as_deref()).await {
+            Ok(response) if response.status() == StatusCode::ACCEPTED => return,
+            Ok(response) if response.status() == StatusCode::OK => {
+                // Not what the RFD says, but a body here is a message (the Python client does this).
+                if let Some(body) = self.body(response).await.filter(|b| !b.is_empty()) {
+                    self.deliver(String::from_utf8_lossy(&body).into_owned()).await;
+                }
+                return;
+            }
+            Ok(response) => refusal(self, response).await,
+            Err(e) => e,
+        };
+        if let Some(key) = id.and_then(|_| id_key(message)) {
+            lock(&self.tracking).attaching.remove(&key);
+        }
+        self.fail(id, why).await;
+    }
+
+    /// Records what routing needs of an outgoing message; returns its `Acp-Session-Id`.
+    fn track_outbound(&self, message: &Value, method: Option<&str>) -> Option<String> {
+        let mut tracking = lock(&self.tracking);
+        match method {
+            Some(m) if SESSION_SCOPED.contains(&m) => params_session(message).map(str::to_owned),
+            Some(m) if ATTACHING.contains(&m) => {
+                if let Some(key) = id_key(message)
+                    && tracking.attaching.len() < MAX_TRACKED
+                {
+                    tracking.attaching.insert(key, params_session(message).map(str::to_owned));
+                }
+                None
+            }
+            Some(_) => None,
+            // Our answer to an agent request: its session, while that session's stream is open.
+            None => {
+                let session = id_key(message).and_then(|k| tracking.asks.remove(&k))?;
+                tracking.sessions.contains(&session).then_some(session)
+            }
+        }
+    }
+
+    /// The `initialize` POST: `200`, the connection id, the response; then the
+    /// connection-scoped stream opens.
+    async fn initialize(self: &Arc<Self>, id: Option<&Value>, body: Bytes) {
+        let response = match self.request(Method::POST, body, None).await {
+            Ok(response) if response.status() == StatusCode::OK => response,
+            Ok(response) => return self.fail(id, refusal(self, response).await).await,
+            Err(e) => return self.fail(id, e).await,
+        };
+        let Some(connection_id) = response.headers().get(CONNECTION_ID_HEADER).cloned() else {
+            return self.fail(id, format!("the answer to initialize has no {CONNECTION_ID_HEADER} header")).await;
+        };
+        let Some(body) = self.body(response).await else {
+            return self.fail(id, "the answer to initialize is too large or broken".into()).await;
+        };
+        let _ = self.connection_id.set(connection_id);
+        self.deliver(String::from_utf8_lossy(&body).into_owned()).await;
+        tokio::spawn(stream(self.clone(), None));
+    }
+
+    /// Sends `DELETE` (when a connection was opened) and ends everything.
+    pub(crate) async fn close(&self) {
+        if self.connection_id.get().is_some() {
+            let _ = tokio::time::timeout(self.close_timeout, self.request(Method::DELETE, Bytes::new(), None)).await;
+        }
+        self.ended.send_replace(true);
+    }
+
+    /// One message from a stream: opens the session stream its answer establishes, records a
+    /// session's request, then hands it to the core. `false` once the connection ended.
+    async fn receive(self: &Arc<Self>, text: String) -> bool {
+        let Ok(message) = serde_json::from_str::<Value>(&text) else { return true };
+        let key = id_key(&message);
+        let mut open = None;
+        {
+            let mut tracking = lock(&self.tracking);
+            if is_response(&message) {
+                let attached = key.and_then(|k| tracking.attaching.remove(&k));
+                if let (Some(named), Some(result)) = (attached, message.get("result")) {
+                    let session = result.get("sessionId").and_then(Value::as_str).map(str::to_owned).or(named);
+                    open = session.filter(|s| !tracking.sessions.contains(s) && tracking.sessions.len() < MAX_TRACKED);
+                }
+            } else if let (Some(key), Some(session)) = (key, params_session(&message))
+                && tracking.asks.len() < MAX_TRACKED
+            {
+                tracking.asks.insert(key, session.to_owned());
+            }
+            if let Some(session) = &open {
+                tracking.sessions.insert(session.clone());
+            }
+        }
+        if let Some(session) = open {
+            tokio::spawn(stream(self.clone(), Some(session)));
+        }
+        self.deliver(text).await
+    }
+}
+
+/// Why the server refused a request: its status and the start of its body.
+async fn refusal(run: &Run, response: Response<Incoming>) -> String {
+    let status = response.status();
+    let body = run.body(response).await.unwrap_or_default();
+    let body = String::from_utf8_lossy(&body[..body.len().min(200)]).into_owned();
+    if body.is_empty() {
+        format!("the server answered {status}")
+    } else {
+        format!("the server answered {status}: {body}")
+    }
+}
+
+/// One SSE stream (the connection's when `session` is `None`), until it ends or the
+/// connection does. The connection's stream ending ends the connection; a session's ending
+/// only forgets it. (Boxed: a stream spawns the streams of the sessions it announces.)
+fn stream(run: Arc<Run>, session: Option<String>) -> Pin<Box<dyn Future<Output = ()> + Send>> {
+    Box::pin(async move {
+        let mut ended = run.ended();
+        tokio::select! {
+            () = read_stream(&run, session.as_deref()) => {}
+            _ = ended.wait_for(|e| *e) => return,
+        }
+        match session {
+            None => {
+                run.ended.send_replace(true);
+            }
+            Some(session) => {
+                lock(&run.tracking).sessions.remove(&session);
+            }
+        }
+    })
+}
+
+/// Opens the stream and hands its messages on until it ends.
+async fn read_stream(run: &Arc<Run>, session: Option<&str>) {
+    let Ok(response) = run.request(Method::GET, Bytes::new(), session).await else { return };
+    if response.status() != StatusCode::OK {
+        return;
+    }
+    let mut body = response.into_body();
+    let mut parser = SseParser::new(run.max_message);
+    while let Some(Ok(frame)) = body.frame().await {
+        let Ok(data) = frame.into_data() else { continue };
+        let mut events = Vec::new();
+        parser.feed(&data, |event| events.push(event));
+        for event in events {
+            if !run.receive(event).await {
+                return;
+            }
+        }
+    }
+}

@@ -1,0 +1,156 @@
+//! Reading Server-Sent Events, as the Streamable HTTP client needs them: the `data:` fields of
+//! each event (one JSON-RPC message), nothing else. Comments (`: keepalive`), `event:`, `id:`
+//! and `retry:` are ignored: the RFD defers event ids and resumption to v2.
+//!
+//! Rules (the HTML Standard's event-stream parsing, reduced to `data`), each with a test:
+//! * Lines end with `\n`, `\r\n` or `\r`; a blank line dispatches the event.
+//! * Several `data:` lines of one event are joined with `\n`; one space after the colon is
+//!   dropped.
+//! * An event without data dispatches nothing.
+//! * Bounded: an event (or a line) longer than the limit is not buffered; it is skipped up to
+//!   its blank line.
+
+/// An incremental SSE parser: feed it the body's chunks as they arrive.
+#[derive(Debug)]
+pub(crate) struct SseParser {
+    max: usize,
+    line: Vec<u8>,
+    data: Vec<u8>,
+    has_data: bool,
+    oversized: bool,
+    /// The previous chunk ended with `\r`: a `\n` starting the next one belongs to it.
+    after_cr: bool,
+}
+
+impl SseParser {
+    /// A parser whose events (their data) are at most `max` bytes.
+    pub(crate) fn new(max: usize) -> SseParser {
+        SseParser { max, line: Vec::new(), data: Vec::new(), has_data: false, oversized: false, after_cr: false }
+    }
+
+    /// Parses `chunk`, calling `event` with each complete event's data.
+    pub(crate) fn feed(&mut self, chunk: &[u8], mut event: impl FnMut(String)) {
+        let mut rest = chunk;
+        if self.after_cr && rest.first() == Some(&b'\n') {
+            rest = &rest[1..];
+        }
+        self.after_cr = false;
+        while let Some(end) = rest.iter().position(|&b| b == b'\n' || b == b'\r') {
+            self.push(&rest[..end]);
+            self.end_line(&mut event);
+            let crlf = rest[end] == b'\r' && rest.get(end + 1) == Some(&b'\n');
+            if rest[end] == b'\r' && end + 1 == rest.len() {
+                self.after_cr = true;
+            }
+            rest = &rest[end + if crlf { 2 } else { 1 }..];
+        }
+        self.push(rest);
+    }
+
+    /// Appends part of the current line, unless it got too long.
+    fn push(&mut self, bytes: &[u8]) {
+        if self.oversized {
+            return;
+        }
+        if self.line.len() + bytes.len() > self.max + "data: ".len() {
+            self.oversized = true;
+            self.line.clear();
+            return;
+        }
+        self.line.extend_from_slice(bytes);
+    }
+
+    fn end_line(&mut self, event: &mut impl FnMut(String)) {
+        let line = std::mem::take(&mut self.line);
+        if line.is_empty() {
+            if self.has_data && !self.oversized {
+                event(String::from_utf8_lossy(&self.data).into_owned());
+            }
+            self.data.clear();
+            self.has_data = false;
+            self.oversized = false;
+            return;
+        }
+        if self.oversized || line[0] == b':' {
+            return;
+        }
+        let (field, value) = match line.iter().position(|&b| b == b':') {
+            Some(colon) => (&line[..colon], line[colon + 1..].strip_prefix(b" ").unwrap_or(&line[colon + 1..])),
+            None => (&line[..], &[][..]),
+        };
+        if field != b"data" {
+            return;
+        }
+        let newline = usize::from(self.has_data);
+        if self.data.len() + newline + value.len() > self.max {
+            self.oversized = true;
+            self.data.clear();
+            return;
+        }
+        if self.has_data {
+            self.data.push(b'\n');
+        }
+        self.data.extend_from_slice(value);
+        self.has_data = true;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(chunks: &[&[u8]], max: usize) -> Vec<String> {
+        let mut parser = SseParser::new(max);
+        let mut events = Vec::new();
+        for chunk in chunks {
+            parser.feed(chunk, |e| events.push(e));
+        }
+        events
+    }
+
+    #[test]
+    fn a_data_line_and_a_blank_line_make_one_event_and_comments_are_ignored() {
+        let events = parse(&[b": keepalive\n\ndata: {\"a\":1}\n\ndata:{}\n\n"], 1024);
+        assert_eq!(events, ["{\"a\":1}", "{}"]);
+    }
+
+    #[test]
+    fn events_split_anywhere_across_chunks_come_out_whole() {
+        let whole = b"data: {\"id\":1}\r\n\r\nevent: x\nid: 7\ndata: 2\n\n";
+        for cut in 0..whole.len() {
+            let events = parse(&[&whole[..cut], &whole[cut..]], 1024);
+            assert_eq!(events, ["{\"id\":1}", "2"], "cut at {cut}");
+        }
+    }
+
+    #[test]
+    fn data_lines_join_with_newlines_and_an_event_without_data_is_nothing() {
+        let events = parse(&[b"data: a\ndata: b\n\nevent: ping\n\n\n"], 1024);
+        assert_eq!(events, ["a\nb"]);
+    }
+
+    #[test]
+    fn bare_carriage_returns_end_lines() {
+        let events = parse(&[b"data: x\r", b"\r", b"data: y\r\r"], 1024);
+        assert_eq!(events, ["x", "y"]);
+    }
+
+    #[test]
+    fn an_oversized_event_is_skipped_and_the_next_one_arrives() {
+        let long = format!("data: {}\n\ndata: a\ndata: {}\n\ndata: ok\n\n", "x".repeat(100), "y".repeat(20));
+        let events = parse(&[long.as_bytes()], 16);
+        assert_eq!(events, ["ok"]);
+    }
+
+    #[test]
+    fn an_endless_line_is_not_buffered() {
+        let mut parser = SseParser::new(16);
+        for _ in 0..1000 {
+            parser.feed(&[b'x'; 64], |_| panic!("no event"));
+        }
+        assert!(parser.line.capacity() < 1024, "buffered {}", parser.line.capacity());
+        let mut events = Vec::new();
+        parser.feed(b"\n\ndata: ok\n\n", |e| events.push(e));
+        assert_eq!(events, ["ok"]);
+    }
+}
