@@ -149,6 +149,38 @@ macro_rules! method_table {
                     Logout = "logout", LogoutRequest => LogoutResponse, gate: ["auth", "logout"],
                     handler: logout(request), default: method_not_found, call: typed
                 }
+                {
+                    /// **Unstable** `session/set_title`: set a session's title; the answer holds
+                    /// the title the agent stored.
+                    SetSessionTitle = "session/set_title", SetSessionTitleRequest => SetSessionTitleResponse,
+                    gate: ["sessionCapabilities", "title"],
+                    handler: set_session_title(request), default: method_not_found, call: typed,
+                    feature: "unstable_session_set_title"
+                }
+                {
+                    /// **Unstable** `session/status`: whether the agent has a session in memory
+                    /// (no side effects).
+                    SessionStatus = "session/status", SessionStatusRequest => SessionStatusResponse,
+                    gate: ["sessionCapabilities", "status"],
+                    handler: session_status(request), default: method_not_found, call: typed,
+                    feature: "unstable_session_status"
+                }
+                {
+                    /// **Unstable** `session/archive`: hide a session from default
+                    /// `session/list` results, closing it if it is active.
+                    ArchiveSession = "session/archive", ArchiveSessionRequest => ArchiveSessionResponse,
+                    gate: ["sessionCapabilities", "archive"],
+                    handler: archive_session(request), default: method_not_found, call: typed,
+                    feature: "unstable_session_archive"
+                }
+                {
+                    /// **Unstable** `session/unarchive`: return an archived session to default
+                    /// `session/list` results (it is not loaded).
+                    UnarchiveSession = "session/unarchive", UnarchiveSessionRequest => UnarchiveSessionResponse,
+                    gate: ["sessionCapabilities", "archive"],
+                    handler: unarchive_session(request), default: method_not_found, call: typed,
+                    feature: "unstable_session_archive"
+                }
             ]
             agent_requests: [
                 {
