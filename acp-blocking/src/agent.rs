@@ -22,7 +22,7 @@ macro_rules! agent_trait {
         {}
         client_requests: [ $( {
             $(#[doc = $doc:literal])* $v:ident = $w:literal, $p:ident => $r:ident, gate: [$($g:literal),*],
-            handler: $h:ident($cx:ident), default: $def:ident, call: $call:ident
+            handler: $h:ident($cx:ident), default: $def:ident, call: $call:ident $(, feature: $f:literal)?
         } )* ]
         $($rest:tt)*
     ) => {
@@ -42,6 +42,7 @@ macro_rules! agent_trait {
         pub trait Agent: Send + Sync + 'static {
             $(
                 handler_method! {
+                    $(#[cfg(feature = $f)])?
                     $(#[doc = $doc])*
                     gate: [$($g),*], $def, $v, $h($p, context_type!($cx)) -> $r
                 }
@@ -54,6 +55,7 @@ macro_rules! agent_trait {
         /// state while it serves.
         impl<A: Agent + ?Sized> Agent for Arc<A> {
             $(
+                $(#[cfg(feature = $f)])?
                 fn $h(&self, request: $p, cx: &context_type!($cx)) -> Result<$r, RpcError> {
                     (**self).$h(request, cx)
                 }
@@ -70,6 +72,7 @@ macro_rules! agent_trait {
             };
             Ok(match request {
                 $(
+                    $(#[cfg(feature = $f)])?
                     ClientRequest::$v(r) => {
                         let cx = make_context!($cx, cx, r);
                         agent.$h(r, &cx)?.into()

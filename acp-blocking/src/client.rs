@@ -28,11 +28,12 @@ macro_rules! client_trait {
         client_requests: $client_requests:tt
         agent_requests: [ $( {
             $(#[doc = $doc:literal])* $v:ident = $w:literal, $p:ident => $r:ident, gate: [$($g:literal),*],
-            handler: $h:ident($cx:ident), default: $def:ident, call: $call:ident
+            handler: $h:ident($cx:ident), default: $def:ident, call: $call:ident $(, feature: $f:literal)?
         } )* ]
         client_notifications: $client_notifications:tt
         agent_notifications: [ $( {
             $(#[doc = $ndoc:literal])* $nv:ident = $nw:literal, $np:ident, gate: [$($ng:literal),*], layer: $nl:ident, handler: $nh:tt
+            $(, feature: $nf:literal)?
         } )* ]
         $($rest:tt)*
     ) => {
@@ -49,6 +50,7 @@ macro_rules! client_trait {
         pub trait Client: Send + Sync + 'static {
             $(
                 handler_method! {
+                    $(#[cfg(feature = $f)])?
                     $(#[doc = $doc])*
                     gate: [$($g),*], $def, $v, $h($p, ClientContext) -> $r
                 }
@@ -58,6 +60,7 @@ macro_rules! client_trait {
 
             $(
                 notification_method! {
+                    $(#[cfg(feature = $nf)])?
                     $(#[doc = $ndoc])*
                     #[doc = ""]
                     #[doc = "Runs on the connection's ordered notification thread. Default: ignored."]
@@ -70,6 +73,7 @@ macro_rules! client_trait {
         /// state while the connection runs.
         impl<C: Client + ?Sized> Client for Arc<C> {
             $(
+                $(#[cfg(feature = $f)])?
                 fn $h(&self, request: $p, cx: &ClientContext) -> Result<$r, RpcError> {
                     (**self).$h(request, cx)
                 }
@@ -77,7 +81,7 @@ macro_rules! client_trait {
 
             forward_ext_methods!(ClientContext);
 
-            $( forward_notification!($nh($np)); )*
+            $( forward_notification!($(#[cfg(feature = $nf)])? $nh($np)); )*
         }
 
         /// Calls the client's handler method for `request`.
@@ -87,7 +91,7 @@ macro_rules! client_trait {
                 other => return Err(RpcError::method_not_found(other.wire())),
             };
             Ok(match request {
-                $( AgentRequest::$v(r) => client.$h(r, cx)?.into(), )*
+                $( $(#[cfg(feature = $f)])? AgentRequest::$v(r) => client.$h(r, cx)?.into(), )*
                 AgentRequest::Ext(e) => {
                     ClientResponse::Ext(ExtResponse(client.ext_method(&e.method, e.params, cx)?)).into()
                 }
@@ -99,7 +103,10 @@ macro_rules! client_trait {
         /// thread).
         fn dispatch_notification<C: Client>(client: &C, notification: Notification) {
             match notification {
-                $( Notification::Agent(AgentNotification::$nv(n)) => call_notification!($nh, client, n), )*
+                $(
+                    $(#[cfg(feature = $nf)])?
+                    Notification::Agent(AgentNotification::$nv(n)) => call_notification!($nh, client, n),
+                )*
                 Notification::Agent(AgentNotification::Ext(e)) => client.ext_notification(&e.method, e.params),
                 _ => {}
             }
@@ -192,13 +199,14 @@ macro_rules! requester_calls {
         {}
         client_requests: [ $( {
             $(#[doc = $doc:literal])* $v:ident = $w:literal, $p:ident => $r:ident, gate: [$($g:literal),*],
-            handler: $h:ident($cx:ident), default: $def:ident, call: $call:ident
+            handler: $h:ident($cx:ident), default: $def:ident, call: $call:ident $(, feature: $f:literal)?
         } )* ]
         $($rest:tt)*
     ) => {
         impl Requester {
             $(
                 typed_call! {
+                    $(#[cfg(feature = $f)])?
                     $(#[doc = $doc])*
                     #[doc = ""]
                     #[doc = acp_proto::__gate_note!([$($g),*])]

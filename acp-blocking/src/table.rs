@@ -72,12 +72,13 @@ macro_rules! notification_method {
 
 /// The `impl Trait for Arc<T>` forwarding of a notification handler method.
 macro_rules! forward_notification {
-    ([$h:ident]($p:ty)) => {
+    ($(#[$m:meta])* [$h:ident]($p:ty)) => {
+        $(#[$m])*
         fn $h(&self, notification: $p) {
             (**self).$h(notification)
         }
     };
-    ([]($p:ty)) => {};
+    ($(#[$m:meta])* []($p:ty)) => {};
 }
 
 /// Runs a notification's handler; a row without a handler is dropped.

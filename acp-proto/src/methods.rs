@@ -38,6 +38,9 @@
 //! | `session/resume` | client → agent | request | `sessionCapabilities.resume` | app |
 //! | `session/close` | client → agent | request | `sessionCapabilities.close` | app |
 //! | `logout` | client → agent | request | `auth.logout` | app |
+//! | `session/set_title` (feature `unstable_session_set_title`) | client → agent | request | `sessionCapabilities.title` | app |
+//! | `session/status` (feature `unstable_session_status`) | client → agent | request | `sessionCapabilities.status` | app |
+//! | `session/archive`, `session/unarchive` (feature `unstable_session_archive`) | client → agent | request | `sessionCapabilities.archive` | app |
 //! | `session/cancel` | client → agent | notification | | session_control |
 //! | `session/request_permission` | agent → client | request | | app |
 //! | `fs/read_text_file` | agent → client | request | `fs.readTextFile` | app |
@@ -187,13 +190,13 @@ macro_rules! request_group {
         $(#[$rmeta:meta])* $req:ident,
         $(#[$smeta:meta])* $resp:ident,
         $dir:ident,
-        [$( $(#[$vmeta:meta])* $v:ident = $w:literal, $p:ident => $r:ident, gate: [$($g:literal),*]; )*]
+        [$( $(#[$vmeta:meta])* $v:ident = $w:literal, $p:ident => $r:ident, gate: [$($g:literal),*], cfg: [$($f:literal)?]; )*]
     ) => {
         $(#[$rmeta])*
         #[derive(Debug, Clone, PartialEq)]
         #[non_exhaustive]
         pub enum $req {
-            $( $(#[$vmeta])* $v($p), )*
+            $( $(#[cfg(feature = $f)])? $(#[$vmeta])* $v($p), )*
             /// An extension request (`_`-prefixed method).
             Ext(ExtRequest),
         }
@@ -202,7 +205,7 @@ macro_rules! request_group {
         #[derive(Debug, Clone, PartialEq)]
         #[non_exhaustive]
         pub enum $resp {
-            $( #[doc = concat!("Result of `", $w, "`.")] $v($r), )*
+            $( $(#[cfg(feature = $f)])? #[doc = concat!("Result of `", $w, "`.")] $v($r), )*
             /// Result of an extension request.
             Ext(ExtResponse),
         }
@@ -211,7 +214,7 @@ macro_rules! request_group {
             /// The table row's method, or `None` for an extension request.
             pub fn method(&self) -> Option<Method> {
                 match self {
-                    $( $req::$v(_) => Some(Method::$v), )*
+                    $( $(#[cfg(feature = $f)])? $req::$v(_) => Some(Method::$v), )*
                     $req::Ext(_) => None,
                 }
             }
@@ -219,7 +222,7 @@ macro_rules! request_group {
             /// The method name on the wire.
             pub fn wire(&self) -> &str {
                 match self {
-                    $( $req::$v(_) => $w, )*
+                    $( $(#[cfg(feature = $f)])? $req::$v(_) => $w, )*
                     $req::Ext(e) => &e.method,
                 }
             }
@@ -228,7 +231,7 @@ macro_rules! request_group {
             /// Unknown (non-extension) methods give [`DecodeError::UnknownMethod`].
             pub fn decode(method: &str, params: Option<&RawValue>) -> Result<$req, DecodeError> {
                 match method {
-                    $( $w => decode_params(params).map($req::$v), )*
+                    $( $(#[cfg(feature = $f)])? $w => decode_params(params).map($req::$v), )*
                     m if is_extension_name(m) => {
                         Ok($req::Ext(ExtRequest::new(m, raw_to_value(params)?)))
                     }
@@ -248,7 +251,7 @@ macro_rules! request_group {
                 d: D,
             ) -> Result<Option<$req>, D::Error> {
                 match method {
-                    $( Method::$v => <$p as serde::Deserialize>::deserialize(d).map(|p| Some($req::$v(p))), )*
+                    $( $(#[cfg(feature = $f)])? Method::$v => <$p as serde::Deserialize>::deserialize(d).map(|p| Some($req::$v(p))), )*
                     _ => Ok(None),
                 }
             }
@@ -258,7 +261,7 @@ macro_rules! request_group {
             /// Writes the params object.
             fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
                 match self {
-                    $( $req::$v(p) => p.serialize(s), )*
+                    $( $(#[cfg(feature = $f)])? $req::$v(p) => p.serialize(s), )*
                     $req::Ext(e) => e.params.serialize(s),
                 }
             }
@@ -268,7 +271,7 @@ macro_rules! request_group {
             /// The table row's method, or `None` for an extension result.
             pub fn method(&self) -> Option<Method> {
                 match self {
-                    $( $resp::$v(_) => Some(Method::$v), )*
+                    $( $(#[cfg(feature = $f)])? $resp::$v(_) => Some(Method::$v), )*
                     $resp::Ext(_) => None,
                 }
             }
@@ -276,7 +279,7 @@ macro_rules! request_group {
             /// Decodes the raw result of a request sent with `method` (`None`: extension).
             pub fn decode_result(method: Option<Method>, result: &RawValue) -> Result<$resp, DecodeError> {
                 match method {
-                    $( Some(Method::$v) => decode_result(result).map($resp::$v), )*
+                    $( $(#[cfg(feature = $f)])? Some(Method::$v) => decode_result(result).map($resp::$v), )*
                     None => serde_json::from_str(result.get())
                         .map(|v| $resp::Ext(ExtResponse(v)))
                         .map_err(|e| DecodeError::Invalid(e.to_string())),
@@ -289,18 +292,20 @@ macro_rules! request_group {
             /// Writes the result object.
             fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
                 match self {
-                    $( $resp::$v(r) => r.serialize(s), )*
+                    $( $(#[cfg(feature = $f)])? $resp::$v(r) => r.serialize(s), )*
                     $resp::Ext(e) => e.serialize(s),
                 }
             }
         }
 
         $(
+            $(#[cfg(feature = $f)])?
             impl From<$p> for $req {
                 fn from(p: $p) -> $req {
                     $req::$v(p)
                 }
             }
+            $(#[cfg(feature = $f)])?
             impl From<$r> for $resp {
                 fn from(r: $r) -> $resp {
                     $resp::$v(r)
@@ -313,13 +318,13 @@ macro_rules! request_group {
 macro_rules! notification_group {
     (
         $(#[$nmeta:meta])* $not:ident,
-        [$( $(#[$vmeta:meta])* $v:ident = $w:literal, $p:ident, layer: $l:ident; )*]
+        [$( $(#[$vmeta:meta])* $v:ident = $w:literal, $p:ident, layer: $l:ident, cfg: [$($f:literal)?]; )*]
     ) => {
         $(#[$nmeta])*
         #[derive(Debug, Clone, PartialEq)]
         #[non_exhaustive]
         pub enum $not {
-            $( $(#[$vmeta])* $v($p), )*
+            $( $(#[cfg(feature = $f)])? $(#[$vmeta])* $v($p), )*
             /// An extension notification (`_`-prefixed method).
             Ext(ExtNotification),
         }
@@ -328,7 +333,7 @@ macro_rules! notification_group {
             /// The table row's method, or `None` for an extension notification.
             pub fn method(&self) -> Option<Method> {
                 match self {
-                    $( $not::$v(_) => Some(Method::$v), )*
+                    $( $(#[cfg(feature = $f)])? $not::$v(_) => Some(Method::$v), )*
                     $not::Ext(_) => None,
                 }
             }
@@ -336,7 +341,7 @@ macro_rules! notification_group {
             /// The method name on the wire.
             pub fn wire(&self) -> &str {
                 match self {
-                    $( $not::$v(_) => $w, )*
+                    $( $(#[cfg(feature = $f)])? $not::$v(_) => $w, )*
                     $not::Ext(e) => &e.method,
                 }
             }
@@ -344,7 +349,7 @@ macro_rules! notification_group {
             /// Decodes a notification this side receives.
             pub fn decode(method: &str, params: Option<&RawValue>) -> Result<$not, DecodeError> {
                 match method {
-                    $( $w => decode_params(params).map($not::$v), )*
+                    $( $(#[cfg(feature = $f)])? $w => decode_params(params).map($not::$v), )*
                     m if is_extension_name(m) => {
                         Ok($not::Ext(ExtNotification::new(m, raw_to_value(params)?)))
                     }
@@ -364,7 +369,7 @@ macro_rules! notification_group {
                 d: D,
             ) -> Result<Option<$not>, D::Error> {
                 match method {
-                    $( Method::$v => <$p as serde::Deserialize>::deserialize(d).map(|p| Some($not::$v(p))), )*
+                    $( $(#[cfg(feature = $f)])? Method::$v => <$p as serde::Deserialize>::deserialize(d).map(|p| Some($not::$v(p))), )*
                     _ => Ok(None),
                 }
             }
@@ -374,13 +379,14 @@ macro_rules! notification_group {
             /// Writes the params object.
             fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
                 match self {
-                    $( $not::$v(p) => p.serialize(s), )*
+                    $( $(#[cfg(feature = $f)])? $not::$v(p) => p.serialize(s), )*
                     $not::Ext(e) => e.params.serialize(s),
                 }
             }
         }
 
         $(
+            $(#[cfg(feature = $f)])?
             impl From<$p> for $not {
                 fn from(p: $p) -> $not {
                     $not::$v(p)
@@ -433,39 +439,41 @@ macro_rules! define_methods {
         }
         client_requests: [ $( {
             $(#[$cm:meta])* $cv:ident = $cw:literal, $cp:ident => $cr:ident, gate: [$($cg:literal),*],
-            handler: $ch:ident($ccx:ident), default: $cdef:ident, call: $ccall:ident
+            handler: $ch:ident($ccx:ident), default: $cdef:ident, call: $ccall:ident $(, feature: $cf:literal)?
         } )* ]
         agent_requests: [ $( {
             $(#[$am:meta])* $av:ident = $aw:literal, $ap:ident => $ar:ident, gate: [$($ag:literal),*],
-            handler: $ah:ident($acx:ident), default: $adef:ident, call: $acall:ident
+            handler: $ah:ident($acx:ident), default: $adef:ident, call: $acall:ident $(, feature: $af:literal)?
         } )* ]
         client_notifications: [ $( {
             $(#[$cnvm:meta])* $cnv:ident = $cnw:literal, $cnp:ident, gate: [$($cng:literal),*], layer: $cnl:ident, handler: [$($cnh:ident)?]
+            $(, feature: $cnf:literal)?
         } )* ]
         agent_notifications: [ $( {
             $(#[$anvm:meta])* $anv:ident = $anw:literal, $anp:ident, gate: [$($ang:literal),*], layer: $anl:ident, handler: [$($anh:ident)?]
+            $(, feature: $anf:literal)?
         } )* ]
         protocol: [ $( { $(#[$pm:meta])* $pv:ident = $pw:literal, $pp:ident } )* ]
     ) => {
         /// Every method of the table, one variant per row, in table order.
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
         pub enum Method {
-            $( #[doc = concat!("`", $cw, "`")] $cv, )*
-            $( #[doc = concat!("`", $aw, "`")] $av, )*
-            $( #[doc = concat!("`", $cnw, "`")] $cnv, )*
-            $( #[doc = concat!("`", $anw, "`")] $anv, )*
+            $( $(#[cfg(feature = $cf)])? #[doc = concat!("`", $cw, "`")] $cv, )*
+            $( $(#[cfg(feature = $af)])? #[doc = concat!("`", $aw, "`")] $av, )*
+            $( $(#[cfg(feature = $cnf)])? #[doc = concat!("`", $cnw, "`")] $cnv, )*
+            $( $(#[cfg(feature = $anf)])? #[doc = concat!("`", $anw, "`")] $anv, )*
             $( #[doc = concat!("`", $pw, "`")] $pv, )*
         }
 
         /// The method table.
         pub const METHODS: &[MethodRow] = &[
-            $( MethodRow { method: Method::$cv, wire: $cw, direction: Direction::ClientToAgent, kind: Kind::Request,
+            $( $(#[cfg(feature = $cf)])? MethodRow { method: Method::$cv, wire: $cw, direction: Direction::ClientToAgent, kind: Kind::Request,
                 params: stringify!($cp), result: Some(stringify!($cr)), gate: &[$($cg),*], layer: Layer::App, handler: Some(stringify!($ch)) }, )*
-            $( MethodRow { method: Method::$av, wire: $aw, direction: Direction::AgentToClient, kind: Kind::Request,
+            $( $(#[cfg(feature = $af)])? MethodRow { method: Method::$av, wire: $aw, direction: Direction::AgentToClient, kind: Kind::Request,
                 params: stringify!($ap), result: Some(stringify!($ar)), gate: &[$($ag),*], layer: Layer::App, handler: Some(stringify!($ah)) }, )*
-            $( MethodRow { method: Method::$cnv, wire: $cnw, direction: Direction::ClientToAgent, kind: Kind::Notification,
+            $( $(#[cfg(feature = $cnf)])? MethodRow { method: Method::$cnv, wire: $cnw, direction: Direction::ClientToAgent, kind: Kind::Notification,
                 params: stringify!($cnp), result: None, gate: &[$($cng),*], layer: Layer::$cnl, handler: opt_name!($($cnh)?) }, )*
-            $( MethodRow { method: Method::$anv, wire: $anw, direction: Direction::AgentToClient, kind: Kind::Notification,
+            $( $(#[cfg(feature = $anf)])? MethodRow { method: Method::$anv, wire: $anw, direction: Direction::AgentToClient, kind: Kind::Notification,
                 params: stringify!($anp), result: None, gate: &[$($ang),*], layer: Layer::$anl, handler: opt_name!($($anh)?) }, )*
             $( MethodRow { method: Method::$pv, wire: $pw, direction: Direction::Both, kind: Kind::Notification,
                 params: stringify!($pp), result: None, gate: &[], layer: Layer::Protocol, handler: None }, )*
@@ -474,41 +482,50 @@ macro_rules! define_methods {
         impl Method {
             /// Every method, in table order.
             pub const ALL: &'static [Method] = &[
-                $(Method::$cv,)* $(Method::$av,)* $(Method::$cnv,)* $(Method::$anv,)* $(Method::$pv,)*
+                $($(#[cfg(feature = $cf)])? Method::$cv,)* $($(#[cfg(feature = $af)])? Method::$av,)*
+                $($(#[cfg(feature = $cnf)])? Method::$cnv,)* $($(#[cfg(feature = $anf)])? Method::$anv,)*
+                $(Method::$pv,)*
             ];
 
             /// The method's wire string.
             pub const fn wire(self) -> &'static str {
                 match self {
-                    $(Method::$cv => $cw,)* $(Method::$av => $aw,)* $(Method::$cnv => $cnw,)*
-                    $(Method::$anv => $anw,)* $(Method::$pv => $pw,)*
+                    $($(#[cfg(feature = $cf)])? Method::$cv => $cw,)*
+                    $($(#[cfg(feature = $af)])? Method::$av => $aw,)*
+                    $($(#[cfg(feature = $cnf)])? Method::$cnv => $cnw,)*
+                    $($(#[cfg(feature = $anf)])? Method::$anv => $anw,)* $(Method::$pv => $pw,)*
                 }
             }
 
             /// Looks a wire string up in the table (wire strings are unique across the table).
             pub fn from_wire(wire: &str) -> Option<Method> {
                 Some(match wire {
-                    $($cw => Method::$cv,)* $($aw => Method::$av,)* $($cnw => Method::$cnv,)*
-                    $($anw => Method::$anv,)* $($pw => Method::$pv,)*
+                    $($(#[cfg(feature = $cf)])? $cw => Method::$cv,)*
+                    $($(#[cfg(feature = $af)])? $aw => Method::$av,)*
+                    $($(#[cfg(feature = $cnf)])? $cnw => Method::$cnv,)*
+                    $($(#[cfg(feature = $anf)])? $anw => Method::$anv,)* $($pw => Method::$pv,)*
                     _ => return None,
                 })
             }
         }
 
         request_group!($(#[$crm])* $creq, $(#[$arm])* $aresp, ClientToAgent,
-            [$( $(#[$cm])* $cv = $cw, $cp => $cr, gate: [$($cg),*]; )*]);
+            [$( $(#[$cm])* $cv = $cw, $cp => $cr, gate: [$($cg),*], cfg: [$($cf)?]; )*]);
         request_group!($(#[$arqm])* $areq, $(#[$crsm])* $cresp, AgentToClient,
-            [$( $(#[$am])* $av = $aw, $ap => $ar, gate: [$($ag),*]; )*]);
-        notification_group!($(#[$cnm])* $cnot, [$( $(#[$cnvm])* $cnv = $cnw, $cnp, layer: $cnl; )*]);
-        notification_group!($(#[$anm])* $anot, [$( $(#[$anvm])* $anv = $anw, $anp, layer: $anl; )*]);
+            [$( $(#[$am])* $av = $aw, $ap => $ar, gate: [$($ag),*], cfg: [$($af)?]; )*]);
+        notification_group!($(#[$cnm])* $cnot, [$( $(#[$cnvm])* $cnv = $cnw, $cnp, layer: $cnl, cfg: [$($cnf)?]; )*]);
+        notification_group!($(#[$anm])* $anot, [$( $(#[$anvm])* $anv = $anw, $anp, layer: $anl, cfg: [$($anf)?]; )*]);
 
         $(
+            $(#[cfg(feature = $cf)])?
             impl From<$cp> for Request {
                 fn from(p: $cp) -> Request { Request::Client($creq::$cv(p)) }
             }
+            $(#[cfg(feature = $cf)])?
             impl From<$cr> for Response {
                 fn from(r: $cr) -> Response { Response::Agent($aresp::$cv(r)) }
             }
+            $(#[cfg(feature = $cf)])?
             impl TypedRequest for $cp {
                 type Result = $cr;
                 fn result(response: Response) -> Option<$cr> {
@@ -520,12 +537,15 @@ macro_rules! define_methods {
             }
         )*
         $(
+            $(#[cfg(feature = $af)])?
             impl From<$ap> for Request {
                 fn from(p: $ap) -> Request { Request::Agent($areq::$av(p)) }
             }
+            $(#[cfg(feature = $af)])?
             impl From<$ar> for Response {
                 fn from(r: $ar) -> Response { Response::Client($cresp::$av(r)) }
             }
+            $(#[cfg(feature = $af)])?
             impl TypedRequest for $ap {
                 type Result = $ar;
                 fn result(response: Response) -> Option<$ar> {
@@ -537,11 +557,13 @@ macro_rules! define_methods {
             }
         )*
         $(
+            $(#[cfg(feature = $cnf)])?
             impl From<$cnp> for Notification {
                 fn from(p: $cnp) -> Notification { Notification::Client($cnot::$cnv(p)) }
             }
         )*
         $(
+            $(#[cfg(feature = $anf)])?
             impl From<$anp> for Notification {
                 fn from(p: $anp) -> Notification { Notification::Agent($anot::$anv(p)) }
             }

@@ -36,7 +36,7 @@ macro_rules! agent_trait {
         }
         client_requests: [ $( {
             $(#[doc = $doc:literal])* $v:ident = $w:literal, $p:ident => $r:ident, gate: [$($g:literal),*],
-            handler: $h:ident($cx:ident), default: $def:ident, call: $call:ident
+            handler: $h:ident($cx:ident), default: $def:ident, call: $call:ident $(, feature: $f:literal)?
         } )* ]
         $($rest:tt)*
     ) => {
@@ -44,6 +44,7 @@ macro_rules! agent_trait {
         pub trait $Trait: $($bounds)* 'static {
             $(
                 handler_method! {
+                    $(#[cfg(feature = $f)])?
                     $(#[doc = $doc])*
                     gate: [$($g),*], $def, $v, $h($p, context_type!($cx)) -> $r, $futures
                 }
@@ -60,6 +61,7 @@ macro_rules! agent_trait {
             };
             Ok(match request {
                 $(
+                    $(#[cfg(feature = $f)])?
                     ClientRequest::$v(r) => {
                         let cx = make_context!($cx, cx, r);
                         agent_result(agent.$h(r, cx).await?)

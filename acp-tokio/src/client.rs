@@ -39,11 +39,12 @@ macro_rules! client_trait {
         client_requests: $client_requests:tt
         agent_requests: [ $( {
             $(#[doc = $doc:literal])* $v:ident = $w:literal, $p:ident => $r:ident, gate: [$($g:literal),*],
-            handler: $h:ident($cx:ident), default: $def:ident, call: $call:ident
+            handler: $h:ident($cx:ident), default: $def:ident, call: $call:ident $(, feature: $f:literal)?
         } )* ]
         client_notifications: $client_notifications:tt
         agent_notifications: [ $( {
             $(#[doc = $ndoc:literal])* $nv:ident = $nw:literal, $np:ident, gate: [$($ng:literal),*], layer: $nl:ident, handler: $nh:tt
+            $(, feature: $nf:literal)?
         } )* ]
         $($rest:tt)*
     ) => {
@@ -51,6 +52,7 @@ macro_rules! client_trait {
         pub trait $Trait: $($bounds)* 'static {
             $(
                 handler_method! {
+                    $(#[cfg(feature = $f)])?
                     $(#[doc = $doc])*
                     gate: [$($g),*], $def, $v, $h($p, ClientContext) -> $r, $futures
                 }
@@ -60,6 +62,7 @@ macro_rules! client_trait {
 
             $(
                 notification_method! {
+                    $(#[cfg(feature = $nf)])?
                     $(#[doc = $ndoc])*
                     #[doc = ""]
                     #[doc = "Default: ignored."]
@@ -75,7 +78,7 @@ macro_rules! client_trait {
                 other => return Err(RpcError::method_not_found(other.wire())),
             };
             Ok(match request {
-                $( AgentRequest::$v(r) => client_result(client.$h(r, cx).await?), )*
+                $( $(#[cfg(feature = $f)])? AgentRequest::$v(r) => client_result(client.$h(r, cx).await?), )*
                 AgentRequest::Ext(e) => {
                     client_result(ClientResponse::Ext(ExtResponse(client.ext_method(&e.method, e.params, cx).await?)))
                 }
@@ -87,6 +90,7 @@ macro_rules! client_trait {
         async fn $notify<C: $Trait>(client: &C, notification: Notification) {
             match notification {
                 $(
+                    $(#[cfg(feature = $nf)])?
                     Notification::Agent(AgentNotification::$nv(n)) => call_notification!($nh, client, n),
                 )*
                 Notification::Agent(AgentNotification::Ext(e)) => {
@@ -139,13 +143,14 @@ macro_rules! client_calls {
         {}
         client_requests: [ $( {
             $(#[doc = $doc:literal])* $v:ident = $w:literal, $p:ident => $r:ident, gate: [$($g:literal),*],
-            handler: $h:ident($cx:ident), default: $def:ident, call: $call:ident
+            handler: $h:ident($cx:ident), default: $def:ident, call: $call:ident $(, feature: $f:literal)?
         } )* ]
         $($rest:tt)*
     ) => {
         impl ClientConnection {
             $(
                 typed_call! {
+                    $(#[cfg(feature = $f)])?
                     $(#[doc = $doc])*
                     #[doc = ""]
                     #[doc = acp_proto::__gate_note!([$($g),*])]

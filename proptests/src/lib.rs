@@ -2,6 +2,7 @@
 
 pub mod fuzzing;
 pub mod oracle;
+pub mod oracle_unstable;
 pub mod schema_gen;
 pub mod sim;
 pub mod spec;

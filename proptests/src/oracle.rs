@@ -26,7 +26,7 @@ macro_rules! schema_defs {
         pub fn roundtrip(def: &str, value: Value) -> Option<Result<Value, String>> {
             match def {
                 $(stringify!($name) => Some(roundtrip_as::<acp_proto::types::$name>(value)),)*
-                _ => None,
+                _ => crate::oracle_unstable::roundtrip(def, value),
             }
         }
     };

@@ -24,7 +24,7 @@
 /// A request `ROW` is
 /// `$(#[doc = $doc:literal])* $Variant:ident = $wire:literal, $Params:ident => $Result:ident,
 /// gate: [$($gate:literal),*], handler: $handler:ident($context:ident), default: $default:ident,
-/// call: $call:ident`, where
+/// call: $call:ident $(, feature: $feature:literal)?`, where
 ///
 /// * `gate` is the path into the receiver's own capabilities that must be advertised
 ///   (empty: always allowed), as in [`MethodRow::gate`](crate::methods::MethodRow::gate);
@@ -35,10 +35,17 @@
 ///   `cancelled` (a permission request answered with the `cancelled` outcome);
 /// * `call` says how a sender calls it: `typed` (a plain typed call: params in, result out) or
 ///   `custom` (the adapter writes the call by hand, e.g. `initialize`, which checks the
-///   negotiated version, and `session/prompt`, which returns a turn).
+///   negotiated version, and `session/prompt`, which returns a turn);
+/// * `feature` (optional, last) names the cargo feature an unstable method needs
+///   (`"unstable_session_status"`, …, as the official schema crate names them). Every expansion
+///   puts `#[cfg(feature = $feature)]` on each item it generates for the row (enum variants,
+///   match arms, table entries, handler methods, typed calls), so each crate that expands the
+///   table declares the same features, forwarding to acp-proto's
+///   (`unstable_session_status = ["acp-proto/unstable_session_status"]`).
 ///
 /// A notification `NROW` is `$(#[doc = $doc:literal])* $Variant:ident = $wire:literal,
-/// $Params:ident, gate: [$($gate:literal),*], layer: $layer:ident, handler: [$($handler:ident)?]`:
+/// $Params:ident, gate: [$($gate:literal),*], layer: $layer:ident, handler: [$($handler:ident)?]
+/// $(, feature: $feature:literal)?`:
 /// `gate` as for requests (checked outbound only: an inbound notification cannot be refused),
 /// `layer` as in
 /// [`Layer`](crate::methods::Layer), and a handler only for the notifications the application
@@ -53,10 +60,11 @@
 ///         client_requests: [ $( {
 ///             $(#[doc = $doc:literal])* $v:ident = $w:literal, $p:ident => $r:ident,
 ///             gate: [$($g:literal),*], handler: $h:ident($cx:ident), default: $def:ident, call: $call:ident
+///             $(, feature: $f:literal)?
 ///         } )* ]
 ///         $($rest:tt)*
 ///     ) => {
-///         const $name: &[&str] = &[$( stringify!($h) ),*];
+///         const $name: &[&str] = &[$( $(#[cfg(feature = $f)])? stringify!($h) ),*];
 ///     };
 /// }
 /// acp_proto::method_table!(agent_handlers { HANDLERS });
@@ -140,6 +148,38 @@ macro_rules! method_table {
                     /// `logout`: end the authenticated session.
                     Logout = "logout", LogoutRequest => LogoutResponse, gate: ["auth", "logout"],
                     handler: logout(request), default: method_not_found, call: typed
+                }
+                {
+                    /// **Unstable** `session/set_title`: set a session's title; the answer holds
+                    /// the title the agent stored.
+                    SetSessionTitle = "session/set_title", SetSessionTitleRequest => SetSessionTitleResponse,
+                    gate: ["sessionCapabilities", "title"],
+                    handler: set_session_title(request), default: method_not_found, call: typed,
+                    feature: "unstable_session_set_title"
+                }
+                {
+                    /// **Unstable** `session/status`: whether the agent has a session in memory
+                    /// (no side effects).
+                    SessionStatus = "session/status", SessionStatusRequest => SessionStatusResponse,
+                    gate: ["sessionCapabilities", "status"],
+                    handler: session_status(request), default: method_not_found, call: typed,
+                    feature: "unstable_session_status"
+                }
+                {
+                    /// **Unstable** `session/archive`: hide a session from default
+                    /// `session/list` results, closing it if it is active.
+                    ArchiveSession = "session/archive", ArchiveSessionRequest => ArchiveSessionResponse,
+                    gate: ["sessionCapabilities", "archive"],
+                    handler: archive_session(request), default: method_not_found, call: typed,
+                    feature: "unstable_session_archive"
+                }
+                {
+                    /// **Unstable** `session/unarchive`: return an archived session to default
+                    /// `session/list` results (it is not loaded).
+                    UnarchiveSession = "session/unarchive", UnarchiveSessionRequest => UnarchiveSessionResponse,
+                    gate: ["sessionCapabilities", "archive"],
+                    handler: unarchive_session(request), default: method_not_found, call: typed,
+                    feature: "unstable_session_archive"
                 }
             ]
             agent_requests: [

@@ -11,28 +11,113 @@ fn raw(s: &str) -> Box<RawValue> {
     RawValue::from_string(s.to_owned()).unwrap()
 }
 
+/// Whether any `unstable_*` feature is on: the table then follows `meta.unstable.json` and the
+/// rows follow `schema.unstable.json`.
+const UNSTABLE: bool = cfg!(any(
+    feature = "unstable_agent_skills",
+    feature = "unstable_auth_status",
+    feature = "unstable_end_turn_token_usage",
+    feature = "unstable_llm_providers",
+    feature = "unstable_mcp_over_acp",
+    feature = "unstable_prompt_suggestions",
+    feature = "unstable_proxy_chains",
+    feature = "unstable_session_archive",
+    feature = "unstable_session_cursors",
+    feature = "unstable_session_fork",
+    feature = "unstable_session_options",
+    feature = "unstable_session_set_title",
+    feature = "unstable_session_status",
+    feature = "unstable_speed_config_category",
+));
+
+/// The schema the table is checked against: `schema.unstable.json` with any unstable feature.
+fn schema_file() -> &'static str {
+    if UNSTABLE { "schema.unstable.json" } else { "schema.json" }
+}
+
+/// The unstable methods of `meta.unstable.json` that have no row yet (with the feature that
+/// will add each, as upstream names it), per `meta.unstable.json` key. With every feature on
+/// (`unstable`) the table plus this list must equal `meta.unstable.json` exactly, so adding a
+/// row without taking it off this list (or the reverse) fails the test.
+const NOT_YET: &[(&str, &str, &str)] = &[
+    ("agentMethods", "providers/list", "unstable_llm_providers"),
+    ("agentMethods", "providers/set", "unstable_llm_providers"),
+    ("agentMethods", "providers/disable", "unstable_llm_providers"),
+    ("agentMethods", "mcp/message", "unstable_mcp_over_acp"),
+    ("agentMethods", "session/fork", "unstable_session_fork"),
+    ("agentMethods", "session/options", "unstable_session_options"),
+    ("agentMethods", "auth/status", "unstable_auth_status"),
+    ("clientMethods", "mcp/message", "unstable_mcp_over_acp"),
+    ("clientMethods", "auth/status_update", "unstable_auth_status"),
+    ("proxyMethods", "proxy/initialize", "unstable_proxy_chains"),
+    ("proxyMethods", "proxy/successor", "unstable_proxy_chains"),
+];
+
 #[test]
 fn table_equals_meta_json() {
     let dir = spec_dir("table_equals_meta_json");
     let meta = read_json(&dir, "meta.json");
-    let wires = |key: &str| -> BTreeSet<String> {
-        meta[key].as_object().unwrap().values().map(|v| v.as_str().unwrap().to_owned()).collect()
+    let wires = |meta: &Value, key: &str| -> BTreeSet<String> {
+        meta[key]
+            .as_object()
+            .map_or_else(BTreeSet::new, |o| o.values().map(|v| v.as_str().unwrap().to_owned()).collect())
     };
     let rows = |dir: Direction| -> BTreeSet<String> {
         METHODS.iter().filter(|r| r.direction == dir).map(|r| r.wire.to_owned()).collect()
     };
-    assert_eq!(rows(Direction::ClientToAgent), wires("agentMethods"), "methods the agent handles");
-    assert_eq!(rows(Direction::AgentToClient), wires("clientMethods"), "methods the client handles");
-    assert_eq!(rows(Direction::Both), wires("protocolMethods"), "protocol methods");
-    assert_eq!(METHODS.len(), 25);
-    println!("method table: {} rows equal meta.json", METHODS.len());
+    let stable = |dir: Direction| -> BTreeSet<String> {
+        let key = match dir {
+            Direction::ClientToAgent => "agentMethods",
+            Direction::AgentToClient => "clientMethods",
+            Direction::Both => "protocolMethods",
+        };
+        wires(&meta, key)
+    };
+    if !UNSTABLE {
+        assert_eq!(rows(Direction::ClientToAgent), stable(Direction::ClientToAgent), "methods the agent handles");
+        assert_eq!(rows(Direction::AgentToClient), stable(Direction::AgentToClient), "methods the client handles");
+        assert_eq!(rows(Direction::Both), stable(Direction::Both), "protocol methods");
+        assert_eq!(METHODS.len(), 25);
+        println!("method table: {} rows equal meta.json", METHODS.len());
+        return;
+    }
+    let unstable_meta = read_json(&dir, "meta.unstable.json");
+    for (key, dir) in [
+        ("agentMethods", Direction::ClientToAgent),
+        ("clientMethods", Direction::AgentToClient),
+        ("protocolMethods", Direction::Both),
+    ] {
+        let rows = rows(dir);
+        // The stable rows are always there; every extra row is an unstable method.
+        assert!(rows.is_superset(&stable(dir)), "{key}: a stable row is missing");
+        let all = wires(&unstable_meta, key);
+        assert!(rows.is_subset(&all), "{key}: rows not in meta.unstable.json: {:?}", rows.difference(&all));
+        let pending: BTreeSet<String> =
+            NOT_YET.iter().filter(|(k, ..)| *k == key).map(|(_, w, _)| (*w).to_owned()).collect();
+        assert!(rows.is_disjoint(&pending), "{key}: NOT_YET lists rows that exist: {:?}", rows.intersection(&pending));
+        if cfg!(feature = "unstable") {
+            let union: BTreeSet<String> = rows.union(&pending).cloned().collect();
+            assert_eq!(union, all, "{key}: rows + NOT_YET must equal meta.unstable.json");
+        }
+    }
+    let proxy = wires(&unstable_meta, "proxyMethods");
+    let pending_proxy: BTreeSet<String> =
+        NOT_YET.iter().filter(|(k, ..)| *k == "proxyMethods").map(|(_, w, _)| (*w).to_owned()).collect();
+    assert_eq!(proxy, pending_proxy, "proxy methods");
+    println!(
+        "method table: {} rows ({} stable, {} unstable), {} unstable methods not yet rows",
+        METHODS.len(),
+        25,
+        METHODS.len() - 25,
+        NOT_YET.len()
+    );
 }
 
 /// The schema names each method's params and result types with `x-method` and `x-side`.
 #[test]
 fn row_types_are_the_schema_types() {
     let dir = spec_dir("row_types_are_the_schema_types");
-    let schema = read_json(&dir, "schema.json");
+    let schema = read_json(&dir, schema_file());
     let defs = schema["$defs"].as_object().unwrap();
     for row in METHODS {
         let named: Vec<&String> = defs
@@ -63,7 +148,7 @@ fn row_types_are_the_schema_types() {
 #[test]
 fn gate_paths_resolve_to_capability_fields() {
     let dir = spec_dir("gate_paths_resolve_to_capability_fields");
-    let schema = read_json(&dir, "schema.json");
+    let schema = read_json(&dir, schema_file());
     let defs = &schema["$defs"];
     let resolve = |node: &Value| -> Value {
         let mut node = node.clone();
@@ -100,7 +185,13 @@ fn gate_paths_resolve_to_capability_fields() {
         }
         checked += 1;
     }
-    assert_eq!(checked, 15);
+    // Every unstable row (a row `meta.json` does not have) is gated by its capability.
+    let stable_meta = read_json(&dir, "meta.json").to_string();
+    let unstable_rows = METHODS.iter().filter(|r| !stable_meta.contains(&format!("\"{}\"", r.wire))).count();
+    let unstable_gated =
+        METHODS.iter().filter(|r| !r.gate.is_empty() && !stable_meta.contains(&format!("\"{}\"", r.wire))).count();
+    assert_eq!(unstable_gated, unstable_rows, "every unstable row is gated");
+    assert_eq!(checked, 15 + unstable_rows);
 }
 
 #[test]

@@ -175,6 +175,28 @@ pub struct SessionCapabilities {
     /// Present when `session/close` is available.
     #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient_object")]
     pub close: Option<SessionCloseCapabilities>,
+    /// **Unstable**: present when `session/fork` is available.
+    #[cfg(feature = "unstable_session_fork")]
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient_object")]
+    pub fork: Option<SessionForkCapabilities>,
+    /// **Unstable**: present when `session/archive` and `session/unarchive` are available (with
+    /// the `archived` filter of `session/list` and `SessionInfo.archived`); needs `list` too.
+    #[cfg(feature = "unstable_session_archive")]
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient_object")]
+    pub archive: Option<SessionArchiveCapabilities>,
+    /// **Unstable**: present when `session/status` is available.
+    #[cfg(feature = "unstable_session_status")]
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient_object")]
+    pub status: Option<SessionStatusCapabilities>,
+    /// **Unstable**: present when `session/options` is available (and initial config option
+    /// values on session setup requests).
+    #[cfg(feature = "unstable_session_options")]
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient_object")]
+    pub options: Option<SessionOptionsCapabilities>,
+    /// **Unstable**: present when clients may set titles with `session/set_title`.
+    #[cfg(feature = "unstable_session_set_title")]
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient_object")]
+    pub title: Option<SessionTitleCapabilities>,
     /// Extension metadata.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub meta: Option<Meta>,
@@ -203,6 +225,36 @@ meta_only! {
 meta_only! {
     /// Marks `session/close` as supported (no options yet).
     SessionCloseCapabilities
+}
+
+#[cfg(feature = "unstable_session_fork")]
+meta_only! {
+    /// **Unstable**: marks `session/fork` as supported.
+    SessionForkCapabilities
+}
+
+#[cfg(feature = "unstable_session_archive")]
+meta_only! {
+    /// **Unstable**: marks `session/archive` and `session/unarchive` as supported.
+    SessionArchiveCapabilities
+}
+
+#[cfg(feature = "unstable_session_status")]
+meta_only! {
+    /// **Unstable**: marks `session/status` as supported.
+    SessionStatusCapabilities
+}
+
+#[cfg(feature = "unstable_session_options")]
+meta_only! {
+    /// **Unstable**: marks `session/options` as supported.
+    SessionOptionsCapabilities
+}
+
+#[cfg(feature = "unstable_session_set_title")]
+meta_only! {
+    /// **Unstable**: marks `session/set_title` as supported.
+    SessionTitleCapabilities
 }
 
 /// Authentication-related capabilities of an agent.

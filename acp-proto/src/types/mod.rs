@@ -100,6 +100,7 @@ pub mod permission;
 pub mod plan;
 pub mod prompt;
 pub mod session;
+pub mod session_unstable;
 pub mod subagent;
 pub mod system_prompt;
 pub mod terminal;
@@ -122,6 +123,12 @@ pub use permission::*;
 pub use plan::*;
 pub use prompt::*;
 pub use session::*;
+#[cfg(any(
+    feature = "unstable_session_set_title",
+    feature = "unstable_session_status",
+    feature = "unstable_session_archive"
+))]
+pub use session_unstable::*;
 pub use subagent::*;
 pub use system_prompt::*;
 pub use terminal::*;

@@ -131,6 +131,11 @@ pub struct ListSessionsRequest {
     /// The `nextCursor` of a previous page.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cursor: Option<String>,
+    /// **Unstable**: which sessions by archive state (absent: not archived only); send only to
+    /// an agent that advertises `sessionCapabilities.archive`.
+    #[cfg(feature = "unstable_session_archive")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub archived: Option<super::SessionArchiveFilter>,
     /// Extension metadata.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub meta: Option<Meta>,
@@ -175,6 +180,11 @@ pub struct SessionInfo {
     /// When the session was last active (ISO 8601).
     #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub updated_at: Option<String>,
+    /// **Unstable**: whether the session is archived (reported by agents that advertise
+    /// `sessionCapabilities.archive`).
+    #[cfg(feature = "unstable_session_archive")]
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
+    pub archived: Option<bool>,
     /// Extension metadata.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub meta: Option<Meta>,
@@ -189,6 +199,8 @@ impl SessionInfo {
             additional_directories: None,
             title: None,
             updated_at: None,
+            #[cfg(feature = "unstable_session_archive")]
+            archived: None,
             meta: None,
         }
     }
