@@ -261,3 +261,27 @@ async fn shutdown_cancels_a_turn_in_flight_answers_it_on_its_stream_then_the_ser
     let ended = tokio::time::timeout(Duration::from_secs(20), served).await.expect("the server stops");
     ended.expect("join").expect("served");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_request_that_never_finishes_does_not_hold_the_shutdown_past_the_drain_timeout() {
+    let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
+    let addr = listener.local_addr().expect("addr").to_string();
+    let (stop, stopped) = oneshot::channel::<()>();
+    let backend = AgentBackend::new(EchoAgent::default, AgentOptions::default());
+    let options = WsServerOptions { drain_timeout: Duration::from_millis(500), ..WsServerOptions::default() };
+    let served = tokio::spawn(serve_ws(listener, backend, options, async move {
+        let _ = stopped.await;
+    }));
+    // A POST whose body never completes: the server is in the middle of this request.
+    let mut slow = TcpStream::connect(&addr).await.expect("connect");
+    let head = format!(
+        "POST /acp HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{{\"jsonrpc\""
+    );
+    slow.write_all(head.as_bytes()).await.expect("send part of a request");
+    // The server is up and answering (a connection stream needs Accept: text/event-stream).
+    assert_eq!(request(&addr, "GET", &[("Acp-Connection-Id", "x")], "").await.status, 406);
+    drop(stop);
+    let ended = tokio::time::timeout(Duration::from_secs(30), served).await.expect("the server stops");
+    ended.expect("join").expect("served");
+    drop(slow);
+}

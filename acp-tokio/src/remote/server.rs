@@ -5,7 +5,7 @@
 //! make the server hold is bounded per connection (the message size, the pump's buffers, and
 //! behind them the core's own bounds) and in total (`max_connections`).
 
-use std::future::Future;
+use std::future::{Future, IntoFuture};
 use std::hash::{BuildHasher, RandomState};
 use std::io;
 use std::pin::Pin;
@@ -183,6 +183,7 @@ pub async fn serve_ws(
         .route(HEALTH_PATH, get(health))
         .layer(axum::extract::DefaultBodyLimit::max(shared.options.max_message))
         .with_state(shared);
+    let stopped = stop_tx.subscribe();
     let stopping = async move {
         shutdown.await;
         let _ = stop_tx.send(true);
@@ -190,23 +191,54 @@ pub async fn serve_ws(
     #[cfg(feature = "tls")]
     if let Some(tls) = tls {
         let listener = super::tls::TlsListener::new(listener, &tls)?;
-        axum::serve(listener, app).with_graceful_shutdown(stopping).await?;
-        return drained(slots, max_connections, drain).await;
+        let serving = axum::serve(listener, app).with_graceful_shutdown(stopping).into_future();
+        return drained(serving, stopped, slots, max_connections, drain).await;
     }
     // Small messages must not wait for Nagle's algorithm (a round trip would take 40+ ms).
     let listener = listener.tap_io(|stream| {
         let _ = stream.set_nodelay(true);
     });
-    axum::serve(listener, app).with_graceful_shutdown(stopping).await?;
-    drained(slots, max_connections, drain).await
+    let serving = axum::serve(listener, app).with_graceful_shutdown(stopping).into_future();
+    drained(serving, stopped, slots, max_connections, drain).await
 }
 
-/// Waits up to `drain` for every connection to end.
-async fn drained(slots: Arc<Semaphore>, max_connections: usize, drain: Duration) -> io::Result<()> {
-    // Every connection holds a slot: all slots back means all connections ended.
+/// Runs `serving` until it ends; once shutdown began, waits at most `drain` in all for it and
+/// for every connection to end. A peer that holds a request open (a body that never comes)
+/// would otherwise hold the server's graceful shutdown forever; its connection task is left
+/// to the runtime.
+async fn drained(
+    serving: impl Future<Output = io::Result<()>>,
+    mut stopped: watch::Receiver<bool>,
+    slots: Arc<Semaphore>,
+    max_connections: usize,
+    drain: Duration,
+) -> io::Result<()> {
+    tokio::pin!(serving);
+    tokio::select! {
+        result = &mut serving => result?,
+        () = stop_seen(&mut stopped) => {
+            let deadline = tokio::time::Instant::now() + drain;
+            if let Ok(result) = tokio::time::timeout_at(deadline, &mut serving).await {
+                result?;
+            }
+            // Every connection holds a slot: all slots back means all connections ended.
+            let all = u32::try_from(max_connections).unwrap_or(u32::MAX);
+            let _ = tokio::time::timeout_at(deadline, slots.acquire_many(all)).await;
+            return Ok(());
+        }
+    }
     let all = u32::try_from(max_connections).unwrap_or(u32::MAX);
     let _ = tokio::time::timeout(drain, slots.acquire_many(all)).await;
     Ok(())
+}
+
+/// Resolves once `stopped` says the shutdown began (never, if that cannot happen any more).
+async fn stop_seen(stopped: &mut watch::Receiver<bool>) {
+    while !*stopped.borrow_and_update() {
+        if stopped.changed().await.is_err() {
+            std::future::pending::<()>().await;
+        }
+    }
 }
 
 async fn health(State(shared): State<Arc<Shared>>) -> Response {
