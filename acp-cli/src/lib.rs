@@ -38,6 +38,7 @@ pub mod replay;
 pub mod serve;
 pub mod setup;
 pub mod store;
+pub mod wire_dir;
 
 /// The exit status of `acp client` and `acp demo`.
 ///

@@ -49,24 +49,7 @@ pub struct Requirement {
     pub cite: &'static str,
 }
 
-/// Who sent a frame of a transcript.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Dir {
-    /// Client to agent.
-    C2a,
-    /// Agent to client.
-    A2c,
-}
-
-impl Dir {
-    /// `c2a` or `a2c`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Dir::C2a => "c2a",
-            Dir::A2c => "a2c",
-        }
-    }
-}
+pub use crate::wire_dir::Dir;
 
 /// One line that crossed the wire, as it was sent.
 #[derive(Debug, Clone, PartialEq, Eq)]

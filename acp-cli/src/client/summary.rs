@@ -22,23 +22,7 @@ pub(crate) const MAX_ASKS: usize = 256;
 /// Options kept per permission question.
 pub(crate) const MAX_OPTIONS: usize = 32;
 
-/// Which way a frame went.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Dir {
-    /// Client to agent.
-    C2a,
-    /// Agent to client.
-    A2c,
-}
-
-impl Dir {
-    pub(crate) fn as_str(self) -> &'static str {
-        match self {
-            Dir::C2a => "c2a",
-            Dir::A2c => "a2c",
-        }
-    }
-}
+pub(crate) use crate::wire_dir::Dir;
 
 /// A tool call as last reported.
 #[derive(Debug, Default)]

@@ -25,31 +25,7 @@ pub const LINE_CAP: usize = 1 << 20;
 /// Bytes of lines waiting for the writer; past it lines are dropped from the transcript.
 pub const QUEUE_BYTES: usize = 8 << 20;
 
-/// Which way a line went.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Dir {
-    /// From the client (our stdin) to the agent.
-    C2a,
-    /// From the agent to the client (our stdout).
-    A2c,
-}
-
-impl Dir {
-    /// `"c2a"` or `"a2c"`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Dir::C2a => "c2a",
-            Dir::A2c => "a2c",
-        }
-    }
-
-    fn index(self) -> usize {
-        match self {
-            Dir::C2a => 0,
-            Dir::A2c => 1,
-        }
-    }
-}
+pub use crate::wire_dir::Dir;
 
 /// A line that crossed: its time, direction, the kept bytes and its full length.
 #[derive(Debug)]

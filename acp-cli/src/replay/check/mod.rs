@@ -81,10 +81,7 @@ pub(crate) fn check(records: &[Record]) -> (Vec<Finding>, usize) {
 
 /// Index of the sender of a line going `dir` (0: client, 1: agent).
 fn sender(dir: Dir) -> usize {
-    match dir {
-        Dir::C2a => 0,
-        Dir::A2c => 1,
-    }
+    dir.index()
 }
 
 fn name(index: usize) -> &'static str {
