@@ -20,7 +20,7 @@ use std::time::Duration;
 
 use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
 
-pub use time::{format_time, now};
+pub use time::{format_time, now, rfc3339};
 
 /// The schema version in `PRAGMA user_version`.
 pub const SCHEMA_VERSION: i64 = 1;

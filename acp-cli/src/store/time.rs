@@ -9,10 +9,20 @@ pub fn now() -> i64 {
 
 /// `YYYY-MM-DD HH:MM:SSZ` (UTC) for Unix seconds `at`.
 pub fn format_time(at: i64) -> String {
+    utc(at, ' ')
+}
+
+/// `YYYY-MM-DDTHH:MM:SSZ`: RFC 3339, UTC, to the second, for Unix seconds `at`.
+pub fn rfc3339(at: i64) -> String {
+    utc(at, 'T')
+}
+
+/// The UTC date and time of Unix seconds `at`, `sep` between them.
+fn utc(at: i64, sep: char) -> String {
     let days = at.div_euclid(86_400);
     let secs = at.rem_euclid(86_400);
     let (year, month, day) = civil_from_days(days);
-    format!("{year:04}-{month:02}-{day:02} {:02}:{:02}:{:02}Z", secs / 3600, secs / 60 % 60, secs % 60)
+    format!("{year:04}-{month:02}-{day:02}{sep}{:02}:{:02}:{:02}Z", secs / 3600, secs / 60 % 60, secs % 60)
 }
 
 /// The proleptic Gregorian date of a day count since 1970-01-01 (Howard Hinnant's algorithm).
@@ -38,5 +48,12 @@ mod tests {
         assert_eq!(format_time(0), "1970-01-01 00:00:00Z");
         assert_eq!(format_time(1_796_192_790), "2026-12-02 06:26:30Z");
         assert_eq!(format_time(951_782_400), "2000-02-29 00:00:00Z");
+    }
+
+    #[test]
+    fn dates_in_rfc3339() {
+        assert_eq!(rfc3339(0), "1970-01-01T00:00:00Z");
+        assert_eq!(rfc3339(951_782_400), "2000-02-29T00:00:00Z");
+        assert_eq!(rfc3339(1_796_185_563), "2026-12-02T04:26:03Z");
     }
 }
