@@ -53,14 +53,8 @@ fn python() -> Option<PathBuf> {
 fn serve_reference_agent(cwd: &Path) -> (Child, std::sync::Arc<std::sync::Mutex<String>>, String) {
     let acp = acp();
     let acp = acp.to_str().unwrap();
-    let mut child = start_interactive(&["serve", "--listen", "127.0.0.1:0", "--", acp, "agent", "--quiet"], cwd);
-    let stderr = collect(child.stderr.take().unwrap());
-    wait_for(&stderr, "event=listening", Duration::from_secs(10));
-    let addr = {
-        let log = stderr.lock().unwrap();
-        let at = log.find("addr=").unwrap() + 5;
-        log[at..].split_whitespace().next().unwrap().to_owned()
-    };
+    let Serving { child, stderr, addr } =
+        start_serving(&["serve", "--listen", "127.0.0.1:0", "--", acp, "agent", "--quiet"], cwd);
     (child, stderr, format!("ws://{addr}/acp"))
 }
 

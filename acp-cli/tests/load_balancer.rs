@@ -56,14 +56,7 @@ impl Instance {
         let acp = acp();
         let acp = acp.to_str().unwrap();
         let args = ["serve", "--listen", "127.0.0.1:0", "--node-id", node, "--", acp, "agent", "--quiet"];
-        let mut child = start_interactive(&args, cwd);
-        let log = collect(child.stderr.take().unwrap());
-        wait_for(&log, "event=listening", Duration::from_secs(10));
-        let addr = {
-            let text = log.lock().unwrap();
-            let at = text.find("addr=").unwrap() + 5;
-            text[at..].split_whitespace().next().unwrap().to_owned()
-        };
+        let Serving { child, stderr: log, addr } = start_serving(&args, cwd);
         Instance { child, log, addr }
     }
 

@@ -188,14 +188,7 @@ fn json_works_over_connect_too() {
     let args =
         ["serve", "--listen", "127.0.0.1:0", "--", acp.to_str().unwrap(), "agent", "--quiet", "--slow-ms", &marker];
     let _reaper = KillOnDrop(vec![marker.clone()]);
-    let mut server = start_interactive(&args, dir.path());
-    let log = collect(server.stderr.take().unwrap());
-    wait_for(&log, "event=listening", Duration::from_secs(10));
-    let addr = {
-        let log = log.lock().unwrap();
-        let at = log.find("addr=").expect("addr") + 5;
-        log[at..].split_whitespace().next().expect("an address").to_owned()
-    };
+    let Serving { child: mut server, addr, .. } = start_serving(&args, dir.path());
     let url = format!("ws://{addr}/acp");
     let run = run(&["client", "--connect", &url, "--format", "json", "-p", "hi"], dir.path(), "");
     let _ = server.kill();

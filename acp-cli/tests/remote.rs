@@ -27,15 +27,7 @@ impl Served {
         let mut args = vec!["serve", "--listen", "127.0.0.1:0"];
         args.extend_from_slice(extra);
         args.extend_from_slice(&["--", acp, "agent", "--quiet", "--slow-ms", &marker]);
-        let mut child = start_interactive(&args, cwd);
-        let stderr = collect(child.stderr.take().unwrap());
-        let _stdout = collect(child.stdout.take().unwrap());
-        wait_for(&stderr, "event=listening", Duration::from_secs(10));
-        let addr = {
-            let log = stderr.lock().unwrap();
-            let at = log.find("addr=").expect("addr") + 5;
-            log[at..].split_whitespace().next().expect("an address").to_owned()
-        };
+        let Serving { child, stderr, addr } = start_serving(&args, cwd);
         let reaper = KillOnDrop(vec![marker.clone()]);
         Served { child, stderr, url: format!("ws://{addr}/acp"), marker, _reaper: reaper }
     }
@@ -59,10 +51,7 @@ impl Served {
 
     /// SIGTERM, then the server must exit 0 within 10 s, having drained.
     fn stop(self) -> String {
-        signal(&self.child, rustix::process::Signal::TERM);
-        let stdout = Arc::new(Mutex::new(String::new()));
-        let run = finish(self.child, stdout, self.stderr, Duration::from_secs(10));
-        assert_eq!(run.code(), 0, "{}", run.stderr);
+        let run = stop_serving(self.child, self.stderr);
         assert!(run.stderr.contains("event=stopped"), "{}", run.stderr);
         run.stderr
     }

@@ -5,7 +5,6 @@ mod common;
 
 use std::process::Child;
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
 
 use common::*;
 use rcgen::{BasicConstraints, CertificateParams, CertifiedIssuer, DnType, IsCa, KeyPair};
@@ -46,24 +45,16 @@ impl Served {
         let args = ["serve", "--listen", "127.0.0.1:0", "--tls-cert", &cert, "--tls-key", &key, "--", acp, "agent"];
         let mut args = args.to_vec();
         args.extend_from_slice(&["--quiet", "--slow-ms", &marker]);
-        let mut child = start_interactive(&args, dir.path());
-        let stderr = collect(child.stderr.take().unwrap());
-        let _stdout = collect(child.stdout.take().unwrap());
-        wait_for(&stderr, "event=listening", Duration::from_secs(10));
+        let Serving { child, stderr, addr } = start_serving(&args, dir.path());
         let log = stderr.lock().unwrap().clone();
         assert!(log.contains(" tls=on "), "{log}");
-        let at = log.find("addr=").expect("addr") + 5;
-        let addr = log[at..].split_whitespace().next().expect("an address");
         let port = addr.rsplit(':').next().expect("a port").to_owned();
         Served { child, stderr, port, _reaper: KillOnDrop(vec![marker]) }
     }
 
     /// SIGTERM: the server exits 0.
     fn stop(self) -> String {
-        signal(&self.child, rustix::process::Signal::TERM);
-        let run = finish(self.child, Arc::new(Mutex::new(String::new())), self.stderr, Duration::from_secs(10));
-        assert_eq!(run.code(), 0, "{}", run.stderr);
-        run.stderr
+        stop_serving(self.child, self.stderr).stderr
     }
 }
 

@@ -2,6 +2,10 @@
 //! recording ACP client, and running `acp client` with a deadline.
 #![allow(dead_code, unreachable_pub)]
 
+mod serve;
+#[allow(unused_imports)]
+pub use serve::*;
+
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};
