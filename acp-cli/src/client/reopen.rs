@@ -67,14 +67,11 @@ impl Session {
             ));
             return Ok(());
         }
-        let requester = self.requester().with_timeout(self.settings.connect_timeout);
-        let request = LoadSessionRequest::new(id.as_str(), self.control.cwd.clone(), vec![]);
-        let response = match self.call("loading the session…", move || requester.load_session(request))? {
+        // The replayed conversation reaches the UI on another thread: drawn before "loaded".
+        let response = match self.load_drawn(id.as_str().into(), self.control.cwd.clone())? {
             Ok(response) => response,
             Err(e) => return self.control_failed("session/load", e),
         };
-        // The replayed conversation reaches the UI on another thread: draw it before "loaded".
-        self.drain_background();
         self.adopt(id.as_str().into(), response.modes, response.config_options);
         self.render.info(&format!("session {id} loaded · cwd {}", self.control.cwd));
         Ok(())

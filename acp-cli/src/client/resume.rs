@@ -10,7 +10,8 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use acp_blocking::acp_proto::types::{
-    AgentCapabilities, LoadSessionRequest, ResumeSessionRequest, SessionConfigOption, SessionId, SessionModeState,
+    AgentCapabilities, LoadSessionRequest, LoadSessionResponse, ResumeSessionRequest, SessionConfigOption, SessionId,
+    SessionModeState,
 };
 
 use super::journal::Journal;
@@ -50,12 +51,10 @@ impl Session {
             return Ok(Reopened { id, modes: answer.modes, options: answer.config_options });
         }
         if caps.supports_load_session() {
-            let request = LoadSessionRequest::new(id.clone(), cwd_text, vec![]);
-            let answer = match self.call("loading the session…", move || requester.load_session(request))? {
+            let answer = match self.load_drawn(id.clone(), cwd_text)? {
                 Ok(answer) => answer,
                 Err(e) => return Err(self.failed("session/load", e)),
             };
-            self.drain_background();
             self.render.info(&format!("loaded session {local} ({id}) with session/load; its history is above"));
             return Ok(Reopened { id, modes: answer.modes, options: answer.config_options });
         }
@@ -64,6 +63,22 @@ impl Session {
              loadSession, so no session was opened (run without --resume/--continue for a new session)"
         ));
         Err(Exit::NoResume)
+    }
+
+    /// `session/load` of `id` in `cwd` (`--resume` and `/load`); when the agent answers, the
+    /// history it replayed is drawn first ([`Session::drain_background`]).
+    pub(super) fn load_drawn(
+        &mut self,
+        id: SessionId,
+        cwd: String,
+    ) -> Result<Result<LoadSessionResponse, acp_blocking::Error>, Exit> {
+        let requester = self.requester().with_timeout(self.settings.connect_timeout);
+        let request = LoadSessionRequest::new(id, cwd, vec![]);
+        let answer = self.call("loading the session…", move || requester.load_session(request))?;
+        if answer.is_ok() {
+            self.drain_background();
+        }
+        Ok(answer)
     }
 
     /// Renders the history `session/load` replayed. The agent sent it before its answer, but
