@@ -29,7 +29,7 @@ impl Server {
         Self::start_with(options, EchoAgent::default).await
     }
 
-    async fn start_with(options: WsServerOptions, factory: fn() -> EchoAgent) -> Server {
+    async fn start_with(options: WsServerOptions, factory: impl Fn() -> EchoAgent + Send + Sync + 'static) -> Server {
         let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
         let addr = listener.local_addr().expect("addr");
         let (stop, stopped) = oneshot::channel::<()>();
@@ -39,6 +39,13 @@ impl Server {
         };
         let task = tokio::spawn(serve_ws(listener, backend, options, shutdown));
         Server { url: format!("ws://{addr}/acp"), base: format!("http://{addr}"), stop: Some(stop), task }
+    }
+
+    /// A server whose agents report what their handlers observe (their cancellations).
+    async fn start_observed() -> (Server, tokio::sync::mpsc::UnboundedReceiver<String>) {
+        let (observed_tx, observed) = tokio::sync::mpsc::unbounded_channel();
+        let factory = move || EchoAgent { observed: Some(observed_tx.clone()), ..EchoAgent::default() };
+        (Self::start_with(WsServerOptions::default(), factory).await, observed)
     }
 
     async fn connect(&self, client: TestClient) -> (ClientConnection, RemoteInfo) {
@@ -221,18 +228,7 @@ async fn connections_over_the_cap_are_refused_with_503_until_one_ends() {
 
 #[tokio::test]
 async fn a_client_that_vanishes_mid_turn_gets_its_turn_cancelled_on_the_server() {
-    let (observed_tx, mut observed) = tokio::sync::mpsc::unbounded_channel();
-    let server = {
-        let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
-        let addr = listener.local_addr().expect("addr");
-        let factory = move || EchoAgent { observed: Some(observed_tx.clone()), ..EchoAgent::default() };
-        let backend = AgentBackend::new(factory, AgentOptions::default());
-        let (stop, stopped) = oneshot::channel::<()>();
-        let task = tokio::spawn(serve_ws(listener, backend, WsServerOptions::default(), async move {
-            let _ = stopped.await;
-        }));
-        Server { url: format!("ws://{addr}/acp"), base: format!("http://{addr}"), stop: Some(stop), task }
-    };
+    let (server, mut observed) = Server::start_observed().await;
     let mut ws = raw(&server.url).await;
     let send = |v: Value| Message::text(v.to_string());
     ws.send(send(json!({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1}})))
@@ -259,18 +255,7 @@ async fn a_client_that_vanishes_mid_turn_gets_its_turn_cancelled_on_the_server()
 async fn shutdown_cancels_the_turns_in_flight_answers_them_then_the_server_stops() {
     // Each running prompt is cancelled as `session/cancel` cancels it: the handler sees
     // `SessionCancelled`, the client gets `stopReason: cancelled`; then the server returns.
-    let (observed_tx, mut observed) = tokio::sync::mpsc::unbounded_channel();
-    let server = {
-        let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
-        let addr = listener.local_addr().expect("addr");
-        let factory = move || EchoAgent { observed: Some(observed_tx.clone()), ..EchoAgent::default() };
-        let backend = AgentBackend::new(factory, AgentOptions::default());
-        let (stop, stopped) = oneshot::channel::<()>();
-        let task = tokio::spawn(serve_ws(listener, backend, WsServerOptions::default(), async move {
-            let _ = stopped.await;
-        }));
-        Server { url: format!("ws://{addr}/acp"), base: format!("http://{addr}"), stop: Some(stop), task }
-    };
+    let (server, mut observed) = Server::start_observed().await;
     let (conn, _) = server.connect(TestClient::default()).await;
     let session = handshake(&conn).await;
     let mut turn = conn.prompt(common::prompt(&session, "wait")).await.expect("prompt");
