@@ -61,17 +61,9 @@ impl Server {
 
 async fn suite(options: HttpClientOptions) {
     let server = Server::start(WsServerOptions::default()).await;
-    let (client, mut events) = TestClient::with_events();
-    let client = TestClient { permission: Some("allow"), ..client };
-    client.files.lock().unwrap().insert("/tmp/remote.txt".into(), "remote content".into());
+    let (client, mut events) = scenarios::remote_client();
     let conn = server.connect(client.clone(), options).await;
-    let session = scenarios::handshake_and_sessions(&conn).await;
-    scenarios::prompt_stream(&conn, &session).await;
-    scenarios::permission_granted(&conn, &session, &mut events).await;
-    scenarios::fs_read(&conn, &session, &client).await;
-    scenarios::cancel_mid_turn(&conn, &session, None).await;
-    scenarios::panic_isolated(&conn, &session).await;
-    scenarios::concurrent_sessions(&conn, 16).await;
+    scenarios::remote_suite(&conn, &client, &mut events).await;
     conn.close().await.expect("close");
     server.shutdown().await;
 }

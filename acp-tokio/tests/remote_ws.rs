@@ -95,18 +95,10 @@ async fn http(base: &str, request: &str) -> (u16, String) {
 #[tokio::test]
 async fn the_scenario_suite_runs_over_websocket() {
     let server = Server::start(WsServerOptions::default()).await;
-    let (client, mut events) = TestClient::with_events();
-    let client = TestClient { permission: Some("allow"), ..client };
-    client.files.lock().unwrap().insert("/tmp/remote.txt".into(), "remote content".into());
+    let (client, mut events) = scenarios::remote_client();
     let (conn, info) = server.connect(client.clone()).await;
     assert!(info.connection_id.as_deref().is_some_and(|id| !id.is_empty()), "Acp-Connection-Id: {info:?}");
-    let session = scenarios::handshake_and_sessions(&conn).await;
-    scenarios::prompt_stream(&conn, &session).await;
-    scenarios::permission_granted(&conn, &session, &mut events).await;
-    scenarios::fs_read(&conn, &session, &client).await;
-    scenarios::cancel_mid_turn(&conn, &session, None).await;
-    scenarios::panic_isolated(&conn, &session).await;
-    scenarios::concurrent_sessions(&conn, 16).await;
+    scenarios::remote_suite(&conn, &client, &mut events).await;
     conn.close().await.expect("close");
     server.shutdown().await;
 }

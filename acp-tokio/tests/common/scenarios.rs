@@ -203,3 +203,24 @@ pub async fn storm(conn: &ClientConnection, n: u64, mut sample: impl FnMut()) ->
     assert_eq!(turn.finish().await.expect("stop reason"), StopReason::EndTurn);
     count
 }
+
+/// The client the remote transports' suite runs with: it allows permission asks and serves
+/// `/tmp/remote.txt`; with the receiver of its events.
+pub fn remote_client() -> (super::TestClient, UnboundedReceiver<String>) {
+    let (client, events) = super::TestClient::with_events();
+    let client = super::TestClient { permission: Some("allow"), ..client };
+    client.files.lock().unwrap().insert("/tmp/remote.txt".into(), "remote content".into());
+    (client, events)
+}
+
+/// The suite each remote transport (WebSocket, Streamable HTTP) runs over one connection of
+/// a [`remote_client`].
+pub async fn remote_suite(conn: &ClientConnection, client: &super::TestClient, events: &mut UnboundedReceiver<String>) {
+    let session = handshake_and_sessions(conn).await;
+    prompt_stream(conn, &session).await;
+    permission_granted(conn, &session, events).await;
+    fs_read(conn, &session, client).await;
+    cancel_mid_turn(conn, &session, None).await;
+    panic_isolated(conn, &session).await;
+    concurrent_sessions(conn, 16).await;
+}
