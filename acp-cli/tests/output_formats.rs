@@ -5,8 +5,7 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::path::Path;
 use std::time::Duration;
 
 use common::*;
@@ -215,27 +214,9 @@ fn help_lists_the_exit_codes() {
     }
 }
 
-fn interop_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join("interop")
-}
-
-/// Whether the TypeScript SDK is installed; panics when it is required and missing.
-fn sdk_available() -> bool {
-    let node = Command::new("node").arg("--version").output().is_ok_and(|o| o.status.success());
-    let installed = interop_dir().join("node_modules/@agentclientprotocol/sdk/package.json").exists();
-    if node && installed {
-        return true;
-    }
-    if std::env::var("ACP_REQUIRE_INTEROP").is_ok_and(|v| v == "1") {
-        panic!("ACP_REQUIRE_INTEROP=1 but node or interop/node_modules is missing");
-    }
-    eprintln!("SKIPPED: needs node and `npm ci` in interop/");
-    false
-}
-
 #[test]
 fn the_typescript_sdk_agent_gets_links_and_no_images() {
-    if !sdk_available() {
+    if !typescript_sdk_available() {
         return;
     }
     let dir = TempDir::new("sdk-output");

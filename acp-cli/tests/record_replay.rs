@@ -6,7 +6,9 @@ mod common;
 
 use std::time::Duration;
 
-use common::{KillOnDrop, TempDir, acp, collect, finish, run, signal, start, survivors};
+use common::{
+    KillOnDrop, TempDir, acp, collect, finish, interop_dir, run, signal, start, survivors, typescript_sdk_available,
+};
 use serde_json::{Value, json};
 
 /// Records `acp client --allow -p PROMPT` against `acp agent --quiet` through `acp record`
@@ -184,27 +186,13 @@ fn bytes_pass_whole_over_long_lines_are_recorded_cut_and_the_exit_code_is_the_ag
     assert_eq!(records.last().unwrap()["exit"], json!({ "code": 3 }));
 }
 
-/// Whether node and the TypeScript SDK (interop/node_modules) are there; panics when they are
-/// required (`ACP_REQUIRE_INTEROP=1`, as in CI) and missing.
-fn sdk_available() -> bool {
-    let interop = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../interop");
-    let node = std::process::Command::new("node").arg("--version").output().is_ok_and(|o| o.status.success());
-    let sdk = interop.join("node_modules/@agentclientprotocol/sdk/package.json").exists();
-    if node && sdk {
-        return true;
-    }
-    assert!(!std::env::var("ACP_REQUIRE_INTEROP").is_ok_and(|v| v == "1"), "ACP_REQUIRE_INTEROP=1 but no node or SDK");
-    eprintln!("SKIPPED: needs node and the TypeScript SDK in interop/ (npm ci)");
-    false
-}
-
 #[test]
 fn sessions_with_the_typescript_sdk_check_clean_but_for_its_deliberate_unknown_method() {
-    if !sdk_available() {
+    if !typescript_sdk_available() {
         return;
     }
     let dir = TempDir::new("record-sdk");
-    let interop = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../interop");
+    let interop = interop_dir();
     let (acp, [agent_js, client_js]) =
         (acp().display().to_string(), ["agent.mjs", "client.mjs"].map(|n| interop.join(n).display().to_string()));
     let file = dir.file("notes.txt", "served\n");

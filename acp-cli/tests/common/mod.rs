@@ -2,7 +2,10 @@
 //! recording ACP client, and running `acp client` with a deadline.
 #![allow(dead_code, unreachable_pub)]
 
+mod interop;
 mod serve;
+#[allow(unused_imports)]
+pub use interop::*;
 #[allow(unused_imports)]
 pub use serve::*;
 
