@@ -195,23 +195,11 @@ fn a_client_that_never_starts_the_agent_fails_the_launch() {
 
 /// The interpreter of `interop/python/.venv` with the official Python SDK, if it is there.
 fn sdk_python() -> Option<PathBuf> {
-    let python = std::env::var_os("ACP_PYTHON")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| interop_dir().join("python").join(".venv").join("bin").join("python"));
-    let ok = Command::new(&python)
-        .args(["-c", "import importlib.metadata as m; assert m.version('agent-client-protocol') == '0.12.1'"])
-        .output()
-        .is_ok_and(|o| o.status.success());
-    match ok {
-        true => Some(python),
-        false if std::env::var("ACP_REQUIRE_INTEROP").is_ok_and(|v| v == "1") => {
-            panic!("ACP_REQUIRE_INTEROP=1 but {} has no agent-client-protocol 0.12.1", python.display())
-        }
-        false => {
-            eprintln!("SKIPPED: the Python SDK client needs interop/python/.venv (see requirements.txt)");
-            None
-        }
-    }
+    common::sdk_python(
+        "import importlib.metadata as m; assert m.version('agent-client-protocol') == '0.12.1'",
+        "agent-client-protocol 0.12.1",
+        "the Python SDK client needs interop/python/.venv (see requirements.txt)",
+    )
 }
 
 #[test]

@@ -127,22 +127,12 @@ fn cancel_ends_a_slow_turn_cancelled() {
 /// The interpreter with the official Python SDK, or `None` after a skip notice (a failure
 /// under `ACP_REQUIRE_INTEROP=1`).
 fn python() -> Option<PathBuf> {
-    let python = std::env::var_os("ACP_PYTHON")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../interop/python/.venv/bin/python"));
     // find_spec, not an import: importing the SDK takes seconds on a loaded machine.
-    let check = "import importlib.util, sys; sys.exit(importlib.util.find_spec('acp') is None)";
-    let ok = Command::new(&python).args(["-c", check]).output().is_ok_and(|o| o.status.success());
-    match ok {
-        true => Some(python),
-        false if std::env::var("ACP_REQUIRE_INTEROP").is_ok_and(|v| v == "1") => {
-            panic!("ACP_REQUIRE_INTEROP=1 but {} has no `acp` (interop/python/requirements.txt)", python.display())
-        }
-        false => {
-            eprintln!("SKIPPED: /sessions and /load need the official Python SDK in interop/python/.venv");
-            None
-        }
-    }
+    sdk_python(
+        "import importlib.util, sys; sys.exit(importlib.util.find_spec('acp') is None)",
+        "`acp` (interop/python/requirements.txt)",
+        "/sessions and /load need the official Python SDK in interop/python/.venv",
+    )
 }
 
 #[test]

@@ -23,3 +23,23 @@ pub fn typescript_sdk_available() -> bool {
     eprintln!("SKIPPED: needs node and the TypeScript SDK in interop/ (npm ci)");
     false
 }
+
+/// The Python interpreter with the official SDK (`ACP_PYTHON`, else `interop/python/.venv`),
+/// if `python -c CHECK` succeeds; else a skip notice naming `skip`, or a panic naming
+/// `missing` when the SDK is required (`ACP_REQUIRE_INTEROP=1`, as in CI).
+pub fn sdk_python(check: &str, missing: &str, skip: &str) -> Option<PathBuf> {
+    let python = std::env::var_os("ACP_PYTHON")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| interop_dir().join("python").join(".venv").join("bin").join("python"));
+    let ok = Command::new(&python).args(["-c", check]).output().is_ok_and(|o| o.status.success());
+    match ok {
+        true => Some(python),
+        false if std::env::var("ACP_REQUIRE_INTEROP").is_ok_and(|v| v == "1") => {
+            panic!("ACP_REQUIRE_INTEROP=1 but {} has no {missing}", python.display())
+        }
+        false => {
+            eprintln!("SKIPPED: {skip}");
+            None
+        }
+    }
+}
