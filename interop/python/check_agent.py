@@ -19,7 +19,6 @@ from acp.schema import (
     InitializeResponse,
     ListSessionsResponse,
     NewSessionResponse,
-    PermissionOption,
     PromptResponse,
     ResumeSessionResponse,
     SessionCapabilities,
@@ -31,6 +30,8 @@ from acp.schema import (
     SessionResumeCapabilities,
     SetSessionModeResponse,
 )
+
+from read_permission import ask_to_read
 
 MODES = SessionModeState(
     current_mode_id="ask",
@@ -112,16 +113,7 @@ class Agent:
         return await self.read(session_id, path, event)
 
     async def read(self, session_id, path, event):
-        tool = acp.start_read_tool_call("read-1", f"Read {path}", path)
-        await self.conn.session_update(session_id=session_id, update=tool)
-        options = [
-            PermissionOption(option_id="allow", name="Allow", kind="allow_once"),
-            PermissionOption(option_id="reject", name="Reject", kind="reject_once"),
-        ]
-        answer = await self.conn.request_permission(
-            session_id=session_id, tool_call=acp.update_tool_call("read-1", status="pending"), options=options
-        )
-        outcome = answer.outcome
+        outcome = await ask_to_read(self.conn, session_id, path)
         if event.is_set() or getattr(outcome, "outcome", "") == "cancelled":
             return PromptResponse(stop_reason="cancelled")
         if outcome.option_id != "allow":

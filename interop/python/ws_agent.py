@@ -20,9 +20,10 @@ from acp.schema import (
     AgentCapabilities,
     InitializeResponse,
     NewSessionResponse,
-    PermissionOption,
     PromptResponse,
 )
+
+from read_permission import ask_to_read
 
 
 class Agent:
@@ -50,16 +51,7 @@ class Agent:
         text = " ".join(block.text for block in prompt if getattr(block, "type", "") == "text")
         if text.startswith("read "):
             path = text[len("read "):].strip()
-            tool = acp.start_read_tool_call("read-1", f"Read {path}", path)
-            await self.conn.session_update(session_id=session_id, update=tool)
-            options = [
-                PermissionOption(option_id="allow", name="Allow", kind="allow_once"),
-                PermissionOption(option_id="reject", name="Reject", kind="reject_once"),
-            ]
-            answer = await self.conn.request_permission(
-                session_id=session_id, tool_call=acp.update_tool_call("read-1", status="pending"), options=options
-            )
-            outcome = answer.outcome
+            outcome = await ask_to_read(self.conn, session_id, path)
             if getattr(outcome, "outcome", "") != "selected" or outcome.option_id != "allow":
                 await self.say(session_id, "not allowed to read")
                 return PromptResponse(stop_reason="end_turn")
