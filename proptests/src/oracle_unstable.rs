@@ -108,7 +108,6 @@ pub const NOT_YET: &[&str] = &[
     "AgentAuthCapabilities",
     "McpCapabilities",
     "InitializeResponse",
-    "SessionConfigOptionCategory",
     "PromptResponse",
     "SessionUpdate",
     "IdleStateUpdate",
