@@ -41,6 +41,7 @@
 //! | `session/set_title` (feature `unstable_session_set_title`) | client → agent | request | `sessionCapabilities.title` | app |
 //! | `session/status` (feature `unstable_session_status`) | client → agent | request | `sessionCapabilities.status` | app |
 //! | `session/archive`, `session/unarchive` (feature `unstable_session_archive`) | client → agent | request | `sessionCapabilities.archive` | app |
+//! | `session/fork` (feature `unstable_session_fork`) | client → agent | request | `sessionCapabilities.fork` | app |
 //! | `session/cancel` | client → agent | notification | | session_control |
 //! | `session/request_permission` | agent → client | request | | app |
 //! | `fs/read_text_file` | agent → client | request | `fs.readTextFile` | app |

@@ -11,6 +11,10 @@ use acp_tokio::acp_proto::types::*;
 use acp_tokio::acp_proto::{ErrorCode, RpcError, SendError};
 use acp_tokio::{Agent, AgentOptions, ClientConnection, ClientOptions, Error, RequestContext};
 
+/// `session/fork` (`unstable_session_fork`).
+#[path = "unstable/fork.rs"]
+mod fork;
+
 /// An agent with one saved session `s1`, whose title and archive state the methods change.
 #[derive(Clone, Default)]
 struct SessionsAgent {

@@ -42,7 +42,8 @@ unstable_defs! {
         ArchiveSessionRequest, ArchiveSessionResponse, UnarchiveSessionRequest, UnarchiveSessionResponse,
         SessionArchiveCapabilities, SessionArchiveFilter,
     ]
-    "unstable_session_fork": [SessionForkCapabilities]
+    "unstable_session_fork": [SessionForkCapabilities, ForkSessionRequest, ForkSessionResponse]
+    "unstable_session_cursors": [CursorId]
     "unstable_session_options": [SessionOptionsCapabilities]
 }
 
@@ -62,14 +63,11 @@ pub const NOT_YET: &[&str] = &[
     "CursorCapabilities",
     "CursorCompactionAnchor",
     "CursorForkCapabilities",
-    "CursorId",
     "CursorMessageAnchor",
     "CursorToolCallAnchor",
     "CursorUpdate",
     "DisableProviderRequest",
     "DisableProviderResponse",
-    "ForkSessionRequest",
-    "ForkSessionResponse",
     "InitialSessionConfigOption",
     "InitializeProxyRequest",
     "InitializeProxyResponse",
@@ -110,7 +108,6 @@ pub const NOT_YET: &[&str] = &[
     "AgentAuthCapabilities",
     "McpCapabilities",
     "InitializeResponse",
-    "SessionConfigOptionCategory",
     "PromptResponse",
     "SessionUpdate",
     "IdleStateUpdate",

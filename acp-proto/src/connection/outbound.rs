@@ -192,6 +192,8 @@ impl Connection {
             Request::Client(ClientRequest::ResumeSession(r)) => {
                 self.check_prompt(Method::ResumeSession, &r.system_prompt)
             }
+            #[cfg(feature = "unstable_session_fork")]
+            Request::Client(ClientRequest::ForkSession(r)) => self.check_prompt(Method::ForkSession, &r.system_prompt),
             _ => Ok(()),
         }
     }

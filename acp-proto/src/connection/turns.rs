@@ -5,7 +5,7 @@
 //!
 //! | state of a session | event | what the machine does |
 //! |---|---|---|
-//! | unknown | `session/new` answered with `sessionId` S, or `session/load` / `session/resume` of S answered successfully | S is **announced**; `session/update`s for S may be sent from now on |
+//! | unknown | `session/new` (or the unstable `session/fork`) answered with `sessionId` S, or `session/load` / `session/resume` of S answered successfully | S is **announced**; `session/update`s for S may be sent from now on |
 //! | unknown | `session/load` / `session/resume` of S dispatched | updates for S allowed (the history replay), before their response |
 //! | announced, idle | `session/prompt` | the turn **runs**; dispatched to the application |
 //! | running | `session/prompt` | answered `-32600` (one turn at a time per session) |
@@ -182,6 +182,10 @@ impl Turns {
         }
         if let Ok(Response::Agent(AgentResponse::NewSession(new))) = result {
             self.announced.insert(new.session_id.clone());
+        }
+        #[cfg(feature = "unstable_session_fork")]
+        if let Ok(Response::Agent(AgentResponse::ForkSession(fork))) = result {
+            self.announced.insert(fork.session_id.clone());
         }
     }
 

@@ -181,6 +181,15 @@ macro_rules! method_table {
                     handler: unarchive_session(request), default: method_not_found, call: typed,
                     feature: "unstable_session_archive"
                 }
+                {
+                    /// **Unstable** `session/fork`: a new session from the context of an
+                    /// existing one. Once it has answered, the core accepts updates for the new
+                    /// session, as after `session/new`.
+                    ForkSession = "session/fork", ForkSessionRequest => ForkSessionResponse,
+                    gate: ["sessionCapabilities", "fork"],
+                    handler: fork_session(request), default: method_not_found, call: typed,
+                    feature: "unstable_session_fork"
+                }
             ]
             agent_requests: [
                 {

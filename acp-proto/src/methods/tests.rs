@@ -44,7 +44,6 @@ const NOT_YET: &[(&str, &str, &str)] = &[
     ("agentMethods", "providers/set", "unstable_llm_providers"),
     ("agentMethods", "providers/disable", "unstable_llm_providers"),
     ("agentMethods", "mcp/message", "unstable_mcp_over_acp"),
-    ("agentMethods", "session/fork", "unstable_session_fork"),
     ("agentMethods", "session/options", "unstable_session_options"),
     ("agentMethods", "auth/status", "unstable_auth_status"),
     ("clientMethods", "mcp/message", "unstable_mcp_over_acp"),

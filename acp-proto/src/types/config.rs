@@ -80,6 +80,9 @@ crate::types::serde_util::string_enum! {
         Model = "model",
         /// Settings of the model.
         ModelConfig = "model_config",
+        /// **Unstable** (`unstable_speed_config_category`): response speed, such as a fast
+        /// mode toggle. Without the feature, `"speed"` decodes as `Unknown("speed")`.
+        Speed = "speed" [feature = "unstable_speed_config_category"],
         /// How much the model thinks or reasons.
         ThoughtLevel = "thought_level",
     }
@@ -369,6 +372,20 @@ mod tests {
     use serde_json::json;
 
     use super::*;
+
+    #[test]
+    fn speed_category_is_known_only_with_its_feature() {
+        let category: SessionConfigOptionCategory = serde_json::from_str(r#""speed""#).unwrap();
+        #[cfg(feature = "unstable_speed_config_category")]
+        assert_eq!(category, SessionConfigOptionCategory::Speed);
+        #[cfg(not(feature = "unstable_speed_config_category"))]
+        assert_eq!(category, SessionConfigOptionCategory::Unknown("speed".into()));
+        assert_eq!(serde_json::to_string(&category).unwrap(), r#""speed""#);
+        assert_eq!(
+            SessionConfigOptionCategory::KNOWN.len(),
+            if cfg!(feature = "unstable_speed_config_category") { 5 } else { 4 }
+        );
+    }
 
     fn round_trip_option(input: Value) -> SessionConfigOption {
         let o: SessionConfigOption = serde_json::from_value(input.clone()).unwrap();

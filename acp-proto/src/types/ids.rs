@@ -133,6 +133,13 @@ string_id! {
     TerminalId
 }
 
+#[cfg(feature = "unstable_session_cursors")]
+string_id! {
+    /// **Unstable** (`unstable_session_cursors`): identifies a cursor the agent announced on a
+    /// session (a point in its history; `session/fork` can fork there).
+    CursorId
+}
+
 string_id! {
     /// Identifies one of the options offered in a permission request.
     PermissionOptionId

@@ -100,6 +100,8 @@ pub mod permission;
 pub mod plan;
 pub mod prompt;
 pub mod session;
+#[cfg(feature = "unstable_session_fork")]
+pub mod session_fork;
 pub mod session_unstable;
 pub mod subagent;
 pub mod system_prompt;
@@ -123,6 +125,8 @@ pub use permission::*;
 pub use plan::*;
 pub use prompt::*;
 pub use session::*;
+#[cfg(feature = "unstable_session_fork")]
+pub use session_fork::*;
 #[cfg(any(
     feature = "unstable_session_set_title",
     feature = "unstable_session_status",

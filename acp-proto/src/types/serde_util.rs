@@ -387,6 +387,8 @@ pub(crate) use tagged_union;
 ///     pub enum StopReason {
 ///         /// Docs.
 ///         EndTurn = "end_turn",
+///         /// A value an unstable feature adds (without it, the value is `Unknown`).
+///         Later = "later" [feature = "unstable_x"],
 ///     }
 /// }
 /// ```
@@ -396,7 +398,7 @@ macro_rules! string_enum {
         pub enum $name:ident {
             $(
                 $(#[$vmeta:meta])*
-                $variant:ident = $wire:literal
+                $variant:ident = $wire:literal $([feature = $feature:literal])?
             ),* $(,)?
         }
     ) => {
@@ -406,6 +408,7 @@ macro_rules! string_enum {
         pub enum $name {
             $(
                 $(#[$vmeta])*
+                $(#[cfg(feature = $feature)])?
                 $variant,
             )*
             /// A value this version of the protocol does not know, kept verbatim.
@@ -414,12 +417,12 @@ macro_rules! string_enum {
 
         impl $name {
             /// Every value this version knows, in schema order.
-            pub const KNOWN: &'static [$name] = &[$($name::$variant),*];
+            pub const KNOWN: &'static [$name] = &[$($(#[cfg(feature = $feature)])? $name::$variant),*];
 
             /// The wire string.
             pub fn as_str(&self) -> &str {
                 match self {
-                    $($name::$variant => $wire,)*
+                    $($(#[cfg(feature = $feature)])? $name::$variant => $wire,)*
                     $name::Unknown(s) => s,
                 }
             }
@@ -427,7 +430,7 @@ macro_rules! string_enum {
             /// Parses a wire string; unknown strings become `Unknown`.
             pub fn from_wire(s: &str) -> Self {
                 match s {
-                    $($wire => $name::$variant,)*
+                    $($(#[cfg(feature = $feature)])? $wire => $name::$variant,)*
                     other => $name::Unknown(other.to_owned()),
                 }
             }
