@@ -116,3 +116,35 @@ where
 pub(crate) fn invalid(message: String) -> io::Error {
     io::Error::new(io::ErrorKind::InvalidInput, message)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn target(url: &str, plain: &str, secure: &str) -> io::Result<Target> {
+        Target::of(&url.parse().expect("a URI"), plain, secure)
+    }
+
+    #[test]
+    fn the_scheme_names_the_default_port_and_tls_and_brackets_leave_ipv6_hosts() {
+        let t = target("https://example.com/acp", "http", "https").expect("https");
+        assert_eq!((t.host.as_str(), t.port, t.secure), ("example.com", 443, true));
+        let t = target("ws://[::1]:8765/acp", "ws", "wss").expect("ws");
+        assert_eq!((t.host.as_str(), t.port, t.secure), ("::1", 8765, false));
+        let e = target("wss://example.com/acp", "http", "https").expect_err("not http");
+        assert_eq!(e.kind(), io::ErrorKind::InvalidInput);
+        assert!(e.to_string().contains("http:// or https://"), "{e}");
+    }
+
+    /// Without the `tls` feature a secure URL is refused, naming the feature.
+    #[cfg(not(feature = "tls"))]
+    #[tokio::test]
+    async fn without_tls_a_secure_url_is_refused_naming_the_feature() {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
+        let port = listener.local_addr().expect("addr").port();
+        let t = target(&format!("https://127.0.0.1:{port}/acp"), "http", "https").expect("https");
+        let e = t.dial(&Trust, &[]).await.map(drop).expect_err("refused");
+        assert_eq!(e.kind(), io::ErrorKind::Unsupported);
+        assert!(e.to_string().contains("`tls` feature"), "{e}");
+    }
+}
