@@ -178,7 +178,7 @@ impl HttpLink {
 pub async fn open_http(url: &str, options: &HttpClientOptions) -> Result<HttpLink, Error> {
     let uri: Uri = url.parse().map_err(|e| invalid(format!("{url}: {e}")))?;
     let target = Target::of(&uri, "http", "https").map_err(Error::Io)?;
-    let trust = trust(options);
+    let trust = trust(options, target.secure);
     let probe = target.dial(&trust, &ALPN);
     let alpn = match tokio::time::timeout(options.connect_timeout, probe).await {
         Err(_) => return Err(Error::Io(io::Error::new(io::ErrorKind::TimedOut, format!("{url}: connect timed out")))),
@@ -189,13 +189,20 @@ pub async fn open_http(url: &str, options: &HttpClientOptions) -> Result<HttpLin
     Ok(HttpLink { http, uri, options: options.clone(), info: RemoteInfo::default(), alpn })
 }
 
+/// The options' trust; for `https://` the platform's roots are loaded here once, not on every
+/// connection.
 #[cfg(feature = "tls")]
-fn trust(options: &HttpClientOptions) -> super::dial::Trust {
-    options.tls.clone()
+fn trust(options: &HttpClientOptions, secure: bool) -> super::dial::Trust {
+    match &options.tls {
+        Some(tls) => Some(tls.clone()),
+        // Failing here, each connection tries again and says why.
+        None if secure => super::TlsClient::trusting(None).ok(),
+        None => None,
+    }
 }
 
 #[cfg(not(feature = "tls"))]
-fn trust(_: &HttpClientOptions) -> super::dial::Trust {
+fn trust(_: &HttpClientOptions, _: bool) -> super::dial::Trust {
     super::dial::Trust
 }
 
