@@ -280,8 +280,8 @@ struct ClientArgs {
     #[arg(long)]
     unconfined_terminals: bool,
     /// Talk to a remote agent at this URL instead of spawning AGENT_CMD: ws://HOST:PORT/acp
-    /// (WebSocket; wss:// with TLS) or http://HOST:PORT/acp (Streamable HTTP), e.g. one served
-    /// by `acp serve`.
+    /// (WebSocket; wss:// with TLS) or http://HOST:PORT/acp (Streamable HTTP; https:// with
+    /// TLS, HTTP/2 when the server offers it), e.g. one served by `acp serve`.
     #[arg(long, value_name = "URL", conflicts_with_all = ["agent", "agent_name"])]
     connect: Option<String>,
     /// Run the named agent of the config file (`[agents.NAME]`) instead of AGENT_CMD.
@@ -297,7 +297,7 @@ struct ClientArgs {
     /// With --connect: a file holding the bearer token the server requires.
     #[arg(long, value_name = "FILE", requires = "connect")]
     token_file: Option<PathBuf>,
-    /// With --connect wss://…: trust only the CA certificates in this PEM file (a private CA)
+    /// With --connect wss://… or https://…: trust only the CA certificates in this PEM file (a private CA)
     /// instead of the system's roots.
     #[arg(long, value_name = "PEM", requires = "connect")]
     ca_file: Option<PathBuf>,
@@ -348,7 +348,8 @@ acp serve --listen 0.0.0.0:8765 --token-file /etc/acp/token -- npx @zed-industri
 acp serve --listen 0.0.0.0:8443 --token-file /etc/acp/token --tls-cert cert.pem --tls-key key.pem -- acp agent\n  \
 acp client --connect ws://127.0.0.1:8765/acp\n  \
 acp client --connect http://127.0.0.1:8765/acp\n  \
-acp client --connect wss://acp.example.com:8443/acp --token-file token --ca-file ca.pem\n\n\
+acp client --connect wss://acp.example.com:8443/acp --token-file token --ca-file ca.pem\n  \
+acp client --connect https://acp.example.com:8443/acp --token-file token --ca-file ca.pem\n\n\
 Endpoint /acp: a WebSocket upgrade (one JSON-RPC message per text frame) or Streamable HTTP \
 (POST each message, GET the SSE streams, DELETE to end); health check /healthz. With --tls-cert and --tls-key \
 the same endpoint is served over TLS only (https://, wss://; ALPN h2 and http/1.1). SIGTERM, SIGINT or SIGHUP: \

@@ -58,15 +58,16 @@ impl Served {
     }
 }
 
-#[test]
-fn a_full_turn_over_wss_with_a_private_ca() {
-    let dir = TempDir::new("tls-turn");
+/// A full turn (the agent asks to read a file of the client's: permission, then fs read) over
+/// `SCHEME://`, by name and by address, trusting the private CA with `--ca-file`.
+fn a_full_turn_with_a_private_ca(scheme: &str) {
+    let dir = TempDir::new(&format!("tls-turn-{scheme}"));
     let certificates = certificates("private");
     let ca = dir.file("ca.pem", &certificates.ca);
     let path = dir.file("notes.txt", "hello over tls\n");
     let served = Served::start(&dir, &certificates);
     for host in ["localhost", "127.0.0.1"] {
-        let url = format!("wss://{host}:{}/acp", served.port);
+        let url = format!("{scheme}://{host}:{}/acp", served.port);
         let prompt = format!("read {path}");
         let run = run(&["client", "--allow", "--connect", &url, "--ca-file", &ca, "-p", &prompt], dir.path(), "");
         assert_eq!(run.code(), 0, "stdout:\n{}\nstderr:\n{}", run.stdout, run.stderr);
@@ -75,6 +76,16 @@ fn a_full_turn_over_wss_with_a_private_ca() {
     }
     let log = served.stop();
     assert!(log.contains("event=connection_closed"), "{log}");
+}
+
+#[test]
+fn a_full_turn_over_wss_with_a_private_ca() {
+    a_full_turn_with_a_private_ca("wss");
+}
+
+#[test]
+fn a_full_turn_over_https_with_a_private_ca() {
+    a_full_turn_with_a_private_ca("https");
 }
 
 #[test]
@@ -94,18 +105,28 @@ fn a_plain_text_client_on_the_tls_port_fails_cleanly_and_the_server_serves_on() 
     served.stop();
 }
 
-#[test]
-fn a_certificate_of_an_untrusted_ca_is_refused_with_a_clear_error() {
-    let dir = TempDir::new("tls-untrusted");
+/// `SCHEME://` to a server whose certificate `--ca-file` does not vouch for.
+fn an_untrusted_ca_is_refused(scheme: &str) {
+    let dir = TempDir::new(&format!("tls-untrusted-{scheme}"));
     let served = Served::start(&dir, &certificates("private"));
     let other = dir.file("other-ca.pem", &certificates("other").ca);
-    let url = format!("wss://localhost:{}/acp", served.port);
+    let url = format!("{scheme}://localhost:{}/acp", served.port);
     let run = run(&["client", "--deny", "--connect", &url, "--ca-file", &other, "-p", "hi"], dir.path(), "");
     let said = format!("{}{}", run.stdout, run.stderr);
     assert_ne!(run.code(), 0, "{said}");
     assert!(said.contains("could not connect") && said.contains("certificate is not trusted"), "{said}");
     assert!(said.contains("--ca-file"), "the hint: {said}");
     served.stop();
+}
+
+#[test]
+fn a_certificate_of_an_untrusted_ca_is_refused_with_a_clear_error() {
+    an_untrusted_ca_is_refused("wss");
+}
+
+#[test]
+fn a_certificate_of_an_untrusted_ca_is_refused_with_a_clear_error_over_https() {
+    an_untrusted_ca_is_refused("https");
 }
 
 #[test]

@@ -1,6 +1,6 @@
 //! `acp client --connect URL`: the agent is remote, behind a WebSocket (`ws://…`, or `wss://…`
 //! with TLS trusting the platform's roots or only the CAs of `--ca-file`) or Streamable HTTP
-//! (`http://…`), the two profiles of the RFD "Streamable HTTP & WebSocket Transport". The
+//! (`http://…`, or `https://…` with the same TLS; HTTP/2 when the server picks it by ALPN), the two profiles of the RFD "Streamable HTTP & WebSocket Transport". The
 //! client stays what it is over stdio (acp-blocking on plain threads, the same rendering,
 //! permissions and services of this machine): a thread with a small tokio runtime pumps the
 //! link into one end of a Unix socket pair, and the connection reads and writes the other end
@@ -116,13 +116,17 @@ enum Link {
 }
 
 impl Link {
-    /// Opens the link `url`'s scheme names: `http://` is Streamable HTTP, anything else goes
-    /// to the WebSocket client (which refuses what it does not speak).
+    /// Opens the link `url`'s scheme names: `http://` and `https://` are Streamable HTTP,
+    /// anything else goes to the WebSocket client (which refuses what it does not speak).
     async fn open(url: &str, dial: Dial) -> Result<Link, acp_tokio::Error> {
         let Dial { token, timeout, tls } = dial;
         if url.starts_with("http://") || url.starts_with("https://") {
-            let options =
-                HttpClientOptions { bearer_token: token, connect_timeout: timeout, ..HttpClientOptions::default() };
+            let options = HttpClientOptions {
+                bearer_token: token,
+                connect_timeout: timeout,
+                tls,
+                ..HttpClientOptions::default()
+            };
             return Ok(Link::Http(open_http(url, &options).await?));
         }
         let options =
@@ -146,7 +150,8 @@ impl Link {
     }
 }
 
-/// How to open the link: the bearer token, the connect deadline, and for `wss://` the CAs.
+/// How to open the link: the bearer token, the connect deadline, and for `wss://` and
+/// `https://` the CAs.
 struct Dial {
     token: Option<String>,
     timeout: Duration,

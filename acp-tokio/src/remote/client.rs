@@ -9,6 +9,7 @@ use tokio_tungstenite::tungstenite::http::{HeaderName, HeaderValue};
 use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
 use tokio_tungstenite::tungstenite::{self, Message};
 
+use super::dial::{Target, Transport};
 use super::pump::{Incoming, PumpLimits, pump};
 use super::{CONNECTION_ID_HEADER, DEFAULT_MAX_MESSAGE};
 use crate::{Client, ClientConnection, ClientOptions, Error};
@@ -80,11 +81,7 @@ pub async fn connect_ws<C: Client>(
 ) -> Result<(ClientConnection, RemoteInfo), Error> {
     let link = open_ws(url, &options).await?;
     let info = link.info().clone();
-    let (ours, theirs) = tokio::io::duplex(super::BRIDGE_BUFFER);
-    let (read, write) = tokio::io::split(ours);
-    let (lines_out, lines_in) = tokio::io::split(theirs);
-    tokio::spawn(link.pump(lines_out, lines_in));
-    Ok((ClientConnection::connect(client, read, write, options.client), info))
+    Ok(super::dial::bridge(client, options.client, info, |lines_out, lines_in| link.pump(lines_out, lines_in)))
 }
 
 /// An open WebSocket to a remote agent, not yet pumping: for a client on another runtime (such
@@ -96,10 +93,6 @@ pub struct WsLink {
 }
 
 type WsStream = tokio_tungstenite::WebSocketStream<Box<dyn Transport>>;
-
-/// What a WebSocket runs over: TCP, or TLS over TCP.
-trait Transport: tokio::io::AsyncRead + tokio::io::AsyncWrite + Send + Unpin {}
-impl<T: tokio::io::AsyncRead + tokio::io::AsyncWrite + Send + Unpin> Transport for T {}
 
 impl std::fmt::Debug for WsLink {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -178,47 +171,18 @@ async fn open(url: &str, options: &WsClientOptions) -> Result<(WsStream, RemoteI
     Ok((ws, RemoteInfo { connection_id, cookies }))
 }
 
-/// The TCP connection to the URL's host, with TLS for `wss://`.
+/// The TCP connection to the URL's host, with TLS for `wss://` (the upgrade offers ALPN
+/// `http/1.1` whatever the options' config names).
 async fn transport(uri: &tungstenite::http::Uri, options: &WsClientOptions) -> io::Result<Box<dyn Transport>> {
-    let secure = match uri.scheme_str() {
-        Some("ws") => false,
-        Some("wss") => true,
-        _ => return Err(io::Error::new(io::ErrorKind::InvalidInput, "the URL must start with ws:// or wss://")),
+    let target = Target::of(uri, "ws", "wss")?;
+    #[cfg(feature = "tls")]
+    let trust = &options.tls;
+    #[cfg(not(feature = "tls"))]
+    let trust = &{
+        let _ = options;
+        super::dial::Trust
     };
-    let host = uri.host().unwrap_or_default();
-    // An IPv6 literal comes in brackets.
-    let host = host.strip_prefix('[').and_then(|h| h.strip_suffix(']')).unwrap_or(host);
-    let port = uri.port_u16().unwrap_or(if secure { 443 } else { 80 });
-    let tcp = tokio::net::TcpStream::connect((host, port)).await?;
-    // Small messages must not wait for Nagle's algorithm.
-    tcp.set_nodelay(true)?;
-    if !secure {
-        return Ok(Box::new(tcp));
-    }
-    secure_transport(host, tcp, options).await
-}
-
-#[cfg(feature = "tls")]
-async fn secure_transport(
-    host: &str,
-    tcp: tokio::net::TcpStream,
-    options: &WsClientOptions,
-) -> io::Result<Box<dyn Transport>> {
-    let trust = match &options.tls {
-        Some(tls) => tls.clone(),
-        None => super::TlsClient::trusting(None)?,
-    };
-    let tls = trust.with_alpn(&[b"http/1.1"]).connect(host, tcp).await?;
-    Ok(Box::new(tls))
-}
-
-#[cfg(not(feature = "tls"))]
-async fn secure_transport(
-    _host: &str,
-    _tcp: tokio::net::TcpStream,
-    _options: &WsClientOptions,
-) -> io::Result<Box<dyn Transport>> {
-    Err(io::Error::new(io::ErrorKind::Unsupported, "wss:// needs acp-tokio's `tls` feature"))
+    Ok(target.dial(trust, &[b"http/1.1"]).await?.0)
 }
 
 fn invalid(message: String) -> Error {

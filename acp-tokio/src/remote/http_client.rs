@@ -37,13 +37,14 @@ use http_body_util::Full;
 use hyper::Uri;
 use hyper::body::Bytes;
 use hyper_util::client::legacy::Client as HyperClient;
-use hyper_util::client::legacy::connect::HttpConnector;
 use hyper_util::rt::TokioExecutor;
 use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::sync::mpsc;
 
 use super::DEFAULT_MAX_MESSAGE;
 use super::client::RemoteInfo;
+use super::dial::{Target, bridge};
+use super::http_connect::{ALPN, Connector};
 use super::http_run::Run;
 use super::pump::read_line;
 use crate::{Client, ClientConnection, ClientOptions, Error};
@@ -52,7 +53,7 @@ use crate::{Client, ClientConnection, ClientOptions, Error};
 pub(crate) const INBOX: usize = 64;
 
 /// The HTTP client the link uses.
-pub(crate) type HttpClient = HyperClient<HttpConnector, Full<Bytes>>;
+pub(crate) type HttpClient = HyperClient<Connector, Full<Bytes>>;
 
 /// How [`connect_http`] connects.
 #[derive(Debug, Clone)]
@@ -72,8 +73,13 @@ pub struct HttpClientOptions {
     /// over cleartext nothing can negotiate it, and a server that only speaks HTTP/1.1 (the
     /// Python SDK's app under uvicorn) would refuse it: so the default, `false`, speaks
     /// HTTP/1.1 on `http://` URLs, as the Python SDK's client (httpx) does. Our server
-    /// ([`serve_ws`](super::serve_ws)) speaks both.
+    /// ([`serve_ws`](super::serve_ws)) speaks both. Over `https://` ALPN decides (HTTP/2 when
+    /// the server picks `h2`), whatever this says.
     pub http2_prior_knowledge: bool,
+    /// Whom an `https://` server must prove to be: `None` trusts the platform's roots. The
+    /// connection offers ALPN `h2` and `http/1.1` whatever this config names.
+    #[cfg(feature = "tls")]
+    pub tls: Option<super::TlsClient>,
 }
 
 impl Default for HttpClientOptions {
@@ -85,6 +91,8 @@ impl Default for HttpClientOptions {
             max_message: DEFAULT_MAX_MESSAGE,
             connect_timeout: Duration::from_secs(10),
             http2_prior_knowledge: false,
+            #[cfg(feature = "tls")]
+            tls: None,
         }
     }
 }
@@ -117,11 +125,7 @@ pub async fn connect_http<C: Client>(
 ) -> Result<(ClientConnection, RemoteInfo), Error> {
     let link = open_http(url, &options).await?;
     let info = link.info().clone();
-    let (ours, theirs) = tokio::io::duplex(super::BRIDGE_BUFFER);
-    let (read, write) = tokio::io::split(ours);
-    let (lines_out, lines_in) = tokio::io::split(theirs);
-    tokio::spawn(link.pump(lines_out, lines_in));
-    Ok((ClientConnection::connect(client, read, write, options.client), info))
+    Ok(bridge(client, options.client, info, |lines_out, lines_in| link.pump(lines_out, lines_in)))
 }
 
 /// A Streamable HTTP link to a remote agent, not yet pumping: for a client on another runtime
@@ -133,6 +137,7 @@ pub struct HttpLink {
     uri: Uri,
     options: HttpClientOptions,
     info: RemoteInfo,
+    alpn: Option<Vec<u8>>,
 }
 
 impl std::fmt::Debug for HttpLink {
@@ -145,6 +150,12 @@ impl HttpLink {
     /// What is known of the remote connection when the link opens (over HTTP: nothing yet).
     pub fn info(&self) -> &RemoteInfo {
         &self.info
+    }
+
+    /// The ALPN protocol an `https://` server chose when [`open_http`] connected (`h2` for
+    /// HTTP/2, which the link's requests then speak); `None` over `http://`.
+    pub fn alpn_protocol(&self) -> Option<&[u8]> {
+        self.alpn.as_deref()
     }
 
     /// Pumps messages until the connection ended: each line read from `lines_out` is POSTed
@@ -161,34 +172,46 @@ impl HttpLink {
 
 /// Opens a Streamable HTTP link to the agent at `url` (see [`HttpLink`]); [`connect_http`]
 /// does this and connects a [`ClientConnection`] over it. Fails when the URL is not
-/// `http://…` or nothing accepts TCP connections there (within the connect timeout).
+/// `http://…` or `https://…` (the latter needs the `tls` feature), when nothing accepts TCP
+/// connections there (within the connect timeout), or when the TLS handshake fails (an
+/// untrusted certificate says so).
 pub async fn open_http(url: &str, options: &HttpClientOptions) -> Result<HttpLink, Error> {
     let uri: Uri = url.parse().map_err(|e| invalid(format!("{url}: {e}")))?;
-    match uri.scheme_str() {
-        Some("http") => {}
-        Some("https") => return Err(invalid(format!("{url}: https is not supported yet (terminate TLS in front)"))),
-        _ => return Err(invalid(format!("{url}: not an http:// URL"))),
-    }
-    let host = uri.host().ok_or_else(|| invalid(format!("{url}: no host")))?;
-    let host = host.trim_start_matches('[').trim_end_matches(']');
-    let port = uri.port_u16().unwrap_or(80);
-    let probe = tokio::net::TcpStream::connect((host, port));
-    match tokio::time::timeout(options.connect_timeout, probe).await {
+    let target = Target::of(&uri, "http", "https").map_err(Error::Io)?;
+    let trust = trust(options, target.secure);
+    let probe = target.dial(&trust, &ALPN);
+    let alpn = match tokio::time::timeout(options.connect_timeout, probe).await {
         Err(_) => return Err(Error::Io(io::Error::new(io::ErrorKind::TimedOut, format!("{url}: connect timed out")))),
         Ok(Err(e)) => return Err(Error::Io(io::Error::new(e.kind(), format!("{url}: {e}")))),
-        Ok(Ok(_)) => {}
-    }
-    let http = http_client(options);
-    Ok(HttpLink { http, uri, options: options.clone(), info: RemoteInfo::default() })
+        Ok(Ok((_, alpn))) => alpn,
+    };
+    let http = http_client(options, trust, target.secure);
+    Ok(HttpLink { http, uri, options: options.clone(), info: RemoteInfo::default(), alpn })
 }
 
-/// The HTTP client: plain TCP (no delay: small messages leave at once), HTTP/1.1 or HTTP/2 by
-/// prior knowledge. The one place a TLS connector would go.
-fn http_client(options: &HttpClientOptions) -> HttpClient {
-    let mut connector = HttpConnector::new();
-    connector.set_nodelay(true);
-    connector.set_connect_timeout(Some(options.connect_timeout));
-    HyperClient::builder(TokioExecutor::new()).http2_only(options.http2_prior_knowledge).build(connector)
+/// The options' trust; for `https://` the platform's roots are loaded here once, not on every
+/// connection.
+#[cfg(feature = "tls")]
+fn trust(options: &HttpClientOptions, secure: bool) -> super::dial::Trust {
+    match &options.tls {
+        Some(tls) => Some(tls.clone()),
+        // Failing here, each connection tries again and says why.
+        None if secure => super::TlsClient::trusting(None).ok(),
+        None => None,
+    }
+}
+
+#[cfg(not(feature = "tls"))]
+fn trust(_: &HttpClientOptions, _: bool) -> super::dial::Trust {
+    super::dial::Trust
+}
+
+/// The HTTP client: HTTP/1.1 or HTTP/2 by prior knowledge over `http://`, as ALPN chose over
+/// `https://`.
+fn http_client(options: &HttpClientOptions, trust: super::dial::Trust, secure: bool) -> HttpClient {
+    let connector = Connector::new(trust, options.connect_timeout);
+    let prior_knowledge = options.http2_prior_knowledge && !secure;
+    HyperClient::builder(TokioExecutor::new()).http2_only(prior_knowledge).build(connector)
 }
 
 fn invalid(message: String) -> Error {

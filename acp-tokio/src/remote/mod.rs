@@ -45,7 +45,9 @@
 //!
 //! TLS (feature `tls`, rustls): a server with [`WsServerOptions`]`::tls` serves `https://` and
 //! `wss://` on the same endpoint (ALPN `h2` and `http/1.1`); [`connect_ws`] opens `wss://` URLs
-//! trusting the platform's roots or the CAs of `WsClientOptions::tls` (see `tls.rs`).
+//! trusting the platform's roots or the CAs of `WsClientOptions::tls` (see `tls.rs`), and
+//! `connect_http` opens `https://` URLs the same way (`HttpClientOptions::tls`; HTTP/2 when the
+//! server picks `h2`). Both clients read their URL and connect through one path (`dial.rs`).
 //!
 //! Not here (yet): reconnection (the RFD leaves it to the application in v1: a new
 //! [`connect_ws`] with [`RemoteInfo::cookies`] sent back, then `session/load` or
@@ -54,9 +56,12 @@
 mod client;
 #[cfg(feature = "http")]
 mod cookies;
+mod dial;
 mod http;
 #[cfg(feature = "http")]
 mod http_client;
+#[cfg(feature = "http")]
+mod http_connect;
 #[cfg(feature = "http")]
 mod http_run;
 mod inflight;

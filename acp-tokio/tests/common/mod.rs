@@ -3,6 +3,7 @@
 #![allow(dead_code, unreachable_pub)]
 
 pub mod blocking_echo;
+pub mod certs;
 #[path = "../../examples/support/echo.rs"]
 pub mod echo;
 pub mod scenarios;
