@@ -26,16 +26,22 @@
 //!    `end_turn` (steps 2-7 are skipped);
 //! 2. if TEXT contains the word `slow`, the turn stays open for [`AgentConfig::slow_delay`]
 //!    (5 s) unless it is cancelled;
-//! 3. if TEXT contains the word `elicit`, a form (`elicitation/create`: `name`, a required
-//!    string, and `count`, an integer) when the client advertised `elicitation.form`, then an
-//!    `agent_message_chunk` with what came back: `form accepted: name="Ada" count=3` (the
-//!    fields in name order, as JSON values), `form declined`, `form cancelled`, or `no form:
-//!    the client did not advertise elicitation.form`; then `done` and `end_turn` (steps 4-7
-//!    are skipped);
+//! 3. if TEXT contains the word `elicit`, a form (`elicitation/create`, see [`form_schema`]:
+//!    `name`, a required string of 1-40 characters, `count`, an integer from 1 to 10,
+//!    `colour`, a choice, `subscribe`, a boolean, and `greeting`, a string with a default)
+//!    when the client advertised `elicitation.form`, then an `agent_message_chunk` with what
+//!    came back, then a newline: `form accepted: count=3 name="Ada"` (the fields in name
+//!    order, as JSON values), `form declined`, `form cancelled`, or `no form: the client did
+//!    not advertise elicitation.form`; then `done` and `end_turn` (steps 4-7 are skipped); else, if it
+//!    contains the word `link`, a URL elicitation ([`LINK_URL`], id `link-N`) when the client
+//!    advertised `elicitation.url`, an `elicitation/complete` for it if accepted, and an
+//!    `agent_message_chunk` `url accepted`, `url declined`, `url cancelled` or `no url: the
+//!    client did not advertise elicitation.url`, then a newline; then `done` and `end_turn`;
 //! 4. if TEXT contains the word `news`, one update of each kind that needs a client
-//!    capability (newest v1 schema): a `notice` (`session.notices`), a `plan_update` and a
-//!    `plan_removed` (`plan`), a `compaction_update` and a `compaction_summary_chunk`
-//!    (`session.compaction`), a `subagent_update` and a `session_message` (`subagents`), then
+//!    capability (newest v1 schema): a `notice` (`session.notices`), a `plan_update` (steps),
+//!    a `plan_update` (Markdown) and a `plan_removed` (`plan`), a `compaction_update` and a
+//!    `compaction_summary_chunk` (`session.compaction`), a `subagent_update`, a
+//!    `session_message` and a `session_message_chunk` (`subagents`), then
 //!    a completed `tool_call` with a `name`; each one the client did not advertise is refused
 //!    by the core and reported instead as an `agent_message_chunk` `not sent: KIND (needs
 //!    CAPABILITY)`; then `done` and `end_turn` (steps 5-7 are skipped);
@@ -70,7 +76,7 @@ use acp_blocking::acp_proto::{Method, RpcError};
 use acp_blocking::{Agent, AgentOptions, Error, PromptContext, RequestContext};
 use serde_json::{Value, json};
 
-pub use form::{form_schema, is_elicit};
+pub use form::{LINK_URL, form_schema, is_elicit, is_link};
 pub use news::is_news;
 pub use sessions::TOO_MANY_SESSIONS;
 use sessions::{Closed, Sessions};
@@ -179,7 +185,13 @@ impl ReferenceAgent {
         }
         if is_elicit(text) {
             let said = form::ask_form(cx)?;
-            cx.send_text(said)?;
+            cx.send_text(format!("{said}\n"))?;
+            return Ok(Step::Go);
+        }
+        if is_link(text) {
+            let id = format!("link-{}", self.next_call.fetch_add(1, Ordering::Relaxed) + 1);
+            let said = form::ask_url(cx, &id)?;
+            cx.send_text(format!("{said}\n"))?;
             return Ok(Step::Go);
         }
         if is_news(text) {

@@ -209,6 +209,11 @@ Ctrl-C (one quits an idle client). No process started for the agent outlives the
 Under --deny the agent may read files in the roots but not write them nor run commands (neither is \
 advertised); under --ask each write or command is asked first unless it belongs to a tool call the user \
 just allowed.\n\n\
+Elicitations (the agent asks for input): on a terminal a form is filled field by field (typed and \
+checked against its schema; Enter takes a default or skips an optional field) and then accepted (a), \
+declined (d) or cancelled (c, or Ctrl-C); a URL is shown, inert, and accepted (y, once opened) or \
+declined (n). Not on a terminal: forms are answered from --elicit FILE.json (else not advertised), \
+and URLs are declined.\n\n\
 Scripting (one prompt: -p TEXT, -p - for stdin, or --file PATH):\n  \
 acp client --format json -p 'summarize @README.md' -- acp agent | jq -c 'select(.type==\"summary\")'\n  \
 git diff | acp client --quiet -p - -- acp agent\n\n\
@@ -268,7 +273,8 @@ struct ClientArgs {
     #[arg(long, value_name = "METHOD_ID")]
     auth: Option<String>,
     /// Answer the agent's forms (elicitation/create, form mode) from this JSON object of field
-    /// names to values; without it forms are declined and not advertised.
+    /// names to values; without it forms are asked on the terminal, or, without a terminal,
+    /// not advertised.
     #[arg(long, value_name = "FILE.json")]
     elicit: Option<PathBuf>,
     /// How long the agent gets to answer each of initialize, authenticate and session/new

@@ -18,11 +18,12 @@ fn the_client_advertises_and_draws_notices_plans_compactions_subagents_and_tool_
         "echo: news",
         "! notice (warning): The reference agent has news\n    Sent because the prompt says `news`.",
         "Plan plan-news\n  [x] Gather the news (high)\n  [~] Tell the user",
+        "Plan plan-notes\n  ## Notes\n  - read the *news*\n  - tell the user",
         "plan plan-old removed",
         "⇲ context compaction compaction-1: completed\n    summary: Earlier turns were summarized.",
         "    summary of compaction-1: More summary.",
         "◆ subagent sess-news-child Reader (running)",
-        "✉ message msg-news to sess-news-child\n    Please read the file.",
+        "✉ message msg-news to sess-news-child\n    Please read the file.\n    msg-news:  And summarize it.",
         "▸ Look up the news  [lookup_news · fetch · completed]",
         "done\n— end of turn",
     ];
@@ -55,12 +56,13 @@ fn without_the_capabilities_the_agents_sends_are_refused_and_nothing_arrives() {
     }
     let refused = [
         "not sent: notice (needs session.notices)",
-        "not sent: plan_update (needs plan)",
+        "not sent: plan_update (needs plan)\nnot sent: plan_update (needs plan)\n",
         "not sent: plan_removed (needs plan)",
         "not sent: compaction_update (needs session.compaction)",
         "not sent: compaction_summary_chunk (needs session.compaction)",
         "not sent: subagent_update (needs subagents)",
         "not sent: session_message (needs subagents)",
+        "not sent: session_message_chunk (needs subagents)",
     ];
     for line in refused {
         assert!(texts.contains(line), "missing {line:?} in {texts:?}");

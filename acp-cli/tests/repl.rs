@@ -164,21 +164,6 @@ fn sessions_and_load_against_the_python_sdk_agent() {
     in_order(&out.stdout, &["> /load py-1\n", "you: hello one\npython echo py-1: hello one"]);
 }
 
-/// `script`, which runs a command on a pseudo-terminal, or `None` after a skip notice.
-fn script() -> Option<&'static str> {
-    let ok = Command::new("script").arg("--version").output().is_ok_and(|o| o.status.success());
-    match ok {
-        true => Some("script"),
-        false if std::env::var("ACP_REQUIRE_INTEROP").is_ok_and(|v| v == "1") => {
-            panic!("ACP_REQUIRE_INTEROP=1 but `script` (util-linux) is not installed")
-        }
-        false => {
-            eprintln!("SKIPPED: the terminal test needs `script` (util-linux)");
-            None
-        }
-    }
-}
-
 #[test]
 fn on_a_terminal_the_line_being_typed_survives_streamed_output() {
     let Some(script) = script() else { return };

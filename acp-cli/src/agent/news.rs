@@ -22,6 +22,13 @@ fn updates(call_id: &str) -> Vec<(&'static str, SessionUpdate)> {
     let mut message = SessionMessage::new("msg-news");
     message.recipient_session_id = Some(Some("sess-news-child".into()));
     message.content = Some(Some(vec![ContentBlock::text("Please read the file.")]));
+    let markdown = PlanMarkdown {
+        plan_id: "plan-notes".into(),
+        content: "## Notes\n- read the *news*\n- tell the user".to_owned(),
+        path: None,
+        meta: None,
+    };
+    let chunk = SessionMessageChunk::new("msg-news", ContentBlock::text(" And summarize it."));
     let mut call = ToolCall::new(call_id, "Look up the news");
     call.name = Some("lookup_news".to_owned());
     call.kind = Some(ToolKind::Fetch);
@@ -29,6 +36,7 @@ fn updates(call_id: &str) -> Vec<(&'static str, SessionUpdate)> {
     vec![
         ("session.notices", SessionUpdate::Notice(notice)),
         ("plan", SessionUpdate::PlanUpdate(PlanUpdate::new(PlanUpdateContent::Items(items)))),
+        ("plan", SessionUpdate::PlanUpdate(PlanUpdate::new(PlanUpdateContent::Markdown(markdown)))),
         ("plan", SessionUpdate::PlanRemoved(PlanRemoved::new("plan-old"))),
         ("session.compaction", SessionUpdate::CompactionUpdate(compaction)),
         (
@@ -40,6 +48,7 @@ fn updates(call_id: &str) -> Vec<(&'static str, SessionUpdate)> {
         ),
         ("subagents", SessionUpdate::SubagentUpdate(subagent)),
         ("subagents", SessionUpdate::SessionMessage(message)),
+        ("subagents", SessionUpdate::SessionMessageChunk(chunk)),
         ("(none)", SessionUpdate::ToolCall(call)),
     ]
 }
@@ -73,6 +82,7 @@ fn update_kind(update: &SessionUpdate) -> &'static str {
         SessionUpdate::CompactionSummaryChunk(_) => "compaction_summary_chunk",
         SessionUpdate::SubagentUpdate(_) => "subagent_update",
         SessionUpdate::SessionMessage(_) => "session_message",
+        SessionUpdate::SessionMessageChunk(_) => "session_message_chunk",
         _ => "tool_call",
     }
 }

@@ -6,7 +6,8 @@
 //! does. The UI thread still owns all output: its renderer writes through [`LinePrinter`],
 //! which hands complete lines to the editor's external printer; the editor draws them above
 //! the prompt and redraws what is being typed. Ctrl-C read by the editor counts as an
-//! interrupt (`Interrupts::raise`), Ctrl-D as the end of input.
+//! interrupt (`Interrupts::raise`), Ctrl-D as the end of input. While an elicitation is on
+//! screen the lines typed (the answers) are not recorded in the history.
 //!
 //! The history lives in `$ACP_STATE_DIR/history`, else `$XDG_STATE_HOME/acp/history`, else
 //! `~/.local/state/acp/history`, at most [`MAX_HISTORY`] lines; a line starting with a space is
@@ -16,6 +17,7 @@
 use std::borrow::Cow;
 use std::io::{self, Write};
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::SyncSender;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::thread;
@@ -166,14 +168,10 @@ pub(crate) fn start(
     tx: SyncSender<UiEvent>,
     interrupts: Arc<Interrupts>,
     completions: Completions,
+    eliciting: Arc<AtomicBool>,
 ) -> Option<(Running, LinePrinter, LinePrinter)> {
-    let config = Config::builder()
-        .max_history_size(MAX_HISTORY)
-        .ok()?
-        .history_ignore_space(true)
-        .auto_add_history(true)
-        .bracketed_paste(false)
-        .build();
+    let config =
+        Config::builder().max_history_size(MAX_HISTORY).ok()?.history_ignore_space(true).bracketed_paste(false).build();
     let mut editor: Editor<Commands, DefaultHistory> = Editor::with_config(config).ok()?;
     editor.set_helper(Some(Commands(completions)));
     let history = history_path();
@@ -187,7 +185,7 @@ pub(crate) fn start(
     #[cfg(not(unix))]
     let running = Running {};
     let spawned = thread::Builder::new().name("acp-editor".into()).spawn(move || {
-        read_lines(editor, history, tx, interrupts);
+        read_lines(editor, history, tx, interrupts, eliciting);
     });
     spawned.ok()?;
     Some((running, LinePrinter::new(&printer), LinePrinter::new(&printer)))
@@ -199,12 +197,18 @@ fn read_lines(
     history: Option<PathBuf>,
     tx: SyncSender<UiEvent>,
     interrupts: Arc<Interrupts>,
+    eliciting: Arc<AtomicBool>,
 ) {
     loop {
         match editor.readline("> ") {
             Ok(line) => {
+                // An answer to an elicitation is not a line to recall.
+                let recorded = !eliciting.load(Ordering::Relaxed) && !line.trim().is_empty();
+                if recorded {
+                    let _ = editor.add_history_entry(line.as_str());
+                }
                 if let Some(path) = &history
-                    && !line.trim().is_empty()
+                    && recorded
                 {
                     if let Some(dir) = path.parent() {
                         let _ = std::fs::create_dir_all(dir);

@@ -24,7 +24,7 @@ use acp_blocking::acp_proto::RpcError;
 use acp_blocking::acp_proto::types::*;
 
 use super::UiEvent;
-use super::handler::PermissionAsk;
+use super::handler::{ElicitAsk, PermissionAsk};
 
 /// How often a waiting handler looks at its cancellation.
 const POLL: Duration = Duration::from_millis(50);
@@ -99,6 +99,31 @@ pub(crate) fn ask(
                 // The UI skips a question nobody waits for.
                 abandoned.store(true, Ordering::Relaxed);
                 return RequestPermissionOutcome::Cancelled;
+            }
+        }
+    }
+}
+
+/// Sends an elicitation to the UI's queue (asked on the terminal) and waits for its answer;
+/// `cancel` when the request is cancelled or the UI is gone.
+pub(crate) fn ask_elicitation(
+    ui: &SyncSender<UiEvent>,
+    request: CreateElicitationRequest,
+    cx: &ClientContext,
+) -> CreateElicitationResponse {
+    let (reply, answer) = mpsc::sync_channel(1);
+    let abandoned = Arc::new(AtomicBool::new(false));
+    let ask = ElicitAsk { request, reply, abandoned: abandoned.clone() };
+    if ui.send(UiEvent::Elicit(ask)).is_err() {
+        return CreateElicitationResponse::cancel();
+    }
+    loop {
+        match answer.recv_timeout(POLL) {
+            Ok(response) => return response,
+            Err(RecvTimeoutError::Timeout) if !cx.is_cancelled() => {}
+            _ => {
+                abandoned.store(true, Ordering::Relaxed);
+                return CreateElicitationResponse::cancel();
             }
         }
     }

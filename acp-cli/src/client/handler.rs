@@ -15,7 +15,7 @@ use acp_services::{ClientServices, ErrorKind};
 
 use super::UiEvent;
 use super::elicit::{Answers, ElicitNote, answer_form};
-use super::guard::{Approvals, ask, ask_locally, refused};
+use super::guard::{Approvals, ask, ask_elicitation, ask_locally, refused};
 use super::permission::Policy;
 
 /// How often `terminal/wait_for_exit` looks at its cancellation and at the shutdown.
@@ -40,6 +40,16 @@ impl PermissionAsk {
     }
 }
 
+/// An elicitation waiting for the user's answer on the terminal (see `form`).
+#[derive(Debug)]
+pub(crate) struct ElicitAsk {
+    pub(crate) request: CreateElicitationRequest,
+    /// Dropping it unanswered answers `cancel`.
+    pub(crate) reply: SyncSender<CreateElicitationResponse>,
+    /// Set when nobody waits for the answer any more (the request was cancelled).
+    pub(crate) abandoned: Arc<AtomicBool>,
+}
+
 /// Something the client did for the agent, for the transcript.
 #[derive(Debug, Clone)]
 pub(crate) struct Activity {
@@ -61,6 +71,8 @@ pub(crate) struct CliClient {
     shutdown: Arc<AtomicBool>,
     /// The `--elicit` answers to forms.
     answers: Option<Arc<Answers>>,
+    /// The user is at a terminal: elicitations are asked there (forms only without `--elicit`).
+    on_terminal: bool,
 }
 
 impl CliClient {
@@ -70,9 +82,9 @@ impl CliClient {
         policy: Policy,
         approvals: Arc<Approvals>,
         shutdown: Arc<AtomicBool>,
-        answers: Option<Arc<Answers>>,
+        (answers, on_terminal): (Option<Arc<Answers>>, bool),
     ) -> CliClient {
-        CliClient { services, ui, policy, approvals, shutdown, answers }
+        CliClient { services, ui, policy, approvals, shutdown, answers, on_terminal }
     }
 
     /// Whether the policy lets the agent `what` (a write or a command) now; under `--ask`
@@ -227,19 +239,23 @@ impl Client for CliClient {
     fn create_elicitation(
         &self,
         request: CreateElicitationRequest,
-        _: &ClientContext,
+        cx: &ClientContext,
     ) -> Result<CreateElicitationResponse, RpcError> {
         let (response, note) = match &request.mode {
-            ElicitationMode::Form(form) => {
+            ElicitationMode::Form(form) if self.answers.is_some() || !self.on_terminal => {
                 answer_form(&request.message, &form.requested_schema, self.answers.as_deref())
+            }
+            ElicitationMode::Form(_) | ElicitationMode::Url(_) if self.on_terminal => {
+                return Ok(ask_elicitation(&self.ui, request, cx));
             }
             ElicitationMode::Url(url) => {
                 let note = ElicitNote::Url {
                     message: request.message.clone(),
                     url: url.url.clone(),
                     id: url.elicitation_id.to_string(),
+                    declined: "no terminal to ask on".to_owned(),
                 };
-                (CreateElicitationResponse::new(ElicitationAction::Accept(ElicitationAcceptAction::default())), note)
+                (CreateElicitationResponse::decline(), note)
             }
             _ => return Err(RpcError::invalid_params("an elicitation mode this client does not know")),
         };

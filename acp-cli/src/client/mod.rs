@@ -35,6 +35,7 @@ mod diff;
 mod editor;
 mod elicit;
 mod exec_child;
+mod form;
 mod guard;
 mod handler;
 mod interrupt;
@@ -77,7 +78,7 @@ pub(crate) use render::Renderer;
 
 use crate::Exit;
 use guard::Approvals;
-use handler::{Activity, CliClient, PermissionAsk};
+use handler::{Activity, CliClient, ElicitAsk, PermissionAsk};
 use interrupt::Interrupts;
 use process::AgentProcess;
 use session::{Session, Settings};
@@ -113,7 +114,8 @@ pub struct ClientConfig {
     /// The authentication method to use before opening the session.
     pub auth: Option<String>,
     /// A JSON object of field names to values that answers the agent's forms
-    /// (`elicitation/create`, form mode); without it forms are declined and not advertised.
+    /// (`elicitation/create`, form mode); without it forms are filled on the terminal, or,
+    /// when there is none, declined and not advertised.
     pub elicit: Option<PathBuf>,
     /// Lines printed before connecting (the demo's introduction).
     pub banner: Vec<String>,
@@ -207,6 +209,8 @@ pub(crate) enum UiEvent {
     Outside(SessionNotification),
     /// The agent asks for permission.
     Permission(PermissionAsk),
+    /// The agent asks for input, to be asked on the terminal.
+    Elicit(ElicitAsk),
     /// An elicitation was answered (or a URL one completed).
     Elicitation(elicit::ElicitNote),
     /// The client served (or refused) an `fs/*` or `terminal/*` request.
@@ -292,8 +296,11 @@ fn run_session(config: &ClientConfig, tap: Option<&tap::Tap>) -> Exit {
     };
     let approvals = Arc::new(Approvals::default());
     let shutdown = Arc::new(AtomicBool::new(false));
-    let forms = answers.is_some();
-    let client = CliClient::new(services.clone(), tx.clone(), policy, approvals.clone(), shutdown.clone(), answers);
+    // A user at a terminal answers elicitations there (forms only without `--elicit`).
+    let on_terminal = stdin_tty && (std::io::stdout().is_terminal() || std::io::stderr().is_terminal());
+    let forms = answers.is_some() || on_terminal;
+    let elicit = (answers, on_terminal);
+    let client = CliClient::new(services.clone(), tx.clone(), policy, approvals.clone(), shutdown.clone(), elicit);
     let mut options = ClientOptions::default();
     options.max_buffered = MAX_BUFFERED;
     let (stdin, stdout) = match tap {
@@ -320,7 +327,7 @@ fn run_session(config: &ClientConfig, tap: Option<&tap::Tap>) -> Exit {
         offer,
         forms,
     };
-    let shared = session::Shared { interrupts, approvals, shutdown };
+    let shared = session::Shared { interrupts, approvals, shutdown, eliciting: Arc::default() };
     let mut session = Session::new(render, (tx, rx), conn, process, services, settings, shared);
     session.prepared = prepared;
     let exit = session.run(config, &cwd);

@@ -120,8 +120,8 @@ fn absolute_list(roots: &[PathBuf]) -> String {
 /// `plan_removed`), `subagents` (`subagent_update`, `session_message`,
 /// `session_message_chunk`), `session.notices` and `session.compaction`; and the elicitations
 /// it answers (see [`super::elicit`]): `elicitation.url` always, `elicitation.form` when
-/// `forms` (`--elicit`); `auth.terminal` when `terminal_auth` (an agent the client spawns,
-/// see [`super::terminal_auth`]).
+/// `forms` (`--elicit`, or a terminal); `auth.terminal` when `terminal_auth` (an agent the
+/// client spawns, see [`super::terminal_auth`]).
 pub(crate) fn advertised(services: ClientCapabilities, forms: bool, terminal_auth: bool) -> ClientCapabilities {
     let mut caps = services;
     caps.auth.terminal = terminal_auth;

@@ -17,11 +17,11 @@ use acp_services::ClientServices;
 use super::children::end_all_processes;
 use super::control::{Act, Control};
 use super::guard::Approvals;
-use super::handler::PermissionAsk;
 use super::interrupt::Interrupts;
 use super::offer::Offer;
 use super::permission::Policy;
 use super::process::AgentProcess;
+use super::questions::Question;
 use super::render::Renderer;
 use super::{ClientConfig, UiEvent};
 use crate::Exit;
@@ -65,7 +65,7 @@ pub(crate) struct Settings {
     pub(crate) connect_timeout: Duration,
     /// What is served to the agent, for the header.
     pub(crate) offer: Offer,
-    /// Forms are answered (`--elicit`), so `elicitation.form` is advertised.
+    /// Forms are answered (`--elicit`, or on the terminal), so `elicitation.form` is advertised.
     pub(crate) forms: bool,
 }
 
@@ -75,6 +75,8 @@ pub(crate) struct Shared {
     pub(crate) approvals: Arc<Approvals>,
     /// Set at shutdown: waiting handlers return.
     pub(crate) shutdown: Arc<AtomicBool>,
+    /// Set while an elicitation is on screen: the editor keeps the answers out of the history.
+    pub(crate) eliciting: Arc<AtomicBool>,
 }
 
 /// What the UI thread waits for next.
@@ -99,8 +101,8 @@ pub(crate) struct Session {
     pub(super) input_ended: bool,
     /// Lines read from stdin and not used yet.
     pub(super) lines: VecDeque<String>,
-    /// Permission questions in the order they came; the front one is on screen when `asked`.
-    pub(super) asks: VecDeque<PermissionAsk>,
+    /// Questions (permissions, elicitations) in the order they came; the front one is on screen when `asked`.
+    pub(super) asks: VecDeque<Question>,
     pub(super) asked: bool,
     /// The running turn was cancelled (Ctrl-C once).
     pub(super) cancelling: bool,
@@ -256,6 +258,7 @@ impl Session {
                 return Ok(value);
             }
             match self.next() {
+                Next::Interrupt if self.cancel_elicitation() => {}
                 Next::Interrupt => {
                     self.render.waiting(None);
                     self.render.warn("interrupted");
@@ -281,6 +284,7 @@ impl Session {
                 self.render.update(&notification.update);
             }
             UiEvent::Permission(ask) => self.permission(ask),
+            UiEvent::Elicit(ask) => self.elicit(ask),
             UiEvent::Elicitation(note) => self.render.elicitation(&note),
             UiEvent::Line(line) => {
                 self.lines.push_back(line);
@@ -370,6 +374,7 @@ impl Session {
                         Err(e) => self.turn_failed(e),
                     };
                 }
+                Next::Interrupt if self.cancel_elicitation() => {}
                 Next::Interrupt if self.cancelling => {
                     self.render.warn("quitting");
                     return Turn::Quit;
@@ -422,6 +427,7 @@ impl Session {
                     return Exit::Ok;
                 }
                 match self.next() {
+                    Next::Interrupt if self.cancel_elicitation() => {}
                     Next::Interrupt => return Exit::Interrupted,
                     Next::Event(event) => {
                         self.background(event);

@@ -3,9 +3,12 @@
 #![allow(dead_code, unreachable_pub)]
 
 mod interop;
+mod pty;
 mod serve;
 #[allow(unused_imports)]
 pub use interop::*;
+#[allow(unused_imports)]
+pub use pty::*;
 #[allow(unused_imports)]
 pub use serve::*;
 

@@ -1,0 +1,206 @@
+//! Elicitations asked on the terminal, end to end: `acp client` (the built binary) on a
+//! pseudo-terminal (`script`), without `--elicit`, against `acp agent` (its `elicit` form and
+//! its `link` URL) and against scripted hostile agents; and URL elicitations declined when
+//! nobody is at a terminal.
+
+mod common;
+
+use common::*;
+
+/// `acp client --deny --root DIR -- acp agent --quiet` on a terminal (`--root DIR` names the
+/// client's processes, killed when the test ends).
+fn client_on_a_terminal(dir: &TempDir) -> Option<Pty> {
+    let acp = acp().display().to_string();
+    let root = dir.path().display().to_string();
+    Pty::start(dir.path(), &format!("{acp} client --deny --root {root} -- {acp} agent --quiet"), &root)
+}
+
+/// Asserts that `parts` appear in `text` in this order (each within a line: the line editor
+/// redraws its prompt between the lines it prints).
+fn in_order(text: &str, parts: &[&str]) {
+    let mut from = 0;
+    for part in parts {
+        let at = text[from..].find(part).unwrap_or_else(|| panic!("missing {part:?} after {from} in:\n{text}"));
+        from += at + part.len();
+    }
+}
+
+#[test]
+fn a_form_is_filled_on_the_terminal_field_by_field() {
+    let dir = TempDir::new("elicit-pty");
+    let Some(mut pty) = client_on_a_terminal(&dir) else { return };
+    pty.wait_for("Type a prompt");
+    pty.keys("elicit\r");
+    pty.wait_for("? form: Who is asking?");
+    // Fields in name order: colour, count, greeting, name, subscribe.
+    pty.wait_for("  colour: ");
+    pty.keys("2\r");
+    pty.wait_for("  count: ");
+    let at = pty.len();
+    pty.keys("11\r");
+    pty.wait_after(at, "the answer is more than 10");
+    pty.keys("3\r");
+    pty.wait_for("  greeting: ");
+    pty.keys("\r");
+    pty.wait_for("  name: ");
+    pty.keys("\r");
+    pty.wait_for("this field is required");
+    pty.keys("Ada\r");
+    pty.wait_for("  subscribe: ");
+    pty.keys("y\r");
+    pty.wait_for("accept (a), decline (d) or cancel (c)");
+    pty.keys("a\r");
+    // What the agent received, as it says it.
+    pty.wait_for(r#"form accepted: colour="green" count=3 greeting="hello" name="Ada" subscribe=true"#);
+    pty.keys("\x04");
+    let out = pty.finish();
+    assert_eq!(out.code(), 0, "{out:?}");
+    let text = out.stdout.replace('\r', "");
+    in_order(
+        &text,
+        &[
+            "? form: Who is asking?\n",
+            "  About you\n",
+            "  [1/5] Favourite colour (colour · one choice, by number or value)\n",
+            "    [1] Red\n",
+            "    [2] Green\n",
+            "    [3] Blue\n",
+            "  [2/5] How many (count · whole number 1 to 10)",
+            "  [3/5] Greeting (greeting · text · default \"hello\")",
+            "  [4/5] Your name (name · required · text, 1 to 40 characters)",
+            "  [5/5] Subscribe (subscribe · y/n)\n",
+            "    Send me the news.\n",
+            r#"  answers: colour="green" count=3 greeting="hello" name="Ada" subscribe=true"#,
+            "  → accepted (your answers: colour, count, greeting, name, subscribe)",
+        ],
+    );
+    // The answers stay out of the history; the prompt does not.
+    let history = std::fs::read_to_string(dir.path().join("state/history")).unwrap();
+    assert_eq!(history.lines().filter(|l| !l.starts_with('#')).collect::<Vec<_>>(), ["elicit"], "{history}");
+}
+
+#[test]
+fn a_form_is_declined_or_cancelled_on_the_terminal_and_the_turn_goes_on() {
+    let dir = TempDir::new("elicit-pty-no");
+    let Some(mut pty) = client_on_a_terminal(&dir) else { return };
+    pty.wait_for("Type a prompt");
+    pty.keys("elicit\r");
+    for field in ["colour", "count", "greeting", "name", "subscribe"] {
+        pty.wait_for(&format!("  {field}: "));
+        pty.keys(if field == "name" { "Bob\r" } else { "\r" });
+    }
+    pty.wait_for("accept (a), decline (d) or cancel (c)");
+    pty.keys("d\r");
+    pty.wait_for("form declined");
+    let at = pty.len();
+    pty.keys("elicit\r");
+    pty.wait_after(at, "  colour: ");
+    // Ctrl-C cancels the form, not the turn.
+    pty.keys("\x03");
+    pty.wait_after(at, "form cancelled");
+    pty.wait_after(at, "— end of turn");
+    pty.keys("\x04");
+    let out = pty.finish();
+    assert_eq!(out.code(), 0, "{out:?}");
+    let text = out.stdout.replace('\r', "");
+    in_order(
+        &text,
+        &["  → declined (your answer)", "form declined", "  → cancelled (Ctrl-C)", "form cancelled\n", "done"],
+    );
+    assert!(!text.contains("turn cancelled"), "{text}");
+}
+
+#[test]
+fn a_url_is_asked_on_the_terminal_and_declined_without_one() {
+    let dir = TempDir::new("elicit-url");
+    let acp = acp().display().to_string();
+    // No terminal: declined, and the agent is told so.
+    let out = run(&client_args(&acp, &["--deny", "-p", "link"]), dir.path(), "");
+    assert_eq!(out.code(), 0, "{out:?}");
+    in_order(
+        &out.stdout,
+        &[
+            "? open: https://example.org/acp-reference/sign-in\n  Sign in to continue (elicitation link-1)",
+            "  → declined (no terminal to ask on)",
+            "url declined",
+        ],
+    );
+    // On a terminal: the user accepts, and the agent completes it.
+    let Some(mut pty) = client_on_a_terminal(&dir) else { return };
+    pty.wait_for("Type a prompt");
+    pty.keys("link\r");
+    pty.wait_for("opened it? accept (y) or decline (n)");
+    pty.keys("maybe\r");
+    pty.wait_for("type y (accept) or n (decline)");
+    pty.keys("y\r");
+    pty.wait_for("url accepted");
+    // A notification: it may trail the turn's updates.
+    pty.wait_for("elicitation link-1 completed");
+    pty.keys("\x04");
+    let out = pty.finish();
+    assert_eq!(out.code(), 0, "{out:?}");
+    let text = out.stdout.replace('\r', "");
+    in_order(
+        &text,
+        &["? open: https://example.org/acp-reference/sign-in", "  → accepted (your answer)", "url accepted"],
+    );
+    in_order(&text, &["  → accepted (your answer)", "elicitation link-1 completed"]);
+}
+
+/// Control sequences a hostile peer may send: window title, clipboard, erase, 8-bit CSI.
+const EVIL: &str = "\u{1b}]0;pwned\u{7}\u{1b}]52;c;cm0gLXJm\u{7}\u{1b}[2J\u{9b}1A\r";
+
+#[test]
+fn a_hostile_form_stays_inert_and_a_huge_one_is_declined() {
+    let dir = TempDir::new("elicit-evil");
+    let mut huge = serde_json::Map::new();
+    for i in 0..10_000 {
+        huge.insert(format!("f{i}"), serde_json::json!({"type": "string", "title": EVIL}));
+    }
+    let request = |id: &str, schema: serde_json::Value| {
+        let params = serde_json::json!({"sessionId": "s1", "mode": "form", "message": format!("{EVIL}{}", "x".repeat(5000)),
+            "requestedSchema": schema});
+        serde_json::json!({"jsonrpc": "2.0", "id": id, "method": "elicitation/create", "params": params}).to_string()
+    };
+    let evil_field = serde_json::json!({"type": "string", "title": EVIL, "description": EVIL,
+        "oneOf": [{"const": EVIL, "title": EVIL}]});
+    let evil_schema = serde_json::json!({"type": "object", "title": EVIL, "description": EVIL,
+        "properties": {EVIL: evil_field}, "required": [EVIL]});
+    let first = dir.file("huge.json", &request("e1", serde_json::json!({"type": "object", "properties": huge})));
+    let second = dir.file("evil.json", &request("e2", evil_schema));
+    let seen = dir.path().join("answers");
+    let script = format!(
+        "{HANDSHAKE}cat '{first}'; echo; read -r l; printf '%s\\n' \"$l\" >> '{seen}'; \
+         cat '{second}'; echo; read -r l; printf '%s\\n' \"$l\" >> '{seen}'; {END_TURN}while read l; do :; done",
+        seen = seen.display()
+    );
+    let acp = acp().display().to_string();
+    let root = dir.path().display().to_string();
+    let script_file = dir.file("agent.sh", &script);
+    let command = format!("{acp} client --deny --root {root} -- sh {script_file}");
+    let Some(mut pty) = Pty::start(dir.path(), &command, &root) else { return };
+    pty.wait_for("Type a prompt");
+    pty.keys("hi\r");
+    pty.wait_for("  → declined (the form has 10000 fields, more than 64)");
+    pty.wait_for("    [1] ");
+    pty.keys("1\r");
+    pty.wait_for("accept (a), decline (d) or cancel (c)");
+    pty.keys("a\r");
+    pty.wait_for("— end of turn");
+    pty.keys("\x04");
+    let out = pty.finish();
+    assert_eq!(out.code(), 0, "{out:?}");
+    let answers = std::fs::read_to_string(&seen).unwrap();
+    let answers: Vec<serde_json::Value> = answers.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(answers[0]["result"], serde_json::json!({"action": "decline"}));
+    assert_eq!(answers[1]["result"], serde_json::json!({"action": "accept", "content": {EVIL: EVIL}}));
+    // Nothing of the peer's reached the terminal as a control: every attempt is shown escaped.
+    let screen = &out.stdout;
+    for raw in ["\u{1b}]0;", "\u{1b}]52;", "\u{1b}[2J", "\u{9b}"] {
+        assert!(!screen.contains(raw), "{raw:?} reached the terminal:\n{screen}");
+    }
+    assert!(screen.contains(r"\x1b]0;pwned\x07\x1b]52;c;cm0gLXJm\x07\x1b[2J\u{9b}1A\x0d"), "{screen}");
+    // Bounded: the message is cut, and the huge form is not drawn at all.
+    assert!(screen.len() < 40_000, "{} bytes drawn", screen.len());
+    assert!(!screen.contains(&"x".repeat(1001)), "the message is cut");
+}
