@@ -1,7 +1,7 @@
 //! Elicitations asked on the terminal, end to end: `acp client` (the built binary) on a
 //! pseudo-terminal (`script`), without `--elicit`, against `acp agent` (its `elicit` form and
-//! its `link` URL) and against scripted hostile agents; and URL elicitations declined when
-//! nobody is at a terminal.
+//! its `link` URL) and against scripted agents (hostile forms; an elicitation queued behind a
+//! permission question); and URL elicitations declined when nobody is at a terminal.
 
 mod common;
 
@@ -203,4 +203,45 @@ fn a_hostile_form_stays_inert_and_a_huge_one_is_declined() {
     // Bounded: the message is cut, and the huge form is not drawn at all.
     assert!(screen.len() < 40_000, "{} bytes drawn", screen.len());
     assert!(!screen.contains(&"x".repeat(1001)), "the message is cut");
+}
+
+#[test]
+fn an_elicitation_waits_behind_the_permission_question_on_screen() {
+    let dir = TempDir::new("elicit-queue");
+    let permission = r#"{"jsonrpc":"2.0","id":"p1","method":"session/request_permission","params":{"sessionId":"s1",
+        "toolCall":{"toolCallId":"c1","title":"Do it"},"options":[{"optionId":"ok","name":"Allow","kind":"allow_once"},
+        {"optionId":"no","name":"Reject","kind":"reject_once"}]}}"#;
+    let url = r#"{"jsonrpc":"2.0","id":"e1","method":"elicitation/create","params":{"sessionId":"s1","mode":"url",
+        "message":"Open it","elicitationId":"u1","url":"https://example.org/x"}}"#;
+    let one_line = |json: &str| serde_json::from_str::<serde_json::Value>(json).unwrap().to_string();
+    let (permission, url) = (dir.file("permission.json", &one_line(permission)), dir.file("url.json", &one_line(url)));
+    let seen = dir.path().join("answers");
+    let script = format!(
+        "{HANDSHAKE}cat '{permission}'; echo; cat '{url}'; echo; read -r l; printf '%s\\n' \"$l\" >> '{seen}'; \
+         read -r l; printf '%s\\n' \"$l\" >> '{seen}'; {END_TURN}while read l; do :; done",
+        seen = seen.display()
+    );
+    let acp = acp().display().to_string();
+    let root = dir.path().display().to_string();
+    let script_file = dir.file("agent.sh", &script);
+    let command = format!("{acp} client --ask --root {root} -- sh {script_file}");
+    let Some(mut pty) = Pty::start(dir.path(), &command, &root) else { return };
+    pty.wait_for("Type a prompt");
+    pty.keys("hi\r");
+    pty.wait_for("? permission: Do it");
+    pty.keys("1\r");
+    pty.wait_for("? open: https://example.org/x");
+    pty.keys("n\r");
+    pty.wait_for("— end of turn");
+    pty.keys("\x04");
+    let out = pty.finish();
+    assert_eq!(out.code(), 0, "{out:?}");
+    // The URL was shown only once the permission question was answered.
+    in_order(&out.stdout, &["? permission: Do it", "  → Allow (your answer)", "? open: https://example.org/x"]);
+    in_order(&out.stdout, &["? open: https://example.org/x", "  → declined (your answer)", "— end of turn"]);
+    let answers = std::fs::read_to_string(&seen).unwrap();
+    let answers: Vec<serde_json::Value> = answers.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(answers[0]["id"], "p1");
+    assert_eq!(answers[0]["result"]["outcome"], serde_json::json!({"outcome": "selected", "optionId": "ok"}));
+    assert_eq!(answers[1], serde_json::json!({"jsonrpc": "2.0", "id": "e1", "result": {"action": "decline"}}));
 }

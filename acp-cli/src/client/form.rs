@@ -10,7 +10,8 @@
 //! point, the end of input too.
 //!
 //! A form with more than [`MAX_FIELDS`] fields, or a field with more than [`MAX_CHOICES`]
-//! choices, is declined without being shown: the terminal shows a bounded amount of the
+//! choices, or a required field of a kind this client does not know, is declined without
+//! being shown: the terminal shows a bounded amount of the
 //! peer's text (each title, description and choice is also cut to a bounded length when
 //! drawn, see `render::elicitation`).
 
@@ -52,14 +53,17 @@ impl Fill {
             return Err(format!("the form has {} fields, more than {MAX_FIELDS}", schema.properties.len()));
         }
         for (name, property) in &schema.properties {
+            let shown: String = name.chars().take(40).collect();
+            if matches!(property, ElicitationPropertySchema::Unknown(_)) && is_required(schema, name) {
+                return Err(format!("the required field `{shown}` is of a kind this client does not know"));
+            }
             let n = match property {
                 ElicitationPropertySchema::String(field) => choices(field).map_or(0, |c| c.len()),
                 ElicitationPropertySchema::Array(field) => item_choices(field).map_or(0, |c| c.len()),
                 _ => 0,
             };
             if n > MAX_CHOICES {
-                let name: String = name.chars().take(40).collect();
-                return Err(format!("the field `{name}` has {n} choices, more than {MAX_CHOICES}"));
+                return Err(format!("the field `{shown}` has {n} choices, more than {MAX_CHOICES}"));
             }
         }
         Ok(Fill { fields: schema.properties.keys().cloned().collect(), at: 0, answers: Map::new() })
@@ -251,5 +255,9 @@ mod tests {
         let field = StringPropertySchema { one_of: Some(options), ..Default::default() };
         let wide = ElicitationSchema::new().field("pick", ElicitationPropertySchema::String(field), true);
         assert!(Fill::new(&wide).unwrap_err().contains("has 65 choices"));
+        let odd: ElicitationSchema = serde_json::from_value(json!({"type": "object", "required": ["when"],
+            "properties": {"when": {"type": "time"}}}))
+        .unwrap();
+        assert_eq!(Fill::new(&odd).unwrap_err(), "the required field `when` is of a kind this client does not know");
     }
 }
