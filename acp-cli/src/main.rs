@@ -209,10 +209,10 @@ Ctrl-C (one quits an idle client). No process started for the agent outlives the
 Under --deny the agent may read files in the roots but not write them nor run commands (neither is \
 advertised); under --ask each write or command is asked first unless it belongs to a tool call the user \
 just allowed.\n\n\
-Elicitations (the agent asks for input): on a terminal a form is filled field by field (typed and \
-checked against its schema; Enter takes a default or skips an optional field) and then accepted (a), \
-declined (d) or cancelled (c, or Ctrl-C); a URL is shown, inert, and accepted (y, once opened) or \
-declined (n). Not on a terminal: forms are answered from --elicit FILE.json (else not advertised), \
+Elicitations (the agent asks for input): on a terminal (and without --elicit) a form is filled field \
+by field (typed and checked against its schema; Enter takes a default or skips an optional field) and \
+then accepted (a), declined (d) or cancelled (c, or Ctrl-C); a URL is shown, inert, and accepted (y, \
+once opened) or declined (n). Not on a terminal: forms are answered from --elicit FILE.json (else not advertised), \
 and URLs are declined.\n\n\
 Scripting (one prompt: -p TEXT, -p - for stdin, or --file PATH):\n  \
 acp client --format json -p 'summarize @README.md' -- acp agent | jq -c 'select(.type==\"summary\")'\n  \
