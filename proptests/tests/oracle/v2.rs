@@ -129,3 +129,53 @@ fn v2_generator_self_check() {
     }
     assert!(bad.is_empty(), "{} invalid instances:\n{}", bad.len(), bad.join("\n"));
 }
+
+/// The v2 comparison is not vacuous: a changed leaf, or an undeclared key, in a correct
+/// re-encoding is reported, for every definition (free-form values excepted).
+#[test]
+fn v2_oracle_detects_corrupted_outputs() {
+    let ctx = ctx();
+    let (mut undetected, mut mutations) = (Vec::new(), 0u64);
+    for def in ctx.schema.defs().keys() {
+        for i in 0..10 {
+            let seed = seed_for(DEFAULT_SEED ^ 0xBAD, def, i);
+            let mut rng = Rng::new(seed);
+            let trip = trip(ctx, def, &mut rng).unwrap_or_else(|e| panic!("{def} ({seed:#x}): {e}"));
+            let mut paths = Vec::new();
+            super::leaves(&trip.output, "", &mut paths);
+            let mut corrupt = |output: Value, what: &str| {
+                mutations += 1;
+                let bad = Trip { input: trip.input.clone(), output, norm_schema: trip.norm_schema.clone() };
+                if compare(ctx, def, &bad).is_ok() {
+                    undetected.push(format!("{def} ({seed:#x}): {what} in {}", trip.output));
+                }
+            };
+            if !paths.is_empty() {
+                let path = rng.pick(&paths).clone();
+                let mut output = trip.output.clone();
+                let leaf = output.pointer_mut(&path).expect("a leaf path");
+                *leaf = match leaf.take() {
+                    Value::String(s) => Value::String(format!("{s}~")),
+                    Value::Bool(b) => Value::Bool(!b),
+                    Value::Number(n) => match (n.as_u64(), n.as_i64(), n.as_f64()) {
+                        (Some(u), _, _) => Value::from(u ^ 1),
+                        (_, Some(i), _) => Value::from(i ^ 1),
+                        (_, _, Some(f)) => Value::from(f + 1.0),
+                        _ => unreachable!("a JSON number"),
+                    },
+                    other => other,
+                };
+                corrupt(output, &format!("changed {path}"));
+            }
+            if let Value::Object(m) = &trip.output
+                && !EXT.contains(&def.as_str())
+            {
+                let mut m = m.clone();
+                m.insert("undeclaredKey".into(), Value::from(1));
+                corrupt(Value::Object(m), "added undeclaredKey");
+            }
+        }
+    }
+    assert!(mutations > 2000, "{mutations} mutations");
+    assert!(undetected.is_empty(), "{} undetected:\n{}", undetected.len(), undetected.join("\n"));
+}
