@@ -121,8 +121,9 @@ def rust_ty(ps):
 def is_obj(name):
     return name in RAW and RAW[name].get('type')=='object'
 def doc(d, fallback):
-    s=(d.get('description') or '').strip().split('\n\n')[0].replace('\n',' ')
-    return s if s else fallback
+    # Our own one-line docs, never the schema's prose: the schema is data (read its
+    # descriptions in spec/), the doc comments say which wire name a Rust item stands for.
+    return fallback
 def field(defn, prop, ps, required):
     rt, nullable = rust_ty(ps)
     if rt is None: raise Exception(f'MANUAL field {defn}.{prop}: {json.dumps(ps)[:200]}')
@@ -155,7 +156,7 @@ def field(defn, prop, ps, required):
             elif capobj: attrs.append('deserialize_with = "lenient_object"')
             else: attrs.append('deserialize_with = "lenient"')
         elif skip_items: attrs.append('deserialize_with = "lenient_vec"')
-    fdoc = 'Extension metadata.' if prop=='_meta' else doc(ps, f'`{prop}`.')
+    fdoc = 'Extension metadata.' if prop=='_meta' else doc(ps, f'The `{prop}` field ({"required" if required else "optional"}).')
     out=f'    /// {fdoc}\n'
     if attrs: out+=f'    #[serde({", ".join(attrs)})]\n'
     out+=f'    pub {fname}: {ty},\n'
@@ -255,7 +256,8 @@ def module_of(name):
 HEADER = '''//! {title}
 //!
 //! Generated from `spec/crate-1.20.0/v2/schema.json` by `tools/gen_v2_types.py` (one type per
-//! `$defs` entry that differs from v1 on the wire); docs are the schema's own descriptions.
+//! `$defs` entry that differs from v1 on the wire); the doc comments name the
+//! wire items; the schema's descriptions (in `spec/`) say what they mean.
 //! Edit the generator, not this file, unless the type is hand-written in `manual.rs`.
 
 #![allow(clippy::large_enum_variant)]

@@ -1,7 +1,8 @@
 //! v2 authentication (`auth/login`, `auth/logout`).
 //!
 //! Generated from `spec/crate-1.20.0/v2/schema.json` by `tools/gen_v2_types.py` (one type per
-//! `$defs` entry that differs from v1 on the wire); docs are the schema's own descriptions.
+//! `$defs` entry that differs from v1 on the wire); the doc comments name the
+//! wire items; the schema's descriptions (in `spec/`) say what they mean.
 //! Edit the generator, not this file, unless the type is hand-written in `manual.rs`.
 
 #![allow(clippy::large_enum_variant)]
@@ -22,24 +23,24 @@ use crate::types::serde_util::{lenient, lenient_default, lenient_items, lenient_
 use std::collections::BTreeMap;
 
 tagged_union! {
-    /// Describes an available authentication method.
+    /// The v2 `AuthMethod` union.
     pub enum AuthMethod, tag = "type", expecting = "a AuthMethod object" {
-        /// Client runs the configured Agent program as a separate interactive process, without passing this method to `auth/login`.
+        /// `terminal`.
         Terminal(AuthMethodTerminal) = "terminal",
-        /// Agent handles authentication itself through `auth/login`.
+        /// `agent`.
         Agent(AuthMethodAgent) = "agent",
     }
 }
 
-/// Agent handles authentication itself through `auth/login`.
+/// The v2 `AuthMethodAgent` definition.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct AuthMethodAgent {
-    /// Unique identifier for this authentication method.
+    /// The `methodId` field (required).
     pub method_id: AuthMethodId,
-    /// Human-readable name of the authentication method.
+    /// The `name` field (required).
     pub name: String,
-    /// Optional human-readable description of this authentication method.
+    /// The `description` field (optional).
     #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub description: Option<String>,
     /// Extension metadata.
@@ -47,7 +48,7 @@ pub struct AuthMethodAgent {
     pub meta: Option<Meta>,
 }
 
-/// Response to the `auth/login` method.
+/// The v2 `LoginAuthResponse` definition.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct LoginAuthResponse {
@@ -56,7 +57,7 @@ pub struct LoginAuthResponse {
     pub meta: Option<Meta>,
 }
 
-/// Response to the `auth/logout` method.
+/// The v2 `LogoutAuthResponse` definition.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct LogoutAuthResponse {
@@ -65,18 +66,18 @@ pub struct LogoutAuthResponse {
     pub meta: Option<Meta>,
 }
 
-/// Request parameters for the `auth/login` method.
+/// The v2 `LoginAuthRequest` definition.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct LoginAuthRequest {
-    /// The ID of the authentication method to use. Must be one of the methods advertised in the initialize response.
+    /// The `methodId` field (required).
     pub method_id: AuthMethodId,
     /// Extension metadata.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub meta: Option<Meta>,
 }
 
-/// Request parameters for the `auth/logout` method.
+/// The v2 `LogoutAuthRequest` definition.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct LogoutAuthRequest {

@@ -1,7 +1,8 @@
 //! v2 capability objects.
 //!
 //! Generated from `spec/crate-1.20.0/v2/schema.json` by `tools/gen_v2_types.py` (one type per
-//! `$defs` entry that differs from v1 on the wire); docs are the schema's own descriptions.
+//! `$defs` entry that differs from v1 on the wire); the doc comments name the
+//! wire items; the schema's descriptions (in `spec/`) say what they mean.
 //! Edit the generator, not this file, unless the type is hand-written in `manual.rs`.
 
 #![allow(clippy::large_enum_variant)]
@@ -21,14 +22,14 @@ use crate::types::serde_util::{lenient, lenient_default, lenient_items, lenient_
 #[allow(unused_imports)]
 use std::collections::BTreeMap;
 
-/// Capabilities supported by the Agent.
+/// The v2 `AgentCapabilities` definition.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct AgentCapabilities {
-    /// Session capabilities supported by the Agent.
+    /// The `session` field (optional).
     #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient_object")]
     pub session: Option<SessionCapabilities>,
-    /// Authentication-related extension capabilities supported by the Agent.
+    /// The `auth` field (optional).
     #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient_object")]
     pub auth: Option<AgentAuthCapabilities>,
     /// Extension metadata.
@@ -36,23 +37,23 @@ pub struct AgentCapabilities {
     pub meta: Option<Meta>,
 }
 
-/// Session capabilities supported by the Agent.
+/// The v2 `SessionCapabilities` definition.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct SessionCapabilities {
-    /// Prompt capabilities supported by the Agent in `session/prompt` requests.
+    /// The `prompt` field (optional).
     #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient_object")]
     pub prompt: Option<PromptCapabilities>,
-    /// MCP capabilities supported by the Agent for session lifecycle requests.
+    /// The `mcp` field (optional).
     #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient_object")]
     pub mcp: Option<McpCapabilities>,
-    /// Whether the Agent supports `session/delete`.
+    /// The `delete` field (optional).
     #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient_object")]
     pub delete: Option<SessionDeleteCapabilities>,
-    /// Whether the Agent supports `additionalDirectories` on supported session lifecycle requests.
+    /// The `additionalDirectories` field (optional).
     #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient_object")]
     pub additional_directories: Option<SessionAdditionalDirectoriesCapabilities>,
-    /// Whether the Agent supports `systemPrompt` on session lifecycle requests.
+    /// The `systemPrompt` field (optional).
     #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient_object")]
     pub system_prompt: Option<SessionSystemPromptCapabilities>,
     /// Extension metadata.
@@ -60,17 +61,17 @@ pub struct SessionCapabilities {
     pub meta: Option<Meta>,
 }
 
-/// Prompt capabilities supported by the Agent in `session/prompt` requests.
+/// The v2 `PromptCapabilities` definition.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct PromptCapabilities {
-    /// Agent supports `image` content blocks.
+    /// The `image` field (optional).
     #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient_object")]
     pub image: Option<PromptImageCapabilities>,
-    /// Agent supports `audio` content blocks.
+    /// The `audio` field (optional).
     #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient_object")]
     pub audio: Option<PromptAudioCapabilities>,
-    /// Agent supports embedded context in `session/prompt` requests.
+    /// The `embeddedContext` field (optional).
     #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient_object")]
     pub embedded_context: Option<PromptEmbeddedContextCapabilities>,
     /// Extension metadata.
@@ -78,14 +79,14 @@ pub struct PromptCapabilities {
     pub meta: Option<Meta>,
 }
 
-/// MCP capabilities supported by the Agent for session lifecycle requests.
+/// The v2 `McpCapabilities` definition.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct McpCapabilities {
-    /// Agent supports `stdio` MCP servers.
+    /// The `stdio` field (optional).
     #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient_object")]
     pub stdio: Option<McpStdioCapabilities>,
-    /// Agent supports `http` MCP servers.
+    /// The `http` field (optional).
     #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient_object")]
     pub http: Option<McpHttpCapabilities>,
     /// Extension metadata.
@@ -93,7 +94,7 @@ pub struct McpCapabilities {
     pub meta: Option<Meta>,
 }
 
-/// Capabilities for stdio MCP server transports.
+/// The v2 `McpStdioCapabilities` definition.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct McpStdioCapabilities {
@@ -102,7 +103,7 @@ pub struct McpStdioCapabilities {
     pub meta: Option<Meta>,
 }
 
-/// Capabilities for HTTP MCP server transports.
+/// The v2 `McpHttpCapabilities` definition.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct McpHttpCapabilities {
@@ -111,7 +112,7 @@ pub struct McpHttpCapabilities {
     pub meta: Option<Meta>,
 }
 
-/// Authentication-related extension capabilities supported by the Agent.
+/// The v2 `AgentAuthCapabilities` definition.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct AgentAuthCapabilities {
@@ -120,14 +121,14 @@ pub struct AgentAuthCapabilities {
     pub meta: Option<Meta>,
 }
 
-/// Capabilities supported by the Client.
+/// The v2 `ClientCapabilities` definition.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ClientCapabilities {
-    /// Authentication capabilities supported by the Client. Determines which authentication method types the Agent can include in its `InitializeResponse`.
+    /// The `auth` field (optional).
     #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient_object")]
     pub auth: Option<ClientAuthCapabilities>,
-    /// Elicitation capabilities supported by the Client. Determines which elicitation modes the Agent can use.
+    /// The `elicitation` field (optional).
     #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient_object")]
     pub elicitation: Option<ElicitationCapabilities>,
     /// Extension metadata.
@@ -135,11 +136,11 @@ pub struct ClientCapabilities {
     pub meta: Option<Meta>,
 }
 
-/// Authentication capabilities supported by the Client.
+/// The v2 `ClientAuthCapabilities` definition.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ClientAuthCapabilities {
-    /// Whether the Client supports `terminal` authentication methods.
+    /// The `terminal` field (optional).
     #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient_object")]
     pub terminal: Option<TerminalAuthCapabilities>,
     /// Extension metadata.

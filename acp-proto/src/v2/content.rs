@@ -1,7 +1,8 @@
 //! v2 content blocks and resources.
 //!
 //! Generated from `spec/crate-1.20.0/v2/schema.json` by `tools/gen_v2_types.py` (one type per
-//! `$defs` entry that differs from v1 on the wire); docs are the schema's own descriptions.
+//! `$defs` entry that differs from v1 on the wire); the doc comments name the
+//! wire items; the schema's descriptions (in `spec/`) say what they mean.
 //! Edit the generator, not this file, unless the type is hand-written in `manual.rs`.
 
 #![allow(clippy::large_enum_variant)]
@@ -22,52 +23,52 @@ use crate::types::serde_util::{lenient, lenient_default, lenient_items, lenient_
 use std::collections::BTreeMap;
 
 tagged_union! {
-    /// Content produced by a tool call.
+    /// The v2 `ToolCallContent` union.
     pub enum ToolCallContent, tag = "type", expecting = "a ToolCallContent object" {
-        /// Standard content block (text, images, resources).
+        /// `content`.
         Content(Content) = "content",
-        /// File modification shown as a diff.
+        /// `diff`.
         Diff(Diff) = "diff",
-        /// A display-only reference to an Agent-owned terminal.
+        /// `terminal`.
         Terminal(Terminal) = "terminal",
-        /// A display-only reference to another session, such as a subagent.
+        /// `session`.
         Session(SessionReference) = "session",
     }
 }
 
 tagged_union! {
-    /// Content blocks represent displayable information in the Agent Client Protocol.
+    /// The v2 `ContentBlock` union.
     pub enum ContentBlock, tag = "type", expecting = "a ContentBlock object" {
-        /// Text content. May be plain text or formatted with Markdown.
+        /// `text`.
         Text(TextContent) = "text",
-        /// Images for visual context or analysis.
+        /// `image`.
         Image(ImageContent) = "image",
-        /// Audio data for transcription or analysis.
+        /// `audio`.
         Audio(AudioContent) = "audio",
-        /// References to resources that the receiver may be able to read.
+        /// `resource_link`.
         ResourceLink(ResourceLink) = "resource_link",
-        /// Complete resource contents embedded directly in the message.
+        /// `resource`.
         Resource(EmbeddedResource) = "resource",
     }
 }
 
-/// An Internet media type identifying the format of protocol content.
+/// The v2 `MediaType` string.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(transparent)]
 pub struct MediaType(pub String);
 
-/// An image provided to or from an LLM.
+/// The v2 `ImageContent` definition.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ImageContent {
-    /// Base64-encoded media payload.
+    /// The `data` field (required).
     pub data: String,
-    /// MIME type describing the encoded media payload.
+    /// The `mimeType` field (required).
     pub mime_type: MediaType,
-    /// URI associated with this resource or media payload.
+    /// The `uri` field (optional).
     #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub uri: Option<String>,
-    /// Optional annotations that help Clients decide how to display or route this content.
+    /// The `annotations` field (optional).
     #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub annotations: Option<Annotations>,
     /// Extension metadata.
@@ -75,15 +76,15 @@ pub struct ImageContent {
     pub meta: Option<Meta>,
 }
 
-/// Audio provided to or from an LLM.
+/// The v2 `AudioContent` definition.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct AudioContent {
-    /// Base64-encoded media payload.
+    /// The `data` field (required).
     pub data: String,
-    /// MIME type describing the encoded media payload.
+    /// The `mimeType` field (required).
     pub mime_type: MediaType,
-    /// Optional annotations that help Clients decide how to display or route this content.
+    /// The `annotations` field (optional).
     #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub annotations: Option<Annotations>,
     /// Extension metadata.
@@ -91,19 +92,19 @@ pub struct AudioContent {
     pub meta: Option<Meta>,
 }
 
-/// An optionally-sized icon that can be displayed in a user interface.
+/// The v2 `Icon` definition.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Icon {
-    /// A standard URI pointing to an icon resource. May be an HTTP/HTTPS URL or a `data:` URI with Base64-encoded image data.
+    /// The `src` field (required).
     pub src: String,
-    /// Optional MIME type override if the source MIME type is missing or generic.
+    /// The `mimeType` field (optional).
     #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub mime_type: Option<MediaType>,
-    /// Optional array of strings that specify sizes at which the icon can be used. Each string SHOULD be in `WxH` format (e.g., `"48x48"`, `"96x96"`) or `"any"` for scalable formats like SVG.
+    /// The `sizes` field (optional).
     #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient_vec")]
     pub sizes: Option<Vec<String>>,
-    /// Optional theme this icon is designed for.
+    /// The `theme` field (optional).
     #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub theme: Option<IconTheme>,
     /// Extension metadata.
@@ -112,39 +113,39 @@ pub struct Icon {
 }
 
 string_enum! {
-    /// Theme an icon is designed for.
+    /// The v2 `IconTheme` values.
     pub enum IconTheme {
-        /// Icon designed for light backgrounds.
+        /// `light`.
         Light = "light",
-        /// Icon designed for dark backgrounds.
+        /// `dark`.
         Dark = "dark",
     }
 }
 
-/// A link to a resource that the receiver may be able to read, included in a prompt or tool call result.
+/// The v2 `ResourceLink` definition.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ResourceLink {
-    /// Human-readable name shown for this protocol object.
+    /// The `name` field (required).
     pub name: String,
-    /// URI associated with this resource or media payload.
+    /// The `uri` field (required).
     pub uri: String,
-    /// Optional display title for end-user UI.
+    /// The `title` field (optional).
     #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub title: Option<String>,
-    /// Optional human-readable details shown with this protocol object.
+    /// The `description` field (optional).
     #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub description: Option<String>,
-    /// Optional set of sized icons that the Client can display in a user interface.
+    /// The `icons` field (optional).
     #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient_vec")]
     pub icons: Option<Vec<Icon>>,
-    /// MIME type describing the encoded media payload.
+    /// The `mimeType` field (optional).
     #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub mime_type: Option<MediaType>,
-    /// Optional size of the linked resource in bytes, if known.
+    /// The `size` field (optional).
     #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub size: Option<u64>,
-    /// Optional annotations that help Clients decide how to display or route this content.
+    /// The `annotations` field (optional).
     #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub annotations: Option<Annotations>,
     /// Extension metadata.
@@ -152,15 +153,15 @@ pub struct ResourceLink {
     pub meta: Option<Meta>,
 }
 
-/// Text-based resource contents.
+/// The v2 `TextResourceContents` definition.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct TextResourceContents {
-    /// Text payload carried by this content block.
+    /// The `text` field (required).
     pub text: String,
-    /// URI associated with this resource or media payload.
+    /// The `uri` field (required).
     pub uri: String,
-    /// MIME type describing the encoded media payload.
+    /// The `mimeType` field (optional).
     #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub mime_type: Option<MediaType>,
     /// Extension metadata.
@@ -168,15 +169,15 @@ pub struct TextResourceContents {
     pub meta: Option<Meta>,
 }
 
-/// Binary resource contents.
+/// The v2 `BlobResourceContents` definition.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct BlobResourceContents {
-    /// Base64-encoded bytes for a binary resource payload.
+    /// The `blob` field (required).
     pub blob: String,
-    /// URI associated with this resource or media payload.
+    /// The `uri` field (required).
     pub uri: String,
-    /// MIME type describing the encoded media payload.
+    /// The `mimeType` field (optional).
     #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub mime_type: Option<MediaType>,
     /// Extension metadata.
@@ -184,13 +185,13 @@ pub struct BlobResourceContents {
     pub meta: Option<Meta>,
 }
 
-/// The contents of a resource, embedded into a prompt or tool call result.
+/// The v2 `EmbeddedResource` definition.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct EmbeddedResource {
-    /// Embedded resource payload, either text or binary data.
+    /// The `resource` field (required).
     pub resource: EmbeddedResourceResource,
-    /// Optional annotations that help Clients decide how to display or route this content.
+    /// The `annotations` field (optional).
     #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub annotations: Option<Annotations>,
     /// Extension metadata.
@@ -198,18 +199,18 @@ pub struct EmbeddedResource {
     pub meta: Option<Meta>,
 }
 
-/// Standard content block (text, images, resources).
+/// The v2 `Content` definition.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Content {
-    /// The actual content block.
+    /// The `content` field (required).
     pub content: ContentBlock,
     /// Extension metadata.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub meta: Option<Meta>,
 }
 
-/// Capabilities for image content in prompt requests.
+/// The v2 `PromptImageCapabilities` definition.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct PromptImageCapabilities {
@@ -218,7 +219,7 @@ pub struct PromptImageCapabilities {
     pub meta: Option<Meta>,
 }
 
-/// Capabilities for audio content in prompt requests.
+/// The v2 `PromptAudioCapabilities` definition.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct PromptAudioCapabilities {
@@ -227,7 +228,7 @@ pub struct PromptAudioCapabilities {
     pub meta: Option<Meta>,
 }
 
-/// Capabilities for embedded context in prompt requests.
+/// The v2 `PromptEmbeddedContextCapabilities` definition.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct PromptEmbeddedContextCapabilities {
@@ -236,37 +237,37 @@ pub struct PromptEmbeddedContextCapabilities {
     pub meta: Option<Meta>,
 }
 
-/// All text that was typed after the command name is provided as input.
+/// The v2 `TextCommandInput` definition.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct TextCommandInput {
-    /// A hint to display when the input hasn't been provided yet
+    /// The `hint` field (required).
     pub hint: String,
     /// Extension metadata.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub meta: Option<Meta>,
 }
 
-/// A streamed item of message content.
+/// The v2 `ContentChunk` definition.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ContentChunk {
-    /// A unique identifier for the message this chunk belongs to.
+    /// The `messageId` field (required).
     pub message_id: MessageId,
-    /// A single item of content
+    /// The `content` field (required).
     pub content: ContentBlock,
     /// Extension metadata.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub meta: Option<Meta>,
 }
 
-/// A streamed item of tool-call content.
+/// The v2 `ToolCallContentChunk` definition.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ToolCallContentChunk {
-    /// The ID of the tool call this content belongs to.
+    /// The `toolCallId` field (required).
     pub tool_call_id: ToolCallId,
-    /// A single item of content produced by the tool call.
+    /// The `content` field (required).
     pub content: ToolCallContent,
     /// Extension metadata.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
@@ -274,11 +275,11 @@ pub struct ToolCallContentChunk {
 }
 
 tagged_union! {
-    /// Updated content for a plan.
+    /// The v2 `PlanUpdateContent` union.
     pub enum PlanUpdateContent, tag = "type", expecting = "a PlanUpdateContent object" {
-        /// Structured plan entries.
+        /// `items`.
         Items(PlanItems) = "items",
-        /// The complete plan as Markdown.
+        /// `markdown`.
         Markdown(PlanMarkdown) = "markdown",
     }
 }

@@ -1,7 +1,8 @@
 //! v2 structured diffs.
 //!
 //! Generated from `spec/crate-1.20.0/v2/schema.json` by `tools/gen_v2_types.py` (one type per
-//! `$defs` entry that differs from v1 on the wire); docs are the schema's own descriptions.
+//! `$defs` entry that differs from v1 on the wire); the doc comments name the
+//! wire items; the schema's descriptions (in `spec/`) say what they mean.
 //! Edit the generator, not this file, unless the type is hand-written in `manual.rs`.
 
 #![allow(clippy::large_enum_variant)]
@@ -21,14 +22,14 @@ use crate::types::serde_util::{lenient, lenient_default, lenient_items, lenient_
 #[allow(unused_imports)]
 use std::collections::BTreeMap;
 
-/// One file-level change described by a `Diff`.
+/// The v2 `DiffChange` definition.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct DiffChange {
-    /// File content kind after the operation (for `delete`, of the deleted file).
+    /// The `fileType` field (optional).
     #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub file_type: Option<DiffFileType>,
-    /// MIME type of the file contents after the operation (for `delete`, of the deleted file).
+    /// The `mimeType` field (optional).
     #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub mime_type: Option<MediaType>,
     /// Extension metadata.
@@ -40,65 +41,65 @@ pub struct DiffChange {
 }
 
 tagged_union! {
-    /// One file-level change described by a `Diff`.
+    /// The v2 `DiffChange` union.
     pub enum DiffChangeKind, tag = "operation", expecting = "a DiffChange object" {
-        /// A file was added.
+        /// `add`.
         Add(DiffPathChange) = "add",
-        /// A file was deleted.
+        /// `delete`.
         Delete(DiffPathChange) = "delete",
-        /// A file was modified in place.
+        /// `modify`.
         Modify(DiffPathChange) = "modify",
-        /// A file was moved or renamed.
+        /// `move`.
         Move(DiffPathPairChange) = "move",
-        /// A file was copied.
+        /// `copy`.
         Copy(DiffPathPairChange) = "copy",
     }
 }
 
 string_enum! {
-    /// Kind of file content represented by a diff change.
+    /// The v2 `DiffFileType` values.
     pub enum DiffFileType {
-        /// Text content.
+        /// `text`.
         Text = "text",
-        /// Binary or otherwise non-text content.
+        /// `binary`.
         Binary = "binary",
-        /// Directory entry.
+        /// `directory`.
         Directory = "directory",
-        /// Symbolic link.
+        /// `symlink`.
         Symlink = "symlink",
     }
 }
 
-/// An absolute filesystem path used by the protocol.
+/// The v2 `AbsolutePath` string.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(transparent)]
 pub struct AbsolutePath(pub String);
 
-/// Operation metadata for add, delete, and modify changes.
+/// The v2 `DiffPathChange` definition.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct DiffPathChange {
-    /// Absolute path for the operation.
+    /// The `path` field (required).
     pub path: AbsolutePath,
 }
 
-/// Operation metadata for move and copy changes.
+/// The v2 `DiffPathPairChange` definition.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct DiffPathPairChange {
-    /// Absolute path before the operation.
+    /// The `oldPath` field (required).
     pub old_path: AbsolutePath,
-    /// Absolute path after the operation.
+    /// The `path` field (required).
     pub path: AbsolutePath,
 }
 
-/// Renderable patch text and its format.
+/// The v2 `DiffPatch` definition.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct DiffPatch {
-    /// Patch format. The only ACP-defined value is `git_patch`.
+    /// The `format` field (required).
     pub format: DiffPatchFormat,
-    /// Patch text in the format named by `format`.
+    /// The `text` field (required).
     pub text: String,
     /// Extension metadata.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
@@ -106,21 +107,21 @@ pub struct DiffPatch {
 }
 
 string_enum! {
-    /// Text patch format used by `DiffPatch`.
+    /// The v2 `DiffPatchFormat` values.
     pub enum DiffPatchFormat {
-        /// One or more `diff --git` sections in Git's `--patch` (`-p`) text format.
+        /// `git_patch`.
         GitPatch = "git_patch",
     }
 }
 
-/// File changes produced by a tool call.
+/// The v2 `Diff` definition.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Diff {
-    /// Structured file changes described by this diff. Agents MUST include at least one entry.
+    /// The `changes` field (required).
     #[serde(deserialize_with = "skip_invalid_items")]
     pub changes: Vec<DiffChange>,
-    /// Renderable patch text for some or all of the structured changes.
+    /// The `patch` field (optional).
     #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub patch: Option<DiffPatch>,
     /// Extension metadata.

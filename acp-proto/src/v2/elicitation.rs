@@ -1,7 +1,8 @@
 //! v2 elicitation requests and their form schemas.
 //!
 //! Generated from `spec/crate-1.20.0/v2/schema.json` by `tools/gen_v2_types.py` (one type per
-//! `$defs` entry that differs from v1 on the wire); docs are the schema's own descriptions.
+//! `$defs` entry that differs from v1 on the wire); the doc comments name the
+//! wire items; the schema's descriptions (in `spec/`) say what they mean.
 //! Edit the generator, not this file, unless the type is hand-written in `manual.rs`.
 
 #![allow(clippy::large_enum_variant)]
@@ -21,11 +22,11 @@ use crate::types::serde_util::{lenient, lenient_default, lenient_items, lenient_
 #[allow(unused_imports)]
 use std::collections::BTreeMap;
 
-/// Request from the Agent to elicit structured user input.
+/// The v2 `CreateElicitationRequest` definition.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct CreateElicitationRequest {
-    /// A human-readable message describing what input is needed.
+    /// The `message` field (required).
     pub message: String,
     /// Extension metadata.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
@@ -36,49 +37,49 @@ pub struct CreateElicitationRequest {
 }
 
 tagged_union! {
-    /// Request from the Agent to elicit structured user input.
+    /// The v2 `CreateElicitationRequest` union.
     pub enum CreateElicitationRequestKind, tag = "mode", expecting = "a CreateElicitationRequest object" {
-        /// Form-based elicitation where the Client renders a form from the provided schema.
+        /// `form`.
         Form(ElicitationFormMode) = "form",
-        /// URL-based elicitation where the Client directs the user to a URL.
+        /// `url`.
         Url(ElicitationUrlMode) = "url",
     }
 }
 
-/// Session-scoped elicitation, optionally tied to a specific tool call.
+/// The v2 `ElicitationSessionScope` definition.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ElicitationSessionScope {
-    /// The session this elicitation is tied to.
+    /// The `sessionId` field (required).
     pub session_id: SessionId,
-    /// Optional tool call within the session.
+    /// The `toolCallId` field (optional).
     #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub tool_call_id: Option<ToolCallId>,
 }
 
-/// Request-scoped elicitation, tied to a specific JSON-RPC request outside of a session (e.g., during auth/configuration phases before any session is started).
+/// The v2 `ElicitationRequestScope` definition.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ElicitationRequestScope {
-    /// The pending Client-to-Agent request this elicitation is tied to.
+    /// The `requestId` field (required).
     pub request_id: RequestId,
 }
 
-/// Type-safe elicitation schema for requesting structured user input.
+/// The v2 `ElicitationSchema` definition.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ElicitationSchema {
-    /// Type discriminator. Always `"object"`. Any other value is rejected.
+    /// The `type` field (required).
     pub type_: ElicitationSchemaType,
-    /// Optional title for the schema.
+    /// The `title` field (optional).
     #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub title: Option<String>,
-    /// Property definitions (MUST be primitive types).
+    /// The `properties` field (required).
     pub properties: BTreeMap<String, ElicitationPropertySchema>,
-    /// List of required property names.
+    /// The `required` field (optional).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub required: Option<Vec<String>>,
-    /// Optional description of what this schema represents.
+    /// The `description` field (optional).
     #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub description: Option<String>,
     /// Extension metadata.
@@ -87,47 +88,47 @@ pub struct ElicitationSchema {
 }
 
 tagged_union! {
-    /// Property schema for elicitation form fields.
+    /// The v2 `ElicitationPropertySchema` union.
     pub enum ElicitationPropertySchema, tag = "type", expecting = "a ElicitationPropertySchema object" {
-        /// String property (or single-select enum when `enum`/`oneOf` is set).
+        /// `string`.
         String(StringPropertySchema) = "string",
-        /// Number (floating-point) property.
+        /// `number`.
         Number(NumberPropertySchema) = "number",
-        /// Integer property.
+        /// `integer`.
         Integer(IntegerPropertySchema) = "integer",
-        /// Boolean property.
+        /// `boolean`.
         Boolean(BooleanPropertySchema) = "boolean",
-        /// Multi-select array property.
+        /// `array`.
         Array(MultiSelectPropertySchema) = "array",
     }
 }
 
-/// Schema for string properties in an elicitation form.
+/// The v2 `StringPropertySchema` definition.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct StringPropertySchema {
-    /// Optional title for the property.
+    /// The `title` field (optional).
     #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub title: Option<String>,
-    /// Human-readable description.
+    /// The `description` field (optional).
     #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub description: Option<String>,
-    /// Minimum string length.
+    /// The `minLength` field (optional).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub min_length: Option<u32>,
-    /// Maximum string length.
+    /// The `maxLength` field (optional).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_length: Option<u32>,
-    /// String format.
+    /// The `format` field (optional).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub format: Option<StringFormat>,
-    /// Default value.
+    /// The `default` field (optional).
     #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub default: Option<String>,
-    /// Enum values for untitled single-select enums. Must contain at least one value when present. Optional. Omitted and `null` are equivalent and mean no untitled single-select choices are declared by `enum`.
+    /// The `enum` field (optional).
     #[serde(rename = "enum", default, skip_serializing_if = "Option::is_none")]
     pub enum_values: Option<Vec<String>>,
-    /// Titled enum options for titled single-select enums. Must contain at least one option when present. Optional. Omitted and `null` are equivalent and mean no titled single-select choices are declared by `oneOf`.
+    /// The `oneOf` field (optional).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub one_of: Option<Vec<EnumOption>>,
     /// Extension metadata.
@@ -135,36 +136,36 @@ pub struct StringPropertySchema {
     pub meta: Option<Meta>,
 }
 
-/// Titled multi-select items use `anyOf` and omit `type`.
+/// The v2 `TitledMultiSelectItems` definition.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct TitledMultiSelectItems {
-    /// Titled enum options. Must contain at least one option.
+    /// The `anyOf` field (required).
     pub any_of: Vec<EnumOption>,
     /// Extension metadata.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub meta: Option<Meta>,
 }
 
-/// Schema for multi-select (array) properties in an elicitation form.
+/// The v2 `MultiSelectPropertySchema` definition.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct MultiSelectPropertySchema {
-    /// Optional title for the property.
+    /// The `title` field (optional).
     #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub title: Option<String>,
-    /// Human-readable description.
+    /// The `description` field (optional).
     #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub description: Option<String>,
-    /// Minimum number of items to select.
+    /// The `minItems` field (optional).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub min_items: Option<u64>,
-    /// Maximum number of items to select.
+    /// The `maxItems` field (optional).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_items: Option<u64>,
-    /// The items definition describing allowed values.
+    /// The `items` field (required).
     pub items: MultiSelectItems,
-    /// Default selected values.
+    /// The `default` field (optional).
     #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient_vec")]
     pub default: Option<Vec<String>>,
     /// Extension metadata.
@@ -172,7 +173,7 @@ pub struct MultiSelectPropertySchema {
     pub meta: Option<Meta>,
 }
 
-/// Response from the Client to an elicitation request.
+/// The v2 `CreateElicitationResponse` definition.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct CreateElicitationResponse {
@@ -185,22 +186,22 @@ pub struct CreateElicitationResponse {
 }
 
 tagged_union! {
-    /// Response from the Client to an elicitation request.
+    /// The v2 `CreateElicitationResponse` union.
     pub enum CreateElicitationResponseKind, tag = "action", expecting = "a CreateElicitationResponse object" {
-        /// The user accepted and provided content.
+        /// `accept`.
         Accept(ElicitationAcceptAction) = "accept",
-        /// The user declined the elicitation.
+        /// `decline`.
         Decline = "decline",
-        /// The elicitation was cancelled.
+        /// `cancel`.
         Cancel = "cancel",
     }
 }
 
-/// The user accepted the elicitation and provided content.
+/// The v2 `ElicitationAcceptAction` definition.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ElicitationAcceptAction {
-    /// The user-provided content, if any, as an object matching the requested schema.
+    /// The `content` field (optional).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub content: Option<BTreeMap<String, ElicitationContentValue>>,
 }

@@ -1,7 +1,8 @@
 //! v2 plans.
 //!
 //! Generated from `spec/crate-1.20.0/v2/schema.json` by `tools/gen_v2_types.py` (one type per
-//! `$defs` entry that differs from v1 on the wire); docs are the schema's own descriptions.
+//! `$defs` entry that differs from v1 on the wire); the doc comments name the
+//! wire items; the schema's descriptions (in `spec/`) say what they mean.
 //! Edit the generator, not this file, unless the type is hand-written in `manual.rs`.
 
 #![allow(clippy::large_enum_variant)]
@@ -21,15 +22,15 @@ use crate::types::serde_util::{lenient, lenient_default, lenient_items, lenient_
 #[allow(unused_imports)]
 use std::collections::BTreeMap;
 
-/// A single entry in the execution plan.
+/// The v2 `PlanEntry` definition.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct PlanEntry {
-    /// Human-readable description of what this task aims to accomplish. May contain Markdown.
+    /// The `content` field (required).
     pub content: String,
-    /// The relative importance of this task. Used to indicate which tasks are most critical to the overall goal.
+    /// The `priority` field (required).
     pub priority: PlanEntryPriority,
-    /// Current execution status of this task.
+    /// The `status` field (required).
     pub status: PlanEntryStatus,
     /// Extension metadata.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
@@ -37,26 +38,26 @@ pub struct PlanEntry {
 }
 
 string_enum! {
-    /// Status of a plan entry in the execution flow.
+    /// The v2 `PlanEntryStatus` values.
     pub enum PlanEntryStatus {
-        /// The task has not started yet.
+        /// `pending`.
         Pending = "pending",
-        /// The task is currently being worked on.
+        /// `in_progress`.
         InProgress = "in_progress",
-        /// The task has been successfully completed.
+        /// `completed`.
         Completed = "completed",
-        /// The task was cancelled before it completed.
+        /// `cancelled`.
         Cancelled = "cancelled",
     }
 }
 
-/// A plan represented as structured entries.
+/// The v2 `PlanItems` definition.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct PlanItems {
-    /// The plan ID to update.
+    /// The `planId` field (required).
     pub plan_id: PlanId,
-    /// The list of tasks to be accomplished.
+    /// The `entries` field (required).
     #[serde(deserialize_with = "skip_invalid_items")]
     pub entries: Vec<PlanEntry>,
     /// Extension metadata.
@@ -64,15 +65,15 @@ pub struct PlanItems {
     pub meta: Option<Meta>,
 }
 
-/// A plan represented as Markdown.
+/// The v2 `PlanMarkdown` definition.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct PlanMarkdown {
-    /// The plan ID to update.
+    /// The `planId` field (required).
     pub plan_id: PlanId,
-    /// The complete plan as Markdown, not just the text that changed.
+    /// The `content` field (required).
     pub content: String,
-    /// The absolute path of the file that holds this plan.
+    /// The `path` field (optional).
     #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub path: Option<AbsolutePath>,
     /// Extension metadata.
@@ -80,11 +81,11 @@ pub struct PlanMarkdown {
     pub meta: Option<Meta>,
 }
 
-/// A content update for a plan identified by ID.
+/// The v2 `PlanUpdate` definition.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct PlanUpdate {
-    /// Replaces the whole plan with this `planId`, even if its `type` changes.
+    /// The `plan` field (required).
     pub plan: PlanUpdateContent,
     /// Extension metadata.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]

@@ -1,7 +1,8 @@
 //! v2 session lifecycle, initialization and errors.
 //!
 //! Generated from `spec/crate-1.20.0/v2/schema.json` by `tools/gen_v2_types.py` (one type per
-//! `$defs` entry that differs from v1 on the wire); docs are the schema's own descriptions.
+//! `$defs` entry that differs from v1 on the wire); the doc comments name the
+//! wire items; the schema's descriptions (in `spec/`) say what they mean.
 //! Edit the generator, not this file, unless the type is hand-written in `manual.rs`.
 
 #![allow(clippy::large_enum_variant)]
@@ -21,18 +22,18 @@ use crate::types::serde_util::{lenient, lenient_default, lenient_items, lenient_
 #[allow(unused_imports)]
 use std::collections::BTreeMap;
 
-/// Response to the `initialize` method.
+/// The v2 `InitializeResponse` definition.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct InitializeResponse {
-    /// The highest protocol version supported by the Agent that is at or below the version requested by the Client. If no such version exists, initialization fails with error code -32022.
+    /// The `protocolVersion` field (required).
     pub protocol_version: ProtocolVersion,
-    /// Information about the implementation sending this initialize response.
+    /// The `info` field (required).
     pub info: Implementation,
-    /// Capabilities supported by the Agent.
+    /// The `capabilities` field (optional).
     #[serde(default, deserialize_with = "lenient_object_default")]
     pub capabilities: AgentCapabilities,
-    /// Authentication methods supported by the Agent.
+    /// The `authMethods` field (optional).
     #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient_vec")]
     pub auth_methods: Option<Vec<AuthMethod>>,
     /// Extension metadata.
@@ -40,16 +41,16 @@ pub struct InitializeResponse {
     pub meta: Option<Meta>,
 }
 
-/// Response from creating a new session.
+/// The v2 `NewSessionResponse` definition.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct NewSessionResponse {
-    /// Unique identifier for the created session.
+    /// The `sessionId` field (required).
     pub session_id: SessionId,
-    /// Initial session configuration options.
+    /// The `configOptions` field (optional).
     #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient_vec")]
     pub config_options: Option<Vec<SessionConfigOption>>,
-    /// Initial commands the Agent can execute in this session.
+    /// The `availableCommands` field (optional).
     #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient_vec")]
     pub available_commands: Option<Vec<AvailableCommand>>,
     /// Extension metadata.
@@ -57,18 +58,18 @@ pub struct NewSessionResponse {
     pub meta: Option<Meta>,
 }
 
-/// A session configuration option selector and its current state.
+/// The v2 `SessionConfigOption` definition.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct SessionConfigOption {
-    /// Identifier for the configuration option. MUST be unique within `configOptions`.
+    /// The `configId` field (required).
     pub config_id: SessionConfigId,
-    /// Human-readable label for the option.
+    /// The `name` field (required).
     pub name: String,
-    /// Optional description for the Client to display to the user.
+    /// The `description` field (optional).
     #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub description: Option<String>,
-    /// Optional semantic category for this option (UX only).
+    /// The `category` field (optional).
     #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub category: Option<SessionConfigOptionCategory>,
     /// Extension metadata.
@@ -80,47 +81,47 @@ pub struct SessionConfigOption {
 }
 
 tagged_union! {
-    /// A session configuration option selector and its current state.
+    /// The v2 `SessionConfigOption` union.
     pub enum SessionConfigOptionKind, tag = "type", expecting = "a SessionConfigOption object" {
-        /// Single-value selector (dropdown).
+        /// `select`.
         Select(SessionConfigSelect) = "select",
-        /// Boolean on/off toggle.
+        /// `boolean`.
         Boolean(SessionConfigBoolean) = "boolean",
     }
 }
 
-/// A group of possible values for a session configuration option.
+/// The v2 `SessionConfigSelectGroup` definition.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct SessionConfigSelectGroup {
-    /// Identifier for this group. MUST be unique within the option.
+    /// The `groupId` field (required).
     pub group_id: SessionConfigGroupId,
-    /// Human-readable label for this group.
+    /// The `name` field (required).
     pub name: String,
-    /// The set of option values in this group. MUST contain at least one value.
+    /// The `options` field (required).
     pub options: Vec<SessionConfigSelectOption>,
     /// Extension metadata.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub meta: Option<Meta>,
 }
 
-/// A single-value selector (dropdown) session configuration option payload.
+/// The v2 `SessionConfigSelect` definition.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct SessionConfigSelect {
-    /// The currently selected value. MUST be one of the `value`s in `options`.
+    /// The `currentValue` field (required).
     pub current_value: SessionConfigValueId,
-    /// The set of selectable options. MUST contain at least one value, and each `value` MUST be unique within the option, including across groups.
+    /// The `options` field (required).
     pub options: SessionConfigSelectOptions,
 }
 
-/// Response from listing sessions.
+/// The v2 `ListSessionsResponse` definition.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ListSessionsResponse {
-    /// Array of session information objects.
+    /// The `sessions` field (required).
     pub sessions: Vec<SessionInfo>,
-    /// Opaque cursor token. If present, pass this in the next request's cursor parameter to fetch the next page. Omitted and `null` are equivalent and mean there are no more results. An empty string is a valid cursor, not the end of results.
+    /// The `nextCursor` field (optional).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub next_cursor: Option<SessionListCursor>,
     /// Extension metadata.
@@ -128,21 +129,21 @@ pub struct ListSessionsResponse {
     pub meta: Option<Meta>,
 }
 
-/// Information about a session returned by session/list
+/// The v2 `SessionInfo` definition.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct SessionInfo {
-    /// Unique identifier for the session
+    /// The `sessionId` field (required).
     pub session_id: SessionId,
-    /// The working directory for this session. Must be an absolute path.
+    /// The `cwd` field (required).
     pub cwd: AbsolutePath,
-    /// Additional workspace roots reported for this session. Each path MUST be absolute.
+    /// The `additionalDirectories` field (optional).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub additional_directories: Option<Vec<AbsolutePath>>,
-    /// Human-readable title for the session
+    /// The `title` field (optional).
     #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub title: Option<String>,
-    /// RFC 3339 timestamp of last activity.
+    /// The `updatedAt` field (optional).
     #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub updated_at: Option<String>,
     /// Extension metadata.
@@ -150,19 +151,19 @@ pub struct SessionInfo {
     pub meta: Option<Meta>,
 }
 
-/// An opaque cursor used to paginate `session/list` results.
+/// The v2 `SessionListCursor` string.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(transparent)]
 pub struct SessionListCursor(pub String);
 
-/// Response from resuming an existing session.
+/// The v2 `ResumeSessionResponse` definition.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ResumeSessionResponse {
-    /// Current session configuration options.
+    /// The `configOptions` field (optional).
     #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient_vec")]
     pub config_options: Option<Vec<SessionConfigOption>>,
-    /// Current commands the Agent can execute in this session.
+    /// The `availableCommands` field (optional).
     #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient_vec")]
     pub available_commands: Option<Vec<AvailableCommand>>,
     /// Extension metadata.
@@ -170,11 +171,11 @@ pub struct ResumeSessionResponse {
     pub meta: Option<Meta>,
 }
 
-/// Response to `session/set_config_option` method.
+/// The v2 `SetSessionConfigOptionResponse` definition.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct SetSessionConfigOptionResponse {
-    /// The full set of configuration options and their current values.
+    /// The `configOptions` field (required).
     #[serde(deserialize_with = "skip_invalid_items")]
     pub config_options: Vec<SessionConfigOption>,
     /// Extension metadata.
@@ -182,50 +183,50 @@ pub struct SetSessionConfigOptionResponse {
     pub meta: Option<Meta>,
 }
 
-/// Response acknowledging that a user prompt was inserted into the ACP conversation.
+/// The v2 `PromptResponse` definition.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct PromptResponse {
-    /// Identifies the user message inserted into the ACP conversation.
+    /// The `messageId` field (required).
     pub message_id: MessageId,
     /// Extension metadata.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub meta: Option<Meta>,
 }
 
-/// Data for the `-32022` (Unsupported protocol version) error.
+/// The v2 `UnsupportedProtocolVersionErrorData` definition.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct UnsupportedProtocolVersionErrorData {
-    /// The protocol version the Client requested.
+    /// The `requested` field (required).
     pub requested: ProtocolVersion,
-    /// The protocol versions the Agent supports.
+    /// The `supported` field (required).
     pub supported: Vec<ProtocolVersion>,
     /// Extension metadata.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub meta: Option<Meta>,
 }
 
-/// Data for the `-32002` (Resource not found) error when a session-scoped request names a session that does not exist or is not active.
+/// The v2 `SessionNotFoundErrorData` definition.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct SessionNotFoundErrorData {
-    /// The session ID from the request.
+    /// The `sessionId` field (required).
     pub session_id: SessionId,
     /// Extension metadata.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub meta: Option<Meta>,
 }
 
-/// Request parameters for the initialize method.
+/// The v2 `InitializeRequest` definition.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct InitializeRequest {
-    /// The latest protocol version supported by the Client.
+    /// The `protocolVersion` field (required).
     pub protocol_version: ProtocolVersion,
-    /// Information about the implementation sending this initialize request.
+    /// The `info` field (required).
     pub info: Implementation,
-    /// Capabilities supported by the Client.
+    /// The `capabilities` field (optional).
     #[serde(default, deserialize_with = "lenient_object_default")]
     pub capabilities: ClientCapabilities,
     /// Extension metadata.
@@ -233,19 +234,19 @@ pub struct InitializeRequest {
     pub meta: Option<Meta>,
 }
 
-/// Request parameters for creating a new session.
+/// The v2 `NewSessionRequest` definition.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct NewSessionRequest {
-    /// The working directory for this session. Must be an absolute path.
+    /// The `cwd` field (required).
     pub cwd: AbsolutePath,
-    /// Additional workspace roots for this session. Each path MUST be absolute.
+    /// The `additionalDirectories` field (optional).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub additional_directories: Option<Vec<AbsolutePath>>,
-    /// List of MCP (Model Context Protocol) servers for the Agent to connect to.
+    /// The `mcpServers` field (optional).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mcp_servers: Option<Vec<McpServer>>,
-    /// System-level instructions for the new session.
+    /// The `systemPrompt` field (optional).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub system_prompt: Option<SystemPrompt>,
     /// Extension metadata.
@@ -254,24 +255,24 @@ pub struct NewSessionRequest {
 }
 
 tagged_union! {
-    /// Configuration for connecting to an MCP (Model Context Protocol) server.
+    /// The v2 `McpServer` union.
     pub enum McpServer, tag = "type", expecting = "a McpServer object" {
-        /// HTTP transport configuration
+        /// `http`.
         Http(McpServerHttp) = "http",
-        /// Stdio transport configuration
+        /// `stdio`.
         Stdio(McpServerStdio) = "stdio",
     }
 }
 
-/// HTTP transport configuration for MCP.
+/// The v2 `McpServerHttp` definition.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct McpServerHttp {
-    /// Human-readable name identifying this MCP server. MUST be unique within `mcpServers`.
+    /// The `name` field (required).
     pub name: String,
-    /// URL to the MCP server.
+    /// The `url` field (required).
     pub url: String,
-    /// HTTP headers to set when making requests to the MCP server. Headers the MCP transport defines are owned by the transport, and Agents use the transport's values for them.
+    /// The `headers` field (optional).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub headers: Option<Vec<HttpHeader>>,
     /// Extension metadata.
@@ -279,18 +280,18 @@ pub struct McpServerHttp {
     pub meta: Option<Meta>,
 }
 
-/// Stdio transport configuration for MCP.
+/// The v2 `McpServerStdio` definition.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct McpServerStdio {
-    /// Human-readable name identifying this MCP server. MUST be unique within `mcpServers`.
+    /// The `name` field (required).
     pub name: String,
-    /// Path to the MCP server executable. Must be an absolute path.
+    /// The `command` field (required).
     pub command: AbsolutePath,
-    /// Command-line arguments to pass to the MCP server.
+    /// The `args` field (optional).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub args: Option<Vec<String>>,
-    /// Environment variables to set when launching the MCP server. Names SHOULD be unique. Agents MAY reject duplicates with `-32602`, and otherwise the last entry wins.
+    /// The `env` field (optional).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub env: Option<Vec<EnvVariable>>,
     /// Extension metadata.
@@ -298,27 +299,27 @@ pub struct McpServerStdio {
     pub meta: Option<Meta>,
 }
 
-/// Client-provided system-level instructions for a session.
+/// The v2 `SystemPrompt` definition.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct SystemPrompt {
-    /// How the Agent combines `content` with its own instructions.
+    /// The `mode` field (required).
     pub mode: SystemPromptMode,
-    /// The system prompt content.
+    /// The `content` field (required).
     pub content: Vec<ContentBlock>,
     /// Extension metadata.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub meta: Option<Meta>,
 }
 
-/// Request parameters for listing existing sessions.
+/// The v2 `ListSessionsRequest` definition.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ListSessionsRequest {
-    /// Filter sessions by working directory. Must be an absolute path.
+    /// The `cwd` field (optional).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cwd: Option<AbsolutePath>,
-    /// Opaque cursor token from a previous response's nextCursor field for cursor-based pagination
+    /// The `cursor` field (optional).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cursor: Option<SessionListCursor>,
     /// Extension metadata.
@@ -326,24 +327,24 @@ pub struct ListSessionsRequest {
     pub meta: Option<Meta>,
 }
 
-/// Request parameters for resuming an existing session.
+/// The v2 `ResumeSessionRequest` definition.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ResumeSessionRequest {
-    /// The ID of the session to resume.
+    /// The `sessionId` field (required).
     pub session_id: SessionId,
-    /// The working directory for this session. Must be an absolute path.
+    /// The `cwd` field (required).
     pub cwd: AbsolutePath,
-    /// Additional workspace roots to activate for this session. Each path MUST be absolute.
+    /// The `additionalDirectories` field (optional).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub additional_directories: Option<Vec<AbsolutePath>>,
-    /// List of MCP servers to connect to for this session.
+    /// The `mcpServers` field (optional).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mcp_servers: Option<Vec<McpServer>>,
-    /// Inclusive cursor describing where conversation replay begins.
+    /// The `replayFrom` field (optional).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub replay_from: Option<ReplayFrom>,
-    /// System-level instructions for the resumed session.
+    /// The `systemPrompt` field (optional).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub system_prompt: Option<SystemPrompt>,
     /// Extension metadata.
@@ -351,15 +352,15 @@ pub struct ResumeSessionRequest {
     pub meta: Option<Meta>,
 }
 
-/// Request parameters for sending a user prompt to the Agent.
+/// The v2 `PromptRequest` definition.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct PromptRequest {
-    /// The ID of the session to send this user message to
+    /// The `sessionId` field (required).
     pub session_id: SessionId,
-    /// The blocks of content that compose the user's message.
+    /// The `prompt` field (required).
     pub prompt: Vec<ContentBlock>,
-    /// Identifies one prompt submission within this session.
+    /// The `idempotencyKey` field (optional).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub idempotency_key: Option<IdempotencyKey>,
     /// Extension metadata.
@@ -367,27 +368,27 @@ pub struct PromptRequest {
     pub meta: Option<Meta>,
 }
 
-/// A key the Client generates to identify one `session/prompt` submission across attempts.
+/// The v2 `IdempotencyKey` string.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(transparent)]
 pub struct IdempotencyKey(pub String);
 
-/// Cancels the named session's active foreground work and earlier prompts not yet inserted. It does not cancel later submissions or work in the session's latest `background` list.
+/// The v2 `CancelSessionNotification` definition.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct CancelSessionNotification {
-    /// The ID of the session whose foreground work to cancel.
+    /// The `sessionId` field (required).
     pub session_id: SessionId,
     /// Extension metadata.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub meta: Option<Meta>,
 }
 
-/// Notification to cancel an ongoing request.
+/// The v2 `CancelRequestNotification` definition.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct CancelRequestNotification {
-    /// The ID of the request to cancel: a request that the sender of this notification issued. Receivers match it only against requests they received from that sender.
+    /// The `requestId` field (required).
     pub request_id: RequestId,
     /// Extension metadata.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]

@@ -1,7 +1,8 @@
 //! v2 session state updates (the end of a turn is an `idle` state update).
 //!
 //! Generated from `spec/crate-1.20.0/v2/schema.json` by `tools/gen_v2_types.py` (one type per
-//! `$defs` entry that differs from v1 on the wire); docs are the schema's own descriptions.
+//! `$defs` entry that differs from v1 on the wire); the doc comments name the
+//! wire items; the schema's descriptions (in `spec/`) say what they mean.
 //! Edit the generator, not this file, unless the type is hand-written in `manual.rs`.
 
 #![allow(clippy::large_enum_variant)]
@@ -22,33 +23,33 @@ use crate::types::serde_util::{lenient, lenient_default, lenient_items, lenient_
 use std::collections::BTreeMap;
 
 tagged_union! {
-    /// One piece of work running independently of the session's foreground work.
+    /// The v2 `BackgroundWork` union.
     pub enum BackgroundWork, tag = "type", expecting = "a BackgroundWork object" {
-        /// A process that keeps running after its tool call returned control to the model. Live until its `terminal_update` reports `exitStatus`.
+        /// `terminal`.
         Terminal(BackgroundTerminal) = "terminal",
-        /// Work started by a tool call that continues without a process of its own, such as a watcher, a workflow, or a scheduled wakeup. `pending` and `paused` tool calls stay listed.
+        /// `tool_call`.
         ToolCall(BackgroundToolCall) = "tool_call",
-        /// A detached subagent session that has anything running: its state is not `idle`, or its own `background` list is non-empty or not reported.
+        /// `subagent`.
         Subagent(BackgroundSubagent) = "subagent",
     }
 }
 
-/// A listed subagent session associated with this session through `subagent_update`.
+/// The v2 `BackgroundSubagent` definition.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct BackgroundSubagent {
-    /// The ID of the listed session.
+    /// The `sessionId` field (required).
     pub session_id: SessionId,
     /// Extension metadata.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub meta: Option<Meta>,
 }
 
-/// Foreground work is in progress.
+/// The v2 `RunningStateUpdate` definition.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct RunningStateUpdate {
-    /// Work running independently of foreground work, as a complete snapshot.
+    /// The `background` field (optional).
     #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub background: Option<Vec<BackgroundWork>>,
     /// Extension metadata.
@@ -56,20 +57,20 @@ pub struct RunningStateUpdate {
     pub meta: Option<Meta>,
 }
 
-/// Details of a failure that ended active work.
+/// The v2 `ErrorStopReason` definition.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ErrorStopReason {
-    /// The failure, as a JSON-RPC error object.
+    /// The `error` field (optional).
     #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub error: Option<Error>,
 }
 
-/// The foreground workflow as a whole is blocked on user action.
+/// The v2 `RequiresActionStateUpdate` definition.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct RequiresActionStateUpdate {
-    /// Work running independently of foreground work, as a complete snapshot.
+    /// The `background` field (optional).
     #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub background: Option<Vec<BackgroundWork>>,
     /// Extension metadata.
@@ -77,11 +78,11 @@ pub struct RequiresActionStateUpdate {
     pub meta: Option<Meta>,
 }
 
-/// The Agent cannot currently determine foreground activity.
+/// The v2 `UnknownStateUpdate` definition.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct UnknownStateUpdate {
-    /// Work running independently of foreground work, as a complete snapshot.
+    /// The `background` field (optional).
     #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub background: Option<Vec<BackgroundWork>>,
     /// Extension metadata.
@@ -90,15 +91,15 @@ pub struct UnknownStateUpdate {
 }
 
 tagged_union! {
-    /// A snapshot of the session's aggregate foreground activity.
+    /// The v2 `StateUpdate` union.
     pub enum StateUpdate, tag = "state", expecting = "a StateUpdate object" {
-        /// Foreground work is in progress.
+        /// `running`.
         Running(RunningStateUpdate) = "running",
-        /// No foreground work is active. Background activity may continue.
+        /// `idle`.
         Idle(IdleStateUpdate) = "idle",
-        /// Foreground work is blocked on user action.
+        /// `requires_action`.
         RequiresAction(RequiresActionStateUpdate) = "requires_action",
-        /// The Agent cannot currently determine foreground activity. This replaces previously confirmed activity without ending the work or session.
+        /// `unknown`.
         UnknownState(UnknownStateUpdate) = "unknown",
     }
 }

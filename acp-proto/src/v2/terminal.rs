@@ -1,7 +1,8 @@
 //! v2 terminals (agent-owned, reported by updates).
 //!
 //! Generated from `spec/crate-1.20.0/v2/schema.json` by `tools/gen_v2_types.py` (one type per
-//! `$defs` entry that differs from v1 on the wire); docs are the schema's own descriptions.
+//! `$defs` entry that differs from v1 on the wire); the doc comments name the
+//! wire items; the schema's descriptions (in `spec/`) say what they mean.
 //! Edit the generator, not this file, unless the type is hand-written in `manual.rs`.
 
 #![allow(clippy::large_enum_variant)]
@@ -21,21 +22,21 @@ use crate::types::serde_util::{lenient, lenient_default, lenient_items, lenient_
 #[allow(unused_imports)]
 use std::collections::BTreeMap;
 
-/// Terminal-based authentication method.
+/// The v2 `AuthMethodTerminal` definition.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct AuthMethodTerminal {
-    /// Unique identifier for this authentication method.
+    /// The `methodId` field (required).
     pub method_id: AuthMethodId,
-    /// Human-readable name of the authentication method.
+    /// The `name` field (required).
     pub name: String,
-    /// Optional human-readable description of this authentication method.
+    /// The `description` field (optional).
     #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub description: Option<String>,
-    /// Additional arguments to append to the configured Agent invocation for terminal auth.
+    /// The `args` field (optional).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub args: Option<Vec<String>>,
-    /// Additional environment variables to set on the configured Agent invocation for terminal auth. Names SHOULD be unique, and otherwise the last entry wins. These values override same-named variables in the base launch configuration.
+    /// The `env` field (optional).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub env: Option<Vec<EnvVariable>>,
     /// Extension metadata.
@@ -43,7 +44,7 @@ pub struct AuthMethodTerminal {
     pub meta: Option<Meta>,
 }
 
-/// Response from cancelling a terminal.
+/// The v2 `CancelTerminalResponse` definition.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct CancelTerminalResponse {
@@ -52,36 +53,36 @@ pub struct CancelTerminalResponse {
     pub meta: Option<Meta>,
 }
 
-/// A listed terminal running in the background.
+/// The v2 `BackgroundTerminal` definition.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct BackgroundTerminal {
-    /// The ID of the listed terminal.
+    /// The `terminalId` field (required).
     pub terminal_id: TerminalId,
     /// Extension metadata.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub meta: Option<Meta>,
 }
 
-/// An authoritative replacement snapshot of terminal output bytes.
+/// The v2 `TerminalOutput` definition.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct TerminalOutput {
-    /// Base64-encoded replacement terminal output bytes.
+    /// The `data` field (required).
     pub data: String,
     /// Extension metadata.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub meta: Option<Meta>,
 }
 
-/// Exit information for an Agent-owned terminal.
+/// The v2 `TerminalExitStatus` definition.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct TerminalExitStatus {
-    /// Process exit code as the platform reports it, when known. Negative values are allowed, for example signed Windows exit codes. Omitted and `null` are equivalent.
+    /// The `exitCode` field (optional).
     #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub exit_code: Option<i64>,
-    /// Signal that terminated the process, when known.
+    /// The `signal` field (optional).
     #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub signal: Option<String>,
     /// Extension metadata.
@@ -89,24 +90,24 @@ pub struct TerminalExitStatus {
     pub meta: Option<Meta>,
 }
 
-/// The size of an Agent-owned terminal in character cells.
+/// The v2 `TerminalSize` definition.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct TerminalSize {
-    /// Number of columns. At least 1.
+    /// The `cols` field (required).
     pub cols: u16,
-    /// Number of rows. At least 1.
+    /// The `rows` field (required).
     pub rows: u16,
     /// Extension metadata.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub meta: Option<Meta>,
 }
 
-/// Client-initiated controls a terminal currently supports.
+/// The v2 `TerminalCapabilities` definition.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct TerminalCapabilities {
-    /// Permits the Client to cancel this terminal with `terminal/cancel`.
+    /// The `cancel` field (optional).
     #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient_object")]
     pub cancel: Option<TerminalCancelCapabilities>,
     /// Extension metadata.
@@ -114,7 +115,7 @@ pub struct TerminalCapabilities {
     pub meta: Option<Meta>,
 }
 
-/// Capability to cancel a terminal with `terminal/cancel`.
+/// The v2 `TerminalCancelCapabilities` definition.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct TerminalCancelCapabilities {
@@ -123,28 +124,28 @@ pub struct TerminalCancelCapabilities {
     pub meta: Option<Meta>,
 }
 
-/// An upsert for the stored state of an Agent-owned terminal.
+/// The v2 `TerminalUpdate` definition.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct TerminalUpdate {
-    /// Unique identifier for this terminal within the session.
+    /// The `terminalId` field (required).
     pub terminal_id: TerminalId,
-    /// The command being run.
+    /// The `command` field (optional).
     #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub command: Option<String>,
-    /// The absolute working directory of the command.
+    /// The `cwd` field (optional).
     #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub cwd: Option<AbsolutePath>,
-    /// An authoritative replacement snapshot of terminal output bytes.
+    /// The `output` field (optional).
     #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub output: Option<TerminalOutput>,
-    /// Exit information. A concrete object marks the terminal as exited.
+    /// The `exitStatus` field (optional).
     #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub exit_status: Option<TerminalExitStatus>,
-    /// The terminal size the command runs with, when known.
+    /// The `size` field (optional).
     #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub size: Option<TerminalSize>,
-    /// Client-initiated controls this terminal currently supports, such as cancellation.
+    /// The `capabilities` field (optional).
     #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient_object")]
     pub capabilities: Option<TerminalCapabilities>,
     /// Extension metadata.
@@ -152,20 +153,20 @@ pub struct TerminalUpdate {
     pub meta: Option<Meta>,
 }
 
-/// A chunk of bytes appended to an Agent-owned terminal's output.
+/// The v2 `TerminalOutputChunk` definition.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct TerminalOutputChunk {
-    /// The terminal receiving these bytes.
+    /// The `terminalId` field (required).
     pub terminal_id: TerminalId,
-    /// Independently base64-encoded terminal output bytes.
+    /// The `data` field (required).
     pub data: String,
     /// Extension metadata.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub meta: Option<Meta>,
 }
 
-/// Capabilities for terminal authentication methods.
+/// The v2 `TerminalAuthCapabilities` definition.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct TerminalAuthCapabilities {
@@ -174,13 +175,13 @@ pub struct TerminalAuthCapabilities {
     pub meta: Option<Meta>,
 }
 
-/// Request parameters for cancelling one terminal.
+/// The v2 `CancelTerminalRequest` definition.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct CancelTerminalRequest {
-    /// The ID of the session that owns the terminal.
+    /// The `sessionId` field (required).
     pub session_id: SessionId,
-    /// The ID of the terminal to cancel.
+    /// The `terminalId` field (required).
     pub terminal_id: TerminalId,
     /// Extension metadata.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]

@@ -1,7 +1,8 @@
 //! v2 tool calls and permission requests.
 //!
 //! Generated from `spec/crate-1.20.0/v2/schema.json` by `tools/gen_v2_types.py` (one type per
-//! `$defs` entry that differs from v1 on the wire); docs are the schema's own descriptions.
+//! `$defs` entry that differs from v1 on the wire); the doc comments name the
+//! wire items; the schema's descriptions (in `spec/`) say what they mean.
 //! Edit the generator, not this file, unless the type is hand-written in `manual.rs`.
 
 #![allow(clippy::large_enum_variant)]
@@ -21,21 +22,21 @@ use crate::types::serde_util::{lenient, lenient_default, lenient_items, lenient_
 #[allow(unused_imports)]
 use std::collections::BTreeMap;
 
-/// Request for user permission to proceed with an operation.
+/// The v2 `RequestPermissionRequest` definition.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct RequestPermissionRequest {
-    /// The session ID for this request.
+    /// The `sessionId` field (required).
     pub session_id: SessionId,
-    /// Human-readable title for the permission prompt.
+    /// The `title` field (required).
     pub title: String,
-    /// Optional human-readable explanation of why permission is needed.
+    /// The `description` field (optional).
     #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub description: Option<String>,
-    /// Optional structured context about the operation requiring permission.
+    /// The `subject` field (optional).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub subject: Option<RequestPermissionSubject>,
-    /// Available permission options for the user to choose from. Must contain at least one option.
+    /// The `options` field (required).
     pub options: Vec<PermissionOption>,
     /// Extension metadata.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
@@ -43,46 +44,46 @@ pub struct RequestPermissionRequest {
 }
 
 tagged_union! {
-    /// The operation requiring permission.
+    /// The v2 `RequestPermissionSubject` union.
     pub enum RequestPermissionSubject, tag = "type", expecting = "a RequestPermissionSubject object" {
-        /// Permission is requested before executing a tool call.
+        /// `tool_call`.
         ToolCall(ToolCallPermissionSubject) = "tool_call",
-        /// Permission is requested before running a command.
+        /// `command`.
         Command(CommandPermissionSubject) = "command",
     }
 }
 
-/// Represents an upsert for a tool call that the language model has requested.
+/// The v2 `ToolCallUpdate` definition.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ToolCallUpdate {
-    /// Unique identifier for this tool call within the session.
+    /// The `toolCallId` field (required).
     pub tool_call_id: ToolCallId,
-    /// Programmatic name of the tool being invoked.
+    /// The `name` field (optional).
     #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub name: Option<String>,
-    /// Human-readable plain-text title describing what the tool is doing.
+    /// The `title` field (optional).
     #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub title: Option<String>,
-    /// The category of tool being invoked. Helps Clients choose appropriate icons and UI treatment.
+    /// The `kind` field (optional).
     #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub kind: Option<ToolKind>,
-    /// Current execution status of the tool call.
+    /// The `status` field (optional).
     #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub status: Option<ToolCallStatus>,
-    /// Content produced by the tool call.
+    /// The `content` field (optional).
     #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient_vec")]
     pub content: Option<Vec<ToolCallContent>>,
-    /// File locations affected by this tool call. Enables "follow-along" features in Clients.
+    /// The `locations` field (optional).
     #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient_vec")]
     pub locations: Option<Vec<ToolCallLocation>>,
-    /// Raw input parameters sent to the tool.
+    /// The `rawInput` field (optional).
     #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub raw_input: Option<serde_json::Value>,
-    /// Raw output returned by the tool.
+    /// The `rawOutput` field (optional).
     #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub raw_output: Option<serde_json::Value>,
-    /// Client-initiated controls this tool call currently supports, such as cancellation.
+    /// The `capabilities` field (optional).
     #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient_object")]
     pub capabilities: Option<ToolCallCapabilities>,
     /// Extension metadata.
@@ -91,30 +92,30 @@ pub struct ToolCallUpdate {
 }
 
 string_enum! {
-    /// Execution status of a tool call.
+    /// The v2 `ToolCallStatus` values.
     pub enum ToolCallStatus {
-        /// The tool call hasn't started running yet, for example because its input is streaming, it is awaiting approval, or it is scheduled to run later.
+        /// `pending`.
         Pending = "pending",
-        /// The tool call is currently running.
+        /// `in_progress`.
         InProgress = "in_progress",
-        /// The tool call has started, is not running now, and will not continue until something resumes it. It may return to `in_progress` any number of times.
+        /// `paused`.
         Paused = "paused",
-        /// The tool call completed successfully.
+        /// `completed`.
         Completed = "completed",
-        /// The tool call failed with an error.
+        /// `failed`.
         Failed = "failed",
-        /// The tool call was cancelled before it completed.
+        /// `cancelled`.
         Cancelled = "cancelled",
     }
 }
 
-/// A file location being accessed or modified by a tool.
+/// The v2 `ToolCallLocation` definition.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ToolCallLocation {
-    /// The absolute file path being accessed or modified.
+    /// The `path` field (required).
     pub path: AbsolutePath,
-    /// Optional 1-based line number within the file. Omitted and `null` are equivalent and mean no specific line. `0` is invalid.
+    /// The `line` field (optional).
     #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub line: Option<u32>,
     /// Extension metadata.
@@ -122,11 +123,11 @@ pub struct ToolCallLocation {
     pub meta: Option<Meta>,
 }
 
-/// Client-initiated controls a tool call currently supports.
+/// The v2 `ToolCallCapabilities` definition.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ToolCallCapabilities {
-    /// Permits the Client to cancel this tool call with `tool_call/cancel`.
+    /// The `cancel` field (optional).
     #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient_object")]
     pub cancel: Option<ToolCallCancelCapabilities>,
     /// Extension metadata.
@@ -134,7 +135,7 @@ pub struct ToolCallCapabilities {
     pub meta: Option<Meta>,
 }
 
-/// Capability to cancel a tool call with `tool_call/cancel`.
+/// The v2 `ToolCallCancelCapabilities` definition.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ToolCallCancelCapabilities {
@@ -143,29 +144,29 @@ pub struct ToolCallCancelCapabilities {
     pub meta: Option<Meta>,
 }
 
-/// Permission request details for a tool call.
+/// The v2 `ToolCallPermissionSubject` definition.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ToolCallPermissionSubject {
-    /// Details about the tool call requiring permission.
+    /// The `toolCall` field (required).
     pub tool_call: ToolCallUpdate,
     /// Extension metadata.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub meta: Option<Meta>,
 }
 
-/// Permission request details for a command.
+/// The v2 `CommandPermissionSubject` definition.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct CommandPermissionSubject {
-    /// The command that would be run if permission is granted.
+    /// The `command` field (required).
     pub command: String,
-    /// The absolute working directory for the command.
+    /// The `cwd` field (required).
     pub cwd: AbsolutePath,
-    /// The associated tool call, when known. Omitted and `null` are equivalent.
+    /// The `toolCallId` field (optional).
     #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub tool_call_id: Option<ToolCallId>,
-    /// The associated terminal, when already known. Omitted and `null` are equivalent.
+    /// The `terminalId` field (optional).
     #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub terminal_id: Option<TerminalId>,
     /// Extension metadata.
@@ -173,7 +174,7 @@ pub struct CommandPermissionSubject {
     pub meta: Option<Meta>,
 }
 
-/// Response from cancelling a tool call.
+/// The v2 `CancelToolCallResponse` definition.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct CancelToolCallResponse {
@@ -182,35 +183,35 @@ pub struct CancelToolCallResponse {
     pub meta: Option<Meta>,
 }
 
-/// A listed tool call whose work continues in the background.
+/// The v2 `BackgroundToolCall` definition.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct BackgroundToolCall {
-    /// The ID of the listed tool call.
+    /// The `toolCallId` field (required).
     pub tool_call_id: ToolCallId,
     /// Extension metadata.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub meta: Option<Meta>,
 }
 
-/// Request parameters for cancelling one tool call.
+/// The v2 `CancelToolCallRequest` definition.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct CancelToolCallRequest {
-    /// The ID of the session that owns the tool call.
+    /// The `sessionId` field (required).
     pub session_id: SessionId,
-    /// The ID of the tool call to cancel.
+    /// The `toolCallId` field (required).
     pub tool_call_id: ToolCallId,
     /// Extension metadata.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub meta: Option<Meta>,
 }
 
-/// Response to a permission request.
+/// The v2 `RequestPermissionResponse` definition.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct RequestPermissionResponse {
-    /// The user's decision on the permission request.
+    /// The `outcome` field (required).
     pub outcome: RequestPermissionOutcome,
     /// Extension metadata.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
@@ -218,16 +219,16 @@ pub struct RequestPermissionResponse {
 }
 
 tagged_union! {
-    /// The outcome of a permission request.
+    /// The v2 `RequestPermissionOutcome` union.
     pub enum RequestPermissionOutcome, tag = "outcome", expecting = "a RequestPermissionOutcome object" {
-        /// The request was not approved and no option was selected: the session's work was cancelled, the user dismissed the prompt, or the Client declined it by policy. Agents MUST NOT proceed with the operation.
+        /// `cancelled`.
         Cancelled(CancelledPermissionOutcome) = "cancelled",
-        /// The user selected an option. Selection is not approval by itself.
+        /// `selected`.
         Selected(SelectedPermissionOutcome) = "selected",
     }
 }
 
-/// The request was not approved and no option was selected.
+/// The v2 `CancelledPermissionOutcome` definition.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct CancelledPermissionOutcome {

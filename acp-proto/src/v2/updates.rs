@@ -1,7 +1,8 @@
 //! v2 session updates (upserts keyed by id).
 //!
 //! Generated from `spec/crate-1.20.0/v2/schema.json` by `tools/gen_v2_types.py` (one type per
-//! `$defs` entry that differs from v1 on the wire); docs are the schema's own descriptions.
+//! `$defs` entry that differs from v1 on the wire); the doc comments name the
+//! wire items; the schema's descriptions (in `spec/`) say what they mean.
 //! Edit the generator, not this file, unless the type is hand-written in `manual.rs`.
 
 #![allow(clippy::large_enum_variant)]
@@ -22,30 +23,30 @@ use crate::types::serde_util::{lenient, lenient_default, lenient_items, lenient_
 use std::collections::BTreeMap;
 
 tagged_union! {
-    /// A command the Agent advertises to the Client.
+    /// The v2 `AvailableCommand` union.
     pub enum AvailableCommand, tag = "type", expecting = "a AvailableCommand object" {
-        /// A slash command the user can invoke by including it in a prompt.
+        /// `command`.
         Command(Command) = "command",
     }
 }
 
 tagged_union! {
-    /// The input specification for a command.
+    /// The v2 `AvailableCommandInput` union.
     pub enum AvailableCommandInput, tag = "type", expecting = "a AvailableCommandInput object" {
-        /// All text after the command name and the whitespace following it is provided as input.
+        /// `text`.
         Text(TextCommandInput) = "text",
     }
 }
 
-/// A slash command the user can invoke by including it in a prompt.
+/// The v2 `Command` definition.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Command {
-    /// Command name without the leading `/` (e.g., `create_plan`, `research_codebase`).
+    /// The `name` field (required).
     pub name: String,
-    /// Human-readable description of what the command does.
+    /// The `description` field (required).
     pub description: String,
-    /// Input for the command if required
+    /// The `input` field (optional).
     #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub input: Option<AvailableCommandInput>,
     /// Extension metadata.
@@ -53,13 +54,13 @@ pub struct Command {
     pub meta: Option<Meta>,
 }
 
-/// Notification containing a session update from the Agent.
+/// The v2 `UpdateSessionNotification` definition.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct UpdateSessionNotification {
-    /// The ID of the session this update pertains to.
+    /// The `sessionId` field (required).
     pub session_id: SessionId,
-    /// The actual update content.
+    /// The `update` field (required).
     pub update: SessionUpdate,
     /// Extension metadata.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
@@ -67,66 +68,66 @@ pub struct UpdateSessionNotification {
 }
 
 tagged_union! {
-    /// Different types of updates that can be sent while a session exists.
+    /// The v2 `SessionUpdate` union.
     pub enum SessionUpdate, tag = "sessionUpdate", expecting = "a SessionUpdate object" {
-        /// A chunk of the user's message being streamed.
+        /// `user_message_chunk`.
         UserMessageChunk(ContentChunk) = "user_message_chunk",
-        /// A user message has been created or updated.
+        /// `user_message`.
         UserMessage(UserMessage) = "user_message",
-        /// A chunk of the Agent's response being streamed.
+        /// `agent_message_chunk`.
         AgentMessageChunk(ContentChunk) = "agent_message_chunk",
-        /// An Agent message has been created or updated.
+        /// `agent_message`.
         AgentMessage(AgentMessage) = "agent_message",
-        /// A chunk of the Agent's internal reasoning being streamed.
+        /// `agent_thought_chunk`.
         AgentThoughtChunk(ContentChunk) = "agent_thought_chunk",
-        /// An Agent thought or reasoning message has been created or updated.
+        /// `agent_thought`.
         AgentThought(AgentThought) = "agent_thought",
-        /// A snapshot of the session's aggregate foreground activity.
+        /// `state_update`.
         StateUpdate(StateUpdate) = "state_update",
-        /// A chunk of tool-call content being streamed.
+        /// `tool_call_content_chunk`.
         ToolCallContentChunk(ToolCallContentChunk) = "tool_call_content_chunk",
-        /// A tool call has been created or updated.
+        /// `tool_call_update`.
         ToolCallUpdate(ToolCallUpdate) = "tool_call_update",
-        /// An Agent-owned terminal has been created or updated.
+        /// `terminal_update`.
         TerminalUpdate(TerminalUpdate) = "terminal_update",
-        /// A chunk of bytes appended to an Agent-owned terminal's output.
+        /// `terminal_output_chunk`.
         TerminalOutputChunk(TerminalOutputChunk) = "terminal_output_chunk",
-        /// A content update for a plan identified by ID. See protocol docs: [Agent Plan](https://agentclientprotocol.com/protocol/v2/agent-plan)
+        /// `plan_update`.
         PlanUpdate(PlanUpdate) = "plan_update",
-        /// Removal notice for a plan identified by ID.
+        /// `plan_removed`.
         PlanRemoved(PlanRemoved) = "plan_removed",
-        /// Available commands are ready or have changed
+        /// `available_commands_update`.
         AvailableCommandsUpdate(AvailableCommandsUpdate) = "available_commands_update",
-        /// Session configuration options have been updated.
+        /// `config_option_update`.
         ConfigOptionUpdate(ConfigOptionUpdate) = "config_option_update",
-        /// Session metadata has been updated (title, timestamps, custom metadata)
+        /// `session_info_update`.
         SessionInfoUpdate(SessionInfoUpdate) = "session_info_update",
-        /// Context window and cost update for the session.
+        /// `usage_update`.
         UsageUpdate(UsageUpdate) = "usage_update",
-        /// Information for the user that is not part of session history.
+        /// `notice`.
         Notice(Notice) = "notice",
-        /// A context compaction has been created or updated.
+        /// `compaction_update`.
         CompactionUpdate(CompactionUpdate) = "compaction_update",
-        /// A content block appended to a context compaction's retained summary.
+        /// `compaction_summary_chunk`.
         CompactionSummaryChunk(CompactionSummaryChunk) = "compaction_summary_chunk",
-        /// The history replay requested by `session/resume` is complete for this session.
+        /// `replay_complete`.
         ReplayComplete(ReplayComplete) = "replay_complete",
-        /// Announces a child session created and owned by this session, or updates that ownership association's metadata.
+        /// `subagent_update`.
         SubagentUpdate(SubagentUpdate) = "subagent_update",
-        /// A message upsert observed in this session's transcript, sent to or received from another session.
+        /// `session_message`.
         SessionMessage(SessionMessage) = "session_message",
-        /// One content block appended to a sent or received session message.
+        /// `session_message_chunk`.
         SessionMessageChunk(SessionMessageChunk) = "session_message_chunk",
     }
 }
 
-/// A user message upsert.
+/// The v2 `UserMessage` definition.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct UserMessage {
-    /// A unique identifier for the message.
+    /// The `messageId` field (required).
     pub message_id: MessageId,
-    /// Complete replacement content for this message.
+    /// The `content` field (optional).
     #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient_vec")]
     pub content: Option<Vec<ContentBlock>>,
     /// Extension metadata.
@@ -134,13 +135,13 @@ pub struct UserMessage {
     pub meta: Option<Meta>,
 }
 
-/// An Agent message upsert.
+/// The v2 `AgentMessage` definition.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct AgentMessage {
-    /// A unique identifier for the message.
+    /// The `messageId` field (required).
     pub message_id: MessageId,
-    /// Complete replacement content for this message.
+    /// The `content` field (optional).
     #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient_vec")]
     pub content: Option<Vec<ContentBlock>>,
     /// Extension metadata.
@@ -148,13 +149,13 @@ pub struct AgentMessage {
     pub meta: Option<Meta>,
 }
 
-/// An Agent thought or reasoning message upsert.
+/// The v2 `AgentThought` definition.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct AgentThought {
-    /// A unique identifier for the thought message.
+    /// The `messageId` field (required).
     pub message_id: MessageId,
-    /// Complete replacement content for this thought message.
+    /// The `content` field (optional).
     #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient_vec")]
     pub content: Option<Vec<ContentBlock>>,
     /// Extension metadata.
@@ -162,11 +163,11 @@ pub struct AgentThought {
     pub meta: Option<Meta>,
 }
 
-/// Available commands are ready or have changed
+/// The v2 `AvailableCommandsUpdate` definition.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct AvailableCommandsUpdate {
-    /// Commands the Agent can execute.
+    /// The `availableCommands` field (required).
     #[serde(deserialize_with = "skip_invalid_items")]
     pub available_commands: Vec<AvailableCommand>,
     /// Extension metadata.
@@ -174,11 +175,11 @@ pub struct AvailableCommandsUpdate {
     pub meta: Option<Meta>,
 }
 
-/// Session configuration options have been updated.
+/// The v2 `ConfigOptionUpdate` definition.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ConfigOptionUpdate {
-    /// The full set of configuration options and their current values.
+    /// The `configOptions` field (required).
     #[serde(deserialize_with = "skip_invalid_items")]
     pub config_options: Vec<SessionConfigOption>,
     /// Extension metadata.
@@ -186,14 +187,14 @@ pub struct ConfigOptionUpdate {
     pub meta: Option<Meta>,
 }
 
-/// Update to session metadata. All fields are optional to support partial updates.
+/// The v2 `SessionInfoUpdate` definition.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct SessionInfoUpdate {
-    /// Human-readable title for the session. Set to null to clear.
+    /// The `title` field (optional).
     #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient_nullable")]
     pub title: Option<Option<String>>,
-    /// RFC 3339 timestamp of last activity. Set to null to clear.
+    /// The `updatedAt` field (optional).
     #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient_nullable")]
     pub updated_at: Option<Option<String>>,
     /// Extension metadata.
@@ -201,19 +202,19 @@ pub struct SessionInfoUpdate {
     pub meta: Option<Meta>,
 }
 
-/// A context compaction upsert. The first notification fixes the compaction's timeline position. Later updates with the same ID patch that entity in place.
+/// The v2 `CompactionUpdate` definition.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct CompactionUpdate {
-    /// The Agent-owned ID of this compaction, unique within the session.
+    /// The `compactionId` field (required).
     pub compaction_id: CompactionId,
-    /// Current lifecycle status.
+    /// The `status` field (optional).
     #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub status: Option<CompactionStatus>,
-    /// Complete replacement user-displayable summary content for the compaction.
+    /// The `summary` field (optional).
     #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient_nullable_items")]
     pub summary: Option<Option<Vec<ContentBlock>>>,
-    /// Human-readable error details for the compaction.
+    /// The `error` field (optional).
     #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient_nullable")]
     pub error: Option<Option<String>>,
     /// Extension metadata.
@@ -221,20 +222,20 @@ pub struct CompactionUpdate {
     pub meta: Option<Meta>,
 }
 
-/// A content block appended to a compaction's summary. A first-seen ID creates an in-progress compaction. Chunks append in receive order.
+/// The v2 `CompactionSummaryChunk` definition.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct CompactionSummaryChunk {
-    /// ID of the compaction whose summary receives this content.
+    /// The `compactionId` field (required).
     pub compaction_id: CompactionId,
-    /// One content block to append.
+    /// The `content` field (required).
     pub content: ContentBlock,
     /// Extension metadata.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub meta: Option<Meta>,
 }
 
-/// Marks the end of the history replay requested by `session/resume`.
+/// The v2 `ReplayComplete` definition.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ReplayComplete {
@@ -243,28 +244,28 @@ pub struct ReplayComplete {
     pub meta: Option<Meta>,
 }
 
-/// Notification that the enclosing parent session created and owns a child session.
+/// The v2 `SubagentUpdate` definition.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct SubagentUpdate {
-    /// The opaque session ID identifying the child in all ACP messages.
+    /// The `sessionId` field (required).
     pub session_id: SessionId,
-    /// The parent's human-readable display title for this child. It need not be unique.
+    /// The `title` field (optional).
     #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient_nullable")]
     pub title: Option<Option<String>>,
-    /// The parent's human-readable description of the child's role or purpose.
+    /// The `description` field (optional).
     #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient_nullable")]
     pub description: Option<Option<String>>,
-    /// Client-initiated session mutations permitted for this subagent session.
+    /// The `capabilities` field (optional).
     #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient_nullable")]
     pub capabilities: Option<Option<SubagentSessionCapabilities>>,
-    /// The child's current foreground state, mirrored onto its parent association.
+    /// The `state` field (optional).
     #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient_nullable")]
     pub state: Option<Option<StateUpdate>>,
-    /// The child's working directory. Must be an absolute path.
+    /// The `cwd` field (optional).
     #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient_nullable")]
     pub cwd: Option<Option<AbsolutePath>>,
-    /// Additional workspace roots for the child. Each path MUST be absolute.
+    /// The `additionalDirectories` field (optional).
     #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient_nullable")]
     pub additional_directories: Option<Option<Vec<AbsolutePath>>>,
     /// Extension metadata.
@@ -272,25 +273,25 @@ pub struct SubagentUpdate {
     pub meta: Option<Meta>,
 }
 
-/// An upsert for an inter-session message.
+/// The v2 `SessionMessage` definition.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct SessionMessage {
-    /// Identifier of this message within the enclosing session's transcript.
+    /// The `messageId` field (required).
     pub message_id: MessageId,
-    /// The sending session.
+    /// The `senderSessionId` field (optional).
     #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient_nullable")]
     pub sender_session_id: Option<Option<SessionId>>,
-    /// The receiving session.
+    /// The `recipientSessionId` field (optional).
     #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient_nullable")]
     pub recipient_session_id: Option<Option<SessionId>>,
-    /// On an incoming view, the `messageId` of the same message's outgoing view in the sender's transcript.
+    /// The `senderMessageId` field (optional).
     #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient_nullable")]
     pub sender_message_id: Option<Option<MessageId>>,
-    /// On an outgoing view, the `messageId` of the same message's incoming view in the recipient's transcript.
+    /// The `recipientMessageId` field (optional).
     #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient_nullable")]
     pub recipient_message_id: Option<Option<MessageId>>,
-    /// Omitted leaves content unchanged. `null` clears it. A concrete array replaces the whole content collection.
+    /// The `content` field (optional).
     #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient_nullable_items")]
     pub content: Option<Option<Vec<ContentBlock>>>,
     /// Extension metadata.
@@ -298,13 +299,13 @@ pub struct SessionMessage {
     pub meta: Option<Meta>,
 }
 
-/// A streamed content block of an inter-session message.
+/// The v2 `SessionMessageChunk` definition.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct SessionMessageChunk {
-    /// Identifier of this message within the enclosing session's transcript.
+    /// The `messageId` field (required).
     pub message_id: MessageId,
-    /// A single content block appended to the message.
+    /// The `content` field (required).
     pub content: ContentBlock,
     /// Extension metadata.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
@@ -312,14 +313,14 @@ pub struct SessionMessageChunk {
 }
 
 tagged_union! {
-    /// Inclusive cursor describing where replayed session history begins.
+    /// The v2 `ReplayFrom` union.
     pub enum ReplayFrom, tag = "type", expecting = "a ReplayFrom object" {
-        /// Replay all retained conversation history from its first replayable entry.
+        /// `start`.
         Start(ReplayFromStart) = "start",
     }
 }
 
-/// Inclusive replay cursor requesting replay from the start of retained conversation history.
+/// The v2 `ReplayFromStart` definition.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ReplayFromStart {
