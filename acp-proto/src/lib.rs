@@ -145,6 +145,8 @@ mod spec;
 mod swar;
 pub mod time;
 pub mod types;
+#[cfg(feature = "unstable_protocol_v2")]
+pub mod v2;
 pub mod wire_check;
 
 pub use connection::turns::PermissionAnswer;

@@ -3,6 +3,8 @@
 pub mod fuzzing;
 pub mod oracle;
 pub mod oracle_unstable;
+#[cfg(feature = "unstable_protocol_v2")]
+pub mod oracle_v2;
 pub mod schema_gen;
 pub mod sim;
 pub mod spec;

@@ -102,6 +102,8 @@ struct Flat<'s> {
     maximum: Option<f64>,
     /// The longest `minLength` seen (strings are padded up to it).
     min_length: Option<usize>,
+    /// The largest `minItems` seen (arrays get at least that many items).
+    min_items: usize,
     /// Whether any keyword constrained the instance (otherwise it is free-form JSON).
     constrained: bool,
 }
@@ -330,6 +332,14 @@ impl Schema {
                     (Some((lo, hi)), Some(n)) => integer_value(n).is_some_and(|i| lo <= i && i <= hi),
                     _ => true,
                 },
+                "not" => !self.matches(s, value),
+                "minItems" => value.as_array().is_none_or(|a| s.as_u64().is_some_and(|m| a.len() as u64 >= m)),
+                "maxItems" => value.as_array().is_none_or(|a| s.as_u64().is_some_and(|m| a.len() as u64 <= m)),
+                "minLength" => value.as_str().is_none_or(|t| s.as_u64().is_some_and(|m| t.chars().count() as u64 >= m)),
+                "maxLength" => value.as_str().is_none_or(|t| s.as_u64().is_some_and(|m| t.chars().count() as u64 <= m)),
+                "propertyNames" => {
+                    value.as_object().is_none_or(|o| o.keys().all(|k| self.matches(s, &Value::String(k.clone()))))
+                }
                 _ => true,
             };
             if !ok {
@@ -418,6 +428,11 @@ impl Schema {
                     flat.constrained = true;
                     let m = s.as_f64().expect("numeric maximum");
                     flat.maximum = Some(flat.maximum.map_or(m, |old| old.min(m)));
+                }
+                "minItems" => {
+                    flat.constrained = true;
+                    let m = usize::try_from(s.as_u64().expect("non-negative minItems")).unwrap_or(usize::MAX);
+                    flat.min_items = flat.min_items.max(m);
                 }
                 "minLength" => {
                     flat.constrained = true;
@@ -517,7 +532,7 @@ impl Schema {
                 }
             }
             "array" => {
-                let n = if depth >= MAX_DEPTH { 0 } else { rng.below(4) as usize };
+                let n = if depth >= MAX_DEPTH { 0 } else { rng.below(4) as usize }.max(flat.min_items);
                 let items: Vec<&Value> = flat.items.clone();
                 Value::Array(
                     (0..n)

@@ -45,6 +45,8 @@
 mod official_oracle {
     pub(crate) mod known;
     pub(crate) mod theirs;
+    #[cfg(feature = "unstable_protocol_v2")]
+    mod v2;
 }
 
 use std::collections::{BTreeMap, BTreeSet};

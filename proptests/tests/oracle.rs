@@ -173,6 +173,10 @@ fn reaching<'a>(ctx: &Ctx, all: &BTreeSet<&'a str>, seeds: &BTreeSet<&'a str>) -
     }
 }
 
+#[cfg(feature = "unstable_protocol_v2")]
+#[path = "oracle/v2.rs"]
+mod v2;
+
 struct Ctx {
     schema: Schema,
     validators: ValidatorMap,

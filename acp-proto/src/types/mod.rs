@@ -84,7 +84,7 @@
 
 pub mod serde_util;
 
-mod serde_ext;
+pub(crate) mod serde_ext;
 
 pub mod capabilities;
 pub mod config;
