@@ -7,7 +7,7 @@
 
 use std::time::Instant;
 
-use proptests::sim::{OptInCounts, SimConfig, Summary, run_seed};
+use proptests::sim::{OptInCounts, SimConfig, Summary, UnstableCounts, run_seed};
 
 fn env_u64(name: &str, default: u64) -> u64 {
     std::env::var(name).ok().and_then(|v| v.parse().ok()).unwrap_or(default)
@@ -72,14 +72,11 @@ fn simulated_seeds_hold_every_invariant() {
         total.output_pauses += s.output_pauses;
         total.peak_queued = total.peak_queued.max(s.peak_queued);
         add_opt_in(&mut total.opt_in, &s.opt_in);
-        total.unstable.sent += s.unstable.sent;
-        total.unstable.refused += s.unstable.refused;
-        total.unstable.answered += s.unstable.answered;
-        total.unstable.results += s.unstable.results;
+        total.unstable.add(&s.unstable);
     }
     let o = &total.opt_in;
     let line = format!(
-        "sim: {runs} seeds from {first}, {} steps, {} frames, {} outcomes checked against the model, {} invariant checks, {} output pauses, peak queued output {} bytes; opt-in updates {} sent / {} refused / {} received, elicitations {} sent / {} refused / {} answered / {} outcomes, elicitation/complete {} sent / {} refused / {} received; unstable requests {} sent / {} refused / {} answered / {} results; {:.1}s",
+        "sim: {runs} seeds from {first}, {} steps, {} frames, {} outcomes checked against the model, {} invariant checks, {} output pauses, peak queued output {} bytes; opt-in updates {} sent / {} refused / {} received, elicitations {} sent / {} refused / {} answered / {} outcomes, elicitation/complete {} sent / {} refused / {} received; unstable requests {} sent / {} refused / {} answered / {} results (per method calls/results {:?}); {:.1}s",
         total.steps,
         total.frames,
         total.outcomes,
@@ -100,6 +97,12 @@ fn simulated_seeds_hold_every_invariant() {
         total.unstable.refused,
         total.unstable.answered,
         total.unstable.results,
+        total
+            .unstable
+            .by_method
+            .iter()
+            .map(|(m, (calls, results))| format!("{m} {calls}/{results}"))
+            .collect::<Vec<_>>(),
         start.elapsed().as_secs_f64()
     );
     println!("{line}");
@@ -123,6 +126,10 @@ fn simulated_seeds_hold_every_invariant() {
         let u = &total.unstable;
         for (what, n) in [("sent", u.sent), ("refused", u.refused), ("answered", u.answered), ("results", u.results)] {
             assert!(n > 0, "no unstable requests {what} in {runs} seeds");
+        }
+        // Every unstable row of the table was called (generic: a new row needs no change here).
+        for m in UnstableCounts::methods() {
+            assert!(u.by_method.get(m).is_some_and(|c| c.0 > 0), "{m} never called in {runs} seeds");
         }
     } else if !cfg!(feature = "unstable") {
         assert_eq!(total.unstable, Default::default(), "no unstable call without the feature");

@@ -287,6 +287,9 @@ impl<C: Chooser> Sim<'_, C> {
         let label = out.label;
         if super::unstable::is_unstable(out.method) && matches!(outcome, Outcome::Result(_)) {
             self.summary.unstable.results += 1;
+            if let Some(m) = out.method {
+                self.summary.unstable.by_method.entry(m.row().wire).or_default().1 += 1;
+            }
         }
         if side == Side::Client
             && out.method == Some(Method::Prompt)

@@ -18,6 +18,7 @@
 //!   result generated from the row's result definition, which the client's outcome check
 //!   compares with the model (invariant 1) like every other reply.
 
+use std::collections::BTreeMap;
 use std::sync::OnceLock;
 
 use acp_proto::methods::{Direction, Kind, METHODS, MethodRow};
@@ -39,6 +40,29 @@ pub struct UnstableCounts {
     pub answered: u64,
     /// Results of unstable requests the client got (each checked against the model).
     pub results: u64,
+    /// Per wire method name: the calls attempted (sent or refused) and the results received.
+    pub by_method: BTreeMap<&'static str, (u64, u64)>,
+}
+
+impl UnstableCounts {
+    /// Adds `other`'s counts to these.
+    pub fn add(&mut self, other: &UnstableCounts) {
+        self.sent += other.sent;
+        self.refused += other.refused;
+        self.answered += other.answered;
+        self.results += other.results;
+        for (wire, (calls, results)) in &other.by_method {
+            let e = self.by_method.entry(wire).or_default();
+            e.0 += calls;
+            e.1 += results;
+        }
+    }
+
+    /// The unstable client → agent requests of this build's table (empty without the
+    /// features), by wire name.
+    pub fn methods() -> Vec<&'static str> {
+        client_rows().iter().map(|r| r.wire).collect()
+    }
 }
 
 /// Encoded params or results above this size are generated again (the simulated frame limit
@@ -163,6 +187,9 @@ impl<C: Chooser> Sim<'_, C> {
         });
         self.client.note_app_output(before);
         self.log(format!("client send {} r{label} -> {r:?}", row.wire));
+        if matches!(r, Ok(_) | Err(SendError::NotSupportedByPeer { .. })) {
+            self.summary.unstable.by_method.entry(row.wire).or_default().0 += 1;
+        }
         match r {
             Ok(id) => {
                 assert!(allowed, "{} accepted for an agent that did not advertise {:?}", row.wire, row.gate);
