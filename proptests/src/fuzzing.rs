@@ -232,7 +232,7 @@ fn template(r: &mut Reader<'_>, side: Side, outbound: &[OutboundId]) -> Vec<u8> 
 /// A minimal valid result for a request, as an application would answer.
 fn answer(request: &Request) -> Result<Response, RpcError> {
     Ok(match request {
-        Request::Client(ClientRequest::Initialize(_)) => InitializeResponse::new(ProtocolVersion::V1).into(),
+        Request::Client(ClientRequest::Initialize(i)) => initialize_answer(i).into(),
         Request::Client(ClientRequest::NewSession(_)) => NewSessionResponse::new("s0").into(),
         Request::Client(ClientRequest::Prompt(_)) => PromptResponse::new(StopReason::EndTurn).into(),
         Request::Agent(AgentRequest::RequestPermission(_)) => {
@@ -241,6 +241,20 @@ fn answer(request: &Request) -> Result<Response, RpcError> {
         Request::Agent(AgentRequest::ReadTextFile(_)) => ReadTextFileResponse::new("x").into(),
         _ => return Err(RpcError::internal_error("fuzz")),
     })
+}
+
+/// The agent's `initialize` answer. With the `unstable` features it advertises the gate of
+/// every unstable client → agent request (generic over the table, see `sim::unstable`), so
+/// that seeds reach their handlers, unless the client's `_meta` says
+/// `"acpFuzzNoUnstable": true` (then they are refused `-32601`, as in a stable build, which
+/// does not know the methods).
+fn initialize_answer(request: &InitializeRequest) -> InitializeResponse {
+    let mut r = InitializeResponse::new(ProtocolVersion::V1);
+    let refuse = request.meta.as_ref().is_some_and(|m| m.get("acpFuzzNoUnstable") == Some(&Value::Bool(true)));
+    if !refuse {
+        crate::sim::unstable::advertise_with(&mut r.agent_capabilities, || true);
+    }
+    r
 }
 
 /// Per-id accounting of requests read and responses written by one connection.

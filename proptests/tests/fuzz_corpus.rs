@@ -1,6 +1,8 @@
 //! Replays every committed fuzz input (`fuzz/corpus/<target>/*` and
 //! `fuzz/regressions/<target>/*`) through the same functions the fuzz targets call, on stable,
-//! so CI exercises them without nightly or libFuzzer.
+//! so CI exercises them without nightly or libFuzzer. With `--features proptests/unstable`,
+//! `unstable_rows` also feeds the `typed` and `connection` targets inputs generated for every
+//! unstable row of the method table.
 
 use std::path::{Path, PathBuf};
 
@@ -57,4 +59,131 @@ fn sim_corpus() {
     replay("sim", |data| {
         let _ = proptests::sim::run_bytes(data);
     });
+}
+
+/// The committed `unstable-*` seeds (fuzz/seed_gen/connection_unstable.py) are replayed above
+/// in every build: with the features the agent advertises and answers them, without them it
+/// does not know the methods and answers `-32601`; neither may panic.
+#[test]
+fn connection_corpus_has_unstable_seeds() {
+    let unstable: Vec<_> = inputs("connection")
+        .into_iter()
+        .filter(|(p, _)| p.file_name().is_some_and(|n| n.to_string_lossy().starts_with("unstable-")))
+        .collect();
+    assert!(unstable.len() >= 10, "{} unstable-* connection seeds", unstable.len());
+    for (path, data) in &unstable {
+        let result = std::panic::catch_unwind(|| proptests::fuzzing::connection(data));
+        assert!(result.is_ok(), "`connection` fails on {}", path.display());
+    }
+    println!("fuzz corpus: connection: {} unstable-* seeds replayed", unstable.len());
+}
+
+/// Generated inputs for every unstable row of the method table (its params definition is one
+/// of `oracle_unstable::UNSTABLE_DEFS`), so that a group added to the table and to that list is
+/// fuzzed here with no change: instances of its params and result definitions from
+/// `schema.unstable.json` go through the `typed` target, and the agent-bound requests through
+/// the `connection` target (after a handshake, advertised and not). Row indices depend on the
+/// build's table, so these inputs are made here rather than committed.
+#[cfg(feature = "unstable")]
+mod unstable_rows {
+    use acp_proto::methods::{Kind, METHODS, MethodRow};
+    use acp_proto::{Request, Response, Side};
+    use proptests::oracle_unstable::UNSTABLE_DEFS;
+    use proptests::schema_gen::{Rng, Schema, seed_for};
+    use serde_json::value::RawValue;
+    use serde_json::{Value, json};
+
+    /// Instances per definition.
+    const PER_DEF: u64 = 24;
+
+    fn schema() -> Schema {
+        let dir = proptests::spec::spec_dir("fuzz_corpus");
+        Schema::new(proptests::spec::read_json(&dir, "schema.unstable.json"))
+    }
+
+    fn rows() -> Vec<(usize, &'static MethodRow)> {
+        let rows: Vec<_> = METHODS.iter().enumerate().filter(|(_, r)| UNSTABLE_DEFS.contains(&r.params)).collect();
+        assert!(!rows.is_empty(), "the unstable features add no table row");
+        rows
+    }
+
+    fn receiver(row: &MethodRow) -> Side {
+        if row.received_by(Side::Agent) { Side::Agent } else { Side::Client }
+    }
+
+    fn replay(run: fn(&[u8]), data: &[u8], what: &str) {
+        let result = std::panic::catch_unwind(|| run(data));
+        assert!(result.is_ok(), "{what}: the target panicked on {}", String::from_utf8_lossy(data));
+    }
+
+    #[test]
+    fn typed_target_on_every_unstable_row() {
+        let schema = schema();
+        let (mut inputs, mut decoded) = (0, 0);
+        for (index, row) in rows() {
+            let index = u8::try_from(index).expect("the typed target picks rows by one byte");
+            let mut row_decoded = 0;
+            for (as_result, def) in [(0u8, Some(row.params)), (1, row.result)] {
+                let Some(def) = def else { continue };
+                for i in 0..PER_DEF {
+                    let text = schema.generate(def, &mut Rng::new(seed_for(0x0AC9_F022, def, i))).to_string();
+                    let raw = RawValue::from_string(text.clone()).expect("JSON");
+                    let ok = if as_result == 1 {
+                        Response::decode_result(receiver(row).peer(), Some(row.method), &raw).is_ok()
+                    } else if row.kind == Kind::Request {
+                        Request::decode(receiver(row), row.wire, Some(&raw)).is_ok()
+                    } else {
+                        acp_proto::Notification::decode(receiver(row), row.wire, Some(&raw)).is_ok()
+                    };
+                    row_decoded += u64::from(ok);
+                    let mut data = vec![index, as_result];
+                    data.extend_from_slice(text.as_bytes());
+                    replay(proptests::fuzzing::typed, &data, row.wire);
+                    inputs += 1;
+                }
+            }
+            // Most schema-valid instances decode (the oracle checks every definition this
+            // build covers; one that references an uncovered group may be refused).
+            assert!(row_decoded > PER_DEF / 2, "{}: only {row_decoded} generated instances decode", row.wire);
+            decoded += row_decoded;
+        }
+        println!("fuzz corpus (unstable): typed: {} rows, {inputs} generated inputs, {decoded} decoded", rows().len());
+    }
+
+    fn feed(frame: &Value) -> Vec<u8> {
+        let mut line = frame.to_string().into_bytes();
+        line.push(b'\n');
+        line.chunks(255).flat_map(|c| [&[0, c.len() as u8][..], c].concat()).collect()
+    }
+
+    #[test]
+    fn connection_target_on_every_unstable_request() {
+        let schema = schema();
+        let mut inputs = 0;
+        let requests: Vec<_> = rows().into_iter().filter(|(_, r)| r.kind == Kind::Request).collect();
+        for (_, row) in &requests {
+            let side = u8::from(receiver(row) != Side::Agent);
+            for i in 0..PER_DEF {
+                let mut params = schema.generate(row.params, &mut Rng::new(seed_for(0x0AC9_F023, row.params, i)));
+                if let Some(m) = params.as_object_mut().filter(|m| m.contains_key("sessionId")) {
+                    m.insert("sessionId".into(), json!("s0"));
+                }
+                let refused = i % 2 == 1;
+                let mut init = json!({"protocolVersion": 1, "clientCapabilities": {}});
+                if refused {
+                    init["_meta"] = json!({"acpFuzzNoUnstable": true});
+                }
+                let mut data = vec![side];
+                data.extend(feed(&json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": init})));
+                data.extend([5, 0]);
+                let call = json!({"jsonrpc": "2.0", "id": 2 + i, "method": row.wire, "params": params});
+                data.extend(feed(&call));
+                data.extend([5, 0, 4, 0xff, 0, 8, 0]);
+                replay(proptests::fuzzing::connection, &data, row.wire);
+                inputs += 1;
+            }
+        }
+        assert!(inputs > 0, "no unstable request row");
+        println!("fuzz corpus (unstable): connection: {} request rows, {inputs} generated inputs", requests.len());
+    }
 }

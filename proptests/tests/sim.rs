@@ -7,7 +7,7 @@
 
 use std::time::Instant;
 
-use proptests::sim::{OptInCounts, SimConfig, Summary, run_seed};
+use proptests::sim::{OptInCounts, SimConfig, Summary, UnstableCounts, run_seed};
 
 fn env_u64(name: &str, default: u64) -> u64 {
     std::env::var(name).ok().and_then(|v| v.parse().ok()).unwrap_or(default)
@@ -72,10 +72,11 @@ fn simulated_seeds_hold_every_invariant() {
         total.output_pauses += s.output_pauses;
         total.peak_queued = total.peak_queued.max(s.peak_queued);
         add_opt_in(&mut total.opt_in, &s.opt_in);
+        total.unstable.add(&s.unstable);
     }
     let o = &total.opt_in;
     let line = format!(
-        "sim: {runs} seeds from {first}, {} steps, {} frames, {} outcomes checked against the model, {} invariant checks, {} output pauses, peak queued output {} bytes; opt-in updates {} sent / {} refused / {} received, elicitations {} sent / {} refused / {} answered / {} outcomes, elicitation/complete {} sent / {} refused / {} received; {:.1}s",
+        "sim: {runs} seeds from {first}, {} steps, {} frames, {} outcomes checked against the model, {} invariant checks, {} output pauses, peak queued output {} bytes; opt-in updates {} sent / {} refused / {} received, elicitations {} sent / {} refused / {} answered / {} outcomes, elicitation/complete {} sent / {} refused / {} received; unstable requests {} sent / {} refused / {} answered / {} results (per method calls/results {:?}); {:.1}s",
         total.steps,
         total.frames,
         total.outcomes,
@@ -92,6 +93,16 @@ fn simulated_seeds_hold_every_invariant() {
         o.completes_sent,
         o.completes_refused,
         o.completes_received,
+        total.unstable.sent,
+        total.unstable.refused,
+        total.unstable.answered,
+        total.unstable.results,
+        total
+            .unstable
+            .by_method
+            .iter()
+            .map(|(m, (calls, results))| format!("{m} {calls}/{results}"))
+            .collect::<Vec<_>>(),
         start.elapsed().as_secs_f64()
     );
     println!("{line}");
@@ -109,6 +120,19 @@ fn simulated_seeds_hold_every_invariant() {
         ] {
             assert!(n > 0, "no {what} in {runs} seeds");
         }
+    }
+    if cfg!(feature = "unstable") && runs >= 100 {
+        // With the feature, every unstable path was taken too.
+        let u = &total.unstable;
+        for (what, n) in [("sent", u.sent), ("refused", u.refused), ("answered", u.answered), ("results", u.results)] {
+            assert!(n > 0, "no unstable requests {what} in {runs} seeds");
+        }
+        // Every unstable row of the table was called (generic: a new row needs no change here).
+        for m in UnstableCounts::methods() {
+            assert!(u.by_method.get(m).is_some_and(|c| c.0 > 0), "{m} never called in {runs} seeds");
+        }
+    } else if !cfg!(feature = "unstable") {
+        assert_eq!(total.unstable, Default::default(), "no unstable call without the feature");
     }
 }
 

@@ -27,6 +27,7 @@ impl<C: Chooser> Sim<'_, C> {
                 if let Some(l) = label {
                     self.model.dispatched.insert(l);
                 }
+                self.agent_check_unstable(&request);
                 if let Request::Client(ClientRequest::Prompt(p)) = &request {
                     let s = p.session_id.as_str().to_owned();
                     if self.agent.sessions.contains(&s) {
@@ -88,6 +89,7 @@ impl<C: Chooser> Sim<'_, C> {
             Request::Client(ClientRequest::Initialize(_)) => {
                 let mut r = InitializeResponse::new(ProtocolVersion::V1);
                 r.agent_capabilities.load_session = self.c.chance(1, 2);
+                super::unstable::advertise(&mut self.c, &mut r.agent_capabilities);
                 (Ok(r.into()), Ok(None))
             }
             _ if panicked => (Err(RpcError::internal_error("handler panicked")), Err(-32603)),
@@ -104,6 +106,11 @@ impl<C: Chooser> Sim<'_, C> {
             }
             Request::Client(ClientRequest::Ext(e)) => {
                 (Ok(Response::Agent(AgentResponse::Ext(acp_proto::ext::ExtResponse(e.params.clone())))), Ok(None))
+            }
+            Request::Client(_) if super::unstable::is_unstable(pending.method) => {
+                let r = self.agent_unstable_result(pending.method.expect("an unstable row has a method"));
+                let reply = r.as_ref().map(|_| None).map_err(|e| i64::from(e.code.0));
+                (r, reply)
             }
             _ => (Err(RpcError::method_not_found(pending.request.wire())), Err(-32601)),
         };

@@ -285,6 +285,12 @@ impl<C: Chooser> Sim<'_, C> {
         let out = peer.outstanding.remove(&id).unwrap_or_else(|| panic!("{side:?}: outcome for {id}, which had one"));
         let closed = peer.conn.is_closed();
         let label = out.label;
+        if super::unstable::is_unstable(out.method) && matches!(outcome, Outcome::Result(_)) {
+            self.summary.unstable.results += 1;
+            if let Some(m) = out.method {
+                self.summary.unstable.by_method.entry(m.row().wire).or_default().1 += 1;
+            }
+        }
         if side == Side::Client
             && out.method == Some(Method::Prompt)
             && let Some(s) = &out.session

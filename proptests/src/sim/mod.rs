@@ -8,8 +8,9 @@
 //! * complete any ready handler of either application (completions are reordered), with a
 //!   result, an error, or a "panic" turned into `-32603`;
 //! * start a request or notification (prompts, permission asks, fs and terminal requests,
-//!   extension calls, `session/new`, updates, form and URL elicitations, `elicitation/complete`)
-//!   with a random deadline;
+//!   extension calls, `session/new`, updates, form and URL elicitations, `elicitation/complete`,
+//!   and with the `unstable` feature every unstable client → agent request of the table, see
+//!   `unstable`) with a random deadline;
 //! * cancel (`session/cancel`, a local cancel that sends `$/cancel_request`);
 //! * advance time to the earliest deadline or handler ready time, only when no byte is
 //!   deliverable;
@@ -42,6 +43,9 @@
 //!    the client never receives one it did not advertise (the table is the simulation's own,
 //!    in `opt_in`). Every elicitation the client application answers (accept, decline or
 //!    cancel at random) gets exactly one outcome at the agent, the answer given (invariant 1).
+//!    The same for the unstable requests (feature `unstable`): the agent advertises each row's
+//!    gate at random, the client's send is accepted exactly when it did, and the agent never
+//!    receives one it did not advertise.
 //! 7. After `session/cancel` reaches a running turn, the turn ends `cancelled`.
 //! 8. No event after `Closed`; `Closed` at most once.
 //! 9. After `handle_timeout(now)` and a drain, `poll_timeout()` is `None` or later than `now`.
@@ -56,6 +60,7 @@ mod agent_app;
 pub mod chooser;
 mod client_app;
 mod opt_in;
+pub(crate) mod unstable;
 mod wire;
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
@@ -66,6 +71,7 @@ use serde_json::Value;
 
 pub use chooser::{Bytes, Chooser, Seeded};
 pub use opt_in::OptInCounts;
+pub use unstable::UnstableCounts;
 use wire::WireCheck;
 
 /// Knobs of a run.
@@ -107,6 +113,8 @@ pub struct Summary {
     pub trace_hash: u64,
     /// The opt-in content of the newest schema exercised (updates, elicitations).
     pub opt_in: OptInCounts,
+    /// The unstable methods exercised (feature `unstable`; see `unstable`).
+    pub unstable: UnstableCounts,
 }
 
 /// Each machine's output bound (`Config::outbound_budget`): small, so that stalled readers fill
@@ -256,6 +264,7 @@ pub(crate) fn label_of(params: &Value) -> Option<u64> {
         &params["terminalId"],
         &params["label"],
         &params["message"],
+        &params["_meta"]["label"],
     ];
     candidates.iter().find_map(|v| match v {
         Value::String(s) => s.trim_start_matches('/').strip_prefix('r')?.parse().ok(),
@@ -365,6 +374,8 @@ impl<'t, C: Chooser> Sim<'t, C> {
                 self.deliver(pipe);
             }
             1 => self.complete_some_handler(),
+            // The unstable methods, with the feature only (the stable runs draw nothing more).
+            2 if cfg!(feature = "unstable") && self.c.chance(1, 4) => self.client_unstable_call(),
             2 => self.client_start(),
             3 => self.agent_start(),
             4 => self.cancel_something(),

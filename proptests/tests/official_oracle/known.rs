@@ -51,6 +51,18 @@ impl Known {
         self.entries.contains(d)
     }
 
+    /// The disagreements listed here or in `other`.
+    pub(crate) fn union(mut self, other: Known) -> Known {
+        self.entries.extend(other.entries);
+        self
+    }
+
+    /// The listed disagreements for which `keep` holds.
+    pub(crate) fn retain(mut self, keep: impl Fn(&Disagreement) -> bool) -> Known {
+        self.entries.retain(keep);
+        self
+    }
+
     /// The listed disagreements.
     pub(crate) fn entries(&self) -> impl Iterator<Item = &Disagreement> {
         self.entries.iter()
@@ -65,6 +77,14 @@ fn parse_keeps_the_lines_of_one_label() {
     assert_eq!(k.entries().count(), 1);
     let k = Known::parse("v2 | B | theirs-rejects | theirs: y | z\n", "v2");
     assert_eq!(k.entries().next().map(|d| d.def.as_str()), Some("B"));
+}
+
+#[test]
+fn union_and_retain_combine_labels() {
+    let text = "v1 | A | ours-rejects | x\nv1/u | B | theirs-rejects | y\nv1 | C | ours-rejects | z\n";
+    let k = Known::parse(text, "v1/u").union(Known::parse(text, "v1").retain(|d| d.def != "C"));
+    let defs: Vec<&str> = k.entries().map(|d| d.def.as_str()).collect();
+    assert_eq!(defs, ["A", "B"]);
 }
 
 #[test]
