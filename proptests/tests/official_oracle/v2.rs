@@ -100,7 +100,14 @@ fn ctx() -> Ctx {
     let dir = proptests::spec::vendored().join(SCHEMA_LABEL);
     let root = proptests::spec::read_json(&dir, "schema.json");
     let validators = jsonschema::options().build_map(&root).unwrap_or_else(|e| panic!("compiling v2 schema: {e}"));
-    Ctx { schema: Schema::new(root), validators, label: SCHEMA_LABEL.to_owned() }
+    // v2 has no unstable run here: its known list is its own label, nothing is "changed".
+    Ctx {
+        schema: Schema::new(root),
+        validators,
+        label: SCHEMA_LABEL.to_owned(),
+        stable_label: SCHEMA_LABEL.to_owned(),
+        changed: std::collections::BTreeSet::new(),
+    }
 }
 
 #[test]
