@@ -15,6 +15,10 @@ use acp_tokio::{Agent, AgentOptions, ClientConnection, ClientOptions, Error, Req
 #[path = "unstable/fork.rs"]
 mod fork;
 
+/// `prompt_suggestions_update` (`unstable_prompt_suggestions`).
+#[path = "unstable/prompt_suggestions.rs"]
+mod prompt_suggestions;
+
 /// An agent with one saved session `s1`, whose title and archive state the methods change.
 #[derive(Clone, Default)]
 struct SessionsAgent {

@@ -45,6 +45,10 @@ unstable_defs! {
     "unstable_session_fork": [SessionForkCapabilities, ForkSessionRequest, ForkSessionResponse]
     "unstable_session_cursors": [CursorId]
     "unstable_session_options": [SessionOptionsCapabilities]
+    "unstable_prompt_suggestions": [
+        PromptSuggestion, PromptSuggestionsUpdate, PromptSuggestionsCapabilities, PromptSuggestionsAudioCapabilities,
+        PromptSuggestionsEmbeddedContextCapabilities, PromptSuggestionsImageCapabilities,
+    ]
 }
 
 /// The definitions of `schema.unstable.json` that are new or changed against `schema.json`
@@ -81,12 +85,6 @@ pub const NOT_YET: &[&str] = &[
     "MessageMcpNotification",
     "MessageMcpRequest",
     "MessageMcpResponse",
-    "PromptSuggestion",
-    "PromptSuggestionsAudioCapabilities",
-    "PromptSuggestionsCapabilities",
-    "PromptSuggestionsEmbeddedContextCapabilities",
-    "PromptSuggestionsImageCapabilities",
-    "PromptSuggestionsUpdate",
     "ProviderCurrentConfig",
     "ProviderId",
     "ProviderInfo",

@@ -21,13 +21,13 @@
 //! match exactly one branch and regenerated otherwise), `properties` and `oneOf`/`anyOf` at the
 //! same level (the outer properties are combined with the chosen branch, e.g.
 //! `SessionConfigOption`), `type` (a string or an array such as `["string", "null"]`, one
-//! picked), `const`, `enum`, `minLength` (strings padded up to it), `items` (0 to 3 items),
-//! integer `format`s with `minimum` and
-//! `maximum`, `number`/`double` (finite, sometimes integral), `boolean`, schemas without
-//! constraints (arbitrary JSON of small depth) and `additionalProperties: true` maps (a few
-//! arbitrary keys; in the ACP schema that is `_meta` only). Unknown keys are never added
-//! elsewhere. Integers are always written in integer form (never `1.0`). Keywords that do not constrain (`description`, `title`, `discriminator`,
-//! `x-*`) are ignored.
+//! picked), `const`, `enum`, `minLength` (strings padded up to it), `items` (0 to 3 items, and
+//! at least `minItems`, also in a nested array or past the depth limit), integer `format`s with
+//! `minimum` and `maximum`, `number`/`double` (finite, sometimes integral), `boolean`, schemas
+//! without constraints (arbitrary JSON of small depth) and `additionalProperties: true` maps (a
+//! few arbitrary keys; in the ACP schema that is `_meta` only). Unknown keys are never added
+//! elsewhere. Integers are always written in integer form (never `1.0`). Keywords that do not
+//! constrain (`description`, `title`, `discriminator`, `x-*`) are ignored.
 
 use serde_json::{Map, Number, Value};
 
@@ -102,6 +102,8 @@ struct Flat<'s> {
     maximum: Option<f64>,
     /// The longest `minLength` seen (strings are padded up to it).
     min_length: Option<usize>,
+    /// The largest `minItems` seen (arrays get at least that many items, at any depth).
+    min_items: Option<usize>,
     /// Whether any keyword constrained the instance (otherwise it is free-form JSON).
     constrained: bool,
 }
@@ -318,6 +320,10 @@ impl Schema {
                     Some(items) => items.iter().all(|i| self.matches(s, i)),
                     None => true,
                 },
+                "minItems" => match (s.as_u64(), value.as_array()) {
+                    (Some(min), Some(items)) => items.len() as u64 >= min,
+                    _ => true,
+                },
                 "minimum" => match (s.as_f64(), value.as_f64()) {
                     (Some(min), Some(v)) => v >= min,
                     _ => true,
@@ -424,6 +430,11 @@ impl Schema {
                     let m = usize::try_from(s.as_u64().expect("non-negative minLength")).unwrap_or(usize::MAX);
                     flat.min_length = Some(flat.min_length.map_or(m, |old| old.max(m)));
                 }
+                "minItems" => {
+                    flat.constrained = true;
+                    let m = usize::try_from(s.as_u64().expect("non-negative minItems")).unwrap_or(usize::MAX);
+                    flat.min_items = Some(flat.min_items.map_or(m, |old| old.max(m)));
+                }
                 _ => {}
             }
         }
@@ -518,6 +529,7 @@ impl Schema {
             }
             "array" => {
                 let n = if depth >= MAX_DEPTH { 0 } else { rng.below(4) as usize };
+                let n = n.max(flat.min_items.unwrap_or(0));
                 let items: Vec<&Value> = flat.items.clone();
                 Value::Array(
                     (0..n)
@@ -694,5 +706,37 @@ impl Schema {
             }
             _ => value.clone(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    /// A `minItems` on an array nested in a referenced definition (as `PromptSuggestion.prompt`
+    /// in `schema.unstable.json`) is honoured by the generator, at every depth, and checked by
+    /// `matches`.
+    #[test]
+    fn nested_min_items_is_honoured() {
+        let schema = Schema::new(json!({"$defs": {
+            "Outer": {"type": "object", "properties": {"list": {"type": "array", "items": {"$ref": "#/$defs/Inner"}}},
+                      "required": ["list"]},
+            "Inner": {"type": "object", "properties": {"prompt": {"type": "array", "items": {"type": "string"},
+                      "minItems": 2}}, "required": ["prompt"]},
+        }}));
+        let inner = json!({"$ref": "#/$defs/Inner"});
+        assert!(!schema.matches(&inner, &json!({"prompt": ["one"]})), "one item is too few");
+        assert!(schema.matches(&inner, &json!({"prompt": ["one", "two"]})));
+        let mut nested = 0;
+        for seed in 0..200 {
+            let v = schema.generate("Outer", &mut Rng::new(seed));
+            for item in v["list"].as_array().unwrap() {
+                assert!(item["prompt"].as_array().unwrap().len() >= 2, "seed {seed}: {v}");
+                nested += 1;
+            }
+        }
+        assert!(nested > 0, "some instances have nested items");
     }
 }

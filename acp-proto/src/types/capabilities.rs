@@ -336,6 +336,12 @@ impl ClientCapabilities {
         self.session.as_ref().is_some_and(|s| s.notices.is_some())
     }
 
+    /// **Unstable**: `prompt_suggestions_update` updates may be sent to this client.
+    #[cfg(feature = "unstable_prompt_suggestions")]
+    pub fn supports_prompt_suggestions(&self) -> bool {
+        self.session.as_ref().is_some_and(|s| s.prompt_suggestions.is_some())
+    }
+
     /// `compaction_update` and `compaction_summary_chunk` updates may be sent to this client.
     pub fn supports_compaction(&self) -> bool {
         self.session.as_ref().is_some_and(|s| s.compaction.is_some())
@@ -395,6 +401,12 @@ pub struct ClientSessionCapabilities {
     /// Present when the client can present live `notice` updates to the user.
     #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient_object")]
     pub notices: Option<NoticeCapabilities>,
+    /// **Unstable** (`unstable_prompt_suggestions`): present when the client offers the
+    /// agent's `prompt_suggestions_update`s to the user (which block kinds, beyond `text` and
+    /// `resource_link`, they may hold).
+    #[cfg(feature = "unstable_prompt_suggestions")]
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient_object")]
+    pub prompt_suggestions: Option<super::PromptSuggestionsCapabilities>,
     /// Extension metadata.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub meta: Option<Meta>,

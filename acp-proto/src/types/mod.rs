@@ -99,6 +99,8 @@ pub mod notice;
 pub mod permission;
 pub mod plan;
 pub mod prompt;
+#[cfg(feature = "unstable_prompt_suggestions")]
+pub mod prompt_suggestions;
 pub mod session;
 #[cfg(feature = "unstable_session_fork")]
 pub mod session_fork;
@@ -124,6 +126,8 @@ pub use notice::*;
 pub use permission::*;
 pub use plan::*;
 pub use prompt::*;
+#[cfg(feature = "unstable_prompt_suggestions")]
+pub use prompt_suggestions::*;
 pub use session::*;
 #[cfg(feature = "unstable_session_fork")]
 pub use session_fork::*;
