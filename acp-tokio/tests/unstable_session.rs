@@ -19,6 +19,10 @@ mod fork;
 #[path = "unstable/prompt_suggestions.rs"]
 mod prompt_suggestions;
 
+/// `cursor_update` and forking at a cursor (`unstable_session_cursors`).
+#[path = "unstable/cursors.rs"]
+mod cursors;
+
 /// An agent with one saved session `s1`, whose title and archive state the methods change.
 #[derive(Clone, Default)]
 struct SessionsAgent {

@@ -101,6 +101,10 @@ pub const KEEP_NULL: &[(&str, &str)] = &[
     ("SessionMessage", "senderMessageId"),
     ("SessionMessage", "recipientMessageId"),
     ("SessionMessage", "content"),
+    #[cfg(feature = "unstable_session_cursors")]
+    ("CursorUpdate", "capabilities"),
+    #[cfg(feature = "unstable_session_cursors")]
+    ("CursorUpdate", "_meta"),
 ];
 
 /// The schema-guided normalizer's options for comparing a round trip: [`KEEP_NULL`].

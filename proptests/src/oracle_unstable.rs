@@ -43,7 +43,10 @@ unstable_defs! {
         SessionArchiveCapabilities, SessionArchiveFilter,
     ]
     "unstable_session_fork": [SessionForkCapabilities, ForkSessionRequest, ForkSessionResponse]
-    "unstable_session_cursors": [CursorId]
+    "unstable_session_cursors": [
+        CursorId, CursorUpdate, CursorCapabilities, CursorForkCapabilities, SessionCursorsCapabilities, CursorAnchor,
+        CursorAnchorPosition, CursorMessageAnchor, CursorToolCallAnchor, CursorCompactionAnchor,
+    ]
     "unstable_session_options": [SessionOptionsCapabilities]
     "unstable_prompt_suggestions": [
         PromptSuggestion, PromptSuggestionsUpdate, PromptSuggestionsCapabilities, PromptSuggestionsAudioCapabilities,
@@ -62,14 +65,6 @@ pub const NOT_YET: &[&str] = &[
     "AuthStatusRequest",
     "AuthStatusResponse",
     "AuthStatusUpdateNotification",
-    "CursorAnchor",
-    "CursorAnchorPosition",
-    "CursorCapabilities",
-    "CursorCompactionAnchor",
-    "CursorForkCapabilities",
-    "CursorMessageAnchor",
-    "CursorToolCallAnchor",
-    "CursorUpdate",
     "DisableProviderRequest",
     "DisableProviderResponse",
     "InitialSessionConfigOption",
@@ -95,7 +90,6 @@ pub const NOT_YET: &[&str] = &[
     "ProxySuccessorNotification",
     "ProxySuccessorRequest",
     "ProxySuccessorResponse",
-    "SessionCursorsCapabilities",
     "SessionOptionsRequest",
     "SessionOptionsResponse",
     "SetProviderRequest",
@@ -107,9 +101,7 @@ pub const NOT_YET: &[&str] = &[
     "McpCapabilities",
     "InitializeResponse",
     "PromptResponse",
-    "SessionUpdate",
     "IdleStateUpdate",
-    "ClientSessionCapabilities",
     "NewSessionRequest",
     "McpServer",
     "LoadSessionRequest",

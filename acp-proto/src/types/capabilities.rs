@@ -342,6 +342,12 @@ impl ClientCapabilities {
         self.session.as_ref().is_some_and(|s| s.prompt_suggestions.is_some())
     }
 
+    /// **Unstable**: `cursor_update` updates may be sent to this client.
+    #[cfg(feature = "unstable_session_cursors")]
+    pub fn supports_cursors(&self) -> bool {
+        self.session.as_ref().is_some_and(|s| s.cursors.is_some())
+    }
+
     /// `compaction_update` and `compaction_summary_chunk` updates may be sent to this client.
     pub fn supports_compaction(&self) -> bool {
         self.session.as_ref().is_some_and(|s| s.compaction.is_some())
@@ -407,6 +413,11 @@ pub struct ClientSessionCapabilities {
     #[cfg(feature = "unstable_prompt_suggestions")]
     #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient_object")]
     pub prompt_suggestions: Option<super::PromptSuggestionsCapabilities>,
+    /// **Unstable** (`unstable_session_cursors`): present when the client handles the agent's
+    /// `cursor_update`s.
+    #[cfg(feature = "unstable_session_cursors")]
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient_object")]
+    pub cursors: Option<super::SessionCursorsCapabilities>,
     /// Extension metadata.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub meta: Option<Meta>,

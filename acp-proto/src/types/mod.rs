@@ -102,6 +102,8 @@ pub mod prompt;
 #[cfg(feature = "unstable_prompt_suggestions")]
 pub mod prompt_suggestions;
 pub mod session;
+#[cfg(feature = "unstable_session_cursors")]
+pub mod session_cursors;
 #[cfg(feature = "unstable_session_fork")]
 pub mod session_fork;
 pub mod session_unstable;
@@ -129,6 +131,8 @@ pub use prompt::*;
 #[cfg(feature = "unstable_prompt_suggestions")]
 pub use prompt_suggestions::*;
 pub use session::*;
+#[cfg(feature = "unstable_session_cursors")]
+pub use session_cursors::*;
 #[cfg(feature = "unstable_session_fork")]
 pub use session_fork::*;
 #[cfg(any(

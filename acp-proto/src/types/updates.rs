@@ -80,6 +80,10 @@ crate::types::serde_util::tagged_union! {
         /// Without the feature the kind decodes as `Unknown`.
         PromptSuggestionsUpdate(super::PromptSuggestionsUpdate) = "prompt_suggestions_update"
             [feature = "unstable_prompt_suggestions"],
+        /// **Unstable** (`unstable_session_cursors`): a session cursor was announced or what
+        /// accepts it changed (needs the client's `session.cursors`). Without the feature the
+        /// kind decodes as `Unknown`.
+        CursorUpdate(super::CursorUpdate) = "cursor_update" [feature = "unstable_session_cursors"],
     }
 }
 

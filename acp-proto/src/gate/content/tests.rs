@@ -39,6 +39,14 @@ fn prompt_suggestions_need_session_prompt_suggestions() {
     assert_update_rule(update, &["session", "promptSuggestions"], json!({"session": {"promptSuggestions": {}}}));
 }
 
+#[cfg(feature = "unstable_session_cursors")]
+#[test]
+fn cursor_updates_need_session_cursors() {
+    let anchor = CursorAnchor::after_message(CursorAnchorKind::UserMessage, "m1");
+    let update = SessionUpdate::CursorUpdate(CursorUpdate::new("c1", anchor));
+    assert_update_rule(update, &["session", "cursors"], json!({"session": {"cursors": {}}}));
+}
+
 #[test]
 fn compaction_updates_need_session_compaction() {
     let caps = json!({"session": {"compaction": {}}});
