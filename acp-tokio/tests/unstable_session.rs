@@ -23,6 +23,10 @@ mod prompt_suggestions;
 #[path = "unstable/cursors.rs"]
 mod cursors;
 
+/// `mcp/message` in both directions (`unstable_mcp_over_acp`).
+#[path = "unstable/mcp_over_acp.rs"]
+mod mcp_over_acp;
+
 /// An agent with one saved session `s1`, whose title and archive state the methods change.
 #[derive(Clone, Default)]
 struct SessionsAgent {

@@ -48,6 +48,10 @@ unstable_defs! {
         CursorAnchorPosition, CursorMessageAnchor, CursorToolCallAnchor, CursorCompactionAnchor,
     ]
     "unstable_session_options": [SessionOptionsCapabilities]
+    "unstable_mcp_over_acp": [
+        McpServerAcp, McpServerAcpId, MessageMcpRequest, MessageMcpResponse, MessageMcpNotification, McpError,
+        McpRequestId,
+    ]
     "unstable_prompt_suggestions": [
         PromptSuggestion, PromptSuggestionsUpdate, PromptSuggestionsCapabilities, PromptSuggestionsAudioCapabilities,
         PromptSuggestionsEmbeddedContextCapabilities, PromptSuggestionsImageCapabilities,
@@ -73,13 +77,6 @@ pub const NOT_YET: &[&str] = &[
     "ListProvidersRequest",
     "ListProvidersResponse",
     "LlmProtocol",
-    "McpError",
-    "McpRequestId",
-    "McpServerAcp",
-    "McpServerAcpId",
-    "MessageMcpNotification",
-    "MessageMcpRequest",
-    "MessageMcpResponse",
     "ProviderCurrentConfig",
     "ProviderId",
     "ProviderInfo",
@@ -98,12 +95,10 @@ pub const NOT_YET: &[&str] = &[
     // Changed definitions whose new parts belong to groups not implemented yet.
     "AgentCapabilities",
     "AgentAuthCapabilities",
-    "McpCapabilities",
     "InitializeResponse",
     "PromptResponse",
     "IdleStateUpdate",
     "NewSessionRequest",
-    "McpServer",
     "LoadSessionRequest",
     "ResumeSessionRequest",
     // The envelopes carry the params of the changed definitions above.

@@ -145,6 +145,12 @@ pub struct McpCapabilities {
     /// SSE servers are supported.
     #[serde(default, deserialize_with = "lenient_default")]
     pub sse: bool,
+    /// **Unstable** (`unstable_mcp_over_acp`): MCP servers of `type: "acp"` are supported,
+    /// spoken to with `mcp/message` over this connection.
+    /// Unlike the stable flags, written only when `true` (the stable encoding stays as it was).
+    #[cfg(feature = "unstable_mcp_over_acp")]
+    #[serde(default, skip_serializing_if = "std::ops::Not::not", deserialize_with = "lenient_default")]
+    pub acp: bool,
     /// Extension metadata.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub meta: Option<Meta>,

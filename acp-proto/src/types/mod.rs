@@ -95,6 +95,8 @@ pub mod fs;
 pub mod ids;
 pub mod initialize;
 pub mod mcp;
+#[cfg(feature = "unstable_mcp_over_acp")]
+pub mod mcp_over_acp;
 pub mod notice;
 pub mod permission;
 pub mod plan;
@@ -124,6 +126,8 @@ pub use fs::*;
 pub use ids::*;
 pub use initialize::*;
 pub use mcp::*;
+#[cfg(feature = "unstable_mcp_over_acp")]
+pub use mcp_over_acp::*;
 pub use notice::*;
 pub use permission::*;
 pub use plan::*;
