@@ -461,8 +461,11 @@ macro_rules! define_methods {
         } )* ]
         protocol: [ $( { $(#[$pm:meta])* $pv:ident = $pw:literal, $pp:ident } )* ]
     ) => {
-        /// Every method of the table, one variant per row, in table order.
+        /// Every method of the table, one variant per row, in table order. Non-exhaustive: the
+        /// `unstable_*` features add variants, and cargo unifies features across a build, so a
+        /// crate's exhaustive match would break when another crate turns one on.
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        #[non_exhaustive]
         pub enum Method {
             $( $(#[cfg(feature = $cf)])? #[doc = concat!("`", $cw, "`")] $cv, )*
             $( $(#[cfg(feature = $af)])? #[doc = concat!("`", $aw, "`")] $av, )*

@@ -46,6 +46,13 @@ const NOT_YET: &[(&str, &str, &str)] = &[
     ("agentMethods", "session/options", "unstable_session_options"),
     ("agentMethods", "auth/status", "unstable_auth_status"),
     ("clientMethods", "auth/status_update", "unstable_auth_status"),
+    // Decided, not built yet (see the proxy-chains RFD): on a conductor–proxy connection the
+    // conductor is the client side and the proxy the agent side. `proxy/initialize` is a
+    // client → agent request (InitializeProxyRequest => InitializeProxyResponse, ungated: the
+    // method name itself says "you have a successor"). `proxy/successor` wraps any message and
+    // runs both ways as request and notification (the proxy forwards to its successor, the
+    // conductor delivers from it): four rows on one wire string, so `Method::received` must also
+    // take the kind (the const invariant allows one wire per direction today).
     ("proxyMethods", "proxy/initialize", "unstable_proxy_chains"),
     ("proxyMethods", "proxy/successor", "unstable_proxy_chains"),
 ];
