@@ -24,6 +24,11 @@ macro_rules! agent_trait {
             $(#[doc = $doc:literal])* $v:ident = $w:literal, $p:ident => $r:ident, gate: [$($g:literal),*],
             handler: $h:ident($cx:ident), default: $def:ident, call: $call:ident $(, feature: $f:literal)?
         } )* ]
+        agent_requests: $agent_requests:tt
+        client_notifications: [ $( {
+            $(#[doc = $ndoc:literal])* $nv:ident = $nw:literal, $np:ident, gate: [$($ng:literal),*], layer: $nl:ident, handler: $nh:tt
+            $(, feature: $nf:literal)?
+        } )* ]
         $($rest:tt)*
     ) => {
         /// An ACP agent: one method per request the client may send.
@@ -49,6 +54,16 @@ macro_rules! agent_trait {
             )*
 
             ext_handler_methods!(RequestContext);
+
+            $(
+                notification_method! {
+                    $(#[cfg(feature = $nf)])?
+                    $(#[doc = $ndoc])*
+                    #[doc = ""]
+                    #[doc = "Runs on the connection's ordered notification thread. Default: ignored."]
+                    $nh($np)
+                }
+            )*
         }
 
         /// An agent shared with the rest of the program: keep a clone of the `Arc` to reach its
@@ -62,6 +77,21 @@ macro_rules! agent_trait {
             )*
 
             forward_ext_methods!(RequestContext);
+
+            $( forward_notification!($(#[cfg(feature = $nf)])? $nh($np)); )*
+        }
+
+        /// Calls the agent's notification handler for `notification` (on the notification
+        /// thread).
+        fn dispatch_notification<A: Agent>(agent: &A, notification: Notification) {
+            match notification {
+                $(
+                    $(#[cfg(feature = $nf)])?
+                    Notification::Client(ClientNotification::$nv(n)) => call_notification!($nh, agent, n),
+                )*
+                Notification::Client(ClientNotification::Ext(e)) => agent.ext_notification(&e.method, e.params),
+                _ => {}
+            }
         }
 
         /// Calls the agent's handler method for `request`.
@@ -433,8 +463,6 @@ impl<A: Agent> Service for AgentService<A> {
     }
 
     fn notification(&self, _link: &Link, notification: Notification) {
-        if let Notification::Client(ClientNotification::Ext(e)) = notification {
-            self.0.ext_notification(&e.method, e.params);
-        }
+        dispatch_notification(&self.0, notification);
     }
 }

@@ -285,6 +285,13 @@ impl Requester {
         }
     }
 
+    /// Sends a client→agent notification of the table (for example the unstable `mcp/message`
+    /// notification). A gated one the agent did not advertise is refused here
+    /// ([`Error::Send`] with `NotSupportedByPeer`).
+    pub fn notify(&self, notification: impl Into<ClientNotification>) -> Result<(), Error> {
+        self.link.notify(Notification::Client(notification.into()))
+    }
+
     /// Sends an extension notification to the agent.
     pub fn ext_notification(&self, method: &str, params: Value) -> Result<(), Error> {
         let notification = ClientNotification::Ext(ExtNotification::new(method, params));

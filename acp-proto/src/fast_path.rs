@@ -77,7 +77,7 @@ impl<'de> Visitor<'de> for FastVisitor {
                 }
                 "method" if method.is_none() => {
                     let name = map.next_value::<Cow<'de, str>>()?;
-                    let m = Method::from_wire(&name).ok_or_else(bail)?;
+                    let m = Method::received(&name, self.side).ok_or_else(bail)?;
                     let row = m.row();
                     if row.layer != Layer::App || !row.received_by(self.side) {
                         return Err(bail());

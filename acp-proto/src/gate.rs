@@ -125,6 +125,8 @@ fn path_allows(caps: &Value, path: &[&str]) -> bool {
 }
 
 /// Decides whether `method` may be used against `snapshot`, the receiver's own capabilities.
+/// A wire string that two rows share (`mcp/message`) is looked up as [`Method::from_wire`]
+/// does; use [`check_method`] with the row's [`Method`] for the other.
 pub fn check(snapshot: Option<&CapabilitySnapshot>, method: &str) -> GateDecision {
     match Method::from_wire(method) {
         Some(m) => check_method(snapshot, m),
@@ -175,7 +177,7 @@ mod tests {
     #[test]
     fn no_snapshot_denies_every_gated_method() {
         for row in METHODS {
-            let d = check(None, row.wire);
+            let d = check_method(None, row.method);
             assert_eq!(d == GateDecision::Allowed, row.gate.is_empty(), "{}", row.wire);
         }
     }

@@ -20,7 +20,10 @@
 //! Invariants checked at compile time (a `const` assertion over [`METHODS`]): wire strings are
 //! unique per direction, and so are handler names per receiving side; a notification has no
 //! result type and a request has one; no row starts with `_`; `$/` appears only on protocol
-//! rows and protocol rows only use it; exactly the application's rows have a handler. Tests
+//! rows and protocol rows only use it; exactly the application's rows have a handler. A wire
+//! string may so be written in two rows of opposite directions (the unstable `mcp/message`:
+//! a request the client handles, a notification the agent handles); the receiving side picks
+//! its row with [`Method::received`], which the connection uses on every inbound message. Tests
 //! check the rest: the table equals the pinned `meta.json`, each row's types are the ones the
 //! schema names for that method, and every gate path resolves to a capability field.
 //!
@@ -43,6 +46,8 @@
 //! | `session/archive`, `session/unarchive` (feature `unstable_session_archive`) | client → agent | request | `sessionCapabilities.archive` | app |
 //! | `session/fork` (feature `unstable_session_fork`) | client → agent | request | `sessionCapabilities.fork` | app |
 //! | `session/cancel` | client → agent | notification | | session_control |
+//! | `mcp/message` (feature `unstable_mcp_over_acp`) | client → agent | notification | `mcpCapabilities.acp` (outbound only) | app |
+//! | `mcp/message` (feature `unstable_mcp_over_acp`) | agent → client | request | (none: the client invites it by declaring an `acp` MCP server) | app |
 //! | `session/request_permission` | agent → client | request | | app |
 //! | `fs/read_text_file` | agent → client | request | `fs.readTextFile` | app |
 //! | `fs/write_text_file` | agent → client | request | `fs.writeTextFile` | app |
@@ -456,8 +461,11 @@ macro_rules! define_methods {
         } )* ]
         protocol: [ $( { $(#[$pm:meta])* $pv:ident = $pw:literal, $pp:ident } )* ]
     ) => {
-        /// Every method of the table, one variant per row, in table order.
+        /// Every method of the table, one variant per row, in table order. Non-exhaustive: the
+        /// `unstable_*` features add variants, and cargo unifies features across a build, so a
+        /// crate's exhaustive match would break when another crate turns one on.
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        #[non_exhaustive]
         pub enum Method {
             $( $(#[cfg(feature = $cf)])? #[doc = concat!("`", $cw, "`")] $cv, )*
             $( $(#[cfg(feature = $af)])? #[doc = concat!("`", $aw, "`")] $av, )*
@@ -498,7 +506,10 @@ macro_rules! define_methods {
                 }
             }
 
-            /// Looks a wire string up in the table (wire strings are unique across the table).
+            /// Looks a wire string up in the table. A wire string is unique per direction;
+            /// the one that two rows of opposite directions share (`mcp/message`) gives the
+            /// first row here: use [`Method::received`] to resolve it for a receiving side.
+            #[allow(unreachable_patterns)] // the shared wire string's second row
             pub fn from_wire(wire: &str) -> Option<Method> {
                 Some(match wire {
                     $($(#[cfg(feature = $cf)])? $cw => Method::$cv,)*
@@ -605,6 +616,26 @@ impl Method {
     /// The method's table row.
     pub fn row(self) -> &'static MethodRow {
         &METHODS[self as usize]
+    }
+
+    /// The row of `wire` that `side` receives, if any: [`Method::from_wire`], and for a wire
+    /// string that rows of both directions share, the row of the other direction when the
+    /// first is not `side`'s.
+    ///
+    /// ```
+    /// use acp_proto::Side;
+    /// use acp_proto::methods::Method;
+    /// assert_eq!(Method::received("session/prompt", Side::Agent), Some(Method::Prompt));
+    /// assert_eq!(Method::received("session/prompt", Side::Client), None);
+    /// assert_eq!(Method::received("$/cancel_request", Side::Client), Some(Method::CancelRequest));
+    /// ```
+    pub fn received(wire: &str, side: crate::Side) -> Option<Method> {
+        let first = Method::from_wire(wire)?;
+        if first.row().received_by(side) {
+            return Some(first);
+        }
+        // Rare: only a shared wire string gets here, and the table is short.
+        METHODS.iter().find(|r| r.wire == wire && r.received_by(side)).map(|r| r.method)
     }
 }
 

@@ -38,6 +38,11 @@ macro_rules! agent_trait {
             $(#[doc = $doc:literal])* $v:ident = $w:literal, $p:ident => $r:ident, gate: [$($g:literal),*],
             handler: $h:ident($cx:ident), default: $def:ident, call: $call:ident $(, feature: $f:literal)?
         } )* ]
+        agent_requests: $agent_requests:tt
+        client_notifications: [ $( {
+            $(#[doc = $ndoc:literal])* $nv:ident = $nw:literal, $np:ident, gate: [$($ng:literal),*], layer: $nl:ident, handler: $nh:tt
+            $(, feature: $nf:literal)?
+        } )* ]
         $($rest:tt)*
     ) => {
         $(#[$attr])*
@@ -51,6 +56,16 @@ macro_rules! agent_trait {
             )*
 
             ext_handler_methods!(RequestContext, $futures);
+
+            $(
+                notification_method! {
+                    $(#[cfg(feature = $nf)])?
+                    $(#[doc = $ndoc])*
+                    #[doc = ""]
+                    #[doc = "Default: ignored."]
+                    $nh($np), $futures
+                }
+            )*
         }
 
         /// Calls the handler method for `request`.
@@ -76,8 +91,15 @@ macro_rules! agent_trait {
 
         /// Calls the handler method for `notification`; a panic loses that notification only.
         async fn $notify<A: $Trait>(agent: &A, notification: Notification) {
-            if let Notification::Client(ClientNotification::Ext(e)) = notification {
-                let _ = catch_unwind(agent.ext_notification(&e.method, e.params)).await;
+            match notification {
+                $(
+                    $(#[cfg(feature = $nf)])?
+                    Notification::Client(ClientNotification::$nv(n)) => call_notification!($nh, agent, n),
+                )*
+                Notification::Client(ClientNotification::Ext(e)) => {
+                    let _ = catch_unwind(agent.ext_notification(&e.method, e.params)).await;
+                }
+                _ => {}
             }
         }
 

@@ -339,6 +339,14 @@ impl ClientConnection {
         }
     }
 
+    /// Sends a client→agent notification of the table (for example the unstable
+    /// `mcp/message` notification), waiting while the outbound budget is full. A gated one the
+    /// agent did not advertise is refused here ([`Error::Send`] with `NotSupportedByPeer`).
+    /// `session/cancel` goes through [`cancel`](Self::cancel), which also settles the turn.
+    pub async fn notify(&self, notification: impl Into<ClientNotification>) -> Result<(), Error> {
+        self.handle.notify(Box::new(Notification::Client(notification.into()))).await
+    }
+
     /// An extension notification (waits while the outbound budget is full).
     pub async fn ext_notification(&self, method: &str, params: Value) -> Result<(), Error> {
         let notification = ClientNotification::Ext(ExtNotification::new(method, params));

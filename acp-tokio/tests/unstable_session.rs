@@ -15,6 +15,18 @@ use acp_tokio::{Agent, AgentOptions, ClientConnection, ClientOptions, Error, Req
 #[path = "unstable/fork.rs"]
 mod fork;
 
+/// `prompt_suggestions_update` (`unstable_prompt_suggestions`).
+#[path = "unstable/prompt_suggestions.rs"]
+mod prompt_suggestions;
+
+/// `cursor_update` and forking at a cursor (`unstable_session_cursors`).
+#[path = "unstable/cursors.rs"]
+mod cursors;
+
+/// `mcp/message` in both directions (`unstable_mcp_over_acp`).
+#[path = "unstable/mcp_over_acp.rs"]
+mod mcp_over_acp;
+
 /// An agent with one saved session `s1`, whose title and archive state the methods change.
 #[derive(Clone, Default)]
 struct SessionsAgent {

@@ -101,6 +101,12 @@ pub const KEEP_NULL: &[(&str, &str)] = &[
     ("SessionMessage", "senderMessageId"),
     ("SessionMessage", "recipientMessageId"),
     ("SessionMessage", "content"),
+    #[cfg(feature = "unstable_session_cursors")]
+    ("CursorUpdate", "capabilities"),
+    #[cfg(feature = "unstable_session_cursors")]
+    ("CursorUpdate", "_meta"),
+    #[cfg(feature = "unstable_mcp_over_acp")]
+    ("McpError", "data"),
 ];
 
 /// The schema-guided normalizer's options for comparing a round trip: [`KEEP_NULL`].

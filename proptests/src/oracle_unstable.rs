@@ -43,8 +43,19 @@ unstable_defs! {
         SessionArchiveCapabilities, SessionArchiveFilter,
     ]
     "unstable_session_fork": [SessionForkCapabilities, ForkSessionRequest, ForkSessionResponse]
-    "unstable_session_cursors": [CursorId]
+    "unstable_session_cursors": [
+        CursorId, CursorUpdate, CursorCapabilities, CursorForkCapabilities, SessionCursorsCapabilities, CursorAnchor,
+        CursorAnchorPosition, CursorMessageAnchor, CursorToolCallAnchor, CursorCompactionAnchor,
+    ]
     "unstable_session_options": [SessionOptionsCapabilities]
+    "unstable_mcp_over_acp": [
+        McpServerAcp, McpServerAcpId, MessageMcpRequest, MessageMcpResponse, MessageMcpNotification, McpError,
+        McpRequestId,
+    ]
+    "unstable_prompt_suggestions": [
+        PromptSuggestion, PromptSuggestionsUpdate, PromptSuggestionsCapabilities, PromptSuggestionsAudioCapabilities,
+        PromptSuggestionsEmbeddedContextCapabilities, PromptSuggestionsImageCapabilities,
+    ]
 }
 
 /// The definitions of `schema.unstable.json` that are new or changed against `schema.json`
@@ -58,14 +69,6 @@ pub const NOT_YET: &[&str] = &[
     "AuthStatusRequest",
     "AuthStatusResponse",
     "AuthStatusUpdateNotification",
-    "CursorAnchor",
-    "CursorAnchorPosition",
-    "CursorCapabilities",
-    "CursorCompactionAnchor",
-    "CursorForkCapabilities",
-    "CursorMessageAnchor",
-    "CursorToolCallAnchor",
-    "CursorUpdate",
     "DisableProviderRequest",
     "DisableProviderResponse",
     "InitialSessionConfigOption",
@@ -74,19 +77,6 @@ pub const NOT_YET: &[&str] = &[
     "ListProvidersRequest",
     "ListProvidersResponse",
     "LlmProtocol",
-    "McpError",
-    "McpRequestId",
-    "McpServerAcp",
-    "McpServerAcpId",
-    "MessageMcpNotification",
-    "MessageMcpRequest",
-    "MessageMcpResponse",
-    "PromptSuggestion",
-    "PromptSuggestionsAudioCapabilities",
-    "PromptSuggestionsCapabilities",
-    "PromptSuggestionsEmbeddedContextCapabilities",
-    "PromptSuggestionsImageCapabilities",
-    "PromptSuggestionsUpdate",
     "ProviderCurrentConfig",
     "ProviderId",
     "ProviderInfo",
@@ -97,7 +87,6 @@ pub const NOT_YET: &[&str] = &[
     "ProxySuccessorNotification",
     "ProxySuccessorRequest",
     "ProxySuccessorResponse",
-    "SessionCursorsCapabilities",
     "SessionOptionsRequest",
     "SessionOptionsResponse",
     "SetProviderRequest",
@@ -106,14 +95,10 @@ pub const NOT_YET: &[&str] = &[
     // Changed definitions whose new parts belong to groups not implemented yet.
     "AgentCapabilities",
     "AgentAuthCapabilities",
-    "McpCapabilities",
     "InitializeResponse",
     "PromptResponse",
-    "SessionUpdate",
     "IdleStateUpdate",
-    "ClientSessionCapabilities",
     "NewSessionRequest",
-    "McpServer",
     "LoadSessionRequest",
     "ResumeSessionRequest",
     // The envelopes carry the params of the changed definitions above.

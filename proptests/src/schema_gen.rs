@@ -21,13 +21,13 @@
 //! match exactly one branch and regenerated otherwise), `properties` and `oneOf`/`anyOf` at the
 //! same level (the outer properties are combined with the chosen branch, e.g.
 //! `SessionConfigOption`), `type` (a string or an array such as `["string", "null"]`, one
-//! picked), `const`, `enum`, `minLength` (strings padded up to it), `items` (0 to 3 items),
-//! integer `format`s with `minimum` and
-//! `maximum`, `number`/`double` (finite, sometimes integral), `boolean`, schemas without
-//! constraints (arbitrary JSON of small depth) and `additionalProperties: true` maps (a few
-//! arbitrary keys; in the ACP schema that is `_meta` only). Unknown keys are never added
-//! elsewhere. Integers are always written in integer form (never `1.0`). Keywords that do not constrain (`description`, `title`, `discriminator`,
-//! `x-*`) are ignored.
+//! picked), `const`, `enum`, `minLength` (strings padded up to it), `items` (0 to 3 items, and
+//! at least `minItems`, also in a nested array or past the depth limit), integer `format`s with
+//! `minimum` and `maximum`, `number`/`double` (finite, sometimes integral), `boolean`, schemas
+//! without constraints (arbitrary JSON of small depth) and `additionalProperties: true` maps (a
+//! few arbitrary keys; in the ACP schema that is `_meta` only). Unknown keys are never added
+//! elsewhere. Integers are always written in integer form (never `1.0`). Keywords that do not
+//! constrain (`description`, `title`, `discriminator`, `x-*`) are ignored.
 
 use serde_json::{Map, Number, Value};
 
@@ -709,5 +709,37 @@ impl Schema {
             }
             _ => value.clone(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    /// A `minItems` on an array nested in a referenced definition (as `PromptSuggestion.prompt`
+    /// in `schema.unstable.json`) is honoured by the generator, at every depth, and checked by
+    /// `matches`.
+    #[test]
+    fn nested_min_items_is_honoured() {
+        let schema = Schema::new(json!({"$defs": {
+            "Outer": {"type": "object", "properties": {"list": {"type": "array", "items": {"$ref": "#/$defs/Inner"}}},
+                      "required": ["list"]},
+            "Inner": {"type": "object", "properties": {"prompt": {"type": "array", "items": {"type": "string"},
+                      "minItems": 2}}, "required": ["prompt"]},
+        }}));
+        let inner = json!({"$ref": "#/$defs/Inner"});
+        assert!(!schema.matches(&inner, &json!({"prompt": ["one"]})), "one item is too few");
+        assert!(schema.matches(&inner, &json!({"prompt": ["one", "two"]})));
+        let mut nested = 0;
+        for seed in 0..200 {
+            let v = schema.generate("Outer", &mut Rng::new(seed));
+            for item in v["list"].as_array().unwrap() {
+                assert!(item["prompt"].as_array().unwrap().len() >= 2, "seed {seed}: {v}");
+                nested += 1;
+            }
+        }
+        assert!(nested > 0, "some instances have nested items");
     }
 }

@@ -134,7 +134,7 @@ impl Connection {
             return;
         }
         // 5. The capability gate, against this side's own capabilities.
-        let row_method = Method::from_wire(&method);
+        let row_method = Method::received(&method, self.side).or_else(|| Method::from_wire(&method));
         if let Some(m) = row_method {
             let row = m.row();
             if !row.received_by(self.side) || row.kind != Kind::Request {
@@ -289,7 +289,7 @@ impl Connection {
             self.stats.notifications_dropped += 1;
             return;
         }
-        if let Some(m) = Method::from_wire(method) {
+        if let Some(m) = Method::received(method, self.side).or_else(|| Method::from_wire(method)) {
             let row = m.row();
             if !row.received_by(self.side) || row.kind != Kind::Notification {
                 self.stats.notifications_dropped += 1;

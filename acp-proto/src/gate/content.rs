@@ -10,6 +10,8 @@
 //! |---|---|---|---|
 //! | `session/update` (agent) | `plan_update`, `plan_removed` | `plan` | send refused |
 //! | `session/update` (agent) | `notice` | `session.notices` | send refused |
+//! | `session/update` (agent) | `prompt_suggestions_update` (feature `unstable_prompt_suggestions`) | `session.promptSuggestions` | send refused |
+//! | `session/update` (agent) | `cursor_update` (feature `unstable_session_cursors`) | `session.cursors` | send refused |
 //! | `session/update` (agent) | `compaction_update`, `compaction_summary_chunk` | `session.compaction` | send refused |
 //! | `session/update` (agent) | `subagent_update`, `session_message`, `session_message_chunk` | `subagents` | send refused |
 //! | `elicitation/create` (agent) | `mode: "form"` | `elicitation.form` | send refused |
@@ -46,6 +48,10 @@ pub fn update_capability(update: &SessionUpdate) -> &'static [&'static str] {
     match update {
         SessionUpdate::PlanUpdate(_) | SessionUpdate::PlanRemoved(_) => &["plan"],
         SessionUpdate::Notice(_) => &["session", "notices"],
+        #[cfg(feature = "unstable_prompt_suggestions")]
+        SessionUpdate::PromptSuggestionsUpdate(_) => &["session", "promptSuggestions"],
+        #[cfg(feature = "unstable_session_cursors")]
+        SessionUpdate::CursorUpdate(_) => &["session", "cursors"],
         SessionUpdate::CompactionUpdate(_) | SessionUpdate::CompactionSummaryChunk(_) => &["session", "compaction"],
         SessionUpdate::SubagentUpdate(_) | SessionUpdate::SessionMessage(_) | SessionUpdate::SessionMessageChunk(_) => {
             &["subagents"]

@@ -251,11 +251,28 @@ macro_rules! method_table {
                     CreateElicitationRequest => CreateElicitationResponse, gate: ["elicitation"],
                     handler: create_elicitation(request), default: method_not_found, call: typed
                 }
+                {
+                    /// **Unstable** `mcp/message` (request): one inner MCP request to an MCP
+                    /// server the client declared with `type: "acp"`; the answer is its inner
+                    /// outcome. Ungated: the client has no capability for it, it invites these
+                    /// requests by declaring the server (the default handler answers `-32601`).
+                    McpMessage = "mcp/message", MessageMcpRequest => MessageMcpResponse, gate: [],
+                    handler: mcp_message(request), default: method_not_found, call: typed,
+                    feature: "unstable_mcp_over_acp"
+                }
             ]
             client_notifications: [
                 {
                     /// `session/cancel`: cancel the session's running prompt turn.
                     Cancel = "session/cancel", CancelNotification, gate: [], layer: SessionControl, handler: []
+                }
+                {
+                    /// **Unstable** `mcp/message` (notification): a message of an ACP-transport
+                    /// MCP server about an active inner request (progress, subscription
+                    /// updates); only to an agent that advertises `mcpCapabilities.acp`. The
+                    /// same wire string as the request row, which the client receives.
+                    McpMessageNotification = "mcp/message", MessageMcpNotification, gate: ["mcpCapabilities", "acp"],
+                    layer: App, handler: [mcp_message_notification], feature: "unstable_mcp_over_acp"
                 }
             ]
             agent_notifications: [

@@ -145,6 +145,12 @@ pub struct McpCapabilities {
     /// SSE servers are supported.
     #[serde(default, deserialize_with = "lenient_default")]
     pub sse: bool,
+    /// **Unstable** (`unstable_mcp_over_acp`): MCP servers of `type: "acp"` are supported,
+    /// spoken to with `mcp/message` over this connection.
+    /// Unlike the stable flags, written only when `true` (the stable encoding stays as it was).
+    #[cfg(feature = "unstable_mcp_over_acp")]
+    #[serde(default, skip_serializing_if = "std::ops::Not::not", deserialize_with = "lenient_default")]
+    pub acp: bool,
     /// Extension metadata.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub meta: Option<Meta>,
@@ -336,6 +342,18 @@ impl ClientCapabilities {
         self.session.as_ref().is_some_and(|s| s.notices.is_some())
     }
 
+    /// **Unstable**: `prompt_suggestions_update` updates may be sent to this client.
+    #[cfg(feature = "unstable_prompt_suggestions")]
+    pub fn supports_prompt_suggestions(&self) -> bool {
+        self.session.as_ref().is_some_and(|s| s.prompt_suggestions.is_some())
+    }
+
+    /// **Unstable**: `cursor_update` updates may be sent to this client.
+    #[cfg(feature = "unstable_session_cursors")]
+    pub fn supports_cursors(&self) -> bool {
+        self.session.as_ref().is_some_and(|s| s.cursors.is_some())
+    }
+
     /// `compaction_update` and `compaction_summary_chunk` updates may be sent to this client.
     pub fn supports_compaction(&self) -> bool {
         self.session.as_ref().is_some_and(|s| s.compaction.is_some())
@@ -395,6 +413,17 @@ pub struct ClientSessionCapabilities {
     /// Present when the client can present live `notice` updates to the user.
     #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient_object")]
     pub notices: Option<NoticeCapabilities>,
+    /// **Unstable** (`unstable_prompt_suggestions`): present when the client offers the
+    /// agent's `prompt_suggestions_update`s to the user (which block kinds, beyond `text` and
+    /// `resource_link`, they may hold).
+    #[cfg(feature = "unstable_prompt_suggestions")]
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient_object")]
+    pub prompt_suggestions: Option<super::PromptSuggestionsCapabilities>,
+    /// **Unstable** (`unstable_session_cursors`): present when the client handles the agent's
+    /// `cursor_update`s.
+    #[cfg(feature = "unstable_session_cursors")]
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient_object")]
+    pub cursors: Option<super::SessionCursorsCapabilities>,
     /// Extension metadata.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub meta: Option<Meta>,

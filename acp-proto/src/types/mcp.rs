@@ -26,6 +26,11 @@ pub enum McpServer {
     Sse(McpServerSse),
     /// A local process spoken to over stdio; every agent supports it.
     Stdio(McpServerStdio),
+    /// **Unstable** (`unstable_mcp_over_acp`): a server reached over the ACP connection with
+    /// `mcp/message`; needs the agent's `mcpCapabilities.acp`. Without the feature, `"acp"`
+    /// servers are `Unknown`.
+    #[cfg(feature = "unstable_mcp_over_acp")]
+    Acp(super::McpServerAcp),
     /// A transport this version of the protocol does not know, kept as its whole JSON object.
     Unknown(UnknownVariant),
 }
@@ -55,6 +60,8 @@ impl McpServer {
             McpServer::Http(s) => Some(&s.name),
             McpServer::Sse(s) => Some(&s.name),
             McpServer::Stdio(s) => Some(&s.name),
+            #[cfg(feature = "unstable_mcp_over_acp")]
+            McpServer::Acp(s) => Some(&s.name),
             McpServer::Unknown(u) => u.0.get("name").and_then(Value::as_str),
         }
     }
@@ -68,6 +75,9 @@ enum TaggedRef<'a> {
     Http(&'a McpServerHttp),
     #[serde(rename = "sse")]
     Sse(&'a McpServerSse),
+    #[cfg(feature = "unstable_mcp_over_acp")]
+    #[serde(rename = "acp")]
+    Acp(&'a super::McpServerAcp),
 }
 
 impl Serialize for McpServer {
@@ -76,6 +86,8 @@ impl Serialize for McpServer {
             McpServer::Http(h) => TaggedRef::Http(h).serialize(s),
             McpServer::Sse(h) => TaggedRef::Sse(h).serialize(s),
             McpServer::Stdio(stdio) => stdio.serialize(s),
+            #[cfg(feature = "unstable_mcp_over_acp")]
+            McpServer::Acp(a) => TaggedRef::Acp(a).serialize(s),
             McpServer::Unknown(u) => u.serialize(s),
         }
     }
@@ -92,6 +104,10 @@ impl<'de> Deserialize<'de> for McpServer {
             }
             Some(Value::String(t)) if t == "sse" => {
                 McpServerSse::deserialize(&value).map(McpServer::Sse).map_err(|e| format!("sse MCP server: {e}"))
+            }
+            #[cfg(feature = "unstable_mcp_over_acp")]
+            Some(Value::String(t)) if t == "acp" => {
+                super::McpServerAcp::deserialize(&value).map(McpServer::Acp).map_err(|e| format!("acp MCP server: {e}"))
             }
             Some(Value::String(t)) if t != "stdio" => {
                 let Value::Object(fields) = value else { unreachable!("built from a map") };

@@ -95,11 +95,17 @@ pub mod fs;
 pub mod ids;
 pub mod initialize;
 pub mod mcp;
+#[cfg(feature = "unstable_mcp_over_acp")]
+pub mod mcp_over_acp;
 pub mod notice;
 pub mod permission;
 pub mod plan;
 pub mod prompt;
+#[cfg(feature = "unstable_prompt_suggestions")]
+pub mod prompt_suggestions;
 pub mod session;
+#[cfg(feature = "unstable_session_cursors")]
+pub mod session_cursors;
 #[cfg(feature = "unstable_session_fork")]
 pub mod session_fork;
 pub mod session_unstable;
@@ -120,11 +126,17 @@ pub use fs::*;
 pub use ids::*;
 pub use initialize::*;
 pub use mcp::*;
+#[cfg(feature = "unstable_mcp_over_acp")]
+pub use mcp_over_acp::*;
 pub use notice::*;
 pub use permission::*;
 pub use plan::*;
 pub use prompt::*;
+#[cfg(feature = "unstable_prompt_suggestions")]
+pub use prompt_suggestions::*;
 pub use session::*;
+#[cfg(feature = "unstable_session_cursors")]
+pub use session_cursors::*;
 #[cfg(feature = "unstable_session_fork")]
 pub use session_fork::*;
 #[cfg(any(

@@ -294,6 +294,8 @@ pub(crate) fn drain_map<'de, M: MapAccess<'de>>(mut map: M) -> Result<(), M::Err
 ///         Text(TextContent) = "text",
 ///         /// A unit variant (no fields besides the tag).
 ///         Cancelled = "cancelled",
+///         /// A variant an unstable feature adds (without it, the tag decodes as `Unknown`).
+///         Later(LaterContent) = "later" [feature = "unstable_x"],
 ///     }
 /// }
 /// ```
@@ -308,7 +310,7 @@ macro_rules! tagged_union {
         pub enum $name:ident, tag = $tag_key:literal, expecting = $expecting:literal {
             $(
                 $(#[$vmeta:meta])*
-                $variant:ident $(($ty:ty))? = $tag:literal
+                $variant:ident $(($ty:ty))? = $tag:literal $([feature = $feature:literal])?
             ),* $(,)?
         }
         $(untagged = |$fields:ident| $untagged:expr;)?
@@ -320,6 +322,7 @@ macro_rules! tagged_union {
         pub enum $name {
             $(
                 $(#[$vmeta])*
+                $(#[cfg(feature = $feature)])?
                 #[serde(rename = $tag)]
                 $variant $(($ty))?,
             )*
@@ -331,7 +334,7 @@ macro_rules! tagged_union {
 
         impl $crate::types::serde_util::TaggedUnion for $name {
             const TAG_KEY: &'static str = $tag_key;
-            const TAGS: &'static [&'static str] = &[$($tag),*];
+            const TAGS: &'static [&'static str] = &[$($(#[cfg(feature = $feature)])? $tag),*];
             const EXPECTING: &'static str = $expecting;
 
             fn decode_variant<'de, M: serde::de::MapAccess<'de>>(
@@ -339,6 +342,7 @@ macro_rules! tagged_union {
                 map: M,
             ) -> Result<Self, M::Error> {
                 $(
+                    $(#[cfg(feature = $feature)])?
                     if tag == $tag {
                         return $crate::types::serde_util::tagged_union!(@decode $name, $variant, map $(, $ty)?);
                     }

@@ -75,6 +75,15 @@ crate::types::serde_util::tagged_union! {
         SessionMessage(SessionMessage) = "session_message",
         /// A piece of an inter-session message (needs the client's `subagents`).
         SessionMessageChunk(SessionMessageChunk) = "session_message_chunk",
+        /// **Unstable** (`unstable_prompt_suggestions`): the prompts the agent predicts the user
+        /// sends next, replacing the list (needs the client's `session.promptSuggestions`).
+        /// Without the feature the kind decodes as `Unknown`.
+        PromptSuggestionsUpdate(super::PromptSuggestionsUpdate) = "prompt_suggestions_update"
+            [feature = "unstable_prompt_suggestions"],
+        /// **Unstable** (`unstable_session_cursors`): a session cursor was announced or what
+        /// accepts it changed (needs the client's `session.cursors`). Without the feature the
+        /// kind decodes as `Unknown`.
+        CursorUpdate(super::CursorUpdate) = "cursor_update" [feature = "unstable_session_cursors"],
     }
 }
 

@@ -31,6 +31,22 @@ fn notices_need_session_notices() {
     assert_update_rule(notice, &["session", "notices"], json!({"session": {"notices": {}}}));
 }
 
+#[cfg(feature = "unstable_prompt_suggestions")]
+#[test]
+fn prompt_suggestions_need_session_prompt_suggestions() {
+    let update =
+        SessionUpdate::PromptSuggestionsUpdate(PromptSuggestionsUpdate::new(vec![PromptSuggestion::text("go")]));
+    assert_update_rule(update, &["session", "promptSuggestions"], json!({"session": {"promptSuggestions": {}}}));
+}
+
+#[cfg(feature = "unstable_session_cursors")]
+#[test]
+fn cursor_updates_need_session_cursors() {
+    let anchor = CursorAnchor::after_message(CursorAnchorKind::UserMessage, "m1");
+    let update = SessionUpdate::CursorUpdate(CursorUpdate::new("c1", anchor));
+    assert_update_rule(update, &["session", "cursors"], json!({"session": {"cursors": {}}}));
+}
+
 #[test]
 fn compaction_updates_need_session_compaction() {
     let caps = json!({"session": {"compaction": {}}});

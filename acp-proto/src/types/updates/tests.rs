@@ -196,3 +196,37 @@ fn errors_in_known_updates_are_reported() {
     let e = serde_json::from_str::<SessionNotification>(r#"{"sessionId":"s","update":{}}"#).unwrap_err();
     assert!(e.to_string().contains("missing field `sessionUpdate`"), "{e}");
 }
+
+/// `prompt_suggestions_update` is a known kind only with `unstable_prompt_suggestions`;
+/// without it the update is `Unknown` and still round-trips.
+#[test]
+fn prompt_suggestions_update_is_known_only_with_its_feature() {
+    let wire = json!({"sessionUpdate": "prompt_suggestions_update", "suggestions": [{"prompt": [{"type": "text", "text": "go"}]}]});
+    let update: SessionUpdate = serde_json::from_value(wire.clone()).unwrap();
+    #[cfg(feature = "unstable_prompt_suggestions")]
+    {
+        let SessionUpdate::PromptSuggestionsUpdate(u) = &update else { panic!("{update:?}") };
+        assert_eq!(u.suggestions[0].prompt, [ContentBlock::text("go")]);
+    }
+    #[cfg(not(feature = "unstable_prompt_suggestions"))]
+    assert!(matches!(update, SessionUpdate::Unknown(_)), "{update:?}");
+    assert_eq!(serde_json::to_value(&update).unwrap(), wire);
+}
+
+/// `cursor_update` is a known kind only with `unstable_session_cursors`; without it the update
+/// is `Unknown` and still round-trips.
+#[test]
+fn cursor_update_is_known_only_with_its_feature() {
+    let wire = json!({"sessionUpdate": "cursor_update", "cursorId": "c1", "capabilities": {"fork": {}},
+                      "anchor": {"type": "tool_call", "toolCallId": "t1", "position": "after"}});
+    let update: SessionUpdate = serde_json::from_value(wire.clone()).unwrap();
+    #[cfg(feature = "unstable_session_cursors")]
+    {
+        let SessionUpdate::CursorUpdate(u) = &update else { panic!("{update:?}") };
+        assert_eq!(u.cursor_id.as_str(), "c1");
+        assert!(matches!(&u.anchor, Some(crate::types::CursorAnchor::ToolCall(a)) if a.tool_call_id.as_str() == "t1"));
+    }
+    #[cfg(not(feature = "unstable_session_cursors"))]
+    assert!(matches!(update, SessionUpdate::Unknown(_)), "{update:?}");
+    assert_eq!(serde_json::to_value(&update).unwrap(), wire);
+}
