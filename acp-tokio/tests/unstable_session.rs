@@ -15,6 +15,10 @@ use acp_tokio::{Agent, AgentOptions, ClientConnection, ClientOptions, Error, Req
 #[path = "unstable/fork.rs"]
 mod fork;
 
+/// `auth/status`, `auth/status_update` (`unstable_auth_status`).
+#[path = "unstable/auth_status.rs"]
+mod auth_status;
+
 /// An agent with one saved session `s1`, whose title and archive state the methods change.
 #[derive(Clone, Default)]
 struct SessionsAgent {

@@ -12,7 +12,7 @@ use crate::chunk_path;
 use crate::error::RpcError;
 use crate::ext::is_extension_name;
 use crate::gate::{
-    CapabilitySnapshot, GateDecision, check_elicitation, check_method, check_system_prompt, check_update,
+    CapabilitySnapshot, GateDecision, check_elicitation, check_method, check_sender, check_system_prompt, check_update,
 };
 use crate::jsonrpc::{self, RequestId};
 use crate::methods::{
@@ -166,12 +166,17 @@ impl Connection {
         Ok(())
     }
 
-    /// The outbound capability gate: the peer must have advertised what the method needs.
+    /// The outbound capability gate: the peer must have advertised what the method needs, and
+    /// this side what the gate's sender rules ask of it.
     fn check_gate(&self, method: Option<Method>) -> Result<(), SendError> {
         let Some(m) = method else { return Ok(()) };
         let peer = self.negotiated.as_ref().map(|n| &n.peer);
-        match check_method(peer, m) {
-            GateDecision::Denied { capability } => Err(SendError::NotSupportedByPeer { method: m, capability }),
+        if let GateDecision::Denied { capability } = check_method(peer, m) {
+            return Err(SendError::NotSupportedByPeer { method: m, capability });
+        }
+        let own = self.negotiated.as_ref().map(|n| &n.own);
+        match check_sender(own, m) {
+            GateDecision::Denied { capability } => Err(SendError::NotAdvertised { method: m, capability }),
             _ => Ok(()),
         }
     }

@@ -45,9 +45,7 @@ const NOT_YET: &[(&str, &str, &str)] = &[
     ("agentMethods", "providers/disable", "unstable_llm_providers"),
     ("agentMethods", "mcp/message", "unstable_mcp_over_acp"),
     ("agentMethods", "session/options", "unstable_session_options"),
-    ("agentMethods", "auth/status", "unstable_auth_status"),
     ("clientMethods", "mcp/message", "unstable_mcp_over_acp"),
-    ("clientMethods", "auth/status_update", "unstable_auth_status"),
     ("proxyMethods", "proxy/initialize", "unstable_proxy_chains"),
     ("proxyMethods", "proxy/successor", "unstable_proxy_chains"),
 ];
@@ -184,13 +182,35 @@ fn gate_paths_resolve_to_capability_fields() {
         }
         checked += 1;
     }
-    // Every unstable row (a row `meta.json` does not have) is gated by its capability.
+    // The gate's sender rules name a field of the sender's own capability definition.
+    let mut sender_gated = 0;
+    for row in METHODS.iter().filter(|r| !crate::gate::sender_capability(r.method).is_empty()) {
+        let root = match row.direction {
+            Direction::ClientToAgent => "ClientCapabilities",
+            Direction::AgentToClient => "AgentCapabilities",
+            Direction::Both => panic!("protocol rows have no sender rule"),
+        };
+        let mut node = defs[root].clone();
+        for seg in crate::gate::sender_capability(row.method) {
+            let field = node["properties"]
+                .get(*seg)
+                .unwrap_or_else(|| panic!("{}: `{seg}` is not a field of the sender's {root}", row.wire));
+            node = resolve(field);
+        }
+        assert_eq!(node["type"], "object", "{}: sender rule leaf is {node}", row.wire);
+        sender_gated += 1;
+    }
+    // Every unstable row (a row `meta.json` does not have) is gated by its capability: the
+    // receiver's, or (a sender rule) the sender's own.
     let stable_meta = read_json(&dir, "meta.json").to_string();
     let unstable_rows = METHODS.iter().filter(|r| !stable_meta.contains(&format!("\"{}\"", r.wire))).count();
-    let unstable_gated =
-        METHODS.iter().filter(|r| !r.gate.is_empty() && !stable_meta.contains(&format!("\"{}\"", r.wire))).count();
+    let unstable_gated = METHODS
+        .iter()
+        .filter(|r| !r.gate.is_empty() || !crate::gate::sender_capability(r.method).is_empty())
+        .filter(|r| !stable_meta.contains(&format!("\"{}\"", r.wire)))
+        .count();
     assert_eq!(unstable_gated, unstable_rows, "every unstable row is gated");
-    assert_eq!(checked, 15 + unstable_rows);
+    assert_eq!(checked + sender_gated, 15 + unstable_rows);
 }
 
 #[test]

@@ -261,6 +261,11 @@ meta_only! {
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct AgentAuthCapabilities {
+    /// **Unstable** (`unstable_auth_status`): present when `auth/status` is available; the
+    /// agent may then also send `auth/status_update` notifications.
+    #[cfg(feature = "unstable_auth_status")]
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient_object")]
+    pub status: Option<super::AuthStatusCapabilities>,
     /// Present when `logout` is available.
     #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient_object")]
     pub logout: Option<LogoutCapabilities>,

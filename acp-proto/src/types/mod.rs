@@ -86,6 +86,8 @@ pub mod serde_util;
 
 mod serde_ext;
 
+#[cfg(feature = "unstable_auth_status")]
+pub mod auth_status;
 pub mod capabilities;
 pub mod config;
 pub mod content;
@@ -111,6 +113,8 @@ pub mod updates;
 
 pub use serde_util::{Meta, UnknownVariant};
 
+#[cfg(feature = "unstable_auth_status")]
+pub use auth_status::*;
 pub use capabilities::*;
 pub use config::*;
 pub use content::*;
