@@ -39,6 +39,7 @@
 //! | `session/close` | client → agent | request | `sessionCapabilities.close` | app |
 //! | `logout` | client → agent | request | `auth.logout` | app |
 //! | `auth/status` (feature `unstable_auth_status`) | client → agent | request | `auth.status` | app |
+//! | `providers/list`, `providers/set`, `providers/disable` (feature `unstable_llm_providers`) | client → agent | request | `providers` | app |
 //! | `session/set_title` (feature `unstable_session_set_title`) | client → agent | request | `sessionCapabilities.title` | app |
 //! | `session/status` (feature `unstable_session_status`) | client → agent | request | `sessionCapabilities.status` | app |
 //! | `session/archive`, `session/unarchive` (feature `unstable_session_archive`) | client → agent | request | `sessionCapabilities.archive` | app |

@@ -19,6 +19,10 @@ mod fork;
 #[path = "unstable/auth_status.rs"]
 mod auth_status;
 
+/// `providers/list`, `providers/set`, `providers/disable` (`unstable_llm_providers`).
+#[path = "unstable/providers.rs"]
+mod providers;
+
 /// An agent with one saved session `s1`, whose title and archive state the methods change.
 #[derive(Clone, Default)]
 struct SessionsAgent {

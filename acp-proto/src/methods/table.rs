@@ -158,6 +158,29 @@ macro_rules! method_table {
                     feature: "unstable_auth_status"
                 }
                 {
+                    /// **Unstable** `providers/list`: the agent's configurable LLM providers and
+                    /// their current (non-secret) routing.
+                    ListProviders = "providers/list", ListProvidersRequest => ListProvidersResponse,
+                    gate: ["providers"],
+                    handler: list_providers(request), default: method_not_found, call: typed,
+                    feature: "unstable_llm_providers"
+                }
+                {
+                    /// **Unstable** `providers/set`: replace one provider's whole configuration
+                    /// (protocol, base URL, headers).
+                    SetProvider = "providers/set", SetProviderRequest => SetProviderResponse,
+                    gate: ["providers"],
+                    handler: set_provider(request), default: method_not_found, call: typed,
+                    feature: "unstable_llm_providers"
+                }
+                {
+                    /// **Unstable** `providers/disable`: disable a provider that is not required.
+                    DisableProvider = "providers/disable", DisableProviderRequest => DisableProviderResponse,
+                    gate: ["providers"],
+                    handler: disable_provider(request), default: method_not_found, call: typed,
+                    feature: "unstable_llm_providers"
+                }
+                {
                     /// **Unstable** `session/set_title`: set a session's title; the answer holds
                     /// the title the agent stored.
                     SetSessionTitle = "session/set_title", SetSessionTitleRequest => SetSessionTitleResponse,

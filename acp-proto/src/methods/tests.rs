@@ -40,9 +40,6 @@ fn schema_file() -> &'static str {
 /// (`unstable`) the table plus this list must equal `meta.unstable.json` exactly, so adding a
 /// row without taking it off this list (or the reverse) fails the test.
 const NOT_YET: &[(&str, &str, &str)] = &[
-    ("agentMethods", "providers/list", "unstable_llm_providers"),
-    ("agentMethods", "providers/set", "unstable_llm_providers"),
-    ("agentMethods", "providers/disable", "unstable_llm_providers"),
     ("agentMethods", "mcp/message", "unstable_mcp_over_acp"),
     ("agentMethods", "session/options", "unstable_session_options"),
     ("clientMethods", "mcp/message", "unstable_mcp_over_acp"),

@@ -36,6 +36,11 @@ pub struct AgentCapabilities {
     /// Authentication-related capabilities.
     #[serde(default, deserialize_with = "lenient_object_default")]
     pub auth: AgentAuthCapabilities,
+    /// **Unstable** (`unstable_llm_providers`): present when `providers/list`,
+    /// `providers/set` and `providers/disable` are available.
+    #[cfg(feature = "unstable_llm_providers")]
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient_object")]
+    pub providers: Option<super::ProvidersCapabilities>,
     /// Extension metadata; may advertise custom capabilities.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub meta: Option<Meta>,

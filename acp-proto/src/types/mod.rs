@@ -101,6 +101,8 @@ pub mod notice;
 pub mod permission;
 pub mod plan;
 pub mod prompt;
+#[cfg(feature = "unstable_llm_providers")]
+pub mod providers;
 pub mod session;
 #[cfg(feature = "unstable_session_fork")]
 pub mod session_fork;
@@ -128,6 +130,8 @@ pub use notice::*;
 pub use permission::*;
 pub use plan::*;
 pub use prompt::*;
+#[cfg(feature = "unstable_llm_providers")]
+pub use providers::*;
 pub use session::*;
 #[cfg(feature = "unstable_session_fork")]
 pub use session_fork::*;
