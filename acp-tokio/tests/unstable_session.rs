@@ -23,6 +23,10 @@ mod auth_status;
 #[path = "unstable/providers.rs"]
 mod providers;
 
+/// `PromptResponse.usage` (`unstable_end_turn_token_usage`).
+#[path = "unstable/token_usage.rs"]
+mod token_usage;
+
 /// An agent with one saved session `s1`, whose title and archive state the methods change.
 #[derive(Clone, Default)]
 struct SessionsAgent {

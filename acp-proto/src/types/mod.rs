@@ -110,6 +110,8 @@ pub mod session_unstable;
 pub mod subagent;
 pub mod system_prompt;
 pub mod terminal;
+#[cfg(feature = "unstable_end_turn_token_usage")]
+pub mod token_usage;
 pub mod tool_call;
 pub mod updates;
 
@@ -144,5 +146,7 @@ pub use session_unstable::*;
 pub use subagent::*;
 pub use system_prompt::*;
 pub use terminal::*;
+#[cfg(feature = "unstable_end_turn_token_usage")]
+pub use token_usage::*;
 pub use tool_call::*;
 pub use updates::*;
