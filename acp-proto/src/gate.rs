@@ -69,8 +69,8 @@ use crate::methods::{METHODS, Method};
 mod content;
 
 pub use content::{
-    allows_auth_method, check_elicitation, check_system_prompt, check_update, elicitation_capability,
-    system_prompt_capability, update_capability,
+    allows_auth_method, check_elicitation, check_initial_config, check_system_prompt, check_update,
+    elicitation_capability, system_prompt_capability, update_capability,
 };
 
 /// The gate's answer.

@@ -40,6 +40,7 @@
 //! | `logout` | client → agent | request | `auth.logout` | app |
 //! | `auth/status` (feature `unstable_auth_status`) | client → agent | request | `auth.status` | app |
 //! | `providers/list`, `providers/set`, `providers/disable` (feature `unstable_llm_providers`) | client → agent | request | `providers` | app |
+//! | `session/options` (feature `unstable_session_options`) | client → agent | request | `sessionCapabilities.options` | app |
 //! | `session/set_title` (feature `unstable_session_set_title`) | client → agent | request | `sessionCapabilities.title` | app |
 //! | `session/status` (feature `unstable_session_status`) | client → agent | request | `sessionCapabilities.status` | app |
 //! | `session/archive`, `session/unarchive` (feature `unstable_session_archive`) | client → agent | request | `sessionCapabilities.archive` | app |

@@ -27,6 +27,10 @@ mod providers;
 #[path = "unstable/token_usage.rs"]
 mod token_usage;
 
+/// `session/options` and `configOptions` on `session/new` (`unstable_session_options`).
+#[path = "unstable/session_options.rs"]
+mod session_options;
+
 /// An agent with one saved session `s1`, whose title and archive state the methods change.
 #[derive(Clone, Default)]
 struct SessionsAgent {

@@ -44,7 +44,9 @@ unstable_defs! {
     ]
     "unstable_session_fork": [SessionForkCapabilities, ForkSessionRequest, ForkSessionResponse]
     "unstable_session_cursors": [CursorId]
-    "unstable_session_options": [SessionOptionsCapabilities]
+    "unstable_session_options": [
+        SessionOptionsCapabilities, SessionOptionsRequest, SessionOptionsResponse, InitialSessionConfigOption,
+    ]
     "unstable_auth_status": [
         AuthAccount, AuthState, AuthStatusCapabilities, AuthStatusRequest, AuthStatusResponse,
         AuthStatusUpdateNotification,
@@ -70,7 +72,6 @@ pub const NOT_YET: &[&str] = &[
     "CursorMessageAnchor",
     "CursorToolCallAnchor",
     "CursorUpdate",
-    "InitialSessionConfigOption",
     "InitializeProxyRequest",
     "InitializeProxyResponse",
     "McpError",
@@ -93,17 +94,12 @@ pub const NOT_YET: &[&str] = &[
     "ProxySuccessorRequest",
     "ProxySuccessorResponse",
     "SessionCursorsCapabilities",
-    "SessionOptionsRequest",
-    "SessionOptionsResponse",
     // Changed definitions whose new parts belong to groups not implemented yet.
     "McpCapabilities",
     "InitializeResponse",
     "SessionUpdate",
     "ClientSessionCapabilities",
-    "NewSessionRequest",
     "McpServer",
-    "LoadSessionRequest",
-    "ResumeSessionRequest",
     // The envelopes carry the params of the changed definitions above.
     "AgentRequest",
     "AgentResponse",

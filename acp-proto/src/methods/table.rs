@@ -181,6 +181,14 @@ macro_rules! method_table {
                     feature: "unstable_llm_providers"
                 }
                 {
+                    /// **Unstable** `session/options`: the modes and config options a session
+                    /// would start with, without creating, resuming or changing one.
+                    SessionOptions = "session/options", SessionOptionsRequest => SessionOptionsResponse,
+                    gate: ["sessionCapabilities", "options"],
+                    handler: session_options(request), default: method_not_found, call: typed,
+                    feature: "unstable_session_options"
+                }
+                {
                     /// **Unstable** `session/set_title`: set a session's title; the answer holds
                     /// the title the agent stored.
                     SetSessionTitle = "session/set_title", SetSessionTitleRequest => SetSessionTitleResponse,

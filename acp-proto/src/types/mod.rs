@@ -106,6 +106,7 @@ pub mod providers;
 pub mod session;
 #[cfg(feature = "unstable_session_fork")]
 pub mod session_fork;
+pub mod session_options;
 pub mod session_unstable;
 pub mod subagent;
 pub mod system_prompt;
@@ -137,6 +138,7 @@ pub use providers::*;
 pub use session::*;
 #[cfg(feature = "unstable_session_fork")]
 pub use session_fork::*;
+pub use session_options::*;
 #[cfg(any(
     feature = "unstable_session_set_title",
     feature = "unstable_session_status",
