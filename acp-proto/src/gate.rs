@@ -41,6 +41,20 @@
 //! assert_eq!(check(None, "_vendor/thing"), GateDecision::UnknownMethod);
 //! ```
 //!
+//! ## Sender rules
+//!
+//! A few methods are tied by the schema to what the **sender** advertised, not the receiver:
+//! an agent "that advertises `auth.status` MAY send" `auth/status_update`. Their rows have no
+//! receiver gate; [`sender_capability`] names the path in the sender's own capabilities and
+//! the connection refuses the send locally without it ([`SendError::NotAdvertised`], nothing
+//! sent). Like every outbound rule it is not applied to what is received.
+//!
+//! | method (sent by) | needs, in the sender's own capabilities | feature |
+//! |---|---|---|
+//! | `auth/status_update` (agent) | `auth.status` | `unstable_auth_status` |
+//!
+//! [`SendError::NotAdvertised`]: crate::SendError::NotAdvertised
+//!
 //! ## Why it is public
 //!
 //! The connection applies it on its own. It is public so that an application can ask the
@@ -55,8 +69,8 @@ use crate::methods::{METHODS, Method};
 mod content;
 
 pub use content::{
-    allows_auth_method, check_elicitation, check_system_prompt, check_update, elicitation_capability,
-    system_prompt_capability, update_capability,
+    allows_auth_method, check_elicitation, check_initial_config, check_system_prompt, check_update,
+    elicitation_capability, system_prompt_capability, update_capability,
 };
 
 /// The gate's answer.
@@ -146,10 +160,59 @@ pub fn check_method(snapshot: Option<&CapabilitySnapshot>, method: Method) -> Ga
     }
 }
 
+/// The path a method needs in the **sender's own** advertised capabilities (see the sender
+/// rules in the module docs); `[]` for every method the receiver's gate alone decides.
+///
+/// ```
+/// use acp_proto::gate::sender_capability;
+/// use acp_proto::Method;
+/// assert!(sender_capability(Method::SessionUpdate).is_empty());
+/// # #[cfg(feature = "unstable_auth_status")]
+/// assert_eq!(sender_capability(Method::AuthStatusUpdate), ["auth", "status"]);
+/// ```
+pub fn sender_capability(method: Method) -> &'static [&'static str] {
+    #[cfg(feature = "unstable_auth_status")]
+    if method == Method::AuthStatusUpdate {
+        return &["auth", "status"];
+    }
+    let _ = method;
+    &[]
+}
+
+/// May this side send `method`, given its own advertised capabilities `own` (`None`: before
+/// the handshake, which denies every method with a sender rule)?
+pub fn check_sender(own: Option<&CapabilitySnapshot>, method: Method) -> GateDecision {
+    let capability = sender_capability(method);
+    if capability.is_empty() {
+        return GateDecision::Allowed;
+    }
+    match own {
+        Some(s) if path_allows(s.json(), capability) => GateDecision::Allowed,
+        _ => GateDecision::Denied { capability },
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use serde_json::json;
+
+    /// The sender rule reads the sender's own capabilities, fail closed like the method gate.
+    #[cfg(feature = "unstable_auth_status")]
+    #[test]
+    fn auth_status_update_needs_the_senders_own_auth_status() {
+        let m = Method::AuthStatusUpdate;
+        let advertised = CapabilitySnapshot::from_json(json!({"auth": {"status": {}, "logout": {}}}));
+        assert_eq!(check_sender(Some(&advertised), m), GateDecision::Allowed);
+        for caps in [json!({"auth": {"logout": {}}}), json!({"auth": {"status": null}}), json!({})] {
+            let s = CapabilitySnapshot::from_json(caps.clone());
+            assert_eq!(check_sender(Some(&s), m), GateDecision::Denied { capability: &["auth", "status"] }, "{caps}");
+        }
+        assert!(matches!(check_sender(None, m), GateDecision::Denied { .. }));
+        // The receiver's gate does not apply: any client may receive it.
+        assert_eq!(check(Some(&CapabilitySnapshot::from_json(json!({}))), m.wire()), GateDecision::Allowed);
+        assert_eq!(check_sender(None, Method::SessionUpdate), GateDecision::Allowed);
+    }
 
     #[test]
     fn only_literal_true_or_an_object_counts() {

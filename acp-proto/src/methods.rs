@@ -41,6 +41,9 @@
 //! | `session/resume` | client → agent | request | `sessionCapabilities.resume` | app |
 //! | `session/close` | client → agent | request | `sessionCapabilities.close` | app |
 //! | `logout` | client → agent | request | `auth.logout` | app |
+//! | `auth/status` (feature `unstable_auth_status`) | client → agent | request | `auth.status` | app |
+//! | `providers/list`, `providers/set`, `providers/disable` (feature `unstable_llm_providers`) | client → agent | request | `providers` | app |
+//! | `session/options` (feature `unstable_session_options`) | client → agent | request | `sessionCapabilities.options` | app |
 //! | `session/set_title` (feature `unstable_session_set_title`) | client → agent | request | `sessionCapabilities.title` | app |
 //! | `session/status` (feature `unstable_session_status`) | client → agent | request | `sessionCapabilities.status` | app |
 //! | `session/archive`, `session/unarchive` (feature `unstable_session_archive`) | client → agent | request | `sessionCapabilities.archive` | app |
@@ -54,6 +57,7 @@
 //! | `terminal/create`, `terminal/output`, `terminal/release`, `terminal/wait_for_exit`, `terminal/kill` | agent → client | request | `terminal` | app |
 //! | `elicitation/create` | agent → client | request | `elicitation` (and, by mode, `.form` or `.url`: [`crate::gate`]) | app |
 //! | `session/update` | agent → client | notification | (by update kind: [`crate::gate`]) | app |
+//! | `auth/status_update` (feature `unstable_auth_status`) | agent → client | notification | none; the **sender's** own `auth.status` ([`crate::gate::sender_capability`], outbound only) | app |
 //! | `elicitation/complete` | agent → client | notification | `elicitation.url` (outbound only) | app |
 //! | `$/cancel_request` | both | notification | | protocol |
 

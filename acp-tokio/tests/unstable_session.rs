@@ -27,6 +27,22 @@ mod cursors;
 #[path = "unstable/mcp_over_acp.rs"]
 mod mcp_over_acp;
 
+/// `auth/status`, `auth/status_update` (`unstable_auth_status`).
+#[path = "unstable/auth_status.rs"]
+mod auth_status;
+
+/// `providers/list`, `providers/set`, `providers/disable` (`unstable_llm_providers`).
+#[path = "unstable/providers.rs"]
+mod providers;
+
+/// `PromptResponse.usage` (`unstable_end_turn_token_usage`).
+#[path = "unstable/token_usage.rs"]
+mod token_usage;
+
+/// `session/options` and `configOptions` on `session/new` (`unstable_session_options`).
+#[path = "unstable/session_options.rs"]
+mod session_options;
+
 /// An agent with one saved session `s1`, whose title and archive state the methods change.
 #[derive(Clone, Default)]
 struct SessionsAgent {

@@ -264,6 +264,15 @@ pub enum SendError {
         /// The missing capability path in the peer's capabilities.
         capability: &'static [&'static str],
     },
+    /// This side did not advertise, in its own capabilities, what the method needs from its
+    /// sender (a sender rule of [`crate::gate`], e.g. an agent sending `auth/status_update`
+    /// without `auth.status`).
+    NotAdvertised {
+        /// The method.
+        method: Method,
+        /// The missing capability path in this side's own capabilities.
+        capability: &'static [&'static str],
+    },
     /// `max_pending_outbound` requests are already waiting for answers.
     TooManyPending {
         /// The limit.
@@ -298,6 +307,14 @@ impl fmt::Display for SendError {
             }
             SendError::NotSupportedByPeer { method, capability } => {
                 write!(f, "the peer did not advertise `{}`, which `{}` requires", capability.join("."), method.wire())
+            }
+            SendError::NotAdvertised { method, capability } => {
+                write!(
+                    f,
+                    "this side did not advertise `{}`, which sending `{}` requires",
+                    capability.join("."),
+                    method.wire()
+                )
             }
             SendError::TooManyPending { limit } => write!(f, "{limit} requests are already pending"),
             SendError::Backpressure { queued, budget } => {

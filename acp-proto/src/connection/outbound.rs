@@ -12,7 +12,8 @@ use crate::chunk_path;
 use crate::error::RpcError;
 use crate::ext::is_extension_name;
 use crate::gate::{
-    CapabilitySnapshot, GateDecision, check_elicitation, check_method, check_system_prompt, check_update,
+    CapabilitySnapshot, GateDecision, check_elicitation, check_initial_config, check_method, check_sender,
+    check_system_prompt, check_update,
 };
 use crate::jsonrpc::{self, RequestId};
 use crate::methods::{
@@ -20,7 +21,7 @@ use crate::methods::{
     Response,
 };
 use crate::time::Instant;
-use crate::types::SystemPrompt;
+use crate::types::{InitialSessionConfigOption, SystemPrompt};
 
 /// The params of `$/cancel_request`, written without building a value.
 #[derive(Serialize)]
@@ -166,12 +167,17 @@ impl Connection {
         Ok(())
     }
 
-    /// The outbound capability gate: the peer must have advertised what the method needs.
+    /// The outbound capability gate: the peer must have advertised what the method needs, and
+    /// this side what the gate's sender rules ask of it.
     fn check_gate(&self, method: Option<Method>) -> Result<(), SendError> {
         let Some(m) = method else { return Ok(()) };
         let peer = self.negotiated.as_ref().map(|n| &n.peer);
-        match check_method(peer, m) {
-            GateDecision::Denied { capability } => Err(SendError::NotSupportedByPeer { method: m, capability }),
+        if let GateDecision::Denied { capability } = check_method(peer, m) {
+            return Err(SendError::NotSupportedByPeer { method: m, capability });
+        }
+        let own = self.negotiated.as_ref().map(|n| &n.own);
+        match check_sender(own, m) {
+            GateDecision::Denied { capability } => Err(SendError::NotAdvertised { method: m, capability }),
             _ => Ok(()),
         }
     }
@@ -187,22 +193,42 @@ impl Connection {
             Request::Agent(AgentRequest::CreateElicitation(r)) => {
                 self.check_content(Method::CreateElicitation, check_elicitation(peer, r))
             }
-            Request::Client(ClientRequest::NewSession(r)) => self.check_prompt(Method::NewSession, &r.system_prompt),
-            Request::Client(ClientRequest::LoadSession(r)) => self.check_prompt(Method::LoadSession, &r.system_prompt),
+            Request::Client(ClientRequest::NewSession(r)) => {
+                self.check_setup(Method::NewSession, &r.system_prompt, &r.config_options)
+            }
+            Request::Client(ClientRequest::LoadSession(r)) => {
+                self.check_setup(Method::LoadSession, &r.system_prompt, &r.config_options)
+            }
             Request::Client(ClientRequest::ResumeSession(r)) => {
-                self.check_prompt(Method::ResumeSession, &r.system_prompt)
+                self.check_setup(Method::ResumeSession, &r.system_prompt, &r.config_options)
             }
             #[cfg(feature = "unstable_session_fork")]
-            Request::Client(ClientRequest::ForkSession(r)) => self.check_prompt(Method::ForkSession, &r.system_prompt),
+            Request::Client(ClientRequest::ForkSession(r)) => {
+                self.check_setup(Method::ForkSession, &r.system_prompt, &r.config_options)
+            }
             _ => Ok(()),
         }
     }
 
-    fn check_prompt(&self, method: Method, prompt: &Option<SystemPrompt>) -> Result<(), SendError> {
-        match prompt {
-            Some(p) => self.check_content(method, check_system_prompt(self.peer_caps(), p)),
-            None => Ok(()),
+    /// A session setup request's content rules: its system prompt and (unstable) initial
+    /// config option values. Without `unstable_session_options` the values cannot be encoded,
+    /// so a non-empty list is refused rather than silently dropped.
+    fn check_setup(
+        &self,
+        method: Method,
+        prompt: &Option<SystemPrompt>,
+        config_options: &Option<Vec<InitialSessionConfigOption>>,
+    ) -> Result<(), SendError> {
+        if let Some(p) = prompt {
+            self.check_content(method, check_system_prompt(self.peer_caps(), p))?;
         }
+        let options = config_options.as_deref();
+        if cfg!(not(feature = "unstable_session_options")) && options.is_some_and(|o| !o.is_empty()) {
+            return Err(SendError::Encode(
+                "`configOptions` is only sent with the `unstable_session_options` feature".to_owned(),
+            ));
+        }
+        self.check_content(method, check_initial_config(self.peer_caps(), options))
     }
 
     fn check_content(&self, method: Method, decision: GateDecision) -> Result<(), SendError> {

@@ -19,6 +19,7 @@
 //! | `initialize` result (agent) | an `authMethods` entry of `type: "terminal"` | `auth.terminal` | entry left out |
 //! | `session/new`, `session/load`, `session/resume` (client) | `systemPrompt` | `sessionCapabilities.systemPrompt` | send refused |
 //! | same | `systemPrompt` with `mode: "override"` | `sessionCapabilities.systemPrompt.mode.override` | send refused |
+//! | `session/new`, `session/load`, `session/resume`, `session/fork` (client) | a non-empty `configOptions` (feature `unstable_session_options`) | `sessionCapabilities.options` | send refused |
 //!
 //! Not gated: the other update kinds; `ToolCallContent` of `type: "session"` (display-only, the
 //! schema ties it to no capability); an elicitation of an unknown (extension) mode, which needs
@@ -40,7 +41,8 @@
 
 use super::{CapabilitySnapshot, GateDecision, path_allows};
 use crate::types::{
-    AuthMethod, CreateElicitationRequest, ElicitationMode, SessionUpdate, SystemPrompt, SystemPromptMode,
+    AuthMethod, CreateElicitationRequest, ElicitationMode, InitialSessionConfigOption, SessionUpdate, SystemPrompt,
+    SystemPromptMode,
 };
 
 /// The capability path a session update kind needs in the client's capabilities (`[]`: none).
@@ -100,6 +102,19 @@ pub fn check_elicitation(snapshot: Option<&CapabilitySnapshot>, request: &Create
 /// May this `systemPrompt` be sent to an agent with these capabilities?
 pub fn check_system_prompt(snapshot: Option<&CapabilitySnapshot>, prompt: &SystemPrompt) -> GateDecision {
     decide(snapshot, system_prompt_capability(prompt))
+}
+
+/// May these initial config option values (the `config_options` of a session setup request)
+/// be sent to an agent with these capabilities? A non-empty list needs
+/// `sessionCapabilities.options`; none, or an empty list, is always allowed.
+pub fn check_initial_config(
+    snapshot: Option<&CapabilitySnapshot>,
+    config_options: Option<&[InitialSessionConfigOption]>,
+) -> GateDecision {
+    match config_options {
+        Some(options) if !options.is_empty() => decide(snapshot, &["sessionCapabilities", "options"]),
+        _ => GateDecision::Allowed,
+    }
 }
 
 /// May this auth method be offered to a client with these capabilities? `terminal` methods

@@ -150,6 +150,45 @@ macro_rules! method_table {
                     handler: logout(request), default: method_not_found, call: typed
                 }
                 {
+                    /// **Unstable** `auth/status`: the agent's authentication state and the
+                    /// accounts it has configured, read without changing anything (never
+                    /// answered `auth_required`).
+                    AuthStatus = "auth/status", AuthStatusRequest => AuthStatusResponse, gate: ["auth", "status"],
+                    handler: auth_status(request), default: method_not_found, call: typed,
+                    feature: "unstable_auth_status"
+                }
+                {
+                    /// **Unstable** `providers/list`: the agent's configurable LLM providers and
+                    /// their current (non-secret) routing.
+                    ListProviders = "providers/list", ListProvidersRequest => ListProvidersResponse,
+                    gate: ["providers"],
+                    handler: list_providers(request), default: method_not_found, call: typed,
+                    feature: "unstable_llm_providers"
+                }
+                {
+                    /// **Unstable** `providers/set`: replace one provider's whole configuration
+                    /// (protocol, base URL, headers).
+                    SetProvider = "providers/set", SetProviderRequest => SetProviderResponse,
+                    gate: ["providers"],
+                    handler: set_provider(request), default: method_not_found, call: typed,
+                    feature: "unstable_llm_providers"
+                }
+                {
+                    /// **Unstable** `providers/disable`: disable a provider that is not required.
+                    DisableProvider = "providers/disable", DisableProviderRequest => DisableProviderResponse,
+                    gate: ["providers"],
+                    handler: disable_provider(request), default: method_not_found, call: typed,
+                    feature: "unstable_llm_providers"
+                }
+                {
+                    /// **Unstable** `session/options`: the modes and config options a session
+                    /// would start with, without creating, resuming or changing one.
+                    SessionOptions = "session/options", SessionOptionsRequest => SessionOptionsResponse,
+                    gate: ["sessionCapabilities", "options"],
+                    handler: session_options(request), default: method_not_found, call: typed,
+                    feature: "unstable_session_options"
+                }
+                {
                     /// **Unstable** `session/set_title`: set a session's title; the answer holds
                     /// the title the agent stored.
                     SetSessionTitle = "session/set_title", SetSessionTitleRequest => SetSessionTitleResponse,
@@ -281,6 +320,14 @@ macro_rules! method_table {
                     /// turn's updates go to the turn; this handler gets the others (for example
                     /// the history replayed by `session/load`). Handled one at a time, in order.
                     SessionUpdate = "session/update", SessionNotification, gate: [], layer: App, handler: [session_update]
+                }
+                {
+                    /// **Unstable** `auth/status_update`: the agent's authentication state
+                    /// changed (the fields of the `auth/status` result). Not gated by the
+                    /// client's capabilities but by the sender's own: the agent's core sends it
+                    /// only if the agent advertised `auth.status` ([`crate::gate::sender_capability`]).
+                    AuthStatusUpdate = "auth/status_update", AuthStatusUpdateNotification, gate: [], layer: App,
+                    handler: [auth_status_update], feature: "unstable_auth_status"
                 }
                 {
                     /// `elicitation/complete`: a URL elicitation the agent started has completed

@@ -36,6 +36,11 @@ pub struct AgentCapabilities {
     /// Authentication-related capabilities.
     #[serde(default, deserialize_with = "lenient_object_default")]
     pub auth: AgentAuthCapabilities,
+    /// **Unstable** (`unstable_llm_providers`): present when `providers/list`,
+    /// `providers/set` and `providers/disable` are available.
+    #[cfg(feature = "unstable_llm_providers")]
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient_object")]
+    pub providers: Option<super::ProvidersCapabilities>,
     /// Extension metadata; may advertise custom capabilities.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub meta: Option<Meta>,
@@ -267,6 +272,11 @@ meta_only! {
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct AgentAuthCapabilities {
+    /// **Unstable** (`unstable_auth_status`): present when `auth/status` is available; the
+    /// agent may then also send `auth/status_update` notifications.
+    #[cfg(feature = "unstable_auth_status")]
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient_object")]
+    pub status: Option<super::AuthStatusCapabilities>,
     /// Present when `logout` is available.
     #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient_object")]
     pub logout: Option<LogoutCapabilities>,

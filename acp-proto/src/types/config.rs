@@ -289,13 +289,7 @@ impl Serialize for SetSessionConfigOptionRequest {
         let mut map = s.serialize_map(None)?;
         map.serialize_entry("sessionId", &self.session_id)?;
         map.serialize_entry("configId", &self.config_id)?;
-        match &self.value {
-            SessionConfigOptionValue::Boolean(b) => {
-                map.serialize_entry("type", "boolean")?;
-                map.serialize_entry("value", b)?;
-            }
-            SessionConfigOptionValue::ValueId(id) => map.serialize_entry("value", id)?,
-        }
+        self.value.write_entries(&mut map)?;
         if let Some(meta) = &self.meta {
             map.serialize_entry("_meta", meta)?;
         }
@@ -317,27 +311,42 @@ struct SetConfigWire {
     meta: Option<Meta>,
 }
 
-impl<'de> Deserialize<'de> for SetSessionConfigOptionRequest {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let wire = SetConfigWire::deserialize(d)?;
-        let boolean_or_untyped = match &wire.kind {
+impl SessionConfigOptionValue {
+    /// Reads the `type` and `value` keys of a config value on the wire (`session/set_config_option`
+    /// and the unstable initial values share the shape), as described on the type.
+    pub(crate) fn from_wire<E: serde::de::Error>(kind: Option<&Value>, value: Option<Value>) -> Result<Self, E> {
+        let boolean_or_untyped = match kind {
             None => true,
             Some(Value::String(t)) => t == "boolean",
             Some(_) => false,
         };
-        let value = match wire.value {
-            None => return Err(D::Error::missing_field("value")),
-            Some(Value::String(id)) => SessionConfigOptionValue::ValueId(id.into()),
-            Some(Value::Bool(b)) if boolean_or_untyped => SessionConfigOptionValue::Boolean(b),
-            Some(Value::Bool(_)) => {
-                return Err(D::Error::custom("a boolean config `value` needs `type: \"boolean\"`"));
-            }
+        match value {
+            None => Err(E::missing_field("value")),
+            Some(Value::String(id)) => Ok(SessionConfigOptionValue::ValueId(id.into())),
+            Some(Value::Bool(b)) if boolean_or_untyped => Ok(SessionConfigOptionValue::Boolean(b)),
+            Some(Value::Bool(_)) => Err(E::custom("a boolean config `value` needs `type: \"boolean\"`")),
             Some(other) => {
-                return Err(D::Error::custom(format_args!(
-                    "config `value` must be a boolean or a value id string, got {other}"
-                )));
+                Err(E::custom(format_args!("config `value` must be a boolean or a value id string, got {other}")))
             }
-        };
+        }
+    }
+
+    /// Writes the `type` (booleans only) and `value` entries.
+    pub(crate) fn write_entries<M: SerializeMap>(&self, map: &mut M) -> Result<(), M::Error> {
+        match self {
+            SessionConfigOptionValue::Boolean(b) => {
+                map.serialize_entry("type", "boolean")?;
+                map.serialize_entry("value", b)
+            }
+            SessionConfigOptionValue::ValueId(id) => map.serialize_entry("value", id),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for SetSessionConfigOptionRequest {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let wire = SetConfigWire::deserialize(d)?;
+        let value = SessionConfigOptionValue::from_wire(wire.kind.as_ref(), wire.value)?;
         Ok(SetSessionConfigOptionRequest {
             session_id: wire.session_id,
             config_id: wire.config_id,

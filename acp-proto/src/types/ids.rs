@@ -123,6 +123,13 @@ string_id! {
     SessionId
 }
 
+#[cfg(feature = "unstable_llm_providers")]
+string_id! {
+    /// **Unstable** (`unstable_llm_providers`): identifies a configurable LLM provider of the
+    /// agent (`"main"`, `"openai"`, …), as `providers/list` names it.
+    ProviderId
+}
+
 string_id! {
     /// Identifies a tool call within a session.
     ToolCallId

@@ -86,6 +86,8 @@ pub mod serde_util;
 
 pub(crate) mod serde_ext;
 
+#[cfg(feature = "unstable_auth_status")]
+pub mod auth_status;
 pub mod capabilities;
 pub mod config;
 pub mod content;
@@ -103,20 +105,27 @@ pub mod plan;
 pub mod prompt;
 #[cfg(feature = "unstable_prompt_suggestions")]
 pub mod prompt_suggestions;
+#[cfg(feature = "unstable_llm_providers")]
+pub mod providers;
 pub mod session;
 #[cfg(feature = "unstable_session_cursors")]
 pub mod session_cursors;
 #[cfg(feature = "unstable_session_fork")]
 pub mod session_fork;
+pub mod session_options;
 pub mod session_unstable;
 pub mod subagent;
 pub mod system_prompt;
 pub mod terminal;
+#[cfg(feature = "unstable_end_turn_token_usage")]
+pub mod token_usage;
 pub mod tool_call;
 pub mod updates;
 
 pub use serde_util::{Meta, UnknownVariant};
 
+#[cfg(feature = "unstable_auth_status")]
+pub use auth_status::*;
 pub use capabilities::*;
 pub use config::*;
 pub use content::*;
@@ -134,11 +143,14 @@ pub use plan::*;
 pub use prompt::*;
 #[cfg(feature = "unstable_prompt_suggestions")]
 pub use prompt_suggestions::*;
+#[cfg(feature = "unstable_llm_providers")]
+pub use providers::*;
 pub use session::*;
 #[cfg(feature = "unstable_session_cursors")]
 pub use session_cursors::*;
 #[cfg(feature = "unstable_session_fork")]
 pub use session_fork::*;
+pub use session_options::*;
 #[cfg(any(
     feature = "unstable_session_set_title",
     feature = "unstable_session_status",
@@ -148,5 +160,7 @@ pub use session_unstable::*;
 pub use subagent::*;
 pub use system_prompt::*;
 pub use terminal::*;
+#[cfg(feature = "unstable_end_turn_token_usage")]
+pub use token_usage::*;
 pub use tool_call::*;
 pub use updates::*;

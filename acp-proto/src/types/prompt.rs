@@ -35,6 +35,11 @@ impl PromptRequest {
 pub struct PromptResponse {
     /// Why the turn ended.
     pub stop_reason: StopReason,
+    /// **Unstable** (`unstable_end_turn_token_usage`): the turn's token usage, if the agent
+    /// reports it; a malformed one reads as `None`.
+    #[cfg(feature = "unstable_end_turn_token_usage")]
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
+    pub usage: Option<super::Usage>,
     /// Extension metadata.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub meta: Option<Meta>,
@@ -43,7 +48,12 @@ pub struct PromptResponse {
 impl PromptResponse {
     /// A turn that ended for `stop_reason`.
     pub fn new(stop_reason: StopReason) -> Self {
-        PromptResponse { stop_reason, meta: None }
+        PromptResponse {
+            stop_reason,
+            #[cfg(feature = "unstable_end_turn_token_usage")]
+            usage: None,
+            meta: None,
+        }
     }
 }
 

@@ -8,6 +8,7 @@ use super::ids::{SessionId, SessionModeId};
 use super::mcp::McpServer;
 use super::serde_ext::meta_only;
 use super::serde_util::{Meta, lenient, lenient_items, lenient_vec};
+use super::session_options::InitialSessionConfigOption;
 use super::system_prompt::SystemPrompt;
 
 /// Parameters of `session/new` (client to agent).
@@ -26,6 +27,14 @@ pub struct NewSessionRequest {
     /// `sessionCapabilities.systemPrompt` (and `override` mode only when it advertises that).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub system_prompt: Option<SystemPrompt>,
+    /// **Unstable** (`unstable_session_options`): initial values for the session's config
+    /// options, applied in order as if set with `session/set_config_option`; send only to an
+    /// agent that advertises `sessionCapabilities.options` (the core refuses it otherwise).
+    /// Present without the feature too, so that struct literals compile either way, but then
+    /// never on the wire (see [`session_options`](super::session_options)).
+    #[cfg_attr(feature = "unstable_session_options", serde(default, skip_serializing_if = "Option::is_none"))]
+    #[cfg_attr(not(feature = "unstable_session_options"), serde(skip))]
+    pub config_options: Option<Vec<InitialSessionConfigOption>>,
     /// Extension metadata.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub meta: Option<Meta>,
@@ -39,6 +48,7 @@ impl NewSessionRequest {
             additional_directories: None,
             mcp_servers,
             system_prompt: None,
+            config_options: None,
             meta: None,
         }
     }
@@ -87,6 +97,14 @@ pub struct LoadSessionRequest {
     /// `sessionCapabilities.systemPrompt` (and `override` mode only when it advertises that).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub system_prompt: Option<SystemPrompt>,
+    /// **Unstable** (`unstable_session_options`): initial values for the session's config
+    /// options, applied in order as if set with `session/set_config_option`; send only to an
+    /// agent that advertises `sessionCapabilities.options` (the core refuses it otherwise).
+    /// Present without the feature too, so that struct literals compile either way, but then
+    /// never on the wire (see [`session_options`](super::session_options)).
+    #[cfg_attr(feature = "unstable_session_options", serde(default, skip_serializing_if = "Option::is_none"))]
+    #[cfg_attr(not(feature = "unstable_session_options"), serde(skip))]
+    pub config_options: Option<Vec<InitialSessionConfigOption>>,
     /// Extension metadata.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub meta: Option<Meta>,
@@ -101,6 +119,7 @@ impl LoadSessionRequest {
             additional_directories: None,
             session_id: session_id.into(),
             system_prompt: None,
+            config_options: None,
             meta: None,
         }
     }
@@ -248,6 +267,14 @@ pub struct ResumeSessionRequest {
     /// `sessionCapabilities.systemPrompt` (and `override` mode only when it advertises that).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub system_prompt: Option<SystemPrompt>,
+    /// **Unstable** (`unstable_session_options`): initial values for the session's config
+    /// options, applied in order as if set with `session/set_config_option`; send only to an
+    /// agent that advertises `sessionCapabilities.options` (the core refuses it otherwise).
+    /// Present without the feature too, so that struct literals compile either way, but then
+    /// never on the wire (see [`session_options`](super::session_options)).
+    #[cfg_attr(feature = "unstable_session_options", serde(default, skip_serializing_if = "Option::is_none"))]
+    #[cfg_attr(not(feature = "unstable_session_options"), serde(skip))]
+    pub config_options: Option<Vec<InitialSessionConfigOption>>,
     /// Extension metadata.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub meta: Option<Meta>,
@@ -262,6 +289,7 @@ impl ResumeSessionRequest {
             additional_directories: None,
             mcp_servers: None,
             system_prompt: None,
+            config_options: None,
             meta: None,
         }
     }

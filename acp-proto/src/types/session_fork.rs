@@ -11,6 +11,7 @@ use super::ids::SessionId;
 use super::mcp::McpServer;
 use super::serde_util::{Meta, lenient, lenient_vec};
 use super::session::SessionModeState;
+use super::session_options::InitialSessionConfigOption;
 use super::system_prompt::SystemPrompt;
 
 /// Parameters of `session/fork` (client to agent); needs `sessionCapabilities.fork`.
@@ -38,6 +39,14 @@ pub struct ForkSessionRequest {
     /// used for the source session. Absent: the agent keeps the source's or its default.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub system_prompt: Option<SystemPrompt>,
+    /// **Unstable** (`unstable_session_options`): initial values for the session's config
+    /// options, applied in order as if set with `session/set_config_option`; send only to an
+    /// agent that advertises `sessionCapabilities.options` (the core refuses it otherwise).
+    /// Present without the feature too, so that struct literals compile either way, but then
+    /// never on the wire (see [`session_options`](super::session_options)).
+    #[cfg_attr(feature = "unstable_session_options", serde(default, skip_serializing_if = "Option::is_none"))]
+    #[cfg_attr(not(feature = "unstable_session_options"), serde(skip))]
+    pub config_options: Option<Vec<InitialSessionConfigOption>>,
     /// Extension metadata.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub meta: Option<Meta>,
@@ -54,6 +63,7 @@ impl ForkSessionRequest {
             additional_directories: None,
             mcp_servers: None,
             system_prompt: None,
+            config_options: None,
             meta: None,
         }
     }

@@ -122,6 +122,11 @@ pub struct IdleStateUpdate {
     /// With [`IdleStopReason::Error`]: what went wrong.
     #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub error: Option<RpcError>,
+    /// **Unstable** (`unstable_end_turn_token_usage`): token usage of the completed
+    /// foreground work, if reported (without the feature it stays in [`extra`](Self::extra)).
+    #[cfg(feature = "unstable_end_turn_token_usage")]
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
+    pub usage: Option<super::Usage>,
     /// Extension metadata.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub meta: Option<Meta>,

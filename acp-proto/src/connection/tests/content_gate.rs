@@ -110,6 +110,37 @@ fn system_prompts_need_the_agents_capability() {
     assert_eq!(sent(&mut c).len(), 1);
 }
 
+/// Initial config option values need the agent's `sessionCapabilities.options`; without the
+/// `unstable_session_options` feature they cannot be encoded and any non-empty list is refused.
+#[test]
+fn initial_config_values_need_the_feature_and_the_agents_capability() {
+    let mut req = NewSessionRequest::new("/", vec![]);
+    req.config_options = Some(vec![InitialSessionConfigOption::new("model", "fast")]);
+    let caps = json!({"sessionCapabilities": {"options": {}}});
+    let mut c = ready_client_with(Config::default(), ClientCapabilities::default(), caps);
+    let with_caps = c.send_request(T0, req.clone(), None).map_err(SendError::from);
+    let mut plain = ready_client();
+    let without_caps = plain.send_request(T0, req, None).map_err(SendError::from);
+    if cfg!(feature = "unstable_session_options") {
+        assert!(with_caps.is_ok(), "{with_caps:?}");
+        assert_eq!(sent(&mut c)[0]["params"]["configOptions"], json!([{"configId": "model", "value": "fast"}]));
+        let denied = SendError::NotSupportedByPeer {
+            method: Method::NewSession,
+            capability: &["sessionCapabilities", "options"],
+        };
+        assert_eq!(without_caps, Err(denied));
+    } else {
+        assert!(matches!(&with_caps, Err(SendError::Encode(e)) if e.contains("unstable_session_options")));
+        assert!(matches!(without_caps, Err(SendError::Encode(_))));
+        assert!(sent(&mut c).is_empty());
+    }
+    // An empty list is no list: always allowed.
+    let mut empty = NewSessionRequest::new("/", vec![]);
+    empty.config_options = Some(Vec::new());
+    plain.send_request(T0, empty, None).unwrap();
+    assert_eq!(sent(&mut plain).len(), 1);
+}
+
 #[test]
 fn inbound_opt_in_content_is_delivered_whatever_was_advertised() {
     let mut c = ready_client();
