@@ -173,6 +173,8 @@ mod error;
 mod fd_io;
 mod io_threads;
 mod link;
+#[cfg_attr(not(unix), allow(dead_code))]
+mod output;
 mod pool;
 mod sync;
 mod transport;
