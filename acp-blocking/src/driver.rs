@@ -626,17 +626,17 @@ impl Driver {
         true
     }
 
-    /// The poll transport: writes the queued frames to the shared output (idle: checked by
-    /// `transmit`), as a sending thread does.
+    /// The poll transport: takes the queued frames with the connection locked and writes them
+    /// to the shared output after letting it go, as a sending thread does (see `output`).
     #[cfg(unix)]
     fn write_output(&mut self) -> bool {
         let wrote = {
             let mut conn = self.conn();
             let mut output = lock(&self.core.output);
-            match output.as_mut() {
-                Some(out) if !out.busy() => out.write_queued(&mut conn, &self.core),
-                _ => return false,
-            }
+            let Some(out) = output.as_mut().filter(|out| !out.busy()) else { return false };
+            out.take_queued(&mut conn, &self.core);
+            drop(conn);
+            out.flush()
         };
         if let Wrote::Failed(e) = wrote {
             self.on_input(Input::WriteFailed(e));

@@ -209,12 +209,11 @@ impl Link {
         match conn.send_request(now, request, deadline.map(|d| Instant::from_std(self.epoch, d))) {
             Ok(id) => {
                 lock(&self.core.calls).insert(id, reply.accepted(session));
-                let wake = match self.core.write_through(&mut conn, before) {
+                let wake = match self.core.write_through(conn, before) {
                     Through::Written(wake) => wake,
                     Through::NotWritten => (first || self.core.lingering.load(Ordering::Acquire))
                         .then_some(Input::Queued { linger: false }),
                 };
-                drop(conn);
                 if let Some(wake) = wake {
                     let _ = self.mailbox.send(wake);
                 }
@@ -297,12 +296,11 @@ impl Link {
         if let Err(error) = conn.respond(Instant::from_std(self.epoch, StdInstant::now()), id, result) {
             lock(&self.core.tracer).respond_refused(id, &error);
         }
-        let wake = match self.core.write_through(&mut conn, before) {
+        let wake = match self.core.write_through(conn, before) {
             Through::Written(wake) => wake,
             // An answer ends a burst (and someone waits for it): no lingering.
             Through::NotWritten => Some(Input::Queued { linger: false }),
         };
-        drop(conn);
         if let Some(wake) = wake {
             let _ = self.mailbox.send(wake);
         }

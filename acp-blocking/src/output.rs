@@ -2,8 +2,9 @@
 //! threads that send: **the thread that queues a frame writes it**.
 //!
 //! A calling thread (its request) and a handler thread (its answer) take everything the core
-//! has queued and write it to the non-blocking descriptor themselves, with the connection
-//! locked, when no batch is partly out ([`Core::write_through`]). The driver then only
+//! has queued, with the connection locked, and write it to the non-blocking descriptor
+//! themselves, holding only the output's mutex, when no batch is partly out
+//! ([`Core::write_through`]). The driver writes the same way. The driver then only
 //! finishes partial writes (it polls the descriptor while a batch is partly out), writes the
 //! frames queued by itself or by notification senders, and reads. That takes the hand-off to
 //! the driver off a round trip on both sides.
@@ -26,13 +27,14 @@
 //!    and does not read or feed until it is woken.
 //!
 //! Every check reads state that only changes under the connection's mutex, and the thread
-//! makes it before letting go, so the driver either sees the change when it next locks the
+//! makes it (after taking the batch, before writing it) before letting go, so the driver either sees the change when it next locks the
 //! connection or finds the wake-up pending when it polls. Notifications are not written
 //! through: they linger in the core for the driver to write in large batches (see the
 //! [driver's docs](crate::driver)).
 
 #[cfg(unix)]
 use std::io;
+use std::sync::MutexGuard;
 use std::sync::atomic::Ordering;
 
 use acp_proto::Connection;
@@ -92,9 +94,10 @@ impl Output {
         !self.failed && !self.busy()
     }
 
-    /// Takes every frame `conn` has queued and writes what the descriptor takes now. Only when
-    /// no batch is partly out. After a failure the frames are dropped.
-    pub(crate) fn write_queued(&mut self, conn: &mut Connection, core: &Core) -> Wrote {
+    /// Takes every frame `conn` has queued as the next batch (only when no batch is partly
+    /// out), to be written by [`flush`](Self::flush) once the connection is let go. After a
+    /// failure the frames are dropped.
+    pub(crate) fn take_queued(&mut self, conn: &mut Connection, core: &Core) {
         debug_assert!(!self.busy(), "a batch is partly out");
         if self.batch.capacity() > KEEP_BUFFER {
             self.batch = Vec::new();
@@ -106,15 +109,14 @@ impl Output {
         core.drained.notify_all();
         if self.failed {
             self.batch.clear();
-            return Wrote::Done;
+            return;
         }
         let tracer = lock(&core.tracer);
         tracer.scope().in_scope(|| tracer.frames_out(&self.batch));
-        drop(tracer);
-        self.flush()
     }
 
-    /// Writes more of the current batch.
+    /// Writes (more of) the current batch. The output's mutex is held meanwhile, not the
+    /// connection's: threads go on queuing, and a batch taken later is written later.
     pub(crate) fn flush(&mut self) -> Wrote {
         while self.written < self.batch.len() {
             match rustix::io::write(self.fd.get_ref().as_fd(), &self.batch[self.written..]) {
@@ -159,21 +161,24 @@ pub(crate) enum Through {
 }
 
 impl Core {
-    /// After a thread queued a frame into `conn` (still locked): writes everything queued to
-    /// the output itself when the output is idle, and says whether the driver must be woken.
-    pub(crate) fn write_through(&self, conn: &mut Connection, before: Before) -> Through {
+    /// After a thread queued a frame into `conn` (locked; let go here): writes everything
+    /// queued to the output itself when the output is idle, and says whether the driver must
+    /// be woken. The batch is taken and the rules checked with the connection locked; the
+    /// write happens after it is let go, under the output's mutex alone.
+    pub(crate) fn write_through(&self, mut conn: MutexGuard<'_, Connection>, before: Before) -> Through {
         #[cfg(unix)]
         {
             let mut output = lock(&self.output);
             let Some(out) = output.as_mut().filter(|out| out.idle()) else { return Through::NotWritten };
-            let wrote = out.write_queued(conn, self);
-            drop(output);
-            // Whatever the driver lingered for went out with this batch.
+            out.take_queued(&mut conn, self);
+            // Whatever the driver lingered for goes out with this batch.
             self.lingering.store(false, Ordering::Release);
-            let wake = match wrote {
+            let needed = self.driver_needed(&conn, before);
+            drop(conn);
+            let wake = match out.flush() {
                 Wrote::Failed(e) => Some(Input::WriteFailed(e)),
                 Wrote::Partial => Some(Input::Wake),
-                Wrote::Done => self.driver_needed(conn, before).then_some(Input::Wake),
+                Wrote::Done => needed.then_some(Input::Wake),
             };
             Through::Written(wake)
         }
@@ -245,7 +250,7 @@ mod tests {
         if let Some((id, pad)) = respond {
             conn.respond(acp_proto::Instant::ZERO, id, answer(pad)).expect("answered");
         }
-        core.write_through(&mut conn, before)
+        core.write_through(conn, before)
     }
 
     #[test]
@@ -291,8 +296,7 @@ mod tests {
         let mut conn = lock(&core.conn);
         assert!(matches!(conn.poll_event(), Some(Event::Request { .. })));
         let before = Before::of(&conn);
-        assert!(matches!(core.write_through(&mut conn, before), Through::Written(None)));
-        drop(conn);
+        assert!(matches!(core.write_through(conn, before), Through::Written(None)));
         *lock(&core.output) = None;
         reader.join().expect("reader").expect("copied");
     }
