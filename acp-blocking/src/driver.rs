@@ -308,13 +308,10 @@ impl Driver {
     }
 
     /// Whether a batch is being written: by the writer thread, or partly out in the poll
-    /// transport's output.
+    /// transport's output (a thread's write under way, not yet partial, does not count: its
+    /// thread wakes the driver if it leaves one partly out).
     fn output_busy(&self) -> bool {
-        #[cfg(unix)]
-        if lock(&self.core.output).as_ref().is_some_and(Output::busy) {
-            return true;
-        }
-        self.writer_busy
+        self.writer_busy || self.core.partial.load(Ordering::Acquire)
     }
 
     fn to_std(&self, t: Instant) -> Option<StdInstant> {
@@ -371,7 +368,15 @@ impl Driver {
     }
 
     fn finished(&self) -> bool {
-        let flushed = !self.output_busy() && self.conn().bytes_queued() == 0;
+        if !self.closed {
+            return false;
+        }
+        // Waits for a thread's write under way, so that its batch is not cut off.
+        #[cfg(unix)]
+        let writing = lock(&self.core.output).as_ref().is_some_and(Output::busy);
+        #[cfg(not(unix))]
+        let writing = false;
+        let flushed = !writing && !self.output_busy() && self.conn().bytes_queued() == 0;
         let gave_up = self.flush_deadline.is_some_and(|d| StdInstant::now() >= d);
         self.closed && (flushed || !self.output_open || gave_up)
     }
@@ -422,7 +427,7 @@ impl Driver {
             }
             #[cfg(unix)]
             Input::Writable => {
-                let wrote = lock(&self.core.output).as_mut().map(Output::flush);
+                let wrote = lock(&self.core.output).as_mut().map(|out| out.flush(&self.core.partial));
                 if let Some(Wrote::Failed(e)) = wrote {
                     self.on_input(Input::WriteFailed(e));
                 }
@@ -636,7 +641,7 @@ impl Driver {
             let Some(out) = output.as_mut().filter(|out| !out.busy()) else { return false };
             out.take_queued(&mut conn, &self.core);
             drop(conn);
-            out.flush()
+            out.flush(&self.core.partial)
         };
         if let Wrote::Failed(e) = wrote {
             self.on_input(Input::WriteFailed(e));

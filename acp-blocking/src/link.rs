@@ -131,6 +131,9 @@ pub(crate) struct Core {
     /// with transport threads, and once the driver ended). Lock order: `conn`, then `output`.
     #[cfg(unix)]
     pub(crate) output: Mutex<Option<Output>>,
+    /// The output has a batch partly out, which the driver finishes (set and cleared under
+    /// `output`; read without it, so that the driver never waits for a thread's write).
+    pub(crate) partial: AtomicBool,
     /// The core timer (nanoseconds since the epoch) the driver last chose to sleep to,
     /// published while it held `conn`; `u64::MAX`: none. A thread that adds an earlier one
     /// wakes it.
@@ -159,6 +162,7 @@ impl Core {
             lingering: AtomicBool::new(false),
             #[cfg(unix)]
             output: Mutex::new(output),
+            partial: AtomicBool::new(false),
             sleeps_until: AtomicU64::new(u64::MAX),
             running: Mutex::new(HashMap::new()),
             tracer: Mutex::new(tracer),

@@ -35,6 +35,8 @@
 #[cfg(unix)]
 use std::io;
 use std::sync::MutexGuard;
+#[cfg(unix)]
+use std::sync::atomic::AtomicBool;
 use std::sync::atomic::Ordering;
 
 use acp_proto::Connection;
@@ -117,7 +119,14 @@ impl Output {
 
     /// Writes (more of) the current batch. The output's mutex is held meanwhile, not the
     /// connection's: threads go on queuing, and a batch taken later is written later.
-    pub(crate) fn flush(&mut self) -> Wrote {
+    /// `partial` ([`Core::partial`]) is set while a batch is left partly out.
+    pub(crate) fn flush(&mut self, partial: &AtomicBool) -> Wrote {
+        let wrote = self.write_more();
+        partial.store(matches!(wrote, Wrote::Partial), Ordering::Release);
+        wrote
+    }
+
+    fn write_more(&mut self) -> Wrote {
         while self.written < self.batch.len() {
             match rustix::io::write(self.fd.get_ref().as_fd(), &self.batch[self.written..]) {
                 Ok(0) => return self.fail(io::ErrorKind::WriteZero.into()),
@@ -175,7 +184,7 @@ impl Core {
             self.lingering.store(false, Ordering::Release);
             let needed = self.driver_needed(&conn, before);
             drop(conn);
-            let wake = match out.flush() {
+            let wake = match out.flush(&self.partial) {
                 Wrote::Failed(e) => Some(Input::WriteFailed(e)),
                 Wrote::Partial => Some(Input::Wake),
                 Wrote::Done => needed.then_some(Input::Wake),
@@ -261,6 +270,7 @@ mod tests {
         let partial = through(&core, Some((id, 1 << 20)));
         assert!(matches!(partial, Through::Written(Some(Input::Wake))));
         assert!(lock(&core.output).as_ref().is_some_and(Output::busy));
+        assert!(core.partial.load(Ordering::Acquire), "published for the driver");
         // While it is partly out, the next thread leaves its frame to the driver.
         let id = ext_request(&mut lock(&core.conn), 2).expect("dispatched");
         assert!(matches!(through(&core, Some((id, 10))), Through::NotWritten));
