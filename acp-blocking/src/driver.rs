@@ -641,6 +641,8 @@ impl Driver {
             let Some(out) = output.as_mut().filter(|out| !out.busy()) else { return false };
             out.take_queued(&mut conn, &self.core);
             drop(conn);
+            // Room in the budget again: threads waiting to send go on.
+            self.core.drained.notify_all();
             out.flush(&self.core.partial)
         };
         if let Wrote::Failed(e) = wrote {

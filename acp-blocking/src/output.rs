@@ -98,7 +98,9 @@ impl Output {
 
     /// Takes every frame `conn` has queued as the next batch (only when no batch is partly
     /// out), to be written by [`flush`](Self::flush) once the connection is let go. After a
-    /// failure the frames are dropped.
+    /// failure the frames are dropped. The caller then signals [`Core::drained`] (room in
+    /// the budget), after letting the connection go, so that a woken sender does not block
+    /// on it at once.
     pub(crate) fn take_queued(&mut self, conn: &mut Connection, core: &Core) {
         debug_assert!(!self.busy(), "a batch is partly out");
         if self.batch.capacity() > KEEP_BUFFER {
@@ -107,8 +109,6 @@ impl Output {
         self.batch.clear();
         self.written = 0;
         let _ = conn.poll_transmit(&mut self.batch);
-        // Room in the budget again: threads waiting to send go on.
-        core.drained.notify_all();
         if self.failed {
             self.batch.clear();
             return;
@@ -184,6 +184,8 @@ impl Core {
             self.lingering.store(false, Ordering::Release);
             let needed = self.driver_needed(&conn, before);
             drop(conn);
+            // Room in the budget again: threads waiting to send go on.
+            self.drained.notify_all();
             let wake = match out.flush(&self.partial) {
                 Wrote::Failed(e) => Some(Input::WriteFailed(e)),
                 Wrote::Partial => Some(Input::Wake),
