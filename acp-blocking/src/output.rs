@@ -51,6 +51,7 @@ use crate::driver::Input;
 #[cfg(unix)]
 use crate::fd_io::FdWrite;
 use crate::link::Core;
+#[cfg(unix)]
 use crate::sync::lock;
 
 /// A batch buffer larger than this is not kept for reuse after a big batch went out.
