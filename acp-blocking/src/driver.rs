@@ -8,12 +8,13 @@
 //! of two ways:
 //!
 //! * **Pipes and sockets** (Unix: stdin/stdout in `serve_stdio`, a spawned agent's pipes,
-//!   `serve_fds`, `ClientConnection::connect_fds`): the driver thread reads and writes the
-//!   descriptors itself ([`FdIo`]), non-blocking for the driver's life (their mode is
-//!   restored on every exit path, unwinding included), and waits in one `poll(2)` on the
-//!   input (while it may read), the output (only while a batch is being written) and a
-//!   wake-up descriptor that every send to the mailbox signals. No thread hand-off per chunk
-//!   or batch.
+//!   `serve_fds`, `ClientConnection::connect_fds`): the driver thread reads the input itself
+//!   ([`FdIo`]), non-blocking for the driver's life (the descriptors' mode is restored on
+//!   every exit path, unwinding included), and waits in one `poll(2)` on the input (while it
+//!   may read), the output (only while a batch is partly out) and a wake-up descriptor that
+//!   every send to the mailbox signals. The output ([`Output`]) is written by the driver and
+//!   by the threads that queue a request or an answer, whichever queued last while it was
+//!   idle (see [`output`](crate::output)). No thread hand-off per chunk or batch.
 //! * **Anything else** (a generic `Read + Write`, and descriptors `poll(2)` says nothing
 //!   useful about: a regular file, which always polls ready, a terminal, which is shared with
 //!   the user's shell, or a character device such as `/dev/null`): a **reader** thread sends
@@ -25,12 +26,15 @@
 //! hands queued frames to the output, and dispatches every event. It makes no protocol
 //! decision: it moves bytes, maps the clock, runs handlers and routes outcomes.
 //!
-//! Requests and notifications do not pass through the driver: the sending thread queues them
-//! into the core itself, under the connection's mutex, and gets the core's verdict on the
-//! spot; a request's reply slot is registered (in [`Core::calls`]) before the mutex is let
-//! go, so the driver, which routes every outcome, always finds it. The sender wakes the
-//! driver ([`Input::Queued`]) only when its frame is the first of a new batch, or a request
-//! ends a linger; otherwise a write or a wake-up is already on its way. A request goes
+//! Requests, notifications and handler answers do not pass through the driver: the sending
+//! thread queues them into the core itself, under the connection's mutex, and gets the
+//! core's verdict on the spot; a request's reply slot is registered (in [`Core::calls`])
+//! before the mutex is let go, so the driver, which routes every outcome, always finds it.
+//! Over the poll transport a request or an answer is written by its own thread when the
+//! output is idle, which wakes the driver only by the rules of [`output`](crate::output).
+//! Otherwise the sender wakes the driver ([`Input::Queued`]) only when its frame is the first
+//! of a new batch, or a request or an answer ends a linger; else a write or a wake-up is
+//! already on its way. A request goes
 //! through the driver instead ([`Command::Request`]) while earlier ones wait there for room
 //! or a `Close`/`AbandonTurns` is on its way ([`Core::detour`]), so that it overtakes none.
 //!
@@ -67,7 +71,7 @@
 //! its input). A write that fails (the peer closed its end: `EPIPE`, since Rust programs
 //! ignore `SIGPIPE`) closes the connection with that I/O error.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
 use std::io::{self, Read, Write};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::atomic::Ordering;
@@ -85,6 +89,8 @@ use crate::error::Error;
 #[cfg(unix)]
 use crate::fd_io::{FdIo, FdRead, FdWrite, NotPollable};
 pub(crate) use crate::link::{Command, Core, Link, Pending, Reply, Shared, TurnItem};
+#[cfg(unix)]
+use crate::output::{Output, Wrote};
 use crate::pool::{Job, Pool, spawn_ordered};
 use crate::sync::{Backlog, CancelToken, InboxSender, inbox, lock};
 use crate::transport::{Sent, Transport};
@@ -118,6 +124,9 @@ pub(crate) enum Input {
     ReadFailed(io::Error),
     /// The writer wrote and flushed a batch; the buffer comes back for reuse.
     Written(Vec<u8>),
+    /// The poll transport's output, which has a batch partly out, has room.
+    #[cfg(unix)]
+    Writable,
     /// Writing failed; the writer is gone.
     WriteFailed(io::Error),
     /// An application thread made room in the backlog.
@@ -174,12 +183,12 @@ pub(crate) struct Driver {
     eof: bool,
     /// The output can still be written (no write failed).
     output_open: bool,
-    /// A batch is being written.
+    /// A batch is being written by the writer thread (the poll transport's [`Output`] knows
+    /// for itself: see [`output_busy`](Self::output_busy)).
     writer_busy: bool,
     spare: Vec<u8>,
     /// Until when frames wait for more before going to the idle output.
     linger: Option<StdInstant>,
-    running: HashMap<InboundId, CancelToken>,
     /// Requests held back while the outbound budget is used up, oldest first.
     held: VecDeque<Outgoing>,
     /// The core reported `Closed` (the reason is kept in `Shared`).
@@ -188,7 +197,6 @@ pub(crate) struct Driver {
     flush_deadline: Option<StdInstant>,
     error: Option<io::Error>,
     options: DriverOptions,
-    tracer: Tracer,
 }
 
 /// The channel, the mailbox and the link of a new driver, before its transport exists.
@@ -207,7 +215,7 @@ impl Driver {
         options: DriverOptions,
     ) -> io::Result<(Driver, Link)> {
         let (tx, rx) = mpsc::channel();
-        let parts = Driver::parts(tx.clone().into(), tx, rx, &options);
+        let parts = Driver::parts(tx.clone().into(), tx, rx, &options, None);
         let transport = Transport::threads(reader, writer, &parts.tx)?;
         Ok(Driver::assemble(service, parts, transport, options))
     }
@@ -224,8 +232,8 @@ impl Driver {
         let wake = Arc::new(WakeFd::new()?);
         let (tx, rx) = mpsc::channel();
         match FdIo::new(Box::new(reader), Box::new(writer), wake.clone()) {
-            Ok(io) => {
-                let parts = Driver::parts(Mailbox::with_wake(tx.clone(), wake), tx, rx, &options);
+            Ok((io, output)) => {
+                let parts = Driver::parts(Mailbox::with_wake(tx.clone(), wake), tx, rx, &options, Some(output));
                 Ok(Driver::assemble(service, parts, Transport::Poll(io), options))
             }
             Err(NotPollable::Kind(reader, writer)) => Driver::new(service, reader, writer, options),
@@ -233,12 +241,23 @@ impl Driver {
         }
     }
 
-    fn parts(mailbox: Mailbox, tx: Sender<Input>, rx: Receiver<Input>, options: &DriverOptions) -> Parts {
+    fn parts(
+        mailbox: Mailbox,
+        tx: Sender<Input>,
+        rx: Receiver<Input>,
+        options: &DriverOptions,
+        #[cfg(unix)] output: Option<Output>,
+        #[cfg(not(unix))] _output: Option<std::convert::Infallible>,
+    ) -> Parts {
         let epoch = StdInstant::now();
         let backlog = Arc::new(Backlog::new(options.max_buffered, mailbox.clone()));
         let shared = Arc::new(Shared { negotiated: Mutex::new(None), closed: Mutex::new(None), backlog });
         let conn = Connection::new(options.side, options.config.clone(), Instant::ZERO);
-        let core = Arc::new(Core::new(conn));
+        let tracer = Tracer::new(options.side, options.trace_payloads);
+        #[cfg(unix)]
+        let core = Arc::new(Core::new(conn, output, tracer));
+        #[cfg(not(unix))]
+        let core = Arc::new(Core::new(conn, tracer));
         Parts { rx, tx, link: Link { mailbox, shared, core, epoch } }
     }
 
@@ -265,12 +284,10 @@ impl Driver {
             writer_busy: false,
             spare: Vec::new(),
             linger: None,
-            running: HashMap::new(),
             held: VecDeque::new(),
             closed: false,
             flush_deadline: None,
             error: None,
-            tracer: Tracer::new(options.side, options.trace_payloads),
             options,
         };
         (driver, link)
@@ -285,6 +302,18 @@ impl Driver {
         lock(&self.core.conn)
     }
 
+    /// The connection's tracing state. Never held across a call that locks anything.
+    fn tracer(&self) -> MutexGuard<'_, Tracer> {
+        lock(&self.core.tracer)
+    }
+
+    /// Whether a batch is being written: by the writer thread, or partly out in the poll
+    /// transport's output (a thread's write under way, not yet partial, does not count: its
+    /// thread wakes the driver if it leaves one partly out).
+    fn output_busy(&self) -> bool {
+        self.writer_busy || self.core.partial.load(Ordering::Acquire)
+    }
+
     fn to_std(&self, t: Instant) -> Option<StdInstant> {
         self.epoch.checked_add(Duration::from_nanos(t.as_nanos()))
     }
@@ -292,7 +321,7 @@ impl Driver {
     /// Runs until the connection is closed and its last frames are written (or the flush
     /// timeout passed). Returns the I/O error that ended the connection, if one did.
     pub(crate) fn run(mut self) -> Option<io::Error> {
-        let scope = self.tracer.scope();
+        let scope = self.tracer().scope();
         scope.in_scope(|| {
             let mut happened = Vec::new();
             loop {
@@ -302,7 +331,8 @@ impl Driver {
                 }
                 let read = self.inputs.is_empty() && self.link.shared.backlog.has_room();
                 let wait = self.wait_time();
-                if !self.transport.wait(&self.rx, read, wait, &mut happened) {
+                let writing = self.output_busy();
+                if !self.transport.wait(&self.rx, read, writing, wait, &mut happened) {
                     break;
                 }
                 let mut taken = 0;
@@ -338,7 +368,15 @@ impl Driver {
     }
 
     fn finished(&self) -> bool {
-        let flushed = !self.writer_busy && self.conn().bytes_queued() == 0;
+        if !self.closed {
+            return false;
+        }
+        // Waits for a thread's write under way, so that its batch is not cut off.
+        #[cfg(unix)]
+        let writing = lock(&self.core.output).as_ref().is_some_and(Output::busy);
+        #[cfg(not(unix))]
+        let writing = false;
+        let flushed = !writing && !self.output_busy() && self.conn().bytes_queued() == 0;
         let gave_up = self.flush_deadline.is_some_and(|d| StdInstant::now() >= d);
         self.closed && (flushed || !self.output_open || gave_up)
     }
@@ -349,10 +387,14 @@ impl Driver {
         let held = self.held.iter().filter_map(|r| r.deadline);
         let (timeout, queued) = {
             let conn = self.conn();
-            (conn.poll_timeout(), conn.bytes_queued())
+            let timeout = conn.poll_timeout();
+            // Published under the connection: a sending thread that adds an earlier timer
+            // wakes the driver (see `output`).
+            self.core.sleeps_until.store(timeout.map_or(u64::MAX, Instant::as_nanos), Ordering::Relaxed);
+            (timeout, conn.bytes_queued())
         };
         let core = timeout.and_then(|t| self.to_std(t));
-        let linger = self.linger.filter(|_| !self.writer_busy && queued > 0);
+        let linger = self.linger.filter(|_| !self.output_busy() && queued > 0);
         let next = core.into_iter().chain(held).chain(self.flush_deadline).chain(linger).min()?;
         Some(next.saturating_duration_since(StdInstant::now()))
     }
@@ -383,9 +425,17 @@ impl Driver {
                     self.conn().close(now);
                 }
             }
+            #[cfg(unix)]
+            Input::Writable => {
+                let wrote = lock(&self.core.output).as_mut().map(|out| out.flush(&self.core.partial));
+                if let Some(Wrote::Failed(e)) = wrote {
+                    self.on_input(Input::WriteFailed(e));
+                }
+            }
             Input::Wake => {}
             Input::Queued { linger: true } => {
-                if !self.writer_busy && self.linger.is_none() {
+                self.sync_linger();
+                if !self.output_busy() && self.linger.is_none() {
                     self.set_linger(StdInstant::now().checked_add(LINGER));
                 }
             }
@@ -401,16 +451,6 @@ impl Driver {
             Command::Request { request, deadline, reply } => {
                 self.send(Outgoing { request, deadline, reply });
                 self.core.detour.fetch_sub(1, Ordering::AcqRel);
-            }
-            Command::Respond { id, result } => {
-                // A response ends a burst (and someone waits for it): no lingering.
-                self.set_linger(None);
-                self.running.remove(&id);
-                // A result that does not fit its request is answered by the core itself (an
-                // internal error, or `cancelled` for a permission option never offered).
-                if let Err(error) = self.conn().respond(now, id, result) {
-                    self.tracer.respond_refused(id, &error);
-                }
             }
             Command::CancelTurn { session, reply } => {
                 let result = self.conn().cancel_turn(now, &session);
@@ -491,6 +531,13 @@ impl Driver {
         self.core.lingering.store(until.is_some(), Ordering::Release);
     }
 
+    /// A thread that wrote the queued frames itself ended the linger (see `output`).
+    fn sync_linger(&mut self) {
+        if self.linger.is_some() && !self.core.lingering.load(Ordering::Acquire) {
+            self.linger = None;
+        }
+    }
+
     /// A held request whose deadline passed never reached the core: it times out here.
     fn expire_held(&mut self) {
         let now = StdInstant::now();
@@ -521,7 +568,7 @@ impl Driver {
                 }
                 conn.handle_input(now, chunk)
             };
-            self.tracer.frames_in(&chunk[..n]);
+            self.tracer().frames_in(&chunk[..n]);
             self.fed += n;
             progress |= n > 0;
             if self.fed < *len {
@@ -546,9 +593,10 @@ impl Driver {
     /// batch). Without a writer (it failed) they are dropped.
     fn transmit(&mut self) -> bool {
         let queued = self.conn().bytes_queued();
-        if queued == 0 || self.writer_busy {
+        if queued == 0 || self.output_busy() {
             return false;
         }
+        self.sync_linger();
         if let Some(until) = self.linger {
             let more_may_come = !self.closed && queued < LINGER_BYTES;
             if more_may_come && StdInstant::now() < until {
@@ -556,11 +604,15 @@ impl Driver {
             }
             self.set_linger(None);
         }
+        #[cfg(unix)]
+        if matches!(self.transport, Transport::Poll(_)) {
+            return self.write_output();
+        }
         let mut batch = std::mem::take(&mut self.spare);
         let _ = self.conn().poll_transmit(&mut batch);
         // Room in the budget again: threads waiting to send a notification go on.
         self.core.drained.notify_all();
-        self.tracer.frames_out(&batch);
+        self.tracer().frames_out(&batch);
         if !self.output_open {
             batch.clear();
             self.spare = batch;
@@ -569,7 +621,6 @@ impl Driver {
         self.writer_busy = true;
         match self.transport.send(batch) {
             Sent::Writing => {}
-            Sent::Done(input) => self.on_input(input),
             Sent::Gone(mut batch) => {
                 self.writer_busy = false;
                 self.output_open = false;
@@ -580,13 +631,33 @@ impl Driver {
         true
     }
 
+    /// The poll transport: takes the queued frames with the connection locked and writes them
+    /// to the shared output after letting it go, as a sending thread does (see `output`).
+    #[cfg(unix)]
+    fn write_output(&mut self) -> bool {
+        let wrote = {
+            let mut conn = self.conn();
+            let mut output = lock(&self.core.output);
+            let Some(out) = output.as_mut().filter(|out| !out.busy()) else { return false };
+            out.take_queued(&mut conn, &self.core);
+            drop(conn);
+            // Room in the budget again: threads waiting to send go on.
+            self.core.drained.notify_all();
+            out.flush(&self.core.partial)
+        };
+        if let Wrote::Failed(e) = wrote {
+            self.on_input(Input::WriteFailed(e));
+        }
+        true
+    }
+
     fn drain_events(&mut self) -> bool {
         let mut progress = false;
         loop {
             let next = self.conn().poll_event();
             let Some(event) = next else { break };
             progress = true;
-            self.tracer.event(&event);
+            self.tracer().event(&event);
             self.dispatch(event);
         }
         progress
@@ -614,7 +685,7 @@ impl Driver {
                 self.run_ordered(notification);
             }
             Event::Cancelled { id, reason } => {
-                if let Some(token) = self.running.get(&id) {
+                if let Some(token) = lock(&self.core.running).get(&id) {
                     token.cancel(reason);
                 }
             }
@@ -632,7 +703,7 @@ impl Driver {
                 *lock(&self.link.shared.closed) = Some(reason);
                 self.closed = true;
                 self.flush_deadline = StdInstant::now().checked_add(self.options.flush_timeout);
-                self.running.clear();
+                lock(&self.core.running).clear();
                 // Threads waiting for room learn that nothing more will be sent.
                 self.core.drained.notify_all();
             }
@@ -662,8 +733,8 @@ impl Driver {
     /// the handler first waits until the turn's reader reached it (or dropped the turn).
     fn spawn_handler(&mut self, id: InboundId, request: Request, gate: Option<Receiver<()>>) {
         let cancel = CancelToken::new();
-        self.running.insert(id, cancel.clone());
-        let (service, link, scope) = (self.service.clone(), self.link.clone(), self.tracer.scope());
+        lock(&self.core.running).insert(id, cancel.clone());
+        let (service, link, scope) = (self.service.clone(), self.link.clone(), self.tracer().scope());
         self.pool.execute(Box::new(move || {
             if let Some(gate) = gate {
                 // Err: the turn was dropped unread, so there is nothing to stay behind.
@@ -686,7 +757,7 @@ impl Driver {
             }
             self.ordered = Some(sink);
         }
-        let (service, link, scope) = (self.service.clone(), self.link.clone(), self.tracer.scope());
+        let (service, link, scope) = (self.service.clone(), self.link.clone(), self.tracer().scope());
         if let Some(ordered) = &self.ordered {
             ordered.push(Box::new(move || scope.in_scope(|| service.notification(&link, notification))));
         }
@@ -704,8 +775,13 @@ impl Drop for Driver {
             conn.close(now);
         }
         let calls = std::mem::take(&mut *lock(&self.core.calls));
+        // The output goes with the driver: the peer sees the end of its input.
+        #[cfg(unix)]
+        let output = lock(&self.core.output).take();
         drop(conn);
         drop(calls);
+        #[cfg(unix)]
+        drop(output);
         self.core.drained.notify_all();
     }
 }

@@ -1,14 +1,16 @@
-//! The transport of a connection over pipes or sockets (Unix): the driver thread reads and
-//! writes the descriptors itself, non-blocking, and waits for them and for its wake-up
-//! descriptor in one `poll(2)`; no reader or writer thread, no hand-off per chunk or batch.
+//! The transport of a connection over pipes or sockets (Unix): the driver thread reads the
+//! input itself, non-blocking, and waits for it, for room in the output while a batch is
+//! partly out, and for its wake-up descriptor in one `poll(2)`; no reader or writer thread,
+//! no hand-off per chunk or batch. The output itself is an [`Output`], shared with the
+//! threads that send, which write their own frames when it is idle (see
+//! [`output`](crate::output)).
 //!
 //! It speaks to the driver in the same [`Input`]s the transport threads send (a chunk read,
-//! the end of the stream, a batch written, a failure), so the driver's rules (read only while
-//! everything read is consumed and the backlog has room, one batch at a time) do not depend
-//! on the transport.
+//! the end of the stream, a failure), so the driver's rules (read only while everything read
+//! is consumed and the backlog has room) do not depend on the transport.
 
 use std::io::{self, Read};
-use std::os::fd::AsFd;
+use std::os::fd::{AsFd, OwnedFd};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -17,6 +19,7 @@ use rustix::event::{PollFd, PollFlags, Timespec, poll};
 use rustix::io::Errno;
 
 use crate::driver::{Input, READ_BUFFERS, READ_CHUNK};
+use crate::output::Output;
 use crate::wake::WakeFd;
 
 /// What the driver reads from: a `Read` over a pollable descriptor.
@@ -28,20 +31,17 @@ impl<T: Read + AsFd + Send> FdRead for T {}
 pub(crate) trait FdWrite: io::Write + AsFd + Send {}
 impl<T: io::Write + AsFd + Send> FdWrite for T {}
 
-/// Both descriptors, non-blocking while this lives (their mode is restored when it is
-/// dropped, on every exit path of the driver, unwinding included).
+/// The input, non-blocking while this lives (its mode is restored when it is dropped, on
+/// every exit path of the driver, unwinding included), and a duplicate of the output's
+/// descriptor to poll (the [`Output`] is shared behind a mutex that is not held meanwhile).
 pub(crate) struct FdIo {
     input: NonBlocking<Box<dyn FdRead>>,
-    output: NonBlocking<Box<dyn FdWrite>>,
+    output: OwnedFd,
     wake: Arc<WakeFd>,
     /// Read buffers not in the driver's hands.
     spare: Vec<Vec<u8>>,
     /// The input ended or failed: it is not polled any more.
     input_done: bool,
-    /// The batch being written and how much of it is out.
-    out: Vec<u8>,
-    written: usize,
-    writing: bool,
 }
 
 /// Why the descriptors cannot be driven with `poll(2)`: the caller falls back to threads.
@@ -58,29 +58,23 @@ impl FdIo {
         input: Box<dyn FdRead>,
         mut output: Box<dyn FdWrite>,
         wake: Arc<WakeFd>,
-    ) -> Result<FdIo, NotPollable> {
+    ) -> Result<(FdIo, Output), NotPollable> {
         if !is_pollable(input.as_fd()) || !is_pollable(output.as_fd()) {
             return Err(NotPollable::Kind(input, output));
         }
         // Whatever the owner buffered goes first, while the descriptor still blocks.
         output.flush().map_err(NotPollable::Failed)?;
+        let polled = output.as_fd().try_clone_to_owned().map_err(NotPollable::Failed)?;
         let input = NonBlocking::new(input).map_err(NotPollable::Failed)?;
         let output = NonBlocking::new(output).map_err(NotPollable::Failed)?;
-        Ok(FdIo {
-            input,
-            output,
-            wake,
-            spare: Vec::new(),
-            input_done: false,
-            out: Vec::new(),
-            written: 0,
-            writing: false,
-        })
+        let io = FdIo { input, output: polled, wake, spare: Vec::new(), input_done: false };
+        Ok((io, Output::new(output)))
     }
 
     /// Waits until a descriptor is ready, the driver is woken, or `timeout` passes; reads
-    /// (when `read` allows it) and writes what readiness allows, and reports it in `happened`.
-    pub(crate) fn wait(&mut self, read: bool, timeout: Option<Duration>, happened: &mut Vec<Input>) {
+    /// (when `read` allows it) and reports it in `happened`, with [`Input::Writable`] when the
+    /// output (polled while `writing`: a batch is partly out) has room.
+    pub(crate) fn wait(&mut self, read: bool, writing: bool, timeout: Option<Duration>, happened: &mut Vec<Input>) {
         let read = read && !self.input_done;
         let timeout = timeout.map(|t| Timespec::try_from(t).unwrap_or(Timespec { tv_sec: i64::MAX, tv_nsec: 0 }));
         let (woken, readable, writable) = {
@@ -94,8 +88,8 @@ impl FdIo {
                 input_at = Some(used);
                 used += 1;
             }
-            if self.writing {
-                fds[used] = PollFd::from_borrowed_fd(self.output.get_ref().as_fd(), PollFlags::OUT);
+            if writing {
+                fds[used] = PollFd::from_borrowed_fd(self.output.as_fd(), PollFlags::OUT);
                 output_at = Some(used);
                 used += 1;
             }
@@ -116,8 +110,8 @@ impl FdIo {
         if woken {
             self.wake.reset();
         }
-        if writable && let Some(input) = self.flush() {
-            happened.push(input);
+        if writable {
+            happened.push(Input::Writable);
         }
         if readable && let Some(input) = self.read() {
             happened.push(input);
@@ -152,37 +146,5 @@ impl FdIo {
         if self.spare.len() < READ_BUFFERS {
             self.spare.push(buf);
         }
-    }
-
-    /// Starts writing `batch` (the driver sends one only when the previous one is out) and
-    /// writes what the descriptor takes now; `Some` when it is all out, or failed.
-    pub(crate) fn write(&mut self, batch: Vec<u8>) -> Option<Input> {
-        self.out = batch;
-        self.written = 0;
-        self.writing = true;
-        self.flush()
-    }
-
-    /// Writes more of the current batch: [`Input::Written`] with the buffer once it is all
-    /// out, [`Input::WriteFailed`] on an error (a closed pipe: `EPIPE`, since Rust programs
-    /// ignore `SIGPIPE`), `None` while the descriptor is full.
-    fn flush(&mut self) -> Option<Input> {
-        while self.written < self.out.len() {
-            match rustix::io::write(self.output.get_ref().as_fd(), &self.out[self.written..]) {
-                Ok(0) => return Some(self.write_failed(io::ErrorKind::WriteZero.into())),
-                Ok(n) => self.written += n,
-                Err(Errno::INTR) => {}
-                Err(Errno::AGAIN) => return None,
-                Err(e) => return Some(self.write_failed(e.into())),
-            }
-        }
-        self.writing = false;
-        Some(Input::Written(std::mem::take(&mut self.out)))
-    }
-
-    fn write_failed(&mut self, error: io::Error) -> Input {
-        self.writing = false;
-        self.out = Vec::new();
-        Input::WriteFailed(error)
     }
 }

@@ -110,11 +110,12 @@
 //!
 //! Each connection has one **driver** thread (the caller's, in [`serve`]; a spawned one for a
 //! [`ClientConnection`]) that runs the [`acp_proto::Connection`]: it alone feeds it input,
-//! takes its frames and events, answers its timers and routes the outcomes of requests. The
-//! connection sits behind a mutex so that a thread sending a request or a notification
-//! ([`Requester`]'s calls, [`PromptContext::send_update`] and friends) queues it into the core
-//! itself and gets the core's verdict at once, without a round trip through the driver (the
-//! driver is woken once per batch, to write it). Request handlers run on a **bounded pool**
+//! takes its events, answers its timers and routes the outcomes of requests. The connection
+//! sits behind a mutex so that a thread sending a request or a notification ([`Requester`]'s
+//! calls, [`PromptContext::send_update`] and friends), and a handler answering, queues it
+//! into the core itself and gets the core's verdict at once, without a round trip through
+//! the driver (the driver is woken once per batch, to write it; over pipes a request or an
+//! answer is written by its own thread when the output is idle). Request handlers run on a **bounded pool**
 //! (`max_handlers`, default 16; more wait in a queue), and notification handlers on one
 //! **ordered** thread; handlers and application threads reach the driver through one `mpsc`
 //! channel. The driver never blocks on a handler: a handler blocks only on its own reply
@@ -128,8 +129,9 @@
 //!   [`ClientConnection::connect_fds`]) the driver reads and writes the descriptors itself,
 //!   non-blocking while the connection runs (their mode is restored when it ends), waiting
 //!   for them, for its timers and for a wake-up descriptor that the other threads signal in
-//!   one `poll(2)`. No reader or writer thread: a round trip costs two thread switches fewer
-//!   on each side.
+//!   one `poll(2)`. No reader or writer thread, and a thread that sends a request or a
+//!   handler that answers writes its own frame when the output is idle: a round trip wakes
+//!   on each side only the thread that reads and the one that waits for the frame.
 //! * Over **any other** `Read + Write` ([`serve`], [`ClientConnection::connect`]), and over
 //!   descriptors `poll(2)` says nothing useful about (a regular file always polls ready; a
 //!   terminal is shared with the user's shell; `/dev/null`), a **reader** thread feeds the
@@ -173,6 +175,8 @@ mod error;
 mod fd_io;
 mod io_threads;
 mod link;
+#[cfg_attr(not(unix), allow(dead_code))]
+mod output;
 mod pool;
 mod sync;
 mod transport;

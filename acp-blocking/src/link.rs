@@ -2,13 +2,16 @@
 //! outbound requests awaiting their outcomes, and [`Link`], the handle through which threads
 //! send requests, notifications, answers and commands.
 //!
-//! A thread queues its request or notification into the core itself, under the connection's
-//! mutex, and gets the core's verdict on the spot; the driver only writes the frames and
-//! routes the outcomes. It is woken when the frame starts a new batch (or a request ends a
-//! linger); otherwise a write or a wake-up is already on its way.
+//! A thread queues its request, notification or handler answer into the core itself, under
+//! the connection's mutex, and gets the core's verdict on the spot. Over the poll transport a
+//! request or an answer is also written by its own thread when the output is idle (see
+//! [`output`](crate::output)); otherwise the driver writes the frames. The driver routes the
+//! outcomes. It is woken when the frame starts a new batch (or a request or an answer ends a
+//! linger), or when a write-through left it something to do; otherwise a write or a wake-up is
+//! already on its way.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::mpsc::{self, SyncSender};
 use std::sync::{Arc, Condvar, Mutex, PoisonError};
 use std::time::{Duration, Instant as StdInstant};
@@ -19,9 +22,14 @@ use acp_proto::{
     Response, RpcError, SendError, TypedRequest,
 };
 
+use acp_runtime::trace::Tracer;
+
 use crate::driver::Input;
 use crate::error::Error;
-use crate::sync::{Backlog, InboxReceiver, InboxSender, inbox, lock};
+#[cfg(unix)]
+use crate::output::Output;
+use crate::output::{Before, Through};
+use crate::sync::{Backlog, CancelToken, InboxReceiver, InboxSender, inbox, lock};
 use crate::wake::Mailbox;
 
 /// What application threads and handlers ask of the driver.
@@ -30,8 +38,6 @@ pub(crate) enum Command {
     /// are on their way through the driver (see [`Core::detour`]), so that they keep their
     /// order.
     Request { request: Request, deadline: Option<StdInstant>, reply: Reply },
-    /// A handler's result for an inbound request.
-    Respond { id: InboundId, result: Result<Response, RpcError> },
     /// Client side: cancel the session's running prompt turn.
     CancelTurn { session: SessionId, reply: SyncSender<Result<(), Error>> },
     /// Client side: a `PromptTurn` was dropped before its end; cancel every turn in flight
@@ -121,6 +127,22 @@ pub(crate) struct Core {
     /// The driver waits a little for more notifications before writing: a request queued
     /// meanwhile wakes it, to be written at once.
     pub(crate) lingering: AtomicBool,
+    /// The poll transport's output, written by the driver and by sending threads (`None`
+    /// with transport threads, and once the driver ended). Lock order: `conn`, then `output`.
+    #[cfg(unix)]
+    pub(crate) output: Mutex<Option<Output>>,
+    /// The output has a batch partly out, which the driver finishes (set and cleared under
+    /// `output`; read without it, so that the driver never waits for a thread's write).
+    pub(crate) partial: AtomicBool,
+    /// The core timer (nanoseconds since the epoch) the driver last chose to sleep to,
+    /// published while it held `conn`; `u64::MAX`: none. A thread that adds an earlier one
+    /// wakes it.
+    pub(crate) sleeps_until: AtomicU64,
+    /// The cancellation tokens of the inbound requests whose handlers run: inserted by the
+    /// driver when it starts one, removed by the handler's thread when it answers.
+    pub(crate) running: Mutex<HashMap<InboundId, CancelToken>>,
+    /// The connection's tracing state. Locked last (nothing is locked while it is held).
+    pub(crate) tracer: Mutex<Tracer>,
 }
 
 impl std::fmt::Debug for Core {
@@ -130,13 +152,20 @@ impl std::fmt::Debug for Core {
 }
 
 impl Core {
-    pub(crate) fn new(conn: Connection) -> Core {
+    /// `output`: the poll transport's (Unix), `None` with transport threads.
+    pub(crate) fn new(conn: Connection, #[cfg(unix)] output: Option<Output>, tracer: Tracer) -> Core {
         Core {
             conn: Mutex::new(conn),
             drained: Condvar::new(),
             calls: Mutex::new(HashMap::new()),
             detour: AtomicUsize::new(0),
             lingering: AtomicBool::new(false),
+            #[cfg(unix)]
+            output: Mutex::new(output),
+            partial: AtomicBool::new(false),
+            sleeps_until: AtomicU64::new(u64::MAX),
+            running: Mutex::new(HashMap::new()),
+            tracer: Mutex::new(tracer),
         }
     }
 }
@@ -178,14 +207,19 @@ impl Link {
         }
         let mut conn = lock(&self.core.conn);
         let first = conn.bytes_queued() == 0;
+        let before = Before::of(&conn);
         let now = Instant::from_std(self.epoch, StdInstant::now());
         let session = request.session_id().cloned();
         match conn.send_request(now, request, deadline.map(|d| Instant::from_std(self.epoch, d))) {
             Ok(id) => {
                 lock(&self.core.calls).insert(id, reply.accepted(session));
-                drop(conn);
-                if first || self.core.lingering.load(Ordering::Acquire) {
-                    let _ = self.mailbox.send(Input::Queued { linger: false });
+                let wake = match self.core.write_through(conn, before) {
+                    Through::Written(wake) => wake,
+                    Through::NotWritten => (first || self.core.lingering.load(Ordering::Acquire))
+                        .then_some(Input::Queued { linger: false }),
+                };
+                if let Some(wake) = wake {
+                    let _ = self.mailbox.send(wake);
                 }
                 Ok(())
             }
@@ -249,16 +283,31 @@ impl Link {
         }
     }
 
-    /// Hands a handler's answer to the driver once the outbound budget has room: the handler's
-    /// thread waits meanwhile (the pool then starts no more handlers than it has threads), so
-    /// the core's queued output exceeds its bound by at most one answer per pool thread.
+    /// Queues a handler's answer into the core once the outbound budget has room: the
+    /// handler's thread waits meanwhile (the pool then starts no more handlers than it has
+    /// threads), so the core's queued output exceeds its bound by at most one answer per pool
+    /// thread. Over the poll transport this thread then writes it (see
+    /// [`output`](crate::output)); else the driver is woken to write it at once.
     pub(crate) fn respond(&self, id: InboundId, result: Result<Response, RpcError>) {
         let mut conn = lock(&self.core.conn);
         while !conn.can_send() && !conn.is_closed() {
             conn = self.core.drained.wait(conn).unwrap_or_else(PoisonError::into_inner);
         }
-        drop(conn);
-        let _ = self.command(Command::Respond { id, result });
+        lock(&self.core.running).remove(&id);
+        let before = Before::of(&conn);
+        // A result that does not fit its request is answered by the core itself (an internal
+        // error, or `cancelled` for a permission option never offered).
+        if let Err(error) = conn.respond(Instant::from_std(self.epoch, StdInstant::now()), id, result) {
+            lock(&self.core.tracer).respond_refused(id, &error);
+        }
+        let wake = match self.core.write_through(conn, before) {
+            Through::Written(wake) => wake,
+            // An answer ends a burst (and someone waits for it): no lingering.
+            Through::NotWritten => Some(Input::Queued { linger: false }),
+        };
+        if let Some(wake) = wake {
+            let _ = self.mailbox.send(wake);
+        }
     }
 
     /// Client side: sends a prompt; its updates and outcome arrive on the returned inbox.

@@ -23,9 +23,8 @@ pub(crate) enum Transport {
 pub(crate) enum Sent {
     /// It is being written; an [`Input::Written`] or [`Input::WriteFailed`] follows.
     Writing,
-    /// Written already (or failed already): this input says which.
-    Done(Input),
-    /// The output is gone: the batch comes back.
+    /// The output is gone (or, over the poll transport, is not written through here): the
+    /// batch comes back.
     Gone(Vec<u8>),
 }
 
@@ -50,7 +49,9 @@ impl Transport {
         }
     }
 
-    /// Hands a batch to the output (only when the previous one is out).
+    /// Hands a batch to the writer thread (only when the previous one is out). The poll
+    /// transport's output is written through [`Core::output`](crate::link::Core::output)
+    /// instead, by the driver and the sending threads: a batch handed here comes back.
     pub(crate) fn send(&mut self, batch: Vec<u8>) -> Sent {
         match self {
             Transport::Threads { writer, .. } => match writer.send(batch) {
@@ -58,26 +59,26 @@ impl Transport {
                 Err(back) => Sent::Gone(back.0),
             },
             #[cfg(unix)]
-            Transport::Poll(io) => match io.write(batch) {
-                Some(input) => Sent::Done(input),
-                None => Sent::Writing,
-            },
+            Transport::Poll(_) => Sent::Gone(batch),
         }
     }
 
     /// Waits for something to do, for at most `timeout` (`None`: no limit), and puts what
     /// happened in `happened` (nothing when the time passed). `read`: the driver may take
-    /// more input. Returns false when no input can ever come again (the channel is closed).
+    /// more input; `writing`: a batch is partly out in the poll transport's output. Returns
+    /// false when no input can ever come again (the channel is closed).
     pub(crate) fn wait(
         &mut self,
         rx: &Receiver<Input>,
         read: bool,
+        writing: bool,
         timeout: Option<Duration>,
         happened: &mut Vec<Input>,
     ) -> bool {
         match self {
             Transport::Threads { .. } => {
-                let _ = read; // the reader thread paces itself with its buffers
+                // The reader thread paces itself with its buffers, the writer with its batches.
+                let _ = (read, writing);
                 let input = match timeout {
                     None => rx.recv().map_err(|_| RecvTimeoutError::Disconnected),
                     Some(wait) => rx.recv_timeout(wait),
@@ -95,7 +96,7 @@ impl Transport {
                 let queued = rx.try_recv().ok();
                 let timeout = if queued.is_some() { Some(Duration::ZERO) } else { timeout };
                 happened.extend(queued);
-                io.wait(read, timeout, happened);
+                io.wait(read, writing, timeout, happened);
             }
         }
         true

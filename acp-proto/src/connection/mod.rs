@@ -256,6 +256,29 @@ impl Connection {
         self.deferred.len()
     }
 
+    /// Whether [`poll_event`](Self::poll_event) has an event to give now: one is queued, or
+    /// a deferred request would be released (the output dropped below the bound). An adapter
+    /// whose application threads call into the machine (`respond`, `send_request`,
+    /// `poll_transmit`) checks this afterwards to know whether the thread that drains events
+    /// must be woken; it does not change the machine.
+    ///
+    /// ```
+    /// use acp_proto::{Connection, Instant};
+    ///
+    /// let mut agent = Connection::agent(Instant::ZERO);
+    /// assert!(!agent.has_events());
+    /// let init = br#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1}}"#;
+    /// let _ = agent.handle_input(Instant::ZERO, init);
+    /// let _ = agent.handle_input(Instant::ZERO, b"\n");
+    /// assert!(agent.has_events());
+    /// while agent.poll_event().is_some() {}
+    /// assert!(!agent.has_events());
+    /// ```
+    #[must_use]
+    pub fn has_events(&self) -> bool {
+        !self.events.is_empty() || (!self.deferred.is_empty() && self.can_send())
+    }
+
     /// Whether [`handle_input`](Self::handle_input) currently consumes bytes. It stops when
     /// the event queue, the machine's own queued answers to peer input, or the held requests
     /// reach their bounds, until the application drains them.

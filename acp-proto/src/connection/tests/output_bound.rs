@@ -211,3 +211,24 @@ fn client_cancel_turn_answers_a_deferred_permission_ask() {
     assert!(events(&mut c).is_empty(), "the ask was never shown, so nothing to cancel");
     let _ = prompt;
 }
+
+/// `has_events` says what `poll_event` would give: nothing while the deferred requests wait
+/// on a full output, something as soon as a `poll_transmit` made room (the release happens
+/// in `poll_event`, so an adapter that drains the output on another thread must ask).
+#[test]
+fn has_events_sees_the_deferred_requests_a_drained_output_releases() {
+    let mut a = agent_with_full_output(2000, 1 << 20);
+    assert!(!a.has_events());
+    feed(&mut a, T0, &[&ext_request(7)]);
+    assert!(!a.has_events(), "deferred while the output is full");
+    assert!(a.poll_event().is_none());
+    let _ = a.poll_transmit(&mut Vec::new());
+    assert!(a.has_events(), "released by the drained output");
+    assert!(matches!(a.poll_event(), Some(Event::Request { .. })));
+    assert!(!a.has_events());
+    // A queued event (a notification) counts too.
+    feed(&mut a, T0, &[r#"{"jsonrpc":"2.0","method":"_x/note"}"#]);
+    assert!(a.has_events());
+    assert!(matches!(a.poll_event(), Some(Event::Notification { .. })));
+    assert!(!a.has_events());
+}
