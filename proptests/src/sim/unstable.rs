@@ -10,8 +10,8 @@
 //!   one row at a time, so both the allowed and the refused paths run.
 //! * The client application calls an unstable row with params generated from
 //!   `schema.unstable.json` ([`crate::schema_gen`], seeded by the chooser), carrying its label
-//!   in `_meta` and one of its sessions (and no `systemPrompt`, which has a content gate of its
-//!   own). The send must be accepted exactly when the agent
+//!   in `_meta` and one of its sessions (and no `systemPrompt` or `configOptions`, which have
+//!   content gates of their own). The send must be accepted exactly when the agent
 //!   advertised the gate, refused with `NotSupportedByPeer` otherwise (and the request comes
 //!   back untouched).
 //! * The agent must never receive one it did not advertise; its application answers with a
@@ -165,9 +165,11 @@ impl<C: Chooser> Sim<'_, C> {
         let edit = |v: &mut Value| {
             if let Value::Object(m) = v {
                 m.insert("_meta".into(), serde_json::json!({ "label": label }));
-                // A system prompt has a content gate of its own (`gate::check_system_prompt`),
-                // which the sim exercises on `session/new`, not here.
+                // A system prompt and initial config option values have content gates of their
+                // own (`gate::check_system_prompt`, `gate::check_initial_config`, unit-tested
+                // there), which would make the method gate's verdict here ambiguous.
                 m.remove("systemPrompt");
+                m.remove("configOptions");
                 if let Some(s) = &session
                     && m.contains_key("sessionId")
                 {
