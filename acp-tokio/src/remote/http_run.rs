@@ -248,7 +248,7 @@ impl Run {
     /// notification (the bulk: `session/update`) goes to the core as it came, which parses it
     /// anyway (and judges it, if it is no JSON).
     async fn receive(self: &Arc<Self>, text: String) -> bool {
-        if !may_have_id(&text) {
+        if !super::routes::may_have_id(text.as_bytes()) {
             return self.deliver(text).await;
         }
         let Ok(message) = serde_json::from_str::<Value>(&text) else { return true };
@@ -276,12 +276,6 @@ impl Run {
         }
         self.deliver(text).await
     }
-}
-
-/// Whether `text` may have an `"id"` key at any depth (a key written with escapes, such as
-/// `"\u0069d"`, is not seen: such a message is then handed over untracked).
-fn may_have_id(text: &str) -> bool {
-    text.contains("\"id\"")
 }
 
 /// Why the server refused a request: its status and the start of its body.
@@ -334,18 +328,5 @@ async fn read_stream(run: &Arc<Run>, session: Option<&str>) {
                 return;
             }
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::may_have_id;
-
-    #[test]
-    fn only_messages_with_an_id_key_are_parsed_for_tracking() {
-        assert!(may_have_id(r#"{"jsonrpc":"2.0","id":3,"result":{"sessionId":"s"}}"#));
-        assert!(may_have_id(r#"{"jsonrpc":"2.0","id":"a","method":"session/request_permission","params":{}}"#));
-        let update = r#"{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"say \"id\""}}}}"#;
-        assert!(!may_have_id(update), "an escaped \"id\" inside a string is no key");
     }
 }
