@@ -22,15 +22,21 @@
 //!   flight, goes on reading until they were answered or the patience ran out, then ends the
 //!   input (see `inflight.rs`); a prompt read meanwhile is cancelled right after it.
 //! * Every frame in or out counts as activity for the idle timeout ([`Activity`]).
+//! * The socket is read only when it woke us since it last had nothing ([`ReadGate`]): the
+//!   driver polls its reader on every round, and each read attempt of the WebSocket library
+//!   first zeroes its read buffer (128 KiB), so polling it needlessly costs more than the
+//!   frames do.
 
 use std::collections::VecDeque;
 use std::future::Future;
 use std::io;
 use std::pin::Pin;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
-use std::task::{Context, Poll};
+use std::task::{Context, Poll, Wake, Waker};
 use std::time::Duration;
 
+use futures_util::task::AtomicWaker;
 use tokio::time::Instant;
 
 use super::inflight::{self, InFlight};
@@ -103,9 +109,31 @@ fn lock<S>(shared: &Mutex<Shared<S>>) -> MutexGuard<'_, Shared<S>> {
     shared.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
+/// Remembers whether the socket woke us since it last said it had nothing to read.
+struct ReadGate {
+    /// Set by the socket's wake-up (and after every message: more may be buffered).
+    woken: AtomicBool,
+    /// The driver's waker, woken in turn.
+    driver: AtomicWaker,
+}
+
+impl Wake for ReadGate {
+    fn wake(self: Arc<Self>) {
+        self.wake_by_ref();
+    }
+
+    fn wake_by_ref(self: &Arc<Self>) {
+        self.woken.store(true, Ordering::Release);
+        self.driver.wake();
+    }
+}
+
 /// The reading half: the peer's text frames, one line each.
 pub(crate) struct FrameReader<S> {
     shared: Arc<Mutex<Shared<S>>>,
+    gate: Arc<ReadGate>,
+    /// `gate` as a waker, given to the socket when it is read.
+    gate_waker: Waker,
     /// The current frame as a line; `line[at..]` is still to hand over.
     line: Vec<u8>,
     at: usize,
@@ -137,8 +165,11 @@ pub(crate) fn split<S: Socket>(
     let turns = stop.as_ref().map(|stop| stop.turns.clone());
     let shared =
         Arc::new(Mutex::new(Shared { socket, control: VecDeque::new(), control_unflushed: false, activity, turns }));
+    let gate = Arc::new(ReadGate { woken: AtomicBool::new(true), driver: AtomicWaker::new() });
     let reader = FrameReader {
         shared: shared.clone(),
+        gate_waker: Waker::from(gate.clone()),
+        gate,
         line: Vec::new(),
         at: 0,
         ended: false,
@@ -208,7 +239,15 @@ impl<S: Socket> FrameReader<S> {
             if self.ended {
                 return Poll::Ready(Ok(None));
             }
-            let Poll::Ready(message) = shared.socket.poll_incoming(cx) else { return Poll::Pending };
+            // Nothing new since the socket last had nothing: not read again (see the module docs).
+            self.gate.driver.register(cx.waker());
+            if !self.gate.woken.swap(false, Ordering::AcqRel) {
+                return Poll::Pending;
+            }
+            let Poll::Ready(message) = shared.socket.poll_incoming(&mut Context::from_waker(&self.gate_waker)) else {
+                return Poll::Pending;
+            };
+            self.gate.woken.store(true, Ordering::Release);
             shared.touch();
             match message {
                 Some(Incoming::Text(text)) => {

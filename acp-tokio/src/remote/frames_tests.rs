@@ -177,3 +177,50 @@ async fn frames_both_ways_count_as_activity() {
     let idle = tokio::time::timeout(Duration::from_secs(4), activity.idle(Duration::from_secs(5))).await;
     assert!(idle.is_err(), "the write counted");
 }
+
+/// A socket with nothing to read that counts how often it is read and keeps the last waker.
+struct Quiet {
+    reads: Arc<Mutex<(usize, Option<std::task::Waker>)>>,
+}
+
+impl Socket for Quiet {
+    fn poll_incoming(&mut self, cx: &mut Context<'_>) -> Poll<Option<Incoming>> {
+        let mut reads = self.reads.lock().expect("lock");
+        reads.0 += 1;
+        reads.1 = Some(cx.waker().clone());
+        if reads.0 == 3 { Poll::Ready(Some(Incoming::Text("{}".into()))) } else { Poll::Pending }
+    }
+    fn poll_ready(&mut self, _: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Poll::Ready(Ok(()))
+    }
+    fn start_send(&mut self, _: String) -> io::Result<()> {
+        Ok(())
+    }
+    fn poll_flush(&mut self, _: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Poll::Ready(Ok(()))
+    }
+    fn poll_close(&mut self, _: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Poll::Ready(Ok(()))
+    }
+}
+
+#[tokio::test]
+async fn the_socket_is_read_again_only_after_it_woke_the_reader() {
+    let reads = Arc::new(Mutex::new((0, None::<std::task::Waker>)));
+    let (mut reader, _writer) = split(Quiet { reads: reads.clone() }, 64, None, None);
+    let mut buf = [0u8; 64];
+    let mut poll = |reader: &mut FrameReader<Quiet>| {
+        let waker = std::task::Waker::noop();
+        reader.poll_read_bytes(&mut Context::from_waker(waker), &mut buf)
+    };
+    assert!(poll(&mut reader).is_pending());
+    assert!(poll(&mut reader).is_pending());
+    assert_eq!(reads.lock().expect("lock").0, 1, "not read again without a wake-up");
+    let waker = reads.lock().expect("lock").1.take().expect("a waker");
+    waker.wake();
+    assert!(poll(&mut reader).is_pending());
+    assert_eq!(reads.lock().expect("lock").0, 2, "read again once woken");
+    reads.lock().expect("lock").1.take().expect("a waker").wake();
+    assert!(matches!(poll(&mut reader), Poll::Ready(Ok(3))), "the frame, then nothing buffered");
+    assert_eq!(reads.lock().expect("lock").0, 4, "after a frame the socket is read again at once");
+}
