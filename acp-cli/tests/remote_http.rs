@@ -58,7 +58,8 @@ fn without_the_servers_token_initialize_fails_with_401_and_with_it_the_turn_runs
     let token = dir.file("token", "correct-horse\n");
     let served = Served::start(&["--token-file", &token], dir.path());
     let without = run(&["client", "--deny", "--connect", &served.url, "-p", "hi"], dir.path(), "");
-    assert_ne!(without.code(), 0, "{}", without.stdout);
+    // Refused as over WebSocket: a local failure (1), not a protocol error.
+    assert_eq!(without.code(), 1, "{}", without.stdout);
     assert!(without.stdout.contains("401 Unauthorized"), "{}\n{}", without.stdout, without.stderr);
     let right =
         run(&["client", "--deny", "--connect", &served.url, "--token-file", &token, "-p", "hi"], dir.path(), "");

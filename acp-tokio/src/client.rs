@@ -226,6 +226,22 @@ impl ClientConnection {
         Ok(conn)
     }
 
+    /// Connects over a transport of the driver's own traits (a remote link); the driver runs as
+    /// a `tokio::spawn`ed task.
+    #[cfg(feature = "ws")]
+    pub(crate) fn over<C: Client>(
+        client: C,
+        reader: impl ReadBytes + Send,
+        writer: impl WriteBytes + Send,
+        options: &ClientOptions,
+    ) -> ClientConnection {
+        let (driver, conn) = Self::build(Tokio, ClientHandlers(Arc::new(client)), reader, writer, options);
+        Tokio.spawn(async move {
+            let _ = driver.await;
+        });
+        conn
+    }
+
     /// Builds the driver (not yet running) and the handle.
     pub(crate) fn build<Rt: Runtime, H: Handlers, Rd: ReadBytes, Wr: WriteBytes>(
         rt: Rt,

@@ -201,3 +201,15 @@ async fn the_servers_cookies_are_sent_back_on_every_later_request() {
     conn.close().await.expect("close");
     assert_eq!(seen.recv().await.expect("the DELETE"), "delete route=b7");
 }
+
+#[tokio::test]
+async fn close_returns_once_the_delete_was_answered() {
+    let (seen_tx, mut seen) = tokio::sync::mpsc::unbounded_channel();
+    let url = cookie_setting_server(seen_tx).await;
+    let (conn, _) = connect_http(TestClient::default(), &url, HttpClientOptions::default()).await.expect("connect");
+    conn.initialize(common::init_with_caps()).await.expect("initialize");
+    assert_eq!(seen.recv().await.expect("the stream's GET"), "get route=b7");
+    conn.close().await.expect("close");
+    // The server reports a request before it answers it: no waiting here.
+    assert_eq!(seen.try_recv().expect("the DELETE, already answered"), "delete route=b7");
+}

@@ -261,3 +261,53 @@ async fn shutdown_cancels_the_turns_in_flight_answers_them_then_the_server_stops
     assert_eq!(seen, "cancelled prompt Some(SessionCancelled)");
     stopping.await.expect("the server stopped");
 }
+
+#[tokio::test]
+async fn a_connection_idle_for_the_timeout_is_closed_and_its_slot_freed() {
+    let options = WsServerOptions { idle_timeout: Some(Duration::from_millis(200)), ..WsServerOptions::default() };
+    let server = Server::start(options).await;
+    let (conn, _) = server.connect(TestClient::default()).await;
+    handshake(&conn).await;
+    // Nothing moves: the server ends the connection, and the client sees it closed.
+    tokio::time::timeout(Duration::from_secs(10), conn.closed()).await.expect("closed by the idle timeout");
+    let mut open = String::new();
+    for _ in 0..100 {
+        open = http(&server.base, "GET /healthz HTTP/1.1\r\nHost: HOST\r\nConnection: close\r\n\r\n").await.1;
+        if open.contains("\"connections\":0") {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert!(open.contains("\"connections\":0"), "{open}");
+    server.shutdown().await;
+}
+
+/// The client runs on a runtime of its own, dropped as soon as `close()` returned (with any
+/// task still holding the socket): the server on its thread must have got the close frame.
+#[test]
+fn closing_the_client_sends_the_close_frame_before_close_returns() {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    let url = format!("ws://{}/acp", listener.local_addr().expect("addr"));
+    let server = std::thread::spawn(move || {
+        let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("runtime");
+        rt.block_on(async move {
+            listener.set_nonblocking(true).expect("nonblocking");
+            let (tcp, _) = TcpListener::from_std(listener).expect("listener").accept().await.expect("accept");
+            let mut ws = tokio_tungstenite::accept_async(tcp).await.expect("upgrade");
+            loop {
+                match tokio::time::timeout(Duration::from_secs(10), ws.next()).await.expect("in time") {
+                    Some(Ok(Message::Close(_))) => return true,
+                    Some(Ok(_)) => continue,
+                    Some(Err(_)) | None => return false,
+                }
+            }
+        })
+    });
+    let client = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("runtime");
+    client.block_on(async {
+        let (conn, _) = connect_ws(TestClient::default(), &url, WsClientOptions::default()).await.expect("connect");
+        conn.close().await.expect("close");
+    });
+    drop(client);
+    assert!(server.join().expect("join"), "the server got a close frame, not just the end of the TCP stream");
+}

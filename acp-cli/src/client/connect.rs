@@ -124,6 +124,13 @@ impl Session {
                 ));
                 Exit::ConnectTimeout
             }
+            // Over Streamable HTTP the server answers the requests themselves: its refusal (such
+            // as `401` for a missing token) comes back as the request's error, and ends the
+            // client as a refused WebSocket upgrade does.
+            Error::Rpc(e) if e.data.as_ref().and_then(|d| d.get("httpStatus")).is_some() => {
+                self.render.error(&format!("could not connect ({what}): {}", e.message));
+                Exit::Failure
+            }
             Error::Rpc(e) if e.code.0 == AUTH_REQUIRED => {
                 self.render.error(&format!("the agent requires authentication ({what}: {})", describe_error(&e)));
                 self.list_auth_methods();

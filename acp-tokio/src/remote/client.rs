@@ -1,6 +1,7 @@
 //! The client side: an ACP client connected to a remote agent over WebSocket.
 
 use std::io;
+use std::task::{Context, Poll, ready};
 use std::time::Duration;
 
 use futures_util::{SinkExt, StreamExt};
@@ -10,6 +11,7 @@ use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
 use tokio_tungstenite::tungstenite::{self, Message};
 
 use super::dial::{Target, Transport};
+use super::frames::{self, Socket};
 use super::pump::{Incoming, PumpLimits, pump};
 use super::{CONNECTION_ID_HEADER, DEFAULT_MAX_MESSAGE};
 use crate::{Client, ClientConnection, ClientOptions, Error};
@@ -80,8 +82,9 @@ pub async fn connect_ws<C: Client>(
     options: WsClientOptions,
 ) -> Result<(ClientConnection, RemoteInfo), Error> {
     let link = open_ws(url, &options).await?;
-    let info = link.info().clone();
-    Ok(super::dial::bridge(client, options.client, info, |lines_out, lines_in| link.pump(lines_out, lines_in)))
+    // The driver reads and writes the WebSocket itself (see `frames.rs`).
+    let (reader, writer) = frames::split(ClientSocket(link.ws), link.max_message, None, None);
+    Ok((ClientConnection::over(client, reader, writer, &options.client), link.info))
 }
 
 /// An open WebSocket to a remote agent, not yet pumping: for a client on another runtime (such
@@ -187,6 +190,38 @@ async fn transport(uri: &tungstenite::http::Uri, options: &WsClientOptions) -> i
 
 fn invalid(message: String) -> Error {
     Error::Io(io::Error::new(io::ErrorKind::InvalidInput, message))
+}
+
+/// The client's WebSocket as the driver's transport.
+struct ClientSocket(WsStream);
+
+fn io_error(e: tungstenite::Error) -> io::Error {
+    match e {
+        tungstenite::Error::Io(e) => e,
+        e => io::Error::other(e),
+    }
+}
+
+impl Socket for ClientSocket {
+    fn poll_incoming(&mut self, cx: &mut Context<'_>) -> Poll<Option<Incoming>> {
+        self.0.poll_next_unpin(cx).map(|next| next.and_then(Result::ok).map(incoming))
+    }
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        self.0.poll_ready_unpin(cx).map_err(io_error)
+    }
+    fn start_send(&mut self, text: String) -> io::Result<()> {
+        self.0.start_send_unpin(Message::text(text)).map_err(io_error)
+    }
+    fn poll_flush(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        self.0.poll_flush_unpin(cx).map_err(io_error)
+    }
+    fn poll_close(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        match ready!(self.0.poll_close_unpin(cx)) {
+            // Already closed (the agent closed first): nothing left to send.
+            Err(tungstenite::Error::ConnectionClosed | tungstenite::Error::AlreadyClosed) => Poll::Ready(Ok(())),
+            other => Poll::Ready(other.map_err(io_error)),
+        }
+    }
 }
 
 /// A tungstenite message as the pump sees it.

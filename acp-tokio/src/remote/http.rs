@@ -292,10 +292,20 @@ async fn run(
 
 /// Routes one agent message; `false` when its stream stayed full (the connection ends).
 async fn route(connection: &HttpConnection, line: &[u8], stall: Duration) -> bool {
-    let Ok(message) = serde_json::from_slice::<Value>(line) else { return true };
-    connection.touch();
-    connection.turns.agent_message(&message);
-    let destination = lock(&connection.routes).outbound(&message);
+    let destination = match super::routes::may_have_id(line) {
+        // A notification: routed by its session alone (see `routes.rs`).
+        false => {
+            let Ok(session) = super::routes::notification_session(line) else { return true };
+            connection.touch();
+            lock(&connection.routes).to_session(session.as_deref())
+        }
+        true => {
+            let Ok(message) = serde_json::from_slice::<Value>(line) else { return true };
+            connection.touch();
+            connection.turns.agent_message(&message);
+            lock(&connection.routes).outbound(&message)
+        }
+    };
     let text = String::from_utf8_lossy(line).into_owned();
     if let Destination::Waiter(waiter) = destination {
         let _ = waiter.send(text);

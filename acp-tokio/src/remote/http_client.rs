@@ -17,10 +17,12 @@
 //! * POSTs leave one at a time, in the order the core wrote them (so a `session/cancel` never
 //!   overtakes its prompt). A request whose POST fails (network error, or a status other than
 //!   `200`/`202`, like `401`) is answered to the core with a JSON-RPC error naming the
-//!   status, so no caller waits forever.
+//!   status (and, when the server refused it, `data: {"httpStatus": N}`), so no caller
+//!   waits forever.
 //! * The agent's messages reach the core in the order of each stream; streams interleave.
 //! * The end of the core's output (the connection closed) ends the streams and sends
-//!   `DELETE`. The end of the connection-scoped stream (the server closed it, or the network
+//!   `DELETE`; [`ClientConnection::close`] returns once that was answered (or timed out). The
+//!   end of the connection-scoped stream (the server closed it, or the network
 //!   failed) ends the core's input, as the Python client does. No reconnection, no replay: the
 //!   RFD's v1 durability section leaves both to the application (a new connection, then
 //!   `session/load` or `session/resume`).
@@ -39,7 +41,7 @@ use hyper::body::Bytes;
 use hyper_util::client::legacy::Client as HyperClient;
 use hyper_util::rt::TokioExecutor;
 use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, oneshot};
 
 use super::DEFAULT_MAX_MESSAGE;
 use super::client::RemoteInfo;
@@ -125,7 +127,9 @@ pub async fn connect_http<C: Client>(
 ) -> Result<(ClientConnection, RemoteInfo), Error> {
     let link = open_http(url, &options).await?;
     let info = link.info().clone();
-    Ok(bridge(client, options.client, info, |lines_out, lines_in| link.pump(lines_out, lines_in)))
+    Ok(bridge(client, options.client, info, |lines_out, lines_in, deleted| {
+        link.run(lines_out, lines_in, Some(deleted))
+    }))
 }
 
 /// A Streamable HTTP link to a remote agent, not yet pumping: for a client on another runtime
@@ -163,10 +167,24 @@ impl HttpLink {
     /// line. The end of `lines_out` ends the streams and sends `DELETE`; the end of the
     /// connection-scoped stream closes `lines_in`.
     pub async fn pump(self, lines_out: impl AsyncRead + Unpin, lines_in: impl AsyncWrite + Unpin) {
+        self.run(lines_out, lines_in, None).await;
+    }
+
+    /// [`pump`](Self::pump), dropping `deleted` once the `DELETE` was answered (or timed out).
+    async fn run(
+        self,
+        lines_out: impl AsyncRead + Unpin,
+        lines_in: impl AsyncWrite + Unpin,
+        deleted: Option<oneshot::Sender<()>>,
+    ) {
         let (inbox, received) = mpsc::channel(INBOX);
         let run = Arc::new(Run::new(self.http, self.uri, &self.options, inbox));
         let max_line = self.options.max_message;
-        tokio::join!(outbound(&run, lines_out, max_line), inbound(&run, received, lines_in));
+        let outbound = async {
+            outbound(&run, lines_out, max_line).await;
+            drop(deleted);
+        };
+        tokio::join!(outbound, inbound(&run, received, lines_in));
     }
 }
 

@@ -141,8 +141,18 @@ impl Run {
 
     /// Answers the core's request `id` with a transport error.
     async fn fail(&self, id: Option<&Value>, why: String) {
+        self.refused(id, why, None).await;
+    }
+
+    /// Answers the core's request `id` with a transport error; when the server refused the
+    /// request, its `data` names the status: `{"httpStatus": 401}`.
+    async fn refused(&self, id: Option<&Value>, why: String, status: Option<StatusCode>) {
         if let Some(id) = id {
-            let error = json!({"jsonrpc": "2.0", "id": id, "error": {"code": TRANSPORT_ERROR, "message": why}});
+            let mut error = json!({"code": TRANSPORT_ERROR, "message": why});
+            if let Some(status) = status {
+                error["data"] = json!({ "httpStatus": status.as_u16() });
+            }
+            let error = json!({"jsonrpc": "2.0", "id": id, "error": error});
             self.deliver(error.to_string()).await;
         }
     }
@@ -158,6 +168,7 @@ impl Run {
             return self.fail(id, "not connected: initialize first".into()).await;
         }
         let session = self.track_outbound(message, method);
+        let mut status = None;
         let why = match self.request(Method::POST, body, session.as_deref()).await {
             Ok(response) if response.status() == StatusCode::ACCEPTED => return,
             Ok(response) if response.status() == StatusCode::OK => {
@@ -167,13 +178,16 @@ impl Run {
                 }
                 return;
             }
-            Ok(response) => refusal(self, response).await,
+            Ok(response) => {
+                status = Some(response.status());
+                refusal(self, response).await
+            }
             Err(e) => e,
         };
         if let Some(key) = id.and_then(|_| id_key(message)) {
             lock(&self.tracking).attaching.remove(&key);
         }
-        self.fail(id, why).await;
+        self.refused(id, why, status).await;
     }
 
     /// Records what routing needs of an outgoing message; returns its `Acp-Session-Id`.
@@ -203,7 +217,10 @@ impl Run {
     async fn initialize(self: &Arc<Self>, id: Option<&Value>, body: Bytes) {
         let response = match self.request(Method::POST, body, None).await {
             Ok(response) if response.status() == StatusCode::OK => response,
-            Ok(response) => return self.fail(id, refusal(self, response).await).await,
+            Ok(response) => {
+                let status = response.status();
+                return self.refused(id, refusal(self, response).await, Some(status)).await;
+            }
             Err(e) => return self.fail(id, e).await,
         };
         let Some(connection_id) = response.headers().get(CONNECTION_ID_HEADER).cloned() else {
@@ -227,7 +244,13 @@ impl Run {
 
     /// One message from a stream: opens the session stream its answer establishes, records a
     /// session's request, then hands it to the core. `false` once the connection ended.
+    /// Only a message with an `"id"` key (a response or a request) is parsed for that: a
+    /// notification (the bulk: `session/update`) goes to the core as it came, which parses it
+    /// anyway (and judges it, if it is no JSON).
     async fn receive(self: &Arc<Self>, text: String) -> bool {
+        if !super::routes::may_have_id(text.as_bytes()) {
+            return self.deliver(text).await;
+        }
         let Ok(message) = serde_json::from_str::<Value>(&text) else { return true };
         let key = id_key(&message);
         let mut open = None;

@@ -27,7 +27,7 @@ use serde_json::Value;
 use tokio::sync::Notify;
 use tokio::time::Instant;
 
-use super::routes::{id_key, is_response, params_session};
+use super::routes::{id_key, is_response, may_have_id, params_session};
 
 /// Prompts recorded per connection.
 pub(crate) const MAX_TRACKED: usize = 1024;
@@ -67,7 +67,7 @@ impl InFlight {
 
     /// An agent → client line (one JSON text): a response ends its prompt.
     pub(crate) fn agent_line(&self, line: &[u8]) {
-        if self.prompts().is_empty() || !line.windows(4).any(|w| w == b"\"id\"") {
+        if self.prompts().is_empty() || !may_have_id(line) {
             return;
         }
         if let Ok(message) = serde_json::from_slice::<Value>(line) {

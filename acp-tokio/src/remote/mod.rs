@@ -11,9 +11,12 @@
 //!   ends the connection. HTTP/1.1 and HTTP/2 (cleartext, prior knowledge) are both served.
 //!
 //! The core does not change: a remote connection is a [`Connection`](acp_proto::Connection)
-//! like one over stdio, fed through a pump that turns text frames into lines and lines into
-//! text frames (see `pump.rs` for its rules). So every bound and rule of the core holds for
-//! remote peers too.
+//! like one over stdio. Over WebSocket its driver reads and writes the frames itself (each text
+//! frame one line, see `frames.rs`): [`connect_ws`] and an in-process agent's server side
+//! ([`AgentBackend`]) need no pipe and no task per direction. A backend that speaks lines (an
+//! agent process), [`WsLink::pump`] and Streamable HTTP go through a pump and an in-memory
+//! pipe instead (see `pump.rs`). So every bound and rule of the core holds for remote peers
+//! too.
 //!
 //! * Client: [`connect_ws`] gives a [`ClientConnection`](crate::ClientConnection); so does
 //!   [`connect_http`] over Streamable HTTP (feature `http`; see [`HttpClientOptions`] for the
@@ -57,6 +60,7 @@ mod client;
 #[cfg(feature = "http")]
 mod cookies;
 mod dial;
+mod frames;
 mod http;
 #[cfg(feature = "http")]
 mod http_client;
@@ -76,7 +80,7 @@ mod tls;
 pub use client::{RemoteInfo, WsClientOptions, WsLink, connect_ws, open_ws};
 #[cfg(feature = "http")]
 pub use http_client::{HttpClientOptions, HttpLink, connect_http, open_http};
-pub use server::{AgentBackend, Backend, BoxFuture, Endpoint, WsServerOptions, serve_ws};
+pub use server::{AgentBackend, Backend, BoxFuture, Direct, Endpoint, WsServerOptions, serve_ws};
 #[cfg(feature = "tls")]
 pub use tls::{HANDSHAKE_TIMEOUT, MAX_HANDSHAKES, TlsClient, TlsServer, client_config};
 

@@ -100,23 +100,23 @@ pub(crate) async fn pump<St, Si, E, R, W>(
 }
 
 /// When something last moved, in milliseconds since the pump started.
-struct Activity {
+pub(crate) struct Activity {
     start: Instant,
     last_ms: Arc<AtomicU64>,
 }
 
 impl Activity {
-    fn new() -> Activity {
+    pub(crate) fn new() -> Activity {
         Activity { start: Instant::now(), last_ms: Arc::new(AtomicU64::new(0)) }
     }
 
-    fn touch(&self) {
+    pub(crate) fn touch(&self) {
         let ms = u64::try_from(self.start.elapsed().as_millis()).unwrap_or(u64::MAX);
         self.last_ms.store(ms, Ordering::Relaxed);
     }
 
     /// Resolves once nothing moved for `idle`.
-    async fn idle(&self, idle: Duration) {
+    pub(crate) async fn idle(&self, idle: Duration) {
         loop {
             let last = self.start + Duration::from_millis(self.last_ms.load(Ordering::Relaxed));
             let deadline = last + idle;

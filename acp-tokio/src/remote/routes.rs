@@ -9,6 +9,10 @@
 //! | a request or notification with a registered `sessionId` in its params | that session's stream |
 //! | anything else | the connection stream |
 //!
+//! A message without an `"id"` key anywhere is a notification (or no JSON): only its
+//! `params.sessionId` is read, by a borrowed peek ([`notification_session`]) instead of a
+//! whole [`Value`]; the core at the other end parses it anyway.
+//!
 //! What the table keeps is bounded: at most [`MAX_SESSIONS`] sessions and [`MAX_ROUTES`]
 //! requests awaiting their answer; past them the message still arrives, on the connection
 //! stream.
@@ -70,7 +74,48 @@ pub(crate) fn params_session(message: &Value) -> Option<&str> {
     session_in(message.get("params"))
 }
 
+/// Whether `text` may have an `"id"` key at any depth (a key written with escapes, such as
+/// `"\u0069d"`, is not seen).
+pub(crate) fn may_have_id(text: &[u8]) -> bool {
+    let mut rest = text;
+    while let Some(quote) = rest.iter().position(|&b| b == b'"') {
+        rest = &rest[quote + 1..];
+        if rest.starts_with(b"id\"") {
+            return true;
+        }
+    }
+    false
+}
+
+/// The top level of a notification, as far as routing reads it.
+#[derive(serde::Deserialize)]
+struct Peek<'a> {
+    #[serde(borrow, default)]
+    params: Option<PeekParams<'a>>,
+}
+
+#[derive(serde::Deserialize)]
+struct PeekParams<'a> {
+    #[serde(borrow, default, rename = "sessionId")]
+    session_id: Option<std::borrow::Cow<'a, str>>,
+}
+
+/// A notification's `params.sessionId`, read without building a [`Value`]: `Ok(None)` when it
+/// has none, `Err` when `text` is no JSON object (or its params are not one).
+pub(crate) fn notification_session(text: &[u8]) -> Result<Option<std::borrow::Cow<'_, str>>, serde_json::Error> {
+    let peek: Peek<'_> = serde_json::from_slice(text)?;
+    Ok(peek.params.and_then(|p| p.session_id))
+}
+
 impl<W> Routes<W> {
+    /// Where a request or notification of the agent goes: its session's stream, if registered.
+    pub(crate) fn to_session(&self, session: Option<&str>) -> Destination<W> {
+        match session {
+            Some(session) if self.sessions.contains(session) => Destination::Session(session.to_owned()),
+            _ => Destination::Connection,
+        }
+    }
+
     /// Whether `session` was registered (its stream may be opened, its POSTs accepted).
     pub(crate) fn has_session(&self, session: &str) -> bool {
         self.sessions.contains(session)
@@ -96,10 +141,7 @@ impl<W> Routes<W> {
     /// An agent → client message: where it goes.
     pub(crate) fn outbound(&mut self, message: &Value) -> Destination<W> {
         if !is_response(message) {
-            return match params_session(message) {
-                Some(session) if self.sessions.contains(session) => Destination::Session(session.to_owned()),
-                _ => Destination::Connection,
-            };
+            return self.to_session(params_session(message));
         }
         let key = id_key(message);
         if let Some(waiter) = key.as_ref().and_then(|k| self.waiters.remove(k)) {
@@ -128,6 +170,25 @@ mod tests {
     fn established(routes: &mut Routes<()>, session: &str) {
         let answer = json!({"jsonrpc": "2.0", "id": 2, "result": {"sessionId": session}});
         assert_eq!(routes.outbound(&answer), Destination::Connection);
+    }
+
+    #[test]
+    fn a_notification_is_routed_by_a_peek_at_its_session_as_a_parsed_one_would_be() {
+        let mut routes: Routes<()> = Routes::default();
+        established(&mut routes, "s1");
+        let update = br#"{"jsonrpc":"2.0","method":"session/update","params":{"update":{"content":{"text":"say \"id\""}},"sessionId":"s1"}}"#;
+        assert!(!may_have_id(update), "an escaped \"id\" in a string is no key");
+        let session = notification_session(update).expect("json");
+        assert_eq!(routes.to_session(session.as_deref()), Destination::Session("s1".into()));
+        let parsed: Value = serde_json::from_slice(update).expect("json");
+        assert_eq!(routes.outbound(&parsed), Destination::Session("s1".into()));
+        let other = br#"{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s\u0032"}}"#;
+        assert_eq!(notification_session(other).expect("json").as_deref(), Some("s2"), "escapes are decoded");
+        assert_eq!(routes.to_session(Some("s2")), Destination::Connection, "unregistered");
+        assert_eq!(notification_session(br#"{"method":"x"}"#).expect("json"), None);
+        assert!(notification_session(br#"{"method":"x","params":[1]}"#).is_err());
+        assert!(notification_session(b"no json").is_err());
+        assert!(may_have_id(br#"{"jsonrpc":"2.0","id":1,"result":{}}"#));
     }
 
     #[test]

@@ -11,6 +11,7 @@ use std::io;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::task::{Context, Poll};
 use std::time::Duration;
 
 use axum::Router;
@@ -26,9 +27,11 @@ use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::net::TcpListener;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore, watch};
 
+use super::frames::{self, FrameReader, FrameWriter, Socket, Stop};
 use super::inflight::InFlight;
-use super::pump::{Incoming, PumpLimits, pump};
+use super::pump::{Activity, Incoming, PumpLimits, pump};
 use super::{CONNECTION_ID_HEADER, DEFAULT_MAX_MESSAGE, ENDPOINT_PATH, HEALTH_PATH};
+use crate::runtime::Tokio;
 use crate::{Agent, AgentOptions};
 
 /// A boxed future, as [`Backend::open`] returns it.
@@ -51,6 +54,27 @@ pub trait Backend: Send + Sync + 'static {
     /// Opens the endpoint of the connection `connection_id` (called when its WebSocket opens).
     /// An error refuses the connection (`503`).
     fn open(&self, connection_id: &str) -> BoxFuture<'_, io::Result<Endpoint>>;
+
+    /// The connection `connection_id` served on its WebSocket itself, without `open`'s line
+    /// pipe: only [`AgentBackend`] can (its agent's driver reads and writes the frames); the
+    /// default, `None`, uses [`open`](Backend::open). Streamable HTTP connections always use
+    /// `open`.
+    fn direct(&self, connection_id: &str) -> Option<Direct> {
+        let _ = connection_id;
+        None
+    }
+}
+
+/// An in-process agent that serves a WebSocket connection itself (see [`Backend::direct`]).
+pub struct Direct(Box<dyn FnOnce(FrameReader<ServerSocket>, FrameWriter<ServerSocket>) -> Serving + Send>);
+
+/// The future serving one connection.
+type Serving = BoxFuture<'static, ()>;
+
+impl std::fmt::Debug for Direct {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Direct").finish_non_exhaustive()
+    }
 }
 
 /// A [`Backend`] that runs an in-process [`Agent`] per connection, made by a factory.
@@ -80,6 +104,16 @@ where
             let _ = served.await;
         });
         Box::pin(async move { Ok(Endpoint { reader: Box::new(reader), writer: Box::new(writer), finish }) })
+    }
+
+    fn direct(&self, _connection_id: &str) -> Option<Direct> {
+        let handlers = crate::agent::AgentHandlers(Arc::new((self.factory)()));
+        let options = self.options.clone();
+        Some(Direct(Box::new(move |reader, writer| {
+            Box::pin(async move {
+                let _ = crate::agent::serve_on(Tokio, handlers, reader, writer, &options).await;
+            })
+        })))
     }
 }
 
@@ -284,17 +318,77 @@ async fn get_endpoint(State(shared): State<Arc<Shared>>, request: axum::extract:
         return json_error(StatusCode::SERVICE_UNAVAILABLE, "too many connections; try again later");
     };
     let connection_id = shared.new_connection_id();
-    let endpoint = match shared.backend.open(&connection_id).await {
-        Ok(endpoint) => endpoint,
+    let served = match shared.backend.direct(&connection_id) {
+        Some(direct) => Ok(Served::Direct(direct)),
+        None => shared.backend.open(&connection_id).await.map(Served::Pumped),
+    };
+    let served = match served {
+        Ok(served) => served,
         Err(e) => return json_error(StatusCode::SERVICE_UNAVAILABLE, &format!("the agent could not start: {e}")),
     };
     let max = shared.options.max_message;
-    let mut response =
-        upgrade.max_message_size(max).max_frame_size(max).on_upgrade(move |socket| run(socket, endpoint, shared, slot));
+    let mut response = upgrade.max_message_size(max).max_frame_size(max).on_upgrade(move |socket| async move {
+        match served {
+            Served::Direct(direct) => run_direct(socket, direct, shared, slot).await,
+            Served::Pumped(endpoint) => run(socket, endpoint, shared, slot).await,
+        }
+    });
     if let Ok(value) = HeaderValue::from_str(&connection_id) {
         response.headers_mut().insert(CONNECTION_ID_HEADER, value);
     }
     response
+}
+
+/// How a WebSocket connection is served.
+enum Served {
+    /// By an in-process agent's driver on the socket itself.
+    Direct(Direct),
+    /// By the pump, between the socket and the backend's lines.
+    Pumped(Endpoint),
+}
+
+/// One connection served by an in-process agent on the socket itself (see `frames.rs`), from
+/// the upgrade to the end of its agent (or the idle timeout).
+async fn run_direct(socket: WebSocket, direct: Direct, shared: Arc<Shared>, _slot: OwnedSemaphorePermit) {
+    let activity = Arc::new(Activity::new());
+    let mut stopping = shared.stop.clone();
+    let signal = Box::pin(async move {
+        let _ = stopping.wait_for(|stopping| *stopping).await;
+    });
+    let stop = Stop { signal, turns: Arc::new(InFlight::default()), patience: shared.options.drain_timeout / 2 };
+    let max = shared.options.max_message;
+    let (reader, writer) = frames::split(ServerSocket(socket), max, Some(activity.clone()), Some(stop));
+    let serving = (direct.0)(reader, writer);
+    match shared.options.idle_timeout {
+        None => serving.await,
+        Some(idle) => {
+            tokio::select! {
+                () = serving => {}
+                () = activity.idle(idle) => {}
+            }
+        }
+    }
+}
+
+/// The server's WebSocket as the driver's transport.
+pub(crate) struct ServerSocket(WebSocket);
+
+impl Socket for ServerSocket {
+    fn poll_incoming(&mut self, cx: &mut Context<'_>) -> Poll<Option<Incoming>> {
+        self.0.poll_next_unpin(cx).map(|next| next.and_then(Result::ok).map(incoming))
+    }
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        self.0.poll_ready_unpin(cx).map_err(io::Error::other)
+    }
+    fn start_send(&mut self, text: String) -> io::Result<()> {
+        self.0.start_send_unpin(Message::Text(text.into())).map_err(io::Error::other)
+    }
+    fn poll_flush(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        self.0.poll_flush_unpin(cx).map_err(io::Error::other)
+    }
+    fn poll_close(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        self.0.poll_close_unpin(cx).map_err(io::Error::other)
+    }
 }
 
 /// One connection, from the upgrade to the end of its agent.
