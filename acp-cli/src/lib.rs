@@ -45,7 +45,7 @@ pub mod wire_dir;
 /// | code | meaning |
 /// |---|---|
 /// | 0 | the turn ended `end_turn` (interactive: the user quit) |
-/// | 1 | a local failure: bad arguments, the agent could not be started, I/O |
+/// | 1 | a local failure: bad arguments, the agent could not be started, I/O, a remote server refused the connection (e.g. `401`) |
 /// | 2 | usage error (from the argument parser) |
 /// | 3 | the turn ended `cancelled` |
 /// | 4 | the turn ended `refusal` |
