@@ -325,7 +325,7 @@ macro_rules! method_table {
                     /// **Unstable** `auth/status_update`: the agent's authentication state
                     /// changed (the fields of the `auth/status` result). Not gated by the
                     /// client's capabilities but by the sender's own: the agent's core sends it
-                    /// only if the agent advertised `auth.status` ([`crate::gate::sender_capability`]).
+                    /// only if the agent advertised `auth.status` (`acp_proto::gate::sender_capability`).
                     AuthStatusUpdate = "auth/status_update", AuthStatusUpdateNotification, gate: [], layer: App,
                     handler: [auth_status_update], feature: "unstable_auth_status"
                 }
