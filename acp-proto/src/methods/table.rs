@@ -233,8 +233,9 @@ macro_rules! method_table {
                     /// **Unstable** `proxy/initialize`: the conductor's handshake with a
                     /// component that has a successor, in place of `initialize` (same params
                     /// and result). Ungated: the method itself says "you have a successor".
+                    /// A custom call, as `initialize`'s: it checks the negotiated version.
                     InitializeProxy = "proxy/initialize", InitializeProxyRequest => InitializeProxyResponse,
-                    gate: [], handler: initialize_proxy(request), default: method_not_found, call: typed,
+                    gate: [], handler: initialize_proxy(request), default: method_not_found, call: custom,
                     feature: "unstable_proxy_chains"
                 }
                 {

@@ -65,6 +65,8 @@ impl Agent for Proxy {
 /// The conductor's side, playing the successor: answers the forwarded `initialize`.
 #[derive(Clone)]
 struct Conductor {
+    /// The protocol version the successor answers (`None`: the one asked for).
+    version: Option<u16>,
     forwarded: Arc<Mutex<Vec<String>>>,
     notifications: mpsc::UnboundedSender<ProxySuccessorNotification>,
 }
@@ -78,7 +80,8 @@ impl Client for Conductor {
         self.forwarded.lock().unwrap().push(request.0.method.clone());
         match request.0.method.as_str() {
             "initialize" => {
-                let version = request.0.params.as_ref().and_then(|p| p.get("protocolVersion")).cloned();
+                let asked = request.0.params.as_ref().and_then(|p| p.get("protocolVersion")).cloned();
+                let version = self.version.map_or(asked, |v| Some(json!(v)));
                 let result =
                     json!({"protocolVersion": version, "agentCapabilities": {"promptCapabilities": {"image": true}}});
                 Ok(ProxyForwardResponse(ProxySuccessorResponse(result)))
@@ -92,16 +95,25 @@ impl Client for Conductor {
     }
 }
 
-#[tokio::test]
-async fn a_conductor_opens_a_proxy_and_messages_are_wrapped_both_ways() {
-    let (to_conductor, mut at_conductor) = mpsc::unbounded_channel();
-    let (to_proxy, mut at_proxy) = mpsc::unbounded_channel();
+type Received = mpsc::UnboundedReceiver<ProxySuccessorNotification>;
+
+/// A conductor connected to a served proxy; the receivers get what each side's notification
+/// handler got.
+fn connect(version: Option<u16>) -> (ClientConnection, Conductor, Received, Received) {
+    let (to_conductor, at_conductor) = mpsc::unbounded_channel();
+    let (to_proxy, at_proxy) = mpsc::unbounded_channel();
     let (client_io, agent_io) = tokio::io::duplex(64 * 1024);
     let (reader, writer) = tokio::io::split(agent_io);
     tokio::spawn(acp_tokio::serve(Proxy { notifications: to_proxy }, reader, writer, AgentOptions::default()));
-    let conductor = Conductor { forwarded: Arc::default(), notifications: to_conductor };
+    let conductor = Conductor { version, forwarded: Arc::default(), notifications: to_conductor };
     let (reader, writer) = tokio::io::split(client_io);
     let conn = ClientConnection::connect(conductor.clone(), reader, writer, ClientOptions::default());
+    (conn, conductor, at_conductor, at_proxy)
+}
+
+#[tokio::test]
+async fn a_conductor_opens_a_proxy_and_messages_are_wrapped_both_ways() {
+    let (conn, conductor, mut at_conductor, mut at_proxy) = connect(None);
 
     // Before the handshake nothing else goes out.
     let early = conn.proxy_successor(ProxySuccessorRequest::new("session/new")).await.expect_err("not yet");
@@ -131,4 +143,16 @@ async fn a_conductor_opens_a_proxy_and_messages_are_wrapped_both_ways() {
     conn.notify(update.clone()).await.expect("notify");
     assert_eq!(at_proxy.recv().await, Some(update));
     conn.close().await.expect("close");
+}
+
+#[tokio::test]
+async fn proxy_initialize_checks_the_version_the_chain_picked() {
+    let (conn, conductor, ..) = connect(Some(7));
+    let e = conn
+        .initialize_proxy(InitializeProxyRequest(InitializeRequest::new(ProtocolVersion::V1)))
+        .await
+        .expect_err("version 7 is not spoken");
+    assert!(matches!(e, Error::UnsupportedProtocolVersion(ProtocolVersion(7))), "{e:?}");
+    assert_eq!(conductor.forwarded.lock().unwrap().clone(), ["initialize"]);
+    assert!(conn.negotiated().is_none());
 }
