@@ -238,6 +238,22 @@ impl Requester {
         Ok(response)
     }
 
+    /// **Unstable** `proxy/initialize` (feature `unstable_proxy_chains`): a conductor's
+    /// handshake with a proxy, in place of [`initialize`](Self::initialize) and checked the same
+    /// way ([`Error::UnsupportedProtocolVersion`] when the chain picks a version this client
+    /// does not speak).
+    #[cfg(feature = "unstable_proxy_chains")]
+    pub fn initialize_proxy(
+        &self,
+        request: acp_proto::types::InitializeProxyRequest,
+    ) -> Result<acp_proto::types::InitializeProxyResponse, Error> {
+        let response: acp_proto::types::InitializeProxyResponse = self.link.call_typed(request, self.timeout)?;
+        if self.link.negotiated().is_none() {
+            return Err(Error::UnsupportedProtocolVersion(response.0.protocol_version));
+        }
+        Ok(response)
+    }
+
     /// `session/prompt`: starts a turn and returns at once. Iterate the [`PromptTurn`] for the
     /// turn's updates in order, then [`PromptTurn::finish`] for the stop reason.
     pub fn prompt(&self, request: PromptRequest) -> Result<PromptTurn, Error> {

@@ -510,9 +510,10 @@ macro_rules! define_methods {
                 }
             }
 
-            /// Looks a wire string up in the table. A wire string is unique per direction;
-            /// the one that two rows of opposite directions share (`mcp/message`) gives the
-            /// first row here: use [`Method::received`] to resolve it for a receiving side.
+            /// Looks a wire string up in the table. A wire string is unique per direction and
+            /// kind; one that several rows share (`mcp/message`, `proxy/successor`) gives the
+            /// first row here: use [`Method::received`] to resolve it for a receiving side, and
+            /// [`Method::received_as`] for a side and a kind.
             #[allow(unreachable_patterns)] // the shared wire string's second row
             pub fn from_wire(wire: &str) -> Option<Method> {
                 Some(match wire {
@@ -640,6 +641,25 @@ impl Method {
         }
         // Rare: only a shared wire string gets here, and the table is short.
         METHODS.iter().find(|r| r.wire == wire && r.received_by(side)).map(|r| r.method)
+    }
+
+    /// Resolves a wire string received by `side` as a message of `kind`: as
+    /// [`received`](Self::received), but also telling apart the request and the notification
+    /// rows that share a wire string in one direction (`proxy/successor`, feature
+    /// `unstable_proxy_chains`). `None` when no row of that kind is received by `side`.
+    ///
+    /// ```
+    /// use acp_proto::Side;
+    /// use acp_proto::methods::{Kind, Method};
+    /// assert_eq!(Method::received_as("session/prompt", Side::Agent, Kind::Request), Some(Method::Prompt));
+    /// assert_eq!(Method::received_as("session/prompt", Side::Agent, Kind::Notification), None);
+    /// ```
+    pub fn received_as(wire: &str, side: crate::Side, kind: Kind) -> Option<Method> {
+        let first = Method::received(wire, side)?;
+        if first.row().kind == kind {
+            return Some(first);
+        }
+        METHODS.iter().find(|r| r.wire == wire && r.kind == kind && r.received_by(side)).map(|r| r.method)
     }
 }
 

@@ -299,6 +299,23 @@ impl ClientConnection {
         Ok(response)
     }
 
+    /// **Unstable** `proxy/initialize` (feature `unstable_proxy_chains`): a conductor's
+    /// handshake with a proxy, in place of [`initialize`](Self::initialize) and checked the same
+    /// way (fails with [`Error::UnsupportedProtocolVersion`], and the connection closes, when
+    /// the chain picks a version this client does not speak).
+    #[cfg(feature = "unstable_proxy_chains")]
+    pub async fn initialize_proxy(
+        &self,
+        request: acp_proto::types::InitializeProxyRequest,
+    ) -> Result<acp_proto::types::InitializeProxyResponse, Error> {
+        let response: acp_proto::types::InitializeProxyResponse =
+            self.handle.request_typed(request, self.timeout).await?;
+        if self.negotiated().is_none() {
+            return Err(Error::UnsupportedProtocolVersion(response.0.protocol_version));
+        }
+        Ok(response)
+    }
+
     /// Starts a prompt turn. Resolves once the request went out (or was refused, e.g. while a
     /// turn of the same session still runs); the returned [`PromptTurn`] yields the turn's
     /// updates in order and then its stop reason.

@@ -43,6 +43,10 @@ mod token_usage;
 #[path = "unstable/session_options.rs"]
 mod session_options;
 
+/// `proxy/initialize` as the handshake, `proxy/successor` both ways (`unstable_proxy_chains`).
+#[path = "unstable/proxy_chains.rs"]
+mod proxy_chains;
+
 /// An agent with one saved session `s1`, whose title and archive state the methods change.
 #[derive(Clone, Default)]
 struct SessionsAgent {

@@ -83,7 +83,7 @@ use acp_proto::methods::{Direction, Kind, METHODS, MethodRow};
 use acp_proto::{ErrorCode, Notification, Request, RequestId, Response, RpcError, Side};
 use jsonschema::ValidatorMap;
 use proptests::oracle::{DEFS, roundtrip};
-use proptests::oracle_unstable::{NOT_YET, UNSTABLE_DEFS};
+use proptests::oracle_unstable::{NOT_YET, UNSTABLE_DEFS, schema_name};
 use proptests::schema_gen::{
     NormalizeOptions, Rng, Schema, arbitrary_json, json_eq, random_string, seed_for, to_text_shuffled,
 };
@@ -240,10 +240,12 @@ enum Route {
     ExtRequest,
     ExtNotification,
     ExtResponse,
-    /// A message envelope sent by `sender`.
+    /// A message envelope sent by `sender` (for the proxy envelopes, `ProxyRequest`, …, a
+    /// random side: both the conductor and the proxy send them).
     Envelope {
         sender: Side,
         kind: Envelope,
+        proxy: bool,
     },
 }
 
@@ -263,12 +265,15 @@ fn route(def: &str) -> Option<Route> {
         "ExtRequest" => Route::ExtRequest,
         "ExtNotification" => Route::ExtNotification,
         "ExtResponse" => Route::ExtResponse,
-        "ClientRequest" => Route::Envelope { sender: Side::Client, kind: E::Request },
-        "AgentRequest" => Route::Envelope { sender: Side::Agent, kind: E::Request },
-        "AgentResponse" => Route::Envelope { sender: Side::Agent, kind: E::Response },
-        "ClientResponse" => Route::Envelope { sender: Side::Client, kind: E::Response },
-        "ClientNotification" => Route::Envelope { sender: Side::Client, kind: E::Notification },
-        "AgentNotification" => Route::Envelope { sender: Side::Agent, kind: E::Notification },
+        "ClientRequest" => Route::Envelope { sender: Side::Client, kind: E::Request, proxy: false },
+        "AgentRequest" => Route::Envelope { sender: Side::Agent, kind: E::Request, proxy: false },
+        "AgentResponse" => Route::Envelope { sender: Side::Agent, kind: E::Response, proxy: false },
+        "ClientResponse" => Route::Envelope { sender: Side::Client, kind: E::Response, proxy: false },
+        "ClientNotification" => Route::Envelope { sender: Side::Client, kind: E::Notification, proxy: false },
+        "AgentNotification" => Route::Envelope { sender: Side::Agent, kind: E::Notification, proxy: false },
+        "ProxyRequest" => Route::Envelope { sender: Side::Client, kind: E::Request, proxy: true },
+        "ProxyResponse" => Route::Envelope { sender: Side::Client, kind: E::Response, proxy: true },
+        "ProxyNotification" => Route::Envelope { sender: Side::Client, kind: E::Notification, proxy: true },
         d if DEFS.contains(&d) || UNSTABLE_DEFS.contains(&d) => Route::Typed,
         _ => return None,
     })
@@ -389,7 +394,9 @@ fn ext_params(rng: &mut Rng) -> Option<Value> {
 
 /// Generates a consistent message of an envelope definition, sends it through the envelope
 /// and typed layers, and returns input and output frames.
-fn trip_envelope(ctx: &Ctx, sender: Side, kind: Envelope, rng: &mut Rng) -> Result<Trip, String> {
+fn trip_envelope(ctx: &Ctx, sender: Side, kind: Envelope, proxy: bool, rng: &mut Rng) -> Result<Trip, String> {
+    // Both the conductor (client side) and the proxy (agent side) send the proxy envelopes.
+    let sender = if proxy && rng.chance(1, 2) { sender.peer() } else { sender };
     let wanted = match kind {
         Envelope::Request | Envelope::Response => Kind::Request,
         Envelope::Notification => Kind::Notification,
@@ -399,10 +406,15 @@ fn trip_envelope(ctx: &Ctx, sender: Side, kind: Envelope, rng: &mut Rng) -> Resu
         Envelope::Response => sender.peer(),
         Envelope::Request | Envelope::Notification => sender,
     };
-    let rows: Vec<&MethodRow> =
-        METHODS.iter().filter(|r| r.direction == direction_of(requester) && r.kind == wanted).collect();
+    // The proxy methods are in the proxy envelopes only, which have no extension branch.
+    let rows: Vec<&MethodRow> = METHODS
+        .iter()
+        .filter(|r| r.direction == direction_of(requester) && r.kind == wanted)
+        .filter(|r| r.wire.starts_with("proxy/") == proxy)
+        .collect();
     assert!(!rows.is_empty());
-    let row: Option<&MethodRow> = if rng.chance(1, rows.len() as u64 + 1) { None } else { Some(*rng.pick(&rows)) };
+    let ext = !proxy && rng.chance(1, rows.len() as u64 + 1);
+    let row: Option<&MethodRow> = if ext { None } else { Some(*rng.pick(&rows)) };
     let method = row.map_or_else(|| ext_method(rng), |r| r.wire.to_owned());
 
     let mut msg = serde_json::Map::new();
@@ -419,13 +431,13 @@ fn trip_envelope(ctx: &Ctx, sender: Side, kind: Envelope, rng: &mut Rng) -> Resu
             }
             msg.insert("method".into(), Value::String(method.clone()));
             let params = match row {
-                Some(r) => Some(ctx.schema.generate(r.params, rng)),
+                Some(r) => Some(ctx.schema.generate(schema_name(r.params), rng)),
                 None => ext_params(rng),
             };
             if let Some(p) = params {
                 msg.insert("params".into(), p);
             }
-            props.insert("params".into(), row.map_or(free, |r| Schema::def_ref(r.params)));
+            props.insert("params".into(), row.map_or(free, |r| Schema::def_ref(schema_name(r.params))));
         }
         Envelope::Response => {
             msg.insert("id".into(), ctx.schema.generate("RequestId", rng));
@@ -433,12 +445,15 @@ fn trip_envelope(ctx: &Ctx, sender: Side, kind: Envelope, rng: &mut Rng) -> Resu
                 msg.insert("error".into(), ctx.schema.generate("Error", rng));
             } else {
                 let result = match row {
-                    Some(r) => ctx.schema.generate(r.result.expect("a request row"), rng),
+                    Some(r) => ctx.schema.generate(schema_name(r.result.expect("a request row")), rng),
                     None => ctx.schema.generate("ExtResponse", rng),
                 };
                 msg.insert("result".into(), result);
             }
-            props.insert("result".into(), row.map_or(free, |r| Schema::def_ref(r.result.expect("a request row"))));
+            props.insert(
+                "result".into(),
+                row.map_or(free, |r| Schema::def_ref(schema_name(r.result.expect("a request row")))),
+            );
             props.insert("error".into(), Schema::def_ref("Error"));
         }
     }
@@ -516,7 +531,7 @@ fn check_one(ctx: &Ctx, def: &str, route: Route, rng: &mut Rng, tally: &mut Tall
 
 fn trip_for(ctx: &Ctx, def: &str, route: Route, rng: &mut Rng) -> Result<Trip, String> {
     match route {
-        Route::Envelope { sender, kind } => trip_envelope(ctx, sender, kind, rng),
+        Route::Envelope { sender, kind, proxy } => trip_envelope(ctx, sender, kind, proxy, rng),
         _ => trip_plain(ctx, def, route, rng),
     }
 }

@@ -8,7 +8,7 @@ use serde_json::value::RawValue;
 
 use super::{
     CancelReason, Completion, Connection, Event, InboundEntry, InboundExtra, InboundId, Negotiated, Phase,
-    RespondError, Timer,
+    RespondError, Timer, handshake,
 };
 use crate::Side;
 use crate::chunk_path;
@@ -105,7 +105,7 @@ impl Connection {
 
     fn on_request(&mut self, id: RequestId, method: Cow<'_, str>, params: Params<'_>, frame: &[u8]) {
         // 1. The handshake gate.
-        let is_init = method == Method::Initialize.wire();
+        let is_init = handshake::is_handshake_wire(&method);
         match (self.side, self.phase) {
             (_, Phase::Closed) => return,
             (Side::Agent, Phase::AwaitingInit) if !is_init => {
@@ -115,6 +115,12 @@ impl Connection {
             (Side::Agent, Phase::Ready) if is_init => {
                 return self.reply_error(&id, &handshake_error(&method, "already initialized"));
             }
+            (Side::Client, Phase::Initializing)
+                if self.proxy_handshake
+                    && handshake::allowed_while_pending(
+                        Method::received_as(&method, Side::Client, Kind::Request),
+                        true,
+                    ) => {}
             (Side::Client, phase) if phase != Phase::Ready => {
                 return self.reply_error(&id, &handshake_error(&method, "initialize required"));
             }
@@ -134,7 +140,9 @@ impl Connection {
             return;
         }
         // 5. The capability gate, against this side's own capabilities.
-        let row_method = Method::received(&method, self.side).or_else(|| Method::from_wire(&method));
+        let row_method = Method::received_as(&method, self.side, Kind::Request)
+            .or_else(|| Method::received(&method, self.side))
+            .or_else(|| Method::from_wire(&method));
         if let Some(m) = row_method {
             let row = m.row();
             if !row.received_by(self.side) || row.kind != Kind::Request {
@@ -175,6 +183,7 @@ impl Connection {
         self.next_inbound += 1;
         if let InboundExtra::Initialize(_) = extra {
             self.phase = Phase::Initializing;
+            self.proxy_handshake = handshake::is_proxy(&request);
         }
         self.note_dispatch(key, &extra);
         self.by_wire.insert(id.clone(), key);
@@ -231,7 +240,8 @@ impl Connection {
 
     fn inbound_extra(&self, request: &Request) -> Result<InboundExtra, RpcError> {
         Ok(match request {
-            Request::Client(ClientRequest::Initialize(init)) => {
+            _ if handshake::params(request).is_some() => {
+                let init = handshake::params(request).expect("checked by the guard");
                 InboundExtra::Initialize(CapabilitySnapshot::from_typed(&init.client_capabilities))
             }
             Request::Client(ClientRequest::Prompt(p)) => return self.turns.agent_prompt_extra(&p.session_id),
@@ -289,7 +299,10 @@ impl Connection {
             self.stats.notifications_dropped += 1;
             return;
         }
-        if let Some(m) = Method::received(method, self.side).or_else(|| Method::from_wire(method)) {
+        if let Some(m) = Method::received_as(method, self.side, Kind::Notification)
+            .or_else(|| Method::received(method, self.side))
+            .or_else(|| Method::from_wire(method))
+        {
             let row = m.row();
             if !row.received_by(self.side) || row.kind != Kind::Notification {
                 self.stats.notifications_dropped += 1;
@@ -409,10 +422,12 @@ impl Connection {
                 };
                 Ok(cancelled_prompt(meta))
             }
-            (InboundExtra::Initialize(peer), _, Ok(Response::Agent(AgentResponse::Initialize(mut init)))) => {
+            (InboundExtra::Initialize(peer), _, Ok(mut response)) if handshake::result(&response).is_some() => {
                 // Content rule: opt-in auth method types the client did not advertise are left out.
-                init.auth_methods.retain(|m| allows_auth_method(Some(peer), m));
-                Ok(Response::Agent(AgentResponse::Initialize(init)))
+                if let Some(init) = handshake::result_mut(&mut response) {
+                    init.auth_methods.retain(|m| allows_auth_method(Some(peer), m));
+                }
+                Ok(response)
             }
             (_, _, result) => result,
         };
@@ -429,7 +444,8 @@ impl Connection {
         self.by_wire.remove(&entry.wire_id);
         self.disarm(entry.grace, Timer::Grace(key));
         let committed_init = match (&entry.extra, &result) {
-            (InboundExtra::Initialize(peer), Ok(Response::Agent(AgentResponse::Initialize(init)))) => {
+            (InboundExtra::Initialize(peer), Ok(response)) if handshake::result(response).is_some() => {
+                let init = handshake::result(response).expect("checked by the guard");
                 self.negotiated = Some(Negotiated {
                     protocol_version: init.protocol_version,
                     own: CapabilitySnapshot::from_typed(&init.agent_capabilities),

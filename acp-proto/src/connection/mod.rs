@@ -12,7 +12,13 @@
 //! 1. **handshake gate**: before the handshake commits, anything but `initialize` gets
 //!    `-32600`; requests that arrive while the agent's `initialize` response is pending are
 //!    *held* in order and dispatched once a successful response is sent (`-32600` each if it
-//!    fails); a second `initialize` after the handshake gets `-32600`;
+//!    fails); a second `initialize` after the handshake gets `-32600`. With feature
+//!    `unstable_proxy_chains`, `proxy/initialize` (a conductor opening a proxy) is a handshake
+//!    request exactly like `initialize`, both ways: it alone may open the connection in its
+//!    place, it commits the handshake with its `initialize` params and result, and neither is
+//!    accepted (nor sent) once the handshake has committed. While a `proxy/initialize` is
+//!    pending, the proxy may already send `proxy/successor` requests (it must forward
+//!    `initialize` to its successor before answering) and the conductor accepts them;
 //! 2. **null id** → `-32600`;
 //! 3. **duplicate** of an id still in flight → dropped silently and counted (a second answer
 //!    would be mis-correlated by the peer);
@@ -57,6 +63,7 @@
 mod config;
 mod deferred;
 mod event;
+mod handshake;
 mod held;
 mod inbound;
 mod outbound;
@@ -146,6 +153,9 @@ pub struct Connection {
     /// The latest `now` seen; time never goes backwards inside the machine.
     now: Instant,
     phase: Phase,
+    /// Whether the handshake in progress (or last begun) is `proxy/initialize`: then the proxy
+    /// forwards `initialize` to its successor with `proxy/successor` before it answers.
+    proxy_handshake: bool,
     framer: Framer,
     /// Queued outbound frames, each `\n`-terminated.
     out: Vec<u8>,
@@ -183,6 +193,7 @@ impl Connection {
             config,
             now,
             phase: Phase::AwaitingInit,
+            proxy_handshake: false,
             out: Vec::new(),
             machine_out: 0,
             events: VecDeque::new(),

@@ -6,6 +6,7 @@ use serde_json::value::RawValue;
 
 use super::{
     CloseReason, Connection, Event, Negotiated, OutboundId, Outcome, PendingOut, Phase, Refused, SendError, Timer,
+    handshake,
 };
 use crate::Side;
 use crate::chunk_path;
@@ -17,8 +18,7 @@ use crate::gate::{
 };
 use crate::jsonrpc::{self, RequestId};
 use crate::methods::{
-    AgentNotification, AgentRequest, AgentResponse, ClientNotification, ClientRequest, Method, Notification, Request,
-    Response,
+    AgentNotification, AgentRequest, ClientNotification, ClientRequest, Method, Notification, Request, Response,
 };
 use crate::time::Instant;
 use crate::types::{InitialSessionConfigOption, SystemPrompt};
@@ -70,9 +70,10 @@ impl Connection {
         let method = request.method();
         self.check_send(request.wire(), request.sender(), method)?;
         match (method, self.phase) {
-            (Some(Method::Initialize), Phase::AwaitingInit) => {}
-            (Some(Method::Initialize), _) => return Err(SendError::AlreadyInitialized),
+            (m, Phase::AwaitingInit) if handshake::is_handshake(m) => {}
+            (m, _) if handshake::is_handshake(m) => return Err(SendError::AlreadyInitialized),
             (_, Phase::Ready) => {}
+            (m, Phase::Initializing) if handshake::allowed_while_pending(m, self.proxy_handshake) => {}
             _ => return Err(SendError::NotInitialized),
         }
         self.check_gate(method)?;
@@ -94,7 +95,8 @@ impl Connection {
             .map_err(|e| SendError::Encode(e.to_string()))?;
         self.stats.frames_out += 1;
         self.next_outbound += 1;
-        if let Request::Client(ClientRequest::Initialize(init)) = request {
+        if let Some(init) = handshake::params(request) {
+            self.proxy_handshake = handshake::is_proxy(request);
             self.init_caps = Some(CapabilitySnapshot::from_typed(&init.client_capabilities));
             self.phase = Phase::Initializing;
         }
@@ -276,7 +278,7 @@ impl Connection {
         let pending = self.outbound.remove(&id)?;
         self.disarm(pending.deadline, Timer::Outbound(id));
         self.turns.on_outcome(id, &pending);
-        if pending.method == Some(Method::Initialize) && self.phase == Phase::Initializing {
+        if handshake::is_handshake(pending.method) && self.phase == Phase::Initializing {
             self.phase = Phase::AwaitingInit;
         }
         self.push_event(Event::Outcome { id: OutboundId(id), outcome });
@@ -309,7 +311,8 @@ impl Connection {
         };
         // The client's handshake commits when it receives a successful initialize response.
         let mut close = None;
-        if let Outcome::Result(Response::Agent(AgentResponse::Initialize(init))) = &outcome
+        if let Outcome::Result(response) = &outcome
+            && let Some(init) = handshake::result(response)
             && self.side == Side::Client
         {
             if self.config.supported_versions.contains(&init.protocol_version) {

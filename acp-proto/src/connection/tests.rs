@@ -13,6 +13,8 @@ use crate::{ErrorCode, RpcError};
 
 mod content_gate;
 mod output_bound;
+#[cfg(feature = "unstable_proxy_chains")]
+mod proxy_handshake;
 
 const T0: Instant = Instant::ZERO;
 

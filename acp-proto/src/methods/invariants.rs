@@ -76,8 +76,9 @@ const fn table_is_valid(rows: &[MethodRow]) -> bool {
         while j < rows.len() {
             let other = &rows[j];
             if directions_overlap(r.direction, other.direction) {
-                // Unique wire string per direction.
-                if str_eq(r.wire, other.wire) {
+                // Unique wire string per direction and kind (`proxy/successor` is a request and
+                // a notification in each direction).
+                if str_eq(r.wire, other.wire) && r.kind as u8 == other.kind as u8 {
                     return false;
                 }
                 // Unique handler name per receiving side (they are methods of one trait).

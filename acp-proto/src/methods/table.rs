@@ -229,6 +229,23 @@ macro_rules! method_table {
                     handler: fork_session(request), default: method_not_found, call: typed,
                     feature: "unstable_session_fork"
                 }
+                {
+                    /// **Unstable** `proxy/initialize`: the conductor's handshake with a
+                    /// component that has a successor, in place of `initialize` (same params
+                    /// and result). Ungated: the method itself says "you have a successor".
+                    /// A custom call, as `initialize`'s: it checks the negotiated version.
+                    InitializeProxy = "proxy/initialize", InitializeProxyRequest => InitializeProxyResponse,
+                    gate: [], handler: initialize_proxy(request), default: method_not_found, call: custom,
+                    feature: "unstable_proxy_chains"
+                }
+                {
+                    /// **Unstable** `proxy/successor` (request, conductor to proxy): a request
+                    /// from the proxy's successor, delivered by the conductor; the answer is the
+                    /// wrapped request's result. Ungated (no capability in the schema).
+                    ProxySuccessor = "proxy/successor", ProxySuccessorRequest => ProxySuccessorResponse,
+                    gate: [], handler: proxy_successor(request), default: method_not_found, call: typed,
+                    feature: "unstable_proxy_chains"
+                }
             ]
             agent_requests: [
                 {
@@ -299,6 +316,15 @@ macro_rules! method_table {
                     handler: mcp_message(request), default: method_not_found, call: typed,
                     feature: "unstable_mcp_over_acp"
                 }
+                {
+                    /// **Unstable** `proxy/successor` (request, proxy to conductor): a request
+                    /// the proxy forwards to its successor; the answer is the successor's
+                    /// result, unchanged. The same wire string as the conductor's row; its
+                    /// types are same-wire wrappers of the schema's (`ProxyForwardRequest`).
+                    ProxySuccessorForward = "proxy/successor", ProxyForwardRequest => ProxyForwardResponse,
+                    gate: [], handler: proxy_successor(request), default: method_not_found, call: typed,
+                    feature: "unstable_proxy_chains"
+                }
             ]
             client_notifications: [
                 {
@@ -312,6 +338,13 @@ macro_rules! method_table {
                     /// same wire string as the request row, which the client receives.
                     McpMessageNotification = "mcp/message", MessageMcpNotification, gate: ["mcpCapabilities", "acp"],
                     layer: App, handler: [mcp_message_notification], feature: "unstable_mcp_over_acp"
+                }
+                {
+                    /// **Unstable** `proxy/successor` (notification, conductor to proxy): a
+                    /// notification from the proxy's successor. Ungated. The same wire string as
+                    /// the request row in this direction: the kind tells them apart.
+                    ProxySuccessorNotification = "proxy/successor", ProxySuccessorNotification, gate: [],
+                    layer: App, handler: [proxy_successor_notification], feature: "unstable_proxy_chains"
                 }
             ]
             agent_notifications: [
@@ -335,6 +368,12 @@ macro_rules! method_table {
                     /// URL elicitation.
                     CompleteElicitation = "elicitation/complete", CompleteElicitationNotification,
                     gate: ["elicitation", "url"], layer: App, handler: [complete_elicitation]
+                }
+                {
+                    /// **Unstable** `proxy/successor` (notification, proxy to conductor): a
+                    /// notification the proxy forwards to its successor. Ungated.
+                    ProxySuccessorForwardNotification = "proxy/successor", ProxyForwardNotification, gate: [],
+                    layer: App, handler: [proxy_successor_notification], feature: "unstable_proxy_chains"
                 }
             ]
             protocol: [

@@ -39,21 +39,41 @@ fn schema_file() -> &'static str {
 /// will add each, as upstream names it), per `meta.unstable.json` key. With every feature on
 /// (`unstable`) the table plus this list must equal `meta.unstable.json` exactly, so adding a
 /// row without taking it off this list (or the reverse) fails the test.
-const NOT_YET: &[(&str, &str, &str)] = &[
-    // Decided, not built yet (see the proxy-chains RFD): on a conductor–proxy connection the
-    // conductor is the client side and the proxy the agent side. `proxy/initialize` is a
-    // client → agent request (InitializeProxyRequest => InitializeProxyResponse, ungated: the
-    // method name itself says "you have a successor"). `proxy/successor` wraps any message and
-    // runs both ways as request and notification (the proxy forwards to its successor, the
-    // conductor delivers from it): four rows on one wire string, so `Method::received` must also
-    // take the kind (the const invariant allows one wire per direction today).
-    ("proxyMethods", "proxy/initialize", "unstable_proxy_chains"),
-    ("proxyMethods", "proxy/successor", "unstable_proxy_chains"),
+const NOT_YET: &[(&str, &str, &str)] = &[];
+
+/// The schema's side of the proxy-chains methods (`x-side: "proxy"`, `proxyMethods` in
+/// `meta.unstable.json`). On a conductor–proxy connection the conductor is the client side and
+/// the proxy the agent side: `proxy/initialize` is a client → agent request; `proxy/successor`
+/// runs both ways as request and notification (four rows on one wire string, told apart by
+/// the receiving side and the kind, see `Method::received_as`).
+const PROXY_PREFIX: &str = "proxy/";
+
+/// The proxy's own rows carry wrappers of the schema's types (one params type per row in the
+/// typed layer): Rust name, schema name.
+const SCHEMA_NAMES: &[(&str, &str)] = &[
+    ("ProxyForwardRequest", "ProxySuccessorRequest"),
+    ("ProxyForwardResponse", "ProxySuccessorResponse"),
+    ("ProxyForwardNotification", "ProxySuccessorNotification"),
 ];
+
+fn schema_name(rust: &str) -> &str {
+    SCHEMA_NAMES.iter().find(|(r, _)| *r == rust).map_or(rust, |(_, s)| s)
+}
 
 /// Unstable rows without a gate: the schema gives their receiver no capability for them. The
 /// client receives `mcp/message` requests for the ACP-transport MCP servers it declared itself.
-const UNGATED_UNSTABLE: &[(&str, Direction)] = &[("mcp/message", Direction::AgentToClient)];
+/// The proxy-chains rows have none either: the conductor opens the connection with
+/// `proxy/initialize` (the method itself says "you have a successor"), and `proxy/successor`
+/// only wraps messages between conductor and proxy (listed once per row: request, then
+/// notification, in table order).
+const UNGATED_UNSTABLE: &[(&str, Direction)] = &[
+    ("proxy/initialize", Direction::ClientToAgent),
+    ("proxy/successor", Direction::ClientToAgent),
+    ("mcp/message", Direction::AgentToClient),
+    ("proxy/successor", Direction::AgentToClient),
+    ("proxy/successor", Direction::ClientToAgent),
+    ("proxy/successor", Direction::AgentToClient),
+];
 
 #[test]
 fn table_equals_meta_json() {
@@ -65,7 +85,11 @@ fn table_equals_meta_json() {
             .map_or_else(BTreeSet::new, |o| o.values().map(|v| v.as_str().unwrap().to_owned()).collect())
     };
     let rows = |dir: Direction| -> BTreeSet<String> {
-        METHODS.iter().filter(|r| r.direction == dir).map(|r| r.wire.to_owned()).collect()
+        METHODS
+            .iter()
+            .filter(|r| r.direction == dir && !r.wire.starts_with(PROXY_PREFIX))
+            .map(|r| r.wire.to_owned())
+            .collect()
     };
     let stable = |dir: Direction| -> BTreeSet<String> {
         let key = match dir {
@@ -103,9 +127,16 @@ fn table_equals_meta_json() {
         }
     }
     let proxy = wires(&unstable_meta, "proxyMethods");
+    assert!(proxy.iter().all(|w| w.starts_with(PROXY_PREFIX)), "{proxy:?}");
+    let proxy_rows: BTreeSet<String> =
+        METHODS.iter().filter(|r| r.wire.starts_with(PROXY_PREFIX)).map(|r| r.wire.to_owned()).collect();
     let pending_proxy: BTreeSet<String> =
         NOT_YET.iter().filter(|(k, ..)| *k == "proxyMethods").map(|(_, w, _)| (*w).to_owned()).collect();
-    assert_eq!(proxy, pending_proxy, "proxy methods");
+    assert!(proxy_rows.is_disjoint(&pending_proxy), "proxyMethods: NOT_YET lists rows that exist");
+    if cfg!(feature = "unstable") {
+        let union: BTreeSet<String> = proxy_rows.union(&pending_proxy).cloned().collect();
+        assert_eq!(union, proxy, "proxyMethods: rows + NOT_YET must equal meta.unstable.json");
+    }
     println!(
         "method table: {} rows ({} stable, {} unstable), {} unstable methods not yet rows",
         METHODS.len(),
@@ -123,33 +154,35 @@ fn row_types_are_the_schema_types() {
     let defs = schema["$defs"].as_object().unwrap();
     for row in METHODS {
         let receiver = match row.direction {
+            _ if row.wire.starts_with(PROXY_PREFIX) => "proxy",
             Direction::ClientToAgent => "agent",
             Direction::AgentToClient => "client",
             Direction::Both => "protocol",
         };
         // By wire and receiving side: `mcp/message` names a request the client handles and a
-        // notification the agent handles.
+        // notification the agent handles. The proxy methods' types are all `x-side: "proxy"`,
+        // told apart by kind (`ProxySuccessorRequest`, `ProxySuccessorNotification`).
         let named: Vec<&String> = defs
             .iter()
             .filter(|(_, d)| d.get("x-method").and_then(Value::as_str) == Some(row.wire))
             .filter(|(_, d)| d.get("x-side").and_then(Value::as_str) == Some(receiver))
             .map(|(name, _)| name)
             .collect();
+        let suffix = match row.kind {
+            Kind::Request => "Request",
+            Kind::Notification => "Notification",
+        };
         let params = named
             .iter()
-            .find(|n| !n.ends_with("Response"))
+            .find(|n| n.ends_with(suffix))
             .unwrap_or_else(|| panic!("{}: no params type in schema", row.wire));
-        assert_eq!(row.params, params.as_str(), "{}", row.wire);
+        assert_eq!(schema_name(row.params), params.as_str(), "{}", row.wire);
         let result = named.iter().find(|n| n.ends_with("Response")).map(|s| s.as_str());
-        assert_eq!(row.result, result, "{}", row.wire);
+        let result = if row.kind == Kind::Request { result } else { None };
+        assert_eq!(row.result.map(schema_name), result, "{}", row.wire);
         // x-side names the side that handles the method.
-        let side = defs[row.params]["x-side"].as_str().unwrap();
-        let expected = match row.direction {
-            Direction::ClientToAgent => "agent",
-            Direction::AgentToClient => "client",
-            Direction::Both => "protocol",
-        };
-        assert_eq!(side, expected, "{}", row.wire);
+        let side = defs[schema_name(row.params)]["x-side"].as_str().unwrap();
+        assert_eq!(side, receiver, "{}", row.wire);
     }
 }
 
@@ -239,7 +272,8 @@ fn method_index_matches_table() {
         assert_eq!(*m as usize, i);
         assert_eq!(m.row().method, *m);
         let receiver = if m.row().received_by(Side::Agent) { Side::Agent } else { Side::Client };
-        assert_eq!(Method::received(m.wire(), receiver), Some(*m));
+        assert_eq!(Method::received_as(m.wire(), receiver, m.row().kind), Some(*m));
+        assert_eq!(Method::received(m.wire(), receiver).map(|r| r.row().direction), Some(m.row().direction));
     }
     assert_eq!(Method::from_wire("nope"), None);
     assert!(Method::Initialize.row().received_by(Side::Agent));
@@ -308,5 +342,29 @@ fn a_shared_wire_string_resolves_by_the_receiving_side() {
     assert!(matches!(
         Request::decode(Side::Client, "mcp/message", Some(&params)),
         Ok(Request::Agent(AgentRequest::McpMessage(_)))
+    ));
+}
+
+/// `proxy/successor` is a request and a notification in each direction: resolved by the
+/// receiving side and the kind.
+#[cfg(feature = "unstable_proxy_chains")]
+#[test]
+fn proxy_successor_resolves_by_side_and_kind() {
+    use Kind::{Notification as N, Request as R};
+    let w = "proxy/successor";
+    assert_eq!(Method::received_as(w, Side::Agent, R), Some(Method::ProxySuccessor));
+    assert_eq!(Method::received_as(w, Side::Agent, N), Some(Method::ProxySuccessorNotification));
+    assert_eq!(Method::received_as(w, Side::Client, R), Some(Method::ProxySuccessorForward));
+    assert_eq!(Method::received_as(w, Side::Client, N), Some(Method::ProxySuccessorForwardNotification));
+    assert_eq!(Method::received_as("proxy/initialize", Side::Agent, R), Some(Method::InitializeProxy));
+    assert_eq!(Method::received_as("proxy/initialize", Side::Client, R), None);
+    let params = raw(r#"{"method":"session/update","params":{"sessionId":"s"}}"#);
+    assert!(matches!(
+        Notification::decode(Side::Agent, w, Some(&params)),
+        Ok(Notification::Client(ClientNotification::ProxySuccessorNotification(_)))
+    ));
+    assert!(matches!(
+        Request::decode(Side::Client, w, Some(&params)),
+        Ok(Request::Agent(AgentRequest::ProxySuccessorForward(_)))
     ));
 }

@@ -107,6 +107,8 @@ pub mod prompt;
 pub mod prompt_suggestions;
 #[cfg(feature = "unstable_llm_providers")]
 pub mod providers;
+#[cfg(feature = "unstable_proxy_chains")]
+pub mod proxy_chains;
 pub mod session;
 #[cfg(feature = "unstable_session_cursors")]
 pub mod session_cursors;
@@ -145,6 +147,8 @@ pub use prompt::*;
 pub use prompt_suggestions::*;
 #[cfg(feature = "unstable_llm_providers")]
 pub use providers::*;
+#[cfg(feature = "unstable_proxy_chains")]
+pub use proxy_chains::*;
 pub use session::*;
 #[cfg(feature = "unstable_session_cursors")]
 pub use session_cursors::*;

@@ -703,8 +703,9 @@ fn short(e: &Event) -> String {
         Event::Notification { notification, turn } => format!("notification {} {turn:?}", notification.wire()),
         Event::Cancelled { id, reason } => format!("cancelled {id} {reason:?}"),
         Event::Outcome { id, outcome } => {
-            let o = format!("{outcome:?}");
-            format!("outcome {id} {}", &o[..o.len().min(60)])
+            // The first 60 characters (not bytes: a generated result may hold any text).
+            let o: String = format!("{outcome:?}").chars().take(60).collect();
+            format!("outcome {id} {o}")
         }
         Event::HandshakeCompleted(_) => "handshake".into(),
         Event::Closed { reason } => format!("closed {reason:?}"),
