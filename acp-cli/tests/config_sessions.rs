@@ -287,6 +287,8 @@ fn two_processes_record_at_once_and_the_database_stays_consistent() {
                     let input: String = (0..TURNS).map(|t| format!("writer {w} process {p} turn {t}\n")).collect();
                     let run = home.run(&["client", "--agent", "plain"], &input);
                     assert_eq!(run.code(), 0, "{}\n{}", run.stdout, run.stderr);
+                    let unrecorded = run.stdout.contains("not recorded") || run.stderr.contains("not recorded");
+                    assert!(!unrecorded, "a client lost the database to another:\n{}\n{}", run.stdout, run.stderr);
                 }
             })
         })

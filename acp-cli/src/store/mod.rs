@@ -147,6 +147,24 @@ fn sql(e: rusqlite::Error) -> String {
     format!("session database: {e}")
 }
 
+/// A failure of setting the database up: `Yes` when another connection held it (worth
+/// retrying), `No` otherwise.
+enum Busy {
+    Yes(String),
+    No(String),
+}
+
+impl From<rusqlite::Error> for Busy {
+    fn from(e: rusqlite::Error) -> Busy {
+        let busy = matches!(
+            &e,
+            rusqlite::Error::SqliteFailure(f, _)
+                if matches!(f.code, rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked)
+        );
+        if busy { Busy::Yes(sql(e)) } else { Busy::No(sql(e)) }
+    }
+}
+
 impl Store {
     /// Opens (creating it if needed) the database in [`state_dir`].
     pub fn open_default() -> Result<Store, String> {
@@ -165,11 +183,29 @@ impl Store {
         let path = dir.join("sessions.db");
         let conn = Connection::open(&path).map_err(|e| format!("cannot open {}: {e}", path.display()))?;
         conn.busy_timeout(BUSY_TIMEOUT).map_err(sql)?;
-        conn.pragma_update(None, "journal_mode", "WAL").map_err(sql)?;
         conn.pragma_update(None, "foreign_keys", "ON").map_err(sql)?;
         let mut store = Store { conn, path };
-        store.migrate()?;
+        store.set_up()?;
         Ok(store)
+    }
+
+    /// WAL mode and the schema, retried while another process holds the database. Switching a
+    /// new database to WAL needs it to itself, and SQLite answers `SQLITE_BUSY` at once there
+    /// rather than calling the busy handler: clients started together on a fresh database would
+    /// otherwise lose the race and record nothing.
+    fn set_up(&mut self) -> Result<(), String> {
+        let deadline = std::time::Instant::now() + BUSY_TIMEOUT;
+        loop {
+            let attempt =
+                self.conn.pragma_update(None, "journal_mode", "WAL").map_err(Busy::from).and_then(|()| self.migrate());
+            match attempt {
+                Err(Busy::Yes(_)) if std::time::Instant::now() < deadline => {
+                    std::thread::sleep(Duration::from_millis(5));
+                }
+                Err(Busy::Yes(e) | Busy::No(e)) => return Err(e),
+                Ok(()) => return Ok(()),
+            }
+        }
     }
 
     /// The database file.
@@ -177,20 +213,20 @@ impl Store {
         &self.path
     }
 
-    fn migrate(&mut self) -> Result<(), String> {
-        let tx = self.conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(sql)?;
-        let version: i64 = tx.pragma_query_value(None, "user_version", |r| r.get(0)).map_err(sql)?;
+    fn migrate(&mut self) -> Result<(), Busy> {
+        let tx = self.conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let version: i64 = tx.pragma_query_value(None, "user_version", |r| r.get(0))?;
         if version > SCHEMA_VERSION {
-            return Err(format!(
+            return Err(Busy::No(format!(
                 "{} has schema version {version}, newer than this acp's ({SCHEMA_VERSION}); use a newer acp",
                 self.path.display()
-            ));
+            )));
         }
         if version < 1 {
-            tx.execute_batch(SCHEMA_V1).map_err(sql)?;
-            tx.pragma_update(None, "user_version", SCHEMA_VERSION).map_err(sql)?;
+            tx.execute_batch(SCHEMA_V1)?;
+            tx.pragma_update(None, "user_version", SCHEMA_VERSION)?;
         }
-        tx.commit().map_err(sql)
+        Ok(tx.commit()?)
     }
 
     /// Records a new session; returns its local id.
@@ -408,5 +444,25 @@ mod tests {
         assert_eq!(store.prune(1).unwrap(), 1);
         assert!(store.transcript(id).unwrap().is_empty());
         let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// Clients started together on a machine with no database yet all open it: each waits
+    /// for the others instead of failing (a lost race used to leave a session unrecorded).
+    #[test]
+    fn many_openers_of_a_new_database_all_succeed() {
+        for round in 0..20 {
+            let dir = std::env::temp_dir().join(format!("acp-store-race-{}-{round}", std::process::id()));
+            let _ = std::fs::remove_dir_all(&dir);
+            let openers: Vec<_> = (0..8)
+                .map(|_| {
+                    let dir = dir.clone();
+                    std::thread::spawn(move || Store::open(&dir).map(|_| ()))
+                })
+                .collect();
+            for opener in openers {
+                opener.join().unwrap().unwrap_or_else(|e| panic!("round {round}: {e}"));
+            }
+            std::fs::remove_dir_all(&dir).unwrap();
+        }
     }
 }
