@@ -126,13 +126,40 @@ impl Agent for SessionsAgent {
 }
 
 async fn connect(agent: SessionsAgent) -> ClientConnection {
+    initialized(agent, InitializeRequest::new(ProtocolVersion::V1)).await
+}
+
+/// Serves `agent` on one end of an in-memory pipe and returns a client (no handlers of its own)
+/// on the other, initialised with `init`. Shared by the modules below.
+async fn initialized(agent: impl Agent, init: InitializeRequest) -> ClientConnection {
     let (client_io, agent_io) = tokio::io::duplex(64 * 1024);
     let (reader, writer) = tokio::io::split(agent_io);
     tokio::spawn(acp_tokio::serve(agent, reader, writer, AgentOptions::default()));
     let (reader, writer) = tokio::io::split(client_io);
     let conn = ClientConnection::connect((), reader, writer, ClientOptions::default());
-    conn.initialize(InitializeRequest::new(ProtocolVersion::V1)).await.expect("initialize");
+    conn.initialize(init).await.expect("initialize");
     conn
+}
+
+/// Initialises a client on `agent` advertising the session capabilities `session` (none when
+/// `None`), and opens one session (the agents here call it `s1`).
+async fn with_session(agent: impl Agent, session: Option<ClientSessionCapabilities>) -> ClientConnection {
+    let mut init = InitializeRequest::new(ProtocolVersion::V1);
+    init.client_capabilities.session = session;
+    let conn = initialized(agent, init).await;
+    conn.new_session(NewSessionRequest::new("/work", Vec::new())).await.expect("session/new");
+    conn
+}
+
+/// Runs one turn of session `s1` to its `end_turn` and returns its updates.
+async fn turn_updates(conn: &ClientConnection) -> Vec<SessionUpdate> {
+    let mut turn = conn.prompt(PromptRequest::new("s1", vec![ContentBlock::text("hi")])).await.expect("prompt");
+    let mut updates = Vec::new();
+    while let Some(update) = turn.next_update().await {
+        updates.push(update);
+    }
+    assert_eq!(turn.finish().await.expect("turn"), StopReason::EndTurn);
+    updates
 }
 
 #[tokio::test]

@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex};
 
 use acp_tokio::acp_proto::types::*;
 use acp_tokio::acp_proto::{RpcError, SendError};
-use acp_tokio::{Agent, AgentOptions, ClientConnection, ClientOptions, Error, PromptContext, RequestContext};
+use acp_tokio::{Agent, ClientConnection, Error, PromptContext, RequestContext};
 
 /// An agent with session `s1` whose turns reply with message `m1` and announce cursor `c1`
 /// after it.
@@ -62,38 +62,18 @@ impl Agent for CursorAgent {
 }
 
 async fn connect(agent: CursorAgent, advertise: bool) -> ClientConnection {
-    let (client_io, agent_io) = tokio::io::duplex(64 * 1024);
-    let (reader, writer) = tokio::io::split(agent_io);
-    tokio::spawn(acp_tokio::serve(agent, reader, writer, AgentOptions::default()));
-    let (reader, writer) = tokio::io::split(client_io);
-    let conn = ClientConnection::connect((), reader, writer, ClientOptions::default());
-    let mut init = InitializeRequest::new(ProtocolVersion::V1);
-    if advertise {
-        init.client_capabilities.session = Some(ClientSessionCapabilities {
-            cursors: Some(SessionCursorsCapabilities::default()),
-            ..ClientSessionCapabilities::default()
-        });
-    }
-    conn.initialize(init).await.expect("initialize");
-    conn.new_session(NewSessionRequest::new("/work", Vec::new())).await.expect("session/new");
-    conn
-}
-
-async fn turn_updates(conn: &ClientConnection) -> Vec<SessionUpdate> {
-    let mut turn = conn.prompt(PromptRequest::new("s1", vec![ContentBlock::text("hi")])).await.expect("prompt");
-    let mut updates = Vec::new();
-    while let Some(update) = turn.next_update().await {
-        updates.push(update);
-    }
-    assert_eq!(turn.finish().await.expect("turn"), StopReason::EndTurn);
-    updates
+    let session = advertise.then(|| ClientSessionCapabilities {
+        cursors: Some(SessionCursorsCapabilities::default()),
+        ..ClientSessionCapabilities::default()
+    });
+    super::with_session(agent, session).await
 }
 
 #[tokio::test]
 async fn an_announced_cursor_reaches_the_client_which_forks_there() {
     let agent = CursorAgent::default();
     let conn = connect(agent.clone(), true).await;
-    let updates = turn_updates(&conn).await;
+    let updates = super::turn_updates(&conn).await;
     assert_eq!(*agent.outcomes.lock().unwrap(), [Ok(())]);
     assert_eq!(updates.len(), 2, "{updates:?}");
     let SessionUpdate::CursorUpdate(cursor) = &updates[1] else { panic!("unexpected {updates:?}") };
@@ -110,7 +90,7 @@ async fn an_announced_cursor_reaches_the_client_which_forks_there() {
 async fn a_cursor_is_refused_by_the_agent_when_the_client_did_not_advertise_cursors() {
     let agent = CursorAgent::default();
     let conn = connect(agent.clone(), false).await;
-    let updates = turn_updates(&conn).await;
+    let updates = super::turn_updates(&conn).await;
     assert_eq!(*agent.outcomes.lock().unwrap(), [Err("session.cursors".to_owned())]);
     assert_eq!(updates.len(), 1, "only the reply arrived: {updates:?}");
     assert!(matches!(&updates[0], SessionUpdate::AgentMessageChunk(_)));

@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex};
 
 use acp_tokio::acp_proto::types::*;
 use acp_tokio::acp_proto::{ErrorCode, RpcError, SendError};
-use acp_tokio::{Agent, AgentOptions, ClientConnection, ClientOptions, Error, PromptContext, RequestContext};
+use acp_tokio::{Agent, ClientConnection, Error, PromptContext, RequestContext};
 
 /// An agent with one session `s1`; each fork of it is `s1-fork-N`, whose first prompt streams
 /// one chunk naming its source.
@@ -56,13 +56,7 @@ impl Agent for ForkingAgent {
 }
 
 async fn connect(agent: ForkingAgent) -> ClientConnection {
-    let (client_io, agent_io) = tokio::io::duplex(64 * 1024);
-    let (reader, writer) = tokio::io::split(agent_io);
-    tokio::spawn(acp_tokio::serve(agent, reader, writer, AgentOptions::default()));
-    let (reader, writer) = tokio::io::split(client_io);
-    let conn = ClientConnection::connect((), reader, writer, ClientOptions::default());
-    conn.initialize(InitializeRequest::new(ProtocolVersion::V1)).await.expect("initialize");
-    conn
+    super::initialized(agent, InitializeRequest::new(ProtocolVersion::V1)).await
 }
 
 #[tokio::test]

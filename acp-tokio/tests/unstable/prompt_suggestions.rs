@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex};
 
 use acp_tokio::acp_proto::types::*;
 use acp_tokio::acp_proto::{RpcError, SendError};
-use acp_tokio::{Agent, AgentOptions, ClientConnection, ClientOptions, Error, PromptContext, RequestContext};
+use acp_tokio::{Agent, ClientConnection, Error, PromptContext, RequestContext};
 
 /// An agent whose every turn suggests two follow-up prompts, then says how that went.
 #[derive(Clone, Default)]
@@ -44,39 +44,18 @@ impl Agent for SuggestingAgent {
 
 /// Connects a client advertising `session.promptSuggestions` or not, and opens session `s1`.
 async fn connect(agent: SuggestingAgent, advertise: bool) -> ClientConnection {
-    let (client_io, agent_io) = tokio::io::duplex(64 * 1024);
-    let (reader, writer) = tokio::io::split(agent_io);
-    tokio::spawn(acp_tokio::serve(agent, reader, writer, AgentOptions::default()));
-    let (reader, writer) = tokio::io::split(client_io);
-    let conn = ClientConnection::connect((), reader, writer, ClientOptions::default());
-    let mut init = InitializeRequest::new(ProtocolVersion::V1);
-    if advertise {
-        init.client_capabilities.session = Some(ClientSessionCapabilities {
-            prompt_suggestions: Some(PromptSuggestionsCapabilities::default()),
-            ..ClientSessionCapabilities::default()
-        });
-    }
-    conn.initialize(init).await.expect("initialize");
-    conn.new_session(NewSessionRequest::new("/work", Vec::new())).await.expect("session/new");
-    conn
-}
-
-/// Runs one turn of `s1` and returns its updates.
-async fn turn_updates(conn: &ClientConnection) -> Vec<SessionUpdate> {
-    let mut turn = conn.prompt(PromptRequest::new("s1", vec![ContentBlock::text("hi")])).await.expect("prompt");
-    let mut updates = Vec::new();
-    while let Some(update) = turn.next_update().await {
-        updates.push(update);
-    }
-    assert_eq!(turn.finish().await.expect("turn"), StopReason::EndTurn);
-    updates
+    let session = advertise.then(|| ClientSessionCapabilities {
+        prompt_suggestions: Some(PromptSuggestionsCapabilities::default()),
+        ..ClientSessionCapabilities::default()
+    });
+    super::with_session(agent, session).await
 }
 
 #[tokio::test]
 async fn suggestions_reach_a_client_that_advertised_them() {
     let agent = SuggestingAgent::default();
     let conn = connect(agent.clone(), true).await;
-    let updates = turn_updates(&conn).await;
+    let updates = super::turn_updates(&conn).await;
     assert_eq!(*agent.outcomes.lock().unwrap(), [Ok(())]);
     assert_eq!(updates.len(), 2, "{updates:?}");
     let SessionUpdate::PromptSuggestionsUpdate(got) = &updates[0] else { panic!("unexpected {updates:?}") };
@@ -92,7 +71,7 @@ async fn suggestions_reach_a_client_that_advertised_them() {
 async fn suggestions_are_refused_by_the_agent_when_the_client_did_not_advertise_them() {
     let agent = SuggestingAgent::default();
     let conn = connect(agent.clone(), false).await;
-    let updates = turn_updates(&conn).await;
+    let updates = super::turn_updates(&conn).await;
     assert_eq!(*agent.outcomes.lock().unwrap(), [Err("session.promptSuggestions".to_owned())]);
     // Only the text chunk arrived: the refused update never reached the client.
     assert_eq!(updates, [SessionUpdate::AgentMessageChunk(ContentChunk::new(ContentBlock::text("done")))]);

@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex};
 
 use acp_tokio::acp_proto::types::*;
 use acp_tokio::acp_proto::{ErrorCode, RpcError, SendError};
-use acp_tokio::{Agent, AgentOptions, ClientConnection, ClientOptions, Error, RequestContext};
+use acp_tokio::{Agent, ClientConnection, Error, RequestContext};
 
 /// An agent with a required `main` provider (Anthropic) and an optional `backup` (disabled).
 #[derive(Clone)]
@@ -104,13 +104,7 @@ impl Agent for RoutingAgent {
 }
 
 async fn connect(agent: RoutingAgent) -> ClientConnection {
-    let (client_io, agent_io) = tokio::io::duplex(64 * 1024);
-    let (reader, writer) = tokio::io::split(agent_io);
-    tokio::spawn(acp_tokio::serve(agent, reader, writer, AgentOptions::default()));
-    let (reader, writer) = tokio::io::split(client_io);
-    let conn = ClientConnection::connect((), reader, writer, ClientOptions::default());
-    conn.initialize(InitializeRequest::new(ProtocolVersion::V1)).await.expect("initialize");
-    conn
+    super::initialized(agent, InitializeRequest::new(ProtocolVersion::V1)).await
 }
 
 fn enabled(list: &ListProvidersResponse) -> Vec<(String, Option<String>)> {

@@ -10,7 +10,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use acp_tokio::acp_proto::types::*;
 use acp_tokio::acp_proto::{RpcError, SendError};
-use acp_tokio::{Agent, AgentOptions, ClientConnection, ClientOptions, Error, RequestContext};
+use acp_tokio::{Agent, ClientConnection, Error, RequestContext};
 
 /// An agent whose sessions have one boolean option, `web` (off by default).
 #[derive(Clone, Default)]
@@ -61,11 +61,6 @@ impl Agent for OptionsAgent {
 }
 
 async fn connect(agent: OptionsAgent) -> ClientConnection {
-    let (client_io, agent_io) = tokio::io::duplex(64 * 1024);
-    let (reader, writer) = tokio::io::split(agent_io);
-    tokio::spawn(acp_tokio::serve(agent, reader, writer, AgentOptions::default()));
-    let (reader, writer) = tokio::io::split(client_io);
-    let conn = ClientConnection::connect((), reader, writer, ClientOptions::default());
     // Boolean options may be sent and shown only by a client that advertises them.
     let mut init = InitializeRequest::new(ProtocolVersion::V1);
     init.client_capabilities.session = Some(ClientSessionCapabilities {
@@ -75,8 +70,7 @@ async fn connect(agent: OptionsAgent) -> ClientConnection {
         }),
         ..Default::default()
     });
-    conn.initialize(init).await.expect("initialize");
-    conn
+    super::initialized(agent, init).await
 }
 
 fn web_is_on(options: &Option<Vec<SessionConfigOption>>) -> bool {

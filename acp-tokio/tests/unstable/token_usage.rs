@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use acp_tokio::acp_proto::RpcError;
 use acp_tokio::acp_proto::types::*;
-use acp_tokio::{Agent, AgentOptions, ClientConnection, ClientOptions, PromptContext, RequestContext};
+use acp_tokio::{Agent, PromptContext, RequestContext};
 
 /// An agent that bills each prompt one input token per character and 2 output tokens, and
 /// reports usage only for prompts that are not `quiet`.
@@ -48,12 +48,7 @@ impl Agent for BillingAgent {
 
 #[tokio::test]
 async fn the_turns_token_usage_reaches_the_client_typed() {
-    let (client_io, agent_io) = tokio::io::duplex(64 * 1024);
-    let (reader, writer) = tokio::io::split(agent_io);
-    tokio::spawn(acp_tokio::serve(BillingAgent::default(), reader, writer, AgentOptions::default()));
-    let (reader, writer) = tokio::io::split(client_io);
-    let conn = ClientConnection::connect((), reader, writer, ClientOptions::default());
-    conn.initialize(InitializeRequest::new(ProtocolVersion::V1)).await.expect("initialize");
+    let conn = super::initialized(BillingAgent::default(), InitializeRequest::new(ProtocolVersion::V1)).await;
     let session = conn.new_session(NewSessionRequest::new("/work", Vec::new())).await.expect("session/new").session_id;
 
     let turn =
