@@ -140,14 +140,12 @@ impl Connection {
             return;
         }
         // 5. The capability gate, against this side's own capabilities.
-        let row_method = Method::received_as(&method, self.side, Kind::Request)
-            .or_else(|| Method::received(&method, self.side))
-            .or_else(|| Method::from_wire(&method));
+        let row_method = Method::received_as(&method, self.side, Kind::Request);
+        if row_method.is_none() && Method::from_wire(&method).is_some() {
+            // A method of the table, but not one this side receives as a request.
+            return self.reply_error(&id, &RpcError::method_not_found(&method));
+        }
         if let Some(m) = row_method {
-            let row = m.row();
-            if !row.received_by(self.side) || row.kind != Kind::Request {
-                return self.reply_error(&id, &RpcError::method_not_found(&method));
-            }
             let own = self.negotiated.as_ref().map(|n| &n.own);
             if let GateDecision::Denied { capability } = check_method(own, m) {
                 let error = RpcError::method_not_found(&method).with_data(json!({
@@ -299,15 +297,11 @@ impl Connection {
             self.stats.notifications_dropped += 1;
             return;
         }
-        if let Some(m) = Method::received_as(method, self.side, Kind::Notification)
-            .or_else(|| Method::received(method, self.side))
-            .or_else(|| Method::from_wire(method))
-        {
-            let row = m.row();
-            if !row.received_by(self.side) || row.kind != Kind::Notification {
-                self.stats.notifications_dropped += 1;
-                return;
-            }
+        let received = Method::received_as(method, self.side, Kind::Notification).is_some();
+        if !received && Method::from_wire(method).is_some() {
+            // A method of the table, but not a notification this side receives.
+            self.stats.notifications_dropped += 1;
+            return;
         }
         let notification = match Notification::decode(self.side, method, params) {
             Ok(n) => n,
