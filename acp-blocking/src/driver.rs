@@ -83,8 +83,7 @@ use std::time::{Duration, Instant as StdInstant};
 
 use acp_proto::types::SessionId;
 use acp_proto::{
-    AgentNotification, Config, Connection, Event, InboundId, Instant, Notification, Request, Response,
-    RpcError, Side,
+    AgentNotification, Config, Connection, Event, InboundId, Instant, Notification, Request, Response, RpcError, Side,
 };
 
 use crate::error::Error;

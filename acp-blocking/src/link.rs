@@ -373,3 +373,49 @@ impl Link {
         lock(&self.shared.closed).clone()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::mpsc;
+    use std::thread;
+
+    use acp_proto::{Config, Side};
+
+    use super::*;
+
+    fn core() -> Core {
+        let conn = Connection::new(Side::Agent, Config::default(), Instant::ZERO);
+        let tracer = Tracer::new(Side::Agent, false);
+        #[cfg(unix)]
+        return Core::new(conn, None, tracer);
+        #[cfg(not(unix))]
+        Core::new(conn, tracer)
+    }
+
+    /// A thread waiting for room counts itself before it lets the connection go, so a signal
+    /// sent after a change made under the connection always reaches it (a signal with no
+    /// waiter is skipped).
+    #[test]
+    fn a_drained_signal_reaches_a_counted_waiter() {
+        let core = Arc::new(core());
+        core.signal_drained();
+        let (done, finished) = mpsc::channel();
+        let waiter = {
+            let core = core.clone();
+            thread::spawn(move || {
+                let conn = lock(&core.conn);
+                drop(core.wait_drained(conn));
+                done.send(()).expect("test alive");
+            })
+        };
+        while core.drain_waiters.load(Ordering::SeqCst) == 0 {
+            thread::yield_now();
+        }
+        // The change: made under the connection, which the waiter let go inside the wait.
+        drop(lock(&core.conn));
+        core.signal_drained();
+        finished.recv_timeout(Duration::from_secs(10)).expect("the waiter was woken");
+        waiter.join().expect("waiter");
+        assert_eq!(core.drain_waiters.load(Ordering::SeqCst), 0);
+    }
+}

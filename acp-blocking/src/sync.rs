@@ -348,6 +348,32 @@ mod tests {
         assert_eq!(backlog.len(), 0);
     }
 
+    /// The end of a turn: the last item and the end of the stream arrive together, to a
+    /// receiver already asleep or not yet waiting; a sender dropped while nobody waits still
+    /// ends the stream.
+    #[test]
+    fn push_last_delivers_the_item_then_ends_the_stream() {
+        let (tx, _rx) = mpsc::channel();
+        let backlog = Arc::new(Backlog::new(8, tx));
+        let (sender, receiver) = inbox::<u32>(backlog.clone());
+        let waiter = thread::spawn(move || (receiver.recv(), receiver.recv()));
+        while !lock(&sender.inbox.state).waiting {
+            thread::yield_now();
+        }
+        assert!(sender.push_last(7));
+        assert_eq!(waiter.join().expect("receiver"), (Some(7), None));
+        assert_eq!(backlog.len(), 0);
+
+        let (sender, receiver) = inbox::<u32>(backlog.clone());
+        assert!(sender.push(1));
+        assert!(sender.push_last(2));
+        assert_eq!((receiver.recv(), receiver.recv(), receiver.recv()), (Some(1), Some(2), None));
+
+        let (sender, receiver) = inbox::<u32>(backlog);
+        drop(sender);
+        assert_eq!(receiver.recv(), None);
+    }
+
     #[test]
     fn a_dropped_receiver_releases_its_items_and_refuses_more() {
         let (tx, rx) = mpsc::channel();
