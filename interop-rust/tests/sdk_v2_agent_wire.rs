@@ -6,12 +6,12 @@
 mod common;
 
 use acp_proto::v2::{
-    AgentNotificationParams, AgentRequestParams, AgentResult, CancelSessionNotification, CancelToolCallRequest,
-    ClientCapabilities, ClientNotification, ClientNotificationParams, ClientRequest, ClientRequestParams,
-    ClientResponse, ClientResult, ContentBlock, ErrorData, IdempotencyKey, IdleStopReason, Implementation,
-    InitializeRequest, NewSessionRequest, PromptRequest, ProtocolVersion, RequestPermissionOutcome,
-    RequestPermissionResponse, RequestPermissionSubject, SelectedPermissionOutcome, SessionId, SessionUpdate,
-    StateUpdate, TextContent, UpdateSessionNotification,
+    AgentNotificationParams, AgentRequest, AgentRequestParams, AgentResult, CancelSessionNotification,
+    CancelToolCallRequest, CancelledPermissionOutcome, ClientCapabilities, ClientNotification,
+    ClientNotificationParams, ClientRequest, ClientRequestParams, ClientResponse, ClientResult, ContentBlock,
+    ErrorData, IdempotencyKey, IdleStopReason, Implementation, InitializeRequest, NewSessionRequest, PromptRequest,
+    ProtocolVersion, RequestPermissionOutcome, RequestPermissionResponse, RequestPermissionSubject,
+    SelectedPermissionOutcome, SessionId, SessionUpdate, StateUpdate, TextContent, UpdateSessionNotification,
 };
 use common::wire::{FromAgent, Wire, assert_differences, id};
 use common::{sdk_agent, sdk_v2_agent};
@@ -102,9 +102,51 @@ fn name(update: &SessionUpdate) -> String {
         },
         SessionUpdate::UserMessage(m) => format!("user {}", m.message_id.as_str()),
         SessionUpdate::PlanUpdate(_) => "plan".into(),
+        SessionUpdate::AgentThoughtChunk(c) => format!("thought {}", c.message_id.as_str()),
+        SessionUpdate::AgentMessage(m) => {
+            format!("message {} ({} blocks)", m.message_id.as_str(), m.content.as_ref().map_or(0, Vec::len))
+        }
+        SessionUpdate::ToolCallContentChunk(c) => format!("tool content {}", c.tool_call_id.as_str()),
+        SessionUpdate::UsageUpdate(u) => format!("usage {}/{}", u.used, u.size),
+        SessionUpdate::SessionInfoUpdate(_) => "info".into(),
+        SessionUpdate::Notice(n) => format!("notice {}", n.title),
         other => format!("{other:?}"),
     }
 }
+
+/// Runs a full turn up to the permission request: the names seen, and the request.
+async fn until_permission(wire: &mut Wire, session: &SessionId) -> (Vec<String>, AgentRequest) {
+    let mut seen = Vec::new();
+    loop {
+        let frame = wire.next_from_agent().await.expect("the agent keeps the pipe open");
+        if let FromAgent::Request(r) = frame {
+            let AgentRequestParams::RequestPermission(ask) = &r.params else { panic!("unexpected request {r:?}") };
+            let Some(RequestPermissionSubject::ToolCall(subject)) = &ask.subject else { panic!("a tool call subject") };
+            seen.push(format!("permission {}", subject.tool_call.tool_call_id.as_str()));
+            let ids: Vec<&str> = ask.options.iter().map(|o| o.option_id.as_str()).collect();
+            assert_eq!(ids, ["allow", "reject"]);
+            return (seen, r);
+        }
+        let update = session_update(&frame).unwrap_or_else(|| panic!("a session/update, got {frame:?}"));
+        assert_eq!(&update.session_id, session);
+        seen.push(name(&update.update));
+    }
+}
+
+async fn answer_permission(wire: &mut Wire, r: &AgentRequest, outcome: RequestPermissionOutcome) {
+    let answer = ClientResult::RequestPermission(RequestPermissionResponse { outcome, meta: None });
+    wire.client_response("session/request_permission", ClientResponse { id: r.id.clone(), outcome: Ok(answer) }).await;
+}
+
+const TURN_START: [&str; 7] = [
+    "user user-2",
+    "running",
+    "thought thought-2",
+    "chunk echo: hello",
+    "tool call-1 Some(Pending) cancel=true",
+    "tool content call-1",
+    "permission call-1",
+];
 
 #[tokio::test]
 async fn v2_agent_full_turn_acknowledges_streams_asks_and_ends_with_one_idle() {
@@ -112,39 +154,18 @@ async fn v2_agent_full_turn_acknowledges_streams_asks_and_ends_with_one_idle() {
     let session = open(&mut wire).await;
     let ack = prompt_keyed(&mut wire, 3, &session, "hello", Some("k-1")).await;
     assert_eq!(ack, "user-2", "the acknowledgement names the inserted user message");
-    let mut seen = Vec::new();
-    loop {
-        let frame = wire.next_from_agent().await.expect("the agent keeps the pipe open");
-        if let FromAgent::Request(r) = &frame {
-            let AgentRequestParams::RequestPermission(ask) = &r.params else { panic!("unexpected request {r:?}") };
-            let Some(RequestPermissionSubject::ToolCall(subject)) = &ask.subject else { panic!("a tool call subject") };
-            seen.push(format!("permission {}", subject.tool_call.tool_call_id.as_str()));
-            let ids: Vec<&str> = ask.options.iter().map(|o| o.option_id.as_str()).collect();
-            assert_eq!(ids, ["allow", "reject"]);
-            let outcome = RequestPermissionOutcome::Selected(SelectedPermissionOutcome::new("allow"));
-            let answer = ClientResult::RequestPermission(RequestPermissionResponse { outcome, meta: None });
-            wire.client_response(
-                "session/request_permission",
-                ClientResponse { id: r.id.clone(), outcome: Ok(answer) },
-            )
-            .await;
-            continue;
-        }
-        let update = session_update(&frame).unwrap_or_else(|| panic!("a session/update, got {frame:?}"));
-        assert_eq!(update.session_id, session);
-        seen.push(name(&update.update));
-        if matches!(update.update, SessionUpdate::StateUpdate(StateUpdate::Idle(_))) {
-            break;
-        }
-    }
+    let (mut seen, ask) = until_permission(&mut wire, &session).await;
+    assert_eq!(seen, TURN_START);
+    answer_permission(&mut wire, &ask, RequestPermissionOutcome::Selected(SelectedPermissionOutcome::new("allow")))
+        .await;
+    seen = until_idle(&mut wire).await;
     let expected = [
-        "user user-2",
-        "running",
-        "chunk echo: hello",
-        "tool call-1 Some(Pending) cancel=true",
-        "permission call-1",
         "tool call-1 Some(Completed) cancel=false",
         "plan",
+        "message agent-2 (1 blocks)",
+        "usage 10/100",
+        "info",
+        "notice careful",
         "idle Some(EndTurn)",
     ];
     assert_eq!(seen, expected);
@@ -152,6 +173,24 @@ async fn v2_agent_full_turn_acknowledges_streams_asks_and_ends_with_one_idle() {
     assert_eq!(prompt(&mut wire, 4, &session, "again").await, "user-3");
     // The SDK (schema crate 1.17.0) has no `PromptRequest.idempotencyKey`.
     assert_differences(&wire.differences, &["ours→sdk session/prompt idempotencyKey: lost"]);
+}
+
+#[tokio::test]
+async fn v2_agent_session_cancel_while_permission_is_asked_ends_the_turn_cancelled() {
+    let (mut wire, _agent) = connect();
+    let session = open(&mut wire).await;
+    assert_eq!(prompt(&mut wire, 3, &session, "hello").await, "user-2");
+    let (seen, ask) = until_permission(&mut wire, &session).await;
+    assert_eq!(seen, TURN_START);
+    // As the v2 docs ask of a client: session/cancel, then the pending permission answered `cancelled`.
+    let cancel = CancelSessionNotification { session_id: session.clone(), meta: None };
+    wire.client_notification(ClientNotification { params: ClientNotificationParams::Cancel(cancel) }).await;
+    answer_permission(&mut wire, &ask, RequestPermissionOutcome::Cancelled(CancelledPermissionOutcome::default()))
+        .await;
+    let end = until_idle(&mut wire).await;
+    assert_eq!(end, ["tool call-1 Some(Cancelled) cancel=false", "idle Some(Cancelled)"]);
+    assert_eq!(prompt(&mut wire, 4, &session, "again").await, "user-3", "nothing between the idle and the next ack");
+    assert_differences(&wire.differences, &[]);
 }
 
 /// Reads updates until `idle`; their names.

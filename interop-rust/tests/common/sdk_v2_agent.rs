@@ -6,7 +6,7 @@
 //! | prompt (first text) | what the SDK agent does after acknowledging with `user-<n>` |
 //! |---|---|
 //! | `wait` | `user_message`, `running`, tool calls `call-w1` and `call-w2` (`in_progress`, `capabilities.cancel`); then waits: `tool_call/cancel` of one answers `{}` and sends its `tool_call_update` `cancelled` (the turn stays open); `session/cancel` sends `cancelled` for the open ones, then `idle` with `cancelled` |
-//! | anything else | `user_message`, `running`, `agent_message_chunk` `echo: <text>`, tool call `call-1` (`pending`, `capabilities.cancel`), asks `session/request_permission` about it (options `allow`, `reject`), `tool_call_update` `completed` (allow) or `failed` (anything else), a `plan_update` of two entries, `idle` with `end_turn` |
+//! | anything else | `user_message`, `running`, `agent_thought_chunk`, `agent_message_chunk` `echo: <text>`, tool call `call-1` (`pending`, `capabilities.cancel`), its `tool_call_content_chunk` (a diff), asks `session/request_permission` about it (options `allow`, `reject`), `tool_call_update` `completed` (allow) or `failed` (anything else), a `plan_update` of two entries, the `agent_message` snapshot, `usage_update`, `session_info_update`, `notice`, `idle` with `end_turn`. A `session/cancel` while the permission is asked: after the answer, `call-1` `cancelled` and `idle` with `cancelled` |
 //!
 //! `initialize` is answered with version 2 (the SDK itself answers an offer of 1 with `-32022`
 //! before this handler runs). `tool_call/cancel` of an unknown or finished tool call is `-32602`.
@@ -16,13 +16,15 @@ use std::sync::{Arc, Mutex};
 
 use agent_client_protocol::schema::ProtocolVersion;
 use agent_client_protocol::v2::schema::{
-    AgentCapabilities, CancelSessionNotification, CancelToolCallRequest, CancelToolCallResponse, ContentBlock,
-    ContentChunk, IdleStateUpdate, Implementation, InitializeRequest, InitializeResponse, NewSessionRequest,
-    NewSessionResponse, PermissionOption, PermissionOptionKind, PlanEntry, PlanEntryPriority, PlanEntryStatus,
-    PlanUpdate, PlanUpdateContent, PromptRequest, PromptResponse, RequestPermissionOutcome, RequestPermissionRequest,
-    RequestPermissionSubject, RunningStateUpdate, SessionCapabilities, SessionId, SessionUpdate, StateUpdate,
-    StopReason, ToolCallCancelCapabilities, ToolCallCapabilities, ToolCallId, ToolCallPermissionSubject,
-    ToolCallStatus, ToolCallUpdate, ToolKind, UpdateSessionNotification, UserMessage,
+    AgentCapabilities, AgentMessage, CancelSessionNotification, CancelToolCallRequest, CancelToolCallResponse,
+    ContentBlock, ContentChunk, Cost, Diff, DiffChange, IdleStateUpdate, Implementation, InitializeRequest,
+    InitializeResponse, NewSessionRequest, NewSessionResponse, Notice, NoticeSeverity, PermissionOption,
+    PermissionOptionKind, PlanEntry, PlanEntryPriority, PlanEntryStatus, PlanUpdate, PlanUpdateContent, PromptRequest,
+    PromptResponse, RequestPermissionOutcome, RequestPermissionRequest, RequestPermissionSubject, RunningStateUpdate,
+    SessionCapabilities, SessionId, SessionInfoUpdate, SessionUpdate, StateUpdate, StopReason,
+    ToolCallCancelCapabilities, ToolCallCapabilities, ToolCallContent, ToolCallContentChunk, ToolCallId,
+    ToolCallPermissionSubject, ToolCallStatus, ToolCallUpdate, ToolKind, UpdateSessionNotification, UsageUpdate,
+    UserMessage,
 };
 use agent_client_protocol::v2::{ConnectionTo, Responder};
 use agent_client_protocol::{Agent, ByteStreams, Client, Error};
@@ -38,6 +40,8 @@ type Result<T> = agent_client_protocol::Result<T>;
 #[derive(Clone, Default)]
 struct State {
     open: Arc<Mutex<HashMap<SessionId, Vec<ToolCallId>>>>,
+    /// Sessions whose full turn is running: `true` once `session/cancel` asked to stop it.
+    full: Arc<Mutex<HashMap<SessionId, bool>>>,
     counter: Arc<Mutex<u32>>,
 }
 
@@ -81,22 +85,25 @@ fn begin(cx: &ConnectionTo<Client>, request: &PromptRequest, message: &str) -> R
 }
 
 /// The full turn (see the module docs). Runs outside the SDK's dispatch loop: a request awaited
-/// inside a handler would block it.
-async fn full_turn(cx: ConnectionTo<Client>, request: PromptRequest, n: u32) -> Result<()> {
+/// inside a handler would block it. A `session/cancel` while the permission is asked ends it after
+/// the answer: the tool call `cancelled`, then `idle` with `cancelled`.
+async fn full_turn(cx: ConnectionTo<Client>, request: PromptRequest, n: u32, s: State) -> Result<()> {
     let session = request.session_id.clone();
-    let echo = ContentBlock::from(format!("echo: {}", first_text(&request)));
-    update(&cx, &session, SessionUpdate::AgentMessageChunk(ContentChunk::new(echo, format!("agent-{n}"))))?;
+    let thought = ContentChunk::new(ContentBlock::from("thinking"), format!("thought-{n}"));
+    update(&cx, &session, SessionUpdate::AgentThoughtChunk(thought))?;
+    let echo = format!("echo: {}", first_text(&request));
+    let chunk = ContentChunk::new(ContentBlock::from(echo.clone()), format!("agent-{n}"));
+    update(&cx, &session, SessionUpdate::AgentMessageChunk(chunk))?;
     let call = tool("call-1", ToolCallStatus::Pending, true).title("touch /tmp/sdk-v2").kind(ToolKind::Edit);
     update(&cx, &session, SessionUpdate::ToolCallUpdate(call.clone()))?;
-    let options = vec![
-        PermissionOption::new("allow", "Allow", PermissionOptionKind::AllowOnce),
-        PermissionOption::new("reject", "Reject", PermissionOptionKind::RejectOnce),
-    ];
-    let subject = RequestPermissionSubject::ToolCall(Box::new(ToolCallPermissionSubject::new(call)));
-    let ask = RequestPermissionRequest::new(session.clone(), "Touch a file?", options).subject(subject);
-    let answer = cx.send_request(ask).block_task().await?;
-    let allowed =
-        matches!(&answer.outcome, RequestPermissionOutcome::Selected(s) if s.option_id.to_string() == "allow");
+    let diff = Diff::patch("--- a\n+++ b\n", vec![DiffChange::modify("/tmp/sdk-v2")]);
+    let content = ToolCallContentChunk::new("call-1", ToolCallContent::Diff(diff));
+    update(&cx, &session, SessionUpdate::ToolCallContentChunk(content))?;
+    let allowed = ask(&cx, &session, call).await?;
+    if s.full.lock().expect("not poisoned").remove(&session) == Some(true) {
+        update(&cx, &session, SessionUpdate::ToolCallUpdate(tool("call-1", ToolCallStatus::Cancelled, false)))?;
+        return state(&cx, &session, StateUpdate::Idle(IdleStateUpdate::new().stop_reason(StopReason::Cancelled)));
+    }
     let status = if allowed { ToolCallStatus::Completed } else { ToolCallStatus::Failed };
     update(&cx, &session, SessionUpdate::ToolCallUpdate(tool("call-1", status, false)))?;
     let entries = vec![
@@ -104,7 +111,26 @@ async fn full_turn(cx: ConnectionTo<Client>, request: PromptRequest, n: u32) -> 
         PlanEntry::new("report", PlanEntryPriority::Low, PlanEntryStatus::InProgress),
     ];
     update(&cx, &session, SessionUpdate::PlanUpdate(PlanUpdate::new(PlanUpdateContent::items("plan-1", entries))))?;
+    let snapshot = AgentMessage::new(format!("agent-{n}")).content(vec![ContentBlock::from(echo)]);
+    update(&cx, &session, SessionUpdate::AgentMessage(snapshot))?;
+    update(&cx, &session, SessionUpdate::UsageUpdate(UsageUpdate::new(10, 100).cost(Cost::new(0.25, "USD"))))?;
+    update(&cx, &session, SessionUpdate::SessionInfoUpdate(SessionInfoUpdate::new().title("sdk title")))?;
+    let notice = Notice::new(NoticeSeverity::Warning, "careful").description("a notice");
+    update(&cx, &session, SessionUpdate::Notice(notice))?;
     state(&cx, &session, StateUpdate::Idle(IdleStateUpdate::new().stop_reason(StopReason::EndTurn)))
+}
+
+/// Asks `session/request_permission` about `call` (options `allow`, `reject`): whether `allow`
+/// was selected.
+async fn ask(cx: &ConnectionTo<Client>, session: &SessionId, call: ToolCallUpdate) -> Result<bool> {
+    let options = vec![
+        PermissionOption::new("allow", "Allow", PermissionOptionKind::AllowOnce),
+        PermissionOption::new("reject", "Reject", PermissionOptionKind::RejectOnce),
+    ];
+    let subject = RequestPermissionSubject::ToolCall(Box::new(ToolCallPermissionSubject::new(call)));
+    let ask = RequestPermissionRequest::new(session.clone(), "Touch a file?", options).subject(subject);
+    let answer = cx.send_request(ask).block_task().await?;
+    Ok(matches!(&answer.outcome, RequestPermissionOutcome::Selected(s) if s.option_id.to_string() == "allow"))
 }
 
 async fn prompt(
@@ -118,7 +144,8 @@ async fn prompt(
     responder.respond(PromptResponse::new(message.clone()))?;
     begin(&cx, &request, &message)?;
     if first_text(&request) != "wait" {
-        return cx.spawn(full_turn(cx.clone(), request, n));
+        s.full.lock().expect("not poisoned").insert(request.session_id.clone(), false);
+        return cx.spawn(full_turn(cx.clone(), request, n, s.clone()));
     }
     let session = request.session_id.clone();
     let calls: Vec<ToolCallId> = vec!["call-w1".into(), "call-w2".into()];
@@ -158,6 +185,10 @@ fn cancel_tool(
 }
 
 fn cancel_session(cancel: CancelSessionNotification, cx: &ConnectionTo<Client>, s: &State) -> Result<()> {
+    if let Some(cancelled) = s.full.lock().expect("not poisoned").get_mut(&cancel.session_id) {
+        *cancelled = true; // the full turn ends itself once its permission is answered
+        return Ok(());
+    }
     let Some(calls) = s.open.lock().expect("not poisoned").remove(&cancel.session_id) else { return Ok(()) };
     for id in calls {
         update(
