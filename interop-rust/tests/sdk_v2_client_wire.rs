@@ -12,8 +12,7 @@ use acp_proto::v2::{
     AgentResponse, AgentResult, CancelToolCallResponse, ClientNotificationParams, ClientRequest, ClientRequestParams,
     ClientResult, ContentBlock, Implementation, InitializeResponse, NewSessionResponse, PermissionOption,
     PermissionOptionKind, PromptResponse, ProtocolVersion, RequestPermissionOutcome, RequestPermissionRequest,
-    RequestPermissionSubject, SessionCapabilities, SessionId, SessionUpdate, ToolCallPermissionSubject,
-    UpdateSessionNotification,
+    RequestPermissionSubject, SessionId, SessionUpdate, ToolCallPermissionSubject, UpdateSessionNotification,
 };
 use common::sdk_v2_client::{self, Negotiated, Report, Script};
 use common::wire::{FromClient, Wire, assert_differences, id};
@@ -46,19 +45,46 @@ async fn open(wire: &mut Wire) -> SessionId {
     let ClientRequestParams::Initialize(init) = &r.params else { panic!("initialize first, got {r:?}") };
     assert_eq!(init.protocol_version, ProtocolVersion(2), "the SDK v2 client offers 2");
     assert_eq!(init.info.name, sdk_v2_client::NAME);
-    let capabilities = AgentCapabilities { session: Some(SessionCapabilities::default()), auth: None, meta: None };
+    // Every stable capability and an auth method, so the SDK reads all of them.
+    let capabilities: AgentCapabilities = typed(json!({
+        "session": {"prompt": {"image": {}, "audio": {}, "embeddedContext": {}}, "mcp": {"stdio": {}, "http": {}},
+                    "delete": {}, "additionalDirectories": {}},
+        "auth": {}
+    }));
+    let auth = typed(json!([{"type": "agent", "methodId": "m-1", "name": "Log in", "description": "in the agent"}]));
     let info = Implementation::new("acp-rs-scripted", "0.1.0");
-    let response =
-        InitializeResponse { protocol_version: ProtocolVersion(2), info, capabilities, auth_methods: None, meta: None };
+    let response = InitializeResponse {
+        protocol_version: ProtocolVersion(2),
+        info,
+        capabilities,
+        auth_methods: Some(auth),
+        meta: None,
+    };
     answer(wire, &r, AgentResult::Initialize(response)).await;
     let r = request(wire).await;
     let ClientRequestParams::NewSession(new) = &r.params else { panic!("session/new, got {r:?}") };
     assert_eq!(new.cwd, AbsolutePath("/tmp".into()));
     let session = SessionId::from("ours-1");
-    let response =
-        NewSessionResponse { session_id: session.clone(), config_options: None, available_commands: None, meta: None };
+    let response = NewSessionResponse {
+        session_id: session.clone(),
+        config_options: Some(typed(json!([model_option("fast")]))),
+        available_commands: Some(typed(json!([{"type": "command", "name": "plan", "description": "Make a plan",
+                                                "input": {"type": "text", "hint": "what to plan"}}]))),
+        meta: None,
+    };
     answer(wire, &r, AgentResult::NewSession(response)).await;
     session
+}
+
+/// Decodes `value` into one of our types (the frames are then that type's encoding).
+fn typed<T: serde::de::DeserializeOwned>(value: Value) -> T {
+    serde_json::from_value(value).expect("our type decodes it")
+}
+
+/// A `select` config option `model` at `current`.
+fn model_option(current: &str) -> Value {
+    json!({"type": "select", "configId": "model", "name": "Model", "category": "model", "currentValue": current,
+           "options": [{"value": "fast", "name": "Fast"}, {"value": "deep", "name": "Deep", "description": "slower"}]})
 }
 
 /// Answers `session/prompt` with `messageId` `u-1`.
@@ -102,6 +128,9 @@ fn turn_updates() -> Vec<Value> {
         json!({"sessionUpdate": "session_info_update", "title": "A title"}),
         json!({"sessionUpdate": "usage_update", "used": 10, "size": 100, "cost": {"amount": 0.5, "currency": "USD"}}),
         json!({"sessionUpdate": "notice", "severity": "warning", "title": "Careful"}),
+        json!({"sessionUpdate": "config_option_update", "configOptions": [model_option("deep")]}),
+        json!({"sessionUpdate": "available_commands_update", "availableCommands": [
+               {"type": "command", "name": "plan", "description": "Make a plan"}]}),
     ]
 }
 
