@@ -10,8 +10,9 @@ use acp_proto::v2::{
     CancelToolCallRequest, CancelledPermissionOutcome, ClientCapabilities, ClientNotification,
     ClientNotificationParams, ClientRequest, ClientRequestParams, ClientResponse, ClientResult, ContentBlock,
     ErrorData, IdempotencyKey, IdleStopReason, Implementation, InitializeRequest, NewSessionRequest, PromptRequest,
-    ProtocolVersion, RequestPermissionOutcome, RequestPermissionResponse, RequestPermissionSubject,
-    SelectedPermissionOutcome, SessionId, SessionUpdate, StateUpdate, TextContent, UpdateSessionNotification,
+    ProtocolNotificationParams, ProtocolVersion, RequestPermissionOutcome, RequestPermissionResponse,
+    RequestPermissionSubject, SelectedPermissionOutcome, SessionId, SessionUpdate, StateUpdate, TextContent,
+    UpdateSessionNotification,
 };
 use common::wire::{FromAgent, Wire, assert_differences, id};
 use common::{sdk_agent, sdk_v2_agent};
@@ -176,15 +177,23 @@ async fn v2_agent_full_turn_acknowledges_streams_asks_and_ends_with_one_idle() {
 }
 
 #[tokio::test]
-async fn v2_agent_session_cancel_while_permission_is_asked_ends_the_turn_cancelled() {
+async fn v2_agent_session_cancel_while_permission_is_asked_cascades_and_ends_the_turn_cancelled() {
     let (mut wire, _agent) = connect();
     let session = open(&mut wire).await;
     assert_eq!(prompt(&mut wire, 3, &session, "hello").await, "user-2");
     let (seen, ask) = until_permission(&mut wire, &session).await;
     assert_eq!(seen, TURN_START);
-    // As the v2 docs ask of a client: session/cancel, then the pending permission answered `cancelled`.
     let cancel = CancelSessionNotification { session_id: session.clone(), meta: None };
     wire.client_notification(ClientNotification { params: ClientNotificationParams::Cancel(cancel) }).await;
+    // The agent cascades: `$/cancel_request` for its pending permission request.
+    match wire.next_from_agent().await {
+        Some(FromAgent::Protocol(n)) => match n.params {
+            ProtocolNotificationParams::CancelRequest(c) => assert_eq!(c.request_id, ask.id),
+            other => panic!("expected $/cancel_request, got {other:?}"),
+        },
+        other => panic!("expected $/cancel_request, got {other:?}"),
+    }
+    // As the v2 docs ask of a client: the pending permission answered `cancelled`.
     answer_permission(&mut wire, &ask, RequestPermissionOutcome::Cancelled(CancelledPermissionOutcome::default()))
         .await;
     let end = until_idle(&mut wire).await;

@@ -6,7 +6,7 @@
 //! | prompt (first text) | what the SDK agent does after acknowledging with `user-<n>` |
 //! |---|---|
 //! | `wait` | `user_message`, `running`, tool calls `call-w1` and `call-w2` (`in_progress`, `capabilities.cancel`); then waits: `tool_call/cancel` of one answers `{}` and sends its `tool_call_update` `cancelled` (the turn stays open); `session/cancel` sends `cancelled` for the open ones, then `idle` with `cancelled` |
-//! | anything else | `user_message`, `running`, `agent_thought_chunk`, `agent_message_chunk` `echo: <text>`, tool call `call-1` (`pending`, `capabilities.cancel`), its `tool_call_content_chunk` (a diff), asks `session/request_permission` about it (options `allow`, `reject`), `tool_call_update` `completed` (allow) or `failed` (anything else), a `plan_update` of two entries, the `agent_message` snapshot, `usage_update`, `session_info_update`, `notice`, `idle` with `end_turn`. A `session/cancel` while the permission is asked: after the answer, `call-1` `cancelled` and `idle` with `cancelled` |
+//! | anything else | `user_message`, `running`, `agent_thought_chunk`, `agent_message_chunk` `echo: <text>`, tool call `call-1` (`pending`, `capabilities.cancel`), its `tool_call_content_chunk` (a diff), asks `session/request_permission` about it (options `allow`, `reject`), `tool_call_update` `completed` (allow) or `failed` (anything else), a `plan_update` of two entries, the `agent_message` snapshot, `usage_update`, `session_info_update`, `notice`, `idle` with `end_turn`. A `session/cancel` while the permission is asked: `$/cancel_request` for that request, then (after its answer, whatever it is) `call-1` `cancelled` and `idle` with `cancelled` |
 //!
 //! `initialize` is answered with version 2 (the SDK itself answers an offer of 1 with `-32022`
 //! before this handler runs). `tool_call/cancel` of an unknown or finished tool call is `-32602`.
@@ -27,7 +27,7 @@ use agent_client_protocol::v2::schema::{
     UserMessage,
 };
 use agent_client_protocol::v2::{ConnectionTo, Responder};
-use agent_client_protocol::{Agent, ByteStreams, Client, Error};
+use agent_client_protocol::{Agent, ByteStreams, Client, Error, RequestCancellationHandle};
 use tokio_util::compat::{TokioAsyncReadCompatExt, TokioAsyncWriteCompatExt};
 
 /// The SDK v2 agent's name in `InitializeResponse.info`.
@@ -40,9 +40,18 @@ type Result<T> = agent_client_protocol::Result<T>;
 #[derive(Clone, Default)]
 struct State {
     open: Arc<Mutex<HashMap<SessionId, Vec<ToolCallId>>>>,
-    /// Sessions whose full turn is running: `true` once `session/cancel` asked to stop it.
-    full: Arc<Mutex<HashMap<SessionId, bool>>>,
+    /// Sessions whose full turn is running.
+    full: Arc<Mutex<HashMap<SessionId, FullTurn>>>,
     counter: Arc<Mutex<u32>>,
+}
+
+/// A running full turn.
+#[derive(Default)]
+struct FullTurn {
+    /// `session/cancel` asked to stop it.
+    cancelled: bool,
+    /// Cancels its pending permission request (`$/cancel_request`).
+    asking: Option<RequestCancellationHandle>,
 }
 
 impl State {
@@ -99,11 +108,13 @@ async fn full_turn(cx: ConnectionTo<Client>, request: PromptRequest, n: u32, s: 
     let diff = Diff::patch("--- a\n+++ b\n", vec![DiffChange::modify("/tmp/sdk-v2")]);
     let content = ToolCallContentChunk::new("call-1", ToolCallContent::Diff(diff));
     update(&cx, &session, SessionUpdate::ToolCallContentChunk(content))?;
-    let allowed = ask(&cx, &session, call).await?;
-    if s.full.lock().expect("not poisoned").remove(&session) == Some(true) {
+    let allowed = ask(&cx, &session, call, &s).await;
+    let cancelled = s.full.lock().expect("not poisoned").remove(&session).is_some_and(|t| t.cancelled);
+    if cancelled {
         update(&cx, &session, SessionUpdate::ToolCallUpdate(tool("call-1", ToolCallStatus::Cancelled, false)))?;
         return state(&cx, &session, StateUpdate::Idle(IdleStateUpdate::new().stop_reason(StopReason::Cancelled)));
     }
+    let allowed = allowed?;
     let status = if allowed { ToolCallStatus::Completed } else { ToolCallStatus::Failed };
     update(&cx, &session, SessionUpdate::ToolCallUpdate(tool("call-1", status, false)))?;
     let entries = vec![
@@ -121,15 +132,19 @@ async fn full_turn(cx: ConnectionTo<Client>, request: PromptRequest, n: u32, s: 
 }
 
 /// Asks `session/request_permission` about `call` (options `allow`, `reject`): whether `allow`
-/// was selected.
-async fn ask(cx: &ConnectionTo<Client>, session: &SessionId, call: ToolCallUpdate) -> Result<bool> {
+/// was selected. The request can be cancelled by `session/cancel` meanwhile (see [`FullTurn`]).
+async fn ask(cx: &ConnectionTo<Client>, session: &SessionId, call: ToolCallUpdate, s: &State) -> Result<bool> {
     let options = vec![
         PermissionOption::new("allow", "Allow", PermissionOptionKind::AllowOnce),
         PermissionOption::new("reject", "Reject", PermissionOptionKind::RejectOnce),
     ];
     let subject = RequestPermissionSubject::ToolCall(Box::new(ToolCallPermissionSubject::new(call)));
     let ask = RequestPermissionRequest::new(session.clone(), "Touch a file?", options).subject(subject);
-    let answer = cx.send_request(ask).block_task().await?;
+    let sent = cx.send_request(ask);
+    if let Some(turn) = s.full.lock().expect("not poisoned").get_mut(session) {
+        turn.asking = Some(sent.cancellation_handle());
+    }
+    let answer = sent.block_task().await?;
     Ok(matches!(&answer.outcome, RequestPermissionOutcome::Selected(s) if s.option_id.to_string() == "allow"))
 }
 
@@ -144,7 +159,7 @@ async fn prompt(
     responder.respond(PromptResponse::new(message.clone()))?;
     begin(&cx, &request, &message)?;
     if first_text(&request) != "wait" {
-        s.full.lock().expect("not poisoned").insert(request.session_id.clone(), false);
+        s.full.lock().expect("not poisoned").insert(request.session_id.clone(), FullTurn::default());
         return cx.spawn(full_turn(cx.clone(), request, n, s.clone()));
     }
     let session = request.session_id.clone();
@@ -185,9 +200,16 @@ fn cancel_tool(
 }
 
 fn cancel_session(cancel: CancelSessionNotification, cx: &ConnectionTo<Client>, s: &State) -> Result<()> {
-    if let Some(cancelled) = s.full.lock().expect("not poisoned").get_mut(&cancel.session_id) {
-        *cancelled = true; // the full turn ends itself once its permission is answered
-        return Ok(());
+    let asking = match s.full.lock().expect("not poisoned").get_mut(&cancel.session_id) {
+        Some(turn) => {
+            turn.cancelled = true; // the full turn ends itself once its permission is answered
+            Some(turn.asking.take())
+        }
+        None => None,
+    };
+    if let Some(asking) = asking {
+        // Cascade, as the v2 cancellation docs show: `$/cancel_request` for the pending permission.
+        return asking.map_or(Ok(()), |handle| handle.cancel());
     }
     let Some(calls) = s.open.lock().expect("not poisoned").remove(&cancel.session_id) else { return Ok(()) };
     for id in calls {

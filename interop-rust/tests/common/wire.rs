@@ -17,7 +17,8 @@ use std::collections::{BTreeSet, HashMap};
 use std::fmt::Debug;
 
 use acp_proto::v2::{
-    AgentNotification, AgentRequest, AgentResponse, ClientNotification, ClientRequest, ClientResponse, RequestId,
+    AgentNotification, AgentRequest, AgentResponse, ClientNotification, ClientRequest, ClientResponse,
+    ProtocolLevelNotification, RequestId,
 };
 use agent_client_protocol::v2::schema as sdk;
 use serde::Serialize;
@@ -35,10 +36,10 @@ pub const KNOWN_DIFFERENCES: &str = include_str!("../../KNOWN_DIFFERENCES.md");
 pub enum Frame<Req, Notif, Resp> {
     /// A request.
     Request(Req),
-    /// A notification (`$/…` ones are kept as JSON).
+    /// A notification.
     Notification(Notif),
     /// A `$/…` protocol-level notification.
-    Protocol(Value),
+    Protocol(ProtocolLevelNotification),
     /// A response to one of our requests.
     Response(Resp),
     /// A frame our types did not decode (recorded as a difference).
@@ -150,7 +151,10 @@ impl Wire {
         let method = value.get("method").and_then(Value::as_str).map(str::to_owned);
         let frame = match (method, value.get("id")) {
             (Some(m), Some(_)) => self.ours(&m, &value, request).map(Frame::Request),
-            (Some(m), None) if m.starts_with("$/") => Some(Frame::Protocol(value.clone())),
+            (Some(m), None) if m.starts_with("$/") => {
+                let decode = |v| serde_json::from_value(v).map_err(|e: serde_json::Error| e.to_string());
+                self.ours(&m, &value, decode).map(Frame::Protocol)
+            }
             (Some(m), None) => self.ours(&m, &value, notification).map(Frame::Notification),
             (None, id) => {
                 let key = id.map(Value::to_string).unwrap_or_default();
