@@ -262,3 +262,34 @@ async fn sdk_v2_client_answered_1_reports_lower_version_and_sends_nothing_more()
     assert!(wire.read().await.is_none(), "the SDK sent nothing after initialize");
     assert_differences(&wire.differences, &[]);
 }
+
+/// The stable v2 session updates of crate-1.20.0 that no scenario here sends (replay belongs to
+/// `session/resume`, the rest to agents with subagents), read by the SDK's
+/// `UpdateSessionNotification` as the SDK client would: each is kept only as an unknown value.
+#[test]
+fn sdk_v2_types_keep_our_newer_stable_updates_only_as_unknown() {
+    let updates = [
+        json!({"sessionUpdate": "replay_complete"}),
+        json!({"sessionUpdate": "subagent_update", "sessionId": "sub-1", "title": "helper",
+               "capabilities": {"cancel": {}}, "state": {"state": "running"}}),
+        json!({"sessionUpdate": "session_message", "messageId": "m-1", "senderSessionId": "sub-1",
+               "content": [{"type": "text", "text": "hi"}]}),
+        json!({"sessionUpdate": "session_message_chunk", "messageId": "m-1", "content": {"type": "text", "text": "h"}}),
+        json!({"sessionUpdate": "state_update", "state": "unknown"}),
+    ];
+    let mut seen = Vec::new();
+    for update in updates {
+        let ours: UpdateSessionNotification = typed(json!({"sessionId": "ours-1", "update": update.clone()}));
+        let frame = serde_json::to_value(&ours).expect("encodes");
+        assert_eq!(frame["update"], update, "our type keeps every key");
+        let mut found = Vec::new();
+        common::wire::sdk_reads("session/update", &frame, &mut found);
+        seen.push(found);
+    }
+    let update = "ours→sdk session/update update: kept as unknown (Other OtherSessionUpdate)";
+    let state = "ours→sdk session/update StateUpdate: kept as unknown (Other OtherStateUpdate)";
+    assert_eq!(seen, [vec![update], vec![update], vec![update], vec![update], vec![state]]);
+    for found in &seen {
+        assert_differences(found, &[found[0].as_str()]);
+    }
+}

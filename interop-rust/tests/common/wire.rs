@@ -209,31 +209,37 @@ impl Wire {
     }
 
     /// Decodes our params (or result) with the SDK's v2 type of `method` and records where the
-    /// SDK's re-encoding differs.
+    /// SDK's re-encoding differs (see [`sdk_reads`]).
     fn sdk_check_out(&mut self, method: &str, params: &impl Serialize) {
         let ours = serde_json::to_value(params).expect("our params encode");
-        let back = match method {
-            "initialize" => sdk_echo::<sdk::InitializeRequest>(&ours),
-            "initialize (result)" => sdk_echo::<sdk::InitializeResponse>(&ours),
-            "session/new" => sdk_echo::<sdk::NewSessionRequest>(&ours),
-            "session/new (result)" => sdk_echo::<sdk::NewSessionResponse>(&ours),
-            "session/prompt" => sdk_echo::<sdk::PromptRequest>(&ours),
-            "session/prompt (result)" => sdk_echo::<sdk::PromptResponse>(&ours),
-            "session/cancel" => sdk_echo::<sdk::CancelSessionNotification>(&ours),
-            "tool_call/cancel" => sdk_echo::<sdk::CancelToolCallRequest>(&ours),
-            "tool_call/cancel (result)" => sdk_echo::<sdk::CancelToolCallResponse>(&ours),
-            "session/update" => sdk_echo::<sdk::UpdateSessionNotification>(&ours),
-            "session/request_permission" => sdk_echo::<sdk::RequestPermissionRequest>(&ours),
-            "session/request_permission (result)" => sdk_echo::<sdk::RequestPermissionResponse>(&ours),
-            other => Err(format!("no SDK type mapped for `{other}` in wire::sdk_check_out")),
-        };
-        match back {
-            Ok((back, debug)) => {
-                diff(&format!("ours→sdk {method}"), "", &ours, &back, &mut self.differences);
-                unknowns(&format!("ours→sdk {method}"), &debug, &mut self.differences);
-            }
-            Err(e) => self.differences.push(format!("ours→sdk {method}: undecodable ({e})")),
+        sdk_reads(method, &ours, &mut self.differences);
+    }
+}
+
+/// Decodes `ours` (params, or with ` (result)` after the method a result) with the SDK's v2 type
+/// of `method`, re-encodes, and records each difference as `ours→sdk <method> …`.
+pub fn sdk_reads(method: &str, ours: &Value, out: &mut Vec<String>) {
+    let back = match method {
+        "initialize" => sdk_echo::<sdk::InitializeRequest>(ours),
+        "initialize (result)" => sdk_echo::<sdk::InitializeResponse>(ours),
+        "session/new" => sdk_echo::<sdk::NewSessionRequest>(ours),
+        "session/new (result)" => sdk_echo::<sdk::NewSessionResponse>(ours),
+        "session/prompt" => sdk_echo::<sdk::PromptRequest>(ours),
+        "session/prompt (result)" => sdk_echo::<sdk::PromptResponse>(ours),
+        "session/cancel" => sdk_echo::<sdk::CancelSessionNotification>(ours),
+        "tool_call/cancel" => sdk_echo::<sdk::CancelToolCallRequest>(ours),
+        "tool_call/cancel (result)" => sdk_echo::<sdk::CancelToolCallResponse>(ours),
+        "session/update" => sdk_echo::<sdk::UpdateSessionNotification>(ours),
+        "session/request_permission" => sdk_echo::<sdk::RequestPermissionRequest>(ours),
+        "session/request_permission (result)" => sdk_echo::<sdk::RequestPermissionResponse>(ours),
+        other => Err(format!("no SDK type mapped for `{other}` in wire::sdk_reads")),
+    };
+    match back {
+        Ok((back, debug)) => {
+            diff(&format!("ours→sdk {method}"), "", ours, &back, out);
+            unknowns(&format!("ours→sdk {method}"), &debug, out);
         }
+        Err(e) => out.push(format!("ours→sdk {method}: undecodable ({e})")),
     }
 }
 
