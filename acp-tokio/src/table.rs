@@ -141,11 +141,11 @@ macro_rules! handlers_impl {
             ) {
                 let handler = $Ptr::clone(&self.0);
                 let cx = $Context::new(cx);
-                rt.$spawn(crate::handle::run_handler(
-                    done,
-                    gate,
-                    async move { $dispatch(&*handler, request, cx).await },
-                ));
+                // Boxed: the dispatch future is as large as the largest handler's future (kBs),
+                // and a task's future is moved several times as it is spawned and again when it
+                // completes; a box is moved instead.
+                let dispatch = Box::pin(async move { $dispatch(&*handler, request, cx).await });
+                rt.$spawn(crate::handle::run_handler(done, gate, dispatch));
             }
 
             fn spawn_notifications<Rt: crate::runtime::Runtime>(

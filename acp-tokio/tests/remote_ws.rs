@@ -103,6 +103,29 @@ async fn the_scenario_suite_runs_over_websocket() {
     server.shutdown().await;
 }
 
+/// Both ends read with a 16 KiB buffer: messages many times that long, and a batch of them,
+/// cross both ways whole (each read a part of a frame).
+#[tokio::test]
+async fn messages_far_longer_than_the_read_buffer_cross_both_ways_whole() {
+    let server = Server::start(WsServerOptions::default()).await;
+    let (conn, _) = server.connect(TestClient::default()).await;
+    handshake(&conn).await;
+    let mut calls = tokio::task::JoinSet::new();
+    for i in 0..4 {
+        let conn = conn.clone();
+        let pad = format!("{i}{}", "é\"x\\".repeat(60_000 + i * 7_001));
+        calls.spawn(async move {
+            let params = json!({"pad": pad, "i": i});
+            assert_eq!(conn.ext_method("_echo", params.clone()).await.expect("_echo"), params);
+        });
+    }
+    while let Some(call) = calls.join_next().await {
+        call.expect("a call");
+    }
+    conn.close().await.expect("close");
+    server.shutdown().await;
+}
+
 #[tokio::test]
 async fn two_hundred_remote_sessions_with_interleaved_turns_get_only_their_own_updates() {
     let server = Server::start(WsServerOptions::default()).await;

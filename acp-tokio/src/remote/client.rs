@@ -146,7 +146,8 @@ async fn open(url: &str, options: &WsClientOptions) -> Result<(WsStream, RemoteI
     }
     let config = WebSocketConfig::default()
         .max_message_size(Some(options.max_message))
-        .max_frame_size(Some(options.max_message));
+        .max_frame_size(Some(options.max_message))
+        .read_buffer_size(frames::READ_BUFFER);
     let connecting = async {
         let transport = transport(request.uri(), options).await.map_err(tungstenite::Error::Io)?;
         tokio_tungstenite::client_async_with_config(request, transport, Some(config)).await

@@ -327,12 +327,15 @@ async fn get_endpoint(State(shared): State<Arc<Shared>>, request: axum::extract:
         Err(e) => return json_error(StatusCode::SERVICE_UNAVAILABLE, &format!("the agent could not start: {e}")),
     };
     let max = shared.options.max_message;
-    let mut response = upgrade.max_message_size(max).max_frame_size(max).on_upgrade(move |socket| async move {
-        match served {
-            Served::Direct(direct) => run_direct(socket, direct, shared, slot).await,
-            Served::Pumped(endpoint) => run(socket, endpoint, shared, slot).await,
-        }
-    });
+    let mut response =
+        upgrade.max_message_size(max).max_frame_size(max).read_buffer_size(frames::READ_BUFFER).on_upgrade(
+            move |socket| async move {
+                match served {
+                    Served::Direct(direct) => run_direct(socket, direct, shared, slot).await,
+                    Served::Pumped(endpoint) => run(socket, endpoint, shared, slot).await,
+                }
+            },
+        );
     if let Ok(value) = HeaderValue::from_str(&connection_id) {
         response.headers_mut().insert(CONNECTION_ID_HEADER, value);
     }
