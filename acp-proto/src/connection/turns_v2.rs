@@ -11,13 +11,13 @@
 //! `-32601` when received and [`SendError::WrongProtocolVersion`] when sent (a v1 message
 //! given to [`send_request`](Connection::send_request) on a v2 connection), and vice versa.
 //!
-//! | side | situation | what the machine does |
-//! |---|---|---|
-//! | agent | `initialize` with `protocolVersion` ≥ 2 (read before the params are decoded), 2 supported | decoded as v2: [`Event::RequestV2`]; answered with [`respond_v2`](Connection::respond_v2) and a v2 `InitializeResponse`, whose `protocolVersion` the machine sets to 2; the connection speaks v2 |
-//! | agent | `initialize` with `protocolVersion` 1 (or 2 not supported) | decoded as v1, [`Event::Request`], as without the feature: the application answers v1 (its latest) |
-//! | client | sent v2 `initialize` ([`send_request_v2`](Connection::send_request_v2)), answer with version 2, 2 supported | the result is decoded as v2 ([`Outcome::ResultV2`]); the connection speaks v2 |
-//! | client | sent v2 `initialize`, answer with version 1, 1 supported | the result is decoded as v1 ([`Outcome::Result`]); the connection speaks v1, with as its own capabilities what a v1 agent read from the v2 params sent (a v1 `clientCapabilities` is not among them, so: none; the agent will send no `fs/*` or `terminal/*`) |
-//! | client | an answer with a version it does not support, or above the one it offered | closes ([`CloseReason::UnsupportedProtocolVersion`]) |
+//! | side | situation | what the machine does | test |
+//! |---|---|---|---|
+//! | agent | `initialize` with `protocolVersion` ≥ 2 (read before the params are decoded), 2 supported | decoded as v2: [`Event::RequestV2`]; answered with [`respond_v2`](Connection::respond_v2) and a v2 `InitializeResponse`, whose `protocolVersion` the machine sets to 2; the connection speaks v2 | `negotiation_v2_client_with_v2_agent`, `negotiation_agent_asked_for_a_later_version_answers_2` |
+//! | agent | `initialize` with `protocolVersion` 1 (or 2 not supported) | decoded as v1, [`Event::Request`], as without the feature: the application answers v1 (its latest) | `negotiation_v1_client_with_v2_agent`, `negotiation_v2_client_with_v1_only_agent` |
+//! | client | sent v2 `initialize` ([`send_request_v2`](Connection::send_request_v2)), answer with version 2, 2 supported | the result is decoded as v2 ([`Outcome::ResultV2`]); the connection speaks v2 | `negotiation_v2_client_with_v2_agent` |
+//! | client | sent v2 `initialize`, answer with version 1, 1 supported | the result is decoded as v1 ([`Outcome::Result`]); the connection speaks v1, with as its own capabilities what a v1 agent read from the v2 params sent (a v1 `clientCapabilities` is not among them, so: none; the agent will send no `fs/*` or `terminal/*`) | `negotiation_v2_client_with_v1_only_agent` |
+//! | client | an answer with a version it does not support, or above the one it offered | closes ([`CloseReason::UnsupportedProtocolVersion`]) | `negotiation_client_answered_3_closes`; a v1 `initialize` offering 2 is refused: `negotiation_v1_client_with_v2_agent` |
 //!
 //! # Agent side
 //!
@@ -46,6 +46,7 @@
 //! | `session/prompt` sent for S, no turn open | a turn of S opens, named by that prompt's [`OutboundId`] | `client_turn_stamps_updates_and_ends_once_on_idle` |
 //! | `session/prompt` sent for S while its turn is open | it joins the open turn (v2 allows prompts during foreground work) | `client_second_prompt_joins_the_open_turn` |
 //! | a prompt's successful answer | an acknowledgement only: the turn stays open | `client_turn_stamps_updates_and_ends_once_on_idle` |
+//! | a prompt's answer after its turn ended (the idle overtook it) | belongs to no turn: it ends none | `client_late_prompt_answer_belongs_to_no_turn` |
 //! | `session/update` of S while its turn is open | [`Event::NotificationV2`] with a [`TurnStamp`]: the turn and a contiguous ordinal 0, 1, 2… | `client_turn_stamps_updates_and_ends_once_on_idle` |
 //! | `state_update` `idle` of S while its turn is open | delivered stamped, then [`Event::TurnEnded`] ([`TurnEndReason::Idle`]): after every update received before it; the turn is over, later updates are unstamped | `client_turn_stamps_updates_and_ends_once_on_idle` |
 //! | every prompt of the open turn failed (error, timeout, local cancel) and none was accepted | [`Event::TurnEnded`] ([`TurnEndReason::PromptFailed`]) after the outcome | `client_failed_prompt_ends_its_turn` |
@@ -74,7 +75,7 @@
 //! | the v2 table's `gate` against the receiver's own capabilities, both ways: a request failing it is `-32601` (received) or [`SendError::NotSupportedByPeerV2`] (sent); a notification failing it is dropped and counted (received) or refused (sent) | `gates_apply_both_ways` |
 //! | `auth/login` and `auth/logout` need a non-empty `authMethods` in the agent's `initialize` answer (the docs: otherwise the client MUST NOT call either) | `auth_methods_gate_login_and_logout` |
 //! | `elicitation/create` needs the client's `elicitation`, and by mode `elicitation.form` or `elicitation.url` (sent); `elicitation/complete` needs `elicitation.url` | `elicitation_gates_by_mode` |
-//! | `$/cancel_request`, correlation, timeouts, bounds and deferral: the v1 machinery, unchanged | `cancel_request_works_on_v2` |
+//! | `$/cancel_request`, correlation, timeouts, bounds and deferral: the v1 machinery, unchanged | `cancel_request_works_on_v2`, `held_and_deferred_requests_work_on_v2`, `v2_results_are_typed_by_the_request_method` |
 //! | a v1 method on a v2 connection: `-32601` received, refused sent; a v2 message on a v1 connection: refused | `versions_do_not_mix` |
 //!
 //! Left to the application (the docs make them the agent's checks, which the machine cannot
@@ -141,12 +142,13 @@ pub(super) enum SessionEffect {
     Prompt(SessionId),
 }
 
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 struct ClientTurn {
     prompt: i64,
     next_ordinal: u64,
-    /// Prompts of the turn still awaiting their answer.
-    pending: u32,
+    /// The wire ids of the turn's prompts still awaiting their answer (an answer that comes
+    /// after the turn ended belongs to no turn).
+    pending: Vec<i64>,
     /// Whether a prompt of the turn was accepted.
     accepted: bool,
 }
@@ -199,7 +201,7 @@ impl V2State {
             + self.working.len()
             + self.graces.len()
             + self.asks.values().map(BTreeSet::len).sum::<usize>()
-            + self.turns.len()
+            + self.turns.values().map(|t| 1 + t.pending.len()).sum::<usize>()
             + self.cancelling.len()
             + self.cancellable.len() * 2
     }
@@ -321,10 +323,10 @@ impl V2State {
         let turn = self.turns.entry(session.clone()).or_insert(ClientTurn {
             prompt: id,
             next_ordinal: 0,
-            pending: 0,
+            pending: Vec::new(),
             accepted: false,
         });
-        turn.pending += 1;
+        turn.pending.push(id);
     }
 
     /// Agent: a permission ask of `session` was sent as wire id `id`.
@@ -361,9 +363,10 @@ impl Connection {
         match m {
             v2::Method::Prompt => {
                 let Some(turn) = self.v2.turns.get_mut(s) else { return };
-                turn.pending = turn.pending.saturating_sub(1);
+                let Some(at) = turn.pending.iter().position(|p| *p == id) else { return };
+                turn.pending.swap_remove(at);
                 turn.accepted |= outcome_ok;
-                if turn.pending == 0 && !turn.accepted {
+                if turn.pending.is_empty() && !turn.accepted {
                     let prompt = OutboundId(turn.prompt);
                     self.v2.turns.remove(s);
                     self.v2.cancelling.remove(s);

@@ -346,3 +346,25 @@ fn v2_results_are_typed_by_the_request_method() {
         matches!(&ev[..], [Event::Outcome { id, outcome: Outcome::ResultV2(v2::Response::Agent(AgentResult::ListSessions(_))) }] if *id == out)
     );
 }
+
+#[test]
+fn held_and_deferred_requests_work_on_v2() {
+    // A request behind the pending v2 `initialize` is held, then dispatched as v2.
+    let mut a = Connection::new(Side::Agent, v12().with_outbound_budget(1), T0);
+    let init = json!({"jsonrpc":"2.0","id":0,"method":"initialize","params":
+        {"protocolVersion":2,"info":{"name":"c","version":"1"},"capabilities":{}}});
+    let list = json!({"jsonrpc":"2.0","id":1,"method":"session/list","params":{}});
+    feed(&mut a, T0, &[&init.to_string(), &list.to_string()]);
+    let (id, _) = request_v2(events(&mut a));
+    assert_eq!(a.inbound_in_flight(), 2, "the list is held");
+    a.respond_v2(T0, id, Ok(v2_init_result(json!({"session": {}}), json!([])).into())).unwrap();
+    // The output holds the initialize answer, over the budget of 1: the list is deferred.
+    assert!(matches!(events(&mut a).as_slice(), [Event::HandshakeCompleted(_)]));
+    assert_eq!((a.deferred_requests(), a.stats().requests_deferred), (1, 1));
+    assert_eq!(sent(&mut a).len(), 1);
+    let (id, request) = request_v2(events(&mut a));
+    assert!(matches!(request, v2::Request::Client(ClientRequestParams::ListSessions(_))));
+    let result: v2::ListSessionsResponse = from(json!({"sessions": []}));
+    assert_eq!(a.respond_v2(T0, id, Ok(result.into())), Ok(Completion::Sent));
+    assert_eq!(sent(&mut a)[0]["id"], 1);
+}

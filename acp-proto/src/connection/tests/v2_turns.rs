@@ -244,6 +244,25 @@ fn client_failed_prompt_ends_its_turn() {
 }
 
 #[test]
+fn client_late_prompt_answer_belongs_to_no_turn() {
+    // The idle overtakes the first prompt's answer; a second turn opens; the first prompt's
+    // failure must not end it.
+    let (mut c, mut a) = pair_with_session();
+    let first = c.send_request_v2(T0, prompt(), None).unwrap();
+    pipe(&mut c, &mut a, T0);
+    let (id, _) = request_v2(events(&mut a));
+    feed(&mut c, T0, &[&update_line(idle("end_turn"))]);
+    let second = c.send_request_v2(T0, prompt(), None).unwrap();
+    a.respond_v2(T0, id, Err(RpcError::invalid_params("late"))).unwrap();
+    pipe(&mut a, &mut c, T0);
+    let ev = events(&mut c);
+    assert_eq!(stamps(&ev).1, [TurnEndReason::Idle { stop_reason: Some(IdleStopReason::EndTurn) }]);
+    assert!(ev.iter().any(|e| matches!(e, Event::Outcome { id, .. } if *id == first)));
+    feed(&mut c, T0, &[&update_line(chunk("x"))]);
+    assert_eq!(stamps(&events(&mut c)).0, [Some(TurnStamp { turn: second, ordinal: 0 })]);
+}
+
+#[test]
 fn client_close_ends_open_turns() {
     let (mut c, _, turn) = prompted(false);
     c.close(T0);
