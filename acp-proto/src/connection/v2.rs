@@ -266,7 +266,9 @@ impl Connection {
     /// [`respond`](Self::respond) does for v1: the result must be the v2 result type of the
     /// request's method (else `-32603` is sent and the mistake returned), a permission answer
     /// must name an offered option (else `cancelled` is sent). A v1 request cannot be answered
-    /// with a v2 result. An agent's v2 `initialize` result gets `protocolVersion: 2`.
+    /// with a v2 result. An agent's v2 `initialize` result gets `protocolVersion: 2`, and
+    /// loses its `terminal` auth methods unless the client advertised `auth.terminal` (the
+    /// docs: an agent may advertise one only then).
     pub fn respond_v2(
         &mut self,
         now: Instant,
@@ -316,6 +318,12 @@ impl Connection {
             committed = Some(init.is_some());
             if let Some(init) = init {
                 init.protocol_version = ProtocolVersion(2);
+                // Content rule: `terminal` auth methods only for a client with `auth.terminal`.
+                if let Some(methods) = &mut init.auth_methods
+                    && !peer.has_path(&["auth", "terminal"])
+                {
+                    methods.retain(|m| !matches!(m, v2::AuthMethod::Terminal(_)));
+                }
                 self.v2.auth_methods = init.auth_methods.as_ref().is_some_and(|m| !m.is_empty());
                 self.v2.active = true;
                 let own = CapabilitySnapshot::from_typed(&init.capabilities);

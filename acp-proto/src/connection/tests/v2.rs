@@ -368,3 +368,23 @@ fn held_and_deferred_requests_work_on_v2() {
     assert_eq!(a.respond_v2(T0, id, Ok(result.into())), Ok(Completion::Sent));
     assert_eq!(sent(&mut a)[0]["id"], 1);
 }
+
+#[test]
+fn terminal_auth_methods_need_the_clients_auth_terminal() {
+    let auth = json!([{"type": "terminal", "methodId": "t", "name": "T"}]);
+    for (client_caps, kept) in [(json!({}), 0), (json!({"auth": {"terminal": {}}}), 1)] {
+        let mut c = Connection::new(Side::Client, v12(), T0);
+        let mut a = Connection::new(Side::Agent, v12(), T0);
+        c.send_request_v2(T0, v2_init(2, client_caps), None).unwrap();
+        pipe(&mut c, &mut a, T0);
+        let (id, _) = request_v2(events(&mut a));
+        a.respond_v2(T0, id, Ok(v2_init_result(json!({}), auth.clone()).into())).unwrap();
+        let frames = sent(&mut a);
+        assert_eq!(frames[0]["result"]["authMethods"].as_array().unwrap().len(), kept);
+        // Without a method left, `auth/login` is gated off.
+        let line = json!({"jsonrpc":"2.0","id":3,"method":"auth/login","params":{"methodId":"t"}});
+        feed(&mut a, T0, &[&line.to_string()]);
+        let dispatched = events(&mut a).iter().any(|e| matches!(e, Event::RequestV2 { .. }));
+        assert_eq!(dispatched, kept == 1);
+    }
+}
