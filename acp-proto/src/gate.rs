@@ -118,6 +118,13 @@ impl CapabilitySnapshot {
         &self.json
     }
 
+    /// Whether `path` is advertised (an object or `true` at its end; `[]` always is). The v2
+    /// gates read the snapshot this way (feature `unstable_protocol_v2`).
+    #[cfg(feature = "unstable_protocol_v2")]
+    pub(crate) fn has_path(&self, path: &[&str]) -> bool {
+        path_allows(&self.json, path)
+    }
+
     /// Whether the table method is allowed by this snapshot.
     pub fn allows(&self, method: Method) -> bool {
         self.allowed.get(method as usize).copied().unwrap_or(false)

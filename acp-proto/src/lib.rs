@@ -150,6 +150,8 @@ pub mod v2;
 pub mod wire_check;
 
 pub use connection::turns::PermissionAnswer;
+#[cfg(feature = "unstable_protocol_v2")]
+pub use connection::turns_v2::TurnEndReason;
 pub use connection::{
     CancelReason, CloseReason, Completion, Config, Connection, Event, InboundId, Negotiated, OutboundId, Outcome,
     Refused, RespondError, SendError, Stats, TurnStamp,

@@ -73,8 +73,17 @@ pub struct Config {
     /// Deadline applied to outbound requests sent without one. Default none.
     pub request_timeout: Option<Duration>,
     /// Client side: protocol versions this client speaks; an agent answering another one
-    /// closes the connection. Default `[1]`.
+    /// closes the connection. Default `[1]`. With feature `unstable_protocol_v2`, both sides:
+    /// an agent that lists 2 answers an `initialize` asking for 2 or later with v2, and a
+    /// client that lists 2 may send a v2 `initialize` (see the negotiation table of module
+    /// `connection::turns_v2`).
     pub supported_versions: Vec<ProtocolVersion>,
+    /// v2, client side: tool calls and terminals whose advertised `capabilities.cancel` the
+    /// machine remembers, to refuse `tool_call/cancel` / `terminal/cancel` for the others. Past
+    /// this many the oldest is forgotten (its cancel is then refused: the safe side). Default
+    /// 4096.
+    #[cfg(feature = "unstable_protocol_v2")]
+    pub max_cancellable: usize,
 }
 
 impl Default for Config {
@@ -91,6 +100,8 @@ impl Default for Config {
             turn_cancel_grace: Duration::from_secs(5),
             request_timeout: None,
             supported_versions: vec![ProtocolVersion::V1],
+            #[cfg(feature = "unstable_protocol_v2")]
+            max_cancellable: 4096,
         }
     }
 }
@@ -123,4 +134,9 @@ setters! {
     with_turn_cancel_grace: turn_cancel_grace: Duration;
     with_request_timeout: request_timeout: Option<Duration>;
     with_supported_versions: supported_versions: Vec<ProtocolVersion>;
+}
+
+#[cfg(feature = "unstable_protocol_v2")]
+setters! {
+    with_max_cancellable: max_cancellable: usize;
 }

@@ -8,28 +8,30 @@
 
 use std::collections::VecDeque;
 
-use crate::methods::Request;
+use super::Event;
 
-/// The deferred requests in arrival order, by inbound handle, with their frames' sizes.
+/// The deferred requests in arrival order, by inbound handle, each as the event that will tell
+/// the application of it ([`Event::Request`], or with feature `unstable_protocol_v2` the
+/// `Event::RequestV2`), with their frames' sizes.
 /// Invariant: `bytes` is the sum of the sizes of the queued entries.
 #[derive(Debug, Default)]
 pub(super) struct Deferred {
-    queue: VecDeque<(u64, Request, usize)>,
+    queue: VecDeque<(u64, Event, usize)>,
     bytes: usize,
 }
 
 impl Deferred {
     /// Defers request `key` (decoded from a frame of `size` bytes) after those already waiting.
-    pub(super) fn push(&mut self, key: u64, request: Request, size: usize) {
+    pub(super) fn push(&mut self, key: u64, event: Event, size: usize) {
         self.bytes += size;
-        self.queue.push_back((key, request, size));
+        self.queue.push_back((key, event, size));
     }
 
     /// Takes the oldest deferred request.
-    pub(super) fn pop(&mut self) -> Option<(u64, Request)> {
-        let (key, request, size) = self.queue.pop_front()?;
+    pub(super) fn pop(&mut self) -> Option<(u64, Event)> {
+        let (key, event, size) = self.queue.pop_front()?;
         self.bytes -= size;
-        Some((key, request))
+        Some((key, event))
     }
 
     /// Forgets request `key` (answered while it waited); returns whether it was deferred.
@@ -66,11 +68,13 @@ impl Deferred {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::methods::ClientRequest;
+    use crate::connection::InboundId;
+    use crate::methods::{ClientRequest, Request};
     use crate::types::PromptRequest;
 
-    fn request(n: u64) -> Request {
-        Request::Client(ClientRequest::Prompt(PromptRequest::new(format!("s{n}"), vec![])))
+    fn request(n: u64) -> Event {
+        let request = Request::Client(ClientRequest::Prompt(PromptRequest::new(format!("s{n}"), vec![])));
+        Event::Request { id: InboundId(n), request }
     }
 
     #[test]

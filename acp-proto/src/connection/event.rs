@@ -76,6 +76,11 @@ pub enum Outcome {
     Cancelled,
     /// The connection closed before an answer came.
     ConnectionClosed,
+    /// The peer answered a v2 request with a result, decoded as the type the v2 table names
+    /// (feature `unstable_protocol_v2`; on a connection that negotiated v2, and for a client's
+    /// v2 `initialize` answered with version 2).
+    #[cfg(feature = "unstable_protocol_v2")]
+    ResultV2(crate::v2::Response),
 }
 
 impl Outcome {
@@ -140,7 +145,9 @@ impl fmt::Display for CloseReason {
 /// The capabilities both sides advertised, fixed when the handshake commits.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Negotiated {
-    /// The protocol version the agent answered.
+    /// The protocol version the agent answered. The connection speaks it for its whole life
+    /// (feature `unstable_protocol_v2`: version 2 or version 1, see the negotiation table of
+    /// module `connection::turns_v2`).
     pub protocol_version: ProtocolVersion,
     /// This side's own capabilities (the inbound gate).
     pub own: CapabilitySnapshot,
@@ -188,6 +195,37 @@ pub enum Event {
     /// The handshake committed: the agent sent (or the client received) a successful
     /// `initialize` response. Emitted once.
     HandshakeCompleted(Negotiated),
+    /// An inbound v2 request to handle (a connection that negotiated v2, or an agent's v2
+    /// `initialize`). Complete it with [`Connection::respond_v2`] exactly once.
+    ///
+    /// [`Connection::respond_v2`]: crate::Connection::respond_v2
+    #[cfg(feature = "unstable_protocol_v2")]
+    RequestV2 {
+        /// The handle to complete.
+        id: InboundId,
+        /// The decoded request.
+        request: crate::v2::Request,
+    },
+    /// An inbound v2 notification.
+    #[cfg(feature = "unstable_protocol_v2")]
+    NotificationV2 {
+        /// The decoded notification.
+        notification: crate::v2::Notification,
+        /// Client side: the update's place in the running turn of its session (see
+        /// [`turns_v2`](crate::connection::turns_v2)); `None` outside a turn.
+        turn: Option<TurnStamp>,
+    },
+    /// Client side, v2: a turn of a session ended; exactly one per turn, after every update
+    /// of the turn.
+    #[cfg(feature = "unstable_protocol_v2")]
+    TurnEnded {
+        /// The session.
+        session: SessionId,
+        /// The `session/prompt` request that opened the turn.
+        turn: OutboundId,
+        /// How it ended.
+        reason: super::turns_v2::TurnEndReason,
+    },
     /// The connection closed. Emitted once, always last.
     Closed {
         /// Why.
@@ -293,6 +331,31 @@ pub enum SendError {
     TurnAlreadyRunning(SessionId),
     /// The params could not be serialized.
     Encode(String),
+    /// The message is of another protocol version than the one the connection negotiated
+    /// (or, before the handshake, than the `initialize` sent).
+    #[cfg(feature = "unstable_protocol_v2")]
+    WrongProtocolVersion {
+        /// The version the connection speaks; `None` before the handshake.
+        speaks: Option<ProtocolVersion>,
+    },
+    /// v2: the peer did not advertise what this method needs (a capability path, or, for
+    /// `auth/login` and `auth/logout`, a non-empty `authMethods`).
+    #[cfg(feature = "unstable_protocol_v2")]
+    NotSupportedByPeerV2 {
+        /// The method.
+        method: crate::v2::Method,
+        /// The missing capability path in the peer's capabilities (`["authMethods"]` for the
+        /// auth methods).
+        capability: &'static [&'static str],
+    },
+    /// v2, client side: `tool_call/cancel` or `terminal/cancel` for a tool call or terminal
+    /// whose latest update did not advertise `capabilities.cancel` (or that the bounded record
+    /// no longer holds, see [`Config::max_cancellable`](super::Config::max_cancellable)).
+    #[cfg(feature = "unstable_protocol_v2")]
+    NotCancellable {
+        /// The tool call or terminal id.
+        id: String,
+    },
 }
 
 impl fmt::Display for SendError {
@@ -323,6 +386,17 @@ impl fmt::Display for SendError {
             SendError::UnknownSession(s) => write!(f, "session `{s}` was never announced to the client"),
             SendError::TurnAlreadyRunning(s) => write!(f, "a prompt turn of session `{s}` is still running"),
             SendError::Encode(e) => write!(f, "params failed to serialize: {e}"),
+            #[cfg(feature = "unstable_protocol_v2")]
+            SendError::WrongProtocolVersion { speaks } => match speaks {
+                Some(v) => write!(f, "the connection speaks protocol version {}", v.0),
+                None => f.write_str("the message is not of the version of the initialize sent"),
+            },
+            #[cfg(feature = "unstable_protocol_v2")]
+            SendError::NotSupportedByPeerV2 { method, capability } => {
+                write!(f, "the peer did not advertise `{}`, which `{}` requires", capability.join("."), method.wire())
+            }
+            #[cfg(feature = "unstable_protocol_v2")]
+            SendError::NotCancellable { id } => write!(f, "`{id}` does not advertise `capabilities.cancel`"),
         }
     }
 }
@@ -399,6 +473,14 @@ pub enum RespondError {
     },
     /// Client side: the permission answer names an option the request did not offer.
     UnknownPermissionOption(String),
+    /// The result is not the v2 result type of the request's method (or the request is v1).
+    #[cfg(feature = "unstable_protocol_v2")]
+    MismatchedResponseV2 {
+        /// The v2 request's method (`None`: an extension, or a v1 request).
+        expected: Option<crate::v2::Method>,
+        /// The result's method (`None`: an extension result).
+        got: Option<crate::v2::Method>,
+    },
 }
 
 impl fmt::Display for RespondError {
@@ -409,6 +491,12 @@ impl fmt::Display for RespondError {
                 write!(f, "a result of `{}` cannot answer `{}`", name(got), name(expected))
             }
             RespondError::UnknownPermissionOption(o) => write!(f, "option `{o}` was not offered"),
+            #[cfg(feature = "unstable_protocol_v2")]
+            RespondError::MismatchedResponseV2 { expected, got } => {
+                let name =
+                    |m: &Option<crate::v2::Method>| m.map_or("an extension or v1 method", crate::v2::Method::wire);
+                write!(f, "a v2 result of `{}` cannot answer `{}`", name(got), name(expected))
+            }
         }
     }
 }

@@ -49,6 +49,11 @@ impl Connection {
     }
 
     fn on_frame(&mut self, frame: &[u8]) {
+        // The fast paths decode v1 messages only.
+        #[cfg(feature = "unstable_protocol_v2")]
+        if self.general_path_only() {
+            return self.on_frame_general(frame);
+        }
         // Streamed text chunks, the bulk of a client's input, in their canonical layout.
         if let Some(notification) = chunk_path::decode(frame, self.side) {
             return self.on_decoded_notification(notification);
@@ -60,6 +65,11 @@ impl Connection {
             }
             return;
         }
+        self.on_frame_general(frame);
+    }
+
+    /// A frame through the general path: classified, then decoded by its method.
+    fn on_frame_general(&mut self, frame: &[u8]) {
         match jsonrpc::parse(frame) {
             Incoming::Request { id, method, params } => self.on_request(id, method, Params::Raw(params), frame),
             Incoming::Notification { method, params } => self.on_notification(&method, params),
@@ -83,12 +93,16 @@ impl Connection {
 
     /// Queues an error response (never refused by the budget: it answers the peer).
     pub(super) fn reply_error(&mut self, id: &RequestId, error: &RpcError) {
-        self.machine_out += self.queue_response(id, Err(error));
+        self.machine_out += self.queue_response::<Response>(id, Err(error));
     }
 
     /// Queues the one response frame for `id` and returns its length. A result that fails to
     /// serialize is answered with an internal error instead, so the peer still gets its answer.
-    fn queue_response(&mut self, id: &RequestId, result: Result<&Response, &RpcError>) -> usize {
+    pub(super) fn queue_response<R: serde::Serialize>(
+        &mut self,
+        id: &RequestId,
+        result: Result<&R, &RpcError>,
+    ) -> usize {
         let before = self.out.len();
         match result {
             Ok(response) => {
@@ -138,6 +152,12 @@ impl Connection {
         // 4. Bounded in-flight requests.
         if self.shed_if_full(&id) {
             return;
+        }
+        #[cfg(feature = "unstable_protocol_v2")]
+        if let Params::Raw(raw) = &params
+            && self.routes_v2(&method, *raw)
+        {
+            return self.on_request_v2(id, &method, *raw, frame);
         }
         // 5. The capability gate, against this side's own capabilities.
         let row_method = Method::received_as(&method, self.side, Kind::Request);
@@ -192,6 +212,8 @@ impl Connection {
             deferred: defer,
             grace: None,
             extra,
+            #[cfg(feature = "unstable_protocol_v2")]
+            v2: None,
         };
         self.inbound.insert(key, entry);
         if defer {
@@ -199,7 +221,7 @@ impl Connection {
                 self.stats.output_pauses += 1;
             }
             self.stats.requests_deferred += 1;
-            self.deferred.push(key, request, frame.len());
+            self.deferred.push(key, Event::Request { id: InboundId(key), request }, frame.len());
         } else {
             self.push_event(Event::Request { id: InboundId(key), request });
         }
@@ -210,7 +232,7 @@ impl Connection {
     /// must go on anyway (this side awaits answers of the peer, which may come behind it);
     /// returns whether it did. Without outbound requests, input stops at that point instead
     /// ([`Connection::wants_input`]) and nothing is refused.
-    fn refuse_if_deferral_full(&mut self, id: &RequestId) -> bool {
+    pub(super) fn refuse_if_deferral_full(&mut self, id: &RequestId) -> bool {
         let limit = self.config.max_held_bytes;
         if self.deferred.bytes() < limit || self.outbound.is_empty() {
             return false;
@@ -227,13 +249,13 @@ impl Connection {
         if !self.can_send() {
             return None;
         }
-        let (key, request) = self.deferred.pop()?;
+        let (key, event) = self.deferred.pop()?;
         let entry = self.inbound.get_mut(&key);
         debug_assert!(entry.as_ref().is_some_and(|e| e.deferred), "a deferred request is in flight");
         if let Some(entry) = entry {
             entry.deferred = false;
         }
-        Some(Event::Request { id: InboundId(key), request })
+        Some(event)
     }
 
     fn inbound_extra(&self, request: &Request) -> Result<InboundExtra, RpcError> {
@@ -296,6 +318,10 @@ impl Connection {
         if self.phase != Phase::Ready {
             self.stats.notifications_dropped += 1;
             return;
+        }
+        #[cfg(feature = "unstable_protocol_v2")]
+        if self.v2.active {
+            return self.on_notification_v2(method, params);
         }
         let received = Method::received_as(method, self.side, Kind::Notification).is_some();
         if !received && Method::from_wire(method).is_some() {
@@ -391,6 +417,15 @@ impl Connection {
         let Some(entry) = self.inbound.get(&id.0) else {
             return Ok(Completion::Discarded);
         };
+        #[cfg(feature = "unstable_protocol_v2")]
+        if result.is_ok() && entry.v2.is_some() {
+            let error = RespondError::MismatchedResponse {
+                expected: None,
+                got: result.as_ref().ok().and_then(Response::method),
+            };
+            self.answer(id.0, Err(RpcError::internal_error("a v1 result cannot answer a v2 request")));
+            return Err(error);
+        }
         if let Ok(response) = &result {
             if response.method() != entry.method || response.sender() != self.side {
                 let error = RespondError::MismatchedResponse { expected: entry.method, got: response.method() };
@@ -431,12 +466,7 @@ impl Connection {
 
     /// Removes the entry and queues its single response frame.
     pub(super) fn answer(&mut self, key: u64, result: Result<Response, RpcError>) {
-        let Some(entry) = self.inbound.remove(&key) else { return };
-        if entry.deferred {
-            self.deferred.remove(key);
-        }
-        self.by_wire.remove(&entry.wire_id);
-        self.disarm(entry.grace, Timer::Grace(key));
+        let Some(entry) = self.take_inbound(key) else { return };
         let committed_init = match (&entry.extra, &result) {
             (InboundExtra::Initialize(peer), Ok(response)) if handshake::result(response).is_some() => {
                 let init = handshake::result(response).expect("checked by the guard");
@@ -448,24 +478,46 @@ impl Connection {
                 Some(true)
             }
             (InboundExtra::Initialize(_), _) => Some(false),
+            #[cfg(feature = "unstable_protocol_v2")]
+            (InboundExtra::InitializeV2(_), _) => Some(false),
             _ => None,
         };
         self.turns.on_answer(key, &entry.extra, &result);
+        #[cfg(feature = "unstable_protocol_v2")]
+        if let InboundExtra::SessionV2(effect) = &entry.extra {
+            // Only errors come this way: v2 results go through `answer_v2`.
+            self.v2.on_answer(effect, None);
+        }
         self.queue_response(&entry.wire_id, result.as_ref());
         debug_assert_eq!(self.inbound.len(), self.by_wire.len());
-        match committed_init {
-            Some(true) => {
-                self.phase = Phase::Ready;
-                if let Some(n) = self.negotiated.clone() {
-                    self.push_event(Event::HandshakeCompleted(n));
-                }
-                self.release_held(true);
+        if let Some(committed) = committed_init {
+            self.end_handshake(committed);
+        }
+    }
+
+    /// Removes inbound request `key` from every table (it is being answered).
+    pub(super) fn take_inbound(&mut self, key: u64) -> Option<InboundEntry> {
+        let entry = self.inbound.remove(&key)?;
+        if entry.deferred {
+            self.deferred.remove(key);
+        }
+        self.by_wire.remove(&entry.wire_id);
+        self.disarm(entry.grace, Timer::Grace(key));
+        Some(entry)
+    }
+
+    /// Agent side: the `initialize` response was queued; the handshake commits (the
+    /// negotiated values are set) or fails, and the held requests follow.
+    pub(super) fn end_handshake(&mut self, committed: bool) {
+        if committed {
+            self.phase = Phase::Ready;
+            if let Some(n) = self.negotiated.clone() {
+                self.push_event(Event::HandshakeCompleted(n));
             }
-            Some(false) => {
-                self.phase = Phase::AwaitingInit;
-                self.release_held(false);
-            }
-            None => {}
+            self.release_held(true);
+        } else {
+            self.phase = Phase::AwaitingInit;
+            self.release_held(false);
         }
     }
 }

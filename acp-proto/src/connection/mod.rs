@@ -68,6 +68,10 @@ mod held;
 mod inbound;
 mod outbound;
 pub mod turns;
+#[cfg(feature = "unstable_protocol_v2")]
+pub mod turns_v2;
+#[cfg(feature = "unstable_protocol_v2")]
+mod v2;
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
@@ -109,6 +113,9 @@ struct InboundEntry {
     /// The grace deadline armed after a cancellation.
     grace: Option<Instant>,
     extra: InboundExtra,
+    /// A v2 request: its method (`None` for v1 requests).
+    #[cfg(feature = "unstable_protocol_v2")]
+    v2: Option<v2::V2Method>,
 }
 
 /// Per-method facts needed when the request is answered.
@@ -125,6 +132,12 @@ enum InboundExtra {
     Forget(SessionId),
     /// Client: a permission ask and the option ids it offered.
     Permission(SessionId, Vec<PermissionOptionId>),
+    /// Agent, v2: the client's capabilities from its v2 `initialize` request.
+    #[cfg(feature = "unstable_protocol_v2")]
+    InitializeV2(CapabilitySnapshot),
+    /// Agent, v2: a request whose successful answer changes the v2 session bookkeeping.
+    #[cfg(feature = "unstable_protocol_v2")]
+    SessionV2(turns_v2::SessionEffect),
 }
 
 /// What the machine remembers about an outbound request awaiting its answer.
@@ -134,6 +147,9 @@ struct PendingOut {
     deadline: Option<Instant>,
     /// The session the request belongs to (agent: for the cancel cascade; client: prompts).
     session: Option<SessionId>,
+    /// A v2 request: its method, to decode the result with (`None` for v1 requests).
+    #[cfg(feature = "unstable_protocol_v2")]
+    v2: Option<v2::V2Method>,
 }
 
 /// A deadline the machine keeps.
@@ -143,6 +159,9 @@ enum Timer {
     Outbound(i64),
     /// The grace period of a cancelled inbound request (its handle).
     Grace(u64),
+    /// v2, agent side: the grace period of a cancelled turn (its sequence number).
+    #[cfg(feature = "unstable_protocol_v2")]
+    TurnGraceV2(u64),
 }
 
 /// One peer link, agent or client role. See the [crate docs](crate) for the contract.
@@ -180,6 +199,9 @@ pub struct Connection {
     init_caps: Option<CapabilitySnapshot>,
     negotiated: Option<Negotiated>,
     turns: turns::Turns,
+    /// The v2 state: whether the connection speaks v2, and the v2 turn rules' bookkeeping.
+    #[cfg(feature = "unstable_protocol_v2")]
+    v2: turns_v2::V2State,
     stats: Stats,
 }
 
@@ -207,6 +229,8 @@ impl Connection {
             init_caps: None,
             negotiated: None,
             turns: turns::Turns::default(),
+            #[cfg(feature = "unstable_protocol_v2")]
+            v2: turns_v2::V2State::default(),
             stats: Stats::default(),
         }
     }
@@ -334,6 +358,17 @@ impl Connection {
             + self.framer.buffered()
             + (self.inbound.len() + self.outbound.len() + self.timers.len() + self.events.len()) * ENTRY
             + self.turns.len() * ENTRY
+            + self.v2_len() * ENTRY
+    }
+
+    #[cfg(feature = "unstable_protocol_v2")]
+    fn v2_len(&self) -> usize {
+        self.v2.len()
+    }
+
+    #[cfg(not(feature = "unstable_protocol_v2"))]
+    fn v2_len(&self) -> usize {
+        0
     }
 
     // ---- outputs ------------------------------------------------------------------------
@@ -429,6 +464,8 @@ impl Connection {
             match timer {
                 Timer::Outbound(id) => self.outbound_timed_out(id, at),
                 Timer::Grace(key) => self.grace_expired(key, at),
+                #[cfg(feature = "unstable_protocol_v2")]
+                Timer::TurnGraceV2(seq) => self.turn_grace_v2_expired(seq),
             }
         }
         debug_assert!(self.poll_timeout().is_none_or(|t| t > self.now));
@@ -477,6 +514,8 @@ impl Connection {
         self.deferred.clear();
         self.timers.clear();
         self.turns = turns::Turns::default();
+        #[cfg(feature = "unstable_protocol_v2")]
+        self.close_turns_v2();
         self.phase = Phase::Closed;
         self.push_event(Event::Closed { reason });
     }

@@ -21,7 +21,7 @@ use crate::methods::{
     AgentNotification, AgentRequest, ClientNotification, ClientRequest, Method, Notification, Request, Response,
 };
 use crate::time::Instant;
-use crate::types::{InitialSessionConfigOption, SystemPrompt};
+use crate::types::{InitialSessionConfigOption, ProtocolVersion, SystemPrompt};
 
 /// The params of `$/cancel_request`, written without building a value.
 #[derive(Serialize)]
@@ -69,6 +69,8 @@ impl Connection {
         self.advance(now);
         let method = request.method();
         self.check_send(request.wire(), request.sender(), method)?;
+        #[cfg(feature = "unstable_protocol_v2")]
+        self.check_speaks_v1(Some(request))?;
         match (method, self.phase) {
             (m, Phase::AwaitingInit) if handshake::is_handshake(m) => {}
             (m, _) if handshake::is_handshake(m) => return Err(SendError::AlreadyInitialized),
@@ -105,7 +107,16 @@ impl Connection {
         if let Some(at) = deadline {
             self.arm(at, Timer::Outbound(id));
         }
-        self.outbound.insert(id, PendingOut { method, deadline, session });
+        self.outbound.insert(
+            id,
+            PendingOut {
+                method,
+                deadline,
+                session,
+                #[cfg(feature = "unstable_protocol_v2")]
+                v2: None,
+            },
+        );
         Ok(OutboundId(id))
     }
 
@@ -133,6 +144,8 @@ impl Connection {
         }
         self.advance(now);
         self.check_send(notification.wire(), notification.sender(), notification.method())?;
+        #[cfg(feature = "unstable_protocol_v2")]
+        self.check_speaks_v1(None)?;
         if self.phase != Phase::Ready {
             return Err(SendError::NotInitialized);
         }
@@ -240,7 +253,7 @@ impl Connection {
         }
     }
 
-    fn check_budget(&self) -> Result<(), SendError> {
+    pub(super) fn check_budget(&self) -> Result<(), SendError> {
         if self.can_send() {
             Ok(())
         } else {
@@ -281,7 +294,17 @@ impl Connection {
         if handshake::is_handshake(pending.method) && self.phase == Phase::Initializing {
             self.phase = Phase::AwaitingInit;
         }
+        #[cfg(feature = "unstable_protocol_v2")]
+        if pending.v2 == Some(super::v2::V2Method::Table(crate::v2::Method::Initialize))
+            && self.phase == Phase::Initializing
+        {
+            self.phase = Phase::AwaitingInit;
+        }
+        #[cfg(feature = "unstable_protocol_v2")]
+        let ok = matches!(outcome, Outcome::Result(_) | Outcome::ResultV2(_));
         self.push_event(Event::Outcome { id: OutboundId(id), outcome });
+        #[cfg(feature = "unstable_protocol_v2")]
+        self.on_outcome_v2(id, &pending, ok);
         Some(pending)
     }
 
@@ -302,6 +325,10 @@ impl Connection {
             self.stats.late_responses += 1;
             return;
         };
+        #[cfg(feature = "unstable_protocol_v2")]
+        if let Some(method) = pending.v2.clone() {
+            return self.on_response_v2(n, method, outcome);
+        }
         let outcome = match outcome {
             Err(error) => Outcome::Error(error),
             Ok(raw) => match Response::decode_result(self.side, pending.method, raw) {
@@ -315,7 +342,10 @@ impl Connection {
             && let Some(init) = handshake::result(response)
             && self.side == Side::Client
         {
-            if self.config.supported_versions.contains(&init.protocol_version) {
+            // With v2 compiled in, a v1 `initialize` (which offers 1) accepts no later version.
+            let offered_or_lower =
+                cfg!(not(feature = "unstable_protocol_v2")) || init.protocol_version <= ProtocolVersion::V1;
+            if offered_or_lower && self.config.supported_versions.contains(&init.protocol_version) {
                 let negotiated = Negotiated {
                     protocol_version: init.protocol_version,
                     own: self

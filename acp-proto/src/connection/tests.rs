@@ -15,6 +15,10 @@ mod content_gate;
 mod output_bound;
 #[cfg(feature = "unstable_proxy_chains")]
 mod proxy_handshake;
+#[cfg(feature = "unstable_protocol_v2")]
+mod v2;
+#[cfg(feature = "unstable_protocol_v2")]
+mod v2_turns;
 
 const T0: Instant = Instant::ZERO;
 

@@ -189,6 +189,14 @@ impl Turns {
         }
     }
 
+    /// Client: a permission ask answered outside [`Turns::on_answer`] (a v2 result).
+    #[cfg(feature = "unstable_protocol_v2")]
+    pub(super) fn forget_permission(&mut self, key: u64, extra: &InboundExtra) {
+        if let InboundExtra::Permission(s, _) = extra {
+            remove_from(&mut self.permission_asks, s, &key);
+        }
+    }
+
     /// Client: refuses a second prompt on a session whose turn runs.
     pub(super) fn check_client_prompt(&self, request: &Request) -> Result<(), SendError> {
         if let Request::Client(ClientRequest::Prompt(p)) = request
@@ -314,8 +322,12 @@ impl Connection {
         if self.phase != Phase::Ready {
             return Err(SendError::NotInitialized);
         }
+        #[cfg(feature = "unstable_protocol_v2")]
+        self.check_cancel_v2()?;
         let cancel = Notification::Client(ClientNotification::Cancel(CancelNotification::new(session.clone())));
         self.write_notification(&cancel)?;
+        #[cfg(feature = "unstable_protocol_v2")]
+        self.v2.client_cancel(session);
         if self.turns.client_turns.contains_key(session) {
             self.turns.client_cancelling.insert(session.clone());
         }

@@ -221,6 +221,9 @@ pub struct ProtocolVersion(pub u16);
 impl ProtocolVersion {
     /// Protocol version 1.
     pub const V1: ProtocolVersion = ProtocolVersion(1);
+    /// Protocol version 2 (the Preview, feature `unstable_protocol_v2`).
+    #[cfg(feature = "unstable_protocol_v2")]
+    pub const V2: ProtocolVersion = ProtocolVersion(2);
     /// The newest version this crate implements.
     pub const LATEST: ProtocolVersion = ProtocolVersion::V1;
 }

@@ -23,7 +23,8 @@ pub struct MethodRow {
     pub params: &'static str,
     /// The schema definition of its result (requests only).
     pub result: Option<&'static str>,
-    /// The path into the receiver's own capabilities that advertises it (not enforced yet).
+    /// The path into the receiver's own capabilities that advertises it (enforced both ways by
+    /// a connection that negotiated v2).
     pub gate: &'static [&'static str],
     /// Who owns it.
     pub layer: Layer,

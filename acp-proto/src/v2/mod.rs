@@ -9,8 +9,9 @@
 //! `terminal/*` (client-side terminals) are gone; `tool_call/cancel` and
 //! `terminal/cancel` are new. See `spec/v2.0.0-alpha.3/docs/migration.mdx`.
 //!
-//! This module is the message set only: the connection ([`crate::Connection`]) and the
-//! adapters speak v1. Unstable: it follows the v2 Preview and may change in any release.
+//! [`Request`], [`Response`] and [`Notification`] are what a [`crate::Connection`] that
+//! negotiated v2 sends and delivers (see the connection's [`turns_v2`](crate::connection::turns_v2)
+//! for the v2 rules it keeps). Unstable: it follows the v2 Preview and may change in any release.
 //!
 //! # Which types are v1's
 //!
@@ -70,6 +71,7 @@ mod terminal;
 mod tests;
 mod tool_call;
 mod updates;
+mod wrappers;
 
 /// The v2 definitions that are the v1 ones on the wire (see the module docs).
 pub use crate::types::{
@@ -103,3 +105,4 @@ pub use state::*;
 pub use terminal::*;
 pub use tool_call::*;
 pub use updates::*;
+pub use wrappers::{Notification, Request, Response};

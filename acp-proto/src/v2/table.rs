@@ -7,10 +7,11 @@
 /// [`v2::Method`](crate::v2::Method) enum and the typed params and results of the v2 envelopes.
 ///
 /// The gates name the receiver's own v2 capabilities (`session` is `agentCapabilities.session`:
-/// without it an agent supports no `session/*` method). They are not enforced yet: the
-/// connection speaks v1. `tool_call/cancel` and `terminal/cancel` are allowed per tool call or
-/// terminal (its `capabilities.cancel`), not by an initialize capability, so their gate is empty;
-/// `auth/login` and `auth/logout` are advertised by a non-empty `authMethods` list.
+/// without it an agent supports no `session/*` method). A connection that negotiated v2
+/// enforces them both ways (see `connection::turns_v2`). `tool_call/cancel` and
+/// `terminal/cancel` are allowed per tool call or terminal (its `capabilities.cancel`), not by an
+/// initialize capability, so their gate is empty; `auth/login` and `auth/logout` are advertised
+/// by a non-empty `authMethods` list.
 ///
 /// ```
 /// macro_rules! wires {

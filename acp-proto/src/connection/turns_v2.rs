@@ -1,0 +1,470 @@
+//! ACP v2 (Preview, feature `unstable_protocol_v2`): negotiation and the v2 rules of
+//! `spec/v2.0.0-alpha.3/docs/` (prompt-lifecycle, cancellation, tool-calls, authentication,
+//! elicitation) that the core keeps by construction.
+//!
+//! # Negotiation
+//!
+//! [`Config::supported_versions`] lists the versions a side speaks (default `[1]`: v1 only,
+//! exactly as without the feature). A connection speaks the negotiated version for its whole
+//! life ([`Negotiated::protocol_version`]); from then on every message is resolved, gated and
+//! decoded against that version's table only, so a v1-only method on a v2 connection is
+//! `-32601` when received and [`SendError::WrongProtocolVersion`] when sent (a v1 message
+//! given to [`send_request`](Connection::send_request) on a v2 connection), and vice versa.
+//!
+//! | side | situation | what the machine does | test |
+//! |---|---|---|---|
+//! | agent | `initialize` with `protocolVersion` ≥ 2 (read before the params are decoded), 2 supported | decoded as v2: [`Event::RequestV2`]; answered with [`respond_v2`](Connection::respond_v2) and a v2 `InitializeResponse`, whose `protocolVersion` the machine sets to 2; the connection speaks v2 | `negotiation_v2_client_with_v2_agent`, `negotiation_agent_asked_for_a_later_version_answers_2` |
+//! | agent | `initialize` with `protocolVersion` 1 (or 2 not supported) | decoded as v1, [`Event::Request`], as without the feature: the application answers v1 (its latest) | `negotiation_v1_client_with_v2_agent`, `negotiation_v2_client_with_v1_only_agent` |
+//! | client | sent v2 `initialize` ([`send_request_v2`](Connection::send_request_v2)), answer with version 2, 2 supported | the result is decoded as v2 ([`Outcome::ResultV2`]); the connection speaks v2 | `negotiation_v2_client_with_v2_agent` |
+//! | client | sent v2 `initialize`, answer with version 1, 1 supported | the result is decoded as v1 ([`Outcome::Result`]); the connection speaks v1, with as its own capabilities what a v1 agent read from the v2 params sent (a v1 `clientCapabilities` is not among them, so: none; the agent will send no `fs/*` or `terminal/*`) | `negotiation_v2_client_with_v1_only_agent` |
+//! | client | an answer with a version it does not support, or above the one it offered | closes ([`CloseReason::UnsupportedProtocolVersion`]) | `negotiation_client_answered_3_closes`; a v1 `initialize` offering 2 is refused: `negotiation_v1_client_with_v2_agent` |
+//!
+//! # Agent side
+//!
+//! | state of a session | event | what the machine does | test |
+//! |---|---|---|---|
+//! | unknown | `session/new` answered with `sessionId` S, or `session/resume` of S answered successfully | S is **announced**; updates for S may be sent | `agent_updates_need_an_announced_session` |
+//! | unknown | `session/resume` of S dispatched | updates for S allowed (the history replay) before the answer | `agent_resume_allows_replay_before_its_answer` |
+//! | announced | `session/update` queued for S | sent; for a session neither announced nor resuming refused ([`SendError::UnknownSession`]) | `agent_updates_need_an_announced_session` |
+//! | announced, idle | `session/prompt` acknowledged (a successful answer), or the agent sends `state_update` `running` / `requires_action` | S is **working** | `agent_cancel_cascades_and_the_idle_says_cancelled` |
+//! | working | another `session/prompt` | dispatched: in v2 a prompt "starts or contributes to foreground work" (no refusal) | `agent_second_prompt_while_working_is_dispatched` |
+//! | working | the agent sends `state_update` `idle` | S is idle again | `agent_cancel_cascades_and_the_idle_says_cancelled` |
+//! | working | `session/cancel` | delivered ([`Event::NotificationV2`]: there is no request left to cancel); S is **cancelling**: `$/cancel_request` for every outstanding `session/request_permission` of S, each resolved [`Outcome::Cancelled`]; the grace deadline ([`Config::turn_cancel_grace`]) is armed | `agent_cancel_cascades_and_the_idle_says_cancelled` |
+//! | cancelling | a permission ask for S | resolves [`Outcome::Cancelled`] at once, no frame | `agent_cancel_cascades_and_the_idle_says_cancelled` |
+//! | cancelling | the agent sends `state_update` `idle` | sent with `stopReason: "cancelled"` whatever it said (the docs' MUST) | `agent_cancel_cascades_and_the_idle_says_cancelled` |
+//! | cancelling | the grace deadline passes | the machine sends the idle `state_update` with `stopReason: "cancelled"` itself; S is idle | `agent_cancel_grace_sends_the_idle_itself` |
+//! | idle or unknown | `session/cancel` | delivered; nothing else | `agent_cancel_cascades_and_the_idle_says_cancelled` |
+//! | announced | `session/close` / `session/delete` answered successfully | no longer announced | `agent_updates_need_an_announced_session` |
+//!
+//! Frames leave in the order they were queued, so every update the agent queued before its
+//! idle `state_update` precedes it on the wire.
+//!
+//! # Client side
+//!
+//! | event | what the machine does | test |
+//! |---|---|---|
+//! | `session/prompt` sent for S, no turn open | a turn of S opens, named by that prompt's [`OutboundId`] | `client_turn_stamps_updates_and_ends_once_on_idle` |
+//! | `session/prompt` sent for S while its turn is open | it joins the open turn (v2 allows prompts during foreground work) | `client_second_prompt_joins_the_open_turn` |
+//! | a prompt's successful answer | an acknowledgement only: the turn stays open | `client_turn_stamps_updates_and_ends_once_on_idle` |
+//! | a prompt's answer after its turn ended (the idle overtook it) | belongs to no turn: it ends none | `client_late_prompt_answer_belongs_to_no_turn` |
+//! | `session/update` of S while its turn is open | [`Event::NotificationV2`] with a [`TurnStamp`]: the turn and a contiguous ordinal 0, 1, 2… | `client_turn_stamps_updates_and_ends_once_on_idle` |
+//! | `state_update` `idle` of S while its turn is open | delivered stamped, then [`Event::TurnEnded`] ([`TurnEndReason::Idle`]): after every update received before it; the turn is over, later updates are unstamped | `client_turn_stamps_updates_and_ends_once_on_idle` |
+//! | every prompt of the open turn failed (error, timeout, local cancel) and none was accepted | [`Event::TurnEnded`] ([`TurnEndReason::PromptFailed`]) after the outcome | `client_failed_prompt_ends_its_turn` |
+//! | the connection closes with a turn open | [`Event::TurnEnded`] ([`TurnEndReason::ConnectionClosed`]) before [`Event::Closed`] | `client_close_ends_open_turns` |
+//! | [`Connection::cancel_turn`] | sends `session/cancel`; answers every pending permission ask of S `cancelled` ([`CancelReason::TurnCancelled`]); the turn stays open until the agent's idle | `client_cancel_answers_asks_and_waits_for_idle` |
+//! | a permission ask for S after the cancel, before the idle | answered `cancelled` by the machine, never dispatched | `client_cancel_answers_asks_and_waits_for_idle` |
+//! | `tool_call/cancel` / `terminal/cancel` sent | refused ([`SendError::NotCancellable`]) unless the latest update of that tool call / terminal (in that session) advertised `capabilities.cancel` and it is not final | `client_tool_call_cancel_needs_the_advertised_capability`, `client_terminal_cancel_needs_the_advertised_capability` |
+//!
+//! **Upserts.** v2 updates are upserts keyed by id (`messageId`, `toolCallId`, `terminalId`,
+//! `planId`): an omitted field leaves the stored value, `null` clears it, chunks append. The
+//! machine does not merge them: it delivers every update in the order received, stamped into
+//! the turn, so a client that applies them in delivery order per id gets the agent's state. A
+//! client may rely on: order (per connection, hence per id), the stamps, and the turn's end
+//! coming after every update received before it. It may not rely on an update belonging to
+//! the turn's work: background work may send updates of S at any time, inside a turn or not.
+//! The one upsert the machine follows itself is `capabilities.cancel` of tool calls and
+//! terminals (an update with `capabilities` replaces the advertisement, one without it keeps
+//! it, a final `status` or an `exitStatus` ends it), in a record bounded by
+//! [`Config::max_cancellable`]: past the bound the oldest entry is forgotten, which can only
+//! make the machine refuse a cancel the agent would have allowed, never send one it forbids.
+//!
+//! # Both sides
+//!
+//! | rule | test |
+//! |---|---|
+//! | the v2 table's `gate` against the receiver's own capabilities, both ways: a request failing it is `-32601` (received) or [`SendError::NotSupportedByPeerV2`] (sent); a notification failing it is dropped and counted (received) or refused (sent) | `gates_apply_both_ways` |
+//! | `auth/login` and `auth/logout` need a non-empty `authMethods` in the agent's `initialize` answer (the docs: otherwise the client MUST NOT call either) | `auth_methods_gate_login_and_logout` |
+//! | the agent's `initialize` answer keeps `terminal` auth methods only for a client with `auth.terminal` | `terminal_auth_methods_need_the_clients_auth_terminal` |
+//! | `elicitation/create` needs the client's `elicitation`, and by mode `elicitation.form` or `elicitation.url` (sent); `elicitation/complete` needs `elicitation.url` | `elicitation_gates_by_mode` |
+//! | `$/cancel_request`, correlation, timeouts, bounds and deferral: the v1 machinery, unchanged | `cancel_request_works_on_v2`, `held_and_deferred_requests_work_on_v2`, `v2_results_are_typed_by_the_request_method` |
+//! | a v1 method on a v2 connection: `-32601` received, refused sent; a v2 message on a v1 connection: refused | `versions_do_not_mix` |
+//!
+//! Left to the application (the docs make them the agent's checks, which the machine cannot
+//! see without holding every tool call): an agent answers `-32602` to `tool_call/cancel` for an
+//! unknown, final or non-cancellable tool call.
+//!
+//! [`Config::supported_versions`]: super::Config::supported_versions
+//! [`Config::turn_cancel_grace`]: super::Config::turn_cancel_grace
+//! [`Config::max_cancellable`]: super::Config::max_cancellable
+//! [`Negotiated::protocol_version`]: super::Negotiated::protocol_version
+//! [`SendError::WrongProtocolVersion`]: super::SendError::WrongProtocolVersion
+//! [`SendError::UnknownSession`]: super::SendError::UnknownSession
+//! [`SendError::NotCancellable`]: super::SendError::NotCancellable
+//! [`SendError::NotSupportedByPeerV2`]: super::SendError::NotSupportedByPeerV2
+//! [`Event::RequestV2`]: super::Event::RequestV2
+//! [`Event::Request`]: super::Event::Request
+//! [`Event::NotificationV2`]: super::Event::NotificationV2
+//! [`Event::TurnEnded`]: super::Event::TurnEnded
+//! [`Event::Closed`]: super::Event::Closed
+//! [`Outcome::ResultV2`]: super::Outcome::ResultV2
+//! [`Outcome::Result`]: super::Outcome::Result
+//! [`Outcome::Cancelled`]: super::Outcome::Cancelled
+//! [`CloseReason::UnsupportedProtocolVersion`]: super::CloseReason::UnsupportedProtocolVersion
+//! [`CancelReason::TurnCancelled`]: super::CancelReason::TurnCancelled
+//! [`TurnStamp`]: super::TurnStamp
+//! [`OutboundId`]: super::OutboundId
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use super::{Connection, Event, OutboundId, Outcome, PendingOut, SendError, Timer, TurnStamp};
+use crate::gate::CapabilitySnapshot;
+use crate::time::Instant;
+use crate::types::{ProtocolVersion, SessionId};
+use crate::v2::{
+    self, AgentNotificationParams, AgentRequestParams, ClientRequestParams, IdleStateUpdate, IdleStopReason,
+    SessionUpdate, StateUpdate, ToolCallStatus,
+};
+
+/// How a client's v2 turn ended ([`Event::TurnEnded`]).
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum TurnEndReason {
+    /// The agent reported `idle`; its stop reason, if it gave one.
+    Idle {
+        /// The `stopReason` of the idle `state_update`.
+        stop_reason: Option<IdleStopReason>,
+    },
+    /// No prompt of the turn was accepted: each got an error, timed out or was cancelled.
+    PromptFailed,
+    /// The connection closed with the turn open.
+    ConnectionClosed,
+}
+
+/// What a successful answer to an inbound v2 request changes (agent side).
+#[derive(Debug, Clone, PartialEq)]
+pub(super) enum SessionEffect {
+    /// `session/new`: the answer names the new session.
+    New,
+    /// `session/resume` of this session (replay allowed while it runs).
+    Resume(SessionId),
+    /// `session/close` / `session/delete` of this session.
+    Forget(SessionId),
+    /// `session/prompt` of this session: acknowledged, the session works.
+    Prompt(SessionId),
+}
+
+#[derive(Debug, Clone)]
+struct ClientTurn {
+    prompt: i64,
+    next_ordinal: u64,
+    /// The wire ids of the turn's prompts still awaiting their answer (an answer that comes
+    /// after the turn ended belongs to no turn).
+    pending: Vec<i64>,
+    /// Whether a prompt of the turn was accepted.
+    accepted: bool,
+}
+
+/// A tool call or terminal of a session, for the cancel record.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+enum CancelKey {
+    Tool(SessionId, String),
+    Terminal(SessionId, String),
+}
+
+/// The v2 state of a connection.
+#[derive(Debug, Default)]
+pub(super) struct V2State {
+    /// The connection negotiated v2.
+    pub(super) active: bool,
+    /// Client: the version of the `initialize` sent.
+    pub(super) offered: Option<ProtocolVersion>,
+    /// Client: its own capabilities as a v1 agent reads the v2 `initialize` params sent.
+    pub(super) v1_reading: Option<CapabilitySnapshot>,
+    /// The agent's `initialize` answer listed auth methods.
+    pub(super) auth_methods: bool,
+    /// Agent: announced sessions.
+    announced: BTreeSet<SessionId>,
+    /// Agent: `session/resume` in flight per session.
+    resuming: BTreeMap<SessionId, usize>,
+    /// Agent: working sessions, with the grace sequence number once cancelling.
+    working: BTreeMap<SessionId, Option<u64>>,
+    /// Agent: armed grace deadlines of cancelled sessions.
+    graces: BTreeMap<u64, (SessionId, Instant)>,
+    next_grace: u64,
+    /// Agent: outstanding permission asks per session, by wire id.
+    asks: BTreeMap<SessionId, BTreeSet<i64>>,
+    /// Client: the open turn per session.
+    turns: BTreeMap<SessionId, ClientTurn>,
+    /// Client: sessions whose open turn the application cancelled.
+    cancelling: BTreeSet<SessionId>,
+    /// Client: tool calls and terminals that advertise `capabilities.cancel`, with their
+    /// insertion sequence number, and the reverse index for eviction.
+    cancellable: BTreeMap<CancelKey, u64>,
+    cancellable_order: BTreeMap<u64, CancelKey>,
+    next_cancellable: u64,
+}
+
+impl V2State {
+    /// Entries held, for the memory estimate.
+    pub(super) fn len(&self) -> usize {
+        self.announced.len()
+            + self.resuming.len()
+            + self.working.len()
+            + self.graces.len()
+            + self.asks.values().map(BTreeSet::len).sum::<usize>()
+            + self.turns.values().map(|t| 1 + t.pending.len()).sum::<usize>()
+            + self.cancelling.len()
+            + self.cancellable.len() * 2
+    }
+
+    /// Agent: whether updates for `session` may be sent.
+    fn may_update(&self, session: &SessionId) -> bool {
+        self.announced.contains(session) || self.resuming.contains_key(session)
+    }
+
+    /// Agent: a request with this effect was dispatched.
+    pub(super) fn on_dispatch(&mut self, effect: &SessionEffect) {
+        if let SessionEffect::Resume(s) = effect {
+            *self.resuming.entry(s.clone()).or_default() += 1;
+        }
+    }
+
+    /// Agent: the request with this effect was answered (`result`: the result, if it succeeded).
+    pub(super) fn on_answer(&mut self, effect: &SessionEffect, result: Option<&v2::Response>) {
+        let ok = result.is_some();
+        match effect {
+            SessionEffect::New => {
+                if let Some(v2::Response::Agent(v2::AgentResult::NewSession(r))) = result {
+                    self.announced.insert(r.session_id.clone());
+                }
+            }
+            SessionEffect::Resume(s) => {
+                if let Some(n) = self.resuming.get_mut(s) {
+                    *n -= 1;
+                    if *n == 0 {
+                        self.resuming.remove(s);
+                    }
+                }
+                if ok {
+                    self.announced.insert(s.clone());
+                }
+            }
+            SessionEffect::Forget(s) if ok => {
+                self.announced.remove(s);
+                self.working.remove(s);
+            }
+            SessionEffect::Prompt(s) if ok && self.announced.contains(s) => {
+                self.working.entry(s.clone()).or_insert(None);
+            }
+            _ => {}
+        }
+    }
+
+    /// Client: the application cancelled the turn of `session`.
+    pub(super) fn client_cancel(&mut self, session: &SessionId) {
+        if self.turns.contains_key(session) {
+            self.cancelling.insert(session.clone());
+        }
+    }
+
+    /// Client: whether a permission ask for `session` is answered `cancelled` by the machine.
+    pub(super) fn ask_is_cancelled(&self, request: &v2::Request) -> bool {
+        matches!(request, v2::Request::Agent(AgentRequestParams::RequestPermission(p)) if self.cancelling.contains(&p.session_id))
+    }
+
+    /// Client: `tool_call/cancel` and `terminal/cancel` need the advertised capability.
+    pub(super) fn check_cancellable(&self, request: &v2::Request) -> Result<(), SendError> {
+        let key = match request {
+            v2::Request::Client(ClientRequestParams::CancelToolCall(r)) => {
+                CancelKey::Tool(r.session_id.clone(), r.tool_call_id.to_string())
+            }
+            v2::Request::Client(ClientRequestParams::CancelTerminal(r)) => {
+                CancelKey::Terminal(r.session_id.clone(), r.terminal_id.to_string())
+            }
+            _ => return Ok(()),
+        };
+        if self.cancellable.contains_key(&key) {
+            Ok(())
+        } else {
+            let (CancelKey::Tool(_, id) | CancelKey::Terminal(_, id)) = key;
+            Err(SendError::NotCancellable { id })
+        }
+    }
+
+    /// Client: follows `capabilities.cancel` in a received update.
+    fn follow_cancellable(&mut self, session: &SessionId, update: &SessionUpdate, limit: usize) {
+        let (key, caps, done) = match update {
+            SessionUpdate::ToolCallUpdate(u) => {
+                let done = matches!(
+                    u.status,
+                    Some(ToolCallStatus::Completed | ToolCallStatus::Failed | ToolCallStatus::Cancelled)
+                );
+                let caps = u.capabilities.as_ref().map(|c| c.cancel.is_some());
+                (CancelKey::Tool(session.clone(), u.tool_call_id.to_string()), caps, done)
+            }
+            SessionUpdate::TerminalUpdate(u) => {
+                let caps = u.capabilities.as_ref().map(|c| c.cancel.is_some());
+                (CancelKey::Terminal(session.clone(), u.terminal_id.to_string()), caps, u.exit_status.is_some())
+            }
+            _ => return,
+        };
+        match (done, caps) {
+            (true, _) | (false, Some(false)) => {
+                if let Some(seq) = self.cancellable.remove(&key) {
+                    self.cancellable_order.remove(&seq);
+                }
+            }
+            (false, Some(true)) if !self.cancellable.contains_key(&key) => {
+                while self.cancellable.len() >= limit.max(1) {
+                    let Some((_, oldest)) = self.cancellable_order.pop_first() else { break };
+                    self.cancellable.remove(&oldest);
+                }
+                let seq = self.next_cancellable;
+                self.next_cancellable += 1;
+                self.cancellable_order.insert(seq, key.clone());
+                self.cancellable.insert(key, seq);
+            }
+            _ => {}
+        }
+        debug_assert_eq!(self.cancellable.len(), self.cancellable_order.len());
+    }
+
+    /// Client: a prompt of `session` was sent as wire id `id`.
+    pub(super) fn on_send_prompt(&mut self, id: i64, session: &SessionId) {
+        let turn = self.turns.entry(session.clone()).or_insert(ClientTurn {
+            prompt: id,
+            next_ordinal: 0,
+            pending: Vec::new(),
+            accepted: false,
+        });
+        turn.pending.push(id);
+    }
+
+    /// Agent: a permission ask of `session` was sent as wire id `id`.
+    pub(super) fn on_send_ask(&mut self, id: i64, session: &SessionId) {
+        self.asks.entry(session.clone()).or_default().insert(id);
+    }
+}
+
+impl Connection {
+    /// Client side, v2: the stamp of a received update, and the turn it ends, if it does.
+    pub(super) fn client_stamp_v2(
+        &mut self,
+        notification: &v2::Notification,
+    ) -> (Option<TurnStamp>, Option<(SessionId, OutboundId, TurnEndReason)>) {
+        let v2::Notification::Agent(AgentNotificationParams::SessionUpdate(n)) = notification else {
+            return (None, None);
+        };
+        let limit = self.config.max_cancellable;
+        self.v2.follow_cancellable(&n.session_id, &n.update, limit);
+        let Some(turn) = self.v2.turns.get_mut(&n.session_id) else { return (None, None) };
+        let stamp = TurnStamp { turn: OutboundId(turn.prompt), ordinal: turn.next_ordinal };
+        turn.next_ordinal += 1;
+        let SessionUpdate::StateUpdate(StateUpdate::Idle(idle)) = &n.update else { return (Some(stamp), None) };
+        self.v2.turns.remove(&n.session_id);
+        self.v2.cancelling.remove(&n.session_id);
+        let reason = TurnEndReason::Idle { stop_reason: idle.stop_reason.clone() };
+        (Some(stamp), Some((n.session_id.clone(), stamp.turn, reason)))
+    }
+
+    /// The outcome of sent v2 request `id` was queued: a client prompt's failure may end its
+    /// turn (after the outcome), an agent's permission ask leaves the cancel cascade.
+    pub(super) fn on_outcome_v2(&mut self, id: i64, pending: &PendingOut, outcome_ok: bool) {
+        let (Some(s), Some(super::v2::V2Method::Table(m))) = (&pending.session, &pending.v2) else { return };
+        match m {
+            v2::Method::Prompt => {
+                let Some(turn) = self.v2.turns.get_mut(s) else { return };
+                let Some(at) = turn.pending.iter().position(|p| *p == id) else { return };
+                turn.pending.swap_remove(at);
+                turn.accepted |= outcome_ok;
+                if turn.pending.is_empty() && !turn.accepted {
+                    let prompt = OutboundId(turn.prompt);
+                    self.v2.turns.remove(s);
+                    self.v2.cancelling.remove(s);
+                    let reason = TurnEndReason::PromptFailed;
+                    self.push_event(Event::TurnEnded { session: s.clone(), turn: prompt, reason });
+                }
+            }
+            v2::Method::RequestPermission => self.forget_ask_v2(id, s),
+            _ => {}
+        }
+    }
+
+    /// Agent side, v2: forgets a finished permission ask.
+    pub(super) fn forget_ask_v2(&mut self, id: i64, session: &SessionId) {
+        if let Some(set) = self.v2.asks.get_mut(session) {
+            set.remove(&id);
+            if set.is_empty() {
+                self.v2.asks.remove(session);
+            }
+        }
+    }
+
+    /// Agent side, v2: checks an update before it is sent and applies its state change; an
+    /// idle that ends a cancelled turn is rewritten to say `cancelled`.
+    pub(super) fn agent_update_v2(&mut self, notification: &mut v2::Notification) -> Result<(), SendError> {
+        let v2::Notification::Agent(AgentNotificationParams::SessionUpdate(n)) = notification else { return Ok(()) };
+        if !self.v2.may_update(&n.session_id) {
+            return Err(SendError::UnknownSession(n.session_id.clone()));
+        }
+        match &mut n.update {
+            SessionUpdate::StateUpdate(StateUpdate::Running(_) | StateUpdate::RequiresAction(_)) => {
+                self.v2.working.entry(n.session_id.clone()).or_insert(None);
+            }
+            SessionUpdate::StateUpdate(StateUpdate::Idle(idle)) => {
+                if let Some(Some(seq)) = self.v2.working.remove(&n.session_id) {
+                    idle.stop_reason = Some(IdleStopReason::Cancelled);
+                    if let Some((_, at)) = self.v2.graces.remove(&seq) {
+                        self.disarm(Some(at), Timer::TurnGraceV2(seq));
+                    }
+                }
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// Agent side, v2: `session/cancel` from the client (already delivered to the application).
+    pub(super) fn agent_session_cancel_v2(&mut self, session: &SessionId) {
+        let Some(state) = self.v2.working.get_mut(session) else { return };
+        if state.is_some() {
+            return;
+        }
+        let seq = self.v2.next_grace;
+        self.v2.next_grace += 1;
+        *state = Some(seq);
+        let at = self.now + self.config.turn_cancel_grace;
+        self.v2.graces.insert(seq, (session.clone(), at));
+        self.arm(at, Timer::TurnGraceV2(seq));
+        let asks = self.v2.asks.remove(session).unwrap_or_default();
+        for id in asks {
+            if self.finish_outbound(id, Outcome::Cancelled).is_some() {
+                self.send_cancel_request(id);
+            }
+        }
+    }
+
+    /// Agent side, v2: whether a permission ask resolves `Cancelled` at once (its session's
+    /// work is being cancelled).
+    pub(super) fn agent_ask_cancelled_v2(&self, request: &v2::Request) -> bool {
+        matches!(request, v2::Request::Agent(AgentRequestParams::RequestPermission(p))
+            if matches!(self.v2.working.get(&p.session_id), Some(Some(_))))
+    }
+
+    /// Agent side, v2: the grace of a cancelled session passed: the machine ends the work.
+    pub(super) fn turn_grace_v2_expired(&mut self, seq: u64) {
+        let Some((session, _)) = self.v2.graces.remove(&seq) else { return };
+        if self.v2.working.get(&session) != Some(&Some(seq)) {
+            return;
+        }
+        self.v2.working.remove(&session);
+        let idle = IdleStateUpdate { stop_reason: Some(IdleStopReason::Cancelled), ..IdleStateUpdate::default() };
+        let update = v2::UpdateSessionNotification {
+            session_id: session,
+            update: SessionUpdate::StateUpdate(StateUpdate::Idle(idle)),
+            meta: None,
+        };
+        // The machine's own notification: never refused by the budget.
+        let _ = self.write_v2_notification(&update.into());
+    }
+
+    /// Close: every open client turn ends.
+    pub(super) fn close_turns_v2(&mut self) {
+        let state = std::mem::take(&mut self.v2);
+        for (session, turn) in state.turns {
+            let reason = TurnEndReason::ConnectionClosed;
+            self.push_event(Event::TurnEnded { session, turn: OutboundId(turn.prompt), reason });
+        }
+        self.v2 = V2State { active: state.active, auth_methods: state.auth_methods, ..V2State::default() };
+    }
+}

@@ -1,0 +1,255 @@
+//! The role-agnostic v2 messages a [`Connection`](crate::Connection) sends and delivers: a
+//! request, result or notification of either side, without the JSON-RPC id (the connection
+//! owns ids and correlation).
+//!
+//! They wrap the per-sender params and results of the v2 table ([`ClientRequestParams`], …),
+//! so a message is typed exactly when its method is a row of the v2 table; an `Other` is an
+//! extension method (`_`-prefixed) with its params kept verbatim. The connection refuses to
+//! send an `Other` whose name is not an extension name.
+//!
+//! ```
+//! use acp_proto::v2::{self, ClientRequestParams};
+//! let request: v2::Request = v2::CancelToolCallRequest {
+//!     session_id: "s".into(),
+//!     tool_call_id: "t".into(),
+//!     meta: None,
+//! }
+//! .into();
+//! assert_eq!(request.wire(), "tool_call/cancel");
+//! assert_eq!(request.method(), Some(v2::Method::CancelToolCall));
+//! assert!(matches!(request, v2::Request::Client(ClientRequestParams::CancelToolCall(_))));
+//! ```
+
+use serde::{Serialize, Serializer};
+
+use super::*;
+use crate::Side;
+
+/// A v2 request of either side.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum Request {
+    /// Sent by the client.
+    Client(ClientRequestParams),
+    /// Sent by the agent.
+    Agent(AgentRequestParams),
+}
+
+/// A v2 result of either side.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum Response {
+    /// Sent by the agent (answers a client request).
+    Agent(AgentResult),
+    /// Sent by the client (answers an agent request).
+    Client(ClientResult),
+}
+
+/// A v2 notification of either side (`$/cancel_request` is the connection's own).
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum Notification {
+    /// Sent by the client.
+    Client(ClientNotificationParams),
+    /// Sent by the agent.
+    Agent(AgentNotificationParams),
+}
+
+/// The table method of a typed message (`None` for `Other`).
+fn typed_method(wire: &str, other: bool) -> Option<Method> {
+    if other { None } else { Method::from_wire(wire) }
+}
+
+impl Request {
+    /// The v2 table's method, or `None` for an extension request.
+    pub fn method(&self) -> Option<Method> {
+        match self {
+            Request::Client(p) => typed_method(p.method(), matches!(p, ClientRequestParams::Other { .. })),
+            Request::Agent(p) => typed_method(p.method(), matches!(p, AgentRequestParams::Other { .. })),
+        }
+    }
+
+    /// The method name on the wire.
+    pub fn wire(&self) -> &str {
+        match self {
+            Request::Client(p) => p.method(),
+            Request::Agent(p) => p.method(),
+        }
+    }
+
+    /// The side that sends it.
+    pub fn sender(&self) -> Side {
+        match self {
+            Request::Client(_) => Side::Client,
+            Request::Agent(_) => Side::Agent,
+        }
+    }
+
+    /// Whether there are params to write.
+    pub fn has_params(&self) -> bool {
+        match self {
+            Request::Client(p) => p.has_value(),
+            Request::Agent(p) => p.has_value(),
+        }
+    }
+
+    /// The session the request belongs to, for the requests that name one.
+    pub fn session_id(&self) -> Option<&SessionId> {
+        match self {
+            Request::Client(p) => match p {
+                ClientRequestParams::SetSessionConfigOption(r) => Some(&r.session_id),
+                ClientRequestParams::Prompt(r) => Some(&r.session_id),
+                ClientRequestParams::DeleteSession(r) => Some(&r.session_id),
+                ClientRequestParams::ResumeSession(r) => Some(&r.session_id),
+                ClientRequestParams::CloseSession(r) => Some(&r.session_id),
+                ClientRequestParams::CancelToolCall(r) => Some(&r.session_id),
+                ClientRequestParams::CancelTerminal(r) => Some(&r.session_id),
+                _ => None,
+            },
+            Request::Agent(AgentRequestParams::RequestPermission(r)) => Some(&r.session_id),
+            Request::Agent(_) => None,
+        }
+    }
+}
+
+impl Response {
+    /// The v2 table's method this result answers, or `None` for an extension result.
+    pub fn method(&self) -> Option<Method> {
+        match self {
+            Response::Agent(r) => typed_method(r.method(), matches!(r, AgentResult::Other { .. })),
+            Response::Client(r) => typed_method(r.method(), matches!(r, ClientResult::Other { .. })),
+        }
+    }
+
+    /// The side that sends it.
+    pub fn sender(&self) -> Side {
+        match self {
+            Response::Agent(_) => Side::Agent,
+            Response::Client(_) => Side::Client,
+        }
+    }
+}
+
+impl Notification {
+    /// The v2 table's method, or `None` for an extension notification.
+    pub fn method(&self) -> Option<Method> {
+        match self {
+            Notification::Client(p) => typed_method(p.method(), matches!(p, ClientNotificationParams::Other { .. })),
+            Notification::Agent(p) => typed_method(p.method(), matches!(p, AgentNotificationParams::Other { .. })),
+        }
+    }
+
+    /// The method name on the wire.
+    pub fn wire(&self) -> &str {
+        match self {
+            Notification::Client(p) => p.method(),
+            Notification::Agent(p) => p.method(),
+        }
+    }
+
+    /// The side that sends it.
+    pub fn sender(&self) -> Side {
+        match self {
+            Notification::Client(_) => Side::Client,
+            Notification::Agent(_) => Side::Agent,
+        }
+    }
+
+    /// Whether there are params to write.
+    pub fn has_params(&self) -> bool {
+        match self {
+            Notification::Client(p) => p.has_value(),
+            Notification::Agent(p) => p.has_value(),
+        }
+    }
+}
+
+impl Serialize for Request {
+    /// Writes the params.
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Request::Client(p) => p.serialize(s),
+            Request::Agent(p) => p.serialize(s),
+        }
+    }
+}
+
+impl Serialize for Response {
+    /// Writes the result.
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Response::Agent(r) => r.serialize(s),
+            Response::Client(r) => r.serialize(s),
+        }
+    }
+}
+
+impl Serialize for Notification {
+    /// Writes the params.
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Notification::Client(p) => p.serialize(s),
+            Notification::Agent(p) => p.serialize(s),
+        }
+    }
+}
+
+macro_rules! wrap {
+    ($($from:ty => $to:ident::$v:ident),* $(,)?) => {$(
+        impl From<$from> for $to {
+            fn from(p: $from) -> $to {
+                $to::$v(p)
+            }
+        }
+    )*};
+}
+
+wrap! {
+    ClientRequestParams => Request::Client,
+    AgentRequestParams => Request::Agent,
+    AgentResult => Response::Agent,
+    ClientResult => Response::Client,
+    ClientNotificationParams => Notification::Client,
+    AgentNotificationParams => Notification::Agent,
+}
+
+/// The table callback: `From` every params and result type of the table into the wrappers.
+macro_rules! v2_froms {
+    (
+        {}
+        client_requests: [ $( { $(#[doc = $cd:literal])* $cv:ident = $cw:literal, $cp:ident => $cr:ident, $($crest:tt)* } )* ]
+        agent_requests: [ $( { $(#[doc = $ad:literal])* $av:ident = $aw:literal, $ap:ident => $ar:ident, $($arest:tt)* } )* ]
+        client_notifications: [ $( { $(#[doc = $nd:literal])* $nv:ident = $nw:literal, $np:ident, $($nrest:tt)* } )* ]
+        agent_notifications: [ $( { $(#[doc = $md:literal])* $mv:ident = $mw:literal, $mp:ident, $($mrest:tt)* } )* ]
+        protocol: [ $($protocol:tt)* ]
+    ) => {
+        $(
+            impl From<$cp> for Request {
+                fn from(p: $cp) -> Request { Request::Client(ClientRequestParams::$cv(p)) }
+            }
+            impl From<$cr> for Response {
+                fn from(r: $cr) -> Response { Response::Agent(AgentResult::$cv(r)) }
+            }
+        )*
+        $(
+            impl From<$ap> for Request {
+                fn from(p: $ap) -> Request { Request::Agent(AgentRequestParams::$av(p)) }
+            }
+            impl From<$ar> for Response {
+                fn from(r: $ar) -> Response { Response::Client(ClientResult::$av(r)) }
+            }
+        )*
+        $(
+            impl From<$np> for Notification {
+                fn from(p: $np) -> Notification { Notification::Client(ClientNotificationParams::$nv(p)) }
+            }
+        )*
+        $(
+            impl From<$mp> for Notification {
+                fn from(p: $mp) -> Notification { Notification::Agent(AgentNotificationParams::$mv(p)) }
+            }
+        )*
+    };
+}
+
+crate::method_table_v2!(v2_froms {});
