@@ -26,12 +26,6 @@ use serde::{Deserialize, Serialize};
 use super::serde_util::{Meta, lenient, lenient_vec, string_enum};
 
 crate::types::serde_ext::meta_only! {
-    /// **Unstable**: marks `auth/status` (and the agent's `auth/status_update` notifications)
-    /// as supported. Advertised as `agentCapabilities.auth.status`.
-    AuthStatusCapabilities
-}
-
-crate::types::serde_ext::meta_only! {
     /// Parameters of `auth/status` (client to agent); needs the agent's `auth.status`. It only
     /// reads the state: agents must not answer it with `auth_required` (`-32000`), since a
     /// client asks precisely to learn whether sign-in is needed.

@@ -27,12 +27,6 @@ use super::ids::ProviderId;
 use super::serde_util::{Meta, lenient, lenient_items, string_enum};
 
 crate::types::serde_ext::meta_only! {
-    /// **Unstable**: marks `providers/list`, `providers/set` and `providers/disable` as
-    /// supported. Advertised as `agentCapabilities.providers`.
-    ProvidersCapabilities
-}
-
-crate::types::serde_ext::meta_only! {
     /// Parameters of `providers/list` (client to agent); needs the agent's `providers`.
     ListProvidersRequest
 }

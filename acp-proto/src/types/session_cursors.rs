@@ -89,11 +89,6 @@ meta_only! {
     CursorForkCapabilities
 }
 
-meta_only! {
-    /// The client's `session.cursors`: it handles `cursor_update` session updates.
-    SessionCursorsCapabilities
-}
-
 crate::types::serde_util::tagged_union! {
     /// Where a cursor is, relative to an entity the client holds, discriminated by `type`. A
     /// known `type` with a malformed payload is an error; an unknown `type` is kept as
