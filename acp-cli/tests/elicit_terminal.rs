@@ -245,3 +245,62 @@ fn an_elicitation_waits_behind_the_permission_question_on_screen() {
     assert_eq!(answers[0]["result"]["outcome"], serde_json::json!({"outcome": "selected", "optionId": "ok"}));
     assert_eq!(answers[1], serde_json::json!({"jsonrpc": "2.0", "id": "e1", "result": {"action": "decline"}}));
 }
+
+/// `acp client --ask` on a terminal against `acp agent`, with a `tee` in front of the agent
+/// that writes what it received to `c2a`.
+fn client_asking_with_a_witness(dir: &TempDir) -> Option<(Pty, std::path::PathBuf)> {
+    let acp = acp().display().to_string();
+    let root = dir.path().display().to_string();
+    let c2a = dir.path().join("c2a.log");
+    let agent = format!("tee '{}' | {acp} agent --quiet", c2a.display());
+    let pty = Pty::start(dir.path(), &format!("{acp} client --ask --root {root} -- sh -c \"{agent}\""), &root)?;
+    Some((pty, c2a))
+}
+
+/// The messages the agent received: its answers to our requests' ids, and our notifications.
+fn received(c2a: &std::path::Path) -> Vec<serde_json::Value> {
+    let text = std::fs::read_to_string(c2a).unwrap();
+    text.lines().map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}"))).collect()
+}
+
+/// Asserts that the agent received `result` as an answer and a `session/cancel`.
+fn answered_then_cancelled(messages: &[serde_json::Value], result: &serde_json::Value) {
+    let answer = messages.iter().position(|m| m.get("result") == Some(result));
+    let cancel = messages.iter().position(|m| m["method"] == "session/cancel");
+    assert!(answer.is_some() && cancel.is_some(), "{result} and session/cancel in {messages:#?}");
+}
+
+#[test]
+fn cancel_typed_at_a_permission_question_cancels_the_turn() {
+    let dir = TempDir::new("cancel-permission");
+    let Some((mut pty, c2a)) = client_asking_with_a_witness(&dir) else { return };
+    pty.wait_for("Type a prompt");
+    pty.keys("hello\r");
+    pty.wait_for("? permission: ");
+    pty.keys("/cancel\r");
+    pty.wait_for("turn cancelled");
+    pty.keys("\x04");
+    let out = pty.finish();
+    assert_eq!(out.code(), 0, "{out:?}");
+    assert!(!out.stdout.contains("is not one of the options"), "/cancel was taken as an answer:\n{}", out.stdout);
+    let messages = received(&c2a);
+    answered_then_cancelled(&messages, &serde_json::json!({"outcome": {"outcome": "cancelled"}}));
+    assert!(!messages.iter().any(|m| m["result"]["outcome"]["outcome"] == "selected"), "{messages:#?}");
+}
+
+#[test]
+fn cancel_typed_at_a_form_field_cancels_the_form_and_the_turn() {
+    let dir = TempDir::new("cancel-form");
+    let Some((mut pty, c2a)) = client_asking_with_a_witness(&dir) else { return };
+    pty.wait_for("Type a prompt");
+    pty.keys("elicit\r");
+    pty.wait_for("  colour: ");
+    pty.keys("/cancel\r");
+    pty.wait_for("turn cancelled");
+    pty.keys("\x04");
+    let out = pty.finish();
+    assert_eq!(out.code(), 0, "{out:?}");
+    let text = out.stdout.replace('\r', "");
+    assert!(!text.contains("form accepted") && !text.contains("[2/5]"), "/cancel was taken as a field:\n{text}");
+    answered_then_cancelled(&received(&c2a), &serde_json::json!({"action": "cancel"}));
+}
