@@ -304,3 +304,36 @@ fn cancel_typed_at_a_form_field_cancels_the_form_and_the_turn() {
     assert!(!text.contains("form accepted") && !text.contains("[2/5]"), "/cancel was taken as a field:\n{text}");
     answered_then_cancelled(&received(&c2a), &serde_json::json!({"action": "cancel"}));
 }
+
+#[test]
+fn cancel_typed_at_a_question_between_turns_cancels_the_question() {
+    let dir = TempDir::new("cancel-idle");
+    let permission = serde_json::json!({"jsonrpc": "2.0", "id": "p1", "method": "session/request_permission",
+        "params": {"sessionId": "s1", "toolCall": {"toolCallId": "c1", "title": "Later"},
+            "options": [{"optionId": "ok", "name": "Allow", "kind": "allow_once"}]}});
+    let permission = dir.file("permission.json", &permission.to_string());
+    let seen = dir.path().join("answers");
+    // The turn ends, then the agent asks.
+    let script = format!(
+        "{HANDSHAKE}{END_TURN}cat '{permission}'; echo; read -r l; printf '%s\\n' \"$l\" >> '{seen}'; \
+         while read l; do :; done",
+        seen = seen.display()
+    );
+    let acp = acp().display().to_string();
+    let root = dir.path().display().to_string();
+    let script_file = dir.file("agent.sh", &script);
+    let command = format!("{acp} client --ask --root {root} -- sh {script_file}");
+    let Some(mut pty) = Pty::start(dir.path(), &command, &root) else { return };
+    pty.wait_for("Type a prompt");
+    pty.keys("hi\r");
+    pty.wait_for("? permission: Later");
+    pty.keys("/cancel\r");
+    pty.wait_for("questions cancelled (no turn is running)");
+    pty.keys("\x04");
+    let out = pty.finish();
+    assert_eq!(out.code(), 0, "{out:?}");
+    assert!(!out.stdout.contains("is not one of the options"), "{}", out.stdout);
+    let answer: serde_json::Value = serde_json::from_str(std::fs::read_to_string(&seen).unwrap().trim()).unwrap();
+    assert_eq!(answer["id"], "p1");
+    assert_eq!(answer["result"]["outcome"], serde_json::json!({"outcome": "cancelled"}));
+}
