@@ -20,6 +20,8 @@
 //! assert_eq!(newer.state, AuthState::Unknown("expiring".into()));
 //! assert!(!newer.state.is_known());
 //! ```
+//!
+//! [`AuthStatusCapabilities`]: super::AuthStatusCapabilities
 
 use serde::{Deserialize, Serialize};
 

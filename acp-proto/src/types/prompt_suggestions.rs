@@ -25,6 +25,8 @@
 //!         .unwrap();
 //! assert_eq!(read.suggestions.len(), 1);
 //! ```
+//!
+//! [`PromptSuggestionsCapabilities`]: super::PromptSuggestionsCapabilities
 
 use serde::{Deserialize, Deserializer, Serialize};
 
@@ -39,6 +41,8 @@ pub struct PromptSuggestion {
     /// `prompt` of `session/prompt`. Agents use `text` and `resource_link` blocks, and other
     /// kinds only when both their prompt capabilities and the client's
     /// [`PromptSuggestionsCapabilities`] allow them. An empty list is refused on decode.
+    ///
+    /// [`PromptSuggestionsCapabilities`]: super::PromptSuggestionsCapabilities
     #[serde(deserialize_with = "non_empty_prompt")]
     pub prompt: Vec<ContentBlock>,
     /// Extension metadata.

@@ -17,6 +17,8 @@
 //! assert_eq!(wire["apiType"], "anthropic");
 //! assert_eq!(wire["headers"]["authorization"], "Bearer sk-secret");
 //! ```
+//!
+//! [`ProvidersCapabilities`]: super::ProvidersCapabilities
 
 use std::collections::BTreeMap;
 use std::fmt;

@@ -25,6 +25,8 @@
 //! assert_eq!(later.capabilities, Some(None));
 //! assert_eq!(later.anchor, None);
 //! ```
+//!
+//! [`SessionCursorsCapabilities`]: super::SessionCursorsCapabilities
 
 use serde::{Deserialize, Serialize};
 
