@@ -205,6 +205,27 @@ fn a_hostile_form_stays_inert_and_a_huge_one_is_declined() {
     assert!(!screen.contains(&"x".repeat(1001)), "the message is cut");
 }
 
+/// The `sh` line of a scripted agent that reads one message from the client into
+/// `dir/answers` (see [`answers`]).
+fn answer_line(dir: &TempDir) -> String {
+    format!("read -r l; printf '%s\\n' \"$l\" >> '{}'; ", dir.path().join("answers").display())
+}
+
+/// The messages a scripted agent read with [`answer_line`].
+fn answers(dir: &TempDir) -> Vec<serde_json::Value> {
+    let text = std::fs::read_to_string(dir.path().join("answers")).unwrap();
+    text.lines().map(|l| serde_json::from_str(l).unwrap()).collect()
+}
+
+/// `acp client --ask` on a terminal against the `sh` agent `script`, which then reads its
+/// input to the end.
+fn client_asking_a_scripted_agent(dir: &TempDir, script: &str) -> Option<Pty> {
+    let acp = acp().display().to_string();
+    let root = dir.path().display().to_string();
+    let script_file = dir.file("agent.sh", &format!("{script}while read l; do :; done"));
+    Pty::start(dir.path(), &format!("{acp} client --ask --root {root} -- sh {script_file}"), &root)
+}
+
 #[test]
 fn an_elicitation_waits_behind_the_permission_question_on_screen() {
     let dir = TempDir::new("elicit-queue");
@@ -215,17 +236,9 @@ fn an_elicitation_waits_behind_the_permission_question_on_screen() {
         "message":"Open it","elicitationId":"u1","url":"https://example.org/x"}}"#;
     let one_line = |json: &str| serde_json::from_str::<serde_json::Value>(json).unwrap().to_string();
     let (permission, url) = (dir.file("permission.json", &one_line(permission)), dir.file("url.json", &one_line(url)));
-    let seen = dir.path().join("answers");
-    let script = format!(
-        "{HANDSHAKE}cat '{permission}'; echo; cat '{url}'; echo; read -r l; printf '%s\\n' \"$l\" >> '{seen}'; \
-         read -r l; printf '%s\\n' \"$l\" >> '{seen}'; {END_TURN}while read l; do :; done",
-        seen = seen.display()
-    );
-    let acp = acp().display().to_string();
-    let root = dir.path().display().to_string();
-    let script_file = dir.file("agent.sh", &script);
-    let command = format!("{acp} client --ask --root {root} -- sh {script_file}");
-    let Some(mut pty) = Pty::start(dir.path(), &command, &root) else { return };
+    let answer = answer_line(&dir);
+    let script = format!("{HANDSHAKE}cat '{permission}'; echo; cat '{url}'; echo; {answer}{answer}{END_TURN}");
+    let Some(mut pty) = client_asking_a_scripted_agent(&dir, &script) else { return };
     pty.wait_for("Type a prompt");
     pty.keys("hi\r");
     pty.wait_for("? permission: Do it");
@@ -239,8 +252,7 @@ fn an_elicitation_waits_behind_the_permission_question_on_screen() {
     // The URL was shown only once the permission question was answered.
     in_order(&out.stdout, &["? permission: Do it", "  → Allow (your answer)", "? open: https://example.org/x"]);
     in_order(&out.stdout, &["? open: https://example.org/x", "  → declined (your answer)", "— end of turn"]);
-    let answers = std::fs::read_to_string(&seen).unwrap();
-    let answers: Vec<serde_json::Value> = answers.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let answers = answers(&dir);
     assert_eq!(answers[0]["id"], "p1");
     assert_eq!(answers[0]["result"]["outcome"], serde_json::json!({"outcome": "selected", "optionId": "ok"}));
     assert_eq!(answers[1], serde_json::json!({"jsonrpc": "2.0", "id": "e1", "result": {"action": "decline"}}));
@@ -312,18 +324,9 @@ fn cancel_typed_at_a_question_between_turns_cancels_the_question() {
         "params": {"sessionId": "s1", "toolCall": {"toolCallId": "c1", "title": "Later"},
             "options": [{"optionId": "ok", "name": "Allow", "kind": "allow_once"}]}});
     let permission = dir.file("permission.json", &permission.to_string());
-    let seen = dir.path().join("answers");
     // The turn ends, then the agent asks.
-    let script = format!(
-        "{HANDSHAKE}{END_TURN}cat '{permission}'; echo; read -r l; printf '%s\\n' \"$l\" >> '{seen}'; \
-         while read l; do :; done",
-        seen = seen.display()
-    );
-    let acp = acp().display().to_string();
-    let root = dir.path().display().to_string();
-    let script_file = dir.file("agent.sh", &script);
-    let command = format!("{acp} client --ask --root {root} -- sh {script_file}");
-    let Some(mut pty) = Pty::start(dir.path(), &command, &root) else { return };
+    let script = format!("{HANDSHAKE}{END_TURN}cat '{permission}'; echo; {}", answer_line(&dir));
+    let Some(mut pty) = client_asking_a_scripted_agent(&dir, &script) else { return };
     pty.wait_for("Type a prompt");
     pty.keys("hi\r");
     pty.wait_for("? permission: Later");
@@ -333,7 +336,8 @@ fn cancel_typed_at_a_question_between_turns_cancels_the_question() {
     let out = pty.finish();
     assert_eq!(out.code(), 0, "{out:?}");
     assert!(!out.stdout.contains("is not one of the options"), "{}", out.stdout);
-    let answer: serde_json::Value = serde_json::from_str(std::fs::read_to_string(&seen).unwrap().trim()).unwrap();
-    assert_eq!(answer["id"], "p1");
-    assert_eq!(answer["result"]["outcome"], serde_json::json!({"outcome": "cancelled"}));
+    let answers = answers(&dir);
+    assert_eq!(answers.len(), 1, "{answers:?}");
+    assert_eq!(answers[0]["id"], "p1");
+    assert_eq!(answers[0]["result"]["outcome"], serde_json::json!({"outcome": "cancelled"}));
 }
