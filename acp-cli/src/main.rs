@@ -212,7 +212,8 @@ just allowed.\n\n\
 Elicitations (the agent asks for input): on a terminal (and without --elicit) a form is filled field \
 by field (typed and checked against its schema; Enter takes a default or skips an optional field) and \
 then accepted (a), declined (d) or cancelled (c, or Ctrl-C); a URL is shown, inert, and accepted (y, \
-once opened) or declined (n). Not on a terminal: forms are answered from --elicit FILE.json (else not advertised), \
+once opened) or declined (n). /cancel typed at a form's field or at a permission question is not an \
+answer: it cancels the turn (the questions are answered cancelled, then session/cancel). Not on a terminal: forms are answered from --elicit FILE.json (else not advertised), \
 and URLs are declined.\n\n\
 Scripting (one prompt: -p TEXT, -p - for stdin, or --file PATH):\n  \
 acp client --format json -p 'summarize @README.md' -- acp agent | jq -c 'select(.type==\"summary\")'\n  \

@@ -205,6 +205,27 @@ fn a_hostile_form_stays_inert_and_a_huge_one_is_declined() {
     assert!(!screen.contains(&"x".repeat(1001)), "the message is cut");
 }
 
+/// The `sh` line of a scripted agent that reads one message from the client into
+/// `dir/answers` (see [`answers`]).
+fn answer_line(dir: &TempDir) -> String {
+    format!("read -r l; printf '%s\\n' \"$l\" >> '{}'; ", dir.path().join("answers").display())
+}
+
+/// The messages a scripted agent read with [`answer_line`].
+fn answers(dir: &TempDir) -> Vec<serde_json::Value> {
+    let text = std::fs::read_to_string(dir.path().join("answers")).unwrap();
+    text.lines().map(|l| serde_json::from_str(l).unwrap()).collect()
+}
+
+/// `acp client --ask` on a terminal against the `sh` agent `script`, which then reads its
+/// input to the end.
+fn client_asking_a_scripted_agent(dir: &TempDir, script: &str) -> Option<Pty> {
+    let acp = acp().display().to_string();
+    let root = dir.path().display().to_string();
+    let script_file = dir.file("agent.sh", &format!("{script}while read l; do :; done"));
+    Pty::start(dir.path(), &format!("{acp} client --ask --root {root} -- sh {script_file}"), &root)
+}
+
 #[test]
 fn an_elicitation_waits_behind_the_permission_question_on_screen() {
     let dir = TempDir::new("elicit-queue");
@@ -215,17 +236,9 @@ fn an_elicitation_waits_behind_the_permission_question_on_screen() {
         "message":"Open it","elicitationId":"u1","url":"https://example.org/x"}}"#;
     let one_line = |json: &str| serde_json::from_str::<serde_json::Value>(json).unwrap().to_string();
     let (permission, url) = (dir.file("permission.json", &one_line(permission)), dir.file("url.json", &one_line(url)));
-    let seen = dir.path().join("answers");
-    let script = format!(
-        "{HANDSHAKE}cat '{permission}'; echo; cat '{url}'; echo; read -r l; printf '%s\\n' \"$l\" >> '{seen}'; \
-         read -r l; printf '%s\\n' \"$l\" >> '{seen}'; {END_TURN}while read l; do :; done",
-        seen = seen.display()
-    );
-    let acp = acp().display().to_string();
-    let root = dir.path().display().to_string();
-    let script_file = dir.file("agent.sh", &script);
-    let command = format!("{acp} client --ask --root {root} -- sh {script_file}");
-    let Some(mut pty) = Pty::start(dir.path(), &command, &root) else { return };
+    let answer = answer_line(&dir);
+    let script = format!("{HANDSHAKE}cat '{permission}'; echo; cat '{url}'; echo; {answer}{answer}{END_TURN}");
+    let Some(mut pty) = client_asking_a_scripted_agent(&dir, &script) else { return };
     pty.wait_for("Type a prompt");
     pty.keys("hi\r");
     pty.wait_for("? permission: Do it");
@@ -239,9 +252,92 @@ fn an_elicitation_waits_behind_the_permission_question_on_screen() {
     // The URL was shown only once the permission question was answered.
     in_order(&out.stdout, &["? permission: Do it", "  → Allow (your answer)", "? open: https://example.org/x"]);
     in_order(&out.stdout, &["? open: https://example.org/x", "  → declined (your answer)", "— end of turn"]);
-    let answers = std::fs::read_to_string(&seen).unwrap();
-    let answers: Vec<serde_json::Value> = answers.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let answers = answers(&dir);
     assert_eq!(answers[0]["id"], "p1");
     assert_eq!(answers[0]["result"]["outcome"], serde_json::json!({"outcome": "selected", "optionId": "ok"}));
     assert_eq!(answers[1], serde_json::json!({"jsonrpc": "2.0", "id": "e1", "result": {"action": "decline"}}));
+}
+
+/// `acp client --ask` on a terminal against `acp agent`, with a `tee` in front of the agent
+/// that writes what it received to `c2a`.
+fn client_asking_with_a_witness(dir: &TempDir) -> Option<(Pty, std::path::PathBuf)> {
+    let acp = acp().display().to_string();
+    let root = dir.path().display().to_string();
+    let c2a = dir.path().join("c2a.log");
+    let agent = format!("tee '{}' | {acp} agent --quiet", c2a.display());
+    let pty = Pty::start(dir.path(), &format!("{acp} client --ask --root {root} -- sh -c \"{agent}\""), &root)?;
+    Some((pty, c2a))
+}
+
+/// The messages the agent received: its answers to our requests' ids, and our notifications.
+fn received(c2a: &std::path::Path) -> Vec<serde_json::Value> {
+    let text = std::fs::read_to_string(c2a).unwrap();
+    text.lines().map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}"))).collect()
+}
+
+/// Asserts that the agent received `result` as an answer and a `session/cancel`.
+fn answered_then_cancelled(messages: &[serde_json::Value], result: &serde_json::Value) {
+    let answer = messages.iter().position(|m| m.get("result") == Some(result));
+    let cancel = messages.iter().position(|m| m["method"] == "session/cancel");
+    assert!(answer.is_some() && cancel.is_some(), "{result} and session/cancel in {messages:#?}");
+}
+
+#[test]
+fn cancel_typed_at_a_permission_question_cancels_the_turn() {
+    let dir = TempDir::new("cancel-permission");
+    let Some((mut pty, c2a)) = client_asking_with_a_witness(&dir) else { return };
+    pty.wait_for("Type a prompt");
+    pty.keys("hello\r");
+    pty.wait_for("? permission: ");
+    pty.keys("/cancel\r");
+    pty.wait_for("turn cancelled");
+    pty.keys("\x04");
+    let out = pty.finish();
+    assert_eq!(out.code(), 0, "{out:?}");
+    assert!(!out.stdout.contains("is not one of the options"), "/cancel was taken as an answer:\n{}", out.stdout);
+    let messages = received(&c2a);
+    answered_then_cancelled(&messages, &serde_json::json!({"outcome": {"outcome": "cancelled"}}));
+    assert!(!messages.iter().any(|m| m["result"]["outcome"]["outcome"] == "selected"), "{messages:#?}");
+}
+
+#[test]
+fn cancel_typed_at_a_form_field_cancels_the_form_and_the_turn() {
+    let dir = TempDir::new("cancel-form");
+    let Some((mut pty, c2a)) = client_asking_with_a_witness(&dir) else { return };
+    pty.wait_for("Type a prompt");
+    pty.keys("elicit\r");
+    pty.wait_for("  colour: ");
+    pty.keys("/cancel\r");
+    pty.wait_for("turn cancelled");
+    pty.keys("\x04");
+    let out = pty.finish();
+    assert_eq!(out.code(), 0, "{out:?}");
+    let text = out.stdout.replace('\r', "");
+    assert!(!text.contains("form accepted") && !text.contains("[2/5]"), "/cancel was taken as a field:\n{text}");
+    answered_then_cancelled(&received(&c2a), &serde_json::json!({"action": "cancel"}));
+}
+
+#[test]
+fn cancel_typed_at_a_question_between_turns_cancels_the_question() {
+    let dir = TempDir::new("cancel-idle");
+    let permission = serde_json::json!({"jsonrpc": "2.0", "id": "p1", "method": "session/request_permission",
+        "params": {"sessionId": "s1", "toolCall": {"toolCallId": "c1", "title": "Later"},
+            "options": [{"optionId": "ok", "name": "Allow", "kind": "allow_once"}]}});
+    let permission = dir.file("permission.json", &permission.to_string());
+    // The turn ends, then the agent asks.
+    let script = format!("{HANDSHAKE}{END_TURN}cat '{permission}'; echo; {}", answer_line(&dir));
+    let Some(mut pty) = client_asking_a_scripted_agent(&dir, &script) else { return };
+    pty.wait_for("Type a prompt");
+    pty.keys("hi\r");
+    pty.wait_for("? permission: Later");
+    pty.keys("/cancel\r");
+    pty.wait_for("questions cancelled (no turn is running)");
+    pty.keys("\x04");
+    let out = pty.finish();
+    assert_eq!(out.code(), 0, "{out:?}");
+    assert!(!out.stdout.contains("is not one of the options"), "{}", out.stdout);
+    let answers = answers(&dir);
+    assert_eq!(answers.len(), 1, "{answers:?}");
+    assert_eq!(answers[0]["id"], "p1");
+    assert_eq!(answers[0]["result"]["outcome"], serde_json::json!({"outcome": "cancelled"}));
 }

@@ -104,9 +104,17 @@ impl Session {
         self.session = Some(id);
     }
 
-    /// Takes a `/cancel` waiting at the front of the input (when no question needs the line).
+    /// Whether the line at the front of the input is `/cancel`. A question on screen leaves
+    /// it there instead of taking it as its answer: in a turn, [`Self::take_cancel_line`]
+    /// then cancels the turn (which answers the questions `cancelled`); between turns,
+    /// [`Self::command`] cancels the questions.
+    pub(super) fn cancel_line_waits(&self) -> bool {
+        self.lines.front().is_some_and(|l| l.trim() == "/cancel")
+    }
+
+    /// Takes a `/cancel` waiting at the front of the input, a question being asked or not.
     pub(super) fn take_cancel_line(&mut self) -> bool {
-        if !self.asks.is_empty() || self.lines.front().is_none_or(|l| l.trim() != "/cancel") {
+        if !self.cancel_line_waits() {
             return false;
         }
         if let Some(line) = self.lines.pop_front() {
@@ -123,6 +131,10 @@ impl Session {
             Command::Nothing => Ok(()),
             Command::Quit => return Act::Exit(Exit::Ok),
             Command::Help => self.help(),
+            Command::Cancel if !self.asks.is_empty() => {
+                self.drop_questions();
+                self.say("questions cancelled (no turn is running)")
+            }
             Command::Cancel => self.say("no turn is running"),
             Command::Mode(id) => self.mode(id),
             Command::Model(id) => self.model(id),

@@ -1,7 +1,9 @@
 //! Questions, queued: permission questions and elicitations asked on the terminal (forms,
 //! URLs). Each one is shown when its turn comes and answered only by lines read after it was
 //! shown, by the policy, by a cancel or by the end of input (which rejects a permission and
-//! cancels an elicitation). A second request never replaces the question on screen. Ctrl-C
+//! cancels an elicitation). A `/cancel` line is never an answer: in a turn it cancels the turn
+//! as at the prompt (the questions are answered `cancelled`, the forms cancelled, then
+//! `session/cancel`); between turns it cancels the questions. A second request never replaces the question on screen. Ctrl-C
 //! while an elicitation is on screen cancels that elicitation only (a line that is just Esc
 //! too, where stdin is read without the line editor).
 
@@ -151,6 +153,9 @@ impl Session {
             self.set_asked(true);
             return self.answer_elicitation();
         }
+        if self.cancel_line_waits() {
+            return false;
+        }
         let Some(line) = self.lines.pop_front() else {
             if self.input_ended {
                 self.render.elicit_decided("cancelled", "end of input");
@@ -220,6 +225,9 @@ impl Session {
         if !self.asked {
             self.render.permission_question(&ask.request, true);
             self.set_asked(true);
+        }
+        if self.cancel_line_waits() {
+            return false;
         }
         let Some(Question::Permission(ask)) = self.asks.front() else { return true };
         let outcome = if let Some(line) = self.lines.pop_front() {

@@ -20,16 +20,12 @@
 //! assert_eq!(newer.state, AuthState::Unknown("expiring".into()));
 //! assert!(!newer.state.is_known());
 //! ```
+//!
+//! [`AuthStatusCapabilities`]: super::AuthStatusCapabilities
 
 use serde::{Deserialize, Serialize};
 
 use super::serde_util::{Meta, lenient, lenient_vec, string_enum};
-
-crate::types::serde_ext::meta_only! {
-    /// **Unstable**: marks `auth/status` (and the agent's `auth/status_update` notifications)
-    /// as supported. Advertised as `agentCapabilities.auth.status`.
-    AuthStatusCapabilities
-}
 
 crate::types::serde_ext::meta_only! {
     /// Parameters of `auth/status` (client to agent); needs the agent's `auth.status`. It only

@@ -38,8 +38,21 @@ pub struct AgentCapabilities {
     pub auth: AgentAuthCapabilities,
     /// **Unstable** (`unstable_llm_providers`): present when `providers/list`,
     /// `providers/set` and `providers/disable` are available.
-    #[cfg(feature = "unstable_llm_providers")]
-    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient_object")]
+    /// Present without the feature too, so that struct literals compile whatever features cargo
+    /// unifies; then it is never decoded and a value set on it is refused when encoded (see
+    /// [`session_options`](super::session_options)).
+    #[cfg_attr(
+        feature = "unstable_llm_providers",
+        serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient_object")
+    )]
+    #[cfg_attr(
+        not(feature = "unstable_llm_providers"),
+        serde(
+            skip_deserializing,
+            skip_serializing_if = "Option::is_none",
+            serialize_with = "super::serde_ext::without::unstable_llm_providers"
+        )
+    )]
     pub providers: Option<super::ProvidersCapabilities>,
     /// Extension metadata; may advertise custom capabilities.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
@@ -153,8 +166,21 @@ pub struct McpCapabilities {
     /// **Unstable** (`unstable_mcp_over_acp`): MCP servers of `type: "acp"` are supported,
     /// spoken to with `mcp/message` over this connection.
     /// Unlike the stable flags, written only when `true` (the stable encoding stays as it was).
-    #[cfg(feature = "unstable_mcp_over_acp")]
-    #[serde(default, skip_serializing_if = "std::ops::Not::not", deserialize_with = "lenient_default")]
+    /// Present without the feature too, so that struct literals compile whatever features cargo
+    /// unifies; then it is never decoded and a value set on it is refused when encoded (see
+    /// [`session_options`](super::session_options)).
+    #[cfg_attr(
+        feature = "unstable_mcp_over_acp",
+        serde(default, skip_serializing_if = "std::ops::Not::not", deserialize_with = "lenient_default")
+    )]
+    #[cfg_attr(
+        not(feature = "unstable_mcp_over_acp"),
+        serde(
+            skip_deserializing,
+            skip_serializing_if = "std::ops::Not::not",
+            serialize_with = "super::serde_ext::without::unstable_mcp_over_acp"
+        )
+    )]
     pub acp: bool,
     /// Extension metadata.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
@@ -186,27 +212,92 @@ pub struct SessionCapabilities {
     /// Present when `session/close` is available.
     #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient_object")]
     pub close: Option<SessionCloseCapabilities>,
-    /// **Unstable**: present when `session/fork` is available.
-    #[cfg(feature = "unstable_session_fork")]
-    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient_object")]
+    /// **Unstable** (`unstable_session_fork`): present when `session/fork` is available.
+    /// Present without the feature too, so that struct literals compile whatever features cargo
+    /// unifies; then it is never decoded and a value set on it is refused when encoded (see
+    /// [`session_options`](super::session_options)).
+    #[cfg_attr(
+        feature = "unstable_session_fork",
+        serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient_object")
+    )]
+    #[cfg_attr(
+        not(feature = "unstable_session_fork"),
+        serde(
+            skip_deserializing,
+            skip_serializing_if = "Option::is_none",
+            serialize_with = "super::serde_ext::without::unstable_session_fork"
+        )
+    )]
     pub fork: Option<SessionForkCapabilities>,
-    /// **Unstable**: present when `session/archive` and `session/unarchive` are available (with
+    /// **Unstable** (`unstable_session_archive`): present when `session/archive` and `session/unarchive` are available (with
     /// the `archived` filter of `session/list` and `SessionInfo.archived`); needs `list` too.
-    #[cfg(feature = "unstable_session_archive")]
-    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient_object")]
+    /// Present without the feature too, so that struct literals compile whatever features cargo
+    /// unifies; then it is never decoded and a value set on it is refused when encoded (see
+    /// [`session_options`](super::session_options)).
+    #[cfg_attr(
+        feature = "unstable_session_archive",
+        serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient_object")
+    )]
+    #[cfg_attr(
+        not(feature = "unstable_session_archive"),
+        serde(
+            skip_deserializing,
+            skip_serializing_if = "Option::is_none",
+            serialize_with = "super::serde_ext::without::unstable_session_archive"
+        )
+    )]
     pub archive: Option<SessionArchiveCapabilities>,
-    /// **Unstable**: present when `session/status` is available.
-    #[cfg(feature = "unstable_session_status")]
-    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient_object")]
+    /// **Unstable** (`unstable_session_status`): present when `session/status` is available.
+    /// Present without the feature too, so that struct literals compile whatever features cargo
+    /// unifies; then it is never decoded and a value set on it is refused when encoded (see
+    /// [`session_options`](super::session_options)).
+    #[cfg_attr(
+        feature = "unstable_session_status",
+        serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient_object")
+    )]
+    #[cfg_attr(
+        not(feature = "unstable_session_status"),
+        serde(
+            skip_deserializing,
+            skip_serializing_if = "Option::is_none",
+            serialize_with = "super::serde_ext::without::unstable_session_status"
+        )
+    )]
     pub status: Option<SessionStatusCapabilities>,
-    /// **Unstable**: present when `session/options` is available (and initial config option
+    /// **Unstable** (`unstable_session_options`): present when `session/options` is available (and initial config option
     /// values on session setup requests).
-    #[cfg(feature = "unstable_session_options")]
-    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient_object")]
+    /// Present without the feature too, so that struct literals compile whatever features cargo
+    /// unifies; then it is never decoded and a value set on it is refused when encoded (see
+    /// [`session_options`](super::session_options)).
+    #[cfg_attr(
+        feature = "unstable_session_options",
+        serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient_object")
+    )]
+    #[cfg_attr(
+        not(feature = "unstable_session_options"),
+        serde(
+            skip_deserializing,
+            skip_serializing_if = "Option::is_none",
+            serialize_with = "super::serde_ext::without::unstable_session_options"
+        )
+    )]
     pub options: Option<SessionOptionsCapabilities>,
-    /// **Unstable**: present when clients may set titles with `session/set_title`.
-    #[cfg(feature = "unstable_session_set_title")]
-    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient_object")]
+    /// **Unstable** (`unstable_session_set_title`): present when clients may set titles with `session/set_title`.
+    /// Present without the feature too, so that struct literals compile whatever features cargo
+    /// unifies; then it is never decoded and a value set on it is refused when encoded (see
+    /// [`session_options`](super::session_options)).
+    #[cfg_attr(
+        feature = "unstable_session_set_title",
+        serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient_object")
+    )]
+    #[cfg_attr(
+        not(feature = "unstable_session_set_title"),
+        serde(
+            skip_deserializing,
+            skip_serializing_if = "Option::is_none",
+            serialize_with = "super::serde_ext::without::unstable_session_set_title"
+        )
+    )]
     pub title: Option<SessionTitleCapabilities>,
     /// Extension metadata.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
@@ -238,34 +329,80 @@ meta_only! {
     SessionCloseCapabilities
 }
 
-#[cfg(feature = "unstable_session_fork")]
 meta_only! {
     /// **Unstable**: marks `session/fork` as supported.
     SessionForkCapabilities
 }
 
-#[cfg(feature = "unstable_session_archive")]
 meta_only! {
     /// **Unstable**: marks `session/archive` and `session/unarchive` as supported.
     SessionArchiveCapabilities
 }
 
-#[cfg(feature = "unstable_session_status")]
 meta_only! {
     /// **Unstable**: marks `session/status` as supported.
     SessionStatusCapabilities
 }
 
-#[cfg(feature = "unstable_session_options")]
 meta_only! {
     /// **Unstable**: marks `session/options` as supported.
     SessionOptionsCapabilities
 }
 
-#[cfg(feature = "unstable_session_set_title")]
 meta_only! {
     /// **Unstable**: marks `session/set_title` as supported.
     SessionTitleCapabilities
+}
+
+meta_only! {
+    /// **Unstable**: marks `providers/list`, `providers/set` and `providers/disable` as
+    /// supported. Advertised as `agentCapabilities.providers`.
+    ProvidersCapabilities
+}
+
+meta_only! {
+    /// **Unstable**: marks `auth/status` (and the agent's `auth/status_update` notifications)
+    /// as supported. Advertised as `agentCapabilities.auth.status`.
+    AuthStatusCapabilities
+}
+
+/// The client's `session.promptSuggestions`: `{}` accepts suggestions of `text` and
+/// `resource_link` blocks; each field opts in to one more block kind.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PromptSuggestionsCapabilities {
+    /// Present when suggestions may include `image` blocks.
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient_object")]
+    pub image: Option<PromptSuggestionsImageCapabilities>,
+    /// Present when suggestions may include `audio` blocks.
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient_object")]
+    pub audio: Option<PromptSuggestionsAudioCapabilities>,
+    /// Present when suggestions may include `resource` (embedded) blocks.
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient_object")]
+    pub embedded_context: Option<PromptSuggestionsEmbeddedContextCapabilities>,
+    /// Extension metadata.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
+    pub meta: Option<Meta>,
+}
+
+meta_only! {
+    /// Marks `image` blocks as allowed in prompt suggestions.
+    PromptSuggestionsImageCapabilities
+}
+
+meta_only! {
+    /// Marks `audio` blocks as allowed in prompt suggestions.
+    PromptSuggestionsAudioCapabilities
+}
+
+meta_only! {
+    /// Marks `resource` (embedded context) blocks as allowed in prompt suggestions.
+    PromptSuggestionsEmbeddedContextCapabilities
+}
+
+meta_only! {
+    /// The client's `session.cursors`: it handles `cursor_update` session updates.
+    SessionCursorsCapabilities
 }
 
 /// Authentication-related capabilities of an agent.
@@ -274,8 +411,21 @@ meta_only! {
 pub struct AgentAuthCapabilities {
     /// **Unstable** (`unstable_auth_status`): present when `auth/status` is available; the
     /// agent may then also send `auth/status_update` notifications.
-    #[cfg(feature = "unstable_auth_status")]
-    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient_object")]
+    /// Present without the feature too, so that struct literals compile whatever features cargo
+    /// unifies; then it is never decoded and a value set on it is refused when encoded (see
+    /// [`session_options`](super::session_options)).
+    #[cfg_attr(
+        feature = "unstable_auth_status",
+        serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient_object")
+    )]
+    #[cfg_attr(
+        not(feature = "unstable_auth_status"),
+        serde(
+            skip_deserializing,
+            skip_serializing_if = "Option::is_none",
+            serialize_with = "super::serde_ext::without::unstable_auth_status"
+        )
+    )]
     pub status: Option<super::AuthStatusCapabilities>,
     /// Present when `logout` is available.
     #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient_object")]
@@ -426,13 +576,39 @@ pub struct ClientSessionCapabilities {
     /// **Unstable** (`unstable_prompt_suggestions`): present when the client offers the
     /// agent's `prompt_suggestions_update`s to the user (which block kinds, beyond `text` and
     /// `resource_link`, they may hold).
-    #[cfg(feature = "unstable_prompt_suggestions")]
-    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient_object")]
+    /// Present without the feature too, so that struct literals compile whatever features cargo
+    /// unifies; then it is never decoded and a value set on it is refused when encoded (see
+    /// [`session_options`](super::session_options)).
+    #[cfg_attr(
+        feature = "unstable_prompt_suggestions",
+        serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient_object")
+    )]
+    #[cfg_attr(
+        not(feature = "unstable_prompt_suggestions"),
+        serde(
+            skip_deserializing,
+            skip_serializing_if = "Option::is_none",
+            serialize_with = "super::serde_ext::without::unstable_prompt_suggestions"
+        )
+    )]
     pub prompt_suggestions: Option<super::PromptSuggestionsCapabilities>,
     /// **Unstable** (`unstable_session_cursors`): present when the client handles the agent's
     /// `cursor_update`s.
-    #[cfg(feature = "unstable_session_cursors")]
-    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient_object")]
+    /// Present without the feature too, so that struct literals compile whatever features cargo
+    /// unifies; then it is never decoded and a value set on it is refused when encoded (see
+    /// [`session_options`](super::session_options)).
+    #[cfg_attr(
+        feature = "unstable_session_cursors",
+        serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient_object")
+    )]
+    #[cfg_attr(
+        not(feature = "unstable_session_cursors"),
+        serde(
+            skip_deserializing,
+            skip_serializing_if = "Option::is_none",
+            serialize_with = "super::serde_ext::without::unstable_session_cursors"
+        )
+    )]
     pub cursors: Option<super::SessionCursorsCapabilities>,
     /// Extension metadata.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]

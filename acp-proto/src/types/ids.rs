@@ -140,7 +140,6 @@ string_id! {
     TerminalId
 }
 
-#[cfg(feature = "unstable_session_cursors")]
 string_id! {
     /// **Unstable** (`unstable_session_cursors`): identifies a cursor the agent announced on a
     /// session (a point in its history; `session/fork` can fork there).

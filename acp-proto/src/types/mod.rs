@@ -119,10 +119,12 @@ pub mod session_unstable;
 pub mod subagent;
 pub mod system_prompt;
 pub mod terminal;
-#[cfg(feature = "unstable_end_turn_token_usage")]
 pub mod token_usage;
 pub mod tool_call;
 pub mod updates;
+
+#[cfg(test)]
+mod unstable_fields;
 
 pub use serde_util::{Meta, UnknownVariant};
 
@@ -155,16 +157,10 @@ pub use session_cursors::*;
 #[cfg(feature = "unstable_session_fork")]
 pub use session_fork::*;
 pub use session_options::*;
-#[cfg(any(
-    feature = "unstable_session_set_title",
-    feature = "unstable_session_status",
-    feature = "unstable_session_archive"
-))]
 pub use session_unstable::*;
 pub use subagent::*;
 pub use system_prompt::*;
 pub use terminal::*;
-#[cfg(feature = "unstable_end_turn_token_usage")]
 pub use token_usage::*;
 pub use tool_call::*;
 pub use updates::*;

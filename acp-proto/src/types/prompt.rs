@@ -37,8 +37,21 @@ pub struct PromptResponse {
     pub stop_reason: StopReason,
     /// **Unstable** (`unstable_end_turn_token_usage`): the turn's token usage, if the agent
     /// reports it; a malformed one reads as `None`.
-    #[cfg(feature = "unstable_end_turn_token_usage")]
-    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
+    /// Present without the feature too, so that struct literals compile whatever features cargo
+    /// unifies; then it is never decoded and a value set on it is refused when encoded (see
+    /// [`session_options`](super::session_options)).
+    #[cfg_attr(
+        feature = "unstable_end_turn_token_usage",
+        serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")
+    )]
+    #[cfg_attr(
+        not(feature = "unstable_end_turn_token_usage"),
+        serde(
+            skip_deserializing,
+            skip_serializing_if = "Option::is_none",
+            serialize_with = "super::serde_ext::without::unstable_end_turn_token_usage"
+        )
+    )]
     pub usage: Option<super::Usage>,
     /// Extension metadata.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
@@ -48,12 +61,7 @@ pub struct PromptResponse {
 impl PromptResponse {
     /// A turn that ended for `stop_reason`.
     pub fn new(stop_reason: StopReason) -> Self {
-        PromptResponse {
-            stop_reason,
-            #[cfg(feature = "unstable_end_turn_token_usage")]
-            usage: None,
-            meta: None,
-        }
+        PromptResponse { stop_reason, usage: None, meta: None }
     }
 }
 

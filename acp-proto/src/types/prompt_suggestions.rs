@@ -25,11 +25,12 @@
 //!         .unwrap();
 //! assert_eq!(read.suggestions.len(), 1);
 //! ```
+//!
+//! [`PromptSuggestionsCapabilities`]: super::PromptSuggestionsCapabilities
 
 use serde::{Deserialize, Deserializer, Serialize};
 
 use super::content::ContentBlock;
-use super::serde_ext::{lenient_object, meta_only};
 use super::serde_util::{Meta, lenient, lenient_items};
 
 /// A prompt the agent predicts the user will send next.
@@ -40,6 +41,8 @@ pub struct PromptSuggestion {
     /// `prompt` of `session/prompt`. Agents use `text` and `resource_link` blocks, and other
     /// kinds only when both their prompt capabilities and the client's
     /// [`PromptSuggestionsCapabilities`] allow them. An empty list is refused on decode.
+    ///
+    /// [`PromptSuggestionsCapabilities`]: super::PromptSuggestionsCapabilities
     #[serde(deserialize_with = "non_empty_prompt")]
     pub prompt: Vec<ContentBlock>,
     /// Extension metadata.
@@ -87,40 +90,6 @@ impl PromptSuggestionsUpdate {
     }
 }
 
-/// The client's `session.promptSuggestions`: `{}` accepts suggestions of `text` and
-/// `resource_link` blocks; each field opts in to one more block kind.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct PromptSuggestionsCapabilities {
-    /// Present when suggestions may include `image` blocks.
-    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient_object")]
-    pub image: Option<PromptSuggestionsImageCapabilities>,
-    /// Present when suggestions may include `audio` blocks.
-    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient_object")]
-    pub audio: Option<PromptSuggestionsAudioCapabilities>,
-    /// Present when suggestions may include `resource` (embedded) blocks.
-    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient_object")]
-    pub embedded_context: Option<PromptSuggestionsEmbeddedContextCapabilities>,
-    /// Extension metadata.
-    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
-    pub meta: Option<Meta>,
-}
-
-meta_only! {
-    /// Marks `image` blocks as allowed in prompt suggestions.
-    PromptSuggestionsImageCapabilities
-}
-
-meta_only! {
-    /// Marks `audio` blocks as allowed in prompt suggestions.
-    PromptSuggestionsAudioCapabilities
-}
-
-meta_only! {
-    /// Marks `resource` (embedded context) blocks as allowed in prompt suggestions.
-    PromptSuggestionsEmbeddedContextCapabilities
-}
-
 #[cfg(test)]
 mod tests {
     use serde_json::json;
@@ -145,6 +114,7 @@ mod tests {
 
     #[test]
     fn capabilities_read_objects_and_tolerate_malformed_fields() {
+        use crate::types::PromptSuggestionsCapabilities;
         let caps: PromptSuggestionsCapabilities =
             serde_json::from_value(json!({"image": {}, "audio": null, "embeddedContext": 3})).unwrap();
         assert!(caps.image.is_some() && caps.audio.is_none() && caps.embedded_context.is_none());

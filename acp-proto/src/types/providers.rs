@@ -17,6 +17,8 @@
 //! assert_eq!(wire["apiType"], "anthropic");
 //! assert_eq!(wire["headers"]["authorization"], "Bearer sk-secret");
 //! ```
+//!
+//! [`ProvidersCapabilities`]: super::ProvidersCapabilities
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -25,12 +27,6 @@ use serde::{Deserialize, Serialize};
 
 use super::ids::ProviderId;
 use super::serde_util::{Meta, lenient, lenient_items, string_enum};
-
-crate::types::serde_ext::meta_only! {
-    /// **Unstable**: marks `providers/list`, `providers/set` and `providers/disable` as
-    /// supported. Advertised as `agentCapabilities.providers`.
-    ProvidersCapabilities
-}
 
 crate::types::serde_ext::meta_only! {
     /// Parameters of `providers/list` (client to agent); needs the agent's `providers`.

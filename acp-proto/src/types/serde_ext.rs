@@ -88,6 +88,43 @@ macro_rules! meta_only {
 
 pub(crate) use meta_only;
 
+/// Declares, per unstable feature, the serializer of that feature's fields on stable types in a
+/// build without it. Such a field always exists, so that a struct literal compiles whatever
+/// features cargo unifies (see [`session_options`](super::session_options)); without its
+/// feature it is never decoded (the key is ignored like any unknown one) and a value set on it
+/// is refused when encoded (an error naming the feature) instead of being silently dropped.
+/// Used as `serialize_with = "…::without::FEATURE"` with `skip_serializing_if` for the unset
+/// value, so an unset field is never written.
+macro_rules! refuse_without {
+    ($($feature:ident),* $(,)?) => {$(
+        #[allow(dead_code, reason = "used only by builds without the feature")]
+        pub(crate) fn $feature<T, S: serde::Serializer>(_: &T, _: S) -> Result<S::Ok, S::Error> {
+            Err(<S::Error as serde::ser::Error>::custom(concat!(
+                "a field of the `",
+                stringify!($feature),
+                "` feature is set, but this build does not enable that feature"
+            )))
+        }
+    )*};
+}
+
+/// The refusing serializers of [`refuse_without!`], one per feature.
+pub(crate) mod without {
+    refuse_without!(
+        unstable_auth_status,
+        unstable_end_turn_token_usage,
+        unstable_llm_providers,
+        unstable_mcp_over_acp,
+        unstable_prompt_suggestions,
+        unstable_session_archive,
+        unstable_session_cursors,
+        unstable_session_fork,
+        unstable_session_options,
+        unstable_session_set_title,
+        unstable_session_status,
+    );
+}
+
 #[cfg(test)]
 mod tests {
     use serde::{Deserialize, Serialize};

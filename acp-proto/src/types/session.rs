@@ -150,10 +150,20 @@ pub struct ListSessionsRequest {
     /// The `nextCursor` of a previous page.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cursor: Option<String>,
-    /// **Unstable**: which sessions by archive state (absent: not archived only); send only to
+    /// **Unstable** (`unstable_session_archive`): which sessions by archive state (absent: not archived only); send only to
     /// an agent that advertises `sessionCapabilities.archive`.
-    #[cfg(feature = "unstable_session_archive")]
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// Present without the feature too, so that struct literals compile whatever features cargo
+    /// unifies; then it is never decoded and a value set on it is refused when encoded (see
+    /// [`session_options`](super::session_options)).
+    #[cfg_attr(feature = "unstable_session_archive", serde(default, skip_serializing_if = "Option::is_none"))]
+    #[cfg_attr(
+        not(feature = "unstable_session_archive"),
+        serde(
+            skip_deserializing,
+            skip_serializing_if = "Option::is_none",
+            serialize_with = "super::serde_ext::without::unstable_session_archive"
+        )
+    )]
     pub archived: Option<super::SessionArchiveFilter>,
     /// Extension metadata.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
@@ -199,10 +209,23 @@ pub struct SessionInfo {
     /// When the session was last active (ISO 8601).
     #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub updated_at: Option<String>,
-    /// **Unstable**: whether the session is archived (reported by agents that advertise
+    /// **Unstable** (`unstable_session_archive`): whether the session is archived (reported by agents that advertise
     /// `sessionCapabilities.archive`).
-    #[cfg(feature = "unstable_session_archive")]
-    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
+    /// Present without the feature too, so that struct literals compile whatever features cargo
+    /// unifies; then it is never decoded and a value set on it is refused when encoded (see
+    /// [`session_options`](super::session_options)).
+    #[cfg_attr(
+        feature = "unstable_session_archive",
+        serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")
+    )]
+    #[cfg_attr(
+        not(feature = "unstable_session_archive"),
+        serde(
+            skip_deserializing,
+            skip_serializing_if = "Option::is_none",
+            serialize_with = "super::serde_ext::without::unstable_session_archive"
+        )
+    )]
     pub archived: Option<bool>,
     /// Extension metadata.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
@@ -218,7 +241,6 @@ impl SessionInfo {
             additional_directories: None,
             title: None,
             updated_at: None,
-            #[cfg(feature = "unstable_session_archive")]
             archived: None,
             meta: None,
         }

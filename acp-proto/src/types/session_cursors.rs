@@ -25,6 +25,8 @@
 //! assert_eq!(later.capabilities, Some(None));
 //! assert_eq!(later.anchor, None);
 //! ```
+//!
+//! [`SessionCursorsCapabilities`]: super::SessionCursorsCapabilities
 
 use serde::{Deserialize, Serialize};
 
@@ -87,11 +89,6 @@ impl CursorCapabilities {
 meta_only! {
     /// Marks a cursor as accepted by `session/fork` (its `cursorId`).
     CursorForkCapabilities
-}
-
-meta_only! {
-    /// The client's `session.cursors`: it handles `cursor_update` session updates.
-    SessionCursorsCapabilities
 }
 
 crate::types::serde_util::tagged_union! {

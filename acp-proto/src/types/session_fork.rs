@@ -23,8 +23,18 @@ pub struct ForkSessionRequest {
     /// **Unstable** (`unstable_session_cursors`): fork at this cursor of the source session
     /// (its history before the cursor). Absent or `null`: fork the whole session. The agent
     /// refuses an id it did not announce as forkable with `-32602`.
-    #[cfg(feature = "unstable_session_cursors")]
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// Present without the feature too, so that struct literals compile whatever features cargo
+    /// unifies; then it is never decoded and a value set on it is refused when encoded (see
+    /// [`session_options`](super::session_options)).
+    #[cfg_attr(feature = "unstable_session_cursors", serde(default, skip_serializing_if = "Option::is_none"))]
+    #[cfg_attr(
+        not(feature = "unstable_session_cursors"),
+        serde(
+            skip_deserializing,
+            skip_serializing_if = "Option::is_none",
+            serialize_with = "super::serde_ext::without::unstable_session_cursors"
+        )
+    )]
     pub cursor_id: Option<super::ids::CursorId>,
     /// Absolute working directory of the new session.
     pub cwd: String,
@@ -57,7 +67,6 @@ impl ForkSessionRequest {
     pub fn new(session_id: impl Into<SessionId>, cwd: impl Into<String>) -> Self {
         ForkSessionRequest {
             session_id: session_id.into(),
-            #[cfg(feature = "unstable_session_cursors")]
             cursor_id: None,
             cwd: cwd.into(),
             additional_directories: None,

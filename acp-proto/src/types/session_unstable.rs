@@ -5,7 +5,9 @@
 //!
 //! **Unstable**: not part of the spec yet; upstream may change or remove them in any release.
 //! The capability objects that announce them are fields of
-//! [`SessionCapabilities`](super::SessionCapabilities) behind the same features.
+//! [`SessionCapabilities`](super::SessionCapabilities), on the wire only with the same features
+//! (the fields, their marker types and [`SessionArchiveFilter`] exist in every build, so that
+//! struct literals compile whatever features cargo unifies).
 
 #[cfg(any(
     feature = "unstable_session_set_title",
@@ -124,6 +126,20 @@ mod status {
 #[cfg(feature = "unstable_session_status")]
 pub use status::*;
 
+crate::types::serde_util::string_enum! {
+    /// **Unstable** (`unstable_session_archive`): which sessions `session/list` returns by
+    /// archive state (`ListSessionsRequest.archived`; absent means
+    /// [`Exclude`](SessionArchiveFilter::Exclude)). An agent answers `-32602` to a value it does
+    /// not support. Compiled without the feature too, as the type of that always-present field.
+    pub enum SessionArchiveFilter {
+        /// Only sessions that are not archived (the default).
+        Exclude = "exclude",
+        /// Archived and not archived sessions.
+        Include = "include",
+        /// Only archived sessions.
+        Only = "only",
+    }
+}
 #[cfg(feature = "unstable_session_archive")]
 mod archive {
     use super::*;
@@ -175,20 +191,6 @@ mod archive {
     crate::types::serde_ext::meta_only! {
         /// Result of `session/unarchive`.
         UnarchiveSessionResponse
-    }
-
-    crate::types::serde_util::string_enum! {
-        /// Which sessions `session/list` returns by archive state (`ListSessionsRequest.archived`;
-        /// absent means [`Exclude`](SessionArchiveFilter::Exclude)). An agent answers `-32602` to
-        /// a value it does not support.
-        pub enum SessionArchiveFilter {
-            /// Only sessions that are not archived (the default).
-            Exclude = "exclude",
-            /// Archived and not archived sessions.
-            Include = "include",
-            /// Only archived sessions.
-            Only = "only",
-        }
     }
 }
 

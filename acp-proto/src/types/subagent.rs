@@ -124,8 +124,21 @@ pub struct IdleStateUpdate {
     pub error: Option<RpcError>,
     /// **Unstable** (`unstable_end_turn_token_usage`): token usage of the completed
     /// foreground work, if reported (without the feature it stays in [`extra`](Self::extra)).
-    #[cfg(feature = "unstable_end_turn_token_usage")]
-    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
+    /// Present without the feature too, so that struct literals compile whatever features cargo
+    /// unifies; then it is never decoded and a value set on it is refused when encoded (see
+    /// [`session_options`](super::session_options)).
+    #[cfg_attr(
+        feature = "unstable_end_turn_token_usage",
+        serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")
+    )]
+    #[cfg_attr(
+        not(feature = "unstable_end_turn_token_usage"),
+        serde(
+            skip_deserializing,
+            skip_serializing_if = "Option::is_none",
+            serialize_with = "super::serde_ext::without::unstable_end_turn_token_usage"
+        )
+    )]
     pub usage: Option<super::Usage>,
     /// Extension metadata.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]

@@ -2,16 +2,20 @@
 //! carried by [`PromptResponse::usage`](super::PromptResponse::usage) (the turn's usage, when
 //! the agent reports it) and [`IdleStateUpdate::usage`](super::IdleStateUpdate::usage) (a
 //! subagent's completed foreground work). No capability announces it: a client that does not
-//! know the field ignores it, so an agent may always send it. Without the feature the field is
-//! not a typed field: `PromptResponse` drops it, `IdleStateUpdate` keeps it verbatim in its
-//! `extra` keys. Upstream may change or remove it in any release.
+//! know the field ignores it, so an agent may always send it. Without the feature the fields
+//! still exist (so that struct literals compile whatever features cargo unifies) but are never
+//! decoded: `PromptResponse` ignores the key, `IdleStateUpdate` keeps it verbatim in its `extra`
+//! keys; a value set on them is refused when encoded. Upstream may change or remove it in any
+//! release.
 //!
 //! ```
+//! # #[cfg(feature = "unstable_end_turn_token_usage")] {
 //! use acp_proto::types::{PromptResponse, StopReason, Usage};
 //! let mut done = PromptResponse::new(StopReason::EndTurn);
 //! done.usage = Some(Usage::new(1200, 1000, 200));
 //! let wire = serde_json::to_value(&done).unwrap();
 //! assert_eq!(wire["usage"], serde_json::json!({"totalTokens": 1200, "inputTokens": 1000, "outputTokens": 200}));
+//! # }
 //! ```
 
 use serde::{Deserialize, Serialize};
@@ -59,7 +63,7 @@ impl Usage {
     }
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "unstable_end_turn_token_usage"))]
 mod tests {
     use serde_json::json;
 

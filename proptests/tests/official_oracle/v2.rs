@@ -42,51 +42,7 @@ macro_rules! official_v2_defs {
     };
 }
 
-official_v2_defs! {
-    RequestId, RequestPermissionRequest, SessionId, RequestPermissionSubject, ToolCallUpdate, ToolCallId,
-    ToolKind, ToolCallStatus, ToolCallContent, ContentBlock, Annotations, Role, TextContent, MediaType,
-    ImageContent, AudioContent, Icon, IconTheme, ResourceLink, EmbeddedResourceResource,
-    TextResourceContents, BlobResourceContents, EmbeddedResource, Content, DiffChange, DiffFileType,
-    AbsolutePath, DiffPathChange, DiffPathPairChange, DiffPatch, DiffPatchFormat, Diff, TerminalId, Terminal,
-    SessionReference, ToolCallLocation, ToolCallCapabilities, ToolCallCancelCapabilities,
-    ToolCallPermissionSubject, CommandPermissionSubject, PermissionOption, PermissionOptionId,
-    PermissionOptionKind, CreateElicitationRequest, ElicitationSessionScope, ElicitationRequestScope,
-    ElicitationSchema, ElicitationSchemaType, ElicitationPropertySchema, StringFormat, EnumOption,
-    StringPropertySchema, NumberPropertySchema, IntegerPropertySchema, BooleanPropertySchema,
-    MultiSelectItems, StringMultiSelectItems, TitledMultiSelectItems, MultiSelectPropertySchema,
-    ElicitationFormMode, ElicitationId, ElicitationUrlMode, ExtRequest, InitializeResponse, Implementation,
-    AgentCapabilities, SessionCapabilities, PromptCapabilities, PromptImageCapabilities,
-    PromptAudioCapabilities, PromptEmbeddedContextCapabilities, McpCapabilities, McpStdioCapabilities,
-    McpHttpCapabilities, SessionDeleteCapabilities, SessionAdditionalDirectoriesCapabilities,
-    SessionSystemPromptCapabilities, SessionSystemPromptModeCapabilities,
-    SessionSystemPromptOverrideCapabilities, AgentAuthCapabilities, AuthMethod, AuthMethodId, EnvVariable,
-    AuthMethodTerminal, AuthMethodAgent, LoginAuthResponse, LogoutAuthResponse, NewSessionResponse,
-    SessionConfigOption, SessionConfigId, SessionConfigOptionCategory, SessionConfigValueId,
-    SessionConfigSelectOptions, SessionConfigSelectOption, SessionConfigSelectGroup, SessionConfigGroupId,
-    SessionConfigSelect, SessionConfigBoolean, AvailableCommand, AvailableCommandInput, TextCommandInput,
-    Command, ListSessionsResponse, SessionInfo, SessionListCursor, DeleteSessionResponse,
-    ResumeSessionResponse, CloseSessionResponse, CancelToolCallResponse, CancelTerminalResponse,
-    SetSessionConfigOptionResponse, PromptResponse, MessageId, ExtResponse, Error, ErrorCode,
-    UnsupportedProtocolVersionErrorData, SessionNotFoundErrorData, UpdateSessionNotification, SessionUpdate,
-    ContentChunk, UserMessage, AgentMessage, AgentThought, BackgroundWork, BackgroundTerminal,
-    BackgroundToolCall, BackgroundSubagent, RunningStateUpdate, ErrorStopReason, IdleStateUpdate,
-    RequiresActionStateUpdate, UnknownStateUpdate, StateUpdate, ToolCallContentChunk, TerminalOutput,
-    TerminalExitStatus, TerminalSize, TerminalCapabilities, TerminalCancelCapabilities, TerminalUpdate,
-    TerminalOutputChunk, PlanUpdateContent, PlanId, PlanEntry, PlanEntryPriority, PlanEntryStatus, PlanItems,
-    PlanMarkdown, PlanUpdate, PlanRemoved, AvailableCommandsUpdate, ConfigOptionUpdate, SessionInfoUpdate,
-    Cost, UsageUpdate, NoticeSeverity, Notice, CompactionId, CompactionStatus, CompactionUpdate,
-    CompactionSummaryChunk, ReplayComplete, SubagentSessionCapabilities, SessionCancelCapabilities,
-    SubagentUpdate, SessionMessage, SessionMessageChunk, CompleteElicitationNotification, ExtNotification,
-    InitializeRequest, ClientCapabilities, ClientAuthCapabilities, TerminalAuthCapabilities,
-    ElicitationCapabilities, ElicitationFormCapabilities, ElicitationUrlCapabilities, LoginAuthRequest,
-    LogoutAuthRequest, NewSessionRequest, McpServer, HttpHeader, McpServerHttp, McpServerStdio, SystemPrompt,
-    SystemPromptMode, ListSessionsRequest, DeleteSessionRequest, ResumeSessionRequest, ReplayFrom,
-    ReplayFromStart, CloseSessionRequest, CancelToolCallRequest, CancelTerminalRequest,
-    SetSessionConfigOptionRequest, PromptRequest, IdempotencyKey, RequestPermissionResponse,
-    RequestPermissionOutcome, CancelledPermissionOutcome, SelectedPermissionOutcome,
-    CreateElicitationResponse, ElicitationContentValue, ElicitationAcceptAction, CancelSessionNotification,
-    CancelRequestNotification,
-}
+proptests::with_v2_defs!(official_v2_defs; ExtRequest, ExtResponse, ExtNotification);
 
 /// Our decode and re-encode of `def` (the extension messages are any JSON).
 fn ours(def: &str, input: &Value, text: &str) -> Option<Result<Value, String>> {
