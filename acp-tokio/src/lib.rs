@@ -212,6 +212,8 @@ pub mod remote;
 mod runtime;
 mod sync;
 mod turn;
+#[cfg(feature = "unstable_protocol_v2")]
+pub mod v2;
 
 #[cfg(feature = "async-std")]
 pub mod async_std;
