@@ -208,7 +208,8 @@ async fn tokio_v2_client_tool_call_cancel_keeps_the_turn_open() {
     let session = open(&conn).await;
     let mut turn = prompt(&conn, &session, "wait").await;
     assert_eq!(next(&mut turn, 4).await[2..], ["tool call-w1 Some(InProgress)", "tool call-w2 Some(InProgress)"]);
-    let cancel = |tool: &str| CancelToolCallRequest { session_id: session.clone(), tool_call_id: tool.into(), meta: None };
+    let cancel =
+        |tool: &str| CancelToolCallRequest { session_id: session.clone(), tool_call_id: tool.into(), meta: None };
     within("tool_call/cancel", conn.cancel_tool_call(cancel("call-w1"))).await.expect("the agent answers {}");
     assert_eq!(next(&mut turn, 1).await, ["tool call-w1 Some(Cancelled)"], "the turn stays open");
     // Final now: the core refuses a second cancel of it before anything is sent.

@@ -5,10 +5,10 @@ use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
 
+use acp_proto::types::ProtocolVersion;
 use acp_proto::v2::{
     self, AgentNotificationParams, AgentRequestParams, CancelSessionNotification, ClientNotificationParams, SessionId,
 };
-use acp_proto::types::ProtocolVersion;
 use acp_proto::{CloseReason, Negotiated, Notification, Outcome, Request, RpcError, Side};
 use tokio::sync::oneshot;
 
@@ -227,7 +227,8 @@ impl ClientConnectionV2 {
         let (reply, ack) = oneshot::channel();
         let session = request.session_id.clone();
         let turn = TurnSinkV2 { session: session.clone(), updates: updates_tx, accepted: accepted_tx };
-        let command = RequestV2Command { token, request: request.into(), timeout: self.timeout, reply, turn: Some(turn) };
+        let command =
+            RequestV2Command { token, request: request.into(), timeout: self.timeout, reply, turn: Some(turn) };
         self.handle.send(Command::V2(CommandV2::Request(Box::new(command))))?;
         let mut turn = PromptTurnV2::new(session, updates, ack, self.handle.clone());
         match accepted.await.unwrap_or(Err(Error::ConnectionClosed)) {
@@ -249,7 +250,8 @@ impl ClientConnectionV2 {
     pub async fn notify(&self, notification: impl Into<v2::Notification>) -> Result<(), Error> {
         let notification = notification.into();
         if let v2::Notification::Client(ClientNotificationParams::Cancel(CancelSessionNotification {
-            session_id, ..
+            session_id,
+            ..
         })) = &notification
         {
             return self.cancel(session_id).await;
@@ -284,4 +286,3 @@ impl std::fmt::Debug for ClientConnectionV2 {
         f.debug_struct("ClientConnectionV2").field("timeout", &self.timeout).finish()
     }
 }
-

@@ -31,6 +31,7 @@ impl<Rt: Runtime, H: Handlers, Rd: ReadBytes, Wr: WriteBytes> Driver<Rt, H, Rd, 
             CommandV2::AbandonTurn { session } => {
                 if self.v2.turns.remove(&session).is_some() {
                     let _ = self.conn.cancel_turn(now, &session);
+                    self.v2.abandoned.insert(session);
                 }
             }
         }
@@ -61,12 +62,18 @@ impl<Rt: Runtime, H: Handlers, Rd: ReadBytes, Wr: WriteBytes> Driver<Rt, H, Rd, 
         None
     }
 
-    fn send_request_v2(&mut self, now: Instant, command: RequestV2Command, deadline: Option<Instant>) -> Option<HeldV2> {
+    fn send_request_v2(
+        &mut self,
+        now: Instant,
+        command: RequestV2Command,
+        deadline: Option<Instant>,
+    ) -> Option<HeldV2> {
         let RequestV2Command { token, request, timeout, reply, turn } = command;
         if let Some(t) = &turn
-            && self.v2.turns.contains_key(&t.session)
+            && (self.v2.turns.contains_key(&t.session) || self.v2.abandoned.contains(&t.session))
         {
-            // This client reads that session's open turn already: one stream per turn.
+            // This client reads that session's open turn already (one stream per turn), or
+            // dropped it and the agent has not ended it yet (the prompt would join it).
             let error = SendError::TurnAlreadyRunning(t.session.clone());
             let _ = reply.send(Err(Error::from(error.clone())));
             if let Some(t) = turn {
@@ -110,7 +117,7 @@ impl<Rt: Runtime, H: Handlers, Rd: ReadBytes, Wr: WriteBytes> Driver<Rt, H, Rd, 
             }
             Event::NotificationV2 { notification, turn } => {
                 let v2::Notification::Agent(AgentNotificationParams::SessionUpdate(update)) = notification else {
-                    return self.to_worker_v2(notification, turn, cx, force);
+                    return self.deliver_to_worker_v2(notification, turn, cx, force);
                 };
                 let sink = if turn.is_some() { self.v2.turns.get(&update.session_id) } else { None };
                 match sink {
@@ -123,12 +130,15 @@ impl<Rt: Runtime, H: Handlers, Rd: ReadBytes, Wr: WriteBytes> Driver<Rt, H, Rd, 
                     None if turn.is_some() => None,
                     None => {
                         let notification = v2::Notification::Agent(AgentNotificationParams::SessionUpdate(update));
-                        self.to_worker_v2(notification, turn, cx, force)
+                        self.deliver_to_worker_v2(notification, turn, cx, force)
                     }
                 }
             }
             Event::TurnEnded { session, turn, reason } => {
-                let Some(sink) = self.v2.turns.get(&session) else { return None };
+                let Some(sink) = self.v2.turns.get(&session) else {
+                    self.v2.abandoned.remove(&session);
+                    return None;
+                };
                 match sink.push(TurnItemV2::End(reason), cx, force) {
                     Ok(()) => {
                         self.v2.turns.remove(&session);
@@ -144,7 +154,7 @@ impl<Rt: Runtime, H: Handlers, Rd: ReadBytes, Wr: WriteBytes> Driver<Rt, H, Rd, 
         }
     }
 
-    fn to_worker_v2(
+    fn deliver_to_worker_v2(
         &mut self,
         notification: v2::Notification,
         turn: Option<acp_proto::TurnStamp>,
@@ -155,4 +165,3 @@ impl<Rt: Runtime, H: Handlers, Rd: ReadBytes, Wr: WriteBytes> Driver<Rt, H, Rd, 
         worker.push(notification, cx, force).err().map(|notification| Event::NotificationV2 { notification, turn })
     }
 }
-

@@ -24,11 +24,12 @@
 
 #[macro_use]
 mod table;
+mod agent;
 
 mod client;
 mod turn;
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::future::Future;
 use std::time::Duration;
 
@@ -41,7 +42,7 @@ use crate::driver::Held;
 use crate::handle::{AbandonGuard, Command, Handle, catch_unwind};
 use crate::sync::{QueueSender, queue};
 
-
+pub use agent::{AgentContextV2, AgentV2, serve_v2};
 pub use client::{ClientConnectionV2, ClientV2};
 pub use turn::PromptTurnV2;
 
@@ -105,6 +106,9 @@ pub(crate) struct DriverV2 {
     pub(crate) pending: HashMap<OutboundId, PendingV2>,
     /// The open turns this client reads, by session.
     pub(crate) turns: HashMap<SessionId, QueueSender<TurnItemV2>>,
+    /// Sessions whose turn stream was dropped and whose turn the core has not ended yet: a new
+    /// prompt would join that turn, so none is sent until it ends.
+    pub(crate) abandoned: HashSet<SessionId>,
     pub(crate) notifications: Option<QueueSender<v2::Notification>>,
 }
 
@@ -116,7 +120,7 @@ impl DriverV2 {
     ) -> DriverV2 {
         let (tx, rx) = queue(buffer);
         handlers.spawn_notifications_v2(rt, rx);
-        DriverV2 { pending: HashMap::new(), turns: HashMap::new(), notifications: Some(tx) }
+        DriverV2 { pending: HashMap::new(), turns: HashMap::new(), abandoned: HashSet::new(), notifications: Some(tx) }
     }
 
     pub(crate) fn on_closed(&mut self) {
@@ -183,7 +187,11 @@ impl Handle {
     }
 
     /// Sends a v2 request and waits for its v2 result.
-    pub(crate) async fn request_v2(&self, request: v2::Request, timeout: Option<Duration>) -> Result<v2::Response, Error> {
+    pub(crate) async fn request_v2(
+        &self,
+        request: v2::Request,
+        timeout: Option<Duration>,
+    ) -> Result<v2::Response, Error> {
         outcome_result(self.request_v2_outcome(request, timeout).await)
     }
 
