@@ -196,6 +196,46 @@ async fn v2_client_dropping_a_turn_cancels_it() {
     );
 }
 
+/// A client that never answers a permission ask before it is cancelled, and says so.
+struct Stalling(tokio::sync::mpsc::UnboundedSender<&'static str>);
+
+impl ClientV2 for Stalling {
+    async fn request_permission(
+        &self,
+        _: RequestPermissionRequest,
+        cx: ClientContext,
+    ) -> Result<RequestPermissionResponse, acp_proto::RpcError> {
+        let _ = self.0.send("asked");
+        cx.cancelled().await;
+        let _ = self.0.send("cancelled");
+        let outcome = RequestPermissionOutcome::Selected(SelectedPermissionOutcome::new("allow"));
+        Ok(RequestPermissionResponse { outcome, meta: None })
+    }
+}
+
+#[tokio::test]
+async fn v2_client_and_agent_session_cancel_while_asked() {
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+    let (conn, _agent) = pair(Stalling(tx));
+    let session = open(&conn).await;
+    let mut turn = prompt(&conn, &session, "hello").await;
+    assert_eq!(within("the ask", rx.recv()).await, Some("asked"));
+    within("session/cancel", conn.cancel(&session)).await.expect("sent");
+    // The client's handler sees the cancel; the agent's ask resolves `cancelled` (the late
+    // `allow` is not sent), so the tool call ends `cancelled` and the turn with one idle.
+    assert_eq!(within("the handler's cancel", rx.recv()).await, Some("cancelled"));
+    let seen = rest(&mut turn).await;
+    let expected = [
+        "running",
+        "chunk echo: hello",
+        "tool call-1 Some(Pending)",
+        "tool call-1 Some(Cancelled)",
+        "idle Some(Cancelled)",
+    ];
+    assert_eq!(seen, expected);
+    assert_eq!(within("finish", turn.finish()).await.expect("ended"), idle(v2::IdleStopReason::Cancelled));
+}
+
 #[tokio::test]
 async fn v2_agent_refuses_a_v1_client() {
     let (ours, theirs) = tokio::io::duplex(64 * 1024);
