@@ -1,6 +1,8 @@
 //! ACP v2 (feature `unstable_protocol_v2`): acp-tokio's v2 client against its v2 agent over an
 //! in-memory pipe (the scripted agent of `support/v2_agent.rs`): handshake, a full turn with a
-//! permission, `session/cancel`, `tool_call/cancel`, and a v1 client refused by the v2 agent.
+//! permission, `session/cancel` (also while a permission is asked, and by dropping the turn),
+//! `tool_call/cancel`, updates outside a turn reaching `ClientV2::session_update`, and a v1 client
+//! refused by the v2 agent.
 
 #[path = "support/v2_agent.rs"]
 #[allow(dead_code, unreachable_pub)]
@@ -234,6 +236,44 @@ async fn v2_client_and_agent_session_cancel_while_asked() {
     ];
     assert_eq!(seen, expected);
     assert_eq!(within("finish", turn.finish()).await.expect("ended"), idle(v2::IdleStopReason::Cancelled));
+}
+
+/// A client that forwards the updates it gets outside a turn.
+struct Watching(tokio::sync::mpsc::UnboundedSender<UpdateSessionNotification>);
+
+impl ClientV2 for Watching {
+    async fn session_update(&self, notification: UpdateSessionNotification) {
+        let _ = self.0.send(notification);
+    }
+}
+
+#[tokio::test]
+async fn v2_client_gets_updates_outside_a_turn_from_its_handler() {
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+    let (ours, theirs) = tokio::io::duplex(64 * 1024);
+    let (reader, writer) = tokio::io::split(theirs);
+    tokio::spawn(serve_v2(ScriptedV2::announcing(), reader, writer, AgentOptions::default()));
+    let (reader, writer) = tokio::io::split(ours);
+    let conn = ClientConnectionV2::connect(Watching(tx), reader, writer, ClientOptions::default());
+    let session = open(&conn).await;
+    let info = within("the update outside a turn", rx.recv()).await.expect("delivered to the handler");
+    assert_eq!(info.session_id, session);
+    match info.update {
+        SessionUpdate::SessionInfoUpdate(i) => assert_eq!(i.title, Some(Some("scripted".into()))),
+        other => panic!("expected the session_info_update, got {other:?}"),
+    }
+    // A turn's updates go to its stream, not to the handler. `Watching` keeps the default
+    // `request_permission`, which answers `cancelled`: the agent cancels call-1 and stops.
+    let mut turn = prompt(&conn, &session, "hello").await;
+    let expected = [
+        "running",
+        "chunk echo: hello",
+        "tool call-1 Some(Pending)",
+        "tool call-1 Some(Cancelled)",
+        "idle Some(Cancelled)",
+    ];
+    assert_eq!(rest(&mut turn).await, expected);
+    assert!(rx.try_recv().is_err(), "no turn update reached the handler");
 }
 
 #[tokio::test]

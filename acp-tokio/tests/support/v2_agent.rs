@@ -3,6 +3,9 @@
 //!
 //! | prompt (first text) | after the acknowledgement `user-<n>` |
 //! |---|---|
+//! With [`ScriptedV2::announcing`], each `session/new` answer is followed by a
+//! `session_info_update` titled `scripted`, outside any turn.
+//!
 //! | `wait` (every prompt, for [`ScriptedV2::waiting`]) | `running`, tool call `call-w1` (`in_progress`, `capabilities.cancel`); then waits: `tool_call/cancel` of it answers `{}` and sends its `cancelled` update (the turn stays open); `session/cancel` sends `cancelled` for it if still open, then `idle` |
 //! | anything else | `running`, `agent_message_chunk` `echo: <text>`, tool call `call-1` (`pending`, `capabilities.cancel`), asks `session/request_permission` (options `allow`, `reject`), `call-1` `completed` (allow) or `failed`, `idle` `end_turn`; a `session/cancel` during the ask: `call-1` `cancelled`, `idle` |
 
@@ -29,6 +32,8 @@ pub struct ScriptedV2 {
     open_tool: Arc<Mutex<HashMap<SessionId, String>>>,
     /// Every prompt is a `wait` one.
     always_wait: bool,
+    /// After answering `session/new`, send a `session_info_update` (outside any turn).
+    announce: bool,
 }
 
 fn update(value: serde_json::Value) -> SessionUpdate {
@@ -47,6 +52,11 @@ impl ScriptedV2 {
     /// The agent whose every prompt is a `wait` one (for a peer that cannot choose its text).
     pub fn waiting() -> ScriptedV2 {
         ScriptedV2 { always_wait: true, ..ScriptedV2::default() }
+    }
+
+    /// The agent that sends a `session_info_update` titled `scripted` after each `session/new`.
+    pub fn announcing() -> ScriptedV2 {
+        ScriptedV2 { announce: true, ..ScriptedV2::default() }
     }
 
     fn next(&self) -> u32 {
@@ -121,10 +131,18 @@ impl AgentV2 for ScriptedV2 {
     async fn new_session(
         &self,
         _: v2::NewSessionRequest,
-        _: AgentContextV2,
+        cx: AgentContextV2,
     ) -> Result<v2::NewSessionResponse, RpcError> {
-        Ok(serde_json::from_value(json!({ "sessionId": format!("tokio-v2-session-{}", self.next()) }))
-            .expect("a valid session/new response"))
+        let session = SessionId::from(format!("tokio-v2-session-{}", self.next()));
+        if self.announce {
+            let session = session.clone();
+            tokio::spawn(async move {
+                cx.answered().await;
+                let info = update(json!({ "sessionUpdate": "session_info_update", "title": "scripted" }));
+                let _ = cx.send_update(&session, info).await;
+            });
+        }
+        Ok(serde_json::from_value(json!({ "sessionId": session })).expect("a valid session/new response"))
     }
 
     async fn prompt(&self, request: v2::PromptRequest, cx: AgentContextV2) -> Result<v2::PromptResponse, RpcError> {
