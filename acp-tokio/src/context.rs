@@ -63,6 +63,9 @@ macro_rules! common_context_methods {
     };
 }
 
+#[cfg(feature = "unstable_protocol_v2")]
+pub(crate) use common_context_methods;
+
 /// The context of an agent's request handler: the request's [`CancellationToken`] and a way
 /// to send requests and notifications to the client.
 ///

@@ -71,6 +71,24 @@ pub(crate) trait Handlers: Unpin + 'static {
     );
     /// Spawns the task that handles inbound notifications, one at a time, in order.
     fn spawn_notifications<Rt: Runtime>(&self, rt: &Rt, queue: QueueReceiver<Notification>);
+    /// Spawns the handler of one inbound v2 request. Default (v1 handlers): `-32601`.
+    #[cfg(feature = "unstable_protocol_v2")]
+    fn spawn_request_v2<Rt: Runtime>(
+        &self,
+        rt: &Rt,
+        request: acp_proto::v2::Request,
+        cx: HandlerContext,
+        done: crate::v2::DoneV2,
+    ) {
+        let _ = (rt, cx);
+        done.complete(Err(RpcError::method_not_found(request.wire())));
+    }
+    /// Spawns the task that handles inbound v2 notifications, one at a time, in order.
+    /// Default (v1 handlers): none; the notifications are dropped.
+    #[cfg(feature = "unstable_protocol_v2")]
+    fn spawn_notifications_v2<Rt: Runtime>(&self, rt: &Rt, queue: QueueReceiver<acp_proto::v2::Notification>) {
+        let _ = (rt, queue);
+    }
 }
 
 /// The driver's settings.
@@ -91,12 +109,15 @@ struct Pending {
 }
 
 /// A send (or a handler's answer) held while the outbound budget is full.
-enum Held {
+pub(crate) enum Held {
     Request(Box<RequestCommand>, Option<Instant>),
     Notify(Box<Notification>, oneshot::Sender<Result<(), Error>>),
     /// A finished handler's answer: it waits, in order behind the handler's earlier sends,
     /// until the peer has read enough (the core itself never refuses an answer).
     Complete(InboundId, Box<Result<Response, RpcError>>),
+    /// A v2 send or answer.
+    #[cfg(feature = "unstable_protocol_v2")]
+    V2(crate::v2::HeldV2),
 }
 
 /// The future that drives one connection; see the [module docs](self).
@@ -138,6 +159,9 @@ pub(crate) struct Driver<Rt: Runtime, H, Rd, Wr> {
     error: Option<io::Error>,
     stats: DriverStats,
     tracer: Tracer,
+    /// The v2 requests in flight, turns and notification worker.
+    #[cfg(feature = "unstable_protocol_v2")]
+    pub(crate) v2: crate::v2::DriverV2,
 }
 
 impl<Rt: Runtime, H: Handlers, Rd: ReadBytes, Wr: WriteBytes> Driver<Rt, H, Rd, Wr> {
@@ -163,6 +187,8 @@ impl<Rt: Runtime, H: Handlers, Rd: ReadBytes, Wr: WriteBytes> Driver<Rt, H, Rd, 
         };
         let (notifications, worker_queue) = queue(options.notification_buffer);
         handlers.spawn_notifications(&rt, worker_queue);
+        #[cfg(feature = "unstable_protocol_v2")]
+        let v2 = crate::v2::DriverV2::new(&handlers, &rt, options.notification_buffer);
         let epoch = rt.now();
         let driver = Driver {
             conn: Connection::new(side, options.config, Instant::ZERO),
@@ -195,6 +221,8 @@ impl<Rt: Runtime, H: Handlers, Rd: ReadBytes, Wr: WriteBytes> Driver<Rt, H, Rd, 
             error: None,
             stats: DriverStats::default(),
             tracer: Tracer::new(side, options.trace_payloads),
+            #[cfg(feature = "unstable_protocol_v2")]
+            v2,
             rt,
         };
         (driver, app_handle)
@@ -303,6 +331,8 @@ impl<Rt: Runtime, H: Handlers, Rd: ReadBytes, Wr: WriteBytes> Driver<Rt, H, Rd, 
                 let _ = ack.send(self.conn.cancel_turn(now, &session).map(|_| ()).map_err(Error::from));
             }
             Command::Close => self.conn.close(now),
+            #[cfg(feature = "unstable_protocol_v2")]
+            Command::V2(command) => self.apply_v2(command, now),
         }
     }
 
@@ -314,7 +344,7 @@ impl<Rt: Runtime, H: Handlers, Rd: ReadBytes, Wr: WriteBytes> Driver<Rt, H, Rd, 
         }
     }
 
-    fn send_or_hold(&mut self, now: Instant, send: Held) {
+    pub(crate) fn send_or_hold(&mut self, now: Instant, send: Held) {
         if !self.held.is_empty() {
             self.held.push_back(send);
         } else if let Some(back) = self.try_send(now, send) {
@@ -347,6 +377,8 @@ impl<Rt: Runtime, H: Handlers, Rd: ReadBytes, Wr: WriteBytes> Driver<Rt, H, Rd, 
     /// exceeds its bound by at most one frame.
     fn try_send(&mut self, now: Instant, send: Held) -> Option<Held> {
         match send {
+            #[cfg(feature = "unstable_protocol_v2")]
+            Held::V2(send) => return self.try_send_v2(now, send).map(Held::V2),
             Held::Complete(id, result) => {
                 if !self.admits_sends() {
                     return Some(Held::Complete(id, result));
@@ -395,8 +427,15 @@ impl<Rt: Runtime, H: Handlers, Rd: ReadBytes, Wr: WriteBytes> Driver<Rt, H, Rd, 
         let Some(id) = self.tokens.remove(&token) else {
             // Not sent yet (held) or already finished.
             self.held.retain(|h| !matches!(h, Held::Request(r, _) if r.token == token));
+            #[cfg(feature = "unstable_protocol_v2")]
+            self.held.retain(|h| !crate::v2::held_token_is(h, token));
             return;
         };
+        #[cfg(feature = "unstable_protocol_v2")]
+        if self.v2.pending.contains_key(&id) {
+            self.conn.cancel_request(now, id);
+            return;
+        }
         let Some(pending) = self.pending.get_mut(&id) else { return };
         match pending.turn.take() {
             // A prompt is stopped with `session/cancel`; the agent still answers the prompt
@@ -532,7 +571,17 @@ impl<Rt: Runtime, H: Handlers, Rd: ReadBytes, Wr: WriteBytes> Driver<Rt, H, Rd, 
                     // Dropping the turn's sender ends its stream; every update came before.
                     drop(pending.turn);
                     let _ = pending.reply.send(Error::from_outcome(outcome));
+                } else {
+                    #[cfg(feature = "unstable_protocol_v2")]
+                    if let Some(pending) = self.v2.pending.remove(&id) {
+                        self.tokens.remove(&pending.token);
+                        let _ = pending.reply.send(Ok(outcome));
+                    }
                 }
+            }
+            #[cfg(feature = "unstable_protocol_v2")]
+            event @ (Event::RequestV2 { .. } | Event::NotificationV2 { .. } | Event::TurnEnded { .. }) => {
+                return self.dispatch_v2(event, cx, force);
             }
             Event::HandshakeCompleted(negotiated) => {
                 let _ = self.shared().negotiated.set(negotiated);
@@ -540,6 +589,8 @@ impl<Rt: Runtime, H: Handlers, Rd: ReadBytes, Wr: WriteBytes> Driver<Rt, H, Rd, 
             Event::Closed { reason } => {
                 *lock(&self.shared().close_reason) = Some(reason);
                 self.notifications = None;
+                #[cfg(feature = "unstable_protocol_v2")]
+                self.v2.on_closed();
                 self.saw_closed = true;
             }
             _ => {}
@@ -720,6 +771,10 @@ impl<Rt: Runtime, H, Rd, Wr> Drop for Driver<Rt, H, Rd, Wr> {
         self.handle.shared.finished.set();
     }
 }
+
+#[cfg(feature = "unstable_protocol_v2")]
+#[path = "v2/driver.rs"]
+mod v2_driver;
 
 /// The default read buffer.
 pub(crate) const DEFAULT_READ_BUFFER: usize = 64 * 1024;

@@ -33,6 +33,9 @@ pub(crate) enum Command {
     CancelTurn { session: SessionId, ack: oneshot::Sender<Result<(), Error>> },
     /// Close the connection.
     Close,
+    /// A v2 command (feature `unstable_protocol_v2`).
+    #[cfg(feature = "unstable_protocol_v2")]
+    V2(crate::v2::CommandV2),
 }
 
 /// A request for the driver to send.

@@ -188,6 +188,8 @@
 //!   async-std (whose I/O types use the `futures-io` traits). async-std is deprecated upstream
 //!   in favour of smol; the runtime-specific part of this crate is a small internal trait (a
 //!   clock, a timer, two spawn functions), so smol support is a small addition.
+//! * `unstable_protocol_v2`: ACP v2 (Preview), the `v2` module: a v2 client and a v2 agent,
+//!   generated from the v2 method table as the v1 API is from the v1 table.
 //! * `tracing`: the vocabulary both adapters share ([`acp_runtime::trace`]): a span per
 //!   connection (`acp_connection`), a `TRACE` event per frame in and out (target `acp::frame`,
 //!   with its length; its text only with [`ClientOptions::trace_payloads`] /
@@ -212,6 +214,8 @@ pub mod remote;
 mod runtime;
 mod sync;
 mod turn;
+#[cfg(feature = "unstable_protocol_v2")]
+pub mod v2;
 
 #[cfg(feature = "async-std")]
 pub mod async_std;

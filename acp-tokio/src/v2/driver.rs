@@ -1,0 +1,167 @@
+//! The driver's v2 paths (feature `unstable_protocol_v2`): v2 sends, answers and events, beside
+//! the v1 ones of the parent module. A submodule of `driver`, so it reaches the driver's state.
+
+use std::task::Context;
+
+use acp_proto::v2::{self, AgentNotificationParams};
+use acp_proto::{Event, Instant, Refused, SendError};
+
+use super::{Driver, Handlers, Held};
+use crate::Error;
+use crate::context::HandlerContext;
+use crate::io::{ReadBytes, WriteBytes};
+use crate::runtime::Runtime;
+use crate::sync::CancellationToken;
+use crate::v2::{CommandV2, DoneV2, HeldV2, PendingV2, RequestV2Command, TurnItemV2};
+
+impl<Rt: Runtime, H: Handlers, Rd: ReadBytes, Wr: WriteBytes> Driver<Rt, H, Rd, Wr> {
+    pub(crate) fn apply_v2(&mut self, command: CommandV2, now: Instant) {
+        match command {
+            CommandV2::Request(request) => {
+                let deadline = request.timeout.map(|t| now + t);
+                self.send_or_hold(now, Held::V2(HeldV2::Request(request, deadline)));
+            }
+            CommandV2::Notify { notification, ack } => {
+                self.send_or_hold(now, Held::V2(HeldV2::Notify(notification, ack)));
+            }
+            CommandV2::Complete { id, result } => {
+                self.inbound.remove(&id);
+                self.send_or_hold(now, Held::V2(HeldV2::Complete(id, result)));
+            }
+            CommandV2::AbandonTurn { session } => {
+                if self.v2.turns.remove(&session).is_some() {
+                    let _ = self.conn.cancel_turn(now, &session);
+                    self.v2.abandoned.insert(session);
+                }
+            }
+        }
+    }
+
+    /// [`try_send`](Self::try_send) for a v2 send: gives it back when the core has no room.
+    pub(crate) fn try_send_v2(&mut self, now: Instant, send: HeldV2) -> Option<HeldV2> {
+        match send {
+            HeldV2::Complete(id, result) => {
+                if !self.admits_sends() {
+                    return Some(HeldV2::Complete(id, result));
+                }
+                // A result that does not fit its request is answered by the core itself.
+                let _ = self.conn.respond_v2(now, id, *result);
+            }
+            HeldV2::Notify(notification, ack) => match self.conn.send_notification_v2(now, *notification) {
+                Err(Refused { error: SendError::Backpressure { .. }, message }) => {
+                    return Some(HeldV2::Notify(Box::new(message), ack));
+                }
+                result => {
+                    let result = result.map(|_| ()).map_err(Error::from);
+                    self.acked |= result.is_ok();
+                    let _ = ack.send(result);
+                }
+            },
+            HeldV2::Request(command, deadline) => return self.send_request_v2(now, *command, deadline),
+        }
+        None
+    }
+
+    fn send_request_v2(
+        &mut self,
+        now: Instant,
+        command: RequestV2Command,
+        deadline: Option<Instant>,
+    ) -> Option<HeldV2> {
+        let RequestV2Command { token, request, timeout, reply, turn } = command;
+        if let Some(t) = &turn
+            && (self.v2.turns.contains_key(&t.session) || self.v2.abandoned.contains(&t.session))
+        {
+            // This client reads that session's open turn already (one stream per turn), or
+            // dropped it and the agent has not ended it yet (the prompt would join it).
+            let error = SendError::TurnAlreadyRunning(t.session.clone());
+            let _ = reply.send(Err(Error::from(error.clone())));
+            if let Some(t) = turn {
+                let _ = t.accepted.send(Err(Error::from(error)));
+            }
+            return None;
+        }
+        match self.conn.send_request_v2(now, request, deadline) {
+            Ok(id) => {
+                if let Some(t) = turn {
+                    let _ = t.accepted.send(Ok(()));
+                    self.v2.turns.insert(t.session, t.updates);
+                }
+                self.tokens.insert(token, id);
+                self.v2.pending.insert(id, PendingV2 { token, reply });
+            }
+            Err(Refused { error: SendError::Backpressure { .. }, message }) => {
+                let command = RequestV2Command { token, request: message, timeout, reply, turn };
+                return Some(HeldV2::Request(Box::new(command), deadline));
+            }
+            Err(refused) => {
+                if let Some(t) = turn {
+                    let _ = t.accepted.send(Err(Error::from(refused.error.clone())));
+                }
+                let _ = reply.send(Err(Error::from(refused.error)));
+            }
+        }
+        None
+    }
+
+    /// Dispatches a v2 event; hands it back when its consumer is full.
+    pub(crate) fn dispatch_v2(&mut self, event: Event, cx: &mut Context<'_>, force: bool) -> Option<Event> {
+        match event {
+            Event::RequestV2 { id, request } => {
+                let cancel = CancellationToken::new();
+                self.inbound.insert(id, cancel.clone());
+                let done = DoneV2 { id, tx: Some(self.handle.tx.clone()) };
+                let hcx = HandlerContext { handle: self.handle.clone(), id, cancel };
+                self.handlers.spawn_request_v2(&self.rt, request, hcx, done);
+                None
+            }
+            Event::NotificationV2 { notification, turn } => {
+                let v2::Notification::Agent(AgentNotificationParams::SessionUpdate(update)) = notification else {
+                    return self.deliver_to_worker_v2(notification, turn, cx, force);
+                };
+                let sink = if turn.is_some() { self.v2.turns.get(&update.session_id) } else { None };
+                match sink {
+                    Some(sink) => sink.push(TurnItemV2::Update(update), cx, force).err().map(|item| {
+                        let TurnItemV2::Update(update) = item else { unreachable!("an update was pushed") };
+                        let notification = v2::Notification::Agent(AgentNotificationParams::SessionUpdate(update));
+                        Event::NotificationV2 { notification, turn }
+                    }),
+                    // A turn's update whose stream was dropped.
+                    None if turn.is_some() => None,
+                    None => {
+                        let notification = v2::Notification::Agent(AgentNotificationParams::SessionUpdate(update));
+                        self.deliver_to_worker_v2(notification, turn, cx, force)
+                    }
+                }
+            }
+            Event::TurnEnded { session, turn, reason } => {
+                let Some(sink) = self.v2.turns.get(&session) else {
+                    self.v2.abandoned.remove(&session);
+                    return None;
+                };
+                match sink.push(TurnItemV2::End(reason), cx, force) {
+                    Ok(()) => {
+                        self.v2.turns.remove(&session);
+                        None
+                    }
+                    Err(item) => {
+                        let TurnItemV2::End(reason) = item else { unreachable!("an end was pushed") };
+                        Some(Event::TurnEnded { session, turn, reason })
+                    }
+                }
+            }
+            _ => None,
+        }
+    }
+
+    fn deliver_to_worker_v2(
+        &mut self,
+        notification: v2::Notification,
+        turn: Option<acp_proto::TurnStamp>,
+        cx: &mut Context<'_>,
+        force: bool,
+    ) -> Option<Event> {
+        let worker = self.v2.notifications.as_ref()?;
+        worker.push(notification, cx, force).err().map(|notification| Event::NotificationV2 { notification, turn })
+    }
+}

@@ -1,0 +1,136 @@
+//! A client's running v2 turn: its `session/update`s as a [`Stream`], then how it ended.
+
+use std::pin::Pin;
+use std::task::{Context, Poll};
+
+use acp_proto::v2::{self, SessionId, UpdateSessionNotification};
+use acp_proto::{Outcome, TurnEndReason};
+use futures_core::Stream;
+use tokio::sync::oneshot;
+
+use super::{CommandV2, TurnItemV2, outcome_result};
+use crate::Error;
+use crate::handle::{Command, Handle};
+use crate::sync::QueueReceiver;
+
+/// A v2 turn in progress, from [`ClientConnectionV2::prompt`](super::ClientConnectionV2::prompt).
+///
+/// It yields the turn's `session/update`s in wire order (the agent's `idle` `state_update`
+/// last), as a [`Stream`] or with [`next_update`](Self::next_update), and ends exactly once,
+/// when the core reports the turn over; [`finish`](Self::finish) then says how. Updates are
+/// buffered up to [`ClientOptions::turn_buffer`](crate::ClientOptions::turn_buffer); while the
+/// buffer is full the connection stops reading.
+///
+/// Dropping an unfinished turn cancels it (`session/cancel`) and drops its remaining updates.
+#[must_use = "a turn is cancelled when dropped"]
+pub struct PromptTurnV2 {
+    session_id: SessionId,
+    updates: QueueReceiver<TurnItemV2>,
+    ack: Option<oneshot::Receiver<Result<Outcome, Error>>>,
+    handle: Handle,
+    end: Option<TurnEndReason>,
+    /// Whether dropping the turn cancels it.
+    armed: bool,
+}
+
+impl PromptTurnV2 {
+    pub(super) fn new(
+        session_id: SessionId,
+        updates: QueueReceiver<TurnItemV2>,
+        ack: oneshot::Receiver<Result<Outcome, Error>>,
+        handle: Handle,
+    ) -> PromptTurnV2 {
+        PromptTurnV2 { session_id, updates, ack: Some(ack), handle, end: None, armed: true }
+    }
+
+    pub(super) fn disarm(&mut self) {
+        self.armed = false;
+    }
+
+    /// The turn's session.
+    pub fn session_id(&self) -> &SessionId {
+        &self.session_id
+    }
+
+    /// The next update of the turn, or `None` once the turn is over.
+    pub async fn next_update(&mut self) -> Option<UpdateSessionNotification> {
+        std::future::poll_fn(|cx| self.poll_update(cx)).await
+    }
+
+    fn poll_update(&mut self, cx: &mut Context<'_>) -> Poll<Option<UpdateSessionNotification>> {
+        if self.end.is_some() {
+            return Poll::Ready(None);
+        }
+        match self.updates.poll_pop(cx) {
+            Poll::Ready(Some(TurnItemV2::Update(update))) => Poll::Ready(Some(update)),
+            Poll::Ready(Some(TurnItemV2::End(reason))) => {
+                self.end = Some(reason);
+                self.armed = false;
+                Poll::Ready(None)
+            }
+            Poll::Ready(None) => {
+                self.armed = false;
+                Poll::Ready(None)
+            }
+            Poll::Pending => Poll::Pending,
+        }
+    }
+
+    /// Asks the agent to stop the turn (`session/cancel`); the turn then ends when the agent
+    /// reports `idle` (`cancelled`).
+    pub async fn cancel(&self) -> Result<(), Error> {
+        self.handle.cancel_turn(self.session_id.clone()).await
+    }
+
+    /// The prompt's acknowledgement (`PromptResponse`: the id of its user message); waits for
+    /// it. `None` after the first call.
+    pub async fn ack(&mut self) -> Option<Result<v2::PromptResponse, Error>> {
+        let ack = self.ack.take()?;
+        Some(prompt_response(ack.await.unwrap_or(Err(Error::ConnectionClosed))))
+    }
+
+    /// Waits for the end of the turn (dropping the updates not taken yet) and says how it
+    /// ended. A turn whose prompt failed gives the prompt's error; a connection that closed
+    /// before the end, [`Error::ConnectionClosed`].
+    pub async fn finish(mut self) -> Result<TurnEndReason, Error> {
+        while self.next_update().await.is_some() {}
+        match self.end.take() {
+            Some(TurnEndReason::PromptFailed) => match self.ack().await {
+                Some(Err(e)) => Err(e),
+                _ => Ok(TurnEndReason::PromptFailed),
+            },
+            Some(TurnEndReason::ConnectionClosed) | None => Err(Error::ConnectionClosed),
+            Some(reason) => Ok(reason),
+        }
+    }
+}
+
+fn prompt_response(outcome: Result<Outcome, Error>) -> Result<v2::PromptResponse, Error> {
+    match outcome_result(outcome)? {
+        v2::Response::Agent(v2::AgentResult::Prompt(response)) => Ok(response),
+        _ => Err(Error::UnexpectedResponse),
+    }
+}
+
+impl Stream for PromptTurnV2 {
+    type Item = UpdateSessionNotification;
+
+    fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<UpdateSessionNotification>> {
+        self.get_mut().poll_update(cx)
+    }
+}
+
+impl Drop for PromptTurnV2 {
+    fn drop(&mut self) {
+        if self.armed {
+            let session = self.session_id.clone();
+            let _ = self.handle.send(Command::V2(CommandV2::AbandonTurn { session }));
+        }
+    }
+}
+
+impl std::fmt::Debug for PromptTurnV2 {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PromptTurnV2").field("session_id", &self.session_id).field("end", &self.end).finish()
+    }
+}

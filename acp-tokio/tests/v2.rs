@@ -1,0 +1,291 @@
+//! ACP v2 (feature `unstable_protocol_v2`): acp-tokio's v2 client against its v2 agent over an
+//! in-memory pipe (the scripted agent of `support/v2_agent.rs`): handshake, a full turn with a
+//! permission, `session/cancel` (also while a permission is asked, and by dropping the turn),
+//! `tool_call/cancel`, updates outside a turn reaching `ClientV2::session_update`, and a v1 client
+//! refused by the v2 agent.
+
+#[path = "support/v2_agent.rs"]
+#[allow(dead_code, unreachable_pub)]
+mod v2_agent;
+
+use std::time::Duration;
+
+use acp_proto::v2::{
+    self, CancelToolCallRequest, ClientCapabilities, ContentBlock, Implementation, InitializeRequest,
+    NewSessionRequest, PromptRequest, ProtocolVersion, RequestPermissionOutcome, RequestPermissionRequest,
+    RequestPermissionResponse, SelectedPermissionOutcome, SessionId, SessionUpdate, StateUpdate, TextContent,
+    UpdateSessionNotification,
+};
+use acp_proto::{SendError, TurnEndReason};
+use acp_tokio::v2::{ClientConnectionV2, ClientV2, PromptTurnV2, serve_v2};
+use acp_tokio::{AgentOptions, ClientContext, ClientOptions, Error, acp_proto};
+use v2_agent::{AGENT_NAME, ScriptedV2};
+
+const LIMIT: Duration = Duration::from_secs(10);
+
+async fn within<T>(what: &str, f: impl std::future::Future<Output = T>) -> T {
+    tokio::time::timeout(LIMIT, f).await.unwrap_or_else(|_| panic!("{what}: nothing within {LIMIT:?}"))
+}
+
+/// A client that selects the option `choice`.
+struct Choosing(&'static str);
+
+impl ClientV2 for Choosing {
+    async fn request_permission(
+        &self,
+        _: RequestPermissionRequest,
+        _: ClientContext,
+    ) -> Result<RequestPermissionResponse, acp_proto::RpcError> {
+        let outcome = RequestPermissionOutcome::Selected(SelectedPermissionOutcome::new(self.0));
+        Ok(RequestPermissionResponse { outcome, meta: None })
+    }
+}
+
+fn pair(client: impl ClientV2) -> (ClientConnectionV2, tokio::task::JoinHandle<Result<(), Error>>) {
+    let (ours, theirs) = tokio::io::duplex(64 * 1024);
+    let (reader, writer) = tokio::io::split(theirs);
+    let agent = tokio::spawn(serve_v2(ScriptedV2::default(), reader, writer, AgentOptions::default()));
+    let (reader, writer) = tokio::io::split(ours);
+    (ClientConnectionV2::connect(client, reader, writer, ClientOptions::default()), agent)
+}
+
+fn init() -> InitializeRequest {
+    InitializeRequest {
+        protocol_version: ProtocolVersion(2),
+        info: Implementation::new("acp-tokio-v2-test", "0.1.0"),
+        capabilities: ClientCapabilities::default(),
+        meta: None,
+    }
+}
+
+async fn open(conn: &ClientConnectionV2) -> SessionId {
+    let init = within("initialize", conn.initialize(init())).await.expect("the v2 handshake");
+    assert_eq!((init.protocol_version, init.info.name.as_str()), (ProtocolVersion(2), AGENT_NAME));
+    assert_eq!(conn.negotiated().expect("committed").protocol_version, ProtocolVersion(2));
+    let new = NewSessionRequest {
+        cwd: v2::AbsolutePath("/tmp".into()),
+        additional_directories: None,
+        mcp_servers: None,
+        system_prompt: None,
+        meta: None,
+    };
+    within("session/new", conn.new_session(new)).await.expect("a session").session_id
+}
+
+async fn prompt(conn: &ClientConnectionV2, session: &SessionId, text: &str) -> PromptTurnV2 {
+    let prompt = vec![ContentBlock::Text(TextContent::new(text))];
+    let request = PromptRequest { session_id: session.clone(), prompt, idempotency_key: None, meta: None };
+    within("session/prompt", conn.prompt(request)).await.expect("sent")
+}
+
+fn name(update: &UpdateSessionNotification) -> String {
+    match &update.update {
+        SessionUpdate::StateUpdate(StateUpdate::Idle(i)) => format!("idle {:?}", i.stop_reason),
+        SessionUpdate::StateUpdate(StateUpdate::Running(_)) => "running".into(),
+        SessionUpdate::ToolCallUpdate(t) => format!("tool {} {:?}", t.tool_call_id.as_str(), t.status),
+        SessionUpdate::AgentMessageChunk(c) => match &c.content {
+            ContentBlock::Text(t) => format!("chunk {}", t.text),
+            other => format!("chunk {other:?}"),
+        },
+        other => format!("{other:?}"),
+    }
+}
+
+async fn next(turn: &mut PromptTurnV2, n: usize) -> Vec<String> {
+    let mut seen = Vec::new();
+    for _ in 0..n {
+        seen.push(name(&within("an update", turn.next_update()).await.expect("the turn is open")));
+    }
+    seen
+}
+
+async fn rest(turn: &mut PromptTurnV2) -> Vec<String> {
+    let mut seen = Vec::new();
+    while let Some(update) = within("the rest", turn.next_update()).await {
+        seen.push(name(&update));
+    }
+    seen
+}
+
+fn idle(reason: v2::IdleStopReason) -> TurnEndReason {
+    TurnEndReason::Idle { stop_reason: Some(reason) }
+}
+
+#[tokio::test]
+async fn v2_client_and_agent_full_turn_with_permission() {
+    for (choice, status) in [("allow", "Completed"), ("reject", "Failed")] {
+        let (conn, agent) = pair(Choosing(choice));
+        let session = open(&conn).await;
+        let mut turn = prompt(&conn, &session, "hello").await;
+        assert_eq!(within("ack", turn.ack()).await.expect("once").expect("acked").message_id.as_str(), "user-2");
+        let expected = [
+            "running".to_owned(),
+            "chunk echo: hello".into(),
+            "tool call-1 Some(Pending)".into(),
+            format!("tool call-1 Some({status})"),
+            "idle Some(EndTurn)".into(),
+        ];
+        assert_eq!(rest(&mut turn).await, expected, "{choice}: the turn's updates, the idle last");
+        assert_eq!(within("finish", turn.finish()).await.expect("ended"), idle(v2::IdleStopReason::EndTurn));
+        within("close", conn.close()).await;
+        within("the agent ends", agent).await.expect("the agent task").expect("a clean end of input");
+    }
+}
+
+#[tokio::test]
+async fn v2_client_and_agent_session_cancel_ends_the_turn_cancelled() {
+    let (conn, _agent) = pair(Choosing("allow"));
+    let session = open(&conn).await;
+    let mut turn = prompt(&conn, &session, "wait").await;
+    assert_eq!(next(&mut turn, 2).await, ["running", "tool call-w1 Some(InProgress)"]);
+    within("session/cancel", turn.cancel()).await.expect("sent");
+    assert_eq!(rest(&mut turn).await, ["tool call-w1 Some(Cancelled)", "idle Some(Cancelled)"]);
+    assert_eq!(within("finish", turn.finish()).await.expect("ended"), idle(v2::IdleStopReason::Cancelled));
+    // The session is idle again: a new turn opens.
+    let mut again = prompt(&conn, &session, "hello").await;
+    assert_eq!(next(&mut again, 1).await, ["running"]);
+}
+
+#[tokio::test]
+async fn v2_client_and_agent_tool_call_cancel_then_session_cancel() {
+    let (conn, _agent) = pair(Choosing("allow"));
+    let session = open(&conn).await;
+    let mut turn = prompt(&conn, &session, "wait").await;
+    assert_eq!(next(&mut turn, 2).await, ["running", "tool call-w1 Some(InProgress)"]);
+    let cancel = CancelToolCallRequest { session_id: session.clone(), tool_call_id: "call-w1".into(), meta: None };
+    within("tool_call/cancel", conn.cancel_tool_call(cancel.clone())).await.expect("answered {}");
+    assert_eq!(next(&mut turn, 1).await, ["tool call-w1 Some(Cancelled)"], "the turn stays open");
+    match conn.cancel_tool_call(cancel).await {
+        Err(Error::Send(SendError::NotCancellable { .. })) => {}
+        other => panic!("a final tool call is not cancellable: {other:?}"),
+    }
+    within("session/cancel", conn.cancel(&session)).await.expect("sent");
+    assert_eq!(rest(&mut turn).await, ["idle Some(Cancelled)"]);
+    assert_eq!(within("finish", turn.finish()).await.expect("ended"), idle(v2::IdleStopReason::Cancelled));
+}
+
+#[tokio::test]
+async fn v2_client_dropping_a_turn_cancels_it() {
+    let (conn, _agent) = pair(Choosing("allow"));
+    let session = open(&conn).await;
+    let mut turn = prompt(&conn, &session, "wait").await;
+    assert_eq!(next(&mut turn, 2).await, ["running", "tool call-w1 Some(InProgress)"]);
+    drop(turn);
+    // The agent got `session/cancel`; until it ends that turn a prompt would join it, so it is
+    // refused; then a new turn opens, with none of the old turn's updates.
+    let mut again = within("a new turn", async {
+        loop {
+            let prompt = vec![ContentBlock::Text(TextContent::new("hello"))];
+            let request = PromptRequest { session_id: session.clone(), prompt, idempotency_key: None, meta: None };
+            match conn.prompt(request).await {
+                Ok(turn) => break turn,
+                Err(Error::Send(SendError::TurnAlreadyRunning(_))) => tokio::task::yield_now().await,
+                Err(e) => panic!("unexpected {e:?}"),
+            }
+        }
+    })
+    .await;
+    let seen = rest(&mut again).await;
+    assert_eq!(
+        seen,
+        [
+            "running",
+            "chunk echo: hello",
+            "tool call-1 Some(Pending)",
+            "tool call-1 Some(Completed)",
+            "idle Some(EndTurn)"
+        ]
+    );
+}
+
+/// A client that never answers a permission ask before it is cancelled, and says so.
+struct Stalling(tokio::sync::mpsc::UnboundedSender<&'static str>);
+
+impl ClientV2 for Stalling {
+    async fn request_permission(
+        &self,
+        _: RequestPermissionRequest,
+        cx: ClientContext,
+    ) -> Result<RequestPermissionResponse, acp_proto::RpcError> {
+        let _ = self.0.send("asked");
+        cx.cancelled().await;
+        let _ = self.0.send("cancelled");
+        let outcome = RequestPermissionOutcome::Selected(SelectedPermissionOutcome::new("allow"));
+        Ok(RequestPermissionResponse { outcome, meta: None })
+    }
+}
+
+#[tokio::test]
+async fn v2_client_and_agent_session_cancel_while_asked() {
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+    let (conn, _agent) = pair(Stalling(tx));
+    let session = open(&conn).await;
+    let mut turn = prompt(&conn, &session, "hello").await;
+    assert_eq!(within("the ask", rx.recv()).await, Some("asked"));
+    within("session/cancel", conn.cancel(&session)).await.expect("sent");
+    // The client's handler sees the cancel; the agent's ask resolves `cancelled` (the late
+    // `allow` is not sent), so the tool call ends `cancelled` and the turn with one idle.
+    assert_eq!(within("the handler's cancel", rx.recv()).await, Some("cancelled"));
+    let seen = rest(&mut turn).await;
+    let expected = [
+        "running",
+        "chunk echo: hello",
+        "tool call-1 Some(Pending)",
+        "tool call-1 Some(Cancelled)",
+        "idle Some(Cancelled)",
+    ];
+    assert_eq!(seen, expected);
+    assert_eq!(within("finish", turn.finish()).await.expect("ended"), idle(v2::IdleStopReason::Cancelled));
+}
+
+/// A client that forwards the updates it gets outside a turn.
+struct Watching(tokio::sync::mpsc::UnboundedSender<UpdateSessionNotification>);
+
+impl ClientV2 for Watching {
+    async fn session_update(&self, notification: UpdateSessionNotification) {
+        let _ = self.0.send(notification);
+    }
+}
+
+#[tokio::test]
+async fn v2_client_gets_updates_outside_a_turn_from_its_handler() {
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+    let (ours, theirs) = tokio::io::duplex(64 * 1024);
+    let (reader, writer) = tokio::io::split(theirs);
+    tokio::spawn(serve_v2(ScriptedV2::announcing(), reader, writer, AgentOptions::default()));
+    let (reader, writer) = tokio::io::split(ours);
+    let conn = ClientConnectionV2::connect(Watching(tx), reader, writer, ClientOptions::default());
+    let session = open(&conn).await;
+    let info = within("the update outside a turn", rx.recv()).await.expect("delivered to the handler");
+    assert_eq!(info.session_id, session);
+    match info.update {
+        SessionUpdate::SessionInfoUpdate(i) => assert_eq!(i.title, Some(Some("scripted".into()))),
+        other => panic!("expected the session_info_update, got {other:?}"),
+    }
+    // A turn's updates go to its stream, not to the handler. `Watching` keeps the default
+    // `request_permission`, which answers `cancelled`: the agent cancels call-1 and stops.
+    let mut turn = prompt(&conn, &session, "hello").await;
+    let expected = [
+        "running",
+        "chunk echo: hello",
+        "tool call-1 Some(Pending)",
+        "tool call-1 Some(Cancelled)",
+        "idle Some(Cancelled)",
+    ];
+    assert_eq!(rest(&mut turn).await, expected);
+    assert!(rx.try_recv().is_err(), "no turn update reached the handler");
+}
+
+#[tokio::test]
+async fn v2_agent_refuses_a_v1_client() {
+    let (ours, theirs) = tokio::io::duplex(64 * 1024);
+    let (reader, writer) = tokio::io::split(theirs);
+    tokio::spawn(serve_v2(ScriptedV2::default(), reader, writer, AgentOptions::default()));
+    let (reader, writer) = tokio::io::split(ours);
+    let conn = acp_tokio::ClientConnection::connect((), reader, writer, ClientOptions::default());
+    let request = acp_proto::types::InitializeRequest::new(acp_proto::types::ProtocolVersion::V1);
+    match within("initialize", conn.initialize(request)).await {
+        Err(Error::Rpc(e)) => assert_eq!(e.code.0, -32601),
+        other => panic!("a v1 initialize is -32601 for a v2-only agent: {other:?}"),
+    }
+}
