@@ -17,7 +17,10 @@
 //! | agent | `initialize` with `protocolVersion` 1 (or 2 not supported) | decoded as v1, [`Event::Request`], as without the feature: the application answers v1 (its latest) | `negotiation_v1_client_with_v2_agent`, `negotiation_v2_client_with_v1_only_agent` |
 //! | client | sent v2 `initialize` ([`send_request_v2`](Connection::send_request_v2)), answer with version 2, 2 supported | the result is decoded as v2 ([`Outcome::ResultV2`]); the connection speaks v2 | `negotiation_v2_client_with_v2_agent` |
 //! | client | sent v2 `initialize`, answer with version 1, 1 supported | the result is decoded as v1 ([`Outcome::Result`]); the connection speaks v1, with as its own capabilities what a v1 agent read from the v2 params sent (a v1 `clientCapabilities` is not among them, so: none; the agent will send no `fs/*` or `terminal/*`) | `negotiation_v2_client_with_v1_only_agent` |
-//! | client | an answer with a version it does not support, or above the one it offered | closes ([`CloseReason::UnsupportedProtocolVersion`]) | `negotiation_client_answered_3_closes`; a v1 `initialize` offering 2 is refused: `negotiation_v1_client_with_v2_agent` |
+//! | client | an answer with a version it does not support, or above the one it offered | closes ([`CloseReason::UnsupportedProtocolVersion`]) | `negotiation_client_answered_3_closes`, `v2_peer::client_that_offered_1_in_v2_shape_refuses_an_answer_of_2`; a v1 `initialize` offering 2 is refused: `negotiation_v1_client_with_v2_agent` |
+//! | client | an answer whose `protocolVersion` is missing or not a uint16 (a string, negative, fractional, past 65535) | [`Outcome::InvalidResult`], nothing negotiated, `initialize` may be sent again (as in v1) | `v2_peer::client_answered_with_a_version_that_is_not_a_uint16_may_retry` |
+//! | agent | `initialize` whose `protocolVersion` is not a uint16 | never v2: the v1 path decides (as without the feature) | `v2_peer::agent_odd_protocol_versions_never_negotiate_v2` |
+//! | agent | a second `initialize` on a v2 connection | `-32600`, the connection keeps v2 | `v2_peer::agent_initialize_twice_is_refused_and_keeps_v2` |
 //!
 //! # Agent side
 //!
@@ -33,7 +36,7 @@
 //! | cancelling | a permission ask for S | resolves [`Outcome::Cancelled`] at once, no frame | `agent_cancel_cascades_and_the_idle_says_cancelled` |
 //! | cancelling | the agent sends `state_update` `idle` | sent with `stopReason: "cancelled"` whatever it said (the docs' MUST) | `agent_cancel_cascades_and_the_idle_says_cancelled` |
 //! | cancelling | the grace deadline passes | the machine sends the idle `state_update` with `stopReason: "cancelled"` itself; S is idle | `agent_cancel_grace_sends_the_idle_itself` |
-//! | idle or unknown | `session/cancel` | delivered; nothing else | `agent_cancel_cascades_and_the_idle_says_cancelled` |
+//! | idle or unknown | `session/cancel` | delivered; nothing else (no state is kept for a session the agent did not announce: a flood of cancels and failed resumes leaves none) | `agent_cancel_cascades_and_the_idle_says_cancelled`, `v2_peer::agent_state_stays_empty_under_a_flood_of_cancels_and_failed_resumes` |
 //! | announced | `session/close` / `session/delete` answered successfully | no longer announced | `agent_updates_need_an_announced_session` |
 //!
 //! Frames leave in the order they were queued, so every update the agent queued before its
@@ -50,6 +53,8 @@
 //! | `session/update` of S while its turn is open | [`Event::NotificationV2`] with a [`TurnStamp`]: the turn and a contiguous ordinal 0, 1, 2… | `client_turn_stamps_updates_and_ends_once_on_idle` |
 //! | `state_update` `idle` of S while its turn is open | delivered stamped, then [`Event::TurnEnded`] ([`TurnEndReason::Idle`]): after every update received before it; the turn is over, later updates are unstamped | `client_turn_stamps_updates_and_ends_once_on_idle` |
 //! | every prompt of the open turn failed (error, timeout, local cancel) and none was accepted | [`Event::TurnEnded`] ([`TurnEndReason::PromptFailed`]) after the outcome | `client_failed_prompt_ends_its_turn` |
+//! | a successful answer to `session/close` / `session/delete` of S while its turn is open (close cancels the session's work: no idle will come) | [`Event::TurnEnded`] ([`TurnEndReason::SessionClosed`]) after the outcome; S's tool calls and terminals are no longer cancellable; a late idle of S ends nothing | `v2_peer::client_session_close_ends_its_open_turn` |
+//! | an update of S with no turn open, a second idle, an update after the idle | delivered unstamped; ends nothing | `v2_peer::client_updates_outside_a_turn_are_unstamped_and_end_nothing` |
 //! | the connection closes with a turn open | [`Event::TurnEnded`] ([`TurnEndReason::ConnectionClosed`]) before [`Event::Closed`] | `client_close_ends_open_turns` |
 //! | [`Connection::cancel_turn`] | sends `session/cancel`; answers every pending permission ask of S `cancelled` ([`CancelReason::TurnCancelled`]); the turn stays open until the agent's idle | `client_cancel_answers_asks_and_waits_for_idle` |
 //! | a permission ask for S after the cancel, before the idle | answered `cancelled` by the machine, never dispatched | `client_cancel_answers_asks_and_waits_for_idle` |
@@ -77,7 +82,7 @@
 //! | the agent's `initialize` answer keeps `terminal` auth methods only for a client with `auth.terminal` | `terminal_auth_methods_need_the_clients_auth_terminal` |
 //! | `elicitation/create` needs the client's `elicitation`, and by mode `elicitation.form` or `elicitation.url` (sent); `elicitation/complete` needs `elicitation.url` | `elicitation_gates_by_mode` |
 //! | `$/cancel_request`, correlation, timeouts, bounds and deferral: the v1 machinery, unchanged | `cancel_request_works_on_v2`, `held_and_deferred_requests_work_on_v2`, `v2_results_are_typed_by_the_request_method` |
-//! | a v1 method on a v2 connection: `-32601` received, refused sent; a v2 message on a v1 connection: refused | `versions_do_not_mix` |
+//! | a v1 method on a v2 connection: `-32601` received, refused sent; a v2 message on a v1 connection: refused | `versions_do_not_mix`, `v2_peer::v1_frames_on_a_v2_connection_are_refused_both_ways` |
 //!
 //! Left to the application (the docs make them the agent's checks, which the machine cannot
 //! see without holding every tool call): an agent answers `-32602` to `tool_call/cancel` for an
@@ -98,6 +103,7 @@
 //! [`Event::Closed`]: super::Event::Closed
 //! [`Outcome::ResultV2`]: super::Outcome::ResultV2
 //! [`Outcome::Result`]: super::Outcome::Result
+//! [`Outcome::InvalidResult`]: super::Outcome::InvalidResult
 //! [`Outcome::Cancelled`]: super::Outcome::Cancelled
 //! [`CloseReason::UnsupportedProtocolVersion`]: super::CloseReason::UnsupportedProtocolVersion
 //! [`CancelReason::TurnCancelled`]: super::CancelReason::TurnCancelled
@@ -107,6 +113,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::{Connection, Event, OutboundId, Outcome, PendingOut, SendError, Timer, TurnStamp};
+use crate::Side;
 use crate::gate::CapabilitySnapshot;
 use crate::time::Instant;
 use crate::types::{ProtocolVersion, SessionId};
@@ -128,6 +135,9 @@ pub enum TurnEndReason {
     PromptFailed,
     /// The connection closed with the turn open.
     ConnectionClosed,
+    /// The session was closed or deleted (a successful `session/close` / `session/delete`)
+    /// with the turn open: its work is cancelled and no idle will come.
+    SessionClosed,
 }
 
 /// What a successful answer to an inbound v2 request changes (agent side).
@@ -319,6 +329,21 @@ impl V2State {
         debug_assert_eq!(self.cancellable.len(), self.cancellable_order.len());
     }
 
+    /// Client: `session` was closed or deleted: its tool calls and terminals are no longer
+    /// cancellable.
+    fn forget_client_session(&mut self, session: &SessionId) {
+        let order = &mut self.cancellable_order;
+        self.cancellable.retain(|key, seq| {
+            let (CancelKey::Tool(s, _) | CancelKey::Terminal(s, _)) = key;
+            let keep = s != session;
+            if !keep {
+                order.remove(seq);
+            }
+            keep
+        });
+        debug_assert_eq!(self.cancellable.len(), self.cancellable_order.len());
+    }
+
     /// Client: a prompt of `session` was sent as wire id `id`.
     pub(super) fn on_send_prompt(&mut self, id: i64, session: &SessionId) {
         let turn = self.turns.entry(session.clone()).or_insert(ClientTurn {
@@ -376,6 +401,14 @@ impl Connection {
                 }
             }
             v2::Method::RequestPermission => self.forget_ask_v2(id, s),
+            v2::Method::CloseSession | v2::Method::DeleteSession if outcome_ok && self.side == Side::Client => {
+                self.v2.forget_client_session(s);
+                if let Some(turn) = self.v2.turns.remove(s) {
+                    self.v2.cancelling.remove(s);
+                    let reason = TurnEndReason::SessionClosed;
+                    self.push_event(Event::TurnEnded { session: s.clone(), turn: OutboundId(turn.prompt), reason });
+                }
+            }
             _ => {}
         }
     }
