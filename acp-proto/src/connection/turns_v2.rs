@@ -32,10 +32,13 @@
 //! | announced, idle | `session/prompt` acknowledged (a successful answer), or the agent sends `state_update` `running` / `requires_action` | S is **working** | `agent_cancel_cascades_and_the_idle_says_cancelled` |
 //! | working | another `session/prompt` | dispatched: in v2 a prompt "starts or contributes to foreground work" (no refusal) | `agent_second_prompt_while_working_is_dispatched` |
 //! | working | the agent sends `state_update` `idle` | S is idle again | `agent_cancel_cascades_and_the_idle_says_cancelled` |
+//! | working (not cancelling) | the agent sends an idle without `stopReason` (the docs: an idle that ends foreground work MUST give one) | refused ([`SendError::InvalidStopReason`]), nothing changes | `agent_idle_that_ends_work_needs_a_known_or_custom_stop_reason` |
+//! | any | the agent sends an idle whose `stopReason` is neither known nor `_`-prefixed (the docs: custom reasons MUST begin with `_`) | refused ([`SendError::InvalidStopReason`]) | `agent_idle_that_ends_work_needs_a_known_or_custom_stop_reason` |
 //! | working | `session/cancel` | delivered ([`Event::NotificationV2`]: there is no request left to cancel); S is **cancelling**: `$/cancel_request` for every outstanding `session/request_permission` of S, each resolved [`Outcome::Cancelled`]; the grace deadline ([`Config::turn_cancel_grace`]) is armed | `agent_cancel_cascades_and_the_idle_says_cancelled` |
 //! | cancelling | a permission ask for S | resolves [`Outcome::Cancelled`] at once, no frame | `agent_cancel_cascades_and_the_idle_says_cancelled` |
 //! | cancelling | the agent sends `state_update` `idle` | sent with `stopReason: "cancelled"` whatever it said (the docs' MUST) | `agent_cancel_cascades_and_the_idle_says_cancelled` |
 //! | cancelling | the grace deadline passes | the machine sends the idle `state_update` with `stopReason: "cancelled"` itself; S is idle | `agent_cancel_grace_sends_the_idle_itself` |
+//! | idle after the machine's grace idle | the agent sends an idle | refused ([`SendError::WorkAlreadyEnded`]: a second idle would end the client's next turn) until S works again (`running` / `requires_action` sent or a prompt acknowledged) | `agent_cancel_grace_sends_the_idle_itself` |
 //! | idle or unknown | `session/cancel` | delivered; nothing else (no state is kept for a session the agent did not announce: a flood of cancels and failed resumes leaves none) | `agent_cancel_cascades_and_the_idle_says_cancelled`, `v2_peer::agent_state_stays_empty_under_a_flood_of_cancels_and_failed_resumes` |
 //! | announced | `session/close` / `session/delete` answered successfully | no longer announced | `agent_updates_need_an_announced_session` |
 //!
@@ -95,6 +98,8 @@
 //! [`SendError::WrongProtocolVersion`]: super::SendError::WrongProtocolVersion
 //! [`SendError::UnknownSession`]: super::SendError::UnknownSession
 //! [`SendError::NotCancellable`]: super::SendError::NotCancellable
+//! [`SendError::InvalidStopReason`]: super::SendError::InvalidStopReason
+//! [`SendError::WorkAlreadyEnded`]: super::SendError::WorkAlreadyEnded
 //! [`SendError::NotSupportedByPeerV2`]: super::SendError::NotSupportedByPeerV2
 //! [`Event::RequestV2`]: super::Event::RequestV2
 //! [`Event::Request`]: super::Event::Request
@@ -191,6 +196,9 @@ pub(super) struct V2State {
     /// Agent: armed grace deadlines of cancelled sessions.
     graces: BTreeMap<u64, (SessionId, Instant)>,
     next_grace: u64,
+    /// Agent: sessions whose cancelled work the machine ended with its own idle (the grace
+    /// passed); the application's idle is refused until the session works again.
+    ended_by_machine: BTreeSet<SessionId>,
     /// Agent: outstanding permission asks per session, by wire id.
     asks: BTreeMap<SessionId, BTreeSet<i64>>,
     /// Client: the open turn per session.
@@ -210,6 +218,7 @@ impl V2State {
         self.announced.len()
             + self.resuming.len()
             + self.working.len()
+            + self.ended_by_machine.len()
             + self.graces.len()
             + self.asks.values().map(BTreeSet::len).sum::<usize>()
             + self.turns.values().map(|t| 1 + t.pending.len()).sum::<usize>()
@@ -252,8 +261,10 @@ impl V2State {
             SessionEffect::Forget(s) if ok => {
                 self.announced.remove(s);
                 self.working.remove(s);
+                self.ended_by_machine.remove(s);
             }
             SessionEffect::Prompt(s) if ok && self.announced.contains(s) => {
+                self.ended_by_machine.remove(s);
                 self.working.entry(s.clone()).or_insert(None);
             }
             _ => {}
@@ -430,16 +441,34 @@ impl Connection {
         if !self.v2.may_update(&n.session_id) {
             return Err(SendError::UnknownSession(n.session_id.clone()));
         }
+        let session = &n.session_id;
         match &mut n.update {
             SessionUpdate::StateUpdate(StateUpdate::Running(_) | StateUpdate::RequiresAction(_)) => {
-                self.v2.working.entry(n.session_id.clone()).or_insert(None);
+                self.v2.ended_by_machine.remove(session);
+                self.v2.working.entry(session.clone()).or_insert(None);
             }
             SessionUpdate::StateUpdate(StateUpdate::Idle(idle)) => {
-                if let Some(Some(seq)) = self.v2.working.remove(&n.session_id) {
+                // Checks first: a refused idle changes nothing.
+                if self.v2.ended_by_machine.contains(session) {
+                    return Err(SendError::WorkAlreadyEnded(session.clone()));
+                }
+                let cancelling = matches!(self.v2.working.get(session), Some(Some(_)));
+                if cancelling {
                     idle.stop_reason = Some(IdleStopReason::Cancelled);
-                    if let Some((_, at)) = self.v2.graces.remove(&seq) {
-                        self.disarm(Some(at), Timer::TurnGraceV2(seq));
-                    }
+                }
+                let invalid = match &idle.stop_reason {
+                    None => self.v2.working.contains_key(session),
+                    Some(IdleStopReason::Unknown(r)) => !r.starts_with('_'),
+                    Some(_) => false,
+                };
+                if invalid {
+                    let stop_reason = idle.stop_reason.as_ref().map(|r| r.as_str().to_owned());
+                    return Err(SendError::InvalidStopReason { session: session.clone(), stop_reason });
+                }
+                if let Some(Some(seq)) = self.v2.working.remove(session)
+                    && let Some((_, at)) = self.v2.graces.remove(&seq)
+                {
+                    self.disarm(Some(at), Timer::TurnGraceV2(seq));
                 }
             }
             _ => {}
@@ -481,6 +510,7 @@ impl Connection {
             return;
         }
         self.v2.working.remove(&session);
+        self.v2.ended_by_machine.insert(session.clone());
         let idle = IdleStateUpdate { stop_reason: Some(IdleStopReason::Cancelled), ..IdleStateUpdate::default() };
         let update = v2::UpdateSessionNotification {
             session_id: session,
