@@ -87,9 +87,22 @@
 //! | `$/cancel_request`, correlation, timeouts, bounds and deferral: the v1 machinery, unchanged | `cancel_request_works_on_v2`, `held_and_deferred_requests_work_on_v2`, `v2_results_are_typed_by_the_request_method` |
 //! | a v1 method on a v2 connection: `-32601` received, refused sent; a v2 message on a v1 connection: refused | `versions_do_not_mix`, `v2_peer::v1_frames_on_a_v2_connection_are_refused_both_ways` |
 //!
-//! Left to the application (the docs make them the agent's checks, which the machine cannot
-//! see without holding every tool call): an agent answers `-32602` to `tool_call/cancel` for an
-//! unknown, final or non-cancellable tool call.
+//! Left to the application:
+//! - an agent answers `-32602` to `tool_call/cancel` for an unknown, final or non-cancellable
+//!   tool call (the docs make it the agent's check; the machine would have to hold every tool
+//!   call to make it);
+//! - an agent sends `running` when foreground work starts, and a `user_message` (or its chunks)
+//!   after accepting a prompt (prompt-lifecycle.mdx's MUSTs): the machine cannot tell
+//!   foreground output from background output, which may come at any time, so it cannot
+//!   refuse an update for coming before them;
+//! - after the machine's grace idle, the agent's further updates of the cancelled work come
+//!   after the idle (the docs want them before it); the machine cannot tell them from
+//!   background updates, so it sends them (only a second idle is refused);
+//! - a client prompt cancelled locally ([`Connection::cancel_request`]) or timed out ends its
+//!   turn ([`TurnEndReason::PromptFailed`]) though the agent's acknowledgement may have crossed
+//!   the cancel: that work's updates and idle then arrive unstamped, and its idle would end a
+//!   turn opened meanwhile. To stop accepted work use [`Connection::cancel_turn`]; to be safe,
+//!   wait for the idle before prompting that session again.
 //!
 //! [`Config::supported_versions`]: super::Config::supported_versions
 //! [`Config::turn_cancel_grace`]: super::Config::turn_cancel_grace

@@ -187,3 +187,17 @@ fn v1_frames_on_a_v2_connection_are_refused_both_ways() {
     assert!(events(&mut a).is_empty());
     assert_eq!(sent(&mut a)[0]["error"]["code"], -32601);
 }
+
+#[test]
+fn v1_initialize_answered_with_2_closes_even_when_2_is_supported() {
+    // The client offered 1 (a v1 `initialize`); an agent may only answer 1 or less.
+    let mut c = Connection::new(Side::Client, v12(), T0);
+    let id = c.send_request(T0, crate::types::InitializeRequest::new(ProtocolVersion::V1), None).unwrap();
+    let _ = sent(&mut c);
+    let line = json!({"jsonrpc":"2.0","id":id.wire(),"result":{"protocolVersion":2,"agentCapabilities":{}}});
+    feed(&mut c, T0, &[&line.to_string()]);
+    let ev = events(&mut c);
+    let version = ProtocolVersion::V2;
+    assert_eq!(ev.last(), Some(&Event::Closed { reason: CloseReason::UnsupportedProtocolVersion { version } }));
+    assert!(c.negotiated().is_none());
+}
