@@ -22,6 +22,86 @@
 //! | agent | `initialize` whose `protocolVersion` is not a uint16 | never v2: the v1 path decides (as without the feature) | `v2_peer::agent_odd_protocol_versions_never_negotiate_v2` |
 //! | agent | a second `initialize` on a v2 connection | `-32600`, the connection keeps v2 | `v2_peer::agent_initialize_twice_is_refused_and_keeps_v2` |
 //!
+//! # Example
+//!
+//! A client and an agent that speak v2, wired by moving bytes: the client prompts, the agent
+//! acknowledges, reports `running`, streams a chunk and goes idle; the client sees the chunk
+//! stamped into the turn and the turn's one end.
+//!
+//! ```
+//! use acp_proto::{Config, Connection, Event, Instant, Side, TurnEndReason};
+//! use acp_proto::types::ProtocolVersion;
+//! use acp_proto::v2;
+//! use serde_json::json;
+//!
+//! fn of<T: serde::de::DeserializeOwned>(v: serde_json::Value) -> T {
+//!     serde_json::from_value(v).unwrap()
+//! }
+//! fn pipe(from: &mut Connection, to: &mut Connection) {
+//!     let mut bytes = Vec::new();
+//!     let _ = from.poll_transmit(&mut bytes);
+//!     let mut at = 0;
+//!     while at < bytes.len() {
+//!         at += to.handle_input(Instant::ZERO, &bytes[at..]);
+//!     }
+//! }
+//! fn next_request(c: &mut Connection) -> acp_proto::InboundId {
+//!     std::iter::from_fn(|| c.poll_event())
+//!         .find_map(|e| match e { Event::RequestV2 { id, .. } => Some(id), _ => None })
+//!         .unwrap()
+//! }
+//!
+//! let now = Instant::ZERO;
+//! let v12 = || Config::default().with_supported_versions(vec![ProtocolVersion::V1, ProtocolVersion::V2]);
+//! let mut client = Connection::new(Side::Client, v12(), now);
+//! let mut agent = Connection::new(Side::Agent, v12(), now);
+//!
+//! // Negotiation: the client offers 2, the agent answers (the machine sets `protocolVersion`).
+//! let init: v2::InitializeRequest =
+//!     of(json!({"protocolVersion": 2, "info": {"name": "editor", "version": "1"}, "capabilities": {}}));
+//! client.send_request_v2(now, init, None).unwrap();
+//! pipe(&mut client, &mut agent);
+//! let id = next_request(&mut agent);
+//! let answer: v2::InitializeResponse = of(json!({"protocolVersion": 2,
+//!     "info": {"name": "agent", "version": "1"}, "capabilities": {"session": {}}}));
+//! agent.respond_v2(now, id, Ok(answer.into())).unwrap();
+//! pipe(&mut agent, &mut client);
+//! assert_eq!(client.negotiated().unwrap().protocol_version, ProtocolVersion::V2);
+//!
+//! // A session, then a prompt: the prompt's id names the turn.
+//! client.send_request_v2(now, of::<v2::NewSessionRequest>(json!({"cwd": "/w"})), None).unwrap();
+//! pipe(&mut client, &mut agent);
+//! let id = next_request(&mut agent);
+//! let session: v2::NewSessionResponse = of(json!({"sessionId": "s"}));
+//! agent.respond_v2(now, id, Ok(session.into())).unwrap();
+//! let prompt: v2::PromptRequest = of(json!({"sessionId": "s", "prompt": [{"type": "text", "text": "hi"}]}));
+//! let turn = client.send_request_v2(now, prompt, None).unwrap();
+//! pipe(&mut client, &mut agent);
+//! let id = next_request(&mut agent);
+//! agent.respond_v2(now, id, Ok(of::<v2::PromptResponse>(json!({"messageId": "u1"})).into())).unwrap();
+//! for update in [
+//!     json!({"sessionUpdate": "state_update", "state": "running"}),
+//!     json!({"sessionUpdate": "agent_message_chunk", "messageId": "m1", "content": {"type": "text", "text": "hello"}}),
+//!     json!({"sessionUpdate": "state_update", "state": "idle", "stopReason": "end_turn"}),
+//! ] {
+//!     let update: v2::UpdateSessionNotification = of(json!({"sessionId": "s", "update": update}));
+//!     agent.send_notification_v2(now, update).unwrap();
+//! }
+//! pipe(&mut agent, &mut client);
+//!
+//! let mut ordinals = Vec::new();
+//! let mut ends = Vec::new();
+//! while let Some(event) = client.poll_event() {
+//!     match event {
+//!         Event::NotificationV2 { turn: Some(stamp), .. } if stamp.turn == turn => ordinals.push(stamp.ordinal),
+//!         Event::TurnEnded { turn: t, reason, .. } if t == turn => ends.push(reason),
+//!         _ => {}
+//!     }
+//! }
+//! assert_eq!(ordinals, [0, 1, 2]);
+//! assert!(matches!(ends.as_slice(), [TurnEndReason::Idle { stop_reason: Some(_) }]));
+//! ```
+//!
 //! # Agent side
 //!
 //! | state of a session | event | what the machine does | test |
