@@ -142,14 +142,15 @@ impl Connection {
     }
 
     /// Whether a request goes the v2 way: every request on a v2 connection, and an agent's
-    /// `initialize` asking for version 2 or later when it speaks 2.
+    /// `initialize` asking for version 2 or later when it speaks 2, or asking for any version
+    /// when it speaks 2 but not 1 (it answers with 2, its latest).
     pub(super) fn routes_v2(&self, method: &str, params: Option<&RawValue>) -> bool {
         self.v2.active
             || (self.side == Side::Agent
                 && self.phase == Phase::AwaitingInit
                 && method == v2::Method::Initialize.wire()
                 && self.supports(2)
-                && version_of(params).is_some_and(|v| v >= ProtocolVersion(2)))
+                && version_of(params).is_some_and(|v| v >= ProtocolVersion(2) || !self.supports(1)))
     }
 
     fn own_caps(&self) -> Option<&CapabilitySnapshot> {

@@ -5,7 +5,7 @@ use serde_json::{Value, json};
 
 use super::v2::{pair_with, pair_with_session, pipe, request_v2, v2_init, v12};
 use super::{T0, events, feed, sent};
-use crate::connection::{CloseReason, Connection, Event, Outcome, TurnStamp};
+use crate::connection::{CloseReason, Config, Connection, Event, Outcome, TurnStamp};
 use crate::types::{ProtocolVersion, SessionId};
 use crate::v2;
 use crate::{Side, TurnEndReason};
@@ -200,4 +200,32 @@ fn v1_initialize_answered_with_2_closes_even_when_2_is_supported() {
     let version = ProtocolVersion::V2;
     assert_eq!(ev.last(), Some(&Event::Closed { reason: CloseReason::UnsupportedProtocolVersion { version } }));
     assert!(c.negotiated().is_none());
+}
+
+#[test]
+fn v2_only_agent_never_reads_an_initialize_as_v1() {
+    // initialization.mdx: an agent that does not support the requested version answers with
+    // the latest it supports; a v2-only agent reads every `initialize` as v2.
+    let v2_only = || Config::default().with_supported_versions(vec![ProtocolVersion::V2]);
+    // Asked for 1 in v2 params: answered with 2, which the client (it offered 1) refuses.
+    let mut c = Connection::new(Side::Client, v12(), T0);
+    let mut a = Connection::new(Side::Agent, v2_only(), T0);
+    c.send_request_v2(T0, v2_init(1, json!({})), None).unwrap();
+    pipe(&mut c, &mut a, T0);
+    let (id, _) = request_v2(events(&mut a));
+    let answer = super::v2::v2_init_result(json!({}), json!([]));
+    a.respond_v2(T0, id, Ok(answer.into())).unwrap();
+    assert_eq!(a.negotiated().unwrap().protocol_version, ProtocolVersion::V2);
+    pipe(&mut a, &mut c, T0);
+    let version = ProtocolVersion::V2;
+    let ev = events(&mut c);
+    assert_eq!(ev.last(), Some(&Event::Closed { reason: CloseReason::UnsupportedProtocolVersion { version } }));
+    // v1 params (no v2 `info`): invalid params, never a v1 request the agent cannot answer.
+    let mut c = Connection::new(Side::Client, v12(), T0);
+    let mut a = Connection::new(Side::Agent, v2_only(), T0);
+    c.send_request(T0, crate::types::InitializeRequest::new(ProtocolVersion::V1), None).unwrap();
+    pipe(&mut c, &mut a, T0);
+    assert!(events(&mut a).is_empty());
+    assert_eq!(sent(&mut a)[0]["error"]["code"], -32602);
+    assert!(a.negotiated().is_none());
 }
