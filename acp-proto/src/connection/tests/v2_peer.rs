@@ -229,3 +229,38 @@ fn v2_only_agent_never_reads_an_initialize_as_v1() {
     assert_eq!(sent(&mut a)[0]["error"]["code"], -32602);
     assert!(a.negotiated().is_none());
 }
+
+#[test]
+fn cancel_request_of_a_prompt_both_ways() {
+    use std::time::Duration;
+    let agent = v12().with_cancel_grace(Duration::from_millis(5));
+    let (mut c, mut a) = super::v2::pair_configured(v12(), agent, json!({}), json!({"session": {}}), json!([]));
+    let new: v2::NewSessionRequest = super::v2::from(json!({"cwd": "/w"}));
+    c.send_request_v2(T0, new, None).unwrap();
+    pipe(&mut c, &mut a, T0);
+    let (id, _) = request_v2(events(&mut a));
+    let session: v2::NewSessionResponse = super::v2::from(json!({"sessionId": "s"}));
+    a.respond_v2(T0, id, Ok(session.into())).unwrap();
+    pipe(&mut a, &mut c, T0);
+    let _ = events(&mut c);
+    // Client: the local cancel ends the turn (no prompt of it was accepted) and tells the agent.
+    let turn = c.send_request_v2(T0, prompt(), None).unwrap();
+    assert!(c.cancel_request(T0, turn));
+    let ev = events(&mut c);
+    assert_eq!(ev[0], Event::Outcome { id: turn, outcome: Outcome::Cancelled });
+    let ended = Event::TurnEnded { session: SessionId::from("s"), turn, reason: TurnEndReason::PromptFailed };
+    assert_eq!(ev[1..], [ended]);
+    // Agent: the prompt, then its `$/cancel_request`; the grace passes: -32800, and the
+    // session does not work (the prompt was never accepted), so a bare idle is fine.
+    pipe(&mut c, &mut a, T0);
+    let ev = events(&mut a);
+    let Some(Event::RequestV2 { id, .. }) = ev.first() else { panic!("{ev:?}") };
+    assert!(matches!(ev[1], Event::Cancelled { .. }), "{ev:?}");
+    a.handle_timeout(super::ms(5));
+    assert_eq!(sent(&mut a)[0]["error"]["code"], -32800);
+    let ack: v2::PromptResponse = super::v2::from(json!({"messageId": "u1"}));
+    assert_eq!(a.respond_v2(super::ms(6), *id, Ok(ack.into())), Ok(crate::connection::Completion::Discarded));
+    let bare = json!({"sessionUpdate": "state_update", "state": "idle"});
+    let bare: v2::UpdateSessionNotification = super::v2::from(json!({"sessionId": "s", "update": bare}));
+    assert!(a.send_notification_v2(super::ms(6), bare).is_ok());
+}
