@@ -264,3 +264,19 @@ fn cancel_request_of_a_prompt_both_ways() {
     let bare: v2::UpdateSessionNotification = super::v2::from(json!({"sessionId": "s", "update": bare}));
     assert!(a.send_notification_v2(super::ms(6), bare).is_ok());
 }
+
+#[test]
+fn agent_v1_initialize_answer_never_claims_2() {
+    // The v1 path speaks v1: an application's v1 answer saying 2 goes out (and is
+    // negotiated) as 1, as the v2 path sets 2.
+    let mut c = Connection::new(Side::Client, v12(), T0);
+    let mut a = Connection::new(Side::Agent, v12(), T0);
+    c.send_request(T0, crate::types::InitializeRequest::new(ProtocolVersion::V1), None).unwrap();
+    pipe(&mut c, &mut a, T0);
+    let ev = events(&mut a);
+    let [Event::Request { id, .. }] = ev.as_slice() else { panic!("a v1 request: {ev:?}") };
+    a.respond(T0, *id, Ok(crate::types::InitializeResponse::new(ProtocolVersion::V2).into())).unwrap();
+    assert_eq!(a.negotiated().unwrap().protocol_version, ProtocolVersion::V1);
+    pipe(&mut a, &mut c, T0);
+    assert_eq!(c.negotiated().unwrap().protocol_version, ProtocolVersion::V1);
+}
