@@ -20,7 +20,7 @@
 //! | client | sent v2 `initialize`, answer with version 1, 1 supported | the result is decoded as v1 ([`Outcome::Result`]); the connection speaks v1, with as its own capabilities what a v1 agent read from the v2 params sent (a v1 `clientCapabilities` is not among them, so: none; the agent will send no `fs/*` or `terminal/*`) | `negotiation_v2_client_with_v1_only_agent` |
 //! | client | an answer with a version it does not support, or above the one it offered | closes ([`CloseReason::UnsupportedProtocolVersion`]) | `negotiation_client_answered_3_closes`, `v2_peer::client_that_offered_1_in_v2_shape_refuses_an_answer_of_2`; a v1 `initialize` offering 2 is refused: `negotiation_v1_client_with_v2_agent` |
 //! | client | an answer whose `protocolVersion` is missing or not a uint16 (a string, negative, fractional, past 65535) | [`Outcome::InvalidResult`], nothing negotiated, `initialize` may be sent again (as in v1) | `v2_peer::client_answered_with_a_version_that_is_not_a_uint16_may_retry` |
-//! | agent | `initialize` whose `protocolVersion` is not a uint16 | never v2: the v1 path decides (as without the feature) | `v2_peer::agent_odd_protocol_versions_never_negotiate_v2` |
+//! | agent | `initialize` whose `protocolVersion` is not a uint16 | never v2: `-32602` from the v1 decoding (as without the feature), nothing negotiated | `v2_peer::agent_odd_protocol_versions_never_negotiate_v2` |
 //! | agent | a second `initialize` on a v2 connection | `-32600`, the connection keeps v2 | `v2_peer::agent_initialize_twice_is_refused_and_keeps_v2` |
 //!
 //! # Example

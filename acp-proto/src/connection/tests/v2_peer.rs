@@ -126,7 +126,8 @@ fn agent_odd_protocol_versions_never_negotiate_v2() {
             {"protocolVersion":version,"info":{"name":"c","version":"1"},"capabilities":{}}});
         feed(&mut a, T0, &[&init.to_string()]);
         let ev = events(&mut a);
-        assert!(!ev.iter().any(|e| matches!(e, Event::RequestV2 { .. })), "{version}: {ev:?}");
+        assert!(ev.is_empty(), "{version}: {ev:?}");
+        assert_eq!(sent(&mut a)[0]["error"]["code"], -32602, "{version}");
         assert!(a.negotiated().is_none());
     }
     // 65535 is a version: the agent answers with 2, its latest.
