@@ -281,3 +281,30 @@ fn agent_v1_initialize_answer_never_claims_2() {
     pipe(&mut a, &mut c, T0);
     assert_eq!(c.negotiated().unwrap().protocol_version, ProtocolVersion::V1);
 }
+
+#[test]
+fn agent_session_cancel_answers_a_deferred_prompt() {
+    // The prompt waits unseen (the output is full) when its `session/cancel` arrives: the
+    // application must not see the cancel first and the prompt after it. The machine
+    // answers the prompt -32800 (never accepted); the application sees only the cancel.
+    let agent = v12().with_outbound_budget(1);
+    let (mut c, mut a) = super::v2::pair_configured(v12(), agent, json!({}), json!({"session": {}}), json!([]));
+    let new: v2::NewSessionRequest = super::v2::from(json!({"cwd": "/w"}));
+    c.send_request_v2(T0, new, None).unwrap();
+    pipe(&mut c, &mut a, T0);
+    let (id, _) = request_v2(events(&mut a));
+    let session: v2::NewSessionResponse = super::v2::from(json!({"sessionId": "s"}));
+    a.respond_v2(T0, id, Ok(session.into())).unwrap();
+    // The session/new answer fills the output: the prompt is deferred.
+    let prompt = json!({"jsonrpc":"2.0","id":50,"method":"session/prompt","params":
+        {"sessionId":"s","prompt":[{"type":"text","text":"hi"}]}});
+    let cancel = json!({"jsonrpc":"2.0","method":"session/cancel","params":{"sessionId":"s"}});
+    feed(&mut a, T0, &[&prompt.to_string(), &cancel.to_string()]);
+    assert_eq!(a.deferred_requests(), 0);
+    let frames = sent(&mut a);
+    assert_eq!(frames.last().unwrap()["id"], 50);
+    assert_eq!(frames.last().unwrap()["error"]["code"], -32800);
+    let ev = events(&mut a);
+    assert!(!ev.iter().any(|e| matches!(e, Event::RequestV2 { .. })), "{ev:?}");
+    assert!(matches!(ev.as_slice(), [Event::NotificationV2 { .. }]), "{ev:?}");
+}
