@@ -356,6 +356,23 @@ pub enum SendError {
         /// The tool call or terminal id.
         id: String,
     },
+    /// v2, agent side: an idle `state_update` that breaks prompt-lifecycle.mdx's stop-reason
+    /// rules: it ends foreground work (the session works: a prompt was acknowledged or
+    /// `running` / `requires_action` sent) without a `stopReason`, or gives a custom one that
+    /// does not begin with `_`.
+    #[cfg(feature = "unstable_protocol_v2")]
+    InvalidStopReason {
+        /// The session.
+        session: SessionId,
+        /// The stop reason given, if any.
+        stop_reason: Option<String>,
+    },
+    /// v2, agent side: an idle `state_update` for a session whose cancelled work the machine
+    /// already ended with its own idle (the grace of
+    /// [`Config::turn_cancel_grace`](super::Config::turn_cancel_grace) passed). A second idle
+    /// would end the client's next turn; refused until the session works again.
+    #[cfg(feature = "unstable_protocol_v2")]
+    WorkAlreadyEnded(SessionId),
 }
 
 impl fmt::Display for SendError {
@@ -397,6 +414,18 @@ impl fmt::Display for SendError {
             }
             #[cfg(feature = "unstable_protocol_v2")]
             SendError::NotCancellable { id } => write!(f, "`{id}` does not advertise `capabilities.cancel`"),
+            #[cfg(feature = "unstable_protocol_v2")]
+            SendError::InvalidStopReason { session, stop_reason: None } => {
+                write!(f, "the idle that ends the work of session `{session}` needs a stopReason")
+            }
+            #[cfg(feature = "unstable_protocol_v2")]
+            SendError::InvalidStopReason { session, stop_reason: Some(r) } => {
+                write!(f, "stop reason `{r}` of session `{session}` is neither known nor custom (`_`-prefixed)")
+            }
+            #[cfg(feature = "unstable_protocol_v2")]
+            SendError::WorkAlreadyEnded(s) => {
+                write!(f, "the machine already sent the idle that ends the cancelled work of session `{s}`")
+            }
         }
     }
 }

@@ -18,6 +18,8 @@ mod proxy_handshake;
 #[cfg(feature = "unstable_protocol_v2")]
 mod v2;
 #[cfg(feature = "unstable_protocol_v2")]
+mod v2_peer;
+#[cfg(feature = "unstable_protocol_v2")]
 mod v2_turns;
 
 const T0: Instant = Instant::ZERO;

@@ -14,10 +14,94 @@
 //! | side | situation | what the machine does | test |
 //! |---|---|---|---|
 //! | agent | `initialize` with `protocolVersion` ≥ 2 (read before the params are decoded), 2 supported | decoded as v2: [`Event::RequestV2`]; answered with [`respond_v2`](Connection::respond_v2) and a v2 `InitializeResponse`, whose `protocolVersion` the machine sets to 2; the connection speaks v2 | `negotiation_v2_client_with_v2_agent`, `negotiation_agent_asked_for_a_later_version_answers_2` |
-//! | agent | `initialize` with `protocolVersion` 1 (or 2 not supported) | decoded as v1, [`Event::Request`], as without the feature: the application answers v1 (its latest) | `negotiation_v1_client_with_v2_agent`, `negotiation_v2_client_with_v1_only_agent` |
+//! | agent | `initialize` with `protocolVersion` 1 (or 2 not supported) | decoded as v1, [`Event::Request`], as without the feature: the application answers v1 (its latest); a `protocolVersion` above 1 in that answer is sent as 1 | `negotiation_v1_client_with_v2_agent`, `negotiation_v2_client_with_v1_only_agent`, `v2_peer::agent_v1_initialize_answer_never_claims_2` |
+//! | agent speaking 2 but not 1 | `initialize` with any `protocolVersion` | decoded as v2 and answered 2 (its latest; the docs' MUST); v1 params, which lack v2's `info`, are `-32602` | `v2_peer::v2_only_agent_never_reads_an_initialize_as_v1` |
 //! | client | sent v2 `initialize` ([`send_request_v2`](Connection::send_request_v2)), answer with version 2, 2 supported | the result is decoded as v2 ([`Outcome::ResultV2`]); the connection speaks v2 | `negotiation_v2_client_with_v2_agent` |
 //! | client | sent v2 `initialize`, answer with version 1, 1 supported | the result is decoded as v1 ([`Outcome::Result`]); the connection speaks v1, with as its own capabilities what a v1 agent read from the v2 params sent (a v1 `clientCapabilities` is not among them, so: none; the agent will send no `fs/*` or `terminal/*`) | `negotiation_v2_client_with_v1_only_agent` |
-//! | client | an answer with a version it does not support, or above the one it offered | closes ([`CloseReason::UnsupportedProtocolVersion`]) | `negotiation_client_answered_3_closes`; a v1 `initialize` offering 2 is refused: `negotiation_v1_client_with_v2_agent` |
+//! | client | an answer with a version it does not support, or above the one it offered | closes ([`CloseReason::UnsupportedProtocolVersion`]) | `negotiation_client_answered_3_closes`, `v2_peer::client_that_offered_1_in_v2_shape_refuses_an_answer_of_2`; a v1 `initialize` offering 2 is refused: `negotiation_v1_client_with_v2_agent` |
+//! | client | an answer whose `protocolVersion` is missing or not a uint16 (a string, negative, fractional, past 65535) | [`Outcome::InvalidResult`], nothing negotiated, `initialize` may be sent again (as in v1) | `v2_peer::client_answered_with_a_version_that_is_not_a_uint16_may_retry` |
+//! | agent | `initialize` whose `protocolVersion` is not a uint16 | never v2: `-32602` from the v1 decoding (as without the feature), nothing negotiated | `v2_peer::agent_odd_protocol_versions_never_negotiate_v2` |
+//! | agent | a second `initialize` on a v2 connection | `-32600`, the connection keeps v2 | `v2_peer::agent_initialize_twice_is_refused_and_keeps_v2` |
+//!
+//! # Example
+//!
+//! A client and an agent that speak v2, wired by moving bytes: the client prompts, the agent
+//! acknowledges, reports `running`, streams a chunk and goes idle; the client sees the chunk
+//! stamped into the turn and the turn's one end.
+//!
+//! ```
+//! use acp_proto::{Config, Connection, Event, Instant, Side, TurnEndReason};
+//! use acp_proto::types::ProtocolVersion;
+//! use acp_proto::v2;
+//! use serde_json::json;
+//!
+//! fn of<T: serde::de::DeserializeOwned>(v: serde_json::Value) -> T {
+//!     serde_json::from_value(v).unwrap()
+//! }
+//! fn pipe(from: &mut Connection, to: &mut Connection) {
+//!     let mut bytes = Vec::new();
+//!     let _ = from.poll_transmit(&mut bytes);
+//!     let mut at = 0;
+//!     while at < bytes.len() {
+//!         at += to.handle_input(Instant::ZERO, &bytes[at..]);
+//!     }
+//! }
+//! fn next_request(c: &mut Connection) -> acp_proto::InboundId {
+//!     std::iter::from_fn(|| c.poll_event())
+//!         .find_map(|e| match e { Event::RequestV2 { id, .. } => Some(id), _ => None })
+//!         .unwrap()
+//! }
+//!
+//! let now = Instant::ZERO;
+//! let v12 = || Config::default().with_supported_versions(vec![ProtocolVersion::V1, ProtocolVersion::V2]);
+//! let mut client = Connection::new(Side::Client, v12(), now);
+//! let mut agent = Connection::new(Side::Agent, v12(), now);
+//!
+//! // Negotiation: the client offers 2, the agent answers (the machine sets `protocolVersion`).
+//! let init: v2::InitializeRequest =
+//!     of(json!({"protocolVersion": 2, "info": {"name": "editor", "version": "1"}, "capabilities": {}}));
+//! client.send_request_v2(now, init, None).unwrap();
+//! pipe(&mut client, &mut agent);
+//! let id = next_request(&mut agent);
+//! let answer: v2::InitializeResponse = of(json!({"protocolVersion": 2,
+//!     "info": {"name": "agent", "version": "1"}, "capabilities": {"session": {}}}));
+//! agent.respond_v2(now, id, Ok(answer.into())).unwrap();
+//! pipe(&mut agent, &mut client);
+//! assert_eq!(client.negotiated().unwrap().protocol_version, ProtocolVersion::V2);
+//!
+//! // A session, then a prompt: the prompt's id names the turn.
+//! client.send_request_v2(now, of::<v2::NewSessionRequest>(json!({"cwd": "/w"})), None).unwrap();
+//! pipe(&mut client, &mut agent);
+//! let id = next_request(&mut agent);
+//! let session: v2::NewSessionResponse = of(json!({"sessionId": "s"}));
+//! agent.respond_v2(now, id, Ok(session.into())).unwrap();
+//! let prompt: v2::PromptRequest = of(json!({"sessionId": "s", "prompt": [{"type": "text", "text": "hi"}]}));
+//! let turn = client.send_request_v2(now, prompt, None).unwrap();
+//! pipe(&mut client, &mut agent);
+//! let id = next_request(&mut agent);
+//! agent.respond_v2(now, id, Ok(of::<v2::PromptResponse>(json!({"messageId": "u1"})).into())).unwrap();
+//! for update in [
+//!     json!({"sessionUpdate": "state_update", "state": "running"}),
+//!     json!({"sessionUpdate": "agent_message_chunk", "messageId": "m1", "content": {"type": "text", "text": "hello"}}),
+//!     json!({"sessionUpdate": "state_update", "state": "idle", "stopReason": "end_turn"}),
+//! ] {
+//!     let update: v2::UpdateSessionNotification = of(json!({"sessionId": "s", "update": update}));
+//!     agent.send_notification_v2(now, update).unwrap();
+//! }
+//! pipe(&mut agent, &mut client);
+//!
+//! let mut ordinals = Vec::new();
+//! let mut ends = Vec::new();
+//! while let Some(event) = client.poll_event() {
+//!     match event {
+//!         Event::NotificationV2 { turn: Some(stamp), .. } if stamp.turn == turn => ordinals.push(stamp.ordinal),
+//!         Event::TurnEnded { turn: t, reason, .. } if t == turn => ends.push(reason),
+//!         _ => {}
+//!     }
+//! }
+//! assert_eq!(ordinals, [0, 1, 2]);
+//! assert!(matches!(ends.as_slice(), [TurnEndReason::Idle { stop_reason: Some(_) }]));
+//! ```
 //!
 //! # Agent side
 //!
@@ -29,11 +113,15 @@
 //! | announced, idle | `session/prompt` acknowledged (a successful answer), or the agent sends `state_update` `running` / `requires_action` | S is **working** | `agent_cancel_cascades_and_the_idle_says_cancelled` |
 //! | working | another `session/prompt` | dispatched: in v2 a prompt "starts or contributes to foreground work" (no refusal) | `agent_second_prompt_while_working_is_dispatched` |
 //! | working | the agent sends `state_update` `idle` | S is idle again | `agent_cancel_cascades_and_the_idle_says_cancelled` |
+//! | working (not cancelling) | the agent sends an idle without `stopReason` (the docs: an idle that ends foreground work MUST give one) | refused ([`SendError::InvalidStopReason`]), nothing changes | `agent_idle_that_ends_work_needs_a_known_or_custom_stop_reason` |
+//! | any | the agent sends an idle whose `stopReason` is neither known nor `_`-prefixed (the docs: custom reasons MUST begin with `_`) | refused ([`SendError::InvalidStopReason`]) | `agent_idle_that_ends_work_needs_a_known_or_custom_stop_reason` |
 //! | working | `session/cancel` | delivered ([`Event::NotificationV2`]: there is no request left to cancel); S is **cancelling**: `$/cancel_request` for every outstanding `session/request_permission` of S, each resolved [`Outcome::Cancelled`]; the grace deadline ([`Config::turn_cancel_grace`]) is armed | `agent_cancel_cascades_and_the_idle_says_cancelled` |
+//! | any | `session/cancel` while a `session/prompt` of S waits deferred (the output was full; the application never saw it) | the machine answers that prompt `-32800` (never accepted) before delivering the cancel: delivered after it, the prompt would start the cancelled work | `v2_peer::agent_session_cancel_answers_a_deferred_prompt` |
 //! | cancelling | a permission ask for S | resolves [`Outcome::Cancelled`] at once, no frame | `agent_cancel_cascades_and_the_idle_says_cancelled` |
 //! | cancelling | the agent sends `state_update` `idle` | sent with `stopReason: "cancelled"` whatever it said (the docs' MUST) | `agent_cancel_cascades_and_the_idle_says_cancelled` |
 //! | cancelling | the grace deadline passes | the machine sends the idle `state_update` with `stopReason: "cancelled"` itself; S is idle | `agent_cancel_grace_sends_the_idle_itself` |
-//! | idle or unknown | `session/cancel` | delivered; nothing else | `agent_cancel_cascades_and_the_idle_says_cancelled` |
+//! | idle after the machine's grace idle | the agent sends an idle | refused ([`SendError::WorkAlreadyEnded`]: a second idle would end the client's next turn) until S works again (`running` / `requires_action` sent or a prompt acknowledged) | `agent_cancel_grace_sends_the_idle_itself` |
+//! | idle or unknown | `session/cancel` | delivered; nothing else (no state is kept for a session the agent did not announce: a flood of cancels and failed resumes leaves none) | `agent_cancel_cascades_and_the_idle_says_cancelled`, `v2_peer::agent_state_stays_empty_under_a_flood_of_cancels_and_failed_resumes` |
 //! | announced | `session/close` / `session/delete` answered successfully | no longer announced | `agent_updates_need_an_announced_session` |
 //!
 //! Frames leave in the order they were queued, so every update the agent queued before its
@@ -50,6 +138,8 @@
 //! | `session/update` of S while its turn is open | [`Event::NotificationV2`] with a [`TurnStamp`]: the turn and a contiguous ordinal 0, 1, 2… | `client_turn_stamps_updates_and_ends_once_on_idle` |
 //! | `state_update` `idle` of S while its turn is open | delivered stamped, then [`Event::TurnEnded`] ([`TurnEndReason::Idle`]): after every update received before it; the turn is over, later updates are unstamped | `client_turn_stamps_updates_and_ends_once_on_idle` |
 //! | every prompt of the open turn failed (error, timeout, local cancel) and none was accepted | [`Event::TurnEnded`] ([`TurnEndReason::PromptFailed`]) after the outcome | `client_failed_prompt_ends_its_turn` |
+//! | a successful answer to `session/close` / `session/delete` of S while its turn is open (close cancels the session's work: no idle will come) | [`Event::TurnEnded`] ([`TurnEndReason::SessionClosed`]) after the outcome; S's tool calls and terminals are no longer cancellable; a late idle of S ends nothing | `v2_peer::client_session_close_ends_its_open_turn` |
+//! | an update of S with no turn open, a second idle, an update after the idle | delivered unstamped; ends nothing | `v2_peer::client_updates_outside_a_turn_are_unstamped_and_end_nothing` |
 //! | the connection closes with a turn open | [`Event::TurnEnded`] ([`TurnEndReason::ConnectionClosed`]) before [`Event::Closed`] | `client_close_ends_open_turns` |
 //! | [`Connection::cancel_turn`] | sends `session/cancel`; answers every pending permission ask of S `cancelled` ([`CancelReason::TurnCancelled`]); the turn stays open until the agent's idle | `client_cancel_answers_asks_and_waits_for_idle` |
 //! | a permission ask for S after the cancel, before the idle | answered `cancelled` by the machine, never dispatched | `client_cancel_answers_asks_and_waits_for_idle` |
@@ -76,12 +166,25 @@
 //! | `auth/login` and `auth/logout` need a non-empty `authMethods` in the agent's `initialize` answer (the docs: otherwise the client MUST NOT call either) | `auth_methods_gate_login_and_logout` |
 //! | the agent's `initialize` answer keeps `terminal` auth methods only for a client with `auth.terminal` | `terminal_auth_methods_need_the_clients_auth_terminal` |
 //! | `elicitation/create` needs the client's `elicitation`, and by mode `elicitation.form` or `elicitation.url` (sent); `elicitation/complete` needs `elicitation.url` | `elicitation_gates_by_mode` |
-//! | `$/cancel_request`, correlation, timeouts, bounds and deferral: the v1 machinery, unchanged | `cancel_request_works_on_v2`, `held_and_deferred_requests_work_on_v2`, `v2_results_are_typed_by_the_request_method` |
-//! | a v1 method on a v2 connection: `-32601` received, refused sent; a v2 message on a v1 connection: refused | `versions_do_not_mix` |
+//! | `$/cancel_request`, correlation, timeouts, bounds and deferral: the v1 machinery, unchanged | `cancel_request_works_on_v2`, `v2_peer::cancel_request_of_a_prompt_both_ways`, `held_and_deferred_requests_work_on_v2`, `v2_results_are_typed_by_the_request_method` |
+//! | a v1 method on a v2 connection: `-32601` received, refused sent; a v2 message on a v1 connection: refused | `versions_do_not_mix`, `v2_peer::v1_frames_on_a_v2_connection_are_refused_both_ways` |
 //!
-//! Left to the application (the docs make them the agent's checks, which the machine cannot
-//! see without holding every tool call): an agent answers `-32602` to `tool_call/cancel` for an
-//! unknown, final or non-cancellable tool call.
+//! Left to the application:
+//! - an agent answers `-32602` to `tool_call/cancel` for an unknown, final or non-cancellable
+//!   tool call (the docs make it the agent's check; the machine would have to hold every tool
+//!   call to make it);
+//! - an agent sends `running` when foreground work starts, and a `user_message` (or its chunks)
+//!   after accepting a prompt (prompt-lifecycle.mdx's MUSTs): the machine cannot tell
+//!   foreground output from background output, which may come at any time, so it cannot
+//!   refuse an update for coming before them;
+//! - after the machine's grace idle, the agent's further updates of the cancelled work come
+//!   after the idle (the docs want them before it); the machine cannot tell them from
+//!   background updates, so it sends them (only a second idle is refused);
+//! - a client prompt cancelled locally ([`Connection::cancel_request`]) or timed out ends its
+//!   turn ([`TurnEndReason::PromptFailed`]) though the agent's acknowledgement may have crossed
+//!   the cancel: that work's updates and idle then arrive unstamped, and its idle would end a
+//!   turn opened meanwhile. To stop accepted work use [`Connection::cancel_turn`]; to be safe,
+//!   wait for the idle before prompting that session again.
 //!
 //! [`Config::supported_versions`]: super::Config::supported_versions
 //! [`Config::turn_cancel_grace`]: super::Config::turn_cancel_grace
@@ -90,6 +193,8 @@
 //! [`SendError::WrongProtocolVersion`]: super::SendError::WrongProtocolVersion
 //! [`SendError::UnknownSession`]: super::SendError::UnknownSession
 //! [`SendError::NotCancellable`]: super::SendError::NotCancellable
+//! [`SendError::InvalidStopReason`]: super::SendError::InvalidStopReason
+//! [`SendError::WorkAlreadyEnded`]: super::SendError::WorkAlreadyEnded
 //! [`SendError::NotSupportedByPeerV2`]: super::SendError::NotSupportedByPeerV2
 //! [`Event::RequestV2`]: super::Event::RequestV2
 //! [`Event::Request`]: super::Event::Request
@@ -98,6 +203,7 @@
 //! [`Event::Closed`]: super::Event::Closed
 //! [`Outcome::ResultV2`]: super::Outcome::ResultV2
 //! [`Outcome::Result`]: super::Outcome::Result
+//! [`Outcome::InvalidResult`]: super::Outcome::InvalidResult
 //! [`Outcome::Cancelled`]: super::Outcome::Cancelled
 //! [`CloseReason::UnsupportedProtocolVersion`]: super::CloseReason::UnsupportedProtocolVersion
 //! [`CancelReason::TurnCancelled`]: super::CancelReason::TurnCancelled
@@ -107,6 +213,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::{Connection, Event, OutboundId, Outcome, PendingOut, SendError, Timer, TurnStamp};
+use crate::Side;
 use crate::gate::CapabilitySnapshot;
 use crate::time::Instant;
 use crate::types::{ProtocolVersion, SessionId};
@@ -128,6 +235,9 @@ pub enum TurnEndReason {
     PromptFailed,
     /// The connection closed with the turn open.
     ConnectionClosed,
+    /// The session was closed or deleted (a successful `session/close` / `session/delete`)
+    /// with the turn open: its work is cancelled and no idle will come.
+    SessionClosed,
 }
 
 /// What a successful answer to an inbound v2 request changes (agent side).
@@ -181,6 +291,9 @@ pub(super) struct V2State {
     /// Agent: armed grace deadlines of cancelled sessions.
     graces: BTreeMap<u64, (SessionId, Instant)>,
     next_grace: u64,
+    /// Agent: sessions whose cancelled work the machine ended with its own idle (the grace
+    /// passed); the application's idle is refused until the session works again.
+    ended_by_machine: BTreeSet<SessionId>,
     /// Agent: outstanding permission asks per session, by wire id.
     asks: BTreeMap<SessionId, BTreeSet<i64>>,
     /// Client: the open turn per session.
@@ -200,6 +313,7 @@ impl V2State {
         self.announced.len()
             + self.resuming.len()
             + self.working.len()
+            + self.ended_by_machine.len()
             + self.graces.len()
             + self.asks.values().map(BTreeSet::len).sum::<usize>()
             + self.turns.values().map(|t| 1 + t.pending.len()).sum::<usize>()
@@ -242,8 +356,10 @@ impl V2State {
             SessionEffect::Forget(s) if ok => {
                 self.announced.remove(s);
                 self.working.remove(s);
+                self.ended_by_machine.remove(s);
             }
             SessionEffect::Prompt(s) if ok && self.announced.contains(s) => {
+                self.ended_by_machine.remove(s);
                 self.working.entry(s.clone()).or_insert(None);
             }
             _ => {}
@@ -319,6 +435,21 @@ impl V2State {
         debug_assert_eq!(self.cancellable.len(), self.cancellable_order.len());
     }
 
+    /// Client: `session` was closed or deleted: its tool calls and terminals are no longer
+    /// cancellable.
+    fn forget_client_session(&mut self, session: &SessionId) {
+        let order = &mut self.cancellable_order;
+        self.cancellable.retain(|key, seq| {
+            let (CancelKey::Tool(s, _) | CancelKey::Terminal(s, _)) = key;
+            let keep = s != session;
+            if !keep {
+                order.remove(seq);
+            }
+            keep
+        });
+        debug_assert_eq!(self.cancellable.len(), self.cancellable_order.len());
+    }
+
     /// Client: a prompt of `session` was sent as wire id `id`.
     pub(super) fn on_send_prompt(&mut self, id: i64, session: &SessionId) {
         let turn = self.turns.entry(session.clone()).or_insert(ClientTurn {
@@ -376,6 +507,14 @@ impl Connection {
                 }
             }
             v2::Method::RequestPermission => self.forget_ask_v2(id, s),
+            v2::Method::CloseSession | v2::Method::DeleteSession if outcome_ok && self.side == Side::Client => {
+                self.v2.forget_client_session(s);
+                if let Some(turn) = self.v2.turns.remove(s) {
+                    self.v2.cancelling.remove(s);
+                    let reason = TurnEndReason::SessionClosed;
+                    self.push_event(Event::TurnEnded { session: s.clone(), turn: OutboundId(turn.prompt), reason });
+                }
+            }
             _ => {}
         }
     }
@@ -397,16 +536,34 @@ impl Connection {
         if !self.v2.may_update(&n.session_id) {
             return Err(SendError::UnknownSession(n.session_id.clone()));
         }
+        let session = &n.session_id;
         match &mut n.update {
             SessionUpdate::StateUpdate(StateUpdate::Running(_) | StateUpdate::RequiresAction(_)) => {
-                self.v2.working.entry(n.session_id.clone()).or_insert(None);
+                self.v2.ended_by_machine.remove(session);
+                self.v2.working.entry(session.clone()).or_insert(None);
             }
             SessionUpdate::StateUpdate(StateUpdate::Idle(idle)) => {
-                if let Some(Some(seq)) = self.v2.working.remove(&n.session_id) {
+                // Checks first: a refused idle changes nothing.
+                if self.v2.ended_by_machine.contains(session) {
+                    return Err(SendError::WorkAlreadyEnded(session.clone()));
+                }
+                let cancelling = matches!(self.v2.working.get(session), Some(Some(_)));
+                if cancelling {
                     idle.stop_reason = Some(IdleStopReason::Cancelled);
-                    if let Some((_, at)) = self.v2.graces.remove(&seq) {
-                        self.disarm(Some(at), Timer::TurnGraceV2(seq));
-                    }
+                }
+                let invalid = match &idle.stop_reason {
+                    None => self.v2.working.contains_key(session),
+                    Some(IdleStopReason::Unknown(r)) => !r.starts_with('_'),
+                    Some(_) => false,
+                };
+                if invalid {
+                    let stop_reason = idle.stop_reason.as_ref().map(|r| r.as_str().to_owned());
+                    return Err(SendError::InvalidStopReason { session: session.clone(), stop_reason });
+                }
+                if let Some(Some(seq)) = self.v2.working.remove(session)
+                    && let Some((_, at)) = self.v2.graces.remove(&seq)
+                {
+                    self.disarm(Some(at), Timer::TurnGraceV2(seq));
                 }
             }
             _ => {}
@@ -448,6 +605,7 @@ impl Connection {
             return;
         }
         self.v2.working.remove(&session);
+        self.v2.ended_by_machine.insert(session.clone());
         let idle = IdleStateUpdate { stop_reason: Some(IdleStopReason::Cancelled), ..IdleStateUpdate::default() };
         let update = v2::UpdateSessionNotification {
             session_id: session,

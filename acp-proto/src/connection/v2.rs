@@ -142,14 +142,15 @@ impl Connection {
     }
 
     /// Whether a request goes the v2 way: every request on a v2 connection, and an agent's
-    /// `initialize` asking for version 2 or later when it speaks 2.
+    /// `initialize` asking for version 2 or later when it speaks 2, or asking for any version
+    /// when it speaks 2 but not 1 (it answers with 2, its latest).
     pub(super) fn routes_v2(&self, method: &str, params: Option<&RawValue>) -> bool {
         self.v2.active
             || (self.side == Side::Agent
                 && self.phase == Phase::AwaitingInit
                 && method == v2::Method::Initialize.wire()
                 && self.supports(2)
-                && version_of(params).is_some_and(|v| v >= ProtocolVersion(2)))
+                && version_of(params).is_some_and(|v| v >= ProtocolVersion(2) || !self.supports(1)))
     }
 
     fn own_caps(&self) -> Option<&CapabilitySnapshot> {
@@ -252,6 +253,7 @@ impl Connection {
         };
         if let v2::Notification::Client(ClientNotificationParams::Cancel(c)) = &notification {
             let session = c.session_id.clone();
+            self.answer_deferred_prompts_v2(&session);
             self.push_event(Event::NotificationV2 { notification, turn: None });
             return self.agent_session_cancel_v2(&session);
         }
@@ -259,6 +261,23 @@ impl Connection {
         self.push_event(Event::NotificationV2 { notification, turn });
         if let Some((session, turn, reason)) = end {
             self.push_event(Event::TurnEnded { session, turn, reason });
+        }
+    }
+
+    /// Agent side: `session/cancel` of `session` answers its prompts still deferred (never
+    /// seen by the application) `-32800`: delivered after the cancel, they would start the
+    /// work the client just cancelled.
+    fn answer_deferred_prompts_v2(&mut self, session: &v2::SessionId) {
+        let keys: Vec<u64> = self
+            .inbound
+            .iter()
+            .filter(|(_, e)| {
+                e.deferred && matches!(&e.extra, InboundExtra::SessionV2(SessionEffect::Prompt(s)) if s == session)
+            })
+            .map(|(k, _)| *k)
+            .collect();
+        for key in keys {
+            self.answer(key, Err(RpcError::request_cancelled()));
         }
     }
 

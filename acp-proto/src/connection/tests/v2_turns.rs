@@ -177,9 +177,31 @@ fn agent_cancel_grace_sends_the_idle_itself() {
         json!({"sessionUpdate":"state_update","state":"idle","stopReason":"cancelled"})
     );
     assert_eq!(a.poll_timeout(), None);
-    // The application's own idle after that is not rewritten (the work already ended).
-    a.send_notification_v2(ms(11), update("s", idle("end_turn"))).unwrap();
-    assert_eq!(sent(&mut a)[0]["params"]["update"]["stopReason"], "end_turn");
+    // The application's own idle after that is refused: on the wire it would end the
+    // client's next turn. Once the session works again, its idle goes out as given.
+    let refused = a.send_notification_v2(ms(11), update("s", idle("end_turn"))).unwrap_err();
+    assert_eq!(refused.error, SendError::WorkAlreadyEnded(SessionId::from("s")));
+    assert!(sent(&mut a).is_empty());
+    a.send_notification_v2(ms(12), update("s", running())).unwrap();
+    a.send_notification_v2(ms(12), update("s", idle("end_turn"))).unwrap();
+    assert_eq!(sent(&mut a)[1]["params"]["update"]["stopReason"], "end_turn");
+}
+
+#[test]
+fn agent_idle_that_ends_work_needs_a_known_or_custom_stop_reason() {
+    let (_, mut a, _) = prompted(true);
+    let s = SessionId::from("s");
+    let bare = json!({"sessionUpdate": "state_update", "state": "idle"});
+    let refused = a.send_notification_v2(T0, update("s", bare.clone())).unwrap_err();
+    assert_eq!(refused.error, SendError::InvalidStopReason { session: s.clone(), stop_reason: None });
+    let refused = a.send_notification_v2(T0, update("s", idle("tired"))).unwrap_err();
+    let stop_reason = Some("tired".to_owned());
+    assert_eq!(refused.error, SendError::InvalidStopReason { session: s, stop_reason });
+    assert!(sent(&mut a).is_empty(), "nothing was sent");
+    // A custom reason; then, the work over, a bare idle ("ready") is fine.
+    a.send_notification_v2(T0, update("s", idle("_paused"))).unwrap();
+    a.send_notification_v2(T0, update("s", bare)).unwrap();
+    assert_eq!(sent(&mut a).len(), 2);
 }
 
 #[test]
