@@ -23,8 +23,10 @@
 //!
 //! Either way the driver waits until the core's [`Connection::poll_timeout`] at the latest,
 //! and after every input it feeds pending bytes, retries sends held back by backpressure,
-//! hands queued frames to the output, and dispatches every event. It makes no protocol
-//! decision: it moves bytes, maps the clock, runs handlers and routes outcomes.
+//! hands queued frames to the output, and dispatches every event, in passes that each lock
+//! the connection once and wake other threads only after letting it go (see [`step`]). It
+//! makes no protocol decision: it moves bytes, maps the clock, runs handlers and routes
+//! outcomes.
 //!
 //! Requests, notifications and handler answers do not pass through the driver: the sending
 //! thread queues them into the core itself, under the connection's mutex, and gets the
@@ -81,8 +83,7 @@ use std::time::{Duration, Instant as StdInstant};
 
 use acp_proto::types::SessionId;
 use acp_proto::{
-    AgentNotification, Config, Connection, Event, InboundId, Instant, Notification, Refused, Request, Response,
-    RpcError, SendError, Side,
+    AgentNotification, Config, Connection, Event, InboundId, Instant, Notification, Request, Response, RpcError, Side,
 };
 
 use crate::error::Error;
@@ -93,11 +94,13 @@ pub(crate) use crate::link::{Command, Core, Link, Pending, Reply, Shared, TurnIt
 use crate::output::{Output, Wrote};
 use crate::pool::{Job, Pool, spawn_ordered};
 use crate::sync::{Backlog, CancelToken, InboxSender, inbox, lock};
-use crate::transport::{Sent, Transport};
+use crate::transport::Transport;
 use crate::wake::Mailbox;
 #[cfg(unix)]
 use crate::wake::WakeFd;
 use acp_runtime::trace::Tracer;
+
+mod step;
 
 /// Bytes asked of the transport per read.
 pub(crate) const READ_CHUNK: usize = 64 * 1024;
@@ -187,6 +190,11 @@ pub(crate) struct Driver {
     /// for itself: see [`output_busy`](Self::output_busy)).
     writer_busy: bool,
     spare: Vec<u8>,
+    /// Events taken from the core in a pass, dispatched once it let the connection go.
+    events: Vec<Event>,
+    /// The core's next timer and its queued bytes, as the last pass left them.
+    core_timeout: Option<Instant>,
+    queued: usize,
     /// Until when frames wait for more before going to the idle output.
     linger: Option<StdInstant>,
     /// Requests held back while the outbound budget is used up, oldest first.
@@ -283,6 +291,9 @@ impl Driver {
             output_open: true,
             writer_busy: false,
             spare: Vec::new(),
+            events: Vec::new(),
+            core_timeout: None,
+            queued: 0,
             linger: None,
             held: VecDeque::new(),
             closed: false,
@@ -345,26 +356,10 @@ impl Driver {
                     self.on_input(input);
                     taken += 1;
                 }
-                let now = self.now();
-                self.conn().handle_timeout(now);
                 self.expire_held();
             }
             self.error.take()
         })
-    }
-
-    /// Moves everything that can move without waiting: input into the core, held sends,
-    /// frames to the writer, events to their consumers.
-    fn pump(&mut self) {
-        loop {
-            let mut progress = self.feed();
-            progress |= self.retry_held();
-            progress |= self.transmit();
-            progress |= self.drain_events();
-            if !progress {
-                break;
-            }
-        }
     }
 
     fn finished(&self) -> bool {
@@ -383,18 +378,11 @@ impl Driver {
 
     /// How long to wait for input: until the core's next deadline, a held request's deadline,
     /// the end of the flush period or of the lingering, whichever comes first.
+    /// The core's timer and queued bytes are those the last pass noted (see [`step`]).
     fn wait_time(&self) -> Option<Duration> {
         let held = self.held.iter().filter_map(|r| r.deadline);
-        let (timeout, queued) = {
-            let conn = self.conn();
-            let timeout = conn.poll_timeout();
-            // Published under the connection: a sending thread that adds an earlier timer
-            // wakes the driver (see `output`).
-            self.core.sleeps_until.store(timeout.map_or(u64::MAX, Instant::as_nanos), Ordering::Relaxed);
-            (timeout, conn.bytes_queued())
-        };
-        let core = timeout.and_then(|t| self.to_std(t));
-        let linger = self.linger.filter(|_| !self.output_busy() && queued > 0);
+        let core = self.core_timeout.and_then(|t| self.to_std(t));
+        let linger = self.linger.filter(|_| !self.output_busy() && self.queued > 0);
         let next = core.into_iter().chain(held).chain(self.flush_deadline).chain(linger).min()?;
         Some(next.saturating_duration_since(StdInstant::now()))
     }
@@ -478,52 +466,6 @@ impl Driver {
         }
     }
 
-    /// Hands a send to the core; gives it back when the outbound budget is used up (the core
-    /// hands a request refused for backpressure back), to wait in `held`.
-    fn try_send(&mut self, outgoing: Outgoing) -> Option<Outgoing> {
-        let now = self.now();
-        let Outgoing { request, deadline, reply } = outgoing;
-        self.set_linger(None);
-        let deadline = deadline.map(|d| Instant::from_std(self.epoch, d));
-        let session = request.session_id().cloned();
-        let mut conn = self.conn();
-        match conn.send_request(now, request, deadline) {
-            Ok(id) => {
-                // Registered before the connection is let go, as a sending thread does.
-                lock(&self.core.calls).insert(id, reply.accepted(session));
-            }
-            Err(Refused { error: SendError::Backpressure { .. }, message }) => {
-                let deadline = deadline.map(|d| d.to_std(self.epoch));
-                return Some(Outgoing { request: message, deadline, reply });
-            }
-            Err(refused) => reply.fail(refused.error.into()),
-        }
-        None
-    }
-
-    /// Sends `outgoing` now, or after the sends held before it.
-    fn send(&mut self, outgoing: Outgoing) {
-        let held = if !self.held.is_empty() { Some(outgoing) } else { self.try_send(outgoing) };
-        if let Some(outgoing) = held {
-            // Requests from other threads go behind it (see `Core::detour`).
-            self.core.detour.fetch_add(1, Ordering::AcqRel);
-            self.held.push_back(outgoing);
-        }
-    }
-
-    fn retry_held(&mut self) -> bool {
-        let mut progress = false;
-        while let Some(outgoing) = self.held.pop_front() {
-            if let Some(back) = self.try_send(outgoing) {
-                self.held.push_front(back);
-                break;
-            }
-            self.core.detour.fetch_sub(1, Ordering::AcqRel);
-            progress = true;
-        }
-        progress
-    }
-
     /// Starts (`Some`) or ends the wait for more notifications before writing; a request
     /// queued by a thread while the driver lingers wakes it (see [`Core::lingering`]).
     fn set_linger(&mut self, until: Option<StdInstant>) {
@@ -553,116 +495,6 @@ impl Driver {
         }
     }
 
-    /// Feeds pending input while the core and the application backlog take it.
-    fn feed(&mut self) -> bool {
-        let mut progress = false;
-        while self.link.shared.backlog.has_room()
-            && let Some((buf, len)) = self.inputs.front()
-        {
-            let now = self.now();
-            let chunk = &buf[self.fed..*len];
-            let n = {
-                let mut conn = lock(&self.core.conn);
-                if !conn.wants_input() {
-                    break;
-                }
-                conn.handle_input(now, chunk)
-            };
-            self.tracer().frames_in(&chunk[..n]);
-            self.fed += n;
-            progress |= n > 0;
-            if self.fed < *len {
-                // The core stopped taking input: drain its events first, then feed the rest.
-                break;
-            }
-            if let Some((buf, _)) = self.inputs.pop_front() {
-                self.fed = 0;
-                self.transport.recycle(buf);
-            }
-        }
-        if self.eof && self.inputs.is_empty() && !self.conn().is_closed() {
-            let now = self.now();
-            self.conn().handle_eof(now);
-            self.eof = false;
-            progress = true;
-        }
-        progress
-    }
-
-    /// Hands the queued frames to the writer when it is idle (one write and one flush per
-    /// batch). Without a writer (it failed) they are dropped.
-    fn transmit(&mut self) -> bool {
-        let queued = self.conn().bytes_queued();
-        if queued == 0 || self.output_busy() {
-            return false;
-        }
-        self.sync_linger();
-        if let Some(until) = self.linger {
-            let more_may_come = !self.closed && queued < LINGER_BYTES;
-            if more_may_come && StdInstant::now() < until {
-                return false;
-            }
-            self.set_linger(None);
-        }
-        #[cfg(unix)]
-        if matches!(self.transport, Transport::Poll(_)) {
-            return self.write_output();
-        }
-        let mut batch = std::mem::take(&mut self.spare);
-        let _ = self.conn().poll_transmit(&mut batch);
-        // Room in the budget again: threads waiting to send a notification go on.
-        self.core.drained.notify_all();
-        self.tracer().frames_out(&batch);
-        if !self.output_open {
-            batch.clear();
-            self.spare = batch;
-            return true;
-        }
-        self.writer_busy = true;
-        match self.transport.send(batch) {
-            Sent::Writing => {}
-            Sent::Gone(mut batch) => {
-                self.writer_busy = false;
-                self.output_open = false;
-                batch.clear();
-                self.spare = batch;
-            }
-        }
-        true
-    }
-
-    /// The poll transport: takes the queued frames with the connection locked and writes them
-    /// to the shared output after letting it go, as a sending thread does (see `output`).
-    #[cfg(unix)]
-    fn write_output(&mut self) -> bool {
-        let wrote = {
-            let mut conn = self.conn();
-            let mut output = lock(&self.core.output);
-            let Some(out) = output.as_mut().filter(|out| !out.busy()) else { return false };
-            out.take_queued(&mut conn, &self.core);
-            drop(conn);
-            // Room in the budget again: threads waiting to send go on.
-            self.core.drained.notify_all();
-            out.flush(&self.core.partial)
-        };
-        if let Wrote::Failed(e) = wrote {
-            self.on_input(Input::WriteFailed(e));
-        }
-        true
-    }
-
-    fn drain_events(&mut self) -> bool {
-        let mut progress = false;
-        loop {
-            let next = self.conn().poll_event();
-            let Some(event) = next else { break };
-            progress = true;
-            self.tracer().event(&event);
-            self.dispatch(event);
-        }
-        progress
-    }
-
     fn dispatch(&mut self, event: Event) {
         match event {
             Event::Request { id, request } => {
@@ -689,15 +521,15 @@ impl Driver {
                     token.cancel(reason);
                 }
             }
-            Event::Outcome { id, outcome } => match lock(&self.core.calls).remove(&id) {
-                Some(Pending::Once(tx)) => {
-                    let _ = tx.send(Ok(outcome));
+            Event::Outcome { id, outcome } => {
+                // `calls` is let go before the caller is woken: its next request locks it.
+                let pending = lock(&self.core.calls).remove(&id);
+                match pending {
+                    Some(Pending::Once(tx)) => drop(tx.send(Ok(outcome))),
+                    Some(Pending::Turn { sink, .. }) => drop(sink.push_last(TurnItem::Done(outcome))),
+                    None => {}
                 }
-                Some(Pending::Turn { sink, .. }) => {
-                    sink.push(TurnItem::Done(outcome));
-                }
-                None => {}
-            },
+            }
             Event::HandshakeCompleted(negotiated) => *lock(&self.link.shared.negotiated) = Some(negotiated),
             Event::Closed { reason } => {
                 *lock(&self.link.shared.closed) = Some(reason);
@@ -705,7 +537,7 @@ impl Driver {
                 self.flush_deadline = StdInstant::now().checked_add(self.options.flush_timeout);
                 lock(&self.core.running).clear();
                 // Threads waiting for room learn that nothing more will be sent.
-                self.core.drained.notify_all();
+                self.core.signal_drained();
             }
             _ => {}
         }

@@ -13,7 +13,7 @@
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::mpsc::{self, SyncSender};
-use std::sync::{Arc, Condvar, Mutex, PoisonError};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant as StdInstant};
 
 use acp_proto::types::{SessionId, SessionNotification};
@@ -116,6 +116,9 @@ pub(crate) struct Core {
     /// Signalled when the driver took the queued output (room in the outbound budget again) or
     /// the connection closed.
     pub(crate) drained: Condvar,
+    /// Threads waiting on `drained` (changed under `conn`): a signal with none is skipped,
+    /// since a notify is a system call even when nobody waits.
+    drain_waiters: AtomicUsize,
     /// Outbound requests by id. A sender inserts its own while it still holds `conn`, so the
     /// outcome (which needs the frame written first) always finds it. Lock order: `conn`,
     /// then `calls`; the driver never locks `conn` while holding `calls`.
@@ -157,6 +160,7 @@ impl Core {
         Core {
             conn: Mutex::new(conn),
             drained: Condvar::new(),
+            drain_waiters: AtomicUsize::new(0),
             calls: Mutex::new(HashMap::new()),
             detour: AtomicUsize::new(0),
             lingering: AtomicBool::new(false),
@@ -166,6 +170,25 @@ impl Core {
             sleeps_until: AtomicU64::new(u64::MAX),
             running: Mutex::new(HashMap::new()),
             tracer: Mutex::new(tracer),
+        }
+    }
+
+    /// Waits on [`drained`](Self::drained) with the connection (`conn`, locked) let go
+    /// meanwhile.
+    pub(crate) fn wait_drained<'a>(&self, conn: MutexGuard<'a, Connection>) -> MutexGuard<'a, Connection> {
+        self.drain_waiters.fetch_add(1, Ordering::SeqCst);
+        let conn = self.drained.wait(conn).unwrap_or_else(PoisonError::into_inner);
+        self.drain_waiters.fetch_sub(1, Ordering::SeqCst);
+        conn
+    }
+
+    /// Signals [`drained`](Self::drained) when a thread waits on it. Called after a change
+    /// made under `conn`: a waiter counted itself under `conn` before it let it go, so the
+    /// caller, which held `conn` after it, sees the count; a thread that locks `conn` later
+    /// sees the change itself.
+    pub(crate) fn signal_drained(&self) {
+        if self.drain_waiters.load(Ordering::SeqCst) > 0 {
+            self.drained.notify_all();
         }
     }
 }
@@ -276,7 +299,7 @@ impl Link {
                 // No room: the notification comes back; wait until the writer drained some.
                 Err(Refused { error: SendError::Backpressure { .. }, message }) => {
                     notification = message;
-                    conn = self.core.drained.wait(conn).unwrap_or_else(PoisonError::into_inner);
+                    conn = self.core.wait_drained(conn);
                 }
                 Err(refused) => return Err(refused.error.into()),
             }
@@ -291,7 +314,7 @@ impl Link {
     pub(crate) fn respond(&self, id: InboundId, result: Result<Response, RpcError>) {
         let mut conn = lock(&self.core.conn);
         while !conn.can_send() && !conn.is_closed() {
-            conn = self.core.drained.wait(conn).unwrap_or_else(PoisonError::into_inner);
+            conn = self.core.wait_drained(conn);
         }
         lock(&self.core.running).remove(&id);
         let before = Before::of(&conn);
@@ -348,5 +371,51 @@ impl Link {
     /// Why the connection closed, once it did.
     pub(crate) fn close_reason(&self) -> Option<CloseReason> {
         lock(&self.shared.closed).clone()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::mpsc;
+    use std::thread;
+
+    use acp_proto::{Config, Side};
+
+    use super::*;
+
+    fn core() -> Core {
+        let conn = Connection::new(Side::Agent, Config::default(), Instant::ZERO);
+        let tracer = Tracer::new(Side::Agent, false);
+        #[cfg(unix)]
+        return Core::new(conn, None, tracer);
+        #[cfg(not(unix))]
+        Core::new(conn, tracer)
+    }
+
+    /// A thread waiting for room counts itself before it lets the connection go, so a signal
+    /// sent after a change made under the connection always reaches it (a signal with no
+    /// waiter is skipped).
+    #[test]
+    fn a_drained_signal_reaches_a_counted_waiter() {
+        let core = Arc::new(core());
+        core.signal_drained();
+        let (done, finished) = mpsc::channel();
+        let waiter = {
+            let core = core.clone();
+            thread::spawn(move || {
+                let conn = lock(&core.conn);
+                drop(core.wait_drained(conn));
+                done.send(()).expect("test alive");
+            })
+        };
+        while core.drain_waiters.load(Ordering::SeqCst) == 0 {
+            thread::yield_now();
+        }
+        // The change: made under the connection, which the waiter let go inside the wait.
+        drop(lock(&core.conn));
+        core.signal_drained();
+        finished.recv_timeout(Duration::from_secs(10)).expect("the waiter was woken");
+        waiter.join().expect("waiter");
+        assert_eq!(core.drain_waiters.load(Ordering::SeqCst), 0);
     }
 }

@@ -186,7 +186,7 @@ impl Core {
             let needed = self.driver_needed(&conn, before);
             drop(conn);
             // Room in the budget again: threads waiting to send go on.
-            self.drained.notify_all();
+            self.signal_drained();
             let wake = match out.flush(&self.partial) {
                 Wrote::Failed(e) => Some(Input::WriteFailed(e)),
                 Wrote::Partial => Some(Input::Wake),

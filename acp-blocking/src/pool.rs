@@ -54,8 +54,13 @@ impl Pool {
         if start {
             state.threads += 1;
         }
+        // A busy worker takes the job when it is done; only a sleeping one needs the (system
+        // call of a) notify.
+        let wake = state.idle > 0;
         drop(state);
-        self.shared.work.notify_one();
+        if wake {
+            self.shared.work.notify_one();
+        }
         if start {
             let shared = self.shared.clone();
             let spawned = thread::Builder::new().name(self.shared.name.to_owned()).spawn(move || worker(&shared));

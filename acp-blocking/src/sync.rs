@@ -160,7 +160,11 @@ struct Inbox<T> {
 /// The driver's end of an inbox. Dropping it ends the stream: the receiver sees `None` once
 /// the queued items are taken.
 #[derive(Debug)]
-pub(crate) struct InboxSender<T>(Arc<Inbox<T>>);
+pub(crate) struct InboxSender<T> {
+    inbox: Arc<Inbox<T>>,
+    /// [`push_last`](Self::push_last) ended the stream already: dropping does nothing more.
+    ended: bool,
+}
 
 /// The application's end of an inbox. Dropping it discards what is queued and what comes later.
 #[derive(Debug)]
@@ -179,44 +183,65 @@ pub(crate) fn inbox<T>(backlog: Arc<Backlog>) -> (InboxSender<T>, InboxReceiver<
         ready: Condvar::new(),
         backlog,
     });
-    (InboxSender(inbox.clone()), InboxReceiver(inbox))
+    (InboxSender { inbox: inbox.clone(), ended: false }, InboxReceiver(inbox))
 }
 
 impl<T> InboxSender<T> {
     /// Whether the receiver is done with everything pushed so far: it took every item and is
     /// not busy with the last one (or is gone).
     pub(crate) fn settled(&self) -> bool {
-        let state = lock(&self.0.state);
+        let state = lock(&self.inbox.state);
         state.receiver_gone || (state.items.is_empty() && !state.busy)
     }
 
     /// Whether the receiver was dropped.
     pub(crate) fn receiver_gone(&self) -> bool {
-        lock(&self.0.state).receiver_gone
+        lock(&self.inbox.state).receiver_gone
     }
 
     /// Queues an item; returns false (and drops it) when the receiver is gone.
     pub(crate) fn push(&self, item: T) -> bool {
-        let mut state = lock(&self.0.state);
+        self.push_ending(item, false)
+    }
+
+    /// Queues the stream's last item and ends the stream, in one lock hold: the receiver,
+    /// woken by the item, never waits for the sender's drop to mark the end.
+    pub(crate) fn push_last(mut self, item: T) -> bool {
+        self.ended = true;
+        self.push_ending(item, true)
+    }
+
+    fn push_ending(&self, item: T, last: bool) -> bool {
+        let mut state = lock(&self.inbox.state);
+        state.sender_gone |= last;
         if state.receiver_gone {
             return false;
         }
         state.items.push_back(item);
-        self.0.backlog.add();
+        self.inbox.backlog.add();
         // One notify per sleep: the receiver takes everything queued once it runs.
         let wake = std::mem::take(&mut state.waiting);
         drop(state);
         if wake {
-            self.0.ready.notify_one();
+            self.inbox.ready.notify_one();
         }
         true
     }
 }
 
 impl<T> Drop for InboxSender<T> {
+    /// Ends the stream; the receiver is woken only when it sleeps (a notify is a syscall).
     fn drop(&mut self) {
-        lock(&self.0.state).sender_gone = true;
-        self.0.ready.notify_all();
+        if self.ended {
+            return;
+        }
+        let mut state = lock(&self.inbox.state);
+        state.sender_gone = true;
+        let wake = std::mem::take(&mut state.waiting);
+        drop(state);
+        if wake {
+            self.inbox.ready.notify_all();
+        }
     }
 }
 
@@ -321,6 +346,32 @@ mod tests {
         assert_eq!(receiver.recv(), Some(3));
         assert_eq!(receiver.recv(), None);
         assert_eq!(backlog.len(), 0);
+    }
+
+    /// The end of a turn: the last item and the end of the stream arrive together, to a
+    /// receiver already asleep or not yet waiting; a sender dropped while nobody waits still
+    /// ends the stream.
+    #[test]
+    fn push_last_delivers_the_item_then_ends_the_stream() {
+        let (tx, _rx) = mpsc::channel();
+        let backlog = Arc::new(Backlog::new(8, tx));
+        let (sender, receiver) = inbox::<u32>(backlog.clone());
+        let waiter = thread::spawn(move || (receiver.recv(), receiver.recv()));
+        while !lock(&sender.inbox.state).waiting {
+            thread::yield_now();
+        }
+        assert!(sender.push_last(7));
+        assert_eq!(waiter.join().expect("receiver"), (Some(7), None));
+        assert_eq!(backlog.len(), 0);
+
+        let (sender, receiver) = inbox::<u32>(backlog.clone());
+        assert!(sender.push(1));
+        assert!(sender.push_last(2));
+        assert_eq!((receiver.recv(), receiver.recv(), receiver.recv()), (Some(1), Some(2), None));
+
+        let (sender, receiver) = inbox::<u32>(backlog);
+        drop(sender);
+        assert_eq!(receiver.recv(), None);
     }
 
     #[test]

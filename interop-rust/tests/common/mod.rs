@@ -1,7 +1,11 @@
-//! Shared by the interop test binaries: the official SDK's agent and small helpers.
+//! Shared by the interop test binaries: the official SDK's peers (v1 agent; v2 agent and client),
+//! the raw v2 frame pipe, and small helpers.
 #![allow(dead_code, unreachable_pub)]
 
 pub mod sdk_agent;
+pub mod sdk_v2_agent;
+pub mod sdk_v2_client;
+pub mod wire;
 
 use std::time::Duration;
 
