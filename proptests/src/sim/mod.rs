@@ -61,11 +61,16 @@ pub mod chooser;
 mod client_app;
 mod opt_in;
 pub(crate) mod unstable;
+#[cfg(feature = "unstable_protocol_v2")]
+mod v2;
+#[cfg(feature = "unstable_protocol_v2")]
+mod v2_agent;
 mod wire;
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::time::Duration;
 
+use acp_proto::types::ProtocolVersion;
 use acp_proto::{Config, Connection, Event, InboundId, Instant, Method, OutboundId, Side};
 use serde_json::Value;
 
@@ -86,11 +91,99 @@ pub struct SimConfig {
     /// Bytes a pipe holds before the writing side stops taking its machine's output (an
     /// adapter writes one batch at a time into a full pipe and waits).
     pub pipe_capacity: usize,
+    /// The ACP versions the peers speak.
+    pub protocol: Protocol,
 }
 
 impl Default for SimConfig {
     fn default() -> Self {
-        SimConfig { steps: 200, max_frame_len: 8 * 1024, memory_bound: 4 << 20, pipe_capacity: 512 }
+        SimConfig {
+            steps: 200,
+            max_frame_len: 8 * 1024,
+            memory_bound: 4 << 20,
+            pipe_capacity: 512,
+            protocol: Protocol::V1,
+        }
+    }
+}
+
+/// The ACP versions the two peers speak (v2 needs the feature `unstable_protocol_v2`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Protocol {
+    /// Both peers speak v1 only.
+    #[default]
+    V1,
+    /// Both peers speak v1 and v2; the client offers v2, so the session runs v2.
+    #[cfg(feature = "unstable_protocol_v2")]
+    V2,
+    /// The client offers v2 (it speaks both), the agent speaks v1 only: the session runs v1.
+    #[cfg(feature = "unstable_protocol_v2")]
+    Mixed,
+}
+
+impl Protocol {
+    /// The versions the client and the agent list in `Config::supported_versions`.
+    fn versions(self) -> (Vec<ProtocolVersion>, Vec<ProtocolVersion>) {
+        match self {
+            Protocol::V1 => (vec![ProtocolVersion::V1], vec![ProtocolVersion::V1]),
+            #[cfg(feature = "unstable_protocol_v2")]
+            Protocol::V2 => {
+                (vec![ProtocolVersion::V1, ProtocolVersion::V2], vec![ProtocolVersion::V1, ProtocolVersion::V2])
+            }
+            #[cfg(feature = "unstable_protocol_v2")]
+            Protocol::Mixed => (vec![ProtocolVersion::V1, ProtocolVersion::V2], vec![ProtocolVersion::V1]),
+        }
+    }
+}
+
+/// What the v2 runs did (feature `unstable_protocol_v2`; all zero otherwise).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct V2Counts {
+    /// Handshakes that negotiated v2.
+    pub negotiated_v2: u64,
+    /// v2 `initialize` offers answered with v1 (the mixed runs).
+    pub fell_back_to_v1: u64,
+    /// Prompts the client saw acknowledged.
+    pub prompts_acknowledged: u64,
+    /// Prompts that joined a turn already open.
+    pub prompts_joined: u64,
+    /// Client turns opened.
+    pub turns_opened: u64,
+    /// Client turns ended by an idle `state_update`, by failed prompts, by the close.
+    pub turns_ended: [u64; 3],
+    /// Updates the client received stamped into a turn, and outside any turn.
+    pub updates_stamped: u64,
+    /// Updates the client received outside any turn.
+    pub updates_unstamped: u64,
+    /// Idle updates the agent's machine sent itself (cancel grace), as the client saw them.
+    pub machine_idles: u64,
+    /// `session/cancel` sent by the client and received by the agent.
+    pub session_cancels: [u64; 2],
+    /// Permission asks the agent sent, and those resolved `Cancelled` (cascade).
+    pub asks: [u64; 2],
+    /// Tool call upserts the agent sent (with `capabilities.cancel`, without).
+    pub tool_upserts: [u64; 2],
+    /// `tool_call/cancel` accepted and refused (`NotCancellable`) by the client's machine.
+    pub tool_cancels: [u64; 2],
+}
+
+impl V2Counts {
+    /// Adds `o`'s counts to these.
+    pub fn add(&mut self, o: &V2Counts) {
+        let pairs = |a: &mut [u64], b: &[u64]| a.iter_mut().zip(b).for_each(|(x, y)| *x += y);
+        self.negotiated_v2 += o.negotiated_v2;
+        self.fell_back_to_v1 += o.fell_back_to_v1;
+        self.prompts_acknowledged += o.prompts_acknowledged;
+        self.prompts_joined += o.prompts_joined;
+        self.turns_opened += o.turns_opened;
+        pairs(&mut self.turns_ended, &o.turns_ended);
+        self.updates_stamped += o.updates_stamped;
+        self.updates_unstamped += o.updates_unstamped;
+        self.machine_idles += o.machine_idles;
+        pairs(&mut self.session_cancels, &o.session_cancels);
+        pairs(&mut self.asks, &o.asks);
+        pairs(&mut self.tool_upserts, &o.tool_upserts);
+        pairs(&mut self.tool_cancels, &o.tool_cancels);
     }
 }
 
@@ -115,6 +208,8 @@ pub struct Summary {
     pub opt_in: OptInCounts,
     /// The unstable methods exercised (feature `unstable`; see `unstable`).
     pub unstable: UnstableCounts,
+    /// The v2 sessions exercised (feature `unstable_protocol_v2`; see `v2`).
+    pub v2: V2Counts,
 }
 
 /// Each machine's output bound (`Config::outbound_budget`): small, so that stalled readers fill
@@ -139,9 +234,28 @@ struct Pending {
     id: InboundId,
     label: Option<u64>,
     method: Option<Method>,
-    request: acp_proto::Request,
+    request: Req,
     ready_at: Instant,
     cancelled: bool,
+}
+
+/// A request an application received: v1, or v2 (on a connection that negotiated it).
+#[derive(Debug, Clone)]
+enum Req {
+    V1(acp_proto::Request),
+    #[cfg(feature = "unstable_protocol_v2")]
+    V2(acp_proto::v2::Request),
+}
+
+impl Req {
+    /// The v1 request, if this is one.
+    fn v1(&self) -> Option<&acp_proto::Request> {
+        match self {
+            Req::V1(r) => Some(r),
+            #[cfg(feature = "unstable_protocol_v2")]
+            Req::V2(_) => None,
+        }
+    }
 }
 
 /// A request the application sent and awaits.
@@ -172,7 +286,10 @@ struct Peer {
 
 impl Peer {
     fn new(side: Side, config: &SimConfig, now: Instant) -> Peer {
+        let (client_versions, agent_versions) = config.protocol.versions();
+        let versions = if side == Side::Client { client_versions } else { agent_versions };
         let c = Config::default()
+            .with_supported_versions(versions)
             .with_max_frame_len(config.max_frame_len)
             .with_max_inbound(16)
             .with_max_pending_outbound(32)
@@ -249,6 +366,9 @@ pub struct Sim<'t, C: Chooser> {
     agent_cancelled_sessions: BTreeSet<String>,
     /// Client: sessions whose turn the client application cancelled.
     client_cancelled_sessions: BTreeSet<String>,
+    /// The v2 applications' state (see `v2`).
+    #[cfg(feature = "unstable_protocol_v2")]
+    v2: v2::V2Sim,
     trace: &'t mut Vec<String>,
     summary: Summary,
 }
@@ -293,6 +413,8 @@ impl<'t, C: Chooser> Sim<'t, C> {
             agent_turns: BTreeMap::new(),
             agent_cancelled_sessions: BTreeSet::new(),
             client_cancelled_sessions: BTreeSet::new(),
+            #[cfg(feature = "unstable_protocol_v2")]
+            v2: v2::V2Sim::default(),
             trace,
             summary: Summary::default(),
         }
@@ -300,6 +422,12 @@ impl<'t, C: Chooser> Sim<'t, C> {
 
     fn log(&mut self, line: String) {
         self.trace.push(format!("{} {line}", self.now));
+    }
+
+    /// Whether the connection negotiated v2 (the client's view: its handshake completed so).
+    fn speaks_v2(&self, side: Side) -> bool {
+        let peer = if side == Side::Client { &self.client } else { &self.agent };
+        peer.conn.negotiated().is_some_and(|n| n.protocol_version != ProtocolVersion::V1)
     }
 
     fn label(&mut self) -> u64 {
@@ -442,6 +570,10 @@ impl<'t, C: Chooser> Sim<'t, C> {
                 if !buf.is_empty() {
                     moved = true;
                     peer.wire.emitted(&buf, side == Side::Agent);
+                    #[cfg(feature = "unstable_protocol_v2")]
+                    if side == Side::Agent {
+                        self.v2.agent_emitted(&buf);
+                    }
                     if side == Side::Client {
                         for f in buf.split(|b| *b == b'\n') {
                             let is_request =
@@ -563,6 +695,14 @@ impl<'t, C: Chooser> Sim<'t, C> {
         }
         let (side, i) = *self.c.pick(&ready);
         let pending = self.peer(side).handlers.remove(i);
+        #[cfg(feature = "unstable_protocol_v2")]
+        if let Req::V2(request) = &pending.request {
+            let request = request.clone();
+            return match side {
+                Side::Agent => self.agent_complete_v2(pending, request),
+                Side::Client => self.client_complete_v2(pending, request),
+            };
+        }
         match side {
             Side::Agent => self.agent_complete(pending),
             Side::Client => self.client_complete(pending),
@@ -668,7 +808,7 @@ impl<'t, C: Chooser> Sim<'t, C> {
                     h.ready_at = h.ready_at.min(self.now);
                 }
                 self.complete_some_handler();
-            } else if !delivering {
+            } else if !delivering && !self.finish_work() {
                 if self.agent.conn.poll_timeout().is_some() || self.client.conn.poll_timeout().is_some() {
                     self.advance_time();
                 } else {
@@ -686,6 +826,17 @@ impl<'t, C: Chooser> Sim<'t, C> {
             assert!(peer.outstanding.is_empty(), "{side:?}: requests without an outcome: {:?}", peer.outstanding);
         }
         self.check_turn_counts();
+        #[cfg(feature = "unstable_protocol_v2")]
+        self.check_v2_settled();
+    }
+
+    /// Settling: the agent application ends the work it still has (v2: an idle `state_update`
+    /// for each working session). Whether it sent something.
+    fn finish_work(&mut self) -> bool {
+        #[cfg(feature = "unstable_protocol_v2")]
+        return self.agent_finish_work_v2();
+        #[cfg(not(feature = "unstable_protocol_v2"))]
+        false
     }
 
     fn check_turn_counts(&self) {
