@@ -60,6 +60,7 @@ mod agent_app;
 pub mod chooser;
 mod client_app;
 mod opt_in;
+mod protocol;
 pub(crate) mod unstable;
 #[cfg(feature = "unstable_protocol_v2")]
 mod v2;
@@ -76,6 +77,8 @@ use serde_json::Value;
 
 pub use chooser::{Bytes, Chooser, Seeded};
 pub use opt_in::OptInCounts;
+use protocol::protocol_of;
+pub use protocol::{Protocol, V2Counts};
 pub use unstable::UnstableCounts;
 use wire::WireCheck;
 
@@ -104,86 +107,6 @@ impl Default for SimConfig {
             pipe_capacity: 512,
             protocol: Protocol::V1,
         }
-    }
-}
-
-/// The ACP versions the two peers speak (v2 needs the feature `unstable_protocol_v2`).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub enum Protocol {
-    /// Both peers speak v1 only.
-    #[default]
-    V1,
-    /// Both peers speak v1 and v2; the client offers v2, so the session runs v2.
-    #[cfg(feature = "unstable_protocol_v2")]
-    V2,
-    /// The client offers v2 (it speaks both), the agent speaks v1 only: the session runs v1.
-    #[cfg(feature = "unstable_protocol_v2")]
-    Mixed,
-}
-
-impl Protocol {
-    /// The versions the client and the agent list in `Config::supported_versions`.
-    fn versions(self) -> (Vec<ProtocolVersion>, Vec<ProtocolVersion>) {
-        match self {
-            Protocol::V1 => (vec![ProtocolVersion::V1], vec![ProtocolVersion::V1]),
-            #[cfg(feature = "unstable_protocol_v2")]
-            Protocol::V2 => {
-                (vec![ProtocolVersion::V1, ProtocolVersion::V2], vec![ProtocolVersion::V1, ProtocolVersion::V2])
-            }
-            #[cfg(feature = "unstable_protocol_v2")]
-            Protocol::Mixed => (vec![ProtocolVersion::V1, ProtocolVersion::V2], vec![ProtocolVersion::V1]),
-        }
-    }
-}
-
-/// What the v2 runs did (feature `unstable_protocol_v2`; all zero otherwise).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct V2Counts {
-    /// Handshakes that negotiated v2.
-    pub negotiated_v2: u64,
-    /// v2 `initialize` offers answered with v1 (the mixed runs).
-    pub fell_back_to_v1: u64,
-    /// Prompts the client saw acknowledged.
-    pub prompts_acknowledged: u64,
-    /// Prompts that joined a turn already open.
-    pub prompts_joined: u64,
-    /// Client turns opened.
-    pub turns_opened: u64,
-    /// Client turns ended by an idle `state_update`, by failed prompts, by the close.
-    pub turns_ended: [u64; 3],
-    /// Updates the client received stamped into a turn, and outside any turn.
-    pub updates_stamped: u64,
-    /// Updates the client received outside any turn.
-    pub updates_unstamped: u64,
-    /// Idle updates the agent's machine sent itself (cancel grace), as the client saw them.
-    pub machine_idles: u64,
-    /// `session/cancel` sent by the client and received by the agent.
-    pub session_cancels: [u64; 2],
-    /// Permission asks the agent sent, and those resolved `Cancelled` (cascade).
-    pub asks: [u64; 2],
-    /// Tool call upserts the agent sent (with `capabilities.cancel`, without).
-    pub tool_upserts: [u64; 2],
-    /// `tool_call/cancel` accepted and refused (`NotCancellable`) by the client's machine.
-    pub tool_cancels: [u64; 2],
-}
-
-impl V2Counts {
-    /// Adds `o`'s counts to these.
-    pub fn add(&mut self, o: &V2Counts) {
-        let pairs = |a: &mut [u64], b: &[u64]| a.iter_mut().zip(b).for_each(|(x, y)| *x += y);
-        self.negotiated_v2 += o.negotiated_v2;
-        self.fell_back_to_v1 += o.fell_back_to_v1;
-        self.prompts_acknowledged += o.prompts_acknowledged;
-        self.prompts_joined += o.prompts_joined;
-        self.turns_opened += o.turns_opened;
-        pairs(&mut self.turns_ended, &o.turns_ended);
-        self.updates_stamped += o.updates_stamped;
-        self.updates_unstamped += o.updates_unstamped;
-        self.machine_idles += o.machine_idles;
-        pairs(&mut self.session_cancels, &o.session_cancels);
-        pairs(&mut self.asks, &o.asks);
-        pairs(&mut self.tool_upserts, &o.tool_upserts);
-        pairs(&mut self.tool_cancels, &o.tool_cancels);
     }
 }
 
@@ -881,8 +804,11 @@ pub fn run_seed(seed: u64, config: SimConfig) -> Result<Summary, (String, Vec<St
 }
 
 /// Runs the simulation with decisions read from `data` (the fuzz target). Panics on a violation.
+/// With feature `unstable_protocol_v2`, a first byte `0xF2` runs [`Protocol::V2`] and `0xF1`
+/// [`Protocol::Mixed`] on the rest (any other input runs v1, as without the feature).
 pub fn run_bytes(data: &[u8]) -> Summary {
+    let (protocol, data) = protocol_of(data);
     let mut trace = Vec::new();
-    let config = SimConfig { steps: 400, ..SimConfig::default() };
+    let config = SimConfig { steps: 400, protocol, ..SimConfig::default() };
     Sim::new(Bytes::new(data), config, &mut trace).run()
 }
