@@ -19,6 +19,10 @@
 //! * inject a fault: a garbage line, an oversize line, a copy of a request still in flight
 //!   (duplicate id), a raw request with a string id, or EOF on one side.
 //!
+//! With feature `unstable_protocol_v2`, [`SimConfig::protocol`] runs ACP v2 sessions or the
+//! mixed negotiation (a v2-offering client, a v1-only agent); the v2 applications and their
+//! invariants are described in the `v2` module.
+//!
 //! After every step both machines are drained (a bounded loop) and the invariants are checked
 //! (see [`invariants`](self#invariants)); the applications compare every outcome with a
 //! reference model of what it should be.

@@ -47,7 +47,7 @@ pub struct V2Counts {
     pub turns_opened: u64,
     /// Client turns ended by an idle `state_update`, by failed prompts, by the close.
     pub turns_ended: [u64; 3],
-    /// Updates the client received stamped into a turn, and outside any turn.
+    /// Updates the client received stamped into a turn.
     pub updates_stamped: u64,
     /// Updates the client received outside any turn.
     pub updates_unstamped: u64,
