@@ -11,7 +11,7 @@
 //! | [`framer`] | arbitrary bytes in arbitrary chunks, with a fuzzed frame limit | no panic; every byte accounted for (frames, terminators, blank lines, skipped bytes, buffered); frames never contain LF or exceed the limit; the buffer stays bounded |
 //! | [`envelope`] | one frame | no panic; every valid message re-encodes and parses back to the same message |
 //! | [`typed`] | JSON into the typed decoder of a table row's params or result | no panic; decode → encode → decode → encode is stable |
-//! | [`connection`] | one `Connection` (either side) fed bytes (raw or protocol templates), EOFs, timer ticks with fuzzed steps, and application commands | no panic; every emitted frame is a valid message; never more responses for an id than requests with it; after settling, exactly one per request except dropped duplicates; no event after `Closed`; no busy loop; bounded memory |
+//! | [`connection`] | one `Connection` (either side) fed bytes (raw or protocol templates), EOFs, timer ticks with fuzzed steps, and application commands; with feature `unstable_protocol_v2`, bit 1 of the first byte makes it speak v1 and v2, with v2 templates and commands (`fuzzing_v2`) | no panic; every emitted frame is a valid message; never more responses for an id than requests with it; after settling, exactly one per request except dropped duplicates; no event after `Closed`; no busy loop; bounded memory; v2: each turn ends at most once, its stamps are contiguous and none comes after its end |
 
 use std::collections::BTreeMap;
 use std::ops::ControlFlow;
@@ -30,7 +30,7 @@ use acp_proto::{
 };
 
 /// Reads decisions from the fuzzer's bytes; zeros once they run out.
-struct Reader<'a> {
+pub(crate) struct Reader<'a> {
     data: &'a [u8],
     pos: usize,
 }
@@ -42,7 +42,7 @@ impl<'a> Reader<'a> {
     fn done(&self) -> bool {
         self.pos >= self.data.len()
     }
-    fn byte(&mut self) -> u8 {
+    pub(crate) fn byte(&mut self) -> u8 {
         let b = self.data.get(self.pos).copied().unwrap_or(0);
         self.pos += 1;
         b
@@ -257,6 +257,59 @@ fn initialize_answer(request: &InitializeRequest) -> InitializeResponse {
     r
 }
 
+/// What one input of the `connection` target did ([`connection_run`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ConnectionRun {
+    /// The protocol version the handshake negotiated, if it completed.
+    pub protocol_version: Option<u16>,
+    /// v2 requests and notifications the application received.
+    pub v2_events: usize,
+    /// v2 turns that ended (client side).
+    pub turns_ended: usize,
+}
+
+/// What the connection target's application saw: `Closed`, and (v2) the turns.
+#[derive(Default)]
+struct Status {
+    closed: bool,
+    run: ConnectionRun,
+    #[cfg(feature = "unstable_protocol_v2")]
+    turns: crate::fuzzing_v2::TurnCheck,
+}
+
+/// A request the connection target's application holds.
+enum Inbound {
+    V1(Request),
+    #[cfg(feature = "unstable_protocol_v2")]
+    V2(acp_proto::v2::Request),
+}
+
+/// Answers `request` as an application would.
+fn respond(conn: &mut Connection, now: Instant, id: InboundId, request: &Inbound) {
+    match request {
+        Inbound::V1(r) => {
+            let _ = conn.respond(now, id, answer(r));
+        }
+        #[cfg(feature = "unstable_protocol_v2")]
+        Inbound::V2(r) => {
+            let _ = conn.respond_v2(now, id, crate::fuzzing_v2::answer_v2(r));
+        }
+    }
+}
+
+/// The versions the connection target speaks (`v2`: only with the feature).
+fn versions(v2: bool) -> Vec<ProtocolVersion> {
+    #[cfg(feature = "unstable_protocol_v2")]
+    if v2 {
+        return vec![ProtocolVersion::V1, ProtocolVersion::V2];
+    }
+    let _ = v2;
+    vec![ProtocolVersion::V1]
+}
+
+#[cfg(feature = "unstable_protocol_v2")]
+use crate::fuzzing_v2::{notify_v2, send_v2, template_v2};
+
 /// Per-id accounting of requests read and responses written by one connection.
 #[derive(Default)]
 struct Accounting {
@@ -310,9 +363,18 @@ impl Accounting {
 
 /// Fuzz target `connection`: one machine fed bytes, EOFs, ticks and commands.
 pub fn connection(data: &[u8]) {
+    let _ = connection_run(data);
+}
+
+/// [`connection`], returning what the input did (for the corpus tests).
+pub fn connection_run(data: &[u8]) -> ConnectionRun {
     let mut r = Reader::new(data);
-    let side = if r.byte().is_multiple_of(2) { Side::Agent } else { Side::Client };
+    let first = r.byte();
+    let side = if first.is_multiple_of(2) { Side::Agent } else { Side::Client };
+    // Bit 1 of the first byte: the machine speaks v1 and v2 (with the feature).
+    let v2 = cfg!(feature = "unstable_protocol_v2") && first & 2 != 0;
     let config = Config::default()
+        .with_supported_versions(versions(v2))
         .with_max_frame_len(2048)
         .with_max_inbound(8)
         .with_max_pending_outbound(8)
@@ -325,9 +387,9 @@ pub fn connection(data: &[u8]) {
     let mut now = Instant::ZERO;
     let mut conn = Connection::new(side, config, now);
     let mut acct = Accounting::default();
-    let mut inbound: Vec<(InboundId, Request)> = Vec::new();
+    let mut inbound: Vec<(InboundId, Inbound)> = Vec::new();
     let mut outbound: Vec<OutboundId> = Vec::new();
-    let mut closed = false;
+    let mut st = Status::default();
     let mut ops = 0;
     while !r.done() && ops < 256 {
         ops += 1;
@@ -335,21 +397,31 @@ pub fn connection(data: &[u8]) {
             0 | 1 => {
                 let len = usize::from(r.byte());
                 let bytes = r.take(len).to_vec();
-                feed(&mut conn, &mut acct, now, &bytes, max, &mut inbound, &mut outbound, &mut closed);
+                feed(&mut conn, &mut acct, now, &bytes, max, &mut inbound, &mut outbound, &mut st);
+            }
+            #[cfg(feature = "unstable_protocol_v2")]
+            2 | 3 if v2 => {
+                let line = template_v2(&mut r, side, &outbound);
+                feed(&mut conn, &mut acct, now, &line, max, &mut inbound, &mut outbound, &mut st);
             }
             2 | 3 => {
                 let line = template(&mut r, side, &outbound);
-                feed(&mut conn, &mut acct, now, &line, max, &mut inbound, &mut outbound, &mut closed);
+                feed(&mut conn, &mut acct, now, &line, max, &mut inbound, &mut outbound, &mut st);
             }
             4 => {
                 now += Duration::from_millis(u64::from(r.u16() % 200));
                 conn.handle_timeout(now);
-                drain(&mut conn, &mut acct, &mut inbound, &mut outbound, &mut closed);
+                drain(&mut conn, &mut acct, &mut inbound, &mut outbound, &mut st);
                 assert!(conn.poll_timeout().is_none_or(|t| t > now), "busy loop");
             }
             5 if !inbound.is_empty() => {
                 let (id, request) = inbound.remove(usize::from(r.byte()) % inbound.len());
-                let _ = conn.respond(now, id, answer(&request));
+                respond(&mut conn, now, id, &request);
+            }
+            #[cfg(feature = "unstable_protocol_v2")]
+            6 if v2 => {
+                let deadline = (r.byte().is_multiple_of(2)).then(|| now + Duration::from_millis(u64::from(r.byte())));
+                outbound.extend(send_v2(&mut conn, now, side, r.byte(), deadline));
             }
             6 => {
                 let deadline = (r.byte().is_multiple_of(2)).then(|| now + Duration::from_millis(u64::from(r.byte())));
@@ -377,6 +449,8 @@ pub fn connection(data: &[u8]) {
                     m.finish(|_| ControlFlow::Continue(()));
                 }
             }
+            #[cfg(feature = "unstable_protocol_v2")]
+            _ if v2 => notify_v2(&mut conn, now, r.byte()),
             _ => {
                 let n = SessionNotification::new(
                     "s0",
@@ -385,19 +459,19 @@ pub fn connection(data: &[u8]) {
                 let _ = conn.send_notification(now, n);
             }
         }
-        drain(&mut conn, &mut acct, &mut inbound, &mut outbound, &mut closed);
+        drain(&mut conn, &mut acct, &mut inbound, &mut outbound, &mut st);
         assert!(conn.memory_estimate() < 1 << 20, "memory estimate {}", conn.memory_estimate());
     }
     // Settle: answer everything, fire every deadline.
     for _ in 0..64 {
         for (id, request) in std::mem::take(&mut inbound) {
-            let _ = conn.respond(now, id, answer(&request));
+            respond(&mut conn, now, id, &request);
         }
         if let Some(t) = conn.poll_timeout() {
             now = t;
             conn.handle_timeout(now);
         }
-        drain(&mut conn, &mut acct, &mut inbound, &mut outbound, &mut closed);
+        drain(&mut conn, &mut acct, &mut inbound, &mut outbound, &mut st);
         if inbound.is_empty() && conn.poll_timeout().is_none() {
             break;
         }
@@ -409,6 +483,7 @@ pub fn connection(data: &[u8]) {
             "requests read vs answered"
         );
     }
+    st.run
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -418,9 +493,9 @@ fn feed(
     now: Instant,
     bytes: &[u8],
     max: usize,
-    inbound: &mut Vec<(InboundId, Request)>,
+    inbound: &mut Vec<(InboundId, Inbound)>,
     outbound: &mut Vec<OutboundId>,
-    closed: &mut bool,
+    st: &mut Status,
 ) {
     let mut fed = 0;
     for _ in 0..bytes.len() + 2 {
@@ -433,7 +508,7 @@ fn feed(
             acct.consumed(&bytes[fed..fed + n], max);
         }
         fed += n;
-        drain(conn, acct, inbound, outbound, closed);
+        drain(conn, acct, inbound, outbound, st);
     }
     // Input may pause only on requests in flight (the application answers them later) or
     // deferred behind a full output (taken later): never otherwise once events are drained.
@@ -444,22 +519,40 @@ fn feed(
 fn drain(
     conn: &mut Connection,
     acct: &mut Accounting,
-    inbound: &mut Vec<(InboundId, Request)>,
+    inbound: &mut Vec<(InboundId, Inbound)>,
     outbound: &mut Vec<OutboundId>,
-    closed: &mut bool,
+    st: &mut Status,
 ) {
     let mut buf = Vec::new();
     let _ = conn.poll_transmit(&mut buf);
     acct.emitted(&buf);
     while let Some(event) = conn.poll_event() {
-        assert!(!*closed, "event after Closed: {event:?}");
+        assert!(!st.closed, "event after Closed: {event:?}");
         match event {
-            Event::Request { id, request } => inbound.push((id, request)),
+            Event::Request { id, request } => inbound.push((id, Inbound::V1(request))),
+            #[cfg(feature = "unstable_protocol_v2")]
+            Event::RequestV2 { id, request } => {
+                st.run.v2_events += 1;
+                inbound.push((id, Inbound::V2(request)))
+            }
+            #[cfg(feature = "unstable_protocol_v2")]
+            Event::NotificationV2 { turn, .. } => {
+                st.run.v2_events += 1;
+                if let Some(stamp) = turn {
+                    st.turns.stamped(stamp);
+                }
+            }
+            #[cfg(feature = "unstable_protocol_v2")]
+            Event::TurnEnded { turn, .. } => {
+                st.run.turns_ended += 1;
+                st.turns.ended(turn)
+            }
+            Event::HandshakeCompleted(n) => st.run.protocol_version = Some(n.protocol_version.0),
             Event::Outcome { id, .. } => {
                 let pos = outbound.iter().position(|o| *o == id).expect("one outcome per outbound request");
                 outbound.remove(pos);
             }
-            Event::Closed { .. } => *closed = true,
+            Event::Closed { .. } => st.closed = true,
             _ => {}
         }
     }

@@ -1,6 +1,8 @@
 //! Property tests and the simulation harness for acp-proto.
 
 pub mod fuzzing;
+#[cfg(feature = "unstable_protocol_v2")]
+mod fuzzing_v2;
 pub mod oracle;
 pub mod oracle_unstable;
 #[cfg(feature = "unstable_protocol_v2")]

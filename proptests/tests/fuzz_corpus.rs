@@ -78,6 +78,71 @@ fn connection_corpus_has_unstable_seeds() {
     println!("fuzz corpus: connection: {} unstable-* seeds replayed", unstable.len());
 }
 
+/// The committed `v2-*` seeds (fuzz/seed_gen/connection_v2.py) are replayed above in every
+/// build; with feature `unstable_protocol_v2` the machine speaks v2 for them (bit 1 of the
+/// first byte) and they reach the v2 rules: each negotiates the version its name says, the
+/// turn seeds end their turns, the v1 ones fall back or close.
+#[test]
+fn connection_corpus_has_v2_seeds() {
+    let v2: Vec<_> = inputs("connection")
+        .into_iter()
+        .filter(|(p, _)| p.file_name().is_some_and(|n| n.to_string_lossy().starts_with("v2-")))
+        .collect();
+    assert!(v2.len() >= 10, "{} v2-* connection seeds", v2.len());
+    for (path, data) in &v2 {
+        let name = path.file_name().unwrap_or_default().to_string_lossy().into_owned();
+        let run = std::panic::catch_unwind(|| proptests::fuzzing::connection_run(data));
+        let run = run.unwrap_or_else(|_| panic!("`connection` fails on {}", path.display()));
+        if !cfg!(feature = "unstable_protocol_v2") {
+            assert_ne!(run.protocol_version, Some(2), "{name}: v2 without the feature");
+            continue;
+        }
+        let expected = match name.as_str() {
+            "v2-agent-v1-client" | "v2-client-fallback-v1" => Some(1),
+            "v2-client-answered-3" => None,
+            _ => Some(2),
+        };
+        assert_eq!(run.protocol_version, expected, "{name}: {run:?}");
+        if expected == Some(2) {
+            assert!(run.v2_events > 0, "{name}: no v2 event: {run:?}");
+        }
+        // The turn seeds: one turn ended by its idle; the failed prompt's turn, then the next
+        // prompt's turn ended by the EOF.
+        let turns = match name.as_str() {
+            "v2-client-turn" | "v2-client-cancel-turn" => 1,
+            "v2-client-prompt-failed" => 2,
+            _ => 0,
+        };
+        assert_eq!(run.turns_ended, turns, "{name}: {run:?}");
+    }
+    println!("fuzz corpus: connection: {} v2-* seeds replayed", v2.len());
+}
+
+/// The committed `v2-*` seeds of the `sim` target (fuzz/seed_gen/sim_v2.py): with feature
+/// `unstable_protocol_v2` they run the v2 and the mixed simulations, and together reach v2
+/// turns; without it they are v1 runs.
+#[test]
+fn sim_corpus_has_v2_seeds() {
+    let seeds: Vec<_> = inputs("sim")
+        .into_iter()
+        .filter(|(p, _)| p.file_name().is_some_and(|n| n.to_string_lossy().starts_with("v2-")))
+        .collect();
+    assert!(seeds.len() >= 8, "{} v2-* sim seeds", seeds.len());
+    let mut total = proptests::sim::V2Counts::default();
+    for (path, data) in &seeds {
+        let run = std::panic::catch_unwind(|| proptests::sim::run_bytes(data));
+        let summary = run.unwrap_or_else(|_| panic!("`sim` fails on {}", path.display()));
+        total.add(&summary.v2);
+    }
+    if cfg!(feature = "unstable_protocol_v2") {
+        assert!(total.negotiated_v2 > 0 && total.turns_opened > 0, "the v2 seeds reach no v2 turn: {total:?}");
+        assert!(total.fell_back_to_v1 > 0, "the mixed seeds never fall back to v1: {total:?}");
+    } else {
+        assert_eq!(total, Default::default(), "v2 without the feature");
+    }
+    println!("fuzz corpus: sim: {} v2-* seeds replayed ({total:?})", seeds.len());
+}
+
 /// Generated inputs for every unstable row of the method table (its params definition is one
 /// of `oracle_unstable::UNSTABLE_DEFS`), so that a group added to the table and to that list is
 /// fuzzed here with no change: instances of its params and result definitions from

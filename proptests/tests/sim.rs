@@ -18,7 +18,11 @@ fn config() -> SimConfig {
 }
 
 fn run_or_report(seed: u64) -> Summary {
-    match run_seed(seed, config()) {
+    run_or_report_with(seed, config())
+}
+
+fn run_or_report_with(seed: u64, config: SimConfig) -> Summary {
+    match run_seed(seed, config.clone()) {
         Ok(summary) => summary,
         Err((message, trace)) => {
             let tail = trace.len().saturating_sub(200);
@@ -26,7 +30,7 @@ fn run_or_report(seed: u64) -> Summary {
             for line in &trace[tail..] {
                 eprintln!("{line}");
             }
-            panic!("simulation failed: {message}\nreplay with ACP_SIM_SEED={seed}");
+            panic!("simulation failed: {message}\nreplay with ACP_SIM_SEED={seed} (protocol {:?})", config.protocol);
         }
     }
 }
@@ -142,5 +146,125 @@ fn every_seed_run_twice_gives_the_same_trace() {
         let a = run_or_report(seed);
         let b = run_or_report(seed);
         assert_eq!(a, b, "seed {seed} is not deterministic");
+    }
+}
+
+/// ACP v2 (feature `unstable_protocol_v2`): the v2 seeds (both peers speak 2) and the mixed
+/// ones (a v2-offering client, a v1-only agent: the session runs v1). `ACP_SIM_V2_RUNS=N` sets
+/// the number of seeds of each (default 300); `ACP_SIM_SEED=n` with `ACP_SIM_PROTOCOL=v2` or
+/// `mixed` runs only seed `n` and prints its trace.
+#[cfg(feature = "unstable_protocol_v2")]
+mod v2 {
+    use super::*;
+    use proptests::sim::{Protocol, V2Counts};
+
+    fn config(protocol: Protocol) -> SimConfig {
+        SimConfig { protocol, ..super::config() }
+    }
+
+    /// Runs the seeds of `protocol`, or the one of `ACP_SIM_SEED`; returns the totals.
+    fn run(protocol: Protocol, name: &str) -> Option<(u64, V2Counts, Summary)> {
+        if let Ok(seed) = std::env::var("ACP_SIM_SEED") {
+            if std::env::var("ACP_SIM_PROTOCOL").ok().as_deref() != Some(name) {
+                return None;
+            }
+            let seed: u64 = seed.parse().expect("ACP_SIM_SEED is a number");
+            let mut trace = Vec::new();
+            let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                proptests::sim::Sim::new(proptests::sim::Seeded::new(seed), config(protocol), &mut trace).run()
+            }));
+            for line in &trace {
+                println!("{line}");
+            }
+            let summary = result.unwrap_or_else(|_| panic!("seed {seed} failed"));
+            println!("seed {seed}: {summary:?}");
+            return None;
+        }
+        let runs = env_u64("ACP_SIM_V2_RUNS", 300);
+        let start = Instant::now();
+        let mut total = Summary::default();
+        for seed in 0..runs {
+            let s = run_or_report_with(seed, config(protocol));
+            total.steps += s.steps;
+            total.frames += s.frames;
+            total.outcomes += s.outcomes;
+            total.v2.add(&s.v2);
+        }
+        let v = &total.v2;
+        let line = format!(
+            "sim ({name}): {runs} seeds, {} steps, {} frames, {} outcomes checked; {} negotiated v2, {} fell back to v1; {} turns opened, ended idle/prompt-failed/closed {:?}, {} prompts joined an open turn, {} acknowledged; updates stamped {} / unstamped {}, {} idles sent by the agent's machine at its cancel grace; session/cancel sent/received {:?}; asks sent/cancelled by the cascade {:?}; tool upserts with/without cancel {:?}; tool_call/cancel accepted/refused {:?}; {:.1}s",
+            total.steps,
+            total.frames,
+            total.outcomes,
+            v.negotiated_v2,
+            v.fell_back_to_v1,
+            v.turns_opened,
+            v.turns_ended,
+            v.prompts_joined,
+            v.prompts_acknowledged,
+            v.updates_stamped,
+            v.updates_unstamped,
+            v.machine_idles,
+            v.session_cancels,
+            v.asks,
+            v.tool_upserts,
+            v.tool_cancels,
+            start.elapsed().as_secs_f64()
+        );
+        println!("{line}");
+        eprintln!("{line}");
+        assert!(total.steps >= runs as usize * super::config().steps, "every seed runs its steps");
+        Some((runs, total.v2.clone(), total))
+    }
+
+    #[test]
+    fn v2_seeds_hold_every_invariant() {
+        let Some((runs, v, _)) = run(Protocol::V2, "v2") else { return };
+        assert_eq!(v.fell_back_to_v1, 0);
+        if runs >= 100 {
+            // Enough seeds: every v2 path was taken.
+            for (what, n) in [
+                ("v2 handshakes", v.negotiated_v2),
+                ("turns opened", v.turns_opened),
+                ("turns ended by an idle", v.turns_ended[0]),
+                ("turns ended by failed prompts", v.turns_ended[1]),
+                ("turns ended by the close", v.turns_ended[2]),
+                ("prompts joining a turn", v.prompts_joined),
+                ("stamped updates", v.updates_stamped),
+                ("unstamped updates", v.updates_unstamped),
+                ("idles of the cancel grace", v.machine_idles),
+                ("session/cancel received", v.session_cancels[1]),
+                ("asks", v.asks[0]),
+                ("asks cancelled by the cascade", v.asks[1]),
+                ("tool upserts with cancel", v.tool_upserts[0]),
+                ("tool upserts without cancel", v.tool_upserts[1]),
+                ("tool_call/cancel accepted", v.tool_cancels[0]),
+                ("tool_call/cancel refused", v.tool_cancels[1]),
+            ] {
+                assert!(n > 0, "no {what} in {runs} v2 seeds");
+            }
+        }
+    }
+
+    #[test]
+    fn v2_mixed_seeds_run_v1() {
+        let Some((runs, v, total)) = run(Protocol::Mixed, "mixed") else { return };
+        assert_eq!(v.negotiated_v2, 0, "a v1-only agent never negotiates v2");
+        assert_eq!(v.turns_opened, 0, "no v2 turn on a v1 session");
+        if runs >= 100 {
+            assert!(v.fell_back_to_v1 > 0, "no v2 offer answered with v1 in {runs} seeds");
+            assert!(total.outcomes > 0);
+        }
+    }
+
+    #[test]
+    fn v2_seeds_run_twice_give_the_same_trace() {
+        for protocol in [Protocol::V2, Protocol::Mixed] {
+            for seed in 0..env_u64("ACP_SIM_DETERMINISM_RUNS", 200) / 4 {
+                let a = run_or_report_with(seed, config(protocol));
+                let b = run_or_report_with(seed, config(protocol));
+                assert_eq!(a, b, "seed {seed} ({protocol:?}) is not deterministic");
+            }
+        }
     }
 }

@@ -7,7 +7,7 @@ use acp_proto::{
 };
 use serde_json::json;
 
-use super::{Chooser, Out, Pending, Sim, label_of, opt_in};
+use super::{Chooser, Out, Pending, Req, Sim, label_of, opt_in};
 
 /// A prompt turn the agent application is running.
 #[derive(Debug, Clone)]
@@ -41,6 +41,7 @@ impl<C: Chooser> Sim<'_, C> {
                 }
                 let ready_at = self.now + std::time::Duration::from_millis(self.c.range(0, 400));
                 let method = request.method();
+                let request = Req::V1(request);
                 self.agent.handlers.push(Pending { id, label, method, request, ready_at, cancelled: false });
             }
             Event::Cancelled { id, reason } => {
@@ -77,6 +78,10 @@ impl<C: Chooser> Sim<'_, C> {
                 self.agent.peer_caps = Some(n.peer.json().clone());
             }
             Event::Closed { .. } => self.agent.closed = true,
+            #[cfg(feature = "unstable_protocol_v2")]
+            Event::RequestV2 { id, request } => self.agent_request_v2(id, request),
+            #[cfg(feature = "unstable_protocol_v2")]
+            Event::NotificationV2 { notification, .. } => self.agent_notification_v2(notification),
             other => panic!("agent: unexpected event {other:?}"),
         }
     }
@@ -85,7 +90,8 @@ impl<C: Chooser> Sim<'_, C> {
         let now = self.now;
         let label = pending.label.unwrap_or(0);
         let panicked = self.c.chance(1, 10);
-        let (result, reply): (Result<Response, RpcError>, Result<Option<String>, i64>) = match &pending.request {
+        let Some(request) = pending.request.v1() else { return };
+        let (result, reply): (Result<Response, RpcError>, Result<Option<String>, i64>) = match request {
             Request::Client(ClientRequest::Initialize(_)) => {
                 let mut r = InitializeResponse::new(ProtocolVersion::V1);
                 r.agent_capabilities.load_session = self.c.chance(1, 2);
@@ -112,7 +118,7 @@ impl<C: Chooser> Sim<'_, C> {
                 let reply = r.as_ref().map(|_| None).map_err(|e| i64::from(e.code.0));
                 (r, reply)
             }
-            _ => (Err(RpcError::method_not_found(pending.request.wire())), Err(-32601)),
+            _ => (Err(RpcError::method_not_found(request.wire())), Err(-32601)),
         };
         let session_new = matches!(&result, Ok(Response::Agent(AgentResponse::NewSession(_))));
         let new_session = match &result {
@@ -145,6 +151,10 @@ impl<C: Chooser> Sim<'_, C> {
     pub(super) fn agent_start(&mut self) {
         if self.agent.closed || !self.agent.conn.is_ready() {
             return;
+        }
+        #[cfg(feature = "unstable_protocol_v2")]
+        if self.speaks_v2(Side::Agent) {
+            return self.agent_start_v2();
         }
         match self.c.below(8) {
             0..=2 => self.agent_update(),

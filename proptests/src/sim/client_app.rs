@@ -8,7 +8,7 @@ use acp_proto::{
 };
 use serde_json::json;
 
-use super::{BIG_ANSWER, Chooser, Out, Pending, Sim, label_of, opt_in};
+use super::{BIG_ANSWER, Chooser, Out, Pending, Req, Sim, label_of, opt_in};
 
 /// The client's view of a prompt turn it has open.
 #[derive(Debug, Clone)]
@@ -28,6 +28,10 @@ impl<C: Chooser> Sim<'_, C> {
     }
 
     pub(super) fn client_start_handshake(&mut self) {
+        #[cfg(feature = "unstable_protocol_v2")]
+        if self.config.protocol != super::Protocol::V1 {
+            return self.client_handshake_v2();
+        }
         let mut init = InitializeRequest::new(ProtocolVersion::V1);
         init.client_capabilities = opt_in::client_capabilities(&mut self.c);
         let label = self.label();
@@ -49,6 +53,10 @@ impl<C: Chooser> Sim<'_, C> {
         if !self.client.conn.is_ready() && !initializing && self.c.chance(3, 4) {
             // The handshake failed (cancelled, timed out, refused): try again.
             return self.client_start_handshake();
+        }
+        #[cfg(feature = "unstable_protocol_v2")]
+        if self.speaks_v2(Side::Client) {
+            return self.client_start_v2();
         }
         let label = self.label();
         let deadline = self.deadline();
@@ -110,6 +118,10 @@ impl<C: Chooser> Sim<'_, C> {
 
     pub(super) fn client_cancel_turn(&mut self) {
         let sessions: Vec<String> = self.client_turns.keys().cloned().collect();
+        #[cfg(feature = "unstable_protocol_v2")]
+        if self.speaks_v2(Side::Client) {
+            return self.client_cancel_turn_v2();
+        }
         if sessions.is_empty() || !self.client.conn.is_ready() {
             return;
         }
@@ -122,7 +134,7 @@ impl<C: Chooser> Sim<'_, C> {
             .client
             .handlers
             .iter()
-            .filter(|h| matches!(&h.request, Request::Agent(AgentRequest::RequestPermission(p)) if p.session_id.as_str() == s))
+            .filter(|h| matches!(h.request.v1(), Some(Request::Agent(AgentRequest::RequestPermission(p))) if p.session_id.as_str() == s))
             .collect();
         // An ask cancelled by `$/cancel_request` may already have been answered `-32800` by the
         // machine (its grace passed) while the application still holds it.
@@ -135,6 +147,8 @@ impl<C: Chooser> Sim<'_, C> {
     }
 
     pub(super) fn client_event(&mut self, event: Event) {
+        #[cfg(feature = "unstable_protocol_v2")]
+        self.client_check_turn_end_follows(&event);
         match event {
             Event::Request { id, request } => {
                 let label = label_of(&serde_json::to_value(&request).expect("serializes"));
@@ -146,6 +160,7 @@ impl<C: Chooser> Sim<'_, C> {
                 }
                 let ready_at = self.now + std::time::Duration::from_millis(self.c.range(0, 300));
                 let method = request.method();
+                let request = Req::V1(request);
                 self.client.handlers.push(Pending { id, label, method, request, ready_at, cancelled: false });
             }
             Event::Notification { notification, turn } => self.client_notification(notification, turn),
@@ -175,8 +190,18 @@ impl<C: Chooser> Sim<'_, C> {
                 }
             }
             Event::Outcome { id, outcome } => self.check_outcome(Side::Client, id, outcome),
-            Event::HandshakeCompleted(n) => self.client.peer_caps = Some(n.peer.json().clone()),
+            Event::HandshakeCompleted(n) => {
+                #[cfg(feature = "unstable_protocol_v2")]
+                self.client_handshake_completed_v2(&n);
+                self.client.peer_caps = Some(n.peer.json().clone())
+            }
             Event::Closed { .. } => self.client.closed = true,
+            #[cfg(feature = "unstable_protocol_v2")]
+            Event::RequestV2 { id, request } => self.client_request_v2(id, request),
+            #[cfg(feature = "unstable_protocol_v2")]
+            Event::NotificationV2 { notification, turn } => self.client_notification_v2(notification, turn),
+            #[cfg(feature = "unstable_protocol_v2")]
+            Event::TurnEnded { session, turn, reason } => self.client_turn_ended(session, turn, reason),
             other => panic!("client: unexpected event {other:?}"),
         }
     }
@@ -221,7 +246,8 @@ impl<C: Chooser> Sim<'_, C> {
     pub(super) fn client_complete(&mut self, pending: Pending) {
         let now = self.now;
         let label = pending.label.unwrap_or(0);
-        let (result, reply): (Result<Response, RpcError>, Result<Option<String>, i64>) = match &pending.request {
+        let Some(request) = pending.request.v1() else { return };
+        let (result, reply): (Result<Response, RpcError>, Result<Option<String>, i64>) = match request {
             Request::Agent(AgentRequest::RequestPermission(p)) => {
                 let answer = match self.c.below(4) {
                     0 => PermissionAnswer::Cancelled,
@@ -263,7 +289,7 @@ impl<C: Chooser> Sim<'_, C> {
             Request::Agent(AgentRequest::Ext(e)) => {
                 (Ok(Response::Client(ClientResponse::Ext(acp_proto::ext::ExtResponse(e.params.clone())))), Ok(None))
             }
-            _ => (Err(RpcError::method_not_found(pending.request.wire())), Err(-32601)),
+            _ => (Err(RpcError::method_not_found(request.wire())), Err(-32601)),
         };
         let before = self.client.conn.bytes_queued();
         let r = self.client.conn.respond(now, pending.id, result);
@@ -310,6 +336,10 @@ impl<C: Chooser> Sim<'_, C> {
                 let cascade = side == Side::Agent
                     && out.session.as_ref().is_some_and(|s| self.agent_cancelled_sessions.contains(s));
                 assert!(out.locally_cancelled || cascade, "{side:?}: {id} cancelled without a cancel");
+                #[cfg(feature = "unstable_protocol_v2")]
+                if cascade && !out.locally_cancelled && self.speaks_v2(side) {
+                    self.summary.v2.asks[1] += 1;
+                }
             }
             Outcome::ConnectionClosed => assert!(closed, "{side:?}: {id} got ConnectionClosed on an open connection"),
             Outcome::Result(response) => {
@@ -327,6 +357,8 @@ impl<C: Chooser> Sim<'_, C> {
                     self.check_turn_complete(label);
                 }
             }
+            #[cfg(feature = "unstable_protocol_v2")]
+            Outcome::ResultV2(response) => self.check_result_v2(side, id, &out, &response, &replies),
             Outcome::InvalidResult(e) => panic!("{side:?}: {id} got an invalid result: {e}"),
             other => panic!("{side:?}: unknown outcome {other:?}"),
         }

@@ -19,6 +19,10 @@
 //! * inject a fault: a garbage line, an oversize line, a copy of a request still in flight
 //!   (duplicate id), a raw request with a string id, or EOF on one side.
 //!
+//! With feature `unstable_protocol_v2`, [`SimConfig::protocol`] runs ACP v2 sessions or the
+//! mixed negotiation (a v2-offering client, a v1-only agent); the v2 applications and their
+//! invariants are described in the `v2` module.
+//!
 //! After every step both machines are drained (a bounded loop) and the invariants are checked
 //! (see [`invariants`](self#invariants)); the applications compare every outcome with a
 //! reference model of what it should be.
@@ -60,17 +64,25 @@ mod agent_app;
 pub mod chooser;
 mod client_app;
 mod opt_in;
+mod protocol;
 pub(crate) mod unstable;
+#[cfg(feature = "unstable_protocol_v2")]
+mod v2;
+#[cfg(feature = "unstable_protocol_v2")]
+mod v2_agent;
 mod wire;
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::time::Duration;
 
+use acp_proto::types::ProtocolVersion;
 use acp_proto::{Config, Connection, Event, InboundId, Instant, Method, OutboundId, Side};
 use serde_json::Value;
 
 pub use chooser::{Bytes, Chooser, Seeded};
 pub use opt_in::OptInCounts;
+use protocol::protocol_of;
+pub use protocol::{Protocol, V2Counts};
 pub use unstable::UnstableCounts;
 use wire::WireCheck;
 
@@ -86,11 +98,19 @@ pub struct SimConfig {
     /// Bytes a pipe holds before the writing side stops taking its machine's output (an
     /// adapter writes one batch at a time into a full pipe and waits).
     pub pipe_capacity: usize,
+    /// The ACP versions the peers speak.
+    pub protocol: Protocol,
 }
 
 impl Default for SimConfig {
     fn default() -> Self {
-        SimConfig { steps: 200, max_frame_len: 8 * 1024, memory_bound: 4 << 20, pipe_capacity: 512 }
+        SimConfig {
+            steps: 200,
+            max_frame_len: 8 * 1024,
+            memory_bound: 4 << 20,
+            pipe_capacity: 512,
+            protocol: Protocol::V1,
+        }
     }
 }
 
@@ -115,6 +135,8 @@ pub struct Summary {
     pub opt_in: OptInCounts,
     /// The unstable methods exercised (feature `unstable`; see `unstable`).
     pub unstable: UnstableCounts,
+    /// The v2 sessions exercised (feature `unstable_protocol_v2`; see `v2`).
+    pub v2: V2Counts,
 }
 
 /// Each machine's output bound (`Config::outbound_budget`): small, so that stalled readers fill
@@ -139,9 +161,28 @@ struct Pending {
     id: InboundId,
     label: Option<u64>,
     method: Option<Method>,
-    request: acp_proto::Request,
+    request: Req,
     ready_at: Instant,
     cancelled: bool,
+}
+
+/// A request an application received: v1, or v2 (on a connection that negotiated it).
+#[derive(Debug, Clone)]
+enum Req {
+    V1(acp_proto::Request),
+    #[cfg(feature = "unstable_protocol_v2")]
+    V2(acp_proto::v2::Request),
+}
+
+impl Req {
+    /// The v1 request, if this is one.
+    fn v1(&self) -> Option<&acp_proto::Request> {
+        match self {
+            Req::V1(r) => Some(r),
+            #[cfg(feature = "unstable_protocol_v2")]
+            Req::V2(_) => None,
+        }
+    }
 }
 
 /// A request the application sent and awaits.
@@ -172,7 +213,10 @@ struct Peer {
 
 impl Peer {
     fn new(side: Side, config: &SimConfig, now: Instant) -> Peer {
+        let (client_versions, agent_versions) = config.protocol.versions();
+        let versions = if side == Side::Client { client_versions } else { agent_versions };
         let c = Config::default()
+            .with_supported_versions(versions)
             .with_max_frame_len(config.max_frame_len)
             .with_max_inbound(16)
             .with_max_pending_outbound(32)
@@ -249,6 +293,9 @@ pub struct Sim<'t, C: Chooser> {
     agent_cancelled_sessions: BTreeSet<String>,
     /// Client: sessions whose turn the client application cancelled.
     client_cancelled_sessions: BTreeSet<String>,
+    /// The v2 applications' state (see `v2`).
+    #[cfg(feature = "unstable_protocol_v2")]
+    v2: v2::V2Sim,
     trace: &'t mut Vec<String>,
     summary: Summary,
 }
@@ -293,6 +340,8 @@ impl<'t, C: Chooser> Sim<'t, C> {
             agent_turns: BTreeMap::new(),
             agent_cancelled_sessions: BTreeSet::new(),
             client_cancelled_sessions: BTreeSet::new(),
+            #[cfg(feature = "unstable_protocol_v2")]
+            v2: v2::V2Sim::default(),
             trace,
             summary: Summary::default(),
         }
@@ -300,6 +349,12 @@ impl<'t, C: Chooser> Sim<'t, C> {
 
     fn log(&mut self, line: String) {
         self.trace.push(format!("{} {line}", self.now));
+    }
+
+    /// Whether the connection negotiated v2 (the client's view: its handshake completed so).
+    fn speaks_v2(&self, side: Side) -> bool {
+        let peer = if side == Side::Client { &self.client } else { &self.agent };
+        peer.conn.negotiated().is_some_and(|n| n.protocol_version != ProtocolVersion::V1)
     }
 
     fn label(&mut self) -> u64 {
@@ -442,6 +497,10 @@ impl<'t, C: Chooser> Sim<'t, C> {
                 if !buf.is_empty() {
                     moved = true;
                     peer.wire.emitted(&buf, side == Side::Agent);
+                    #[cfg(feature = "unstable_protocol_v2")]
+                    if side == Side::Agent {
+                        self.v2.agent_emitted(&buf);
+                    }
                     if side == Side::Client {
                         for f in buf.split(|b| *b == b'\n') {
                             let is_request =
@@ -563,6 +622,14 @@ impl<'t, C: Chooser> Sim<'t, C> {
         }
         let (side, i) = *self.c.pick(&ready);
         let pending = self.peer(side).handlers.remove(i);
+        #[cfg(feature = "unstable_protocol_v2")]
+        if let Req::V2(request) = &pending.request {
+            let request = request.clone();
+            return match side {
+                Side::Agent => self.agent_complete_v2(pending, request),
+                Side::Client => self.client_complete_v2(pending, request),
+            };
+        }
         match side {
             Side::Agent => self.agent_complete(pending),
             Side::Client => self.client_complete(pending),
@@ -668,7 +735,7 @@ impl<'t, C: Chooser> Sim<'t, C> {
                     h.ready_at = h.ready_at.min(self.now);
                 }
                 self.complete_some_handler();
-            } else if !delivering {
+            } else if !delivering && !self.finish_work() {
                 if self.agent.conn.poll_timeout().is_some() || self.client.conn.poll_timeout().is_some() {
                     self.advance_time();
                 } else {
@@ -686,6 +753,17 @@ impl<'t, C: Chooser> Sim<'t, C> {
             assert!(peer.outstanding.is_empty(), "{side:?}: requests without an outcome: {:?}", peer.outstanding);
         }
         self.check_turn_counts();
+        #[cfg(feature = "unstable_protocol_v2")]
+        self.check_v2_settled();
+    }
+
+    /// Settling: the agent application ends the work it still has (v2: an idle `state_update`
+    /// for each working session). Whether it sent something.
+    fn finish_work(&mut self) -> bool {
+        #[cfg(feature = "unstable_protocol_v2")]
+        return self.agent_finish_work_v2();
+        #[cfg(not(feature = "unstable_protocol_v2"))]
+        false
     }
 
     fn check_turn_counts(&self) {
@@ -730,8 +808,11 @@ pub fn run_seed(seed: u64, config: SimConfig) -> Result<Summary, (String, Vec<St
 }
 
 /// Runs the simulation with decisions read from `data` (the fuzz target). Panics on a violation.
+/// With feature `unstable_protocol_v2`, a first byte `0xF2` runs [`Protocol::V2`] and `0xF1`
+/// [`Protocol::Mixed`] on the rest (any other input runs v1, as without the feature).
 pub fn run_bytes(data: &[u8]) -> Summary {
+    let (protocol, data) = protocol_of(data);
     let mut trace = Vec::new();
-    let config = SimConfig { steps: 400, ..SimConfig::default() };
+    let config = SimConfig { steps: 400, protocol, ..SimConfig::default() };
     Sim::new(Bytes::new(data), config, &mut trace).run()
 }

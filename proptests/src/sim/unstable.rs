@@ -162,7 +162,8 @@ impl<C: Chooser> Sim<'_, C> {
     /// Client: calls one unstable row (see the module docs).
     pub(super) fn client_unstable_call(&mut self) {
         let rows = client_rows();
-        if rows.is_empty() || self.client.closed || !self.client.conn.is_ready() {
+        // The unstable rows are v1 methods: a v2 connection refuses them (`WrongProtocolVersion`).
+        if rows.is_empty() || self.client.closed || !self.client.conn.is_ready() || self.speaks_v2(Side::Client) {
             return;
         }
         let row = *self.c.pick(&rows);

@@ -1,0 +1,105 @@
+"""Writes the v2-* seed inputs of the `connection` fuzz target (proptests::fuzzing::connection):
+ACP v2 sessions (feature `unstable_protocol_v2`). Bit 1 of the first byte makes the machine list
+versions 1 and 2 (first byte 2: agent, 3: client); the v2 commands are in proptests/src/fuzzing_v2.rs.
+
+Agent seeds: a turn (initialize v2, session/new, prompt acknowledged, running / chunk / tool call
+/ idle updates), session/cancel while working with a pending ask (the cascade, then the grace
+idle), $/cancel_request of a prompt, a v1-only method on v2, a v1 client of a v2 agent.
+Client seeds: a turn (v2 initialize, session/new, prompt, stamped updates, tool_call/cancel,
+the idle ends it), cancel_turn with an ask arriving after it, a v1 answer to the v2 offer
+(fallback), an answer with version 3 (close), a failed prompt (PromptFailed).
+
+A build without the feature replays them as v1 inputs (bit 1 is ignored): nothing may panic
+either way (proptests/tests/fuzz_corpus.rs). Run:
+python3 fuzz/seed_gen/connection_v2.py fuzz/corpus/connection
+"""
+import json, os, sys
+
+out = sys.argv[1]
+
+
+def feed(frame):
+    b = (json.dumps(frame, separators=(",", ":")) + "\n").encode()
+    ops = b""
+    for i in range(0, len(b), 255):
+        chunk = b[i:i + 255]
+        ops += bytes([0, len(chunk)]) + chunk   # op 0: feed `len` raw bytes
+    return ops
+
+
+ANSWER = bytes([5, 0])              # op 5: answer the first inbound request (with none: op 8, EOF)
+TICK = bytes([4, 0xff, 0])          # op 4: advance time (up to 199 ms)
+CANCEL_TURN = bytes([7])            # op 7 with nothing outbound: cancel the turn of s0
+EOF_ = bytes([8, 0])                # op 8 with 0: EOF
+AGENT, CLIENT = bytes([2]), bytes([3])
+
+
+def send(choice):
+    """op 6: a v2 command, no deadline (client: 0 init, 1 session/new, 2 prompt, 4 tool_call/cancel;
+    agent: a permission ask in s0)."""
+    return bytes([6, 1, choice])
+
+
+def notify(choice):
+    """op 8 (not EOF): an agent update of s0 (0 running, 1 idle, 2 cancellable tool call, 3 chunk)."""
+    return bytes([8, 1, choice])
+
+
+def req(i, method, params):
+    return {"jsonrpc": "2.0", "id": i, "method": method, "params": params}
+
+
+def result(i, r):
+    return {"jsonrpc": "2.0", "id": i, "result": r}
+
+
+def note(method, params):
+    return {"jsonrpc": "2.0", "method": method, "params": params}
+
+
+def update(u):
+    return note("session/update", {"sessionId": "s0", "update": u})
+
+
+INIT = req(1, "initialize", {"protocolVersion": 2, "info": {"name": "c", "version": "1"}, "capabilities": {}})
+NEW = req(2, "session/new", {"cwd": "/"})
+PROMPT = req(3, "session/prompt", {"sessionId": "s0", "prompt": [{"type": "text", "text": "hi"}]})
+agent = AGENT + feed(INIT) + ANSWER + feed(NEW) + ANSWER
+
+seeds = {
+    "v2-agent-turn": agent + feed(PROMPT) + ANSWER + notify(0) + notify(3) + notify(2) + notify(1) + notify(1) + EOF_,
+    "v2-agent-cancel-cascade-grace": agent + feed(PROMPT) + ANSWER + notify(0) + send(0) + send(0)
+    + feed(note("session/cancel", {"sessionId": "s0"})) + send(0) + TICK * 4 + notify(1) + EOF_,
+    "v2-agent-cancel-request": agent + feed(PROMPT) + feed(note("$/cancel_request", {"requestId": 3})) + TICK
+    + ANSWER + EOF_,
+    "v2-agent-v1-method": agent + feed(req(4, "session/load", {"sessionId": "s0", "cwd": "/", "mcpServers": []}))
+    + feed(req(5, "tool_call/cancel", {"sessionId": "s0", "toolCallId": "t"})) + ANSWER + EOF_,
+    "v2-agent-v1-client": AGENT + feed(req(1, "initialize", {"protocolVersion": 1, "clientCapabilities": {}}))
+    + ANSWER + feed(req(2, "session/new", {"cwd": "/", "mcpServers": []})) + ANSWER + EOF_,
+}
+
+INIT_OK = result(1, {"protocolVersion": 2, "info": {"name": "a", "version": "1"}, "capabilities": {"session": {}}})
+client = CLIENT + send(0) + feed(INIT_OK) + send(1) + feed(result(2, {"sessionId": "s0"})) + send(2)
+ASK = req(9, "session/request_permission",
+          {"sessionId": "s0", "title": "t", "options": [{"optionId": "a", "name": "A", "kind": "allow_once"}]})
+IDLE = update({"sessionUpdate": "state_update", "state": "idle", "stopReason": "end_turn"})
+TOOL = update({"sessionUpdate": "tool_call_update", "toolCallId": "t", "capabilities": {"cancel": {}}})
+CHUNK = update({"sessionUpdate": "agent_message_chunk", "messageId": "m", "content": {"type": "text", "text": "x"}})
+
+seeds.update({
+    "v2-client-turn": client + feed(result(3, {"messageId": "u"}))
+    + feed(update({"sessionUpdate": "state_update", "state": "running"})) + feed(CHUNK) + feed(TOOL) + send(4)
+    + send(2) + feed(IDLE) + feed(CHUNK) + feed(result(5, {"messageId": "u2"})) + ANSWER + EOF_,
+    "v2-client-cancel-turn": client + feed(result(3, {"messageId": "u"})) + feed(ASK) + CANCEL_TURN
+    + feed(dict(ASK, id=10)) + feed(IDLE) + ANSWER + EOF_,
+    "v2-client-fallback-v1": CLIENT + send(0)
+    + feed(result(1, {"protocolVersion": 1, "agentCapabilities": {}})) + send(1) + send(2) + EOF_,
+    "v2-client-answered-3": CLIENT + send(0) + feed(result(1, {"protocolVersion": 3})) + send(1) + EOF_,
+    "v2-client-prompt-failed": client + feed({"jsonrpc": "2.0", "id": 3, "error": {"code": -32603, "message": "x"}})
+    + feed(CHUNK) + send(2) + TICK + EOF_,
+})
+
+for name, data in seeds.items():
+    with open(os.path.join(out, name), "wb") as f:
+        f.write(data)
+print(len(seeds), "seeds")

@@ -1,0 +1,149 @@
+//! The v2 side of the `connection` fuzz target (feature `unstable_protocol_v2`): templates of
+//! v2 frames, v2 commands, v2 answers, and the turn checks. Used by [`crate::fuzzing`] when
+//! bit 1 of the input's first byte is set (the machine then lists versions 1 and 2).
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde_json::{Value, json};
+
+use acp_proto::v2::{self, AgentRequestParams, ClientRequestParams};
+use acp_proto::{Connection, Instant, OutboundId, RpcError, Side, TurnStamp};
+
+use crate::fuzzing::Reader;
+
+/// The v2 turns a client machine reported: each ends at most once, stamps are contiguous
+/// from 0, and no stamp names a turn that ended. Bounded by the target's operations.
+#[derive(Default)]
+pub(crate) struct TurnCheck {
+    next: BTreeMap<OutboundId, u64>,
+    ended: BTreeSet<OutboundId>,
+}
+
+impl TurnCheck {
+    pub(crate) fn stamped(&mut self, stamp: TurnStamp) {
+        assert!(!self.ended.contains(&stamp.turn), "an update stamped into turn {} after its end", stamp.turn);
+        let next = self.next.entry(stamp.turn).or_default();
+        assert_eq!(stamp.ordinal, *next, "turn {}: ordinals not contiguous", stamp.turn);
+        *next += 1;
+    }
+
+    pub(crate) fn ended(&mut self, turn: OutboundId) {
+        assert!(self.ended.insert(turn), "turn {turn} ended twice");
+        self.next.remove(&turn);
+    }
+}
+
+fn typed<T: serde::de::DeserializeOwned>(v: Value) -> T {
+    serde_json::from_value(v).expect("the target's own v2 message decodes")
+}
+
+/// v2 frames the target can inject (as `template` does for v1).
+pub(crate) fn template_v2(r: &mut Reader<'_>, side: Side, outbound: &[OutboundId]) -> Vec<u8> {
+    let id = u64::from(r.byte() % 8);
+    let out_id = outbound.get(usize::from(r.byte()) % outbound.len().max(1)).map_or(1, |o| o.wire());
+    let s = format!("s{}", r.byte() % 3);
+    let request = |method: &str, params: Value| json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+    let result = |result: Value| json!({"jsonrpc": "2.0", "id": out_id, "result": result});
+    let update =
+        |u: Value| json!({"jsonrpc": "2.0", "method": "session/update", "params": {"sessionId": s, "update": u}});
+    let frame = match (side, r.byte() % 12) {
+        (Side::Agent, 0) => request(
+            "initialize",
+            json!({"protocolVersion": 2, "info": {"name": "c", "version": "1"}, "capabilities": {}}),
+        ),
+        (Side::Agent, 1) => request("session/new", json!({"cwd": "/"})),
+        (Side::Agent, 2 | 3) => request("session/prompt", json!({"sessionId": s, "prompt": []})),
+        (Side::Agent, 4) => json!({"jsonrpc": "2.0", "method": "session/cancel", "params": {"sessionId": s}}),
+        (Side::Agent, 7) => request("tool_call/cancel", json!({"sessionId": s, "toolCallId": "t"})),
+        (Side::Agent, 9) => request("auth/login", json!({"methodId": "m"})),
+        (Side::Client, 0) => result(
+            json!({"protocolVersion": 2, "info": {"name": "a", "version": "1"}, "capabilities": {"session": {}}}),
+        ),
+        (Side::Client, 1) => result(json!({"sessionId": s})),
+        (Side::Client, 2) => update(
+            json!({"sessionUpdate": "agent_message_chunk", "messageId": "m", "content": {"type": "text", "text": "x"}}),
+        ),
+        (Side::Client, 3) => request(
+            "session/request_permission",
+            json!({"sessionId": s, "title": "t", "options": [{"optionId": "a", "name": "A", "kind": "allow_once"}]}),
+        ),
+        (Side::Client, 4) => {
+            update(json!({"sessionUpdate": "state_update", "state": "idle", "stopReason": "end_turn"}))
+        }
+        (Side::Client, 7) => result(json!({"messageId": "u"})),
+        (Side::Client, 9) => {
+            update(json!({"sessionUpdate": "tool_call_update", "toolCallId": "t", "capabilities": {"cancel": {}}}))
+        }
+        (Side::Client, 10) => update(json!({"sessionUpdate": "state_update", "state": "running"})),
+        (_, 5) => json!({"jsonrpc": "2.0", "method": "$/cancel_request", "params": {"requestId": id}}),
+        (_, 6) => json!({"jsonrpc": "2.0", "id": out_id, "error": {"code": -32800, "message": "x"}}),
+        (_, 8) => json!({"jsonrpc": "2.0", "id": format!("{id}"), "method": "_x/y", "params": [1]}),
+        // A v1-only method on a v2 connection (and v1's `initialize` before the handshake).
+        (Side::Agent, _) => request("session/load", json!({"sessionId": s, "cwd": "/", "mcpServers": []})),
+        (Side::Client, _) => request("fs/read_text_file", json!({"sessionId": s, "path": "/x"})),
+    };
+    let mut line = frame.to_string().into_bytes();
+    line.push(b'\n');
+    line
+}
+
+/// A v2 command of the application: a request; the machine may refuse it.
+pub(crate) fn send_v2(
+    conn: &mut Connection,
+    now: Instant,
+    side: Side,
+    choice: u8,
+    deadline: Option<Instant>,
+) -> Option<OutboundId> {
+    let request: v2::Request = match (side, choice % 5) {
+        (Side::Client, 0) => {
+            typed::<v2::InitializeRequest>(json!({"protocolVersion": 2, "info": {"name": "c", "version": "1"}})).into()
+        }
+        (Side::Client, 1) => typed::<v2::NewSessionRequest>(json!({"cwd": "/"})).into(),
+        (Side::Client, 2 | 3) => typed::<v2::PromptRequest>(json!({"sessionId": "s0", "prompt": []})).into(),
+        (Side::Client, _) => typed::<v2::CancelToolCallRequest>(json!({"sessionId": "s0", "toolCallId": "t"})).into(),
+        (Side::Agent, _) => {
+            let ask = json!({"sessionId": "s0", "title": "t", "options": [{"optionId": "a", "name": "A", "kind": "allow_once"}]});
+            typed::<v2::RequestPermissionRequest>(ask).into()
+        }
+    };
+    conn.send_request_v2(now, request, deadline).ok()
+}
+
+/// A v2 notification of the application (agent: updates; client: none but `session/cancel`,
+/// which is `cancel_turn`).
+pub(crate) fn notify_v2(conn: &mut Connection, now: Instant, choice: u8) {
+    let update = match choice % 4 {
+        0 => json!({"sessionUpdate": "state_update", "state": "running"}),
+        1 => json!({"sessionUpdate": "state_update", "state": "idle"}),
+        2 => json!({"sessionUpdate": "tool_call_update", "toolCallId": "t", "capabilities": {"cancel": {}}}),
+        _ => {
+            json!({"sessionUpdate": "agent_message_chunk", "messageId": "m", "content": {"type": "text", "text": "x"}})
+        }
+    };
+    let n: v2::UpdateSessionNotification = typed(json!({"sessionId": "s0", "update": update}));
+    let _ = conn.send_notification_v2(now, n);
+}
+
+/// A minimal valid v2 result for a request, as an application would answer.
+pub(crate) fn answer_v2(request: &v2::Request) -> Result<v2::Response, RpcError> {
+    Ok(match request {
+        v2::Request::Client(ClientRequestParams::Initialize(_)) => typed::<v2::InitializeResponse>(
+            json!({"protocolVersion": 2, "info": {"name": "a", "version": "1"}, "capabilities": {"session": {}}}),
+        )
+        .into(),
+        v2::Request::Client(ClientRequestParams::NewSession(_)) => {
+            typed::<v2::NewSessionResponse>(json!({"sessionId": "s0"})).into()
+        }
+        v2::Request::Client(ClientRequestParams::Prompt(_)) => {
+            typed::<v2::PromptResponse>(json!({"messageId": "u"})).into()
+        }
+        v2::Request::Client(ClientRequestParams::CancelToolCall(_)) => {
+            typed::<v2::CancelToolCallResponse>(json!({})).into()
+        }
+        v2::Request::Agent(AgentRequestParams::RequestPermission(_)) => {
+            typed::<v2::RequestPermissionResponse>(json!({"outcome": {"outcome": "cancelled"}})).into()
+        }
+        _ => return Err(RpcError::internal_error("fuzz")),
+    })
+}

@@ -1,0 +1,95 @@
+//! Which ACP versions the simulated peers speak, and what the v2 runs did (the v2 applications
+//! are in `v2` and `v2_agent`, feature `unstable_protocol_v2`).
+
+use acp_proto::types::ProtocolVersion;
+
+/// The ACP versions the two peers speak (v2 needs the feature `unstable_protocol_v2`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Protocol {
+    /// Both peers speak v1 only.
+    #[default]
+    V1,
+    /// Both peers speak v1 and v2; the client offers v2, so the session runs v2.
+    #[cfg(feature = "unstable_protocol_v2")]
+    V2,
+    /// The client offers v2 (it speaks both), the agent speaks v1 only: the session runs v1.
+    #[cfg(feature = "unstable_protocol_v2")]
+    Mixed,
+}
+
+impl Protocol {
+    /// The versions the client and the agent list in `Config::supported_versions`.
+    pub(super) fn versions(self) -> (Vec<ProtocolVersion>, Vec<ProtocolVersion>) {
+        match self {
+            Protocol::V1 => (vec![ProtocolVersion::V1], vec![ProtocolVersion::V1]),
+            #[cfg(feature = "unstable_protocol_v2")]
+            Protocol::V2 => {
+                (vec![ProtocolVersion::V1, ProtocolVersion::V2], vec![ProtocolVersion::V1, ProtocolVersion::V2])
+            }
+            #[cfg(feature = "unstable_protocol_v2")]
+            Protocol::Mixed => (vec![ProtocolVersion::V1, ProtocolVersion::V2], vec![ProtocolVersion::V1]),
+        }
+    }
+}
+
+/// What the v2 runs did (feature `unstable_protocol_v2`; all zero otherwise).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct V2Counts {
+    /// Handshakes that negotiated v2.
+    pub negotiated_v2: u64,
+    /// v2 `initialize` offers answered with v1 (the mixed runs).
+    pub fell_back_to_v1: u64,
+    /// Prompts the client saw acknowledged.
+    pub prompts_acknowledged: u64,
+    /// Prompts that joined a turn already open.
+    pub prompts_joined: u64,
+    /// Client turns opened.
+    pub turns_opened: u64,
+    /// Client turns ended by an idle `state_update`, by failed prompts, by the close.
+    pub turns_ended: [u64; 3],
+    /// Updates the client received stamped into a turn.
+    pub updates_stamped: u64,
+    /// Updates the client received outside any turn.
+    pub updates_unstamped: u64,
+    /// Idle updates the agent's machine sent itself (cancel grace), as the client saw them.
+    pub machine_idles: u64,
+    /// `session/cancel` sent by the client and received by the agent.
+    pub session_cancels: [u64; 2],
+    /// Permission asks the agent sent, and those resolved `Cancelled` (cascade).
+    pub asks: [u64; 2],
+    /// Tool call upserts the agent sent (with `capabilities.cancel`, without).
+    pub tool_upserts: [u64; 2],
+    /// `tool_call/cancel` accepted and refused (`NotCancellable`) by the client's machine.
+    pub tool_cancels: [u64; 2],
+}
+
+impl V2Counts {
+    /// Adds `o`'s counts to these.
+    pub fn add(&mut self, o: &V2Counts) {
+        let pairs = |a: &mut [u64], b: &[u64]| a.iter_mut().zip(b).for_each(|(x, y)| *x += y);
+        self.negotiated_v2 += o.negotiated_v2;
+        self.fell_back_to_v1 += o.fell_back_to_v1;
+        self.prompts_acknowledged += o.prompts_acknowledged;
+        self.prompts_joined += o.prompts_joined;
+        self.turns_opened += o.turns_opened;
+        pairs(&mut self.turns_ended, &o.turns_ended);
+        self.updates_stamped += o.updates_stamped;
+        self.updates_unstamped += o.updates_unstamped;
+        self.machine_idles += o.machine_idles;
+        pairs(&mut self.session_cancels, &o.session_cancels);
+        pairs(&mut self.asks, &o.asks);
+        pairs(&mut self.tool_upserts, &o.tool_upserts);
+        pairs(&mut self.tool_cancels, &o.tool_cancels);
+    }
+}
+
+/// The protocol a fuzz input asks for, and the decisions after its tag (see [`run_bytes`](super::run_bytes)).
+pub(super) fn protocol_of(data: &[u8]) -> (Protocol, &[u8]) {
+    #[cfg(feature = "unstable_protocol_v2")]
+    match data.split_first() {
+        Some((0xF2, rest)) => return (Protocol::V2, rest),
+        Some((0xF1, rest)) => return (Protocol::Mixed, rest),
+        _ => {}
+    }
+    (Protocol::V1, data)
+}
