@@ -350,6 +350,7 @@ impl<C: Chooser> Sim<'_, C> {
                 let code = i64::from(e.code.0);
                 let ok = replies.contains(&Err(code))
                     || (code == -32800 && self.model.cancel_requested.contains(&label))
+                    || (code == -32800 && !dispatched && self.v2_prompt_cancelled_while_deferred(side, &out))
                     || ((!dispatched || self.model.duplicated.contains(&label))
                         && [-32600, -32601, -32602, -32603].contains(&code));
                 assert!(ok, "{side:?}: {id} (r{label}) failed with {e}, replies {replies:?}, dispatched {dispatched}");
@@ -362,6 +363,17 @@ impl<C: Chooser> Sim<'_, C> {
             Outcome::InvalidResult(e) => panic!("{side:?}: {id} got an invalid result: {e}"),
             other => panic!("{side:?}: unknown outcome {other:?}"),
         }
+    }
+
+    /// v2: a prompt the agent deferred (its output was full) whose session the client cancelled
+    /// before it was dispatched is answered `-32800` by the agent's machine itself.
+    fn v2_prompt_cancelled_while_deferred(&self, side: Side, out: &Out) -> bool {
+        #[cfg(feature = "unstable_protocol_v2")]
+        if side == Side::Client && self.speaks_v2(side) {
+            return out.session.as_ref().is_some_and(|s| self.client_cancelled_sessions.contains(s));
+        }
+        let _ = (side, out);
+        false
     }
 
     fn check_result(&mut self, side: Side, out: &Out, response: &Response, replies: &[Result<Option<String>, i64>]) {

@@ -298,12 +298,18 @@ impl<C: Chooser> Sim<'_, C> {
         if self.agent.closed || !self.speaks_v2(acp_proto::Side::Agent) {
             return false;
         }
-        // Cancelled work is left to the machine's grace (time advances when nothing is sent).
+        // Cancelled work is left to the machine's grace (time advances when nothing is sent). An
+        // idle that ends work must give a stopReason (the core refuses it otherwise).
         let working: Vec<String> =
             self.v2.agent_working.iter().filter(|(_, cancelled)| cancelled.is_none()).map(|(s, _)| s.clone()).collect();
         let mut sent = false;
         for s in working {
-            sent |= self.agent_send_update(&s, json!({"sessionUpdate": "state_update", "state": "idle"})).is_ok();
+            sent |= self
+                .agent_send_update(
+                    &s,
+                    json!({"sessionUpdate": "state_update", "state": "idle", "stopReason": "end_turn"}),
+                )
+                .is_ok();
         }
         sent
     }
