@@ -20,7 +20,7 @@
 //! with the requests left unanswered, which a caller bounds (the simulation by its steps,
 //! the replay by its transcript).
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::fmt;
 use std::ops::ControlFlow;
 
@@ -136,8 +136,11 @@ pub struct WireCheck {
     requests: BTreeMap<RequestId, u64>,
     /// Responses emitted per id.
     responses: BTreeMap<RequestId, u64>,
-    /// The latest request consumed per id, until answered.
-    open: BTreeMap<RequestId, Consumed>,
+    /// The requests consumed per id and not answered yet, oldest first. An answer goes to the
+    /// oldest: a peer reads an id again once it answered it (a fault re-delivering a frame, a
+    /// client re-using ids), and its second answer must announce like the first. A copy the
+    /// peer dropped as a duplicate of one in flight stays here (the wire cannot tell).
+    open: BTreeMap<RequestId, VecDeque<Consumed>>,
     /// Frames consumed that can only be answered with `id: null`.
     null_answerable: u64,
     null_responses: u64,
@@ -191,9 +194,10 @@ impl WireCheck {
         self.frames_emitted
     }
 
-    /// The requests consumed and not answered yet: id and method.
+    /// The requests consumed and not answered yet: id and method (an id read again before
+    /// its answers were emitted appears once per copy unanswered).
     pub fn open_requests(&self) -> impl Iterator<Item = (&RequestId, &str)> {
-        self.open.iter().map(|(id, c)| (id, c.method.as_str()))
+        self.open.iter().flat_map(|(id, q)| q.iter().map(move |c| (id, c.method.as_str())))
     }
 
     /// Bytes the peer consumed (exactly what it reported consuming), in any chunking.
@@ -249,7 +253,7 @@ impl WireCheck {
     fn count_request(&mut self, id: RequestId, method: String, params: Value) {
         *self.requests.entry(id.clone()).or_default() += 1;
         self.requests_total += 1;
-        self.open.insert(id, Consumed { method, params });
+        self.open.entry(id).or_default().push_back(Consumed { method, params });
     }
 
     /// Bytes the peer emitted (whole frames): the violations found in them, in order.
@@ -279,7 +283,7 @@ impl WireCheck {
             Incoming::Request { .. } => Ok(()),
             Incoming::Notification { method, .. } if agent && method == "session/update" => {
                 let s = json["params"]["sessionId"].as_str().unwrap_or_default();
-                let loading = self.open.values().any(|c| {
+                let loading = self.open.values().flatten().any(|c| {
                     (c.method == "session/load" || c.method == "session/resume")
                         && c.params["sessionId"].as_str() == Some(s)
                 });
@@ -323,7 +327,11 @@ impl WireCheck {
         if responses > requests {
             return Err(Violation::ExtraResponse { id, responses, requests });
         }
-        if let Some(req) = self.open.remove(&id) {
+        let req = self.open.get_mut(&id).and_then(VecDeque::pop_front);
+        if self.open.get(&id).is_some_and(VecDeque::is_empty) {
+            self.open.remove(&id);
+        }
+        if let Some(req) = req {
             if self.side == Side::Agent {
                 self.announce(&req, result.as_ref());
             }
@@ -405,5 +413,24 @@ mod tests {
         );
         assert_eq!(emit(&mut agent, "nope")[0].split(" (").next(), Some("a frame that is not JSON"));
         assert!(agent.settle(0, 0, false).is_some(), "two answers for one request read");
+    }
+
+    #[test]
+    fn an_id_read_twice_before_its_answers_announces_with_its_second_answer() {
+        // A fault re-delivers `session/new` id 2 after the agent answered it (the answer still
+        // queued): the first answer is an error, the second announces `s8`.
+        let mut agent = WireCheck::new(Side::Agent, 1 << 20);
+        let request = b"{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"session/new\",\"params\":{\"cwd\":\"/r8\"}}\n";
+        agent.consumed(request);
+        agent.consumed(request);
+        assert_eq!(agent.open_requests().count(), 2);
+        let error = r#"{"jsonrpc":"2.0","id":2,"error":{"code":-32603,"message":"Internal error"}}"#;
+        assert!(emit(&mut agent, error).is_empty());
+        assert_eq!(agent.open_requests().collect::<Vec<_>>(), [(&RequestId::Number(2), "session/new")]);
+        assert!(emit(&mut agent, r#"{"jsonrpc":"2.0","id":2,"result":{"sessionId":"s8"}}"#).is_empty());
+        let update = r#"{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s8","update":{}}}"#;
+        assert!(emit(&mut agent, update).is_empty(), "the second answer announced s8");
+        assert_eq!(agent.open_requests().count(), 0);
+        assert!(agent.settle(0, 0, false).is_none());
     }
 }
