@@ -808,8 +808,8 @@ pub fn run_seed(seed: u64, config: SimConfig) -> Result<Summary, (String, Vec<St
 }
 
 /// Runs the simulation with decisions read from `data` (the fuzz target). Panics on a violation.
-/// With feature `unstable_protocol_v2`, a first byte `0xF2` runs [`Protocol::V2`] and `0xF1`
-/// [`Protocol::Mixed`] on the rest (any other input runs v1, as without the feature).
+/// With feature `unstable_protocol_v2`, a first byte `0xF2` runs `Protocol::V2` and `0xF1`
+/// `Protocol::Mixed` on the rest (any other input runs v1, as without the feature).
 pub fn run_bytes(data: &[u8]) -> Summary {
     let (protocol, data) = protocol_of(data);
     let mut trace = Vec::new();
