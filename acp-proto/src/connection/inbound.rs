@@ -455,9 +455,12 @@ impl Connection {
                 // Content rule: opt-in auth method types the client did not advertise are left out.
                 if let Some(init) = handshake::result_mut(&mut response) {
                     init.auth_methods.retain(|m| allows_auth_method(Some(peer), m));
-                    // With v2 compiled in, the v1 path speaks v1 (the v2 path sets 2).
+                    // With v2 compiled in, the v1 path speaks v1: an answer saying 2 (the v2
+                    // path's version) goes out as 1. Any other version goes out as written, as
+                    // without the feature (a proxy relays its successor's choice; the client
+                    // judges it).
                     #[cfg(feature = "unstable_protocol_v2")]
-                    if init.protocol_version > crate::types::ProtocolVersion::V1 {
+                    if init.protocol_version == crate::types::ProtocolVersion::V2 {
                         init.protocol_version = crate::types::ProtocolVersion::V1;
                     }
                 }
