@@ -170,13 +170,19 @@ impl Connection {
     }
 
     fn check_send(&self, wire: &str, sender: Side, method: Option<Method>) -> Result<(), SendError> {
+        self.check_send_any(wire, sender, method.is_some())
+    }
+
+    /// The send checks of either version: open, this side's direction, and a name that is
+    /// either in the version's table (`in_table`) or a valid extension name.
+    pub(super) fn check_send_any(&self, wire: &str, sender: Side, in_table: bool) -> Result<(), SendError> {
         if self.phase == Phase::Closed {
             return Err(SendError::Closed);
         }
         if sender != self.side {
             return Err(SendError::WrongDirection { method: wire.to_owned() });
         }
-        if method.is_none() && !is_extension_name(wire) {
+        if !in_table && !is_extension_name(wire) {
             return Err(SendError::InvalidExtensionName { method: wire.to_owned() });
         }
         Ok(())

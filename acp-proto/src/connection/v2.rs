@@ -470,16 +470,7 @@ impl Connection {
     }
 
     fn check_send_v2(&self, wire: &str, sender: Side, method: Option<v2::Method>) -> Result<(), SendError> {
-        if self.phase == Phase::Closed {
-            return Err(SendError::Closed);
-        }
-        if sender != self.side {
-            return Err(SendError::WrongDirection { method: wire.to_owned() });
-        }
-        if method.is_none() && !is_extension_name(wire) {
-            return Err(SendError::InvalidExtensionName { method: wire.to_owned() });
-        }
-        Ok(())
+        self.check_send_any(wire, sender, method.is_some())
     }
 
     fn wrong_version(&self) -> SendError {
