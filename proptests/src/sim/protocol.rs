@@ -45,8 +45,9 @@ pub struct V2Counts {
     pub prompts_joined: u64,
     /// Client turns opened.
     pub turns_opened: u64,
-    /// Client turns ended by an idle `state_update`, by failed prompts, by the close.
-    pub turns_ended: [u64; 3],
+    /// Client turns ended by an idle `state_update`, by failed prompts, by the connection's
+    /// close, by a successful `session/close` / `session/delete`.
+    pub turns_ended: [u64; 4],
     /// Updates the client received stamped into a turn.
     pub updates_stamped: u64,
     /// Updates the client received outside any turn.
@@ -61,6 +62,22 @@ pub struct V2Counts {
     pub tool_upserts: [u64; 2],
     /// `tool_call/cancel` accepted and refused (`NotCancellable`) by the client's machine.
     pub tool_cancels: [u64; 2],
+    /// Terminal upserts the agent sent (with `capabilities.cancel`, without).
+    pub terminal_upserts: [u64; 2],
+    /// `terminal/cancel` accepted and refused (`NotCancellable`) by the client's machine.
+    pub terminal_cancels: [u64; 2],
+    /// `session/resume` answered: resumed (a session the agent knows), refused (`-32002`); and
+    /// the history updates the agent replayed before its answers.
+    pub resumes: [u64; 3],
+    /// `session/close` and `session/delete` answered successfully, as the client saw them.
+    pub closes: [u64; 2],
+    /// Auth: `auth/login` and `auth/logout` answered successfully; sends refused by the gate
+    /// (no `authMethods`, or before the handshake); `session/new` refused `-32000` before a login.
+    pub auth: [u64; 4],
+    /// Elicitations: form and URL ones sent; refused by the client's gate; answered by the
+    /// client; cancelled by the agent (`$/cancel_request` when their session's work was
+    /// cancelled or closed); `elicitation/complete` received.
+    pub elicitations: [u64; 6],
 }
 
 impl V2Counts {
@@ -80,6 +97,12 @@ impl V2Counts {
         pairs(&mut self.asks, &o.asks);
         pairs(&mut self.tool_upserts, &o.tool_upserts);
         pairs(&mut self.tool_cancels, &o.tool_cancels);
+        pairs(&mut self.terminal_upserts, &o.terminal_upserts);
+        pairs(&mut self.terminal_cancels, &o.terminal_cancels);
+        pairs(&mut self.resumes, &o.resumes);
+        pairs(&mut self.closes, &o.closes);
+        pairs(&mut self.auth, &o.auth);
+        pairs(&mut self.elicitations, &o.elicitations);
     }
 }
 
