@@ -192,7 +192,7 @@ mod v2 {
         }
         let v = &total.v2;
         let line = format!(
-            "sim ({name}): {runs} seeds, {} steps, {} frames, {} outcomes checked; {} negotiated v2, {} fell back to v1; {} turns opened, ended idle/prompt-failed/closed {:?}, {} prompts joined an open turn, {} acknowledged; updates stamped {} / unstamped {}, {} idles sent by the agent's machine at its cancel grace; session/cancel sent/received {:?}; asks sent/cancelled by the cascade {:?}; tool upserts with/without cancel {:?}; tool_call/cancel accepted/refused {:?}; {:.1}s",
+            "sim ({name}): {runs} seeds, {} steps, {} frames, {} outcomes checked; {} negotiated v2, {} fell back to v1; {} turns opened, ended idle/prompt-failed/closed {:?}, {} prompts joined an open turn, {} acknowledged; updates stamped {} / unstamped {}, {} idles sent by the agent's machine at its cancel grace; session/cancel sent/received {:?}; asks sent/cancelled by the cascade {:?}; tool upserts with/without cancel {:?}; tool_call/cancel accepted/refused {:?}; terminal upserts with/without cancel {:?}, terminal/cancel accepted/refused {:?}; resumes ok/unknown/replayed updates {:?}; closes/deletes {:?}; auth login/logout/refused by the gate/session/new needing a login {:?}; elicitations form/url/refused by the gate/answered/cancelled by the agent/completed {:?}; {:.1}s",
             total.steps,
             total.frames,
             total.outcomes,
@@ -209,6 +209,12 @@ mod v2 {
             v.asks,
             v.tool_upserts,
             v.tool_cancels,
+            v.terminal_upserts,
+            v.terminal_cancels,
+            v.resumes,
+            v.closes,
+            v.auth,
+            v.elicitations,
             start.elapsed().as_secs_f64()
         );
         println!("{line}");
@@ -240,6 +246,26 @@ mod v2 {
                 ("tool upserts without cancel", v.tool_upserts[1]),
                 ("tool_call/cancel accepted", v.tool_cancels[0]),
                 ("tool_call/cancel refused", v.tool_cancels[1]),
+                ("turns ended by their session's close", v.turns_ended[3]),
+                ("terminal upserts with cancel", v.terminal_upserts[0]),
+                ("terminal upserts without cancel", v.terminal_upserts[1]),
+                ("terminal/cancel accepted", v.terminal_cancels[0]),
+                ("terminal/cancel refused", v.terminal_cancels[1]),
+                ("resumes of a known session", v.resumes[0]),
+                ("resumes of an unknown session", v.resumes[1]),
+                ("updates replayed by a resume", v.resumes[2]),
+                ("session/close answered", v.closes[0]),
+                ("session/delete answered", v.closes[1]),
+                ("auth/login answered", v.auth[0]),
+                ("auth/logout answered", v.auth[1]),
+                ("auth sends refused by the gate", v.auth[2]),
+                ("session/new needing a login", v.auth[3]),
+                ("form elicitations", v.elicitations[0]),
+                ("URL elicitations", v.elicitations[1]),
+                ("elicitations refused by the gate", v.elicitations[2]),
+                ("elicitations answered", v.elicitations[3]),
+                ("elicitations cancelled by the agent", v.elicitations[4]),
+                ("elicitation/complete", v.elicitations[5]),
             ] {
                 assert!(n > 0, "no {what} in {runs} v2 seeds");
             }

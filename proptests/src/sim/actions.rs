@@ -53,13 +53,24 @@ impl<C: Chooser> Sim<'_, C> {
         }
     }
 
+    /// Requests the application never gives up on (v2: the client's closes and deletes, see
+    /// `v2_client`).
+    fn never_cancelled(&self, side: Side, id: OutboundId) -> bool {
+        #[cfg(feature = "unstable_protocol_v2")]
+        if side == Side::Client {
+            return super::v2_client::never_given_up(self.v2.client_sent.get(&id).and_then(|(m, _)| *m));
+        }
+        let _ = (side, id);
+        false
+    }
+
     pub(super) fn cancel_outstanding(&mut self, side: Side) {
         // Cancelling the handshake itself is rare: most runs should get past it.
-        let ids: Vec<OutboundId> = self
-            .peer(side)
+        let peer = if side == Side::Client { &self.client } else { &self.agent };
+        let ids: Vec<OutboundId> = peer
             .outstanding
             .iter()
-            .filter(|(_, o)| o.method != Some(Method::Initialize))
+            .filter(|(id, o)| o.method != Some(Method::Initialize) && !self.never_cancelled(side, **id))
             .map(|(id, _)| *id)
             .collect();
         if ids.is_empty() {

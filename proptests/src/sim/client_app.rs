@@ -330,6 +330,8 @@ impl<C: Chooser> Sim<'_, C> {
         }
         let replies = self.model.replies.get(&label).cloned().unwrap_or_default();
         let dispatched = self.model.dispatched.contains(&label);
+        #[cfg(feature = "unstable_protocol_v2")]
+        let seen = outcome.clone();
         match outcome {
             Outcome::TimedOut => assert_eq!(out.deadline, Some(self.now), "{side:?}: {id} timed out off its deadline"),
             Outcome::Cancelled => {
@@ -363,6 +365,8 @@ impl<C: Chooser> Sim<'_, C> {
             Outcome::InvalidResult(e) => panic!("{side:?}: {id} got an invalid result: {e}"),
             other => panic!("{side:?}: unknown outcome {other:?}"),
         }
+        #[cfg(feature = "unstable_protocol_v2")]
+        self.after_outcome_v2(side, id, &seen);
     }
 
     /// v2: a prompt the agent deferred (its output was full) whose session the client cancelled

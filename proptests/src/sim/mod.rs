@@ -72,6 +72,12 @@ pub(crate) mod unstable;
 mod v2;
 #[cfg(feature = "unstable_protocol_v2")]
 mod v2_agent;
+#[cfg(feature = "unstable_protocol_v2")]
+mod v2_client;
+#[cfg(feature = "unstable_protocol_v2")]
+mod v2_elicit;
+#[cfg(feature = "unstable_protocol_v2")]
+mod v2_lifecycle;
 mod wire;
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};

@@ -6,28 +6,49 @@
 //! applications, with the client's own capabilities what a v1 agent reads from v2 params:
 //! none). On a v2 connection the applications are these:
 //!
-//! * **client**: `session/new`; `session/prompt` (one opens a turn of its session, one sent
-//!   while the turn is open joins it); `tool_call/cancel` for a tool call it has seen, cancellable
-//!   or not (and for one it has not); [`cancel_turn`](acp_proto::Connection::cancel_turn)
+//! * **client**: offers capabilities drawn at random (`elicitation` with `form` and / or
+//!   `url`, `auth.terminal`) and tries an `auth/login` before its handshake completed (refused);
+//!   then `session/new`; `session/prompt` (one opens a turn of its session, one sent while the
+//!   turn is open joins it); `tool_call/cancel` and `terminal/cancel` for one it has seen,
+//!   cancellable or not (and for one it has not, or a tool call's id as a terminal's);
+//!   `session/resume` of a session it created (closed or not) or of one the agent never heard
+//!   of; `session/close` and `session/delete` (of an open session, a closed one, an unknown
+//!   one; with no deadline and never cancelled, see `v2_client::never_given_up`);
+//!   `auth/login` and `auth/logout`; [`cancel_turn`](acp_proto::Connection::cancel_turn)
 //!   (`session/cancel`) for a session with an open turn; `$/cancel_request`, deadlines and the
-//!   faults as for v1; it answers permission asks (an offered option or `cancelled`).
-//! * **agent**: answers `initialize` (with the `session` capability, or without it at times:
-//!   every `session/*` send is then refused), `session/new`, acknowledges prompts (then sends a
-//!   `user_message` and `state_update` `running`), answers `tool_call/cancel` (`-32602` unless
-//!   the tool call is cancellable); sends message chunks (to a working session, an idle one, a
-//!   session never announced), tool call upserts with and without `capabilities.cancel` and
-//!   with or without a final status, background `running`, permission asks, and ends work with
-//!   an idle `state_update`. Each accepted update carries `_meta.simSeq`, its session's
-//!   sequence number. Settling, it ends the work it still has.
+//!   faults as for v1; it answers permission asks (an offered option or `cancelled`) and
+//!   elicitations (accept, decline or cancel).
+//! * **agent** (`v2_agent`, `v2_lifecycle`, `v2_elicit`): answers `initialize` (with the
+//!   `session` capability, or without it at times: every `session/*` send is then refused;
+//!   with `session.delete` at times; auth methods at random: none, `agent`, `terminal` or both;
+//!   with an `agent` one it may require a login before `session/new`, `-32000`),
+//!   `session/new`, acknowledges prompts of a session it knows (then sends a `user_message` and
+//!   `state_update` `running`; a prompt of a closed or unknown session is `-32002`), answers
+//!   `tool_call/cancel` / `terminal/cancel` (`-32602` unless it is cancellable, else a final
+//!   upsert follows), `session/resume` (a session it created and did not delete: a few history
+//!   updates replayed before the answer; another: `-32002`), `session/close` and
+//!   `session/delete` (first `$/cancel_request` for its asks and elicitations of the session and,
+//!   3 times in 4, an idle `cancelled` for working foreground; the answer's `_meta.simClosed`
+//!   names the session), `auth/login` / `auth/logout`; sends message chunks (to a working
+//!   session, an idle one, a session never announced), tool call and terminal upserts with and
+//!   without `capabilities.cancel` and with or without a final status / exit status,
+//!   background `running`, permission asks, elicitations (form or URL, scoped to a session or
+//!   a request; an accepted URL one is followed by `elicitation/complete`), cancels its
+//!   elicitations of a session whose work a `session/cancel` reached, and ends work with an
+//!   idle `state_update`. Each accepted update carries `_meta.simSeq`, its session's sequence
+//!   number. Settling, it ends the work it still has.
 //!
 //! # Invariants (v2)
 //! 1. Every outbound request gets exactly one outcome, the one the model predicts (the v1
-//!    check, [`Sim::check_outcome`], with [`Sim::check_result_v2`] for v2 results).
+//!    check, [`Sim::check_outcome`], with [`Sim::check_result_v2`] for v2 results): the
+//!    resume, close, delete, login, logout and elicitation answers the peer application gave,
+//!    `Cancelled` for the elicitations and asks the agent cancelled.
 //! 2. Client: each turn it opened ends exactly once ([`Event::TurnEnded`] for the turn it
 //!    opened, `client_turn_ended`), and once settled none is left open (`check_v2_settled`).
 //!    A turn ended by an idle ends right after that idle (`client_check_turn_end_follows`); one
-//!    ended `PromptFailed` had no prompt acknowledged; one ended by the close is on a closed
-//!    connection.
+//!    open when its session's close (or delete) answer arrives ends `SessionClosed` right after
+//!    that answer, and only then; one ended `PromptFailed` had no prompt acknowledged; one
+//!    ended by the connection's close is on a closed connection.
 //! 3. Client: while its session's turn is open every update is stamped with that turn, with
 //!    ordinals 0, 1, 2…; no update is stamped without an open turn (`client_notification_v2`).
 //! 4. Client: per session, the updates arrive in the order the agent sent them, none lost or
@@ -35,13 +56,24 @@
 //!    `cancelled` (`client_notification_v2`).
 //! 5. Agent, on its wire: an idle `state_update` only ends work (an acknowledged prompt or a
 //!    `running` / `requires_action` since the last idle): never a second idle for one piece of
-//!    work; the first idle after a `session/cancel` that reached working says `cancelled`
-//!    (`V2Sim::agent_emitted`); once settled no work is left without its idle.
-//! 6. Gates: a `session/*` request is accepted exactly when the agent advertised `session`; a
-//!    `tool_call/cancel` exactly when the tool call's latest update advertised
-//!    `capabilities.cancel` and was not final (the client application's own record); an update
-//!    exactly for an announced session (`client_send_v2`, `agent_send_update`).
+//!    work (so no grace idle after the session's close); the first idle after a
+//!    `session/cancel` that reached working says `cancelled` (`V2Sim::agent_emitted`); once
+//!    settled no work is left without its idle or its session's close.
+//! 6. Gates: a `session/*` request is accepted exactly when the agent advertised `session`
+//!    (`session/delete`: `session.delete`); `auth/login` / `auth/logout` exactly when the
+//!    agent's `initialize` answer, as received, lists auth methods, and never before the
+//!    handshake; that answer lists a `terminal` method only for a client with `auth.terminal`;
+//!    a `tool_call/cancel` / `terminal/cancel` exactly when that one's latest update advertised
+//!    `capabilities.cancel` and was not final (the client application's own record, forgotten
+//!    with its session's close); an elicitation exactly when the client advertised its mode,
+//!    and the client receives none other, nor an `elicitation/complete` without `url` or for
+//!    an elicitation it did not accept; an update exactly for an announced (or resuming)
+//!    session (`client_send_v2`, `agent_send_update`, `agent_elicit_v2`, `v2_elicit`).
 //! 7. `cancel_turn` answers every pending permission ask of the session (`client_cancel_turn_v2`).
+//! 8. Client: nothing of a session (update, ask, session-scoped elicitation) arrives after its
+//!    close (or delete) answer, until the client sends a resume of it (a resume in flight, or
+//!    one it gave up on, exempts that session: the agent may still resume it).
+//! 9. Once settled, every elicitation of the agent has its outcome.
 //!
 //! The v1 invariants on bounds, memory, busy loops, events after `Closed` and the wire checker
 //! ([`acp_proto::wire_check`]) run unchanged on both peers.
@@ -50,10 +82,9 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use acp_proto::types::{ProtocolVersion, SessionId};
 use acp_proto::v2::{
-    self, AgentNotificationParams, AgentRequestParams, AgentResult, ClientRequestParams, ClientResult, SessionUpdate,
-    StateUpdate,
+    self, AgentNotificationParams, AgentRequestParams, AgentResult, ClientResult, SessionUpdate, StateUpdate,
 };
-use acp_proto::{Completion, Event, InboundId, Method, Negotiated, OutboundId, RpcError, SendError, Side};
+use acp_proto::{Completion, Event, InboundId, Negotiated, OutboundId, RpcError, Side};
 use acp_proto::{TurnEndReason, TurnStamp};
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
@@ -67,8 +98,8 @@ pub(super) fn typed<T: DeserializeOwned>(v: Value) -> T {
 
 /// The client's view of an open turn.
 #[derive(Debug, Clone)]
-struct ClientTurn {
-    id: OutboundId,
+pub(super) struct ClientTurn {
+    pub(super) id: OutboundId,
     next_ordinal: u64,
     /// Its prompts sent, and whether one was acknowledged.
     prompts: Vec<OutboundId>,
@@ -86,13 +117,42 @@ pub(super) struct V2Sim {
     pub(super) agent_tools: BTreeMap<(String, String), bool>,
     pub(super) next_tool: u64,
     /// Client: open turns by session.
-    client_turns: BTreeMap<String, ClientTurn>,
+    pub(super) client_turns: BTreeMap<String, ClientTurn>,
     /// Client: the sequence number expected next per session.
     client_seq: BTreeMap<String, u64>,
     /// Client: tool calls seen, by (session, id): whether cancellable (the client's own record).
-    client_tools: BTreeMap<(String, String), bool>,
-    /// Client: the turn whose idle was just delivered: its end must be the next event.
-    expect_end: Option<(String, OutboundId)>,
+    pub(super) client_tools: BTreeMap<(String, String), bool>,
+    /// Client: the turn whose idle (`false`) or whose session's close answer (`true`) was just
+    /// delivered: its end must be the next event.
+    pub(super) expect_end: Option<(String, OutboundId, bool)>,
+    /// Client: the turn the close answer just ended (checked by `client_turn_ended`).
+    pub(super) close_ended: Option<OutboundId>,
+    /// Client: the v2 requests in flight (method, session).
+    pub(super) client_sent: BTreeMap<OutboundId, (Option<v2::Method>, Option<String>)>,
+    /// Client: sessions it created (it may resume them, closed or not).
+    pub(super) client_known: BTreeSet<String>,
+    /// Client: sessions whose close (or delete) answer arrived and that were not resumed
+    /// since: nothing of them may arrive.
+    pub(super) client_closed: BTreeSet<String>,
+    /// Client: sessions with a resume it gave up on (the agent may still have resumed them):
+    /// never marked closed.
+    pub(super) client_doubtful: BTreeSet<String>,
+    /// Client: the agent's `initialize` answer listed auth methods.
+    pub(super) client_auth: bool,
+    /// Client: the capabilities it sent in `initialize`.
+    pub(super) client_caps: Value,
+    /// Client: URL elicitations it accepted (their ids): `elicitation/complete` names one.
+    pub(super) client_url_accepted: BTreeSet<String>,
+    /// Agent: sessions it knows (created, not deleted): a resume of one succeeds.
+    pub(super) agent_history: BTreeSet<String>,
+    /// Agent: the session whose history it is replaying (inside a resume's handler).
+    pub(super) agent_replaying: Option<String>,
+    /// Agent: it listed an `agent` auth method: `session/new` needs a login first.
+    pub(super) agent_auth: bool,
+    pub(super) agent_logged_in: bool,
+    /// Agent: its elicitations in flight: the session of a session-scoped one, and the id of
+    /// a URL one.
+    pub(super) agent_elicitations: BTreeMap<OutboundId, (Option<String>, Option<String>)>,
     /// Agent's wire: sessions working (acknowledged prompt or `running` since the last idle).
     wire_working: BTreeSet<String>,
     /// Agent's wire: sessions whose work a `session/cancel` reached, with the first update
@@ -106,6 +166,13 @@ impl V2Sim {
         for frame in bytes.split(|b| *b == b'\n').filter(|f| !f.is_empty()) {
             // The wire checker has already required every frame to be JSON.
             let Ok(v) = serde_json::from_slice::<Value>(frame) else { continue };
+            if let Some(closed) = v["result"]["_meta"]["simClosed"].as_str() {
+                // A close (or delete) answer: that session's work is over (its idle, if it
+                // worked, went before).
+                self.wire_working.remove(closed);
+                self.must_say_cancelled.remove(closed);
+                continue;
+            }
             if let Some(ack) = v["result"]["messageId"].as_str().and_then(|m| m.strip_prefix("ack:")) {
                 let session = ack.split(':').next().unwrap_or_default();
                 self.wire_working.insert(session.to_owned());
@@ -142,41 +209,26 @@ impl V2Sim {
     }
 }
 
-/// The tool call a v2 update upserts, with whether it is cancellable after it (`None`: the
-/// update leaves that as it was), as the machine follows it (its module docs).
+/// The tool call (`tool:<id>`) or terminal (`term:<id>`) a v2 update upserts, with whether it
+/// is cancellable after it (`None`: the update leaves that as it was), as the machine follows
+/// it (its module docs).
 pub(super) fn tool_effect(update: &SessionUpdate) -> Option<(String, Option<bool>)> {
-    let SessionUpdate::ToolCallUpdate(u) = update else { return None };
-    let status = serde_json::to_value(&u.status).unwrap_or(Value::Null);
-    let done = matches!(status.as_str(), Some("completed" | "failed" | "cancelled"));
-    let caps = u.capabilities.as_ref().map(|c| c.cancel.is_some());
-    let cancellable = if done { Some(false) } else { caps };
-    Some((u.tool_call_id.to_string(), cancellable))
+    let (key, done, caps) = match update {
+        SessionUpdate::ToolCallUpdate(u) => {
+            let status = serde_json::to_value(&u.status).unwrap_or(Value::Null);
+            let done = matches!(status.as_str(), Some("completed" | "failed" | "cancelled"));
+            (format!("tool:{}", u.tool_call_id), done, u.capabilities.as_ref().map(|c| c.cancel.is_some()))
+        }
+        SessionUpdate::TerminalUpdate(u) => {
+            let caps = u.capabilities.as_ref().map(|c| c.cancel.is_some());
+            (format!("term:{}", u.terminal_id), u.exit_status.is_some(), caps)
+        }
+        _ => return None,
+    };
+    Some((key, if done { Some(false) } else { caps }))
 }
 
 impl<C: Chooser> Sim<'_, C> {
-    /// Client: the v2 `initialize` (also in the mixed runs).
-    pub(super) fn client_handshake_v2(&mut self) {
-        let label = self.label();
-        let init: v2::InitializeRequest = typed(json!({
-            "protocolVersion": 2, "info": {"name": "sim-client", "version": "1"}, "capabilities": {},
-            "_meta": {"label": label},
-        }));
-        let deadline = if self.c.chance(1, 4) { self.deadline() } else { None };
-        let r = self.client.conn.send_request_v2(self.now, init, deadline).map_err(|r| r.error);
-        self.log(format!("client initialize v2 r{label} -> {r:?}"));
-        match r {
-            Ok(id) => {
-                let out =
-                    Out { label, method: Some(Method::Initialize), deadline, session: None, locally_cancelled: false };
-                self.client.outstanding.insert(id, out);
-            }
-            // A retry after the agent committed and the client's outcome was lost.
-            Err(SendError::AlreadyInitialized) => assert!(self.client.conn.negotiated().is_none()),
-            Err(SendError::Closed) => assert!(self.client.conn.is_closed()),
-            Err(e) => panic!("client: v2 initialize refused: {e}"),
-        }
-    }
-
     /// Client: the handshake completed; the version is the one the configuration implies.
     pub(super) fn client_handshake_completed_v2(&mut self, n: &Negotiated) {
         match self.config.protocol {
@@ -192,82 +244,8 @@ impl<C: Chooser> Sim<'_, C> {
         }
     }
 
-    /// Client: starts a v2 request.
-    pub(super) fn client_start_v2(&mut self) {
-        let label = self.label();
-        let sessions = self.client.sessions.clone();
-        let request: v2::Request = match self.c.below(6) {
-            0 => typed::<v2::NewSessionRequest>(json!({"cwd": format!("/r{label}"), "_meta": {"label": label}})).into(),
-            1..=3 if !sessions.is_empty() => {
-                let s = self.c.pick(&sessions).clone();
-                let prompt = json!({"sessionId": s, "prompt": [{"type": "text", "text": format!("r{label}")}]});
-                typed::<v2::PromptRequest>(prompt).into()
-            }
-            4 | 5 => {
-                let tools: Vec<(String, String)> = self.v2.client_tools.keys().cloned().collect();
-                let (s, t) = match tools.is_empty() || self.c.chance(1, 8) {
-                    true if !sessions.is_empty() => (self.c.pick(&sessions).clone(), "unknown".to_owned()),
-                    true => return,
-                    false => self.c.pick(&tools).clone(),
-                };
-                let r = json!({"sessionId": s, "toolCallId": t, "_meta": {"label": label}});
-                typed::<v2::CancelToolCallRequest>(r).into()
-            }
-            _ => typed::<v2::NewSessionRequest>(json!({"cwd": format!("/r{label}"), "_meta": {"label": label}})).into(),
-        };
-        let deadline = self.deadline();
-        self.client_send_v2(label, request, deadline);
-    }
-
-    /// Client: sends a v2 request and checks the verdict against its own gates (invariant 6).
-    fn client_send_v2(&mut self, label: u64, request: v2::Request, deadline: Option<acp_proto::Instant>) {
-        let method = request.method();
-        let session = request.session_id().map(|s| s.as_str().to_owned());
-        let tool = match &request {
-            v2::Request::Client(ClientRequestParams::CancelToolCall(r)) => {
-                Some((r.session_id.as_str().to_owned(), r.tool_call_id.to_string()))
-            }
-            _ => None,
-        };
-        let gated = method.is_some_and(|m| m.row().gate == ["session"]);
-        let advertised = super::opt_in::advertises(self.client.peer_caps.as_ref(), &["session"]);
-        let cancellable = tool.as_ref().is_some_and(|t| self.v2.client_tools.get(t) == Some(&true));
-        let before = self.client.conn.bytes_queued();
-        let sent = request.clone();
-        let r = self.client.conn.send_request_v2(self.now, request, deadline).map_err(|refused| {
-            assert_eq!(refused.message, sent, "a refused request comes back untouched");
-            refused.error
-        });
-        self.client.note_app_output(before);
-        self.log(format!("client send v2 {} r{label} -> {r:?}", sent.wire()));
-        match r {
-            Ok(id) => {
-                assert!(!gated || advertised, "{} accepted without the agent's `session`", sent.wire());
-                if tool.is_some() {
-                    assert!(cancellable, "tool_call/cancel accepted for a tool call not cancellable: {tool:?}");
-                    self.summary.v2.tool_cancels[0] += 1;
-                }
-                if method == Some(v2::Method::Prompt)
-                    && let Some(s) = &session
-                {
-                    self.client_open_turn(s, id);
-                }
-                let out = Out { label, method: None, deadline, session, locally_cancelled: false };
-                self.client.outstanding.insert(id, out);
-            }
-            Err(SendError::NotSupportedByPeerV2 { .. }) => assert!(gated && !advertised, "{sent:?} refused"),
-            Err(SendError::NotCancellable { .. }) => {
-                assert!(!cancellable, "tool_call/cancel refused for a cancellable tool call {tool:?}");
-                self.summary.v2.tool_cancels[1] += 1;
-            }
-            Err(SendError::Backpressure { .. } | SendError::TooManyPending { .. }) => {}
-            Err(SendError::Closed) => assert!(self.client.conn.is_closed()),
-            Err(e) => panic!("client: unexpected refusal of {}: {e}", sent.wire()),
-        }
-    }
-
     /// Client: a prompt was sent: it opens its session's turn, or joins the open one.
-    fn client_open_turn(&mut self, session: &str, id: OutboundId) {
+    pub(super) fn client_open_turn(&mut self, session: &str, id: OutboundId) {
         match self.v2.client_turns.get_mut(session) {
             Some(turn) => {
                 turn.prompts.push(id);
@@ -310,8 +288,19 @@ impl<C: Chooser> Sim<'_, C> {
         );
     }
 
-    /// Client: a v2 request arrived (a permission ask).
+    /// Client: a v2 request arrived (a permission ask, an elicitation): never of a session it
+    /// closed, an elicitation only of a mode it advertised.
     pub(super) fn client_request_v2(&mut self, id: InboundId, request: v2::Request) {
+        let session = match &request {
+            v2::Request::Agent(AgentRequestParams::CreateElicitation(e)) => {
+                self.client_elicitation_received(e);
+                super::v2_elicit::session_of(e)
+            }
+            other => other.session_id().map(|s| s.as_str().to_owned()),
+        };
+        if let Some(s) = session {
+            assert!(!self.v2.client_closed.contains(&s), "client: {} of {s} after its close answer", request.wire());
+        }
         let label = label_of(&serde_json::to_value(&request).expect("serializes"));
         if let Some(l) = label {
             self.model.dispatched.insert(l);
@@ -335,6 +324,7 @@ impl<C: Chooser> Sim<'_, C> {
                 };
                 (Ok(typed::<v2::RequestPermissionResponse>(json!({"outcome": outcome})).into()), Ok(Some(tag)))
             }
+            v2::Request::Agent(AgentRequestParams::CreateElicitation(e)) => self.client_elicitation_answer(e),
             _ => (Err(RpcError::method_not_found(request.wire())), Err(-32601)),
         };
         let before = self.client.conn.bytes_queued();
@@ -350,10 +340,14 @@ impl<C: Chooser> Sim<'_, C> {
         }
     }
 
-    /// Client: a v2 notification (invariants 3 and 4).
+    /// Client: a v2 notification (invariants 3 and 4; nothing of a closed session).
     pub(super) fn client_notification_v2(&mut self, notification: v2::Notification, turn: Option<TurnStamp>) {
+        if let v2::Notification::Agent(AgentNotificationParams::CompleteElicitation(c)) = &notification {
+            return self.client_elicitation_complete(c);
+        }
         let v2::Notification::Agent(AgentNotificationParams::SessionUpdate(n)) = notification else { return };
         let s = n.session_id.as_str().to_owned();
+        assert!(!self.v2.client_closed.contains(&s), "client: an update of {s} after its close answer: {:?}", n.update);
         let idle = match &n.update {
             SessionUpdate::StateUpdate(StateUpdate::Idle(i)) => Some(serde_json::to_value(&i.stop_reason).ok()),
             _ => None,
@@ -386,7 +380,7 @@ impl<C: Chooser> Sim<'_, C> {
                 open.next_ordinal += 1;
                 self.summary.v2.updates_stamped += 1;
                 if idle.is_some() {
-                    self.v2.expect_end = Some((s, open.id));
+                    self.v2.expect_end = Some((s, open.id, false));
                 }
             }
             (Some(stamp), None) => panic!("update stamped {stamp:?} but session {s} has no open turn"),
@@ -395,12 +389,24 @@ impl<C: Chooser> Sim<'_, C> {
         }
     }
 
-    /// Client: the turn that an idle just ended must end with the very next event (invariant 2).
+    /// Client: the turn that an idle, or the close of its session, just ended must end with
+    /// the very next event (invariant 2).
     pub(super) fn client_check_turn_end_follows(&mut self, event: &Event) {
-        if let Some((s, id)) = self.v2.expect_end.take() {
-            let follows = matches!(event, Event::TurnEnded { session, turn, reason: TurnEndReason::Idle { .. } }
-                if session.as_str() == s && *turn == id);
-            assert!(follows, "the idle of turn {id} of {s} was followed by {event:?}, not its end");
+        if let Some((s, id, by_close)) = self.v2.expect_end.take() {
+            let follows = match event {
+                Event::TurnEnded { session, turn, reason } if session.as_str() == s && *turn == id => {
+                    matches!(
+                        (reason, by_close),
+                        (TurnEndReason::Idle { .. }, false) | (TurnEndReason::SessionClosed, true)
+                    )
+                }
+                _ => false,
+            };
+            let what = if by_close { "the close answer of" } else { "the idle of turn" };
+            assert!(follows, "{what} {s} (turn {id}) was followed by {event:?}, not the turn's end");
+            if by_close {
+                self.v2.close_ended = Some(id);
+            }
         }
     }
 
@@ -418,6 +424,11 @@ impl<C: Chooser> Sim<'_, C> {
             TurnEndReason::ConnectionClosed => {
                 assert!(self.client.conn.is_closed(), "turn {turn} ended ConnectionClosed on an open connection");
                 2
+            }
+            TurnEndReason::SessionClosed => {
+                let expected = self.v2.close_ended.take();
+                assert_eq!(expected, Some(turn), "turn {turn} ended SessionClosed without its session's close answer");
+                3
             }
             other => panic!("unknown turn end {other:?}"),
         };
@@ -449,6 +460,7 @@ impl<C: Chooser> Sim<'_, C> {
             v2::Response::Agent(AgentResult::NewSession(n)) => {
                 assert!(replies.contains(&Ok(None)), "session/new r{label} succeeded, replies {replies:?}");
                 self.client.sessions.push(n.session_id.as_str().to_owned());
+                self.v2.client_known.insert(n.session_id.as_str().to_owned());
             }
             v2::Response::Client(ClientResult::RequestPermission(p)) => {
                 let tag = match serde_json::to_value(&p.outcome).expect("serializes") {
@@ -462,7 +474,15 @@ impl<C: Chooser> Sim<'_, C> {
                     "ask r{label} answered {tag}, {replies:?}"
                 );
             }
-            _ => assert!(replies.contains(&Ok(None)), "{side:?}: r{label} succeeded, replies {replies:?}"),
+            v2::Response::Client(ClientResult::CreateElicitation(e)) => {
+                self.agent_elicitation_result(id, label, e, replies)
+            }
+            _ => {
+                assert!(replies.contains(&Ok(None)), "{side:?}: r{label} succeeded, replies {replies:?}");
+                if side == Side::Client {
+                    self.client_lifecycle_result(id, out.session.as_deref(), response);
+                }
+            }
         }
     }
 
@@ -471,6 +491,8 @@ impl<C: Chooser> Sim<'_, C> {
     pub(super) fn check_v2_settled(&self) {
         let open: Vec<&String> = self.v2.client_turns.keys().collect();
         assert!(open.is_empty(), "client turns never ended: {open:?}");
+        let waiting: Vec<&OutboundId> = self.v2.agent_elicitations.keys().collect();
+        assert!(waiting.is_empty(), "agent elicitations without an outcome: {waiting:?}");
         if !self.agent.closed {
             let working = &self.v2.wire_working;
             assert!(working.is_empty(), "agent work never ended by an idle: {working:?}");

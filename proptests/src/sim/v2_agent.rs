@@ -8,12 +8,22 @@ use super::v2::{tool_effect, typed};
 use super::{Chooser, Out, Pending, Req, Sim, label_of};
 
 /// What a successful answer of the agent application changes in its own state.
-enum Effect {
+pub(super) enum Effect {
     None,
     Announced(String),
     Working(String),
-    ToolCancelled(String, String),
+    /// A tool call (`tool:<id>`) or terminal (`term:<id>`) of the session was cancelled.
+    Cancelled(String, String),
+    /// The session was closed (`false`) or deleted (`true`).
+    Forget(String, bool),
+    /// Logged in (`true`) or out.
+    LoggedIn(bool),
+    /// Not answered now: the handler runs again later.
+    Retry,
 }
+
+/// An answer of the agent application: the result, the model's reply, the effect.
+pub(super) type Reply = (Result<v2::Response, RpcError>, Result<Option<String>, i64>, Effect);
 
 impl<C: Chooser> Sim<'_, C> {
     /// Agent: a v2 request arrived.
@@ -39,6 +49,7 @@ impl<C: Chooser> Sim<'_, C> {
             *cancelled_at = Some(self.now);
             let next = self.v2.agent_seq.get(&s).copied().unwrap_or(0);
             self.v2.must_say_cancelled.insert(s.clone(), next);
+            self.agent_cancel_elicitations(&s);
             self.agent_cancelled_sessions.insert(s);
         }
     }
@@ -55,16 +66,15 @@ impl<C: Chooser> Sim<'_, C> {
         self.agent_prune_graces();
         let label = pending.label.unwrap_or(0);
         let panicked = self.c.chance(1, 10);
-        type Reply = (Result<v2::Response, RpcError>, Result<Option<String>, i64>, Effect);
         let (result, reply, effect): Reply = match &request {
-            v2::Request::Client(ClientRequestParams::Initialize(_)) => {
-                // At times without `session`: every `session/*` is then refused both ways.
-                let caps = if self.c.chance(1, 8) { json!({}) } else { json!({"session": {}}) };
-                let r =
-                    json!({"protocolVersion": 2, "info": {"name": "sim-agent", "version": "1"}, "capabilities": caps});
-                (Ok(typed::<v2::InitializeResponse>(r).into()), Ok(None), Effect::None)
-            }
+            v2::Request::Client(ClientRequestParams::Initialize(_)) => self.agent_initialize_reply(),
             _ if panicked => (Err(RpcError::internal_error("handler panicked")), Err(-32603), Effect::None),
+            v2::Request::Client(ClientRequestParams::NewSession(_))
+                if self.v2.agent_auth && !self.v2.agent_logged_in =>
+            {
+                self.summary.v2.auth[3] += 1;
+                (Err(RpcError::auth_required()), Err(-32000), Effect::None)
+            }
             v2::Request::Client(ClientRequestParams::NewSession(_)) if self.c.chance(1, 10) => {
                 (Err(RpcError::resource_not_found("no such directory")), Err(-32002), Effect::None)
             }
@@ -73,23 +83,28 @@ impl<C: Chooser> Sim<'_, C> {
                 let r = typed::<v2::NewSessionResponse>(json!({"sessionId": s}));
                 (Ok(r.into()), Ok(None), Effect::Announced(s))
             }
+            v2::Request::Client(ClientRequestParams::Prompt(p))
+                if !self.agent.sessions.contains(&p.session_id.to_string()) =>
+            {
+                (Err(RpcError::resource_not_found("no such session")), Err(-32002), Effect::None)
+            }
             v2::Request::Client(ClientRequestParams::Prompt(p)) => {
                 let s = p.session_id.as_str().to_owned();
                 let r = typed::<v2::PromptResponse>(json!({"messageId": format!("ack:{s}:{label}")}));
                 (Ok(r.into()), Ok(Some("ack".into())), Effect::Working(s))
             }
             v2::Request::Client(ClientRequestParams::CancelToolCall(r)) => {
-                let key = (r.session_id.as_str().to_owned(), r.tool_call_id.to_string());
-                if self.v2.agent_tools.get(&key) == Some(&true) {
-                    let ok = typed::<v2::CancelToolCallResponse>(json!({}));
-                    (Ok(ok.into()), Ok(None), Effect::ToolCancelled(key.0, key.1))
-                } else {
-                    let e = RpcError::invalid_params("no cancellable tool call");
-                    (Err(e), Err(-32602), Effect::None)
-                }
+                self.agent_cancel_reply(r.session_id.as_str(), format!("tool:{}", r.tool_call_id))
             }
-            _ => (Err(RpcError::method_not_found(request.wire())), Err(-32601), Effect::None),
+            v2::Request::Client(ClientRequestParams::CancelTerminal(r)) => {
+                self.agent_cancel_reply(r.session_id.as_str(), format!("term:{}", r.terminal_id))
+            }
+            other => self.agent_lifecycle_reply(other, &pending),
         };
+        if matches!(effect, Effect::Retry) {
+            self.log(format!("agent retries r{label} later"));
+            return self.agent.handlers.push(pending);
+        }
         let before = self.agent.conn.bytes_queued();
         let r = self.agent.conn.respond_v2(self.now, pending.id, result);
         self.agent.note_app_output(before);
@@ -106,10 +121,30 @@ impl<C: Chooser> Sim<'_, C> {
         }
     }
 
+    /// Agent: `tool_call/cancel` / `terminal/cancel` of `key` in session `s`: accepted only
+    /// for one it made cancellable (the docs leave that check to the agent).
+    fn agent_cancel_reply(&mut self, s: &str, key: String) -> Reply {
+        if self.v2.agent_tools.get(&(s.to_owned(), key.clone())) == Some(&true) {
+            let ok: v2::Response = if key.starts_with("term:") {
+                typed::<v2::CancelTerminalResponse>(json!({})).into()
+            } else {
+                typed::<v2::CancelToolCallResponse>(json!({})).into()
+            };
+            (Ok(ok), Ok(None), Effect::Cancelled(s.to_owned(), key))
+        } else {
+            (Err(RpcError::invalid_params("nothing cancellable of that id")), Err(-32602), Effect::None)
+        }
+    }
+
     fn agent_apply(&mut self, effect: Effect) {
         match effect {
-            Effect::None => {}
-            Effect::Announced(s) => self.agent.sessions.push(s),
+            Effect::None | Effect::Retry => {}
+            Effect::Announced(s) => {
+                self.v2.agent_history.insert(s.clone());
+                if !self.agent.sessions.contains(&s) {
+                    self.agent.sessions.push(s);
+                }
+            }
             Effect::Working(s) => {
                 if self.agent.sessions.contains(&s) {
                     // The prompt's ack made the session work (the machine's rule too); the
@@ -120,17 +155,27 @@ impl<C: Chooser> Sim<'_, C> {
                     let _ = self.agent_send_update(&s, json!({"sessionUpdate": "state_update", "state": "running"}));
                 }
             }
-            Effect::ToolCancelled(s, t) => {
-                self.v2.agent_tools.insert((s.clone(), t.clone()), false);
-                let u = json!({"sessionUpdate": "tool_call_update", "toolCallId": t, "status": "cancelled"});
+            Effect::Cancelled(s, key) => {
+                self.v2.agent_tools.insert((s.clone(), key.clone()), false);
+                let u = match key.split_once(':') {
+                    Some(("term", t)) => {
+                        json!({"sessionUpdate": "terminal_update", "terminalId": t, "exitStatus": {"signal": "SIGTERM"}})
+                    }
+                    _ => {
+                        let t = key.split_once(':').map_or(key.as_str(), |(_, t)| t);
+                        json!({"sessionUpdate": "tool_call_update", "toolCallId": t, "status": "cancelled"})
+                    }
+                };
                 let _ = self.agent_send_update(&s, u);
             }
+            Effect::Forget(s, deleted) => self.agent_forget(&s, deleted),
+            Effect::LoggedIn(on) => self.v2.agent_logged_in = on,
         }
     }
 
     /// Agent: sends one update with its session's sequence number; checks the verdict
     /// (invariant 6) and follows its own state (working, tool calls).
-    fn agent_send_update(&mut self, session: &str, update: Value) -> Result<(), SendError> {
+    pub(super) fn agent_send_update(&mut self, session: &str, update: Value) -> Result<(), SendError> {
         let seq = self.v2.agent_seq.get(session).copied().unwrap_or(0);
         let n = json!({"sessionId": session, "update": update, "_meta": {"simSeq": seq}});
         let n: v2::UpdateSessionNotification = typed(n);
@@ -150,7 +195,8 @@ impl<C: Chooser> Sim<'_, C> {
         });
         self.agent.note_app_output(before);
         self.log(format!("agent update v2 {session} {} -> {r:?}", update["sessionUpdate"]));
-        let known = self.agent.sessions.iter().any(|s| s == session);
+        let known =
+            self.agent.sessions.iter().any(|s| s == session) || self.v2.agent_replaying.as_deref() == Some(session);
         match &r {
             Ok(()) => {
                 assert!(known, "an update for an unannounced session was accepted");
@@ -183,7 +229,18 @@ impl<C: Chooser> Sim<'_, C> {
         let announced = self.agent.sessions.clone();
         let pick_working = |c: &mut C| (!working.is_empty()).then(|| c.pick(&working).clone());
         let any = |c: &mut C| (!announced.is_empty()).then(|| c.pick(&announced).clone());
-        match self.c.below(10) {
+        match self.c.below(12) {
+            10 => {
+                if let Some(s) = pick_working(&mut self.c).or_else(|| any(&mut self.c)) {
+                    self.agent_terminal_upsert(&s);
+                }
+            }
+            11 => {
+                // Mostly scoped to a session the agent announced; at times to a request.
+                let s = pick_working(&mut self.c).or_else(|| any(&mut self.c));
+                let s = if self.c.chance(1, 5) { None } else { s };
+                self.agent_elicit_v2(s);
+            }
             0..=2 => {
                 let s = pick_working(&mut self.c).or_else(|| any(&mut self.c)).unwrap_or("never-announced".into());
                 let text = json!({"type": "text", "text": "x"});
@@ -227,7 +284,12 @@ impl<C: Chooser> Sim<'_, C> {
     /// Agent: a tool call upsert, new or of a known tool call, with or without
     /// `capabilities.cancel` and a status.
     fn agent_tool_upsert(&mut self, s: &str) {
-        let known: Vec<String> = self.v2.agent_tools.keys().filter(|(ts, _)| ts == s).map(|(_, t)| t.clone()).collect();
+        let known: Vec<String> = self
+            .v2
+            .agent_tools
+            .keys()
+            .filter_map(|(ts, k)| k.strip_prefix("tool:").filter(|_| ts == s).map(str::to_owned))
+            .collect();
         let t = if known.is_empty() || self.c.chance(1, 3) {
             self.v2.next_tool += 1;
             format!("t{}", self.v2.next_tool)
