@@ -120,7 +120,17 @@ impl<C: Chooser> Sim<'_, C> {
                         for f in buf.split(|b| *b == b'\n') {
                             let is_request =
                                 f.windows(8).any(|w| w == b"\"method\"") && f.windows(5).any(|w| w == b"\"id\":");
-                            let is_prompt = f.windows(16).any(|w| w == b"\"session/prompt\"");
+                            // Prompts, and (v2) the requests that change a session's life,
+                            // are never copied: a copy dispatched after the original was
+                            // answered would start work, or close or resume a session,
+                            // behind the client's back.
+                            let never_copied = [
+                                &b"\"session/prompt\""[..],
+                                b"\"session/close\"",
+                                b"\"session/delete\"",
+                                b"\"session/resume\"",
+                            ];
+                            let is_prompt = never_copied.iter().any(|m| f.windows(m.len()).any(|w| w == *m));
                             if is_request && !is_prompt {
                                 self.recent_requests.push_back(f.to_vec());
                                 if self.recent_requests.len() > 8 {
