@@ -7,7 +7,13 @@ Agent seeds: a turn (initialize v2, session/new, prompt acknowledged, running / 
 idle), $/cancel_request of a prompt, a v1-only method on v2, a v1 client of a v2 agent.
 Client seeds: a turn (v2 initialize, session/new, prompt, stamped updates, tool_call/cancel,
 the idle ends it), cancel_turn with an ask arriving after it, a v1 answer to the v2 offer
-(fallback), an answer with version 3 (close), a failed prompt (PromptFailed).
+(fallback), an answer with version 3 (close), a failed prompt (PromptFailed), session/close
+ending the open turn (SessionClosed; a later idle ends nothing), terminal/cancel of an advertised
+terminal (then refused after its exit), a form and a URL elicitation with elicitation/complete,
+a resume with a replayed update, auth/login after an answer listing authMethods.
+Agent seeds (more): resume then close (updates of the closed session refused), delete after a
+session/cancel (no grace idle may follow), auth/login and auth/logout, terminal/cancel, a form
+elicitation answered and one cancelled by session/cancel.
 
 A build without the feature replays them as v1 inputs (bit 1 is ignored): nothing may panic
 either way (proptests/tests/fuzz_corpus.rs). Run:
@@ -97,6 +103,48 @@ seeds.update({
     "v2-client-answered-3": CLIENT + send(0) + feed(result(1, {"protocolVersion": 3})) + send(1) + EOF_,
     "v2-client-prompt-failed": client + feed({"jsonrpc": "2.0", "id": 3, "error": {"code": -32603, "message": "x"}})
     + feed(CHUNK) + send(2) + TICK + EOF_,
+})
+
+# The lifecycle, auth, terminal and elicitation flows (send: 5 session/close, 6 terminal/cancel,
+# 7 session/resume, 8 auth/login; agent: 5 a form elicitation; notify: 4 a cancellable
+# terminal, 5 its exit).
+TERMINAL = update({"sessionUpdate": "terminal_update", "terminalId": "x", "capabilities": {"cancel": {}}})
+ACK = result(3, {"messageId": "u"})
+RUNNING = update({"sessionUpdate": "state_update", "state": "running"})
+ELICIT = req(9, "elicitation/create",
+             {"mode": "form", "message": "m", "sessionId": "s0", "requestedSchema": {"type": "object", "properties": {}}})
+ELICIT_URL = req(10, "elicitation/create",
+                 {"mode": "url", "message": "m", "requestId": 1, "elicitationId": "e", "url": "https://x.y/"})
+INIT_AUTH = result(1, {"protocolVersion": 2, "info": {"name": "a", "version": "1"}, "capabilities": {"session": {}},
+                       "authMethods": [{"type": "agent", "methodId": "m", "name": "M"}]})
+seeds.update({
+    "v2-client-session-close": client + feed(ACK) + feed(RUNNING) + feed(CHUNK) + bytes([6, 1, 5])
+    + feed(result(4, {})) + feed(CHUNK) + feed(IDLE) + EOF_,
+    "v2-client-terminal-cancel": client + feed(ACK) + feed(TERMINAL) + bytes([6, 1, 6]) + feed(result(4, {}))
+    + feed(update({"sessionUpdate": "terminal_update", "terminalId": "x", "exitStatus": {"exitCode": 0}}))
+    + bytes([6, 1, 6]) + feed(IDLE) + EOF_,
+    "v2-client-elicitation": client + feed(ACK) + feed(ELICIT) + ANSWER + feed(ELICIT_URL) + ANSWER
+    + feed(note("elicitation/complete", {"elicitationId": "e"})) + feed(IDLE) + EOF_,
+    "v2-client-resume": client + bytes([6, 1, 7]) + feed(CHUNK) + feed(result(4, {})) + feed(ACK) + feed(IDLE) + EOF_,
+    "v2-client-auth": CLIENT + send(0) + feed(INIT_AUTH) + bytes([6, 1, 8]) + feed(result(2, {})) + send(1)
+    + feed(result(3, {"sessionId": "s0"})) + feed(CHUNK) + EOF_,
+})
+INIT_ELICIT = req(1, "initialize", {"protocolVersion": 2, "info": {"name": "c", "version": "1"},
+                                    "capabilities": {"elicitation": {"form": {}}}})
+seeds.update({
+    "v2-agent-resume-close": agent + feed(req(4, "session/resume", {"sessionId": "s1", "cwd": "/"})) + ANSWER
+    + feed(PROMPT) + ANSWER + notify(0) + feed(req(5, "session/close", {"sessionId": "s0"})) + ANSWER
+    + notify(3) + notify(1) + EOF_,
+    "v2-agent-close-after-cancel": agent + feed(PROMPT) + ANSWER + notify(0)
+    + feed(note("session/cancel", {"sessionId": "s0"})) + feed(req(5, "session/delete", {"sessionId": "s0"}))
+    + ANSWER + TICK * 4 + notify(1) + EOF_,
+    "v2-agent-auth": AGENT + feed(INIT) + ANSWER + feed(req(4, "auth/login", {"methodId": "m"})) + ANSWER
+    + feed(req(5, "auth/logout", {})) + ANSWER + EOF_,
+    "v2-agent-terminal-cancel": agent + feed(PROMPT) + ANSWER + notify(4)
+    + feed(req(5, "terminal/cancel", {"sessionId": "s0", "terminalId": "x"})) + ANSWER + notify(5) + notify(1) + EOF_,
+    "v2-agent-elicitation": AGENT + feed(INIT_ELICIT) + ANSWER + feed(NEW) + ANSWER + feed(PROMPT) + ANSWER
+    + bytes([6, 1, 5]) + feed(result(1, {"action": "accept", "content": {}})) + bytes([6, 1, 5])
+    + feed(note("session/cancel", {"sessionId": "s0"})) + TICK * 4 + EOF_,
 })
 
 for name, data in seeds.items():

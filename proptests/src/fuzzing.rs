@@ -266,6 +266,8 @@ pub struct ConnectionRun {
     pub v2_events: usize,
     /// v2 turns that ended (client side).
     pub turns_ended: usize,
+    /// Of those, the turns ended by their session's close or delete.
+    pub turns_closed: usize,
 }
 
 /// What the connection target's application saw: `Closed`, and (v2) the turns.
@@ -543,8 +545,9 @@ fn drain(
                 }
             }
             #[cfg(feature = "unstable_protocol_v2")]
-            Event::TurnEnded { turn, .. } => {
+            Event::TurnEnded { turn, reason, .. } => {
                 st.run.turns_ended += 1;
+                st.run.turns_closed += usize::from(reason == acp_proto::TurnEndReason::SessionClosed);
                 st.turns.ended(turn)
             }
             Event::HandshakeCompleted(n) => st.run.protocol_version = Some(n.protocol_version.0),

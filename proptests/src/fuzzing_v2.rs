@@ -46,7 +46,7 @@ pub(crate) fn template_v2(r: &mut Reader<'_>, side: Side, outbound: &[OutboundId
     let result = |result: Value| json!({"jsonrpc": "2.0", "id": out_id, "result": result});
     let update =
         |u: Value| json!({"jsonrpc": "2.0", "method": "session/update", "params": {"sessionId": s, "update": u}});
-    let frame = match (side, r.byte() % 12) {
+    let frame = match (side, r.byte() % 18) {
         (Side::Agent, 0) => request(
             "initialize",
             json!({"protocolVersion": 2, "info": {"name": "c", "version": "1"}, "capabilities": {}}),
@@ -56,6 +56,11 @@ pub(crate) fn template_v2(r: &mut Reader<'_>, side: Side, outbound: &[OutboundId
         (Side::Agent, 4) => json!({"jsonrpc": "2.0", "method": "session/cancel", "params": {"sessionId": s}}),
         (Side::Agent, 7) => request("tool_call/cancel", json!({"sessionId": s, "toolCallId": "t"})),
         (Side::Agent, 9) => request("auth/login", json!({"methodId": "m"})),
+        (Side::Agent, 10) => request("session/resume", json!({"sessionId": s, "cwd": "/"})),
+        (Side::Agent, 11 | 12) => request("session/close", json!({"sessionId": s})),
+        (Side::Agent, 13) => request("session/delete", json!({"sessionId": s})),
+        (Side::Agent, 14) => request("terminal/cancel", json!({"sessionId": s, "terminalId": "x"})),
+        (Side::Agent, 15) => request("auth/logout", json!({})),
         (Side::Client, 0) => result(
             json!({"protocolVersion": 2, "info": {"name": "a", "version": "1"}, "capabilities": {"session": {}}}),
         ),
@@ -75,6 +80,21 @@ pub(crate) fn template_v2(r: &mut Reader<'_>, side: Side, outbound: &[OutboundId
             update(json!({"sessionUpdate": "tool_call_update", "toolCallId": "t", "capabilities": {"cancel": {}}}))
         }
         (Side::Client, 10) => update(json!({"sessionUpdate": "state_update", "state": "running"})),
+        (Side::Client, 11 | 12) => result(json!({})),
+        (Side::Client, 13) => {
+            update(json!({"sessionUpdate": "terminal_update", "terminalId": "x", "capabilities": {"cancel": {}}}))
+        }
+        (Side::Client, 14) => request(
+            "elicitation/create",
+            json!({"mode": "form", "message": "m", "sessionId": s, "requestedSchema": {"type": "object", "properties": {}}}),
+        ),
+        (Side::Client, 15) => request(
+            "elicitation/create",
+            json!({"mode": "url", "message": "m", "requestId": 1, "elicitationId": "e", "url": "https://x.y/"}),
+        ),
+        (Side::Client, 16) => {
+            json!({"jsonrpc": "2.0", "method": "elicitation/complete", "params": {"elicitationId": "e"}})
+        }
         (_, 5) => json!({"jsonrpc": "2.0", "method": "$/cancel_request", "params": {"requestId": id}}),
         (_, 6) => json!({"jsonrpc": "2.0", "id": out_id, "error": {"code": -32800, "message": "x"}}),
         (_, 8) => json!({"jsonrpc": "2.0", "id": format!("{id}"), "method": "_x/y", "params": [1]}),
@@ -87,7 +107,11 @@ pub(crate) fn template_v2(r: &mut Reader<'_>, side: Side, outbound: &[OutboundId
     line
 }
 
-/// A v2 command of the application: a request; the machine may refuse it.
+/// A v2 command of the application: a request; the machine may refuse it. Client: 0
+/// `initialize` (with both elicitation modes), 1 `session/new`, 2 and 3 `session/prompt`, 4
+/// `tool_call/cancel`, 5 `session/close`, 6 `terminal/cancel`, 7 `session/resume`, 8
+/// `auth/login`, 9 `session/delete` (all of `s0`); agent: 5 and 6 a form elicitation in `s0`,
+/// otherwise a permission ask in `s0`.
 pub(crate) fn send_v2(
     conn: &mut Connection,
     now: Instant,
@@ -95,13 +119,26 @@ pub(crate) fn send_v2(
     choice: u8,
     deadline: Option<Instant>,
 ) -> Option<OutboundId> {
-    let request: v2::Request = match (side, choice % 5) {
-        (Side::Client, 0) => {
-            typed::<v2::InitializeRequest>(json!({"protocolVersion": 2, "info": {"name": "c", "version": "1"}})).into()
-        }
+    let s0 = json!({"sessionId": "s0"});
+    let request: v2::Request = match (side, choice % 10) {
+        (Side::Client, 0) => typed::<v2::InitializeRequest>(json!({
+            "protocolVersion": 2, "info": {"name": "c", "version": "1"},
+            "capabilities": {"elicitation": {"form": {}, "url": {}}},
+        }))
+        .into(),
         (Side::Client, 1) => typed::<v2::NewSessionRequest>(json!({"cwd": "/"})).into(),
         (Side::Client, 2 | 3) => typed::<v2::PromptRequest>(json!({"sessionId": "s0", "prompt": []})).into(),
-        (Side::Client, _) => typed::<v2::CancelToolCallRequest>(json!({"sessionId": "s0", "toolCallId": "t"})).into(),
+        (Side::Client, 4) => typed::<v2::CancelToolCallRequest>(json!({"sessionId": "s0", "toolCallId": "t"})).into(),
+        (Side::Client, 5) => typed::<v2::CloseSessionRequest>(s0).into(),
+        (Side::Client, 6) => typed::<v2::CancelTerminalRequest>(json!({"sessionId": "s0", "terminalId": "x"})).into(),
+        (Side::Client, 7) => typed::<v2::ResumeSessionRequest>(json!({"sessionId": "s0", "cwd": "/"})).into(),
+        (Side::Client, 8) => typed::<v2::LoginAuthRequest>(json!({"methodId": "m"})).into(),
+        (Side::Client, _) => typed::<v2::DeleteSessionRequest>(s0).into(),
+        (Side::Agent, 5 | 6) => {
+            let schema = json!({"type": "object", "properties": {}});
+            let e = json!({"mode": "form", "message": "m", "sessionId": "s0", "requestedSchema": schema});
+            typed::<v2::CreateElicitationRequest>(e).into()
+        }
         (Side::Agent, _) => {
             let ask = json!({"sessionId": "s0", "title": "t", "options": [{"optionId": "a", "name": "A", "kind": "allow_once"}]});
             typed::<v2::RequestPermissionRequest>(ask).into()
@@ -110,13 +147,16 @@ pub(crate) fn send_v2(
     conn.send_request_v2(now, request, deadline).ok()
 }
 
-/// A v2 notification of the application (agent: updates; client: none but `session/cancel`,
-/// which is `cancel_turn`).
+/// A v2 notification of the application (agent: updates of `s0`: 0 running, 1 idle, 2 a
+/// cancellable tool call, 3 a chunk, 4 a cancellable terminal, 5 its exit; client: none but
+/// `session/cancel`, which is `cancel_turn`).
 pub(crate) fn notify_v2(conn: &mut Connection, now: Instant, choice: u8) {
-    let update = match choice % 4 {
+    let update = match choice % 6 {
         0 => json!({"sessionUpdate": "state_update", "state": "running"}),
         1 => json!({"sessionUpdate": "state_update", "state": "idle"}),
         2 => json!({"sessionUpdate": "tool_call_update", "toolCallId": "t", "capabilities": {"cancel": {}}}),
+        4 => json!({"sessionUpdate": "terminal_update", "terminalId": "x", "capabilities": {"cancel": {}}}),
+        5 => json!({"sessionUpdate": "terminal_update", "terminalId": "x", "exitStatus": {"exitCode": 1}}),
         _ => {
             json!({"sessionUpdate": "agent_message_chunk", "messageId": "m", "content": {"type": "text", "text": "x"}})
         }
@@ -128,9 +168,10 @@ pub(crate) fn notify_v2(conn: &mut Connection, now: Instant, choice: u8) {
 /// A minimal valid v2 result for a request, as an application would answer.
 pub(crate) fn answer_v2(request: &v2::Request) -> Result<v2::Response, RpcError> {
     Ok(match request {
-        v2::Request::Client(ClientRequestParams::Initialize(_)) => typed::<v2::InitializeResponse>(
-            json!({"protocolVersion": 2, "info": {"name": "a", "version": "1"}, "capabilities": {"session": {}}}),
-        )
+        v2::Request::Client(ClientRequestParams::Initialize(_)) => typed::<v2::InitializeResponse>(json!({
+            "protocolVersion": 2, "info": {"name": "a", "version": "1"},
+            "capabilities": {"session": {"delete": {}}}, "authMethods": [{"type": "agent", "methodId": "m", "name": "M"}],
+        }))
         .into(),
         v2::Request::Client(ClientRequestParams::NewSession(_)) => {
             typed::<v2::NewSessionResponse>(json!({"sessionId": "s0"})).into()
@@ -140,6 +181,21 @@ pub(crate) fn answer_v2(request: &v2::Request) -> Result<v2::Response, RpcError>
         }
         v2::Request::Client(ClientRequestParams::CancelToolCall(_)) => {
             typed::<v2::CancelToolCallResponse>(json!({})).into()
+        }
+        v2::Request::Client(ClientRequestParams::ResumeSession(_)) => {
+            typed::<v2::ResumeSessionResponse>(json!({})).into()
+        }
+        v2::Request::Client(ClientRequestParams::CloseSession(_)) => typed::<v2::CloseSessionResponse>(json!({})).into(),
+        v2::Request::Client(ClientRequestParams::DeleteSession(_)) => {
+            typed::<v2::DeleteSessionResponse>(json!({})).into()
+        }
+        v2::Request::Client(ClientRequestParams::CancelTerminal(_)) => {
+            typed::<v2::CancelTerminalResponse>(json!({})).into()
+        }
+        v2::Request::Client(ClientRequestParams::Login(_)) => typed::<v2::LoginAuthResponse>(json!({})).into(),
+        v2::Request::Client(ClientRequestParams::Logout(_)) => typed::<v2::LogoutAuthResponse>(json!({})).into(),
+        v2::Request::Agent(AgentRequestParams::CreateElicitation(_)) => {
+            typed::<v2::CreateElicitationResponse>(json!({"action": "decline"})).into()
         }
         v2::Request::Agent(AgentRequestParams::RequestPermission(_)) => {
             typed::<v2::RequestPermissionResponse>(json!({"outcome": {"outcome": "cancelled"}})).into()

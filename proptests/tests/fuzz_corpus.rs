@@ -88,7 +88,7 @@ fn connection_corpus_has_v2_seeds() {
         .into_iter()
         .filter(|(p, _)| p.file_name().is_some_and(|n| n.to_string_lossy().starts_with("v2-")))
         .collect();
-    assert!(v2.len() >= 10, "{} v2-* connection seeds", v2.len());
+    assert!(v2.len() >= 20, "{} v2-* connection seeds", v2.len());
     for (path, data) in &v2 {
         let name = path.file_name().unwrap_or_default().to_string_lossy().into_owned();
         let run = std::panic::catch_unwind(|| proptests::fuzzing::connection_run(data));
@@ -111,23 +111,28 @@ fn connection_corpus_has_v2_seeds() {
         let turns = match name.as_str() {
             "v2-client-turn" | "v2-client-cancel-turn" => 1,
             "v2-client-prompt-failed" => 2,
+            "v2-client-session-close" | "v2-client-terminal-cancel" | "v2-client-elicitation" | "v2-client-resume" => 1,
             _ => 0,
         };
         assert_eq!(run.turns_ended, turns, "{name}: {run:?}");
+        // The close seed's turn ends by the close answer (the idle after it ends nothing).
+        let closed = usize::from(name == "v2-client-session-close");
+        assert_eq!(run.turns_closed, closed, "{name}: {run:?}");
     }
     println!("fuzz corpus: connection: {} v2-* seeds replayed", v2.len());
 }
 
 /// The committed `v2-*` seeds of the `sim` target (fuzz/seed_gen/sim_v2.py): with feature
 /// `unstable_protocol_v2` they run the v2 and the mixed simulations, and together reach v2
-/// turns; without it they are v1 runs.
+/// turns and (the `v2-v2-flows-*` ones) the session lifecycle, auth, terminal and elicitation
+/// flows; without it they are v1 runs.
 #[test]
 fn sim_corpus_has_v2_seeds() {
     let seeds: Vec<_> = inputs("sim")
         .into_iter()
         .filter(|(p, _)| p.file_name().is_some_and(|n| n.to_string_lossy().starts_with("v2-")))
         .collect();
-    assert!(seeds.len() >= 8, "{} v2-* sim seeds", seeds.len());
+    assert!(seeds.len() >= 12, "{} v2-* sim seeds", seeds.len());
     let mut total = proptests::sim::V2Counts::default();
     for (path, data) in &seeds {
         let run = std::panic::catch_unwind(|| proptests::sim::run_bytes(data));
@@ -136,6 +141,22 @@ fn sim_corpus_has_v2_seeds() {
     }
     if cfg!(feature = "unstable_protocol_v2") {
         assert!(total.negotiated_v2 > 0 && total.turns_opened > 0, "the v2 seeds reach no v2 turn: {total:?}");
+        // The lifecycle, auth, terminal and elicitation flows (the v2-v2-flows-* seeds).
+        for (what, n) in [
+            ("resume of a known session", total.resumes[0]),
+            ("session/close", total.closes[0]),
+            ("session/delete", total.closes[1]),
+            ("turn ended by its session's close", total.turns_ended[3]),
+            ("auth/login", total.auth[0]),
+            ("auth/logout", total.auth[1]),
+            ("form elicitation", total.elicitations[0]),
+            ("URL elicitation", total.elicitations[1]),
+            ("elicitation cancelled by the agent", total.elicitations[4]),
+            ("elicitation/complete", total.elicitations[5]),
+            ("terminal/cancel accepted", total.terminal_cancels[0]),
+        ] {
+            assert!(n > 0, "the v2 seeds reach no {what}: {total:?}");
+        }
         assert!(total.fell_back_to_v1 > 0, "the mixed seeds never fall back to v1: {total:?}");
     } else {
         assert_eq!(total, Default::default(), "v2 without the feature");
