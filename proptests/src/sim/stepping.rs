@@ -45,7 +45,7 @@ impl<C: Chooser> Sim<'_, C> {
             }
             1 => self.complete_some_handler(),
             // The unstable methods, with the feature only (the stable runs draw nothing more).
-            2 if cfg!(feature = "unstable") && self.c.chance(1, 4) => self.client_unstable_call(),
+            2 if self.draws_unstable() && self.c.chance(1, 4) => self.client_unstable_call(),
             2 => self.client_start(),
             3 => self.agent_start(),
             4 => self.cancel_something(),
@@ -55,6 +55,17 @@ impl<C: Chooser> Sim<'_, C> {
         }
         self.drain();
         self.check_step();
+    }
+
+    /// Whether the client draws the unstable (v1) methods: with feature `unstable`, on runs
+    /// that may speak v1 (a v2 run draws exactly as without the feature, so a seed reaches the
+    /// same v2 flows with it).
+    fn draws_unstable(&self) -> bool {
+        #[cfg(feature = "unstable_protocol_v2")]
+        if self.config.protocol == super::Protocol::V2 {
+            return false;
+        }
+        cfg!(feature = "unstable")
     }
 
     /// The reader of a pipe stops reading, or resumes.

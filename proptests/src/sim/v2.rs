@@ -115,6 +115,7 @@ pub(super) struct V2Sim {
     pub(super) agent_seq: BTreeMap<String, u64>,
     /// Agent: tool calls by (session, id): whether cancellable now.
     pub(super) agent_tools: BTreeMap<(String, String), bool>,
+    /// Agent: the counter behind its tool call, terminal and session ids.
     pub(super) next_tool: u64,
     /// Client: open turns by session.
     pub(super) client_turns: BTreeMap<String, ClientTurn>,

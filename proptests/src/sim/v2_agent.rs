@@ -79,7 +79,9 @@ impl<C: Chooser> Sim<'_, C> {
                 (Err(RpcError::resource_not_found("no such directory")), Err(-32002), Effect::None)
             }
             v2::Request::Client(ClientRequestParams::NewSession(_)) => {
-                let s = format!("s{label}");
+                // A fresh id each time (a duplicated `session/new` frame is a new session).
+                self.v2.next_tool += 1;
+                let s = format!("s{label}.{}", self.v2.next_tool);
                 let r = typed::<v2::NewSessionResponse>(json!({"sessionId": s}));
                 (Ok(r.into()), Ok(None), Effect::Announced(s))
             }
