@@ -91,8 +91,9 @@ impl<C: Chooser> Sim<'_, C> {
         for id in ids {
             let cancelled = self.agent.conn.cancel_request(self.now, id);
             self.log(format!("agent cancels elicitation {id} of {s} -> {cancelled}"));
-            if let Some(out) = self.agent.outstanding.get_mut(&id) {
-                assert!(cancelled, "cancel_request refused for an elicitation in flight");
+            // Refused only when its outcome is already queued (the client's answer came in the
+            // same input as the cancel): that outcome, the answer, follows.
+            if cancelled && let Some(out) = self.agent.outstanding.get_mut(&id) {
                 out.locally_cancelled = true;
             }
         }
