@@ -84,6 +84,14 @@ pub struct Config {
     /// 4096.
     #[cfg(feature = "unstable_protocol_v2")]
     pub max_cancellable: usize,
+    /// v2: entries accepted in one JSON-RPC batch array; a longer batch is refused as a whole
+    /// with one `-32600` (see [`batch`](super::batch)). Each entry may become one event and
+    /// one response, and input is only checked against its bounds between lines, so one batch
+    /// can take the event queue past [`max_events`](Config::max_events) by this many: the
+    /// default 128 keeps that to an eighth of the default queue, far above the handful of
+    /// calls a client batches in practice.
+    #[cfg(feature = "unstable_protocol_v2")]
+    pub max_batch_entries: usize,
 }
 
 impl Default for Config {
@@ -102,6 +110,8 @@ impl Default for Config {
             supported_versions: vec![ProtocolVersion::V1],
             #[cfg(feature = "unstable_protocol_v2")]
             max_cancellable: 4096,
+            #[cfg(feature = "unstable_protocol_v2")]
+            max_batch_entries: 128,
         }
     }
 }
@@ -139,4 +149,5 @@ setters! {
 #[cfg(feature = "unstable_protocol_v2")]
 setters! {
     with_max_cancellable: max_cancellable: usize;
+    with_max_batch_entries: max_batch_entries: usize;
 }
