@@ -47,7 +47,8 @@ pub struct Config {
     ///   most one frame per running handler;
     /// * input keeps being read: responses to our own requests, notifications (cancellations
     ///   above all) and the deferred requests. Input stops only when the machine's *own*
-    ///   answers to peer input (error responses) reach this many bytes, when events are not
+    ///   answers to peer input (error responses) reach this many bytes (on v2, with the
+    ///   answers held for unfinished batch arrays: module `batch`, rule 8), when events are not
     ///   drained, behind a pending `initialize`, or on deferred requests while nothing is
     ///   awaited from the peer. So two peers that both stall on a full output never deadlock:
     ///   a side that awaits an answer always reads on, and a side that awaits none is not
