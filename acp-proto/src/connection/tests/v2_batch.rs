@@ -325,3 +325,27 @@ fn a_batch_split_across_reads_is_one_frame() {
     }
     assert_eq!(the_array(&sent(&mut a)).len(), 2);
 }
+
+#[test]
+fn a_client_answers_a_batch_of_agent_requests_with_one_array() {
+    let (mut c, _) = pair_with(json!({}), json!({"session": {}}), json!([]));
+    let asks = [ext(1), json!({"jsonrpc": "2.0", "id": 2, "method": "session/new", "params": {"cwd": "/"}}), ext(3)];
+    feed(&mut c, T0, &[&batch(&asks)]);
+    let ids: Vec<InboundId> = events(&mut c)
+        .into_iter()
+        .filter_map(|e| match e {
+            Event::RequestV2 { id, request: v2::Request::Agent(v2::AgentRequestParams::Other { .. }) } => Some(id),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(ids.len(), 2);
+    for id in ids {
+        let result = v2::Response::Client(v2::ClientResult::Other { method: "_x/echo".into(), value: json!({}) });
+        assert_eq!(c.respond_v2(T0, id, Ok(result)), Ok(Completion::Sent));
+    }
+    let out = sent(&mut c);
+    let answers = the_array(&out);
+    // `session/new` is not a request a client receives.
+    assert_eq!((error_code(&answers[0]), &answers[0]["id"]), (-32601, &json!(2)));
+    assert_eq!((&answers[1]["id"], &answers[2]["id"]), (&json!(1), &json!(3)));
+}
