@@ -179,8 +179,27 @@ mod tests {
             (br#"{"id":1,"method":"logout"}"#, Side::Agent),
             (br#"{"jsonrpc":"2.0","id":1,"method":"logout"} trailing"#, Side::Agent),
             (br#"{"jsonrpc":"2.0","id":1,"id":2,"method":"logout"}"#, Side::Agent),
+            // a batch array of hot frames (v2 takes batches apart on the general path)
+            (br#"[{"jsonrpc":"2.0","id":3,"method":"logout"}]"#, Side::Agent),
+            (
+                br#" [{"jsonrpc":"2.0","id":3,"method":"logout"},{"jsonrpc":"2.0","id":4,"method":"logout"}]"#,
+                Side::Agent,
+            ),
         ] {
             assert!(parse(frame, side).is_none(), "{}", String::from_utf8_lossy(frame));
+        }
+    }
+
+    /// A batch array is never read as one message by either one-pass decoder: the connection
+    /// takes it apart on the general path (v2) or refuses it there (v1).
+    #[test]
+    fn a_batch_line_takes_neither_fast_path() {
+        let chunk = r#"{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"x"}}}}"#;
+        assert!(crate::chunk_path::decode(chunk.as_bytes(), Side::Client).is_some());
+        assert!(parse(chunk.as_bytes(), Side::Client).is_some());
+        for line in [format!("[{chunk}]"), format!("[{chunk},{chunk}]"), format!(" [{chunk}]"), format!("[{chunk}")] {
+            assert!(crate::chunk_path::decode(line.as_bytes(), Side::Client).is_none(), "{line}");
+            assert!(parse(line.as_bytes(), Side::Client).is_none(), "{line}");
         }
     }
 }

@@ -14,6 +14,9 @@
 //! | no `method`, `result` or `error`, well formed | [`Incoming::Response`] |
 //! | a response that is not well formed | [`Incoming::MalformedResponse`]: dropped and counted, never answered |
 //!
+//! [`parse`] reads one message: a v2 connection takes a batch array apart first and parses
+//! each entry (module `connection::batch`, feature `unstable_protocol_v2`).
+//!
 //! Encoding is compact, with `"jsonrpc":"2.0"` first and a single `\n` after each frame;
 //! string escaping guarantees that no raw newline appears inside a frame.
 //!

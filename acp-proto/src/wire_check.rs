@@ -14,6 +14,13 @@
 //! * once everything settled ([`WireCheck::settle`]): a consumed request not answered exactly
 //!   once (duplicates the peer dropped and requests still in flight aside).
 //!
+//! JSON-RPC batch arrays are judged entry by entry, both ways: an emitted array must be
+//! non-empty and each entry a valid message; a consumed array counts its entries as frames.
+//! The wire cannot tell whether the peer took a consumed array apart (v2) or refused it whole
+//! with one `id: null` error (v1, over its limits), so the array also counts as a frame
+//! answerable with `id: null`, and its requests may settle either way: answered each, or not
+//! at all.
+//!
 //! The deterministic simulation of both peers (the `proptests` crate) runs one per peer and
 //! fails on the first violation; `acp replay --check` runs one per direction of a recorded
 //! session and reports them all. The checker is plain data: no clock, no I/O; its memory grows
@@ -149,6 +156,8 @@ pub struct WireCheck {
     /// Agent: the client's advertised capabilities.
     client_caps: Option<Value>,
     requests_total: u64,
+    /// Requests consumed inside batch arrays (part of `requests_total`).
+    batched_requests: u64,
     responses_total: u64,
     frames_emitted: u64,
 }
@@ -168,6 +177,7 @@ impl WireCheck {
             announced: BTreeSet::new(),
             client_caps: None,
             requests_total: 0,
+            batched_requests: 0,
             responses_total: 0,
             frames_emitted: 0,
         }
@@ -234,6 +244,20 @@ impl WireCheck {
             self.null_answerable += 1;
             return;
         };
+        if let Some(entries) = batch_entries(frame) {
+            // Refused whole (one `id: null` error), or taken apart entry by entry.
+            self.null_answerable += 1;
+            let before = self.requests_total;
+            for entry in entries {
+                self.consumed_message(entry.get().as_bytes());
+            }
+            self.batched_requests += self.requests_total - before;
+            return;
+        }
+        self.consumed_message(frame);
+    }
+
+    fn consumed_message(&mut self, frame: &[u8]) {
         match parse(frame) {
             Incoming::Request { id: RequestId::Null, .. } | Incoming::Invalid { id: RequestId::Null, .. } => {
                 self.null_answerable += 1
@@ -273,6 +297,16 @@ impl WireCheck {
     }
 
     fn emitted_frame(&mut self, frame: &[u8], answered: &mut impl FnMut(Answered)) -> Result<(), Violation> {
+        if let Some(entries) = batch_entries(frame) {
+            for entry in entries {
+                self.emitted_message(entry.get().as_bytes(), answered)?;
+            }
+            return Ok(());
+        }
+        self.emitted_message(frame, answered)
+    }
+
+    fn emitted_message(&mut self, frame: &[u8], answered: &mut impl FnMut(Answered)) -> Result<(), Violation> {
         let json: Value = serde_json::from_slice(frame).map_err(|e| Violation::NotJson { error: e.to_string() })?;
         if json["jsonrpc"] != "2.0" {
             return Err(Violation::NotJsonRpc);
@@ -371,7 +405,8 @@ impl WireCheck {
     }
 
     /// Final accounting once everything settled: every consumed request was answered once,
-    /// except the duplicates the peer dropped and those still in flight. After a close,
+    /// except the duplicates the peer dropped and those still in flight (and the requests of
+    /// batch arrays the peer refused whole: see the [module docs](self)). After a close,
     /// requests in flight are never answered, so only "at most one" is checked.
     pub fn settle(&self, duplicates_dropped: u64, in_flight: usize, closed: bool) -> Option<Violation> {
         let answered = self.responses_total - self.null_responses;
@@ -384,10 +419,19 @@ impl WireCheck {
         let ok = if closed {
             answered <= self.requests_total
         } else {
-            self.requests_total == answered + duplicates_dropped + in_flight as u64
+            let settled = answered + duplicates_dropped + in_flight as u64;
+            (self.requests_total - self.batched_requests..=self.requests_total).contains(&settled)
         };
         if ok { None } else { Some(unsettled) }
     }
+}
+
+/// The entries of a non-empty JSON array frame (a batch); `None` for anything else (an empty
+/// array is an invalid message like any other non-object).
+fn batch_entries(frame: &[u8]) -> Option<Vec<&serde_json::value::RawValue>> {
+    let text = std::str::from_utf8(frame).ok()?;
+    let entries: Vec<&serde_json::value::RawValue> = serde_json::from_str(text).ok()?;
+    (!entries.is_empty()).then_some(entries)
 }
 
 #[cfg(test)]
@@ -432,5 +476,35 @@ mod tests {
         assert!(emit(&mut agent, update).is_empty(), "the second answer announced s8");
         assert_eq!(agent.open_requests().count(), 0);
         assert!(agent.settle(0, 0, false).is_none());
+    }
+
+    #[test]
+    fn batch_arrays_are_judged_entry_by_entry() {
+        let mut agent = WireCheck::new(Side::Agent, 1 << 20);
+        let new = r#"{"jsonrpc":"2.0","id":1,"method":"session/new","params":{}}"#;
+        let ext = r#"{"jsonrpc":"2.0","id":2,"method":"_x","params":{}}"#;
+        agent.consumed(format!("[{new},{ext},7]\n").as_bytes());
+        assert_eq!(agent.requests_total(), 2);
+        // Taken apart: one array answers both and the invalid entry; it announces `s1`.
+        let answers = r#"[{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid request"}},{"jsonrpc":"2.0","id":2,"result":{}},{"jsonrpc":"2.0","id":1,"result":{"sessionId":"s1"}}]"#;
+        assert!(emit(&mut agent, answers).is_empty());
+        let update = r#"{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{}}}"#;
+        assert!(emit(&mut agent, update).is_empty());
+        assert!(agent.settle(0, 0, false).is_none());
+        // An entry that is no message, an empty answer array, a second answer: all caught.
+        assert_eq!(emit(&mut agent, r#"[{"id":3}]"#), ["a frame without \"jsonrpc\":\"2.0\""]);
+        assert_eq!(emit(&mut agent, "[]").len(), 1);
+        assert_eq!(
+            emit(&mut agent, r#"[{"jsonrpc":"2.0","id":2,"result":{}}]"#),
+            ["2 responses for id 2 but 1 requests read"]
+        );
+
+        // Refused whole (a v1 peer): one `id: null` error settles it too, but no more than one.
+        let mut v1 = WireCheck::new(Side::Agent, 1 << 20);
+        v1.consumed(format!("[{new},{ext}]\n").as_bytes());
+        let refusal = r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid request"}}"#;
+        assert!(emit(&mut v1, refusal).is_empty());
+        assert_eq!(emit(&mut v1, refusal), ["more id-null responses than unanswerable frames"]);
+        assert!(v1.settle(0, 0, false).is_none());
     }
 }

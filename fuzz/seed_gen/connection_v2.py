@@ -14,6 +14,7 @@ a resume with a replayed update, auth/login after an answer listing authMethods.
 Agent seeds (more): resume then close (updates of the closed session refused), delete after a
 session/cancel (no grace idle may follow), auth/login and auth/logout, terminal/cancel, a form
 elicitation answered and one cancelled by session/cancel.
+Both sides: JSON-RPC batch arrays (v2-*-batch).
 
 A build without the feature replays them as v1 inputs (bit 1 is ignored): nothing may panic
 either way (proptests/tests/fuzz_corpus.rs). Run:
@@ -145,6 +146,25 @@ seeds.update({
     "v2-agent-elicitation": AGENT + feed(INIT_ELICIT) + ANSWER + feed(NEW) + ANSWER + feed(PROMPT) + ANSWER
     + bytes([6, 1, 5]) + feed(result(1, {"action": "accept", "content": {}})) + bytes([6, 1, 5])
     + feed(note("session/cancel", {"sessionId": "s0"})) + TICK * 4 + EOF_,
+})
+
+# Batch arrays (the connection's `batch` rules): agent side, a prompt, an extension request, an
+# unknown method, an invalid entry, a notification and a `$/cancel_request` of the extension
+# request in one line, then its answers, an empty array and a response batch to its own ask;
+# client side, the prompt's result, a running update and a permission ask in one line.
+BATCH = [PROMPT, req(4, "_x/y", {}), req(5, "nope", {}), 1, note("_x/note", {}),
+         note("$/cancel_request", {"requestId": 4})]
+# Batches whose requests stay open while their refusals (long method names) fill the output
+# budget (8 KiB in the target): input pauses until the application answers.
+HEAVY = [[req(10 + i, "_x/y", {})] + [req(20 + j, "n" * 550, {}) for j in range(3)] for i in range(5)]
+seeds.update({
+    "v2-agent-batch-held": agent + b"".join(feed(b) for b in HEAVY) + feed(note("_x/note", {}))
+    + ANSWER * 5 + feed(note("_x/note", {})) + EOF_,
+    "v2-agent-batch": agent + feed(BATCH) + ANSWER + ANSWER + feed([]) + send(0)
+    + feed([result(1, {"outcome": {"outcome": "cancelled"}})]) + notify(1) + EOF_,
+    "v2-client-batch": client + feed([result(3, {"messageId": "u"}),
+                                      update({"sessionUpdate": "state_update", "state": "running"}), ASK])
+    + ANSWER + feed(IDLE) + EOF_,
 })
 
 for name, data in seeds.items():

@@ -268,6 +268,8 @@ pub struct ConnectionRun {
     pub turns_ended: usize,
     /// Of those, the turns ended by their session's close or delete.
     pub turns_closed: usize,
+    /// v2 batch arrays the machine took apart.
+    pub batches: u64,
 }
 
 /// What the connection target's application saw: `Closed`, and (v2) the turns.
@@ -320,31 +322,86 @@ struct Accounting {
     responses: BTreeMap<RequestId, u64>,
     total_requests: u64,
     total_responses: u64,
+    /// v2: batch arrays read, and the requests among their entries (counted apart from
+    /// `total_requests`: a v2 connection takes an array apart, a v1 one refuses it whole).
+    arrays: u64,
+    array_requests: u64,
+}
+
+/// The entries of a batch array line (taken apart by a v2 machine only).
+#[cfg(feature = "unstable_protocol_v2")]
+fn batch_entries(frame: &[u8]) -> Option<Vec<&[u8]>> {
+    crate::fuzzing_v2::batch_entries(frame)
+}
+
+/// Without v2 no machine takes an array apart: it is one invalid frame.
+#[cfg(not(feature = "unstable_protocol_v2"))]
+fn batch_entries(_: &[u8]) -> Option<Vec<&[u8]>> {
+    None
+}
+
+/// The id a frame's answer carries, when it is a request (or an invalid one) with a usable id.
+fn answerable_id(frame: &[u8]) -> Option<RequestId> {
+    match jsonrpc::parse(frame) {
+        Incoming::Request { id, .. } | Incoming::Invalid { id, .. } if id != RequestId::Null => Some(id),
+        _ => None,
+    }
 }
 
 impl Accounting {
     fn consumed(&mut self, bytes: &[u8], max: usize) {
         let mirror = self.mirror.get_or_insert_with(|| Framer::new(max));
         let mut ids = Vec::new();
+        let mut batched: Vec<RequestId> = Vec::new();
+        let mut arrays = 0;
         mirror.push(bytes, |ev| {
             if let FrameEvent::Frame(f) = ev {
-                match jsonrpc::parse(f) {
-                    Incoming::Request { id, .. } | Incoming::Invalid { id, .. } if id != RequestId::Null => {
-                        ids.push(id)
-                    }
-                    _ => {}
+                if let Some(entries) = batch_entries(f) {
+                    arrays += 1;
+                    batched.extend(entries.into_iter().filter_map(answerable_id));
+                    return ControlFlow::Continue(());
                 }
+                ids.extend(answerable_id(f));
             }
             ControlFlow::Continue(())
         });
+        self.arrays += arrays;
+        self.array_requests += batched.len() as u64;
+        for id in batched {
+            *self.requests.entry(id).or_default() += 1;
+        }
         for id in ids {
             *self.requests.entry(id).or_default() += 1;
             self.total_requests += 1;
         }
     }
 
+    /// Checks that every request read was answered, dropped as a duplicate or is in flight.
+    /// Batch entries count when the machine took every array apart, and bound the count when
+    /// it refused some whole (v1, over the limits).
+    fn check_totals(&self, conn: &Connection) {
+        let settled = self.total_responses + conn.stats().duplicate_ids + conn.inbound_in_flight() as u64;
+        let taken_apart = conn.stats().batches;
+        if taken_apart == 0 {
+            assert_eq!(self.total_requests, settled, "requests read vs answered");
+        } else if taken_apart == self.arrays {
+            assert_eq!(self.total_requests + self.array_requests, settled, "requests read vs answered (batches)");
+        } else {
+            let range = self.total_requests..=self.total_requests + self.array_requests;
+            assert!(range.contains(&settled), "requests read {range:?} vs answered {settled}");
+        }
+    }
+
     fn emitted(&mut self, bytes: &[u8]) {
         for frame in bytes.split(|b| *b == b'\n').filter(|f| !f.is_empty()) {
+            if let Some(entries) = batch_entries(frame) {
+                // An answer array: each entry is a response (an empty array fails below).
+                for entry in entries {
+                    assert!(matches!(jsonrpc::parse(entry), Incoming::Response { .. }), "a batch answers only");
+                    self.emitted(entry);
+                }
+                continue;
+            }
             match jsonrpc::parse(frame) {
                 Incoming::Response { id: RequestId::Null, .. } => {}
                 Incoming::Response { id, .. } => {
@@ -479,12 +536,9 @@ pub fn connection_run(data: &[u8]) -> ConnectionRun {
         }
     }
     if !conn.is_closed() {
-        assert_eq!(
-            acct.total_requests,
-            acct.total_responses + conn.stats().duplicate_ids + conn.inbound_in_flight() as u64,
-            "requests read vs answered"
-        );
+        acct.check_totals(&conn);
     }
+    st.run.batches = conn.stats().batches;
     st.run
 }
 
@@ -512,9 +566,12 @@ fn feed(
         fed += n;
         drain(conn, acct, inbound, outbound, st);
     }
-    // Input may pause only on requests in flight (the application answers them later) or
-    // deferred behind a full output (taken later): never otherwise once events are drained.
-    let waits_for_answers = conn.inbound_in_flight() >= conn.config().max_inbound || conn.deferred_requests() > 0;
+    // Input may pause only on requests in flight (the application answers them later),
+    // deferred behind a full output (taken later), or (v2) on the answers held for batches
+    // whose requests are in flight: never otherwise once events are drained.
+    let batch_held = conn.stats().batches > 0 && conn.inbound_in_flight() > 0;
+    let waits_for_answers =
+        conn.inbound_in_flight() >= conn.config().max_inbound || conn.deferred_requests() > 0 || batch_held;
     assert!(fed == bytes.len() || waits_for_answers, "input stalled although every event was drained");
 }
 

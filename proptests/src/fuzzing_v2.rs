@@ -203,3 +203,11 @@ pub(crate) fn answer_v2(request: &v2::Request) -> Result<v2::Response, RpcError>
         _ => return Err(RpcError::internal_error("fuzz")),
     })
 }
+
+/// The entries of a JSON-RPC batch array line (a v2 connection takes it apart), or `None` for
+/// anything else: a single message, an empty array, broken JSON.
+pub(crate) fn batch_entries(frame: &[u8]) -> Option<Vec<&[u8]>> {
+    let text = std::str::from_utf8(frame).ok()?;
+    let entries: Vec<&serde_json::value::RawValue> = serde_json::from_str(text).ok()?;
+    (!entries.is_empty()).then(|| entries.into_iter().map(|e| e.get().as_bytes()).collect())
+}

@@ -81,7 +81,8 @@ fn connection_corpus_has_unstable_seeds() {
 /// The committed `v2-*` seeds (fuzz/seed_gen/connection_v2.py) are replayed above in every
 /// build; with feature `unstable_protocol_v2` the machine speaks v2 for them (bit 1 of the
 /// first byte) and they reach the v2 rules: each negotiates the version its name says, the
-/// turn seeds end their turns, the v1 ones fall back or close.
+/// turn seeds end their turns, the v1 ones fall back or close, the batch seeds' arrays are
+/// taken apart.
 #[test]
 fn connection_corpus_has_v2_seeds() {
     let v2: Vec<_> = inputs("connection")
@@ -109,7 +110,7 @@ fn connection_corpus_has_v2_seeds() {
         // The turn seeds: one turn ended by its idle; the failed prompt's turn, then the next
         // prompt's turn ended by the EOF.
         let turns = match name.as_str() {
-            "v2-client-turn" | "v2-client-cancel-turn" => 1,
+            "v2-client-turn" | "v2-client-cancel-turn" | "v2-client-batch" => 1,
             "v2-client-prompt-failed" => 2,
             "v2-client-session-close" | "v2-client-terminal-cancel" | "v2-client-elicitation" | "v2-client-resume" => 1,
             _ => 0,
@@ -118,6 +119,14 @@ fn connection_corpus_has_v2_seeds() {
         // The close seed's turn ends by the close answer (the idle after it ends nothing).
         let closed = usize::from(name == "v2-client-session-close");
         assert_eq!(run.turns_closed, closed, "{name}: {run:?}");
+        // The batch seeds: the agent's request batch and response batch, the client's one.
+        let batches = match name.as_str() {
+            "v2-agent-batch" => 2,
+            "v2-agent-batch-held" => 5,
+            "v2-client-batch" => 1,
+            _ => 0,
+        };
+        assert_eq!(run.batches, batches, "{name}: {run:?}");
     }
     println!("fuzz corpus: connection: {} v2-* seeds replayed", v2.len());
 }

@@ -47,7 +47,8 @@ pub struct Config {
     ///   most one frame per running handler;
     /// * input keeps being read: responses to our own requests, notifications (cancellations
     ///   above all) and the deferred requests. Input stops only when the machine's *own*
-    ///   answers to peer input (error responses) reach this many bytes, when events are not
+    ///   answers to peer input (error responses) reach this many bytes (on v2, with the
+    ///   answers held for unfinished batch arrays: module `batch`, rule 8), when events are not
     ///   drained, behind a pending `initialize`, or on deferred requests while nothing is
     ///   awaited from the peer. So two peers that both stall on a full output never deadlock:
     ///   a side that awaits an answer always reads on, and a side that awaits none is not
@@ -84,6 +85,14 @@ pub struct Config {
     /// 4096.
     #[cfg(feature = "unstable_protocol_v2")]
     pub max_cancellable: usize,
+    /// v2: entries accepted in one JSON-RPC batch array; a longer batch is refused as a whole
+    /// with one `-32600` (see [`batch`](super::batch)). Each entry may become one event and
+    /// one response, and input is only checked against its bounds between lines, so one batch
+    /// can take the event queue past [`max_events`](Config::max_events) by this many: the
+    /// default 128 keeps that to an eighth of the default queue, far above the handful of
+    /// calls a client batches in practice.
+    #[cfg(feature = "unstable_protocol_v2")]
+    pub max_batch_entries: usize,
 }
 
 impl Default for Config {
@@ -102,6 +111,8 @@ impl Default for Config {
             supported_versions: vec![ProtocolVersion::V1],
             #[cfg(feature = "unstable_protocol_v2")]
             max_cancellable: 4096,
+            #[cfg(feature = "unstable_protocol_v2")]
+            max_batch_entries: 128,
         }
     }
 }
@@ -139,4 +150,5 @@ setters! {
 #[cfg(feature = "unstable_protocol_v2")]
 setters! {
     with_max_cancellable: max_cancellable: usize;
+    with_max_batch_entries: max_batch_entries: usize;
 }

@@ -52,6 +52,9 @@ impl Connection {
         // The fast paths decode v1 messages only.
         #[cfg(feature = "unstable_protocol_v2")]
         if self.general_path_only() {
+            if self.v2.active && super::batch::is_array(frame) {
+                return self.on_batch(frame);
+            }
             return self.on_frame_general(frame);
         }
         // Streamed text chunks, the bulk of a client's input, in their canonical layout.
@@ -69,8 +72,13 @@ impl Connection {
     }
 
     /// A frame through the general path: classified, then decoded by its method.
-    fn on_frame_general(&mut self, frame: &[u8]) {
-        match jsonrpc::parse(frame) {
+    pub(super) fn on_frame_general(&mut self, frame: &[u8]) {
+        self.on_incoming(jsonrpc::parse(frame), frame);
+    }
+
+    /// A classified message (a frame, or an entry of a batch) through the general path.
+    pub(super) fn on_incoming(&mut self, incoming: Incoming<'_>, frame: &[u8]) {
+        match incoming {
             Incoming::Request { id, method, params } => self.on_request(id, method, Params::Raw(params), frame),
             Incoming::Notification { method, params } => self.on_notification(&method, params),
             Incoming::Response { id, outcome } => self.on_response(id, outcome),
@@ -112,6 +120,11 @@ impl Connection {
                 }
             }
             Err(error) => jsonrpc::encode_error(&mut self.out, id, error),
+        }
+        // The answer to an entry of a v2 batch waits for its siblings.
+        #[cfg(feature = "unstable_protocol_v2")]
+        if self.batches.len() > 0 && self.route_to_batch(id, before) {
+            return 0;
         }
         self.stats.frames_out += 1;
         self.out.len() - before
@@ -511,6 +524,8 @@ impl Connection {
         }
         self.by_wire.remove(&entry.wire_id);
         self.disarm(entry.grace, Timer::Grace(key));
+        #[cfg(feature = "unstable_protocol_v2")]
+        self.batch_answering(key, &entry.wire_id);
         Some(entry)
     }
 

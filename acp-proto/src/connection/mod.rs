@@ -41,6 +41,10 @@
 //!    this side awaits answers from the peer: then it reads on and refuses further requests
 //!    (`-32603`, `data.reason: "output queue full"`).
 //!
+//! A line holding a JSON-RPC batch array is one `-32600` on v1. On a v2 connection (feature
+//! `unstable_protocol_v2`) it is taken apart and each entry goes through these checks in array
+//! order; the answers to its requests go out together as one array (module `batch`).
+//!
 //! # Bounded output
 //! Nothing the peer does makes the queued output grow without a bound: application sends stop
 //! at the budget ([`SendError::Backpressure`]), no new request is dispatched while the output is
@@ -60,6 +64,8 @@
 //! [`Outcome::Cancelled`]. A response arriving after the outcome is dropped and counted in
 //! [`Stats::late_responses`].
 
+#[cfg(feature = "unstable_protocol_v2")]
+pub mod batch;
 mod config;
 mod deferred;
 mod event;
@@ -202,6 +208,9 @@ pub struct Connection {
     /// The v2 state: whether the connection speaks v2, and the v2 turn rules' bookkeeping.
     #[cfg(feature = "unstable_protocol_v2")]
     v2: turns_v2::V2State,
+    /// v2: the batches whose answers are being collected.
+    #[cfg(feature = "unstable_protocol_v2")]
+    batches: batch::Batches,
     stats: Stats,
 }
 
@@ -231,6 +240,8 @@ impl Connection {
             turns: turns::Turns::default(),
             #[cfg(feature = "unstable_protocol_v2")]
             v2: turns_v2::V2State::default(),
+            #[cfg(feature = "unstable_protocol_v2")]
+            batches: batch::Batches::default(),
             stats: Stats::default(),
         }
     }
@@ -323,6 +334,7 @@ impl Connection {
             && self.machine_out < self.config.outbound_budget
             && self.held.bytes() < self.config.max_held_bytes
             && !self.deferral_stops_input()
+            && !self.v2_stops_input()
     }
 
     /// Whether the requests in flight (`max_inbound`) or those deferred while the output is
@@ -361,14 +373,27 @@ impl Connection {
             + self.v2_len() * ENTRY
     }
 
+    /// v2 bookkeeping entries, plus the answers held for unfinished batches counted in
+    /// entry-sized (128-byte) units.
     #[cfg(feature = "unstable_protocol_v2")]
     fn v2_len(&self) -> usize {
-        self.v2.len()
+        self.v2.len() + self.batches.len() + self.batches.held().div_ceil(128)
     }
 
     #[cfg(not(feature = "unstable_protocol_v2"))]
     fn v2_len(&self) -> usize {
         0
+    }
+
+    /// Whether answers held for unfinished v2 batches stop input ([`batch`] rule 8).
+    #[cfg(feature = "unstable_protocol_v2")]
+    fn v2_stops_input(&self) -> bool {
+        self.batches_stop_input()
+    }
+
+    #[cfg(not(feature = "unstable_protocol_v2"))]
+    fn v2_stops_input(&self) -> bool {
+        false
     }
 
     // ---- outputs ------------------------------------------------------------------------
@@ -516,6 +541,8 @@ impl Connection {
         self.turns = turns::Turns::default();
         #[cfg(feature = "unstable_protocol_v2")]
         self.close_turns_v2();
+        #[cfg(feature = "unstable_protocol_v2")]
+        self.drop_batches();
         self.phase = Phase::Closed;
         self.push_event(Event::Closed { reason });
     }

@@ -18,6 +18,8 @@ mod proxy_handshake;
 #[cfg(feature = "unstable_protocol_v2")]
 mod v2;
 #[cfg(feature = "unstable_protocol_v2")]
+mod v2_batch;
+#[cfg(feature = "unstable_protocol_v2")]
 mod v2_peer;
 #[cfg(feature = "unstable_protocol_v2")]
 mod v2_turns;
@@ -590,6 +592,24 @@ fn garbage_gets_errors_and_the_connection_lives() {
     assert!(matches!(a.poll_event(), Some(Event::Request { .. })));
     assert_eq!(a.stats().malformed_frames, 4);
     assert!(!a.is_closed());
+}
+
+/// v1 has no batches (v2's are in `v2_batch.rs`): an array of requests is one `-32600` with
+/// `id: null` and nothing is dispatched, with or without feature `unstable_protocol_v2`.
+#[test]
+fn a_v1_connection_answers_an_array_with_one_invalid_request() {
+    let mut a = ready_agent();
+    let note = r#"{"jsonrpc":"2.0","method":"session/cancel","params":{"sessionId":"s"}}"#;
+    feed(&mut a, T0, &[&format!("[{},{note}]", new_session_line(1)), &format!(" [{note}]")]);
+    let out = sent(&mut a);
+    assert_eq!(out.len(), 2, "{out:?}");
+    for frame in &out {
+        assert!(frame.is_object(), "a single error, not an array: {frame}");
+        assert_eq!((error_code(frame), &frame["id"]), (-32600, &Value::Null));
+    }
+    assert!(events(&mut a).is_empty());
+    assert_eq!(a.stats().malformed_frames, 2);
+    assert_eq!(a.stats().batches, 0);
 }
 
 #[test]
