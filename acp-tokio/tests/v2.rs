@@ -8,6 +8,18 @@
 #[allow(dead_code, unreachable_pub)]
 mod v2_agent;
 
+/// The ordering gate of a turn's agent requests.
+#[path = "v2_parts/ordering.rs"]
+mod ordering;
+
+/// `serve_negotiated` (v1 fallback) and the agent's grace-end hook.
+#[path = "v2_parts/negotiated.rs"]
+mod negotiated;
+
+/// `LocalClientV2` / `LocalAgentV2` on a `LocalSet`.
+#[path = "v2_parts/local.rs"]
+mod local;
+
 use std::time::Duration;
 
 use acp_proto::v2::{
@@ -221,20 +233,14 @@ async fn v2_client_and_agent_session_cancel_while_asked() {
     let (conn, _agent) = pair(Stalling(tx));
     let session = open(&conn).await;
     let mut turn = prompt(&conn, &session, "hello").await;
+    // The ask reaches the handler once the reader took the updates sent before it.
+    assert_eq!(next(&mut turn, 3).await, ["running", "chunk echo: hello", "tool call-1 Some(Pending)"]);
     assert_eq!(within("the ask", rx.recv()).await, Some("asked"));
     within("session/cancel", conn.cancel(&session)).await.expect("sent");
     // The client's handler sees the cancel; the agent's ask resolves `cancelled` (the late
     // `allow` is not sent), so the tool call ends `cancelled` and the turn with one idle.
     assert_eq!(within("the handler's cancel", rx.recv()).await, Some("cancelled"));
-    let seen = rest(&mut turn).await;
-    let expected = [
-        "running",
-        "chunk echo: hello",
-        "tool call-1 Some(Pending)",
-        "tool call-1 Some(Cancelled)",
-        "idle Some(Cancelled)",
-    ];
-    assert_eq!(seen, expected);
+    assert_eq!(rest(&mut turn).await, ["tool call-1 Some(Cancelled)", "idle Some(Cancelled)"]);
     assert_eq!(within("finish", turn.finish()).await.expect("ended"), idle(v2::IdleStopReason::Cancelled));
 }
 
