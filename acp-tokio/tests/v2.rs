@@ -61,6 +61,18 @@ fn pair(client: impl ClientV2) -> (ClientConnectionV2, tokio::task::JoinHandle<R
     (ClientConnectionV2::connect(client, reader, writer, ClientOptions::default()), agent)
 }
 
+/// A value of a v2 type from its JSON.
+fn of<T: serde::de::DeserializeOwned>(value: serde_json::Value) -> T {
+    serde_json::from_value(value).expect("valid v2 JSON")
+}
+
+/// A test agent's `initialize` answer: version 2, named `name`, with `session`.
+fn answer_v2(name: &str) -> v2::InitializeResponse {
+    of(
+        serde_json::json!({"protocolVersion": 2, "info": {"name": name, "version": "1"}, "capabilities": {"session": {}}}),
+    )
+}
+
 fn init() -> InitializeRequest {
     InitializeRequest {
         protocol_version: ProtocolVersion(2),

@@ -97,6 +97,19 @@ pub(crate) enum TurnItemV2 {
     End(TurnEndReason),
 }
 
+impl crate::turn::GateItem for TurnItemV2 {
+    fn into_gate(self) -> Result<oneshot::Sender<()>, Self> {
+        match self {
+            TurnItemV2::Gate(open) => Ok(open),
+            other => Err(other),
+        }
+    }
+
+    fn is_gate(&self) -> bool {
+        matches!(self, TurnItemV2::Gate(_))
+    }
+}
+
 /// What a v2 handler's notification task gets, in wire order.
 pub(crate) enum InboundV2 {
     /// A v2 notification.

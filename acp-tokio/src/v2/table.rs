@@ -128,12 +128,7 @@ macro_rules! handlers_impl_v2 {
                 rt: &Rt,
                 mut queue: crate::sync::QueueReceiver<crate::v2::InboundV2>,
             ) {
-                let handler = $Ptr::clone(&self.0);
-                rt.$spawn(async move {
-                    while let Some(item) = queue.pop().await {
-                        $notify(&*handler, item).await;
-                    }
-                });
+                notification_task!(rt.$spawn, $Ptr::clone(&self.0), queue, $notify);
             }
         }
     };

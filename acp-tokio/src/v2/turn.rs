@@ -12,6 +12,7 @@ use super::{CommandV2, TurnItemV2, outcome_result};
 use crate::Error;
 use crate::handle::{Command, Handle};
 use crate::sync::QueueReceiver;
+use crate::turn::{handle_then_open, open_gates};
 
 /// A v2 turn in progress, from [`ClientConnectionV2::prompt`](super::ClientConnectionV2::prompt).
 ///
@@ -80,11 +81,7 @@ impl PromptTurnV2 {
     /// over. `handle` must not wait for such a handler.
     pub async fn next_update_then<R>(&mut self, handle: impl FnOnce(UpdateSessionNotification) -> R) -> Option<R> {
         let update = std::future::poll_fn(|cx| self.poll_update(cx)).await?;
-        self.updates.set_busy(true);
-        let result = handle(update);
-        self.updates.set_busy(false);
-        self.open_gates();
-        Some(result)
+        Some(handle_then_open(&mut self.updates, update, handle))
     }
 
     /// The next update; the gates before it open on the way.
@@ -112,9 +109,7 @@ impl PromptTurnV2 {
 
     /// Lets the agent requests that came right after the update taken last start.
     fn open_gates(&mut self) {
-        while let Some(TurnItemV2::Gate(open)) = self.updates.pop_if(|item| matches!(item, TurnItemV2::Gate(_))) {
-            let _ = open.send(());
-        }
+        open_gates(&mut self.updates);
     }
 
     /// Asks the agent to stop the turn (`session/cancel`); the turn then ends when the agent

@@ -12,11 +12,7 @@ use acp_tokio::v2::{
 use acp_tokio::{AgentOptions, ClientConnection, ClientContext, ClientOptions, LocalAgent, RequestContext};
 use serde_json::json;
 
-use super::{init, within};
-
-fn of<T: serde::de::DeserializeOwned>(value: serde_json::Value) -> T {
-    serde_json::from_value(value).expect("valid v2 JSON")
-}
+use super::{answer_v2, init, of, within};
 
 /// A local agent: counts prompts in an `Rc<RefCell<_>>`, and per prompt sends `running`, asks
 /// a permission, and goes idle saying the answer in a chunk.
@@ -31,9 +27,7 @@ impl LocalAgentV2 for LocalAgentImpl {
         _: v2::InitializeRequest,
         _: AgentContextV2,
     ) -> Result<v2::InitializeResponse, RpcError> {
-        Ok(of(
-            json!({"protocolVersion": 2, "info": {"name": "local", "version": "1"}, "capabilities": {"session": {}}}),
-        ))
+        Ok(answer_v2("local"))
     }
 
     async fn new_session(

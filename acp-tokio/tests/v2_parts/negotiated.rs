@@ -15,7 +15,7 @@ use serde_json::json;
 use tokio::sync::mpsc;
 
 use super::v2_agent::{AGENT_NAME, ScriptedV2};
-use super::{idle, init, next, open, prompt, within};
+use super::{answer_v2, idle, init, next, of, open, prompt, within};
 
 /// The v1 side of the agent: answers `initialize` with 1 and every prompt `end_turn`.
 struct Classic;
@@ -91,9 +91,7 @@ impl AgentV2 for Stubborn {
         _: v2::InitializeRequest,
         _: AgentContextV2,
     ) -> Result<v2::InitializeResponse, RpcError> {
-        Ok(serde_json::from_value(json!({"protocolVersion": 2, "info": {"name": "stubborn", "version": "1"},
-            "capabilities": {"session": {}}}))
-        .expect("valid"))
+        Ok(answer_v2("stubborn"))
     }
 
     async fn new_session(
@@ -101,16 +99,16 @@ impl AgentV2 for Stubborn {
         _: v2::NewSessionRequest,
         _: AgentContextV2,
     ) -> Result<v2::NewSessionResponse, RpcError> {
-        Ok(serde_json::from_value(json!({"sessionId": "s"})).expect("valid"))
+        Ok(of(json!({"sessionId": "s"})))
     }
 
     async fn prompt(&self, request: v2::PromptRequest, cx: AgentContextV2) -> Result<v2::PromptResponse, RpcError> {
         tokio::spawn(async move {
             cx.answered().await;
-            let running = serde_json::from_value(json!({"sessionUpdate": "state_update", "state": "running"}));
-            let _ = cx.send_update(&request.session_id, running.expect("valid")).await;
+            let running = of(json!({"sessionUpdate": "state_update", "state": "running"}));
+            let _ = cx.send_update(&request.session_id, running).await;
         });
-        Ok(serde_json::from_value(json!({"messageId": "u"})).expect("valid"))
+        Ok(of(json!({"messageId": "u"})))
     }
 
     async fn session_cancelled(&self, notification: v2::CancelSessionNotification) {
@@ -133,7 +131,7 @@ async fn v2_agent_is_told_when_the_core_ends_cancelled_work_itself() {
     let (reader, writer) = tokio::io::split(ours);
     let conn = ClientConnectionV2::connect((), reader, writer, ClientOptions::default());
     within("initialize", conn.initialize(init())).await.expect("v2");
-    let new = serde_json::from_value(json!({"cwd": "/tmp"})).expect("valid");
+    let new = of(json!({"cwd": "/tmp"}));
     let session = within("session/new", conn.new_session(new)).await.expect("a session").session_id;
     let mut turn = prompt(&conn, &session, "work").await;
     assert_eq!(next(&mut turn, 1).await, ["running"]);

@@ -12,7 +12,7 @@ use acp_tokio::{AgentOptions, ClientContext, ClientOptions};
 use serde_json::json;
 use tokio::sync::mpsc;
 
-use super::{init, within};
+use super::{answer_v2, init, of, within};
 
 /// Updates the agent sends before its ask (after `running`).
 const CHUNKS: usize = 5;
@@ -21,10 +21,6 @@ const CHUNKS: usize = 5;
 /// or with `elicit` a session-scoped form elicitation), then goes idle.
 struct Asking {
     elicit: bool,
-}
-
-fn of<T: serde::de::DeserializeOwned>(value: serde_json::Value) -> T {
-    serde_json::from_value(value).expect("valid v2 JSON")
 }
 
 impl Asking {
@@ -55,9 +51,7 @@ impl AgentV2 for Asking {
         _: v2::InitializeRequest,
         _: AgentContextV2,
     ) -> Result<v2::InitializeResponse, RpcError> {
-        Ok(of(
-            json!({"protocolVersion": 2, "info": {"name": "asking", "version": "1"}, "capabilities": {"session": {}}}),
-        ))
+        Ok(answer_v2("asking"))
     }
 
     async fn new_session(
