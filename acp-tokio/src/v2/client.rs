@@ -230,7 +230,10 @@ impl ClientConnectionV2 {
 
     /// Starts a turn: sends `session/prompt`. Resolves once the request went out (or was
     /// refused: [`SendError::TurnAlreadyRunning`](acp_proto::SendError::TurnAlreadyRunning) while
-    /// this client reads a turn of the same session). The [`PromptTurnV2`] yields the turn's
+    /// a turn of the same session is open, which this client reads already or which no stream
+    /// reads: a dropped turn the agent has not ended yet, or one opened by a `session/prompt`
+    /// sent through [`request`](Self::request); the prompt would join that turn, and the new
+    /// stream would miss its start). The [`PromptTurnV2`] yields the turn's
     /// updates and ends when the agent reports `idle` (or the prompt failed, or the connection
     /// closed).
     pub async fn prompt(&self, request: v2::PromptRequest) -> Result<PromptTurnV2, Error> {
