@@ -73,7 +73,34 @@ impl Error {
             Outcome::TimedOut => Err(Error::TimedOut),
             Outcome::Cancelled => Err(Error::Cancelled),
             Outcome::ConnectionClosed => Err(Error::ConnectionClosed),
+            // A v2 result (`Outcome::ResultV2`) is not a v1 answer: see `from_outcome_v2`.
             _ => Err(Error::UnexpectedResponse),
+        }
+    }
+
+    /// Maps the core's [`Outcome`] of an outbound v2 request onto a result (for adapters; ACP
+    /// v2 Preview, feature `unstable_protocol_v2`): [`Outcome::ResultV2`] is the answer, a v1
+    /// [`Outcome::Result`] is [`Error::UnexpectedResponse`] (a v2 request has no v1 answer; a
+    /// v2 client's `initialize` answered by a v1-only agent is the one exception, which the
+    /// adapter reads before calling this), and the failures map as in
+    /// [`from_outcome`](Self::from_outcome).
+    ///
+    /// ```
+    /// use acp_proto::{Outcome, RpcError, v2};
+    /// use acp_runtime::Error;
+    ///
+    /// let ack: v2::PromptResponse = serde_json::from_str(r#"{"messageId": "u1"}"#).unwrap();
+    /// let response = v2::Response::from(ack.clone());
+    /// assert_eq!(Error::from_outcome_v2(Outcome::ResultV2(response.clone())).unwrap(), response);
+    /// let failed = Error::from_outcome_v2(Outcome::Error(RpcError::invalid_params("no")));
+    /// assert_eq!(failed.unwrap_err().rpc_code(), Some(-32602));
+    /// ```
+    #[cfg(feature = "unstable_protocol_v2")]
+    pub fn from_outcome_v2(outcome: Outcome) -> Result<acp_proto::v2::Response, Error> {
+        match outcome {
+            Outcome::ResultV2(response) => Ok(response),
+            Outcome::Result(_) => Err(Error::UnexpectedResponse),
+            other => Err(Error::from_outcome(other).err().unwrap_or(Error::UnexpectedResponse)),
         }
     }
 }
@@ -159,6 +186,25 @@ mod tests {
         assert!(matches!(Error::from(SendError::Closed), Error::ConnectionClosed));
         assert!(matches!(Error::from(SendError::NotInitialized), Error::Send(SendError::NotInitialized)));
         assert_eq!(Error::ConnectionClosed.to_string(), "connection closed");
+    }
+
+    #[cfg(feature = "unstable_protocol_v2")]
+    #[test]
+    fn v2_outcomes_map_onto_results() {
+        use acp_proto::v2;
+        let ack: v2::PromptResponse = serde_json::from_value(serde_json::json!({"messageId": "u1"})).unwrap();
+        let response = v2::Response::from(ack);
+        assert_eq!(Error::from_outcome_v2(Outcome::ResultV2(response.clone())).unwrap(), response);
+        // The v1 mapping never passes a v2 result off as a v1 one.
+        assert!(matches!(Error::from_outcome(Outcome::ResultV2(response)), Err(Error::UnexpectedResponse)));
+        let v1: acp_proto::types::AuthenticateResponse = Default::default();
+        let v1 = Outcome::Result(Response::Agent(v1.into()));
+        assert!(matches!(Error::from_outcome_v2(v1), Err(Error::UnexpectedResponse)));
+        assert!(matches!(Error::from_outcome_v2(Outcome::Cancelled), Err(Error::Cancelled)));
+        assert!(matches!(Error::from_outcome_v2(Outcome::TimedOut), Err(Error::TimedOut)));
+        assert!(matches!(Error::from_outcome_v2(Outcome::ConnectionClosed), Err(Error::ConnectionClosed)));
+        let e = Error::from_outcome_v2(Outcome::Error(RpcError::internal_error("x"))).unwrap_err();
+        assert_eq!(e.rpc_code(), Some(-32603));
     }
 
     #[test]

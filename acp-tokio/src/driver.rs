@@ -71,7 +71,8 @@ pub(crate) trait Handlers: Unpin + 'static {
     );
     /// Spawns the task that handles inbound notifications, one at a time, in order.
     fn spawn_notifications<Rt: Runtime>(&self, rt: &Rt, queue: QueueReceiver<Notification>);
-    /// Spawns the handler of one inbound v2 request. Default (v1 handlers): `-32601`.
+    /// Spawns the handler of one inbound v2 request (with a `gate`, once it opens: see
+    /// `TurnItemV2::Gate`). Default (v1 handlers): `-32601`.
     #[cfg(feature = "unstable_protocol_v2")]
     fn spawn_request_v2<Rt: Runtime>(
         &self,
@@ -79,14 +80,15 @@ pub(crate) trait Handlers: Unpin + 'static {
         request: acp_proto::v2::Request,
         cx: HandlerContext,
         done: crate::v2::DoneV2,
+        gate: Option<oneshot::Receiver<()>>,
     ) {
-        let _ = (rt, cx);
+        let _ = (rt, cx, gate);
         done.complete(Err(RpcError::method_not_found(request.wire())));
     }
-    /// Spawns the task that handles inbound v2 notifications, one at a time, in order.
-    /// Default (v1 handlers): none; the notifications are dropped.
+    /// Spawns the task that handles inbound v2 notifications (and the core's other news for
+    /// the application), one at a time, in order. Default (v1 handlers): none; they are dropped.
     #[cfg(feature = "unstable_protocol_v2")]
-    fn spawn_notifications_v2<Rt: Runtime>(&self, rt: &Rt, queue: QueueReceiver<acp_proto::v2::Notification>) {
+    fn spawn_notifications_v2<Rt: Runtime>(&self, rt: &Rt, queue: QueueReceiver<crate::v2::InboundV2>) {
         let _ = (rt, queue);
     }
 }
@@ -580,7 +582,10 @@ impl<Rt: Runtime, H: Handlers, Rd: ReadBytes, Wr: WriteBytes> Driver<Rt, H, Rd, 
                 }
             }
             #[cfg(feature = "unstable_protocol_v2")]
-            event @ (Event::RequestV2 { .. } | Event::NotificationV2 { .. } | Event::TurnEnded { .. }) => {
+            event @ (Event::RequestV2 { .. }
+            | Event::NotificationV2 { .. }
+            | Event::TurnEnded { .. }
+            | Event::CancelGraceExpired { .. }) => {
                 return self.dispatch_v2(event, cx, force);
             }
             Event::HandshakeCompleted(negotiated) => {

@@ -119,6 +119,19 @@ macro_rules! make_context {
     };
 }
 
+/// Spawns (with `$rt.$spawn`) the task that hands each item of `$queue` to `$notify`, one at
+/// a time, in order (v1 and v2 handler traits alike).
+macro_rules! notification_task {
+    ($rt:ident.$spawn:ident, $handler:expr, $queue:ident, $notify:ident) => {{
+        let handler = $handler;
+        $rt.$spawn(async move {
+            while let Some(item) = $queue.pop().await {
+                $notify(&*handler, item).await;
+            }
+        });
+    }};
+}
+
 /// The driver's `Handlers` for one handler trait: each request on a task of its own (through
 /// `$dispatch`, with a `$Context`), the notifications one at a time, in order (through
 /// `$notify`).
@@ -153,12 +166,7 @@ macro_rules! handlers_impl {
                 rt: &Rt,
                 mut queue: crate::sync::QueueReceiver<Notification>,
             ) {
-                let handler = $Ptr::clone(&self.0);
-                rt.$spawn(async move {
-                    while let Some(notification) = queue.pop().await {
-                        $notify(&*handler, notification).await;
-                    }
-                });
+                notification_task!(rt.$spawn, $Ptr::clone(&self.0), queue, $notify);
             }
         }
     };

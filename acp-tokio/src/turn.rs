@@ -81,11 +81,7 @@ impl PromptTurn {
     /// not wait for such a handler.
     pub async fn next_update_then<R>(&mut self, handle: impl FnOnce(SessionUpdate) -> R) -> Option<R> {
         let update = std::future::poll_fn(|cx| self.poll_update(cx)).await?;
-        self.updates.set_busy(true);
-        let result = handle(update);
-        self.updates.set_busy(false);
-        self.open_gates();
-        Some(result)
+        Some(handle_then_open(&mut self.updates, update, handle))
     }
 
     /// The next update; the gates before it open on the way.
@@ -102,9 +98,7 @@ impl PromptTurn {
 
     /// Lets the agent requests that came right after the update taken last start.
     fn open_gates(&mut self) {
-        while let Some(TurnItem::Gate(open)) = self.updates.pop_if(|item| matches!(item, TurnItem::Gate(_))) {
-            let _ = open.send(());
-        }
+        open_gates(&mut self.updates);
     }
 
     /// Asks the agent to stop the turn (`session/cancel`); the turn then ends with
@@ -126,6 +120,51 @@ impl PromptTurn {
     pub async fn finish(self) -> Result<StopReason, Error> {
         Ok(self.response().await?.stop_reason)
     }
+}
+
+/// An item of a client turn's queue (v1 [`TurnItem`], v2 `TurnItemV2`): an update, or the
+/// ordering gate of an agent request of the turn's session.
+pub(crate) trait GateItem: Sized {
+    /// The gate's opener, or the item back when it is none.
+    fn into_gate(self) -> Result<oneshot::Sender<()>, Self>;
+    /// Whether this is a gate.
+    fn is_gate(&self) -> bool;
+}
+
+impl GateItem for TurnItem {
+    fn into_gate(self) -> Result<oneshot::Sender<()>, Self> {
+        match self {
+            TurnItem::Gate(open) => Ok(open),
+            other => Err(other),
+        }
+    }
+
+    fn is_gate(&self) -> bool {
+        matches!(self, TurnItem::Gate(_))
+    }
+}
+
+/// Lets the agent requests that came right after the update taken last start.
+pub(crate) fn open_gates<T: GateItem>(queue: &mut QueueReceiver<T>) {
+    while let Some(item) = queue.pop_if(T::is_gate) {
+        if let Ok(open) = item.into_gate() {
+            let _ = open.send(());
+        }
+    }
+}
+
+/// Runs `handle` with the update just taken, before the gates after it open (the queue counts
+/// as busy meanwhile, so no gate is skipped for a request that arrives during it).
+pub(crate) fn handle_then_open<T: GateItem, U, R>(
+    queue: &mut QueueReceiver<T>,
+    update: U,
+    handle: impl FnOnce(U) -> R,
+) -> R {
+    queue.set_busy(true);
+    let result = handle(update);
+    queue.set_busy(false);
+    open_gates(queue);
+    result
 }
 
 impl Stream for PromptTurn {

@@ -8,6 +8,18 @@
 #[allow(dead_code, unreachable_pub)]
 mod v2_agent;
 
+/// The ordering gate of a turn's agent requests.
+#[path = "v2_parts/ordering.rs"]
+mod ordering;
+
+/// `serve_negotiated` (v1 fallback) and the agent's grace-end hook.
+#[path = "v2_parts/negotiated.rs"]
+mod negotiated;
+
+/// `LocalClientV2` / `LocalAgentV2` on a `LocalSet`.
+#[path = "v2_parts/local.rs"]
+mod local;
+
 use std::time::Duration;
 
 use acp_proto::v2::{
@@ -47,6 +59,18 @@ fn pair(client: impl ClientV2) -> (ClientConnectionV2, tokio::task::JoinHandle<R
     let agent = tokio::spawn(serve_v2(ScriptedV2::default(), reader, writer, AgentOptions::default()));
     let (reader, writer) = tokio::io::split(ours);
     (ClientConnectionV2::connect(client, reader, writer, ClientOptions::default()), agent)
+}
+
+/// A value of a v2 type from its JSON.
+fn of<T: serde::de::DeserializeOwned>(value: serde_json::Value) -> T {
+    serde_json::from_value(value).expect("valid v2 JSON")
+}
+
+/// A test agent's `initialize` answer: version 2, named `name`, with `session`.
+fn answer_v2(name: &str) -> v2::InitializeResponse {
+    of(
+        serde_json::json!({"protocolVersion": 2, "info": {"name": name, "version": "1"}, "capabilities": {"session": {}}}),
+    )
 }
 
 fn init() -> InitializeRequest {
@@ -221,20 +245,14 @@ async fn v2_client_and_agent_session_cancel_while_asked() {
     let (conn, _agent) = pair(Stalling(tx));
     let session = open(&conn).await;
     let mut turn = prompt(&conn, &session, "hello").await;
+    // The ask reaches the handler once the reader took the updates sent before it.
+    assert_eq!(next(&mut turn, 3).await, ["running", "chunk echo: hello", "tool call-1 Some(Pending)"]);
     assert_eq!(within("the ask", rx.recv()).await, Some("asked"));
     within("session/cancel", conn.cancel(&session)).await.expect("sent");
     // The client's handler sees the cancel; the agent's ask resolves `cancelled` (the late
     // `allow` is not sent), so the tool call ends `cancelled` and the turn with one idle.
     assert_eq!(within("the handler's cancel", rx.recv()).await, Some("cancelled"));
-    let seen = rest(&mut turn).await;
-    let expected = [
-        "running",
-        "chunk echo: hello",
-        "tool call-1 Some(Pending)",
-        "tool call-1 Some(Cancelled)",
-        "idle Some(Cancelled)",
-    ];
-    assert_eq!(seen, expected);
+    assert_eq!(rest(&mut turn).await, ["tool call-1 Some(Cancelled)", "idle Some(Cancelled)"]);
     assert_eq!(within("finish", turn.finish()).await.expect("ended"), idle(v2::IdleStopReason::Cancelled));
 }
 

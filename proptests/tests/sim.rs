@@ -192,7 +192,7 @@ mod v2 {
         }
         let v = &total.v2;
         let line = format!(
-            "sim ({name}): {runs} seeds, {} steps, {} frames, {} outcomes checked; {} negotiated v2, {} fell back to v1; {} turns opened, ended idle/prompt-failed/closed {:?}, {} prompts joined an open turn, {} acknowledged; updates stamped {} / unstamped {}, {} idles sent by the agent's machine at its cancel grace; session/cancel sent/received {:?}; asks sent/cancelled by the cascade {:?}; tool upserts with/without cancel {:?}; tool_call/cancel accepted/refused {:?}; terminal upserts with/without cancel {:?}, terminal/cancel accepted/refused {:?}; resumes ok/unknown/replayed updates {:?}; closes/deletes {:?}; auth login/logout/refused by the gate/session/new needing a login {:?}; elicitations form/url/refused by the gate/answered/cancelled by the agent/completed {:?}; {:.1}s",
+            "sim ({name}): {runs} seeds, {} steps, {} frames, {} outcomes checked; {} negotiated v2, {} fell back to v1; {} turns opened, ended idle/prompt-failed/closed {:?}, {} prompts joined an open turn, {} acknowledged; updates stamped {} / unstamped {}, {} idles sent by the agent's machine at its cancel grace ({} told to the agent application); session/cancel sent/received {:?}; asks sent/cancelled by the cascade {:?}; tool upserts with/without cancel {:?}; tool_call/cancel accepted/refused {:?}; terminal upserts with/without cancel {:?}, terminal/cancel accepted/refused {:?}; resumes ok/unknown/replayed updates {:?}; closes/deletes {:?}; auth login/logout/refused by the gate/session/new needing a login {:?}; elicitations form/url/refused by the gate/answered/cancelled by the agent/completed {:?}; {:.1}s",
             total.steps,
             total.frames,
             total.outcomes,
@@ -205,6 +205,7 @@ mod v2 {
             v.updates_stamped,
             v.updates_unstamped,
             v.machine_idles,
+            v.grace_ends,
             v.session_cancels,
             v.asks,
             v.tool_upserts,
@@ -239,6 +240,7 @@ mod v2 {
                 ("stamped updates", v.updates_stamped),
                 ("unstamped updates", v.updates_unstamped),
                 ("idles of the cancel grace", v.machine_idles),
+                ("grace ends told to the agent application", v.grace_ends),
                 ("session/cancel received", v.session_cancels[1]),
                 ("asks", v.asks[0]),
                 ("asks cancelled by the cascade", v.asks[1]),

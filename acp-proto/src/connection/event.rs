@@ -226,6 +226,18 @@ pub enum Event {
         /// How it ended.
         reason: super::turns_v2::TurnEndReason,
     },
+    /// Agent side, v2: the grace ([`Config::turn_cancel_grace`]) after a client's
+    /// `session/cancel` passed before the agent reported `idle`, so the machine sent the idle
+    /// (`stopReason: "cancelled"`) itself. The session is idle for the client: stop its
+    /// cancelled work; an idle the application sends now is refused
+    /// ([`SendError::WorkAlreadyEnded`]) until the session works again.
+    ///
+    /// [`Config::turn_cancel_grace`]: crate::Config::turn_cancel_grace
+    #[cfg(feature = "unstable_protocol_v2")]
+    CancelGraceExpired {
+        /// The session whose work the machine ended.
+        session: SessionId,
+    },
     /// The connection closed. Emitted once, always last.
     Closed {
         /// Why.

@@ -119,7 +119,7 @@
 //! | any | `session/cancel` while a `session/prompt` of S waits deferred (the output was full; the application never saw it) | the machine answers that prompt `-32800` (never accepted) before delivering the cancel: delivered after it, the prompt would start the cancelled work | `v2_peer::agent_session_cancel_answers_a_deferred_prompt` |
 //! | cancelling | a permission ask for S | resolves [`Outcome::Cancelled`] at once, no frame | `agent_cancel_cascades_and_the_idle_says_cancelled` |
 //! | cancelling | the agent sends `state_update` `idle` | sent with `stopReason: "cancelled"` whatever it said (the docs' MUST) | `agent_cancel_cascades_and_the_idle_says_cancelled` |
-//! | cancelling | the grace deadline passes | the machine sends the idle `state_update` with `stopReason: "cancelled"` itself; S is idle | `agent_cancel_grace_sends_the_idle_itself` |
+//! | cancelling | the grace deadline passes | the machine sends the idle `state_update` with `stopReason: "cancelled"` itself, then tells the application with [`Event::CancelGraceExpired`] (its cancelled work should stop; its own idle would now be refused); S is idle | `agent_cancel_grace_sends_the_idle_itself` |
 //! | idle after the machine's grace idle | the agent sends an idle | refused ([`SendError::WorkAlreadyEnded`]: a second idle would end the client's next turn) until S works again (`running` / `requires_action` sent or a prompt acknowledged) | `agent_cancel_grace_sends_the_idle_itself` |
 //! | idle or unknown | `session/cancel` | delivered; nothing else (no state is kept for a session the agent did not announce: a flood of cancels and failed resumes leaves none) | `agent_cancel_cascades_and_the_idle_says_cancelled`, `v2_peer::agent_state_stays_empty_under_a_flood_of_cancels_and_failed_resumes` |
 //! | announced | `session/close` / `session/delete` answered successfully | no longer announced | `agent_updates_need_an_announced_session` |
@@ -133,6 +133,7 @@
 //! |---|---|---|
 //! | `session/prompt` sent for S, no turn open | a turn of S opens, named by that prompt's [`OutboundId`] | `client_turn_stamps_updates_and_ends_once_on_idle` |
 //! | `session/prompt` sent for S while its turn is open | it joins the open turn (v2 allows prompts during foreground work) | `client_second_prompt_joins_the_open_turn` |
+//! | after a prompt of S was sent as `id` | [`Connection::open_turn_v2`]`(S)` is `Some(id)` when it opened the turn, the opener's id when it joined one: the application need not guess which | `client_second_prompt_joins_the_open_turn` |
 //! | a prompt's successful answer | an acknowledgement only: the turn stays open | `client_turn_stamps_updates_and_ends_once_on_idle` |
 //! | a prompt's answer after its turn ended (the idle overtook it) | belongs to no turn: it ends none | `client_late_prompt_answer_belongs_to_no_turn` |
 //! | `session/update` of S while its turn is open | [`Event::NotificationV2`] with a [`TurnStamp`]: the turn and a contiguous ordinal 0, 1, 2… | `client_turn_stamps_updates_and_ends_once_on_idle` |
@@ -200,6 +201,7 @@
 //! [`Event::Request`]: super::Event::Request
 //! [`Event::NotificationV2`]: super::Event::NotificationV2
 //! [`Event::TurnEnded`]: super::Event::TurnEnded
+//! [`Event::CancelGraceExpired`]: super::Event::CancelGraceExpired
 //! [`Event::Closed`]: super::Event::Closed
 //! [`Outcome::ResultV2`]: super::Outcome::ResultV2
 //! [`Outcome::Result`]: super::Outcome::Result
@@ -468,6 +470,16 @@ impl V2State {
 }
 
 impl Connection {
+    /// Client side, v2: the open turn of `session`, named by the `session/prompt` that opened
+    /// it; `None` while no turn of it is open (and always on an agent or a v1 connection).
+    ///
+    /// After [`send_request_v2`](Self::send_request_v2) of a prompt returned `id`, the prompt
+    /// opened a turn exactly when this is `Some(id)`; otherwise it joined the turn named here,
+    /// whose updates are stamped with that turn's id.
+    pub fn open_turn_v2(&self, session: &SessionId) -> Option<OutboundId> {
+        self.v2.turns.get(session).map(|turn| OutboundId(turn.prompt))
+    }
+
     /// Client side, v2: the stamp of a received update, and the turn it ends, if it does.
     pub(super) fn client_stamp_v2(
         &mut self,
@@ -608,12 +620,13 @@ impl Connection {
         self.v2.ended_by_machine.insert(session.clone());
         let idle = IdleStateUpdate { stop_reason: Some(IdleStopReason::Cancelled), ..IdleStateUpdate::default() };
         let update = v2::UpdateSessionNotification {
-            session_id: session,
+            session_id: session.clone(),
             update: SessionUpdate::StateUpdate(StateUpdate::Idle(idle)),
             meta: None,
         };
         // The machine's own notification: never refused by the budget.
         let _ = self.write_v2_notification(&update.into());
+        self.push_event(Event::CancelGraceExpired { session });
     }
 
     /// Close: every open client turn ends.

@@ -1,27 +1,29 @@
-//! The v2 agent: the [`AgentV2`] handler trait, its context [`AgentContextV2`], and
-//! [`serve_v2`].
+//! The v2 agent: the [`AgentV2`] and [`LocalAgentV2`] handler traits, their context
+//! [`AgentContextV2`], and [`serve_v2`] / [`serve_v2_local`].
 
 use std::future::Future;
+use std::rc::Rc;
 use std::sync::Arc;
 use std::time::Duration;
 
-use acp_proto::types::ProtocolVersion;
 use acp_proto::v2::{self, CancelSessionNotification, ClientNotificationParams, ClientRequestParams, SessionId};
-use acp_proto::{InboundId, Negotiated, Notification, Request, RpcError};
-use tokio::sync::oneshot;
+use acp_proto::{InboundId, Negotiated, RpcError};
 
-use super::{DoneV2, run_handler_v2};
+use super::{InboundV2, offer_v2};
 use crate::context::{HandlerContext, common_context_methods};
-use crate::driver::Handlers;
-use crate::handle::{Done, DriverStats, Handle, catch_unwind};
+use crate::handle::{DriverStats, Handle, catch_unwind};
 use crate::io::TokioIo;
-use crate::runtime::{Runtime, Tokio};
-use crate::sync::{CancellationToken, QueueReceiver, Signal};
+use crate::runtime::Tokio;
+use crate::sync::{CancellationToken, Signal};
 use crate::{AgentOptions, Error};
 
 macro_rules! agent_trait_v2 {
     (
-        {}
+        {
+            $(#[$attr:meta])*
+            trait $Trait:ident: [$($bounds:tt)*], futures: $futures:tt,
+            handlers: $Handlers:ident($Ptr:ident), spawn: $spawn:ident, dispatch: $dispatch:ident, notify: $notify:ident;
+        }
         client_requests: [ $( {
             $(#[doc = $doc:literal])* $v:ident = $w:literal, $p:ident => $r:ident, gate: [$($g:literal),*],
             handler: $h:ident($cx:ident), default: $def:ident, call: $call:ident
@@ -32,21 +34,12 @@ macro_rules! agent_trait_v2 {
         } )* ]
         $($rest:tt)*
     ) => {
-        /// An ACP v2 agent (handlers run as spawned tasks). Every method except
-        /// [`initialize`](AgentV2::initialize) answers `-32601` by default.
-        ///
-        /// In v2 [`prompt`](AgentV2::prompt) only acknowledges the prompt: the turn's work goes
-        /// on after it returns (on a task holding the [`AgentContextV2`], which stays usable),
-        /// sends `session/update`s, and ends with an `idle` `state_update`
-        /// ([`AgentContextV2::send_idle`]). A `session/cancel` reaches
-        /// [`session_cancelled`](AgentV2::session_cancelled); the core has then already
-        /// cancelled the session's permission asks, and sends the idle `cancelled` itself if
-        /// the agent does not within `Config::turn_cancel_grace`.
-        pub trait AgentV2: Send + Sync + 'static {
+        $(#[$attr])*
+        pub trait $Trait: $($bounds)* 'static {
             $(
                 handler_method_v2! {
                     $(#[doc = $doc])*
-                    gate: [$($g),*], $def, $v, $h(v2::$p, AgentContextV2) -> v2::$r
+                    gate: [$($g),*], $def, $v, $h(v2::$p, AgentContextV2) -> v2::$r, $futures
                 }
             )*
             $(
@@ -54,29 +47,43 @@ macro_rules! agent_trait_v2 {
                     $(#[doc = $ndoc])*
                     #[doc = ""]
                     #[doc = "Default: ignored."]
-                    $nh(v2::$np)
+                    $nh(v2::$np), $futures
                 }
             )*
 
-            /// `session/cancel` of a session: stop its work. Default: ignored.
-            fn session_cancelled(&self, notification: CancelSessionNotification) -> impl Future<Output = ()> + Send {
-                let _ = notification;
-                std::future::ready(())
+            notification_method_v2! {
+                /// `session/cancel` of a session: stop its work. Default: ignored.
+                fn session_cancelled(notification: CancelSessionNotification), $futures
+            }
+
+            notification_method_v2! {
+                /// The session's work, cancelled by the client, did not report `idle` within
+                /// `Config::turn_cancel_grace`, so the connection sent the idle (`cancelled`)
+                /// itself: the client's turn is over. Stop what still runs for the session; its
+                /// own idle is now refused ([`SendError::WorkAlreadyEnded`]) until the session
+                /// works again. Comes after the session's `session/cancel`, in order with the
+                /// notifications. Default: ignored.
+                ///
+                /// [`SendError::WorkAlreadyEnded`]: acp_proto::SendError::WorkAlreadyEnded
+                fn cancel_grace_expired(session_id: SessionId), $futures
             }
         }
 
-        async fn dispatch_agent_v2<A: AgentV2>(
-            agent: &A,
-            request: v2::Request,
-            cx: AgentContextV2,
-        ) -> Result<v2::Response, RpcError> {
+        async fn $dispatch<A: $Trait>(agent: &A, request: v2::Request, cx: AgentContextV2) -> Result<v2::Response, RpcError> {
             match request {
                 $( v2::Request::Client(ClientRequestParams::$v(r)) => Ok(agent.$h(r, cx).await?.into()), )*
                 other => Err(RpcError::method_not_found(other.wire())),
             }
         }
 
-        async fn notify_agent_v2<A: AgentV2>(agent: &A, notification: v2::Notification) {
+        async fn $notify<A: $Trait>(agent: &A, item: InboundV2) {
+            let notification = match item {
+                InboundV2::Notification(notification) => notification,
+                InboundV2::CancelGraceExpired(session) => {
+                    let _ = catch_unwind(agent.cancel_grace_expired(session)).await;
+                    return;
+                }
+            };
             match notification {
                 v2::Notification::Client(ClientNotificationParams::Cancel(n)) => {
                     let _ = catch_unwind(agent.session_cancelled(n)).await;
@@ -88,10 +95,44 @@ macro_rules! agent_trait_v2 {
                 _ => {}
             }
         }
+
+        handlers_impl_v2!($Handlers($Ptr): $Trait, spawn: $spawn, context: agent_context,
+            dispatch: $dispatch, notify: $notify);
     };
 }
 
-acp_proto::method_table_v2!(agent_trait_v2 {});
+acp_proto::method_table_v2!(agent_trait_v2 {
+    /// An ACP v2 agent (handlers run as spawned tasks). Every method except
+    /// [`initialize`](AgentV2::initialize) answers `-32601` by default.
+    ///
+    /// In v2 [`prompt`](AgentV2::prompt) only acknowledges the prompt: the turn's work goes
+    /// on after it returns (on a task holding the [`AgentContextV2`], which stays usable),
+    /// sends `session/update`s, and ends with an `idle` `state_update`
+    /// ([`AgentContextV2::send_idle`]). A `session/cancel` reaches
+    /// [`session_cancelled`](AgentV2::session_cancelled); the core has then already
+    /// cancelled the session's permission asks, and sends the idle `cancelled` itself if
+    /// the agent does not within `Config::turn_cancel_grace`, then calls
+    /// [`cancel_grace_expired`](AgentV2::cancel_grace_expired).
+    ///
+    /// For handlers that hold `Rc`s or other `!Send` state, implement [`LocalAgentV2`].
+    trait AgentV2: [Send + Sync +], futures: [+ Send],
+    handlers: AgentV2Handlers(Arc), spawn: spawn, dispatch: dispatch_agent_v2, notify: notify_agent_v2;
+});
+
+acp_proto::method_table_v2!(agent_trait_v2 {
+    /// [`AgentV2`] for handlers whose futures need not be `Send`: the same methods, run as
+    /// local tasks on the current thread. Serve it with [`serve_v2_local`] inside a
+    /// `tokio::task::LocalSet`.
+    trait LocalAgentV2: [], futures: [],
+    handlers: LocalAgentV2Handlers(Rc), spawn: spawn_local, dispatch: dispatch_local_agent_v2,
+    notify: notify_local_agent_v2;
+});
+
+/// A v2 agent handler's context, and the signal its `answered()` waits on.
+fn agent_context(cx: HandlerContext) -> (AgentContextV2, Option<Arc<Signal>>) {
+    let answered = Arc::new(Signal::default());
+    (AgentContextV2 { inner: cx, answered: Arc::clone(&answered) }, Some(answered))
+}
 
 /// The context of a v2 agent's request handler: the request's cancellation signal and a way to
 /// send requests and notifications to the client. Cheap to clone; usable after the handler
@@ -174,44 +215,6 @@ impl std::fmt::Debug for AgentContextV2 {
     }
 }
 
-/// Runs an [`AgentV2`]'s handlers for the driver.
-struct AgentV2Handlers<A>(Arc<A>);
-
-impl<A: AgentV2> Handlers for AgentV2Handlers<A> {
-    fn spawn_request<Rt: Runtime>(
-        &self,
-        _: &Rt,
-        request: Request,
-        _: HandlerContext,
-        done: Done,
-        _: Option<oneshot::Receiver<()>>,
-    ) {
-        // A v1 request (a client that offered only 1): this agent speaks v2 only.
-        done.complete(Err(RpcError::method_not_found(request.wire())));
-    }
-
-    fn spawn_notifications<Rt: Runtime>(&self, _: &Rt, _: QueueReceiver<Notification>) {}
-
-    fn spawn_request_v2<Rt: Runtime>(&self, rt: &Rt, request: v2::Request, cx: HandlerContext, done: DoneV2) {
-        let agent = Arc::clone(&self.0);
-        let answered = Arc::new(Signal::default());
-        let cx = AgentContextV2 { inner: cx, answered: Arc::clone(&answered) };
-        rt.spawn(async move {
-            run_handler_v2(done, async move { dispatch_agent_v2(&*agent, request, cx).await }).await;
-            answered.set();
-        });
-    }
-
-    fn spawn_notifications_v2<Rt: Runtime>(&self, rt: &Rt, mut queue: QueueReceiver<v2::Notification>) {
-        let agent = Arc::clone(&self.0);
-        rt.spawn(async move {
-            while let Some(notification) = queue.pop().await {
-                notify_agent_v2(&*agent, notification).await;
-            }
-        });
-    }
-}
-
 /// Serves a v2 `agent` over `reader`/`writer` (the client's output and input), as
 /// [`serve`](crate::serve) does a v1 one: resolves when the client's input ends. Version 2 is
 /// added to `options.config.supported_versions`; a client offering only 1 gets `-32601` for its
@@ -222,10 +225,20 @@ pub async fn serve_v2<A: AgentV2>(
     writer: impl tokio::io::AsyncWrite + Send + 'static,
     mut options: AgentOptions,
 ) -> Result<(), Error> {
-    let versions = &mut options.config.supported_versions;
-    if !versions.contains(&ProtocolVersion(2)) {
-        versions.push(ProtocolVersion(2));
-    }
+    offer_v2(&mut options.config);
     let handlers = AgentV2Handlers(Arc::new(agent));
     crate::agent::serve_spawned(Tokio, handlers, TokioIo::new(reader), TokioIo::new(writer), &options).await
+}
+
+/// [`serve_v2`] for a [`LocalAgentV2`]: must run inside a `tokio::task::LocalSet`; the driver
+/// runs in this future, the handlers as local tasks.
+pub async fn serve_v2_local<A: LocalAgentV2>(
+    agent: A,
+    reader: impl tokio::io::AsyncRead + 'static,
+    writer: impl tokio::io::AsyncWrite + 'static,
+    mut options: AgentOptions,
+) -> Result<(), Error> {
+    offer_v2(&mut options.config);
+    let handlers = LocalAgentV2Handlers(Rc::new(agent));
+    crate::agent::serve_on(Tokio, handlers, TokioIo::new(reader), TokioIo::new(writer), &options).await
 }

@@ -1,30 +1,34 @@
-//! The v2 client: the [`ClientV2`] handler trait (what a v2 agent asks of the client) and
-//! [`ClientConnectionV2`], the handle that drives a v2 agent.
+//! The v2 client: the [`ClientV2`] and [`LocalClientV2`] handler traits (what a v2 agent asks
+//! of the client) and [`ClientConnectionV2`], the handle that drives a v2 agent.
 
 use std::future::Future;
+use std::rc::Rc;
 use std::sync::Arc;
 use std::time::Duration;
 
-use acp_proto::types::ProtocolVersion;
 use acp_proto::v2::{
     self, AgentNotificationParams, AgentRequestParams, CancelSessionNotification, ClientNotificationParams, SessionId,
 };
-use acp_proto::{CloseReason, Negotiated, Notification, Outcome, Request, RpcError, Side};
+use acp_proto::{CloseReason, Negotiated, Outcome, RpcError, Side};
 use tokio::sync::oneshot;
 
 use super::turn::PromptTurnV2;
-use super::{CommandV2, DoneV2, RequestV2Command, TurnSinkV2, run_handler_v2};
+use super::{CommandV2, InboundV2, RequestV2Command, TurnSinkV2, offer_v2};
 use crate::context::{ClientContext, HandlerContext};
 use crate::driver::{Driver, Handlers};
-use crate::handle::{Command, Done, DriverStats, Handle};
+use crate::handle::{Command, DriverStats, Handle};
 use crate::io::TokioIo;
 use crate::runtime::{Runtime, Tokio};
-use crate::sync::{QueueReceiver, lock, queue};
+use crate::sync::{lock, queue};
 use crate::{ClientOptions, Error};
 
 macro_rules! client_trait_v2 {
     (
-        {}
+        {
+            $(#[$attr:meta])*
+            trait $Trait:ident: [$($bounds:tt)*], futures: $futures:tt,
+            handlers: $Handlers:ident($Ptr:ident), spawn: $spawn:ident, dispatch: $dispatch:ident, notify: $notify:ident;
+        }
         client_requests: $client_requests:tt
         agent_requests: [ $( {
             $(#[doc = $doc:literal])* $v:ident = $w:literal, $p:ident => $r:ident, gate: [$($g:literal),*],
@@ -36,19 +40,12 @@ macro_rules! client_trait_v2 {
         } )* ]
         $($rest:tt)*
     ) => {
-        /// What an ACP v2 client answers to its agent (handlers run as spawned tasks). Every
-        /// method has a default: `-32601`, except
-        /// [`request_permission`](ClientV2::request_permission), which answers `cancelled`,
-        /// and the notifications, which are ignored. `()` implements it with the defaults.
-        ///
-        /// A turn's `session/update`s go to its [`PromptTurnV2`]; the others (outside a turn,
-        /// or of a session this client reads no turn of) to
-        /// [`session_update`](ClientV2::session_update).
-        pub trait ClientV2: Send + Sync + 'static {
+        $(#[$attr])*
+        pub trait $Trait: $($bounds)* 'static {
             $(
                 handler_method_v2! {
                     $(#[doc = $doc])*
-                    gate: [$($g),*], $def, $v, $h(v2::$p, ClientContext) -> v2::$r
+                    gate: [$($g),*], $def, $v, $h(v2::$p, ClientContext) -> v2::$r, $futures
                 }
             )*
             $(
@@ -56,23 +53,20 @@ macro_rules! client_trait_v2 {
                     $(#[doc = $ndoc])*
                     #[doc = ""]
                     #[doc = "Default: ignored."]
-                    $nh(v2::$np)
+                    $nh(v2::$np), $futures
                 }
             )*
         }
 
-        async fn dispatch_client_v2<C: ClientV2>(
-            client: &C,
-            request: v2::Request,
-            cx: ClientContext,
-        ) -> Result<v2::Response, RpcError> {
+        async fn $dispatch<C: $Trait>(client: &C, request: v2::Request, cx: ClientContext) -> Result<v2::Response, RpcError> {
             match request {
                 $( v2::Request::Agent(AgentRequestParams::$v(r)) => Ok(client.$h(r, cx).await?.into()), )*
                 other => Err(RpcError::method_not_found(other.wire())),
             }
         }
 
-        async fn notify_client_v2<C: ClientV2>(client: &C, notification: v2::Notification) {
+        async fn $notify<C: $Trait>(client: &C, item: InboundV2) {
+            let InboundV2::Notification(notification) = item else { return };
             match notification {
                 $(
                     v2::Notification::Agent(AgentNotificationParams::$nv(n)) => {
@@ -82,45 +76,43 @@ macro_rules! client_trait_v2 {
                 _ => {}
             }
         }
+
+        handlers_impl_v2!($Handlers($Ptr): $Trait, spawn: $spawn, context: client_context,
+            dispatch: $dispatch, notify: $notify);
     };
 }
 
-acp_proto::method_table_v2!(client_trait_v2 {});
+acp_proto::method_table_v2!(client_trait_v2 {
+    /// What an ACP v2 client answers to its agent (handlers run as spawned tasks). Every
+    /// method has a default: `-32601`, except
+    /// [`request_permission`](ClientV2::request_permission), which answers `cancelled`,
+    /// and the notifications, which are ignored. `()` implements it with the defaults.
+    ///
+    /// A turn's `session/update`s go to its [`PromptTurnV2`]; the others (outside a turn,
+    /// or of a session this client reads no turn of) to
+    /// [`session_update`](ClientV2::session_update). The agent's requests of a turn's
+    /// session reach their handlers only after the turn's reader took the updates sent
+    /// before them (see [`PromptTurnV2`]).
+    ///
+    /// For handlers that hold `Rc`s or other `!Send` state, implement [`LocalClientV2`].
+    trait ClientV2: [Send + Sync +], futures: [+ Send],
+    handlers: ClientV2Handlers(Arc), spawn: spawn, dispatch: dispatch_client_v2, notify: notify_client_v2;
+});
+
+acp_proto::method_table_v2!(client_trait_v2 {
+    /// [`ClientV2`] for handlers whose futures need not be `Send`: the same methods, run as
+    /// local tasks, with [`ClientConnectionV2::connect_local`] inside a `tokio::task::LocalSet`.
+    trait LocalClientV2: [], futures: [],
+    handlers: LocalClientV2Handlers(Rc), spawn: spawn_local, dispatch: dispatch_local_client_v2,
+    notify: notify_local_client_v2;
+});
 
 impl ClientV2 for () {}
+impl LocalClientV2 for () {}
 
-/// Runs a [`ClientV2`]'s handlers for the driver.
-struct ClientV2Handlers<C>(Arc<C>);
-
-impl<C: ClientV2> Handlers for ClientV2Handlers<C> {
-    fn spawn_request<Rt: Runtime>(
-        &self,
-        _: &Rt,
-        request: Request,
-        _: HandlerContext,
-        done: Done,
-        _: Option<oneshot::Receiver<()>>,
-    ) {
-        // A v1 request cannot reach a connection that negotiated v2; answered all the same.
-        done.complete(Err(RpcError::method_not_found(request.wire())));
-    }
-
-    fn spawn_notifications<Rt: Runtime>(&self, _: &Rt, _: QueueReceiver<Notification>) {}
-
-    fn spawn_request_v2<Rt: Runtime>(&self, rt: &Rt, request: v2::Request, cx: HandlerContext, done: DoneV2) {
-        let client = Arc::clone(&self.0);
-        let cx = ClientContext::new(cx);
-        rt.spawn(run_handler_v2(done, async move { dispatch_client_v2(&*client, request, cx).await }));
-    }
-
-    fn spawn_notifications_v2<Rt: Runtime>(&self, rt: &Rt, mut queue: QueueReceiver<v2::Notification>) {
-        let client = Arc::clone(&self.0);
-        rt.spawn(async move {
-            while let Some(notification) = queue.pop().await {
-                notify_client_v2(&*client, notification).await;
-            }
-        });
-    }
+/// A v2 client handler's context (nothing to signal when the handler finished).
+fn client_context(cx: HandlerContext) -> (ClientContext, Option<Arc<crate::sync::Signal>>) {
+    (ClientContext::new(cx), None)
 }
 
 /// A v2 connection to an agent: the client's handle. Cheap to clone; the connection closes
@@ -165,20 +157,41 @@ impl ClientConnectionV2 {
         client: C,
         reader: impl tokio::io::AsyncRead + Send + 'static,
         writer: impl tokio::io::AsyncWrite + Send + 'static,
-        mut options: ClientOptions,
+        options: ClientOptions,
     ) -> ClientConnectionV2 {
-        let versions = &mut options.config.supported_versions;
-        if !versions.contains(&ProtocolVersion(2)) {
-            versions.push(ProtocolVersion(2));
-        }
-        let handlers = ClientV2Handlers(Arc::new(client));
-        let (reader, writer) = (TokioIo::new(reader), TokioIo::new(writer));
-        let (driver, handle) = Driver::new(Tokio, Side::Client, handlers, reader, writer, options.driver(), true);
-        let handle = handle.unwrap_or_else(|| unreachable!("a client driver always has an application handle"));
+        let (driver, conn) = Self::build(ClientV2Handlers(Arc::new(client)), reader, writer, options);
         Tokio.spawn(async move {
             let _ = driver.await;
         });
-        ClientConnectionV2 { handle, timeout: None, turn_buffer: options.turn_buffer }
+        conn
+    }
+
+    /// [`connect`](Self::connect) for a [`LocalClientV2`]: must be called inside a
+    /// `tokio::task::LocalSet`, where the driver and the handlers run.
+    pub fn connect_local<C: LocalClientV2>(
+        client: C,
+        reader: impl tokio::io::AsyncRead + 'static,
+        writer: impl tokio::io::AsyncWrite + 'static,
+        options: ClientOptions,
+    ) -> ClientConnectionV2 {
+        let (driver, conn) = Self::build(LocalClientV2Handlers(Rc::new(client)), reader, writer, options);
+        Tokio.spawn_local(async move {
+            let _ = driver.await;
+        });
+        conn
+    }
+
+    fn build<H: Handlers, R: tokio::io::AsyncRead + 'static, W: tokio::io::AsyncWrite + 'static>(
+        handlers: H,
+        reader: R,
+        writer: W,
+        mut options: ClientOptions,
+    ) -> (Driver<Tokio, H, TokioIo<R>, TokioIo<W>>, ClientConnectionV2) {
+        offer_v2(&mut options.config);
+        let (reader, writer) = (TokioIo::new(reader), TokioIo::new(writer));
+        let (driver, handle) = Driver::new(Tokio, Side::Client, handlers, reader, writer, options.driver(), true);
+        let handle = handle.unwrap_or_else(|| unreachable!("a client driver always has an application handle"));
+        (driver, ClientConnectionV2 { handle, timeout: None, turn_buffer: options.turn_buffer })
     }
 
     pub(super) fn handle(&self) -> &Handle {
@@ -217,7 +230,10 @@ impl ClientConnectionV2 {
 
     /// Starts a turn: sends `session/prompt`. Resolves once the request went out (or was
     /// refused: [`SendError::TurnAlreadyRunning`](acp_proto::SendError::TurnAlreadyRunning) while
-    /// this client reads a turn of the same session). The [`PromptTurnV2`] yields the turn's
+    /// a turn of the same session is open, which this client reads already or which no stream
+    /// reads: a dropped turn the agent has not ended yet, or one opened by a `session/prompt`
+    /// sent through [`request`](Self::request); the prompt would join that turn, and the new
+    /// stream would miss its start). The [`PromptTurnV2`] yields the turn's
     /// updates and ends when the agent reports `idle` (or the prompt failed, or the connection
     /// closed).
     pub async fn prompt(&self, request: v2::PromptRequest) -> Result<PromptTurnV2, Error> {

@@ -3,16 +3,37 @@
 
 use std::task::Context;
 
-use acp_proto::v2::{self, AgentNotificationParams};
-use acp_proto::{Event, Instant, Refused, SendError};
+use acp_proto::v2::{
+    self, AgentNotificationParams, AgentRequestParams, CreateElicitationRequestKind, ElicitationScope,
+};
+use acp_proto::{Event, Instant, OutboundId, Refused, SendError};
+use tokio::sync::oneshot;
 
 use super::{Driver, Handlers, Held};
 use crate::Error;
 use crate::context::HandlerContext;
 use crate::io::{ReadBytes, WriteBytes};
 use crate::runtime::Runtime;
-use crate::sync::CancellationToken;
-use crate::v2::{CommandV2, DoneV2, HeldV2, PendingV2, RequestV2Command, TurnItemV2};
+use crate::sync::{CancellationToken, QueueSender};
+use crate::v2::{CommandV2, DoneV2, HeldV2, InboundV2, OpenTurnV2, PendingV2, RequestV2Command, TurnItemV2};
+
+/// The session an agent request belongs to, for the ordering gate: its `sessionId`, or the
+/// session scope of an elicitation.
+fn gated_session(request: &v2::Request) -> Option<&v2::SessionId> {
+    let scope = match request {
+        v2::Request::Agent(AgentRequestParams::CreateElicitation(e)) => match &e.kind {
+            CreateElicitationRequestKind::Form(form) => &form.scope,
+            CreateElicitationRequestKind::Url(url) => &url.scope,
+            _ => return None,
+        },
+        v2::Request::Agent(_) => return request.session_id(),
+        _ => return None,
+    };
+    match scope {
+        ElicitationScope::Session(s) => Some(&s.session_id),
+        ElicitationScope::Request(_) => None,
+    }
+}
 
 impl<Rt: Runtime, H: Handlers, Rd: ReadBytes, Wr: WriteBytes> Driver<Rt, H, Rd, Wr> {
     pub(crate) fn apply_v2(&mut self, command: CommandV2, now: Instant) {
@@ -29,9 +50,10 @@ impl<Rt: Runtime, H: Handlers, Rd: ReadBytes, Wr: WriteBytes> Driver<Rt, H, Rd, 
                 self.send_or_hold(now, Held::V2(HeldV2::Complete(id, result)));
             }
             CommandV2::AbandonTurn { session } => {
+                // The core keeps the turn open until the agent's idle; a new prompt of the
+                // session is refused until then (see `send_request_v2`).
                 if self.v2.turns.remove(&session).is_some() {
                     let _ = self.conn.cancel_turn(now, &session);
-                    self.v2.abandoned.insert(session);
                 }
             }
         }
@@ -70,10 +92,11 @@ impl<Rt: Runtime, H: Handlers, Rd: ReadBytes, Wr: WriteBytes> Driver<Rt, H, Rd, 
     ) -> Option<HeldV2> {
         let RequestV2Command { token, request, timeout, reply, turn } = command;
         if let Some(t) = &turn
-            && (self.v2.turns.contains_key(&t.session) || self.v2.abandoned.contains(&t.session))
+            && (self.v2.turns.contains_key(&t.session) || self.conn.open_turn_v2(&t.session).is_some())
         {
-            // This client reads that session's open turn already (one stream per turn), or
-            // dropped it and the agent has not ended it yet (the prompt would join it).
+            // This client reads that session's open turn already (one stream per turn), or the
+            // core has one open that no stream reads (dropped, or opened by a plain `request`):
+            // the prompt would join it, and its stream would miss the turn's start.
             let error = SendError::TurnAlreadyRunning(t.session.clone());
             let _ = reply.send(Err(Error::from(error.clone())));
             if let Some(t) = turn {
@@ -85,7 +108,10 @@ impl<Rt: Runtime, H: Handlers, Rd: ReadBytes, Wr: WriteBytes> Driver<Rt, H, Rd, 
             Ok(id) => {
                 if let Some(t) = turn {
                     let _ = t.accepted.send(Ok(()));
-                    self.v2.turns.insert(t.session, t.updates);
+                    // No turn was open (checked above), so this prompt opened one: the core
+                    // names it by the prompt's id.
+                    debug_assert_eq!(self.conn.open_turn_v2(&t.session), Some(id));
+                    self.v2.turns.insert(t.session, OpenTurnV2 { turn: id, items: t.updates });
                 }
                 self.tokens.insert(token, id);
                 self.v2.pending.insert(id, PendingV2 { token, reply });
@@ -108,18 +134,26 @@ impl<Rt: Runtime, H: Handlers, Rd: ReadBytes, Wr: WriteBytes> Driver<Rt, H, Rd, 
     pub(crate) fn dispatch_v2(&mut self, event: Event, cx: &mut Context<'_>, force: bool) -> Option<Event> {
         match event {
             Event::RequestV2 { id, request } => {
+                let gate = self.turn_gate_v2(&request, cx);
                 let cancel = CancellationToken::new();
                 self.inbound.insert(id, cancel.clone());
                 let done = DoneV2 { id, tx: Some(self.handle.tx.clone()) };
                 let hcx = HandlerContext { handle: self.handle.clone(), id, cancel };
-                self.handlers.spawn_request_v2(&self.rt, request, hcx, done);
+                self.handlers.spawn_request_v2(&self.rt, request, hcx, done, gate);
                 None
+            }
+            Event::CancelGraceExpired { session } => {
+                let worker = self.v2.notifications.as_ref()?;
+                worker.push(InboundV2::CancelGraceExpired(session), cx, force).err().map(|item| match item {
+                    InboundV2::CancelGraceExpired(session) => Event::CancelGraceExpired { session },
+                    InboundV2::Notification(_) => unreachable!("a grace end was pushed"),
+                })
             }
             Event::NotificationV2 { notification, turn } => {
                 let v2::Notification::Agent(AgentNotificationParams::SessionUpdate(update)) = notification else {
                     return self.deliver_to_worker_v2(notification, turn, cx, force);
                 };
-                let sink = if turn.is_some() { self.v2.turns.get(&update.session_id) } else { None };
+                let sink = turn.and_then(|stamp| self.read_turn(&update.session_id, stamp.turn));
                 match sink {
                     Some(sink) => sink.push(TurnItemV2::Update(update), cx, force).err().map(|item| {
                         let TurnItemV2::Update(update) = item else { unreachable!("an update was pushed") };
@@ -135,10 +169,8 @@ impl<Rt: Runtime, H: Handlers, Rd: ReadBytes, Wr: WriteBytes> Driver<Rt, H, Rd, 
                 }
             }
             Event::TurnEnded { session, turn, reason } => {
-                let Some(sink) = self.v2.turns.get(&session) else {
-                    self.v2.abandoned.remove(&session);
-                    return None;
-                };
+                // A turn no stream reads (dropped, or opened by a plain `request`) ends unseen.
+                let sink = self.read_turn(&session, turn)?;
                 match sink.push(TurnItemV2::End(reason), cx, force) {
                     Ok(()) => {
                         self.v2.turns.remove(&session);
@@ -162,6 +194,30 @@ impl<Rt: Runtime, H: Handlers, Rd: ReadBytes, Wr: WriteBytes> Driver<Rt, H, Rd, 
         force: bool,
     ) -> Option<Event> {
         let worker = self.v2.notifications.as_ref()?;
-        worker.push(notification, cx, force).err().map(|notification| Event::NotificationV2 { notification, turn })
+        worker.push(InboundV2::Notification(notification), cx, force).err().map(|item| match item {
+            InboundV2::Notification(notification) => Event::NotificationV2 { notification, turn },
+            InboundV2::CancelGraceExpired(_) => unreachable!("a notification was pushed"),
+        })
+    }
+
+    /// Where the items of `session`'s turn `turn` go, while this client reads that turn.
+    fn read_turn(&self, session: &v2::SessionId, turn: OutboundId) -> Option<&QueueSender<TurnItemV2>> {
+        self.v2.turns.get(session).filter(|open| open.turn == turn).map(|open| &open.items)
+    }
+
+    /// Client side: when `request` belongs to a session whose turn this client reads (a
+    /// permission ask, a session-scoped elicitation) and the turn's reader has not yet taken
+    /// (or is still handling) every update so far, a gate placed in the turn after them (past
+    /// the turn's capacity: one small item per agent request, which the core's `max_inbound`
+    /// bounds). As v1's `turn_gate`.
+    fn turn_gate_v2(&self, request: &v2::Request, cx: &Context<'_>) -> Option<oneshot::Receiver<()>> {
+        let session = gated_session(request)?;
+        let items = &self.v2.turns.get(session)?.items;
+        if items.settled() {
+            return None;
+        }
+        let (open, gate) = oneshot::channel();
+        let _ = items.push(TurnItemV2::Gate(open), cx, true);
+        Some(gate)
     }
 }

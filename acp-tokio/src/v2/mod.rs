@@ -1,5 +1,8 @@
 //! ACP v2 (Preview, feature `unstable_protocol_v2`): a v2 client ([`ClientConnectionV2`], with
-//! the [`ClientV2`] handler trait) and a v2 agent ([`AgentV2`], served by [`serve_v2`]).
+//! the [`ClientV2`] handler trait) and a v2 agent ([`AgentV2`], served by [`serve_v2`], or
+//! beside a v1 [`Agent`](crate::Agent) by [`serve_negotiated`]). [`LocalClientV2`] and
+//! [`LocalAgentV2`] are the same traits for `!Send` handlers on a `tokio::task::LocalSet`
+//! ([`ClientConnectionV2::connect_local`], [`serve_v2_local`], [`serve_negotiated_local`]).
 //!
 //! Everything here is generated from `acp_proto::method_table_v2!` the way the v1 API is from
 //! `method_table!`: each `client_requests` row is an [`AgentV2`] handler method and (when its
@@ -10,26 +13,32 @@
 //! A connection speaks one version. [`ClientConnectionV2::initialize`] offers 2; an agent that
 //! answers 1 gets [`Error::UnsupportedProtocolVersion`] and the connection closes (connect
 //! again with the v1 [`ClientConnection`](crate::ClientConnection)). [`serve_v2`] answers only
-//! a client offering 2 or more: a v1 `initialize` is answered `-32601` (serve a v1 client with
-//! [`serve`](crate::serve)).
+//! a client offering 2 or more: a v1 `initialize` is answered `-32601` (an agent that speaks
+//! both serves with [`serve_negotiated`], which gives a v1-only client the v1 agent).
 //!
 //! **Turns.** In v2 `session/prompt` is only acknowledged; the turn ends with the agent's
 //! `idle` `state_update`. [`ClientConnectionV2::prompt`] returns a [`PromptTurnV2`]: a `Stream`
 //! of the turn's `session/update`s (the idle one last) that ends exactly when the core reports
-//! the turn ended, with [`finish`](PromptTurnV2::finish) giving how.
+//! the turn ended, with [`finish`](PromptTurnV2::finish) giving how. The agent's requests of a
+//! turn's session (permission asks, session-scoped elicitations) reach the client's handlers
+//! only after the turn's reader took every update sent before them, as in v1.
 //!
-//! Not yet: the v1 adapter's gates that hold an agent request of a turn's session until the
-//! reader took every update before it (v2 permission asks run as soon as they arrive), `Local*`
-//! (`!Send`) variants, remote transports and async-std for v2.
+//! **Cancellation.** An agent learns of `session/cancel` in
+//! [`AgentV2::session_cancelled`]; if its work does not report `idle` within
+//! `Config::turn_cancel_grace`, the core sends the idle itself and
+//! [`AgentV2::cancel_grace_expired`] tells the agent.
+//!
+//! Not yet: remote transports and async-std for v2 (beside the v1 ones).
 
 #[macro_use]
 mod table;
 mod agent;
 
 mod client;
+mod negotiated;
 mod turn;
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::future::Future;
 use std::time::Duration;
 
@@ -42,8 +51,9 @@ use crate::driver::Held;
 use crate::handle::{AbandonGuard, Command, Handle, catch_unwind};
 use crate::sync::{QueueSender, queue};
 
-pub use agent::{AgentContextV2, AgentV2, serve_v2};
-pub use client::{ClientConnectionV2, ClientV2};
+pub use agent::{AgentContextV2, AgentV2, LocalAgentV2, serve_v2, serve_v2_local};
+pub use client::{ClientConnectionV2, ClientV2, LocalClientV2};
+pub use negotiated::{serve_negotiated, serve_negotiated_local};
 pub use turn::PromptTurnV2;
 
 /// A v2 command for the driver.
@@ -79,8 +89,41 @@ pub(crate) struct TurnSinkV2 {
 pub(crate) enum TurnItemV2 {
     /// A `session/update` of the turn.
     Update(UpdateSessionNotification),
+    /// An agent request of the turn's session (a permission ask, a session-scoped
+    /// elicitation) arrived here on the wire: its handler starts once the turn's reader took
+    /// every update before it, as v1's `TurnItem::Gate`.
+    Gate(oneshot::Sender<()>),
     /// The turn ended (after every update of it).
     End(TurnEndReason),
+}
+
+impl crate::turn::GateItem for TurnItemV2 {
+    fn into_gate(self) -> Result<oneshot::Sender<()>, Self> {
+        match self {
+            TurnItemV2::Gate(open) => Ok(open),
+            other => Err(other),
+        }
+    }
+
+    fn is_gate(&self) -> bool {
+        matches!(self, TurnItemV2::Gate(_))
+    }
+}
+
+/// What a v2 handler's notification task gets, in wire order.
+pub(crate) enum InboundV2 {
+    /// A v2 notification.
+    Notification(v2::Notification),
+    /// Agent side: the core ended a cancelled session's work by its grace idle
+    /// (`Event::CancelGraceExpired`).
+    CancelGraceExpired(SessionId),
+}
+
+/// A turn this client reads: the prompt that opened it (the core's turn id) and where its
+/// items go.
+pub(crate) struct OpenTurnV2 {
+    pub(crate) turn: OutboundId,
+    pub(crate) items: QueueSender<TurnItemV2>,
 }
 
 /// A v2 send or answer held while the outbound budget is full.
@@ -88,6 +131,14 @@ pub(crate) enum HeldV2 {
     Request(Box<RequestV2Command>, Option<Instant>),
     Notify(Box<v2::Notification>, oneshot::Sender<Result<(), Error>>),
     Complete(InboundId, Box<Result<v2::Response, RpcError>>),
+}
+
+/// Adds version 2 to the versions a side speaks (a v2 connection offers or accepts it).
+pub(crate) fn offer_v2(config: &mut acp_proto::Config) {
+    let versions = &mut config.supported_versions;
+    if !versions.contains(&acp_proto::types::ProtocolVersion(2)) {
+        versions.push(acp_proto::types::ProtocolVersion(2));
+    }
 }
 
 /// Whether `held` is the v2 request of `token`.
@@ -104,12 +155,11 @@ pub(crate) struct PendingV2 {
 /// The driver's v2 state.
 pub(crate) struct DriverV2 {
     pub(crate) pending: HashMap<OutboundId, PendingV2>,
-    /// The open turns this client reads, by session.
-    pub(crate) turns: HashMap<SessionId, QueueSender<TurnItemV2>>,
-    /// Sessions whose turn stream was dropped and whose turn the core has not ended yet: a new
-    /// prompt would join that turn, so none is sent until it ends.
-    pub(crate) abandoned: HashSet<SessionId>,
-    pub(crate) notifications: Option<QueueSender<v2::Notification>>,
+    /// The open turns this client reads, by session. A turn whose stream was dropped is no
+    /// longer here, but stays open in the core (`Connection::open_turn_v2`) until it ends, and
+    /// a new prompt of its session is refused until then (it would join that turn).
+    pub(crate) turns: HashMap<SessionId, OpenTurnV2>,
+    pub(crate) notifications: Option<QueueSender<InboundV2>>,
 }
 
 impl DriverV2 {
@@ -120,7 +170,7 @@ impl DriverV2 {
     ) -> DriverV2 {
         let (tx, rx) = queue(buffer);
         handlers.spawn_notifications_v2(rt, rx);
-        DriverV2 { pending: HashMap::new(), turns: HashMap::new(), abandoned: HashSet::new(), notifications: Some(tx) }
+        DriverV2 { pending: HashMap::new(), turns: HashMap::new(), notifications: Some(tx) }
     }
 
     pub(crate) fn on_closed(&mut self) {
@@ -151,8 +201,17 @@ impl Drop for DoneV2 {
     }
 }
 
-/// Runs one v2 request handler and reports its completion; a panic is `-32603`.
-pub(crate) async fn run_handler_v2(done: DoneV2, handler: impl Future<Output = Result<v2::Response, RpcError>>) {
+/// Runs one v2 request handler and reports its completion; a panic is `-32603`. With a
+/// `gate`, the handler starts once it opens (or its turn is dropped): see [`TurnItemV2::Gate`].
+pub(crate) async fn run_handler_v2(
+    done: DoneV2,
+    gate: Option<oneshot::Receiver<()>>,
+    handler: impl Future<Output = Result<v2::Response, RpcError>>,
+) {
+    if let Some(gate) = gate {
+        // Err: the turn was dropped unread, so there is nothing to stay behind.
+        let _ = gate.await;
+    }
     let result = match catch_unwind(handler).await {
         Ok(result) => result,
         Err(panic) => Err(acp_runtime::handler_panicked(&*panic)),
@@ -162,11 +221,7 @@ pub(crate) async fn run_handler_v2(done: DoneV2, handler: impl Future<Output = R
 
 /// The result of a v2 request, or why there is none.
 fn outcome_result(outcome: Result<Outcome, Error>) -> Result<v2::Response, Error> {
-    match outcome? {
-        Outcome::ResultV2(response) => Ok(response),
-        Outcome::Result(_) => Err(Error::UnexpectedResponse),
-        other => Err(Error::from_outcome(other).err().unwrap_or(Error::UnexpectedResponse)),
-    }
+    Error::from_outcome_v2(outcome?)
 }
 
 impl Handle {

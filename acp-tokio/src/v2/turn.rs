@@ -12,6 +12,7 @@ use super::{CommandV2, TurnItemV2, outcome_result};
 use crate::Error;
 use crate::handle::{Command, Handle};
 use crate::sync::QueueReceiver;
+use crate::turn::{handle_then_open, open_gates};
 
 /// A v2 turn in progress, from [`ClientConnectionV2::prompt`](super::ClientConnectionV2::prompt).
 ///
@@ -20,6 +21,12 @@ use crate::sync::QueueReceiver;
 /// when the core reports the turn over; [`finish`](Self::finish) then says how. Updates are
 /// buffered up to [`ClientOptions::turn_buffer`](crate::ClientOptions::turn_buffer); while the
 /// buffer is full the connection stops reading.
+///
+/// The agent's requests of this turn's session (a permission ask, an elicitation scoped to the
+/// session) reach their [`ClientV2`](super::ClientV2) handlers in wire order with the updates,
+/// by construction: a handler starts only once this turn's reader has taken every update sent
+/// before its request (as a stream or with [`next_update`](Self::next_update)), or has
+/// handled it (with [`next_update_then`](Self::next_update_then)), or dropped the turn.
 ///
 /// Dropping an unfinished turn cancels it (`session/cancel`) and drops its remaining updates.
 #[must_use = "a turn is cancelled when dropped"]
@@ -52,28 +59,57 @@ impl PromptTurnV2 {
         &self.session_id
     }
 
-    /// The next update of the turn, or `None` once the turn is over.
-    pub async fn next_update(&mut self) -> Option<UpdateSessionNotification> {
-        std::future::poll_fn(|cx| self.poll_update(cx)).await
+    /// Updates received and not yet taken.
+    pub fn buffered(&self) -> usize {
+        self.updates.len()
     }
 
+    /// The next update of the turn, or `None` once the turn is over.
+    ///
+    /// The agent's requests of this turn's session that arrived right after the update may
+    /// reach their handlers as soon as it is returned (so a reader may wait for such a
+    /// handler). To handle an update before them, use
+    /// [`next_update_then`](Self::next_update_then).
+    pub async fn next_update(&mut self) -> Option<UpdateSessionNotification> {
+        let update = std::future::poll_fn(|cx| self.poll_update(cx)).await;
+        self.open_gates();
+        update
+    }
+
+    /// Takes the next update and runs `handle` with it before any agent request of this turn's
+    /// session that arrived after that update reaches its handler; `None` once the turn is
+    /// over. `handle` must not wait for such a handler.
+    pub async fn next_update_then<R>(&mut self, handle: impl FnOnce(UpdateSessionNotification) -> R) -> Option<R> {
+        let update = std::future::poll_fn(|cx| self.poll_update(cx)).await?;
+        Some(handle_then_open(&mut self.updates, update, handle))
+    }
+
+    /// The next update; the gates before it open on the way.
     fn poll_update(&mut self, cx: &mut Context<'_>) -> Poll<Option<UpdateSessionNotification>> {
         if self.end.is_some() {
             return Poll::Ready(None);
         }
-        match self.updates.poll_pop(cx) {
-            Poll::Ready(Some(TurnItemV2::Update(update))) => Poll::Ready(Some(update)),
-            Poll::Ready(Some(TurnItemV2::End(reason))) => {
-                self.end = Some(reason);
-                self.armed = false;
-                Poll::Ready(None)
+        loop {
+            match self.updates.poll_pop(cx) {
+                Poll::Ready(Some(TurnItemV2::Update(update))) => return Poll::Ready(Some(update)),
+                Poll::Ready(Some(TurnItemV2::Gate(open))) => drop(open.send(())),
+                Poll::Ready(Some(TurnItemV2::End(reason))) => {
+                    self.end = Some(reason);
+                    self.armed = false;
+                    return Poll::Ready(None);
+                }
+                Poll::Ready(None) => {
+                    self.armed = false;
+                    return Poll::Ready(None);
+                }
+                Poll::Pending => return Poll::Pending,
             }
-            Poll::Ready(None) => {
-                self.armed = false;
-                Poll::Ready(None)
-            }
-            Poll::Pending => Poll::Pending,
         }
+    }
+
+    /// Lets the agent requests that came right after the update taken last start.
+    fn open_gates(&mut self) {
+        open_gates(&mut self.updates);
     }
 
     /// Asks the agent to stop the turn (`session/cancel`); the turn then ends when the agent
@@ -116,7 +152,12 @@ impl Stream for PromptTurnV2 {
     type Item = UpdateSessionNotification;
 
     fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<UpdateSessionNotification>> {
-        self.get_mut().poll_update(cx)
+        let this = self.get_mut();
+        let update = this.poll_update(cx);
+        if update.is_ready() {
+            this.open_gates();
+        }
+        update
     }
 }
 

@@ -82,6 +82,8 @@ impl<C: Chooser> Sim<'_, C> {
             Event::RequestV2 { id, request } => self.agent_request_v2(id, request),
             #[cfg(feature = "unstable_protocol_v2")]
             Event::NotificationV2 { notification, .. } => self.agent_notification_v2(notification),
+            #[cfg(feature = "unstable_protocol_v2")]
+            Event::CancelGraceExpired { session } => self.agent_grace_expired(session.as_str()),
             other => panic!("agent: unexpected event {other:?}"),
         }
     }

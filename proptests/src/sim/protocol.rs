@@ -54,6 +54,8 @@ pub struct V2Counts {
     pub updates_unstamped: u64,
     /// Idle updates the agent's machine sent itself (cancel grace), as the client saw them.
     pub machine_idles: u64,
+    /// The agent application told of its machine's grace idles (`Event::CancelGraceExpired`).
+    pub grace_ends: u64,
     /// `session/cancel` sent by the client and received by the agent.
     pub session_cancels: [u64; 2],
     /// Permission asks the agent sent, and those resolved `Cancelled` (cascade).
@@ -93,6 +95,7 @@ impl V2Counts {
         self.updates_stamped += o.updates_stamped;
         self.updates_unstamped += o.updates_unstamped;
         self.machine_idles += o.machine_idles;
+        self.grace_ends += o.grace_ends;
         pairs(&mut self.session_cancels, &o.session_cancels);
         pairs(&mut self.asks, &o.asks);
         pairs(&mut self.tool_upserts, &o.tool_upserts);

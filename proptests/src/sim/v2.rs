@@ -247,6 +247,10 @@ impl<C: Chooser> Sim<'_, C> {
 
     /// Client: a prompt was sent: it opens its session's turn, or joins the open one.
     pub(super) fn client_open_turn(&mut self, session: &str, id: OutboundId) {
+        // The machine says which, and it agrees with the model (`Connection::open_turn_v2`).
+        let open = self.client.conn.open_turn_v2(&SessionId::from(session));
+        let expected = self.v2.client_turns.get(session).map_or(id, |turn| turn.id);
+        assert_eq!(open, Some(expected), "client: the turn prompt {id} of {session} opened or joined");
         match self.v2.client_turns.get_mut(session) {
             Some(turn) => {
                 turn.prompts.push(id);

@@ -54,6 +54,18 @@ impl<C: Chooser> Sim<'_, C> {
         }
     }
 
+    /// Agent: the machine ended cancelled work by its grace idle (`Event::CancelGraceExpired`):
+    /// only for a session whose work a `session/cancel` reached, once its grace passed.
+    pub(super) fn agent_grace_expired(&mut self, session: &str) {
+        assert!(self.agent_cancelled_sessions.contains(session), "agent: grace end of {session}, never cancelled");
+        let grace = self.agent.conn.config().turn_cancel_grace;
+        if let Some(at) = self.v2.agent_working.remove(session) {
+            let at = at.unwrap_or_else(|| panic!("agent: grace end of {session}, whose work was not cancelled"));
+            assert!(self.now >= at + grace, "agent: grace end of {session} before its grace passed");
+        }
+        self.summary.v2.grace_ends += 1;
+    }
+
     /// Agent: forgets work whose cancel grace passed (the machine sent its idle then).
     fn agent_prune_graces(&mut self) {
         let grace = self.agent.conn.config().turn_cancel_grace;

@@ -167,9 +167,14 @@ fn agent_cancel_grace_sends_the_idle_itself() {
     let _ = sent(&mut a);
     feed(&mut a, T0, &[r#"{"jsonrpc":"2.0","method":"session/cancel","params":{"sessionId":"s"}}"#]);
     assert_eq!(a.poll_timeout(), Some(ms(10)));
+    let delivered = events(&mut a);
+    assert!(!delivered.iter().any(|e| matches!(e, Event::CancelGraceExpired { .. })), "{delivered:?}");
     a.handle_timeout(ms(9));
     assert!(sent(&mut a).is_empty());
+    assert!(events(&mut a).is_empty());
     a.handle_timeout(ms(10));
+    // The application is told, so that it stops the cancelled work.
+    assert_eq!(events(&mut a), [Event::CancelGraceExpired { session: SessionId::from("s") }]);
     let frames = sent(&mut a);
     assert_eq!(frames.len(), 1);
     assert_eq!(
@@ -224,8 +229,13 @@ fn client_turn_stamps_updates_and_ends_once_on_idle() {
 #[test]
 fn client_second_prompt_joins_the_open_turn() {
     let (mut c, mut a, turn) = prompted(true);
+    let s = SessionId::from("s");
+    // The opening prompt names the open turn; a joining one does not.
+    assert_eq!(c.open_turn_v2(&s), Some(turn));
     let second = c.send_request_v2(T0, prompt(), None).expect("a prompt while the turn runs is allowed");
     assert_ne!(second, turn);
+    assert_eq!(c.open_turn_v2(&s), Some(turn), "the second prompt joined the turn of the first");
+    assert_eq!(a.open_turn_v2(&s), None, "an agent reads no turns");
     pipe(&mut c, &mut a, T0);
     let (id, _) = request_v2(events(&mut a));
     a.respond_v2(T0, id, Ok(ack())).unwrap();
@@ -234,6 +244,9 @@ fn client_second_prompt_joins_the_open_turn() {
     let (stamps, ends) = stamps(&events(&mut c));
     assert_eq!(stamps, [Some(TurnStamp { turn, ordinal: 0 }), Some(TurnStamp { turn, ordinal: 1 })]);
     assert_eq!(ends.len(), 1);
+    assert_eq!(c.open_turn_v2(&s), None, "the idle closed the turn");
+    let third = c.send_request_v2(T0, prompt(), None).unwrap();
+    assert_eq!(c.open_turn_v2(&s), Some(third), "a prompt after the idle opens a new turn");
 }
 
 #[test]
