@@ -56,6 +56,8 @@
 //! [`connect_ws`] with [`RemoteInfo::cookies`] sent back, then `session/load` or
 //! `session/resume`).
 
+#[cfg(feature = "http")]
+mod bridge;
 mod client;
 #[cfg(feature = "http")]
 mod cookies;
@@ -77,9 +79,15 @@ mod sse;
 #[cfg(feature = "tls")]
 mod tls;
 
+#[cfg(feature = "unstable_protocol_v2")]
+pub use client::connect_ws_v2;
 pub use client::{RemoteInfo, WsClientOptions, WsLink, connect_ws, open_ws};
+#[cfg(all(feature = "http", feature = "unstable_protocol_v2"))]
+pub use http_client::connect_http_v2;
 #[cfg(feature = "http")]
 pub use http_client::{HttpClientOptions, HttpLink, connect_http, open_http};
+#[cfg(feature = "unstable_protocol_v2")]
+pub use server::AgentBackendV2;
 pub use server::{AgentBackend, Backend, BoxFuture, Direct, Endpoint, WsServerOptions, serve_ws};
 #[cfg(feature = "tls")]
 pub use tls::{HANDSHAKE_TIMEOUT, MAX_HANDSHAKES, TlsClient, TlsServer, client_config};

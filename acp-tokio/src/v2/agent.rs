@@ -14,7 +14,7 @@ use super::{DoneV2, run_handler_v2};
 use crate::context::{HandlerContext, common_context_methods};
 use crate::driver::Handlers;
 use crate::handle::{Done, DriverStats, Handle, catch_unwind};
-use crate::io::TokioIo;
+use crate::io::{ReadBytes, TokioIo, WriteBytes};
 use crate::runtime::{Runtime, Tokio};
 use crate::sync::{CancellationToken, QueueReceiver, Signal};
 use crate::{AgentOptions, Error};
@@ -220,12 +220,23 @@ pub async fn serve_v2<A: AgentV2>(
     agent: A,
     reader: impl tokio::io::AsyncRead + Send + 'static,
     writer: impl tokio::io::AsyncWrite + Send + 'static,
+    options: AgentOptions,
+) -> Result<(), Error> {
+    serve_v2_on(Tokio, agent, TokioIo::new(reader), TokioIo::new(writer), options).await
+}
+
+/// [`serve_v2`] over any transport and runtime (the driver spawned on `rt`): the remote
+/// transports and async-std serve through here.
+pub(crate) async fn serve_v2_on<Rt: Runtime, A: AgentV2>(
+    rt: Rt,
+    agent: A,
+    reader: impl ReadBytes + Send,
+    writer: impl WriteBytes + Send,
     mut options: AgentOptions,
 ) -> Result<(), Error> {
     let versions = &mut options.config.supported_versions;
     if !versions.contains(&ProtocolVersion(2)) {
         versions.push(ProtocolVersion(2));
     }
-    let handlers = AgentV2Handlers(Arc::new(agent));
-    crate::agent::serve_spawned(Tokio, handlers, TokioIo::new(reader), TokioIo::new(writer), &options).await
+    crate::agent::serve_spawned(rt, AgentV2Handlers(Arc::new(agent)), reader, writer, &options).await
 }

@@ -17,7 +17,7 @@ use super::{CommandV2, DoneV2, RequestV2Command, TurnSinkV2, run_handler_v2};
 use crate::context::{ClientContext, HandlerContext};
 use crate::driver::{Driver, Handlers};
 use crate::handle::{Command, Done, DriverStats, Handle};
-use crate::io::TokioIo;
+use crate::io::{ReadBytes, TokioIo, WriteBytes};
 use crate::runtime::{Runtime, Tokio};
 use crate::sync::{QueueReceiver, lock, queue};
 use crate::{ClientOptions, Error};
@@ -165,6 +165,18 @@ impl ClientConnectionV2 {
         client: C,
         reader: impl tokio::io::AsyncRead + Send + 'static,
         writer: impl tokio::io::AsyncWrite + Send + 'static,
+        options: ClientOptions,
+    ) -> ClientConnectionV2 {
+        Self::over(Tokio, client, TokioIo::new(reader), TokioIo::new(writer), options)
+    }
+
+    /// [`connect`](Self::connect) over any transport and runtime: the driver is spawned on
+    /// `rt` (the remote transports and async-std connect through here).
+    pub(crate) fn over<Rt: Runtime, C: ClientV2>(
+        rt: Rt,
+        client: C,
+        reader: impl ReadBytes + Send,
+        writer: impl WriteBytes + Send,
         mut options: ClientOptions,
     ) -> ClientConnectionV2 {
         let versions = &mut options.config.supported_versions;
@@ -172,10 +184,9 @@ impl ClientConnectionV2 {
             versions.push(ProtocolVersion(2));
         }
         let handlers = ClientV2Handlers(Arc::new(client));
-        let (reader, writer) = (TokioIo::new(reader), TokioIo::new(writer));
-        let (driver, handle) = Driver::new(Tokio, Side::Client, handlers, reader, writer, options.driver(), true);
+        let (driver, handle) = Driver::new(rt.clone(), Side::Client, handlers, reader, writer, options.driver(), true);
         let handle = handle.unwrap_or_else(|| unreachable!("a client driver always has an application handle"));
-        Tokio.spawn(async move {
+        rt.spawn(async move {
             let _ = driver.await;
         });
         ClientConnectionV2 { handle, timeout: None, turn_buffer: options.turn_buffer }

@@ -42,6 +42,8 @@ use crate::driver::Held;
 use crate::handle::{AbandonGuard, Command, Handle, catch_unwind};
 use crate::sync::{QueueSender, queue};
 
+#[cfg(any(feature = "ws", feature = "async-std"))]
+pub(crate) use agent::serve_v2_on;
 pub use agent::{AgentContextV2, AgentV2, serve_v2};
 pub use client::{ClientConnectionV2, ClientV2};
 pub use turn::PromptTurnV2;
