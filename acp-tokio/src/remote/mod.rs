@@ -25,6 +25,13 @@
 //!   connection with [`AgentBackend`], or anything that speaks lines, like an agent process)
 //!   for many clients: a connection cap, an idle timeout, a bearer token, a health check
 //!   (`/healthz`), and a graceful shutdown.
+//! * ACP v2 (feature `unstable_protocol_v2`): `connect_ws_v2` and `connect_http_v2` give a
+//!   `v2::ClientConnectionV2` over the same transports; `AgentBackendV2` hosts an in-process
+//!   `v2::AgentV2` per connection. The server reads what routing and shutdown need off the
+//!   messages of either version: a v2 prompt's turn runs from its acknowledgement to the
+//!   session's `idle` `state_update` (`inflight.rs`), and a successful `session/resume` (v2
+//!   has no `session/load`) attaches the session its request named (`routes.rs`). An agent
+//!   process served through [`Backend::open`] (`acp serve`) may speak either version.
 //!
 //! ```no_run
 //! # async fn run() -> std::io::Result<()> {
