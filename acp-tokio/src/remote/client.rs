@@ -97,8 +97,14 @@ pub async fn connect_ws<C: Client>(
 /// impl acp_tokio::v2::ClientV2 for Editor {}
 ///
 /// let (conn, _) = connect_ws_v2(Editor, "ws://127.0.0.1:8765/acp", WsClientOptions::default()).await?;
-/// let init = conn.initialize(v2::InitializeRequest::new(v2::ProtocolVersion(2))).await?;
-/// println!("agent {:?}", init.agent_info);
+/// let request = v2::InitializeRequest {
+///     protocol_version: v2::ProtocolVersion(2),
+///     info: v2::Implementation::new("my-editor", "1.0.0"),
+///     capabilities: v2::ClientCapabilities::default(),
+///     meta: None,
+/// };
+/// let init = conn.initialize(request).await?;
+/// println!("agent {}", init.info.name);
 /// # Ok(()) }
 /// ```
 #[cfg(feature = "unstable_protocol_v2")]

@@ -143,8 +143,14 @@ pub async fn connect_http<C: Client>(
 /// impl acp_tokio::v2::ClientV2 for Editor {}
 ///
 /// let (conn, _) = connect_http_v2(Editor, "http://127.0.0.1:8765/acp", HttpClientOptions::default()).await?;
-/// let init = conn.initialize(v2::InitializeRequest::new(v2::ProtocolVersion(2))).await?;
-/// println!("agent {:?}", init.agent_info);
+/// let request = v2::InitializeRequest {
+///     protocol_version: v2::ProtocolVersion(2),
+///     info: v2::Implementation::new("my-editor", "1.0.0"),
+///     capabilities: v2::ClientCapabilities::default(),
+///     meta: None,
+/// };
+/// let init = conn.initialize(request).await?;
+/// println!("agent {}", init.info.name);
 /// # Ok(()) }
 /// ```
 #[cfg(feature = "unstable_protocol_v2")]
