@@ -10,6 +10,9 @@
 //! `async_std::task::spawn`, `!Send` handlers on `async_std::task::spawn_local` (call those
 //! functions inside `async_std::task::block_on`, which runs the local tasks).
 //!
+//! ACP v2 (feature `unstable_protocol_v2`): `connect_v2`, `serve_v2` and `serve_stdio_v2`
+//! (no `!Send` or child-process variants yet: the tokio v2 API has none either).
+//!
 //! ```no_run
 //! # use acp_tokio::acp_proto::{RpcError, types::*};
 //! # struct Echo;
@@ -115,4 +118,48 @@ pub async fn serve_local<A: LocalAgent>(
 /// [`serve_stdio`](crate::serve_stdio) on async-std.
 pub async fn serve_stdio<A: Agent>(agent: A) -> Result<(), Error> {
     serve(agent, ::async_std::io::stdin(), ::async_std::io::stdout(), AgentOptions::default()).await
+}
+
+/// [`ClientConnectionV2::connect`](crate::v2::ClientConnectionV2::connect) on async-std: an
+/// ACP v2 client (feature `unstable_protocol_v2`), its driver and handlers on
+/// `async_std::task::spawn`.
+#[cfg(feature = "unstable_protocol_v2")]
+pub fn connect_v2<C: crate::v2::ClientV2>(
+    client: C,
+    reader: impl futures_io::AsyncRead + Send + 'static,
+    writer: impl futures_io::AsyncWrite + Send + 'static,
+    options: ClientOptions,
+) -> crate::v2::ClientConnectionV2 {
+    crate::v2::ClientConnectionV2::over(AsyncStd, client, FuturesIo::new(reader), FuturesIo::new(writer), options)
+}
+
+/// [`serve_v2`](crate::v2::serve_v2) on async-std: an ACP v2 agent (feature
+/// `unstable_protocol_v2`), its driver and handlers on `async_std::task::spawn`.
+///
+/// ```no_run
+/// # use acp_tokio::acp_proto::{RpcError, v2};
+/// # use acp_tokio::v2::AgentContextV2;
+/// # struct Echo;
+/// # impl acp_tokio::v2::AgentV2 for Echo {
+/// #     async fn initialize(&self, _: v2::InitializeRequest, _: AgentContextV2)
+/// #         -> Result<v2::InitializeResponse, RpcError> { unimplemented!() }
+/// # }
+/// fn main() -> Result<(), acp_tokio::Error> {
+///     async_std::task::block_on(acp_tokio::async_std::serve_stdio_v2(Echo))
+/// }
+/// ```
+#[cfg(feature = "unstable_protocol_v2")]
+pub async fn serve_v2<A: crate::v2::AgentV2>(
+    agent: A,
+    reader: impl futures_io::AsyncRead + Send + 'static,
+    writer: impl futures_io::AsyncWrite + Send + 'static,
+    options: AgentOptions,
+) -> Result<(), Error> {
+    crate::v2::serve_v2_on(AsyncStd, agent, FuturesIo::new(reader), FuturesIo::new(writer), options).await
+}
+
+/// [`serve_stdio`] for an ACP v2 agent (feature `unstable_protocol_v2`).
+#[cfg(feature = "unstable_protocol_v2")]
+pub async fn serve_stdio_v2<A: crate::v2::AgentV2>(agent: A) -> Result<(), Error> {
+    serve_v2(agent, ::async_std::io::stdin(), ::async_std::io::stdout(), AgentOptions::default()).await
 }

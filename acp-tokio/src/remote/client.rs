@@ -11,7 +11,7 @@ use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
 use tokio_tungstenite::tungstenite::{self, Message};
 
 use super::dial::{Target, Transport};
-use super::frames::{self, Socket};
+use super::frames::{self, FrameReader, FrameWriter, Socket};
 use super::pump::{Incoming, PumpLimits, pump};
 use super::{CONNECTION_ID_HEADER, DEFAULT_MAX_MESSAGE};
 use crate::{Client, ClientConnection, ClientOptions, Error};
@@ -81,10 +81,54 @@ pub async fn connect_ws<C: Client>(
     url: &str,
     options: WsClientOptions,
 ) -> Result<(ClientConnection, RemoteInfo), Error> {
+    dial_ws(url, options, |reader, writer, options| ClientConnection::over(client, reader, writer, &options)).await
+}
+
+/// [`connect_ws`] for an ACP v2 client (feature `unstable_protocol_v2`): the same WebSocket,
+/// with a [`ClientConnectionV2`](crate::v2::ClientConnectionV2) driving it. Call its
+/// [`initialize`](crate::v2::ClientConnectionV2::initialize) first.
+///
+/// ```no_run
+/// # async fn run() -> Result<(), acp_tokio::Error> {
+/// use acp_tokio::acp_proto::v2;
+/// use acp_tokio::remote::{WsClientOptions, connect_ws_v2};
+///
+/// struct Editor;
+/// impl acp_tokio::v2::ClientV2 for Editor {}
+///
+/// let (conn, _) = connect_ws_v2(Editor, "ws://127.0.0.1:8765/acp", WsClientOptions::default()).await?;
+/// let request = v2::InitializeRequest {
+///     protocol_version: v2::ProtocolVersion(2),
+///     info: v2::Implementation::new("my-editor", "1.0.0"),
+///     capabilities: v2::ClientCapabilities::default(),
+///     meta: None,
+/// };
+/// let init = conn.initialize(request).await?;
+/// println!("agent {}", init.info.name);
+/// # Ok(()) }
+/// ```
+#[cfg(feature = "unstable_protocol_v2")]
+pub async fn connect_ws_v2<C: crate::v2::ClientV2>(
+    client: C,
+    url: &str,
+    options: WsClientOptions,
+) -> Result<(crate::v2::ClientConnectionV2, RemoteInfo), Error> {
+    dial_ws(url, options, |reader, writer, options| {
+        crate::v2::ClientConnectionV2::over(crate::runtime::Tokio, client, reader, writer, options)
+    })
+    .await
+}
+
+/// Opens the WebSocket and has `connect` put a client's driver on it: the driver reads and
+/// writes the frames itself (see `frames.rs`).
+async fn dial_ws<T>(
+    url: &str,
+    options: WsClientOptions,
+    connect: impl FnOnce(FrameReader<ClientSocket>, FrameWriter<ClientSocket>, ClientOptions) -> T,
+) -> Result<(T, RemoteInfo), Error> {
     let link = open_ws(url, &options).await?;
-    // The driver reads and writes the WebSocket itself (see `frames.rs`).
     let (reader, writer) = frames::split(ClientSocket(link.ws), link.max_message, None, None);
-    Ok((ClientConnection::over(client, reader, writer, &options.client), link.info))
+    Ok((connect(reader, writer, options.client), link.info))
 }
 
 /// An open WebSocket to a remote agent, not yet pumping: for a client on another runtime (such
@@ -194,7 +238,7 @@ fn invalid(message: String) -> Error {
 }
 
 /// The client's WebSocket as the driver's transport.
-struct ClientSocket(WsStream);
+pub(crate) struct ClientSocket(WsStream);
 
 fn io_error(e: tungstenite::Error) -> io::Error {
     match e {

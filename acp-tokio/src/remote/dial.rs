@@ -1,20 +1,12 @@
 //! What both remote clients share: reading the URL (scheme, host, port), the TCP connection
-//! (no delay), TLS for the secure scheme (`wss://`, `https://`; feature `tls`), and the bridge
-//! from a link of lines to a [`ClientConnection`].
+//! (no delay), and TLS for the secure scheme (`wss://`, `https://`; feature `tls`).
 
-use std::future::Future;
 use std::io;
-use std::pin::Pin;
-use std::task::{Context, Poll, ready};
 
-use tokio::io::{AsyncRead, AsyncWrite, DuplexStream, ReadHalf, WriteHalf};
+use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::net::TcpStream;
-use tokio::sync::oneshot;
 // The `http` crate's `Uri`, the one hyper's client takes too.
 use tokio_tungstenite::tungstenite::http::Uri;
-
-use super::client::RemoteInfo;
-use crate::{Client, ClientConnection, ClientOptions};
 
 /// What a remote connection runs over: TCP, or TLS over TCP.
 pub(crate) trait Transport: AsyncRead + AsyncWrite + Send + Unpin {}
@@ -94,56 +86,6 @@ async fn secure(
 ) -> io::Result<(Box<dyn Transport>, Option<Vec<u8>>)> {
     let what = format!("{host}: wss:// and https:// need acp-tokio's `tls` feature");
     Err(io::Error::new(io::ErrorKind::Unsupported, what))
-}
-
-/// Connects `client` over a link of newline-delimited lines: `pump` gets the link's two ends
-/// (what the core writes, where the agent's messages go) and a sender to drop once the link
-/// is done with the end of the core's output (e.g. the `DELETE` was answered); it runs on its
-/// own task. The core's writer closes only then, so [`ClientConnection::close`] returns after
-/// the link said goodbye.
-pub(crate) fn bridge<C, P, F>(
-    client: C,
-    options: ClientOptions,
-    info: RemoteInfo,
-    pump: P,
-) -> (ClientConnection, RemoteInfo)
-where
-    C: Client,
-    P: FnOnce(ReadHalf<DuplexStream>, WriteHalf<DuplexStream>, oneshot::Sender<()>) -> F,
-    F: Future<Output = ()> + Send + 'static,
-{
-    let (ours, theirs) = tokio::io::duplex(super::BRIDGE_BUFFER);
-    let (read, write) = tokio::io::split(ours);
-    let (lines_out, lines_in) = tokio::io::split(theirs);
-    let (done, said_goodbye) = oneshot::channel();
-    tokio::spawn(pump(lines_out, lines_in, done));
-    let write = ClosedAfter { inner: write, after: Some(said_goodbye) };
-    (ClientConnection::connect(client, read, write, options), info)
-}
-
-/// A writer whose shutdown completes once `after` resolved (or its sender is gone).
-struct ClosedAfter<W> {
-    inner: W,
-    after: Option<oneshot::Receiver<()>>,
-}
-
-impl<W: AsyncWrite + Unpin> AsyncWrite for ClosedAfter<W> {
-    fn poll_write(mut self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &[u8]) -> Poll<io::Result<usize>> {
-        Pin::new(&mut self.inner).poll_write(cx, buf)
-    }
-
-    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        Pin::new(&mut self.inner).poll_flush(cx)
-    }
-
-    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        ready!(Pin::new(&mut self.inner).poll_shutdown(cx))?;
-        if let Some(after) = &mut self.after {
-            let _ = ready!(Pin::new(after).poll(cx));
-            self.after = None;
-        }
-        Poll::Ready(Ok(()))
-    }
 }
 
 pub(crate) fn invalid(message: String) -> io::Error {

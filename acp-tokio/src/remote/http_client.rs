@@ -40,12 +40,13 @@ use hyper::Uri;
 use hyper::body::Bytes;
 use hyper_util::client::legacy::Client as HyperClient;
 use hyper_util::rt::TokioExecutor;
-use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
+use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, BufReader, DuplexStream, ReadHalf, WriteHalf};
 use tokio::sync::{mpsc, oneshot};
 
 use super::DEFAULT_MAX_MESSAGE;
+use super::bridge::{ClosedAfter, bridge};
 use super::client::RemoteInfo;
-use super::dial::{Target, bridge};
+use super::dial::Target;
 use super::http_connect::{ALPN, Connector};
 use super::http_run::Run;
 use super::pump::read_line;
@@ -125,11 +126,56 @@ pub async fn connect_http<C: Client>(
     url: &str,
     options: HttpClientOptions,
 ) -> Result<(ClientConnection, RemoteInfo), Error> {
+    dial_http(url, options, |reader, writer, options| ClientConnection::connect(client, reader, writer, options)).await
+}
+
+/// [`connect_http`] for an ACP v2 client (feature `unstable_protocol_v2`): the same Streamable
+/// HTTP link, with a [`ClientConnectionV2`](crate::v2::ClientConnectionV2) driving it. Call its
+/// [`initialize`](crate::v2::ClientConnectionV2::initialize) first (its POST opens the remote
+/// connection).
+///
+/// ```no_run
+/// # async fn run() -> Result<(), acp_tokio::Error> {
+/// use acp_tokio::acp_proto::v2;
+/// use acp_tokio::remote::{HttpClientOptions, connect_http_v2};
+///
+/// struct Editor;
+/// impl acp_tokio::v2::ClientV2 for Editor {}
+///
+/// let (conn, _) = connect_http_v2(Editor, "http://127.0.0.1:8765/acp", HttpClientOptions::default()).await?;
+/// let request = v2::InitializeRequest {
+///     protocol_version: v2::ProtocolVersion(2),
+///     info: v2::Implementation::new("my-editor", "1.0.0"),
+///     capabilities: v2::ClientCapabilities::default(),
+///     meta: None,
+/// };
+/// let init = conn.initialize(request).await?;
+/// println!("agent {}", init.info.name);
+/// # Ok(()) }
+/// ```
+#[cfg(feature = "unstable_protocol_v2")]
+pub async fn connect_http_v2<C: crate::v2::ClientV2>(
+    client: C,
+    url: &str,
+    options: HttpClientOptions,
+) -> Result<(crate::v2::ClientConnectionV2, RemoteInfo), Error> {
+    dial_http(url, options, |reader, writer, options| {
+        crate::v2::ClientConnectionV2::connect(client, reader, writer, options)
+    })
+    .await
+}
+
+/// Opens the link and has `connect` put a client's driver on its lines (see `dial::bridge`).
+async fn dial_http<T>(
+    url: &str,
+    options: HttpClientOptions,
+    connect: impl FnOnce(ReadHalf<DuplexStream>, ClosedAfter<WriteHalf<DuplexStream>>, ClientOptions) -> T,
+) -> Result<(T, RemoteInfo), Error> {
     let link = open_http(url, &options).await?;
     let info = link.info().clone();
-    Ok(bridge(client, options.client, info, |lines_out, lines_in, deleted| {
-        link.run(lines_out, lines_in, Some(deleted))
-    }))
+    let client_options = options.client;
+    let pump = |lines_out, lines_in, deleted| link.run(lines_out, lines_in, Some(deleted));
+    Ok(bridge(info, pump, |reader, writer| connect(reader, writer, client_options)))
 }
 
 /// A Streamable HTTP link to a remote agent, not yet pumping: for a client on another runtime

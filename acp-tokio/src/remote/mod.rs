@@ -25,6 +25,13 @@
 //!   connection with [`AgentBackend`], or anything that speaks lines, like an agent process)
 //!   for many clients: a connection cap, an idle timeout, a bearer token, a health check
 //!   (`/healthz`), and a graceful shutdown.
+//! * ACP v2 (feature `unstable_protocol_v2`): `connect_ws_v2` and `connect_http_v2` give a
+//!   `v2::ClientConnectionV2` over the same transports; `AgentBackendV2` hosts an in-process
+//!   `v2::AgentV2` per connection. The server reads what routing and shutdown need off the
+//!   messages of either version: a v2 prompt's turn runs from its acknowledgement to the
+//!   session's `idle` `state_update` (`inflight.rs`), and a successful `session/resume` (v2
+//!   has no `session/load`) attaches the session its request named (`routes.rs`). An agent
+//!   process served through [`Backend::open`] (`acp serve`) may speak either version.
 //!
 //! ```no_run
 //! # async fn run() -> std::io::Result<()> {
@@ -56,6 +63,8 @@
 //! [`connect_ws`] with [`RemoteInfo::cookies`] sent back, then `session/load` or
 //! `session/resume`).
 
+#[cfg(feature = "http")]
+mod bridge;
 mod client;
 #[cfg(feature = "http")]
 mod cookies;
@@ -77,9 +86,15 @@ mod sse;
 #[cfg(feature = "tls")]
 mod tls;
 
+#[cfg(feature = "unstable_protocol_v2")]
+pub use client::connect_ws_v2;
 pub use client::{RemoteInfo, WsClientOptions, WsLink, connect_ws, open_ws};
+#[cfg(all(feature = "http", feature = "unstable_protocol_v2"))]
+pub use http_client::connect_http_v2;
 #[cfg(feature = "http")]
 pub use http_client::{HttpClientOptions, HttpLink, connect_http, open_http};
+#[cfg(feature = "unstable_protocol_v2")]
+pub use server::AgentBackendV2;
 pub use server::{AgentBackend, Backend, BoxFuture, Direct, Endpoint, WsServerOptions, serve_ws};
 #[cfg(feature = "tls")]
 pub use tls::{HANDSHAKE_TIMEOUT, MAX_HANDSHAKES, TlsClient, TlsServer, client_config};

@@ -4,7 +4,8 @@
 //! | agent → client message | goes to |
 //! |---|---|
 //! | the response to a request that waits for it in its POST (`initialize`) | that POST's body |
-//! | a response whose result carries a new `sessionId` (`session/new`, `load`, `resume`, `fork`) | the connection stream; the session is registered (its stream may be opened) |
+//! | a response whose result carries a new `sessionId` (`session/new`, `session/fork`) | the connection stream; the session is registered (its stream may be opened) |
+//! | a successful response to `session/load` or `session/resume` (v1, and v2's `session/resume`: their results carry no `sessionId`) | the connection stream; the request's session is registered |
 //! | a response to a request the client sent with a `sessionId` in its params | that session's stream |
 //! | a request or notification with a registered `sessionId` in its params | that session's stream |
 //! | anything else | the connection stream |
@@ -19,6 +20,7 @@
 
 use std::collections::{HashMap, HashSet};
 
+use acp_proto::Method;
 use serde_json::Value;
 
 /// Sessions a connection may register.
@@ -41,9 +43,15 @@ pub(crate) enum Destination<W> {
 #[derive(Debug)]
 pub(crate) struct Routes<W> {
     sessions: HashSet<String>,
-    pending: HashMap<String, String>,
+    /// Client requests naming a session, by id: the session, and whether the request attaches
+    /// it (`session/load`, `session/resume`).
+    pending: HashMap<String, (String, bool)>,
     waiters: HashMap<String, W>,
 }
+
+/// The requests whose success attaches the session their params name (their results name
+/// none): `session/load` (v1) and `session/resume` (v1 and v2 share the wire name).
+const ATTACHING: [Method; 2] = [Method::LoadSession, Method::ResumeSession];
 
 impl<W> Default for Routes<W> {
     fn default() -> Self {
@@ -130,11 +138,13 @@ impl<W> Routes<W> {
 
     /// A client → agent message: a request naming a session has its answer routed there.
     pub(crate) fn inbound(&mut self, message: &Value) {
-        if message.get("method").is_none() || self.pending.len() >= MAX_ROUTES {
+        let Some(method) = message.get("method") else { return };
+        if self.pending.len() >= MAX_ROUTES {
             return;
         }
         if let (Some(key), Some(session)) = (id_key(message), params_session(message)) {
-            self.pending.insert(key, session.to_owned());
+            let attaching = method.as_str().and_then(Method::from_wire).is_some_and(|m| ATTACHING.contains(&m));
+            self.pending.insert(key, (session.to_owned(), attaching));
         }
     }
 
@@ -155,7 +165,13 @@ impl<W> Routes<W> {
             return Destination::Connection;
         }
         match routed {
-            Some(session) if self.sessions.contains(&session) => Destination::Session(session),
+            Some((session, true)) if message.get("result").is_some() => {
+                if self.sessions.len() < MAX_SESSIONS {
+                    self.sessions.insert(session);
+                }
+                Destination::Connection
+            }
+            Some((session, _)) if self.sessions.contains(&session) => Destination::Session(session),
             _ => Destination::Connection,
         }
     }
@@ -230,6 +246,28 @@ mod tests {
         assert_eq!(routes.outbound(&ask), Destination::Session("s1".into()));
         let other = json!({"method": "_x/ping", "params": {}});
         assert_eq!(routes.outbound(&other), Destination::Connection);
+    }
+
+    #[test]
+    fn a_load_or_resume_answer_goes_to_the_connection_stream_and_registers_its_session() {
+        let mut routes = Routes::<()>::default();
+        // v2's `session/resume` (as v1's `session/load` and `session/resume`): the result names
+        // no session; the request did.
+        for (id, method, session) in [(1, "session/resume", "s1"), (2, "session/load", "s2")] {
+            routes.inbound(&json!({"id": id, "method": method, "params": {"sessionId": session, "cwd": "/"}}));
+            assert!(!routes.has_session(session));
+            let answer = json!({"id": id, "result": {"configOptions": []}});
+            assert_eq!(routes.outbound(&answer), Destination::Connection);
+            assert!(routes.has_session(session), "{method}");
+        }
+        let update = json!({"method": "session/update", "params": {"sessionId": "s1", "update": {}}});
+        assert_eq!(routes.outbound(&update), Destination::Session("s1".into()));
+        // A refused resume attaches nothing; neither does another request naming a session.
+        routes.inbound(&json!({"id": 3, "method": "session/resume", "params": {"sessionId": "s3"}}));
+        routes.outbound(&json!({"id": 3, "error": {"code": -32602, "message": "unknown session"}}));
+        routes.inbound(&json!({"id": 4, "method": "session/close", "params": {"sessionId": "s4"}}));
+        routes.outbound(&json!({"id": 4, "result": {}}));
+        assert!(!routes.has_session("s3") && !routes.has_session("s4"));
     }
 
     #[test]

@@ -23,7 +23,7 @@ use axum::routing::get;
 use axum::serve::ListenerExt;
 use futures_util::{SinkExt, StreamExt};
 use subtle::ConstantTimeEq;
-use tokio::io::{AsyncRead, AsyncWrite};
+use tokio::io::{AsyncRead, AsyncWrite, DuplexStream, ReadHalf, WriteHalf};
 use tokio::net::TcpListener;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore, watch};
 
@@ -96,14 +96,9 @@ where
     A: Agent,
 {
     fn open(&self, _connection_id: &str) -> BoxFuture<'_, io::Result<Endpoint>> {
-        let (ours, theirs) = tokio::io::duplex(super::BRIDGE_BUFFER);
-        let (agent_in, agent_out) = tokio::io::split(ours);
-        let served = tokio::spawn(crate::serve((self.factory)(), agent_in, agent_out, self.options.clone()));
-        let (reader, writer) = tokio::io::split(theirs);
-        let finish: BoxFuture<'static, ()> = Box::pin(async move {
-            let _ = served.await;
-        });
-        Box::pin(async move { Ok(Endpoint { reader: Box::new(reader), writer: Box::new(writer), finish }) })
+        let (agent, options) = ((self.factory)(), self.options.clone());
+        let endpoint = in_process(|reader, writer| crate::serve(agent, reader, writer, options));
+        Box::pin(async move { Ok(endpoint) })
     }
 
     fn direct(&self, _connection_id: &str) -> Option<Direct> {
@@ -115,6 +110,77 @@ where
             })
         })))
     }
+}
+
+/// A [`Backend`] that runs an in-process ACP v2 agent ([`AgentV2`](crate::v2::AgentV2)) per
+/// connection, made by a factory (feature `unstable_protocol_v2`): [`AgentBackend`] for v2. A
+/// client offering only version 1 gets `-32601` for its `initialize`, as from
+/// [`serve_v2`](crate::v2::serve_v2).
+///
+/// ```no_run
+/// # async fn run(listener: tokio::net::TcpListener) -> std::io::Result<()> {
+/// use acp_tokio::AgentOptions;
+/// use acp_tokio::remote::{AgentBackendV2, WsServerOptions, serve_ws};
+/// # #[derive(Default)] struct MyAgent;
+/// # impl acp_tokio::v2::AgentV2 for MyAgent {
+/// #     async fn initialize(&self, _: acp_tokio::acp_proto::v2::InitializeRequest, _: acp_tokio::v2::AgentContextV2)
+/// #         -> Result<acp_tokio::acp_proto::v2::InitializeResponse, acp_tokio::acp_proto::RpcError> { unimplemented!() }
+/// # }
+/// let backend = AgentBackendV2::new(MyAgent::default, AgentOptions::default());
+/// serve_ws(listener, backend, WsServerOptions::default(), std::future::pending()).await
+/// # }
+/// ```
+#[cfg(feature = "unstable_protocol_v2")]
+pub struct AgentBackendV2<F> {
+    factory: F,
+    options: AgentOptions,
+}
+
+#[cfg(feature = "unstable_protocol_v2")]
+impl<F> AgentBackendV2<F> {
+    /// Each connection gets `factory()`, served with `options`.
+    pub fn new(factory: F, options: AgentOptions) -> Self {
+        AgentBackendV2 { factory, options }
+    }
+}
+
+#[cfg(feature = "unstable_protocol_v2")]
+impl<F, A> Backend for AgentBackendV2<F>
+where
+    F: Fn() -> A + Send + Sync + 'static,
+    A: crate::v2::AgentV2,
+{
+    fn open(&self, _connection_id: &str) -> BoxFuture<'_, io::Result<Endpoint>> {
+        let (agent, options) = ((self.factory)(), self.options.clone());
+        let endpoint = in_process(|reader, writer| crate::v2::serve_v2(agent, reader, writer, options));
+        Box::pin(async move { Ok(endpoint) })
+    }
+
+    fn direct(&self, _connection_id: &str) -> Option<Direct> {
+        let (agent, options) = ((self.factory)(), self.options.clone());
+        Some(Direct(Box::new(move |reader, writer| {
+            Box::pin(async move {
+                let _ = crate::v2::serve_v2_on(Tokio, agent, reader, writer, options).await;
+            })
+        })))
+    }
+}
+
+/// The endpoint of an in-process agent: `serve` runs it as a task over one end of an in-memory
+/// pipe; the endpoint is the other end.
+fn in_process<F>(serve: impl FnOnce(ReadHalf<DuplexStream>, WriteHalf<DuplexStream>) -> F) -> Endpoint
+where
+    F: Future + Send + 'static,
+    F::Output: Send,
+{
+    let (ours, theirs) = tokio::io::duplex(super::BRIDGE_BUFFER);
+    let (agent_in, agent_out) = tokio::io::split(ours);
+    let served = tokio::spawn(serve(agent_in, agent_out));
+    let (reader, writer) = tokio::io::split(theirs);
+    let finish: BoxFuture<'static, ()> = Box::pin(async move {
+        let _ = served.await;
+    });
+    Endpoint { reader: Box::new(reader), writer: Box::new(writer), finish }
 }
 
 /// How a [`serve_ws`] server behaves. The defaults suit a team's server.

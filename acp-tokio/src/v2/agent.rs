@@ -12,8 +12,8 @@ use acp_proto::{InboundId, Negotiated, RpcError};
 use super::{InboundV2, offer_v2};
 use crate::context::{HandlerContext, common_context_methods};
 use crate::handle::{DriverStats, Handle, catch_unwind};
-use crate::io::TokioIo;
-use crate::runtime::Tokio;
+use crate::io::{ReadBytes, TokioIo, WriteBytes};
+use crate::runtime::{Runtime, Tokio};
 use crate::sync::{CancellationToken, Signal};
 use crate::{AgentOptions, Error};
 
@@ -223,11 +223,22 @@ pub async fn serve_v2<A: AgentV2>(
     agent: A,
     reader: impl tokio::io::AsyncRead + Send + 'static,
     writer: impl tokio::io::AsyncWrite + Send + 'static,
+    options: AgentOptions,
+) -> Result<(), Error> {
+    serve_v2_on(Tokio, agent, TokioIo::new(reader), TokioIo::new(writer), options).await
+}
+
+/// [`serve_v2`] over any transport and runtime (the driver spawned on `rt`): the remote
+/// transports and async-std serve through here.
+pub(crate) async fn serve_v2_on<Rt: Runtime, A: AgentV2>(
+    rt: Rt,
+    agent: A,
+    reader: impl ReadBytes + Send,
+    writer: impl WriteBytes + Send,
     mut options: AgentOptions,
 ) -> Result<(), Error> {
     offer_v2(&mut options.config);
-    let handlers = AgentV2Handlers(Arc::new(agent));
-    crate::agent::serve_spawned(Tokio, handlers, TokioIo::new(reader), TokioIo::new(writer), &options).await
+    crate::agent::serve_spawned(rt, AgentV2Handlers(Arc::new(agent)), reader, writer, &options).await
 }
 
 /// [`serve_v2`] for a [`LocalAgentV2`]: must run inside a `tokio::task::LocalSet`; the driver

@@ -17,7 +17,7 @@ use super::{CommandV2, InboundV2, RequestV2Command, TurnSinkV2, offer_v2};
 use crate::context::{ClientContext, HandlerContext};
 use crate::driver::{Driver, Handlers};
 use crate::handle::{Command, DriverStats, Handle};
-use crate::io::TokioIo;
+use crate::io::{ReadBytes, TokioIo, WriteBytes};
 use crate::runtime::{Runtime, Tokio};
 use crate::sync::{lock, queue};
 use crate::{ClientOptions, Error};
@@ -159,8 +159,20 @@ impl ClientConnectionV2 {
         writer: impl tokio::io::AsyncWrite + Send + 'static,
         options: ClientOptions,
     ) -> ClientConnectionV2 {
-        let (driver, conn) = Self::build(ClientV2Handlers(Arc::new(client)), reader, writer, options);
-        Tokio.spawn(async move {
+        Self::over(Tokio, client, TokioIo::new(reader), TokioIo::new(writer), options)
+    }
+
+    /// [`connect`](Self::connect) over any transport and runtime: the driver is spawned on
+    /// `rt` (the remote transports and async-std connect through here).
+    pub(crate) fn over<Rt: Runtime, C: ClientV2>(
+        rt: Rt,
+        client: C,
+        reader: impl ReadBytes + Send,
+        writer: impl WriteBytes + Send,
+        options: ClientOptions,
+    ) -> ClientConnectionV2 {
+        let (driver, conn) = Self::build(rt.clone(), ClientV2Handlers(Arc::new(client)), reader, writer, options);
+        rt.spawn(async move {
             let _ = driver.await;
         });
         conn
@@ -174,22 +186,24 @@ impl ClientConnectionV2 {
         writer: impl tokio::io::AsyncWrite + 'static,
         options: ClientOptions,
     ) -> ClientConnectionV2 {
-        let (driver, conn) = Self::build(LocalClientV2Handlers(Rc::new(client)), reader, writer, options);
+        let handlers = LocalClientV2Handlers(Rc::new(client));
+        let (driver, conn) = Self::build(Tokio, handlers, TokioIo::new(reader), TokioIo::new(writer), options);
         Tokio.spawn_local(async move {
             let _ = driver.await;
         });
         conn
     }
 
-    fn build<H: Handlers, R: tokio::io::AsyncRead + 'static, W: tokio::io::AsyncWrite + 'static>(
+    /// The driver (not yet spawned) and the application's side of a v2 client connection.
+    fn build<Rt: Runtime, H: Handlers, R: ReadBytes, W: WriteBytes>(
+        rt: Rt,
         handlers: H,
         reader: R,
         writer: W,
         mut options: ClientOptions,
-    ) -> (Driver<Tokio, H, TokioIo<R>, TokioIo<W>>, ClientConnectionV2) {
+    ) -> (Driver<Rt, H, R, W>, ClientConnectionV2) {
         offer_v2(&mut options.config);
-        let (reader, writer) = (TokioIo::new(reader), TokioIo::new(writer));
-        let (driver, handle) = Driver::new(Tokio, Side::Client, handlers, reader, writer, options.driver(), true);
+        let (driver, handle) = Driver::new(rt, Side::Client, handlers, reader, writer, options.driver(), true);
         let handle = handle.unwrap_or_else(|| unreachable!("a client driver always has an application handle"));
         (driver, ClientConnectionV2 { handle, timeout: None, turn_buffer: options.turn_buffer })
     }

@@ -51,6 +51,8 @@ use crate::driver::Held;
 use crate::handle::{AbandonGuard, Command, Handle, catch_unwind};
 use crate::sync::{QueueSender, queue};
 
+#[cfg(any(feature = "ws", feature = "async-std"))]
+pub(crate) use agent::serve_v2_on;
 pub use agent::{AgentContextV2, AgentV2, LocalAgentV2, serve_v2, serve_v2_local};
 pub use client::{ClientConnectionV2, ClientV2, LocalClientV2};
 pub use negotiated::{serve_negotiated, serve_negotiated_local};
