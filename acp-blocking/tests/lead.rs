@@ -8,7 +8,7 @@ mod common;
 
 use std::io::{BufRead, BufReader, Write};
 use std::os::unix::net::UnixStream;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::thread;
 use std::time::{Duration, Instant};
 
@@ -19,12 +19,21 @@ use serde_json::{Value, json};
 
 const LIMIT: Duration = Duration::from_secs(60);
 
+/// The tests of this file run one at a time: `sequential_callers_read_their_own_replies`
+/// finds its connection's driver thread as the one that appeared when it connected.
+static SERIAL: Mutex<()> = Mutex::new(());
+
+fn serial() -> MutexGuard<'static, ()> {
+    SERIAL.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
 /// Many caller threads at once, each on its own session, mixing plain turns, turns with an
 /// agent request to the client's handler, update storms, and turns that time out while their
 /// thread may be leading (the core's timer must fire in whoever drives): every call ends
 /// as it should, and the connection still works afterwards.
 #[test]
 fn many_callers_with_agent_requests_storms_and_timeouts_all_complete() {
+    let _serial = serial();
     within(LIMIT, || {
         let client = TestClient { permission: Some("allow"), ..TestClient::default() };
         let conn = Arc::new(spawn_echo(client));
@@ -156,6 +165,7 @@ fn handshake_scripted(conn: &ClientConnection) -> SessionId {
 /// all reach the client's handler, in order.
 #[test]
 fn input_after_the_leaders_reply_or_between_calls_is_not_lost() {
+    let _serial = serial();
     within(LIMIT, || {
         const ROUNDS: usize = 60;
         let client = Arc::new(TestClient::default());
@@ -192,6 +202,7 @@ fn input_after_the_leaders_reply_or_between_calls_is_not_lost() {
 /// closing it does not hang.
 #[test]
 fn the_peer_hanging_up_while_a_caller_leads_ends_the_call() {
+    let _serial = serial();
     within(LIMIT, || {
         let (conn, agent) = connect_scripted(Arc::default(), 0, 0);
         let session = handshake_scripted(&conn);
@@ -213,6 +224,7 @@ fn the_peer_hanging_up_while_a_caller_leads_ends_the_call() {
 #[cfg(target_os = "linux")]
 #[test]
 fn sequential_callers_read_their_own_replies() {
+    let _serial = serial();
     within(LIMIT, || {
         const ROUNDS: u64 = 400;
         let others = driver_threads();
@@ -239,8 +251,9 @@ fn sequential_callers_read_their_own_replies() {
         }
         let elapsed = started.elapsed();
         let switches = switches_of(ours) - before;
-        // The parked driver thread looks about once a millisecond whether callers still lead.
-        let allowed = ROUNDS / 4 + 2 * elapsed.as_millis() as u64;
+        // The parked driver thread looks about once a millisecond whether callers still lead;
+        // without leading it wakes about once per round trip.
+        let allowed = ROUNDS / 2 + elapsed.as_millis() as u64;
         eprintln!("lead: {ROUNDS} round trips in {elapsed:?}; the driver thread switched {switches} times");
         assert!(switches < allowed.min(ROUNDS), "{switches} switches of the driver thread (allowed {allowed})");
         conn.close().unwrap();

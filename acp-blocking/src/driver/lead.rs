@@ -12,9 +12,11 @@
 //!   descriptor, or on the channel), until its reply is in; then it puts the token back.
 //!   Events for other threads (their replies, agent requests for the client's handlers,
 //!   updates, commands sent to the mailbox) are handled by it as by the driver thread.
-//!   When another caller leads, the caller *follows*: it counts itself ([`Following`]) and
-//!   blocks on its reply as before. When the driver thread drives, the caller becomes a
-//!   *candidate*: it wakes the driver thread and waits until that one parked, then leads.
+//!   When another caller leads, or the driver thread drives while other callers wait
+//!   already (many callers at once), the caller *follows*: it counts itself ([`Following`])
+//!   and blocks on its reply as before. When the driver thread drives for no one waiting,
+//!   the caller becomes a *candidate*: it wakes the driver thread and waits until that one
+//!   parked, then leads.
 //! * **The driver thread** ([`Driver::run`]) drives while no caller leads. After a pass
 //!   with candidates waiting it *parks*: it puts the token in the slot, hands it to them
 //!   and waits on a condition variable. It takes the token back (*resumes*) when kicked, or
@@ -77,7 +79,7 @@ struct Slot {
     leader: bool,
     /// Leads begun so far (the parked driver thread resumes after a park period without one).
     leads: u64,
-    /// Callers blocked on a reply while another caller leads.
+    /// Callers blocked on a reply while another thread drives.
     followers: usize,
     /// Callers waiting for the driving driver thread to park.
     candidates: usize,
@@ -93,7 +95,7 @@ impl std::fmt::Debug for Lead {
     }
 }
 
-/// A caller blocked on its reply while another caller leads; counted until dropped.
+/// A caller blocked on its reply while another thread drives; counted until dropped.
 pub(crate) struct Following<'a>(&'a Lead);
 
 impl Drop for Following<'_> {
@@ -167,9 +169,9 @@ impl Lead {
     }
 
     /// Called by a thread that must wait until `ready()`: leads while the token is free, until
-    /// `ready()` (or the connection finished). When the driver thread drives, the caller waits
-    /// until it parks (`mailbox`: to wake it for that) and leads then; when another caller
-    /// leads, it counts itself as a follower while it blocks on its reply as usual (the
+    /// `ready()` (or the connection finished). When the driver thread drives for no one
+    /// waiting, the caller waits until it parks (`mailbox`: to wake it for that) and leads
+    /// then; else it counts itself as a follower while it blocks on its reply as usual (the
     /// returned guard).
     pub(crate) fn until<'a>(&'a self, mailbox: &Mailbox, ready: &mut dyn FnMut() -> bool) -> Option<Following<'a>> {
         if !self.enabled || ready() {
@@ -183,11 +185,14 @@ impl Lead {
             if slot.ended {
                 return None;
             }
-            if slot.leader {
+            if slot.leader || slot.followers > 0 {
+                // Another caller leads, or the driver thread drives for callers that wait
+                // already (many callers at once): a hand-off would only add wake-ups.
                 slot.followers += 1;
                 return Some(Following(self));
             }
-            // The driver thread drives: it parks after its current pass, woken for that.
+            // The driver thread drives for no one waiting: it parks after its current pass,
+            // woken for that.
             slot.candidates += 1;
             self.candidates.store(slot.candidates, Ordering::Release);
             drop(slot);
