@@ -44,7 +44,7 @@ fn many_callers_with_agent_requests_storms_and_timeouts_all_complete() {
                 thread::spawn(move || {
                     let session = conn.new_session(NewSessionRequest::new("/tmp", vec![])).unwrap().session_id;
                     for i in 0..24 {
-                        match (t + i) % 4 {
+                        match (t + i) % 5 {
                             0 => {
                                 let mut seen = Vec::new();
                                 let stop =
@@ -65,6 +65,17 @@ fn many_callers_with_agent_requests_storms_and_timeouts_all_complete() {
                                     .collect();
                                 assert_eq!(indices, (0..40).collect::<Vec<_>>());
                                 assert_eq!(turn.finish().unwrap(), StopReason::EndTurn);
+                            }
+                            3 => {
+                                // The caller drops its turn after three updates (the turn is
+                                // cancelled); on a session of its own, which stays busy until
+                                // the agent answers `cancelled`.
+                                let request = NewSessionRequest::new("/tmp", vec![]);
+                                let dropped = conn.new_session(request).unwrap().session_id;
+                                let mut turn = conn.prompt(prompt(&dropped, "storm 100000")).unwrap();
+                                let first: Vec<String> = turn.by_ref().take(3).map(|u| text(&u)).collect();
+                                assert_eq!(first.len(), 3);
+                                assert!(first[2].starts_with("2 "), "{first:?}");
                             }
                             _ => {
                                 // The agent waits for a cancel; the caller gives up first. (On a
