@@ -352,6 +352,8 @@ impl Driver {
     /// client side the thread parks while callers lead (see [`lead`]).
     pub(crate) fn run(self) -> Option<io::Error> {
         let lead = self.link.lead.clone();
+        // However the thread ends (also by a panic), callers stop waiting for it to park.
+        let _end = lead::EndOnDrop(&lead);
         let scope = self.tracer().scope();
         let mut driver = Box::new(self);
         scope.in_scope(|| {
@@ -369,7 +371,6 @@ impl Driver {
                     break;
                 }
             }
-            lead.end();
             driver.error.take()
         })
     }

@@ -36,7 +36,7 @@
 //! announced that it parks (`parked`); a sender looks at `parked` after its send (both with
 //! sequentially consistent fences), so either the driver thread sees the input or the sender
 //! kicks it. A leader that unwinds puts the token back as it leaves. When the driver thread
-//! ends, candidates stop waiting for it ([`Lead::end`]).
+//! ends, candidates stop waiting for it ([`EndOnDrop`]).
 //!
 //! Only clients lead ([`Lead::new`]`(false)` on the agent side: the driver thread always
 //! drives, as before). The agent's handler pool stays: handlers may block, so a handler's
@@ -101,6 +101,18 @@ pub(crate) struct Following<'a>(&'a Lead);
 impl Drop for Following<'_> {
     fn drop(&mut self) {
         self.0.slot().followers -= 1;
+    }
+}
+
+/// The driver thread ended (dropped when its run ends, also by unwinding): callers waiting to
+/// lead block on their replies instead (the driver, dropped with the thread's run, drops
+/// them: the connection is closed).
+pub(super) struct EndOnDrop<'a>(pub(super) &'a Lead);
+
+impl Drop for EndOnDrop<'_> {
+    fn drop(&mut self) {
+        self.0.slot().ended = true;
+        self.0.handed.notify_all();
     }
 }
 
@@ -218,13 +230,6 @@ impl Lead {
     /// The driver thread, after a pass: whether to park (callers wait to lead).
     pub(super) fn should_park(&self) -> bool {
         self.candidates.load(Ordering::Acquire) > 0
-    }
-
-    /// The driver thread ends: callers waiting to lead block on their replies instead (the
-    /// driver, dropped next, drops them: the connection is closed).
-    pub(super) fn end(&self) {
-        self.slot().ended = true;
-        self.handed.notify_all();
     }
 
     /// The driver thread parks: puts the token in the slot and waits until it may take it
