@@ -386,7 +386,11 @@ impl PromptTurn {
             return None;
         }
         loop {
-            match self.items.recv() {
+            let items = &self.items;
+            let following = self.link.until(&mut || items.ready());
+            let item = items.recv();
+            drop(following);
+            match item {
                 Some(TurnItem::Update(notification)) => {
                     self.items.set_busy(true);
                     let result = handle(notification.update);

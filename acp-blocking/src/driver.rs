@@ -3,6 +3,15 @@
 //!
 //! # Structure
 //!
+//! **Who drives.** On the agent side the driver thread (the one that called `serve`) always
+//! does. On the client side, a caller thread waiting for its reply drives while no other
+//! thread does (*leader/follower*, see [`lead`]): it takes the driver's state (the token, held
+//! by exactly one thread at a time), runs the same passes and waits the driver thread would,
+//! and puts it back once its reply is in, so that the reply wakes no other thread. The
+//! dedicated driver thread parks while callers lead and drives for everything else (input
+//! while no caller waits, timers, the close); it takes over when a leader leaves work or
+//! followers behind. Below, "the driver" is whichever thread holds the token.
+//!
 //! Application threads and handlers reach the driver through one `mpsc` channel of
 //! [`Input`]s (handler answers, commands, wake-ups) behind a [`Mailbox`]. The bytes move one
 //! of two ways:
@@ -100,7 +109,10 @@ use crate::wake::Mailbox;
 use crate::wake::WakeFd;
 use acp_runtime::trace::Tracer;
 
+mod lead;
 mod step;
+
+pub(crate) use lead::{Following, Lead};
 
 /// Bytes asked of the transport per read.
 pub(crate) const READ_CHUNK: usize = 64 * 1024;
@@ -192,6 +204,8 @@ pub(crate) struct Driver {
     spare: Vec<u8>,
     /// Events taken from the core in a pass, dispatched once it let the connection go.
     events: Vec<Event>,
+    /// What one wait brought (kept for its buffer).
+    happened: Vec<Input>,
     /// The core's next timer and its queued bytes, as the last pass left them.
     core_timeout: Option<Instant>,
     queued: usize,
@@ -258,6 +272,9 @@ impl Driver {
         #[cfg(not(unix))] _output: Option<std::convert::Infallible>,
     ) -> Parts {
         let epoch = StdInstant::now();
+        // Callers lead on the client side only (see `lead`).
+        let lead = Arc::new(Lead::new(options.side == Side::Client));
+        let mailbox = mailbox.with_lead(lead.clone());
         let backlog = Arc::new(Backlog::new(options.max_buffered, mailbox.clone()));
         let shared = Arc::new(Shared { negotiated: Mutex::new(None), closed: Mutex::new(None), backlog });
         let conn = Connection::new(options.side, options.config.clone(), Instant::ZERO);
@@ -266,7 +283,7 @@ impl Driver {
         let core = Arc::new(Core::new(conn, output, tracer));
         #[cfg(not(unix))]
         let core = Arc::new(Core::new(conn, tracer));
-        Parts { rx, tx, link: Link { mailbox, shared, core, epoch } }
+        Parts { rx, tx, link: Link { mailbox, shared, core, epoch, lead } }
     }
 
     fn assemble(
@@ -292,6 +309,7 @@ impl Driver {
             writer_busy: false,
             spare: Vec::new(),
             events: Vec::new(),
+            happened: Vec::new(),
             core_timeout: None,
             queued: 0,
             linger: None,
@@ -330,36 +348,88 @@ impl Driver {
     }
 
     /// Runs until the connection is closed and its last frames are written (or the flush
-    /// timeout passed). Returns the I/O error that ended the connection, if one did.
-    pub(crate) fn run(mut self) -> Option<io::Error> {
+    /// timeout passed). Returns the I/O error that ended the connection, if one did. On the
+    /// client side the thread parks while callers lead (see [`lead`]).
+    pub(crate) fn run(self) -> Option<io::Error> {
+        let lead = self.link.lead.clone();
+        // However the thread ends (also by a panic), callers stop waiting for it to park.
+        let _end = lead::EndOnDrop(&lead);
         let scope = self.tracer().scope();
+        let mut driver = Box::new(self);
         scope.in_scope(|| {
-            let mut happened = Vec::new();
             loop {
-                self.pump();
-                if self.finished() {
+                driver.pump();
+                if driver.finished() {
                     break;
                 }
-                let read = self.inputs.is_empty() && self.link.shared.backlog.has_room();
-                let wait = self.wait_time();
-                let writing = self.output_busy();
-                if !self.transport.wait(&self.rx, read, writing, wait, &mut happened) {
+                if lead.should_park() {
+                    let next = driver.wait_time();
+                    driver = lead.park(driver, next);
+                    continue;
+                }
+                if !driver.wait_once() {
                     break;
                 }
-                let mut taken = 0;
-                for input in happened.drain(..) {
-                    self.on_input(input);
-                    taken += 1;
-                }
-                while taken <= INPUT_BATCH {
-                    let Ok(input) = self.rx.try_recv() else { break };
-                    self.on_input(input);
-                    taken += 1;
-                }
-                self.expire_held();
             }
-            self.error.take()
+            driver.error.take()
         })
+    }
+
+    /// Drives for a caller until `ready()` (see [`lead`]). Returns whether the driver is
+    /// done (closed and flushed, or no input can come): its thread ends it.
+    fn lead(&mut self, ready: &mut dyn FnMut() -> bool) -> bool {
+        loop {
+            self.pump();
+            if self.finished() {
+                return true;
+            }
+            if ready() {
+                return false;
+            }
+            if !self.wait_once() {
+                return true;
+            }
+        }
+    }
+
+    /// Waits once for something to do (until the next deadline at the latest) and takes what
+    /// happened, then what else the channel holds (up to [`INPUT_BATCH`]). Returns false when
+    /// no input can ever come again.
+    fn wait_once(&mut self) -> bool {
+        let read = self.inputs.is_empty() && self.link.shared.backlog.has_room();
+        let wait = self.wait_time();
+        let writing = self.output_busy();
+        let mut happened = std::mem::take(&mut self.happened);
+        if !self.transport.wait(&self.rx, read, writing, wait, &mut happened) {
+            return false;
+        }
+        let mut taken = 0;
+        for input in happened.drain(..) {
+            self.on_input(input);
+            taken += 1;
+        }
+        self.happened = happened;
+        while taken <= INPUT_BATCH {
+            let Ok(input) = self.rx.try_recv() else { break };
+            self.on_input(input);
+            taken += 1;
+        }
+        self.expire_held();
+        true
+    }
+
+    /// Whether a leader that leaves must hand over to the driver thread at once rather than
+    /// within a park period: work is left that only waiting on the transport moves on.
+    fn needs_its_thread(&self) -> bool {
+        let soon = self.wait_time().is_some_and(|d| d < lead::PARK);
+        self.closed
+            || self.eof
+            || soon
+            || self.queued > 0
+            || self.output_busy()
+            || !self.inputs.is_empty()
+            || !self.held.is_empty()
+            || self.linger.is_some()
     }
 
     fn finished(&self) -> bool {

@@ -139,6 +139,13 @@
 //!   and one `flush` per batch); the driver waits on its channel with
 //!   `recv_timeout(deadline - now)` for the core's next deadline.
 //!
+//! On the client side, a thread waiting for its reply (a request, or the next update of a
+//! prompt turn) drives the connection itself while no other thread does (leader/follower):
+//! it reads its own reply, so a sequential round trip wakes no other client thread. The
+//! driver thread parks meanwhile and drives again when callers leave it work, or within
+//! about two milliseconds of the last caller leaving, for input that arrives while no one
+//! waits.
+//!
 //! ## Backpressure and memory
 //!
 //! A handler that sends updates faster than the pipe drains blocks in

@@ -12,7 +12,7 @@
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
-use std::sync::mpsc::{self, SyncSender};
+use std::sync::mpsc::{self, SyncSender, TryRecvError};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant as StdInstant};
 
@@ -24,7 +24,7 @@ use acp_proto::{
 
 use acp_runtime::trace::Tracer;
 
-use crate::driver::Input;
+use crate::driver::{Following, Input, Lead};
 use crate::error::Error;
 #[cfg(unix)]
 use crate::output::Output;
@@ -200,6 +200,8 @@ pub(crate) struct Link {
     pub(crate) shared: Arc<Shared>,
     pub(crate) core: Arc<Core>,
     pub(crate) epoch: StdInstant,
+    /// Who drives: a caller waiting for its reply may (see `driver::lead`).
+    pub(crate) lead: Arc<Lead>,
 }
 
 impl Link {
@@ -264,11 +266,32 @@ impl Link {
     pub(crate) fn call(&self, request: Request, timeout: Option<Duration>) -> Result<Response, Error> {
         let (tx, rx) = mpsc::sync_channel(1);
         self.request(request, Self::deadline(timeout), Reply::Once(tx))?;
-        match rx.recv() {
-            Ok(Ok(outcome)) => Error::from_outcome(outcome),
-            Ok(Err(e)) => Err(e),
-            Err(_) => Err(Error::ConnectionClosed),
+        // `Some(None)`: the reply slot was dropped (the connection closed).
+        let mut got = None;
+        let following = self.until(&mut || {
+            if got.is_none() {
+                got = match rx.try_recv() {
+                    Ok(reply) => Some(Some(reply)),
+                    Err(TryRecvError::Empty) => None,
+                    Err(TryRecvError::Disconnected) => Some(None),
+                };
+            }
+            got.is_some()
+        });
+        let got = got.unwrap_or_else(|| rx.recv().ok());
+        drop(following);
+        match got {
+            Some(Ok(outcome)) => Error::from_outcome(outcome),
+            Some(Err(e)) => Err(e),
+            None => Err(Error::ConnectionClosed),
         }
+    }
+
+    /// Before this thread blocks until `ready()`: drives the connection itself while no other
+    /// thread does (client side), else counts it as a follower while it blocks (see
+    /// `driver::lead`).
+    pub(crate) fn until<'a>(&'a self, ready: &mut dyn FnMut() -> bool) -> Option<Following<'a>> {
+        self.lead.until(&self.mailbox, ready)
     }
 
     /// [`call`](Self::call) with the typed result.

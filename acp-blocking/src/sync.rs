@@ -266,6 +266,12 @@ impl<T> InboxReceiver<T> {
 }
 
 impl<T> InboxReceiver<T> {
+    /// Whether [`recv`](Self::recv) returns without blocking.
+    pub(crate) fn ready(&self) -> bool {
+        let state = lock(&self.0.state);
+        !state.items.is_empty() || state.sender_gone
+    }
+
     /// Takes the next item without waiting, if `take` accepts it.
     pub(crate) fn take_if(&self, take: impl FnOnce(&T) -> bool) -> Option<T> {
         let mut state = lock(&self.0.state);

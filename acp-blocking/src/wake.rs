@@ -2,14 +2,12 @@
 //! channel of [`Input`]s, plus, when the driver waits in `poll(2)` rather than on the channel,
 //! a wake-up descriptor signalled after each send.
 
-use std::sync::mpsc::Sender;
+use std::sync::Arc;
 #[cfg(unix)]
-use std::sync::{
-    Arc,
-    atomic::{AtomicBool, Ordering},
-};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::Sender;
 
-use crate::driver::Input;
+use crate::driver::{Input, Lead};
 
 /// The driver ended: nothing takes inputs any more.
 #[derive(Debug)]
@@ -21,6 +19,8 @@ pub(crate) struct Mailbox {
     tx: Sender<Input>,
     #[cfg(unix)]
     wake: Option<Arc<WakeFd>>,
+    /// Who drives: a parked driver thread is kicked after a send (see `driver::lead`).
+    lead: Option<Arc<Lead>>,
 }
 
 impl Mailbox {
@@ -31,13 +31,21 @@ impl Mailbox {
         if let Some(wake) = &self.wake {
             wake.wake();
         }
+        if let Some(lead) = &self.lead {
+            lead.poke();
+        }
         Ok(())
+    }
+
+    /// This mailbox, kicking `lead`'s parked driver thread after each send.
+    pub(crate) fn with_lead(self, lead: Arc<Lead>) -> Mailbox {
+        Mailbox { lead: Some(lead), ..self }
     }
 
     /// A mailbox whose sends also signal `wake`.
     #[cfg(unix)]
     pub(crate) fn with_wake(tx: Sender<Input>, wake: Arc<WakeFd>) -> Mailbox {
-        Mailbox { tx, wake: Some(wake) }
+        Mailbox { tx, wake: Some(wake), lead: None }
     }
 }
 
@@ -48,6 +56,7 @@ impl From<Sender<Input>> for Mailbox {
             tx,
             #[cfg(unix)]
             wake: None,
+            lead: None,
         }
     }
 }
