@@ -430,7 +430,7 @@ pub fn serve_fds<A: Agent>(
     finish(driver)
 }
 
-fn driver_options(options: AgentOptions) -> DriverOptions {
+pub(crate) fn driver_options(options: AgentOptions) -> DriverOptions {
     DriverOptions {
         side: Side::Agent,
         config: options.config,
@@ -441,7 +441,7 @@ fn driver_options(options: AgentOptions) -> DriverOptions {
     }
 }
 
-fn finish(driver: Driver) -> Result<(), Error> {
+pub(crate) fn finish(driver: Driver) -> Result<(), Error> {
     match driver.run() {
         Some(e) => Err(Error::Io(e)),
         None => Ok(()),

@@ -180,6 +180,8 @@ mod output;
 mod pool;
 mod sync;
 mod transport;
+#[cfg(feature = "unstable_protocol_v2")]
+pub mod v2;
 mod wake;
 
 pub use acp_proto;
@@ -189,3 +191,9 @@ pub use agent::{Agent, AgentOptions, PromptContext, RequestContext, serve, serve
 pub use client::{Client, ClientConnection, ClientContext, ClientOptions, PromptTurn, Requester};
 pub use error::Error;
 pub use sync::CancelToken;
+#[cfg(all(feature = "unstable_protocol_v2", unix))]
+pub use v2::serve_fds_v2;
+#[cfg(feature = "unstable_protocol_v2")]
+pub use v2::{
+    AgentContextV2, AgentV2, ClientConnectionV2, ClientV2, PromptTurnV2, serve_stdio_v2, serve_v2, serve_with_v2,
+};
