@@ -128,21 +128,7 @@ impl ClientContext {
         ClientContext { id, cancel }
     }
 
-    /// The core's handle of the request being handled.
-    pub fn id(&self) -> InboundId {
-        self.id
-    }
-
-    /// Whether the request was cancelled (`$/cancel_request`, the turn cancelled locally, or
-    /// the connection closed).
-    pub fn is_cancelled(&self) -> bool {
-        self.cancel.is_cancelled()
-    }
-
-    /// The request's cancellation signal, to wait on.
-    pub fn cancellation(&self) -> &CancelToken {
-        &self.cancel
-    }
+    request_context_methods!("`$/cancel_request`, the turn cancelled locally, or the connection closed");
 }
 
 /// How long a spawned agent gets after `SIGTERM` before `SIGKILL`.

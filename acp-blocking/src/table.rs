@@ -62,6 +62,27 @@ impl Cancelled for acp_proto::v2::RequestPermissionResponse {
     }
 }
 
+/// The methods every handler context has (its fields `id` and `cancel`): the request's id
+/// and cancellation; `$why` says what cancels the request.
+macro_rules! request_context_methods {
+    ($why:literal) => {
+        /// The core's handle of the request being handled.
+        pub fn id(&self) -> acp_proto::InboundId {
+            self.id
+        }
+
+        #[doc = concat!("Whether the request was cancelled (", $why, ").")]
+        pub fn is_cancelled(&self) -> bool {
+            self.cancel.is_cancelled()
+        }
+
+        /// The request's cancellation signal, to wait on.
+        pub fn cancellation(&self) -> &crate::CancelToken {
+            &self.cancel
+        }
+    };
+}
+
 /// The extension handler methods every handler trait has (`$cx`: the requests' context).
 macro_rules! ext_handler_methods {
     ($cx:ty) => {

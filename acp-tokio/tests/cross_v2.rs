@@ -13,16 +13,19 @@ mod tokio_agent;
 #[allow(dead_code, unreachable_pub)]
 mod blocking_agent;
 
+#[path = "../../acp-blocking/tests/support/v2_wire.rs"]
+#[allow(dead_code, unreachable_pub)]
+mod v2_wire;
+
 use std::io::{PipeReader, PipeWriter};
 use std::time::Duration;
 
+use acp_tokio::acp_proto::RpcError;
 use acp_tokio::acp_proto::v2::{
-    self, ContentBlock, Implementation, InitializeRequest, NewSessionRequest, PromptRequest, RequestPermissionOutcome,
-    RequestPermissionRequest, RequestPermissionResponse, SelectedPermissionOutcome, SessionId, SessionUpdate,
-    StateUpdate, TextContent, UpdateSessionNotification,
+    self, RequestPermissionOutcome, RequestPermissionRequest, RequestPermissionResponse, SelectedPermissionOutcome,
 };
-use acp_tokio::acp_proto::{RpcError, TurnEndReason};
 use acp_tokio::{AgentOptions, ClientOptions};
+use v2_wire::{ALLOWED, idle, init, name, new_session, prompt_request};
 
 const LIMIT: Duration = Duration::from_secs(10);
 
@@ -40,50 +43,6 @@ fn tokio_ends(
     let reader = tokio::net::unix::pipe::Receiver::from_owned_fd(reader.into()).expect("a tokio pipe");
     let writer = tokio::net::unix::pipe::Sender::from_owned_fd(writer.into()).expect("a tokio pipe");
     (reader, writer)
-}
-
-fn init() -> InitializeRequest {
-    InitializeRequest {
-        protocol_version: v2::ProtocolVersion(2),
-        info: Implementation::new("cross-v2-client", "0.1.0"),
-        capabilities: v2::ClientCapabilities::default(),
-        meta: None,
-    }
-}
-
-fn new_session() -> NewSessionRequest {
-    NewSessionRequest {
-        cwd: v2::AbsolutePath("/tmp".into()),
-        additional_directories: None,
-        mcp_servers: None,
-        system_prompt: None,
-        meta: None,
-    }
-}
-
-fn prompt(session: &SessionId, text: &str) -> PromptRequest {
-    let prompt = vec![ContentBlock::Text(TextContent::new(text))];
-    PromptRequest { session_id: session.clone(), prompt, idempotency_key: None, meta: None }
-}
-
-fn name(update: &UpdateSessionNotification) -> String {
-    match &update.update {
-        SessionUpdate::StateUpdate(StateUpdate::Idle(i)) => format!("idle {:?}", i.stop_reason),
-        SessionUpdate::StateUpdate(StateUpdate::Running(_)) => "running".into(),
-        SessionUpdate::ToolCallUpdate(t) => format!("tool {} {:?}", t.tool_call_id.as_str(), t.status),
-        SessionUpdate::AgentMessageChunk(c) => match &c.content {
-            ContentBlock::Text(t) => format!("chunk {}", t.text),
-            other => format!("chunk {other:?}"),
-        },
-        other => format!("{other:?}"),
-    }
-}
-
-const ALLOWED: [&str; 5] =
-    ["running", "chunk echo: hello", "tool call-1 Some(Pending)", "tool call-1 Some(Completed)", "idle Some(EndTurn)"];
-
-fn idle(reason: v2::IdleStopReason) -> TurnEndReason {
-    TurnEndReason::Idle { stop_reason: Some(reason) }
 }
 
 fn allow() -> RequestPermissionResponse {
@@ -115,18 +74,18 @@ fn blocking_v2_client_drives_the_tokio_v2_agent() {
     let options = acp_blocking::ClientOptions::default();
     let conn = acp_blocking::ClientConnectionV2::connect(BlockingAllowing, reader, writer, options).expect("connect");
     let conn = conn.with_timeout(LIMIT);
-    let answer = conn.initialize(init()).expect("the v2 handshake");
+    let answer = conn.initialize(init("cross-v2-client")).expect("the v2 handshake");
     assert_eq!(answer.info.name, tokio_agent::AGENT_NAME);
     let session = conn.new_session(new_session()).expect("a session").session_id;
 
     // A full turn, the permission ask answered by the blocking client's handler.
-    let mut turn = conn.prompt(prompt(&session, "hello")).expect("sent");
+    let mut turn = conn.prompt(prompt_request(&session, "hello")).expect("sent");
     let seen: Vec<String> = turn.by_ref().map(|u| name(&u)).collect();
     assert_eq!(seen, ALLOWED);
     assert_eq!(turn.finish().expect("ended"), idle(v2::IdleStopReason::EndTurn));
 
     // `session/cancel` of a running turn.
-    let mut turn = conn.prompt(prompt(&session, "wait")).expect("sent");
+    let mut turn = conn.prompt(prompt_request(&session, "wait")).expect("sent");
     let first: Vec<String> = turn.by_ref().take(2).map(|u| name(&u)).collect();
     assert_eq!(first, ["running", "tool call-w1 Some(InProgress)"]);
     turn.cancel().expect("session/cancel sent");
@@ -171,15 +130,15 @@ async fn tokio_v2_client_drives_the_blocking_v2_agent() {
     let (reader, writer) = tokio_ends(tokio_side);
     let conn = acp_tokio::v2::ClientConnectionV2::connect(TokioAllowing, reader, writer, ClientOptions::default());
     let conn = conn.with_timeout(LIMIT);
-    let answer = conn.initialize(init()).await.expect("the v2 handshake");
+    let answer = conn.initialize(init("cross-v2-client")).await.expect("the v2 handshake");
     assert_eq!(answer.info.name, blocking_agent::AGENT_NAME);
     let session = conn.new_session(new_session()).await.expect("a session").session_id;
 
-    let mut turn = conn.prompt(prompt(&session, "hello")).await.expect("sent");
+    let mut turn = conn.prompt(prompt_request(&session, "hello")).await.expect("sent");
     assert_eq!(names(&mut turn, None).await, ALLOWED);
     assert_eq!(turn.finish().await.expect("ended"), idle(v2::IdleStopReason::EndTurn));
 
-    let mut turn = conn.prompt(prompt(&session, "wait")).await.expect("sent");
+    let mut turn = conn.prompt(prompt_request(&session, "wait")).await.expect("sent");
     assert_eq!(names(&mut turn, Some(2)).await, ["running", "tool call-w1 Some(InProgress)"]);
     turn.cancel().await.expect("session/cancel sent");
     assert_eq!(names(&mut turn, None).await, ["tool call-w1 Some(Cancelled)", "idle Some(Cancelled)"]);

@@ -1,7 +1,7 @@
 //! The v2 agent: the [`AgentV2`] handler trait, its context [`AgentContextV2`], and
 //! [`serve_v2`] with its siblings (the v1 `serve*` functions' names, suffixed).
 
-use std::io::{self, Read, Write};
+use std::io::{Read, Write};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -10,8 +10,8 @@ use acp_proto::v2::{self, CancelSessionNotification, ClientNotificationParams, C
 use acp_proto::{InboundId, Negotiated, Notification, Request, Response, RpcError};
 
 use super::{ServiceV2, Signal, answer, call, notify, speak_v2};
-use crate::agent::{AgentOptions, driver_options, finish};
-use crate::driver::{Driver, Link, Service};
+use crate::agent::{AgentOptions, serve_service, serve_stdio_service};
+use crate::driver::{Link, Service};
 use crate::error::Error;
 use crate::sync::CancelToken;
 
@@ -128,21 +128,7 @@ macro_rules! context_calls_v2 {
 acp_proto::method_table_v2!(context_calls_v2 {});
 
 impl AgentContextV2 {
-    /// The core's handle of the request being handled.
-    pub fn id(&self) -> InboundId {
-        self.id
-    }
-
-    /// Whether the request was cancelled (by `$/cancel_request`, or because the connection
-    /// closed).
-    pub fn is_cancelled(&self) -> bool {
-        self.cancel.is_cancelled()
-    }
-
-    /// The request's cancellation signal, to wait on.
-    pub fn cancellation(&self) -> &CancelToken {
-        &self.cancel
-    }
+    request_context_methods!("by `$/cancel_request`, or because the connection closed");
 
     /// Both sides' capabilities, once the handshake has completed.
     pub fn negotiated(&self) -> Option<Negotiated> {
@@ -224,10 +210,9 @@ impl<A: AgentV2> ServiceV2 for AgentServiceV2<A> {
 /// [`serve_stdio`](crate::serve_stdio) does a v1 one (on Unix over pipes the calling thread
 /// reads and writes them itself). Nothing else may write to stdout.
 pub fn serve_stdio_v2<A: AgentV2>(agent: A) -> Result<(), Error> {
-    #[cfg(unix)]
-    return serve_fds_v2(agent, io::stdin(), io::stdout(), AgentOptions::default());
-    #[cfg(not(unix))]
-    serve_with_v2(agent, io::stdin(), io::stdout(), AgentOptions::default())
+    let mut options = AgentOptions::default();
+    speak_v2(&mut options.config);
+    serve_stdio_service(Arc::new(AgentServiceV2(agent)), options)
 }
 
 /// Serves a v2 `agent` over any byte transport until the input ends, as
@@ -250,8 +235,7 @@ pub fn serve_with_v2<A: AgentV2>(
     mut options: AgentOptions,
 ) -> Result<(), Error> {
     speak_v2(&mut options.config);
-    let (driver, _link) = Driver::new(Arc::new(AgentServiceV2(agent)), reader, writer, driver_options(options))?;
-    finish(driver)
+    serve_service(Arc::new(AgentServiceV2(agent)), reader, writer, options)
 }
 
 /// [`serve_with_v2`] over two descriptors (Unix), as [`serve_fds`](crate::serve_fds).
@@ -263,6 +247,5 @@ pub fn serve_fds_v2<A: AgentV2>(
     mut options: AgentOptions,
 ) -> Result<(), Error> {
     speak_v2(&mut options.config);
-    let (driver, _link) = Driver::with_fds(Arc::new(AgentServiceV2(agent)), reader, writer, driver_options(options))?;
-    finish(driver)
+    crate::agent::serve_service_fds(Arc::new(AgentServiceV2(agent)), reader, writer, options)
 }
