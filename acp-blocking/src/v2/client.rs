@@ -95,6 +95,14 @@ struct ClientServiceV2<C> {
     turns: Arc<Turns>,
 }
 
+impl<C> Drop for ClientServiceV2<C> {
+    /// The driver is gone (the core ends every open turn before it closes, so this matters only
+    /// when the driver ended otherwise): a turn still read ends instead of waiting forever.
+    fn drop(&mut self) {
+        self.turns.close_all();
+    }
+}
+
 impl<C: ClientV2> Service for ClientServiceV2<C> {
     fn request(&self, _: &Link, _: InboundId, _: &CancelToken, request: Request) -> Result<Response, RpcError> {
         // A v1 request cannot reach a connection that negotiated v2; answered all the same.

@@ -78,6 +78,13 @@ impl Turns {
         }
     }
 
+    /// The connection is gone: every reader sees its turn end (with the connection closed).
+    pub(crate) fn close_all(&self) {
+        let mut state = lock(&self.state);
+        state.open.clear();
+        state.abandoned.clear();
+    }
+
     /// The reader of the session's turn is gone before its end: cancels the turn in the core
     /// (`session/cancel`) unless it ended already. Done under this registry's lock, so that a
     /// prompt of the session waits until the cancel is queued (and is refused until the turn
