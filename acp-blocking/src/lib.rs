@@ -13,6 +13,10 @@
 //!   [`connect`](ClientConnection::connect) over any transport), implement [`Client`] for the
 //!   agent's requests, and call the agent with plain blocking methods; every request can get
 //!   a timeout ([`Requester::with_timeout`]).
+//! * **ACP v2** (Preview, feature `unstable_protocol_v2`): module `v2`, with acp-tokio's v2
+//!   names: `ClientConnectionV2` and `ClientV2`, whose `prompt` returns a `PromptTurnV2`
+//!   (an `Iterator` of the turn's updates, then `finish`), and `AgentV2` served by
+//!   `serve_v2` / `serve_stdio_v2`.
 //!
 //! ## An agent
 //!
