@@ -129,21 +129,9 @@ pub struct RequestContext {
 }
 
 impl RequestContext {
-    /// The core's handle of the request being handled.
-    pub fn id(&self) -> InboundId {
-        self.id
-    }
-
-    /// Whether the request was cancelled (by `$/cancel_request`, by `session/cancel` of its
-    /// turn, or because the connection closed).
-    pub fn is_cancelled(&self) -> bool {
-        self.cancel.is_cancelled()
-    }
-
-    /// The request's cancellation signal, to wait on.
-    pub fn cancellation(&self) -> &CancelToken {
-        &self.cancel
-    }
+    request_context_methods!(
+        "by `$/cancel_request`, by `session/cancel` of its turn, or because the connection closed"
+    );
 
     /// The capabilities both sides advertised.
     pub fn negotiated(&self) -> Option<acp_proto::Negotiated> {
@@ -377,10 +365,15 @@ impl Default for AgentOptions {
 /// pipes, stdin and stdout are non-blocking (restored when it returns): processes the agent
 /// starts should get their own stdin and stdout, not inherit these.
 pub fn serve_stdio<A: Agent>(agent: A) -> Result<(), Error> {
+    serve_stdio_service(Arc::new(AgentService(agent)), AgentOptions::default())
+}
+
+/// [`serve_stdio`] with the service that answers the client (v1 or v2).
+pub(crate) fn serve_stdio_service(service: Arc<dyn Service>, options: AgentOptions) -> Result<(), Error> {
     #[cfg(unix)]
-    return serve_fds(agent, io::stdin(), io::stdout(), AgentOptions::default());
+    return serve_service_fds(service, io::stdin(), io::stdout(), options);
     #[cfg(not(unix))]
-    serve_with(agent, io::stdin(), io::stdout(), AgentOptions::default())
+    serve_service(service, io::stdin(), io::stdout(), options)
 }
 
 /// Serves `agent` over any byte transport until the input ends.
@@ -404,7 +397,17 @@ pub fn serve_with<A: Agent>(
     writer: impl Write + Send + 'static,
     options: AgentOptions,
 ) -> Result<(), Error> {
-    let (driver, _link) = Driver::new(Arc::new(AgentService(agent)), reader, writer, driver_options(options))?;
+    serve_service(Arc::new(AgentService(agent)), reader, writer, options)
+}
+
+/// [`serve_with`] with the service that answers the client (v1 or v2).
+pub(crate) fn serve_service(
+    service: Arc<dyn Service>,
+    reader: impl Read + Send + 'static,
+    writer: impl Write + Send + 'static,
+    options: AgentOptions,
+) -> Result<(), Error> {
+    let (driver, _link) = Driver::new(service, reader, writer, driver_options(options))?;
     finish(driver)
 }
 
@@ -426,7 +429,18 @@ pub fn serve_fds<A: Agent>(
     writer: impl Write + std::os::fd::AsFd + Send + 'static,
     options: AgentOptions,
 ) -> Result<(), Error> {
-    let (driver, _link) = Driver::with_fds(Arc::new(AgentService(agent)), reader, writer, driver_options(options))?;
+    serve_service_fds(Arc::new(AgentService(agent)), reader, writer, options)
+}
+
+/// [`serve_fds`] with the service that answers the client (v1 or v2).
+#[cfg(unix)]
+pub(crate) fn serve_service_fds(
+    service: Arc<dyn Service>,
+    reader: impl Read + std::os::fd::AsFd + Send + 'static,
+    writer: impl Write + std::os::fd::AsFd + Send + 'static,
+    options: AgentOptions,
+) -> Result<(), Error> {
+    let (driver, _link) = Driver::with_fds(service, reader, writer, driver_options(options))?;
     finish(driver)
 }
 

@@ -124,21 +124,11 @@ pub struct ClientContext {
 }
 
 impl ClientContext {
-    /// The core's handle of the request being handled.
-    pub fn id(&self) -> InboundId {
-        self.id
+    pub(crate) fn new(id: InboundId, cancel: CancelToken) -> ClientContext {
+        ClientContext { id, cancel }
     }
 
-    /// Whether the request was cancelled (`$/cancel_request`, the turn cancelled locally, or
-    /// the connection closed).
-    pub fn is_cancelled(&self) -> bool {
-        self.cancel.is_cancelled()
-    }
-
-    /// The request's cancellation signal, to wait on.
-    pub fn cancellation(&self) -> &CancelToken {
-        &self.cancel
-    }
+    request_context_methods!("`$/cancel_request`, the turn cancelled locally, or the connection closed");
 }
 
 /// How long a spawned agent gets after `SIGTERM` before `SIGKILL`.
@@ -473,7 +463,17 @@ impl ClientConnection {
         writer: impl Write + Send + 'static,
         options: ClientOptions,
     ) -> Result<ClientConnection, Error> {
-        let (driver, link) = Driver::new(Arc::new(ClientService(client)), reader, writer, driver_options(options))?;
+        ClientConnection::connect_service(Arc::new(ClientService(client)), reader, writer, options)
+    }
+
+    /// [`connect`](Self::connect) with the service that answers the agent (v1 or v2).
+    pub(crate) fn connect_service(
+        service: Arc<dyn Service>,
+        reader: impl Read + Send + 'static,
+        writer: impl Write + Send + 'static,
+        options: ClientOptions,
+    ) -> Result<ClientConnection, Error> {
+        let (driver, link) = Driver::new(service, reader, writer, driver_options(options))?;
         ClientConnection::start(driver, link, None)
     }
 
@@ -481,11 +481,19 @@ impl ClientConnection {
     /// drained into a ring buffer ([`stderr_tail`](Self::stderr_tail)). On unix the agent
     /// leads its own process group.
     pub fn spawn<C: Client>(client: C, command: Command, options: ClientOptions) -> Result<ClientConnection, Error> {
+        ClientConnection::spawn_service(Arc::new(ClientService(client)), command, options)
+    }
+
+    /// [`spawn`](Self::spawn) with the service that answers the agent (v1 or v2).
+    pub(crate) fn spawn_service(
+        service: Arc<dyn Service>,
+        command: Command,
+        options: ClientOptions,
+    ) -> Result<ClientConnection, Error> {
         let supervision = SupervisorOptions::default()
             .with_stderr_capacity(options.stderr_capacity)
             .with_close_graces(options.close_grace, TERM_GRACE);
         let (child, stdin, stdout) = Supervisor::spawn(command, supervision)?;
-        let service = Arc::new(ClientService(client));
         let options = driver_options(options);
         // The agent's pipes: on unix the driver thread reads and writes them itself.
         #[cfg(unix)]
@@ -519,6 +527,12 @@ impl ClientConnection {
     fn start(driver: Driver, link: Link, child: Option<Supervisor>) -> Result<ClientConnection, Error> {
         let driver = thread::Builder::new().name("acp-client".into()).spawn(move || driver.run())?;
         Ok(ClientConnection { requester: Requester { link, timeout: None }, driver: Mutex::new(Some(driver)), child })
+    }
+
+    /// The requester of this connection, for the v2 client built on it.
+    #[cfg(feature = "unstable_protocol_v2")]
+    pub(crate) fn link(&self) -> &Link {
+        &self.requester.link
     }
 
     /// The agent process's id, when the connection spawned it.
@@ -573,7 +587,7 @@ impl<C: Client> Service for ClientService<C> {
         cancel: &CancelToken,
         request: Request,
     ) -> Result<Response, RpcError> {
-        dispatch(&self.0, request, &ClientContext { id, cancel: cancel.clone() })
+        dispatch(&self.0, request, &ClientContext::new(id, cancel.clone()))
     }
 
     fn notification(&self, _link: &Link, notification: Notification) {

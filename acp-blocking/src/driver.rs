@@ -98,7 +98,7 @@ use acp_proto::{
 use crate::error::Error;
 #[cfg(unix)]
 use crate::fd_io::{FdIo, FdRead, FdWrite, NotPollable};
-pub(crate) use crate::link::{Command, Core, Link, Pending, Reply, Shared, TurnItem};
+pub(crate) use crate::link::{Command, Core, Link, Outbound, Pending, Reply, Shared, TurnItem};
 #[cfg(unix)]
 use crate::output::{Output, Wrote};
 use crate::pool::{Job, Pool, spawn_ordered};
@@ -111,6 +111,8 @@ use acp_runtime::trace::Tracer;
 
 mod lead;
 mod step;
+#[cfg(feature = "unstable_protocol_v2")]
+mod v2;
 
 pub(crate) use lead::{Following, Lead};
 
@@ -155,7 +157,7 @@ pub(crate) enum Input {
 
 /// A request to send, as the application asked for it.
 struct Outgoing {
-    request: Request,
+    request: Outbound,
     deadline: Option<StdInstant>,
     reply: Reply,
 }
@@ -167,6 +169,11 @@ pub(crate) trait Service: Send + Sync + 'static {
     -> Result<Response, RpcError>;
     /// Handles an inbound notification on the ordered notification thread.
     fn notification(&self, link: &Link, notification: Notification);
+    /// The v2 side of the service, on a connection that may speak v2 (`None`: v1 only).
+    #[cfg(feature = "unstable_protocol_v2")]
+    fn v2(&self) -> Option<&dyn crate::v2::ServiceV2> {
+        None
+    }
 }
 
 /// How a driver is set up.
@@ -600,6 +607,10 @@ impl Driver {
                     None => {}
                 }
             }
+            #[cfg(feature = "unstable_protocol_v2")]
+            event @ (Event::RequestV2 { .. } | Event::NotificationV2 { .. } | Event::TurnEnded { .. }) => {
+                self.dispatch_v2(event)
+            }
             Event::HandshakeCompleted(negotiated) => *lock(&self.link.shared.negotiated) = Some(negotiated),
             Event::Closed { reason } => {
                 *lock(&self.link.shared.closed) = Some(reason);
@@ -634,6 +645,21 @@ impl Driver {
     /// Runs a request handler on the pool; its result comes back as a command. With a `gate`,
     /// the handler first waits until the turn's reader reached it (or dropped the turn).
     fn spawn_handler(&mut self, id: InboundId, request: Request, gate: Option<Receiver<()>>) {
+        self.spawn_on_pool(id, gate, move |service, link, cancel| {
+            let result = catch_unwind(AssertUnwindSafe(|| service.request(link, id, cancel, request)))
+                .unwrap_or_else(|panic| Err(acp_runtime::handler_panicked(&*panic)));
+            link.respond(id, result);
+        });
+    }
+
+    /// Runs the handler `job` of inbound request `id` on the pool, with the request's
+    /// cancellation token (registered while it runs); after `gate`, when there is one.
+    fn spawn_on_pool(
+        &mut self,
+        id: InboundId,
+        gate: Option<Receiver<()>>,
+        job: impl FnOnce(&dyn Service, &Link, &CancelToken) + Send + 'static,
+    ) {
         let cancel = CancelToken::new();
         lock(&self.core.running).insert(id, cancel.clone());
         let (service, link, scope) = (self.service.clone(), self.link.clone(), self.tracer().scope());
@@ -642,16 +668,17 @@ impl Driver {
                 // Err: the turn was dropped unread, so there is nothing to stay behind.
                 let _ = gate.recv();
             }
-            scope.in_scope(|| {
-                let result = catch_unwind(AssertUnwindSafe(|| service.request(&link, id, &cancel, request)))
-                    .unwrap_or_else(|panic| Err(acp_runtime::handler_panicked(&*panic)));
-                link.respond(id, result);
-            })
+            scope.in_scope(|| job(&*service, &link, &cancel))
         }));
     }
 
     /// Runs a notification handler on the ordered notification thread.
     fn run_ordered(&mut self, notification: Notification) {
+        self.run_ordered_job(move |service, link| service.notification(link, notification));
+    }
+
+    /// Runs `job` on the ordered notification thread.
+    fn run_ordered_job(&mut self, job: impl FnOnce(&dyn Service, &Link) + Send + 'static) {
         if self.ordered.is_none() {
             let (sink, jobs) = inbox(self.link.shared.backlog.clone());
             if spawn_ordered(jobs, "acp-notifications").is_err() {
@@ -661,7 +688,7 @@ impl Driver {
         }
         let (service, link, scope) = (self.service.clone(), self.link.clone(), self.tracer().scope());
         if let Some(ordered) = &self.ordered {
-            ordered.push(Box::new(move || scope.in_scope(|| service.notification(&link, notification))));
+            ordered.push(Box::new(move || scope.in_scope(|| job(&*service, &link))));
         }
     }
 }

@@ -13,6 +13,10 @@
 //!   [`connect`](ClientConnection::connect) over any transport), implement [`Client`] for the
 //!   agent's requests, and call the agent with plain blocking methods; every request can get
 //!   a timeout ([`Requester::with_timeout`]).
+//! * **ACP v2** (Preview, feature `unstable_protocol_v2`): module `v2`, with acp-tokio's v2
+//!   names: `ClientConnectionV2` and `ClientV2`, whose `prompt` returns a `PromptTurnV2`
+//!   (an `Iterator` of the turn's updates, then `finish`), and `AgentV2` served by
+//!   `serve_v2` / `serve_stdio_v2`.
 //!
 //! ## An agent
 //!
@@ -187,6 +191,8 @@ mod output;
 mod pool;
 mod sync;
 mod transport;
+#[cfg(feature = "unstable_protocol_v2")]
+pub mod v2;
 mod wake;
 
 pub use acp_proto;
@@ -196,3 +202,9 @@ pub use agent::{Agent, AgentOptions, PromptContext, RequestContext, serve, serve
 pub use client::{Client, ClientConnection, ClientContext, ClientOptions, PromptTurn, Requester};
 pub use error::Error;
 pub use sync::CancelToken;
+#[cfg(all(feature = "unstable_protocol_v2", unix))]
+pub use v2::serve_fds_v2;
+#[cfg(feature = "unstable_protocol_v2")]
+pub use v2::{
+    AgentContextV2, AgentV2, ClientConnectionV2, ClientV2, PromptTurnV2, serve_stdio_v2, serve_v2, serve_with_v2,
+};

@@ -12,14 +12,14 @@
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
-use std::sync::mpsc::{self, SyncSender, TryRecvError};
+use std::sync::mpsc::{self, Receiver, SyncSender, TryRecvError};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant as StdInstant};
 
 use acp_proto::types::{SessionId, SessionNotification};
 use acp_proto::{
-    CloseReason, Connection, InboundId, Instant, Negotiated, Notification, OutboundId, Outcome, Refused, Request,
-    Response, RpcError, SendError, TypedRequest,
+    CloseReason, Completion, Connection, InboundId, Instant, Negotiated, Notification, OutboundId, Outcome, Refused,
+    Request, RespondError, Response, RpcError, SendError, TypedRequest,
 };
 
 use acp_runtime::trace::Tracer;
@@ -37,7 +37,7 @@ pub(crate) enum Command {
     /// Send a request; the reply says how it ended. Used while earlier requests or commands
     /// are on their way through the driver (see [`Core::detour`]), so that they keep their
     /// order.
-    Request { request: Request, deadline: Option<StdInstant>, reply: Reply },
+    Request { request: Outbound, deadline: Option<StdInstant>, reply: Reply },
     /// Client side: cancel the session's running prompt turn.
     CancelTurn { session: SessionId, reply: SyncSender<Result<(), Error>> },
     /// Client side: a `PromptTurn` was dropped before its end; cancel every turn in flight
@@ -47,10 +47,52 @@ pub(crate) enum Command {
     Close,
 }
 
+/// A request to send: a v1 one, or (feature `unstable_protocol_v2`) a v2 one, which takes the
+/// same path into the core (see [`crate::v2`]).
+#[derive(Debug)]
+pub(crate) enum Outbound {
+    V1(Request),
+    #[cfg(feature = "unstable_protocol_v2")]
+    V2(acp_proto::v2::Request),
+}
+
+impl Outbound {
+    /// The session of a v1 prompt turn (what [`Pending::Turn`] keeps).
+    pub(crate) fn session_id(&self) -> Option<SessionId> {
+        match self {
+            Outbound::V1(request) => request.session_id().cloned(),
+            #[cfg(feature = "unstable_protocol_v2")]
+            Outbound::V2(_) => None,
+        }
+    }
+
+    /// Queues the request into the core; a refusal gives it back (as the core's calls do).
+    #[allow(clippy::result_large_err)]
+    pub(crate) fn send_to(
+        self,
+        conn: &mut Connection,
+        now: Instant,
+        deadline: Option<Instant>,
+    ) -> Result<OutboundId, Refused<Outbound>> {
+        fn back<R>(refused: Refused<R>, wrap: fn(R) -> Outbound) -> Refused<Outbound> {
+            Refused { error: refused.error, message: wrap(refused.message) }
+        }
+        match self {
+            Outbound::V1(request) => conn.send_request(now, request, deadline).map_err(|r| back(r, Outbound::V1)),
+            #[cfg(feature = "unstable_protocol_v2")]
+            Outbound::V2(request) => conn.send_request_v2(now, request, deadline).map_err(|r| back(r, Outbound::V2)),
+        }
+    }
+}
+
 /// Where the outcome of an outbound request goes.
 pub(crate) enum Reply {
     /// To a thread blocked on the call.
     Once(SyncSender<Result<Outcome, Error>>),
+    /// To a thread told first whether the core took the request (a v2 prompt, whose turn is
+    /// read meanwhile), then its outcome.
+    #[cfg(feature = "unstable_protocol_v2")]
+    Acked { accepted: SyncSender<Result<(), Error>>, outcome: SyncSender<Result<Outcome, Error>> },
     /// Client side, a prompt: acceptance to the caller, then the turn's updates and its outcome
     /// to the turn's inbox, in order.
     Turn { accepted: SyncSender<Result<(), Error>>, sink: InboxSender<TurnItem> },
@@ -61,6 +103,8 @@ impl Reply {
         match self {
             Reply::Once(tx) => drop(tx.send(Err(error))),
             Reply::Turn { accepted, .. } => drop(accepted.send(Err(error))),
+            #[cfg(feature = "unstable_protocol_v2")]
+            Reply::Acked { accepted, .. } => drop(accepted.send(Err(error))),
         }
     }
 
@@ -71,6 +115,11 @@ impl Reply {
             Reply::Turn { accepted, sink } => {
                 let _ = accepted.send(Ok(()));
                 Pending::Turn { session, sink }
+            }
+            #[cfg(feature = "unstable_protocol_v2")]
+            Reply::Acked { accepted, outcome } => {
+                let _ = accepted.send(Ok(()));
+                Pending::Once(outcome)
             }
         }
     }
@@ -220,13 +269,13 @@ impl Link {
         sent
     }
 
-    fn deadline(timeout: Option<Duration>) -> Option<StdInstant> {
+    pub(crate) fn deadline(timeout: Option<Duration>) -> Option<StdInstant> {
         timeout.and_then(|t| StdInstant::now().checked_add(t))
     }
 
     /// Queues a request into the core on this thread, or through the driver while earlier
     /// requests wait there for room (or this one finds none); its outcome goes to `reply`.
-    fn request(&self, request: Request, deadline: Option<StdInstant>, reply: Reply) -> Result<(), Error> {
+    pub(crate) fn request(&self, request: Outbound, deadline: Option<StdInstant>, reply: Reply) -> Result<(), Error> {
         if self.core.detour.load(Ordering::Acquire) > 0 {
             return self.ordered_command(Command::Request { request, deadline, reply });
         }
@@ -234,8 +283,8 @@ impl Link {
         let first = conn.bytes_queued() == 0;
         let before = Before::of(&conn);
         let now = Instant::from_std(self.epoch, StdInstant::now());
-        let session = request.session_id().cloned();
-        match conn.send_request(now, request, deadline.map(|d| Instant::from_std(self.epoch, d))) {
+        let session = request.session_id();
+        match request.send_to(&mut conn, now, deadline.map(|d| Instant::from_std(self.epoch, d))) {
             Ok(id) => {
                 lock(&self.core.calls).insert(id, reply.accepted(session));
                 let wake = match self.core.write_through(conn, before) {
@@ -264,8 +313,19 @@ impl Link {
 
     /// Sends a request and blocks until its outcome.
     pub(crate) fn call(&self, request: Request, timeout: Option<Duration>) -> Result<Response, Error> {
+        Error::from_outcome(self.call_outcome(Outbound::V1(request), timeout)?)
+    }
+
+    /// Sends a request and blocks until its outcome, as the core reported it.
+    pub(crate) fn call_outcome(&self, request: Outbound, timeout: Option<Duration>) -> Result<Outcome, Error> {
         let (tx, rx) = mpsc::sync_channel(1);
         self.request(request, Self::deadline(timeout), Reply::Once(tx))?;
+        self.reply(&rx)
+    }
+
+    /// Blocks until a reply comes on `rx`, driving the connection meanwhile while no other
+    /// thread does (`until`); a dropped reply slot is the connection's close.
+    pub(crate) fn reply<T>(&self, rx: &Receiver<Result<T, Error>>) -> Result<T, Error> {
         // `Some(None)`: the reply slot was dropped (the connection closed).
         let mut got = None;
         let following = self.until(&mut || {
@@ -280,11 +340,7 @@ impl Link {
         });
         let got = got.unwrap_or_else(|| rx.recv().ok());
         drop(following);
-        match got {
-            Some(Ok(outcome)) => Error::from_outcome(outcome),
-            Some(Err(e)) => Err(e),
-            None => Err(Error::ConnectionClosed),
-        }
+        got.unwrap_or(Err(Error::ConnectionClosed))
     }
 
     /// Before this thread blocks until `ready()`: drives the connection itself while no other
@@ -306,12 +362,22 @@ impl Link {
     /// Sends a notification, blocking while the outbound budget is used up. The core takes it
     /// right here (the result is its verdict); the driver is woken only when this frame starts
     /// a new batch, since otherwise a write or a wake-up is already on its way.
+    #[allow(clippy::result_large_err)] // the core's refusal gives the notification back
     pub(crate) fn notify(&self, notification: Notification) -> Result<(), Error> {
+        self.notify_with(notification, |conn, now, n| conn.send_notification(now, n))
+    }
+
+    /// [`notify`](Self::notify) with the core's call that queues it (`send`: v1 or v2).
+    pub(crate) fn notify_with<N>(
+        &self,
+        notification: N,
+        send: impl Fn(&mut Connection, Instant, N) -> Result<(), Refused<N>>,
+    ) -> Result<(), Error> {
         let mut conn = lock(&self.core.conn);
         let mut notification = notification;
         loop {
             let first = conn.bytes_queued() == 0;
-            match conn.send_notification(Instant::from_std(self.epoch, StdInstant::now()), notification) {
+            match send(&mut conn, Instant::from_std(self.epoch, StdInstant::now()), notification) {
                 Ok(()) => {
                     drop(conn);
                     if first {
@@ -335,6 +401,15 @@ impl Link {
     /// thread. Over the poll transport this thread then writes it (see
     /// [`output`](crate::output)); else the driver is woken to write it at once.
     pub(crate) fn respond(&self, id: InboundId, result: Result<Response, RpcError>) {
+        self.respond_with(id, |conn, now| conn.respond(now, id, result));
+    }
+
+    /// [`respond`](Self::respond) with the core's call that queues the answer (v1 or v2).
+    pub(crate) fn respond_with(
+        &self,
+        id: InboundId,
+        respond: impl FnOnce(&mut Connection, Instant) -> Result<Completion, RespondError>,
+    ) {
         let mut conn = lock(&self.core.conn);
         while !conn.can_send() && !conn.is_closed() {
             conn = self.core.wait_drained(conn);
@@ -343,7 +418,7 @@ impl Link {
         let before = Before::of(&conn);
         // A result that does not fit its request is answered by the core itself (an internal
         // error, or `cancelled` for a permission option never offered).
-        if let Err(error) = conn.respond(Instant::from_std(self.epoch, StdInstant::now()), id, result) {
+        if let Err(error) = respond(&mut conn, Instant::from_std(self.epoch, StdInstant::now())) {
             lock(&self.core.tracer).respond_refused(id, &error);
         }
         let wake = match self.core.write_through(conn, before) {
@@ -364,7 +439,7 @@ impl Link {
     ) -> Result<InboxReceiver<TurnItem>, Error> {
         let (sink, items) = inbox(self.shared.backlog.clone());
         let (accepted, rx) = mpsc::sync_channel(1);
-        self.request(request, Self::deadline(timeout), Reply::Turn { accepted, sink })?;
+        self.request(Outbound::V1(request), Self::deadline(timeout), Reply::Turn { accepted, sink })?;
         rx.recv().unwrap_or(Err(Error::ConnectionClosed))?;
         Ok(items)
     }

@@ -3,9 +3,15 @@
 //! `client.rs` expand the table with them; nothing here names a method).
 
 /// One handler method of a handler trait, from a table row: its docs, its gate and `default:`
-/// column (each adds a doc line), its variant, name, params, context and result.
+/// column (each adds a doc line), its variant, name, params, context and result. The v1 and
+/// the v2 traits share it: a row without `method:` is one of v1's `method_table!`; a v2 one
+/// names its table's method enum (`method: [v2::Method]`), whose wire name a `-32601` default
+/// gives.
 macro_rules! handler_method {
-    ($(#[$m:meta])* gate: $gate:tt, required, $v:ident, $h:ident($p:ty, $cx:ty) -> $r:ty) => {
+    ($(#[$m:meta])* gate: $($row:tt)*) => {
+        handler_method! { method: [acp_proto::Method] $(#[$m])* gate: $($row)* }
+    };
+    (method: [$($M:ident)::+] $(#[$m:meta])* gate: $gate:tt, required, $v:ident, $h:ident($p:ty, $cx:ty) -> $r:ty) => {
         $(#[$m])*
         #[doc = ""]
         #[doc = acp_proto::__gate_note!($gate)]
@@ -13,24 +19,66 @@ macro_rules! handler_method {
         #[doc = acp_proto::__default_note!(required)]
         fn $h(&self, request: $p, cx: &$cx) -> Result<$r, RpcError>;
     };
-    ($(#[$m:meta])* gate: $gate:tt, method_not_found, $v:ident, $h:ident($p:ty, $cx:ty) -> $r:ty) => {
+    (method: [$($M:ident)::+] $(#[$m:meta])* gate: $gate:tt, method_not_found, $v:ident, $h:ident($p:ty, $cx:ty) -> $r:ty) => {
         $(#[$m])*
         #[doc = ""]
         #[doc = acp_proto::__gate_note!($gate)]
         #[doc = ""]
         #[doc = acp_proto::__default_note!(method_not_found)]
         fn $h(&self, request: $p, cx: &$cx) -> Result<$r, RpcError> {
-            crate::error::unhandled(acp_proto::Method::$v)
+            Err(RpcError::method_not_found($($M)::+::$v.wire()))
         }
     };
-    ($(#[$m:meta])* gate: $gate:tt, cancelled, $v:ident, $h:ident($p:ty, $cx:ty) -> $r:ty) => {
+    (method: [$($M:ident)::+] $(#[$m:meta])* gate: $gate:tt, cancelled, $v:ident, $h:ident($p:ty, $cx:ty) -> $r:ty) => {
         $(#[$m])*
         #[doc = ""]
         #[doc = acp_proto::__gate_note!($gate)]
         #[doc = ""]
         #[doc = acp_proto::__default_note!(cancelled)]
         fn $h(&self, request: $p, cx: &$cx) -> Result<$r, RpcError> {
-            Ok(<$r>::new(RequestPermissionOutcome::Cancelled))
+            Ok(<$r as crate::table::Cancelled>::cancelled())
+        }
+    };
+}
+
+/// The answer of a handler whose `default:` column is `cancelled` (a permission ask): the
+/// v1 and the v2 response types each say it their way.
+pub(crate) trait Cancelled {
+    /// The `cancelled` outcome.
+    fn cancelled() -> Self;
+}
+
+impl Cancelled for acp_proto::types::RequestPermissionResponse {
+    fn cancelled() -> Self {
+        Self::new(acp_proto::types::RequestPermissionOutcome::Cancelled)
+    }
+}
+
+#[cfg(feature = "unstable_protocol_v2")]
+impl Cancelled for acp_proto::v2::RequestPermissionResponse {
+    fn cancelled() -> Self {
+        let outcome = acp_proto::v2::RequestPermissionOutcome::Cancelled(Default::default());
+        Self { outcome, meta: None }
+    }
+}
+
+/// The methods every handler context has (its fields `id` and `cancel`): the request's id
+/// and cancellation; `$why` says what cancels the request.
+macro_rules! request_context_methods {
+    ($why:literal) => {
+        /// The core's handle of the request being handled.
+        pub fn id(&self) -> acp_proto::InboundId {
+            self.id
+        }
+
+        #[doc = concat!("Whether the request was cancelled (", $why, ").")]
+        pub fn is_cancelled(&self) -> bool {
+            self.cancel.is_cancelled()
+        }
+
+        /// The request's cancellation signal, to wait on.
+        pub fn cancellation(&self) -> &crate::CancelToken {
+            &self.cancel
         }
     };
 }
@@ -92,7 +140,8 @@ macro_rules! call_notification {
 }
 
 /// One typed call of [`Requester`](crate::Requester), from a table row whose `call:` column is
-/// `typed`; the `custom` rows are written by hand beside it.
+/// `typed`; the `custom` rows are written by hand beside it. A v2 row adds `v2: $Side($Result)`,
+/// the wrapper its result comes back in (e.g. `Agent(AgentResult)`), and its variant.
 macro_rules! typed_call {
     ($(#[$m:meta])* typed, $h:ident($p:ty) -> $r:ty) => {
         $(#[$m])*
@@ -100,7 +149,16 @@ macro_rules! typed_call {
             self.link.call_typed(request, self.timeout)
         }
     };
-    ($(#[$m:meta])* custom, $h:ident($p:ty) -> $r:ty) => {};
+    ($(#[$m:meta])* typed, $h:ident($p:ty) -> $r:ty, v2: $Side:ident($Result:ident::$v:ident)) => {
+        $(#[$m])*
+        pub fn $h(&self, request: $p) -> Result<$r, Error> {
+            match crate::v2::call(&self.link, request.into(), self.timeout)? {
+                v2::Response::$Side(v2::$Result::$v(result)) => Ok(result),
+                _ => Err(Error::UnexpectedResponse),
+            }
+        }
+    };
+    ($(#[$m:meta])* custom, $h:ident($p:ty) -> $r:ty $(, v2: $($x:tt)*)?) => {};
 }
 
 /// The context type an agent handler gets, from its row's context column.

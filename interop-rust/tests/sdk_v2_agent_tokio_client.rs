@@ -9,13 +9,12 @@ use std::sync::{Arc, Mutex};
 use acp_proto::v2::{
     CancelToolCallRequest, ClientCapabilities, ContentBlock, IdleStopReason, Implementation, InitializeRequest,
     NewSessionRequest, PromptRequest, ProtocolVersion, RequestPermissionOutcome, RequestPermissionRequest,
-    RequestPermissionResponse, RequestPermissionSubject, SelectedPermissionOutcome, SessionId, SessionUpdate,
-    StateUpdate, TextContent, UpdateSessionNotification,
+    RequestPermissionResponse, RequestPermissionSubject, SelectedPermissionOutcome, SessionId, TextContent,
 };
 use acp_proto::{SendError, TurnEndReason};
 use acp_tokio::v2::{ClientConnectionV2, ClientV2, PromptTurnV2};
 use acp_tokio::{ClientContext, ClientOptions, Error};
-use common::{sdk_agent, sdk_v2_agent, within};
+use common::{sdk_agent, sdk_v2_agent, update_name as name, within};
 
 /// What our client does when asked for permission.
 #[derive(Clone, Copy)]
@@ -99,28 +98,6 @@ async fn prompt(conn: &ClientConnectionV2, session: &SessionId, text: &str) -> P
         meta: None,
     };
     within("session/prompt", conn.prompt(request)).await.expect("the prompt goes out")
-}
-
-/// A short name of an update: its kind, and the tool call's id and status or the state.
-fn name(update: &UpdateSessionNotification) -> String {
-    match &update.update {
-        SessionUpdate::StateUpdate(StateUpdate::Idle(i)) => format!("idle {:?}", i.stop_reason),
-        SessionUpdate::StateUpdate(StateUpdate::Running(_)) => "running".into(),
-        SessionUpdate::ToolCallUpdate(t) => format!("tool {} {:?}", t.tool_call_id.as_str(), t.status),
-        SessionUpdate::AgentMessageChunk(c) => match &c.content {
-            ContentBlock::Text(t) => format!("chunk {}", t.text),
-            other => format!("chunk {other:?}"),
-        },
-        SessionUpdate::UserMessage(m) => format!("user {}", m.message_id.as_str()),
-        SessionUpdate::PlanUpdate(_) => "plan".into(),
-        SessionUpdate::AgentThoughtChunk(c) => format!("thought {}", c.message_id.as_str()),
-        SessionUpdate::AgentMessage(m) => format!("message {}", m.message_id.as_str()),
-        SessionUpdate::ToolCallContentChunk(c) => format!("tool content {}", c.tool_call_id.as_str()),
-        SessionUpdate::UsageUpdate(u) => format!("usage {}/{}", u.used, u.size),
-        SessionUpdate::SessionInfoUpdate(_) => "info".into(),
-        SessionUpdate::Notice(n) => format!("notice {}", n.title),
-        other => format!("{other:?}"),
-    }
 }
 
 /// The next `n` updates of the turn, by name (the turn must not end before).

@@ -117,8 +117,8 @@ impl Driver {
         let Outgoing { request, deadline, reply } = outgoing;
         self.set_linger(None);
         let deadline = deadline.map(|d| Instant::from_std(self.epoch, d));
-        let session = request.session_id().cloned();
-        match conn.send_request(now, request, deadline) {
+        let session = request.session_id();
+        match request.send_to(conn, now, deadline) {
             Ok(id) => {
                 // Registered before the connection is let go, as a sending thread does.
                 lock(&self.core.calls).insert(id, reply.accepted(session));

@@ -1,0 +1,228 @@
+//! A client's running v2 turn: its `session/update`s as an [`Iterator`], then how it ended;
+//! and [`Turns`], where the driver finds the reader of a session's turn.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::mpsc::Receiver;
+use std::time::Instant as StdInstant;
+
+use acp_proto::types::SessionId;
+use acp_proto::v2::{self, AgentNotificationParams, UpdateSessionNotification};
+use acp_proto::{Instant, Outcome, SendError, TurnEndReason};
+use std::sync::{Arc, Mutex};
+
+use super::outcome_result;
+use crate::driver::{Input, Link};
+use crate::error::Error;
+use crate::sync::{InboxReceiver, InboxSender, lock};
+
+/// One item of a client's v2 turn.
+#[derive(Debug)]
+pub(crate) enum TurnItemV2 {
+    /// A `session/update` of the turn.
+    Update(UpdateSessionNotification),
+    /// The turn ended (after every update of it); nothing follows.
+    End(TurnEndReason),
+}
+
+/// The open turns a v2 client reads, by session (at most one each), and the sessions whose
+/// turn was dropped unfinished and has not ended yet (a prompt sent meanwhile would join it,
+/// so none is).
+#[derive(Debug, Default)]
+pub(crate) struct Turns {
+    state: Mutex<TurnsState>,
+}
+
+#[derive(Debug, Default)]
+struct TurnsState {
+    open: HashMap<SessionId, InboxSender<TurnItemV2>>,
+    abandoned: HashSet<SessionId>,
+}
+
+impl Turns {
+    /// Registers the reader of a turn about to be prompted; refused while the session has one.
+    pub(crate) fn open(&self, session: &SessionId, sink: InboxSender<TurnItemV2>) -> Result<(), Error> {
+        let mut state = lock(&self.state);
+        if state.open.contains_key(session) || state.abandoned.contains(session) {
+            return Err(Error::from(SendError::TurnAlreadyRunning(session.clone())));
+        }
+        state.open.insert(session.clone(), sink);
+        Ok(())
+    }
+
+    /// Forgets the reader of a prompt that was not sent.
+    pub(crate) fn forget(&self, session: &SessionId) {
+        lock(&self.state).open.remove(session);
+    }
+
+    /// Hands a turn's update to its reader; gives the notification back when it is not one.
+    pub(crate) fn route(&self, notification: v2::Notification, in_turn: bool) -> Option<v2::Notification> {
+        let v2::Notification::Agent(AgentNotificationParams::SessionUpdate(update)) = notification else {
+            return Some(notification);
+        };
+        if !in_turn {
+            return Some(v2::Notification::Agent(AgentNotificationParams::SessionUpdate(update)));
+        }
+        // A turn without a reader here was dropped: its updates go with it.
+        if let Some(sink) = lock(&self.state).open.get(&update.session_id) {
+            sink.push(TurnItemV2::Update(update));
+        }
+        None
+    }
+
+    /// The core ended the session's turn: its reader gets the end, last.
+    pub(crate) fn ended(&self, session: &SessionId, reason: TurnEndReason) {
+        let mut state = lock(&self.state);
+        state.abandoned.remove(session);
+        if let Some(sink) = state.open.remove(session) {
+            sink.push_last(TurnItemV2::End(reason));
+        }
+    }
+
+    /// The connection is gone: every reader sees its turn end (with the connection closed).
+    pub(crate) fn close_all(&self) {
+        let mut state = lock(&self.state);
+        state.open.clear();
+        state.abandoned.clear();
+    }
+
+    /// The reader of the session's turn is gone before its end: cancels the turn in the core
+    /// (`session/cancel`) unless it ended already. Done under this registry's lock, so that a
+    /// prompt of the session waits until the cancel is queued (and is refused until the turn
+    /// ended); the driver never takes the connection while holding the registry.
+    fn abandon(&self, session: &SessionId, link: &Link) {
+        let mut state = lock(&self.state);
+        if state.open.remove(session).is_none() {
+            return;
+        }
+        let mut conn = lock(&link.core.conn);
+        if conn.cancel_turn(Instant::from_std(link.epoch, StdInstant::now()), session).is_ok() {
+            state.abandoned.insert(session.clone());
+        }
+        drop(conn);
+        drop(state);
+        // The driver writes the cancel at once.
+        let _ = link.mailbox.send(Input::Queued { linger: false });
+    }
+}
+
+/// A v2 turn in progress, from [`ClientConnectionV2::prompt`](super::ClientConnectionV2::prompt).
+///
+/// An [`Iterator`] of the turn's `session/update`s in wire order (the agent's `idle`
+/// `state_update` last), blocking for each; it ends exactly once, when the core reports the
+/// turn over, and [`finish`](Self::finish) then says how. Updates wait in the connection's
+/// shared queue (`ClientOptions::max_buffered`); while it is full the connection stops reading.
+///
+/// Dropping an unfinished turn cancels it (`session/cancel`) and drops its remaining updates;
+/// a new prompt of its session is refused
+/// ([`SendError::TurnAlreadyRunning`](acp_proto::SendError::TurnAlreadyRunning)) until the
+/// agent has ended it.
+#[must_use = "a turn is cancelled when dropped"]
+pub struct PromptTurnV2 {
+    session_id: SessionId,
+    items: InboxReceiver<TurnItemV2>,
+    ack: Option<Receiver<Result<Outcome, Error>>>,
+    link: Link,
+    turns: Arc<Turns>,
+    end: Option<TurnEndReason>,
+    /// Whether dropping the turn cancels it.
+    armed: bool,
+}
+
+impl PromptTurnV2 {
+    pub(super) fn new(
+        session_id: SessionId,
+        items: InboxReceiver<TurnItemV2>,
+        ack: Receiver<Result<Outcome, Error>>,
+        link: Link,
+        turns: Arc<Turns>,
+    ) -> PromptTurnV2 {
+        PromptTurnV2 { session_id, items, ack: Some(ack), link, turns, end: None, armed: true }
+    }
+
+    /// The turn's session.
+    pub fn session_id(&self) -> &SessionId {
+        &self.session_id
+    }
+
+    /// The next update of the turn, blocking until it arrives; `None` once the turn is over.
+    pub fn next_update(&mut self) -> Option<UpdateSessionNotification> {
+        if !self.armed {
+            return None;
+        }
+        let items = &self.items;
+        let following = self.link.until(&mut || items.ready());
+        let item = items.recv();
+        drop(following);
+        match item {
+            Some(TurnItemV2::Update(update)) => Some(update),
+            Some(TurnItemV2::End(reason)) => {
+                self.end = Some(reason);
+                self.armed = false;
+                None
+            }
+            None => {
+                self.armed = false;
+                None
+            }
+        }
+    }
+
+    /// Asks the agent to stop the turn (`session/cancel`); the turn then ends when the agent
+    /// reports `idle` (`cancelled`). Keep reading it for the last updates.
+    pub fn cancel(&self) -> Result<(), Error> {
+        self.link.cancel_turn(self.session_id.clone())
+    }
+
+    /// The prompt's acknowledgement (`PromptResponse`: the id of its user message); blocks
+    /// until it came. `None` after the first call.
+    pub fn ack(&mut self) -> Option<Result<v2::PromptResponse, Error>> {
+        let ack = self.ack.take()?;
+        Some(prompt_response(self.link.reply(&ack)))
+    }
+
+    /// Waits for the end of the turn (dropping the updates not taken yet) and says how it
+    /// ended. A turn whose prompt failed gives the prompt's error; a connection that closed
+    /// before the end, [`Error::ConnectionClosed`].
+    pub fn finish(mut self) -> Result<TurnEndReason, Error> {
+        while self.next_update().is_some() {}
+        match self.end.take() {
+            Some(TurnEndReason::PromptFailed) => match self.ack() {
+                Some(Err(e)) => Err(e),
+                _ => Ok(TurnEndReason::PromptFailed),
+            },
+            Some(TurnEndReason::ConnectionClosed) | None => Err(Error::ConnectionClosed),
+            Some(reason) => Ok(reason),
+        }
+    }
+}
+
+fn prompt_response(outcome: Result<Outcome, Error>) -> Result<v2::PromptResponse, Error> {
+    match outcome_result(outcome)? {
+        v2::Response::Agent(v2::AgentResult::Prompt(response)) => Ok(response),
+        _ => Err(Error::UnexpectedResponse),
+    }
+}
+
+impl Iterator for PromptTurnV2 {
+    type Item = UpdateSessionNotification;
+
+    fn next(&mut self) -> Option<UpdateSessionNotification> {
+        self.next_update()
+    }
+}
+
+impl Drop for PromptTurnV2 {
+    fn drop(&mut self) {
+        if self.armed {
+            // Closed first: updates still coming are dropped, not queued.
+            self.items.close();
+            self.turns.abandon(&self.session_id, &self.link);
+        }
+    }
+}
+
+impl std::fmt::Debug for PromptTurnV2 {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PromptTurnV2").field("session_id", &self.session_id).field("end", &self.end).finish()
+    }
+}

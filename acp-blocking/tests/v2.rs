@@ -1,0 +1,290 @@
+//! ACP v2 (feature `unstable_protocol_v2`): acp-blocking's v2 client against its v2 agent over
+//! OS pipes (the scripted agent of `support/v2_agent.rs`): the handshake both ways (a v2 agent,
+//! and a v1 agent answering 1), a full turn with a permission ask ending idle, `session/cancel`
+//! of a running turn (also while a permission is asked), a dropped turn, the agent dying
+//! mid-turn, and a v1 client refused by the v2 agent.
+
+#[path = "support/v2_agent.rs"]
+#[allow(dead_code, unreachable_pub)]
+mod v2_agent;
+#[path = "support/v2_wire.rs"]
+#[allow(dead_code, unreachable_pub)]
+mod v2_wire;
+
+use std::io::{BufRead, BufReader, Write};
+use std::sync::{Mutex, mpsc};
+use std::thread;
+use std::time::Duration;
+
+use acp_blocking::acp_proto::types::{self as v1, ProtocolVersion};
+use acp_blocking::acp_proto::v2::{
+    self, RequestPermissionOutcome, RequestPermissionRequest, RequestPermissionResponse, SelectedPermissionOutcome,
+    SessionId,
+};
+use acp_blocking::acp_proto::{CloseReason, RpcError, SendError, TurnEndReason};
+use acp_blocking::{
+    Agent, ClientConnection, ClientConnectionV2, ClientContext, ClientOptions, ClientV2, Error, PromptTurnV2,
+    RequestContext, serve, serve_v2,
+};
+use serde_json::{Value, json};
+use v2_agent::{AGENT_NAME, ScriptedV2};
+use v2_wire::{ALLOWED, idle, init, name, new_session, prompt_request};
+
+const LIMIT: Duration = Duration::from_secs(10);
+
+/// Runs `f` on its own thread; a hang fails the test instead of stalling the run.
+fn within<T: Send + 'static>(what: &str, f: impl FnOnce() -> T + Send + 'static) -> T {
+    let (tx, rx) = mpsc::channel();
+    thread::spawn(move || {
+        let _ = tx.send(f());
+    });
+    rx.recv_timeout(LIMIT).unwrap_or_else(|_| panic!("{what}: nothing within {LIMIT:?}"))
+}
+
+/// A client that selects the option `choice`.
+struct Choosing(&'static str);
+
+impl ClientV2 for Choosing {
+    fn request_permission(
+        &self,
+        _: RequestPermissionRequest,
+        _: &ClientContext,
+    ) -> Result<RequestPermissionResponse, RpcError> {
+        let outcome = RequestPermissionOutcome::Selected(SelectedPermissionOutcome::new(self.0));
+        Ok(RequestPermissionResponse { outcome, meta: None })
+    }
+}
+
+/// Two pipes: the client's ends, and a thread serving the scripted v2 agent on the others.
+fn pair(client: impl ClientV2) -> (ClientConnectionV2, thread::JoinHandle<Result<(), Error>>) {
+    let (agent_in, client_out) = std::io::pipe().expect("a pipe");
+    let (client_in, agent_out) = std::io::pipe().expect("a pipe");
+    let agent = thread::spawn(move || serve_v2(ScriptedV2::default(), agent_in, agent_out));
+    let conn = ClientConnectionV2::connect(client, client_in, client_out, ClientOptions::default()).expect("connected");
+    (conn, agent)
+}
+
+fn open(conn: &ClientConnectionV2) -> SessionId {
+    let init = conn.with_timeout(LIMIT).initialize(init("acp-blocking-v2-test")).expect("the v2 handshake");
+    assert_eq!((init.protocol_version, init.info.name.as_str()), (v2::ProtocolVersion(2), AGENT_NAME));
+    assert_eq!(conn.negotiated().expect("committed").protocol_version, ProtocolVersion(2));
+    conn.with_timeout(LIMIT).new_session(new_session()).expect("a session").session_id
+}
+
+fn prompt(conn: &ClientConnectionV2, session: &SessionId, text: &str) -> PromptTurnV2 {
+    conn.prompt(prompt_request(session, text)).expect("sent")
+}
+
+/// The next `n` updates of the turn, by name (the turn comes back with them).
+fn next(mut turn: PromptTurnV2, n: usize) -> (PromptTurnV2, Vec<String>) {
+    within("updates", move || {
+        let seen = (&mut turn).take(n).map(|u| name(&u)).collect::<Vec<_>>();
+        assert_eq!(seen.len(), n, "the turn ended early: {seen:?}");
+        (turn, seen)
+    })
+}
+
+/// The rest of the turn's updates and how it ended.
+fn rest(mut turn: PromptTurnV2) -> (Vec<String>, Result<TurnEndReason, Error>) {
+    within("the rest of the turn", move || {
+        let seen = (&mut turn).map(|u| name(&u)).collect();
+        (seen, turn.finish())
+    })
+}
+
+#[test]
+fn v2_client_and_agent_full_turn_with_permission() {
+    for (choice, status) in [("allow", "Completed"), ("reject", "Failed")] {
+        let (conn, agent) = pair(Choosing(choice));
+        let session = open(&conn);
+        let mut turn = prompt(&conn, &session, "hello");
+        let ack = within("ack", move || {
+            let ack = turn.ack().expect("once").expect("acked");
+            (turn, ack)
+        });
+        turn = ack.0;
+        assert_eq!(ack.1.message_id.as_str(), "user-2");
+        let expected = [
+            "running".to_owned(),
+            "chunk echo: hello".into(),
+            "tool call-1 Some(Pending)".into(),
+            format!("tool call-1 Some({status})"),
+            "idle Some(EndTurn)".into(),
+        ];
+        let (seen, end) = rest(turn);
+        assert_eq!(seen, expected, "{choice}: the turn's updates, the idle last");
+        assert_eq!(end.expect("ended"), idle(v2::IdleStopReason::EndTurn));
+        conn.close().expect("closed");
+        within("the agent ends", move || agent.join()).expect("the agent thread").expect("a clean end of input");
+    }
+}
+
+#[test]
+fn v2_client_and_agent_session_cancel_ends_the_turn_cancelled() {
+    let (conn, _agent) = pair(Choosing("allow"));
+    let session = open(&conn);
+    let (turn, seen) = next(prompt(&conn, &session, "wait"), 2);
+    assert_eq!(seen, ["running", "tool call-w1 Some(InProgress)"]);
+    turn.cancel().expect("session/cancel sent");
+    let (seen, end) = rest(turn);
+    assert_eq!(seen, ["tool call-w1 Some(Cancelled)", "idle Some(Cancelled)"]);
+    assert_eq!(end.expect("ended"), idle(v2::IdleStopReason::Cancelled));
+    // The session is idle again: a new turn opens.
+    let (_again, seen) = next(prompt(&conn, &session, "hello"), 1);
+    assert_eq!(seen, ["running"]);
+}
+
+#[test]
+fn v2_client_dropping_a_turn_cancels_it() {
+    let (conn, _agent) = pair(Choosing("allow"));
+    let session = open(&conn);
+    let (turn, seen) = next(prompt(&conn, &session, "wait"), 2);
+    assert_eq!(seen, ["running", "tool call-w1 Some(InProgress)"]);
+    drop(turn);
+    // The agent got `session/cancel`; until it ends that turn a prompt would join it, so it is
+    // refused; then a new turn opens, with none of the old turn's updates.
+    let (again, refused) = within("a new turn", {
+        let (conn, session) = (conn.clone(), session.clone());
+        move || {
+            let mut refused = 0;
+            loop {
+                match conn.prompt(prompt_request(&session, "hello")) {
+                    Ok(turn) => break (turn, refused),
+                    Err(Error::Send(SendError::TurnAlreadyRunning(_))) => {
+                        refused += 1;
+                        thread::sleep(Duration::from_millis(1));
+                    }
+                    Err(e) => panic!("unexpected {e:?}"),
+                }
+            }
+        }
+    });
+    let (seen, end) = rest(again);
+    assert_eq!(seen, ALLOWED, "after {refused} refused prompts");
+    assert_eq!(end.expect("ended"), idle(v2::IdleStopReason::EndTurn));
+}
+
+/// A client that holds a permission ask until it is cancelled, and says so.
+struct Stalling(Mutex<mpsc::Sender<&'static str>>);
+
+impl ClientV2 for Stalling {
+    fn request_permission(
+        &self,
+        _: RequestPermissionRequest,
+        cx: &ClientContext,
+    ) -> Result<RequestPermissionResponse, RpcError> {
+        let _ = self.0.lock().expect("not poisoned").send("asked");
+        cx.cancellation().wait();
+        let _ = self.0.lock().expect("not poisoned").send("cancelled");
+        let outcome = RequestPermissionOutcome::Selected(SelectedPermissionOutcome::new("allow"));
+        Ok(RequestPermissionResponse { outcome, meta: None })
+    }
+}
+
+#[test]
+fn v2_client_and_agent_session_cancel_while_asked() {
+    let (tx, rx) = mpsc::channel();
+    let (conn, _agent) = pair(Stalling(Mutex::new(tx)));
+    let session = open(&conn);
+    let turn = prompt(&conn, &session, "hello");
+    assert_eq!(rx.recv_timeout(LIMIT), Ok("asked"));
+    conn.cancel(&session).expect("session/cancel sent");
+    // The handler sees the cancel; the agent's ask resolves `cancelled` (the late `allow` is
+    // not sent), so the tool call ends `cancelled` and the turn with one idle.
+    assert_eq!(rx.recv_timeout(LIMIT), Ok("cancelled"));
+    let (seen, end) = rest(turn);
+    let expected = [
+        "running",
+        "chunk echo: hello",
+        "tool call-1 Some(Pending)",
+        "tool call-1 Some(Cancelled)",
+        "idle Some(Cancelled)",
+    ];
+    assert_eq!(seen, expected);
+    assert_eq!(end.expect("ended"), idle(v2::IdleStopReason::Cancelled));
+}
+
+/// A v1-only agent: answers `initialize` with version 1.
+struct V1Only;
+
+impl Agent for V1Only {
+    fn initialize(&self, _: v1::InitializeRequest, _: &RequestContext) -> Result<v1::InitializeResponse, RpcError> {
+        Ok(v1::InitializeResponse::new(ProtocolVersion::V1))
+    }
+}
+
+#[test]
+fn v2_client_against_a_v1_agent_gets_unsupported_version_and_closes() {
+    let (agent_in, client_out) = std::io::pipe().expect("a pipe");
+    let (client_in, agent_out) = std::io::pipe().expect("a pipe");
+    let agent = thread::spawn(move || serve(V1Only, agent_in, agent_out));
+    let conn = ClientConnectionV2::connect((), client_in, client_out, ClientOptions::default()).expect("connected");
+    match conn.with_timeout(LIMIT).initialize(init("acp-blocking-v2-test")) {
+        Err(Error::UnsupportedProtocolVersion(v)) => assert_eq!(v, ProtocolVersion::V1),
+        other => panic!("a v1 answer is refused by the v2 client: {other:?}"),
+    }
+    // The connection closed: the agent's input ended, and nothing more goes out.
+    within("the v1 agent ends", move || agent.join()).expect("the agent thread").expect("a clean end");
+    assert!(conn.close_reason().is_some(), "closed");
+    let session = SessionId::from("s");
+    assert!(matches!(conn.prompt(prompt_request(&session, "hi")), Err(Error::ConnectionClosed | Error::Send(_))));
+}
+
+#[test]
+fn v2_agent_refuses_a_v1_client() {
+    let (agent_in, client_out) = std::io::pipe().expect("a pipe");
+    let (client_in, agent_out) = std::io::pipe().expect("a pipe");
+    thread::spawn(move || serve_v2(ScriptedV2::default(), agent_in, agent_out));
+    let conn = ClientConnection::connect((), client_in, client_out, ClientOptions::default()).expect("connected");
+    match conn.with_timeout(LIMIT).initialize(v1::InitializeRequest::new(ProtocolVersion::V1)) {
+        Err(Error::Rpc(e)) => assert_eq!(e.code.0, -32601),
+        other => panic!("a v1 initialize is -32601 for a v2-only agent: {other:?}"),
+    }
+}
+
+/// A raw v2 agent that answers the handshake, a session and a prompt, sends `running`, and
+/// dies (both its pipe ends close) in the middle of the turn.
+fn dying_agent(input: std::io::PipeReader, mut output: std::io::PipeWriter) {
+    let mut lines = BufReader::new(input).lines();
+    while let Some(Ok(line)) = lines.next() {
+        let frame: Value = serde_json::from_str(&line).expect("a JSON-RPC frame");
+        let result = match frame["method"].as_str() {
+            Some("initialize") => json!({ "protocolVersion": 2, "info": { "name": "dying", "version": "0" },
+                                          "capabilities": { "session": {} } }),
+            Some("session/new") => json!({ "sessionId": "s-dying" }),
+            Some("session/prompt") => json!({ "messageId": "user-1" }),
+            _ => continue,
+        };
+        let answer = json!({ "jsonrpc": "2.0", "id": frame["id"], "result": result });
+        writeln!(output, "{answer}").expect("the client reads");
+        if frame["method"] == "session/prompt" {
+            let running = json!({ "jsonrpc": "2.0", "method": "session/update", "params": {
+                "sessionId": "s-dying", "update": { "sessionUpdate": "state_update", "state": "running" } } });
+            writeln!(output, "{running}").expect("the client reads");
+            return;
+        }
+    }
+}
+
+#[test]
+fn v2_client_sees_the_agent_die_mid_turn() {
+    let (agent_in, client_out) = std::io::pipe().expect("a pipe");
+    let (client_in, agent_out) = std::io::pipe().expect("a pipe");
+    thread::spawn(move || dying_agent(agent_in, agent_out));
+    let conn = ClientConnectionV2::connect((), client_in, client_out, ClientOptions::default()).expect("connected");
+    conn.with_timeout(LIMIT).initialize(init("acp-blocking-v2-test")).expect("the v2 handshake");
+    let session = conn.with_timeout(LIMIT).new_session(new_session()).expect("a session").session_id;
+    let (seen, end) = rest(prompt(&conn, &session, "hello"));
+    assert_eq!(seen, ["running"], "the update before the death");
+    assert!(matches!(end, Err(Error::ConnectionClosed)), "the turn ends with the connection: {end:?}");
+    // The core ends the turn first, then reports the close.
+    let reason = within("the close", move || {
+        loop {
+            match conn.close_reason() {
+                Some(reason) => break reason,
+                None => thread::sleep(Duration::from_millis(1)),
+            }
+        }
+    });
+    assert_eq!(reason, CloseReason::PeerEof, "closed by the end of the agent's output");
+}
