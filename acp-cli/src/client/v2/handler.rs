@@ -1,6 +1,12 @@
 //! What the v2 client answers its agent ([`ClientV2`]): permission asks go to the UI thread
 //! as the v1 client's do ([`PermissionAsk`], asked with the same question and policies), and
 //! updates outside a turn are drawn.
+//!
+//! acp-tokio's v2 client runs a permission handler as soon as the ask arrives, while the turn's
+//! earlier updates may still wait in the turn's buffer (it has no gate holding the ask back yet,
+//! unlike its v1 client). So that the question comes after what the agent sent before it,
+//! an ask of a running turn goes through that turn's reader ([`Route`]), which first takes
+//! every update already received.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, SyncSender};
@@ -21,7 +27,12 @@ use super::upsert::Upserts;
 pub(crate) struct CliClientV2 {
     pub(crate) ui: SyncSender<UiEvent>,
     pub(crate) upserts: Arc<Mutex<Upserts>>,
+    pub(crate) route: Route,
 }
+
+/// Where permission asks go while a turn runs: its reader's queue (asks outside a turn, or
+/// refused by a reader that ended, go straight to the UI).
+pub(crate) type Route = Arc<Mutex<Option<tokio::sync::mpsc::Sender<PermissionAsk>>>>;
 
 /// Sends `event` to the UI thread without blocking the runtime (the queue is bounded).
 pub(super) async fn post(ui: &SyncSender<UiEvent>, event: UiEvent) -> bool {
@@ -70,7 +81,14 @@ impl ClientV2 for CliClientV2 {
         let (reply, answer) = mpsc::sync_channel(1);
         let abandoned = Arc::new(AtomicBool::new(false));
         let ask = PermissionAsk { request: permission_v1(&request), reply, local: false, abandoned: abandoned.clone() };
-        if !post(&self.ui, UiEvent::Permission(ask)).await {
+        let reader = self.route.lock().unwrap_or_else(PoisonError::into_inner).clone();
+        let ask = match reader {
+            Some(reader) => reader.send(ask).await.err().map(|refused| refused.0),
+            None => Some(ask),
+        };
+        if let Some(ask) = ask
+            && !post(&self.ui, UiEvent::Permission(ask)).await
+        {
             return Ok(cancelled());
         }
         // The UI answers, or drops the ask (cancelled); a cancelled request is not waited for.

@@ -90,9 +90,6 @@ pub(crate) fn run(config: &ClientConfig) -> Exit {
     for line in &config.banner {
         render.info(line);
     }
-    if config.record.is_some() {
-        render.warn("v2 sessions are not recorded in the session database");
-    }
     if let Err(e) = children::become_subreaper() {
         render.warn(&format!("processes that leave the agent's process group may outlive the client: {e}"));
     }
@@ -129,7 +126,8 @@ pub(crate) fn run(config: &ClientConfig) -> Exit {
             }
         };
     let upserts = Arc::new(Mutex::new(Upserts::default()));
-    let client = CliClientV2 { ui: tx.clone(), upserts: upserts.clone() };
+    let route = handler::Route::default();
+    let client = CliClientV2 { ui: tx.clone(), upserts: upserts.clone(), route: route.clone() };
     let conn = {
         let _entered = runtime.enter();
         let pipes = tokio::process::ChildStdin::from_std(stdin)
@@ -151,7 +149,7 @@ pub(crate) fn run(config: &ClientConfig) -> Exit {
         cwd,
         connect_timeout: config.connect_timeout,
     };
-    let mut ui = Ui::new(render, (tx, rx), interrupts, process, runtime, conn, upserts, settings);
+    let mut ui = Ui::new(render, (tx, rx), interrupts, process, runtime, conn, (upserts, route), settings);
     let exit = ui.run();
     ui.shutdown(exit);
     exit

@@ -15,7 +15,8 @@ use acp_blocking::acp_proto::types::{RequestPermissionOutcome, StopReason};
 use acp_proto::v2::{self, SessionId};
 use acp_proto::{TurnEndReason, types::IdleStopReason};
 use acp_tokio::Error;
-use acp_tokio::v2::ClientConnectionV2;
+use acp_tokio::v2::{ClientConnectionV2, PromptTurnV2};
+use tokio::sync::mpsc::Receiver as AskReceiver;
 
 use super::super::handler::PermissionAsk;
 use super::super::interrupt::Interrupts;
@@ -24,6 +25,7 @@ use super::super::process::AgentProcess;
 use super::super::render::Renderer;
 use super::super::session::exit_for;
 use super::super::{UiEvent, children};
+use super::handler::Route;
 use super::upsert::Upserts;
 use super::{Ended, Event};
 use crate::Exit;
@@ -60,6 +62,7 @@ pub(super) struct Ui {
     runtime: tokio::runtime::Runtime,
     conn: ClientConnectionV2,
     upserts: Arc<Mutex<Upserts>>,
+    route: Route,
     settings: Settings,
     phase: Phase,
     session: Option<SessionId>,
@@ -83,7 +86,7 @@ impl Ui {
         process: AgentProcess,
         runtime: tokio::runtime::Runtime,
         conn: ClientConnectionV2,
-        upserts: Arc<Mutex<Upserts>>,
+        (upserts, route): (Arc<Mutex<Upserts>>, Route),
         settings: Settings,
     ) -> Ui {
         Ui {
@@ -95,6 +98,7 @@ impl Ui {
             runtime,
             conn,
             upserts,
+            route,
             settings,
             phase: Phase::Connecting,
             session: None,
@@ -145,6 +149,15 @@ impl Ui {
             UiEvent::Update(update) => self.render.update(&update),
             UiEvent::Outside(notification) => self.render.update(&notification.update),
             UiEvent::Permission(ask) => self.permission(ask),
+            UiEvent::Line(line) if line.trim() == "/cancel" && self.phase == (Phase::InTurn { cancelling: false }) => {
+                // With a question on screen it is the question's (which cancels the same way).
+                if self.asks.is_empty() {
+                    self.cancel()
+                } else {
+                    self.lines.push_back(line)
+                }
+                self.answer_questions();
+            }
             UiEvent::Line(line) => {
                 self.lines.push_back(line);
                 self.answer_questions();
@@ -257,10 +270,11 @@ impl Ui {
         self.render.begin_turn();
         self.upserts.lock().unwrap_or_else(PoisonError::into_inner).begin_turn();
         self.phase = Phase::InTurn { cancelling: false };
-        let (conn, tx, upserts) = (self.conn.clone(), self.tx.clone(), self.upserts.clone());
+        let (conn, tx, upserts, route) = (self.conn.clone(), self.tx.clone(), self.upserts.clone(), self.route.clone());
         let handle = self.runtime.handle().clone();
         let spawned = thread::Builder::new().name("acp-turn-v2".into()).spawn(move || {
-            let ended = handle.block_on(read_turn(&conn, session, text, &tx, &upserts));
+            let reader = Reader { tx: &tx, upserts: &upserts, route: &route };
+            let ended = handle.block_on(reader.read(&conn, session, text));
             let _ = tx.send(UiEvent::V2(Box::new(Event::TurnEnded(ended))));
         });
         if let Err(e) = spawned {
@@ -440,35 +454,75 @@ fn failed(what: &str, e: Error) -> (String, Exit) {
     }
 }
 
-/// Sends the prompt and forwards its turn's updates, drawn by id, to the UI thread.
-async fn read_turn(
-    conn: &ClientConnectionV2,
-    session: SessionId,
-    text: String,
-    tx: &SyncSender<UiEvent>,
-    upserts: &Mutex<Upserts>,
-) -> Ended {
-    let prompt = vec![v2::ContentBlock::Text(v2::TextContent::new(text))];
-    let request = v2::PromptRequest { session_id: session, prompt, idempotency_key: None, meta: None };
-    let mut turn = match conn.prompt(request).await {
-        Ok(turn) => turn,
-        Err(e) => return ended_by_error(e),
-    };
-    let mut idle_error = None;
-    while let Some(notification) = turn.next_update().await {
-        if let v2::SessionUpdate::StateUpdate(v2::StateUpdate::Idle(idle)) = &notification.update {
-            idle_error = idle.error.as_ref().map(|e| e.message.clone());
+/// A turn's reader: forwards its updates, drawn by id, and the permission asks of the turn
+/// (after the updates received before them) to the UI thread.
+struct Reader<'a> {
+    tx: &'a SyncSender<UiEvent>,
+    upserts: &'a Mutex<Upserts>,
+    route: &'a Route,
+}
+
+/// Permission asks a turn's reader holds while it takes the updates before them.
+const ASKS_QUEUED: usize = 8;
+
+impl Reader<'_> {
+    /// Sends the prompt, forwards the turn, and says how it ended.
+    async fn read(&self, conn: &ClientConnectionV2, session: SessionId, text: String) -> Ended {
+        let prompt = vec![v2::ContentBlock::Text(v2::TextContent::new(text))];
+        let request = v2::PromptRequest { session_id: session, prompt, idempotency_key: None, meta: None };
+        let (asks_tx, mut asks) = tokio::sync::mpsc::channel(ASKS_QUEUED);
+        *self.route.lock().unwrap_or_else(PoisonError::into_inner) = Some(asks_tx);
+        let ended = match conn.prompt(request).await {
+            Ok(turn) => self.forward(turn, &mut asks).await,
+            Err(e) => ended_by_error(e),
+        };
+        // Asks that come from now on go straight to the UI; those queued go there too.
+        *self.route.lock().unwrap_or_else(PoisonError::into_inner) = None;
+        asks.close();
+        while let Ok(ask) = asks.try_recv() {
+            let _ = self.tx.send(UiEvent::Permission(ask));
         }
-        let update = upserts.lock().unwrap_or_else(PoisonError::into_inner).map(&notification.update);
-        // Blocking while the UI queue is full: the turn's buffer then fills and the connection
-        // stops reading, which slows the agent down.
-        if let Some(update) = update
-            && tx.send(UiEvent::Update(update)).is_err()
-        {
-            break;
-        }
+        ended
     }
-    match turn.finish().await {
+
+    /// Forwards an update; `false` once the UI is gone. Blocks while the UI queue is full: the
+    /// turn's buffer then fills and the connection stops reading, which slows the agent down.
+    fn update(&self, update: &v2::SessionUpdate) -> bool {
+        let update = self.upserts.lock().unwrap_or_else(PoisonError::into_inner).map(update);
+        update.is_none_or(|update| self.tx.send(UiEvent::Update(update)).is_ok())
+    }
+
+    async fn forward(&self, mut turn: PromptTurnV2, asks: &mut AskReceiver<PermissionAsk>) -> Ended {
+        let mut idle_error = None;
+        loop {
+            tokio::select! {
+                biased;
+                next = turn.next_update() => {
+                    let Some(notification) = next else { break };
+                    if let v2::SessionUpdate::StateUpdate(v2::StateUpdate::Idle(idle)) = &notification.update {
+                        idle_error = idle.error.as_ref().map(|e| e.message.clone());
+                    }
+                    if !self.update(&notification.update) {
+                        break;
+                    }
+                }
+                Some(ask) = asks.recv() => {
+                    // The updates received before the ask are in the turn's buffer: take them
+                    // first (a zero timeout polls once).
+                    while let Ok(Some(notification)) = tokio::time::timeout(Duration::ZERO, turn.next_update()).await {
+                        self.update(&notification.update);
+                    }
+                    let _ = self.tx.send(UiEvent::Permission(ask));
+                }
+            }
+        }
+        turn_end(turn.finish().await, idle_error)
+    }
+}
+
+/// How a turn ended, from its `finish` and the error of its idle update.
+fn turn_end(finished: Result<TurnEndReason, Error>, idle_error: Option<String>) -> Ended {
+    match finished {
         Ok(TurnEndReason::Idle { stop_reason }) => match stop_reason.unwrap_or(IdleStopReason::EndTurn) {
             IdleStopReason::EndTurn => Ended::Stopped(StopReason::EndTurn),
             IdleStopReason::Cancelled => Ended::Stopped(StopReason::Cancelled),
