@@ -1,6 +1,6 @@
 //! `acp agent --protocol 2`: the reference agent speaking ACP v2 (Preview; feature
 //! `unstable_protocol_v2`), deterministic and offline, on acp-tokio's
-//! [`serve_v2`](acp_tokio::v2::serve_v2).
+//! [`serve_v2`].
 //!
 //! [`ReferenceAgentV2`] answers a client that offers version 2 (a client offering only 1 gets
 //! `-32601` for its `initialize`: run `acp agent` without `--protocol` for it):
