@@ -202,7 +202,9 @@ impl ReferenceAgent {
             news::send_news(cx, &call_id)?;
             return Ok(Step::Go);
         }
-        cx.send_update(SessionUpdate::AgentThoughtChunk(ContentChunk::new(ContentBlock::text(script::thought(path)))))?;
+        cx.send_update(SessionUpdate::AgentThoughtChunk(ContentChunk::new(ContentBlock::text(script::thought(
+            path, true,
+        )))))?;
         let [read, report] = script::plan(path);
         cx.send_update(SessionUpdate::Plan(Plan::new(vec![
             PlanEntry::new(read.content, read.priority, PlanEntryStatus::InProgress),

@@ -234,7 +234,12 @@ fn v2_agent_contract_update_by_update() {
             .unwrap();
         let (stdin, stdout) = (agent.stdin.take().unwrap(), agent.stdout.take().unwrap());
         let asks = std::sync::Arc::default();
-        let conn = ClientConnectionV2::connect(Allowing(std::sync::Arc::clone(&asks)), stdout, stdin, ClientOptions::default());
+        let conn = ClientConnectionV2::connect(
+            Allowing(std::sync::Arc::clone(&asks)),
+            stdout,
+            stdin,
+            ClientOptions::default(),
+        );
         let init: v2::InitializeRequest = serde_json::from_value(json!({
             "protocolVersion": 2, "info": { "name": "contract", "version": "1" }, "capabilities": {},
         }))
@@ -254,7 +259,7 @@ fn v2_agent_contract_update_by_update() {
             "state running",
             "agent_message_chunk \"agent-1\" \"echo: read /nonexistent/z\"",
             "agent_message_chunk \"agent-1\" \"\\nsystem prompt: be brief\"",
-            "agent_thought_chunk \"thought-1\" \"The prompt names /nonexistent/z; I will ask before reading it through the client.\"",
+            "agent_thought_chunk \"thought-1\" \"The prompt names /nonexistent/z; I will ask before touching it.\"",
             "plan_update \"plan-1\" \"in_progress\"",
             "tool_call_update call-1 \"pending\"",
             "tool_call_update call-1 \"in_progress\"",
@@ -286,7 +291,10 @@ fn v2_agent_contract_update_by_update() {
         conn.close_session(close.clone()).await.expect("closed");
         let ended = tokio::time::timeout(Duration::from_secs(10), closing.finish()).await.unwrap().unwrap();
         assert!(
-            matches!(ended, TurnEndReason::SessionClosed | TurnEndReason::Idle { stop_reason: Some(IdleStopReason::Cancelled) }),
+            matches!(
+                ended,
+                TurnEndReason::SessionClosed | TurnEndReason::Idle { stop_reason: Some(IdleStopReason::Cancelled) }
+            ),
             "{ended:?}"
         );
         let again = conn.close_session(close).await.expect_err("already closed");
@@ -295,4 +303,18 @@ fn v2_agent_contract_update_by_update() {
         let status = tokio::time::timeout(Duration::from_secs(5), agent.wait()).await.unwrap().unwrap();
         assert!(status.success(), "the agent ends when its input does: {status:?}");
     });
+}
+
+#[test]
+fn v2_client_reports_an_agent_that_dies_in_a_turn_with_exit_7() {
+    let dir = TempDir::new("v2-died");
+    let init = r#"{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":2,"info":{"name":"fake","version":"0"},"capabilities":{"session":{}}}}"#;
+    let new = r#"{"jsonrpc":"2.0","id":2,"result":{"sessionId":"s1"}}"#;
+    // Answers the handshake, reads the prompt, says something on stderr and exits.
+    let script = format!("read l; echo '{init}'; read l; echo '{new}'; read l; echo 'going away' >&2; exit 0");
+    let out = run(&["client", "--protocol", "2", "--allow", "-p", "hi", "--", "sh", "-c", &script], dir.path(), "");
+    assert_eq!(out.code(), 7, "{out:?}");
+    let said = format!("{}{}", out.stdout, out.stderr);
+    assert!(said.contains("session s1 (ACP v2)") && said.contains("the agent died"), "{said}");
+    assert!(said.contains("going away"), "the tail of its stderr: {said}");
 }

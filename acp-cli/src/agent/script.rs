@@ -24,10 +24,12 @@ pub(crate) const DONE: &str = "done";
 /// The tool call's content when the permission was rejected.
 pub(crate) const REJECTED: &str = "Rejected by the user.";
 
-/// The thought before the plan.
-pub(crate) fn thought(path: Option<&str>) -> String {
+/// The thought before the plan; `through_client`: the agent reads through the client's
+/// `fs/read_text_file` (v1; v2 has no `fs/*`, so the v2 agent only asks).
+pub(crate) fn thought(path: Option<&str>, through_client: bool) -> String {
     match path {
-        Some(p) => format!("The prompt names {p}; I will ask before reading it through the client."),
+        Some(p) if through_client => format!("The prompt names {p}; I will ask before reading it through the client."),
+        Some(p) => format!("The prompt names {p}; I will ask before touching it."),
         None => "The prompt names no absolute path, so there is nothing to read.".to_owned(),
     }
 }

@@ -121,7 +121,7 @@ impl Turn {
         }
         self.check()?;
         let thought = format!("thought-{}", self.n);
-        self.send(self.chunk("agent_thought_chunk", &thought, &script::thought(path))).await?;
+        self.send(self.chunk("agent_thought_chunk", &thought, &script::thought(path, false))).await?;
         self.send(self.plan(path, ["in_progress", "pending"])).await?;
 
         let title = script::tool_title(path);
