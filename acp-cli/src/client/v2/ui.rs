@@ -34,6 +34,8 @@ use crate::Exit;
 const TICK: Duration = Duration::from_millis(80);
 /// How long the agent gets to exit after its input closes.
 const CLOSE_GRACE: Duration = Duration::from_secs(1);
+/// The same after the user quit with Ctrl-C.
+const QUIT_GRACE: Duration = Duration::from_millis(300);
 
 /// The session's settings.
 pub(super) struct Settings {
@@ -399,13 +401,14 @@ impl Ui {
     }
 
     /// Closes the connection (the agent's stdin), ends the agent and what it left behind.
-    pub(super) fn shutdown(&mut self, _exit: Exit) {
+    pub(super) fn shutdown(&mut self, exit: Exit) {
         self.render.waiting(None);
         self.asks.clear();
         let conn = self.conn.clone();
         let _ = self.runtime.block_on(async move { tokio::time::timeout(CLOSE_GRACE, conn.close()).await });
         let (rx, render) = (&self.rx, &mut self.render);
-        self.process.terminate(CLOSE_GRACE, || {
+        let grace = if exit == Exit::Interrupted { QUIT_GRACE } else { CLOSE_GRACE };
+        self.process.terminate(grace, || {
             while let Ok(event) = rx.try_recv() {
                 if let UiEvent::Stderr(line) = event {
                     render.stderr_line(&line);
