@@ -64,7 +64,10 @@ mod form;
 pub mod history;
 pub mod modes;
 mod news;
+mod script;
 mod sessions;
+#[cfg(feature = "unstable_protocol_v2")]
+pub mod v2;
 
 use std::io::{self, Read, Write};
 use std::path::Path;
@@ -199,24 +202,23 @@ impl ReferenceAgent {
             news::send_news(cx, &call_id)?;
             return Ok(Step::Go);
         }
-        cx.send_update(SessionUpdate::AgentThoughtChunk(ContentChunk::new(ContentBlock::text(match path {
-            Some(p) => format!("The prompt names {p}; I will ask before reading it through the client."),
-            None => "The prompt names no absolute path, so there is nothing to read.".to_owned(),
-        }))))?;
-        let target = path.unwrap_or("(no file)");
+        cx.send_update(SessionUpdate::AgentThoughtChunk(ContentChunk::new(ContentBlock::text(script::thought(
+            path, true,
+        )))))?;
+        let [read, report] = script::plan(path);
         cx.send_update(SessionUpdate::Plan(Plan::new(vec![
-            PlanEntry::new(format!("Read {target}"), PlanEntryPriority::High, PlanEntryStatus::InProgress),
-            PlanEntry::new("Report what it says", PlanEntryPriority::Medium, PlanEntryStatus::Pending),
+            PlanEntry::new(read.content, read.priority, PlanEntryStatus::InProgress),
+            PlanEntry::new(report.content, report.priority, PlanEntryStatus::Pending),
         ])))?;
 
         let call_id = format!("call-{}", self.next_call.fetch_add(1, Ordering::Relaxed) + 1);
-        let title = format!("Read {target}");
+        let title = script::tool_title(path);
         let locations = path.map(|p| vec![ToolCallLocation::new(p)]);
         let mut call = ToolCall::new(call_id.as_str(), title.as_str());
         call.kind = Some(ToolKind::Read);
         call.status = Some(ToolCallStatus::Pending);
         call.locations = locations.clone();
-        call.raw_input = Some(json!({ "path": path, "prompt": text }));
+        call.raw_input = Some(script::raw_input(path, text));
         cx.send_update(SessionUpdate::ToolCall(call))?;
 
         let mut ask = ToolCallUpdate::new(call_id.as_str());
@@ -224,11 +226,7 @@ impl ReferenceAgent {
         ask.kind = Some(ToolKind::Read);
         ask.status = Some(ToolCallStatus::Pending);
         ask.locations = locations;
-        let options = vec![
-            PermissionOption::new(ALLOW_ONCE, "Allow once", PermissionOptionKind::AllowOnce),
-            PermissionOption::new(REJECT_ONCE, "Reject", PermissionOptionKind::RejectOnce),
-        ];
-        let allowed = match cx.request_permission(ask, options)? {
+        let allowed = match cx.request_permission(ask, script::permission_options())? {
             RequestPermissionOutcome::Selected(s) => s.option_id == ALLOW_ONCE,
             _ => return Ok(Step::Stop(StopReason::Cancelled)),
         };
@@ -236,17 +234,15 @@ impl ReferenceAgent {
             return Ok(Step::Stop(StopReason::Cancelled));
         }
         if !allowed {
-            cx.send_update(tool_update(&call_id, ToolCallStatus::Failed, Some("Rejected by the user.".to_owned())))?;
+            cx.send_update(tool_update(&call_id, ToolCallStatus::Failed, Some(script::REJECTED.to_owned())))?;
             return Ok(Step::Stop(StopReason::EndTurn));
         }
         cx.send_update(tool_update(&call_id, ToolCallStatus::InProgress, None))?;
 
         let can_read = cx.negotiated().is_some_and(|n| n.peer.allows(Method::ReadTextFile));
         let (status, content) = match path {
-            None => (ToolCallStatus::Completed, "Nothing to read: the prompt names no absolute path.".to_owned()),
-            Some(p) if !Path::new(p).exists() => {
-                (ToolCallStatus::Completed, format!("Nothing to read: {p} does not exist."))
-            }
+            None => (ToolCallStatus::Completed, script::NO_PATH.to_owned()),
+            Some(p) if !Path::new(p).exists() => (ToolCallStatus::Completed, script::missing(p)),
             Some(p) if !can_read => (
                 ToolCallStatus::Completed,
                 format!("Not read: the client did not advertise fs.readTextFile, so {p} stays unread."),
@@ -374,9 +370,9 @@ impl Agent for ReferenceAgent {
         let text = prompt_text(&request.prompt);
         let path = first_absolute_path(&text);
         self.log(format_args!("prompt on {}: {text:?}", request.session_id));
-        cx.send_text(format!("echo: {text}"))?;
+        cx.send_text(script::echo(&text))?;
         if let Some(system) = self.sessions.system_prompt(&request.session_id) {
-            cx.send_text(format!("\nsystem prompt: {system}"))?;
+            cx.send_text(script::system_prompt_note(&system))?;
         }
         if is_slow(&text) && closed.wait(cx.cancellation(), self.config.slow_delay) {
             return Ok(PromptResponse::new(StopReason::Cancelled));
@@ -385,7 +381,7 @@ impl Agent for ReferenceAgent {
             return Ok(PromptResponse::new(StopReason::Cancelled));
         }
         let stop = match self.turn(&text, path, cx, &closed) {
-            Ok(Step::Go) => match cx.send_text("done") {
+            Ok(Step::Go) => match cx.send_text(script::DONE) {
                 Ok(()) => StopReason::EndTurn,
                 Err(_) if stopped(cx, &closed) => StopReason::Cancelled,
                 Err(e) => return Err(e.into()),
@@ -399,8 +395,8 @@ impl Agent for ReferenceAgent {
         // and after `session/close`.
         let stop = if stopped(cx, &closed) { StopReason::Cancelled } else { stop };
         if let Some(history) = &self.history {
-            let done = if stop == StopReason::EndTurn { "\ndone" } else { "" };
-            history.record_turn(&request.session_id, &text, &format!("echo: {text}{done}"));
+            let done = if stop == StopReason::EndTurn { format!("\n{}", script::DONE) } else { String::new() };
+            history.record_turn(&request.session_id, &text, &format!("{}{done}", script::echo(&text)));
         }
         self.log(format_args!("turn on {} ended {}", request.session_id, stop.as_str()));
         Ok(PromptResponse::new(stop))

@@ -32,6 +32,9 @@ pub struct DemoConfig {
     pub show_stderr: bool,
     /// How to draw; `None`: from the environment.
     pub style: Option<Style>,
+    /// The ACP version the client and the agent speak (v2 needs the feature
+    /// `unstable_protocol_v2`; in v2 the agent cannot read the file: v2 has no `fs/*`).
+    pub protocol: crate::Protocol,
 }
 
 /// A temporary directory removed on drop.
@@ -59,6 +62,10 @@ impl Drop for TempDir {
 
 /// Runs the demo; returns the client's exit status.
 pub fn run(config: DemoConfig) -> Exit {
+    if let Err(e) = config.protocol.available() {
+        eprintln!("acp demo: {e}");
+        return Exit::Usage;
+    }
     let exe: PathBuf = match std::env::current_exe() {
         Ok(exe) => exe,
         Err(e) => {
@@ -80,7 +87,13 @@ pub fn run(config: DemoConfig) -> Exit {
     }
 
     let interactive = std::io::stdin().is_terminal();
-    let mut client = ClientConfig::new(vec![exe.clone().into_os_string(), OsString::from("agent")]);
+    let mut agent = vec![exe.clone().into_os_string(), OsString::from("agent")];
+    let v2 = config.protocol == crate::Protocol::V2;
+    if v2 {
+        agent.extend([OsString::from("--protocol"), OsString::from("2")]);
+    }
+    let mut client = ClientConfig::new(agent);
+    client.protocol = config.protocol;
     client.roots = vec![dir.path().to_path_buf()];
     client.cwd = Some(dir.path().to_path_buf());
     client.prompt = Some(format!("Please read {} and tell me what it says", file.display()));
@@ -92,16 +105,27 @@ pub fn run(config: DemoConfig) -> Exit {
     client.style = config.style;
     // The agent is this executable: it knows `__exec-child`.
     client.die_with_client = true;
-    client.banner = vec![
-        "acp demo: `acp client` drives the built-in reference agent (`acp agent`) over its stdin/stdout.".to_owned(),
-        format!("The agent will ask to read {} through the client;", file.display()),
-        format!("the client serves files only inside {}.", dir.path().display()),
-        String::new(),
-    ];
+    client.banner = if v2 {
+        vec![
+            "acp demo --protocol 2: `acp client` and the reference agent speak ACP v2 (Preview).".to_owned(),
+            format!("The agent will ask before touching {};", file.display()),
+            "v2 has no fs/* methods, so it reports the file without reading it.".to_owned(),
+            String::new(),
+        ]
+    } else {
+        vec![
+            "acp demo: `acp client` drives the built-in reference agent (`acp agent`) over its stdin/stdout."
+                .to_owned(),
+            format!("The agent will ask to read {} through the client;", file.display()),
+            format!("the client serves files only inside {}.", dir.path().display()),
+            String::new(),
+        ]
+    };
     let exit = client::run(client);
     let acp = command_name(&exe);
     println!();
-    println!("Next: `{acp} client -- {acp} agent` for an interactive session with the same agent,");
+    let flag = if v2 { " --protocol 2" } else { "" };
+    println!("Next: `{acp} client{flag} -- {acp} agent{flag}` for an interactive session with the same agent,");
     println!("or `{acp} client -- <any ACP agent command>` (see `{acp} client --help`).");
     exit
 }

@@ -40,6 +40,36 @@ pub mod setup;
 pub mod store;
 pub mod wire_dir;
 
+/// The ACP major version `acp agent`, `acp client` and `acp demo` speak (`--protocol`).
+///
+/// Version 2 is the Preview of ACP v2 and needs the crate feature `unstable_protocol_v2`
+/// (`cargo install acp-cli --features unstable_protocol_v2`); [`Protocol::available`] says
+/// why not when it is missing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum Protocol {
+    /// ACP v1 (the default).
+    #[default]
+    #[value(name = "1")]
+    V1,
+    /// ACP v2 (Preview).
+    #[value(name = "2")]
+    V2,
+}
+
+impl Protocol {
+    /// `Err` with what to do when this build cannot speak the version.
+    pub fn available(self) -> Result<(), String> {
+        match self {
+            Protocol::V2 if !cfg!(feature = "unstable_protocol_v2") => {
+                Err("--protocol 2 (ACP v2, Preview) is not in this build of acp: rebuild it with the feature \
+                 unstable_protocol_v2 (cargo install acp-cli --features unstable_protocol_v2), or drop --protocol 2"
+                    .to_owned())
+            }
+            _ => Ok(()),
+        }
+    }
+}
+
 /// The exit status of `acp client` and `acp demo`.
 ///
 /// | code | meaning |

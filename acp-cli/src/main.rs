@@ -11,7 +11,7 @@ use acp_cli::demo::{self, DemoConfig};
 use acp_cli::record::{self, RecordConfig};
 use acp_cli::replay::{self, ReplayConfig, ReplayMode};
 use acp_cli::serve::{self, ServeConfig};
-use acp_cli::{Exit, manage, setup};
+use acp_cli::{Exit, Protocol, manage, setup};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 mod check_cli;
@@ -171,6 +171,10 @@ struct AgentArgs {
     /// With --history: do not advertise session/resume (clients must use session/load).
     #[arg(long, requires = "history")]
     no_resume: bool,
+    /// The ACP version to speak: 1, or 2 (the v2 Preview; needs a build with the feature
+    /// unstable_protocol_v2; a v2 agent refuses a client that offers only 1).
+    #[arg(long, value_enum, value_name = "VERSION", default_value = "1", conflicts_with = "history")]
+    protocol: Protocol,
 }
 
 /// How permission requests are answered.
@@ -308,6 +312,10 @@ struct ClientArgs {
     /// instead of the system's roots.
     #[arg(long, value_name = "PEM", requires = "connect")]
     ca_file: Option<PathBuf>,
+    /// The ACP version to offer: 1, or 2 (the v2 Preview; needs a build with the feature
+    /// unstable_protocol_v2; an agent that answers 1 is an error, exit code 6).
+    #[arg(long, value_enum, value_name = "VERSION", default_value = "1")]
+    protocol: Protocol,
     /// The agent's command line, after `--`.
     #[arg(last = true, value_name = "AGENT_CMD")]
     agent: Vec<OsString>,
@@ -431,6 +439,10 @@ struct DemoArgs {
     /// Show the agent's stderr.
     #[arg(long)]
     show_stderr: bool,
+    /// The ACP version the demo's client and agent speak: 1, or 2 (the v2 Preview; needs a
+    /// build with the feature unstable_protocol_v2).
+    #[arg(long, value_enum, value_name = "VERSION", default_value = "1")]
+    protocol: Protocol,
 }
 
 fn main() -> ExitCode {
@@ -452,13 +464,24 @@ fn main() -> ExitCode {
         },
         Command::Sessions { action } => sessions(action, load).into(),
         Command::Agent(args) => {
+            if let Err(e) = args.protocol.available() {
+                eprintln!("acp agent: {e}");
+                return ExitCode::from(2);
+            }
             let mut config = AgentConfig::default();
             config.slow_delay = Duration::from_millis(args.slow_ms);
             config.log = !args.quiet;
             config.max_sessions = args.max_sessions;
             config.history = args.history;
             config.history_resume = !args.no_resume;
-            match ReferenceAgent::with_config(config).serve_stdio() {
+            #[cfg(feature = "unstable_protocol_v2")]
+            let served = match args.protocol {
+                Protocol::V2 => acp_cli::agent::v2::ReferenceAgentV2::with_config(config).serve_stdio(),
+                Protocol::V1 => ReferenceAgent::with_config(config).serve_stdio(),
+            };
+            #[cfg(not(feature = "unstable_protocol_v2"))]
+            let served = ReferenceAgent::with_config(config).serve_stdio();
+            match served {
                 Ok(()) => ExitCode::SUCCESS,
                 Err(e) => {
                     eprintln!("acp agent: {e}");
@@ -513,6 +536,7 @@ fn main() -> ExitCode {
             config.unconfined_terminals = args.unconfined_terminals;
             config.die_with_client = true;
             config.ca_file = args.ca_file;
+            config.protocol = args.protocol;
             if let Some(path) = &args.token_file {
                 match read_token(path) {
                     Ok(token) => config.token = Some(token),
@@ -528,6 +552,7 @@ fn main() -> ExitCode {
             let mut config = DemoConfig::default();
             config.policy = args.policy.policy();
             config.show_stderr = args.show_stderr;
+            config.protocol = args.protocol;
             demo::run(config).into()
         }
         Command::Serve(args) => {

@@ -264,3 +264,20 @@ fn the_demo_runs_to_completion() {
     let tmp = line.split("cwd ").nth(1).unwrap();
     assert!(!std::path::Path::new(tmp).exists(), "{tmp} was left behind");
 }
+
+/// Without the feature `unstable_protocol_v2`, `--protocol 2` says how to get it.
+#[cfg(not(feature = "unstable_protocol_v2"))]
+#[test]
+fn protocol_2_without_the_feature_is_a_usage_error_saying_how_to_rebuild() {
+    let dir = TempDir::new("client-no-v2");
+    let acp = acp().display().to_string();
+    for args in [
+        vec!["client", "--protocol", "2", "-p", "hi", "--", &acp, "agent"],
+        vec!["agent", "--protocol", "2"],
+        vec!["demo", "--protocol", "2"],
+    ] {
+        let out = run(&args, dir.path(), "");
+        assert_eq!(out.code(), 2, "{args:?}: {out:?}");
+        assert!(out.stderr.contains("--features unstable_protocol_v2"), "{args:?}: {}", out.stderr);
+    }
+}

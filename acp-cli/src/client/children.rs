@@ -20,6 +20,12 @@ pub(crate) fn become_subreaper() -> Result<(), String> {
 /// they started), through [`acp_services::terminal::kill_orphans`].
 pub(crate) fn end_all_processes(services: &ClientServices, agent: Option<u32>) {
     services.shutdown();
+    end_orphans(agent);
+}
+
+/// Kills and reaps what was re-parented to this subreaper, except the `agent` (the v2 client,
+/// which starts no terminals, calls only this).
+pub(crate) fn end_orphans(agent: Option<u32>) {
     #[cfg(target_os = "linux")]
     {
         let spare: Vec<u32> = agent.into_iter().collect();

@@ -138,6 +138,10 @@ impl Session {
             }
             Error::Rpc(e) => {
                 self.render.error(&format!("the agent answered {what} with an error: {}", describe_error(&e)));
+                if what == "initialize" && e.code == acp_blocking::acp_proto::ErrorCode::METHOD_NOT_FOUND {
+                    // An ACP v2-only agent (such as `acp agent --protocol 2`) answers a v1 offer so.
+                    self.render.warn("an agent that speaks only ACP v2 answers a v1 initialize so: try --protocol 2");
+                }
                 Exit::Protocol
             }
             other => {

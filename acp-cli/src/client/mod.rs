@@ -55,6 +55,8 @@ mod session;
 mod summary;
 mod tap;
 mod terminal_auth;
+#[cfg(feature = "unstable_protocol_v2")]
+mod v2;
 
 use std::ffi::OsString;
 use std::io::IsTerminal;
@@ -151,6 +153,9 @@ pub struct ClientConfig {
     pub record: Option<crate::store::AgentRef>,
     /// Reopen this remembered session instead of opening a new one.
     pub resume: Option<Resume>,
+    /// The ACP version to speak (default v1); v2 needs the feature `unstable_protocol_v2`
+    /// and is run by the v2 client (`v2`), which supports fewer options.
+    pub protocol: crate::Protocol,
 }
 
 /// A remembered session to reopen (`--resume`, `--continue`).
@@ -189,6 +194,7 @@ impl ClientConfig {
             record: None,
             resume: None,
             ca_file: None,
+            protocol: crate::Protocol::V1,
         }
     }
 
@@ -225,11 +231,22 @@ pub(crate) enum UiEvent {
     Interrupt,
     /// A background call finished.
     Wake,
+    /// An event of the v2 client.
+    #[cfg(feature = "unstable_protocol_v2")]
+    V2(Box<v2::Event>),
 }
 
 /// Runs `acp client`; returns the exit status ([`Exit`]). With [`Output::Json`] the summary
 /// record ends stdout whatever happened; with [`Output::Quiet`] the final text is printed.
 pub fn run(config: ClientConfig) -> Exit {
+    if let Err(e) = config.protocol.available() {
+        eprintln!("acp client: {e}");
+        return Exit::Usage;
+    }
+    #[cfg(feature = "unstable_protocol_v2")]
+    if config.protocol == crate::Protocol::V2 {
+        return v2::run(&config);
+    }
     let tap = config.output.tap();
     let exit = run_session(&config, tap.as_ref());
     config.output.finish(tap.as_ref(), exit.code());

@@ -296,6 +296,9 @@ impl Session {
             }
             // Late items of an earlier turn; interrupts are counted in `Interrupts`.
             UiEvent::Update(_) | UiEvent::TurnEnded(_) | UiEvent::Interrupt | UiEvent::Wake => {}
+            // Only the v2 client sends these.
+            #[cfg(feature = "unstable_protocol_v2")]
+            UiEvent::V2(_) => {}
         }
     }
 

@@ -1,0 +1,156 @@
+//! `acp client --protocol 2 -- AGENT_CMD...`: the terminal client speaking ACP v2 (Preview;
+//! feature `unstable_protocol_v2`) over acp-tokio's
+//! [`ClientConnectionV2`](acp_tokio::v2::ClientConnectionV2).
+//!
+//! It offers version 2 in `initialize`; an agent that answers 1 is reported with what to do
+//! (`rerun without --protocol 2`) and the client exits 6 (protocol). It does not fall back to
+//! v1 by itself: whoever asks for v2 is testing v2, and a silent v1 session would hide that
+//! the agent does not speak it.
+//!
+//! Then it opens a session in the working directory and runs one prompt (`-p`) or a prompt per
+//! line of stdin, as the v1 client does, drawing with the same renderer: in v2 `session/prompt`
+//! is only acknowledged and the turn is its `session/update`s, drawn by id (`upsert`), until
+//! the agent's `idle` `state_update`, whose stop reason gives the exit status as in v1 (0
+//! `end_turn`, 3 `cancelled`, 4 `refusal`, 5 `max_tokens`/`max_turn_requests`, 6 an `error`
+//! stop or a refused prompt, 7 the agent died). Permission asks use the v1 client's policies
+//! and question (`--allow`, `--deny`, `--ask`). Ctrl-C (or a `/cancel` line) sends
+//! `session/cancel`, after which the turn ends when the agent says `idle`; a second Ctrl-C
+//! quits (130).
+//!
+//! Not in v2 yet: `--connect`, `--resume`/`--continue`, `--format json`, `--quiet`,
+//! `--image`, `--elicit`, `--auth` (each is a usage error with `--protocol 2`), the line
+//! editor and slash commands other than `/cancel` and `/quit`, and recording in the session
+//! database. v2 has no `fs/*` or `terminal/*`, so `--root` serves nothing.
+
+mod handler;
+mod ui;
+mod upsert;
+
+use std::io::IsTerminal;
+use std::sync::mpsc;
+use std::sync::{Arc, Mutex};
+
+use acp_blocking::acp_proto::types::StopReason;
+use acp_proto::v2::SessionId;
+
+use super::interrupt::Interrupts;
+use super::process::{AgentProcess, Place};
+use super::render::Renderer;
+use super::{ClientConfig, Output, Policy, Style, UI_QUEUE, children, policy_note};
+use crate::Exit;
+use handler::CliClientV2;
+use ui::Ui;
+use upsert::Upserts;
+
+/// A v2 event for the UI thread.
+#[derive(Debug)]
+pub(crate) enum Event {
+    /// The handshake and `session/new` succeeded.
+    Ready(SessionId),
+    /// The handshake failed: what to say, and the exit status.
+    Failed(String, Exit),
+    /// The running turn ended.
+    TurnEnded(Ended),
+}
+
+/// How a v2 turn ended.
+#[derive(Debug)]
+pub(crate) enum Ended {
+    /// The agent said `idle` with this stop reason (or the session closed: `cancelled`).
+    Stopped(StopReason),
+    /// The prompt was refused, or the turn ended in an error: what to say, the exit status.
+    Failed(String, Exit),
+    /// The connection closed with the turn open.
+    Died,
+}
+
+/// The options the v2 client does not support yet, by flag.
+fn unsupported(config: &ClientConfig) -> Option<&'static str> {
+    [
+        (config.connect.is_some(), "--connect"),
+        (config.resume.is_some(), "--resume/--continue"),
+        (config.output == Output::Json, "--format json"),
+        (config.output == Output::Quiet, "--quiet"),
+        (!config.images.is_empty(), "--image"),
+        (config.elicit.is_some(), "--elicit"),
+        (config.auth.is_some(), "--auth"),
+    ]
+    .into_iter()
+    .find_map(|(set, flag)| set.then_some(flag))
+}
+
+/// Runs the v2 client; returns the exit status.
+pub(crate) fn run(config: &ClientConfig) -> Exit {
+    let style = config.style.unwrap_or_else(Style::detect);
+    let mut render = Renderer::new(Box::new(std::io::stdout()), Box::new(std::io::stderr()), style);
+    if let Some(flag) = unsupported(config) {
+        render.error(&format!("{flag} is not supported with --protocol 2 (ACP v2 Preview) yet; drop one of them"));
+        return Exit::Usage;
+    }
+    for line in &config.banner {
+        render.info(line);
+    }
+    if let Err(e) = children::become_subreaper() {
+        render.warn(&format!("processes that leave the agent's process group may outlive the client: {e}"));
+    }
+    let cwd = match config.cwd.clone().map_or_else(std::env::current_dir, Ok).and_then(std::path::absolute) {
+        Ok(cwd) => cwd,
+        Err(e) => {
+            render.error(&format!("cannot determine the working directory: {e}"));
+            return Exit::Failure;
+        }
+    };
+    let stdin_tty = std::io::stdin().is_terminal();
+    let policy = config.policy.unwrap_or(if stdin_tty { Policy::Ask } else { Policy::Deny });
+    let runtime = match tokio::runtime::Builder::new_multi_thread().worker_threads(1).enable_all().build() {
+        Ok(runtime) => runtime,
+        Err(e) => {
+            render.error(&format!("cannot start the async runtime: {e}"));
+            return Exit::Failure;
+        }
+    };
+    let (tx, rx) = mpsc::sync_channel(UI_QUEUE);
+    let (interrupts, installed) = Interrupts::install(tx.clone());
+    if let Err(e) = installed {
+        render.warn(&format!("Ctrl-C will not cancel turns: {e}"));
+    }
+    // On the main thread: the agent's death signal follows the thread that spawned it.
+    let place = Place { env: &config.agent_env, cwd: config.agent_cwd.as_deref() };
+    let (process, stdin, stdout) =
+        match AgentProcess::spawn(&config.agent, place, config.show_stderr, config.die_with_client, tx.clone()) {
+            Ok(started) => started,
+            Err(e) => {
+                let command: Vec<String> = config.agent.iter().map(|a| a.to_string_lossy().into_owned()).collect();
+                render.error(&format!("could not start the agent `{}`: {e}", command.join(" ")));
+                return Exit::Failure;
+            }
+        };
+    let upserts = Arc::new(Mutex::new(Upserts::default()));
+    let route = handler::Route::default();
+    let client = CliClientV2 { ui: tx.clone(), upserts: upserts.clone(), route: route.clone() };
+    let conn = {
+        let _entered = runtime.enter();
+        let pipes = tokio::process::ChildStdin::from_std(stdin)
+            .and_then(|stdin| Ok((stdin, tokio::process::ChildStdout::from_std(stdout)?)));
+        match pipes {
+            Ok((stdin, stdout)) => {
+                acp_tokio::v2::ClientConnectionV2::connect(client, stdout, stdin, Default::default())
+            }
+            Err(e) => {
+                render.error(&format!("cannot use the agent's pipes: {e}"));
+                return Exit::Failure;
+            }
+        }
+    };
+    let settings = ui::Settings {
+        policy,
+        note: policy_note(config, policy, stdin_tty),
+        prompt: config.prompt.clone(),
+        cwd,
+        connect_timeout: config.connect_timeout,
+    };
+    let mut ui = Ui::new(render, (tx, rx), interrupts, process, runtime, conn, (upserts, route), settings);
+    let exit = ui.run();
+    ui.shutdown(exit);
+    exit
+}
