@@ -1,8 +1,8 @@
 //! ACP v2 (feature `unstable_protocol_v2`): acp-blocking's v2 client against its v2 agent over
 //! OS pipes (the scripted agent of `support/v2_agent.rs`): the handshake both ways (a v2 agent,
-//! and a v1 agent answering 1), a full turn with a permission ask ending idle, `session/cancel`
-//! of a running turn (also while a permission is asked), a dropped turn, the agent dying
-//! mid-turn, and a v1 client refused by the v2 agent.
+//! and a v1 agent answering 1), a full turn with a permission ask ending idle, the ordering gate
+//! of that ask, `session/cancel` of a running turn (also while a permission is asked), a
+//! dropped turn, the agent dying mid-turn, and a v1 client refused by the v2 agent.
 
 #[path = "support/v2_agent.rs"]
 #[allow(dead_code, unreachable_pub)]
@@ -186,21 +186,16 @@ fn v2_client_and_agent_session_cancel_while_asked() {
     let (tx, rx) = mpsc::channel();
     let (conn, _agent) = pair(Stalling(Mutex::new(tx)));
     let session = open(&conn);
-    let turn = prompt(&conn, &session, "hello");
+    // The ask reaches the handler once the reader took the three updates before it.
+    let (turn, before) = next(prompt(&conn, &session, "hello"), 3);
     assert_eq!(rx.recv_timeout(LIMIT), Ok("asked"));
     conn.cancel(&session).expect("session/cancel sent");
     // The handler sees the cancel; the agent's ask resolves `cancelled` (the late `allow` is
     // not sent), so the tool call ends `cancelled` and the turn with one idle.
     assert_eq!(rx.recv_timeout(LIMIT), Ok("cancelled"));
-    let (seen, end) = rest(turn);
-    let expected = [
-        "running",
-        "chunk echo: hello",
-        "tool call-1 Some(Pending)",
-        "tool call-1 Some(Cancelled)",
-        "idle Some(Cancelled)",
-    ];
-    assert_eq!(seen, expected);
+    let (after, end) = rest(turn);
+    assert_eq!(before, ["running", "chunk echo: hello", "tool call-1 Some(Pending)"]);
+    assert_eq!(after, ["tool call-1 Some(Cancelled)", "idle Some(Cancelled)"]);
     assert_eq!(end.expect("ended"), idle(v2::IdleStopReason::Cancelled));
 }
 
@@ -287,4 +282,52 @@ fn v2_client_sees_the_agent_die_mid_turn() {
         }
     });
     assert_eq!(reason, CloseReason::PeerEof, "closed by the end of the agent's output");
+}
+
+/// A client whose permission handler reports how many updates the turn's reader had taken
+/// when it ran, then allows.
+struct Counting {
+    taken: std::sync::Arc<std::sync::atomic::AtomicUsize>,
+    seen: Mutex<mpsc::Sender<usize>>,
+}
+
+impl ClientV2 for Counting {
+    fn request_permission(
+        &self,
+        _: RequestPermissionRequest,
+        _: &ClientContext,
+    ) -> Result<RequestPermissionResponse, RpcError> {
+        let taken = self.taken.load(std::sync::atomic::Ordering::SeqCst);
+        let _ = self.seen.lock().expect("not poisoned").send(taken);
+        let outcome = RequestPermissionOutcome::Selected(SelectedPermissionOutcome::new("allow"));
+        Ok(RequestPermissionResponse { outcome, meta: None })
+    }
+}
+
+/// The ordering gate (as acp-tokio's v2 client): the agent's permission ask of a running turn
+/// reaches the handler only after the reader took the three updates the agent sent before it,
+/// although the reader starts reading well after the ask arrived.
+#[test]
+fn v2_client_permission_ask_waits_for_the_updates_before_it() {
+    let taken = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let (seen_tx, seen) = mpsc::channel();
+    let client = Counting { taken: taken.clone(), seen: Mutex::new(seen_tx) };
+    let (conn, _agent) = pair(client);
+    let session = open(&conn);
+    let mut turn = prompt(&conn, &session, "hello");
+    // Every update before the ask, and the ask, are in by now; unread, they hold the handler.
+    thread::sleep(Duration::from_millis(200));
+    assert!(seen.try_recv().is_err(), "the handler ran before the reader took the updates before the ask");
+    let names = within("the turn", move || {
+        let mut names = Vec::new();
+        while let Some(n) = turn.next_update_then(|update| {
+            taken.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            name(&update)
+        }) {
+            names.push(n);
+        }
+        names
+    });
+    assert_eq!(names.len(), 5, "{names:?}");
+    assert_eq!(seen.recv_timeout(LIMIT).expect("the ask was handled"), 3, "updates taken when the handler ran");
 }

@@ -3,7 +3,8 @@
 
 use std::io::{Read, Write};
 use std::process::{Command, ExitStatus};
-use std::sync::{Arc, mpsc};
+use std::sync::Arc;
+use std::sync::mpsc::{self, Receiver};
 use std::time::Duration;
 
 use acp_proto::types::SessionId;
@@ -128,6 +129,10 @@ impl<C: ClientV2> ServiceV2 for ClientServiceV2<C> {
 
     fn route(&self, notification: v2::Notification, in_turn: bool) -> Option<v2::Notification> {
         self.turns.route(notification, in_turn)
+    }
+
+    fn turn_gate(&self, request: &v2::Request) -> Option<Receiver<()>> {
+        self.turns.gate(request)
     }
 
     fn turn_ended(&self, session: SessionId, reason: TurnEndReason) {

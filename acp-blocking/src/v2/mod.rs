@@ -86,6 +86,7 @@ mod client;
 mod turn;
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::mpsc::Receiver;
 use std::sync::{Condvar, Mutex};
 use std::time::Duration;
 
@@ -116,6 +117,13 @@ pub(crate) trait ServiceV2: Send + Sync {
     fn route(&self, notification: v2::Notification, in_turn: bool) -> Option<v2::Notification> {
         let _ = in_turn;
         Some(notification)
+    }
+
+    /// On the driver thread, before `request` goes to the pool: the ordering gate its handler
+    /// waits on first (client side: see `Turns::gate`).
+    fn turn_gate(&self, request: &v2::Request) -> Option<Receiver<()>> {
+        let _ = request;
+        None
     }
 
     /// On the driver thread: the core ended the session's turn.

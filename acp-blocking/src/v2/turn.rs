@@ -2,7 +2,7 @@
 //! and [`Turns`], where the driver finds the reader of a session's turn.
 
 use std::collections::{HashMap, HashSet};
-use std::sync::mpsc::Receiver;
+use std::sync::mpsc::{self, Receiver, SyncSender};
 use std::time::Instant as StdInstant;
 
 use acp_proto::types::SessionId;
@@ -22,6 +22,9 @@ pub(crate) enum TurnItemV2 {
     Update(UpdateSessionNotification),
     /// The turn ended (after every update of it); nothing follows.
     End(TurnEndReason),
+    /// An agent request of the turn's session waits until the reader took the updates before
+    /// it: the reader opens it when it gets here (or drops it with the turn).
+    Gate(SyncSender<()>),
 }
 
 /// The open turns a v2 client reads, by session (at most one each), and the sessions whose
@@ -67,6 +70,21 @@ impl Turns {
             sink.push(TurnItemV2::Update(update));
         }
         None
+    }
+
+    /// Client side: when `request` belongs to a session whose turn is read here (a permission
+    /// ask, a session-scoped elicitation) and the reader has not yet taken every update so far,
+    /// a gate placed in the turn after them, for the request's handler to wait on. As v1's
+    /// `turn_gate`.
+    pub(crate) fn gate(&self, request: &v2::Request) -> Option<Receiver<()>> {
+        let session = request.turn_session()?;
+        let state = lock(&self.state);
+        let sink = state.open.get(session)?;
+        if sink.settled() {
+            return None;
+        }
+        let (open, gate) = mpsc::sync_channel(1);
+        sink.push(TurnItemV2::Gate(open)).then_some(gate)
     }
 
     /// The core ended the session's turn: its reader gets the end, last.
@@ -145,24 +163,47 @@ impl PromptTurnV2 {
     }
 
     /// The next update of the turn, blocking until it arrives; `None` once the turn is over.
+    /// Agent requests of the turn's session that came after it (a permission ask, a
+    /// session-scoped elicitation) may reach their handlers once it is taken; to run something
+    /// with the update before they do, use [`next_update_then`](Self::next_update_then).
     pub fn next_update(&mut self) -> Option<UpdateSessionNotification> {
+        self.next_update_then(|update| update)
+    }
+
+    /// Takes the next update and runs `handle` with it before any agent request of this turn's
+    /// session that arrived after that update reaches its handler; `None` once the turn is
+    /// over. So what `handle` does (e.g. drawing the update) comes before what those handlers
+    /// do, by construction. `handle` must not wait for such a handler.
+    pub fn next_update_then<R>(&mut self, handle: impl FnOnce(UpdateSessionNotification) -> R) -> Option<R> {
         if !self.armed {
             return None;
         }
-        let items = &self.items;
-        let following = self.link.until(&mut || items.ready());
-        let item = items.recv();
-        drop(following);
-        match item {
-            Some(TurnItemV2::Update(update)) => Some(update),
-            Some(TurnItemV2::End(reason)) => {
-                self.end = Some(reason);
-                self.armed = false;
-                None
-            }
-            None => {
-                self.armed = false;
-                None
+        loop {
+            let items = &self.items;
+            let following = self.link.until(&mut || items.ready());
+            let item = items.recv();
+            drop(following);
+            match item {
+                Some(TurnItemV2::Update(update)) => {
+                    items.set_busy(true);
+                    let result = handle(update);
+                    items.set_busy(false);
+                    // Agent requests that came right after this update may start now.
+                    while let Some(TurnItemV2::Gate(open)) = items.take_if(|i| matches!(i, TurnItemV2::Gate(_))) {
+                        let _ = open.send(());
+                    }
+                    return Some(result);
+                }
+                Some(TurnItemV2::Gate(open)) => drop(open.send(())),
+                Some(TurnItemV2::End(reason)) => {
+                    self.end = Some(reason);
+                    self.armed = false;
+                    return None;
+                }
+                None => {
+                    self.armed = false;
+                    return None;
+                }
             }
         }
     }

@@ -110,6 +110,25 @@ impl Request {
             Request::Agent(_) => None,
         }
     }
+
+    /// The session whose turn an agent request belongs to, for a client's ordering gate (the
+    /// request reaches its handler after the updates of that turn sent before it): a
+    /// permission ask's session, or the session a session-scoped elicitation names.
+    pub fn turn_session(&self) -> Option<&SessionId> {
+        let scope = match self {
+            Request::Agent(AgentRequestParams::CreateElicitation(e)) => match &e.kind {
+                CreateElicitationRequestKind::Form(form) => &form.scope,
+                CreateElicitationRequestKind::Url(url) => &url.scope,
+                _ => return None,
+            },
+            Request::Agent(_) => return self.session_id(),
+            Request::Client(_) => return None,
+        };
+        match scope {
+            ElicitationScope::Session(s) => Some(&s.session_id),
+            ElicitationScope::Request(_) => None,
+        }
+    }
 }
 
 impl Response {

@@ -3,9 +3,7 @@
 
 use std::task::Context;
 
-use acp_proto::v2::{
-    self, AgentNotificationParams, AgentRequestParams, CreateElicitationRequestKind, ElicitationScope,
-};
+use acp_proto::v2::{self, AgentNotificationParams};
 use acp_proto::{Event, Instant, OutboundId, Refused, SendError};
 use tokio::sync::oneshot;
 
@@ -16,24 +14,6 @@ use crate::io::{ReadBytes, WriteBytes};
 use crate::runtime::Runtime;
 use crate::sync::{CancellationToken, QueueSender};
 use crate::v2::{CommandV2, DoneV2, HeldV2, InboundV2, OpenTurnV2, PendingV2, RequestV2Command, TurnItemV2};
-
-/// The session an agent request belongs to, for the ordering gate: its `sessionId`, or the
-/// session scope of an elicitation.
-fn gated_session(request: &v2::Request) -> Option<&v2::SessionId> {
-    let scope = match request {
-        v2::Request::Agent(AgentRequestParams::CreateElicitation(e)) => match &e.kind {
-            CreateElicitationRequestKind::Form(form) => &form.scope,
-            CreateElicitationRequestKind::Url(url) => &url.scope,
-            _ => return None,
-        },
-        v2::Request::Agent(_) => return request.session_id(),
-        _ => return None,
-    };
-    match scope {
-        ElicitationScope::Session(s) => Some(&s.session_id),
-        ElicitationScope::Request(_) => None,
-    }
-}
 
 impl<Rt: Runtime, H: Handlers, Rd: ReadBytes, Wr: WriteBytes> Driver<Rt, H, Rd, Wr> {
     pub(crate) fn apply_v2(&mut self, command: CommandV2, now: Instant) {
@@ -211,7 +191,7 @@ impl<Rt: Runtime, H: Handlers, Rd: ReadBytes, Wr: WriteBytes> Driver<Rt, H, Rd, 
     /// the turn's capacity: one small item per agent request, which the core's `max_inbound`
     /// bounds). As v1's `turn_gate`.
     fn turn_gate_v2(&self, request: &v2::Request, cx: &Context<'_>) -> Option<oneshot::Receiver<()>> {
-        let session = gated_session(request)?;
+        let session = request.turn_session()?;
         let items = &self.v2.turns.get(session)?.items;
         if items.settled() {
             return None;

@@ -2,11 +2,10 @@
 //! as the v1 client's do ([`PermissionAsk`], asked with the same question and policies), and
 //! updates outside a turn are drawn.
 //!
-//! acp-tokio's v2 client runs a permission handler as soon as the ask arrives, while the turn's
-//! earlier updates may still wait in the turn's buffer (it has no gate holding the ask back yet,
-//! unlike its v1 client). So that the question comes after what the agent sent before it,
-//! an ask of a running turn goes through that turn's reader ([`Route`]), which first takes
-//! every update already received.
+//! acp-tokio's v2 client holds an ask of a running turn back until the turn's reader took the
+//! updates that came before it (its ordering gate), but taking is not drawing: so that the
+//! question comes after what the agent sent before it, an ask of a running turn goes through
+//! that turn's reader ([`Route`]), which draws every update already taken first.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, SyncSender};
