@@ -25,7 +25,7 @@ use tokio::time::Instant;
 
 use super::inflight::{self, InFlight};
 use super::pump::read_line;
-use super::routes::{Destination, Routes};
+use super::routes::{Destination, Routes, session_scoped};
 use super::server::{Endpoint, Shared, authorize, json_error};
 use super::{CONNECTION_ID_HEADER, SESSION_ID_HEADER};
 
@@ -35,9 +35,6 @@ pub(crate) const STREAM_BUFFER: usize = 1024;
 const INITIALIZE_TIMEOUT: Duration = Duration::from_secs(30);
 /// A comment on an idle stream this often keeps intermediaries from closing it.
 const KEEPALIVE: Duration = Duration::from_secs(15);
-/// The methods whose POST must name its session (`Acp-Session-Id`), as the RFD lists them.
-const SESSION_SCOPED: [Method; 5] =
-    [Method::Prompt, Method::Cancel, Method::SetSessionMode, Method::SetSessionConfigOption, Method::CloseSession];
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(PoisonError::into_inner)
@@ -140,7 +137,7 @@ pub(crate) async fn post(State(shared): State<Arc<Shared>>, headers: HeaderMap, 
         Err((status, why)) => return json_error(status, why),
     };
     let session = headers.get(SESSION_ID_HEADER).and_then(|v| v.to_str().ok());
-    let scoped = method.and_then(Method::from_wire).is_some_and(|m| SESSION_SCOPED.contains(&m));
+    let scoped = method.is_some_and(session_scoped);
     if scoped && session.is_none() {
         return json_error(StatusCode::BAD_REQUEST, "this method needs the Acp-Session-Id header");
     }

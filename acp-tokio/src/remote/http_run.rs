@@ -17,15 +17,22 @@ use tokio::sync::{mpsc, watch};
 
 use super::cookies::Cookies;
 use super::http_client::{HttpClient, HttpClientOptions};
-use super::routes::{id_key, is_response, params_session};
+use super::routes::{id_key, is_response, params_session, session_scoped};
 use super::sse::SseParser;
 use super::{CONNECTION_ID_HEADER, SESSION_ID_HEADER};
 
-/// The methods whose POST names its session (`Acp-Session-Id`), as the RFD lists them.
-const SESSION_SCOPED: [&str; 5] =
-    ["session/prompt", "session/cancel", "session/set_mode", "session/set_config_option", "session/close"];
-/// The methods whose successful answer opens a session's stream.
-const ATTACHING: [&str; 4] = ["session/new", "session/load", "session/resume", "session/fork"];
+/// Whether a successful answer to `method` opens a session's stream: `session/new`,
+/// `session/load`, `session/resume`, and `session/fork` (a table row only with
+/// `unstable_session_fork`; without it the core sends no such request).
+fn attaching(method: &str) -> bool {
+    use acp_proto::Method as M;
+    let Some(method) = M::from_wire(method) else { return false };
+    #[cfg(feature = "unstable_session_fork")]
+    if method == M::ForkSession {
+        return true;
+    }
+    matches!(method, M::NewSession | M::LoadSession | M::ResumeSession)
+}
 /// Session streams, session-opening requests and agent requests tracked at most.
 pub(crate) const MAX_TRACKED: usize = 4096;
 /// The JSON-RPC error code of a request the transport could not deliver.
@@ -194,8 +201,8 @@ impl Run {
     fn track_outbound(&self, message: &Value, method: Option<&str>) -> Option<String> {
         let mut tracking = lock(&self.tracking);
         match method {
-            Some(m) if SESSION_SCOPED.contains(&m) => params_session(message).map(str::to_owned),
-            Some(m) if ATTACHING.contains(&m) => {
+            Some(m) if session_scoped(m) => params_session(message).map(str::to_owned),
+            Some(m) if attaching(m) => {
                 if let Some(key) = id_key(message)
                     && tracking.attaching.len() < MAX_TRACKED
                 {

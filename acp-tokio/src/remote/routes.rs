@@ -53,6 +53,16 @@ pub(crate) struct Routes<W> {
 /// none): `session/load` (v1) and `session/resume` (v1 and v2 share the wire name).
 const ATTACHING: [Method; 2] = [Method::LoadSession, Method::ResumeSession];
 
+/// The methods whose POST must name its session (`Acp-Session-Id`), as the RFD lists them: the
+/// server checks the header, the HTTP client sets it (v2 shares these wire names).
+pub(crate) const SESSION_SCOPED: [Method; 5] =
+    [Method::Prompt, Method::Cancel, Method::SetSessionMode, Method::SetSessionConfigOption, Method::CloseSession];
+
+/// Whether `method` (a wire name) is one of [`SESSION_SCOPED`].
+pub(crate) fn session_scoped(method: &str) -> bool {
+    Method::from_wire(method).is_some_and(|m| SESSION_SCOPED.contains(&m))
+}
+
 impl<W> Default for Routes<W> {
     fn default() -> Self {
         Routes { sessions: HashSet::new(), pending: HashMap::new(), waiters: HashMap::new() }
@@ -182,6 +192,20 @@ mod tests {
     use serde_json::json;
 
     use super::*;
+
+    /// The POSTs that must carry `Acp-Session-Id`, by wire name (the server checks, the HTTP
+    /// client sets the header from this one list).
+    #[test]
+    fn session_scoped_methods_by_wire_name() {
+        for method in
+            ["session/prompt", "session/cancel", "session/set_mode", "session/set_config_option", "session/close"]
+        {
+            assert!(session_scoped(method), "{method}");
+        }
+        for method in ["initialize", "session/new", "session/load", "session/resume", "_x/session/prompt", "nope"] {
+            assert!(!session_scoped(method), "{method}");
+        }
+    }
 
     fn established(routes: &mut Routes<()>, session: &str) {
         let answer = json!({"jsonrpc": "2.0", "id": 2, "result": {"sessionId": session}});
