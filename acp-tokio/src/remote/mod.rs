@@ -19,8 +19,8 @@
 //! too.
 //!
 //! * Client: [`connect_ws`] gives a [`ClientConnection`](crate::ClientConnection); so does
-//!   [`connect_http`] over Streamable HTTP (feature `http`; see [`HttpClientOptions`] for the
-//!   HTTP version and `http_client.rs` for the rules).
+//!   `connect_http` over Streamable HTTP (feature `http`; see `HttpClientOptions` for the HTTP
+//!   version and `http_client.rs` for the rules).
 //! * Server: [`serve_ws`] hosts a [`Backend`] (an in-process [`Agent`](crate::Agent) per
 //!   connection with [`AgentBackend`], or anything that speaks lines, like an agent process)
 //!   for many clients: a connection cap, an idle timeout, a bearer token, a health check
