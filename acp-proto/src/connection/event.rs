@@ -340,7 +340,9 @@ pub enum SendError {
         budget: usize,
     },
     /// Agent side: a `session/update` for a session that was never announced by a successful
-    /// `session/new`, `session/load` or `session/resume` response (or is being loaded).
+    /// `session/new`, `session/load` or `session/resume` response (or is being loaded); on v2
+    /// also a permission ask or a session-scoped elicitation of such a session (or of one
+    /// closed or deleted since).
     UnknownSession(SessionId),
     /// Client side: a prompt turn of this session is still running.
     TurnAlreadyRunning(SessionId),

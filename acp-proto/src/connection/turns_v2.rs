@@ -110,6 +110,7 @@
 //! | unknown | `session/new` answered with `sessionId` S, or `session/resume` of S answered successfully | S is **announced**; updates for S may be sent | `agent_updates_need_an_announced_session` |
 //! | unknown | `session/resume` of S dispatched | updates for S allowed (the history replay) before the answer | `agent_resume_allows_replay_before_its_answer` |
 //! | announced | `session/update` queued for S | sent; for a session neither announced nor resuming refused ([`SendError::UnknownSession`]) | `agent_updates_need_an_announced_session` |
+//! | announced | the agent sends a permission ask of S, or an elicitation scoped to S | sent; for a session neither announced nor resuming (never opened, or closed / deleted) refused ([`SendError::UnknownSession`]), as its updates are | `agent_requests_of_a_session_need_it_announced` |
 //! | announced, idle | `session/prompt` acknowledged (a successful answer), or the agent sends `state_update` `running` / `requires_action` | S is **working** | `agent_cancel_cascades_and_the_idle_says_cancelled` |
 //! | working | another `session/prompt` | dispatched: in v2 a prompt "starts or contributes to foreground work" (no refusal) | `agent_second_prompt_while_working_is_dispatched` |
 //! | working | the agent sends `state_update` `idle` | S is idle again | `agent_cancel_cascades_and_the_idle_says_cancelled` |
@@ -323,8 +324,8 @@ impl V2State {
             + self.cancellable.len() * 2
     }
 
-    /// Agent: whether updates for `session` may be sent.
-    fn may_update(&self, session: &SessionId) -> bool {
+    /// Agent: whether updates (and requests) for `session` may be sent.
+    pub(super) fn may_update(&self, session: &SessionId) -> bool {
         self.announced.contains(session) || self.resuming.contains_key(session)
     }
 

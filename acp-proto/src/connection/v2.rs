@@ -404,6 +404,13 @@ impl Connection {
             _ => return Err(SendError::NotInitialized),
         }
         self.check_request_gates_v2(request)?;
+        // An agent's request of a session (an ask, a session-scoped elicitation) needs it
+        // announced, as its updates do.
+        if let Some(session) = request.turn_session()
+            && !self.v2.may_update(session)
+        {
+            return Err(SendError::UnknownSession(session.clone()));
+        }
         if self.outbound.len() >= self.config.max_pending_outbound {
             return Err(SendError::TooManyPending { limit: self.config.max_pending_outbound });
         }

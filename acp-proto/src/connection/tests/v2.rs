@@ -270,9 +270,10 @@ fn auth_methods_gate_login_and_logout() {
 
 #[test]
 fn elicitation_gates_by_mode() {
+    // Scoped to a request: a session-scoped one needs its session announced (`turns_v2`).
     let url: v2::CreateElicitationRequest = from(json!({"message": "m", "mode": "url", "elicitationId": "e",
-        "url": "https://example.com", "sessionId": "s"}));
-    let form: v2::CreateElicitationRequest = from(json!({"message": "m", "mode": "form", "sessionId": "s",
+        "url": "https://example.com", "requestId": 1}));
+    let form: v2::CreateElicitationRequest = from(json!({"message": "m", "mode": "form", "requestId": 1,
         "requestedSchema": {"type": "object", "properties": {}}}));
     let complete = crate::types::CompleteElicitationNotification::new("e");
     // The client advertises forms only.

@@ -394,3 +394,35 @@ fn client_terminal_cancel_needs_the_advertised_capability() {
     feed(&mut c, T0, &[&term(json!({"exitStatus": {"exitCode": 0}}))]);
     assert_eq!(cancel(&mut c), Err(SendError::NotCancellable { id: "x".to_owned() }), "an exited terminal");
 }
+
+#[test]
+fn agent_requests_of_a_session_need_it_announced() {
+    let ask = |session: &str| -> v2::RequestPermissionRequest {
+        from(json!({"sessionId": session, "title": "go?",
+            "options": [{"optionId": "y", "name": "Yes", "kind": "allow_once"}]}))
+    };
+    let unknown = |s: &str| SendError::UnknownSession(SessionId::from(s));
+    let (mut c, mut a) = pair_with_session();
+    assert!(a.send_request_v2(T0, ask("s"), None).is_ok());
+    assert_eq!(a.send_request_v2(T0, ask("other"), None).unwrap_err().error, unknown("other"));
+    c.send_request_v2(T0, v2::CloseSessionRequest::new("s"), None).unwrap();
+    pipe(&mut c, &mut a, T0);
+    let close = events(&mut a)
+        .into_iter()
+        .find_map(|e| match e {
+            Event::RequestV2 { id, request: v2::Request::Client(ClientRequestParams::CloseSession(_)) } => Some(id),
+            _ => None,
+        })
+        .expect("the close");
+    a.respond_v2(T0, close, Ok(v2::CloseSessionResponse::default().into())).unwrap();
+    assert_eq!(a.send_request_v2(T0, ask("s"), None).unwrap_err().error, unknown("s"), "closed");
+    // An elicitation scoped to a session needs it announced; one scoped to a request does not.
+    let caps = json!({"elicitation": {"form": {}, "url": {}}});
+    let (_, mut fresh) = pair_with(caps, json!({"session": {}}), json!([]));
+    let form: v2::CreateElicitationRequest = from(json!({"mode": "form", "message": "m", "sessionId": "x",
+        "requestedSchema": {"type": "object", "properties": {}}}));
+    assert_eq!(fresh.send_request_v2(T0, form, None).unwrap_err().error, unknown("x"));
+    let url: v2::CreateElicitationRequest = from(json!({"mode": "url", "message": "m", "requestId": 1,
+        "elicitationId": "e", "url": "https://x.y/"}));
+    assert!(fresh.send_request_v2(T0, url, None).is_ok());
+}
