@@ -1,6 +1,7 @@
 //! ACP v2 (Preview, feature `unstable_protocol_v2`) end to end: `acp client --protocol 2`
 //! driving `acp agent --protocol 2` through whole turns (allowed, rejected, asked on stdin),
-//! cancelled by Ctrl-C and by `/cancel`; a v1 agent (which answers 1) and a v1 client against
+//! cancelled by Ctrl-C and by `/cancel`; the same client reaching `acp serve`'s v2 agent over
+//! WebSocket and Streamable HTTP (`--connect`); a v1 agent (which answers 1) and a v1 client against
 //! the v2 agent; `acp demo --protocol 2`; and the v2 agent's contract (`agent::v2` module docs)
 //! checked update by update by acp-tokio's v2 client.
 
@@ -168,6 +169,34 @@ fn v2_unsupported_flags_are_usage_errors() {
     assert_eq!(out.code(), 2, "{out:?}");
     let said = format!("{}{}", out.stdout, out.stderr);
     assert!(said.contains("--format json is not supported with --protocol 2"), "{said}");
+}
+
+/// `acp client --protocol 2 --connect URL` against `acp serve -- acp agent --protocol 2`, over
+/// WebSocket and over Streamable HTTP: a whole turn with a permission, exit 0; the server's
+/// agent process ends with the connection and the server stops cleanly.
+#[test]
+fn v2_client_connects_to_a_served_v2_agent_over_websocket_and_http() {
+    let dir = TempDir::new("v2-remote");
+    let acp = acp().display().to_string();
+    let args = ["serve", "--listen", "127.0.0.1:0", "--", &acp, "agent", "--protocol", "2", "--quiet"];
+    let Serving { child, stderr, addr } = start_serving(&args, dir.path());
+    for url in [format!("ws://{addr}/acp"), format!("http://{addr}/acp")] {
+        let client = ["client", "--protocol", "2", "--allow", "--connect", &url, "-p", "read /nonexistent/x"];
+        let out = run(&client, dir.path(), "");
+        assert_eq!(out.code(), 0, "{url}: {out:?}");
+        let expected = [
+            format!("connected to {url}"),
+            "(ACP v2)".to_owned(),
+            "? permission: Read /nonexistent/x".to_owned(),
+            "→ Allow once (--allow)".to_owned(),
+            "✓ Read /nonexistent/x: completed".to_owned(),
+            "— end of turn".to_owned(),
+        ];
+        in_order(&out.stdout, &expected);
+    }
+    wait_for(&stderr, "event=connection_closed", Duration::from_secs(5));
+    let log = stop_serving(child, stderr).stderr;
+    assert!(log.contains("event=stopped"), "{log}");
 }
 
 #[test]

@@ -358,25 +358,8 @@ type AgentIo = (AgentProcess, Box<dyn std::io::Write + Send>, Box<dyn std::io::R
 /// Starts the agent's process, or connects to the remote agent; `None` after reporting why not.
 fn start_agent(config: &ClientConfig, render: &mut Renderer, ui: mpsc::SyncSender<UiEvent>) -> Option<AgentIo> {
     if let Some(url) = &config.connect {
-        return match remote::RemoteAgent::connect(
-            url,
-            config.token.clone(),
-            config.connect_timeout,
-            config.ca_file.as_deref(),
-        ) {
-            Ok((link, io, info)) => {
-                match info.connection_id.as_deref() {
-                    Some(id) => render.info(&format!("connected to {url} (connection {id})")),
-                    // Streamable HTTP: the server names the connection when it answers initialize.
-                    None => render.info(&format!("connected to {url}")),
-                }
-                Some((AgentProcess::remote(link), Box::new(io.writer), Box::new(io.reader)))
-            }
-            Err(e) => {
-                render.error(&format!("could not connect: {e}"));
-                None
-            }
-        };
+        let (link, io) = connect_remote(url, config, render)?;
+        return Some((AgentProcess::remote(link), Box::new(io.writer), Box::new(io.reader)));
     }
     // On the main thread: the agent's death signal follows the thread that spawned it.
     let place = process::Place { env: &config.agent_env, cwd: config.agent_cwd.as_deref() };
@@ -385,6 +368,29 @@ fn start_agent(config: &ClientConfig, render: &mut Renderer, ui: mpsc::SyncSende
         Err(e) => {
             let command: Vec<String> = config.agent.iter().map(|a| a.to_string_lossy().into_owned()).collect();
             render.error(&format!("could not start the agent `{}`: {e}", command.join(" ")));
+            None
+        }
+    }
+}
+
+/// Opens the link to the remote agent at `url` (`--connect`) and says so; `None` after
+/// reporting why not. Both protocol versions' clients connect through here.
+fn connect_remote(
+    url: &str,
+    config: &ClientConfig,
+    render: &mut Renderer,
+) -> Option<(remote::RemoteAgent, remote::RemoteIo)> {
+    match remote::RemoteAgent::connect(url, config.token.clone(), config.connect_timeout, config.ca_file.as_deref()) {
+        Ok((link, io, info)) => {
+            match info.connection_id.as_deref() {
+                Some(id) => render.info(&format!("connected to {url} (connection {id})")),
+                // Streamable HTTP: the server names the connection when it answers initialize.
+                None => render.info(&format!("connected to {url}")),
+            }
+            Some((link, io))
+        }
+        Err(e) => {
+            render.error(&format!("could not connect: {e}"));
             None
         }
     }

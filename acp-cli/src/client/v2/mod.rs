@@ -17,7 +17,10 @@
 //! `session/cancel`, after which the turn ends when the agent says `idle`; a second Ctrl-C
 //! quits (130).
 //!
-//! Not in v2 yet: `--connect`, `--resume`/`--continue`, `--format json`, `--quiet`,
+//! `--connect URL` reaches a remote agent (WebSocket or Streamable HTTP, as in v1: `acp serve`
+//! hosts an agent of either version) instead of starting one.
+//!
+//! Not in v2 yet: `--resume`/`--continue`, `--format json`, `--quiet`,
 //! `--image`, `--elicit`, `--auth` (each is a usage error with `--protocol 2`), the line
 //! editor and slash commands other than `/cancel` and `/quit`, and recording in the session
 //! database. v2 has no `fs/*` or `terminal/*`, so `--root` serves nothing.
@@ -32,9 +35,11 @@ use std::sync::{Arc, Mutex};
 
 use acp_blocking::acp_proto::types::StopReason;
 use acp_proto::v2::SessionId;
+use acp_tokio::v2::ClientConnectionV2;
 
 use super::interrupt::Interrupts;
 use super::process::{AgentProcess, Place};
+use super::remote::{HalfCloser, RemoteIo};
 use super::render::Renderer;
 use super::{ClientConfig, Output, Policy, Style, UI_QUEUE, children, policy_note};
 use crate::Exit;
@@ -67,7 +72,6 @@ pub(crate) enum Ended {
 /// The options the v2 client does not support yet, by flag.
 fn unsupported(config: &ClientConfig) -> Option<&'static str> {
     [
-        (config.connect.is_some(), "--connect"),
         (config.resume.is_some(), "--resume/--continue"),
         (config.output == Output::Json, "--format json"),
         (config.output == Output::Quiet, "--quiet"),
@@ -77,6 +81,62 @@ fn unsupported(config: &ClientConfig) -> Option<&'static str> {
     ]
     .into_iter()
     .find_map(|(set, flag)| set.then_some(flag))
+}
+
+/// The agent (its process, or the remote link), the v2 connection to it, and (remote) the
+/// link's writing socket, kept until the end (see [`start`]).
+type Started = (AgentProcess, ClientConnectionV2, Option<HalfCloser>);
+
+/// Starts the agent's process, or connects to the remote agent (`--connect`), and the v2
+/// connection over its I/O; `None` after reporting why not.
+fn start(
+    config: &ClientConfig,
+    render: &mut Renderer,
+    tx: &mpsc::SyncSender<super::UiEvent>,
+    runtime: &tokio::runtime::Runtime,
+    client: CliClientV2,
+) -> Option<Started> {
+    let _entered = runtime.enter();
+    if let Some(url) = &config.connect {
+        let (link, RemoteIo { reader, writer }) = super::connect_remote(url, config, render)?;
+        let stream = reader.set_nonblocking(true).and_then(|()| tokio::net::UnixStream::from_std(reader));
+        return match stream {
+            // The reading end and `writer` are the same socket: the connection's write half
+            // shuts its writing down when the connection ends (the link's end, as a closed
+            // stdin is a process's), so `writer` is only kept, never written.
+            Ok(stream) => {
+                let (reader, writer_half) = stream.into_split();
+                let conn = ClientConnectionV2::connect(client, reader, writer_half, Default::default());
+                Some((AgentProcess::remote(link), conn, Some(writer)))
+            }
+            Err(e) => {
+                render.error(&format!("cannot use the remote link: {e}"));
+                None
+            }
+        };
+    }
+    // On the main thread: the agent's death signal follows the thread that spawned it.
+    let place = Place { env: &config.agent_env, cwd: config.agent_cwd.as_deref() };
+    let (process, stdin, stdout) =
+        match AgentProcess::spawn(&config.agent, place, config.show_stderr, config.die_with_client, tx.clone()) {
+            Ok(started) => started,
+            Err(e) => {
+                let command: Vec<String> = config.agent.iter().map(|a| a.to_string_lossy().into_owned()).collect();
+                render.error(&format!("could not start the agent `{}`: {e}", command.join(" ")));
+                return None;
+            }
+        };
+    let pipes = tokio::process::ChildStdin::from_std(stdin)
+        .and_then(|stdin| Ok((stdin, tokio::process::ChildStdout::from_std(stdout)?)));
+    match pipes {
+        Ok((stdin, stdout)) => {
+            Some((process, ClientConnectionV2::connect(client, stdout, stdin, Default::default()), None))
+        }
+        Err(e) => {
+            render.error(&format!("cannot use the agent's pipes: {e}"));
+            None
+        }
+    }
 }
 
 /// Runs the v2 client; returns the exit status.
@@ -114,33 +174,11 @@ pub(crate) fn run(config: &ClientConfig) -> Exit {
     if let Err(e) = installed {
         render.warn(&format!("Ctrl-C will not cancel turns: {e}"));
     }
-    // On the main thread: the agent's death signal follows the thread that spawned it.
-    let place = Place { env: &config.agent_env, cwd: config.agent_cwd.as_deref() };
-    let (process, stdin, stdout) =
-        match AgentProcess::spawn(&config.agent, place, config.show_stderr, config.die_with_client, tx.clone()) {
-            Ok(started) => started,
-            Err(e) => {
-                let command: Vec<String> = config.agent.iter().map(|a| a.to_string_lossy().into_owned()).collect();
-                render.error(&format!("could not start the agent `{}`: {e}", command.join(" ")));
-                return Exit::Failure;
-            }
-        };
     let upserts = Arc::new(Mutex::new(Upserts::default()));
     let route = handler::Route::default();
     let client = CliClientV2 { ui: tx.clone(), upserts: upserts.clone(), route: route.clone() };
-    let conn = {
-        let _entered = runtime.enter();
-        let pipes = tokio::process::ChildStdin::from_std(stdin)
-            .and_then(|stdin| Ok((stdin, tokio::process::ChildStdout::from_std(stdout)?)));
-        match pipes {
-            Ok((stdin, stdout)) => {
-                acp_tokio::v2::ClientConnectionV2::connect(client, stdout, stdin, Default::default())
-            }
-            Err(e) => {
-                render.error(&format!("cannot use the agent's pipes: {e}"));
-                return Exit::Failure;
-            }
-        }
+    let Some((process, conn, _link_writer)) = start(config, &mut render, &tx, &runtime, client) else {
+        return Exit::Failure;
     };
     let settings = ui::Settings {
         policy,
