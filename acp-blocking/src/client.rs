@@ -375,35 +375,26 @@ impl PromptTurn {
         if self.ended {
             return None;
         }
-        loop {
-            let items = &self.items;
-            let following = self.link.until(&mut || items.ready());
-            let item = items.recv();
-            drop(following);
-            match item {
-                Some(TurnItem::Update(notification)) => {
-                    self.items.set_busy(true);
-                    let result = handle(notification.update);
-                    self.items.set_busy(false);
-                    // Agent requests that came right after this update may start now.
-                    while let Some(TurnItem::Gate(open)) = self.items.take_if(|i| matches!(i, TurnItem::Gate(_))) {
-                        let _ = open.send(());
-                    }
-                    return Some(result);
-                }
-                Some(TurnItem::Gate(open)) => drop(open.send(())),
-                Some(TurnItem::Done(outcome)) => {
-                    let result = Error::from_outcome(outcome)
-                        .and_then(|r| PromptRequest::result(r).ok_or(Error::UnexpectedResponse));
-                    self.end = Some(result);
-                    self.ended = true;
-                    return None;
-                }
-                None => {
-                    self.end = Some(Err(Error::ConnectionClosed));
-                    self.ended = true;
-                    return None;
-                }
+        match crate::turn_gate::next_item(&self.link, &self.items) {
+            Some(TurnItem::Update(notification)) => {
+                Some(crate::turn_gate::handle_then_open(&self.items, notification.update, handle))
+            }
+            Some(TurnItem::Done(outcome)) => {
+                let result = Error::from_outcome(outcome)
+                    .and_then(|r| PromptRequest::result(r).ok_or(Error::UnexpectedResponse));
+                self.end = Some(result);
+                self.ended = true;
+                None
+            }
+            // `next_item` opens the gates itself and never returns one.
+            Some(TurnItem::Gate(open)) => {
+                let _ = open.send(());
+                self.next_update_then(handle)
+            }
+            None => {
+                self.end = Some(Err(Error::ConnectionClosed));
+                self.ended = true;
+                None
             }
         }
     }

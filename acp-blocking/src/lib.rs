@@ -191,6 +191,7 @@ mod output;
 mod pool;
 mod sync;
 mod transport;
+mod turn_gate;
 #[cfg(feature = "unstable_protocol_v2")]
 pub mod v2;
 mod wake;

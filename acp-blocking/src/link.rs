@@ -151,6 +151,19 @@ pub(crate) enum TurnItem {
     Done(Outcome),
 }
 
+impl crate::turn_gate::GateItem for TurnItem {
+    fn into_gate(self) -> Result<SyncSender<()>, Self> {
+        match self {
+            TurnItem::Gate(open) => Ok(open),
+            other => Err(other),
+        }
+    }
+
+    fn is_gate(&self) -> bool {
+        matches!(self, TurnItem::Gate(_))
+    }
+}
+
 /// State the driver publishes to the application threads.
 #[derive(Debug)]
 pub(crate) struct Shared {

@@ -27,6 +27,19 @@ pub(crate) enum TurnItemV2 {
     Gate(SyncSender<()>),
 }
 
+impl crate::turn_gate::GateItem for TurnItemV2 {
+    fn into_gate(self) -> Result<SyncSender<()>, Self> {
+        match self {
+            TurnItemV2::Gate(open) => Ok(open),
+            other => Err(other),
+        }
+    }
+
+    fn is_gate(&self) -> bool {
+        matches!(self, TurnItemV2::Gate(_))
+    }
+}
+
 /// The open turns a v2 client reads, by session (at most one each), and the sessions whose
 /// turn was dropped unfinished and has not ended yet (a prompt sent meanwhile would join it,
 /// so none is).
@@ -178,32 +191,21 @@ impl PromptTurnV2 {
         if !self.armed {
             return None;
         }
-        loop {
-            let items = &self.items;
-            let following = self.link.until(&mut || items.ready());
-            let item = items.recv();
-            drop(following);
-            match item {
-                Some(TurnItemV2::Update(update)) => {
-                    items.set_busy(true);
-                    let result = handle(update);
-                    items.set_busy(false);
-                    // Agent requests that came right after this update may start now.
-                    while let Some(TurnItemV2::Gate(open)) = items.take_if(|i| matches!(i, TurnItemV2::Gate(_))) {
-                        let _ = open.send(());
-                    }
-                    return Some(result);
-                }
-                Some(TurnItemV2::Gate(open)) => drop(open.send(())),
-                Some(TurnItemV2::End(reason)) => {
-                    self.end = Some(reason);
-                    self.armed = false;
-                    return None;
-                }
-                None => {
-                    self.armed = false;
-                    return None;
-                }
+        match crate::turn_gate::next_item(&self.link, &self.items) {
+            Some(TurnItemV2::Update(update)) => Some(crate::turn_gate::handle_then_open(&self.items, update, handle)),
+            // `next_item` opens the gates itself and never returns one.
+            Some(TurnItemV2::Gate(open)) => {
+                let _ = open.send(());
+                self.next_update_then(handle)
+            }
+            Some(TurnItemV2::End(reason)) => {
+                self.end = Some(reason);
+                self.armed = false;
+                None
+            }
+            None => {
+                self.armed = false;
+                None
             }
         }
     }
