@@ -36,6 +36,25 @@ impl Question {
     }
 }
 
+/// Answers `ask` by `policy` (`--allow` or `--deny`; `why` says which, shown with the answer)
+/// and draws the question and the answer; an ask without the option the policy picks is left
+/// unanswered (dropped: `cancelled`). Both protocol versions' clients answer through here.
+pub(super) fn answer_by_policy(render: &mut super::render::Renderer, ask: &PermissionAsk, policy: Policy, why: &str) {
+    let options = &ask.request.options;
+    let choice = match policy {
+        Policy::Allow => allow_option(options),
+        Policy::Deny | Policy::Ask => reject_option(options),
+    };
+    render.permission_question(&ask.request, false);
+    match choice {
+        Some(option) => {
+            let _ = ask.reply.send(RequestPermissionOutcome::selected(option.option_id.clone()));
+            render.permission_decided(&option.name, why);
+        }
+        None => render.permission_decided("cancelled", &format!("{why}, but no such option was offered")),
+    }
+}
+
 impl Session {
     /// A permission request, the agent's or the client's own: answered by the policy, or
     /// queued and asked.
@@ -44,26 +63,13 @@ impl Session {
             // The core already answered `cancelled`; dropping the ask says the same.
             return;
         }
-        let options = &ask.request.options;
-        let choice = match self.settings.policy {
-            Policy::Ask => {
-                self.asks.push_back(Question::Permission(ask));
-                self.ensure_input();
-                self.answer_questions();
-                return;
-            }
-            Policy::Allow => allow_option(options),
-            Policy::Deny => reject_option(options),
-        };
-        let why = self.settings.note.clone();
-        self.render.permission_question(&ask.request, false);
-        match choice {
-            Some(option) => {
-                let _ = ask.reply.send(RequestPermissionOutcome::selected(option.option_id.clone()));
-                self.render.permission_decided(&option.name, &why);
-            }
-            None => self.render.permission_decided("cancelled", &format!("{why}, but no such option was offered")),
+        if self.settings.policy == Policy::Ask {
+            self.asks.push_back(Question::Permission(ask));
+            self.ensure_input();
+            self.answer_questions();
+            return;
         }
+        answer_by_policy(&mut self.render, &ask, self.settings.policy, &self.settings.note);
     }
 
     /// An elicitation to ask on the terminal: queued.

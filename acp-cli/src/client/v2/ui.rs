@@ -20,8 +20,9 @@ use tokio::sync::mpsc::Receiver as AskReceiver;
 
 use super::super::handler::PermissionAsk;
 use super::super::interrupt::Interrupts;
-use super::super::permission::{Policy, allow_option, parse_answer, reject_option};
+use super::super::permission::{Policy, parse_answer};
 use super::super::process::AgentProcess;
+use super::super::questions::answer_by_policy;
 use super::super::render::Renderer;
 use super::super::session::exit_for;
 use super::super::{UiEvent, children};
@@ -308,6 +309,17 @@ impl Ui {
     /// The agent is gone: says so with the tail of its stderr.
     fn died(&mut self, how: &str) -> Exit {
         self.render.waiting(None);
+        // As v1's client: up to 500 ms for its exit status and the rest of its stderr (its
+        // output may end before the drain read its last lines).
+        let deadline = std::time::Instant::now() + Duration::from_millis(500);
+        let status = loop {
+            let status = self.process.try_end();
+            if (status.is_some() && self.process.stderr_ended()) || std::time::Instant::now() >= deadline {
+                break status;
+            }
+            thread::sleep(Duration::from_millis(10));
+        };
+        let how = status.unwrap_or_else(|| how.to_owned());
         self.render.error(&format!("the agent died ({how})"));
         for line in self.process.stderr_tail() {
             self.render.stderr_line(&line);
@@ -337,26 +349,13 @@ impl Ui {
         if matches!(self.phase, Phase::InTurn { cancelling: true }) {
             return;
         }
-        let options = &ask.request.options;
-        let choice = match self.settings.policy {
-            Policy::Ask => {
-                self.asks.push_back(ask);
-                self.ensure_input();
-                self.answer_questions();
-                return;
-            }
-            Policy::Allow => allow_option(options),
-            Policy::Deny => reject_option(options),
-        };
-        let why = self.settings.note.clone();
-        self.render.permission_question(&ask.request, false);
-        match choice {
-            Some(option) => {
-                let _ = ask.reply.send(RequestPermissionOutcome::selected(option.option_id.clone()));
-                self.render.permission_decided(&option.name, &why);
-            }
-            None => self.render.permission_decided("cancelled", &format!("{why}, but no such option was offered")),
+        if self.settings.policy == Policy::Ask {
+            self.asks.push_back(ask);
+            self.ensure_input();
+            self.answer_questions();
+            return;
         }
+        answer_by_policy(&mut self.render, &ask, self.settings.policy, &self.settings.note);
     }
 
     /// Shows the front question and answers it with the lines read after it was shown.
