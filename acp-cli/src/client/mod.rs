@@ -253,28 +253,46 @@ pub fn run(config: ClientConfig) -> Exit {
     exit
 }
 
-fn run_session(config: &ClientConfig, tap: Option<&tap::Tap>) -> Exit {
-    let style = config.style.unwrap_or_else(Style::detect);
-    let mut render = Renderer::new(Box::new(std::io::stdout()), Box::new(std::io::stderr()), style);
-    if config.output != Output::Text {
-        render.diagnostics_only();
-    }
+/// What both protocol versions' clients settle before they start the agent.
+struct Prepared {
+    /// The session's working directory, absolute.
+    cwd: PathBuf,
+    /// Whether stdin is a terminal (questions are asked there).
+    stdin_tty: bool,
+    /// How permission requests are answered.
+    policy: Policy,
+}
+
+/// Prints the banner, makes this process the subreaper of the agent's orphans, and settles the
+/// working directory and the permission policy; `None` after reporting why not.
+fn prepare(config: &ClientConfig, render: &mut Renderer) -> Option<Prepared> {
     for line in &config.banner {
         render.info(line);
     }
     if let Err(e) = children::become_subreaper() {
         render.warn(&format!("processes that leave the agent's process group may outlive the client: {e}"));
     }
-
     let cwd = match config.cwd.clone().map_or_else(std::env::current_dir, Ok).and_then(std::path::absolute) {
         Ok(cwd) => cwd,
         Err(e) => {
             render.error(&format!("cannot determine the working directory: {e}"));
-            return Exit::Failure;
+            return None;
         }
     };
     let stdin_tty = std::io::stdin().is_terminal();
     let policy = config.policy.unwrap_or(if stdin_tty { Policy::Ask } else { Policy::Deny });
+    Some(Prepared { cwd, stdin_tty, policy })
+}
+
+fn run_session(config: &ClientConfig, tap: Option<&tap::Tap>) -> Exit {
+    let style = config.style.unwrap_or_else(Style::detect);
+    let mut render = Renderer::new(Box::new(std::io::stdout()), Box::new(std::io::stderr()), style);
+    if config.output != Output::Text {
+        render.diagnostics_only();
+    }
+    let Some(Prepared { cwd, stdin_tty, policy }) = prepare(config, &mut render) else {
+        return Exit::Failure;
+    };
     let roots: Vec<PathBuf> = if config.roots.is_empty() { vec![cwd.clone()] } else { config.roots.clone() };
     let (services, offer) =
         match offer::services(&roots, &cwd, policy, config.unconfined_terminals, config.die_with_client) {

@@ -298,20 +298,41 @@ impl<C: Chooser> Sim<'_, C> {
     /// Agent: a tool call upsert, new or of a known tool call, with or without
     /// `capabilities.cancel` and a status.
     fn agent_tool_upsert(&mut self, s: &str) {
+        let t = self.agent_upsert_id(s, "tool:", "t");
+        let mut u = json!({"sessionUpdate": "tool_call_update", "toolCallId": t, "title": "tool"});
+        let with_cancel = self.agent_cancel_caps(&mut u);
+        match self.c.below(4) {
+            0 => u["status"] = json!("completed"),
+            1 => u["status"] = json!("in_progress"),
+            _ => {}
+        }
+        if self.agent_send_update(s, u).is_ok() {
+            self.summary.v2.tool_upserts[usize::from(!with_cancel)] += 1;
+        }
+    }
+
+    /// Agent: the id of an upsert of session `s` whose bookkeeping key starts with `kind`
+    /// (`tool:`, `term:`): a known one, or (when none is known, and at times anyway) a fresh
+    /// `{fresh}{n}`.
+    pub(super) fn agent_upsert_id(&mut self, s: &str, kind: &str, fresh: &str) -> String {
         let known: Vec<String> = self
             .v2
             .agent_tools
             .keys()
-            .filter_map(|(ts, k)| k.strip_prefix("tool:").filter(|_| ts == s).map(str::to_owned))
+            .filter_map(|(ts, k)| k.strip_prefix(kind).filter(|_| ts == s).map(str::to_owned))
             .collect();
-        let t = if known.is_empty() || self.c.chance(1, 3) {
+        if known.is_empty() || self.c.chance(1, 3) {
             self.v2.next_tool += 1;
-            format!("t{}", self.v2.next_tool)
+            format!("{fresh}{}", self.v2.next_tool)
         } else {
             self.c.pick(&known).clone()
-        };
-        let mut u = json!({"sessionUpdate": "tool_call_update", "toolCallId": t, "title": "tool"});
-        let with_cancel = match self.c.below(3) {
+        }
+    }
+
+    /// Agent: gives upsert `u` the cancel capability, empty capabilities or none (a third each);
+    /// whether it advertises cancel.
+    pub(super) fn agent_cancel_caps(&mut self, u: &mut Value) -> bool {
+        match self.c.below(3) {
             0 => {
                 u["capabilities"] = json!({"cancel": {}});
                 true
@@ -321,14 +342,6 @@ impl<C: Chooser> Sim<'_, C> {
                 false
             }
             _ => false,
-        };
-        match self.c.below(4) {
-            0 => u["status"] = json!("completed"),
-            1 => u["status"] = json!("in_progress"),
-            _ => {}
-        }
-        if self.agent_send_update(s, u).is_ok() {
-            self.summary.v2.tool_upserts[usize::from(!with_cancel)] += 1;
         }
     }
 

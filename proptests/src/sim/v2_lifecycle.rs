@@ -144,30 +144,9 @@ impl<C: Chooser> Sim<'_, C> {
     /// Agent: a terminal upsert, new or of a known terminal, with or without
     /// `capabilities.cancel`, at times with its exit status (final).
     pub(super) fn agent_terminal_upsert(&mut self, s: &str) {
-        let known: Vec<String> = self
-            .v2
-            .agent_tools
-            .keys()
-            .filter_map(|(ts, k)| k.strip_prefix("term:").filter(|_| ts == s).map(str::to_owned))
-            .collect();
-        let t = if known.is_empty() || self.c.chance(1, 3) {
-            self.v2.next_tool += 1;
-            format!("x{}", self.v2.next_tool)
-        } else {
-            self.c.pick(&known).clone()
-        };
+        let t = self.agent_upsert_id(s, "term:", "x");
         let mut u = json!({"sessionUpdate": "terminal_update", "terminalId": t, "command": "make"});
-        let with_cancel = match self.c.below(3) {
-            0 => {
-                u["capabilities"] = json!({"cancel": {}});
-                true
-            }
-            1 => {
-                u["capabilities"] = json!({});
-                false
-            }
-            _ => false,
-        };
+        let with_cancel = self.agent_cancel_caps(&mut u);
         if self.c.chance(1, 4) {
             u["exitStatus"] = json!({"exitCode": 0});
         }

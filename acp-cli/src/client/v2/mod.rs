@@ -29,7 +29,6 @@ mod handler;
 mod ui;
 mod upsert;
 
-use std::io::IsTerminal;
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
 
@@ -41,7 +40,7 @@ use super::interrupt::Interrupts;
 use super::process::{AgentProcess, Place};
 use super::remote::{HalfCloser, RemoteIo};
 use super::render::Renderer;
-use super::{ClientConfig, Output, Policy, Style, UI_QUEUE, children, policy_note};
+use super::{ClientConfig, Output, Style, UI_QUEUE, policy_note};
 use crate::Exit;
 use handler::CliClientV2;
 use ui::Ui;
@@ -147,21 +146,9 @@ pub(crate) fn run(config: &ClientConfig) -> Exit {
         render.error(&format!("{flag} is not supported with --protocol 2 (ACP v2 Preview) yet; drop one of them"));
         return Exit::Usage;
     }
-    for line in &config.banner {
-        render.info(line);
-    }
-    if let Err(e) = children::become_subreaper() {
-        render.warn(&format!("processes that leave the agent's process group may outlive the client: {e}"));
-    }
-    let cwd = match config.cwd.clone().map_or_else(std::env::current_dir, Ok).and_then(std::path::absolute) {
-        Ok(cwd) => cwd,
-        Err(e) => {
-            render.error(&format!("cannot determine the working directory: {e}"));
-            return Exit::Failure;
-        }
+    let Some(super::Prepared { cwd, stdin_tty, policy }) = super::prepare(config, &mut render) else {
+        return Exit::Failure;
     };
-    let stdin_tty = std::io::stdin().is_terminal();
-    let policy = config.policy.unwrap_or(if stdin_tty { Policy::Ask } else { Policy::Deny });
     let runtime = match tokio::runtime::Builder::new_multi_thread().worker_threads(1).enable_all().build() {
         Ok(runtime) => runtime,
         Err(e) => {
