@@ -103,6 +103,27 @@ impl Error {
             other => Err(Error::from_outcome(other).err().unwrap_or(Error::UnexpectedResponse)),
         }
     }
+
+    /// [`from_outcome_v2`](Self::from_outcome_v2) of a `session/prompt`: its acknowledgement,
+    /// or [`UnexpectedResponse`](Self::UnexpectedResponse) for another method's result (both
+    /// adapters' v2 turns read the acknowledgement through here).
+    ///
+    /// ```
+    /// use acp_proto::{Outcome, v2};
+    /// use acp_runtime::Error;
+    ///
+    /// let ack: v2::PromptResponse = serde_json::from_str(r#"{"messageId": "u1"}"#).unwrap();
+    /// let outcome = Outcome::ResultV2(v2::Response::from(ack.clone()));
+    /// assert_eq!(Error::prompt_ack_v2(outcome).unwrap(), ack);
+    /// ```
+    #[cfg(feature = "unstable_protocol_v2")]
+    pub fn prompt_ack_v2(outcome: Outcome) -> Result<acp_proto::v2::PromptResponse, Error> {
+        use acp_proto::v2::{AgentResult, Response};
+        match Error::from_outcome_v2(outcome)? {
+            Response::Agent(AgentResult::Prompt(ack)) => Ok(ack),
+            _ => Err(Error::UnexpectedResponse),
+        }
+    }
 }
 
 impl From<SendError> for Error {

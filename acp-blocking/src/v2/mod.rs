@@ -146,11 +146,7 @@ pub(crate) fn call(link: &Link, request: v2::Request, timeout: Option<Duration>)
 
 /// The result of a v2 request, or why there is none.
 fn outcome_result(outcome: Result<Outcome, Error>) -> Result<v2::Response, Error> {
-    match outcome? {
-        Outcome::ResultV2(response) => Ok(response),
-        Outcome::Result(_) => Err(Error::UnexpectedResponse),
-        other => Err(Error::from_outcome(other).err().unwrap_or(Error::UnexpectedResponse)),
-    }
+    Error::from_outcome_v2(outcome?)
 }
 
 /// Sends a v2 notification, blocking while the outbound budget is used up.

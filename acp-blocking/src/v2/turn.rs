@@ -10,7 +10,6 @@ use acp_proto::v2::{self, AgentNotificationParams, UpdateSessionNotification};
 use acp_proto::{Instant, Outcome, SendError, TurnEndReason};
 use std::sync::{Arc, Mutex};
 
-use super::outcome_result;
 use crate::driver::{Input, Link};
 use crate::error::Error;
 use crate::sync::{InboxReceiver, InboxSender, lock};
@@ -239,11 +238,9 @@ impl PromptTurnV2 {
     }
 }
 
+/// The prompt's acknowledgement, or why there is none.
 fn prompt_response(outcome: Result<Outcome, Error>) -> Result<v2::PromptResponse, Error> {
-    match outcome_result(outcome)? {
-        v2::Response::Agent(v2::AgentResult::Prompt(response)) => Ok(response),
-        _ => Err(Error::UnexpectedResponse),
-    }
+    Error::prompt_ack_v2(outcome?)
 }
 
 impl Iterator for PromptTurnV2 {

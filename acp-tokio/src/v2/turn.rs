@@ -8,7 +8,7 @@ use acp_proto::{Outcome, TurnEndReason};
 use futures_core::Stream;
 use tokio::sync::oneshot;
 
-use super::{CommandV2, TurnItemV2, outcome_result};
+use super::{CommandV2, TurnItemV2};
 use crate::Error;
 use crate::handle::{Command, Handle};
 use crate::sync::QueueReceiver;
@@ -141,11 +141,9 @@ impl PromptTurnV2 {
     }
 }
 
+/// The prompt's acknowledgement, or why there is none.
 fn prompt_response(outcome: Result<Outcome, Error>) -> Result<v2::PromptResponse, Error> {
-    match outcome_result(outcome)? {
-        v2::Response::Agent(v2::AgentResult::Prompt(response)) => Ok(response),
-        _ => Err(Error::UnexpectedResponse),
-    }
+    Error::prompt_ack_v2(outcome?)
 }
 
 impl Stream for PromptTurnV2 {
