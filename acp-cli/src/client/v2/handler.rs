@@ -2,10 +2,9 @@
 //! as the v1 client's do ([`PermissionAsk`], asked with the same question and policies), and
 //! updates outside a turn are drawn.
 //!
-//! acp-tokio's v2 client holds an ask of a running turn back until the turn's reader took the
-//! updates that came before it (its ordering gate), but taking is not drawing: so that the
-//! question comes after what the agent sent before it, an ask of a running turn goes through
-//! that turn's reader ([`Route`]), which draws every update already taken first.
+//! An ask of a running turn reaches this handler only after the turn's reader queued the
+//! updates that came before it for the UI (acp-tokio's ordering gate; see the reader in
+//! `ui.rs`), so the question is drawn after them.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, SyncSender};
@@ -26,12 +25,7 @@ use super::upsert::Upserts;
 pub(crate) struct CliClientV2 {
     pub(crate) ui: SyncSender<UiEvent>,
     pub(crate) upserts: Arc<Mutex<Upserts>>,
-    pub(crate) route: Route,
 }
-
-/// Where permission asks go while a turn runs: its reader's queue (asks outside a turn, or
-/// refused by a reader that ended, go straight to the UI).
-pub(crate) type Route = Arc<Mutex<Option<tokio::sync::mpsc::Sender<PermissionAsk>>>>;
 
 /// Sends `event` to the UI thread without blocking the runtime (the queue is bounded).
 pub(super) async fn post(ui: &SyncSender<UiEvent>, event: UiEvent) -> bool {
@@ -80,14 +74,7 @@ impl ClientV2 for CliClientV2 {
         let (reply, answer) = mpsc::sync_channel(1);
         let abandoned = Arc::new(AtomicBool::new(false));
         let ask = PermissionAsk { request: permission_v1(&request), reply, local: false, abandoned: abandoned.clone() };
-        let reader = self.route.lock().unwrap_or_else(PoisonError::into_inner).clone();
-        let ask = match reader {
-            Some(reader) => reader.send(ask).await.err().map(|refused| refused.0),
-            None => Some(ask),
-        };
-        if let Some(ask) = ask
-            && !post(&self.ui, UiEvent::Permission(ask)).await
-        {
+        if !post(&self.ui, UiEvent::Permission(ask)).await {
             return Ok(cancelled());
         }
         // The UI answers, or drops the ask (cancelled); a cancelled request is not waited for.

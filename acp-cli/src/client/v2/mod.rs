@@ -162,8 +162,7 @@ pub(crate) fn run(config: &ClientConfig) -> Exit {
         render.warn(&format!("Ctrl-C will not cancel turns: {e}"));
     }
     let upserts = Arc::new(Mutex::new(Upserts::default()));
-    let route = handler::Route::default();
-    let client = CliClientV2 { ui: tx.clone(), upserts: upserts.clone(), route: route.clone() };
+    let client = CliClientV2 { ui: tx.clone(), upserts: upserts.clone() };
     let Some((process, conn, _link_writer)) = start(config, &mut render, &tx, &runtime, client) else {
         return Exit::Failure;
     };
@@ -174,7 +173,7 @@ pub(crate) fn run(config: &ClientConfig) -> Exit {
         cwd,
         connect_timeout: config.connect_timeout,
     };
-    let mut ui = Ui::new(render, (tx, rx), interrupts, process, runtime, conn, (upserts, route), settings);
+    let mut ui = Ui::new(render, (tx, rx), interrupts, process, runtime, conn, upserts, settings);
     let exit = ui.run();
     ui.shutdown(exit);
     exit

@@ -16,7 +16,6 @@ use acp_proto::v2::{self, SessionId};
 use acp_proto::{TurnEndReason, types::IdleStopReason};
 use acp_tokio::Error;
 use acp_tokio::v2::{ClientConnectionV2, PromptTurnV2};
-use tokio::sync::mpsc::Receiver as AskReceiver;
 
 use super::super::handler::PermissionAsk;
 use super::super::interrupt::Interrupts;
@@ -26,7 +25,6 @@ use super::super::questions::answer_by_policy;
 use super::super::render::Renderer;
 use super::super::session::exit_for;
 use super::super::{UiEvent, children};
-use super::handler::Route;
 use super::upsert::Upserts;
 use super::{Ended, Event};
 use crate::Exit;
@@ -65,7 +63,6 @@ pub(super) struct Ui {
     runtime: tokio::runtime::Runtime,
     conn: ClientConnectionV2,
     upserts: Arc<Mutex<Upserts>>,
-    route: Route,
     settings: Settings,
     phase: Phase,
     session: Option<SessionId>,
@@ -89,7 +86,7 @@ impl Ui {
         process: AgentProcess,
         runtime: tokio::runtime::Runtime,
         conn: ClientConnectionV2,
-        (upserts, route): (Arc<Mutex<Upserts>>, Route),
+        upserts: Arc<Mutex<Upserts>>,
         settings: Settings,
     ) -> Ui {
         Ui {
@@ -101,7 +98,6 @@ impl Ui {
             runtime,
             conn,
             upserts,
-            route,
             settings,
             phase: Phase::Connecting,
             session: None,
@@ -273,10 +269,10 @@ impl Ui {
         self.render.begin_turn();
         self.upserts.lock().unwrap_or_else(PoisonError::into_inner).begin_turn();
         self.phase = Phase::InTurn { cancelling: false };
-        let (conn, tx, upserts, route) = (self.conn.clone(), self.tx.clone(), self.upserts.clone(), self.route.clone());
+        let (conn, tx, upserts) = (self.conn.clone(), self.tx.clone(), self.upserts.clone());
         let handle = self.runtime.handle().clone();
         let spawned = thread::Builder::new().name("acp-turn-v2".into()).spawn(move || {
-            let reader = Reader { tx: &tx, upserts: &upserts, route: &route };
+            let reader = Reader { tx: &tx, upserts: &upserts };
             let ended = handle.block_on(reader.read(&conn, session, text));
             let _ = tx.send(UiEvent::V2(Box::new(Event::TurnEnded(ended))));
         });
@@ -456,35 +452,24 @@ fn failed(what: &str, e: Error) -> (String, Exit) {
     }
 }
 
-/// A turn's reader: forwards its updates, drawn by id, and the permission asks of the turn
-/// (after the updates received before them) to the UI thread.
+/// A turn's reader: forwards its updates, drawn by id, to the UI thread. Each update is queued
+/// for the UI before the agent's requests that came after it reach their handlers (acp-tokio's
+/// ordering gate, [`PromptTurnV2::next_update_then`]), so a permission question comes after
+/// the tool call it is about.
 struct Reader<'a> {
     tx: &'a SyncSender<UiEvent>,
     upserts: &'a Mutex<Upserts>,
-    route: &'a Route,
 }
-
-/// Permission asks a turn's reader holds while it takes the updates before them.
-const ASKS_QUEUED: usize = 8;
 
 impl Reader<'_> {
     /// Sends the prompt, forwards the turn, and says how it ended.
     async fn read(&self, conn: &ClientConnectionV2, session: SessionId, text: String) -> Ended {
         let prompt = vec![v2::ContentBlock::Text(v2::TextContent::new(text))];
         let request = v2::PromptRequest { session_id: session, prompt, idempotency_key: None, meta: None };
-        let (asks_tx, mut asks) = tokio::sync::mpsc::channel(ASKS_QUEUED);
-        *self.route.lock().unwrap_or_else(PoisonError::into_inner) = Some(asks_tx);
-        let ended = match conn.prompt(request).await {
-            Ok(turn) => self.forward(turn, &mut asks).await,
+        match conn.prompt(request).await {
+            Ok(turn) => self.forward(turn).await,
             Err(e) => ended_by_error(e),
-        };
-        // Asks that come from now on go straight to the UI; those queued go there too.
-        *self.route.lock().unwrap_or_else(PoisonError::into_inner) = None;
-        asks.close();
-        while let Ok(ask) = asks.try_recv() {
-            let _ = self.tx.send(UiEvent::Permission(ask));
         }
-        ended
     }
 
     /// Forwards an update; `false` once the UI is gone. Blocks while the UI queue is full: the
@@ -494,28 +479,17 @@ impl Reader<'_> {
         update.is_none_or(|update| self.tx.send(UiEvent::Update(update)).is_ok())
     }
 
-    async fn forward(&self, mut turn: PromptTurnV2, asks: &mut AskReceiver<PermissionAsk>) -> Ended {
+    async fn forward(&self, mut turn: PromptTurnV2) -> Ended {
         let mut idle_error = None;
         loop {
-            tokio::select! {
-                biased;
-                next = turn.next_update() => {
-                    let Some(notification) = next else { break };
-                    if let v2::SessionUpdate::StateUpdate(v2::StateUpdate::Idle(idle)) = &notification.update {
-                        idle_error = idle.error.as_ref().map(|e| e.message.clone());
-                    }
-                    if !self.update(&notification.update) {
-                        break;
-                    }
+            let forwarded = turn.next_update_then(|notification| {
+                if let v2::SessionUpdate::StateUpdate(v2::StateUpdate::Idle(idle)) = &notification.update {
+                    idle_error = idle.error.as_ref().map(|e| e.message.clone());
                 }
-                Some(ask) = asks.recv() => {
-                    // The updates received before the ask are in the turn's buffer: take them
-                    // first (a zero timeout polls once).
-                    while let Ok(Some(notification)) = tokio::time::timeout(Duration::ZERO, turn.next_update()).await {
-                        self.update(&notification.update);
-                    }
-                    let _ = self.tx.send(UiEvent::Permission(ask));
-                }
+                self.update(&notification.update)
+            });
+            if forwarded.await != Some(true) {
+                break;
             }
         }
         turn_end(turn.finish().await, idle_error)
