@@ -77,9 +77,10 @@
 //! }
 //! ```
 //!
-//! Not yet: the v1 adapter's gates that hold an agent request of a turn's session until the
-//! reader took every update before it (v2 permission asks run as soon as they arrive, as in
-//! acp-tokio's v2).
+//! As on v1, an agent request of a turn's session (a permission ask, an elicitation scoped to
+//! the session) reaches its handler only after the turn's reader took every update that came
+//! before it; [`PromptTurnV2::next_update_then`] runs code with an update before those
+//! handlers start (acp-tokio's v2 does the same).
 
 mod agent;
 mod client;

@@ -28,7 +28,9 @@
 //! `Config::turn_cancel_grace`, the core sends the idle itself and
 //! [`AgentV2::cancel_grace_expired`] tells the agent.
 //!
-//! Not yet: remote transports and async-std for v2 (beside the v1 ones).
+//! v2 also runs over the remote transports (`remote::connect_ws_v2`, `remote::connect_http_v2`,
+//! `remote::AgentBackendV2`; features `ws`/`http`) and on async-std
+//! (`async_std::{connect_v2, serve_v2, serve_stdio_v2}`; feature `async-std`).
 
 #[macro_use]
 mod table;
