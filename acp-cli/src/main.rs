@@ -375,7 +375,8 @@ struct ServeArgs {
     #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:8765")]
     listen: std::net::SocketAddr,
     /// A file holding the bearer token every client must send (required to listen on
-    /// anything but loopback).
+    /// anything but loopback); one token per line for several, each a credential of its own
+    /// (a Streamable HTTP connection answers only the token that opened it).
     #[arg(long, value_name = "FILE")]
     token_file: Option<PathBuf>,
     /// Serve TLS with this certificate chain (PEM, leaf first); needs --tls-key.
@@ -394,6 +395,21 @@ struct ServeArgs {
     /// Close a connection on which nothing moved for this many seconds.
     #[arg(long, value_name = "SECS", default_value_t = 600, value_parser = clap::value_parser!(u64).range(1..))]
     idle_timeout: u64,
+    /// Close a TCP connection that has not sent a complete request head this many seconds
+    /// after it opened (or after the first byte of a later one).
+    #[arg(long, value_name = "SECS", default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..))]
+    header_timeout: u64,
+    /// Answer 408 to a POST whose body has not arrived whole after this many seconds.
+    #[arg(long, value_name = "SECS", default_value_t = 30, value_parser = clap::value_parser!(u64).range(1..))]
+    body_timeout: u64,
+    /// Close a TCP connection with no request in flight for this many seconds (at most
+    /// --idle-timeout; an open stream or WebSocket is a request in flight).
+    #[arg(long, value_name = "SECS", default_value_t = 30, value_parser = clap::value_parser!(u64).range(1..))]
+    keep_alive_timeout: u64,
+    /// TCP connections held that have not sent an accepted token yet (without --token-file:
+    /// no complete request yet); one more closes the oldest of them.
+    #[arg(long, value_name = "N", default_value_t = 128, value_parser = clap::value_parser!(u64).range(1..=100_000))]
+    max_unauthenticated: u64,
     /// The agent's command line, after `--`.
     #[arg(last = true, required = true, value_name = "AGENT_CMD")]
     agent: Vec<OsString>,
@@ -430,6 +446,14 @@ fn read_token(path: &std::path::Path) -> Result<String, String> {
     let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
     let token = text.lines().next().unwrap_or("").trim().to_owned();
     if token.is_empty() { Err(format!("{} holds no token", path.display())) } else { Ok(token) }
+}
+
+/// Reads `acp serve`'s token file: a token per line (each trimmed; blank lines skipped), at
+/// least one.
+fn read_tokens(path: &std::path::Path) -> Result<Vec<String>, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let tokens: Vec<String> = text.lines().map(str::trim).filter(|t| !t.is_empty()).map(str::to_owned).collect();
+    if tokens.is_empty() { Err(format!("{} holds no token", path.display())) } else { Ok(tokens) }
 }
 
 #[derive(Debug, Args)]
@@ -558,8 +582,8 @@ fn main() -> ExitCode {
         Command::Serve(args) => {
             let mut config = ServeConfig::new(args.listen, args.agent);
             if let Some(path) = &args.token_file {
-                match read_token(path) {
-                    Ok(token) => config.token = Some(token),
+                match read_tokens(path) {
+                    Ok(tokens) => config.tokens = tokens,
                     Err(e) => {
                         eprintln!("acp serve: {e}");
                         return ExitCode::from(2);
@@ -568,6 +592,10 @@ fn main() -> ExitCode {
             }
             config.options.max_connections = usize::try_from(args.max_connections).unwrap_or(usize::MAX);
             config.options.idle_timeout = Some(Duration::from_secs(args.idle_timeout));
+            config.options.header_timeout = Duration::from_secs(args.header_timeout);
+            config.options.body_timeout = Duration::from_secs(args.body_timeout);
+            config.options.keep_alive_timeout = Duration::from_secs(args.keep_alive_timeout);
+            config.options.max_unauthenticated = usize::try_from(args.max_unauthenticated).unwrap_or(usize::MAX);
             config.options.node_id = args.node_id;
             if let (Some(cert), Some(key)) = (&args.tls_cert, &args.tls_key) {
                 match acp_tokio::remote::TlsServer::from_pem_files(cert, key) {

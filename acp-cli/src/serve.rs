@@ -31,9 +31,9 @@ pub struct ServeConfig {
     pub listen: SocketAddr,
     /// The agent's command line, started once per connection.
     pub agent: Vec<OsString>,
-    /// Required from every client (`Authorization: Bearer TOKEN`) when set; without it only
-    /// loopback addresses may be listened on.
-    pub token: Option<String>,
+    /// One of them is required from every client (`Authorization: Bearer TOKEN`), each a
+    /// credential of its own; without any only loopback addresses may be listened on.
+    pub tokens: Vec<String>,
     /// The server's limits.
     pub options: WsServerOptions,
     /// How long an agent gets to exit after its connection ended, before `SIGTERM`.
@@ -46,7 +46,7 @@ impl ServeConfig {
         ServeConfig {
             listen,
             agent,
-            token: None,
+            tokens: Vec::new(),
             options: WsServerOptions::default(),
             close_grace: Duration::from_secs(2),
         }
@@ -60,7 +60,7 @@ pub fn run(config: ServeConfig) -> io::Result<()> {
     if config.agent.is_empty() {
         return Err(io::Error::new(io::ErrorKind::InvalidInput, "no agent command given (after --)"));
     }
-    if config.token.is_none() && !config.listen.ip().is_loopback() {
+    if config.tokens.is_empty() && !config.listen.ip().is_loopback() {
         return Err(io::Error::new(
             io::ErrorKind::PermissionDenied,
             format!(
@@ -84,7 +84,7 @@ async fn serve(config: ServeConfig) -> io::Result<()> {
     log(&[&[("event", "listening")], &fields[..]].concat());
     let backend = ProcessBackend { agent: Arc::new(config.agent), close_grace: config.close_grace };
     let mut options = config.options;
-    options.bearer_token = config.token;
+    options.bearer_tokens = config.tokens;
     serve_ws(listener, backend, options, shutdown_signal()).await?;
     log(&[("event", "stopped")]);
     Ok(())
@@ -127,6 +127,10 @@ struct ProcessBackend {
 }
 
 impl Backend for ProcessBackend {
+    fn ending(&self, connection_id: &str, reason: &str) {
+        log(&[("event", "connection_ending"), ("conn", connection_id), ("reason", reason)]);
+    }
+
     fn open(&self, connection_id: &str) -> BoxFuture<'_, io::Result<Endpoint>> {
         let id = connection_id.to_owned();
         Box::pin(async move {

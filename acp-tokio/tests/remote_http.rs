@@ -9,124 +9,11 @@ use std::time::Duration;
 use acp_tokio::AgentOptions;
 use acp_tokio::remote::{AgentBackend, WsServerOptions, serve_ws};
 use common::EchoAgent;
-use serde_json::{Value, json};
-use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
+use common::raw_http::*;
+use serde_json::json;
+use tokio::io::AsyncWriteExt;
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::oneshot;
-
-struct Server {
-    addr: String,
-    _stop: oneshot::Sender<()>,
-}
-
-async fn server(options: WsServerOptions) -> Server {
-    let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
-    let addr = listener.local_addr().expect("addr").to_string();
-    let (stop, stopped) = oneshot::channel::<()>();
-    let backend = AgentBackend::new(EchoAgent::default, AgentOptions::default());
-    tokio::spawn(serve_ws(listener, backend, options, async move {
-        let _ = stopped.await;
-    }));
-    Server { addr, _stop: stop }
-}
-
-/// An HTTP/1.1 answer: status, headers (lower-case names) and body.
-#[derive(Debug)]
-struct Answer {
-    status: u16,
-    headers: Vec<(String, String)>,
-    body: String,
-}
-
-impl Answer {
-    fn header(&self, name: &str) -> Option<&str> {
-        self.headers.iter().find(|(n, _)| n == name).map(|(_, v)| v.as_str())
-    }
-
-    fn json(&self) -> Value {
-        serde_json::from_str(&self.body).expect("a JSON body")
-    }
-}
-
-/// Sends one request (`Connection: close`) and reads the whole answer.
-async fn request(addr: &str, method: &str, headers: &[(&str, &str)], body: &str) -> Answer {
-    let mut stream = TcpStream::connect(addr).await.expect("connect");
-    let mut text =
-        format!("{method} /acp HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nContent-Length: {}\r\n", body.len());
-    for (name, value) in headers {
-        text.push_str(&format!("{name}: {value}\r\n"));
-    }
-    text.push_str("\r\n");
-    text.push_str(body);
-    stream.write_all(text.as_bytes()).await.expect("write");
-    let mut raw = String::new();
-    stream.read_to_string(&mut raw).await.expect("read");
-    let (head, body) = raw.split_once("\r\n\r\n").expect("a head");
-    let mut lines = head.lines();
-    let status = lines.next().and_then(|l| l.split(' ').nth(1)).and_then(|s| s.parse().ok()).expect("status");
-    let headers =
-        lines.filter_map(|l| l.split_once(": ")).map(|(n, v)| (n.to_ascii_lowercase(), v.to_owned())).collect();
-    Answer { status, headers, body: body.to_owned() }
-}
-
-async fn post(addr: &str, connection: Option<&str>, session: Option<&str>, message: &Value) -> Answer {
-    let mut headers = vec![("Content-Type", "application/json")];
-    if let Some(c) = connection {
-        headers.push(("Acp-Connection-Id", c));
-    }
-    if let Some(s) = session {
-        headers.push(("Acp-Session-Id", s));
-    }
-    request(addr, "POST", &headers, &message.to_string()).await
-}
-
-/// An open SSE stream: yields each `data:` message.
-struct Sse {
-    lines: tokio::io::Lines<BufReader<TcpStream>>,
-}
-
-impl Sse {
-    async fn open(addr: &str, connection: &str, session: Option<&str>) -> Result<Sse, u16> {
-        let mut stream = TcpStream::connect(addr).await.expect("connect");
-        let session = session.map(|s| format!("Acp-Session-Id: {s}\r\n")).unwrap_or_default();
-        let head = format!(
-            "GET /acp HTTP/1.1\r\nHost: {addr}\r\nAccept: text/event-stream\r\nAcp-Connection-Id: {connection}\r\n{session}\r\n"
-        );
-        stream.write_all(head.as_bytes()).await.expect("write");
-        let mut lines = BufReader::new(stream).lines();
-        let status_line = lines.next_line().await.expect("read").expect("a status line");
-        let status: u16 = status_line.split(' ').nth(1).and_then(|s| s.parse().ok()).expect("status");
-        while !lines.next_line().await.expect("read").expect("headers").is_empty() {}
-        if status == 200 { Ok(Sse { lines }) } else { Err(status) }
-    }
-
-    /// The next message, or `None` at the stream's end. (The body is chunked: chunk sizes are
-    /// lines of their own, and `0` ends it.)
-    async fn next(&mut self) -> Option<Value> {
-        loop {
-            let line = tokio::time::timeout(Duration::from_secs(10), self.lines.next_line())
-                .await
-                .expect("a message in time")
-                .ok()??;
-            if line == "0" {
-                return None; // the last chunk of the chunked body: the stream ended
-            }
-            if let Some(data) = line.strip_prefix("data: ") {
-                return Some(serde_json::from_str(data).expect("JSON data"));
-            }
-        }
-    }
-}
-
-/// `initialize` by POST: the connection id.
-async fn initialize(addr: &str) -> String {
-    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize",
-        "params": {"protocolVersion": 1, "clientCapabilities": {"fs": {"readTextFile": true}}}});
-    let answer = post(addr, None, None, &init).await;
-    assert_eq!(answer.status, 200, "{answer:?}");
-    assert_eq!(answer.json()["result"]["protocolVersion"], 1);
-    answer.header("acp-connection-id").expect("Acp-Connection-Id").to_owned()
-}
 
 #[tokio::test]
 async fn a_whole_session_over_posts_and_sse_streams() {
@@ -216,14 +103,19 @@ async fn the_first_post_must_be_initialize_and_a_token_guards_every_request() {
 
 #[tokio::test]
 async fn a_stream_nobody_reads_ends_its_connection_after_the_stall_limit() {
-    let options = WsServerOptions { stream_stall: Duration::from_millis(500), ..WsServerOptions::default() };
+    let options = WsServerOptions {
+        stream_stall: Duration::from_millis(500),
+        stream_buffer: 64 << 10,
+        ..WsServerOptions::default()
+    };
     let server = server(options).await;
     let conn = initialize(&server.addr).await;
     let mut connection_stream = Sse::open(&server.addr, &conn, None).await.expect("the connection stream");
     let new = json!({"jsonrpc": "2.0", "id": 2, "method": "session/new", "params": {"cwd": "/tmp", "mcpServers": []}});
     post(&server.addr, Some(&conn), None, &new).await;
     let session = connection_stream.next().await.expect("answer")["result"]["sessionId"].as_str().unwrap().to_owned();
-    // The session's stream is never opened; the turn streams more than it buffers.
+    // The session's stream is never opened; the turn streams more than it buffers (5000
+    // updates: about 1 MB).
     let prompt = json!({"jsonrpc": "2.0", "id": 3, "method": "session/prompt",
         "params": {"sessionId": session, "prompt": [{"type": "text", "text": "storm 5000"}]}});
     assert_eq!(post(&server.addr, Some(&conn), Some(&session), &prompt).await.status, 202);

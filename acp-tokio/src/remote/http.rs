@@ -3,10 +3,20 @@
 //! `202`), `GET /acp` opens the connection's or a session's SSE stream of agent → client
 //! messages (routed by [`super::routes`]), `DELETE /acp` ends the connection.
 //!
-//! Bounds: a POST body is at most `max_message` bytes (`413`); each stream buffers at most
-//! [`STREAM_BUFFER`] messages, and a stream that stays full for `stream_stall` (a client that
-//! stopped reading, or never opened it) ends its connection; the routing table is bounded
-//! (see [`super::routes`]); connections count against `max_connections` like WebSockets.
+//! Bounds: a POST body is at most `max_message` bytes (`413`) and arrives within
+//! `body_timeout` (`408`); each stream buffers at most `stream_buffer` bytes and a connection's
+//! streams `connection_buffer` bytes together (see `streams.rs`); past them the agent's output
+//! is not read, and a stream that stays full for `stream_stall` (a client that stopped reading,
+//! or never opened it) ends its connection (the backend is told why: `stream_stalled`); the
+//! routing table is bounded (see [`super::routes`]); connections count against
+//! `max_connections` like WebSockets.
+//!
+//! Who may use a connection: the caller that opened it (see `auth.rs`); anyone else naming its
+//! id gets the `404` of an unknown one. A session belongs to the connection that created or
+//! attached it (`session/load`, `session/resume`): a message naming another session, in its
+//! `Acp-Session-Id` header or in its `params.sessionId`, is refused (`404`), and the two must
+//! agree (`400`). So no connection reaches another's sessions, even with an agent that serves
+//! several connections from one state.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -15,52 +25,45 @@ use std::time::Duration;
 
 use acp_proto::Method;
 use axum::body::{Body, Bytes};
-use axum::extract::State;
+use axum::extract::{Request, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
+use http_body_util::{BodyExt, LengthLimitError, Limited};
 use serde_json::Value;
 use tokio::io::{AsyncWrite, AsyncWriteExt, BufReader};
-use tokio::sync::{OwnedSemaphorePermit, mpsc, oneshot, watch};
+use tokio::sync::{OwnedSemaphorePermit, oneshot, watch};
 use tokio::time::Instant;
 
+use super::auth::Caller;
 use super::inflight::{self, InFlight};
 use super::pump::read_line;
-use super::routes::{Destination, Routes, session_scoped};
-use super::server::{Endpoint, Shared, authorize, json_error};
+use super::routes::{Destination, Routes, attaching, params_session, session_scoped};
+use super::server::{Endpoint, Refused, Shared, authorize, json_error};
+use super::streams::{Budget, Stream};
 use super::{CONNECTION_ID_HEADER, SESSION_ID_HEADER};
 
-/// Messages a stream buffers for its reader.
-pub(crate) const STREAM_BUFFER: usize = 1024;
 /// How long `initialize` may take to be answered in its POST.
 const INITIALIZE_TIMEOUT: Duration = Duration::from_secs(30);
-/// A comment on an idle stream this often keeps intermediaries from closing it.
-const KEEPALIVE: Duration = Duration::from_secs(15);
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
-/// One SSE stream: the router's sender, and the receiver a `GET` takes (and gives back when
-/// its response ends).
-struct Stream {
-    tx: mpsc::Sender<String>,
-    rx: Arc<Mutex<Option<mpsc::Receiver<String>>>>,
-}
-
-impl Stream {
-    fn new() -> Stream {
-        let (tx, rx) = mpsc::channel(STREAM_BUFFER);
-        Stream { tx, rx: Arc::new(Mutex::new(Some(rx))) }
-    }
-}
-
 /// One Streamable HTTP connection.
 pub(crate) struct HttpConnection {
     id: String,
+    /// Who opened it: the only caller it answers.
+    caller: Caller,
     writer: tokio::sync::Mutex<Option<Box<dyn AsyncWrite + Send + Unpin>>>,
+    /// Turns `true` when the agent's input is to end: a POST waiting to write gives up.
+    closing: watch::Sender<bool>,
     routes: Mutex<Routes<oneshot::Sender<String>>>,
     connection: Stream,
     sessions: Mutex<HashMap<String, Stream>>,
+    /// What all its streams buffer together.
+    budget: Budget,
+    /// Bytes each session's stream buffers.
+    stream_buffer: usize,
     closed: watch::Sender<bool>,
     /// The prompts in flight: what a shutdown cancels and waits for.
     turns: InFlight,
@@ -78,47 +81,68 @@ impl HttpConnection {
         self.started + Duration::from_millis(self.last_active_ms.load(Ordering::Relaxed)) + idle
     }
 
-    /// Writes a client message to the agent as one line.
+    /// Writes a client message to the agent as one line (waiting while the agent reads
+    /// nothing); `false` when the agent's input ended, or ends meanwhile.
     async fn deliver(&self, message: &Value) -> bool {
         self.touch();
         let mut line = message.to_string().into_bytes();
         line.push(b'\n');
-        let mut writer = self.writer.lock().await;
+        let mut closing = self.closing.subscribe();
+        let mut writer = tokio::select! {
+            writer = self.writer.lock() => writer,
+            _ = closing.wait_for(|c| *c) => return false,
+        };
         let Some(w) = writer.as_mut() else { return false };
-        if w.write_all(&line).await.and(w.flush().await).is_err() {
+        let written = tokio::select! {
+            written = async { w.write_all(&line).await.and(w.flush().await) } => written.is_ok(),
+            _ = closing.wait_for(|c| *c) => false,
+        };
+        if !written {
             *writer = None;
-            return false;
         }
-        true
+        written
     }
 
-    /// Ends the agent's input (it ends, and with its output the connection).
+    /// Ends the agent's input (it ends, and with its output the connection). A POST blocked
+    /// writing to an agent that reads nothing gives up first.
     async fn close_input(&self) {
+        self.closing.send_replace(true);
         if let Some(mut writer) = self.writer.lock().await.take() {
             let _ = writer.shutdown().await;
         }
     }
 
-    fn sender(&self, destination: &Destination<oneshot::Sender<String>>) -> Option<mpsc::Sender<String>> {
+    /// The stream of `destination` (a session's is made on its first message).
+    fn stream(&self, destination: &Destination<oneshot::Sender<String>>) -> Option<Stream> {
         match destination {
             Destination::Waiter(_) => None,
-            Destination::Connection => Some(self.connection.tx.clone()),
-            Destination::Session(s) => {
-                Some(lock(&self.sessions).entry(s.clone()).or_insert_with(Stream::new).tx.clone())
-            }
+            Destination::Connection => Some(self.connection.clone()),
+            Destination::Session(s) => Some(self.session_stream(s)),
         }
+    }
+
+    fn session_stream(&self, session: &str) -> Stream {
+        let mut sessions = lock(&self.sessions);
+        sessions.entry(session.to_owned()).or_insert_with(|| Stream::new(self.stream_buffer)).clone()
     }
 }
 
 /// `POST /acp`.
-pub(crate) async fn post(State(shared): State<Arc<Shared>>, headers: HeaderMap, body: Bytes) -> Response {
-    if let Some(refused) = authorize(&shared, &headers) {
-        return refused;
-    }
+pub(crate) async fn post(State(shared): State<Arc<Shared>>, request: Request) -> Response {
+    let (parts, body) = request.into_parts();
+    let headers = parts.headers;
+    let caller = match authorize(&shared, &headers, &parts.extensions) {
+        Ok(caller) => caller,
+        Err(refused) => return refused.into_response(),
+    };
     let json = headers.get("content-type").and_then(|v| v.to_str().ok()).unwrap_or("");
     if !json.to_ascii_lowercase().starts_with("application/json") {
         return json_error(StatusCode::UNSUPPORTED_MEDIA_TYPE, "Content-Type must be application/json");
     }
+    let body = match read_body(body, shared.options.max_message, shared.options.body_timeout).await {
+        Ok(body) => body,
+        Err(refused) => return refused,
+    };
     let Ok(message) = serde_json::from_slice::<Value>(&body) else {
         return json_error(StatusCode::BAD_REQUEST, "the body is not JSON");
     };
@@ -130,21 +154,14 @@ pub(crate) async fn post(State(shared): State<Arc<Shared>>, headers: HeaderMap, 
     }
     let method = message.get("method").and_then(Value::as_str);
     if method == Some(Method::Initialize.wire()) && message.get("id").is_some() {
-        return initialize(shared, message).await;
+        return initialize(shared, message, caller).await;
     }
-    let connection = match find(&shared, &headers) {
+    let connection = match find(&shared, &headers, &caller) {
         Ok(connection) => connection,
-        Err((status, why)) => return json_error(status, why),
+        Err(refused) => return refused.into_response(),
     };
-    let session = headers.get(SESSION_ID_HEADER).and_then(|v| v.to_str().ok());
-    let scoped = method.is_some_and(session_scoped);
-    if scoped && session.is_none() {
-        return json_error(StatusCode::BAD_REQUEST, "this method needs the Acp-Session-Id header");
-    }
-    if let Some(session) = session
-        && !lock(&connection.routes).has_session(session)
-    {
-        return json_error(StatusCode::NOT_FOUND, "unknown Acp-Session-Id");
+    if let Err(refused) = check_sessions(&connection, &headers, &message, method) {
+        return refused.into_response();
     }
     lock(&connection.routes).inbound(&message);
     let prompt = connection.turns.client_message(&message);
@@ -160,20 +177,71 @@ pub(crate) async fn post(State(shared): State<Arc<Shared>>, headers: HeaderMap, 
     StatusCode::ACCEPTED.into_response()
 }
 
-/// The connection named by the `Acp-Connection-Id` header, or why not (status and message).
-fn find(shared: &Shared, headers: &HeaderMap) -> Result<Arc<HttpConnection>, (StatusCode, &'static str)> {
-    let Some(id) = headers.get(CONNECTION_ID_HEADER).and_then(|v| v.to_str().ok()) else {
-        return Err((StatusCode::BAD_REQUEST, "the Acp-Connection-Id header is missing (send initialize first)"));
+/// A POST's body: at most `max` bytes (else `413`), whole within `deadline` (else `408`, and
+/// the TCP connection closes: the rest of the body would be taken for the next request).
+async fn read_body(body: Body, max: usize, deadline: Duration) -> Result<Bytes, Response> {
+    let refused = |status, why: &str| {
+        let mut response = json_error(status, why);
+        response.headers_mut().insert("connection", HeaderValue::from_static("close"));
+        response
     };
-    lock(&shared.http).get(id).cloned().ok_or((StatusCode::NOT_FOUND, "unknown Acp-Connection-Id"))
+    match tokio::time::timeout(deadline, Limited::new(body, max).collect()).await {
+        Ok(Ok(body)) => Ok(body.to_bytes()),
+        Ok(Err(e)) if e.downcast_ref::<LengthLimitError>().is_some() => {
+            Err(refused(StatusCode::PAYLOAD_TOO_LARGE, &format!("the body is larger than {max} bytes")))
+        }
+        Ok(Err(_)) => Err(refused(StatusCode::BAD_REQUEST, "the body could not be read")),
+        Err(_) => Err(refused(StatusCode::REQUEST_TIMEOUT, "the body did not arrive in time")),
+    }
 }
 
-/// A POSTed `initialize`: a new connection, answered in the POST's response.
-async fn initialize(shared: Arc<Shared>, message: Value) -> Response {
+/// The connection named by the `Acp-Connection-Id` header, if `caller` opened it; else the
+/// answer (`400` without the header; `404` for an unknown id and for another's alike).
+fn find(shared: &Shared, headers: &HeaderMap, caller: &Caller) -> Result<Arc<HttpConnection>, Refused> {
+    let Some(id) = headers.get(CONNECTION_ID_HEADER).and_then(|v| v.to_str().ok()) else {
+        let why = "the Acp-Connection-Id header is missing (send initialize first)";
+        return Err(Refused(StatusCode::BAD_REQUEST, why));
+    };
+    let found = lock(&shared.http).get(id).filter(|c| c.caller == *caller).cloned();
+    found.ok_or(Refused(StatusCode::NOT_FOUND, "unknown Acp-Connection-Id"))
+}
+
+/// The sessions a client message names must be the connection's: its `Acp-Session-Id` header
+/// (required on the session-scoped methods) and its `params.sessionId` (but for the requests
+/// that attach a session, `session/load` and `session/resume`) must be registered, and the two
+/// must agree.
+fn check_sessions(
+    connection: &HttpConnection,
+    headers: &HeaderMap,
+    message: &Value,
+    method: Option<&str>,
+) -> Result<(), Refused> {
+    let header = headers.get(SESSION_ID_HEADER).and_then(|v| v.to_str().ok());
+    if method.is_some_and(session_scoped) && header.is_none() {
+        return Err(Refused(StatusCode::BAD_REQUEST, "this method needs the Acp-Session-Id header"));
+    }
+    let named = method.and(params_session(message));
+    let owned = named.filter(|_| !method.is_some_and(attaching));
+    if header.into_iter().chain(owned).any(|session| !lock(&connection.routes).has_session(session)) {
+        return Err(Refused(StatusCode::NOT_FOUND, "unknown Acp-Session-Id"));
+    }
+    if let (Some(header), Some(named)) = (header, named)
+        && header != named
+    {
+        return Err(Refused(StatusCode::BAD_REQUEST, "Acp-Session-Id and params.sessionId name different sessions"));
+    }
+    Ok(())
+}
+
+/// A POSTed `initialize`: a new connection of `caller`, answered in the POST's response.
+async fn initialize(shared: Arc<Shared>, message: Value, caller: Caller) -> Response {
     let Ok(slot) = shared.slots.clone().try_acquire_owned() else {
         return json_error(StatusCode::SERVICE_UNAVAILABLE, "too many connections; try again later");
     };
-    let id = shared.new_connection_id();
+    let id = match shared.new_connection_id() {
+        Ok(id) => id,
+        Err(refused) => return refused.into_response(),
+    };
     let endpoint = match shared.backend.open(&id).await {
         Ok(endpoint) => endpoint,
         Err(e) => return json_error(StatusCode::SERVICE_UNAVAILABLE, &format!("the agent could not start: {e}")),
@@ -181,10 +249,14 @@ async fn initialize(shared: Arc<Shared>, message: Value) -> Response {
     let Endpoint { reader, writer, finish } = endpoint;
     let connection = Arc::new(HttpConnection {
         id: id.clone(),
+        caller,
         writer: tokio::sync::Mutex::new(Some(writer)),
+        closing: watch::channel(false).0,
         routes: Mutex::new(Routes::default()),
-        connection: Stream::new(),
+        connection: Stream::new(shared.options.stream_buffer),
         sessions: Mutex::new(HashMap::new()),
+        budget: Budget::new(shared.options.connection_buffer),
+        stream_buffer: shared.options.stream_buffer,
         closed: watch::channel(false).0,
         turns: InFlight::default(),
         started: Instant::now(),
@@ -261,6 +333,7 @@ async fn run(
                 if deadline.is_some_and(|d| Instant::now() >= d) {
                     // Idle: the agent's input ends; the loop goes on until its output does.
                     idle = None;
+                    shared.backend.ending(&connection.id, "idle");
                     end(&shared, &connection).await;
                 }
                 continue;
@@ -278,12 +351,18 @@ async fn run(
             }
             continue;
         };
-        if !matches!(read, Ok(true)) || !route(&connection, &line, shared.options.stream_stall).await {
+        if !matches!(read, Ok(true)) {
+            break;
+        }
+        if !route(&connection, &line, shared.options.stream_stall).await {
+            shared.backend.ending(&connection.id, "stream_stalled");
             break;
         }
     }
     end(&shared, &connection).await;
     let _ = connection.closed.send(true);
+    // An agent blocked writing its output sees it closed.
+    drop(lines);
     finish.await;
 }
 
@@ -308,48 +387,32 @@ async fn route(connection: &HttpConnection, line: &[u8], stall: Duration) -> boo
         let _ = waiter.send(text);
         return true;
     }
-    let Some(tx) = connection.sender(&destination) else { return true };
-    tx.send_timeout(text, stall).await.is_ok()
+    let Some(stream) = connection.stream(&destination) else { return true };
+    tokio::time::timeout(stall, stream.send(text, &connection.budget)).await.unwrap_or(false)
 }
 
 /// `GET /acp` without an upgrade: the connection's stream, or a session's.
-pub(crate) async fn stream(shared: Arc<Shared>, headers: HeaderMap) -> Response {
-    if let Some(refused) = authorize(&shared, &headers) {
-        return refused;
-    }
+pub(crate) async fn stream(shared: Arc<Shared>, headers: HeaderMap, caller: Caller) -> Response {
     let accept = headers.get("accept").and_then(|v| v.to_str().ok()).unwrap_or("");
     if !accept.contains("text/event-stream") && !accept.contains("*/*") {
         return json_error(StatusCode::NOT_ACCEPTABLE, "Accept must include text/event-stream (or open a WebSocket)");
     }
-    let connection = match find(&shared, &headers) {
+    let connection = match find(&shared, &headers, &caller) {
         Ok(connection) => connection,
-        Err((status, why)) => return json_error(status, why),
+        Err(refused) => return refused.into_response(),
     };
-    let slot = match headers.get(SESSION_ID_HEADER).and_then(|v| v.to_str().ok()) {
-        None => connection.connection.rx.clone(),
+    let stream = match headers.get(SESSION_ID_HEADER).and_then(|v| v.to_str().ok()) {
+        None => connection.connection.clone(),
         Some(session) => {
             if !lock(&connection.routes).has_session(session) {
                 return json_error(StatusCode::NOT_FOUND, "unknown Acp-Session-Id");
             }
-            lock(&connection.sessions).entry(session.to_owned()).or_insert_with(Stream::new).rx.clone()
+            connection.session_stream(session)
         }
     };
-    let Some(rx) = lock(&slot).take() else {
+    let Some(body) = stream.open(connection.closed.subscribe()) else {
         return json_error(StatusCode::CONFLICT, "this stream is already open");
     };
-    let held = Held { rx: Some(rx), slot };
-    let body = Body::from_stream(futures_util::stream::unfold(
-        (held, connection.closed.subscribe()),
-        |(mut held, mut closed)| async move {
-            let rx = held.rx.as_mut()?;
-            let event = tokio::select! {
-                message = rx.recv() => format!("data: {}\n\n", message?),
-                _ = closed.wait_for(|c| *c) => return None,
-                () = tokio::time::sleep(KEEPALIVE) => ": keepalive\n\n".to_owned(),
-            };
-            Some((Ok::<_, std::convert::Infallible>(Bytes::from(event)), (held, closed)))
-        },
-    ));
     let mut response = Response::new(body);
     let headers = response.headers_mut();
     headers.insert("content-type", HeaderValue::from_static("text/event-stream"));
@@ -357,31 +420,18 @@ pub(crate) async fn stream(shared: Arc<Shared>, headers: HeaderMap) -> Response 
     response
 }
 
-/// A stream's receiver while a response holds it; given back when that response ends (the
-/// client may open the stream again after a dropped connection).
-struct Held {
-    rx: Option<mpsc::Receiver<String>>,
-    slot: Arc<Mutex<Option<mpsc::Receiver<String>>>>,
-}
-
-impl Drop for Held {
-    fn drop(&mut self) {
-        if let Some(rx) = self.rx.take() {
-            *lock(&self.slot) = Some(rx);
-        }
-    }
-}
-
 /// `DELETE /acp`: ends the connection.
-pub(crate) async fn delete(State(shared): State<Arc<Shared>>, headers: HeaderMap) -> Response {
-    if let Some(refused) = authorize(&shared, &headers) {
-        return refused;
-    }
-    match find(&shared, &headers) {
+pub(crate) async fn delete(State(shared): State<Arc<Shared>>, request: Request) -> Response {
+    let (parts, _body) = request.into_parts();
+    let caller = match authorize(&shared, &parts.headers, &parts.extensions) {
+        Ok(caller) => caller,
+        Err(refused) => return refused.into_response(),
+    };
+    match find(&shared, &parts.headers, &caller) {
         Ok(connection) => {
             end(&shared, &connection).await;
             StatusCode::ACCEPTED.into_response()
         }
-        Err((status, why)) => json_error(status, why),
+        Err(refused) => refused.into_response(),
     }
 }

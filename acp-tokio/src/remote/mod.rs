@@ -23,8 +23,10 @@
 //!   version and `http_client.rs` for the rules).
 //! * Server: [`serve_ws`] hosts a [`Backend`] (an in-process [`Agent`](crate::Agent) per
 //!   connection with [`AgentBackend`], or anything that speaks lines, like an agent process)
-//!   for many clients: a connection cap, an idle timeout, a bearer token, a health check
-//!   (`/healthz`), and a graceful shutdown.
+//!   for many clients: a connection cap, an idle timeout, bearer tokens (`auth.rs`: what a
+//!   connection id is bound to), a health check (`/healthz`), and a graceful shutdown. Its own
+//!   accept loop (`listen.rs`) puts deadlines on every TCP connection and caps those not
+//!   authenticated yet; Streamable HTTP streams are bounded in bytes (`streams.rs`).
 //! * ACP v2 (feature `unstable_protocol_v2`): `connect_ws_v2` and `connect_http_v2` give a
 //!   `v2::ClientConnectionV2` over the same transports; `AgentBackendV2` hosts an in-process
 //!   `v2::AgentV2` per connection. The server reads what routing and shutdown need off the
@@ -63,6 +65,7 @@
 //! [`connect_ws`] with [`RemoteInfo::cookies`] sent back, then `session/load` or
 //! `session/resume`).
 
+mod auth;
 #[cfg(feature = "http")]
 mod bridge;
 mod client;
@@ -78,11 +81,13 @@ mod http_connect;
 #[cfg(feature = "http")]
 mod http_run;
 mod inflight;
+mod listen;
 mod pump;
 mod routes;
 mod server;
 #[cfg(feature = "http")]
 mod sse;
+mod streams;
 #[cfg(feature = "tls")]
 mod tls;
 
@@ -97,7 +102,7 @@ pub use http_client::{HttpClientOptions, HttpLink, connect_http, open_http};
 pub use server::AgentBackendV2;
 pub use server::{AgentBackend, Backend, BoxFuture, Direct, Endpoint, WsServerOptions, serve_ws};
 #[cfg(feature = "tls")]
-pub use tls::{HANDSHAKE_TIMEOUT, MAX_HANDSHAKES, TlsClient, TlsServer, client_config};
+pub use tls::{HANDSHAKE_TIMEOUT, TlsClient, TlsServer, client_config};
 
 /// The endpoint path.
 pub const ENDPOINT_PATH: &str = "/acp";

@@ -58,6 +58,11 @@ const ATTACHING: [Method; 2] = [Method::LoadSession, Method::ResumeSession];
 pub(crate) const SESSION_SCOPED: [Method; 5] =
     [Method::Prompt, Method::Cancel, Method::SetSessionMode, Method::SetSessionConfigOption, Method::CloseSession];
 
+/// Whether `method` (a wire name) attaches the session its params name (see [`ATTACHING`]).
+pub(crate) fn attaching(method: &str) -> bool {
+    Method::from_wire(method).is_some_and(|m| ATTACHING.contains(&m))
+}
+
 /// Whether `method` (a wire name) is one of [`SESSION_SCOPED`].
 pub(crate) fn session_scoped(method: &str) -> bool {
     Method::from_wire(method).is_some_and(|m| SESSION_SCOPED.contains(&m))
@@ -153,8 +158,7 @@ impl<W> Routes<W> {
             return;
         }
         if let (Some(key), Some(session)) = (id_key(message), params_session(message)) {
-            let attaching = method.as_str().and_then(Method::from_wire).is_some_and(|m| ATTACHING.contains(&m));
-            self.pending.insert(key, (session.to_owned(), attaching));
+            self.pending.insert(key, (session.to_owned(), method.as_str().is_some_and(attaching)));
         }
     }
 

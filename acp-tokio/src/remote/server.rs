@@ -3,30 +3,31 @@
 //! Each upgraded WebSocket is one ACP connection with a [`Backend`] endpoint of its own (an
 //! in-process [`Agent`] with its own core, or an agent process in `acp serve`). What a peer can
 //! make the server hold is bounded per connection (the message size, the pump's buffers, and
-//! behind them the core's own bounds) and in total (`max_connections`).
+//! behind them the core's own bounds) and in total (`max_connections`); what a TCP connection
+//! that is not (yet) one can hold is bounded by the deadlines and the cap of `listen.rs`.
+//!
+//! A WebSocket's connection id names it in the upgrade's answer and the logs only: nothing
+//! is ever looked up by it (the socket itself is the connection), so it grants nothing.
 
-use std::future::{Future, IntoFuture};
-use std::hash::{BuildHasher, RandomState};
+use std::future::Future;
 use std::io;
 use std::pin::Pin;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::task::{Context, Poll};
 use std::time::Duration;
 
 use axum::Router;
 use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
 use axum::extract::{FromRequestParts, State};
-use axum::http::{HeaderMap, HeaderValue, StatusCode};
+use axum::http::{Extensions, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
-use axum::serve::ListenerExt;
 use futures_util::{SinkExt, StreamExt};
-use subtle::ConstantTimeEq;
 use tokio::io::{AsyncRead, AsyncWrite, DuplexStream, ReadHalf, WriteHalf};
 use tokio::net::TcpListener;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore, watch};
 
+use super::auth::{Caller, Peer};
 use super::frames::{self, FrameReader, FrameWriter, Socket, Stop};
 use super::inflight::InFlight;
 use super::pump::{Activity, Incoming, PumpLimits, pump};
@@ -62,6 +63,15 @@ pub trait Backend: Send + Sync + 'static {
     fn direct(&self, connection_id: &str) -> Option<Direct> {
         let _ = connection_id;
         None
+    }
+
+    /// Told why the server ends the connection `connection_id` itself, before it does (not
+    /// when the client or the agent ended it): `"idle"` (nothing moved for the idle timeout;
+    /// Streamable HTTP and an in-process agent's WebSocket) or `"stream_stalled"` (a Streamable
+    /// HTTP stream stayed full past `stream_stall`: its client does not read it). The default
+    /// does nothing; `acp serve` logs it.
+    fn ending(&self, connection_id: &str, reason: &str) {
+        let _ = (connection_id, reason);
     }
 }
 
@@ -186,16 +196,22 @@ where
 /// How a [`serve_ws`] server behaves. The defaults suit a team's server.
 #[derive(Debug, Clone)]
 pub struct WsServerOptions {
-    /// Connections served at once; one more is refused with `503`. Default 256.
+    /// Connections served at once; one more is refused with `503`. Default 256. (TCP
+    /// connections that carry none are bounded by the deadlines below and
+    /// [`max_unauthenticated`](Self::max_unauthenticated).)
     pub max_connections: usize,
     /// A connection on which nothing moved for this long is closed. Default 10 minutes.
     pub idle_timeout: Option<Duration>,
     /// Largest message accepted from a peer (larger: the WebSocket closes with 1009), and the
     /// longest line sent to it. Default 16 MiB.
     pub max_message: usize,
-    /// When set, every request but the health check needs `Authorization: Bearer TOKEN`
-    /// (compared in constant time), else `401`.
+    /// When set, every request but the health check needs `Authorization: Bearer TOKEN` (the
+    /// scheme in any case; compared in constant time), else `401`.
     pub bearer_token: Option<String>,
+    /// Further tokens accepted as [`bearer_token`](Self::bearer_token) is, each a credential
+    /// of its own: a Streamable HTTP connection answers only requests with the token that
+    /// opened it (anyone else gets the `404` of an unknown id). Default none.
+    pub bearer_tokens: Vec<String>,
     /// After shutdown began, how long connections may take to deliver their last answers
     /// before they are dropped. Default 5 s.
     pub drain_timeout: Duration,
@@ -206,6 +222,28 @@ pub struct WsServerOptions {
     /// Streamable HTTP: a stream whose buffer stays full this long (its client stopped
     /// reading it, or never opened it) ends its connection. Default 30 s.
     pub stream_stall: Duration,
+    /// Streamable HTTP: bytes one SSE stream buffers for its reader (a message larger than
+    /// this passes alone). Past it the agent's output is not read (backpressure), for
+    /// `stream_stall` at most. Default 4 MiB.
+    pub stream_buffer: usize,
+    /// Streamable HTTP: bytes all the SSE streams of one connection buffer together, as
+    /// [`stream_buffer`](Self::stream_buffer) for each. Default 16 MiB.
+    pub connection_buffer: usize,
+    /// How long a TCP connection may take to send a complete request head: from its opening
+    /// (after the TLS handshake) for the first, from its first byte for a later one. Then it
+    /// is closed. Default 10 s.
+    pub header_timeout: Duration,
+    /// How long a POST's body may take to arrive whole; then `408` and the connection closes.
+    /// Default 30 s.
+    pub body_timeout: Duration,
+    /// A TCP connection with no request in flight (an open SSE stream or WebSocket is one) for
+    /// this long is closed: HTTP keep-alive, an idle HTTP/2 connection. At most the
+    /// `idle_timeout`. Default 30 s.
+    pub keep_alive_timeout: Duration,
+    /// TCP connections held at once that have not presented an accepted token yet (with no
+    /// token configured: no complete request head yet), TLS handshakes included; one more
+    /// closes the oldest of them. Default 128.
+    pub max_unauthenticated: usize,
     /// Serve over TLS (`https://`, `wss://`) with this configuration. Default none (cleartext).
     #[cfg(feature = "tls")]
     pub tls: Option<super::TlsServer>,
@@ -218,8 +256,15 @@ impl Default for WsServerOptions {
             idle_timeout: Some(Duration::from_secs(600)),
             max_message: DEFAULT_MAX_MESSAGE,
             bearer_token: None,
+            bearer_tokens: Vec::new(),
             drain_timeout: Duration::from_secs(5),
             stream_stall: Duration::from_secs(30),
+            stream_buffer: 4 << 20,
+            connection_buffer: 16 << 20,
+            header_timeout: Duration::from_secs(10),
+            body_timeout: Duration::from_secs(30),
+            keep_alive_timeout: Duration::from_secs(30),
+            max_unauthenticated: 128,
             node_id: None,
             #[cfg(feature = "tls")]
             tls: None,
@@ -237,18 +282,13 @@ pub(crate) struct Shared {
     pub(crate) stop: watch::Receiver<bool>,
     /// The Streamable HTTP connections, by id.
     pub(crate) http: std::sync::Mutex<std::collections::HashMap<String, Arc<super::http::HttpConnection>>>,
-    next_id: AtomicU64,
-    id_salt: u64,
 }
 
 impl Shared {
-    /// A connection id no other connection of this server has had.
-    pub(crate) fn new_connection_id(&self) -> String {
-        let n = self.next_id.fetch_add(1, Ordering::Relaxed);
-        match &self.options.node_id {
-            Some(node) => format!("{node}-{:016x}-{n}", self.id_salt),
-            None => format!("{:016x}-{n}", self.id_salt),
-        }
+    /// A fresh connection id (see `auth.rs`), or `503` when there is no randomness.
+    pub(crate) fn new_connection_id(&self) -> Result<String, Refused> {
+        super::auth::new_connection_id(self.options.node_id.as_deref())
+            .map_err(|_| Refused(StatusCode::SERVICE_UNAVAILABLE, "no randomness for a connection id"))
     }
 }
 
@@ -270,35 +310,23 @@ pub async fn serve_ws(
         backend: Box::new(backend),
         options,
         slots: slots.clone(),
-        stop,
+        stop: stop.clone(),
         http: std::sync::Mutex::new(std::collections::HashMap::new()),
-        next_id: AtomicU64::new(1),
-        id_salt: RandomState::new().hash_one(std::process::id()),
     });
     let max_connections = shared.options.max_connections;
-    #[cfg(feature = "tls")]
-    let tls = shared.options.tls.clone();
     let app = Router::new()
         .route(ENDPOINT_PATH, get(get_endpoint).post(super::http::post).delete(super::http::delete))
         .route(HEALTH_PATH, get(health))
-        .layer(axum::extract::DefaultBodyLimit::max(shared.options.max_message))
-        .with_state(shared);
+        .with_state(shared.clone());
     let stopped = stop_tx.subscribe();
     let stopping = async move {
         shutdown.await;
         let _ = stop_tx.send(true);
     };
-    #[cfg(feature = "tls")]
-    if let Some(tls) = tls {
-        let listener = super::tls::TlsListener::new(listener, &tls)?;
-        let serving = axum::serve(listener, app).with_graceful_shutdown(stopping).into_future();
-        return drained(serving, stopped, slots, max_connections, drain).await;
-    }
-    // Small messages must not wait for Nagle's algorithm (a round trip would take 40+ ms).
-    let listener = listener.tap_io(|stream| {
-        let _ = stream.set_nodelay(true);
-    });
-    let serving = axum::serve(listener, app).with_graceful_shutdown(stopping).into_future();
+    let serving = async move {
+        tokio::join!(stopping, super::listen::serve(listener, app, shared, stop));
+        Ok(())
+    };
     drained(serving, stopped, slots, max_connections, drain).await
 }
 
@@ -333,7 +361,7 @@ async fn drained(
 }
 
 /// Resolves once `stopped` says the shutdown began (never, if that cannot happen any more).
-async fn stop_seen(stopped: &mut watch::Receiver<bool>) {
+pub(crate) async fn stop_seen(stopped: &mut watch::Receiver<bool>) {
     while !*stopped.borrow_and_update() {
         if stopped.changed().await.is_err() {
             std::future::pending::<()>().await;
@@ -353,37 +381,47 @@ pub(crate) fn json_error(status: StatusCode, message: &str) -> Response {
     (status, [("content-type", "application/json")], body).into_response()
 }
 
-/// `None` when the request may proceed, else the `401` answer.
-pub(crate) fn authorize(shared: &Shared, headers: &HeaderMap) -> Option<Response> {
-    let Some(expected) = &shared.options.bearer_token else { return None };
-    let given = headers
-        .get("authorization")
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.strip_prefix("Bearer "))
-        .unwrap_or("");
-    if bool::from(given.as_bytes().ct_eq(expected.as_bytes())) {
-        None
-    } else {
-        let mut response = json_error(StatusCode::UNAUTHORIZED, "a valid bearer token is required");
-        response.headers_mut().insert("www-authenticate", HeaderValue::from_static("Bearer"));
-        Some(response)
+/// Who sent the request (see `auth.rs`), or `401`.
+pub(crate) fn authorize(shared: &Shared, headers: &HeaderMap, extensions: &Extensions) -> Result<Caller, Refused> {
+    super::auth::caller(&shared.options, headers, extensions.get::<Peer>())
+        .ok_or(Refused(StatusCode::UNAUTHORIZED, "a valid bearer token is required"))
+}
+
+/// A refused request: its status and why, answered as [`json_error`] (a `401` also names the
+/// scheme: `WWW-Authenticate: Bearer`).
+#[derive(Debug)]
+pub(crate) struct Refused(pub(crate) StatusCode, pub(crate) &'static str);
+
+impl IntoResponse for Refused {
+    fn into_response(self) -> Response {
+        let mut response = json_error(self.0, self.1);
+        if self.0 == StatusCode::UNAUTHORIZED {
+            response.headers_mut().insert("www-authenticate", HeaderValue::from_static("Bearer"));
+        }
+        response
     }
 }
 
 /// `GET /acp`: a WebSocket upgrade, or else a Streamable HTTP stream.
 async fn get_endpoint(State(shared): State<Arc<Shared>>, request: axum::extract::Request) -> Response {
     let (mut parts, _body) = request.into_parts();
-    if let Some(refused) = authorize(&shared, &parts.headers) {
-        return refused;
-    }
+    let caller = match authorize(&shared, &parts.headers, &parts.extensions) {
+        Ok(caller) => caller,
+        Err(refused) => return refused.into_response(),
+    };
     let upgrade = match WebSocketUpgrade::from_request_parts(&mut parts, &()).await {
         Ok(upgrade) => upgrade,
-        Err(_) => return super::http::stream(shared, parts.headers).await,
+        Err(_) => return super::http::stream(shared, parts.headers, caller).await,
     };
+    // The WebSocket holds its TCP connection busy (no keep-alive deadline) while it is open.
+    let busy = parts.extensions.get::<super::listen::Connection>().map(super::listen::Connection::busy);
     let Ok(slot) = shared.slots.clone().try_acquire_owned() else {
         return json_error(StatusCode::SERVICE_UNAVAILABLE, "too many connections; try again later");
     };
-    let connection_id = shared.new_connection_id();
+    let connection_id = match shared.new_connection_id() {
+        Ok(id) => id,
+        Err(refused) => return refused.into_response(),
+    };
     let served = match shared.backend.direct(&connection_id) {
         Some(direct) => Ok(Served::Direct(direct)),
         None => shared.backend.open(&connection_id).await.map(Served::Pumped),
@@ -393,16 +431,18 @@ async fn get_endpoint(State(shared): State<Arc<Shared>>, request: axum::extract:
         Err(e) => return json_error(StatusCode::SERVICE_UNAVAILABLE, &format!("the agent could not start: {e}")),
     };
     let max = shared.options.max_message;
+    let header = HeaderValue::from_str(&connection_id);
     let mut response =
         upgrade.max_message_size(max).max_frame_size(max).read_buffer_size(frames::READ_BUFFER).on_upgrade(
             move |socket| async move {
+                let _busy = busy;
                 match served {
-                    Served::Direct(direct) => run_direct(socket, direct, shared, slot).await,
+                    Served::Direct(direct) => run_direct(socket, direct, shared, slot, connection_id).await,
                     Served::Pumped(endpoint) => run(socket, endpoint, shared, slot).await,
                 }
             },
         );
-    if let Ok(value) = HeaderValue::from_str(&connection_id) {
+    if let Ok(value) = header {
         response.headers_mut().insert(CONNECTION_ID_HEADER, value);
     }
     response
@@ -418,7 +458,13 @@ enum Served {
 
 /// One connection served by an in-process agent on the socket itself (see `frames.rs`), from
 /// the upgrade to the end of its agent (or the idle timeout).
-async fn run_direct(socket: WebSocket, direct: Direct, shared: Arc<Shared>, _slot: OwnedSemaphorePermit) {
+async fn run_direct(
+    socket: WebSocket,
+    direct: Direct,
+    shared: Arc<Shared>,
+    _slot: OwnedSemaphorePermit,
+    connection_id: String,
+) {
     let activity = Arc::new(Activity::new());
     let mut stopping = shared.stop.clone();
     let signal = Box::pin(async move {
@@ -433,7 +479,7 @@ async fn run_direct(socket: WebSocket, direct: Direct, shared: Arc<Shared>, _slo
         Some(idle) => {
             tokio::select! {
                 () = serving => {}
-                () = activity.idle(idle) => {}
+                () = activity.idle(idle) => shared.backend.ending(&connection_id, "idle"),
             }
         }
     }

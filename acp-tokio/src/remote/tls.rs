@@ -11,11 +11,13 @@
 //!   with the ALPN protocols a transport needs (`http/1.1` for the WebSocket upgrade, `h2` for
 //!   Streamable HTTP), for any client of this crate to reuse.
 //!
-//! Handshakes on the server run beside the accept loop (one slow client never holds up
-//! another), at most [`MAX_HANDSHAKES`] at once, each within [`HANDSHAKE_TIMEOUT`].
+//! Handshakes on the server run in each connection's task (one slow client never holds up
+//! another), each within [`HANDSHAKE_TIMEOUT`]; a connection in its handshake counts against
+//! the server's cap on unauthenticated connections (see `listen.rs`). The client's
+//! certificate, when the configuration asks for one, is what its connection ids are bound to
+//! (see `auth.rs`).
 
 use std::io;
-use std::net::SocketAddr;
 use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
@@ -23,11 +25,8 @@ use std::time::Duration;
 use rustls::pki_types::pem::PemObject;
 use rustls::pki_types::{CertificateDer, PrivateKeyDer, ServerName};
 use tokio::io::AsyncWriteExt;
-use tokio::net::{TcpListener, TcpStream};
-use tokio::sync::{Semaphore, mpsc};
+use tokio::net::TcpStream;
 
-/// TLS handshakes the server runs at once; further connections wait to be accepted.
-pub const MAX_HANDSHAKES: usize = 128;
 /// How long a client may take to complete its handshake before it is dropped.
 pub const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
 
@@ -195,75 +194,9 @@ fn handshake_error(host: &str, e: io::Error) -> io::Error {
     }
 }
 
-/// A listener whose connections have completed their TLS handshake (for `axum::serve`).
-pub(crate) struct TlsListener {
-    ready: mpsc::Receiver<(tokio_rustls::server::TlsStream<TcpStream>, SocketAddr)>,
-    local: SocketAddr,
-    accepting: tokio::task::JoinHandle<()>,
-}
-
-impl TlsListener {
-    pub(crate) fn new(listener: TcpListener, tls: &TlsServer) -> io::Result<TlsListener> {
-        let local = listener.local_addr()?;
-        let (tx, ready) = mpsc::channel(MAX_HANDSHAKES);
-        let acceptor = tokio_rustls::TlsAcceptor::from(tls.0.clone());
-        let accepting = tokio::spawn(accept_loop(listener, acceptor, tx));
-        Ok(TlsListener { ready, local, accepting })
-    }
-}
-
-impl Drop for TlsListener {
-    fn drop(&mut self) {
-        self.accepting.abort();
-    }
-}
-
-impl axum::serve::Listener for TlsListener {
-    type Io = tokio_rustls::server::TlsStream<TcpStream>;
-    type Addr = SocketAddr;
-
-    async fn accept(&mut self) -> (Self::Io, Self::Addr) {
-        match self.ready.recv().await {
-            Some(ready) => ready,
-            // The accept loop ended (the runtime is shutting down): accept nothing more.
-            None => std::future::pending().await,
-        }
-    }
-
-    fn local_addr(&self) -> io::Result<SocketAddr> {
-        Ok(self.local)
-    }
-}
-
-type Ready = mpsc::Sender<(tokio_rustls::server::TlsStream<TcpStream>, SocketAddr)>;
-
-async fn accept_loop(listener: TcpListener, acceptor: tokio_rustls::TlsAcceptor, ready: Ready) {
-    let handshakes = Arc::new(Semaphore::new(MAX_HANDSHAKES));
-    loop {
-        let Ok(permit) = handshakes.clone().acquire_owned().await else { return };
-        let (tcp, addr) = match listener.accept().await {
-            Ok(accepted) => accepted,
-            Err(_) => {
-                // Out of descriptors and the like: wait instead of spinning.
-                tokio::time::sleep(Duration::from_millis(50)).await;
-                continue;
-            }
-        };
-        // Small messages must not wait for Nagle's algorithm.
-        let _ = tcp.set_nodelay(true);
-        let (acceptor, ready) = (acceptor.clone(), ready.clone());
-        tokio::spawn(async move {
-            let _permit = permit;
-            if let Ok(Some(tls)) = tokio::time::timeout(HANDSHAKE_TIMEOUT, handshake(&acceptor, tcp)).await {
-                let _ = ready.send((tls, addr)).await;
-            }
-        });
-    }
-}
-
 /// The server's handshake; plain HTTP is answered `400` and dropped.
-async fn handshake(
-    acceptor: &tokio_rustls::TlsAcceptor,
+pub(crate) async fn handshake(
+    tls: &TlsServer,
     mut tcp: TcpStream,
 ) -> Option<tokio_rustls::server::TlsStream<TcpStream>> {
     let mut first = [0u8; 1];
@@ -275,5 +208,5 @@ async fn handshake(
         }
         return None;
     }
-    acceptor.accept(tcp).await.ok()
+    tokio_rustls::TlsAcceptor::from(tls.0.clone()).accept(tcp).await.ok()
 }

@@ -6,6 +6,8 @@ pub mod blocking_echo;
 pub mod certs;
 #[path = "../../examples/support/echo.rs"]
 pub mod echo;
+#[cfg(feature = "ws")]
+pub mod raw_http;
 pub mod scenarios;
 
 use std::collections::HashMap;
