@@ -125,3 +125,34 @@ fn the_client_measures_the_typescript_sdk_agent() {
         }
     }
 }
+
+/// Runs `acp-bench ARGS` with `input` as its whole stdin (`printf INPUT | acp-bench ARGS`).
+fn run_with_input(args: &[&str], input: &str) -> Output {
+    use std::io::Write;
+    use std::process::Stdio;
+    let mut child = Command::new(EXE)
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("acp-bench runs");
+    let mut stdin = child.stdin.take().expect("piped");
+    stdin.write_all(input.as_bytes()).expect("written");
+    drop(stdin);
+    child.wait_with_output().expect("acp-bench ends")
+}
+
+#[test]
+fn the_agent_answers_an_initialize_that_arrives_just_before_the_end_of_input() {
+    // `printf '<initialize>\n' | acp-bench agent`, on both adapters: the end of input is a
+    // half-close, so the request read just before it is answered before the agent exits.
+    let init = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1}}"#;
+    for adapter in ["tokio", "blocking"] {
+        let out = run_with_input(&["agent", "--adapter", adapter], &format!("{init}\n"));
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(out.status.success(), "{adapter}: {} {}", out.status, String::from_utf8_lossy(&out.stderr));
+        let answer: serde_json::Value = serde_json::from_str(stdout.trim_end()).expect("one JSON answer");
+        assert_eq!((&answer["id"], &answer["result"]["protocolVersion"]), (&0.into(), &1.into()), "{adapter}");
+    }
+}

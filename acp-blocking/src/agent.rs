@@ -130,7 +130,7 @@ pub struct RequestContext {
 
 impl RequestContext {
     request_context_methods!(
-        "by `$/cancel_request`, by `session/cancel` of its turn, or because the connection closed"
+        "by `$/cancel_request`, by `session/cancel` of its turn, at the end of the client's input (the answer still goes out), or because the connection closed"
     );
 
     /// The capabilities both sides advertised.
@@ -386,8 +386,14 @@ pub fn serve<A: Agent>(
 }
 
 /// [`serve`] with options. Runs the driver on the calling thread; returns once the connection
-/// closed: `Ok` when the input ended, the I/O error when reading or writing failed. Handlers
-/// still running then see their request cancelled; their results are discarded.
+/// closed: `Ok` when the input ended (and the client stopped reading after that, if it did:
+/// [`acp_runtime::peer_left`]), the I/O error when reading or writing failed otherwise.
+///
+/// The end of input is a half-close (acp-proto's `half_close`): the requests read before it
+/// are still answered before `serve` returns. Their handlers are told
+/// ([`CancelReason::InputEnded`](acp_proto::CancelReason::InputEnded)), and one that has not
+/// answered within `config.cancel_grace` is answered `-32800` for it. Handlers still running
+/// when the connection closes see their request cancelled; their results are discarded.
 ///
 /// A reader and a writer thread move the bytes. Over pipes or sockets, [`serve_fds`] does
 /// the same with fewer thread switches per request.

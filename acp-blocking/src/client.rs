@@ -128,7 +128,9 @@ impl ClientContext {
         ClientContext { id, cancel }
     }
 
-    request_context_methods!("`$/cancel_request`, the turn cancelled locally, or the connection closed");
+    request_context_methods!(
+        "`$/cancel_request`, the turn cancelled locally, the end of the agent's output (the answer still goes out), or the connection closed"
+    );
 }
 
 /// How long a spawned agent gets after `SIGTERM` before `SIGKILL`.

@@ -77,10 +77,13 @@
 //!
 //! # Closing
 //!
-//! Once the core reports `Closed`, the driver writes what is queued for at most
+//! The end of the input is passed to the core, which half-closes: it tells the handlers still
+//! running and keeps the connection open until each has answered (or its grace passed), so
+//! the driver keeps writing meanwhile. Once the core reports `Closed`, the driver writes what is queued for at most
 //! `flush_timeout`, then returns; the transport is dropped with it (the peer sees the end of
 //! its input). A write that fails (the peer closed its end: `EPIPE`, since Rust programs
-//! ignore `SIGPIPE`) closes the connection with that I/O error.
+//! ignore `SIGPIPE`) closes the connection with that I/O error, unless the peer's input had
+//! ended before: then it only says the peer left ([`acp_runtime::peer_left`]).
 
 use std::collections::VecDeque;
 use std::io::{self, Read, Write};
@@ -485,9 +488,15 @@ impl Driver {
                 self.writer_busy = false;
                 self.output_open = false;
                 if !self.closed {
-                    self.error.get_or_insert(e);
                     let now = self.now();
-                    self.conn().close(now);
+                    let mut conn = self.conn();
+                    // After the peer's end of input, a broken pipe only says it left.
+                    let left = acp_runtime::peer_left(&conn, &e);
+                    conn.close(now);
+                    drop(conn);
+                    if !left {
+                        self.error.get_or_insert(e);
+                    }
                 }
             }
             #[cfg(unix)]

@@ -135,6 +135,24 @@ fn unknown_methods_extensions_notifications_and_eof_on_the_wire() {
 }
 
 #[test]
+fn printf_initialize_into_acp_agent_prints_the_answer_and_exits_0() {
+    // The end of input is a half-close: what arrived just before it is still answered.
+    let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": 1}});
+    let (status, frames) = piped_into_agent(&[init], &[]);
+    assert!(status.success(), "{status}");
+    assert_eq!(frames.len(), 1, "{frames:?}");
+    assert_eq!((&frames[0]["id"], &frames[0]["result"]["protocolVersion"]), (&json!(0), &json!(1)));
+    // Pipelined requests too, in order (the second waited behind `initialize`).
+    let new = json!({"jsonrpc": "2.0", "id": 1, "method": "session/new", "params": {"cwd": "/", "mcpServers": []}});
+    let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": 1}});
+    let (status, frames) = piped_into_agent(&[init, new], &[]);
+    assert!(status.success(), "{status}");
+    let ids: Vec<&Value> = frames.iter().map(|f| &f["id"]).collect();
+    assert_eq!(ids, [&json!(0), &json!(1)]);
+    assert!(frames[1]["result"]["sessionId"].is_string(), "{frames:?}");
+}
+
+#[test]
 fn initialize_through_the_adapter() {
     let (conn, _, response) = spawn_agent(Answer::Pick("allow-once"), None, &[]);
     assert_eq!(response.protocol_version, ProtocolVersion::V1);

@@ -27,6 +27,17 @@ fn v2_client_args<'a>(acp: &'a str, args: &[&'a str]) -> Vec<&'a str> {
     all
 }
 
+#[test]
+fn printf_a_v2_initialize_into_acp_agent_prints_the_answer_and_exits_0() {
+    // The end of input is a half-close: what arrived just before it is still answered.
+    let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize",
+        "params": {"protocolVersion": 2, "info": {"name": "printf", "version": "1"}, "capabilities": {}}});
+    let (status, frames) = piped_into_agent(&[init], &["--protocol", "2"]);
+    assert!(status.success(), "{status}");
+    assert_eq!(frames.len(), 1, "{frames:?}");
+    assert_eq!((&frames[0]["id"], &frames[0]["result"]["protocolVersion"]), (&json!(0), &json!(2)));
+}
+
 /// Panics unless `parts` appear in `text` in this order.
 fn in_order(text: &str, parts: &[String]) {
     let mut from = 0;

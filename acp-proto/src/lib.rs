@@ -118,6 +118,10 @@
 //!   deadlock (see
 //!   [`connection`]'s "Bounded output"); where a bound is reached on the peer's input alone the
 //!   machine stops consuming it ([`Connection::wants_input`]) instead of growing.
+//! * **End of input is a half-close** ([`connection::half_close`]): requests received before
+//!   it are still answered, as if the peer had cancelled each (the handler is told; after
+//!   [`Config::cancel_grace`] the machine answers `-32800`), then the connection closes;
+//!   requests awaiting the peer end [`Outcome::ConnectionClosed`].
 //! * **Bad input never kills the connection**: `-32700`, `-32600`, `-32601`, `-32602` as the
 //!   case may be, never a panic. Only EOF, [`Connection::close`] or an unsupported protocol
 //!   version close it.

@@ -212,11 +212,21 @@ fn peer_eof_with_requests_pending() {
         ]
     );
     assert_eq!(p.client.poll_timeout(), None);
-    // And the agent, seeing its stdin close, reports its in-flight requests cancelled.
+    // And the agent, seeing its stdin close, tells its handlers but still owes the two
+    // answers (a half-close): it closes once they are queued.
     p.agent.handle_eof(p.now);
     let evs = p.agent_events();
-    assert_eq!(evs.len(), 3);
-    assert!(evs[..2].iter().all(|e| matches!(e, Event::Cancelled { reason: CancelReason::ConnectionClosed, .. })));
+    assert_eq!(evs.len(), 2);
+    assert!(evs.iter().all(|e| matches!(e, Event::Cancelled { reason: CancelReason::InputEnded, .. })));
+    assert!(!p.agent.is_closed());
+    for (i, event) in inbound.into_iter().enumerate() {
+        let Event::Request { id, .. } = event else { panic!("{event:?}") };
+        p.agent.respond(p.now, id, Ok(NewSessionResponse::new(format!("s{i}")).into())).unwrap();
+    }
+    assert_eq!(p.agent_events(), [Event::Closed { reason: CloseReason::PeerEof }]);
+    let mut out = Vec::new();
+    let _ = p.agent.poll_transmit(&mut out);
+    assert_eq!(out.iter().filter(|b| **b == b'\n').count(), 2, "both answers go out");
 }
 
 #[test]

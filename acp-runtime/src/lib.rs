@@ -9,6 +9,8 @@
 //! * [`trace`]: one tracing vocabulary (spans, targets, event names, fields, the payload cap)
 //!   for every adapter, behind the `tracing` feature.
 //! * [`handler_panicked`]: the one answer to a request whose handler panicked.
+//! * [`peer_left`]: a failed write after the peer's end of input that only says it went away
+//!   (not an error of the connection).
 //! * [`fd`] (Unix): pollable descriptors and the guard that keeps one non-blocking while an
 //!   adapter multiplexes it with `poll(2)`, restoring its mode when dropped.
 //! * [`process`]: the one supervision of an agent process (own process group, bounded
@@ -19,8 +21,10 @@ mod error;
 #[cfg(unix)]
 pub mod fd;
 mod panic;
+mod peer_left;
 pub mod process;
 pub mod trace;
 
 pub use error::Error;
 pub use panic::handler_panicked;
+pub use peer_left::peer_left;

@@ -114,7 +114,8 @@ acp_proto::method_table!(agent_trait {
     /// Implement the methods with `async fn`; every method except
     /// [`initialize`](Agent::initialize) has a default answering `-32601`. Each handler gets its
     /// request's context, whose cancellation token fires on `$/cancel_request`, on
-    /// `session/cancel` (prompts) and when the connection closes. A handler that panics answers
+    /// `session/cancel` (prompts), at the end of the client's input (the answer still goes
+    /// out: acp-proto's `half_close`) and when the connection closes. A handler that panics answers
     /// `-32603`; the connection and the other handlers carry on.
     ///
     /// For handlers that hold `Rc`s or other `!Send` state, implement [`LocalAgent`] instead.
@@ -131,8 +132,12 @@ acp_proto::method_table!(agent_trait {
 });
 
 /// Serves `agent` over `reader`/`writer` (the client's output and input). Resolves when the
-/// client's input ends (or the transport fails) and everything queued was written: `Ok(())`
-/// after a clean end of input. Dropping the future closes the connection.
+/// client's input ended and the requests it sent before were answered (their handlers are
+/// told: the token's reason is [`CancelReason::InputEnded`](acp_proto::CancelReason::InputEnded);
+/// one that has not answered within `config.cancel_grace` is answered `-32800` for it), or
+/// the transport failed, and everything queued was written: `Ok(())` after a clean end of
+/// input (also when the client then stopped reading: [`acp_runtime::peer_left`]). Dropping
+/// the future closes the connection.
 ///
 /// The driver and the handlers run as `tokio::spawn`ed tasks, so they share the runtime's
 /// workers however this future is awaited (even from `block_on` on a multi-thread runtime).

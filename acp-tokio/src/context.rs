@@ -153,7 +153,8 @@ impl std::fmt::Debug for RequestContext {
 
 /// The context of a client's request handler: the request's [`CancellationToken`] (it fires
 /// when the agent sends `$/cancel_request`, when the application cancels the turn a permission
-/// request belongs to, and when the connection closes).
+/// request belongs to, at the end of the agent's output (the answer still goes out) and when
+/// the connection closes).
 #[derive(Clone)]
 pub struct ClientContext {
     inner: HandlerContext,

@@ -22,6 +22,11 @@
 //! * **Time**: the clock is read before sleeping; the timer is re-armed only when the core's
 //!   deadline changes.
 //! * **Fairness**: after `budget` rounds with progress the driver yields.
+//! * **The end of input** goes to the core, which half-closes (acp-proto's `half_close`): the
+//!   driver keeps running the handlers and writing until the core reports `Closed` (every
+//!   answer owed given, or its grace passed), then flushes and finishes. A write that fails
+//!   after the end of input with a broken pipe only says the peer left
+//!   ([`acp_runtime::peer_left`]): the connection closes without an error.
 //!
 //! The driver never awaits a handler: handlers are spawned tasks (`Send` or local, chosen by
 //! [`Handlers`]) that report back through the command channel.
@@ -675,9 +680,12 @@ impl<Rt: Runtime, H: Handlers, Rd: ReadBytes, Wr: WriteBytes> Driver<Rt, H, Rd, 
         progress
     }
 
-    /// The transport failed: nothing more can be written, so the connection closes.
+    /// The transport failed: nothing more can be written, so the connection closes. After the
+    /// peer's end of input, a broken pipe only says it left: not an error (`peer_left`).
     fn fail(&mut self, now: Instant, e: io::Error) -> bool {
-        self.error.get_or_insert(e);
+        if !acp_runtime::peer_left(&self.conn, &e) {
+            self.error.get_or_insert(e);
+        }
         self.writer = None;
         self.output.clear();
         self.written = 0;

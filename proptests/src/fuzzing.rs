@@ -276,6 +276,11 @@ pub struct ConnectionRun {
 #[derive(Default)]
 struct Status {
     closed: bool,
+    /// The input ended while the connection was open: every request read is owed an answer
+    /// (unless the last line closed it: an unsupported protocol version).
+    eof_while_open: bool,
+    /// The connection closed on an unsupported protocol version.
+    unsupported: bool,
     run: ConnectionRun,
     #[cfg(feature = "unstable_protocol_v2")]
     turns: crate::fuzzing_v2::TurnCheck,
@@ -503,6 +508,7 @@ pub fn connection_run(data: &[u8]) -> ConnectionRun {
                 let _ = conn.cancel_turn(now, &SessionId::from("s0"));
             }
             _ if r.byte().is_multiple_of(8) => {
+                st.eof_while_open |= !conn.is_closed();
                 conn.handle_eof(now);
                 if let Some(m) = acct.mirror.as_mut() {
                     m.finish(|_| ControlFlow::Continue(()));
@@ -535,7 +541,9 @@ pub fn connection_run(data: &[u8]) -> ConnectionRun {
             break;
         }
     }
-    if !conn.is_closed() {
+    // Open, or closed after the end of input (a half-close answers what it read before:
+    // module `half_close`): every request read was answered.
+    if !conn.is_closed() || (st.eof_while_open && !st.unsupported) {
         acct.check_totals(&conn);
     }
     st.run.batches = conn.stats().batches;
@@ -558,7 +566,8 @@ fn feed(
         if fed == bytes.len() {
             break;
         }
-        let was_closed = conn.is_closed();
+        // Input after close or after the end of input is consumed and ignored: not read.
+        let was_closed = conn.is_closed() || conn.input_ended();
         let n = conn.handle_input(now, &bytes[fed..]);
         if !was_closed {
             acct.consumed(&bytes[fed..fed + n], max);
@@ -612,7 +621,10 @@ fn drain(
                 let pos = outbound.iter().position(|o| *o == id).expect("one outcome per outbound request");
                 outbound.remove(pos);
             }
-            Event::Closed { .. } => st.closed = true,
+            Event::Closed { reason } => {
+                st.closed = true;
+                st.unsupported = matches!(reason, acp_proto::CloseReason::UnsupportedProtocolVersion { .. });
+            }
             _ => {}
         }
     }

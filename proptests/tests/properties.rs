@@ -57,8 +57,10 @@ fn ready_agent() -> Connection {
     conn
 }
 
-/// Feeds `input` to a ready agent split at `cuts` (offsets, any order); returns every event
-/// (debug-printed) and every output byte.
+/// Feeds `input` to a ready agent split at `cuts` (offsets, any order), then the end of input,
+/// and answers the requests it is still owed (the end of input is a half-close: the
+/// connection closes once they have their answer); returns every event (debug-printed) and
+/// every output byte.
 fn run_chunked(input: &[u8], cuts: &[usize]) -> (Vec<String>, Vec<u8>) {
     let mut conn = ready_agent();
     let mut bounds: Vec<usize> = cuts.iter().map(|c| c % (input.len() + 1)).collect();
@@ -66,17 +68,29 @@ fn run_chunked(input: &[u8], cuts: &[usize]) -> (Vec<String>, Vec<u8>) {
     bounds.push(input.len());
     bounds.sort_unstable();
     bounds.dedup();
-    let (mut events, mut out) = (Vec::new(), Vec::new());
+    let (mut events, mut requests, mut out) = (Vec::new(), Vec::new(), Vec::new());
+    let mut take = |conn: &mut Connection, events: &mut Vec<String>| {
+        while let Some(event) = conn.poll_event() {
+            if let Event::Request { id, .. } = &event {
+                requests.push(*id);
+            }
+            events.push(format!("{event:?}"));
+        }
+    };
     for w in bounds.windows(2) {
         let mut chunk = &input[w[0]..w[1]];
         while !chunk.is_empty() {
             let n = conn.handle_input(Instant::ZERO, chunk);
             chunk = &chunk[n..];
-            events.extend(std::iter::from_fn(|| conn.poll_event()).map(|e| format!("{e:?}")));
+            take(&mut conn, &mut events);
             let _ = conn.poll_transmit(&mut out);
         }
     }
     conn.handle_eof(Instant::ZERO);
+    take(&mut conn, &mut events);
+    for id in requests {
+        let _ = conn.respond(Instant::ZERO, id, Err(acp_proto::RpcError::request_cancelled()));
+    }
     events.extend(std::iter::from_fn(|| conn.poll_event()).map(|e| format!("{e:?}")));
     let _ = conn.poll_transmit(&mut out);
     (events, out)

@@ -74,18 +74,20 @@ fn simulated_seeds_hold_every_invariant() {
         total.outcomes += s.outcomes;
         total.checks += s.checks;
         total.output_pauses += s.output_pauses;
+        total.owed_at_eof += s.owed_at_eof;
         total.peak_queued = total.peak_queued.max(s.peak_queued);
         add_opt_in(&mut total.opt_in, &s.opt_in);
         total.unstable.add(&s.unstable);
     }
     let o = &total.opt_in;
     let line = format!(
-        "sim: {runs} seeds from {first}, {} steps, {} frames, {} outcomes checked against the model, {} invariant checks, {} output pauses, peak queued output {} bytes; opt-in updates {} sent / {} refused / {} received, elicitations {} sent / {} refused / {} answered / {} outcomes, elicitation/complete {} sent / {} refused / {} received; unstable requests {} sent / {} refused / {} answered / {} results (per method calls/results {:?}); {:.1}s",
+        "sim: {runs} seeds from {first}, {} steps, {} frames, {} outcomes checked against the model, {} invariant checks, {} output pauses, {} requests owed at the end of input, peak queued output {} bytes; opt-in updates {} sent / {} refused / {} received, elicitations {} sent / {} refused / {} answered / {} outcomes, elicitation/complete {} sent / {} refused / {} received; unstable requests {} sent / {} refused / {} answered / {} results (per method calls/results {:?}); {:.1}s",
         total.steps,
         total.frames,
         total.outcomes,
         total.checks,
         total.output_pauses,
+        total.owed_at_eof,
         total.peak_queued,
         o.updates_sent,
         o.updates_refused,
@@ -121,6 +123,7 @@ fn simulated_seeds_hold_every_invariant() {
             ("elicitations refused", o.elicitations_refused),
             ("elicitation/complete received", o.completes_received),
             ("elicitation/complete refused", o.completes_refused),
+            ("requests owed at the end of input (invariant 12)", total.owed_at_eof),
         ] {
             assert!(n > 0, "no {what} in {runs} seeds");
         }
@@ -188,14 +191,16 @@ mod v2 {
             total.steps += s.steps;
             total.frames += s.frames;
             total.outcomes += s.outcomes;
+            total.owed_at_eof += s.owed_at_eof;
             total.v2.add(&s.v2);
         }
         let v = &total.v2;
         let line = format!(
-            "sim ({name}): {runs} seeds, {} steps, {} frames, {} outcomes checked; {} negotiated v2, {} fell back to v1; {} turns opened, ended idle/prompt-failed/closed {:?}, {} prompts joined an open turn, {} acknowledged; updates stamped {} / unstamped {}, {} idles sent by the agent's machine at its cancel grace ({} told to the agent application); session/cancel sent/received {:?}; asks sent/cancelled by the cascade {:?}; tool upserts with/without cancel {:?}; tool_call/cancel accepted/refused {:?}; terminal upserts with/without cancel {:?}, terminal/cancel accepted/refused {:?}; resumes ok/unknown/replayed updates {:?}; closes/deletes {:?}; auth login/logout/refused by the gate/session/new needing a login {:?}; elicitations form/url/refused by the gate/answered/cancelled by the agent/completed {:?}; {:.1}s",
+            "sim ({name}): {runs} seeds, {} steps, {} frames, {} outcomes checked, {} requests owed at the end of input; {} negotiated v2, {} fell back to v1; {} turns opened, ended idle/prompt-failed/closed {:?}, {} prompts joined an open turn, {} acknowledged; updates stamped {} / unstamped {}, {} idles sent by the agent's machine at its cancel grace ({} told to the agent application); session/cancel sent/received {:?}; asks sent/cancelled by the cascade {:?}; tool upserts with/without cancel {:?}; tool_call/cancel accepted/refused {:?}; terminal upserts with/without cancel {:?}, terminal/cancel accepted/refused {:?}; resumes ok/unknown/replayed updates {:?}; closes/deletes {:?}; auth login/logout/refused by the gate/session/new needing a login {:?}; elicitations form/url/refused by the gate/answered/cancelled by the agent/completed {:?}; {:.1}s",
             total.steps,
             total.frames,
             total.outcomes,
+            total.owed_at_eof,
             v.negotiated_v2,
             v.fell_back_to_v1,
             v.turns_opened,
@@ -226,7 +231,7 @@ mod v2 {
 
     #[test]
     fn v2_seeds_hold_every_invariant() {
-        let Some((runs, v, _)) = run(Protocol::V2, "v2") else { return };
+        let Some((runs, v, total)) = run(Protocol::V2, "v2") else { return };
         assert_eq!(v.fell_back_to_v1, 0);
         if runs >= 100 {
             // Enough seeds: every v2 path was taken.
@@ -268,6 +273,7 @@ mod v2 {
                 ("elicitations answered", v.elicitations[3]),
                 ("elicitations cancelled by the agent", v.elicitations[4]),
                 ("elicitation/complete", v.elicitations[5]),
+                ("requests owed at the end of input (invariant 12)", total.owed_at_eof),
             ] {
                 assert!(n > 0, "no {what} in {runs} v2 seeds");
             }

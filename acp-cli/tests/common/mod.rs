@@ -29,6 +29,29 @@ pub fn acp() -> PathBuf {
     PathBuf::from(env!("CARGO_BIN_EXE_acp"))
 }
 
+/// `printf '<line>\n…' | acp agent --quiet ARGS`: every line, then the end of input at once.
+/// Returns the exit status and the frames written.
+pub fn piped_into_agent(
+    lines: &[serde_json::Value],
+    args: &[&str],
+) -> (std::process::ExitStatus, Vec<serde_json::Value>) {
+    let mut child = Command::new(acp())
+        .args(["agent", "--quiet"])
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut input = child.stdin.take().unwrap();
+    let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    input.write_all(text.as_bytes()).unwrap();
+    drop(input);
+    let output = child.wait_with_output().unwrap();
+    let frames = String::from_utf8(output.stdout).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    (output.status, frames)
+}
+
 /// A directory under the system's temporary directory, removed on drop.
 pub struct TempDir(PathBuf);
 

@@ -66,7 +66,8 @@ pub struct Config {
     /// The wire id of the first outbound request; later ones count up. Default 1.
     pub first_outbound_id: i64,
     /// How long a handler may take to answer after the peer's `$/cancel_request` before the
-    /// machine answers `-32800` itself. Default 5 s.
+    /// machine answers `-32800` itself; the same after the peer's end of input, for the
+    /// requests received before it (module [`half_close`](super::half_close)). Default 5 s.
     pub cancel_grace: Duration,
     /// Agent side: how long a cancelled prompt turn's handler may take before the machine
     /// answers `stopReason: "cancelled"` itself. Default 5 s.

@@ -111,6 +111,12 @@ pub enum CancelReason {
     TurnCancelled,
     /// The connection closed; a later completion is discarded.
     ConnectionClosed,
+    /// The peer's input ended (a half-close: module
+    /// [`half_close`](crate::connection::half_close)): it will send nothing more, but it may
+    /// still read, and the answer still goes out. Complete it as usual, and soon (a result, or
+    /// a `-32800` error); if the handler does not complete within the grace period, the
+    /// machine answers `-32800` itself and a later completion is discarded.
+    InputEnded,
 }
 
 /// Why the connection closed.

@@ -239,6 +239,10 @@ impl Connection {
             self.push_event(Event::Request { id: InboundId(key), request });
         }
         debug_assert_eq!(self.inbound.len(), self.by_wire.len());
+        if self.input_ended {
+            // Released from behind `initialize` after the end of input (module `half_close`).
+            self.cancel_at_eof(key);
+        }
     }
 
     /// Refuses request `id` when the requests already deferred fill `max_held_bytes` and input
@@ -420,6 +424,9 @@ impl Connection {
     /// `cancelled` outcome for an option that was not offered, which grants nothing) and the
     /// mistake is returned as an error. Agent side, a cancelled prompt turn is answered
     /// `stopReason: "cancelled"` whatever the completion.
+    ///
+    /// After the end of input, the answer to the last request owed closes the connection
+    /// ([`half_close`](super::half_close)).
     pub fn respond(
         &mut self,
         now: Instant,
@@ -427,6 +434,13 @@ impl Connection {
         result: Result<Response, RpcError>,
     ) -> Result<Completion, RespondError> {
         self.advance(now);
+        let completion = self.complete(id, result);
+        self.close_if_answered();
+        completion
+    }
+
+    /// [`respond`](Self::respond), before the half-close's check.
+    fn complete(&mut self, id: InboundId, result: Result<Response, RpcError>) -> Result<Completion, RespondError> {
         let Some(entry) = self.inbound.get(&id.0) else {
             return Ok(Completion::Discarded);
         };

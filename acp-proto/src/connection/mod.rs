@@ -63,12 +63,20 @@
 //! exactly one [`Event::Outcome`] each. A locally cancelled request gets a single
 //! [`Outcome::Cancelled`]. A response arriving after the outcome is dropped and counted in
 //! [`Stats::late_responses`].
+//!
+//! # End of input
+//! The peer's end of input is a half-close ([`half_close`]): the requests it sent before are
+//! still answered, as if it had cancelled each (the handler is told, and answers; the machine
+//! answers `-32800` once [`Config::cancel_grace`] has passed), and only then does the
+//! connection close; what this side awaits from the peer ends at once
+//! ([`Outcome::ConnectionClosed`]).
 
 #[cfg(feature = "unstable_protocol_v2")]
 pub mod batch;
 mod config;
 mod deferred;
 mod event;
+pub mod half_close;
 mod handshake;
 mod held;
 mod inbound;
@@ -201,6 +209,8 @@ pub struct Connection {
     outbound: BTreeMap<i64, PendingOut>,
     next_outbound: i64,
     timers: BTreeSet<(Instant, Timer)>,
+    /// The peer's output ended: the connection is half-closed ([`half_close`]).
+    input_ended: bool,
     /// Client: its own capabilities, from the `initialize` it sent.
     init_caps: Option<CapabilitySnapshot>,
     negotiated: Option<Negotiated>,
@@ -235,6 +245,7 @@ impl Connection {
             deferred: deferred::Deferred::default(),
             outbound: BTreeMap::new(),
             timers: BTreeSet::new(),
+            input_ended: false,
             init_caps: None,
             negotiated: None,
             turns: turns::Turns::default(),
@@ -327,9 +338,11 @@ impl Connection {
 
     /// Whether [`handle_input`](Self::handle_input) currently consumes bytes. It stops when
     /// the event queue, the machine's own queued answers to peer input, or the held requests
-    /// reach their bounds, until the application drains them.
+    /// reach their bounds, until the application drains them; and for good after the end of
+    /// input or close.
     pub fn wants_input(&self) -> bool {
         self.phase != Phase::Closed
+            && !self.input_ended
             && self.events.len() < self.config.max_events
             && self.machine_out < self.config.outbound_budget
             && self.held.bytes() < self.config.max_held_bytes
@@ -442,12 +455,12 @@ impl Connection {
 
     /// Feeds bytes read from the peer, chunked any way at all. Returns how many were consumed:
     /// all of them unless [`wants_input`](Self::wants_input) turned false along the way, in
-    /// which case the caller drains the outputs and feeds the rest again. Input after close is
-    /// consumed and ignored.
+    /// which case the caller drains the outputs and feeds the rest again. Input after close or
+    /// after the end of input is consumed and ignored.
     #[must_use = "bytes that were not consumed must be fed again"]
     pub fn handle_input(&mut self, now: Instant, data: &[u8]) -> usize {
         self.advance(now);
-        if self.phase == Phase::Closed {
+        if self.phase == Phase::Closed || self.input_ended {
             return data.len();
         }
         if !self.wants_input() {
@@ -462,11 +475,14 @@ impl Connection {
         consumed
     }
 
-    /// Signals that the peer's output ended: a final line without `\n` is processed, then the
-    /// connection closes ([`CloseReason::PeerEof`]).
+    /// Signals that the peer's output ended: a half-close ([`half_close`]). A final line
+    /// without `\n` is processed; outbound requests get [`Outcome::ConnectionClosed`]; the
+    /// inbound requests received before are told ([`CancelReason::InputEnded`]) and still
+    /// answered (by the machine, `-32800`, after [`Config::cancel_grace`]); once none is owed
+    /// the connection closes ([`CloseReason::PeerEof`]). Later calls are no-ops.
     pub fn handle_eof(&mut self, now: Instant) {
         self.advance(now);
-        if self.phase == Phase::Closed {
+        if self.phase == Phase::Closed || self.input_ended {
             return;
         }
         let mut framer = std::mem::take(&mut self.framer);
@@ -475,7 +491,9 @@ impl Connection {
             std::ops::ControlFlow::Continue(())
         });
         self.framer = framer;
-        self.close_with(CloseReason::PeerEof);
+        if self.phase != Phase::Closed {
+            self.half_close();
+        }
     }
 
     /// Fires every deadline at or before `now`. Early or repeated calls are no-ops.
@@ -493,6 +511,7 @@ impl Connection {
                 Timer::TurnGraceV2(seq) => self.turn_grace_v2_expired(seq),
             }
         }
+        self.close_if_answered();
         debug_assert!(self.poll_timeout().is_none_or(|t| t > self.now));
     }
 

@@ -44,6 +44,9 @@ impl Connection {
     ///
     /// Agent side, a `session/request_permission` made while its session's turn is being
     /// cancelled is accepted and resolves at once as [`Outcome::Cancelled`], without a frame.
+    /// After the end of input, any request is accepted and resolves at once as
+    /// [`Outcome::ConnectionClosed`], without a frame: no answer could come
+    /// ([`half_close`](super::half_close)).
     ///
     /// A refusal hands the request back ([`Refused`]).
     ///
@@ -86,6 +89,9 @@ impl Connection {
         self.check_budget()?;
         let session = request.session_id().cloned();
         self.turns.check_client_prompt(request)?;
+        if let Some(id) = self.resolve_after_eof() {
+            return Ok(id);
+        }
         let id = self.next_outbound;
         if self.turns.agent_ask_resolves_cancelled(request) {
             self.next_outbound += 1;

@@ -12,6 +12,7 @@ use crate::types::*;
 use crate::{ErrorCode, RpcError};
 
 mod content_gate;
+mod half_close;
 mod output_bound;
 #[cfg(feature = "unstable_proxy_chains")]
 mod proxy_handshake;
@@ -654,17 +655,6 @@ fn close_resolves_everything_once() {
         Err(SendError::Closed)
     );
     assert_eq!(a.respond(ms(3), InboundId(2), Err(RpcError::internal_error("late"))), Ok(Completion::Discarded));
-}
-
-#[test]
-fn eof_processes_the_last_line_then_closes() {
-    let mut a = ready_agent();
-    let _ = a.handle_input(T0, new_session_line(1).as_bytes());
-    a.handle_eof(T0);
-    let evs = events(&mut a);
-    assert!(matches!(evs[0], Event::Request { .. }));
-    assert_eq!(evs[1], Event::Cancelled { id: InboundId(1), reason: CancelReason::ConnectionClosed });
-    assert_eq!(evs[2], Event::Closed { reason: CloseReason::PeerEof });
 }
 
 // ---- rule 8: determinism -------------------------------------------------------------------

@@ -340,6 +340,8 @@ impl Connection {
                 self.push_event(Event::Cancelled { id: InboundId(*key), reason: CancelReason::TurnCancelled });
             }
         }
+        // After the end of input, these may have been the last answers owed.
+        self.close_if_answered();
         Ok(asks.len())
     }
 

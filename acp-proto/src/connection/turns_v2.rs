@@ -143,6 +143,7 @@
 //! | a successful answer to `session/close` / `session/delete` of S while its turn is open (close cancels the session's work: no idle will come) | [`Event::TurnEnded`] ([`TurnEndReason::SessionClosed`]) after the outcome; S's tool calls and terminals are no longer cancellable; a late idle of S ends nothing | `v2_peer::client_session_close_ends_its_open_turn` |
 //! | an update of S with no turn open, a second idle, an update after the idle | delivered unstamped; ends nothing | `v2_peer::client_updates_outside_a_turn_are_unstamped_and_end_nothing` |
 //! | the connection closes with a turn open | [`Event::TurnEnded`] ([`TurnEndReason::ConnectionClosed`]) before [`Event::Closed`] | `client_close_ends_open_turns` |
+//! | the agent's output ends with a turn open (no idle can come; the client may still answer the agent's requests before it closes: [`half_close`](super::half_close)) | [`Event::TurnEnded`] ([`TurnEndReason::ConnectionClosed`]) at once, after the prompts' outcomes | `half_close::client_eof_ends_open_v2_turns_at_once` |
 //! | [`Connection::cancel_turn`] | sends `session/cancel`; answers every pending permission ask of S `cancelled` ([`CancelReason::TurnCancelled`]); the turn stays open until the agent's idle | `client_cancel_answers_asks_and_waits_for_idle` |
 //! | a permission ask for S after the cancel, before the idle | answered `cancelled` by the machine, never dispatched | `client_cancel_answers_asks_and_waits_for_idle` |
 //! | `tool_call/cancel` / `terminal/cancel` sent | refused ([`SendError::NotCancellable`]) unless the latest update of that tool call / terminal (in that session) advertised `capabilities.cancel` and it is not final | `client_tool_call_cancel_needs_the_advertised_capability`, `client_terminal_cancel_needs_the_advertised_capability` |
@@ -628,6 +629,20 @@ impl Connection {
         // The machine's own notification: never refused by the budget.
         let _ = self.write_v2_notification(&update.into());
         self.push_event(Event::CancelGraceExpired { session });
+    }
+
+    /// End of input, client side: no idle can come, so every open turn ends now, as on
+    /// close (the connection may stay half-closed a while, answering the agent's requests).
+    /// The turns are taken before `outcomes` runs (the prompts' outcomes: a turn left open
+    /// would end `PromptFailed`), and end after it.
+    pub(super) fn end_client_turns_v2(&mut self, outcomes: impl FnOnce(&mut Self)) {
+        self.v2.cancelling.clear();
+        let turns = std::mem::take(&mut self.v2.turns);
+        outcomes(self);
+        for (session, turn) in turns {
+            let reason = TurnEndReason::ConnectionClosed;
+            self.push_event(Event::TurnEnded { session, turn: OutboundId(turn.prompt), reason });
+        }
     }
 
     /// Close: every open client turn ends.

@@ -229,6 +229,10 @@ impl Connection {
             self.push_event(event);
         }
         debug_assert_eq!(self.inbound.len(), self.by_wire.len());
+        if self.input_ended {
+            // Released from behind `initialize` after the end of input (module `half_close`).
+            self.cancel_at_eof(key);
+        }
     }
 
     /// A notification on a v2 connection (`$/cancel_request` was handled before).
@@ -295,6 +299,17 @@ impl Connection {
         result: Result<v2::Response, RpcError>,
     ) -> Result<Completion, RespondError> {
         self.advance(now);
+        let completion = self.complete_v2(id, result);
+        self.close_if_answered();
+        completion
+    }
+
+    /// [`respond_v2`](Self::respond_v2), before the half-close's check.
+    fn complete_v2(
+        &mut self,
+        id: InboundId,
+        result: Result<v2::Response, RpcError>,
+    ) -> Result<Completion, RespondError> {
         let Some(entry) = self.inbound.get(&id.0) else {
             return Ok(Completion::Discarded);
         };
@@ -415,6 +430,9 @@ impl Connection {
             return Err(SendError::TooManyPending { limit: self.config.max_pending_outbound });
         }
         self.check_budget()?;
+        if let Some(id) = self.resolve_after_eof() {
+            return Ok(id);
+        }
         let id = self.next_outbound;
         if self.agent_ask_cancelled_v2(request) {
             self.next_outbound += 1;

@@ -1,7 +1,7 @@
 //! The simulation's actions besides moving bytes: completing handlers, cancelling, injecting
 //! faults, and settling at the end of a run.
 
-use acp_proto::{Method, OutboundId, Side};
+use acp_proto::{CloseReason, Method, OutboundId, Side};
 use serde_json::Value;
 
 use super::{Chooser, Sim, label_of};
@@ -168,8 +168,13 @@ impl<C: Chooser> Sim<'_, C> {
         for side in [Side::Agent, Side::Client] {
             let peer = self.peer(side);
             let stats = peer.conn.stats();
-            peer.wire.settle(stats.duplicate_ids, peer.conn.inbound_in_flight(), peer.conn.is_closed());
             assert_eq!(peer.conn.inbound_in_flight(), 0, "{side:?}: requests left in flight after settling");
+            let unsupported = matches!(peer.close_reason, Some(CloseReason::UnsupportedProtocolVersion { .. }));
+            if peer.eof_while_open && !unsupported {
+                peer.wire.settle_after_eof(stats.duplicate_ids);
+            } else {
+                peer.wire.settle(stats.duplicate_ids, 0, peer.conn.is_closed());
+            }
             assert!(peer.outstanding.is_empty(), "{side:?}: requests without an outcome: {:?}", peer.outstanding);
         }
         self.check_turn_counts();

@@ -77,7 +77,7 @@ impl<C: Chooser> Sim<'_, C> {
                 self.agent.wire.set_client_caps(n.peer.json().clone());
                 self.agent.peer_caps = Some(n.peer.json().clone());
             }
-            Event::Closed { .. } => self.agent.closed = true,
+            Event::Closed { reason } => (self.agent.closed, self.agent.close_reason) = (true, Some(reason)),
             #[cfg(feature = "unstable_protocol_v2")]
             Event::RequestV2 { id, request } => self.agent_request_v2(id, request),
             #[cfg(feature = "unstable_protocol_v2")]

@@ -195,7 +195,7 @@ impl<C: Chooser> Sim<'_, C> {
                 self.client_handshake_completed_v2(&n);
                 self.client.peer_caps = Some(n.peer.json().clone())
             }
-            Event::Closed { .. } => self.client.closed = true,
+            Event::Closed { reason } => (self.client.closed, self.client.close_reason) = (true, Some(reason)),
             #[cfg(feature = "unstable_protocol_v2")]
             Event::RequestV2 { id, request } => self.client_request_v2(id, request),
             #[cfg(feature = "unstable_protocol_v2")]
@@ -343,15 +343,23 @@ impl<C: Chooser> Sim<'_, C> {
                     self.summary.v2.asks[1] += 1;
                 }
             }
-            Outcome::ConnectionClosed => assert!(closed, "{side:?}: {id} got ConnectionClosed on an open connection"),
+            Outcome::ConnectionClosed => {
+                let ended = self.peer(side).conn.input_ended();
+                assert!(
+                    closed || ended,
+                    "{side:?}: {id} got ConnectionClosed on an open connection before its input ended"
+                );
+            }
             Outcome::Result(response) => {
                 assert_eq!(response.method(), out.method, "{side:?}: result of the wrong method for {id}");
                 self.check_result(side, &out, &response, &replies);
             }
             Outcome::Error(e) => {
                 let code = i64::from(e.code.0);
+                // The receiver's input ended: it cancels what it read before (invariant 12).
+                let receiver_ended = self.peer(side.peer()).conn.input_ended();
                 let ok = replies.contains(&Err(code))
-                    || (code == -32800 && self.model.cancel_requested.contains(&label))
+                    || (code == -32800 && (self.model.cancel_requested.contains(&label) || receiver_ended))
                     || (code == -32800 && !dispatched && self.v2_prompt_cancelled_while_deferred(side, &out))
                     || ((!dispatched || self.model.duplicated.contains(&label))
                         && [-32600, -32601, -32602, -32603].contains(&code));

@@ -31,9 +31,11 @@
 //! 1. Exactly one outcome per outbound request, and it is the one the model predicts (the
 //!    peer application's reply, `cancelled` after a `session/cancel`, `-32800` after a
 //!    `$/cancel_request` grace, `TimedOut` exactly at its deadline, `Cancelled` only after a
-//!    local cancel or the agent's cascade, `ConnectionClosed` only on close).
+//!    local cancel or the agent's cascade, `ConnectionClosed` only on close or after the end
+//!    of input, `-32800` also for a request its receiver read before the end of its input).
 //! 2. Per request id, never more responses than requests read; once settled, exactly one
-//!    response per request read, except duplicates dropped and requests cut off by a close.
+//!    response per request read, except duplicates dropped and requests cut off by a close
+//!    (never by the end of input: invariant 12).
 //! 3. Every frame on both pipes is valid NDJSON and a valid JSON-RPC 2.0 message.
 //! 4. Every `session/update` of a turn precedes its prompt response: the client sees all of
 //!    the turn's updates, stamped with the turn and ordinals 0, 1, 2…, before its outcome.
@@ -59,6 +61,11 @@
 //!     so outputs fill often; each machine's queue never exceeds twice (the bound + one frame)
 //!     (the application's share and the machine's own answers) plus one small frame per
 //!     request in flight, and after the readers resume everything is answered (settling).
+//! 12. End of input is a half-close: every inbound request a machine read before the end of
+//!     its input gets exactly one response (the machine's pipes never report a failed write
+//!     to it, so the exception, an output that failed, never applies here). The runs close a
+//!     peer's output at random while it still reads (a fault), so the other side answers
+//!     into a pipe that is read; the check is made on what each machine emits.
 
 mod actions;
 mod agent_app;
@@ -84,7 +91,7 @@ use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::time::Duration;
 
 use acp_proto::types::ProtocolVersion;
-use acp_proto::{Config, Connection, Event, InboundId, Instant, Method, OutboundId, Side};
+use acp_proto::{CloseReason, Config, Connection, Event, InboundId, Instant, Method, OutboundId, Side};
 use serde_json::Value;
 
 pub use chooser::{Bytes, Chooser, Seeded};
@@ -129,6 +136,9 @@ pub struct Summary {
     pub peak_queued: usize,
     /// Times either machine deferred new work because its output was full.
     pub output_pauses: u64,
+    /// Requests a machine had read and not yet answered when its input ended: each then owed
+    /// its one answer (invariant 12).
+    pub owed_at_eof: u64,
     /// Steps taken.
     pub steps: usize,
     /// Frames emitted by both sides.
@@ -217,6 +227,12 @@ struct Peer {
     peer_caps: Option<Value>,
     /// Bytes the application queued (sends and answers) since its output was last taken.
     app_queued: usize,
+    /// Its input ended while it was open: it owes an answer to every request it read
+    /// (invariant 12), unless the last line closed it (an unsupported protocol version).
+    /// The simulation's own record, not the machine's.
+    eof_while_open: bool,
+    /// Why it closed, once it did.
+    close_reason: Option<CloseReason>,
 }
 
 impl Peer {
@@ -246,6 +262,8 @@ impl Peer {
             sessions: Vec::new(),
             peer_caps: None,
             app_queued: 0,
+            eof_while_open: false,
+            close_reason: None,
         }
     }
 

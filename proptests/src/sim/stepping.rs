@@ -83,8 +83,11 @@ impl<C: Chooser> Sim<'_, C> {
             self.log(format!("eof -> {to:?}"));
             let now = self.now;
             let peer = self.peer(to);
+            peer.eof_while_open = !peer.conn.is_closed();
+            let owed = if peer.eof_while_open { peer.conn.inbound_in_flight() as u64 } else { 0 };
             peer.wire.consumed_eof();
             peer.conn.handle_eof(now);
+            self.summary.owed_at_eof += owed;
             return;
         }
         let len = self.pipes[pipe].bytes.len();
@@ -92,10 +95,11 @@ impl<C: Chooser> Sim<'_, C> {
         let chunk: Vec<u8> = self.pipes[pipe].bytes.iter().take(n).copied().collect();
         let now = self.now;
         let peer = self.peer(to);
-        let was_closed = peer.conn.is_closed();
+        // Input after close or after the end of input is consumed and ignored: not read.
+        let ignored = peer.conn.is_closed() || peer.conn.input_ended();
         let consumed = peer.conn.handle_input(now, &chunk);
         assert!(consumed <= chunk.len());
-        if !was_closed {
+        if !ignored {
             peer.wire.consumed(&chunk[..consumed]);
         }
         self.pipes[pipe].bytes.drain(..consumed);

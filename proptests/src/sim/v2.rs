@@ -427,7 +427,8 @@ impl<C: Chooser> Sim<'_, C> {
                 1
             }
             TurnEndReason::ConnectionClosed => {
-                assert!(self.client.conn.is_closed(), "turn {turn} ended ConnectionClosed on an open connection");
+                let ended = self.client.conn.is_closed() || self.client.conn.input_ended();
+                assert!(ended, "turn {turn} ended ConnectionClosed on an open connection before its input ended");
                 2
             }
             TurnEndReason::SessionClosed => {

@@ -231,6 +231,9 @@ impl<C: Chooser> Sim<'_, C> {
             }
             Err(SendError::UnknownSession(_)) => assert!(!known, "an update for an announced session was refused"),
             Err(SendError::Backpressure { .. }) => {}
+            // After the end of input, the answer to the last request owed closes the
+            // connection: the updates that follow it are refused (module `half_close`).
+            Err(SendError::Closed) => assert!(self.agent.conn.is_closed() && self.agent.conn.input_ended()),
             Err(e) => panic!("agent: v2 update refused: {e}"),
         }
         r

@@ -184,7 +184,9 @@ impl<C: Chooser> Sim<'_, C> {
                 }
                 if let Some(s) = &session {
                     match method {
-                        Some(v2::Method::Prompt) => self.client_open_turn(s, id),
+                        // After the end of input a prompt resolves `ConnectionClosed` at
+                        // once: it opens no turn (module `half_close`).
+                        Some(v2::Method::Prompt) if !self.client.conn.input_ended() => self.client_open_turn(s, id),
                         // From now on the agent may replay the session's history.
                         Some(v2::Method::ResumeSession) => _ = self.v2.client_closed.remove(s),
                         _ => {}

@@ -80,6 +80,15 @@ impl WireCheck {
         self.frames_emitted = self.inner.frames_emitted();
     }
 
+    /// Invariant 12, once the run has settled, for a peer whose input ended while it was
+    /// open: every request it read (duplicates it dropped aside) was answered exactly once,
+    /// whether or not it closed since. Panics on a violation.
+    pub(super) fn settle_after_eof(&self, duplicates_dropped: u64) {
+        if let Some(v) = self.inner.settle(duplicates_dropped, 0, false) {
+            panic!("{}: a request read before the end of input was not answered exactly once: {v}", self.name);
+        }
+    }
+
     /// Final accounting once the run has settled. Panics on a violation.
     pub(super) fn settle(&self, duplicates_dropped: u64, in_flight: usize, closed: bool) {
         if let Some(v) = self.inner.settle(duplicates_dropped, in_flight, closed) {

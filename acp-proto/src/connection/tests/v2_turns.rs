@@ -31,16 +31,16 @@ fn chunk(text: &str) -> Value {
     json!({"sessionUpdate": "agent_message_chunk", "messageId": "m", "content": {"type": "text", "text": text}})
 }
 
-fn prompt() -> v2::PromptRequest {
+pub(super) fn prompt() -> v2::PromptRequest {
     from(json!({"sessionId": "s", "prompt": [{"type": "text", "text": "hi"}]}))
 }
 
-fn ack() -> v2::Response {
+pub(super) fn ack() -> v2::Response {
     let ack: v2::PromptResponse = from(json!({"messageId": "u1"}));
     ack.into()
 }
 
-fn ask() -> v2::RequestPermissionRequest {
+pub(super) fn ask() -> v2::RequestPermissionRequest {
     from(
         json!({"sessionId": "s", "title": "run?", "options": [{"optionId": "y", "name": "Yes", "kind": "allow_once"}]}),
     )
@@ -66,7 +66,7 @@ fn stamps(events: &[Event]) -> (Vec<Option<TurnStamp>>, Vec<TurnEndReason>) {
 }
 
 /// A v2 pair with session `s` whose prompt was sent (and, with `ack`, acknowledged).
-fn prompted(acknowledged: bool) -> (Connection, Connection, OutboundId) {
+pub(super) fn prompted(acknowledged: bool) -> (Connection, Connection, OutboundId) {
     let (mut c, mut a) = pair_with_session();
     let turn = c.send_request_v2(T0, prompt(), None).unwrap();
     pipe(&mut c, &mut a, T0);
