@@ -32,6 +32,7 @@ pub mod check;
 pub mod client;
 pub mod config;
 pub mod demo;
+pub mod files;
 pub mod manage;
 pub mod record;
 pub mod replay;
