@@ -36,6 +36,7 @@ pub mod files;
 pub mod manage;
 pub mod record;
 pub mod replay;
+pub(crate) mod sanitize;
 pub mod serve;
 pub mod setup;
 pub mod store;

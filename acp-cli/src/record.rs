@@ -3,7 +3,8 @@
 //! format; `acp replay` reads it).
 //!
 //! Bytes go through unchanged and at once both ways: our stdin to the agent's stdin, the
-//! agent's stdout to our stdout; the agent's stderr goes to our stderr line by line. Each
+//! agent's stdout to our stdout; the agent's stderr goes to our stderr line by line, made
+//! inert (`sanitize`: it reaches a terminal or a log, not a protocol peer). Each
 //! line is also handed to the transcript's writer thread through a queue bounded in bytes
 //! (a full queue drops the line from the transcript, never slows the forwarding). The end of
 //! our stdin closes the agent's stdin; the agent's exit ends the proxy with the agent's exit
@@ -173,8 +174,10 @@ fn spawn_agent(argv: &[OsString]) -> io::Result<(Supervisor, std::process::Child
     let mut command = Command::new(std::env::current_exe()?);
     command.arg(EXEC_CHILD).arg("--parent-pid").arg(std::process::id().to_string()).arg("--");
     command.arg(resolved).args(args);
+    // The agent's stderr reaches a terminal or a log: inert, like every peer text we print.
+    // The agent's stderr reaches a terminal or a log: inert, like every peer text we print.
     let options = SupervisorOptions::default().with_stderr_capacity(4096).with_stderr_lines(|line| {
-        let _ = writeln!(io::stderr().lock(), "{line}");
+        let _ = writeln!(io::stderr().lock(), "{}", crate::sanitize::clean_line(&line));
     });
     Supervisor::spawn(command, options)
 }

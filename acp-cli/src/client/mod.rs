@@ -50,7 +50,6 @@ mod remote;
 mod render;
 mod reopen;
 mod resume;
-mod sanitize;
 mod session;
 mod summary;
 mod tap;
