@@ -34,6 +34,7 @@ pub mod config;
 pub mod demo;
 pub mod files;
 pub mod manage;
+pub(crate) mod outlet;
 pub mod record;
 pub mod replay;
 pub(crate) mod sanitize;

@@ -12,11 +12,13 @@
 //! On `SIGTERM` (or `SIGINT`, `SIGHUP`) the bridge of each connection sends its agent a
 //! `session/cancel` for every prompt turn it saw start and not yet answered, carries the
 //! answers (`stopReason: "cancelled"`) to the clients, then ends the agent's stdin; the agents
-//! are reaped and the server exits, within the drain timeout (acp-tokio's `inflight.rs`).
+//! are reaped and the server exits, within the drain timeout (acp-tokio's `inflight.rs`),
+//! whatever its stderr does: the log is written through `outlet`, which stops waiting
+//! for a stderr nobody reads once the signal came.
 
 use std::ffi::OsString;
 use std::fmt::Write as _;
-use std::io;
+use std::io::{self, Write as _};
 use std::net::SocketAddr;
 use std::process::Command;
 use std::sync::Arc;
@@ -25,7 +27,7 @@ use std::time::{Duration, Instant};
 use acp_runtime::process::{Supervisor, SupervisorOptions};
 use acp_tokio::remote::{Backend, BoxFuture, Endpoint, WsServerOptions, serve_ws};
 
-use crate::sanitize;
+use crate::{outlet, sanitize};
 
 /// What `acp serve` is told.
 #[derive(Debug, Clone)]
@@ -73,7 +75,9 @@ pub fn run(config: ServeConfig) -> io::Result<()> {
         ));
     }
     let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
-    runtime.block_on(serve(config))
+    let served = runtime.block_on(serve(config));
+    outlet::drain();
+    served
 }
 
 async fn serve(config: ServeConfig) -> io::Result<()> {
@@ -107,12 +111,15 @@ async fn shutdown_signal() {
         _ = int.recv() => "SIGINT",
         _ = hup.recv() => "SIGHUP",
     };
+    outlet::signalled();
     log(&[("event", "draining"), ("signal", name)]);
 }
 
-/// One line of `key=value` pairs on stderr.
+/// One line of `key=value` pairs on stderr, through its outlet: once the server is told to
+/// stop, a log nobody reads never holds the drain up (see [`crate::outlet`]).
 fn log(fields: &[(&str, &str)]) {
-    eprintln!("{}", log_line(fields));
+    let line = log_line(fields) + "\n";
+    let _ = outlet::stderr().write_all(line.as_bytes());
 }
 
 /// `acp serve: key=value…`, each value through [`sanitize::log_value`] (quoted unless plain,

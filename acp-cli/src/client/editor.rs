@@ -158,8 +158,9 @@ impl Running {
         if let Some(saved) = &self.saved {
             let _ = rustix::termios::tcsetattr(io::stdin(), rustix::termios::OptionalActions::Now, saved);
             // The prompt line the editor left.
-            let _ = io::stdout().write_all(b"\r\x1b[K");
-            let _ = io::stdout().flush();
+            let mut out = crate::outlet::stdout();
+            let _ = out.write_all(b"\r\x1b[K");
+            let _ = out.flush();
         }
     }
 }

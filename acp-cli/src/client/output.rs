@@ -29,7 +29,7 @@ impl Output {
     pub(crate) fn tap(self) -> Option<Tap> {
         match self {
             Output::Text => None,
-            Output::Json => Some(Tap::new(Some(Box::new(std::io::stdout())))),
+            Output::Json => Some(Tap::new(Some(Box::new(crate::outlet::stdout())))),
             Output::Quiet => Some(Tap::new(None)),
         }
     }
@@ -39,8 +39,8 @@ impl Output {
         let Some(tap) = tap else { return };
         let text = tap.finish(exit);
         if self == Output::Quiet && !text.is_empty() {
-            let mut out = std::io::stdout().lock();
-            let text = shown(&text, out.is_terminal());
+            let mut out = crate::outlet::stdout();
+            let text = shown(&text, std::io::stdout().is_terminal());
             let newline = if text.ends_with('\n') { "" } else { "\n" };
             let _ = write!(out, "{text}{newline}");
             let _ = out.flush();
