@@ -27,8 +27,9 @@
 //! Where peer text is printed: the client's renderer (`client::render`, and through it `acp
 //! replay`'s drawing), `acp check`'s text report (reasons and the wire transcript), `acp
 //! replay --summary` and `--check`, `acp sessions list|show` (and the agent's `session/list`),
-//! `acp serve`'s log, `acp record`'s relay of the agent's stderr, and `acp client --quiet`'s
-//! final text when stdout is a terminal (piped, it is the agent's text unchanged).
+//! `acp serve`'s log, `acp record`'s relay of the agent's stderr, `acp agent`'s log (what the
+//! client sent), and `acp client --quiet`'s final text when stdout is a terminal (piped, it is
+//! the agent's text unchanged).
 //!
 //! Text with nothing to replace is returned borrowed.
 

@@ -1,7 +1,8 @@
 //! Issue 28 §4: a peer's text never reaches the terminal raw, on any surface that prints it
 //! besides the client's renderer: `acp check agent|client`'s text report, `acp replay
 //! --summary` and `--check`, `acp sessions list|show` (what the client recorded from the
-//! agent), `acp serve`'s log of the agent's stderr and `acp record`'s relay of it. Each test
+//! agent), `acp serve`'s log of the agent's stderr, `acp record`'s relay of it, and `acp
+//! agent`'s log of what its client sent. Each test
 //! drives the subcommand as a user would, with a peer whose text holds terminal controls: a
 //! title (OSC 0), a screen clear, a cursor move, a carriage return, an 8-bit CSI, a bidi
 //! override, and a forged verdict.
@@ -195,4 +196,27 @@ fn acp_record_relays_the_agents_stderr_inert() {
     assert_eq!(run.code(), 0, "{}", run.stderr);
     assert_eq!(run.stdout, "one\n", "stdout is the agent's, unchanged");
     assert_inert("acp record's stderr", &run.stderr);
+}
+
+#[test]
+fn acp_agent_logs_what_its_client_sent_inert() {
+    let dir = TempDir::new("peer-text-agent");
+    let requests = [
+        format!(
+            r#"{{"jsonrpc":"2.0","id":1,"method":"initialize","params":{{"protocolVersion":1,"clientInfo":{{"name":"{EVIL_JSON}","version":"1"}}}}}}"#
+        ),
+        format!(
+            r#"{{"jsonrpc":"2.0","id":2,"method":"session/new","params":{{"cwd":"/{EVIL_JSON}","mcpServers":[]}}}}"#
+        ),
+    ];
+    // Its input stays open: at the end of its input the agent stops at once.
+    let mut agent = start(&["agent"], dir.path(), &(requests.join("\n") + "\n"), true);
+    let _stdout = collect(agent.stdout.take().unwrap());
+    let stderr = collect(agent.stderr.take().unwrap());
+    wait_for(&stderr, "opened in", Duration::from_secs(10));
+    agent.kill().unwrap();
+    agent.wait().unwrap();
+    let log = stderr.lock().unwrap().clone();
+    assert!(log.contains("initialize from"), "{log}");
+    assert_inert("acp agent's log", &log);
 }
