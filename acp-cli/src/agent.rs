@@ -163,9 +163,7 @@ impl ReferenceAgent {
     }
 
     fn log(&self, message: std::fmt::Arguments<'_>) {
-        if self.config.log {
-            eprintln!("acp agent: {message}");
-        }
+        log(self.config.log, message);
     }
 
     /// Serves the agent over any byte transport until its input ends.
@@ -454,6 +452,14 @@ impl Agent for ReferenceAgent {
             ECHO_METHOD => Ok(params),
             _ => Err(RpcError::method_not_found(method)),
         }
+    }
+}
+
+/// A line of the agent's log on stderr, when `enabled` (not `--quiet`). What the client sent
+/// (its name, paths, ids, prompts) is in it, so the line is made inert ([`crate::sanitize`]).
+pub(crate) fn log(enabled: bool, message: std::fmt::Arguments<'_>) {
+    if enabled {
+        eprintln!("acp agent: {}", crate::sanitize::clean_line(&message.to_string()));
     }
 }
 

@@ -18,7 +18,9 @@
 //! roots = [".", "/tmp"]
 //! ```
 //!
-//! Unknown keys, wrong types and an empty `command` are errors that name the file and line.
+//! Unknown keys, wrong types and an empty `command` are errors that name the file and line. A
+//! file that is not regular (a FIFO, `/dev/zero`) or larger than
+//! [`MAX_CONFIG_BYTES`](crate::files::MAX_CONFIG_BYTES) (1 MiB) is refused, naming it.
 //! Relative `cwd` and `roots` are resolved against the config file's directory, and a leading
 //! `~/` against `$HOME`.
 //!
@@ -161,7 +163,7 @@ pub fn load(explicit: Option<&Path>) -> Result<Loaded, String> {
             None => return Ok(Loaded { path: PathBuf::new(), exists: false, config: Config::default() }),
         },
     };
-    let text = match std::fs::read_to_string(&path) {
+    let text = match crate::files::read_regular_text(&path, crate::files::MAX_CONFIG_BYTES) {
         Ok(text) => text,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound && !required => {
             return Ok(Loaded { path, exists: false, config: Config::default() });

@@ -4,7 +4,7 @@
 //! permission question, a sandboxed `fs/read_text_file` and the stop reason.
 
 use std::ffi::OsString;
-use std::io::IsTerminal;
+use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -123,10 +123,15 @@ pub fn run(config: DemoConfig) -> Exit {
     };
     let exit = client::run(client);
     let acp = command_name(&exe);
-    println!();
     let flag = if v2 { " --protocol 2" } else { "" };
-    println!("Next: `{acp} client{flag} -- {acp} agent{flag}` for an interactive session with the same agent,");
-    println!("or `{acp} client -- <any ACP agent command>` (see `{acp} client --help`).");
+    // Through the client's outlet, after what it wrote (and never held by an output nobody reads).
+    let mut out = crate::outlet::stdout();
+    let _ = write!(
+        out,
+        "\nNext: `{acp} client{flag} -- {acp} agent{flag}` for an interactive session with the same agent,\n\
+         or `{acp} client -- <any ACP agent command>` (see `{acp} client --help`).\n"
+    );
+    crate::outlet::drain();
     exit
 }
 

@@ -441,21 +441,6 @@ fn sessions(action: Option<SessionsAction>, load: impl FnOnce() -> Result<acp_cl
     }
 }
 
-/// Reads a token file: its first line, trimmed; an empty token is refused.
-fn read_token(path: &std::path::Path) -> Result<String, String> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-    let token = text.lines().next().unwrap_or("").trim().to_owned();
-    if token.is_empty() { Err(format!("{} holds no token", path.display())) } else { Ok(token) }
-}
-
-/// Reads `acp serve`'s token file: a token per line (each trimmed; blank lines skipped), at
-/// least one.
-fn read_tokens(path: &std::path::Path) -> Result<Vec<String>, String> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-    let tokens: Vec<String> = text.lines().map(str::trim).filter(|t| !t.is_empty()).map(str::to_owned).collect();
-    if tokens.is_empty() { Err(format!("{} holds no token", path.display())) } else { Ok(tokens) }
-}
-
 #[derive(Debug, Args)]
 struct DemoArgs {
     #[command(flatten)]
@@ -562,7 +547,7 @@ fn main() -> ExitCode {
             config.ca_file = args.ca_file;
             config.protocol = args.protocol;
             if let Some(path) = &args.token_file {
-                match read_token(path) {
+                match acp_cli::files::read_token(path) {
                     Ok(token) => config.token = Some(token),
                     Err(e) => {
                         eprintln!("acp client: {e}");
@@ -582,7 +567,7 @@ fn main() -> ExitCode {
         Command::Serve(args) => {
             let mut config = ServeConfig::new(args.listen, args.agent);
             if let Some(path) = &args.token_file {
-                match read_tokens(path) {
+                match acp_cli::files::read_tokens(path) {
                     Ok(tokens) => config.tokens = tokens,
                     Err(e) => {
                         eprintln!("acp serve: {e}");
@@ -598,7 +583,14 @@ fn main() -> ExitCode {
             config.options.max_unauthenticated = usize::try_from(args.max_unauthenticated).unwrap_or(usize::MAX);
             config.options.node_id = args.node_id;
             if let (Some(cert), Some(key)) = (&args.tls_cert, &args.tls_key) {
-                match acp_tokio::remote::TlsServer::from_pem_files(cert, key) {
+                let pem = |path: &std::path::Path| {
+                    acp_cli::files::check_regular(path, acp_cli::files::MAX_PEM_BYTES)
+                        .map_err(|e| std::io::Error::new(e.kind(), format!("cannot read {}: {e}", path.display())))
+                };
+                match pem(cert)
+                    .and_then(|()| pem(key))
+                    .and_then(|()| acp_tokio::remote::TlsServer::from_pem_files(cert, key))
+                {
                     Ok(tls) => config.options.tls = Some(tls),
                     Err(e) => {
                         eprintln!("acp serve: {e}");

@@ -11,14 +11,16 @@ use acp_blocking::{Client, ClientConnection, ClientOptions};
 
 use crate::Exit;
 use crate::config::{AgentEntry, Loaded};
+use crate::sanitize::{clean, clean_line};
 use crate::store::{AgentRef, Record, Store, format_time};
 
 /// How many pages of the agent's `session/list` are read at most.
 const MAX_LIST_PAGES: usize = 20;
 
-/// Prints an error prefixed with `acp` and returns [`Exit::Failure`].
+/// Prints an error prefixed with `acp` (inert: it may quote an agent) and returns
+/// [`Exit::Failure`].
 pub fn fail(e: &str) -> Exit {
-    eprintln!("acp: {e}");
+    eprintln!("acp: {}", clean_line(e));
     Exit::Failure
 }
 
@@ -94,6 +96,8 @@ pub fn sessions_list(all: bool, agent: Option<(&str, &AgentEntry)>) -> Exit {
     }
 }
 
+/// One session of `acp sessions list`. The agent's session id and title were recorded from
+/// the agent, so every field is printed inert.
 fn list_line(record: &Record, all: bool) -> String {
     let state = if record.closed.is_some() { "closed" } else { "open" };
     let mut line = format!(
@@ -102,16 +106,18 @@ fn list_line(record: &Record, all: bool) -> String {
         format_time(record.updated),
         clip(&record.agent.label(), 16),
         clip(&record.session_id, 20),
-        record.title.as_deref().unwrap_or("-"),
+        clean_line(record.title.as_deref().unwrap_or("-")),
     );
     if all {
-        line.push_str(&format!("  ({})", record.project));
+        line.push_str(&format!("  ({})", clean_line(&record.project)));
     }
     line
 }
 
+/// `text` made inert, cut to `n` characters (the last one `…` when cut).
 fn clip(text: &str, n: usize) -> String {
-    if text.chars().count() <= n { text.to_owned() } else { text.chars().take(n - 1).chain(['…']).collect() }
+    let text = clean_line(text);
+    if text.chars().count() <= n { text.into_owned() } else { text.chars().take(n - 1).chain(['…']).collect() }
 }
 
 /// The client of `acp sessions list --agent`: it serves nothing.
@@ -167,9 +173,10 @@ fn agent_list(name: &str, entry: &AgentEntry, project: &str) -> Exit {
                 let updated = s.updated_at.as_deref().unwrap_or("-");
                 let _ = writeln!(
                     out,
-                    "  {:<20}  {updated:<24}  {}",
-                    s.session_id.to_string(),
-                    s.title.as_deref().unwrap_or("-")
+                    "  {:<20}  {:<24}  {}",
+                    clean_line(s.session_id.as_ref()),
+                    clean_line(updated),
+                    clean_line(s.title.as_deref().unwrap_or("-"))
                 );
             }
             Exit::Ok
@@ -195,10 +202,11 @@ pub fn sessions_show(key: &str) -> Exit {
         AgentRef::Command(argv) => shown_command(argv),
     };
     let state = record.closed.map_or_else(|| "open".to_owned(), |at| format!("closed {}", format_time(at)));
-    let _ = writeln!(out, "session {} · agent session id {}", record.id, record.session_id);
-    let _ = writeln!(out, "agent    {agent}");
-    let _ = writeln!(out, "project  {}", record.project);
-    let _ = writeln!(out, "title    {}", record.title.as_deref().unwrap_or("-"));
+    // The agent's session id, title and words were recorded from the agent: printed inert.
+    let _ = writeln!(out, "session {} · agent session id {}", record.id, clean_line(&record.session_id));
+    let _ = writeln!(out, "agent    {}", clean_line(&agent));
+    let _ = writeln!(out, "project  {}", clean_line(&record.project));
+    let _ = writeln!(out, "title    {}", clean_line(record.title.as_deref().unwrap_or("-")));
     let _ =
         writeln!(out, "created  {} · updated {} · {state}", format_time(record.created), format_time(record.updated));
     let _ = writeln!(out);
@@ -209,7 +217,7 @@ pub fn sessions_show(key: &str) -> Exit {
             "note" => "-- ",
             _ => "",
         };
-        let _ = writeln!(out, "{prefix}{}", line.text);
+        let _ = writeln!(out, "{prefix}{}", clean(&line.text));
     }
     Exit::Ok
 }

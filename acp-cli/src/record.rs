@@ -3,7 +3,8 @@
 //! format; `acp replay` reads it).
 //!
 //! Bytes go through unchanged and at once both ways: our stdin to the agent's stdin, the
-//! agent's stdout to our stdout; the agent's stderr goes to our stderr line by line. Each
+//! agent's stdout to our stdout; the agent's stderr goes to our stderr line by line, made
+//! inert (`sanitize`: it reaches a terminal or a log, not a protocol peer). Each
 //! line is also handed to the transcript's writer thread through a queue bounded in bytes
 //! (a full queue drops the line from the transcript, never slows the forwarding). The end of
 //! our stdin closes the agent's stdin; the agent's exit ends the proxy with the agent's exit
@@ -59,7 +60,11 @@ impl RecordConfig {
 /// Runs the proxy; returns the exit code (the agent's, or 1 when it could not be started).
 pub fn run(config: &RecordConfig) -> u8 {
     match Recording::start(config) {
-        Ok(recording) => recording.finish(),
+        Ok(recording) => {
+            let code = recording.finish();
+            crate::outlet::drain();
+            code
+        }
         Err(e) => {
             eprintln!("acp record: {e}");
             1
@@ -148,6 +153,7 @@ impl Recording {
             }
             if let Some(signals) = &self.signals {
                 while let Ok(number) = signals.try_recv() {
+                    crate::outlet::signalled();
                     signals::send_to_group(self.supervisor.id(), number);
                     kill_at.get_or_insert_with(|| Instant::now() + KILL_AFTER);
                 }
@@ -173,8 +179,11 @@ fn spawn_agent(argv: &[OsString]) -> io::Result<(Supervisor, std::process::Child
     let mut command = Command::new(std::env::current_exe()?);
     command.arg(EXEC_CHILD).arg("--parent-pid").arg(std::process::id().to_string()).arg("--");
     command.arg(resolved).args(args);
+    // The agent's stderr reaches a terminal or a log: inert, like every peer text we print.
+    // Through the stderr outlet: once a signal came, a stderr nobody reads holds nothing up.
     let options = SupervisorOptions::default().with_stderr_capacity(4096).with_stderr_lines(|line| {
-        let _ = writeln!(io::stderr().lock(), "{line}");
+        let line = format!("{}\n", crate::sanitize::clean_line(&line));
+        let _ = crate::outlet::stderr().write_all(line.as_bytes());
     });
     Supervisor::spawn(command, options)
 }

@@ -6,16 +6,19 @@
 //! connection ends its stdin is closed, then the shared close sequence runs (a grace period,
 //! `SIGTERM` and `SIGKILL` to its process group, the reap). Without a token the server listens
 //! on loopback addresses only. With `--tls-cert`/`--tls-key` the endpoint is served over TLS
-//! (rustls; `https://`, `wss://`). Logs go to stderr, one `key=value` line per event.
+//! (rustls; `https://`, `wss://`). Logs go to stderr, one `key=value` line per event; a value
+//! that is not plain (the agent's stderr lines among them) is quoted and escaped.
 //!
 //! On `SIGTERM` (or `SIGINT`, `SIGHUP`) the bridge of each connection sends its agent a
 //! `session/cancel` for every prompt turn it saw start and not yet answered, carries the
 //! answers (`stopReason: "cancelled"`) to the clients, then ends the agent's stdin; the agents
-//! are reaped and the server exits, within the drain timeout (acp-tokio's `inflight.rs`).
+//! are reaped and the server exits, within the drain timeout (acp-tokio's `inflight.rs`),
+//! whatever its stderr does: the log is written through `outlet`, which stops waiting
+//! for a stderr nobody reads once the signal came.
 
 use std::ffi::OsString;
 use std::fmt::Write as _;
-use std::io;
+use std::io::{self, Write as _};
 use std::net::SocketAddr;
 use std::process::Command;
 use std::sync::Arc;
@@ -23,6 +26,8 @@ use std::time::{Duration, Instant};
 
 use acp_runtime::process::{Supervisor, SupervisorOptions};
 use acp_tokio::remote::{Backend, BoxFuture, Endpoint, WsServerOptions, serve_ws};
+
+use crate::{outlet, sanitize};
 
 /// What `acp serve` is told.
 #[derive(Debug, Clone)]
@@ -70,7 +75,9 @@ pub fn run(config: ServeConfig) -> io::Result<()> {
         ));
     }
     let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
-    runtime.block_on(serve(config))
+    let served = runtime.block_on(serve(config));
+    outlet::drain();
+    served
 }
 
 async fn serve(config: ServeConfig) -> io::Result<()> {
@@ -104,20 +111,26 @@ async fn shutdown_signal() {
         _ = int.recv() => "SIGINT",
         _ = hup.recv() => "SIGHUP",
     };
+    outlet::signalled();
     log(&[("event", "draining"), ("signal", name)]);
 }
 
-/// One line of `key=value` pairs on stderr (values with spaces quoted).
+/// One line of `key=value` pairs on stderr, through its outlet: once the server is told to
+/// stop, a log nobody reads never holds the drain up (see [`crate::outlet`]).
 fn log(fields: &[(&str, &str)]) {
+    let line = log_line(fields) + "\n";
+    let _ = outlet::stderr().write_all(line.as_bytes());
+}
+
+/// `acp serve: key=value…`, each value through [`sanitize::log_value`] (quoted unless plain,
+/// always inert): an agent's stderr line can neither reach the terminal raw nor forge a field
+/// or a line of the log.
+fn log_line(fields: &[(&str, &str)]) -> String {
     let mut line = String::from("acp serve:");
     for (key, value) in fields {
-        if value.is_empty() || value.contains([' ', '"', '=']) {
-            let _ = write!(line, " {key}={value:?}");
-        } else {
-            let _ = write!(line, " {key}={value}");
-        }
+        let _ = write!(line, " {key}={}", sanitize::log_value(value));
     }
-    eprintln!("{line}");
+    line
 }
 
 /// An agent process per connection.
@@ -161,5 +174,24 @@ impl Backend for ProcessBackend {
             });
             Ok(Endpoint { reader: Box::new(reader), writer: Box::new(writer), finish })
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::log_line;
+
+    #[test]
+    fn an_agent_stderr_line_is_logged_quoted_and_inert_whatever_it_holds() {
+        let evil = "\x1b]0;owned\x07\x1b[2J\x1b[1A\rFAKE\u{9b}31m\u{202e}";
+        let line = log_line(&[("event", "agent_stderr"), ("conn", "c1"), ("line", evil)]);
+        assert_eq!(
+            line,
+            "acp serve: event=agent_stderr conn=c1 line=\"\\x1b]0;owned\\x07\\x1b[2J\\x1b[1A\\x0dFAKE\\u{9b}31m\\u{202e}\""
+        );
+        assert!(!line.chars().any(char::is_control), "{line:?}");
+        let forged = log_line(&[("line", "x event=connection_closed\nacp serve: event=stopped")]);
+        assert_eq!(forged, "acp serve: line=\"x event=connection_closed\\nacp serve: event=stopped\"");
+        assert_eq!(log_line(&[("agent", "acp agent"), ("tls", "off")]), "acp serve: agent=\"acp agent\" tls=off");
     }
 }

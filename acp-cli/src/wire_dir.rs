@@ -2,7 +2,7 @@
 //! `acp check` and the client's `--summary` tap all name it (`c2a`, `a2c`).
 
 /// Which way a line went.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Dir {
     /// From the client to the agent.
     C2a,
@@ -16,6 +16,14 @@ impl Dir {
         match self {
             Dir::C2a => "c2a",
             Dir::A2c => "a2c",
+        }
+    }
+
+    /// The other way.
+    pub(crate) fn reverse(self) -> Dir {
+        match self {
+            Dir::C2a => Dir::A2c,
+            Dir::A2c => Dir::C2a,
         }
     }
 

@@ -9,9 +9,10 @@
 //! [`MAX_HISTORY_BYTES`], and a replay reads at most that much, so neither the disk nor a
 //! replay grows without bound. Session ids of such an agent carry its start time, so that
 //! agents sharing a directory do not reuse each other's ids; a session id that is not a plain
-//! name (letters, digits, `-`, `_`) is unknown.
+//! name (letters, digits, `-`, `_`) is unknown. Only regular files are read or appended to (a
+//! FIFO there would block the agent).
 
-use std::fs::{self, File, OpenOptions};
+use std::fs::{self, File};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
 use std::time::UNIX_EPOCH;
@@ -21,6 +22,7 @@ use acp_blocking::acp_proto::RpcError;
 use acp_blocking::acp_proto::types::*;
 use serde_json::{Value, json};
 
+use crate::files::{append_regular, open_regular};
 use crate::store::format_time;
 
 /// The most bytes a session's history file holds (and a replay reads).
@@ -62,14 +64,14 @@ impl History {
                 .with_data(json!({ "reason": "unknown session", "sessionId": id }))
         };
         let path = self.file(id.as_ref()).ok_or_else(unknown)?;
-        let file = File::open(path).map_err(|_| unknown())?;
+        let file = open_regular(&path).map_err(|_| unknown())?;
         first_line_cwd(file).ok_or_else(unknown)
     }
 
     /// Appends a turn: the prompt's text, and what the agent said.
     pub(super) fn record_turn(&self, id: &SessionId, prompt: &str, said: &str) {
         let Some(path) = self.file(id.as_ref()) else { return };
-        let Ok(mut file) = OpenOptions::new().append(true).open(&path) else { return };
+        let Ok(mut file) = append_regular(&path) else { return };
         if file.metadata().map_or(true, |m| m.len() >= MAX_HISTORY_BYTES) {
             return;
         }
@@ -90,7 +92,7 @@ impl History {
     /// Sends the session's history to the client as `session/update`s.
     pub(super) fn replay(&self, id: &SessionId, cx: &RequestContext) -> Result<(), RpcError> {
         let path = self.file(id.as_ref()).ok_or_else(|| RpcError::internal_error("unusable session id"))?;
-        let file = File::open(&path).map_err(|e| RpcError::internal_error(format!("{}: {e}", path.display())))?;
+        let file = open_regular(&path).map_err(|e| RpcError::internal_error(format!("{}: {e}", path.display())))?;
         for line in BufReader::new(file.take(MAX_HISTORY_BYTES)).lines().skip(1) {
             let Ok(line) = line else { break };
             if let Ok(update) = serde_json::from_str::<SessionUpdate>(&line) {
@@ -136,7 +138,7 @@ fn first_line_cwd(file: File) -> Option<String> {
 /// A history file's session: its modification time (Unix seconds) and listing.
 fn session_info(path: &Path) -> Option<(u64, SessionInfo)> {
     let id = path.file_name()?.to_str()?.strip_suffix(".jsonl")?;
-    let file = File::open(path).ok()?;
+    let file = open_regular(path).ok()?;
     let modified = file.metadata().ok()?.modified().ok()?.duration_since(UNIX_EPOCH).ok()?.as_secs();
     let mut reader = BufReader::new(file.take(64 * 1024));
     let mut line = String::new();

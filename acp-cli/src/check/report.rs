@@ -10,6 +10,8 @@
 use std::fmt::Write as _;
 use std::time::Duration;
 
+use crate::sanitize::clean_line;
+
 /// How binding a requirement is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Level {
@@ -123,10 +125,13 @@ impl Report {
         counts
     }
 
-    /// The report for people: one line per requirement, failures with their transcript.
+    /// The report for people: one line per requirement, failures with their transcript. What
+    /// the peer wrote (its lines, and the reasons that quote it) is made inert and kept on its
+    /// line (`sanitize::clean_line`): a peer cannot retitle or clear the terminal, or
+    /// overwrite the verdict.
     pub fn to_text(&self) -> String {
         let mut out = String::new();
-        let _ = writeln!(out, "acp check {}", self.subject);
+        let _ = writeln!(out, "acp check {}", clean_line(&self.subject));
         for finding in &self.findings {
             let req = finding.requirement;
             let (mark, why) = match &finding.outcome {
@@ -136,7 +141,7 @@ impl Report {
             };
             let _ = writeln!(out, "{mark} {:<10} {}  {}", req.level.as_str(), req.id, req.title);
             if let Some(why) = why {
-                let _ = writeln!(out, "     {why}");
+                let _ = writeln!(out, "     {}", clean_line(why));
             }
             if !finding.transcript.is_empty() {
                 let _ = writeln!(out, "     see: {}", req.cite);
@@ -146,7 +151,7 @@ impl Report {
                         "     {:>8.1}ms {} {}",
                         line.at.as_secs_f64() * 1e3,
                         line.dir.as_str(),
-                        line.line
+                        clean_line(&line.line)
                     );
                 }
             }
@@ -196,6 +201,7 @@ fn finding_json(finding: &Finding) -> serde_json::Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::sanitize;
 
     static MUST: Requirement = Requirement { id: "t.must", level: Level::Must, title: "must", cite: "here" };
     static SHOULD: Requirement = Requirement { id: "t.should", level: Level::Should, title: "should", cite: "there" };
@@ -218,6 +224,23 @@ mod tests {
         report.findings.push(Finding::new(&MUST, Outcome::Fail("broken".into()), vec![line()]));
         assert!(!report.passed());
         assert_eq!(report.counts(), (0, 2, 2));
+    }
+
+    #[test]
+    fn the_peers_text_in_the_report_is_inert_and_cannot_forge_the_verdict() {
+        let forged = "\x1b]0;owned\x07\x1b[2J\x1b[H\rPASSED: 9 passed, 0 failed, 0 skipped\nPASSED";
+        let mut line = line();
+        line.line = forged.to_owned();
+        let report = Report {
+            subject: "agent: x".into(),
+            findings: vec![Finding::new(&MUST, Outcome::Fail(format!("the agent said {forged}")), vec![line])],
+        };
+        let text = report.to_text();
+        assert!(!text.chars().any(|c| c != '\n' && (c.is_control() || sanitize::is_unsafe(c))), "{text:?}");
+        assert!(text.contains("\\x1b]0;owned\\x07\\x1b[2J"), "the attempt is shown, defused: {text}");
+        let verdicts: Vec<&str> = text.lines().filter(|l| l.starts_with("PASSED") || l.starts_with("FAILED")).collect();
+        assert_eq!(verdicts, ["FAILED: 0 passed, 1 failed, 0 skipped"], "{text}");
+        assert_eq!(report.to_json()["findings"][0]["transcript"][0]["line"], forged, "JSON keeps the line exact");
     }
 
     #[test]

@@ -115,7 +115,8 @@ fn check_image(path: &Path) -> Result<(PathBuf, u64, &'static str), String> {
         return Err(format!("--image {shown}: not a png, jpeg, gif or webp file (by its extension)"));
     };
     let path = std::fs::canonicalize(path).map_err(|e| format!("--image {shown}: {e}"))?;
-    let size = std::fs::metadata(&path).map_err(|e| format!("--image {shown}: {e}"))?.len();
+    let file = crate::files::open_regular(&path).map_err(|e| format!("--image {shown}: {e}"))?;
+    let size = file.metadata().map_err(|e| format!("--image {shown}: {e}"))?.len();
     if size > MAX_IMAGE {
         return Err(format!("--image {shown}: {size} bytes; images are limited to {MAX_IMAGE} bytes"));
     }
@@ -160,7 +161,8 @@ impl Prepared {
             if inline > MAX_INLINE_TOTAL {
                 return Err(format!("the files and images come to more than {MAX_INLINE_TOTAL} bytes"));
             }
-            let bytes = std::fs::read(path).map_err(|e| format!("--image {}: {e}", path.display()))?;
+            let bytes =
+                crate::files::read_regular(path, MAX_IMAGE).map_err(|e| format!("--image {}: {e}", path.display()))?;
             let mut image = ImageContent::new(base64(&bytes), *mime);
             image.uri = Some(file_uri(path));
             blocks.push(ContentBlock::Image(image));
@@ -181,10 +183,7 @@ impl Prepared {
         if *inline > MAX_INLINE_TOTAL {
             return Err(format!("the files and images come to more than {MAX_INLINE_TOTAL} bytes"));
         }
-        let bytes = std::fs::read(path).map_err(|e| format!("@{shown}: {e}"))?;
-        if bytes.len() as u64 > MAX_EMBED {
-            return Err(format!("@{shown} grew past {MAX_EMBED} bytes"));
-        }
+        let bytes = crate::files::read_regular(path, MAX_EMBED).map_err(|e| format!("@{shown}: {e}"))?;
         Ok(String::from_utf8(bytes).ok())
     }
 }

@@ -37,6 +37,8 @@ use super::interrupt::Interrupts;
 
 /// Lines kept in the history file.
 pub(crate) const MAX_HISTORY: usize = 1000;
+/// The largest history file read (one that is larger, or not a regular file, is not used).
+const MAX_HISTORY_BYTES: u64 = 4 << 20;
 /// A partial line longer than this is shown without waiting for its end.
 const MAX_PARTIAL: usize = 64 * 1024;
 /// How long the editor gets to draw what is queued before the terminal is restored.
@@ -156,8 +158,9 @@ impl Running {
         if let Some(saved) = &self.saved {
             let _ = rustix::termios::tcsetattr(io::stdin(), rustix::termios::OptionalActions::Now, saved);
             // The prompt line the editor left.
-            let _ = io::stdout().write_all(b"\r\x1b[K");
-            let _ = io::stdout().flush();
+            let mut out = crate::outlet::stdout();
+            let _ = out.write_all(b"\r\x1b[K");
+            let _ = out.flush();
         }
     }
 }
@@ -174,7 +177,13 @@ pub(crate) fn start(
         Config::builder().max_history_size(MAX_HISTORY).ok()?.history_ignore_space(true).bracketed_paste(false).build();
     let mut editor: Editor<Commands, DefaultHistory> = Editor::with_config(config).ok()?;
     editor.set_helper(Some(Commands(completions)));
-    let history = history_path();
+    // A history that is not a regular file (a FIFO would block the editor) or that is too large
+    // is neither read nor written.
+    let usable = |path: &PathBuf| {
+        crate::files::check_regular(path, MAX_HISTORY_BYTES)
+            .map_or_else(|e| e.kind() == io::ErrorKind::NotFound, |()| true)
+    };
+    let history = history_path().filter(usable);
     if let Some(path) = &history {
         let _ = editor.load_history(path);
     }

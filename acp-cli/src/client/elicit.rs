@@ -30,11 +30,8 @@ pub(crate) type Answers = Map<String, Value>;
 /// Reads the `--elicit` file: a JSON object.
 pub(crate) fn load_answers(path: &Path) -> Result<Answers, String> {
     let shown = path.display();
-    let size = std::fs::metadata(path).map_err(|e| format!("--elicit {shown}: {e}"))?.len();
-    if size > MAX_ANSWERS_BYTES {
-        return Err(format!("--elicit {shown}: larger than {MAX_ANSWERS_BYTES} bytes"));
-    }
-    let text = std::fs::read_to_string(path).map_err(|e| format!("--elicit {shown}: {e}"))?;
+    let text =
+        crate::files::read_regular_text(path, MAX_ANSWERS_BYTES).map_err(|e| format!("--elicit {shown}: {e}"))?;
     match serde_json::from_str::<Value>(&text) {
         Ok(Value::Object(answers)) => Ok(answers),
         Ok(_) => Err(format!("--elicit {shown}: not a JSON object of field names to values")),

@@ -9,7 +9,9 @@
 //! The handler must not block on the bounded UI queue (the UI thread may itself be blocked
 //! writing to a slow terminal): it counts the interrupt in an atomic and only *tries* to
 //! wake the UI thread. The UI thread takes the count after every event and every tick, so an
-//! interrupt whose wake-up did not fit in the queue is seen on the next one.
+//! interrupt whose wake-up did not fit in the queue is seen on the next one. The handler also
+//! tells the outputs ([`crate::outlet::signalled`]) to stop holding the UI thread: a write to
+//! a stdout nobody reads gives up within half a second, so the UI thread gets to the interrupt.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -30,6 +32,9 @@ impl Interrupts {
         let counted = interrupts.clone();
         let installed = ctrlc::set_handler(move || {
             counted.count.fetch_add(1, Ordering::SeqCst);
+            // From now on no write waits long for an output that does not move: the UI thread
+            // gets to the interrupt whatever stdout does.
+            crate::outlet::signalled();
             let _ = ui.try_send(UiEvent::Interrupt);
         });
         (interrupts, installed.map_err(|e| e.to_string()))

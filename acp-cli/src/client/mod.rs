@@ -25,6 +25,13 @@
 //!
 //! No process outlives the client: the agent dies with it (`acp __exec-child`, see
 //! [`exec_child`]), and at shutdown terminals and orphans are killed (see `children`).
+//!
+//! stdout and stderr are written by threads of their own (`outlet`): a terminal
+//! that is slow (or paused, or a pipe nobody reads) slows the UI thread down, but once a
+//! signal came (Ctrl-C, `SIGTERM`, `SIGHUP`), no write waits more than half a second for an
+//! output that does not move, so the signal is acted on (the turn cancelled, or the client
+//! ended with its agent) whatever stdout does, and the exit does not wait on output nobody
+//! reads.
 
 mod attach;
 mod children;
@@ -50,7 +57,6 @@ mod remote;
 mod render;
 mod reopen;
 mod resume;
-mod sanitize;
 mod session;
 mod summary;
 mod tap;
@@ -78,7 +84,7 @@ pub use render::Style;
 pub(crate) use exec_child::resolve_program;
 pub(crate) use render::Renderer;
 
-use crate::Exit;
+use crate::{Exit, outlet};
 use guard::Approvals;
 use handler::{Activity, CliClient, ElicitAsk, PermissionAsk};
 use interrupt::Interrupts;
@@ -245,11 +251,16 @@ pub fn run(config: ClientConfig) -> Exit {
     }
     #[cfg(feature = "unstable_protocol_v2")]
     if config.protocol == crate::Protocol::V2 {
-        return v2::run(&config);
+        let exit = v2::run(&config);
+        outlet::drain();
+        return exit;
     }
     let tap = config.output.tap();
     let exit = run_session(&config, tap.as_ref());
     config.output.finish(tap.as_ref(), exit.code());
+    // What is still buffered goes out; after a signal, at most a short wait for an output
+    // nobody reads (see `outlet`).
+    outlet::drain();
     exit
 }
 
@@ -286,7 +297,7 @@ fn prepare(config: &ClientConfig, render: &mut Renderer) -> Option<Prepared> {
 
 fn run_session(config: &ClientConfig, tap: Option<&tap::Tap>) -> Exit {
     let style = config.style.unwrap_or_else(Style::detect);
-    let mut render = Renderer::new(Box::new(std::io::stdout()), Box::new(std::io::stderr()), style);
+    let mut render = Renderer::new(Box::new(outlet::stdout()), Box::new(outlet::stderr()), style);
     if config.output != Output::Text {
         render.diagnostics_only();
     }

@@ -3,7 +3,8 @@
 //! ([`Output::Quiet`]). In the last two, stdout carries nothing else: the renderer draws only
 //! errors, warnings and permission questions, on stderr.
 
-use std::io::Write;
+use std::borrow::Cow;
+use std::io::{IsTerminal, Write};
 
 use super::tap::Tap;
 
@@ -19,7 +20,7 @@ pub enum Output {
     /// one `{"type":"summary",…}` record.
     Json,
     /// `--quiet`: the assistant's final message only (the text after its last tool call, with
-    /// a newline added if it has none).
+    /// a newline added if it has none; made inert when stdout is a terminal).
     Quiet,
 }
 
@@ -28,7 +29,7 @@ impl Output {
     pub(crate) fn tap(self) -> Option<Tap> {
         match self {
             Output::Text => None,
-            Output::Json => Some(Tap::new(Some(Box::new(std::io::stdout())))),
+            Output::Json => Some(Tap::new(Some(Box::new(crate::outlet::stdout())))),
             Output::Quiet => Some(Tap::new(None)),
         }
     }
@@ -38,10 +39,27 @@ impl Output {
         let Some(tap) = tap else { return };
         let text = tap.finish(exit);
         if self == Output::Quiet && !text.is_empty() {
-            let mut out = std::io::stdout().lock();
+            let mut out = crate::outlet::stdout();
+            let text = shown(&text, std::io::stdout().is_terminal());
             let newline = if text.ends_with('\n') { "" } else { "\n" };
             let _ = write!(out, "{text}{newline}");
             let _ = out.flush();
         }
+    }
+}
+
+/// The final text as `--quiet` prints it: the agent's text unchanged for a pipe or a file,
+/// made inert ([`crate::sanitize::clean`]) for a terminal.
+fn shown(text: &str, terminal: bool) -> Cow<'_, str> {
+    if terminal { crate::sanitize::clean(text) } else { Cow::Borrowed(text) }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_quiet_text_is_inert_on_a_terminal_and_exact_elsewhere() {
+        let text = "done\x1b]0;owned\x07\r\x1b[2Jok\n";
+        assert_eq!(super::shown(text, false), text);
+        assert_eq!(super::shown(text, true), "done\\x1b]0;owned\\x07\\x0d\\x1b[2Jok\n");
     }
 }

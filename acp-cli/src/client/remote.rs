@@ -67,7 +67,11 @@ impl RemoteAgent {
         ca_file: Option<&std::path::Path>,
     ) -> io::Result<(RemoteAgent, RemoteIo, RemoteInfo)> {
         let tls = match ca_file {
-            Some(path) => Some(TlsClient::trusting(Some(path))?),
+            Some(path) => {
+                crate::files::check_regular(path, crate::files::MAX_PEM_BYTES)
+                    .map_err(|e| io::Error::new(e.kind(), format!("cannot read --ca-file {}: {e}", path.display())))?;
+                Some(TlsClient::trusting(Some(path))?)
+            }
             None => None,
         };
         let (ours, theirs) = UnixStream::pair()?;

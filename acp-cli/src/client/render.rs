@@ -24,9 +24,11 @@ use acp_blocking::acp_proto::types::*;
 
 use super::diff::{DiffLine, line_diff};
 use super::handler::Activity;
-use super::sanitize;
+use crate::sanitize;
 
 mod elicitation;
+#[cfg(test)]
+mod inert_tests;
 mod v1_updates;
 
 /// Lines of tool call text shown before the rest is elided.

@@ -33,38 +33,61 @@ pub(crate) enum Kind {
 /// per byte); longer ones are reported bad and skipped.
 const MAX_RECORD: usize = 8 << 20;
 
-/// Reads every record of `input`.
-pub(crate) fn read(input: impl BufRead) -> io::Result<Vec<Record>> {
-    let mut records = Vec::new();
-    let mut input = input;
-    let mut buf = Vec::new();
-    let mut lineno = 0;
-    loop {
-        buf.clear();
-        let n = io::Read::take(&mut input, MAX_RECORD as u64 + 1).read_until(b'\n', &mut buf)?;
-        if n == 0 {
-            break;
-        }
-        lineno += 1;
-        if buf.len() > MAX_RECORD && !buf.ends_with(b"\n") {
-            // Skip the rest of the oversized record.
-            let mut rest = Vec::new();
-            while !rest.ends_with(b"\n") {
-                rest.clear();
-                if io::Read::take(&mut input, 1 << 16).read_until(b'\n', &mut rest)? == 0 {
-                    break;
-                }
-            }
-            records.push(Record { lineno, t_ms: 0, kind: Kind::Bad("record too long".into()) });
-            continue;
-        }
-        let text = String::from_utf8_lossy(&buf);
-        if text.trim().is_empty() {
-            continue;
-        }
-        records.push(parse(lineno, text.trim_end_matches(['\n', '\r'])));
+/// The records of a transcript, read one at a time: memory holds one record, whatever the
+/// length of the file.
+pub(crate) struct Records<R> {
+    input: R,
+    buf: Vec<u8>,
+    lineno: usize,
+}
+
+impl<R: BufRead> Records<R> {
+    pub(crate) fn new(input: R) -> Records<R> {
+        Records { input, buf: Vec::new(), lineno: 0 }
     }
-    Ok(records)
+
+    /// The next record; `Ok(None)` at the end of the input.
+    fn next_record(&mut self) -> io::Result<Option<Record>> {
+        loop {
+            self.buf.clear();
+            let n = io::Read::take(&mut self.input, MAX_RECORD as u64 + 1).read_until(b'\n', &mut self.buf)?;
+            if n == 0 {
+                return Ok(None);
+            }
+            self.lineno += 1;
+            let lineno = self.lineno;
+            if self.buf.len() > MAX_RECORD && !self.buf.ends_with(b"\n") {
+                self.skip_rest()?;
+                return Ok(Some(Record { lineno, t_ms: 0, kind: Kind::Bad("record too long".into()) }));
+            }
+            let text = String::from_utf8_lossy(&self.buf);
+            if !text.trim().is_empty() {
+                return Ok(Some(parse(lineno, text.trim_end_matches(['\n', '\r']))));
+            }
+        }
+    }
+
+    /// Skips the rest of an oversized record, up to its newline.
+    fn skip_rest(&mut self) -> io::Result<()> {
+        self.buf.clear();
+        while !self.buf.ends_with(b"\n") {
+            self.buf.clear();
+            if io::Read::take(&mut self.input, 1 << 16).read_until(b'\n', &mut self.buf)? == 0 {
+                break;
+            }
+        }
+        // Do not keep the oversized record's buffer.
+        self.buf = Vec::new();
+        Ok(())
+    }
+}
+
+impl<R: BufRead> Iterator for Records<R> {
+    type Item = io::Result<Record>;
+
+    fn next(&mut self) -> Option<io::Result<Record>> {
+        self.next_record().transpose()
+    }
 }
 
 fn parse(lineno: usize, text: &str) -> Record {
@@ -91,10 +114,10 @@ fn parse(lineno: usize, text: &str) -> Record {
     Record { lineno, t_ms, kind }
 }
 
-/// Reads the transcript at `path`.
-pub(crate) fn read_file(path: &std::path::Path) -> Result<Vec<Record>, String> {
+/// Opens the transcript at `path`, to be read one record at a time.
+pub(crate) fn open(path: &std::path::Path) -> Result<Records<io::BufReader<std::fs::File>>, String> {
     let file = std::fs::File::open(path).map_err(|e| format!("cannot open {}: {e}", path.display()))?;
-    read(io::BufReader::new(file)).map_err(|e| format!("cannot read {}: {e}", path.display()))
+    Ok(Records::new(io::BufReader::new(file)))
 }
 
 /// How the agent ended, in words.

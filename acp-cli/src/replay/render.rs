@@ -1,32 +1,41 @@
 //! `acp replay FILE`: the transcript drawn by `acp client`'s renderer, as the client would
 //! have shown it: the prompts (from the client's `session/prompt` requests), the agent's
 //! `session/update`s, its permission asks and the client's answers, and each turn's end.
+//!
+//! The prompts and permission asks awaiting their answers are tracked within the bounds of
+//! [`super::open`]; one past them is drawn, and a warning says that its answer will not be.
 
-use std::collections::HashMap;
 use std::io::Write;
 
+use acp_blocking::acp_proto::jsonrpc::RequestId;
 use acp_blocking::acp_proto::types::{
     PromptResponse, RequestPermissionOutcome, RequestPermissionRequest, SessionNotification,
 };
 use serde_json::Value;
 
+use super::open::{LineIds, OpenRequests};
 use super::read::{Kind, Record, describe_exit};
 use crate::client::{Renderer, Style};
 use crate::record::transcript::Dir;
 
+/// A request whose answer is drawn: the client's `session/prompt` (going c2a), or the agent's
+/// permission ask (a2c).
+enum Pending {
+    Prompt,
+    Ask(RequestPermissionRequest),
+}
+
 /// What the replay remembers between lines.
 struct Replay {
     render: Renderer,
-    /// The client's open `session/prompt` requests, by id.
-    prompts: HashMap<String, ()>,
-    /// The agent's open permission asks, by id.
-    asks: HashMap<String, RequestPermissionRequest>,
+    /// The prompts and permission asks not answered yet.
+    open: OpenRequests<Pending>,
 }
 
 /// Draws `records` on `out` in `style`.
-pub(crate) fn render(records: &[Record], out: Box<dyn Write + Send>, style: Style) {
+pub(crate) fn render(records: impl Iterator<Item = Record>, out: Box<dyn Write + Send>, style: Style) {
     let render = Renderer::new(out, Box::new(std::io::stderr()), Style { spinner: false, ..style });
-    let mut replay = Replay { render, prompts: HashMap::new(), asks: HashMap::new() };
+    let mut replay = Replay { render, open: OpenRequests::default() };
     for record in records {
         match &record.kind {
             Kind::Header { argv, started } => {
@@ -35,8 +44,8 @@ pub(crate) fn render(records: &[Record], out: Box<dyn Write + Send>, style: Styl
             Kind::Line { dir, text, .. } => {
                 let Ok(message) = serde_json::from_str::<Value>(text) else { continue };
                 match dir {
-                    Dir::C2a => replay.client_line(&message),
-                    Dir::A2c => replay.agent_line(&message),
+                    Dir::C2a => replay.client_line(record.lineno, text, &message),
+                    Dir::A2c => replay.agent_line(record.lineno, text, &message),
                 }
             }
             Kind::Dropped { n, .. } => {
@@ -49,26 +58,37 @@ pub(crate) fn render(records: &[Record], out: Box<dyn Write + Send>, style: Styl
     replay.render.finish();
 }
 
-/// The id of a message, as a map key.
-fn key(message: &Value) -> Option<String> {
-    message.get("id").map(Value::to_string)
+/// The id of a message.
+fn key(message: &Value) -> Option<RequestId> {
+    message.get("id").and_then(|id| serde_json::from_value(id.clone()).ok())
 }
 
 impl Replay {
-    fn client_line(&mut self, message: &Value) {
+    /// Remembers a request going `dir` whose answer is to be drawn, within the bounds.
+    fn track(&mut self, lineno: usize, dir: Dir, text: &str, message: &Value, pending: Pending) {
+        let Some(id) = key(message) else { return };
+        let ids = LineIds { requests: vec![(id.clone(), text.len())], responses: Vec::new() };
+        if self.open.fits(dir, &ids) {
+            self.open.insert(dir, id, text.len(), pending);
+        } else {
+            self.render.warn(&format!(
+                "transcript line {lineno}: too many requests awaiting answers to track another: its answer will not be drawn"
+            ));
+        }
+    }
+
+    fn client_line(&mut self, lineno: usize, text: &str, message: &Value) {
         match message["method"].as_str() {
             Some("session/prompt") => {
-                let text: Vec<&str> = message["params"]["prompt"]
+                let prompt: Vec<&str> = message["params"]["prompt"]
                     .as_array()
                     .into_iter()
                     .flatten()
                     .filter_map(|block| block["text"].as_str())
                     .collect();
-                self.render.heading(&format!("> {}", text.join(" ")));
+                self.render.heading(&format!("> {}", prompt.join(" ")));
                 self.render.begin_turn();
-                if let Some(id) = key(message) {
-                    self.prompts.insert(id, ());
-                }
+                self.track(lineno, Dir::C2a, text, message, Pending::Prompt);
             }
             Some("session/cancel") => self.render.cancelling(),
             Some(_) => {}
@@ -77,7 +97,7 @@ impl Replay {
     }
 
     fn permission_answered(&mut self, message: &Value) {
-        let Some(ask) = key(message).and_then(|id| self.asks.remove(&id)) else { return };
+        let Some(Pending::Ask(ask)) = key(message).and_then(|id| self.open.answer(Dir::A2c, &id)) else { return };
         let outcome = serde_json::from_value::<RequestPermissionOutcome>(message["result"]["outcome"].clone());
         match outcome {
             Ok(RequestPermissionOutcome::Selected(selected)) => {
@@ -90,7 +110,7 @@ impl Replay {
         }
     }
 
-    fn agent_line(&mut self, message: &Value) {
+    fn agent_line(&mut self, lineno: usize, text: &str, message: &Value) {
         match message["method"].as_str() {
             Some("session/update") => {
                 if let Ok(n) = serde_json::from_value::<SessionNotification>(message["params"].clone()) {
@@ -100,9 +120,7 @@ impl Replay {
             Some("session/request_permission") => {
                 if let Ok(ask) = serde_json::from_value::<RequestPermissionRequest>(message["params"].clone()) {
                     self.render.permission_question(&ask, false);
-                    if let Some(id) = key(message) {
-                        self.asks.insert(id, ask);
-                    }
+                    self.track(lineno, Dir::A2c, text, message, Pending::Ask(ask));
                 }
             }
             Some(method) if method.starts_with("fs/") || method.starts_with("terminal/") => {
@@ -116,7 +134,7 @@ impl Replay {
     }
 
     fn turn_ended(&mut self, message: &Value) {
-        if key(message).and_then(|id| self.prompts.remove(&id)).is_none() {
+        if !matches!(key(message).and_then(|id| self.open.answer(Dir::C2a, &id)), Some(Pending::Prompt)) {
             return;
         }
         if let Some(error) = message.get("error") {

@@ -91,9 +91,7 @@ impl ReferenceAgentV2 {
     }
 
     fn log(&self, message: std::fmt::Arguments<'_>) {
-        if self.inner.config.log {
-            eprintln!("acp agent: {message}");
-        }
+        super::log(self.inner.config.log, message);
     }
 
     fn next(&self) -> u64 {

@@ -141,7 +141,7 @@ fn start(
 /// Runs the v2 client; returns the exit status.
 pub(crate) fn run(config: &ClientConfig) -> Exit {
     let style = config.style.unwrap_or_else(Style::detect);
-    let mut render = Renderer::new(Box::new(std::io::stdout()), Box::new(std::io::stderr()), style);
+    let mut render = Renderer::new(Box::new(crate::outlet::stdout()), Box::new(crate::outlet::stderr()), style);
     if let Some(flag) = unsupported(config) {
         render.error(&format!("{flag} is not supported with --protocol 2 (ACP v2 Preview) yet; drop one of them"));
         return Exit::Usage;

@@ -258,27 +258,37 @@ impl Ui {
                 }
             }
         };
-        self.start_turn(text);
-        None
+        self.start_turn(text)
     }
 
-    /// Sends the prompt and reads its turn on a thread of its own.
-    fn start_turn(&mut self, text: String) {
-        let Some(session) = self.session.clone() else { return };
+    /// Sends the prompt, then reads its turn on a thread of its own; `Some` when the prompt
+    /// could not be sent and that ends the session. The prompt goes out from here, before the
+    /// UI looks at interrupts again: a `session/cancel` for a Ctrl-C (or `SIGTERM`) that came
+    /// meanwhile follows it, rather than overtaking a prompt still to be sent by the reader
+    /// (the agent would ignore the cancel, then run the turn).
+    fn start_turn(&mut self, text: String) -> Option<Exit> {
+        let session = self.session.clone()?;
         self.render.heading(&format!("> {text}"));
         self.render.begin_turn();
         self.upserts.lock().unwrap_or_else(PoisonError::into_inner).begin_turn();
         self.phase = Phase::InTurn { cancelling: false };
-        let (conn, tx, upserts) = (self.conn.clone(), self.tx.clone(), self.upserts.clone());
+        let prompt = vec![v2::ContentBlock::Text(v2::TextContent::new(text))];
+        let request = v2::PromptRequest { session_id: session, prompt, idempotency_key: None, meta: None };
+        let conn = self.conn.clone();
+        let turn = match self.runtime.block_on(async move { conn.prompt(request).await }) {
+            Ok(turn) => turn,
+            Err(e) => return self.turn_ended(ended_by_error(e)),
+        };
+        let (tx, upserts) = (self.tx.clone(), self.upserts.clone());
         let handle = self.runtime.handle().clone();
         let spawned = thread::Builder::new().name("acp-turn-v2".into()).spawn(move || {
             let reader = Reader { tx: &tx, upserts: &upserts };
-            let ended = handle.block_on(reader.read(&conn, session, text));
+            let ended = handle.block_on(reader.forward(turn));
             let _ = tx.send(UiEvent::V2(Box::new(Event::TurnEnded(ended))));
         });
-        if let Err(e) = spawned {
-            let ended = Ended::Failed(format!("cannot start a thread: {e}"), Exit::Failure);
-            let _ = self.tx.try_send(UiEvent::V2(Box::new(Event::TurnEnded(ended))));
+        match spawned {
+            Ok(_) => None,
+            Err(e) => self.turn_ended(Ended::Failed(format!("cannot start a thread: {e}"), Exit::Failure)),
         }
     }
 
@@ -462,16 +472,6 @@ struct Reader<'a> {
 }
 
 impl Reader<'_> {
-    /// Sends the prompt, forwards the turn, and says how it ended.
-    async fn read(&self, conn: &ClientConnectionV2, session: SessionId, text: String) -> Ended {
-        let prompt = vec![v2::ContentBlock::Text(v2::TextContent::new(text))];
-        let request = v2::PromptRequest { session_id: session, prompt, idempotency_key: None, meta: None };
-        match conn.prompt(request).await {
-            Ok(turn) => self.forward(turn).await,
-            Err(e) => ended_by_error(e),
-        }
-    }
-
     /// Forwards an update; `false` once the UI is gone. Blocks while the UI queue is full: the
     /// turn's buffer then fills and the connection stops reading, which slows the agent down.
     fn update(&self, update: &v2::SessionUpdate) -> bool {
@@ -479,6 +479,7 @@ impl Reader<'_> {
         update.is_none_or(|update| self.tx.send(UiEvent::Update(update)).is_ok())
     }
 
+    /// Forwards the turn's updates, and says how it ended.
     async fn forward(&self, mut turn: PromptTurnV2) -> Ended {
         let mut idle_error = None;
         loop {
