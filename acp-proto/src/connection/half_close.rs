@@ -9,8 +9,8 @@
 //!    (`a_request_right_before_eof_is_answered_then_the_connection_closes`).
 //! 2. **Nothing more can be answered to us**: every outbound request still pending gets
 //!    [`Outcome::ConnectionClosed`] at once; a request sent later resolves so at once, without
-//!    a frame. Client side (v2), every open turn ends ([`TurnEndReason::ConnectionClosed`]):
-//!    no idle can come (`outbound_requests_end_at_eof_and_later_ones_resolve_at_once`,
+//!    a frame. Client side (v2, feature `unstable_protocol_v2`), every open turn ends
+//!    (`TurnEndReason::ConnectionClosed`): no idle can come (`outbound_requests_end_at_eof_and_later_ones_resolve_at_once`,
 //!    `v2::client_eof_ends_open_v2_turns_at_once`).
 //! 3. **What we owe is still answered**: every inbound request received before the end keeps
 //!    its exactly one response, as if the peer had sent `$/cancel_request` for it: its
@@ -66,7 +66,6 @@
 //! ```
 //!
 //! [`Outcome::ConnectionClosed`]: super::Outcome::ConnectionClosed
-//! [`TurnEndReason::ConnectionClosed`]: crate::TurnEndReason::ConnectionClosed
 //! [`CloseReason::PeerEof`]: super::CloseReason::PeerEof
 //! [`CancelReason::InputEnded`]: super::CancelReason::InputEnded
 //! [`Config::cancel_grace`]: super::Config::cancel_grace
