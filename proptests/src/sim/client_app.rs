@@ -36,12 +36,29 @@ impl<C: Chooser> Sim<'_, C> {
         init.client_capabilities = opt_in::client_capabilities(&mut self.c);
         let label = self.label();
         let deadline = if self.c.chance(1, 4) { self.deadline() } else { None };
-        let id = self.client.conn.send_request(self.now, init, deadline).expect("initialize is accepted");
-        self.client.outstanding.insert(
-            id,
-            Out { label, method: Some(Method::Initialize), deadline, session: None, locally_cancelled: false },
-        );
-        self.log(format!("client initialize {id}"));
+        let r = self.client.conn.send_request(self.now, init, deadline).map_err(|r| r.error);
+        self.log(format!("client initialize r{label} -> {r:?}"));
+        match r {
+            Ok(id) => {
+                let out =
+                    Out { label, method: Some(Method::Initialize), deadline, session: None, locally_cancelled: false };
+                self.client.outstanding.insert(id, out);
+            }
+            Err(e) => self.client_handshake_refused(e),
+        }
+    }
+
+    /// A (re)handshake the client's machine refused: its output is full (the answers to the
+    /// agent's early input fill it: the message comes back and the application tries again
+    /// later, from `client_start`), or the connection closed. Anything else is a violation.
+    pub(super) fn client_handshake_refused(&mut self, e: SendError) {
+        match e {
+            SendError::Backpressure { .. } => assert!(!self.client.conn.can_send(), "Backpressure while it can send"),
+            // A retry after the agent committed and the client's outcome was lost.
+            SendError::AlreadyInitialized => assert!(self.client.conn.negotiated().is_none()),
+            SendError::Closed => assert!(self.client.conn.is_closed()),
+            e => panic!("client: initialize refused: {e}"),
+        }
     }
 
     /// The client application starts something.
