@@ -140,6 +140,36 @@ fn simulated_seeds_hold_every_invariant() {
     }
 }
 
+/// Seeds that failed once, each with the depth it failed at; every test run replays them.
+/// Issue 34 (fresh seeds at 400 steps): 9102635 never settled (both peers stopped reading
+/// on their own answers, pipes full); 9002813 to 9022989 had `cancel_turn` answer asks the
+/// application had not been shown (deferred), which the model did not count; 9000846,
+/// 9020278 and 9078556 had the client's re-handshake refused for backpressure.
+const REGRESSIONS: &[(u64, usize)] = &[
+    (9102635, 400),
+    (9002813, 400),
+    (9003639, 400),
+    (9008216, 400),
+    (9008577, 400),
+    (9010287, 400),
+    (9010593, 400),
+    (9012158, 400),
+    (9012225, 400),
+    (9014227, 400),
+    (9022989, 400),
+    (9000846, 400),
+    (9020278, 400),
+    (9078556, 400),
+];
+
+#[test]
+fn regression_seeds_hold_every_invariant() {
+    for &(seed, steps) in REGRESSIONS {
+        run_or_report_with(seed, SimConfig { steps, ..SimConfig::default() });
+    }
+    println!("sim: {} regression seeds", REGRESSIONS.len());
+}
+
 #[test]
 fn every_seed_run_twice_gives_the_same_trace() {
     for seed in 0..env_u64("ACP_SIM_DETERMINISM_RUNS", 200) {
@@ -151,8 +181,9 @@ fn every_seed_run_twice_gives_the_same_trace() {
 
 /// ACP v2 (feature `unstable_protocol_v2`): the v2 seeds (both peers speak 2) and the mixed
 /// ones (a v2-offering client, a v1-only agent: the session runs v1). `ACP_SIM_V2_RUNS=N` sets
-/// the number of seeds of each (default 300); `ACP_SIM_SEED=n` with `ACP_SIM_PROTOCOL=v2` or
-/// `mixed` runs only seed `n` and prints its trace.
+/// the number of seeds of each (default 300), from `ACP_SIM_START` (default 0);
+/// `ACP_SIM_SEED=n` with `ACP_SIM_PROTOCOL=v2` or `mixed` runs only seed `n` and prints its
+/// trace.
 #[cfg(feature = "unstable_protocol_v2")]
 mod v2 {
     use super::*;
@@ -181,9 +212,10 @@ mod v2 {
             return None;
         }
         let runs = env_u64("ACP_SIM_V2_RUNS", 300);
+        let first = env_u64("ACP_SIM_START", 0);
         let start = Instant::now();
         let mut total = Summary::default();
-        for seed in 0..runs {
+        for seed in first..first + runs {
             let s = run_or_report_with(seed, config(protocol));
             total.steps += s.steps;
             total.frames += s.frames;
@@ -192,7 +224,7 @@ mod v2 {
         }
         let v = &total.v2;
         let line = format!(
-            "sim ({name}): {runs} seeds, {} steps, {} frames, {} outcomes checked; {} negotiated v2, {} fell back to v1; {} turns opened, ended idle/prompt-failed/closed {:?}, {} prompts joined an open turn, {} acknowledged; updates stamped {} / unstamped {}, {} idles sent by the agent's machine at its cancel grace ({} told to the agent application); session/cancel sent/received {:?}; asks sent/cancelled by the cascade {:?}; tool upserts with/without cancel {:?}; tool_call/cancel accepted/refused {:?}; terminal upserts with/without cancel {:?}, terminal/cancel accepted/refused {:?}; resumes ok/unknown/replayed updates {:?}; closes/deletes {:?}; auth login/logout/refused by the gate/session/new needing a login {:?}; elicitations form/url/refused by the gate/answered/cancelled by the agent/completed {:?}; {:.1}s",
+            "sim ({name}): {runs} seeds from {first}, {} steps, {} frames, {} outcomes checked; {} negotiated v2, {} fell back to v1; {} turns opened, ended idle/prompt-failed/closed {:?}, {} prompts joined an open turn, {} acknowledged; updates stamped {} / unstamped {}, {} idles sent by the agent's machine at its cancel grace ({} told to the agent application); session/cancel sent/received {:?}; asks sent/cancelled by the cascade {:?}; tool upserts with/without cancel {:?}; tool_call/cancel accepted/refused {:?}; terminal upserts with/without cancel {:?}, terminal/cancel accepted/refused {:?}; resumes ok/unknown/replayed updates {:?}; closes/deletes {:?}; auth login/logout/refused by the gate/session/new needing a login {:?}; elicitations form/url/refused by the gate/answered/cancelled by the agent/completed {:?}; {:.1}s",
             total.steps,
             total.frames,
             total.outcomes,
@@ -283,6 +315,19 @@ mod v2 {
             assert!(v.fell_back_to_v1 > 0, "no v2 offer answered with v1 in {runs} seeds");
             assert!(total.outcomes > 0);
         }
+    }
+
+    /// v2 and mixed seeds that failed once, each with the depth it failed at (issue 34: v2
+    /// 897 never settled, mixed 2539 had `cancel_turn` answer an ask the application had not
+    /// been shown); every test run replays them.
+    const REGRESSIONS_V2: &[(Protocol, u64, usize)] = &[(Protocol::V2, 897, 400), (Protocol::Mixed, 2539, 400)];
+
+    #[test]
+    fn v2_regression_seeds_hold_every_invariant() {
+        for &(protocol, seed, steps) in REGRESSIONS_V2 {
+            run_or_report_with(seed, SimConfig { steps, ..config(protocol) });
+        }
+        println!("sim (v2): {} regression seeds of v2 and mixed", REGRESSIONS_V2.len());
     }
 
     #[test]
