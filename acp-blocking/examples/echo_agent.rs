@@ -14,10 +14,15 @@
 //! | `panic` | panics in the handler (the client gets `-32603`) |
 //!
 //! `echo_agent --updates N` follows the benchmark workloads instead (`shared/bench`): every
-//! prompt gets N identical 64-byte chunks, then `end_turn`.
+//! prompt gets N identical 64-byte chunks, then `end_turn`. `echo_agent --tight` runs with tiny
+//! bounds (4 requests in flight, 8 awaiting answers, a 256-byte output budget) on one-page
+//! stdio pipes: the flood test (`tests/flood.rs`).
 //!
 //! Extension methods: `_echo` returns its params; `_sleep {"ms": N}` sleeps N ms without
-//! looking at cancellation (an unresponsive handler). Logs go to stderr only; the process
+//! looking at cancellation (an unresponsive handler); `_big {"i", "bytes"}` returns `i` and
+//! `bytes` of padding; `_flood {"n", "bytes", "lanes"}` calls the client's `_big` `n` times,
+//! `lanes` at once, and returns how many came back right (`answered`) and how many the
+//! client's machine refused for its bounds (`refused`). Logs go to stderr only; the process
 //! exits when stdin ends.
 
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -27,6 +32,9 @@ use acp_blocking::acp_proto::RpcError;
 use acp_blocking::acp_proto::types::*;
 use acp_blocking::{Agent, PromptContext, RequestContext};
 use serde_json::{Value, json};
+
+#[path = "support/flood.rs"]
+mod flood;
 
 /// The benchmark's 64-byte chunk.
 const CHUNK: &str = "abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ._";
@@ -124,9 +132,27 @@ impl Agent for EchoAgent {
         Ok(PromptResponse::new(stop))
     }
 
-    fn ext_method(&self, method: &str, params: Value, _: &RequestContext) -> Result<Value, RpcError> {
+    fn ext_method(&self, method: &str, params: Value, cx: &RequestContext) -> Result<Value, RpcError> {
         match method {
             "_echo" => Ok(params),
+            "_big" => Ok(flood::answer_big(&params)),
+            "_flood" => {
+                let n = params["n"].as_u64().unwrap_or(1);
+                let lanes = params["lanes"].as_u64().unwrap_or(1).max(1);
+                let bytes = params["bytes"].as_u64().unwrap_or(0);
+                let call = |params| cx.ext_method("_big", params, None);
+                let results: Vec<_> = std::thread::scope(|s| {
+                    let lanes: Vec<_> =
+                        (0..lanes).map(|lane| s.spawn(move || flood::run_lane(call, lane, lanes, n, bytes))).collect();
+                    lanes.into_iter().map(|l| l.join().expect("a lane")).collect()
+                });
+                let (mut answered, mut refused) = (0, 0);
+                for lane in results {
+                    let (a, r) = lane.map_err(RpcError::internal_error)?;
+                    (answered, refused) = (answered + a, refused + r);
+                }
+                Ok(json!({"answered": answered, "refused": refused}))
+            }
             "_sleep" => {
                 let ms = params.get("ms").and_then(Value::as_u64).unwrap_or(1000);
                 std::thread::sleep(Duration::from_millis(ms));
@@ -140,17 +166,27 @@ impl Agent for EchoAgent {
 fn main() {
     let mut args = std::env::args().skip(1);
     let mut bench_updates = None;
+    let mut tight = false;
     while let Some(arg) = args.next() {
         match arg.as_str() {
             "--updates" => bench_updates = args.next().and_then(|n| n.parse().ok()),
+            "--tight" => tight = true,
             other => {
-                eprintln!("echo_agent: unknown argument `{other}`; usage: echo_agent [--updates N]");
+                eprintln!("echo_agent: unknown argument `{other}`; usage: echo_agent [--updates N] [--tight]");
                 std::process::exit(2);
             }
         }
     }
     let agent = EchoAgent { sessions: AtomicU64::new(0), bench_updates };
-    if let Err(e) = acp_blocking::serve_stdio(agent) {
+    let result = if tight {
+        flood::shrink_stdio_pipes();
+        let mut options = acp_blocking::AgentOptions::default();
+        options.config = flood::flood_config();
+        acp_blocking::serve_with(agent, std::io::stdin(), std::io::stdout(), options)
+    } else {
+        acp_blocking::serve_stdio(agent)
+    };
+    if let Err(e) = result {
         eprintln!("echo_agent: {e}");
         std::process::exit(1);
     }

@@ -113,11 +113,11 @@
 //! * **Bounded everything**: frame size, inbound in flight, pending outbound, the event queue,
 //!   held requests and the queued output. While the output is at or over
 //!   [`Config::outbound_budget`] the machine takes on no new work (application sends are refused,
-//!   inbound requests are deferred until the peer has read) and, while it awaits answers,
-//!   keeps reading responses, notifications and cancellations, so two stalled peers cannot
-//!   deadlock (see
-//!   [`connection`]'s "Bounded output"); where a bound is reached on the peer's input alone the
-//!   machine stops consuming it ([`Connection::wants_input`]) instead of growing.
+//!   inbound requests are deferred until the peer has read) and keeps reading; once its own
+//!   answers to peer input fill it, what needs an answer is parked unread while responses and
+//!   notifications go on, so two stalled peers cannot deadlock (see [`connection`]'s "Bounded
+//!   output"); where a bound is reached on the peer's input alone the machine stops consuming
+//!   it ([`Connection::wants_input`]) instead of growing.
 //! * **End of input is a half-close** ([`connection::half_close`]): requests received before
 //!   it are still answered, as if the peer had cancelled each (the handler is told; after
 //!   [`Config::cancel_grace`] the machine answers `-32800`), then the connection closes;

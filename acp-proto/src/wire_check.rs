@@ -207,7 +207,12 @@ impl WireCheck {
     /// The requests consumed and not answered yet: id and method (an id read again before
     /// its answers were emitted appears once per copy unanswered).
     pub fn open_requests(&self) -> impl Iterator<Item = (&RequestId, &str)> {
-        self.open.iter().flat_map(|(id, q)| q.iter().map(move |c| (id, c.method.as_str())))
+        self.open_requests_with_params().map(|(id, method, _)| (id, method))
+    }
+
+    /// [`open_requests`](Self::open_requests) with the params of each (`null` when absent).
+    pub fn open_requests_with_params(&self) -> impl Iterator<Item = (&RequestId, &str, &Value)> {
+        self.open.iter().flat_map(|(id, q)| q.iter().map(move |c| (id, c.method.as_str(), &c.params)))
     }
 
     /// Bytes the peer consumed (exactly what it reported consuming), in any chunking.

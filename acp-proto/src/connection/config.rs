@@ -26,7 +26,9 @@ pub struct Config {
     pub max_frame_len: usize,
     /// Inbound requests in flight (dispatched, deferred or held). At this many, input pauses
     /// while this side awaits no answer from the peer; otherwise (the answer may come behind
-    /// them) new requests are refused with `-32603`. Default 1000.
+    /// them) new requests are refused with `-32603`. Also the frames that may be parked while
+    /// the machine's own answers fill the output (see [`Config::outbound_budget`]). Default
+    /// 1000.
     pub max_inbound: usize,
     /// Outbound requests awaiting answers before new sends are refused. Default 1000.
     pub max_pending_outbound: usize,
@@ -46,13 +48,15 @@ pub struct Config {
     ///   handler's result until [`Connection::can_send`], so the queue exceeds the bound by at
     ///   most one frame per running handler;
     /// * input keeps being read: responses to our own requests, notifications (cancellations
-    ///   above all) and the deferred requests. Input stops only when the machine's *own*
-    ///   answers to peer input (error responses) reach this many bytes (on v2, with the
-    ///   answers held for unfinished batch arrays: module `batch`, rule 8), when events are not
-    ///   drained, behind a pending `initialize`, or on deferred requests while nothing is
-    ///   awaited from the peer. So two peers that both stall on a full output never deadlock:
-    ///   a side that awaits an answer always reads on, and a side that awaits none is not
-    ///   what the other is waiting for.
+    ///   above all) and the deferred requests. Once the machine's *own* answers to peer input
+    ///   (errors, refusals, `-32800`) reach this many bytes, what needs an answer is parked
+    ///   unread and handled once they are written (module `connection::parked`; input stops
+    ///   at [`Config::max_inbound`] parked frames or [`Config::max_held_bytes`]). Input also
+    ///   stops when events are not drained, behind a pending `initialize`, on deferred
+    ///   requests while nothing is awaited from the peer, and (v2) on the answers held for
+    ///   unfinished batch arrays (module `batch`, rule 8). So two peers that both stall on a
+    ///   full output never deadlock while each keeps at most the other's `max_inbound`
+    ///   requests unanswered (`max_pending_outbound`; the defaults are equal).
     ///
     /// Default 1 MiB.
     pub outbound_budget: usize,
@@ -61,7 +65,9 @@ pub struct Config {
     pub max_events: usize,
     /// Bytes of requests held behind a pending `initialize` above which input is no longer
     /// consumed; also the bytes of requests deferred while the output is full above which
-    /// further requests are refused (see [`Config::outbound_budget`]). Default 1 MiB.
+    /// further requests are refused, and of frames parked while the machine's own answers
+    /// fill the output above which input stops (see [`Config::outbound_budget`]). Default
+    /// 1 MiB.
     pub max_held_bytes: usize,
     /// The wire id of the first outbound request; later ones count up. Default 1.
     pub first_outbound_id: i64,

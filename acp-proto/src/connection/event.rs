@@ -291,6 +291,9 @@ pub struct Stats {
     pub requests_deferred: u64,
     /// Times the machine paused new work: a request had to be deferred while none was.
     pub output_pauses: u64,
+    /// Frames parked unchecked because the machine's own answers filled the output (module
+    /// `connection::parked`); each is handled later, in arrival order.
+    pub input_parked: u64,
     /// v2: batch arrays taken apart (each counts one frame in `frames_in`; its answer array
     /// one in `frames_out`). Refused batches (empty, too long) count as malformed frames.
     pub batches: u64,

@@ -34,21 +34,27 @@ enum Params<'a> {
 impl Connection {
     pub(super) fn on_frame_event(&mut self, ev: FrameEvent<'_>) {
         self.stats.frames_in += 1;
+        if self.parking() {
+            return self.park_or_handle(ev);
+        }
         match ev {
             FrameEvent::Frame(frame) => self.on_frame(frame),
-            FrameEvent::Oversized { len } => {
-                self.stats.oversized_frames += 1;
-                let error = RpcError::invalid_request("frame exceeds the maximum frame length").with_data(json!({
-                    "reason": "frame exceeds the maximum frame length",
-                    "length": len,
-                    "limit": self.config.max_frame_len,
-                }));
-                self.reply_error(&RequestId::Null, &error);
-            }
+            FrameEvent::Oversized { len } => self.reply_oversized(len),
         }
     }
 
-    fn on_frame(&mut self, frame: &[u8]) {
+    /// Answers a line over the frame limit (`len` bytes long).
+    pub(super) fn reply_oversized(&mut self, len: u64) {
+        self.stats.oversized_frames += 1;
+        let error = RpcError::invalid_request("frame exceeds the maximum frame length").with_data(json!({
+            "reason": "frame exceeds the maximum frame length",
+            "length": len,
+            "limit": self.config.max_frame_len,
+        }));
+        self.reply_error(&RequestId::Null, &error);
+    }
+
+    pub(super) fn on_frame(&mut self, frame: &[u8]) {
         // The fast paths decode v1 messages only.
         #[cfg(feature = "unstable_protocol_v2")]
         if self.general_path_only() {

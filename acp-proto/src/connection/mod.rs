@@ -49,10 +49,14 @@
 //! Nothing the peer does makes the queued output grow without a bound: application sends stop
 //! at the budget ([`SendError::Backpressure`]), no new request is dispatched while the output is
 //! full (rule 8), each dispatched request adds its one response (adapters hold a handler's
-//! result until [`Connection::can_send`]), and the machine's own answers to peer input stop
-//! input once they alone fill the budget. A side that awaits answers always reads on
-//! (responses, notifications and cancellations get through), so two peers whose outputs are
-//! both full never deadlock. [`Stats::requests_deferred`] and [`Stats::output_pauses`] count the pauses.
+//! result until [`Connection::can_send`]), and once the machine's own answers to peer input
+//! alone fill the budget, what needs an answer is *parked* unread (module `parked`: responses
+//! and notifications are still handled, the parked frames in arrival order once those answers
+//! are written; input stops at `max_inbound` parked frames or `max_held_bytes`). So a side
+//! reads on while its output is full, and two peers whose outputs are both full never
+//! deadlock while neither has more than the other's `max_inbound` requests unanswered.
+//! [`Stats::requests_deferred`], [`Stats::output_pauses`] and [`Stats::input_parked`] count
+//! the pauses.
 //!
 //! # Lifecycles
 //! Inbound: `Dispatched → (Cancelled →) Answered`. Exactly one response frame per request id:
@@ -81,6 +85,7 @@ mod handshake;
 mod held;
 mod inbound;
 mod outbound;
+mod parked;
 pub mod turns;
 #[cfg(feature = "unstable_protocol_v2")]
 pub mod turns_v2;
@@ -205,6 +210,8 @@ pub struct Connection {
     held: held::Held,
     /// Requests deferred while the output is full.
     deferred: deferred::Deferred,
+    /// Frames parked while the machine's own answers fill the output (module `parked`).
+    parked: parked::Parked,
     /// Outbound requests awaiting answers, by wire id.
     outbound: BTreeMap<i64, PendingOut>,
     next_outbound: i64,
@@ -243,6 +250,7 @@ impl Connection {
             next_inbound: 0,
             held: held::Held::default(),
             deferred: deferred::Deferred::default(),
+            parked: parked::Parked::default(),
             outbound: BTreeMap::new(),
             timers: BTreeSet::new(),
             input_ended: false,
@@ -333,18 +341,18 @@ impl Connection {
     /// ```
     #[must_use]
     pub fn has_events(&self) -> bool {
-        !self.events.is_empty() || (!self.deferred.is_empty() && self.can_send())
+        !self.events.is_empty() || (!self.deferred.is_empty() && self.can_send()) || self.parked_ready()
     }
 
     /// Whether [`handle_input`](Self::handle_input) currently consumes bytes. It stops when
-    /// the event queue, the machine's own queued answers to peer input, or the held requests
-    /// reach their bounds, until the application drains them; and for good after the end of
-    /// input or close.
+    /// the event queue, the frames parked while the machine's own answers fill the output
+    /// (module `parked`), or the held requests reach their bounds, until the application
+    /// drains them or the peer reads; and for good after the end of input or close.
     pub fn wants_input(&self) -> bool {
         self.phase != Phase::Closed
             && !self.input_ended
             && self.events.len() < self.config.max_events
-            && self.machine_out < self.config.outbound_budget
+            && !self.parked_full()
             && self.held.bytes() < self.config.max_held_bytes
             && !self.deferral_stops_input()
             && !self.v2_stops_input()
@@ -358,12 +366,19 @@ impl Connection {
     /// bound are refused instead.
     fn deferral_stops_input(&self) -> bool {
         let deferral_full = !self.deferred.is_empty() && self.deferred.bytes() >= self.config.max_held_bytes;
-        let inbound_full = self.inbound_in_flight() >= self.config.max_inbound;
+        let inbound_full = self.checked_in_flight() >= self.config.max_inbound;
         self.outbound.is_empty() && self.phase == Phase::Ready && (deferral_full || inbound_full)
     }
 
-    /// Inbound requests in flight (dispatched and held).
+    /// Inbound requests in flight: dispatched, deferred, held behind `initialize`, or parked
+    /// unchecked while the machine's own answers fill the output.
     pub fn inbound_in_flight(&self) -> usize {
+        self.checked_in_flight() + self.parked.requests()
+    }
+
+    /// Inbound requests in flight that went through the checks (dispatched, deferred, held):
+    /// what `max_inbound` bounds.
+    fn checked_in_flight(&self) -> usize {
         self.inbound.len() + self.held.len()
     }
 
@@ -380,8 +395,10 @@ impl Connection {
         self.out.capacity()
             + self.held.bytes()
             + self.deferred.bytes()
+            + self.parked.bytes()
             + self.framer.buffered()
             + (self.inbound.len() + self.outbound.len() + self.timers.len() + self.events.len()) * ENTRY
+            + self.parked.len() * ENTRY
             + self.turns.len() * ENTRY
             + self.v2_len() * ENTRY
     }
@@ -441,6 +458,10 @@ impl Connection {
         if let Some(event) = self.events.pop_front() {
             return Some(event);
         }
+        self.unpark();
+        if let Some(event) = self.events.pop_front() {
+            return Some(event);
+        }
         self.release_deferred()
     }
 
@@ -463,6 +484,7 @@ impl Connection {
         if self.phase == Phase::Closed || self.input_ended {
             return data.len();
         }
+        self.unpark();
         if !self.wants_input() {
             return 0;
         }
@@ -491,6 +513,9 @@ impl Connection {
             std::ops::ControlFlow::Continue(())
         });
         self.framer = framer;
+        // What was parked, the final line last if it was parked too (module `parked`, rule 6),
+        // then the half-close: what was received is still answered (module `half_close`).
+        self.unpark_all();
         if self.phase != Phase::Closed {
             self.half_close();
         }
@@ -556,6 +581,7 @@ impl Connection {
         self.by_wire.clear();
         self.held.clear();
         self.deferred.clear();
+        self.parked.clear();
         self.timers.clear();
         self.turns = turns::Turns::default();
         #[cfg(feature = "unstable_protocol_v2")]

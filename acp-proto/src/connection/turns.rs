@@ -32,8 +32,17 @@
 //! | `session/update` for S received while the turn runs | delivered with a [`TurnStamp`]: the turn and a contiguous ordinal 0, 1, 2… |
 //! | `session/update` for S outside a turn | delivered unstamped |
 //! | the prompt's outcome | delivered after every update received before it; the turn is over, later updates are unstamped |
-//! | [`Connection::cancel_turn`] | sends `session/cancel`; answers every pending `session/request_permission` of S with the `cancelled` outcome and reports each as [`Event::Cancelled`] (`TurnCancelled`); the outbound prompt stays pending (the agent answers it `cancelled`) |
+//! | [`Connection::cancel_turn`] | sends `session/cancel`; answers every pending `session/request_permission` of S with the `cancelled` outcome: those the application holds, each reported as [`Event::Cancelled`] (`TurnCancelled`), and those received but not yet handed to it (deferred while the output was full), silently: they leave the queue and are never handed to it; returns how many it answered, of both kinds; the outbound prompt stays pending (the agent answers it `cancelled`) |
 //! | a `session/request_permission` for S arrives after the cancel, before the prompt's outcome | answered `cancelled` by the machine at once, never dispatched (the agent may have asked before it saw the cancel) |
+//!
+//! An ask the application has not seen is answered too because it is pending for the agent
+//! like any other (the spec: the client MUST answer every pending permission request
+//! `cancelled` when it cancels a turn), and showing it afterwards would ask the user about a
+//! turn they cancelled (`tests/output_bound.rs`,
+//! `client_cancel_turn_answers_a_deferred_permission_ask`). An ask still parked unread behind
+//! the machine's own answers (module `parked`) is not pending yet; the turn's end never
+//! overtakes it, so when it is read the row after `cancel_turn` answers it
+//! (`tests/parked_input.rs`, `a_turn_never_ends_before_an_ask_of_its_session_that_came_ahead`).
 //!
 //! A permission answer must name one of the offered options (or be `cancelled`):
 //! [`Connection::respond`] answers anything else `cancelled` (granting nothing) and reports the

@@ -20,19 +20,69 @@
 //! sleeps without looking at cancellation; for the tests, `_wait` waits until it is cancelled,
 //! `_panic` panics, `_announce {"sessionId", "text"}` sends an update outside any turn and
 //! `_ask_client {"ms"}` calls the client's `_wait` with a deadline of `ms` and returns
-//! `"timed out"` when it passed; extension notifications are reported to `observed`.
+//! `"timed out"` when it passed; `_big {"i", "bytes"}` returns `i` and `bytes` of padding;
+//! `_flood {"n", "bytes", "lanes"}` calls the client's `_big` `n` times, `lanes` at once, and
+//! returns how many came back right (`answered`) and how many the client's machine refused
+//! (`refused`: `-32603`, its requests in flight were at their bound); extension notifications
+//! are reported to `observed`.
 #![allow(dead_code)]
 
 use std::future::Future;
+use std::pin::Pin;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
-use acp_tokio::acp_proto::RpcError;
 use acp_tokio::acp_proto::types::*;
+use acp_tokio::acp_proto::{Config, RpcError};
 use acp_tokio::{Agent, PromptContext, RequestContext};
 use serde_json::{Value, json};
 use tokio::sync::mpsc;
+
+/// The tight bounds of the flood test (`tokio_echo_agent --tight`, `tests/flood.rs`): a 256-byte
+/// output budget, 4 requests in flight, 8 awaiting answers (twice the peer's 4).
+pub(crate) fn flood_config() -> Config {
+    Config::default().with_outbound_budget(256).with_max_inbound(4).with_max_pending_outbound(8)
+}
+
+/// A boxed future that may move between threads, for [`join_all`].
+pub(crate) type SendFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+
+/// Polls every future until all are done; results in order.
+pub(crate) async fn join_all<T, F: Future<Output = T> + Unpin>(futures: Vec<F>) -> Vec<T> {
+    let mut futures: Vec<_> = futures.into_iter().map(Some).collect();
+    let mut results: Vec<Option<T>> = futures.iter().map(|_| None).collect();
+    std::future::poll_fn(|cx| {
+        let mut pending = false;
+        for (slot, result) in futures.iter_mut().zip(results.iter_mut()) {
+            if let Some(future) = slot {
+                match std::pin::Pin::new(future).poll(cx) {
+                    std::task::Poll::Ready(v) => {
+                        *result = Some(v);
+                        *slot = None;
+                    }
+                    std::task::Poll::Pending => pending = true,
+                }
+            }
+        }
+        if pending { std::task::Poll::Pending } else { std::task::Poll::Ready(()) }
+    })
+    .await;
+    results.into_iter().map(|r| r.expect("every future completed")).collect()
+}
+
+/// The answer to `_big {"i", "bytes"}`: `i` and `bytes` of padding.
+pub(crate) fn big_answer(i: u64, bytes: u64) -> Value {
+    json!({"i": i, "pad": "p".repeat(bytes as usize)})
+}
+
+/// Whether `e` is the refusal of a machine whose requests in flight were at their bound.
+pub(crate) fn refused_for_bounds(e: &acp_tokio::Error) -> bool {
+    e.rpc().is_some_and(|rpc| {
+        let reason = rpc.data.as_ref().and_then(|d| d["reason"].as_str());
+        rpc.code.0 == -32603 && matches!(reason, Some("too many requests in flight" | "output queue full"))
+    })
+}
 
 /// The benchmark's 64-byte chunk (`shared/bench/WORKLOADS.md`).
 pub(crate) const CHUNK: &str = "abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ._";
@@ -189,6 +239,7 @@ impl Agent for EchoAgent {
     async fn ext_method(&self, method: &str, params: Value, cx: RequestContext) -> Result<Value, RpcError> {
         match method {
             "_echo" => Ok(params),
+            "_big" => Ok(big_answer(params["i"].as_u64().unwrap_or(0), params["bytes"].as_u64().unwrap_or(0))),
             "_sleep" => {
                 sleep(Duration::from_millis(params.get("ms").and_then(Value::as_u64).unwrap_or(1000))).await;
                 Ok(json!({}))
@@ -207,6 +258,33 @@ impl Agent for EchoAgent {
                     Err(acp_tokio::Error::TimedOut) => json!("timed out"),
                     Err(e) => json!(e.to_string()),
                 })
+            }
+            "_flood" => {
+                let n = params["n"].as_u64().unwrap_or(1);
+                let lanes = params["lanes"].as_u64().unwrap_or(1).max(1);
+                let bytes = params["bytes"].as_u64().unwrap_or(0);
+                let cx = &cx;
+                let lanes: Vec<SendFuture<'_, Result<(u64, u64), RpcError>>> = (0..lanes)
+                    .map(|lane| {
+                        Box::pin(async move {
+                            let (mut answered, mut refused) = (0u64, 0u64);
+                            for i in (lane..n).step_by(lanes as usize) {
+                                match cx.ext_method("_big", json!({"i": i, "bytes": bytes}), None).await {
+                                    Ok(big) if big == big_answer(i, bytes) => answered += 1,
+                                    Err(e) if refused_for_bounds(&e) => refused += 1,
+                                    other => return Err(RpcError::internal_error(format!("_echo {i}: {other:?}"))),
+                                }
+                            }
+                            Ok((answered, refused))
+                        }) as SendFuture<'_, _>
+                    })
+                    .collect();
+                let (mut answered, mut refused) = (0, 0);
+                for lane in join_all(lanes).await {
+                    let (a, r) = lane?;
+                    (answered, refused) = (answered + a, refused + r);
+                }
+                Ok(json!({"answered": answered, "refused": refused}))
             }
             "_announce" => {
                 let session = params["sessionId"].as_str().unwrap_or_default().to_owned();

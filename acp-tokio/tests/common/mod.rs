@@ -15,7 +15,6 @@ use std::future::Future;
 use std::path::PathBuf;
 use std::pin::Pin;
 use std::sync::{Arc, Mutex};
-use std::task::Poll;
 
 use acp_tokio::acp_proto::RpcError;
 use acp_tokio::acp_proto::types::*;
@@ -23,6 +22,7 @@ use acp_tokio::{Client, ClientConnection, ClientContext};
 use futures_core::Stream;
 use tokio::sync::mpsc;
 
+pub(crate) use echo::join_all;
 #[allow(unused_imports)]
 pub(crate) use echo::{EchoAgent, chunk_text};
 
@@ -298,29 +298,6 @@ pub fn prompt(session: &SessionId, text: &str) -> PromptRequest {
 /// The next item of a stream.
 pub async fn next<S: Stream + Unpin>(stream: &mut S) -> Option<S::Item> {
     std::future::poll_fn(|cx| Pin::new(&mut *stream).poll_next(cx)).await
-}
-
-/// Polls every future until all are done; results in order.
-pub async fn join_all<T>(futures: Vec<BoxedFuture<'_, T>>) -> Vec<T> {
-    let mut futures: Vec<_> = futures.into_iter().map(Some).collect();
-    let mut results: Vec<Option<T>> = futures.iter().map(|_| None).collect();
-    std::future::poll_fn(|cx| {
-        let mut pending = false;
-        for (slot, result) in futures.iter_mut().zip(results.iter_mut()) {
-            if let Some(future) = slot {
-                match future.as_mut().poll(cx) {
-                    Poll::Ready(v) => {
-                        *result = Some(v);
-                        *slot = None;
-                    }
-                    Poll::Pending => pending = true,
-                }
-            }
-        }
-        if pending { Poll::Pending } else { Poll::Ready(()) }
-    })
-    .await;
-    results.into_iter().map(|r| r.expect("every future completed")).collect()
 }
 
 /// An example binary built next to this test binary (`cargo test` builds the examples).

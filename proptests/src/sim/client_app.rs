@@ -36,12 +36,29 @@ impl<C: Chooser> Sim<'_, C> {
         init.client_capabilities = opt_in::client_capabilities(&mut self.c);
         let label = self.label();
         let deadline = if self.c.chance(1, 4) { self.deadline() } else { None };
-        let id = self.client.conn.send_request(self.now, init, deadline).expect("initialize is accepted");
-        self.client.outstanding.insert(
-            id,
-            Out { label, method: Some(Method::Initialize), deadline, session: None, locally_cancelled: false },
-        );
-        self.log(format!("client initialize {id}"));
+        let r = self.client.conn.send_request(self.now, init, deadline).map_err(|r| r.error);
+        self.log(format!("client initialize r{label} -> {r:?}"));
+        match r {
+            Ok(id) => {
+                let out =
+                    Out { label, method: Some(Method::Initialize), deadline, session: None, locally_cancelled: false };
+                self.client.outstanding.insert(id, out);
+            }
+            Err(e) => self.client_handshake_refused(e),
+        }
+    }
+
+    /// A (re)handshake the client's machine refused: its output is full (the answers to the
+    /// agent's early input fill it: the message comes back and the application tries again
+    /// later, from `client_start`), or the connection closed. Anything else is a violation.
+    pub(super) fn client_handshake_refused(&mut self, e: SendError) {
+        match e {
+            SendError::Backpressure { .. } => assert!(!self.client.conn.can_send(), "Backpressure while it can send"),
+            // A retry after the agent committed and the client's outcome was lost.
+            SendError::AlreadyInitialized => assert!(self.client.conn.negotiated().is_none()),
+            SendError::Closed => assert!(self.client.conn.is_closed()),
+            e => panic!("client: initialize refused: {e}"),
+        }
     }
 
     /// The client application starts something.
@@ -136,12 +153,23 @@ impl<C: Chooser> Sim<'_, C> {
             .iter()
             .filter(|h| matches!(h.request.v1(), Some(Request::Agent(AgentRequest::RequestPermission(p))) if p.session_id.as_str() == s))
             .collect();
-        // An ask cancelled by `$/cancel_request` may already have been answered `-32800` by the
-        // machine (its grace passed) while the application still holds it.
+        self.check_cancel_turn_answers(&s, &asks, answered);
+    }
+
+    /// `cancel_turn` of `session` answered `answered` asks (the `turns` rule table): every ask
+    /// the application holds (`asks`; one cancelled by `$/cancel_request` may already have
+    /// been answered `-32800` by the machine, its grace passed), and the ones the machine
+    /// received but has not shown it (deferred while the output was full), which it answers
+    /// silently and never shows: at most the asks read from the wire and not answered there
+    /// yet that the application does not hold. (Were one shown afterwards, the application's
+    /// answer would be discarded although not cancelled: `client_complete` fails on that.)
+    pub(super) fn check_cancel_turn_answers(&self, session: &str, asks: &[&Pending], answered: usize) {
+        let held: std::collections::BTreeSet<Option<u64>> = self.client.handlers.iter().map(|h| h.label).collect();
+        let unseen = self.client.wire.open_asks(session).filter(|l| !held.contains(l)).count();
         let surely_in_flight = asks.iter().filter(|h| !h.cancelled).count();
         assert!(
-            (surely_in_flight..=asks.len()).contains(&answered),
-            "cancel_turn must answer every pending permission ask of the session: {answered} of {}",
+            (surely_in_flight..=asks.len() + unseen).contains(&answered),
+            "cancel_turn must answer every pending permission ask of the session: {answered}, the application holds {} ({surely_in_flight} not cancelled), {unseen} more read and unanswered",
             asks.len()
         );
     }

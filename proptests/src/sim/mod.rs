@@ -139,6 +139,8 @@ pub struct Summary {
     /// Requests a machine had read and not yet answered when its input ended: each then owed
     /// its one answer (invariant 12).
     pub owed_at_eof: u64,
+    /// Frames either machine parked while its own answers filled its output.
+    pub input_parked: u64,
     /// Steps taken.
     pub steps: usize,
     /// Frames emitted by both sides.
@@ -414,6 +416,7 @@ impl<'t, C: Chooser> Sim<'t, C> {
         self.summary.trace_hash = h;
         self.summary.frames = self.agent.wire.frames_emitted + self.client.wire.frames_emitted;
         self.summary.output_pauses = self.agent.conn.stats().output_pauses + self.client.conn.stats().output_pauses;
+        self.summary.input_parked = self.agent.conn.stats().input_parked + self.client.conn.stats().input_parked;
         self.summary.clone()
     }
 }

@@ -285,12 +285,7 @@ impl<C: Chooser> Sim<'_, C> {
             .iter()
             .filter(|h| matches!(&h.request, Req::V2(v2::Request::Agent(AgentRequestParams::RequestPermission(p))) if p.session_id.as_str() == s))
             .collect();
-        let surely_in_flight = asks.iter().filter(|h| !h.cancelled).count();
-        assert!(
-            (surely_in_flight..=asks.len()).contains(&answered),
-            "cancel_turn must answer every pending permission ask of the session: {answered} of {}",
-            asks.len()
-        );
+        self.check_cancel_turn_answers(&s, &asks, answered);
     }
 
     /// Client: a v2 request arrived (a permission ask, an elicitation): never of a session it

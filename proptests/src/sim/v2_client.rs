@@ -54,10 +54,7 @@ impl<C: Chooser> Sim<'_, C> {
                 assert!(matches!(early, Err(SendError::NotInitialized)), "auth/login before the handshake: {early:?}");
                 self.summary.v2.auth[2] += 1;
             }
-            // A retry after the agent committed and the client's outcome was lost.
-            Err(SendError::AlreadyInitialized) => assert!(self.client.conn.negotiated().is_none()),
-            Err(SendError::Closed) => assert!(self.client.conn.is_closed()),
-            Err(e) => panic!("client: v2 initialize refused: {e}"),
+            Err(e) => self.client_handshake_refused(e),
         }
     }
 

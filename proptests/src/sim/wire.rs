@@ -45,6 +45,17 @@ impl WireCheck {
         self.must_cancel.insert(label);
     }
 
+    /// Client: the labels of the permission asks of `session` it read and has not answered
+    /// on the wire yet (`None` for an ask without a label).
+    pub(super) fn open_asks<'a>(&'a self, session: &'a str) -> impl Iterator<Item = Option<u64>> + 'a {
+        self.inner
+            .open_requests_with_params()
+            .filter(move |(_, method, params)| {
+                *method == "session/request_permission" && params["sessionId"] == session
+            })
+            .map(|(_, _, params)| label_of(params))
+    }
+
     /// Bytes the peer consumed (exactly what `handle_input` reported).
     pub(super) fn consumed(&mut self, bytes: &[u8]) {
         self.inner.consumed(bytes);

@@ -338,6 +338,27 @@ fn client_cancel_answers_asks_and_waits_for_idle() {
     assert_eq!(sent(&mut c)[0]["result"]["outcome"], json!({"outcome": "cancelled"}));
 }
 
+/// An ask that arrived while the client's output was full waits deferred, unseen: the
+/// cancel answers it `cancelled` and counts it, and it is never handed to the application,
+/// not even once the output drained.
+#[test]
+fn client_cancel_answers_a_deferred_ask_it_never_shows() {
+    let (mut c, mut a, _) = prompted(true);
+    // The client's output fills (the agent is not reading): a big prompt joining the turn.
+    let text = "x".repeat(c.config().outbound_budget);
+    let big: v2::PromptRequest = from(json!({"sessionId": "s", "prompt": [{"type": "text", "text": text}]}));
+    c.send_request_v2(T0, big, None).unwrap();
+    assert!(!c.can_send());
+    a.send_request_v2(T0, ask(), None).unwrap();
+    pipe(&mut a, &mut c, T0);
+    assert!(events(&mut c).is_empty(), "deferred, not shown");
+    assert_eq!(c.cancel_turn(T0, &SessionId::from("s")), Ok(1));
+    let frames = sent(&mut c);
+    let answer = frames.iter().find(|f| f["id"].is_number() && f.get("result").is_some()).expect("the ask's answer");
+    assert_eq!(answer["result"]["outcome"], json!({"outcome": "cancelled"}));
+    assert!(events(&mut c).is_empty(), "never shown, not even with the output drained");
+}
+
 fn tool(caps: Value, status: Option<&str>) -> String {
     let mut u = json!({"sessionUpdate": "tool_call_update", "toolCallId": "t1"});
     if !caps.is_null() {
