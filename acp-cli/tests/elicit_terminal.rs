@@ -1,7 +1,8 @@
 //! Elicitations asked on the terminal, end to end: `acp client` (the built binary) on a
 //! pseudo-terminal (`script`), without `--elicit`, against `acp agent` (its `elicit` form and
 //! its `link` URL) and against scripted agents (hostile forms; an elicitation queued behind a
-//! permission question); and URL elicitations declined when nobody is at a terminal.
+//! permission question; a question still on screen when the turn ends; `session/cancel` sent
+//! before the answers it cancels); and URL elicitations declined when nobody is at a terminal.
 
 mod common;
 
@@ -317,19 +318,28 @@ fn cancel_typed_at_a_form_field_cancels_the_form_and_the_turn() {
     answered_then_cancelled(&received(&c2a), &serde_json::json!({"action": "cancel"}));
 }
 
-#[test]
-fn cancel_typed_at_a_question_between_turns_cancels_the_question() {
-    let dir = TempDir::new("cancel-idle");
+/// A file in `dir` holding the agent's `session/request_permission` `p1` ("Later", one option:
+/// Allow), on one line.
+fn later_permission(dir: &TempDir) -> String {
     let permission = serde_json::json!({"jsonrpc": "2.0", "id": "p1", "method": "session/request_permission",
         "params": {"sessionId": "s1", "toolCall": {"toolCallId": "c1", "title": "Later"},
             "options": [{"optionId": "ok", "name": "Allow", "kind": "allow_once"}]}});
-    let permission = dir.file("permission.json", &permission.to_string());
+    dir.file("permission.json", &permission.to_string())
+}
+
+#[test]
+fn cancel_typed_at_a_question_between_turns_cancels_the_question() {
+    let dir = TempDir::new("cancel-idle");
+    let permission = later_permission(&dir);
     // The turn ends, then the agent asks.
     let script = format!("{HANDSHAKE}{END_TURN}cat '{permission}'; echo; {}", answer_line(&dir));
     let Some(mut pty) = client_asking_a_scripted_agent(&dir, &script) else { return };
     pty.wait_for("Type a prompt");
     pty.keys("hi\r");
+    // Between turns: the turn's end is drawn too (before or after the question: the ask may
+    // reach the UI first).
     pty.wait_for("? permission: Later");
+    pty.wait_for("— end of turn");
     pty.keys("/cancel\r");
     pty.wait_for("questions cancelled (no turn is running)");
     pty.keys("\x04");
@@ -340,4 +350,98 @@ fn cancel_typed_at_a_question_between_turns_cancels_the_question() {
     assert_eq!(answers.len(), 1, "{answers:?}");
     assert_eq!(answers[0]["id"], "p1");
     assert_eq!(answers[0]["result"]["outcome"], serde_json::json!({"outcome": "cancelled"}));
+}
+
+/// `acp client --ask` on a terminal against a scripted agent that asks `p1` in the turn, then,
+/// once the test created the returned file, ends the turn without waiting for the answer, then
+/// reads its answer. So the question is on screen when the turn ends, as when the agent's ask
+/// right after its turn's response reaches the client's UI before that response does.
+fn a_question_on_screen_as_the_turn_ends(dir: &TempDir) -> Option<(Pty, std::path::PathBuf)> {
+    let permission = later_permission(dir);
+    let go = dir.path().join("go");
+    let wait = format!("while [ ! -e '{}' ]; do sleep 0.05; done; ", go.display());
+    let script = format!("{HANDSHAKE}cat '{permission}'; echo; {wait}{END_TURN}{}", answer_line(dir));
+    let mut pty = client_asking_a_scripted_agent(dir, &script)?;
+    pty.wait_for("Type a prompt");
+    pty.keys("hi\r");
+    pty.wait_for("? permission: Later");
+    std::fs::write(&go, "").unwrap();
+    pty.wait_for("— end of turn");
+    Some((pty, go))
+}
+
+#[test]
+fn a_question_on_screen_when_the_turn_ends_is_still_answered() {
+    let dir = TempDir::new("question-outlives-turn");
+    let Some((mut pty, _)) = a_question_on_screen_as_the_turn_ends(&dir) else { return };
+    pty.keys("1\r");
+    pty.wait_for("→ Allow (your answer)");
+    pty.keys("\x04");
+    let out = pty.finish();
+    assert_eq!(out.code(), 0, "{out:?}");
+    // Asked again below the end of the turn, and the answer was not sent as a prompt.
+    in_order(&out.stdout, &["? permission: Later", "— end of turn", "choose 1-1 (y/n)", "  → Allow (your answer)"]);
+    assert!(!out.stdout.contains("> 1"), "{}", out.stdout);
+    let answers = answers(&dir);
+    assert_eq!(answers.len(), 1, "{answers:?}");
+    assert_eq!(answers[0]["id"], "p1");
+    assert_eq!(answers[0]["result"]["outcome"], serde_json::json!({"outcome": "selected", "optionId": "ok"}));
+}
+
+#[test]
+fn cancel_typed_at_a_question_on_screen_when_the_turn_ended_cancels_it() {
+    let dir = TempDir::new("cancel-after-turn");
+    let Some((mut pty, _)) = a_question_on_screen_as_the_turn_ends(&dir) else { return };
+    pty.keys("/cancel\r");
+    pty.wait_for("questions cancelled (no turn is running)");
+    pty.keys("\x04");
+    let out = pty.finish();
+    assert_eq!(out.code(), 0, "{out:?}");
+    let answers = answers(&dir);
+    assert_eq!(answers.len(), 1, "{answers:?}");
+    assert_eq!(answers[0]["id"], "p1");
+    assert_eq!(answers[0]["result"]["outcome"], serde_json::json!({"outcome": "cancelled"}));
+}
+
+/// Types `/cancel` at the question `request` (a file in `dir`, id `id`) of a scripted agent,
+/// once the screen shows `shown`, and returns the first two messages the agent then received:
+/// `session/cancel` must come before the question's answer (an agent that read the answer
+/// first could end its turn `end_turn`, never having seen the cancel).
+fn cancel_at_a_question(dir: &TempDir, request: &str, shown: &str) -> Option<Vec<serde_json::Value>> {
+    let answer = answer_line(dir);
+    let stopped = r#"echo '{"jsonrpc":"2.0","id":3,"result":{"stopReason":"cancelled"}}'; "#;
+    let script = format!("{HANDSHAKE}cat '{request}'; echo; {answer}{answer}{stopped}");
+    let mut pty = client_asking_a_scripted_agent(dir, &script)?;
+    pty.wait_for("Type a prompt");
+    pty.keys("hi\r");
+    pty.wait_for(shown);
+    pty.keys("/cancel\r");
+    pty.wait_for("turn cancelled");
+    pty.keys("\x04");
+    let out = pty.finish();
+    assert_eq!(out.code(), 0, "{out:?}");
+    let answers = answers(dir);
+    assert_eq!(answers.len(), 2, "{answers:?}");
+    assert_eq!(answers[0]["method"], "session/cancel", "{answers:?}");
+    Some(answers)
+}
+
+#[test]
+fn cancel_typed_at_a_form_sends_session_cancel_before_the_forms_answer() {
+    let dir = TempDir::new("cancel-form-order");
+    let form = serde_json::json!({"jsonrpc": "2.0", "id": "e1", "method": "elicitation/create",
+        "params": {"sessionId": "s1", "mode": "form", "message": "Who?",
+            "requestedSchema": {"type": "object", "properties": {"name": {"type": "string"}}}}});
+    let form = dir.file("form.json", &form.to_string());
+    let Some(answers) = cancel_at_a_question(&dir, &form, "  name: ") else { return };
+    assert_eq!(answers[1], serde_json::json!({"jsonrpc": "2.0", "id": "e1", "result": {"action": "cancel"}}));
+}
+
+#[test]
+fn cancel_typed_at_a_permission_question_sends_session_cancel_before_the_answer() {
+    let dir = TempDir::new("cancel-permission-order");
+    let permission = later_permission(&dir);
+    let Some(answers) = cancel_at_a_question(&dir, &permission, "? permission: Later") else { return };
+    assert_eq!(answers[1]["id"], "p1");
+    assert_eq!(answers[1]["result"]["outcome"], serde_json::json!({"outcome": "cancelled"}));
 }

@@ -9,6 +9,7 @@ mod common;
 
 use std::io::Write;
 use std::process::Stdio;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use acp_blocking::acp_proto;
@@ -357,4 +358,113 @@ fn v2_client_reports_an_agent_that_dies_in_a_turn_with_exit_7() {
     let said = format!("{}{}", out.stdout, out.stderr);
     assert!(said.contains("session s1 (ACP v2)") && said.contains("the agent died"), "{said}");
     assert!(said.contains("going away"), "the tail of its stderr: {said}");
+}
+
+/// A message a scripted agent writes: the `sh` line that `cat`s it from a file in `dir`.
+fn say(dir: &TempDir, name: &str, message: Value) -> String {
+    format!("cat '{}'; echo; ", dir.file(name, &message.to_string()))
+}
+
+/// The `sh` line of a v2 `state_update` of session `s1` (`running`, or `idle` with `stopReason`).
+fn state(dir: &TempDir, state: &str, stop: Option<&str>) -> String {
+    let mut update = json!({"sessionUpdate": "state_update", "state": state});
+    if let Some(stop) = stop {
+        update["stopReason"] = stop.into();
+    }
+    let message =
+        json!({"jsonrpc": "2.0", "method": "session/update", "params": {"sessionId": "s1", "update": update}});
+    say(dir, &format!("{state}.json"), message)
+}
+
+/// The `sh` lines of a scripted v2 agent up to its turn: it answers `initialize` and
+/// `session/new` (`s1`), acknowledges the prompt, says `running`, then asks the permission
+/// `p1` ("Later", one option: Allow).
+fn v2_agent_asking(dir: &TempDir) -> String {
+    let init = say(
+        dir,
+        "init.json",
+        json!({"jsonrpc": "2.0", "id": 1, "result": {"protocolVersion": 2,
+        "info": {"name": "scripted", "version": "0"}, "capabilities": {"session": {}}}}),
+    );
+    let new = say(dir, "new.json", json!({"jsonrpc": "2.0", "id": 2, "result": {"sessionId": "s1"}}));
+    let ack = say(dir, "ack.json", json!({"jsonrpc": "2.0", "id": 3, "result": {"messageId": "user-1"}}));
+    let ask = say(
+        dir,
+        "ask.json",
+        json!({"jsonrpc": "2.0", "id": "p1", "method": "session/request_permission",
+        "params": {"sessionId": "s1", "title": "Later",
+            "options": [{"optionId": "ok", "name": "Allow", "kind": "allow_once"}]}}),
+    );
+    format!("read l; {init}read l; {new}read l; {ack}{running}{ask}", running = state(dir, "running", None))
+}
+
+/// The `sh` line that appends the next message the agent reads to `dir/answers`.
+fn v2_answer_line(dir: &TempDir) -> String {
+    format!("read -r l; printf '%s\\n' \"$l\" >> '{}'; ", dir.path().join("answers").display())
+}
+
+/// The messages read with [`v2_answer_line`].
+fn v2_answers(dir: &TempDir) -> Vec<Value> {
+    let text = std::fs::read_to_string(dir.path().join("answers")).unwrap();
+    text.lines().map(|l| serde_json::from_str(l).unwrap()).collect()
+}
+
+/// `acp client --protocol 2 --ask` against the `sh` agent `script` (which then reads its input
+/// to the end), with `hi` typed; its stdin, stdout and stderr.
+fn v2_client_asked_by(
+    dir: &TempDir,
+    script: &str,
+) -> (std::process::Child, std::process::ChildStdin, Arc<Mutex<String>>, Arc<Mutex<String>>) {
+    let script = format!("{script}while read l; do :; done");
+    let mut child = start_interactive(&["client", "--protocol", "2", "--ask", "--", "sh", "-c", &script], dir.path());
+    let mut input = child.stdin.take().unwrap();
+    let stdout = collect(child.stdout.take().unwrap());
+    let stderr = collect(child.stderr.take().unwrap());
+    input.write_all(b"hi\n").unwrap();
+    (child, input, stdout, stderr)
+}
+
+#[test]
+fn v2_client_keeps_a_question_on_screen_when_the_turn_ends_and_cancel_then_cancels_it() {
+    let dir = TempDir::new("v2-question-after-turn");
+    // It asks in the turn, and ends the turn (idle) without waiting for the answer once the
+    // test says so: the question is on screen when the turn ends, as when an ask sent right
+    // after `idle` reaches the UI before the turn's end.
+    let go = dir.path().join("go");
+    let wait = format!("while [ ! -e '{}' ]; do sleep 0.05; done; ", go.display());
+    let script =
+        format!("{}{wait}{}{}", v2_agent_asking(&dir), state(&dir, "idle", Some("end_turn")), v2_answer_line(&dir));
+    let (child, mut input, stdout, stderr) = v2_client_asked_by(&dir, &script);
+    wait_for(&stdout, "? permission: Later", Duration::from_secs(10));
+    std::fs::write(&go, "").unwrap();
+    wait_for(&stdout, "— end of turn", Duration::from_secs(10));
+    input.write_all(b"/cancel\n").unwrap();
+    wait_for(&stdout, "questions cancelled (no turn is running)", Duration::from_secs(10));
+    drop(input);
+    let out = finish(child, stdout, stderr, Duration::from_secs(10));
+    assert_eq!(out.code(), 0, "{out:?}");
+    in_order(&out.stdout, &["? permission: Later".into(), "— end of turn".into(), "choose 1-1 (y/n)".into()]);
+    let answers = v2_answers(&dir);
+    assert_eq!(answers.len(), 1, "{answers:?}");
+    assert_eq!(answers[0]["id"], "p1", "{answers:?}");
+    assert_eq!(answers[0]["result"]["outcome"], json!({"outcome": "cancelled"}), "{answers:?}");
+}
+
+#[test]
+fn v2_client_cancel_at_a_question_sends_session_cancel_before_the_answer() {
+    let dir = TempDir::new("v2-cancel-order");
+    let answer = v2_answer_line(&dir);
+    let script = format!("{}{answer}{answer}{}", v2_agent_asking(&dir), state(&dir, "idle", Some("cancelled")));
+    let (child, mut input, stdout, stderr) = v2_client_asked_by(&dir, &script);
+    wait_for(&stdout, "? permission: Later", Duration::from_secs(10));
+    input.write_all(b"/cancel\n").unwrap();
+    wait_for(&stdout, "turn cancelled", Duration::from_secs(10));
+    drop(input);
+    let out = finish(child, stdout, stderr, Duration::from_secs(10));
+    assert_eq!(out.code(), 0, "{out:?}");
+    let answers = v2_answers(&dir);
+    assert_eq!(answers.len(), 2, "{answers:?}");
+    assert_eq!(answers[0]["method"], "session/cancel", "{answers:?}");
+    assert_eq!(answers[1]["id"], "p1", "{answers:?}");
+    assert_eq!(answers[1]["result"]["outcome"], json!({"outcome": "cancelled"}), "{answers:?}");
 }

@@ -2,10 +2,16 @@
 //! URLs). Each one is shown when its turn comes and answered only by lines read after it was
 //! shown, by the policy, by a cancel or by the end of input (which rejects a permission and
 //! cancels an elicitation). A `/cancel` line is never an answer: in a turn it cancels the turn
-//! as at the prompt (the questions are answered `cancelled`, the forms cancelled, then
-//! `session/cancel`); between turns it cancels the questions. A second request never replaces the question on screen. Ctrl-C
-//! while an elicitation is on screen cancels that elicitation only (a line that is just Esc
-//! too, where stdin is read without the line editor).
+//! as at the prompt (`session/cancel`, then the questions are answered `cancelled`, the forms
+//! cancelled); between turns it cancels the questions. A second request never replaces the
+//! question on screen. Ctrl-C while an elicitation is on screen cancels that elicitation only
+//! (a line that is just Esc too, where stdin is read without the line editor).
+//!
+//! The end of a turn answers no question: the agent still waits for the answers, and which
+//! turn a question belongs to cannot be told here anyway (a request the agent sends right
+//! after the turn's response may reach the UI before the response: the connection's handler
+//! and the turn's reader are different threads). So a question on screen when the turn ends
+//! is asked again below its end, and is answered, or cancelled by `/cancel`, between turns.
 
 use std::io::{BufRead, IsTerminal};
 use std::thread;
@@ -80,6 +86,25 @@ impl Session {
         self.asks.push_back(Question::Elicit(ask, None));
         self.ensure_input();
         self.answer_questions();
+    }
+
+    /// After the end of a turn: the question on screen, if any, asks for its answer again
+    /// below the turn's last line.
+    pub(super) fn ask_again_after_turn(&mut self) {
+        if !self.asked {
+            return;
+        }
+        match self.asks.front() {
+            Some(Question::Permission(ask)) => self.render.ask_again(ask.request.options.len()),
+            Some(Question::Elicit(ask, fill)) => match (&ask.request.mode, fill) {
+                (ElicitationMode::Form(form), Some(fill)) => self.render.form_step(&form.requested_schema, fill),
+                (ElicitationMode::Url(url), _) => {
+                    self.render.url_question(&ask.request.message, &url.url, url.elicitation_id.as_ref())
+                }
+                _ => {}
+            },
+            None => {}
+        }
     }
 
     /// Drops every queued question (each is answered `cancelled`, or `cancel`).

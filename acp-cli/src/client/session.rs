@@ -366,9 +366,9 @@ impl Session {
                 }
                 Next::Event(UiEvent::TurnEnded(result)) => {
                     self.journal_write(Some(result.as_ref().ok().map(|r| &r.stop_reason)));
-                    self.drop_questions();
                     self.shared.approvals.clear();
                     self.cancelling = false;
+                    // The questions stay: the turn's end does not answer them (see `questions`).
                     return match result {
                         Ok(response) => {
                             self.render.end_turn(&response.stop_reason);
@@ -389,14 +389,18 @@ impl Session {
         }
     }
 
-    /// Cancels the running turn (`session/cancel`), for Ctrl-C or `/cancel`.
+    /// Cancels the running turn (`session/cancel`), for Ctrl-C or `/cancel`. `session/cancel`
+    /// goes out before the questions' answers (`cancelled`, `cancel`), as the spec orders it:
+    /// an agent that read a form's `cancel` first could end its turn `end_turn` before it saw
+    /// the cancel.
     fn cancel_turn(&mut self, requester: &Requester, session: &SessionId) {
         self.cancelling = true;
-        self.drop_questions();
         self.shared.approvals.clear();
+        // Returns once the connection queued it: answers sent after it follow it on the wire.
         if let Err(e) = requester.cancel(session) {
             self.render.error(&format!("could not cancel: {e}"));
         }
+        self.drop_questions();
         self.render.cancelling();
         self.render.waiting(Some("waiting for the agent to stop…"));
     }
@@ -421,7 +425,9 @@ impl Session {
             while let Ok(event) = self.rx.try_recv() {
                 self.background(event);
             }
-            self.render.prompt();
+            if self.asks.is_empty() {
+                self.render.prompt();
+            }
             let line = loop {
                 if let Some(line) = self.lines.pop_front() {
                     break line;
@@ -453,7 +459,7 @@ impl Session {
                 Act::Exit(exit) => return exit,
             };
             match self.turn(&text) {
-                Turn::Stopped(_) | Turn::Failed(_) => {}
+                Turn::Stopped(_) | Turn::Failed(_) => self.ask_again_after_turn(),
                 Turn::Died => return Exit::AgentDied,
                 Turn::Quit => return Exit::Interrupted,
             }

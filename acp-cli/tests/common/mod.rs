@@ -252,8 +252,13 @@ pub fn finish(mut child: Child, stdout: Arc<Mutex<String>>, stderr: Arc<Mutex<St
         }
         thread::sleep(Duration::from_millis(20));
     };
-    // Let the readers take the last bytes.
-    thread::sleep(Duration::from_millis(50));
+    // Let the readers take the last bytes: each drops its handle at the end of its pipe
+    // (waited for within a bound: a process the child left behind may hold a pipe open). A
+    // fixed pause was not enough on a loaded machine: the output came back empty.
+    let drained = Instant::now() + Duration::from_secs(5);
+    while (Arc::strong_count(&stdout) > 1 || Arc::strong_count(&stderr) > 1) && Instant::now() < drained {
+        thread::sleep(Duration::from_millis(10));
+    }
     let stdout = stdout.lock().unwrap().clone();
     let stderr = stderr.lock().unwrap().clone();
     Run { status, stdout, stderr }

@@ -221,18 +221,18 @@ impl Ui {
         }
     }
 
-    /// `session/cancel`: the questions are dropped (answered `cancelled`), the turn ends when the
-    /// agent says `idle`.
+    /// `session/cancel`, then the questions are dropped (answered `cancelled`, after the cancel
+    /// on the wire, as in v1); the turn ends when the agent says `idle`.
     fn cancel(&mut self) {
         let Some(session) = self.session.clone() else { return };
         self.phase = Phase::InTurn { cancelling: true };
-        self.asks.clear();
-        self.asked = false;
         self.render.cancelling();
         let conn = self.conn.clone();
         if let Err(e) = self.runtime.block_on(async move { conn.cancel(&session).await }) {
             self.render.warn(&format!("could not send session/cancel: {e}"));
         }
+        self.asks.clear();
+        self.asked = false;
     }
 
     /// Starts the next prompt when idle: the one `-p`, else the next line; `Some` when there is
@@ -252,7 +252,9 @@ impl Ui {
                     Some(line) => line,
                     None if self.input_ended => return Some(Exit::Ok),
                     None => {
-                        self.render.prompt();
+                        if self.asks.is_empty() {
+                            self.render.prompt();
+                        }
                         return None;
                     }
                 }
@@ -292,9 +294,9 @@ impl Ui {
         }
     }
 
+    /// The turn ended. Its questions stay, as in v1 (see `questions`): the agent still waits
+    /// for them, and an ask sent right after `idle` may reach the UI before the turn's end.
     fn turn_ended(&mut self, ended: Ended) -> Option<Exit> {
-        self.asks.clear();
-        self.asked = false;
         self.phase = Phase::Idle;
         let exit = match ended {
             Ended::Stopped(stop) => {
@@ -309,7 +311,13 @@ impl Ui {
             Ended::Died => return Some(self.died("its output ended")),
         };
         // One prompt: its stop reason is the exit status. The loop goes on whatever the turn did.
-        self.settings.prompt.is_some().then_some(exit)
+        if self.settings.prompt.is_some() {
+            return Some(exit);
+        }
+        if let Some(ask) = self.asks.front().filter(|_| self.asked) {
+            self.render.ask_again(ask.request.options.len());
+        }
+        None
     }
 
     /// The agent is gone: says so with the tail of its stderr.
@@ -380,6 +388,12 @@ impl Ui {
             }
             if self.lines.front().is_some_and(|l| l.trim() == "/cancel") {
                 self.lines.pop_front();
+                if self.phase == Phase::Idle {
+                    // Between turns: no turn to cancel, only the questions.
+                    self.asks.clear();
+                    self.asked = false;
+                    return self.render.info("questions cancelled (no turn is running)");
+                }
                 return self.cancel();
             }
             let Some(line) = self.lines.pop_front() else {
