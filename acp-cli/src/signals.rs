@@ -31,6 +31,16 @@ pub(crate) const SIGTERM: SignalNo = 15;
 #[cfg(not(unix))]
 pub(crate) const SIGHUP: SignalNo = 1;
 
+/// The conventional name of a signal this module listens for.
+pub(crate) fn name(number: SignalNo) -> &'static str {
+    match number {
+        SIGINT => "SIGINT",
+        SIGTERM => "SIGTERM",
+        SIGHUP => "SIGHUP",
+        _ => "a signal",
+    }
+}
+
 /// Listening for the three signals; dropping it stops the listening thread (the signals'
 /// default actions do not come back).
 #[derive(Debug)]
@@ -126,7 +136,8 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_three_signals_have_their_numbers() {
+    fn the_three_signals_have_their_numbers_and_names() {
         assert_eq!((SIGINT, SIGTERM, SIGHUP), (2, 15, 1));
+        assert_eq!((name(SIGINT), name(SIGTERM), name(SIGHUP)), ("SIGINT", "SIGTERM", "SIGHUP"));
     }
 }
