@@ -73,7 +73,14 @@ fn replay(dir: &TempDir, args: &[&str]) -> (i32, String, u64) {
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
-    let stdout = collect(child.stdout.take().unwrap());
+    // Read to its end on a thread joined below (a fixed wait for the last bytes lost the end
+    // of `--summary` on a loaded machine).
+    let mut pipe = child.stdout.take().unwrap();
+    let stdout = std::thread::spawn(move || {
+        let mut out = String::new();
+        std::io::Read::read_to_string(&mut pipe, &mut out).unwrap();
+        out
+    });
     let pid = child.id();
     let mut status = None;
     let peak = max_rss_while(pid, || {
@@ -81,8 +88,7 @@ fn replay(dir: &TempDir, args: &[&str]) -> (i32, String, u64) {
         status.is_some()
     });
     let code = status.and_then(|s| s.code()).unwrap_or(-1);
-    std::thread::sleep(std::time::Duration::from_millis(50));
-    let out = stdout.lock().unwrap().clone();
+    let out = stdout.join().unwrap();
     (code, out, peak)
 }
 
