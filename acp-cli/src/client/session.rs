@@ -1,7 +1,6 @@
 //! The UI thread: the session's main loops (one prompt, the interactive loop, a turn), the
 //! events that may come at any time, Ctrl-C and the termination signals (see `interrupt`),
-//! and the shutdown. The handshake is in
-//! `connect`, permission questions in `questions`.
+//! and the shutdown. The handshake is in `connect`, permission questions in `questions`.
 
 use std::collections::VecDeque;
 use std::path::Path;

@@ -1,7 +1,7 @@
 //! The v2 client's UI thread: the handshake, the prompts, each turn's updates and permission
-//! questions, Ctrl-C and `/cancel`, `SIGTERM` and `SIGHUP` (see `interrupt`), the shutdown. Every other thread (the turn reader, the
-//! handlers, stdin, the agent's stderr, Ctrl-C) sends it a [`UiEvent`], so questions never
-//! interleave with streamed text.
+//! questions, Ctrl-C and `/cancel`, `SIGTERM` and `SIGHUP` (see `interrupt`), the shutdown.
+//! Every other thread (the turn reader, the handlers, stdin, the agent's stderr, the signals)
+//! sends it a [`UiEvent`], so questions never interleave with streamed text.
 
 use std::collections::VecDeque;
 use std::io::BufRead;
