@@ -32,7 +32,8 @@ enum CheckFormat {
 #[derive(Debug, Args)]
 #[command(
     after_help = "Examples:\n  acp check agent -- acp agent\n  acp check agent --only agent.cancel -- node agent.mjs\n\n\
-Exit status: 0 when no MUST requirement failed, 1 when one did, 2 on a usage error."
+Exit status: 0 when no MUST requirement failed, 1 when one did, 2 on a usage error; 128 + N when signal N \
+(SIGINT, SIGTERM, SIGHUP) stopped the check, once every agent it started is ended."
 )]
 struct CheckAgentArgs {
     /// Report format.
@@ -71,6 +72,7 @@ pub(crate) fn check(args: CheckArgs) -> ExitCode {
             config.startup = Duration::from_secs_f64(args.startup_timeout);
             config.only = args.only;
             config.jobs = usize::try_from(args.jobs).unwrap_or(1);
+            config.own_process = true;
             let report = acp_cli::check::agent::run(&config);
             match args.format {
                 CheckFormat::Text => print!("{}", report.to_text()),
@@ -91,7 +93,8 @@ acp check client --format json -- node my-client.mjs {agent}\n\n\
 Scenarios (each runs the client once, all at once): every session/update kind with unknown requests and \
 notifications, a permission ask, fs/* and terminal/* calls; each stop reason; SIGINT during a permission ask \
 (a client that cancels is judged on it); the agent dying mid-turn. Exit 0 iff no MUST requirement failed, \
-1 otherwise, 2 usage.")]
+1 otherwise, 2 usage; 128 + N when signal N (SIGINT, SIGTERM, SIGHUP) stopped the check, once every client \
+it started is ended.")]
 struct CheckClientArgs {
     /// How the report is printed.
     #[arg(long, value_enum, default_value = "text")]
@@ -118,6 +121,7 @@ fn check_client(args: CheckClientArgs) -> ExitCode {
     let mut config = CheckClientConfig::new(args.command);
     config.timeout = Duration::from_secs(args.timeout);
     config.start_timeout = Duration::from_secs(args.start_timeout);
+    config.own_process = true;
     let report = run(&config);
     match args.format {
         CheckFormat::Text => print!("{}", report.to_text()),

@@ -122,6 +122,10 @@ pub fn run(config: DemoConfig) -> Exit {
         ]
     };
     let exit = client::run(client);
+    // Ended by `SIGTERM` or `SIGHUP`: nobody is there to read a hint.
+    if matches!(exit, Exit::Terminated | Exit::HungUp) {
+        return exit;
+    }
     let acp = command_name(&exe);
     let flag = if v2 { " --protocol 2" } else { "" };
     // Through the client's outlet, after what it wrote (and never held by an output nobody reads).

@@ -1,6 +1,6 @@
 //! Files a user names (the config file, token files, `--elicit` answers, `--image` and `@path`
 //! attachments, TLS certificates and keys, the line editor's history, `acp agent --history`'s
-//! session files), opened and read within bounds.
+//! session files, the session database), opened and read within bounds.
 //!
 //! [`open_regular`] opens without blocking (`O_NONBLOCK`: opening a FIFO would otherwise wait
 //! for a writer) and refuses what is not a regular file: a FIFO, a device such as
@@ -31,6 +31,18 @@ pub fn open_regular(path: &Path) -> io::Result<File> {
 /// would wait for a reader).
 pub fn append_regular(path: &Path) -> io::Result<File> {
     open_with(std::fs::OpenOptions::new().append(true), path)
+}
+
+/// `path` opened for reading and writing, created (private: mode 0600) when it does not exist,
+/// if it is a regular file: for a file another library then opens by its path (the session
+/// database), which must not find a FIFO, a device or a directory there (SQLite would say
+/// `disk I/O error`, naming nothing).
+pub fn open_or_create_regular(path: &Path) -> io::Result<File> {
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true).write(true).create(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    open_with(&mut options, path)
 }
 
 fn open_with(options: &mut std::fs::OpenOptions, path: &Path) -> io::Result<File> {
@@ -121,6 +133,13 @@ mod tests {
         assert_eq!(read_regular(&big, 11).unwrap(), [b'x'; 11]);
         assert!(check_regular(&big, 10).is_err() && check_regular(&big, 11).is_ok());
         assert_eq!(read_regular(&dir.join("missing"), 10).unwrap_err().kind(), io::ErrorKind::NotFound);
+        // Opened for writing too (the session database): the FIFO at once, a device, a directory.
+        assert!(open_or_create_regular(&fifo).unwrap_err().to_string().contains("not a regular file"));
+        assert!(open_or_create_regular(Path::new("/dev/null")).unwrap_err().to_string().contains("not a regular file"));
+        assert!(open_or_create_regular(&dir).is_err());
+        let created = dir.join("created");
+        open_or_create_regular(&created).unwrap();
+        assert!(std::fs::metadata(&created).unwrap().is_file());
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -40,6 +40,7 @@ pub mod replay;
 pub(crate) mod sanitize;
 pub mod serve;
 pub mod setup;
+pub(crate) mod signals;
 pub mod store;
 pub mod wire_dir;
 
@@ -88,7 +89,9 @@ impl Protocol {
 /// | 8 | the agent requires authentication (`--auth METHOD` picks one) |
 /// | 9 | the agent did not answer `initialize`, `authenticate` or `session/new` in time (`--connect-timeout`) |
 /// | 10 | `--resume`/`--continue`: the agent can reopen no session (it advertises neither `sessionCapabilities.resume` nor `loadSession`), or there is no such session |
+/// | 129 | `SIGHUP` ended the client (and its agent) |
 /// | 130 | the user quit with Ctrl-C |
+/// | 143 | `SIGTERM` ended the client (and its agent) |
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Exit {
     /// 0: `end_turn`, or a normal quit.
@@ -117,6 +120,10 @@ pub enum Exit {
     NoResume,
     /// 130: quit with Ctrl-C.
     Interrupted,
+    /// 143 (128 + `SIGTERM`): ended by `SIGTERM`.
+    Terminated,
+    /// 129 (128 + `SIGHUP`): ended by `SIGHUP` (the terminal went away).
+    HungUp,
 }
 
 impl Exit {
@@ -135,7 +142,15 @@ impl Exit {
             Exit::ConnectTimeout => 9,
             Exit::NoResume => 10,
             Exit::Interrupted => 130,
+            Exit::Terminated => 143,
+            Exit::HungUp => 129,
         }
+    }
+
+    /// Whether a signal ended the client (Ctrl-C, `SIGTERM`, `SIGHUP`): its agent then gets
+    /// the short grace of a quit.
+    pub fn by_signal(self) -> bool {
+        matches!(self, Exit::Interrupted | Exit::Terminated | Exit::HungUp)
     }
 }
 

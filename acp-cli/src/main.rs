@@ -24,7 +24,7 @@ mod check_cli;
 1 local failure, 2 usage, 3 cancelled, 4 refusal, 5 max_tokens/max_turn_requests, 6 protocol error, \
 7 agent died, 8 authentication required, 9 the agent did not answer initialize/authenticate/session/new \
 within --connect-timeout, 10 --resume/--continue found no session or an agent that can reopen none, \
-130 quit with Ctrl-C (or SIGTERM/SIGHUP).\n\n\
+129 ended by SIGHUP, 130 quit with Ctrl-C, 143 ended by SIGTERM.\n\n\
 Named agents and defaults: the config file (acp config show). Sessions of acp client are recorded \
 (acp sessions) in $ACP_STATE_DIR, else $XDG_STATE_HOME/acp, else ~/.local/state/acp.")]
 struct Cli {
@@ -208,8 +208,9 @@ impl PolicyArgs {
 #[command(
     after_help = "Examples:\n  acp client -- acp agent\n  acp client --allow -p 'read /etc/hostname' -- acp agent\n  \
 acp client --root . --root /tmp -- npx @zed-industries/claude-code-acp\n\n\
-Ctrl-C cancels the running turn (session/cancel); a second Ctrl-C quits. SIGTERM and SIGHUP count as \
-Ctrl-C (one quits an idle client). No process started for the agent outlives the client.\n\n\
+Ctrl-C cancels the running turn (session/cancel); a second Ctrl-C quits (one quits an idle client). \
+SIGTERM or SIGHUP ends the client wherever it is: the turn is cancelled and the agent closed. No process \
+started for the agent outlives the client.\n\n\
 Under --deny the agent may read files in the roots but not write them nor run commands (neither is \
 advertised); under --ask each write or command is asked first unless it belongs to a tool call the user \
 just allowed.\n\n\
@@ -236,7 +237,9 @@ Exit codes:\n  \
 8    authentication required (--auth METHOD_ID)\n  \
 9    no answer to initialize/authenticate/session/new within --connect-timeout\n  \
 10   --resume/--continue: no such session, or the agent can reopen none\n  \
-130  quit with Ctrl-C (or SIGTERM/SIGHUP)\n\n\
+129  ended by SIGHUP (the turn cancelled, the agent closed)\n  \
+130  quit with Ctrl-C\n  \
+143  ended by SIGTERM (the turn cancelled, the agent closed)\n\n\
 Without -p, each line is a prompt; /help lists the commands (/cancel, /mode, /model, /config, /sessions, \
 /new, /load, /quit) and the agent's own; //text sends /text. On a terminal lines are edited with history \
 ($ACP_STATE_DIR, else $XDG_STATE_HOME/acp, else ~/.local/state/acp) and Tab completes commands."

@@ -14,14 +14,13 @@
 //! kernel kills it even if the proxy is killed with `SIGKILL`.
 
 mod pump;
-mod signals;
 pub mod transcript;
 
 use std::ffi::OsString;
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
-use std::path::{Path, PathBuf};
-use std::process::{Command, ExitStatus};
+use std::path::PathBuf;
+use std::process::ExitStatus;
 use std::sync::Arc;
 use std::sync::mpsc;
 use std::thread::{self, JoinHandle};
@@ -29,7 +28,7 @@ use std::time::{Duration, Instant};
 
 use acp_runtime::process::{Supervisor, SupervisorOptions, signal_group};
 
-use crate::client::{EXEC_CHILD, resolve_program};
+use crate::signals::{self, SignalNo};
 use transcript::{Dir, Item, Queue};
 
 /// How long the agent gets to exit after a signal was passed on, before its group is killed.
@@ -79,7 +78,9 @@ struct Recording {
     queue: Arc<Queue>,
     writer: JoinHandle<io::Result<BufWriter<File>>>,
     output_done: mpsc::Receiver<()>,
-    signals: Option<mpsc::Receiver<signals::SignalNo>>,
+    /// The signals received (passed on to the agent), while `_listening` lasts.
+    signals: Option<mpsc::Receiver<SignalNo>>,
+    _listening: Option<signals::Listening>,
 }
 
 impl Recording {
@@ -92,11 +93,14 @@ impl Recording {
         transcript::write_record(&mut file, &transcript::header(&argv))
             .and_then(|()| file.flush())
             .map_err(|e| format!("cannot write {}: {e}", config.out.display()))?;
-        let signals = match signals::listen() {
-            Ok(rx) => Some(rx),
+        let (signal_tx, signal_rx) = mpsc::channel();
+        let (signals, listening) = match signals::listen(move |number| {
+            let _ = signal_tx.send(number);
+        }) {
+            Ok(listening) => (Some(signal_rx), Some(listening)),
             Err(e) => {
                 eprintln!("acp record: signals will not be passed to the agent: {e}");
-                None
+                (None, None)
             }
         };
         let (supervisor, stdin, stdout) =
@@ -117,7 +121,7 @@ impl Recording {
             let _ = pump::pump(stdout, io::stdout().lock(), Dir::A2c, start, &from_agent, false);
             let _ = done_tx.send(());
         })?;
-        Ok(Recording { start, supervisor, queue, writer, output_done, signals })
+        Ok(Recording { start, supervisor, queue, writer, output_done, signals, _listening: listening })
     }
 
     /// Waits for the agent's exit (passing signals on), then completes the transcript.
@@ -173,12 +177,7 @@ fn spawn_named<T: Send + 'static>(name: &str, f: impl FnOnce() -> T + Send + 'st
 /// Spawns the agent under `acp __exec-child` (from the main thread: the kernel's death signal
 /// follows the thread that spawned it), its stderr passed on to ours line by line.
 fn spawn_agent(argv: &[OsString]) -> io::Result<(Supervisor, std::process::ChildStdin, std::process::ChildStdout)> {
-    let (program, args) =
-        argv.split_first().ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "no agent command given"))?;
-    let resolved = resolve_program(Path::new(program))?;
-    let mut command = Command::new(std::env::current_exe()?);
-    command.arg(EXEC_CHILD).arg("--parent-pid").arg(std::process::id().to_string()).arg("--");
-    command.arg(resolved).args(args);
+    let command = crate::client::exec_child_command(argv, true)?;
     // The agent's stderr reaches a terminal or a log: inert, like every peer text we print.
     // Through the stderr outlet: once a signal came, a stderr nobody reads holds nothing up.
     let options = SupervisorOptions::default().with_stderr_capacity(4096).with_stderr_lines(|line| {

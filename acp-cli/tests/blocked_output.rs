@@ -3,13 +3,16 @@
 //! but sit in `write(2)` on its UI thread, so that the signal was never acted on (`timeout
 //! 120` left one alive for 29 minutes). Here the reference agent echoes a 1 MB prompt into a
 //! pipe nobody reads, and keeps the turn open (`slow`); once the pipe is full, `SIGTERM`
-//! must end the client and the agent well within 10 s. Both protocol versions; and `acp
-//! serve`, whose log (the agents' stderr among it) goes to a stderr nobody reads.
+//! must end the client and the agent well within 10 s, with 143 (128 + `SIGTERM`). Both
+//! protocol versions, with one prompt (`--file`) and in the interactive loop (the prompt a
+//! line of stdin, which stays open: there the first `SIGTERM` used to cancel the turn only,
+//! and the client waited at its prompt for more); and `acp serve`, whose log (the agents'
+//! stderr among it) goes to a stderr nobody reads.
 #![cfg(target_os = "linux")]
 
 mod common;
 
-use std::io::{BufRead, BufReader};
+use std::io::{BufRead, BufReader, Write};
 use std::os::fd::AsFd;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -30,15 +33,29 @@ fn blocked_writing(pid: u32, reader: &impl AsFd) -> bool {
     in_pipe_write || rustix::io::ioctl_fionread(reader.as_fd()).unwrap() >= 60_000
 }
 
-fn sigterm_ends_a_client_whose_stdout_nobody_reads(protocol: &[&str]) {
+/// How the prompt reaches the client.
+#[derive(Clone, Copy, PartialEq)]
+enum Prompt {
+    /// One prompt, from a file (`--file`).
+    One,
+    /// A line of stdin to the interactive loop; stdin stays open.
+    Interactive,
+}
+
+fn sigterm_ends_a_client_whose_stdout_nobody_reads(protocol: &[&str], how: Prompt) {
     let dir = TempDir::new("blocked-output");
-    let prompt = dir.file("prompt.txt", &format!("slow {}", "x".repeat(1 << 20)));
+    let text = format!("slow {}", "x".repeat(1 << 20));
+    let prompt = dir.file("prompt.txt", &text);
     let marker = unique_marker();
     let _reaper = KillOnDrop(vec![marker.clone()]);
     let acp = acp().display().to_string();
     let mut args = vec!["client"];
     args.extend_from_slice(protocol);
-    args.extend_from_slice(&["--deny", "--file", &prompt, "--", &acp, "agent"]);
+    args.push("--deny");
+    if how == Prompt::One {
+        args.extend_from_slice(&["--file", &prompt]);
+    }
+    args.extend_from_slice(&["--", &acp, "agent"]);
     args.extend_from_slice(protocol);
     // The marker, a number of milliseconds, keeps the turn open for days and names the agent.
     args.extend_from_slice(&["--quiet", "--slow-ms", &marker]);
@@ -48,11 +65,18 @@ fn sigterm_ends_a_client_whose_stdout_nobody_reads(protocol: &[&str]) {
         .env("ACP_STATE_DIR", dir.path().join("state"))
         .env("XDG_CONFIG_HOME", dir.path().join("no-config"))
         .env_remove("ACP_CONFIG")
-        .stdin(Stdio::null())
+        .stdin(if how == Prompt::One { Stdio::null() } else { Stdio::piped() })
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
+    // The line, and stdin open until the end of the test (the client reads it on a thread).
+    let _stdin = client.stdin.take().map(|mut stdin| {
+        std::thread::spawn(move || {
+            let _ = stdin.write_all(format!("{text}\n").as_bytes());
+            std::thread::sleep(GONE_WITHIN + Duration::from_secs(60));
+        })
+    });
     // Nobody reads stdout: it stays open, and full.
     let stdout = client.stdout.take().unwrap();
     let stderr = collect(client.stderr.take().unwrap());
@@ -77,8 +101,7 @@ fn sigterm_ends_a_client_whose_stdout_nobody_reads(protocol: &[&str]) {
         }
         std::thread::sleep(Duration::from_millis(20));
     };
-    // The first SIGTERM of a turn cancels it, and the one-prompt client exits with it.
-    assert_eq!(status.code(), Some(3), "{}", stderr.lock().unwrap());
+    assert_eq!(status.code(), Some(143), "{}", stderr.lock().unwrap());
     let left: Vec<u32> = survivors(&marker, Duration::from_secs(5)).into_iter().filter(|&p| p != client.id()).collect();
     assert!(left.is_empty(), "the agent outlived the client: {left:?}");
     drop(stdout);
@@ -86,13 +109,24 @@ fn sigterm_ends_a_client_whose_stdout_nobody_reads(protocol: &[&str]) {
 
 #[test]
 fn sigterm_ends_a_v1_client_and_its_agent_while_nobody_reads_its_stdout() {
-    sigterm_ends_a_client_whose_stdout_nobody_reads(&[]);
+    sigterm_ends_a_client_whose_stdout_nobody_reads(&[], Prompt::One);
+}
+
+#[test]
+fn sigterm_ends_an_interactive_v1_client_and_its_agent_while_nobody_reads_its_stdout() {
+    sigterm_ends_a_client_whose_stdout_nobody_reads(&[], Prompt::Interactive);
 }
 
 #[cfg(feature = "unstable_protocol_v2")]
 #[test]
 fn sigterm_ends_a_v2_client_and_its_agent_while_nobody_reads_its_stdout() {
-    sigterm_ends_a_client_whose_stdout_nobody_reads(&["--protocol", "2"]);
+    sigterm_ends_a_client_whose_stdout_nobody_reads(&["--protocol", "2"], Prompt::One);
+}
+
+#[cfg(feature = "unstable_protocol_v2")]
+#[test]
+fn sigterm_ends_an_interactive_v2_client_and_its_agent_while_nobody_reads_its_stdout() {
+    sigterm_ends_a_client_whose_stdout_nobody_reads(&["--protocol", "2"], Prompt::Interactive);
 }
 
 /// Waits up to [`GONE_WITHIN`] for `child` to exit; panics (after killing it) otherwise.

@@ -309,3 +309,53 @@ fn two_processes_record_at_once_and_the_database_stays_consistent() {
         assert_eq!(lines.iter().filter(|l| l.text == "stop: end_turn").count(), TURNS);
     }
 }
+
+/// Issue 28 §6: `sessions.db` is opened only as a regular file (or created), and anything else
+/// there is refused naming the file and saying what it is. SQLite used to say `disk I/O error`
+/// of a FIFO, and of a device without naming the file (`acp: session database: disk I/O
+/// error`).
+#[cfg(target_os = "linux")]
+#[test]
+fn a_session_database_that_is_no_regular_file_is_refused_naming_it() {
+    let home = Home::new("sessions-db-kinds");
+    home.config(REF_AGENTS);
+    let db = home.path("state/sessions.db");
+    let refused = format!("cannot open {}: ", db.display());
+    let fifo = || {
+        rustix::fs::mknodat(
+            rustix::fs::CWD,
+            &db,
+            rustix::fs::FileType::Fifo,
+            rustix::fs::Mode::from_bits_truncate(0o600),
+            0,
+        )
+        .unwrap()
+    };
+    let make: [(&str, &dyn Fn(), &str); 3] = [
+        ("a FIFO nobody writes", &fifo, "not a regular file"),
+        ("a device", &|| std::os::unix::fs::symlink("/dev/zero", &db).unwrap(), "not a regular file"),
+        ("a directory", &|| std::fs::create_dir(&db).unwrap(), "is a directory"),
+    ];
+    for (what, make, why) in make {
+        make();
+        let run = home.run(&["sessions", "list"], "");
+        assert_eq!(run.code(), 1, "{what}: {run:?}");
+        let said = run.stderr.to_lowercase();
+        assert!(said.contains(&refused.to_lowercase()) && said.contains(why), "{what}: {}", run.stderr);
+        // A client records nothing, says why, and runs its turn.
+        let run = home.run(&["client", "--agent", "plain", "-p", "hello"], "");
+        assert_eq!(run.code(), 0, "{what}: {run:?}");
+        assert!(run.stdout.contains("this session is not recorded: cannot open"), "{what}: {}", run.stdout);
+        let said = run.stdout.to_lowercase();
+        assert!(said.contains(&refused.to_lowercase()) && said.contains(why), "{what}: {}", run.stdout);
+        if std::fs::symlink_metadata(&db).unwrap().is_dir() {
+            std::fs::remove_dir(&db).unwrap();
+        } else {
+            std::fs::remove_file(&db).unwrap();
+        }
+    }
+    // A database that does not exist yet is created, private.
+    home.ok(&["sessions", "list"]);
+    use std::os::unix::fs::PermissionsExt;
+    assert_eq!(std::fs::metadata(&db).unwrap().permissions().mode() & 0o777, 0o600);
+}

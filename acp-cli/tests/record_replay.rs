@@ -102,7 +102,7 @@ fn hand_edited_transcripts_fail_the_check_at_the_right_lines() {
     assert_eq!(found.len(), 4, "{}", check.stdout);
     assert!(found[0].starts_with("line 2 (c2a): client: session/new: the initialize handshake"), "{}", found[0]);
     assert!(found[1].starts_with("line 6 (c2a): client: a frame that is not JSON"), "{}", found[1]);
-    assert_eq!(found[2], "line 9 (a2c): agent: a response to id 99, which no request read used");
+    assert_eq!(found[2], "line 9 (a2c): agent: a response to id 99, which no request awaiting an answer used");
     assert!(found[3].starts_with("3 violations in "), "{}", found[3]);
 }
 

@@ -23,9 +23,16 @@
 //!
 //! The deterministic simulation of both peers (the `proptests` crate) runs one per peer and
 //! fails on the first violation; `acp replay --check` runs one per direction of a recorded
-//! session and reports them all. The checker is plain data: no clock, no I/O; its memory grows
-//! with the requests left unanswered, which a caller bounds (the simulation by its steps,
-//! the replay by its transcript).
+//! session and reports them all. The checker is plain data: no clock, no I/O.
+//!
+//! Its memory is bounded whatever the peer does, but for the requests left unanswered, which
+//! a caller bounds (the simulation by its steps, the replay by its tracking cap):
+//!
+//! | what | bound | past it |
+//! |---|---|---|
+//! | ids whose requests were all answered | the last [`ANSWERED_WINDOW`] such ids, with their counts | forgotten: another response for one is still a violation ([`Violation::ExtraResponse`], with `requests: 0` instead of its counts); a request that uses it again starts afresh |
+//! | responses to ids no request used | nothing kept | each one is a violation |
+//! | sessions announced (agent) | [`MAX_ANNOUNCED`] | the announcing response is a violation ([`Violation::TooManySessions`]), and from then on an update for a session not remembered is not judged (it may be one not tracked) |
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::fmt;
@@ -95,6 +102,12 @@ pub enum Violation {
         /// The method.
         method: String,
     },
+    /// Agent: a response announced a session past [`MAX_ANNOUNCED`]; updates for sessions
+    /// not remembered are not judged from then on.
+    TooManySessions {
+        /// The session not remembered.
+        session: String,
+    },
     /// After settling: requests read and not answered exactly once.
     Unsettled {
         /// Requests read.
@@ -117,7 +130,7 @@ impl fmt::Display for Violation {
             Violation::InvalidMessage { reason } => write!(f, "an invalid JSON-RPC message ({reason})"),
             Violation::UnpromptedNullResponse => f.write_str("more id-null responses than unanswerable frames"),
             Violation::ExtraResponse { id, requests: 0, .. } => {
-                write!(f, "a response to id {id}, which no request read used")
+                write!(f, "a response to id {id}, which no request awaiting an answer used")
             }
             Violation::ExtraResponse { id, responses, requests } => {
                 write!(f, "{responses} responses for id {id} but {requests} requests read")
@@ -126,6 +139,11 @@ impl fmt::Display for Violation {
                 write!(f, "session/update for `{session}` before the session was announced")
             }
             Violation::NotAdvertised { method } => write!(f, "sent {method} to a client that did not advertise it"),
+            Violation::TooManySessions { session } => write!(
+                f,
+                "announced session `{session}` past the {MAX_ANNOUNCED} sessions the check remembers: updates of \
+                 sessions not remembered are not judged from here"
+            ),
             Violation::Unsettled { requests, answered, duplicates, in_flight } => write!(
                 f,
                 "{requests} requests read, {answered} answered, {duplicates} duplicates dropped, {in_flight} in flight"
@@ -134,15 +152,35 @@ impl fmt::Display for Violation {
     }
 }
 
+/// Ids whose requests were all answered that a [`WireCheck`] remembers (the most recent).
+pub const ANSWERED_WINDOW: usize = 1024;
+/// Sessions an agent's [`WireCheck`] remembers as announced.
+pub const MAX_ANNOUNCED: usize = 16384;
+
+/// Requests consumed and responses emitted with one id.
+#[derive(Debug, Default, Clone, Copy)]
+struct Counts {
+    /// Requests consumed (invalid frames that echo an id count too).
+    requests: u64,
+    /// Responses emitted.
+    responses: u64,
+    /// When all its requests were answered: the number of that answer among all those that
+    /// answered an id in full (its place in the window); `None` while one is open.
+    answered_at: Option<u64>,
+}
+
 /// What one peer did on the wire. See the [module docs](self).
 #[derive(Debug)]
 pub struct WireCheck {
     side: Side,
     mirror: Framer,
-    /// Requests consumed per id (invalid frames that echo an id count too).
-    requests: BTreeMap<RequestId, u64>,
-    /// Responses emitted per id.
-    responses: BTreeMap<RequestId, u64>,
+    /// Per id: the ids with a request open, and the last [`ANSWERED_WINDOW`] answered in full.
+    counts: BTreeMap<RequestId, Counts>,
+    /// The ids answered in full, oldest first, each with its `answered_at`: at most
+    /// [`ANSWERED_WINDOW`] (an id answered again since is skipped when it leaves).
+    answered: VecDeque<(RequestId, u64)>,
+    /// Ids answered in full so far.
+    answered_ids: u64,
     /// The requests consumed per id and not answered yet, oldest first. An answer goes to the
     /// oldest: a peer reads an id again once it answered it (a fault re-delivering a frame, a
     /// client re-using ids), and its second answer must announce like the first. A copy the
@@ -151,8 +189,11 @@ pub struct WireCheck {
     /// Frames consumed that can only be answered with `id: null`.
     null_answerable: u64,
     null_responses: u64,
-    /// Agent: sessions announced on the wire.
+    /// Agent: sessions announced on the wire, at most [`MAX_ANNOUNCED`].
     announced: BTreeSet<String>,
+    /// Agent: a session was announced past [`MAX_ANNOUNCED`] (updates of sessions not
+    /// remembered are not judged since).
+    announced_overflow: bool,
     /// Agent: the client's advertised capabilities.
     client_caps: Option<Value>,
     requests_total: u64,
@@ -169,12 +210,14 @@ impl WireCheck {
         WireCheck {
             side,
             mirror: Framer::new(max_frame_len),
-            requests: BTreeMap::new(),
-            responses: BTreeMap::new(),
+            counts: BTreeMap::new(),
+            answered: VecDeque::new(),
+            answered_ids: 0,
             open: BTreeMap::new(),
             null_answerable: 0,
             null_responses: 0,
             announced: BTreeSet::new(),
+            announced_overflow: false,
             client_caps: None,
             requests_total: 0,
             batched_requests: 0,
@@ -280,7 +323,9 @@ impl WireCheck {
     }
 
     fn count_request(&mut self, id: RequestId, method: String, params: Value) {
-        *self.requests.entry(id.clone()).or_default() += 1;
+        let counts = self.counts.entry(id.clone()).or_default();
+        counts.requests += 1;
+        counts.answered_at = None;
         self.requests_total += 1;
         self.open.entry(id).or_default().push_back(Consumed { method, params });
     }
@@ -326,7 +371,7 @@ impl WireCheck {
                     (c.method == "session/load" || c.method == "session/resume")
                         && c.params["sessionId"].as_str() == Some(s)
                 });
-                if self.announced.contains(s) || loading {
+                if self.announced.contains(s) || loading || self.announced_overflow {
                     Ok(())
                 } else {
                     Err(Violation::UnannouncedSession { session: s.to_owned() })
@@ -359,10 +404,12 @@ impl WireCheck {
                 Err(Violation::UnpromptedNullResponse)
             };
         }
-        let n = self.responses.entry(id.clone()).or_default();
-        *n += 1;
-        let responses = *n;
-        let requests = self.requests.get(&id).copied().unwrap_or(0);
+        // An id no request used is not remembered: each response to one is a violation.
+        let Some(counts) = self.counts.get_mut(&id) else {
+            return Err(Violation::ExtraResponse { id, responses: 1, requests: 0 });
+        };
+        counts.responses += 1;
+        let Counts { requests, responses, .. } = *counts;
         if responses > requests {
             return Err(Violation::ExtraResponse { id, responses, requests });
         }
@@ -370,25 +417,51 @@ impl WireCheck {
         if self.open.get(&id).is_some_and(VecDeque::is_empty) {
             self.open.remove(&id);
         }
-        if let Some(req) = req {
-            if self.side == Side::Agent {
-                self.announce(&req, result.as_ref());
-            }
-            answered(Answered { method: req.method, params: req.params, result });
+        if responses == requests {
+            self.answered_in_full(id);
         }
-        Ok(())
+        let Some(req) = req else { return Ok(()) };
+        let announced = if self.side == Side::Agent { self.announce(&req, result.as_ref()) } else { Ok(()) };
+        answered(Answered { method: req.method, params: req.params, result });
+        announced
     }
 
-    /// Agent: the sessions a successful answer announces.
-    fn announce(&mut self, req: &Consumed, result: Option<&Value>) {
+    /// Every request read with `id` is answered: the id joins the window of those remembered,
+    /// and the oldest one leaves it (forgotten, unless read again since).
+    fn answered_in_full(&mut self, id: RequestId) {
+        let at = self.answered_ids;
+        self.answered_ids += 1;
+        if let Some(counts) = self.counts.get_mut(&id) {
+            counts.answered_at = Some(at);
+        }
+        self.answered.push_back((id, at));
+        if self.answered.len() > ANSWERED_WINDOW
+            && let Some((old, at)) = self.answered.pop_front()
+            && self.counts.get(&old).is_some_and(|c| c.answered_at == Some(at))
+        {
+            self.counts.remove(&old);
+        }
+        debug_assert!(self.answered.len() <= ANSWERED_WINDOW);
+        debug_assert!(self.counts.len() <= self.open.len() + ANSWERED_WINDOW);
+    }
+
+    /// Agent: the sessions a successful answer announces; a violation past [`MAX_ANNOUNCED`].
+    fn announce(&mut self, req: &Consumed, result: Option<&Value>) -> Result<(), Violation> {
         let session = match (req.method.as_str(), result) {
             ("session/new", Some(r)) => r["sessionId"].as_str(),
             ("session/load" | "session/resume", Some(_)) => req.params["sessionId"].as_str(),
             _ => None,
         };
-        if let Some(s) = session {
-            self.announced.insert(s.to_owned());
+        let Some(s) = session else { return Ok(()) };
+        if self.announced.contains(s) {
+            return Ok(());
         }
+        if self.announced.len() >= MAX_ANNOUNCED {
+            self.announced_overflow = true;
+            return Err(Violation::TooManySessions { session: s.to_owned() });
+        }
+        self.announced.insert(s.to_owned());
+        Ok(())
     }
 
     fn check_gated_request(&self, method: &str) -> Result<(), Violation> {
@@ -458,7 +531,7 @@ mod tests {
         assert!(emit(&mut agent, update).is_empty());
         assert_eq!(
             emit(&mut agent, r#"{"jsonrpc":"2.0","id":9,"result":{}}"#),
-            ["a response to id 9, which no request read used"]
+            ["a response to id 9, which no request awaiting an answer used"]
         );
         assert_eq!(emit(&mut agent, "nope")[0].split(" (").next(), Some("a frame that is not JSON"));
         assert!(agent.settle(0, 0, false).is_some(), "two answers for one request read");
@@ -511,5 +584,92 @@ mod tests {
         assert!(emit(&mut v1, refusal).is_empty());
         assert_eq!(emit(&mut v1, refusal), ["more id-null responses than unanswerable frames"]);
         assert!(v1.settle(0, 0, false).is_none());
+    }
+
+    fn request(id: usize, method: &str, params: &str) -> String {
+        format!("{{\"jsonrpc\":\"2.0\",\"id\":{id},\"method\":\"{method}\",\"params\":{params}}}\n")
+    }
+
+    #[test]
+    fn answered_ids_are_remembered_in_a_window_and_an_extra_answer_is_caught_on_both_sides_of_it() {
+        let mut client = WireCheck::new(Side::Client, 1 << 20);
+        let answers = 5 * ANSWERED_WINDOW;
+        for id in 0..answers {
+            client.consumed(request(id, "fs/read_text_file", "{}").as_bytes());
+            assert!(emit(&mut client, &format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{{}}}}"#)).is_empty());
+            assert!(client.counts.len() <= ANSWERED_WINDOW, "{} ids remembered after {id}", client.counts.len());
+        }
+        assert_eq!(client.answered.len(), ANSWERED_WINDOW);
+        // Within the window: the counts; past it: still a violation, without them.
+        let last = answers - 1;
+        assert_eq!(
+            emit(&mut client, &format!(r#"{{"jsonrpc":"2.0","id":{last},"result":{{}}}}"#)),
+            [format!("2 responses for id {last} but 1 requests read")]
+        );
+        assert_eq!(
+            emit(&mut client, r#"{"jsonrpc":"2.0","id":0,"result":{}}"#),
+            ["a response to id 0, which no request awaiting an answer used"]
+        );
+        // A forgotten id read again is a request like any other.
+        client.consumed(request(0, "fs/read_text_file", "{}").as_bytes());
+        assert!(emit(&mut client, r#"{"jsonrpc":"2.0","id":0,"result":{}}"#).is_empty());
+        assert!(client.open_requests().next().is_none());
+        // Stray responses leave nothing behind.
+        for id in answers..answers + 100 {
+            assert_eq!(emit(&mut client, &format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{{}}}}"#)).len(), 1);
+        }
+        assert!(client.counts.len() <= ANSWERED_WINDOW);
+    }
+
+    #[test]
+    fn an_id_answered_then_read_again_stays_remembered_until_answered() {
+        let mut agent = WireCheck::new(Side::Agent, 1 << 20);
+        agent.consumed(request(1, "_x", "{}").as_bytes());
+        assert!(emit(&mut agent, r#"{"jsonrpc":"2.0","id":1,"result":{}}"#).is_empty());
+        agent.consumed(request(1, "_x", "{}").as_bytes());
+        // The window moves on while id 1 waits for its second answer.
+        for id in 2..ANSWERED_WINDOW + 10 {
+            agent.consumed(request(id, "_x", "{}").as_bytes());
+            assert!(emit(&mut agent, &format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{{}}}}"#)).is_empty());
+        }
+        assert_eq!(agent.open_requests().collect::<Vec<_>>(), [(&RequestId::Number(1), "_x")]);
+        assert!(emit(&mut agent, r#"{"jsonrpc":"2.0","id":1,"result":{}}"#).is_empty());
+        assert_eq!(
+            emit(&mut agent, r#"{"jsonrpc":"2.0","id":1,"result":{}}"#),
+            ["3 responses for id 1 but 2 requests read"]
+        );
+        assert!(agent.settle(0, 0, true).is_some(), "more answers than requests");
+    }
+
+    #[test]
+    fn sessions_past_the_cap_are_a_violation_and_then_not_judged() {
+        let mut agent = WireCheck::new(Side::Agent, 1 << 20);
+        let update = |s: &str| {
+            format!(r#"{{"jsonrpc":"2.0","method":"session/update","params":{{"sessionId":"{s}","update":{{}}}}}}"#)
+        };
+        for n in 0..MAX_ANNOUNCED {
+            agent.consumed(request(n, "session/new", "{}").as_bytes());
+            let answer = format!(r#"{{"jsonrpc":"2.0","id":{n},"result":{{"sessionId":"s{n}"}}}}"#);
+            assert!(emit(&mut agent, &answer).is_empty());
+        }
+        assert!(emit(&mut agent, &update("s0")).is_empty());
+        assert_eq!(emit(&mut agent, &update("never")), ["session/update for `never` before the session was announced"]);
+        // Announced again: no new session.
+        let n = MAX_ANNOUNCED;
+        agent.consumed(request(n, "session/load", r#"{"sessionId":"s1"}"#).as_bytes());
+        assert!(emit(&mut agent, &format!(r#"{{"jsonrpc":"2.0","id":{n},"result":{{}}}}"#)).is_empty());
+        // One more is not remembered: a violation, and from then on updates of sessions not
+        // remembered are not judged.
+        let mut methods = Vec::new();
+        agent.consumed(request(n + 1, "session/new", "{}").as_bytes());
+        let over = format!(r#"{{"jsonrpc":"2.0","id":{},"result":{{"sessionId":"over"}}}}"#, n + 1);
+        let found = agent.emitted(format!("{over}\n").as_bytes(), &mut |a| methods.push(a.method));
+        assert_eq!(found, [Violation::TooManySessions { session: "over".into() }]);
+        assert_eq!(methods, ["session/new"], "the caller still hears of the answer");
+        assert!(found[0].to_string().contains("past the 16384 sessions the check remembers"), "{}", found[0]);
+        assert_eq!(agent.announced.len(), MAX_ANNOUNCED);
+        assert!(emit(&mut agent, &update("over")).is_empty());
+        assert!(emit(&mut agent, &update("never")).is_empty());
+        assert!(agent.settle(0, 0, false).is_none());
     }
 }

@@ -3,5 +3,6 @@
 //! (see [`report`]).
 
 pub mod agent;
+mod children;
 pub mod client;
 pub mod report;

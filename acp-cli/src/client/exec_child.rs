@@ -63,9 +63,28 @@ fn exec(command: &mut Command) -> io::Error {
     }
 }
 
+/// The command that starts `argv` (program and arguments): through `acp __exec-child` when
+/// `die_with_parent` (this executable must be `acp`, and the caller must spawn it from a thread
+/// that lives as long as the child: see the module's docs), else as it is. A program that is
+/// not found is reported here, not by the wrapper.
+pub(crate) fn command(argv: &[OsString], die_with_parent: bool) -> io::Result<Command> {
+    let (program, args) =
+        argv.split_first().ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "no command given"))?;
+    if !die_with_parent {
+        let mut command = Command::new(program);
+        command.args(args);
+        return Ok(command);
+    }
+    let resolved = resolve_program(Path::new(program))?;
+    let mut command = Command::new(std::env::current_exe()?);
+    command.arg(EXEC_CHILD).arg("--parent-pid").arg(std::process::id().to_string()).arg("--");
+    command.arg(resolved).args(args);
+    Ok(command)
+}
+
 /// Where `program` would be found by `exec` (a name without `/` is looked up in `PATH`), so
 /// that a missing agent is reported by the client itself and not by the wrapper.
-pub(crate) fn resolve_program(program: &Path) -> io::Result<PathBuf> {
+fn resolve_program(program: &Path) -> io::Result<PathBuf> {
     let not_found = || io::Error::new(io::ErrorKind::NotFound, "no such file");
     if program.components().count() > 1 || program.is_absolute() {
         return if program.is_file() { Ok(program.to_path_buf()) } else { Err(not_found()) };

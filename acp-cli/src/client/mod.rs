@@ -13,7 +13,9 @@
 //! stdin, Ctrl-C) sends it an event. So a permission question never interleaves with
 //! streamed text, and Ctrl-C is handled in the same place: it cancels the running turn
 //! (`session/cancel`, which also answers a pending permission question `cancelled`), and a
-//! second Ctrl-C quits (`SIGTERM` and `SIGHUP` count as Ctrl-C, see `interrupt`).
+//! second Ctrl-C quits. `SIGTERM` and `SIGHUP` end the client wherever it is: the running turn
+//! is cancelled, the agent closed and every process the client started ended, and the exit
+//! status is 128 + the signal (see `interrupt`).
 //!
 //! Every queue between the agent and the screen is bounded: the UI queue holds
 //! [`UI_QUEUE`] events and the connection buffers at most [`MAX_BUFFERED`] updates, so a slow
@@ -80,8 +82,9 @@ pub use exec_child::{EXEC_CHILD, exec_child};
 pub use output::Output;
 pub use permission::Policy;
 pub use render::Style;
-// For `acp record` (spawning its agent) and `acp replay` (drawing a transcript).
-pub(crate) use exec_child::resolve_program;
+// For `acp record` and `acp check` (spawning what dies with them) and `acp replay` (drawing a
+// transcript).
+pub(crate) use exec_child::command as exec_child_command;
 pub(crate) use render::Renderer;
 
 use crate::{Exit, outlet};
@@ -233,7 +236,7 @@ pub(crate) enum UiEvent {
     Line(String),
     /// The end of stdin.
     InputEnd,
-    /// Ctrl-C, `SIGTERM` or `SIGHUP` (a wake-up: the count is in `Interrupts`).
+    /// Ctrl-C, `SIGTERM` or `SIGHUP` (a wake-up: the signal is noted in `Interrupts`).
     Interrupt,
     /// A background call finished.
     Wake,

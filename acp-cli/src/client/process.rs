@@ -16,14 +16,13 @@
 use std::ffi::OsString;
 use std::io;
 use std::path::Path;
-use std::process::{ChildStdin, ChildStdout, Command, ExitStatus};
+use std::process::{ChildStdin, ChildStdout, ExitStatus};
 use std::sync::mpsc::SyncSender;
 use std::time::Duration;
 
 use acp_runtime::process::{Supervisor, SupervisorOptions};
 
 use super::UiEvent;
-use super::exec_child::{EXEC_CHILD, resolve_program};
 
 /// How long `SIGTERM` gets before `SIGKILL`.
 const TERM_GRACE: Duration = Duration::from_secs(1);
@@ -65,19 +64,7 @@ impl AgentProcess {
         die_with_client: bool,
         ui: SyncSender<UiEvent>,
     ) -> io::Result<(AgentProcess, ChildStdin, ChildStdout)> {
-        let (program, args) =
-            argv.split_first().ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "no agent command given"))?;
-        let mut command = if die_with_client {
-            let resolved = resolve_program(Path::new(program))?;
-            let mut command = Command::new(std::env::current_exe()?);
-            command.arg(EXEC_CHILD).arg("--parent-pid").arg(std::process::id().to_string()).arg("--");
-            command.arg(resolved).args(args);
-            command
-        } else {
-            let mut command = Command::new(program);
-            command.args(args);
-            command
-        };
+        let mut command = super::exec_child::command(argv, die_with_client)?;
         command.envs(place.env.iter().map(|(k, v)| (k, v)));
         if let Some(cwd) = place.cwd {
             command.current_dir(cwd);

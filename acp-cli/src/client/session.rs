@@ -1,6 +1,6 @@
 //! The UI thread: the session's main loops (one prompt, the interactive loop, a turn), the
-//! events that may come at any time, Ctrl-C, and the shutdown. The handshake is in
-//! `connect`, permission questions in `questions`.
+//! events that may come at any time, Ctrl-C and the termination signals (see `interrupt`),
+//! and the shutdown. The handshake is in `connect`, permission questions in `questions`.
 
 use std::collections::VecDeque;
 use std::path::Path;
@@ -17,7 +17,7 @@ use acp_services::ClientServices;
 use super::children::end_all_processes;
 use super::control::{Act, Control};
 use super::guard::Approvals;
-use super::interrupt::Interrupts;
+use super::interrupt::{Interrupts, termination_note};
 use super::offer::Offer;
 use super::permission::Policy;
 use super::process::AgentProcess;
@@ -30,7 +30,7 @@ use crate::Exit;
 const TICK: Duration = Duration::from_millis(80);
 /// How long the agent gets to exit after its stdin is closed, before it is terminated.
 const CLOSE_GRACE: Duration = Duration::from_secs(1);
-/// The same after the user quit with Ctrl-C.
+/// The same after a signal: the user quit with Ctrl-C, or `SIGTERM` or `SIGHUP` came.
 const QUIT_GRACE: Duration = Duration::from_millis(300);
 
 /// How a prompt turn ended.
@@ -39,7 +39,8 @@ enum Turn {
     /// The agent answered with an error or something invalid (the exit status to use).
     Failed(Exit),
     Died,
-    Quit,
+    /// The user quit (a second Ctrl-C) or a termination signal came: the exit status.
+    Quit(Exit),
 }
 
 /// The exit status for a stop reason.
@@ -83,6 +84,8 @@ pub(crate) struct Shared {
 enum Next {
     Event(UiEvent),
     Interrupt,
+    /// `SIGTERM` or `SIGHUP` came: the client ends with this status (see `interrupt`).
+    Terminate(Exit),
     /// Nothing within a tick.
     Idle,
 }
@@ -159,19 +162,27 @@ impl Session {
         (*self.conn).clone()
     }
 
-    /// The next event, interrupt or tick.
+    /// The next event, signal or tick. A termination comes first, and again on every call.
     fn next(&mut self) -> Next {
-        if self.shared.interrupts.take() {
-            return Next::Interrupt;
+        if let Some(signal) = self.signalled() {
+            return signal;
         }
         match self.rx.recv_timeout(TICK) {
-            // A wake-up: the interrupt was counted.
+            // A wake-up: the signal was noted.
             Ok(UiEvent::Interrupt) | Ok(UiEvent::Wake) | Err(RecvTimeoutError::Timeout) => {
-                if self.shared.interrupts.take() { Next::Interrupt } else { Next::Idle }
+                self.signalled().unwrap_or(Next::Idle)
             }
             Ok(event) => Next::Event(event),
             // The session holds a sender: never disconnected.
             Err(RecvTimeoutError::Disconnected) => Next::Idle,
+        }
+    }
+
+    /// A termination, else an interrupt, if one was noted.
+    fn signalled(&self) -> Option<Next> {
+        match self.shared.interrupts.termination() {
+            Some(exit) => Some(Next::Terminate(exit)),
+            None => self.shared.interrupts.take().then_some(Next::Interrupt),
         }
     }
 
@@ -192,7 +203,7 @@ impl Session {
                     Turn::Stopped(stop) => exit_for(&stop),
                     Turn::Failed(exit) => exit,
                     Turn::Died => Exit::AgentDied,
-                    Turn::Quit => Exit::Interrupted,
+                    Turn::Quit(exit) => exit,
                 }
             }
             None => self.interactive(),
@@ -208,7 +219,7 @@ impl Session {
         self.drain_stderr();
         self.journal_write(None);
         let _ = self.conn.close();
-        let grace = if exit == Exit::Interrupted { QUIT_GRACE } else { CLOSE_GRACE };
+        let grace = if exit.by_signal() { QUIT_GRACE } else { CLOSE_GRACE };
         let (rx, render) = (&self.rx, &mut self.render);
         self.process.terminate(grace, || {
             while let Ok(event) = rx.try_recv() {
@@ -263,6 +274,11 @@ impl Session {
                     self.render.waiting(None);
                     self.render.warn("interrupted");
                     return Err(Exit::Interrupted);
+                }
+                Next::Terminate(exit) => {
+                    self.render.waiting(None);
+                    self.render.warn(termination_note(exit));
+                    return Err(exit);
                 }
                 Next::Event(event) => self.background(event),
                 Next::Idle => self.render.tick(),
@@ -380,9 +396,18 @@ impl Session {
                 Next::Interrupt if self.cancel_elicitation() => {}
                 Next::Interrupt if self.cancelling => {
                     self.render.warn("quitting");
-                    return Turn::Quit;
+                    return Turn::Quit(Exit::Interrupted);
                 }
                 Next::Interrupt => self.cancel_turn(&requester, &session),
+                // The turn is cancelled on the way out (the agent is then closed).
+                Next::Terminate(exit) => {
+                    if !self.cancelling {
+                        self.cancel_turn(&requester, &session);
+                    }
+                    self.render.waiting(None);
+                    self.render.warn(termination_note(exit));
+                    return Turn::Quit(exit);
+                }
                 Next::Event(event) => self.background(event),
                 Next::Idle => self.render.tick(),
             }
@@ -438,6 +463,10 @@ impl Session {
                 match self.next() {
                     Next::Interrupt if self.cancel_elicitation() => {}
                     Next::Interrupt => return Exit::Interrupted,
+                    Next::Terminate(exit) => {
+                        self.render.warn(termination_note(exit));
+                        return exit;
+                    }
                     Next::Event(event) => {
                         self.background(event);
                         if self.render.at_line_start() && self.asks.is_empty() {
@@ -461,7 +490,7 @@ impl Session {
             match self.turn(&text) {
                 Turn::Stopped(_) | Turn::Failed(_) => self.ask_again_after_turn(),
                 Turn::Died => return Exit::AgentDied,
-                Turn::Quit => return Exit::Interrupted,
+                Turn::Quit(exit) => return exit,
             }
         }
     }

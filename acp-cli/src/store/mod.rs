@@ -1,10 +1,11 @@
 //! The sessions `acp client` remembers (issue 17 §2), in an embedded SQLite database.
 //!
 //! The database is `sessions.db` in `$ACP_STATE_DIR`, else `$XDG_STATE_HOME/acp`, else
-//! `~/.local/state/acp`. It is opened in WAL mode with a busy timeout ([`BUSY_TIMEOUT`]), every
-//! write is one `BEGIN IMMEDIATE` transaction, and the schema is versioned with
-//! `PRAGMA user_version` ([`SCHEMA_VERSION`]), so that several `acp` processes can record
-//! sessions at once.
+//! `~/.local/state/acp`: a regular file (created private); anything else there (a FIFO, a
+//! device, a directory) is refused, naming it. It is opened in WAL mode with a busy timeout
+//! ([`BUSY_TIMEOUT`]), every write is one `BEGIN IMMEDIATE` transaction, and the schema is
+//! versioned with `PRAGMA user_version` ([`SCHEMA_VERSION`]), so that several `acp` processes
+//! can record sessions at once.
 //!
 //! Each session has a local id (the number `acp sessions` shows and `--resume` takes), the
 //! agent's session id, the agent (its config name, or its command line), the project (the
@@ -181,6 +182,10 @@ impl Store {
         std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
         builder.create(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
         let path = dir.join("sessions.db");
+        // A FIFO, a device or a directory is refused here, named and said what it is (SQLite
+        // says `disk I/O error` of the first two). SQLite then opens it by its path again: the
+        // directory is private.
+        crate::files::open_or_create_regular(&path).map_err(|e| format!("cannot open {}: {e}", path.display()))?;
         let conn = Connection::open(&path).map_err(|e| format!("cannot open {}: {e}", path.display()))?;
         conn.busy_timeout(BUSY_TIMEOUT).map_err(sql)?;
         conn.pragma_update(None, "foreign_keys", "ON").map_err(sql)?;

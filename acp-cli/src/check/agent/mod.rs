@@ -2,7 +2,7 @@
 //! what it does against the ACP v1 docs and JSON-RPC 2.0.
 //!
 //! Each scenario spawns a fresh agent process (supervised by [`acp_runtime::process`], so
-//! nothing is left behind), speaks raw newline-delimited JSON-RPC to it as a small client
+//! nothing is left behind: see `children`, also for a check ended by a signal), speaks raw newline-delimited JSON-RPC to it as a small client
 //! (see `peer`), and yields one outcome per requirement it checks (see `requirements` for the
 //! list, with levels and citations). A failure keeps the scenario's wire transcript.
 
@@ -16,8 +16,10 @@ mod turn;
 
 use std::ffi::OsString;
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Duration;
 
+use super::children::Children;
 use super::report::{Finding, Outcome, Report, Requirement, WireLine};
 use peer::Peer;
 
@@ -35,6 +37,11 @@ pub struct AgentCheckConfig {
     pub only: Option<String>,
     /// How many scenarios run at once (each with its own agent process).
     pub jobs: usize,
+    /// The check is the process's own (the `acp` command; default off): the agents start
+    /// through `acp __exec-child`, so that the kernel kills them if the check dies, and
+    /// `SIGINT`, `SIGTERM` and `SIGHUP` end every agent running, then the process (128 + the
+    /// signal).
+    pub own_process: bool,
 }
 
 impl AgentCheckConfig {
@@ -46,6 +53,7 @@ impl AgentCheckConfig {
             startup: Duration::from_secs(60),
             only: None,
             jobs: 4,
+            own_process: false,
         }
     }
 }
@@ -58,6 +66,8 @@ pub(crate) struct Ctx {
     startup: Duration,
     /// The file offered to `fs/read_text_file`: its absolute path and text.
     file: (String, String),
+    /// What the check started, ended with it.
+    children: Arc<Children>,
 }
 
 /// What a scenario found: one outcome per requirement.
@@ -86,7 +96,10 @@ const SCENARIOS: &[Scenario] = &[
 
 /// Runs every scenario (those with a requirement matching `only`) against the agent.
 pub fn run(config: &AgentCheckConfig) -> Report {
+    let children = Children::new(config.own_process);
+    let _signals = if config.own_process { children.end_on_signals("acp check agent") } else { None };
     let dir = scratch_dir();
+    children.scratch(dir.clone());
     let path = dir.join("acp-check-notes.txt");
     let text = "acp check was here\n".to_owned();
     let _ = std::fs::write(&path, &text);
@@ -95,12 +108,14 @@ pub fn run(config: &AgentCheckConfig) -> Report {
         timeout: config.timeout,
         startup: config.startup,
         file: (path.display().to_string(), text),
+        children: children.clone(),
     };
     let wanted = |req: &Requirement| config.only.as_deref().is_none_or(|prefix| req.id.starts_with(prefix));
     let subject = config.command.iter().map(|a| a.to_string_lossy()).collect::<Vec<_>>().join(" ");
     let mut report = Report { subject: format!("agent: {subject}"), findings: Vec::new() };
     let scenarios: Vec<&Scenario> = SCENARIOS.iter().filter(|s| s.checks.iter().any(|r| wanted(r))).collect();
     let ran = run_all(&ctx, &scenarios, config.jobs.max(1));
+    children.hold_if_ending();
     for scenario in &ran {
         for (req, outcome) in scenario.checks.iter().filter(|(r, _)| wanted(r)) {
             let outcome = across_scenarios(req, outcome, &ran);
@@ -114,6 +129,7 @@ pub fn run(config: &AgentCheckConfig) -> Report {
     }
     let _ = std::fs::remove_file(&path);
     let _ = std::fs::remove_dir(&dir);
+    children.scratch_gone(&dir);
     report
 }
 

@@ -8,7 +8,7 @@
 //! noting each `fs/*` or `terminal/*` call it did not advertise.
 
 use std::io::{self, BufRead, BufReader, Read, Write};
-use std::process::{ChildStdin, Command};
+use std::process::ChildStdin;
 use std::sync::mpsc::{Receiver, RecvTimeoutError, SyncSender, sync_channel};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::thread;
@@ -69,7 +69,7 @@ pub(crate) enum Permissions {
 
 /// An agent process and the client side of its connection.
 pub(crate) struct Peer {
-    agent: Supervisor,
+    agent: Arc<Supervisor>,
     stdin: Option<ChildStdin>,
     rx: Receiver<Incoming>,
     wire: Arc<Mutex<Wire>>,
@@ -123,14 +123,12 @@ impl std::fmt::Display for Gone {
 }
 
 impl Peer {
-    /// Spawns the agent of `ctx`.
+    /// Spawns the agent of `ctx` (from the scenario's thread, which ends it).
     pub(crate) fn spawn(ctx: &Ctx) -> io::Result<Peer> {
-        let mut command = Command::new(&ctx.command[0]);
-        command.args(&ctx.command[1..]);
         let options = SupervisorOptions::default()
             .with_stderr_capacity(16 * 1024)
             .with_close_graces(Duration::from_millis(200), Duration::from_millis(300));
-        let (agent, stdin, stdout) = Supervisor::spawn(command, options)?;
+        let (agent, stdin, stdout) = ctx.children.spawn(&ctx.command, |_| {}, options)?;
         let wire = Arc::new(Mutex::new(Wire { started: Instant::now(), lines: Vec::new(), dropped: 0 }));
         let (tx, rx) = sync_channel(QUEUE);
         let reader_wire = wire.clone();

@@ -7,13 +7,15 @@ use std::ffi::{OsStr, OsString};
 use std::io::{self, Read};
 use std::os::unix::net::{UnixListener, UnixStream};
 use std::path::PathBuf;
-use std::process::{ChildStdin, Command, ExitStatus};
+use std::process::{ChildStdin, ExitStatus};
+use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::thread;
 use std::time::{Duration, Instant};
 
 use acp_runtime::process::{Supervisor, SupervisorOptions};
 
+use super::super::children::Children;
 use super::relay::RELAY;
 
 /// The placeholder in the client's command line that becomes the agent's.
@@ -27,10 +29,11 @@ static SCENARIO: AtomicUsize = AtomicUsize::new(0);
 
 /// The client under test, started for one scenario.
 pub(crate) struct Launched {
-    supervisor: Supervisor,
+    supervisor: Arc<Supervisor>,
     stdin: Option<ChildStdin>,
     listener: UnixListener,
     dir: PathBuf,
+    children: Arc<Children>,
 }
 
 /// Replaces `{agent}` in `argv`: an argument that is exactly the placeholder becomes the relay's
@@ -61,35 +64,50 @@ fn shell_quote(text: &str) -> String {
 }
 
 impl Launched {
-    /// Makes the socket and starts `argv` (with `{agent}` replaced).
-    pub(crate) fn start(argv: &[OsString]) -> io::Result<Launched> {
+    /// Makes the socket and starts `argv` (with `{agent}` replaced), one of `children` (from
+    /// the scenario's thread, which ends it).
+    pub(crate) fn start(argv: &[OsString], children: &Arc<Children>) -> io::Result<Launched> {
         let n = SCENARIO.fetch_add(1, Ordering::Relaxed);
         let dir = std::env::temp_dir().join(format!("acp-check-{}-{n}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir)?;
+        children.scratch(dir.clone());
+        let started = Launched::spawn(argv, children, &dir);
+        if started.is_err() {
+            let _ = std::fs::remove_dir_all(&dir);
+            children.scratch_gone(&dir);
+        }
+        started
+    }
+
+    fn spawn(argv: &[OsString], children: &Arc<Children>, dir: &std::path::Path) -> io::Result<Launched> {
         let socket = dir.join("agent.sock");
         let listener = UnixListener::bind(&socket)?;
         listener.set_nonblocking(true)?;
         let relay: Vec<OsString> = vec![std::env::current_exe()?.into(), RELAY.into(), socket.clone().into()];
         let argv = substitute(argv, &relay);
-        let (program, args) = argv.split_first().ok_or_else(|| io::Error::other("no client command given"))?;
+        let program = argv.first().ok_or_else(|| io::Error::other("no client command given"))?;
         let json: Vec<String> = relay.iter().map(|a| a.to_string_lossy().into_owned()).collect();
-        let mut command = Command::new(program);
-        command.args(args).env(AGENT_ENV, serde_json::to_string(&json).unwrap_or_default());
+        let json = serde_json::to_string(&json).unwrap_or_default();
         let options = SupervisorOptions::default()
             .with_stderr_capacity(STDERR_TAIL)
             .with_close_graces(Duration::from_millis(1500), Duration::from_millis(500));
-        let (supervisor, stdin, stdout) = Supervisor::spawn(command, options).map_err(|e| {
-            let _ = std::fs::remove_dir_all(&dir);
-            io::Error::new(e.kind(), format!("cannot start {}: {e}", OsStr::to_string_lossy(program)))
-        })?;
+        let (supervisor, stdin, stdout) = children
+            .spawn(
+                &argv,
+                |command| {
+                    command.env(AGENT_ENV, json);
+                },
+                options,
+            )
+            .map_err(|e| io::Error::new(e.kind(), format!("cannot start {}: {e}", OsStr::to_string_lossy(program))))?;
         // The client's stdout is not judged; it is drained so that the client never blocks.
         thread::Builder::new().name("check-client-stdout".into()).spawn(move || {
             let mut stdout = stdout;
             let mut sink = [0u8; 16 * 1024];
             while matches!(stdout.read(&mut sink), Ok(n) if n > 0) {}
         })?;
-        Ok(Launched { supervisor, stdin: Some(stdin), listener, dir })
+        Ok(Launched { supervisor, stdin: Some(stdin), listener, dir: dir.to_path_buf(), children: children.clone() })
     }
 
     /// Waits for the client to start the relay and the relay to connect, until `until`;
@@ -155,6 +173,7 @@ impl Drop for Launched {
         drop(self.stdin.take());
         let _ = self.supervisor.close(|| {});
         let _ = std::fs::remove_dir_all(&self.dir);
+        self.children.scratch_gone(&self.dir);
     }
 }
 

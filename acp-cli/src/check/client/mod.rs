@@ -5,7 +5,8 @@
 //! `{agent}`, replaced by the command line of a relay (`acp __check-relay SOCKET`, see
 //! [`relay`]) that joins its stdin and stdout to the checker's Unix socket; the same command
 //! line is exported as a JSON array in `ACP_CHECK_AGENT`. Each scenario runs the client once
-//! (a fresh process in its own process group, ended at the scenario's end or its timeout)
+//! (a fresh process in its own process group, ended at the scenario's end or its timeout, or
+//! when a signal ends the check: see `children`)
 //! with the scripted agent behaving one way, and keeps every line as the transcript:
 //!
 //! * `full`: every `session/update` kind, unknown requests and notifications, a permission
@@ -30,6 +31,7 @@ mod wire;
 
 use std::ffi::OsString;
 use std::process::ExitStatus;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 pub use launch::{AGENT_ENV, PLACEHOLDER};
@@ -37,6 +39,7 @@ pub use launch::{AGENT_ENV, PLACEHOLDER};
 use self::agent::{Agent, Observed, Script};
 use self::launch::Launched;
 use self::wire::{Log, Wire};
+use super::children::Children;
 use super::report::Report;
 
 /// What `acp check client` runs.
@@ -51,12 +54,22 @@ pub struct CheckClientConfig {
     /// How long the client may take to start the agent (an interpreter under load can take
     /// seconds).
     pub start_timeout: Duration,
+    /// The check is the process's own (the `acp` command; default off): the clients start
+    /// through `acp __exec-child`, so that the kernel kills them if the check dies, and
+    /// `SIGINT`, `SIGTERM` and `SIGHUP` end every client running, then the process (128 + the
+    /// signal).
+    pub own_process: bool,
 }
 
 impl CheckClientConfig {
     /// A configuration with the default timeouts (10 s per scenario, 30 s to start).
     pub fn new(command: Vec<OsString>) -> CheckClientConfig {
-        CheckClientConfig { command, timeout: Duration::from_secs(10), start_timeout: Duration::from_secs(30) }
+        CheckClientConfig {
+            command,
+            timeout: Duration::from_secs(10),
+            start_timeout: Duration::from_secs(30),
+            own_process: false,
+        }
     }
 }
 
@@ -107,12 +120,15 @@ const SCENARIOS: [(&str, Script); 7] = [
 
 /// Runs every scenario against the client and judges it.
 pub fn run(config: &CheckClientConfig) -> Report {
+    let children = Children::new(config.own_process);
+    let _signals = if config.own_process { children.end_on_signals("acp check client") } else { None };
+    let children = &children;
     // The scenarios are independent (a socket, a client process and files of their own), so
     // they run at once: a client that takes seconds to start costs those seconds once.
     let runs: Vec<Run> = std::thread::scope(|scope| {
         let handles: Vec<_> = SCENARIOS
             .iter()
-            .map(|&(name, script)| (name, script, scope.spawn(move || run_one(config, name, script))))
+            .map(|&(name, script)| (name, script, scope.spawn(move || run_one(config, children, name, script))))
             .collect();
         handles
             .into_iter()
@@ -121,15 +137,16 @@ pub fn run(config: &CheckClientConfig) -> Report {
             })
             .collect()
     });
+    children.hold_if_ending();
     let subject: Vec<String> = config.command.iter().map(|a| a.to_string_lossy().into_owned()).collect();
     Report { subject: format!("client: {}", subject.join(" ")), findings: judge::judge(&runs) }
 }
 
-fn run_one(config: &CheckClientConfig, name: &'static str, script: Script) -> Run {
+fn run_one(config: &CheckClientConfig, children: &Arc<Children>, name: &'static str, script: Script) -> Run {
     let start = Instant::now();
     let mut run = Run::new(name, script, "");
     run.failed_start = None;
-    let launched = match Launched::start(&config.command) {
+    let launched = match Launched::start(&config.command, children) {
         Ok(launched) => launched,
         Err(e) => {
             run.failed_start = Some(e.to_string());

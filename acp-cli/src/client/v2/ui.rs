@@ -1,7 +1,7 @@
 //! The v2 client's UI thread: the handshake, the prompts, each turn's updates and permission
-//! questions, Ctrl-C and `/cancel`, the shutdown. Every other thread (the turn reader, the
-//! handlers, stdin, the agent's stderr, Ctrl-C) sends it a [`UiEvent`], so questions never
-//! interleave with streamed text.
+//! questions, Ctrl-C and `/cancel`, `SIGTERM` and `SIGHUP` (see `interrupt`), the shutdown.
+//! Every other thread (the turn reader, the handlers, stdin, the agent's stderr, the signals)
+//! sends it a [`UiEvent`], so questions never interleave with streamed text.
 
 use std::collections::VecDeque;
 use std::io::BufRead;
@@ -18,7 +18,7 @@ use acp_tokio::Error;
 use acp_tokio::v2::{ClientConnectionV2, PromptTurnV2};
 
 use super::super::handler::PermissionAsk;
-use super::super::interrupt::Interrupts;
+use super::super::interrupt::{Interrupts, termination_note};
 use super::super::permission::{Policy, parse_answer};
 use super::super::process::AgentProcess;
 use super::super::questions::answer_by_policy;
@@ -33,7 +33,7 @@ use crate::Exit;
 const TICK: Duration = Duration::from_millis(80);
 /// How long the agent gets to exit after its input closes.
 const CLOSE_GRACE: Duration = Duration::from_secs(1);
-/// The same after the user quit with Ctrl-C.
+/// The same after a signal: the user quit with Ctrl-C, or `SIGTERM` or `SIGHUP` came.
 const QUIT_GRACE: Duration = Duration::from_millis(300);
 
 /// The session's settings.
@@ -115,6 +115,9 @@ impl Ui {
         self.connect();
         self.render.waiting(Some("connecting (ACP v2)…"));
         loop {
+            if let Some(exit) = self.interrupts.termination() {
+                return self.terminate(exit);
+            }
             if self.interrupts.take()
                 && let Some(exit) = self.interrupt()
             {
@@ -221,6 +224,17 @@ impl Ui {
         }
     }
 
+    /// `SIGTERM` or `SIGHUP`: the running turn is cancelled (the agent is then closed), and the
+    /// client ends with `exit`.
+    fn terminate(&mut self, exit: Exit) -> Exit {
+        if self.phase == (Phase::InTurn { cancelling: false }) {
+            self.cancel();
+        }
+        self.render.waiting(None);
+        self.render.warn(termination_note(exit));
+        exit
+    }
+
     /// `session/cancel`, then the questions are dropped (answered `cancelled`, after the cancel
     /// on the wire, as in v1); the turn ends when the agent says `idle`.
     fn cancel(&mut self) {
@@ -228,8 +242,12 @@ impl Ui {
         self.phase = Phase::InTurn { cancelling: true };
         self.render.cancelling();
         let conn = self.conn.clone();
-        if let Err(e) = self.runtime.block_on(async move { conn.cancel(&session).await }) {
-            self.render.warn(&format!("could not send session/cancel: {e}"));
+        // Bounded: an agent that reads nothing does not hold the UI (nor a termination) up.
+        let sent = self.runtime.block_on(async move { tokio::time::timeout(CLOSE_GRACE, conn.cancel(&session)).await });
+        match sent {
+            Ok(Ok(())) => {}
+            Ok(Err(e)) => self.render.warn(&format!("could not send session/cancel: {e}")),
+            Err(_) => self.render.warn("could not send session/cancel: the agent reads nothing"),
         }
         self.asks.clear();
         self.asked = false;
@@ -426,7 +444,7 @@ impl Ui {
         let conn = self.conn.clone();
         let _ = self.runtime.block_on(async move { tokio::time::timeout(CLOSE_GRACE, conn.close()).await });
         let (rx, render) = (&self.rx, &mut self.render);
-        let grace = if exit == Exit::Interrupted { QUIT_GRACE } else { CLOSE_GRACE };
+        let grace = if exit.by_signal() { QUIT_GRACE } else { CLOSE_GRACE };
         self.process.terminate(grace, || {
             while let Ok(event) = rx.try_recv() {
                 if let UiEvent::Stderr(line) = event {

@@ -21,9 +21,10 @@
 //! whose requests would pass [`MAX_OPEN`] requests (or [`MAX_OPEN_BYTES`]) unanswered one way
 //! is a violation and is not judged, and after one, a response that matches no tracked
 //! request is noted and not judged (it may answer one that was not tracked). The machines'
-//! own limits ([`mirror`]) are set at or above those bounds. What does grow is inside
-//! [`WireCheck`]: a count per request id ever read (answered ones too) and the sessions
-//! announced, a few dozen bytes each.
+//! own limits ([`mirror`]) are set at or above those bounds. [`WireCheck`] bounds what it
+//! remembers of the rest (the ids answered in full, the sessions announced: see its module
+//! docs, and the violations its caps report). What does grow is what the machines keep per
+//! session announced (`acp_proto::connection`), a few dozen bytes each.
 
 mod mirror;
 
