@@ -16,7 +16,7 @@
 mod cancel;
 mod handshake;
 mod methods;
-mod peer;
+pub(crate) mod peer;
 mod reopen;
 pub(crate) mod requirements;
 mod rpc;
@@ -83,12 +83,12 @@ pub(crate) struct Ctx {
 }
 
 /// What a scenario found: one outcome per requirement.
-type Checks = Vec<(&'static Requirement, Outcome)>;
+pub(crate) type Checks = Vec<(&'static Requirement, Outcome)>;
 
 /// A scenario: the requirements it checks, and how.
-struct Scenario {
-    checks: &'static [&'static Requirement],
-    run: fn(&mut Peer) -> Checks,
+pub(crate) struct Scenario {
+    pub(crate) checks: &'static [&'static Requirement],
+    pub(crate) run: fn(&mut Peer) -> Checks,
 }
 
 const SCENARIOS: &[Scenario] = &[
@@ -110,6 +110,12 @@ const SCENARIOS: &[Scenario] = &[
 
 /// Runs every scenario (those with a requirement matching `only`) against the agent.
 pub fn run(config: &AgentCheckConfig) -> Report {
+    run_scenarios(config, SCENARIOS, 1)
+}
+
+/// Runs `scenarios` (those with a requirement matching `only`) against the agent, checking
+/// protocol version `protocol`; the run-wide requirements are judged too.
+pub(crate) fn run_scenarios(config: &AgentCheckConfig, scenarios: &[Scenario], protocol: u8) -> Report {
     let dir = scratch_dir();
     let path = dir.join("acp-check-notes.txt");
     let text = "acp check was here\n".to_owned();
@@ -125,10 +131,10 @@ pub fn run(config: &AgentCheckConfig) -> Report {
     };
     let wanted = |req: &Requirement| config.only.as_deref().is_none_or(|prefix| req.id.starts_with(prefix));
     let subject = config.command.iter().map(|a| a.to_string_lossy()).collect::<Vec<_>>().join(" ");
-    let mut report = Report::new("agent", 1, format!("agent: {subject}"));
+    let mut report = Report::new("agent", protocol, format!("agent: {subject}"));
     // A requirement judged over every scenario needs them all.
-    let all = wide::WIDE.iter().any(|r| wanted(r));
-    let scenarios: Vec<&Scenario> = SCENARIOS.iter().filter(|s| all || s.checks.iter().any(|r| wanted(r))).collect();
+    let all = wide::wide(protocol).iter().any(|r| wanted(r));
+    let scenarios: Vec<&Scenario> = scenarios.iter().filter(|s| all || s.checks.iter().any(|r| wanted(r))).collect();
     let ran = run_all(&ctx, &scenarios, config.jobs.max(1));
     report.gate = first_gate(&ran);
     // An agent that could not start shows nothing in any scenario where it wrote nothing.
@@ -144,16 +150,19 @@ pub fn run(config: &AgentCheckConfig) -> Report {
             report.findings.push(Finding::new(req, outcome, transcript));
         }
     }
-    report.findings.extend(wide::judge(&ran, report.gate.as_ref()).into_iter().filter(|f| wanted(f.requirement)));
+    let judged = wide::judge(&ran, report.gate.as_ref(), protocol);
+    report.findings.extend(judged.into_iter().filter(|f| wanted(f.requirement)));
     let _ = std::fs::remove_file(&path);
     let _ = std::fs::remove_dir(&dir);
     report
 }
 
-/// The gate of the run: not started wins (nothing could run), then authentication.
+/// The gate of the run: not started wins (nothing could run), then the version, then
+/// authentication.
 fn first_gate(ran: &[Ran]) -> Option<Gate> {
     let gates = || ran.iter().filter_map(|r| r.gate.as_ref());
-    gates().find(|g| matches!(g, Gate::NotStarted(_))).or_else(|| gates().next()).cloned()
+    let first = gates().find(|g| g.kind() == "not-started").or_else(|| gates().find(|g| g.kind() == "version"));
+    first.or_else(|| gates().next()).cloned()
 }
 
 /// What one scenario found, with what the whole run judges across scenarios.
@@ -245,7 +254,7 @@ fn scratch_dir() -> PathBuf {
 }
 
 /// Every requirement of `reqs` skipped (setup failed) or blocked (a gate) for `why`.
-fn skip_all(reqs: &[&'static Requirement], why: &Setup) -> Checks {
+pub(crate) fn skip_all(reqs: &[&'static Requirement], why: &Setup) -> Checks {
     let outcome = setup_outcome(why);
     reqs.iter().map(|r| (*r, outcome.clone())).collect()
 }
@@ -259,6 +268,6 @@ fn setup_outcome(why: &Setup) -> Outcome {
 }
 
 /// Pass when `ok`, otherwise fail with `why`.
-fn judge(ok: bool, why: impl FnOnce() -> String) -> Outcome {
+pub(crate) fn judge(ok: bool, why: impl FnOnce() -> String) -> Outcome {
     if ok { Outcome::Pass } else { Outcome::Fail(why()) }
 }

@@ -251,6 +251,13 @@ impl Peer {
         id
     }
 
+    /// A fresh request id, for a request sent by hand (in a batch).
+    #[cfg_attr(not(feature = "unstable_protocol_v2"), allow(dead_code))]
+    pub(crate) fn next_request_id(&mut self) -> i64 {
+        self.next_id += 1;
+        self.next_id
+    }
+
     /// Sends a notification.
     pub(crate) fn notify(&mut self, method: &str, params: Value) {
         self.send_raw(&json!({"jsonrpc": "2.0", "method": method, "params": params}).to_string());

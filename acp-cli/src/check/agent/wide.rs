@@ -8,11 +8,24 @@ use super::Ran;
 use super::requirements::{CLEAN_STDOUT, SESSION_ID_FIRST, TOOL_ANNOUNCED, TURN_NO_LATE};
 use super::track::{Notes, Tracker};
 
-/// The requirements judged here.
-pub(super) const WIDE: [&Requirement; 4] = [&SESSION_ID_FIRST, &TURN_NO_LATE, &TOOL_ANNOUNCED, &CLEAN_STDOUT];
+/// The requirements judged here (v1).
+const WIDE: [&Requirement; 4] = [&SESSION_ID_FIRST, &TURN_NO_LATE, &TOOL_ANNOUNCED, &CLEAN_STDOUT];
 
-/// One finding per requirement of [`WIDE`].
-pub(super) fn judge(ran: &[Ran], gate: Option<&Gate>) -> Vec<Finding> {
+/// The requirements judged here at `protocol` (v2: only clean stdout; its turns are judged
+/// in their scenarios).
+pub(super) fn wide(protocol: u8) -> &'static [&'static Requirement] {
+    if protocol == 1 { &WIDE } else { &WIDE[3..] }
+}
+
+/// One finding per requirement of [`wide`]`(protocol)`.
+pub(super) fn judge(ran: &[Ran], gate: Option<&Gate>, protocol: u8) -> Vec<Finding> {
+    let stdout = match gate {
+        Some(gate @ Gate::NotStarted(_)) => Finding::new(&CLEAN_STDOUT, Outcome::Blocked(gate.reason()), vec![]),
+        _ => clean_stdout(ran),
+    };
+    if protocol != 1 {
+        return vec![stdout];
+    }
     let sessions = any_session(ran);
     let asks: usize = ran.iter().map(|r| r.track.asks).sum();
     let turns: usize = ran.iter().map(|r| r.track.turns_ended).sum();
@@ -36,10 +49,7 @@ pub(super) fn judge(ran: &[Ran], gate: Option<&Gate>) -> Vec<Finding> {
                 }
             },
         ),
-        match gate {
-            Some(gate @ Gate::NotStarted(_)) => Finding::new(&CLEAN_STDOUT, Outcome::Blocked(gate.reason()), vec![]),
-            _ => clean_stdout(ran),
-        },
+        stdout,
     ]
 }
 

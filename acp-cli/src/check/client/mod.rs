@@ -22,11 +22,11 @@
 
 mod agent;
 mod judge;
-mod launch;
+pub(crate) mod launch;
 pub mod relay;
 pub(crate) mod requirements;
 mod turn;
-mod wire;
+pub(crate) mod wire;
 
 use std::ffi::OsString;
 use std::process::ExitStatus;

@@ -3,3 +3,8 @@
 //! only with the feature `unstable_protocol_v2`.
 
 pub(crate) mod requirements;
+
+#[cfg(feature = "unstable_protocol_v2")]
+pub mod agent;
+#[cfg(feature = "unstable_protocol_v2")]
+pub mod client;

@@ -157,7 +157,7 @@ req!(
     C_TOOL_CANCEL,
     "client.v2.tool-call-cancel.advertised-only",
     Must,
-    "tool_call/cancel only for a tool call whose latest update advertises capabilities.cancel",
+    "tool_call/cancel only for a tool call that advertised capabilities.cancel (it may have settled since)",
     "crate-1.20.0 v2 schema CancelToolCallRequest (Clients MUST NOT send it unless the tool call advertises capabilities.cancel)"
 );
 req!(
