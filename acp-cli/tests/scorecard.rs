@@ -18,8 +18,7 @@ fn rows() -> Vec<Vec<String>> {
     let table: Vec<&str> = readme[start..end].lines().filter(|l| l.starts_with('|')).collect();
     assert!(table.len() > 2, "no table between the markers");
     assert_eq!(
-        table[0],
-        "| peer | role | protocol | verdict (exit) | MUST | CAPABILITY | SHOULD | INFO |",
+        table[0], "| peer | role | protocol | verdict (exit) | MUST | CAPABILITY | SHOULD | INFO |",
         "the header"
     );
     table[2..].iter().map(|l| l.trim_matches('|').split(" | ").map(|c| c.trim().to_owned()).collect()).collect()
@@ -57,9 +56,5 @@ fn the_scorecard_parses_and_its_acp_agent_row_is_current() {
         })
         .collect();
     let verdict = format!("{} ({})", report["verdict"].as_str().unwrap(), report["exit"]);
-    assert_eq!(
-        (&row[3], &row[4..]),
-        (&verdict, &fresh[..]),
-        "the README's scorecard is stale: run tools/scorecard.sh"
-    );
+    assert_eq!((&row[3], &row[4..]), (&verdict, &fresh[..]), "the README's scorecard is stale: run tools/scorecard.sh");
 }

@@ -176,11 +176,11 @@ fn before_initialize(peer: &mut Peer) -> Checks {
 }
 
 /// A value for a message (`absent` when missing).
-pub(super) fn shown(value: Option<&Value>) -> String {
+pub(crate) fn shown(value: Option<&Value>) -> String {
     value.map_or_else(|| "absent".to_owned(), Value::to_string)
 }
 
 /// The error of a decode, as text.
-pub(super) fn err<T>(decoded: &Result<T, serde_json::Error>) -> String {
+pub(crate) fn err<T>(decoded: &Result<T, serde_json::Error>) -> String {
     decoded.as_ref().err().map(ToString::to_string).unwrap_or_default()
 }

@@ -14,7 +14,7 @@
 //! everything. The report carries the [`Gate`] and the exit status is 3.
 
 mod cancel;
-mod handshake;
+pub(crate) mod handshake;
 mod methods;
 pub(crate) mod peer;
 mod reopen;

@@ -15,6 +15,7 @@
 use serde_json::{Value, json};
 
 use super::requirements::*;
+use crate::check::agent::handshake::{err, shown};
 use crate::check::agent::peer::{Gone, Peer, Setup, cwd, error_code, is_response_to, result_of};
 use crate::check::agent::{AgentCheckConfig, Checks, Scenario, judge, run_scenarios, skip_all};
 use crate::check::report::{Gate, Outcome, Report, Requirement};
@@ -79,10 +80,6 @@ fn open_session(peer: &mut Peer) -> Result<String, Setup> {
     Ok(id.ok_or_else(|| "session/new answered without a sessionId".to_owned())?)
 }
 
-fn shown(value: Option<&Value>) -> String {
-    value.map_or_else(|| "absent".to_owned(), Value::to_string)
-}
-
 fn handshake(peer: &mut Peer) -> Checks {
     match initialize(peer) {
         Ok(result) => {
@@ -101,10 +98,6 @@ fn handshake(peer: &mut Peer) -> Checks {
         Err(Setup::Failed(why)) => vec![(&A_VERSION, Outcome::Fail(why)), (&A_INFO, Outcome::Skip("no result".into()))],
         Err(gated) => skip_all(&[&A_VERSION, &A_INFO], &gated),
     }
-}
-
-fn err<T>(decoded: &Result<T, serde_json::Error>) -> String {
-    decoded.as_ref().err().map(ToString::to_string).unwrap_or_default()
 }
 
 /// A v1 client: `initialize` offering only version 1.
