@@ -146,6 +146,39 @@ fn an_agent_that_requires_authentication_is_gated_not_failed() {
 }
 
 #[test]
+fn a_named_agent_runs_with_its_config_env_and_usage_errors_exit_2() {
+    if !python3() {
+        return;
+    }
+    let dir = TempDir::new("check-named-agent");
+    let script = fixture();
+    let config = format!(
+        "[agents.gated]\ncommand = [\"python3\", {script:?}, \"--auth-gate\"]\n\n\
+         [agents.keyed]\ncommand = [\"python3\", {script:?}, \"--auth-gate\"]\nenv = {{ FLAWED_AGENT_API_KEY = \"k\" }}\n"
+    );
+    let path = dir.file("config.toml", &config);
+    let run = |name: &str| {
+        let out = Command::new(acp())
+            .args(["--config", &path, "check", "agent", "--format", "json", "--only", "agent.session.new"])
+            .args(["--agent", name])
+            .output()
+            .unwrap();
+        let report: Value = serde_json::from_slice(&out.stdout).unwrap_or(Value::Null);
+        (out.status.code(), report)
+    };
+    let (code, report) = run("gated");
+    assert_eq!((code, report["gate"]["kind"].as_str()), (Some(3), Some("auth")), "{report:#}");
+    // The same agent with its credentials in the config's env is checked in full.
+    let (code, report) = run("keyed");
+    assert_eq!((code, verdict(&report, "agent.session.new")), (Some(0), "pass"), "{report:#}");
+    let (code, _) = run("nobody");
+    assert_eq!(code, Some(2), "an unknown agent name is a usage error");
+    let both = Command::new(acp()).args(["--config", &path, "check", "agent", "--agent", "gated", "--", "x"]).output();
+    assert_eq!(both.unwrap().status.code(), Some(2), "--agent and AGENT_CMD at once");
+    assert_eq!(Command::new(acp()).arg("check").output().unwrap().status.code(), Some(2), "nothing to check");
+}
+
+#[test]
 fn auth_required_without_auth_methods_is_a_failure() {
     // An agent that refuses sessions for authentication but offers no way to authenticate.
     let script = r#"
