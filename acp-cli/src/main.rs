@@ -609,7 +609,7 @@ fn main() -> ExitCode {
                 }
             }
         }
-        Command::Check(args) => check_cli::check(args),
+        Command::Check(args) => check_cli::check(args, load),
         Command::Record(args) => ExitCode::from(record::run(&RecordConfig::new(args.out, args.agent))),
         Command::Replay(args) => {
             let mode = match (args.summary, args.check) {

@@ -297,6 +297,8 @@ fn v2_agent_contract_update_by_update() {
         let mut turn = conn.prompt(prompt(&session, "read /nonexistent/z")).await.expect("sent");
         assert_eq!(turn.ack().await.unwrap().unwrap().message_id.as_str(), "user-1");
         let expected = [
+            // Where the prompt went in the session's history, as the ack named it.
+            "user_message \"user-1\" null",
             "state running",
             "agent_message_chunk \"agent-1\" \"echo: read /nonexistent/z\"",
             "agent_message_chunk \"agent-1\" \"\\nsystem prompt: be brief\"",
@@ -318,6 +320,8 @@ fn v2_agent_contract_update_by_update() {
 
         // A slow turn: session/cancel ends it cancelled at once.
         let mut slow = conn.prompt(prompt(&session, "slow")).await.expect("sent");
+        let user = tokio::time::timeout(Duration::from_secs(10), slow.next_update()).await.unwrap().unwrap();
+        assert!(matches!(user.update, SessionUpdate::UserMessage(_)), "{user:?}");
         let first = tokio::time::timeout(Duration::from_secs(10), slow.next_update()).await.unwrap().unwrap();
         assert!(matches!(first.update, SessionUpdate::StateUpdate(StateUpdate::Running(_))));
         conn.cancel(&session).await.expect("session/cancel");

@@ -54,6 +54,8 @@ async fn sdk_v2_client_runs_the_reference_agents_v2_turn() {
     let seen: Vec<String> = report.updates.iter().map(name).collect();
     let thought = "The prompt names no absolute path, so there is nothing to read.";
     let expected = [
+        // Where the prompt went in the session's history (the ack's message).
+        "user_message".to_owned(),
         "running ".to_owned(),
         "agent_message_chunk agent-1 echo: turn".to_owned(),
         format!("agent_thought_chunk thought-1 {thought}"),

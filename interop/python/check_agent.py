@@ -117,11 +117,18 @@ class Agent:
         if event.is_set() or getattr(outcome, "outcome", "") == "cancelled":
             return PromptResponse(stop_reason="cancelled")
         if outcome.option_id != "allow":
+            # A refused tool call is settled, not left pending (acp check:
+            # agent.turn.refused-tool-call-settles).
+            await self.tool_status(session_id, "failed")
             return PromptResponse(stop_reason="end_turn")
         if self.fs_read:
             read = await self.conn.read_text_file(session_id=session_id, path=path)
             await self.say(session_id, f"it says: {read.content.strip()}")
+        await self.tool_status(session_id, "completed")
         return PromptResponse(stop_reason="cancelled" if event.is_set() else "end_turn")
+
+    async def tool_status(self, session_id, status):
+        await self.conn.session_update(session_id=session_id, update=acp.update_tool_call("read-1", status=status))
 
     async def cancel(self, session_id, **kwargs):
         event = self.cancelled.get(session_id)

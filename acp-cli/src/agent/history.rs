@@ -1,6 +1,8 @@
 //! `acp agent --history DIR`: sessions that outlive the agent process, so that a client can
 //! reopen them with `session/load` (the history replayed), `session/resume` (nothing
-//! replayed) and find them with `session/list`.
+//! replayed) and find them with `session/list`. Both answer the session's `modes` and
+//! `configOptions` as `session/new` did (its current choice, or the defaults in a new
+//! process).
 //!
 //! Each session is a file `DIR/ID.jsonl`: a first line `{"cwd": …}`, then one
 //! `session/update` per line, the ones `session/load` replays: each prompt as a
@@ -192,7 +194,12 @@ impl super::ReferenceAgent {
         self.sessions.reopen(&request.session_id)?;
         history.replay(&request.session_id, cx)?;
         self.log(format_args!("session {} loaded in {}", request.session_id, request.cwd));
-        Ok(LoadSessionResponse::default())
+        // The session's state again, as session/new gave it: a client has no other way to
+        // learn it after a load.
+        let choice = self.choices.reopen(&request.session_id);
+        let mut response = LoadSessionResponse::default();
+        (response.modes, response.config_options) = (Some(choice.modes()), Some(choice.options()));
+        Ok(response)
     }
 
     /// `session/resume`: the session is open again, nothing replayed.
@@ -201,6 +208,9 @@ impl super::ReferenceAgent {
         history.cwd(&request.session_id)?;
         self.sessions.reopen(&request.session_id)?;
         self.log(format_args!("session {} resumed in {}", request.session_id, request.cwd));
-        Ok(ResumeSessionResponse::default())
+        let choice = self.choices.reopen(&request.session_id);
+        let mut response = ResumeSessionResponse::default();
+        (response.modes, response.config_options) = (Some(choice.modes()), Some(choice.options()));
+        Ok(response)
     }
 }

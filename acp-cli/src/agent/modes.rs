@@ -118,6 +118,12 @@ impl Choices {
         choice
     }
 
+    /// A session opened again (`session/load`, `session/resume`): its choice if this agent
+    /// still has it, else the defaults, kept from now on.
+    pub(super) fn reopen(&self, id: &SessionId) -> Choice {
+        self.lock().entry(id.clone()).or_default().clone()
+    }
+
     pub(super) fn close(&self, id: &SessionId) {
         self.lock().remove(id);
     }

@@ -21,7 +21,8 @@
 //! `toolCallId`, the plan's `planId`): a later one with the same id extends (chunks) or replaces
 //! (fields it sets) the earlier one. The texts are those of the v1 agent's turn (`script`):
 //!
-//! 1. `state_update` `running`;
+//! 1. `user_message` `user-N` (the prompt's text blocks joined, as one text block: where the
+//!    prompt went in the session's history), then `state_update` `running`;
 //! 2. `agent_message_chunk` `echo: TEXT` (message `agent-N`); in a session given a
 //!    `systemPrompt`, a second chunk of the same message, `\nsystem prompt: SYSTEM`;
 //! 3. if TEXT contains the word `slow`, the turn stays open for [`AgentConfig::slow_delay`]

@@ -110,6 +110,12 @@ impl Turn {
     async fn script(&mut self, slow: Duration, call: &mut Call) -> Result<IdleStopReason, Halt> {
         let text = self.text.clone();
         let path = first_absolute_path(&text);
+        // Where the prompt went in the session's history: the message the acknowledgement named.
+        let user = json!({
+            "sessionUpdate": "user_message", "messageId": format!("user-{}", self.n),
+            "content": [{ "type": "text", "text": text }],
+        });
+        self.send(user).await?;
         self.send(json!({ "sessionUpdate": "state_update", "state": "running" })).await?;
         self.send(self.message(&script::echo(&text))).await?;
         if let Some(system) = &self.system {

@@ -7,7 +7,7 @@ use super::super::report::Outcome;
 use super::handshake::shown;
 use super::peer::{Peer, Permissions, error_code, is_response_to};
 use super::requirements::*;
-use super::{Checks, Scenario, judge, skip_all};
+use super::{Checks, Scenario, judge, setup_outcome, skip_all};
 
 /// A prompt that keeps a reference-style agent busy (the word `slow`); any real agent takes
 /// a while anyway.
@@ -26,7 +26,7 @@ pub(super) const CANCEL_REQUEST: Scenario =
 /// Starts a slow turn; returns the session and the prompt's id once the agent has sent
 /// something for it, or the outcome that ends the scenario.
 fn start_slow_turn(peer: &mut Peer) -> Result<(String, i64), Outcome> {
-    let (_, session, _) = peer.open_session(true).map_err(|e| Outcome::Skip(format!("setup failed: {e}")))?;
+    let (_, session, _) = peer.open_session(true).map_err(|e| setup_outcome(&e))?;
     let id = peer.prompt(&session, SLOW);
     let started = peer.pump_until(peer.timeout, |m| is_response_to(m, id) || m.get("method").is_some());
     match started {
@@ -81,6 +81,7 @@ fn updates_of(peer: &Peer, session: &str) -> usize {
 fn skipped(outcome: &Outcome) -> Outcome {
     match outcome {
         Outcome::Fail(why) | Outcome::Skip(why) => Outcome::Skip(why.clone()),
+        Outcome::Blocked(why) => Outcome::Blocked(why.clone()),
         Outcome::Pass => Outcome::Skip(String::new()),
     }
 }

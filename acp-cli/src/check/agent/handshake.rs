@@ -1,19 +1,33 @@
-//! Scenarios of the handshake: `initialize` and version negotiation, session setup (a
-//! relative `cwd`, invalid params), and a request before `initialize`.
+//! Scenarios of the handshake: `initialize` and version negotiation, authentication (`--auth`,
+//! and the `auth_required` gate), session setup (a relative `cwd`, invalid params), and a
+//! request before `initialize`.
 
 use acp_proto::types::{InitializeResponse, NewSessionResponse};
 use serde_json::{Value, json};
 
 use super::super::report::Outcome;
-use super::peer::{Peer, cwd, result_of};
+use super::peer::{AUTH_REQUIRED, Gone, Peer, Setup, cwd, error_code, result_of};
 use super::requirements::*;
 use super::{Checks, Scenario, judge, skip_all};
 
-/// `initialize` v1, `session/new` (absolute, relative, and a non-string `cwd`).
+/// `initialize` v1, `authenticate` with `--auth`, `session/new` (absolute, relative, and a
+/// non-string `cwd`).
 pub(super) const HANDSHAKE: Scenario = Scenario {
-    checks: &[&INIT, &INIT_VERSION, &INIT_INFO, &SESSION_NEW, &SESSION_RELATIVE_CWD, &SESSION_BAD_PARAMS],
+    checks: &[
+        &INIT,
+        &INIT_VERSION,
+        &INIT_INFO,
+        &AUTH_AUTHENTICATE,
+        &AUTH_ADVERTISED,
+        &SESSION_NEW,
+        &SESSION_RELATIVE_CWD,
+        &SESSION_BAD_PARAMS,
+    ],
     run: handshake,
 };
+
+/// The checks of [`HANDSHAKE`] from `AUTH_AUTHENTICATE` on.
+const AFTER_INIT: usize = 3;
 
 /// `initialize` asking for a version from the future.
 pub(super) const FUTURE_VERSION: Scenario = Scenario { checks: &[&INIT_FUTURE], run: future_version };
@@ -28,9 +42,10 @@ const FUTURE: u64 = 65535;
 fn handshake(peer: &mut Peer) -> Checks {
     let init = match peer.initialize_with(1, true) {
         Ok(message) => message,
+        Err(Gone::Closed) if !peer.heard => return skip_all(HANDSHAKE.checks, &peer.not_started()),
         Err(e) => {
             let mut checks = vec![(&INIT, Outcome::Fail(format!("initialize: {e}")))];
-            checks.extend(skip_all(&HANDSHAKE.checks[1..], "initialize was not answered"));
+            checks.extend(skip_all(&HANDSHAKE.checks[1..], &"initialize was not answered".to_owned().into()));
             return checks;
         }
     };
@@ -38,7 +53,7 @@ fn handshake(peer: &mut Peer) -> Checks {
         Ok(result) => result.clone(),
         Err(e) => {
             let mut checks = vec![(&INIT, Outcome::Fail(format!("initialize answered {e}")))];
-            checks.extend(skip_all(&HANDSHAKE.checks[1..], "initialize failed"));
+            checks.extend(skip_all(&HANDSHAKE.checks[1..], &"initialize failed".to_owned().into()));
             return checks;
         }
     };
@@ -53,14 +68,59 @@ fn handshake(peer: &mut Peer) -> Checks {
     ));
     let info = result.get("agentInfo").is_some_and(|i| i.get("name").is_some_and(Value::is_string));
     checks.push((&INIT_INFO, judge(info, || "no agentInfo with a name".to_owned())));
-    checks.extend(sessions(peer));
+    let authenticated = match authenticate(peer) {
+        Ok(outcome) => outcome,
+        Err(gate) => {
+            checks.push((&AUTH_AUTHENTICATE, Outcome::Blocked(gate.to_string())));
+            checks.extend(skip_all(&HANDSHAKE.checks[AFTER_INIT + 1..], &gate));
+            return checks;
+        }
+    };
+    checks.extend(sessions(peer, authenticated));
     checks
 }
 
-/// `session/new` three times: an absolute `cwd`, a relative one, one that is not a string.
-fn sessions(peer: &mut Peer) -> Checks {
+/// `authenticate` with `--auth`'s method: `Ok(None)` without one; the outcome so far of
+/// `agent.auth.authenticate` (confirmed by the `session/new` that follows); `Err` a gate
+/// (the agent refused it: nothing past it can be checked).
+fn authenticate(peer: &mut Peer) -> Result<Option<Outcome>, Setup> {
+    let Some(method) = peer.auth_method() else { return Ok(None) };
+    let advertised = peer.auth_methods.iter().any(|m| m.get("id").and_then(Value::as_str) == Some(method.as_str()));
+    let answer = match peer.call("authenticate", json!({"methodId": method})) {
+        Ok(answer) => answer,
+        Err(e) => return Ok(Some(Outcome::Fail(format!("authenticate: {e}")))),
+    };
+    match result_of(&answer) {
+        Ok(_) if advertised => Ok(Some(Outcome::Pass)),
+        Ok(_) => Ok(Some(Outcome::Skip(format!("method {method:?} is not among the advertised authMethods")))),
+        Err(e) => Err(Setup::Gated(peer.auth_gate(format!("authenticate with method {method:?} answered {e}")))),
+    }
+}
+
+/// `session/new` three times: an absolute `cwd`, a relative one, one that is not a string;
+/// `authenticated` is what came of `--auth` so far.
+fn sessions(peer: &mut Peer, authenticated: Option<Outcome>) -> Checks {
     let mut checks = Checks::new();
-    let outcome = match peer.call("session/new", json!({"cwd": cwd(), "mcpServers": []})) {
+    let answer = peer.call("session/new", json!({"cwd": cwd(), "mcpServers": []}));
+    let asked_auth = answer.as_ref().is_ok_and(|a| error_code(a) == Some(AUTH_REQUIRED));
+    let advertised = judge(!asked_auth || !peer.auth_methods.is_empty(), || {
+        format!("session/new answered auth_required ({AUTH_REQUIRED}), but initialize advertised no authMethods")
+    });
+    let gate = answer.as_ref().ok().and_then(|a| peer.gate_of(a));
+    let authenticated = match (authenticated, &gate) {
+        (None, _) => Outcome::Skip("no --auth METHOD_ID given".to_owned()),
+        (Some(Outcome::Pass), Some(_)) => {
+            Outcome::Fail(format!("authenticate succeeded, yet session/new answered auth_required ({AUTH_REQUIRED})"))
+        }
+        (Some(outcome), _) => outcome,
+    };
+    checks.push((&AUTH_AUTHENTICATE, authenticated));
+    checks.push((&AUTH_ADVERTISED, if asked_auth { advertised } else { Outcome::Skip("no auth_required".into()) }));
+    if let Some(gate) = gate {
+        checks.extend(skip_all(&[&SESSION_NEW, &SESSION_RELATIVE_CWD, &SESSION_BAD_PARAMS], &Setup::Gated(gate)));
+        return checks;
+    }
+    let outcome = match answer {
         Err(e) => Outcome::Fail(e.to_string()),
         Ok(answer) => match result_of(&answer) {
             Err(e) => Outcome::Fail(format!("answered {e}")),
@@ -116,11 +176,11 @@ fn before_initialize(peer: &mut Peer) -> Checks {
 }
 
 /// A value for a message (`absent` when missing).
-pub(super) fn shown(value: Option<&Value>) -> String {
+pub(crate) fn shown(value: Option<&Value>) -> String {
     value.map_or_else(|| "absent".to_owned(), Value::to_string)
 }
 
 /// The error of a decode, as text.
-pub(super) fn err<T>(decoded: &Result<T, serde_json::Error>) -> String {
+pub(crate) fn err<T>(decoded: &Result<T, serde_json::Error>) -> String {
     decoded.as_ref().err().map(ToString::to_string).unwrap_or_default()
 }

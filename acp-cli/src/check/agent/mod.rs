@@ -1,18 +1,28 @@
 //! `acp check agent -- AGENT_CMD...`: drives an agent through scripted scenarios and judges
-//! what it does against the ACP v1 docs and JSON-RPC 2.0.
+//! what it does against the ACP v1 docs and JSON-RPC 2.0 (with `--protocol 2`, the v2
+//! scenarios of [`super::v2`]).
 //!
 //! Each scenario spawns a fresh agent process (supervised by [`acp_runtime::process`], so
 //! nothing is left behind: see `children`, also for a check ended by a signal), speaks raw newline-delimited JSON-RPC to it as a small client
 //! (see `peer`), and yields one outcome per requirement it checks (see `requirements` for the
-//! list, with levels and citations). A failure keeps the scenario's wire transcript.
+//! list, with levels and citations). A failure keeps the scenario's wire transcript. Some
+//! requirements are judged over every scenario's wire (see `wide`).
+//!
+//! A run can be gated: an agent that answers `session/new` with `auth_required` after
+//! advertising `authMethods` is authenticated with `--auth METHOD_ID` or not at all, and then
+//! what needs a session is blocked (not failed); an agent that cannot be started blocks
+//! everything. The report carries the [`Gate`] and the exit status is 3.
 
 mod cancel;
-mod handshake;
+pub(crate) mod handshake;
 mod methods;
-mod peer;
-mod requirements;
+pub(crate) mod peer;
+mod reopen;
+pub(crate) mod requirements;
 mod rpc;
+mod track;
 mod turn;
+mod wide;
 
 use std::ffi::OsString;
 use std::path::PathBuf;
@@ -20,8 +30,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use super::children::Children;
-use super::report::{Finding, Outcome, Report, Requirement, WireLine};
-use peer::Peer;
+use super::report::{Finding, Gate, Outcome, Report, Requirement, WireLine};
+use peer::{Peer, Setup};
 
 /// What `acp check agent` runs.
 #[derive(Debug, Clone)]
@@ -29,6 +39,10 @@ use peer::Peer;
 pub struct AgentCheckConfig {
     /// The agent's command line.
     pub command: Vec<OsString>,
+    /// Environment variables set for the agent (a named agent's `env`).
+    pub env: Vec<(OsString, OsString)>,
+    /// Where the agent process starts (a named agent's `cwd`; default: here).
+    pub dir: Option<PathBuf>,
     /// How long any one answer may take.
     pub timeout: Duration,
     /// How much longer the first answer of each agent process may take (its start).
@@ -42,6 +56,8 @@ pub struct AgentCheckConfig {
     /// `SIGINT`, `SIGTERM` and `SIGHUP` end every agent running, then the process (128 + the
     /// signal).
     pub own_process: bool,
+    /// `authenticate` with this method after `initialize` (`--auth`).
+    pub auth: Option<String>,
 }
 
 impl AgentCheckConfig {
@@ -49,11 +65,14 @@ impl AgentCheckConfig {
     pub fn new(command: Vec<OsString>) -> AgentCheckConfig {
         AgentCheckConfig {
             command,
+            env: Vec::new(),
+            dir: None,
             timeout: Duration::from_secs(10),
             startup: Duration::from_secs(60),
             only: None,
             jobs: 4,
             own_process: false,
+            auth: None,
         }
     }
 }
@@ -62,8 +81,11 @@ impl AgentCheckConfig {
 #[derive(Debug)]
 pub(crate) struct Ctx {
     command: Vec<OsString>,
+    env: Vec<(OsString, OsString)>,
+    dir: Option<PathBuf>,
     timeout: Duration,
     startup: Duration,
+    auth: Option<String>,
     /// The file offered to `fs/read_text_file`: its absolute path and text.
     file: (String, String),
     /// What the check started, ended with it.
@@ -71,12 +93,12 @@ pub(crate) struct Ctx {
 }
 
 /// What a scenario found: one outcome per requirement.
-type Checks = Vec<(&'static Requirement, Outcome)>;
+pub(crate) type Checks = Vec<(&'static Requirement, Outcome)>;
 
 /// A scenario: the requirements it checks, and how.
-struct Scenario {
-    checks: &'static [&'static Requirement],
-    run: fn(&mut Peer) -> Checks,
+pub(crate) struct Scenario {
+    pub(crate) checks: &'static [&'static Requirement],
+    pub(crate) run: fn(&mut Peer) -> Checks,
 }
 
 const SCENARIOS: &[Scenario] = &[
@@ -84,6 +106,7 @@ const SCENARIOS: &[Scenario] = &[
     handshake::FUTURE_VERSION,
     handshake::BEFORE_INITIALIZE,
     turn::FULL_TURN,
+    turn::REFUSED,
     turn::CAPABILITY_NEGATIVES,
     turn::CONCURRENCY,
     cancel::MID_TURN,
@@ -92,10 +115,17 @@ const SCENARIOS: &[Scenario] = &[
     rpc::ROBUSTNESS,
     rpc::EOF,
     methods::ADVERTISED,
+    reopen::REOPEN,
 ];
 
 /// Runs every scenario (those with a requirement matching `only`) against the agent.
 pub fn run(config: &AgentCheckConfig) -> Report {
+    run_scenarios(config, SCENARIOS, 1)
+}
+
+/// Runs `scenarios` (those with a requirement matching `only`) against the agent, checking
+/// protocol version `protocol`; the run-wide requirements are judged too.
+pub(crate) fn run_scenarios(config: &AgentCheckConfig, scenarios: &[Scenario], protocol: u8) -> Report {
     let children = Children::new(config.own_process);
     let _signals = if config.own_process { children.end_on_signals("acp check agent") } else { None };
     let dir = scratch_dir();
@@ -105,42 +135,66 @@ pub fn run(config: &AgentCheckConfig) -> Report {
     let _ = std::fs::write(&path, &text);
     let ctx = Ctx {
         command: config.command.clone(),
+        env: config.env.clone(),
+        dir: config.dir.clone(),
         timeout: config.timeout,
         startup: config.startup,
+        auth: config.auth.clone(),
         file: (path.display().to_string(), text),
         children: children.clone(),
     };
     let wanted = |req: &Requirement| config.only.as_deref().is_none_or(|prefix| req.id.starts_with(prefix));
     let subject = config.command.iter().map(|a| a.to_string_lossy()).collect::<Vec<_>>().join(" ");
-    let mut report = Report { subject: format!("agent: {subject}"), findings: Vec::new() };
-    let scenarios: Vec<&Scenario> = SCENARIOS.iter().filter(|s| s.checks.iter().any(|r| wanted(r))).collect();
+    let mut report = Report::new("agent", protocol, format!("agent: {subject}"));
+    // A requirement judged over every scenario needs them all.
+    let all = wide::wide(protocol).iter().any(|r| wanted(r));
+    let scenarios: Vec<&Scenario> = scenarios.iter().filter(|s| all || s.checks.iter().any(|r| wanted(r))).collect();
     let ran = run_all(&ctx, &scenarios, config.jobs.max(1));
     children.hold_if_ending();
+    report.gate = first_gate(&ran);
+    // An agent that could not start shows nothing in any scenario where it wrote nothing.
+    let not_started = report.gate.as_ref().filter(|g| matches!(g, Gate::NotStarted(_))).map(Gate::reason);
     for scenario in &ran {
         for (req, outcome) in scenario.checks.iter().filter(|(r, _)| wanted(r)) {
-            let outcome = across_scenarios(req, outcome, &ran);
+            let outcome = match &not_started {
+                Some(why) if !scenario.heard => Outcome::Blocked(why.clone()),
+                _ => across_scenarios(req, outcome, &ran),
+            };
             let failed = matches!(outcome, Outcome::Fail(_));
             let transcript = if failed { scenario.transcript.clone() } else { Vec::new() };
             report.findings.push(Finding::new(req, outcome, transcript));
         }
     }
-    if wanted(&requirements::CLEAN_STDOUT) {
-        report.findings.push(clean_stdout(&ran));
-    }
+    let judged = wide::judge(&ran, report.gate.as_ref(), protocol);
+    report.findings.extend(judged.into_iter().filter(|f| wanted(f.requirement)));
     let _ = std::fs::remove_file(&path);
     let _ = std::fs::remove_dir(&dir);
     children.scratch_gone(&dir);
     report
 }
 
+/// The gate of the run: not started wins (nothing could run), then the version, then
+/// authentication.
+fn first_gate(ran: &[Ran]) -> Option<Gate> {
+    let gates = || ran.iter().filter_map(|r| r.gate.as_ref());
+    let first = gates().find(|g| g.kind() == "not-started").or_else(|| gates().find(|g| g.kind() == "version"));
+    first.or_else(|| gates().next()).cloned()
+}
+
 /// What one scenario found, with what the whole run judges across scenarios.
-struct Ran {
+pub(crate) struct Ran {
     checks: Checks,
-    transcript: Vec<WireLine>,
+    pub(crate) transcript: Vec<WireLine>,
     /// Lines of stdout that were not JSON.
-    not_json: usize,
+    pub(crate) not_json: usize,
     /// `fs/*` and `terminal/*` calls the client had not advertised.
     violations: Vec<String>,
+    /// What the wire told of sessions, turns and tool calls.
+    pub(crate) track: track::Tracker,
+    /// What stopped it short.
+    pub(crate) gate: Option<Gate>,
+    /// Whether the agent wrote anything.
+    heard: bool,
 }
 
 /// The capability checks also fail on a call that was not advertised in any other scenario
@@ -162,18 +216,6 @@ fn across_scenarios(req: &'static Requirement, outcome: &Outcome, ran: &[Ran]) -
     }
 }
 
-/// `agent.stdio.clean-stdout`, judged over every scenario.
-fn clean_stdout(ran: &[Ran]) -> Finding {
-    match ran.iter().find(|r| r.not_json > 0) {
-        None => Finding::new(&requirements::CLEAN_STDOUT, Outcome::Pass, Vec::new()),
-        Some(first) => {
-            let total: usize = ran.iter().map(|r| r.not_json).sum();
-            let why = format!("{total} line(s) of stdout were not JSON (the first scenario with one shown)");
-            Finding::new(&requirements::CLEAN_STDOUT, Outcome::Fail(why), first.transcript.clone())
-        }
-    }
-}
-
 /// Runs `scenarios`, `jobs` at a time; their results in order.
 fn run_all(ctx: &Ctx, scenarios: &[&Scenario], jobs: usize) -> Vec<Ran> {
     let mut results = Vec::with_capacity(scenarios.len());
@@ -181,8 +223,9 @@ fn run_all(ctx: &Ctx, scenarios: &[&Scenario], jobs: usize) -> Vec<Ran> {
         std::thread::scope(|scope| {
             let running: Vec<_> = batch.iter().map(|s| scope.spawn(|| run_scenario(ctx, s))).collect();
             for (handle, scenario) in running.into_iter().zip(batch) {
-                let result =
-                    handle.join().unwrap_or_else(|_| failed(scenario, "the check itself failed (a bug of acp check)"));
+                let result = handle.join().unwrap_or_else(|_| {
+                    failed(scenario, &Setup::Failed("the check itself failed (a bug of acp check)".into()))
+                });
                 results.push(result);
             }
         });
@@ -190,10 +233,15 @@ fn run_all(ctx: &Ctx, scenarios: &[&Scenario], jobs: usize) -> Vec<Ran> {
     results
 }
 
-/// Every requirement of `scenario` failed for `why`.
-fn failed(scenario: &Scenario, why: &str) -> Ran {
-    let checks = scenario.checks.iter().map(|r| (*r, Outcome::Fail(why.to_owned()))).collect();
-    Ran { checks, transcript: Vec::new(), not_json: 0, violations: Vec::new() }
+/// Every requirement of `scenario` failed (or blocked, for a gate) for `why`.
+fn failed(scenario: &Scenario, why: &Setup) -> Ran {
+    let (outcome, gate) = match why {
+        Setup::Failed(why) => (Outcome::Fail(why.clone()), None),
+        Setup::Gated(gate) => (Outcome::Blocked(why.to_string()), Some(gate.clone())),
+    };
+    let checks = scenario.checks.iter().map(|r| (*r, outcome.clone())).collect();
+    let (transcript, violations, track) = (Vec::new(), Vec::new(), Default::default());
+    Ran { checks, transcript, not_json: 0, violations, track, gate, heard: false }
 }
 
 /// Spawns a fresh agent for `scenario` and runs it.
@@ -203,10 +251,14 @@ fn run_scenario(ctx: &Ctx, scenario: &Scenario) -> Ran {
             let checks = (scenario.run)(&mut peer);
             let transcript = peer.transcript();
             let (not_json, violations) = (peer.not_json, std::mem::take(&mut peer.violations));
+            let (track, gate, heard) = (std::mem::take(&mut peer.track), peer.gate.take(), peer.heard);
             drop(peer);
-            Ran { checks, transcript, not_json, violations }
+            Ran { checks, transcript, not_json, violations, track, gate, heard }
         }
-        Err(e) => failed(scenario, &format!("cannot start the agent: {e}")),
+        Err(e) => {
+            let command = ctx.command.first().map(|c| c.to_string_lossy().into_owned()).unwrap_or_default();
+            failed(scenario, &Setup::Gated(Gate::NotStarted(format!("cannot run {command}: {e}"))))
+        }
     }
 }
 
@@ -217,12 +269,21 @@ fn scratch_dir() -> PathBuf {
     base.canonicalize().unwrap_or(base)
 }
 
-/// Every requirement of `reqs` skipped for `why` (a scenario's setup failed).
-fn skip_all(reqs: &[&'static Requirement], why: &str) -> Checks {
-    reqs.iter().map(|r| (*r, Outcome::Skip(format!("setup failed: {why}")))).collect()
+/// Every requirement of `reqs` skipped (setup failed) or blocked (a gate) for `why`.
+pub(crate) fn skip_all(reqs: &[&'static Requirement], why: &Setup) -> Checks {
+    let outcome = setup_outcome(why);
+    reqs.iter().map(|r| (*r, outcome.clone())).collect()
+}
+
+/// What a failed setup makes of a requirement: skipped, or blocked by a gate.
+fn setup_outcome(why: &Setup) -> Outcome {
+    match why {
+        Setup::Failed(why) => Outcome::Skip(format!("setup failed: {why}")),
+        Setup::Gated(_) => Outcome::Blocked(why.to_string()),
+    }
 }
 
 /// Pass when `ok`, otherwise fail with `why`.
-fn judge(ok: bool, why: impl FnOnce() -> String) -> Outcome {
+pub(crate) fn judge(ok: bool, why: impl FnOnce() -> String) -> Outcome {
     if ok { Outcome::Pass } else { Outcome::Fail(why()) }
 }

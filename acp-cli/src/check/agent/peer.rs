@@ -3,9 +3,15 @@
 //! `initialize`). Every line both ways is recorded with its time as the scenario's transcript.
 //!
 //! The peer plays a small client: it answers the agent's permission asks with an offered
-//! option (or holds them for a scenario), serves `fs/read_text_file` of the one file it
-//! offers when it advertised `fs.readTextFile`, and refuses everything else with `-32601`,
-//! noting each `fs/*` or `terminal/*` call it did not advertise.
+//! option (an allow one, a reject one, or holds them for a scenario), serves
+//! `fs/read_text_file` of the one file it offers when it advertised `fs.readTextFile`, and
+//! refuses everything else with `-32601`, noting each `fs/*` or `terminal/*` call it did not
+//! advertise. Every message passes through its [`Tracker`] in wire order.
+//!
+//! Opening a session is where a run can be gated ([`Setup::Gated`]): an agent that advertises
+//! `authMethods` and answers `session/new` with `auth_required` (`-32000`) is conformant but
+//! shows nothing more until it is authenticated (`--auth METHOD_ID`: `authenticate` right
+//! after `initialize`).
 
 use std::io::{self, BufRead, BufReader, Read, Write};
 use std::process::ChildStdin;
@@ -17,8 +23,12 @@ use std::time::{Duration, Instant};
 use acp_runtime::process::{Supervisor, SupervisorOptions};
 use serde_json::{Value, json};
 
-use super::super::report::{Dir, WireLine};
+use super::super::report::{AuthMethod, Dir, Gate, WireLine};
 use super::Ctx;
+use super::track::Tracker;
+
+/// The error code of `auth_required`.
+pub(crate) const AUTH_REQUIRED: i64 = -32000;
 
 /// The longest line read from the agent; the rest of a longer line is dropped.
 const LINE_MAX: usize = 4 << 20;
@@ -65,6 +75,32 @@ pub(crate) enum Permissions {
     Allow,
     /// Keep the asks unanswered in [`Peer::held`].
     Hold,
+    /// Pick a reject option (or cancel when none is offered); noted in [`Peer::rejected`].
+    Reject,
+}
+
+/// Why a scenario could not open its session.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Setup {
+    /// The agent failed (its own requirement reports it): the scenario's checks are skipped.
+    Failed(String),
+    /// A gate stopped it: the scenario's checks are blocked.
+    Gated(Gate),
+}
+
+impl std::fmt::Display for Setup {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Setup::Failed(why) => f.write_str(why),
+            Setup::Gated(gate) => f.write_str(&gate.reason()),
+        }
+    }
+}
+
+impl From<String> for Setup {
+    fn from(why: String) -> Setup {
+        Setup::Failed(why)
+    }
 }
 
 /// An agent process and the client side of its connection.
@@ -101,7 +137,17 @@ pub(crate) struct Peer {
     /// Lines of stdout that were not JSON.
     pub(crate) not_json: usize,
     /// Whether the agent has written anything yet.
-    heard: bool,
+    pub(crate) heard: bool,
+    /// Sessions, turns and tool calls as the wire told them.
+    pub(crate) track: Tracker,
+    /// Permission asks answered with a reject option: (session, tool call id).
+    pub(crate) rejected: Vec<(String, String)>,
+    /// The `authMethods` of the agent's `initialize` answer.
+    pub(crate) auth_methods: Vec<Value>,
+    /// The method to `authenticate` with after `initialize` (`--auth`).
+    auth: Option<String>,
+    /// What stopped the scenario short, if anything did.
+    pub(crate) gate: Option<Gate>,
 }
 
 /// Why a wait ended without the message waited for.
@@ -128,7 +174,13 @@ impl Peer {
         let options = SupervisorOptions::default()
             .with_stderr_capacity(16 * 1024)
             .with_close_graces(Duration::from_millis(200), Duration::from_millis(300));
-        let (agent, stdin, stdout) = ctx.children.spawn(&ctx.command, |_| {}, options)?;
+        let configure = |command: &mut std::process::Command| {
+            command.envs(ctx.env.iter().map(|(k, v)| (k, v)));
+            if let Some(dir) = &ctx.dir {
+                command.current_dir(dir);
+            }
+        };
+        let (agent, stdin, stdout) = ctx.children.spawn(&ctx.command, configure, options)?;
         let wire = Arc::new(Mutex::new(Wire { started: Instant::now(), lines: Vec::new(), dropped: 0 }));
         let (tx, rx) = sync_channel(QUEUE);
         let reader_wire = wire.clone();
@@ -153,6 +205,11 @@ impl Peer {
             stray_responses: Vec::new(),
             not_json: 0,
             heard: false,
+            track: Tracker::default(),
+            rejected: Vec::new(),
+            auth_methods: Vec::new(),
+            auth: ctx.auth.clone(),
+            gate: None,
         })
     }
 
@@ -189,8 +246,16 @@ impl Peer {
     pub(crate) fn request(&mut self, method: &str, params: Value) -> i64 {
         self.next_id += 1;
         let id = self.next_id;
+        self.track.sent_request(id, method, &params);
         self.send_raw(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}).to_string());
         id
+    }
+
+    /// A fresh request id, for a request sent by hand (in a batch).
+    #[cfg_attr(not(feature = "unstable_protocol_v2"), allow(dead_code))]
+    pub(crate) fn next_request_id(&mut self) -> i64 {
+        self.next_id += 1;
+        self.next_id
     }
 
     /// Sends a notification.
@@ -258,15 +323,15 @@ impl Peer {
                 self.serve(method, &id, message.get("params").unwrap_or(&Value::Null));
             }
             (Some("session/update"), None) => {
-                self.updates.push(message.get("params").cloned().unwrap_or(Value::Null));
+                let params = message.get("params").cloned().unwrap_or(Value::Null);
+                self.track.got_update(&params);
+                self.updates.push(params);
             }
             (Some(_), None) => {}
-            (None, Some(id)) => {
-                let ours = id.as_i64().is_some_and(|id| id >= 1 && id <= self.next_id);
-                if !ours {
-                    self.stray_responses.push(message.clone());
-                }
-            }
+            (None, Some(id)) => match id.as_i64().filter(|id| *id >= 1 && *id <= self.next_id) {
+                Some(id) => self.track.got_response(id, message),
+                None => self.stray_responses.push(message.clone()),
+            },
             (None, None) => self.stray_responses.push(message.clone()),
         }
     }
@@ -275,12 +340,25 @@ impl Peer {
     fn serve(&mut self, method: &str, id: &Value, params: &Value) {
         if method == "session/request_permission" {
             self.asks.push(params.clone());
+            self.track.got_ask(params);
         }
         match method {
             "session/request_permission" if self.cancelled => {
                 self.respond(id, json!({"outcome": {"outcome": "cancelled"}}));
             }
             "session/request_permission" if self.permissions == Permissions::Hold => self.held.push(id.clone()),
+            "session/request_permission" if self.permissions == Permissions::Reject => {
+                let answer = match pick_reject(params) {
+                    Some(option) => {
+                        let session = params.get("sessionId").and_then(Value::as_str).unwrap_or("").to_owned();
+                        let call = params.pointer("/toolCall/toolCallId").and_then(Value::as_str).unwrap_or("");
+                        self.rejected.push((session, call.to_owned()));
+                        json!({"outcome": {"outcome": "selected", "optionId": option}})
+                    }
+                    None => json!({"outcome": {"outcome": "cancelled"}}),
+                };
+                self.respond(id, answer);
+            }
             "session/request_permission" => {
                 let answer = match pick_option(params) {
                     Some(option) => json!({"outcome": {"outcome": "selected", "optionId": option}}),
@@ -315,28 +393,94 @@ impl Peer {
             "clientCapabilities": caps,
             "clientInfo": {"name": "acp-check", "version": env!("CARGO_PKG_VERSION")},
         });
-        self.call("initialize", params)
+        let answer = self.call("initialize", params)?;
+        let methods = answer.pointer("/result/authMethods").and_then(Value::as_array);
+        self.auth_methods = methods.map(|m| m.iter().take(64).cloned().collect()).unwrap_or_default();
+        Ok(answer)
     }
 
-    /// The handshake every scenario needs: `initialize` (v1, `fs.readTextFile` when
-    /// `fs_read`) then `session/new` in the working directory. Returns the `initialize`
-    /// result, the session's id and the `session/new` result.
-    pub(crate) fn open_session(&mut self, fs_read: bool) -> Result<(Value, String, Value), String> {
-        let init = self.initialize_with(1, fs_read).map_err(|e| format!("initialize: {e}"))?;
+    /// `initialize` (v1, `fs.readTextFile` when `fs_read`), then `authenticate` with
+    /// `--auth`'s method if one was given. Returns the `initialize` result.
+    pub(crate) fn handshake(&mut self, fs_read: bool) -> Result<Value, Setup> {
+        let init = match self.initialize_with(1, fs_read) {
+            Ok(init) => init,
+            Err(Gone::Closed) if !self.heard => return Err(self.not_started()),
+            Err(e) => return Err(Setup::Failed(format!("initialize: {e}"))),
+        };
         let init = result_of(&init).map_err(|e| format!("initialize failed: {e}"))?.clone();
+        if let Some(method) = self.auth.clone() {
+            let answer =
+                self.call("authenticate", json!({"methodId": method})).map_err(|e| format!("authenticate: {e}"))?;
+            if let Err(e) = result_of(&answer) {
+                let gate = self.auth_gate(format!("authenticate with method {method:?} answered {e}"));
+                return Err(Setup::Gated(gate));
+            }
+        }
+        Ok(init)
+    }
+
+    /// The method `--auth` names, if any.
+    pub(crate) fn auth_method(&self) -> Option<String> {
+        self.auth.clone()
+    }
+
+    /// The agent's output ended before it wrote anything: it could not start (a gate).
+    pub(crate) fn not_started(&mut self) -> Setup {
+        let tail = self.agent.stderr_tail();
+        let tail: String = tail.trim().chars().rev().take(600).collect::<Vec<_>>().into_iter().rev().collect();
+        let why = if tail.is_empty() { String::new() } else { format!("; its stderr ends: {tail}") };
+        let gate = Gate::NotStarted(format!("it ended before answering initialize{why}"));
+        self.gate = Some(gate.clone());
+        Setup::Gated(gate)
+    }
+
+    /// The authentication gate, with the methods the agent offered; kept as the scenario's.
+    pub(crate) fn auth_gate(&mut self, detail: String) -> Gate {
+        let methods = self.auth_methods.iter().map(auth_method).collect();
+        let gate = Gate::Auth { methods, detail };
+        self.gate = Some(gate.clone());
+        gate
+    }
+
+    /// The gate of a `session/new` answer: `auth_required` from an agent that advertised
+    /// `authMethods`. An agent that advertised none is not gated: it failed.
+    pub(crate) fn gate_of(&mut self, answer: &Value) -> Option<Gate> {
+        if error_code(answer) != Some(AUTH_REQUIRED) || self.auth_methods.is_empty() {
+            return None;
+        }
+        let message = answer.pointer("/error/message").and_then(Value::as_str).unwrap_or("");
+        let message: String = message.chars().take(200).collect();
+        let after = if self.auth.is_some() { " after authenticate" } else { "" };
+        Some(self.auth_gate(format!("session/new answered {AUTH_REQUIRED} {message:?}{after}")))
+    }
+
+    /// The handshake every scenario needs ([`Peer::handshake`]), then `session/new` in the
+    /// working directory. Returns the `initialize` result, the session's id and the
+    /// `session/new` result.
+    pub(crate) fn open_session(&mut self, fs_read: bool) -> Result<(Value, String, Value), Setup> {
+        let init = self.handshake(fs_read)?;
         let (session, result) = self.new_session()?;
         Ok((init, session, result))
     }
 
     /// `session/new` in the working directory; the session's id and the whole result.
-    pub(crate) fn new_session(&mut self) -> Result<(String, Value), String> {
+    pub(crate) fn new_session(&mut self) -> Result<(String, Value), Setup> {
         let cwd = cwd();
         let answer =
             self.call("session/new", json!({"cwd": cwd, "mcpServers": []})).map_err(|e| format!("session/new: {e}"))?;
+        if let Some(gate) = self.gate_of(&answer) {
+            return Err(Setup::Gated(gate));
+        }
         let result = result_of(&answer).map_err(|e| format!("session/new failed: {e}"))?;
         let id = result.get("sessionId").and_then(Value::as_str).map(str::to_owned);
         let id = id.ok_or_else(|| "session/new answered without a sessionId".to_owned())?;
         Ok((id, result.clone()))
+    }
+
+    /// A request answered after everything the agent wrote before it: what was queued (late
+    /// updates, say) is read by then. Its answer does not matter.
+    pub(crate) fn settle(&mut self) -> Result<(), Gone> {
+        self.call("_acpcheck/ping", json!({})).map(drop)
     }
 
     /// `session/cancel` of `session`; held permission asks are answered `cancelled`, and so
@@ -393,6 +537,24 @@ pub(crate) fn result_of(message: &Value) -> Result<&Value, String> {
 /// The error code of a response, if it is an error.
 pub(crate) fn error_code(message: &Value) -> Option<i64> {
     message.get("error")?.get("code")?.as_i64()
+}
+
+/// An `authMethods` entry as the report shows it.
+fn auth_method(method: &Value) -> AuthMethod {
+    let text = |key: &str| method.get(key).and_then(Value::as_str).unwrap_or("").chars().take(200).collect();
+    let kind: String = text("type");
+    AuthMethod { id: text("id"), name: text("name"), kind: if kind.is_empty() { "agent".to_owned() } else { kind } }
+}
+
+/// A reject option of a permission ask (`reject_once`, else `reject_always`).
+fn pick_reject(params: &Value) -> Option<String> {
+    let options = params.get("options")?.as_array()?;
+    let kind = |o: &&Value, k: &str| o.get("kind").and_then(Value::as_str) == Some(k);
+    let option = options
+        .iter()
+        .find(|o| kind(o, "reject_once"))
+        .or_else(|| options.iter().find(|o| kind(o, "reject_always")))?;
+    option.get("optionId").and_then(Value::as_str).map(str::to_owned)
 }
 
 /// An allow option of a permission ask (else the first one offered).

@@ -242,3 +242,125 @@ req!(
     "a session with modes: session/set_mode answers",
     "protocol/session-modes.mdx"
 );
+req!(
+    AUTH_ADVERTISED,
+    "agent.auth.advertised",
+    Must,
+    "an agent that answers session/new with auth_required (-32000) advertised authMethods in initialize",
+    "protocol/authentication.mdx#advertising-authentication; schema AuthenticateRequest (the method id was advertised during initialization)"
+);
+req!(
+    AUTH_AUTHENTICATE,
+    "agent.auth.authenticate",
+    Capability,
+    "with --auth METHOD_ID: authenticate with an advertised method answers, and session/new then works",
+    "protocol/authentication.mdx#advertising-authentication; schema AuthenticateRequest (after it, session/new without auth_required)"
+);
+req!(
+    SESSION_ID_FIRST,
+    "agent.session.id-before-updates",
+    Must,
+    "no session/update names a session before the session/new answer that gives its id",
+    "protocol/session-setup.mdx#creating-a-session (the Agent MUST respond with the Session ID); #session-id"
+);
+req!(
+    TURN_NO_LATE,
+    "agent.turn.no-late-updates",
+    Must,
+    "no message, thought, plan or tool call update of a session after its turn's response (any turn)",
+    "protocol/prompt-turn.mdx#4-check-for-completion (the response ends the turn); #cancellation"
+);
+req!(
+    TOOL_ANNOUNCED,
+    "agent.turn.tool-call-announced",
+    Should,
+    "a session/request_permission names a tool call that a tool_call update announced before it",
+    "protocol/tool-calls.mdx#creating (the Agent SHOULD report it); #requesting-permission (toolCall is an update of it)"
+);
+req!(
+    TOOL_REFUSED_SETTLES,
+    "agent.turn.refused-tool-call-settles",
+    Must,
+    "a tool call whose permission was refused ends failed or completed by the turn's end, never left pending",
+    "protocol/prompt-turn.mdx#4-check-for-completion (the turn ends when no tool call is pending); protocol/tool-calls.mdx#status"
+);
+req!(
+    LOAD_REPLAY,
+    "agent.load.replay-before-answer",
+    Capability,
+    "advertised loadSession: session/load replays the conversation (the prompt included) as session/update before it answers, and nothing after",
+    "protocol/session-setup.mdx#loading-a-session (MUST replay the entire conversation; when all entries have been streamed, MUST respond)"
+);
+req!(
+    LOAD_STATE,
+    "agent.load.state-again",
+    Should,
+    "session/load answers the modes and configOptions again when session/new had them",
+    "protocol/session-setup.mdx#loading-a-session; protocol/session-modes.mdx#initial-state; protocol/session-config-options.mdx#initial-state (the spec says MAY; a client has no other way to learn them after a load)"
+);
+req!(
+    RESUME_STATE,
+    "agent.resume.state-again",
+    Should,
+    "session/resume answers the modes and configOptions again when session/new had them",
+    "protocol/session-setup.mdx#resuming-sessions (the response MAY include mode and configuration state; a client has no other way to learn them)"
+);
+
+/// Every requirement above, in order.
+pub(crate) static ALL: &[&Requirement] = &[
+    &INIT,
+    &INIT_VERSION,
+    &INIT_FUTURE,
+    &INIT_INFO,
+    &BEFORE_INIT,
+    &BEFORE_INIT_REFUSED,
+    &SESSION_NEW,
+    &SESSION_RELATIVE_CWD,
+    &SESSION_BAD_PARAMS,
+    &TURN_STOP,
+    &TURN_UPDATES,
+    &TURN_ASKS,
+    &CAP_FS,
+    &CAP_TERMINAL,
+    &CANCEL_MID_TURN,
+    &CANCEL_PERMISSION,
+    &CANCEL_NO_LATE_UPDATES,
+    &CANCEL_REQ,
+    &CANCEL_REQUEST_HONORED,
+    &UNKNOWN_METHOD,
+    &NO_NOTIFICATION_ANSWER,
+    &UNKNOWN_NOTIFICATION,
+    &MALFORMED_SURVIVES,
+    &PARSE_ERROR,
+    &CLEAN_STDOUT,
+    &CONCURRENT,
+    &EOF_EXIT,
+    &LIST,
+    &LOAD,
+    &RESUME,
+    &CLOSE,
+    &SET_CONFIG,
+    &SET_MODE,
+    &AUTH_ADVERTISED,
+    &AUTH_AUTHENTICATE,
+    &SESSION_ID_FIRST,
+    &TURN_NO_LATE,
+    &TOOL_ANNOUNCED,
+    &TOOL_REFUSED_SETTLES,
+    &LOAD_REPLAY,
+    &LOAD_STATE,
+    &RESUME_STATE,
+];
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn all_lists_every_requirement_once() {
+        let defined = include_str!("requirements.rs").matches(concat!("req", "!(")).count();
+        assert_eq!(super::ALL.len(), defined);
+        let mut ids: Vec<&str> = super::ALL.iter().map(|r| r.id).collect();
+        ids.sort_unstable();
+        ids.dedup();
+        assert_eq!(ids.len(), defined, "an id is used twice");
+    }
+}

@@ -1,12 +1,13 @@
 //! Scenarios of prompt turns: a full turn (permission asks answered, the offered file
-//! served), a turn with no client capability advertised, and two sessions prompted at once.
+//! served), the same turn with its permission refused, a turn with no client capability
+//! advertised, and two sessions prompted at once.
 
 use acp_proto::types::{PromptResponse, RequestPermissionRequest, SessionNotification};
 use serde_json::Value;
 
 use super::super::report::Outcome;
 use super::handshake::{err, shown};
-use super::peer::{Peer, is_response_to, result_of};
+use super::peer::{Peer, Permissions, is_response_to, result_of};
 use super::requirements::*;
 use super::{Checks, Scenario, judge, skip_all};
 
@@ -18,6 +19,9 @@ fn read_prompt(peer: &Peer) -> String {
 
 /// Initialize (with `fs.readTextFile`), a session, one prompt turn.
 pub(super) const FULL_TURN: Scenario = Scenario { checks: &[&TURN_STOP, &TURN_UPDATES, &TURN_ASKS], run: full_turn };
+
+/// The full turn with its permission ask refused: the tool call must settle.
+pub(super) const REFUSED: Scenario = Scenario { checks: &[&TOOL_REFUSED_SETTLES], run: refused };
 
 /// A turn asking for file and terminal work when the client advertised neither.
 pub(super) const CAPABILITY_NEGATIVES: Scenario =
@@ -40,7 +44,39 @@ fn full_turn(peer: &mut Peer) -> Checks {
         Err(e) => Outcome::Fail(format!("session/prompt: {e}")),
         Ok(answer) => stop_reason_outcome(&answer),
     };
+    // Whatever the agent wrote after the response is read too (late updates).
+    let _ = peer.settle();
     vec![(&TURN_STOP, stop), (&TURN_UPDATES, updates_outcome(peer, &[&session])), (&TURN_ASKS, asks_outcome(peer))]
+}
+
+fn refused(peer: &mut Peer) -> Checks {
+    let session = match peer.open_session(true) {
+        Ok((_, session, _)) => session,
+        Err(e) => return skip_all(REFUSED.checks, &e),
+    };
+    peer.permissions = Permissions::Reject;
+    let text = read_prompt(peer);
+    let id = peer.prompt(&session, &text);
+    let answer = peer.response(id);
+    // The status when the turn ended: what came after the response is late, not a settlement.
+    let status = peer.rejected.first().map(|(s, call)| {
+        let ask = peer.asks.iter().find(|a| a.pointer("/toolCall/toolCallId").and_then(Value::as_str) == Some(call));
+        let asked = ask.and_then(|a| a.pointer("/toolCall/status")).and_then(Value::as_str);
+        (call.clone(), peer.track.status(s, call).or(asked).map(str::to_owned))
+    });
+    let _ = peer.settle();
+    let outcome = match (answer, status) {
+        (Err(e), _) => Outcome::Fail(format!("session/prompt after the refusal: {e}")),
+        (Ok(_), None) if peer.asks.is_empty() => Outcome::Skip("the agent asked no permission".to_owned()),
+        (Ok(_), None) => Outcome::Skip("no ask offered a reject option".to_owned()),
+        (Ok(_), Some((call, None))) => {
+            Outcome::Skip(format!("the refused tool call {call:?} was never announced nor given a status"))
+        }
+        (Ok(_), Some((call, Some(status)))) => judge(status == "completed" || status == "failed", || {
+            format!("tool call {call:?} was refused, and when the turn ended it was still {status}")
+        }),
+    };
+    vec![(&TOOL_REFUSED_SETTLES, outcome)]
 }
 
 /// Whether a prompt's response carries a valid stop reason.
@@ -142,6 +178,7 @@ fn concurrency(peer: &mut Peer) -> Checks {
             }
         }
     }
+    let _ = peer.settle();
     let outcome = if extra > 0 {
         Outcome::Fail("one prompt was answered twice".to_owned())
     } else if let Some(bad) = answers.iter().map(|(_, a)| stop_reason_outcome(a)).find(|o| *o != Outcome::Pass) {

@@ -23,11 +23,11 @@
 
 mod agent;
 mod judge;
-mod launch;
+pub(crate) mod launch;
 pub mod relay;
-mod requirements;
+pub(crate) mod requirements;
 mod turn;
-mod wire;
+pub(crate) mod wire;
 
 use std::ffi::OsString;
 use std::process::ExitStatus;
@@ -40,7 +40,7 @@ use self::agent::{Agent, Observed, Script};
 use self::launch::Launched;
 use self::wire::{Log, Wire};
 use super::children::Children;
-use super::report::Report;
+use super::report::{Gate, Outcome, Report};
 
 /// What `acp check client` runs.
 #[derive(Debug, Clone)]
@@ -80,6 +80,8 @@ pub(crate) struct Run {
     pub(crate) script: Script,
     /// Why the client could not be run or never connected.
     pub(crate) failed_start: Option<String>,
+    /// The client's command could not be run at all (no such program, …).
+    pub(crate) not_started: bool,
     pub(crate) log: Log,
     pub(crate) observed: Observed,
     /// The client's exit status (None: it could not be reaped).
@@ -98,6 +100,7 @@ impl Run {
             name,
             script,
             failed_start: Some(failed.to_owned()),
+            not_started: false,
             log: Log::default(),
             observed: Observed::default(),
             status: None,
@@ -139,7 +142,20 @@ pub fn run(config: &CheckClientConfig) -> Report {
     });
     children.hold_if_ending();
     let subject: Vec<String> = config.command.iter().map(|a| a.to_string_lossy().into_owned()).collect();
-    Report { subject: format!("client: {}", subject.join(" ")), findings: judge::judge(&runs) }
+    let mut report = Report::new("client", 1, format!("client: {}", subject.join(" ")));
+    report.findings = judge::judge(&runs);
+    // A client that cannot be run at all shows nothing: every requirement is blocked.
+    if let Some(run) = runs.iter().find(|r| r.not_started)
+        && runs.iter().all(|r| r.not_started)
+    {
+        let gate = Gate::NotStarted(run.failed_start.clone().unwrap_or_default());
+        for finding in &mut report.findings {
+            finding.outcome = Outcome::Blocked(gate.describe());
+            finding.transcript.clear();
+        }
+        report.gate = Some(gate);
+    }
+    report
 }
 
 fn run_one(config: &CheckClientConfig, children: &Arc<Children>, name: &'static str, script: Script) -> Run {
@@ -150,6 +166,7 @@ fn run_one(config: &CheckClientConfig, children: &Arc<Children>, name: &'static 
         Ok(launched) => launched,
         Err(e) => {
             run.failed_start = Some(e.to_string());
+            run.not_started = true;
             return run;
         }
     };

@@ -192,3 +192,46 @@ req!(
     "what the client does when the agent dies mid-turn",
     "transports.mdx, stdio (the agent's output ends)"
 );
+
+/// Every requirement above, in order.
+pub(crate) static ALL: &[&Requirement] = &[
+    &LAUNCH,
+    &FRAMING,
+    &INIT_FIRST,
+    &INIT_VERSION,
+    &INIT_CAPS,
+    &NEW_CWD,
+    &PROMPT_SESSION,
+    &ADVERTISED,
+    &PERMISSION,
+    &UPDATES,
+    &UNKNOWN_METHOD,
+    &UNKNOWN_NOTIFICATION,
+    &FS_READ_SERVED,
+    &FS_READ_REFUSED,
+    &FS_WRITE_SERVED,
+    &FS_WRITE_REFUSED,
+    &TERMINAL_SERVED,
+    &TERMINAL_REFUSED,
+    &CANCEL_NOTIFICATION,
+    &CANCEL_PERMISSION,
+    &STOP_END_TURN,
+    &STOP_MAX_TOKENS,
+    &STOP_MAX_TURN_REQUESTS,
+    &STOP_REFUSAL,
+    &STOP_CANCELLED,
+    &AGENT_DIES,
+];
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn all_lists_every_requirement_once() {
+        let defined = include_str!("requirements.rs").matches(concat!("req", "!(")).count();
+        assert_eq!(super::ALL.len(), defined);
+        let mut ids: Vec<&str> = super::ALL.iter().map(|r| r.id).collect();
+        ids.sort_unstable();
+        ids.dedup();
+        assert_eq!(ids.len(), defined, "an id is used twice");
+    }
+}

@@ -68,12 +68,27 @@ pub(crate) struct Wire {
 impl Wire {
     /// Starts reading `stream` on a thread of its own; `start` is the scenario's time zero.
     pub(crate) fn new(stream: UnixStream, start: Instant) -> std::io::Result<Wire> {
+        Wire::with_batches(stream, start, false)
+    }
+
+    /// Like [`Wire::new`]; with `batches` a JSON array (a batch, v2) is a message too, not a
+    /// malformed line.
+    pub(crate) fn with_batches(stream: UnixStream, start: Instant, batches: bool) -> std::io::Result<Wire> {
         let reader = stream.try_clone()?;
         let log = Arc::new(Mutex::new(Log::default()));
         let (sender, incoming) = sync_channel(256);
         let shared = log.clone();
-        thread::Builder::new().name("check-wire".into()).spawn(move || read_lines(reader, start, &shared, &sender))?;
+        thread::Builder::new()
+            .name("check-wire".into())
+            .spawn(move || read_lines(reader, start, &shared, &sender, batches))?;
         Ok(Wire { writer: stream, incoming, start, log, next_id: 0, eof: false })
+    }
+
+    /// A fresh request id, for a request sent by hand (in a batch).
+    #[cfg_attr(not(feature = "unstable_protocol_v2"), allow(dead_code))]
+    pub(crate) fn next_id(&mut self) -> Value {
+        self.next_id += 1;
+        Value::from(self.next_id)
     }
 
     /// Sends one message (a write error means the client is gone; its end of file follows).
@@ -147,8 +162,9 @@ impl Drop for Wire {
     }
 }
 
-/// The reader thread: logs each line, hands each JSON object to the scenario.
-fn read_lines(stream: UnixStream, start: Instant, log: &Mutex<Log>, sender: &SyncSender<Value>) {
+/// The reader thread: logs each line, hands each JSON object (and, with `batches`, each
+/// array) to the scenario.
+fn read_lines(stream: UnixStream, start: Instant, log: &Mutex<Log>, sender: &SyncSender<Value>, batches: bool) {
     let mut reader = BufReader::new(stream);
     let mut buf = Vec::new();
     loop {
@@ -164,7 +180,7 @@ fn read_lines(stream: UnixStream, start: Instant, log: &Mutex<Log>, sender: &Syn
             continue;
         }
         let parsed = if complete || (buf.len() as u64) < MAX_LINE {
-            serde_json::from_str::<Value>(line).ok().filter(Value::is_object)
+            serde_json::from_str::<Value>(line).ok().filter(|v| v.is_object() || (batches && v.is_array()))
         } else {
             None
         };
