@@ -209,7 +209,7 @@ fn an_agent_that_cannot_start_exits_3() {
     assert_eq!((code, report["verdict"].as_str()), (3, Some("not-started")), "{report:#}");
     assert_eq!(report["counts"]["pass"], 0);
     assert_eq!(report["counts"]["fail"], 0);
-    assert!(report["gate"]["detail"].as_str().unwrap().contains("No such file"), "{report:#}");
+    assert!(report["gate"]["detail"].as_str().unwrap().to_lowercase().contains("no such file"), "{report:#}");
     // One that exits at once, saying why on stderr.
     let (code, report) = check(&[], &["sh", "-c", "echo 'missing API key' >&2; exit 1"]);
     assert_eq!((code, report["verdict"].as_str()), (3, Some("not-started")), "{report:#}");
