@@ -133,7 +133,11 @@ pub(crate) fn schema(source: &Source, schema: &Value) -> Vec<Found> {
 fn walk(value: &Value, path: &str, out: &mut Clauses) {
     match value {
         Value::Object(map) => {
-            for (key, inner) in map {
+            // In key order whatever serde_json's map keeps (a workspace build may turn on its
+            // `preserve_order`, which keeps the file's order): the roster is the same either way.
+            let mut entries: Vec<(&String, &Value)> = map.iter().collect();
+            entries.sort_by(|a, b| a.0.cmp(b.0));
+            for (key, inner) in entries {
                 match (key.as_str(), inner) {
                     ("description", Value::String(text)) => {
                         // Hard-wrapped Markdown: lines join into paragraphs.
