@@ -6,6 +6,12 @@
 #   bench/compare.sh cc261ec                    # 5 repetitions
 #   REPS=3 CONFIGS="blocking-stdio" WORKLOADS="w2" bench/compare.sh HEAD~3
 #
+# The config `floor` (W2 only) is the stdio round trip's floor (`acp-bench client --config
+# floor`: one 120-byte line ping-ponged over pipes, no protocol). It does not depend on the code
+# compared, so it runs once per rep in W2's round, with the after binary (older binaries lack
+# it); the table then gives each stdio config's W2 over the floor of the same rep, before and
+# after (median of the per-rep ratios).
+#
 # The past commit is built in a temporary git worktree with its own target directory (a full
 # release build), unless BEFORE_BIN names its acp-bench binary already built (each run keeps
 # both binaries beside its raw METRIC lines, in bench/out/compare-<UTC time>/).
@@ -14,7 +20,7 @@ cd "$(dirname "$0")/.."
 
 REV=${1:?usage: bench/compare.sh REV}
 REPS=${REPS:-5}
-CONFIGS=${CONFIGS:-"tokio-stdio blocking-stdio tokio-duplex core-direct"}
+CONFIGS=${CONFIGS:-"floor tokio-stdio blocking-stdio tokio-duplex core-direct"}
 WORKLOADS=${WORKLOADS:-"w1 w2 w3"}
 TIMEOUT=${TIMEOUT:-300}
 
@@ -50,6 +56,10 @@ for rep in $(seq 1 "$REPS"); do
     (( rep % 2 == 0 )) && order="after before"
     for w in $WORKLOADS; do
         for c in $CONFIGS; do
+            if [[ $c == floor ]]; then
+                [[ $w == w2 ]] && run after floor w2 "$rep"
+                continue
+            fi
             for b in $order; do run "$b" "$c" "$w" "$rep"; done
         done
     done
@@ -71,6 +81,15 @@ metrics() { # workload -> the metrics shown for it
     esac
 }
 
+over_floor() { # build config metric -> median over reps of config's metric / the floor's, same rep
+    for rep in $(seq 1 "$REPS"); do
+        local a f
+        a=$(median "$3" "$OUT/r$rep-$1-$2-w2.txt")
+        f=$(median "$3" "$OUT/r$rep-after-floor-w2.txt")
+        [[ $a == - || $f == - ]] || awk -v a="$a" -v f="$f" 'BEGIN { printf "%.3f\n", a / f }'
+    done | sort -g | awk '{v[NR]=$1} END {if (NR) printf "%.2f×\n", v[int((NR+1)/2)]; else print "-"}'
+}
+
 {
     cat "$OUT/machine.txt"
     echo
@@ -80,6 +99,7 @@ metrics() { # workload -> the metrics shown for it
     echo "|---|---|---:|---:|---:|"
     for w in $WORKLOADS; do
         for c in $CONFIGS; do
+            [[ $c == floor && $w != w2 ]] && continue
             for m in $(metrics "$w"); do
                 b=$(median "$m" "$OUT"/r*-before-"$c"-"$w".txt)
                 a=$(median "$m" "$OUT"/r*-after-"$c"-"$w".txt)
@@ -88,4 +108,19 @@ metrics() { # workload -> the metrics shown for it
             done
         done
     done
+    if [[ " $CONFIGS " == *" floor "* && " $WORKLOADS " == *" w2 "* ]]; then
+        echo
+        echo "W2 over the pipe floor of the same rep (median of per-rep ratios; floor: $(median w2_p50_us "$OUT"/r*-after-floor-w2.txt) / $(median w2_p99_us "$OUT"/r*-after-floor-w2.txt) µs p50 / p99, $(median w2_rtt_per_s "$OUT"/r*-after-floor-w2.txt) round trips/s):"
+        echo
+        echo "| config | p50 × floor before | after | p99 × floor before | after | round trips/s × floor before | after |"
+        echo "|---|---:|---:|---:|---:|---:|---:|"
+        for c in $CONFIGS; do
+            [[ $c == floor ]] && continue
+            row="| $c"
+            for m in w2_p50_us w2_p99_us w2_rtt_per_s; do
+                for b in before after; do row="$row | $(over_floor "$b" "$c" "$m")"; done
+            done
+            echo "$row |"
+        done
+    fi
 } | tee "$OUT/table.md"
