@@ -50,7 +50,7 @@ use tokio::sync::{mpsc, oneshot};
 use crate::Error;
 use crate::context::HandlerContext;
 use crate::handle::{Command, Done, DriverStats, Handle, RequestCommand, Shared, TurnItem};
-use crate::io::{ReadBytes, WriteBytes};
+use crate::io::{ReadBytes, ReadGate, WriteBytes};
 use crate::runtime::Runtime;
 use crate::sync::{CancellationToken, QueueReceiver, QueueSender, lock, queue};
 use acp_runtime::trace::Tracer;
@@ -135,6 +135,7 @@ pub(crate) struct Driver<Rt: Runtime, H, Rd, Wr> {
     epoch: std::time::Instant,
     handlers: H,
     reader: Option<Rd>,
+    read_gate: ReadGate,
     writer: Option<Wr>,
     /// Read buffer; `input[start..end]` was read but not yet consumed by the core.
     input: Box<[u8]>,
@@ -202,6 +203,7 @@ impl<Rt: Runtime, H: Handlers, Rd: ReadBytes, Wr: WriteBytes> Driver<Rt, H, Rd, 
             epoch,
             handlers,
             reader: Some(reader),
+            read_gate: ReadGate::new(),
             writer: Some(writer),
             input: vec![0; options.read_buffer.max(1)].into_boxed_slice(),
             start: 0,
@@ -470,7 +472,7 @@ impl<Rt: Runtime, H: Handlers, Rd: ReadBytes, Wr: WriteBytes> Driver<Rt, H, Rd, 
             return progress;
         }
         let Some(reader) = &mut self.reader else { return progress };
-        match reader.poll_read_bytes(cx, &mut self.input) {
+        match self.read_gate.poll_read(cx, reader, &mut self.input) {
             Poll::Ready(Ok(0)) => {
                 self.reader = None;
                 self.conn.handle_eof(now);

@@ -3,7 +3,11 @@
 
 use std::io;
 use std::pin::Pin;
-use std::task::{Context, Poll, ready};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll, Wake, Waker, ready};
+
+use crate::sync::lock;
 
 /// A byte source.
 pub(crate) trait ReadBytes: Unpin + 'static {
@@ -19,6 +23,75 @@ pub(crate) trait WriteBytes: Unpin + 'static {
     fn poll_flush_bytes(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<()>>;
     /// Shuts the sink down (the peer sees end of input once it is dropped too).
     fn poll_close_bytes(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<()>>;
+}
+
+/// Polls the driver's reader only when it may have news: when it was not waiting, or after it
+/// woke the task since it last returned `Pending`.
+///
+/// The driver runs a round per command, ack and answer (per update in an update storm), and
+/// each round used to poll the reader again, which on tokio re-registers the task with the
+/// reactor (a lock) although the pipe did not wake it. Here the reader gets a waker of its own
+/// that notes the wake-up and then wakes the task, so a round skips a waiting reader it did not
+/// hear from. Nothing is lost: a wake-up during or after the poll that returned `Pending` sets
+/// the flag, and the task's waker is re-checked (cheaply, `will_wake`) on every call.
+pub(crate) struct ReadGate {
+    flag: Arc<ReadFlag>,
+    /// `flag` as a waker, made once: the reader's registration keeps it between polls.
+    waker: Waker,
+    /// The task waker `flag` forwards to, as last stored there.
+    task: Option<Waker>,
+    /// The last poll returned `Pending`.
+    waiting: bool,
+}
+
+/// What the reader's waker shares with the driver.
+struct ReadFlag {
+    woken: AtomicBool,
+    task: Mutex<Option<Waker>>,
+}
+
+impl Wake for ReadFlag {
+    fn wake(self: Arc<Self>) {
+        self.wake_by_ref();
+    }
+
+    fn wake_by_ref(self: &Arc<Self>) {
+        self.woken.store(true, Ordering::Release);
+        if let Some(task) = lock(&self.task).as_ref() {
+            task.wake_by_ref();
+        }
+    }
+}
+
+impl ReadGate {
+    pub(crate) fn new() -> ReadGate {
+        let flag = Arc::new(ReadFlag { woken: AtomicBool::new(false), task: Mutex::new(None) });
+        ReadGate { waker: Waker::from(flag.clone()), flag, task: None, waiting: false }
+    }
+
+    /// Polls `reader`, or answers `Pending` at once when it is waiting and has not woken the
+    /// task since (its wake-up will wake the task of `cx`).
+    pub(crate) fn poll_read<R: ReadBytes + ?Sized>(
+        &mut self,
+        cx: &mut Context<'_>,
+        reader: &mut R,
+        buf: &mut [u8],
+    ) -> Poll<io::Result<usize>> {
+        if !self.task.as_ref().is_some_and(|task| task.will_wake(cx.waker())) {
+            *lock(&self.flag.task) = Some(cx.waker().clone());
+            self.task = Some(cx.waker().clone());
+            // Another task polls now: whatever the reader heard went to the old one.
+            self.waiting = false;
+        }
+        // Cleared before the poll: a wake-up from here on is kept for the next call.
+        let woken = self.flag.woken.swap(false, Ordering::AcqRel);
+        if self.waiting && !woken {
+            return Poll::Pending;
+        }
+        let result = reader.poll_read_bytes(&mut Context::from_waker(&self.waker), buf);
+        self.waiting = result.is_pending();
+        result
+    }
 }
 
 /// A tokio reader or writer.
