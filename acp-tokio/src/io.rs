@@ -228,6 +228,91 @@ mod tests {
     }
 }
 
+#[cfg(test)]
+mod gate_tests {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::task::{Context, Poll, Wake, Waker};
+
+    use super::{ReadBytes, ReadGate};
+
+    /// A reader that is empty until `data` is set; it keeps the waker of its last poll.
+    #[derive(Default)]
+    struct Fake {
+        polls: usize,
+        data: bool,
+        waker: Option<Waker>,
+    }
+
+    impl ReadBytes for Fake {
+        fn poll_read_bytes(&mut self, cx: &mut Context<'_>, buf: &mut [u8]) -> Poll<std::io::Result<usize>> {
+            self.polls += 1;
+            if std::mem::take(&mut self.data) {
+                buf[0] = b'x';
+                return Poll::Ready(Ok(1));
+            }
+            self.waker = Some(cx.waker().clone());
+            Poll::Pending
+        }
+    }
+
+    /// A task waker that counts its wake-ups.
+    #[derive(Default)]
+    struct Count(AtomicUsize);
+
+    impl Wake for Count {
+        fn wake(self: Arc<Self>) {
+            self.0.fetch_add(1, Ordering::SeqCst);
+        }
+    }
+
+    #[test]
+    fn a_waiting_reader_is_polled_again_only_after_it_woke_the_task() {
+        let (task, mut reader, mut gate, mut buf) =
+            (Arc::new(Count::default()), Fake::default(), ReadGate::new(), [0u8; 8]);
+        let waker = Waker::from(task.clone());
+        let mut cx = Context::from_waker(&waker);
+        assert!(gate.poll_read(&mut cx, &mut reader, &mut buf).is_pending());
+        // Rounds that the reader did not cause leave it alone.
+        for _ in 0..5 {
+            assert!(gate.poll_read(&mut cx, &mut reader, &mut buf).is_pending());
+        }
+        assert_eq!(reader.polls, 1);
+        // Data arrives: the reader's wake-up reaches the task, and the next call reads.
+        reader.data = true;
+        reader.waker.take().expect("registered").wake();
+        assert_eq!(task.0.load(Ordering::SeqCst), 1);
+        assert!(matches!(gate.poll_read(&mut cx, &mut reader, &mut buf), Poll::Ready(Ok(1))));
+        // After a read the reader is polled again at once (it may have more).
+        assert!(gate.poll_read(&mut cx, &mut reader, &mut buf).is_pending());
+        assert_eq!(reader.polls, 3);
+    }
+
+    #[test]
+    fn a_wake_up_is_kept_and_a_new_task_waker_is_used() {
+        let (mut reader, mut gate, mut buf) = (Fake::default(), ReadGate::new(), [0u8; 8]);
+        let first = Arc::new(Count::default());
+        let waker = Waker::from(first.clone());
+        assert!(gate.poll_read(&mut Context::from_waker(&waker), &mut reader, &mut buf).is_pending());
+        // Another task takes over: it polls the reader itself, and the reader's next wake-up
+        // goes to it, not to the first.
+        let second = Arc::new(Count::default());
+        let waker = Waker::from(second.clone());
+        let mut cx = Context::from_waker(&waker);
+        assert!(gate.poll_read(&mut cx, &mut reader, &mut buf).is_pending());
+        assert_eq!(reader.polls, 2);
+        let registered = reader.waker.take().expect("registered");
+        registered.wake_by_ref();
+        assert_eq!((first.0.load(Ordering::SeqCst), second.0.load(Ordering::SeqCst)), (0, 1));
+        // A spurious wake-up costs one poll, and the one after it is not lost either.
+        assert!(gate.poll_read(&mut cx, &mut reader, &mut buf).is_pending());
+        assert_eq!(reader.polls, 3);
+        reader.data = true;
+        registered.wake();
+        assert!(matches!(gate.poll_read(&mut cx, &mut reader, &mut buf), Poll::Ready(Ok(1))));
+    }
+}
+
 /// A `futures-io` reader or writer (async-std's I/O types).
 #[cfg(feature = "async-std")]
 pub(crate) struct FuturesIo<T>(Pin<Box<T>>);
