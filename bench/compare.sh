@@ -14,7 +14,9 @@
 #
 # The past commit is built in a temporary git worktree with its own target directory (a full
 # release build), unless BEFORE_BIN names its acp-bench binary already built (each run keeps
-# both binaries beside its raw METRIC lines, in bench/out/compare-<UTC time>/).
+# both binaries beside its raw METRIC lines, in bench/out/compare-<UTC time>/). AFTER_BIN
+# likewise names the after binary instead of building the working tree: with BEFORE_BIN set to
+# the same file, an A/A control that shows this machine's noise.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -36,8 +38,12 @@ else
     (cd "$WT/before" && CARGO_TARGET_DIR="$WT/before/target" cargo build --release -q -p acp-bench)
     cp "$WT/before/target/release/acp-bench" "$OUT/acp-bench-before"
 fi
-cargo build --release -q -p acp-bench
-cp target/release/acp-bench "$OUT/acp-bench-after"
+if [[ -n "${AFTER_BIN:-}" ]]; then
+    cp "$AFTER_BIN" "$OUT/acp-bench-after"
+else
+    cargo build --release -q -p acp-bench
+    cp target/release/acp-bench "$OUT/acp-bench-after"
+fi
 {
     echo "before: $REV ($(git rev-parse --short "$REV")); after: working tree at $(git rev-parse --short HEAD)"
     echo "host: $(uname -srm), $(nproc) cpus; load before: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -228,6 +228,39 @@ mod tests {
     }
 }
 
+/// A `futures-io` reader or writer (async-std's I/O types).
+#[cfg(feature = "async-std")]
+pub(crate) struct FuturesIo<T>(Pin<Box<T>>);
+
+#[cfg(feature = "async-std")]
+impl<T> FuturesIo<T> {
+    pub(crate) fn new(io: T) -> FuturesIo<T> {
+        FuturesIo(Box::pin(io))
+    }
+}
+
+#[cfg(feature = "async-std")]
+impl<T: futures_io::AsyncRead + 'static> ReadBytes for FuturesIo<T> {
+    fn poll_read_bytes(&mut self, cx: &mut Context<'_>, buf: &mut [u8]) -> Poll<io::Result<usize>> {
+        self.0.as_mut().poll_read(cx, buf)
+    }
+}
+
+#[cfg(feature = "async-std")]
+impl<T: futures_io::AsyncWrite + 'static> WriteBytes for FuturesIo<T> {
+    fn poll_write_bytes(&mut self, cx: &mut Context<'_>, buf: &[u8]) -> Poll<io::Result<usize>> {
+        self.0.as_mut().poll_write(cx, buf)
+    }
+
+    fn poll_flush_bytes(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        self.0.as_mut().poll_flush(cx)
+    }
+
+    fn poll_close_bytes(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        self.0.as_mut().poll_close(cx)
+    }
+}
+
 #[cfg(test)]
 mod gate_tests {
     use std::sync::Arc;
@@ -310,38 +343,5 @@ mod gate_tests {
         reader.data = true;
         registered.wake();
         assert!(matches!(gate.poll_read(&mut cx, &mut reader, &mut buf), Poll::Ready(Ok(1))));
-    }
-}
-
-/// A `futures-io` reader or writer (async-std's I/O types).
-#[cfg(feature = "async-std")]
-pub(crate) struct FuturesIo<T>(Pin<Box<T>>);
-
-#[cfg(feature = "async-std")]
-impl<T> FuturesIo<T> {
-    pub(crate) fn new(io: T) -> FuturesIo<T> {
-        FuturesIo(Box::pin(io))
-    }
-}
-
-#[cfg(feature = "async-std")]
-impl<T: futures_io::AsyncRead + 'static> ReadBytes for FuturesIo<T> {
-    fn poll_read_bytes(&mut self, cx: &mut Context<'_>, buf: &mut [u8]) -> Poll<io::Result<usize>> {
-        self.0.as_mut().poll_read(cx, buf)
-    }
-}
-
-#[cfg(feature = "async-std")]
-impl<T: futures_io::AsyncWrite + 'static> WriteBytes for FuturesIo<T> {
-    fn poll_write_bytes(&mut self, cx: &mut Context<'_>, buf: &[u8]) -> Poll<io::Result<usize>> {
-        self.0.as_mut().poll_write(cx, buf)
-    }
-
-    fn poll_flush_bytes(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        self.0.as_mut().poll_flush(cx)
-    }
-
-    fn poll_close_bytes(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        self.0.as_mut().poll_close(cx)
     }
 }
