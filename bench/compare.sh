@@ -6,15 +6,23 @@
 #   bench/compare.sh cc261ec                    # 5 repetitions
 #   REPS=3 CONFIGS="blocking-stdio" WORKLOADS="w2" bench/compare.sh HEAD~3
 #
+# The config `floor` (W2 only) is the stdio round trip's floor (`acp-bench client --config
+# floor`: one 120-byte line ping-ponged over pipes, no protocol). It does not depend on the code
+# compared, so it runs once per rep in W2's round, with the after binary (older binaries lack
+# it); the table then gives each stdio config's W2 over the floor of the same rep, before and
+# after (median of the per-rep ratios).
+#
 # The past commit is built in a temporary git worktree with its own target directory (a full
 # release build), unless BEFORE_BIN names its acp-bench binary already built (each run keeps
-# both binaries beside its raw METRIC lines, in bench/out/compare-<UTC time>/).
+# both binaries beside its raw METRIC lines, in bench/out/compare-<UTC time>/). AFTER_BIN
+# likewise names the after binary instead of building the working tree: with BEFORE_BIN set to
+# the same file, an A/A control that shows this machine's noise.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 REV=${1:?usage: bench/compare.sh REV}
 REPS=${REPS:-5}
-CONFIGS=${CONFIGS:-"tokio-stdio blocking-stdio tokio-duplex core-direct"}
+CONFIGS=${CONFIGS:-"floor tokio-stdio blocking-stdio tokio-duplex core-direct"}
 WORKLOADS=${WORKLOADS:-"w1 w2 w3"}
 TIMEOUT=${TIMEOUT:-300}
 
@@ -30,8 +38,12 @@ else
     (cd "$WT/before" && CARGO_TARGET_DIR="$WT/before/target" cargo build --release -q -p acp-bench)
     cp "$WT/before/target/release/acp-bench" "$OUT/acp-bench-before"
 fi
-cargo build --release -q -p acp-bench
-cp target/release/acp-bench "$OUT/acp-bench-after"
+if [[ -n "${AFTER_BIN:-}" ]]; then
+    cp "$AFTER_BIN" "$OUT/acp-bench-after"
+else
+    cargo build --release -q -p acp-bench
+    cp target/release/acp-bench "$OUT/acp-bench-after"
+fi
 {
     echo "before: $REV ($(git rev-parse --short "$REV")); after: working tree at $(git rev-parse --short HEAD)"
     echo "host: $(uname -srm), $(nproc) cpus; load before: $(cut -d' ' -f1-3 /proc/loadavg)"
@@ -50,6 +62,10 @@ for rep in $(seq 1 "$REPS"); do
     (( rep % 2 == 0 )) && order="after before"
     for w in $WORKLOADS; do
         for c in $CONFIGS; do
+            if [[ $c == floor ]]; then
+                [[ $w == w2 ]] && run after floor w2 "$rep"
+                continue
+            fi
             for b in $order; do run "$b" "$c" "$w" "$rep"; done
         done
     done
@@ -71,6 +87,15 @@ metrics() { # workload -> the metrics shown for it
     esac
 }
 
+over_floor() { # build config metric -> median over reps of config's metric / the floor's, same rep
+    for rep in $(seq 1 "$REPS"); do
+        local a f
+        a=$(median "$3" "$OUT/r$rep-$1-$2-w2.txt")
+        f=$(median "$3" "$OUT/r$rep-after-floor-w2.txt")
+        [[ $a == - || $f == - ]] || awk -v a="$a" -v f="$f" 'BEGIN { printf "%.3f\n", a / f }'
+    done | sort -g | awk '{v[NR]=$1} END {if (NR) printf "%.2f×\n", v[int((NR+1)/2)]; else print "-"}'
+}
+
 {
     cat "$OUT/machine.txt"
     echo
@@ -80,6 +105,7 @@ metrics() { # workload -> the metrics shown for it
     echo "|---|---|---:|---:|---:|"
     for w in $WORKLOADS; do
         for c in $CONFIGS; do
+            [[ $c == floor && $w != w2 ]] && continue
             for m in $(metrics "$w"); do
                 b=$(median "$m" "$OUT"/r*-before-"$c"-"$w".txt)
                 a=$(median "$m" "$OUT"/r*-after-"$c"-"$w".txt)
@@ -88,4 +114,19 @@ metrics() { # workload -> the metrics shown for it
             done
         done
     done
+    if [[ " $CONFIGS " == *" floor "* && " $WORKLOADS " == *" w2 "* ]]; then
+        echo
+        echo "W2 over the pipe floor of the same rep (median of per-rep ratios; floor: $(median w2_p50_us "$OUT"/r*-after-floor-w2.txt) / $(median w2_p99_us "$OUT"/r*-after-floor-w2.txt) µs p50 / p99, $(median w2_rtt_per_s "$OUT"/r*-after-floor-w2.txt) round trips/s):"
+        echo
+        echo "| config | p50 × floor before | after | p99 × floor before | after | round trips/s × floor before | after |"
+        echo "|---|---:|---:|---:|---:|---:|---:|"
+        for c in $CONFIGS; do
+            [[ $c == floor ]] && continue
+            row="| $c"
+            for m in w2_p50_us w2_p99_us w2_rtt_per_s; do
+                for b in before after; do row="$row | $(over_floor "$b" "$c" "$m")"; done
+            done
+            echo "$row |"
+        done
+    fi
 } | tee "$OUT/table.md"

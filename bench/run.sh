@@ -7,7 +7,8 @@
 #   CONFIGS="tokio-stdio core-direct" WORKLOADS="w1" bench/run.sh
 #
 # Rep r runs W0 (the core beside serde_json, and the pipe floor), then W1 for every config,
-# W2 for every config, W3 for every config, then W1 with U = 200 000 for the stdio configs
+# W2 for every config (and `floor`, W2 only: the stdio round trip's floor, one 120-byte line
+# ping-ponged over pipes without a protocol), W3 for every config, then W1 with U = 200 000 for the stdio configs
 # (does the agent's peak RSS grow with U?). With Node and interop/node_modules present, the
 # config `ts-agent` (our tokio client driving the official TypeScript SDK's agent,
 # bench/ts-agent.mjs) joins every stdio round: a same-machine reference.
@@ -18,7 +19,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 REPS=${REPS:-5}
-CONFIGS=${CONFIGS:-"tokio-stdio blocking-stdio tokio-duplex tokio-ws tokio-http core-direct"}
+CONFIGS=${CONFIGS:-"floor tokio-stdio blocking-stdio tokio-duplex tokio-ws tokio-http core-direct"}
 WORKLOADS=${WORKLOADS:-"w1 w2 w3"}
 TIMEOUT=${TIMEOUT:-300}
 
@@ -63,6 +64,7 @@ for rep in $(seq 1 "$REPS"); do
     "$BIN" floor >> "$OUT/r$rep-w0.txt"
     for w in $WORKLOADS; do
         for c in $CONFIGS; do
+            [[ $c == floor && $w != w2 ]] && continue
             # shellcheck disable=SC2046
             run "r$rep-$c-$w" --workload "$w" $(client_args "$c")
         done
@@ -93,16 +95,21 @@ mib() { awk -v x="$1" 'BEGIN { if (x == "-") print "-"; else printf "%.1f", x / 
 
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "-") print "-"; else printf "%.1f×", a / b }'; }
 
-# same_machine CONFIG WORKLOAD METRIC: median over reps of CONFIG's METRIC / ts-agent's METRIC
-# in the same rep (WORKLOADS.md: ratios per repetition, then the median).
-same_machine() {
-    [[ " $CONFIGS " == *" ts-agent "* ]] || { echo "-"; return; }
+# per_rep CONFIG BASE WORKLOAD METRIC: median over reps of CONFIG's METRIC / BASE's METRIC in
+# the same rep (WORKLOADS.md: ratios per repetition, then the median).
+per_rep() {
     for rep in $(seq 1 "$REPS"); do
         local a b
-        a=$(median "$OUT/r$rep-$1-$2.txt" "$3")
-        b=$(median "$OUT/r$rep-ts-agent-$2.txt" "$3")
+        a=$(median "$OUT/r$rep-$1-$3.txt" "$4")
+        b=$(median "$OUT/r$rep-$2-$3.txt" "$4")
         [[ $a == - || $b == - ]] || awk -v a="$a" -v b="$b" 'BEGIN { printf "%.3f\n", a / b }'
-    done | sort -g | awk '{v[NR]=$1} END {if (NR) printf "%.1f×\n", v[int((NR+1)/2)]; else print "-"}'
+    done | sort -g | awk '{v[NR]=$1} END {if (NR) printf "%.2f×\n", v[int((NR+1)/2)]; else print "-"}'
+}
+
+# same_machine CONFIG WORKLOAD METRIC: CONFIG over ts-agent, per rep.
+same_machine() {
+    [[ " $CONFIGS " == *" ts-agent "* ]] || { echo "-"; return; }
+    per_rep "$1" ts-agent "$2" "$3"
 }
 
 files() { # config workload -> the files of every rep
@@ -137,6 +144,17 @@ files() { # config workload -> the files of every rep
         fi
         echo "| $c | $(fmt "$w1") | $(ratio "$w1" 20000) | $rss | $(fmt "$w2") | $(ratio "$w2" 6000) | $(fmt1 "$p50") / $(fmt1 "$p99") | $(fmt "$w3") | $(ratio "$w3" 19500) | $(fmt "$w3p") |"
     done
+    if [[ " $CONFIGS " == *" floor "* && " $WORKLOADS " == *" w2 "* ]]; then
+        echo
+        echo "W2 over the pipe floor of the same rep (median of per-rep ratios):"
+        echo
+        echo "| config | p50 × floor | p99 × floor | round trips/s × floor |"
+        echo "|---|---:|---:|---:|"
+        for c in $CONFIGS; do
+            [[ $c == floor ]] && continue
+            echo "| $c | $(per_rep "$c" floor w2 w2_p50_us) | $(per_rep "$c" floor w2 w2_p99_us) | $(per_rep "$c" floor w2 w2_rtt_per_s) |"
+        done
+    fi
     if [[ " $CONFIGS " == *" ts-agent "* ]]; then
         echo
         echo "Same machine, same client: each config over \`ts-agent\` (the official TypeScript SDK's agent driven by our tokio client), median of per-rep ratios:"

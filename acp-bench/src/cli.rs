@@ -10,7 +10,7 @@ pub const USAGE: &str = "\
 usage:
   acp-bench agent  [--adapter tokio|blocking] [--updates N] [--listen-ws]
   acp-bench client --workload w1|w2|w3 [--updates N] [--prompts N] [--sessions N]
-                   [--config tokio-stdio|blocking-stdio|tokio-duplex|tokio-ws|tokio-http|core-direct]
+                   [--config tokio-stdio|blocking-stdio|tokio-duplex|tokio-ws|tokio-http|core-direct|floor]
                    [--adapter tokio|blocking] [--transport stdio|duplex|direct] [-- AGENT_ARGV...]
                    [--threads N]   (tokio-duplex: runtime workers; default 1 = current-thread)
   acp-bench w0     [--messages U]
@@ -20,7 +20,9 @@ usage:
 The client spawns AGENT_ARGV... --updates N (default: this binary's own agent on the same
 adapter) and prints METRIC lines; see shared/bench/WORKLOADS.md. `tokio-ws`: the agent serves
 remote ACP over WebSocket on a loopback port (`agent --listen-ws` prints `listening PORT`), the
-client connects to it; `tokio-http`: the same server, reached over Streamable HTTP (HTTP/2).";
+client connects to it; `tokio-http`: the same server, reached over Streamable HTTP (HTTP/2).
+`floor` (W2 only): no protocol, one 120-byte line ping-ponged with `acp-bench floor-echo` (or
+AGENT_ARGV, run as given) over pipes with blocking read/write: the floor of a stdio round trip.";
 
 /// Which adapter.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -44,6 +46,8 @@ pub enum Transport {
     Ws,
     /// Streamable HTTP (POSTs, SSE streams) on loopback to a child process.
     Http,
+    /// No protocol: W2's round trip as one line ping-ponged over pipes ([`crate::floor`]).
+    Floor,
 }
 
 /// The agent's command line with `--updates N` appended.
@@ -109,6 +113,7 @@ fn dispatch(args: Vec<String>) -> Result<(), String> {
                     "core-direct" => (Adapter::Tokio, Transport::Direct),
                     "tokio-ws" => (Adapter::Tokio, Transport::Ws),
                     "tokio-http" => (Adapter::Tokio, Transport::Http),
+                    "floor" => (Adapter::Blocking, Transport::Floor),
                     other => return Err(format!("unknown config `{other}`")),
                 }
             }
@@ -151,7 +156,8 @@ fn dispatch(args: Vec<String>) -> Result<(), String> {
             if spec.sessions == 0 || spec.prompts == 0 {
                 return Err("--sessions and --prompts must be at least 1".into());
             }
-            if argv.is_empty() {
+            // The floor runs its own echo (or AGENT_ARGV as given), not an agent.
+            if argv.is_empty() && transport != Transport::Floor {
                 let exe = std::env::current_exe().map_err(|e| e.to_string())?;
                 let name = if adapter_choice == Adapter::Tokio { "tokio" } else { "blocking" };
                 argv = vec![exe.display().to_string(), "agent".into(), "--adapter".into(), name.into()];
@@ -166,6 +172,7 @@ fn dispatch(args: Vec<String>) -> Result<(), String> {
                 (Transport::Ws, Adapter::Blocking) => return Err("ws runs on tokio only".into()),
                 (Transport::Http, Adapter::Tokio) => crate::tokio_impl::client_http(spec, &argv)?,
                 (Transport::Http, Adapter::Blocking) => return Err("http runs on tokio only".into()),
+                (Transport::Floor, _) => crate::floor::client_rtt(spec, &argv)?,
             };
             if let Some(kb) = peak_rss_kb("self") {
                 metrics.push(Metric::int("client_peak_rss_kb", kb, "kB"));
@@ -183,6 +190,7 @@ fn dispatch(args: Vec<String>) -> Result<(), String> {
         }
         "profile" => crate::w0::profile(argv.first().map_or("core_roundtrip", String::as_str), messages),
         "floor-child" => crate::floor::child(messages, buffered),
+        "floor-echo" => crate::floor::echo(),
         "" | "-h" | "--help" | "help" => {
             println!("{USAGE}");
             Ok(())

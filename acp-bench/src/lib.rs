@@ -12,6 +12,7 @@
 //! acp-bench client --config tokio-stdio|blocking-stdio|tokio-duplex|core-direct ...
 //! acp-bench w0     [--messages U]                              # W0: serde_json vs the core
 //! acp-bench floor  [--messages U]                              # W0's pipe phases
+//! acp-bench client --config floor --workload w2 [--prompts R]   # W2's floor: a line ping-ponged over pipes
 //! ```
 //!
 //! The client prints `METRIC <name>=<value> <unit>` lines and validates every run (stop
@@ -42,7 +43,7 @@
 //! | [`blocking_impl`] | agent and client on `acp-blocking` (stdio) |
 //! | [`direct`] | `core-direct`: two `acp_proto::Connection`s wired buffer to buffer |
 //! | [`w0`] | W0: the core's decode + dispatch + encode beside plain `serde_json` |
-//! | [`floor`] | W0's pipe phases: the end-to-end floor for W1 over a pipe |
+//! | [`floor`] | W0's pipe phases, the end-to-end floor for W1 over a pipe; and W2's floor, one line ping-ponged over a pair of pipes |
 //! | [`cli`] | argument parsing and the subcommands |
 
 pub mod blocking_impl;

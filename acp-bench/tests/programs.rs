@@ -89,6 +89,28 @@ fn the_client_drives_the_other_adapters_agent_given_after_the_separator() {
 }
 
 #[test]
+fn the_round_trip_floor_reports_w2_metrics_and_measures_w2_only() {
+    // `client --config floor`: one line ping-ponged with `acp-bench floor-echo` over pipes.
+    let m = metrics(&run(&["client", "--config", "floor", "--workload", "w2", "--prompts", "300"]));
+    for name in ["w2_seconds", "w2_rtt_per_s", "w2_p50_us", "w2_p99_us"] {
+        assert!(m.get(name).is_some_and(|v| *v > 0.0), "floor: {name} missing or zero in {m:?}");
+    }
+    assert!(m["w2_p50_us"] <= m["w2_p99_us"], "{m:?}");
+    // 300 round trips in w2_seconds (both rounded as printed).
+    let count = m["w2_rtt_per_s"] * m["w2_seconds"];
+    assert!((count - 300.0).abs() < 300.0 * 0.02 + 1.0, "{count} round trips counted, {m:?}");
+    // An echo that answers something else fails the run.
+    let out =
+        run(&["client", "--config", "floor", "--workload", "w2", "--prompts", "5", "--", "/bin/sh", "-c", "echo no"]);
+    assert!(!out.status.success() && !String::from_utf8_lossy(&out.stdout).contains("METRIC"));
+    for workload in ["w1", "w3"] {
+        let out = run(&["client", "--config", "floor", "--workload", workload]);
+        assert!(!out.status.success(), "floor {workload} is refused");
+        assert!(String::from_utf8_lossy(&out.stderr).contains("w2 only"));
+    }
+}
+
+#[test]
 fn an_agent_that_does_not_follow_the_workload_fails_the_run() {
     // An agent that exits at once: the client reports the failure and prints no metrics.
     let out = run(&["client", "--workload", "w1", "--updates", "10", "--", "/bin/sh", "-c", "exit 0", "agent"]);
