@@ -194,6 +194,8 @@ pub struct Observed {
     pub kind: FrameKind,
     /// Its method (requests and notifications), when the method table has it.
     pub method: Option<Method>,
+    /// Its id (requests and responses).
+    pub id: Option<RequestId>,
     /// The session it belongs to (rule 5; `None` for a batch).
     pub session: Option<Arc<str>>,
     /// A response: the request it answered (no longer open).
@@ -211,6 +213,7 @@ impl Observed {
         Observed {
             kind,
             method: None,
+            id: None,
             session: None,
             answered: None,
             announced: None,
@@ -288,6 +291,13 @@ impl Observer {
             return batch;
         }
         self.message(from, frame)
+    }
+
+    /// What `frame` from `from` is on its own, as if it were the first frame of a connection
+    /// (its method and session; a response answers nothing): for a relay that must judge a
+    /// message before it lets it through, and observe it only then.
+    pub fn read(from: Side, frame: &[u8]) -> Observed {
+        Observer::new().observe(from, frame)
     }
 
     /// The requests `from` sent that are not answered yet, by id.
@@ -371,7 +381,8 @@ impl Observer {
     fn request(&mut self, from: Side, id: RequestId, wire: &str, params: Option<&RawValue>) -> Observed {
         let method = Method::from_wire(wire);
         let session = self.session_of(params);
-        let mut observed = Observed { method, session: session.clone(), ..Observed::of(FrameKind::Request) };
+        let mut observed =
+            Observed { method, id: Some(id.clone()), session: session.clone(), ..Observed::of(FrameKind::Request) };
         if from == Side::Client
             && method == Some(Method::Prompt)
             && let Some(session) = &session
@@ -494,7 +505,7 @@ impl Observer {
     }
 
     fn response(&mut self, from: Side, id: RequestId, result: Option<&RawValue>) -> Observed {
-        let mut observed = Observed::of(FrameKind::Response);
+        let mut observed = Observed { id: Some(id.clone()), ..Observed::of(FrameKind::Response) };
         let asker = from.peer();
         let request = self.take_open(asker, &id);
         if request.is_none() && id != RequestId::Null {
