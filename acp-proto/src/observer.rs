@@ -15,7 +15,7 @@
 //!
 //! # Rules
 //!
-//! 1. **Envelope.** A frame is classified by [`jsonrpc::parse`], as the connection classifies
+//! 1. **Envelope.** A frame is classified by [`crate::jsonrpc::parse`], as the connection classifies
 //!    it: a request, a notification, a response, or invalid (counted in
 //!    [`Counters::invalid`], nothing else changes). A JSON array is a batch: each entry is
 //!    observed in turn (an entry that is itself an array is invalid).
@@ -57,7 +57,7 @@
 //!
 //! Method names come from the [method table](crate::methods) ([`Method`]); the few field and
 //! tag names read (`sessionId`, `stopReason`, `sessionUpdate`, `state_update`, `state`,
-//! `idle`, …) are written once, here (a test ties the v2 ones to [`crate::v2`]'s types).
+//! `idle`, …) are written once, here (a test ties the v2 ones to `acp_proto::v2`'s types).
 
 use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet, VecDeque};

@@ -97,14 +97,14 @@ fn frame(shape: u8, a: u8, b: u8, c: u8) -> Vec<u8> {
         _ => json!({"jsonrpc": "2.0", "id": id, "method": method, "params": [session]}),
     };
     let mut bytes = value.to_string().into_bytes();
-    if c % 5 == 0 {
+    if c.is_multiple_of(5) {
         bytes.push(b'\n');
     }
     bytes
 }
 
 fn side(bit: u8) -> Side {
-    if bit % 2 == 0 { Side::Client } else { Side::Agent }
+    if bit.is_multiple_of(2) { Side::Client } else { Side::Agent }
 }
 
 /// Runs the stream, checking after every frame; the answers in order.
