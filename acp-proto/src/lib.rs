@@ -131,7 +131,9 @@
 //! [`framer`] (newline framing), [`jsonrpc`] (the envelope), [`types`] (every schema
 //! definition), [`methods`] (the method table and the typed enums derived from it), [`gate`]
 //! (capabilities), [`connection`] (the machine), [`wire_check`] (wire-level invariants of a
-//! peer, judged from its frames: used by the two-peer simulation and `acp replay --check`).
+//! peer, judged from its frames: used by the two-peer simulation and `acp replay --check`),
+//! [`observer`] (which requests, sessions and turns are open, read off both peers' frames:
+//! used by the remote server and `acp replay --check`).
 #![deny(missing_docs)]
 #![cfg_attr(not(test), warn(clippy::unwrap_used))]
 
@@ -144,6 +146,7 @@ pub mod framer;
 pub mod gate;
 pub mod jsonrpc;
 pub mod methods;
+pub mod observer;
 #[cfg(test)]
 mod spec;
 mod swar;

@@ -23,7 +23,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
-use acp_proto::Method;
+use acp_proto::observer::{FrameKind, Observed, Observer};
+use acp_proto::{Method, Side};
 use axum::body::{Body, Bytes};
 use axum::extract::{Request, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode};
@@ -37,7 +38,7 @@ use tokio::time::Instant;
 use super::auth::Caller;
 use super::inflight::{self, InFlight};
 use super::pump::read_line;
-use super::routes::{Destination, Routes, attaching, params_session, session_scoped};
+use super::routes::{Destination, Routes, attaches, is_session_scoped};
 use super::server::{Endpoint, Refused, Shared, authorize, json_error};
 use super::streams::{Budget, Stream};
 use super::{CONNECTION_ID_HEADER, SESSION_ID_HEADER};
@@ -65,7 +66,8 @@ pub(crate) struct HttpConnection {
     /// Bytes each session's stream buffers.
     stream_buffer: usize,
     closed: watch::Sender<bool>,
-    /// The prompts in flight: what a shutdown cancels and waits for.
+    /// The connection's observer: the sessions registered (what routing asks), the prompts in
+    /// flight (what a shutdown cancels and waits for).
     turns: InFlight,
     started: Instant,
     last_active_ms: AtomicU64,
@@ -152,19 +154,18 @@ pub(crate) async fn post(State(shared): State<Arc<Shared>>, request: Request) ->
     if !message.is_object() {
         return json_error(StatusCode::BAD_REQUEST, "the body is not a JSON-RPC message");
     }
-    let method = message.get("method").and_then(Value::as_str);
-    if method == Some(Method::Initialize.wire()) && message.get("id").is_some() {
-        return initialize(shared, message, caller).await;
+    let read = Observer::read(Side::Client, &body);
+    if read.kind == FrameKind::Request && read.method == Some(Method::Initialize) {
+        return initialize(shared, message, &body, caller).await;
     }
     let connection = match find(&shared, &headers, &caller) {
         Ok(connection) => connection,
         Err(refused) => return refused.into_response(),
     };
-    if let Err(refused) = check_sessions(&connection, &headers, &message, method) {
+    if let Err(refused) = check_sessions(&connection, &headers, &read) {
         return refused.into_response();
     }
-    lock(&connection.routes).inbound(&message);
-    let prompt = connection.turns.client_message(&message);
+    let prompt = connection.turns.client_frame(&body).turn_began;
     if !connection.deliver(&message).await {
         return json_error(StatusCode::GONE, "the connection's agent is gone");
     }
@@ -210,19 +211,17 @@ fn find(shared: &Shared, headers: &HeaderMap, caller: &Caller) -> Result<Arc<Htt
 /// (required on the session-scoped methods) and its `params.sessionId` (but for the requests
 /// that attach a session, `session/load` and `session/resume`) must be registered, and the two
 /// must agree.
-fn check_sessions(
-    connection: &HttpConnection,
-    headers: &HeaderMap,
-    message: &Value,
-    method: Option<&str>,
-) -> Result<(), Refused> {
+fn check_sessions(connection: &HttpConnection, headers: &HeaderMap, read: &Observed) -> Result<(), Refused> {
     let header = headers.get(SESSION_ID_HEADER).and_then(|v| v.to_str().ok());
-    if method.is_some_and(session_scoped) && header.is_none() {
+    if read.method.is_some_and(is_session_scoped) && header.is_none() {
         return Err(Refused(StatusCode::BAD_REQUEST, "this method needs the Acp-Session-Id header"));
     }
-    let named = method.and(params_session(message));
-    let owned = named.filter(|_| !method.is_some_and(attaching));
-    if header.into_iter().chain(owned).any(|session| !lock(&connection.routes).has_session(session)) {
+    let named = match read.kind {
+        FrameKind::Request | FrameKind::Notification => read.session.as_deref(),
+        _ => None,
+    };
+    let owned = named.filter(|_| !read.method.is_some_and(attaches));
+    if header.into_iter().chain(owned).any(|session| !connection.turns.has_session(session)) {
         return Err(Refused(StatusCode::NOT_FOUND, "unknown Acp-Session-Id"));
     }
     if let (Some(header), Some(named)) = (header, named)
@@ -234,7 +233,7 @@ fn check_sessions(
 }
 
 /// A POSTed `initialize`: a new connection of `caller`, answered in the POST's response.
-async fn initialize(shared: Arc<Shared>, message: Value, caller: Caller) -> Response {
+async fn initialize(shared: Arc<Shared>, message: Value, body: &[u8], caller: Caller) -> Response {
     let Ok(slot) = shared.slots.clone().try_acquire_owned() else {
         return json_error(StatusCode::SERVICE_UNAVAILABLE, "too many connections; try again later");
     };
@@ -264,7 +263,9 @@ async fn initialize(shared: Arc<Shared>, message: Value, caller: Caller) -> Resp
     });
     lock(&shared.http).insert(id.clone(), connection.clone());
     let (answer_tx, answer) = oneshot::channel();
-    lock(&connection.routes).wait_for(&message, answer_tx);
+    if let Some(id) = connection.turns.client_frame(body).id {
+        lock(&connection.routes).wait_for(id, answer_tx);
+    }
     tokio::spawn(run(shared.clone(), connection.clone(), reader, finish, slot));
     connection.deliver(&message).await;
     match tokio::time::timeout(INITIALIZE_TIMEOUT, answer).await {
@@ -368,20 +369,13 @@ async fn run(
 
 /// Routes one agent message; `false` when its stream stayed full (the connection ends).
 async fn route(connection: &HttpConnection, line: &[u8], stall: Duration) -> bool {
-    let destination = match super::routes::may_have_id(line) {
-        // A notification: routed by its session alone (see `routes.rs`).
-        false => {
-            let Ok(session) = super::routes::notification_session(line) else { return true };
-            connection.touch();
-            lock(&connection.routes).to_session(session.as_deref())
-        }
-        true => {
-            let Ok(message) = serde_json::from_slice::<Value>(line) else { return true };
-            connection.touch();
-            connection.turns.agent_message(&message);
-            lock(&connection.routes).outbound(&message)
-        }
-    };
+    let observed = connection.turns.agent_frame(line);
+    if observed.kind == FrameKind::Invalid {
+        // No JSON-RPC message: not relayed.
+        return true;
+    }
+    connection.touch();
+    let destination = lock(&connection.routes).route(&observed, |s| connection.turns.has_session(s));
     let text = String::from_utf8_lossy(line).into_owned();
     if let Destination::Waiter(waiter) = destination {
         let _ = waiter.send(text);
@@ -404,7 +398,7 @@ pub(crate) async fn stream(shared: Arc<Shared>, headers: HeaderMap, caller: Call
     let stream = match headers.get(SESSION_ID_HEADER).and_then(|v| v.to_str().ok()) {
         None => connection.connection.clone(),
         Some(session) => {
-            if !lock(&connection.routes).has_session(session) {
+            if !connection.turns.has_session(session) {
                 return json_error(StatusCode::NOT_FOUND, "unknown Acp-Session-Id");
             }
             connection.session_stream(session)

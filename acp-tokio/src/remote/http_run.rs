@@ -17,7 +17,7 @@ use tokio::sync::{mpsc, watch};
 
 use super::cookies::Cookies;
 use super::http_client::{HttpClient, HttpClientOptions};
-use super::routes::{id_key, is_response, params_session, session_scoped};
+use super::routes::session_scoped;
 use super::sse::SseParser;
 use super::{CONNECTION_ID_HEADER, SESSION_ID_HEADER};
 
@@ -65,6 +65,8 @@ pub(crate) struct Run {
     cookies: Mutex<Cookies>,
     tracking: Mutex<Tracking>,
     ended: watch::Sender<bool>,
+    /// A session's stream ended.
+    session_ended: tokio::sync::Notify,
 }
 
 impl Run {
@@ -91,6 +93,7 @@ impl Run {
             cookies: Mutex::new(Cookies::default()),
             tracking: Mutex::new(Tracking::default()),
             ended: watch::channel(false).0,
+            session_ended: tokio::sync::Notify::new(),
         }
     }
 
@@ -255,7 +258,7 @@ impl Run {
     /// notification (the bulk: `session/update`) goes to the core as it came, which parses it
     /// anyway (and judges it, if it is no JSON).
     async fn receive(self: &Arc<Self>, text: String) -> bool {
-        if !super::routes::may_have_id(text.as_bytes()) {
+        if !may_have_id(text.as_bytes()) {
             return self.deliver(text).await;
         }
         let Ok(message) = serde_json::from_str::<Value>(&text) else { return true };
@@ -309,10 +312,24 @@ fn stream(run: Arc<Run>, session: Option<String>) -> Pin<Box<dyn Future<Output =
         }
         match session {
             None => {
+                // The server ends its session streams with its connection's, after what they
+                // had queued (a drained turn's last updates): they are read to their end first
+                // (for `close_timeout` at most), or those messages would be lost.
+                let streams_end = async {
+                    loop {
+                        let ended = run.session_ended.notified();
+                        if lock(&run.tracking).sessions.is_empty() {
+                            return;
+                        }
+                        ended.await;
+                    }
+                };
+                let _ = tokio::time::timeout(run.close_timeout, streams_end).await;
                 run.ended.send_replace(true);
             }
             Some(session) => {
                 lock(&run.tracking).sessions.remove(&session);
+                run.session_ended.notify_waiters();
             }
         }
     })
@@ -336,4 +353,39 @@ async fn read_stream(run: &Arc<Run>, session: Option<&str>) {
             }
         }
     }
+}
+
+// What the client reads of a message to route it. (The server asks the core's observer,
+// `acp_proto::observer`; moving the client onto it too is left for later.)
+
+/// A JSON-RPC id as a key (`1` and `"1"` are one key, as the RFD's reference does).
+fn id_key(message: &Value) -> Option<String> {
+    match message.get("id")? {
+        Value::String(s) => Some(s.clone()),
+        Value::Number(n) => Some(n.to_string()),
+        _ => None,
+    }
+}
+
+/// Whether `message` is a response (an `id`, no `method`).
+fn is_response(message: &Value) -> bool {
+    message.get("id").is_some() && message.get("method").is_none()
+}
+
+/// The `sessionId` of a request's or notification's params.
+fn params_session(message: &Value) -> Option<&str> {
+    message.get("params")?.get("sessionId")?.as_str()
+}
+
+/// Whether `text` may have an `"id"` key at any depth (a key written with escapes, such as
+/// `"\u0069d"`, is not seen).
+fn may_have_id(text: &[u8]) -> bool {
+    let mut rest = text;
+    while let Some(quote) = rest.iter().position(|&b| b == b'"') {
+        rest = &rest[quote + 1..];
+        if rest.starts_with(b"id\"") {
+            return true;
+        }
+    }
+    false
 }

@@ -10,23 +10,18 @@
 //! | a request or notification with a registered `sessionId` in its params | that session's stream |
 //! | anything else | the connection stream |
 //!
-//! A message without an `"id"` key anywhere is a notification (or no JSON): only its
-//! `params.sessionId` is read, by a borrowed peek ([`notification_session`]) instead of a
-//! whole [`Value`]; the core at the other end parses it anyway.
+//! No field is read here: the connection's observer (`acp_proto::observer`, kept by
+//! [`InFlight`](super::inflight::InFlight)) has seen every message both ways and says what
+//! each one is ([`Observed`]: the request a response answers, the session it belongs to, the
+//! session it announces) and which sessions were registered ("announced", in its words).
 //!
-//! What the table keeps is bounded: at most [`MAX_SESSIONS`] sessions and [`MAX_ROUTES`]
-//! requests awaiting their answer; past them the message still arrives, on the connection
-//! stream.
+//! What is kept is bounded: the observer's limits (4096 sessions and as many requests awaiting
+//! their answer); past them the message still arrives, on the connection stream.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
-use acp_proto::Method;
-use serde_json::Value;
-
-/// Sessions a connection may register.
-pub(crate) const MAX_SESSIONS: usize = 4096;
-/// Client requests whose session is remembered until their answer.
-pub(crate) const MAX_ROUTES: usize = 4096;
+use acp_proto::observer::{FrameKind, Observed};
+use acp_proto::{Method, RequestId};
 
 /// Where a message goes.
 #[derive(Debug, PartialEq, Eq)]
@@ -39,14 +34,11 @@ pub(crate) enum Destination<W> {
     Session(String),
 }
 
-/// The routing table of one connection. `W` is what a waiting POST is woken with.
+/// The POSTs of one connection waiting for their answer. `W` is what a waiting POST is woken
+/// with.
 #[derive(Debug)]
 pub(crate) struct Routes<W> {
-    sessions: HashSet<String>,
-    /// Client requests naming a session, by id: the session, and whether the request attaches
-    /// it (`session/load`, `session/resume`).
-    pending: HashMap<String, (String, bool)>,
-    waiters: HashMap<String, W>,
+    waiters: HashMap<RequestId, W>,
 }
 
 /// The requests whose success attaches the session their params name (their results name
@@ -58,144 +50,89 @@ const ATTACHING: [Method; 2] = [Method::LoadSession, Method::ResumeSession];
 pub(crate) const SESSION_SCOPED: [Method; 5] =
     [Method::Prompt, Method::Cancel, Method::SetSessionMode, Method::SetSessionConfigOption, Method::CloseSession];
 
-/// Whether `method` (a wire name) attaches the session its params name (see [`ATTACHING`]).
-pub(crate) fn attaching(method: &str) -> bool {
-    Method::from_wire(method).is_some_and(|m| ATTACHING.contains(&m))
-}
-
 /// Whether `method` (a wire name) is one of [`SESSION_SCOPED`].
 pub(crate) fn session_scoped(method: &str) -> bool {
     Method::from_wire(method).is_some_and(|m| SESSION_SCOPED.contains(&m))
 }
 
+/// Whether `method` attaches the session its params name (see [`ATTACHING`]).
+pub(crate) fn attaches(method: Method) -> bool {
+    ATTACHING.contains(&method)
+}
+
+/// Whether `method` is one of [`SESSION_SCOPED`].
+pub(crate) fn is_session_scoped(method: Method) -> bool {
+    SESSION_SCOPED.contains(&method)
+}
+
 impl<W> Default for Routes<W> {
     fn default() -> Self {
-        Routes { sessions: HashSet::new(), pending: HashMap::new(), waiters: HashMap::new() }
+        Routes { waiters: HashMap::new() }
     }
-}
-
-/// A JSON-RPC id as a key (`1` and `"1"` are one key, as the RFD's reference does).
-pub(crate) fn id_key(message: &Value) -> Option<String> {
-    match message.get("id")? {
-        Value::String(s) => Some(s.clone()),
-        Value::Number(n) => Some(n.to_string()),
-        _ => None,
-    }
-}
-
-fn session_in(value: Option<&Value>) -> Option<&str> {
-    value?.get("sessionId")?.as_str()
-}
-
-/// Whether `message` is a response (an `id`, no `method`).
-pub(crate) fn is_response(message: &Value) -> bool {
-    message.get("id").is_some() && message.get("method").is_none()
-}
-
-/// The `sessionId` of a request's or notification's params.
-pub(crate) fn params_session(message: &Value) -> Option<&str> {
-    session_in(message.get("params"))
-}
-
-/// Whether `text` may have an `"id"` key at any depth (a key written with escapes, such as
-/// `"\u0069d"`, is not seen).
-pub(crate) fn may_have_id(text: &[u8]) -> bool {
-    let mut rest = text;
-    while let Some(quote) = rest.iter().position(|&b| b == b'"') {
-        rest = &rest[quote + 1..];
-        if rest.starts_with(b"id\"") {
-            return true;
-        }
-    }
-    false
-}
-
-/// The top level of a notification, as far as routing reads it.
-#[derive(serde::Deserialize)]
-struct Peek<'a> {
-    #[serde(borrow, default)]
-    params: Option<PeekParams<'a>>,
-}
-
-#[derive(serde::Deserialize)]
-struct PeekParams<'a> {
-    #[serde(borrow, default, rename = "sessionId")]
-    session_id: Option<std::borrow::Cow<'a, str>>,
-}
-
-/// A notification's `params.sessionId`, read without building a [`Value`]: `Ok(None)` when it
-/// has none, `Err` when `text` is no JSON object (or its params are not one).
-pub(crate) fn notification_session(text: &[u8]) -> Result<Option<std::borrow::Cow<'_, str>>, serde_json::Error> {
-    let peek: Peek<'_> = serde_json::from_slice(text)?;
-    Ok(peek.params.and_then(|p| p.session_id))
 }
 
 impl<W> Routes<W> {
-    /// Where a request or notification of the agent goes: its session's stream, if registered.
-    pub(crate) fn to_session(&self, session: Option<&str>) -> Destination<W> {
-        match session {
-            Some(session) if self.sessions.contains(session) => Destination::Session(session.to_owned()),
+    /// The POST carrying the request `id` waits for its answer (`initialize`).
+    pub(crate) fn wait_for(&mut self, id: RequestId, waiter: W) {
+        self.waiters.insert(id, waiter);
+    }
+
+    /// Where an agent → client message goes, once the observer saw it; `has_session` tells
+    /// the sessions registered.
+    pub(crate) fn route(&mut self, observed: &Observed, has_session: impl Fn(&str) -> bool) -> Destination<W> {
+        let to_session = |session: Option<&str>| match session {
+            Some(session) if has_session(session) => Destination::Session(session.to_owned()),
             _ => Destination::Connection,
+        };
+        match observed.kind {
+            FrameKind::Request | FrameKind::Notification => return to_session(observed.session.as_deref()),
+            FrameKind::Response => {}
+            FrameKind::Batch | FrameKind::Invalid => return Destination::Connection,
         }
-    }
-
-    /// Whether `session` was registered (its stream may be opened, its POSTs accepted).
-    pub(crate) fn has_session(&self, session: &str) -> bool {
-        self.sessions.contains(session)
-    }
-
-    /// The POST carrying `message` waits for its answer (`initialize`).
-    pub(crate) fn wait_for(&mut self, message: &Value, waiter: W) {
-        if let Some(key) = id_key(message) {
-            self.waiters.insert(key, waiter);
-        }
-    }
-
-    /// A client → agent message: a request naming a session has its answer routed there.
-    pub(crate) fn inbound(&mut self, message: &Value) {
-        let Some(method) = message.get("method") else { return };
-        if self.pending.len() >= MAX_ROUTES {
-            return;
-        }
-        if let (Some(key), Some(session)) = (id_key(message), params_session(message)) {
-            self.pending.insert(key, (session.to_owned(), method.as_str().is_some_and(attaching)));
-        }
-    }
-
-    /// An agent → client message: where it goes.
-    pub(crate) fn outbound(&mut self, message: &Value) -> Destination<W> {
-        if !is_response(message) {
-            return self.to_session(params_session(message));
-        }
-        let key = id_key(message);
-        if let Some(waiter) = key.as_ref().and_then(|k| self.waiters.remove(k)) {
+        let asked = observed.answered.as_ref();
+        if let Some(waiter) = asked.and_then(|r| self.waiters.remove(&r.id)) {
             return Destination::Waiter(waiter);
         }
-        let routed = key.and_then(|k| self.pending.remove(&k));
-        if let Some(established) = session_in(message.get("result")) {
-            if !self.sessions.contains(established) && self.sessions.len() < MAX_SESSIONS {
-                self.sessions.insert(established.to_owned());
-            }
+        if observed.announced.is_some() {
             return Destination::Connection;
         }
-        match routed {
-            Some((session, true)) if message.get("result").is_some() => {
-                if self.sessions.len() < MAX_SESSIONS {
-                    self.sessions.insert(session);
-                }
-                Destination::Connection
-            }
-            Some((session, _)) if self.sessions.contains(&session) => Destination::Session(session),
-            _ => Destination::Connection,
-        }
+        to_session(asked.and_then(|r| r.session.as_deref()))
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use serde_json::json;
+    use acp_proto::observer::{Limits, Observer};
+    use serde_json::{Value, json};
 
     use super::*;
+
+    /// A connection's observer and routes, as `http.rs` keeps them.
+    #[derive(Default)]
+    struct Connection {
+        observer: Observer,
+        routes: Routes<&'static str>,
+    }
+
+    impl Connection {
+        fn inbound(&mut self, message: &Value) {
+            self.observer.observe_from_client(message.to_string().as_bytes());
+        }
+
+        fn outbound(&mut self, message: &Value) -> Destination<&'static str> {
+            let observed = self.observer.observe_from_agent(message.to_string().as_bytes());
+            self.route(&observed)
+        }
+
+        fn route(&mut self, observed: &Observed) -> Destination<&'static str> {
+            let observer = &self.observer;
+            self.routes.route(observed, |s| observer.has_session(s))
+        }
+
+        fn has_session(&self, session: &str) -> bool {
+            self.observer.has_session(session)
+        }
+    }
 
     /// The POSTs that must carry `Acp-Session-Id`, by wire name (the server checks, the HTTP
     /// client sets the header from this one list).
@@ -211,111 +148,117 @@ mod tests {
         }
     }
 
-    fn established(routes: &mut Routes<()>, session: &str) {
+    fn established(connection: &mut Connection, session: &str) {
         let answer = json!({"jsonrpc": "2.0", "id": 2, "result": {"sessionId": session}});
-        assert_eq!(routes.outbound(&answer), Destination::Connection);
+        assert_eq!(connection.outbound(&answer), Destination::Connection);
     }
 
     #[test]
-    fn a_notification_is_routed_by_a_peek_at_its_session_as_a_parsed_one_would_be() {
-        let mut routes: Routes<()> = Routes::default();
-        established(&mut routes, "s1");
+    fn a_notification_is_routed_by_its_session() {
+        let mut connection = Connection::default();
+        established(&mut connection, "s1");
         let update = br#"{"jsonrpc":"2.0","method":"session/update","params":{"update":{"content":{"text":"say \"id\""}},"sessionId":"s1"}}"#;
-        assert!(!may_have_id(update), "an escaped \"id\" in a string is no key");
-        let session = notification_session(update).expect("json");
-        assert_eq!(routes.to_session(session.as_deref()), Destination::Session("s1".into()));
-        let parsed: Value = serde_json::from_slice(update).expect("json");
-        assert_eq!(routes.outbound(&parsed), Destination::Session("s1".into()));
+        let observed = connection.observer.observe_from_agent(update);
+        assert_eq!(connection.route(&observed), Destination::Session("s1".into()));
         let other = br#"{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s\u0032"}}"#;
-        assert_eq!(notification_session(other).expect("json").as_deref(), Some("s2"), "escapes are decoded");
-        assert_eq!(routes.to_session(Some("s2")), Destination::Connection, "unregistered");
-        assert_eq!(notification_session(br#"{"method":"x"}"#).expect("json"), None);
-        assert!(notification_session(br#"{"method":"x","params":[1]}"#).is_err());
-        assert!(notification_session(b"no json").is_err());
-        assert!(may_have_id(br#"{"jsonrpc":"2.0","id":1,"result":{}}"#));
+        let observed = connection.observer.observe_from_agent(other);
+        assert_eq!(observed.session.as_deref(), Some("s2"), "escapes are decoded");
+        assert_eq!(connection.route(&observed), Destination::Connection, "unregistered");
+        let none = connection.observer.observe_from_agent(br#"{"jsonrpc":"2.0","method":"x"}"#);
+        assert_eq!(connection.route(&none), Destination::Connection);
     }
 
     #[test]
     fn the_answer_a_post_waits_for_goes_to_it_once() {
-        let mut routes = Routes::default();
-        routes.wait_for(&json!({"id": 1, "method": "initialize"}), "waiter");
-        let answer = json!({"id": 1, "result": {"protocolVersion": 1}});
-        assert_eq!(routes.outbound(&answer), Destination::Waiter("waiter"));
-        assert_eq!(routes.outbound(&answer), Destination::Connection);
+        let mut connection = Connection::default();
+        connection.inbound(&json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {}}));
+        connection.routes.wait_for(RequestId::Number(1), "waiter");
+        let answer = json!({"jsonrpc": "2.0", "id": 1, "result": {"protocolVersion": 1}});
+        assert_eq!(connection.outbound(&answer), Destination::Waiter("waiter"));
+        assert_eq!(connection.outbound(&answer), Destination::Connection);
     }
 
     #[test]
     fn a_new_session_answer_goes_to_the_connection_stream_and_registers_the_session() {
-        let mut routes = Routes::default();
-        assert!(!routes.has_session("s1"));
-        established(&mut routes, "s1");
-        assert!(routes.has_session("s1"));
+        let mut connection = Connection::default();
+        assert!(!connection.has_session("s1"));
+        established(&mut connection, "s1");
+        assert!(connection.has_session("s1"));
     }
 
     #[test]
     fn a_session_requests_answer_goes_to_its_session_stream() {
-        let mut routes = Routes::default();
-        established(&mut routes, "s1");
-        routes.inbound(&json!({"id": "7", "method": "session/prompt", "params": {"sessionId": "s1"}}));
-        let answer = json!({"id": 7, "result": {"stopReason": "end_turn"}});
-        assert_eq!(routes.outbound(&answer), Destination::Session("s1".into()));
+        let mut connection = Connection::default();
+        established(&mut connection, "s1");
+        connection
+            .inbound(&json!({"jsonrpc": "2.0", "id": "7", "method": "session/prompt", "params": {"sessionId": "s1"}}));
+        let answer = json!({"jsonrpc": "2.0", "id": 7, "result": {"stopReason": "end_turn"}});
+        assert_eq!(connection.outbound(&answer), Destination::Session("s1".into()));
         // Routed once: a repeated answer is the connection's.
-        assert_eq!(routes.outbound(&answer), Destination::Connection);
+        assert_eq!(connection.outbound(&answer), Destination::Connection);
     }
 
     #[test]
     fn agent_requests_and_notifications_go_to_their_registered_session() {
-        let mut routes = Routes::default();
-        let update = json!({"method": "session/update", "params": {"sessionId": "s1", "update": {}}});
-        assert_eq!(routes.outbound(&update), Destination::Connection, "not registered yet");
-        established(&mut routes, "s1");
-        assert_eq!(routes.outbound(&update), Destination::Session("s1".into()));
-        let ask = json!({"id": 0, "method": "session/request_permission", "params": {"sessionId": "s1"}});
-        assert_eq!(routes.outbound(&ask), Destination::Session("s1".into()));
-        let other = json!({"method": "_x/ping", "params": {}});
-        assert_eq!(routes.outbound(&other), Destination::Connection);
+        let mut connection = Connection::default();
+        let update = json!({"jsonrpc": "2.0", "method": "session/update", "params": {"sessionId": "s1", "update": {}}});
+        assert_eq!(connection.outbound(&update), Destination::Connection, "not registered yet");
+        established(&mut connection, "s1");
+        assert_eq!(connection.outbound(&update), Destination::Session("s1".into()));
+        let ask =
+            json!({"jsonrpc": "2.0", "id": 0, "method": "session/request_permission", "params": {"sessionId": "s1"}});
+        assert_eq!(connection.outbound(&ask), Destination::Session("s1".into()));
+        let other = json!({"jsonrpc": "2.0", "method": "_x/ping", "params": {}});
+        assert_eq!(connection.outbound(&other), Destination::Connection);
     }
 
     #[test]
     fn a_load_or_resume_answer_goes_to_the_connection_stream_and_registers_its_session() {
-        let mut routes = Routes::<()>::default();
+        let mut connection = Connection::default();
         // v2's `session/resume` (as v1's `session/load` and `session/resume`): the result names
         // no session; the request did.
         for (id, method, session) in [(1, "session/resume", "s1"), (2, "session/load", "s2")] {
-            routes.inbound(&json!({"id": id, "method": method, "params": {"sessionId": session, "cwd": "/"}}));
-            assert!(!routes.has_session(session));
-            let answer = json!({"id": id, "result": {"configOptions": []}});
-            assert_eq!(routes.outbound(&answer), Destination::Connection);
-            assert!(routes.has_session(session), "{method}");
+            connection.inbound(
+                &json!({"jsonrpc": "2.0", "id": id, "method": method, "params": {"sessionId": session, "cwd": "/"}}),
+            );
+            assert!(!connection.has_session(session));
+            let answer = json!({"jsonrpc": "2.0", "id": id, "result": {"configOptions": []}});
+            assert_eq!(connection.outbound(&answer), Destination::Connection);
+            assert!(connection.has_session(session), "{method}");
         }
-        let update = json!({"method": "session/update", "params": {"sessionId": "s1", "update": {}}});
-        assert_eq!(routes.outbound(&update), Destination::Session("s1".into()));
+        let update = json!({"jsonrpc": "2.0", "method": "session/update", "params": {"sessionId": "s1", "update": {}}});
+        assert_eq!(connection.outbound(&update), Destination::Session("s1".into()));
         // A refused resume attaches nothing; neither does another request naming a session.
-        routes.inbound(&json!({"id": 3, "method": "session/resume", "params": {"sessionId": "s3"}}));
-        routes.outbound(&json!({"id": 3, "error": {"code": -32602, "message": "unknown session"}}));
-        routes.inbound(&json!({"id": 4, "method": "session/close", "params": {"sessionId": "s4"}}));
-        routes.outbound(&json!({"id": 4, "result": {}}));
-        assert!(!routes.has_session("s3") && !routes.has_session("s4"));
+        connection
+            .inbound(&json!({"jsonrpc": "2.0", "id": 3, "method": "session/resume", "params": {"sessionId": "s3"}}));
+        connection
+            .outbound(&json!({"jsonrpc": "2.0", "id": 3, "error": {"code": -32602, "message": "unknown session"}}));
+        connection
+            .inbound(&json!({"jsonrpc": "2.0", "id": 4, "method": "session/close", "params": {"sessionId": "s4"}}));
+        connection.outbound(&json!({"jsonrpc": "2.0", "id": 4, "result": {}}));
+        assert!(!connection.has_session("s3") && !connection.has_session("s4"));
     }
 
     #[test]
     fn client_answers_and_notifications_record_no_route() {
-        let mut routes = Routes::<()>::default();
-        routes.inbound(&json!({"id": 0, "result": {"outcome": {"outcome": "cancelled"}}}));
-        routes.inbound(&json!({"method": "session/cancel", "params": {"sessionId": "s1"}}));
-        assert!(routes.pending.is_empty());
+        let mut connection = Connection::default();
+        connection.inbound(&json!({"jsonrpc": "2.0", "id": 0, "result": {"outcome": {"outcome": "cancelled"}}}));
+        connection.inbound(&json!({"jsonrpc": "2.0", "method": "session/cancel", "params": {"sessionId": "s1"}}));
+        assert_eq!(connection.observer.open_request_count(acp_proto::Side::Client), 0);
     }
 
     #[test]
     fn the_tables_are_bounded() {
-        let mut routes = Routes::<()>::default();
-        for i in 0..MAX_ROUTES + 10 {
-            routes.inbound(&json!({"id": i, "method": "session/prompt", "params": {"sessionId": "s"}}));
+        let limits = Limits::default();
+        let mut connection = Connection::default();
+        for i in 0..limits.max_open_requests + 10 {
+            connection
+                .inbound(&json!({"jsonrpc": "2.0", "id": i, "method": "session/prompt", "params": {"sessionId": "s"}}));
         }
-        assert_eq!(routes.pending.len(), MAX_ROUTES);
-        for i in 0..MAX_SESSIONS + 10 {
-            routes.outbound(&json!({"id": -1, "result": {"sessionId": format!("s{i}")}}));
+        assert_eq!(connection.observer.open_request_count(acp_proto::Side::Client), limits.max_open_requests);
+        for i in 0..limits.max_sessions + 10 {
+            connection.outbound(&json!({"jsonrpc": "2.0", "id": -1, "result": {"sessionId": format!("s{i}")}}));
         }
-        assert_eq!(routes.sessions.len(), MAX_SESSIONS);
+        assert_eq!(connection.observer.sessions().count(), limits.max_sessions);
     }
 }

@@ -13,6 +13,7 @@
 //!   connection ends with its reason given to the backend).
 //! * A session's stream exists from its first message, before any `GET` opens it: it fills
 //!   within the same budgets, never past them.
+//! * A stream ends when its connection closes, after what was queued before.
 //! * One reader at a time: a second `GET` of an open stream is refused; the receiver goes back
 //!   to the stream when its response ends, and what it had not taken yet stays queued.
 
@@ -97,7 +98,10 @@ impl Stream {
         let held = Held { rx: Some(rx), stream: self.clone() };
         Some(Body::from_stream(futures_util::stream::unfold((held, closed), |(mut held, mut closed)| async move {
             let rx = held.rx.as_mut()?;
+            // Biased: what was queued before the connection closed is still written (the last
+            // messages of a drained turn: its idle, its answer).
             let event = tokio::select! {
+                biased;
                 queued = rx.recv() => format!("data: {}\n\n", queued?.text),
                 _ = closed.wait_for(|c| *c) => return None,
                 () = tokio::time::sleep(KEEPALIVE) => ": keepalive\n\n".to_owned(),
@@ -161,6 +165,20 @@ mod tests {
         let connection = Budget::new(1 << 20);
         assert!(sent(&big, &"z".repeat(5000), &connection).await, "larger than the stream's budget: alone");
         assert!(!sent(&big, "small", &connection).await, "behind it, nothing more");
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_closed_connections_stream_ends_after_what_was_queued() {
+        let connection = Budget::new(1 << 20);
+        let stream = Stream::new(1 << 20);
+        for text in ["one", "two", "three"] {
+            assert!(sent(&stream, text, &connection).await);
+        }
+        let (closed, watch) = watch::channel(true);
+        let body: Vec<_> = stream.open(watch).expect("open").into_data_stream().collect().await;
+        let events: Vec<_> = body.into_iter().map(|e| e.expect("data")).collect();
+        assert_eq!(events, [&b"data: one\n\n"[..], b"data: two\n\n", b"data: three\n\n"]);
+        drop(closed);
     }
 
     #[tokio::test(start_paused = true)]
