@@ -3,7 +3,7 @@
 use std::time::Duration;
 
 #[cfg(doc)]
-use super::{Connection, Event, SendError};
+use super::{AnyConnection, AnyEvent, SendError};
 use crate::framer::DEFAULT_MAX_FRAME_LEN;
 use crate::types::ProtocolVersion;
 

@@ -5,6 +5,9 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 use super::*;
+// White-box tests of the engine (either version), under the names they were written with; the
+// typed `Connection<P>` is tested in `tests/typed.rs` and the crate's integration tests.
+use super::{AnyConnection as Connection, AnyEvent as Event, AnyOutcome as Outcome};
 use crate::Side;
 use crate::connection::turns::PermissionAnswer;
 use crate::methods::{AgentRequest, AgentResponse, ClientRequest, ClientResponse, Request, Response};
@@ -476,7 +479,7 @@ fn outbound_requests_the_peer_did_not_advertise_are_refused_locally() {
     let write = WriteTextFileRequest::new("s", "/x", "y");
     assert!(matches!(
         a.send_request(T0, write, None).map_err(SendError::from),
-        Err(SendError::NotSupportedByPeer { method: Method::WriteTextFile, capability: ["fs", "writeTextFile"] })
+        Err(SendError::NotSupportedByPeer { method: "fs/write_text_file", capability: ["fs", "writeTextFile"] })
     ));
     assert!(matches!(
         a.send_request(T0, CreateTerminalRequest::new("s", "ls"), None).map_err(SendError::from),

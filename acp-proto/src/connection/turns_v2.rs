@@ -30,7 +30,7 @@
 //! stamped into the turn and the turn's one end.
 //!
 //! ```
-//! use acp_proto::{Config, Connection, Event, Instant, Side, TurnEndReason};
+//! use acp_proto::{Config, Connection, Event, Instant, Side, TurnEndReason, V2};
 //! use acp_proto::types::ProtocolVersion;
 //! use acp_proto::v2;
 //! use serde_json::json;
@@ -38,7 +38,7 @@
 //! fn of<T: serde::de::DeserializeOwned>(v: serde_json::Value) -> T {
 //!     serde_json::from_value(v).unwrap()
 //! }
-//! fn pipe(from: &mut Connection, to: &mut Connection) {
+//! fn pipe(from: &mut Connection<V2>, to: &mut Connection<V2>) {
 //!     let mut bytes = Vec::new();
 //!     let _ = from.poll_transmit(&mut bytes);
 //!     let mut at = 0;
@@ -46,47 +46,46 @@
 //!         at += to.handle_input(Instant::ZERO, &bytes[at..]);
 //!     }
 //! }
-//! fn next_request(c: &mut Connection) -> acp_proto::InboundId {
+//! fn next_request(c: &mut Connection<V2>) -> acp_proto::InboundId {
 //!     std::iter::from_fn(|| c.poll_event())
-//!         .find_map(|e| match e { Event::RequestV2 { id, .. } => Some(id), _ => None })
+//!         .find_map(|e| match e { Event::Request { id, .. } => Some(id), _ => None })
 //!         .unwrap()
 //! }
 //!
 //! let now = Instant::ZERO;
-//! let v12 = || Config::default().with_supported_versions(vec![ProtocolVersion::V1, ProtocolVersion::V2]);
-//! let mut client = Connection::new(Side::Client, v12(), now);
-//! let mut agent = Connection::new(Side::Agent, v12(), now);
+//! let mut client: Connection<V2> = Connection::new(Side::Client, Config::default(), now);
+//! let mut agent: Connection<V2> = Connection::new(Side::Agent, Config::default(), now);
 //!
 //! // Negotiation: the client offers 2, the agent answers (the machine sets `protocolVersion`).
 //! let init: v2::InitializeRequest =
 //!     of(json!({"protocolVersion": 2, "info": {"name": "editor", "version": "1"}, "capabilities": {}}));
-//! client.send_request_v2(now, init, None).unwrap();
+//! client.send_request(now, init, None).unwrap();
 //! pipe(&mut client, &mut agent);
 //! let id = next_request(&mut agent);
 //! let answer: v2::InitializeResponse = of(json!({"protocolVersion": 2,
 //!     "info": {"name": "agent", "version": "1"}, "capabilities": {"session": {}}}));
-//! agent.respond_v2(now, id, Ok(answer.into())).unwrap();
+//! agent.respond(now, id, Ok(answer.into())).unwrap();
 //! pipe(&mut agent, &mut client);
 //! assert_eq!(client.negotiated().unwrap().protocol_version, ProtocolVersion::V2);
 //!
 //! // A session, then a prompt: the prompt's id names the turn.
-//! client.send_request_v2(now, of::<v2::NewSessionRequest>(json!({"cwd": "/w"})), None).unwrap();
+//! client.send_request(now, of::<v2::NewSessionRequest>(json!({"cwd": "/w"})), None).unwrap();
 //! pipe(&mut client, &mut agent);
 //! let id = next_request(&mut agent);
 //! let session: v2::NewSessionResponse = of(json!({"sessionId": "s"}));
-//! agent.respond_v2(now, id, Ok(session.into())).unwrap();
+//! agent.respond(now, id, Ok(session.into())).unwrap();
 //! let prompt: v2::PromptRequest = of(json!({"sessionId": "s", "prompt": [{"type": "text", "text": "hi"}]}));
-//! let turn = client.send_request_v2(now, prompt, None).unwrap();
+//! let turn = client.send_request(now, prompt, None).unwrap();
 //! pipe(&mut client, &mut agent);
 //! let id = next_request(&mut agent);
-//! agent.respond_v2(now, id, Ok(of::<v2::PromptResponse>(json!({"messageId": "u1"})).into())).unwrap();
+//! agent.respond(now, id, Ok(of::<v2::PromptResponse>(json!({"messageId": "u1"})).into())).unwrap();
 //! for update in [
 //!     json!({"sessionUpdate": "state_update", "state": "running"}),
 //!     json!({"sessionUpdate": "agent_message_chunk", "messageId": "m1", "content": {"type": "text", "text": "hello"}}),
 //!     json!({"sessionUpdate": "state_update", "state": "idle", "stopReason": "end_turn"}),
 //! ] {
 //!     let update: v2::UpdateSessionNotification = of(json!({"sessionId": "s", "update": update}));
-//!     agent.send_notification_v2(now, update).unwrap();
+//!     agent.send_notification(now, update).unwrap();
 //! }
 //! pipe(&mut agent, &mut client);
 //!
@@ -94,7 +93,7 @@
 //! let mut ends = Vec::new();
 //! while let Some(event) = client.poll_event() {
 //!     match event {
-//!         Event::NotificationV2 { turn: Some(stamp), .. } if stamp.turn == turn => ordinals.push(stamp.ordinal),
+//!         Event::Notification { turn: Some(stamp), .. } if stamp.turn == turn => ordinals.push(stamp.ordinal),
 //!         Event::TurnEnded { turn: t, reason, .. } if t == turn => ends.push(reason),
 //!         _ => {}
 //!     }
@@ -216,7 +215,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::{Connection, Event, OutboundId, Outcome, PendingOut, SendError, Timer, TurnStamp};
+use super::{AnyConnection, AnyEvent, AnyOutcome, OutboundId, PendingOut, SendError, Timer, TurnStamp};
 use crate::Side;
 use crate::gate::CapabilitySnapshot;
 use crate::time::Instant;
@@ -471,7 +470,7 @@ impl V2State {
     }
 }
 
-impl Connection {
+impl AnyConnection {
     /// Client side, v2: the open turn of `session`, named by the `session/prompt` that opened
     /// it; `None` while no turn of it is open (and always on an agent or a v1 connection).
     ///
@@ -517,7 +516,7 @@ impl Connection {
                     self.v2.turns.remove(s);
                     self.v2.cancelling.remove(s);
                     let reason = TurnEndReason::PromptFailed;
-                    self.push_event(Event::TurnEnded { session: s.clone(), turn: prompt, reason });
+                    self.push_event(AnyEvent::TurnEnded { session: s.clone(), turn: prompt, reason });
                 }
             }
             v2::Method::RequestPermission => self.forget_ask_v2(id, s),
@@ -526,7 +525,7 @@ impl Connection {
                 if let Some(turn) = self.v2.turns.remove(s) {
                     self.v2.cancelling.remove(s);
                     let reason = TurnEndReason::SessionClosed;
-                    self.push_event(Event::TurnEnded { session: s.clone(), turn: OutboundId(turn.prompt), reason });
+                    self.push_event(AnyEvent::TurnEnded { session: s.clone(), turn: OutboundId(turn.prompt), reason });
                 }
             }
             _ => {}
@@ -599,7 +598,7 @@ impl Connection {
         self.arm(at, Timer::TurnGraceV2(seq));
         let asks = self.v2.asks.remove(session).unwrap_or_default();
         for id in asks {
-            if self.finish_outbound(id, Outcome::Cancelled).is_some() {
+            if self.finish_outbound(id, AnyOutcome::Cancelled).is_some() {
                 self.send_cancel_request(id);
             }
         }
@@ -628,7 +627,7 @@ impl Connection {
         };
         // The machine's own notification: never refused by the budget.
         let _ = self.write_v2_notification(&update.into());
-        self.push_event(Event::CancelGraceExpired { session });
+        self.push_event(AnyEvent::CancelGraceExpired { session });
     }
 
     /// End of input, client side: no idle can come, so every open turn ends now, as on
@@ -641,7 +640,7 @@ impl Connection {
         outcomes(self);
         for (session, turn) in turns {
             let reason = TurnEndReason::ConnectionClosed;
-            self.push_event(Event::TurnEnded { session, turn: OutboundId(turn.prompt), reason });
+            self.push_event(AnyEvent::TurnEnded { session, turn: OutboundId(turn.prompt), reason });
         }
     }
 
@@ -650,7 +649,7 @@ impl Connection {
         let state = std::mem::take(&mut self.v2);
         for (session, turn) in state.turns {
             let reason = TurnEndReason::ConnectionClosed;
-            self.push_event(Event::TurnEnded { session, turn: OutboundId(turn.prompt), reason });
+            self.push_event(AnyEvent::TurnEnded { session, turn: OutboundId(turn.prompt), reason });
         }
         self.v2 = V2State { active: state.active, auth_methods: state.auth_methods, ..V2State::default() };
     }
