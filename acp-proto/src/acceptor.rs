@@ -93,6 +93,8 @@ impl Acceptor {
 
     /// The connection, once the client's `initialize` chose its version (or the input ended);
     /// the acceptor back while it has not.
+    // The acceptor comes back by value, as a refused message does: once per connection.
+    #[allow(clippy::result_large_err)]
     pub fn accept(mut self) -> Result<Accepted, Acceptor> {
         match self.engine.chosen_version() {
             None => Err(self),

@@ -107,6 +107,8 @@ fn foreign_result() -> DecodeError {
 }
 
 /// The shared part of an event conversion: every variant that does not carry a message.
+#[allow(clippy::result_large_err)]
+#[inline]
 fn common<P: Protocol>(event: AnyEvent, outcome: impl FnOnce(AnyOutcome) -> Outcome<P>) -> Result<Event<P>, AnyEvent> {
     Ok(match event {
         AnyEvent::Cancelled { id, reason } => Event::Cancelled { id, reason },
