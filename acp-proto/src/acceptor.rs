@@ -1,23 +1,4 @@
-//! The agent's branch point between protocol versions: an [`Acceptor`] reads the client's first
-//! frame (`initialize`), picks the version it offers, and hands on a [`Connection<V1>`] or a
-//! [`Connection<V2>`] that has already been fed every byte the acceptor consumed, so nothing is
-//! lost (hyper-util's `server::conn::auto` peeks an HTTP/2 preface the same way and hands the
-//! bytes on; tungstenite's `from_partially_read` takes the bytes already read).
-//!
-//! The choice is the negotiation table's (module `connection::turns_v2`): an `initialize`
-//! offering 2 or later gets v2, one offering 1 gets v1. Anything before it is answered as a
-//! v1 machine answers it (`-32600` before the handshake, `-32700` for bad JSON); an oversized
-//! or closed input ends in a [`Connection<V1>`], as without the acceptor.
-//!
-//! ```
-//! use acp_proto::{Acceptor, Accepted, Config, Event, Instant};
-//!
-//! let mut acceptor = Acceptor::new(Config::default(), Instant::ZERO);
-//! let init = b"{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":{\"protocolVersion\":1}}\n";
-//! assert_eq!(acceptor.handle_input(Instant::ZERO, init), init.len());
-//! let Ok(Accepted::V1(mut agent)) = acceptor.accept() else { panic!("a v1 client") };
-//! assert!(matches!(agent.poll_event(), Some(Event::Request { .. })), "the initialize is there");
-//! ```
+//! The agent's branch point between protocol versions: [`Acceptor`].
 
 use crate::Side;
 use crate::connection::{AnyConnection, Config, Connection};
@@ -28,7 +9,29 @@ use crate::time::Instant;
 use crate::types::ProtocolVersion;
 
 /// An agent-side connection that has not yet read the client's `initialize`: it speaks every
-/// version this build knows until then. See the [module docs](self).
+/// version this build knows until then.
+///
+/// It reads the client's first
+/// frame (`initialize`), picks the version it offers, and hands on a [`Connection<V1>`] or a
+/// `Connection<V2>` that has already been fed every byte the acceptor consumed, so nothing is
+/// lost (hyper-util's `server::conn::auto` peeks an HTTP/2 preface the same way and hands the
+/// bytes on; tungstenite's `from_partially_read` takes the bytes already read).
+///
+/// The choice is the negotiation table's (module `connection::turns_v2`): an `initialize`
+/// offering 2 or later gets v2, one offering 1 gets v1. Anything before it is answered as a
+/// v1 machine answers it (`-32600` before the handshake, `-32700` for bad JSON, the
+/// oversized-frame error for a line over the limit), and the acceptor reads on; an input that
+/// ends first gives a (closed) [`Connection<V1>`], as without the acceptor.
+///
+/// ```
+/// use acp_proto::{Acceptor, Accepted, Config, Event, Instant};
+///
+/// let mut acceptor = Acceptor::new(Config::default(), Instant::ZERO);
+/// let init = b"{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":{\"protocolVersion\":1}}\n";
+/// assert_eq!(acceptor.handle_input(Instant::ZERO, init), init.len());
+/// let Ok(Accepted::V1(mut agent)) = acceptor.accept() else { panic!("a v1 client") };
+/// assert!(matches!(agent.poll_event(), Some(Event::Request { .. })), "the initialize is there");
+/// ```
 #[derive(Debug)]
 pub struct Acceptor {
     engine: AnyConnection,

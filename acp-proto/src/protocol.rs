@@ -1,5 +1,5 @@
 //! The protocol version as a type: [`Protocol`], implemented by [`V1`] and (feature
-//! `unstable_protocol_v2`) [`V2`].
+//! `unstable_protocol_v2`) `V2`.
 //!
 //! A [`Connection<P>`](crate::Connection) speaks one version for its whole life, so the version
 //! is a type parameter rather than a runtime mode: `Connection<V1>` (the default) and
@@ -45,7 +45,7 @@ mod sealed {
 }
 
 /// A version of the Agent Client Protocol: what differs between versions, as types and hooks
-/// the one engine calls. Sealed: implemented by [`V1`] and [`V2`] only.
+/// the one engine calls. Sealed: implemented by [`V1`] and `V2` only.
 pub trait Protocol: sealed::Sealed + Debug + Clone + Copy + PartialEq + Eq + Default + Send + Sync + 'static {
     /// The version number on the wire (`protocolVersion` of `initialize`).
     const VERSION: ProtocolVersion;

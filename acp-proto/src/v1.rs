@@ -1,5 +1,5 @@
 //! ACP v1 ([`V1`](crate::V1)): the message set of the stable protocol, under the same names as
-//! [`v2`](crate::v2)'s where both have the thing (`v1::Request`, `v1::Method`,
+//! `v2`'s where both have the thing (`v1::Request`, `v1::Method`,
 //! `v1::Notification`, `v1::Response`, `v1::MethodRow`), so that code generic over
 //! [`Protocol`](crate::Protocol) reads the same for either version. The schema's types are here
 //! too (the same as [`types`](crate::types)); the crate root keeps its re-exports of these

@@ -4,8 +4,8 @@
 //! A v2 peer may send one line holding an array of requests and notifications (and, as
 //! JSON-RPC allows, of responses to our requests). The machine takes it apart; the application
 //! sees the same [`Event::Request`](super::Event::Request) and
-//! [`Event::NotificationV2`](super::Event::NotificationV2) events as for single frames and
-//! answers each request with [`Connection::respond_v2`] as usual: it never needs to know that
+//! [`Event::Notification`](super::Event::Notification) events as for single frames and
+//! answers each request with [`Connection::respond`] as usual: it never needs to know that
 //! a request came in a batch.
 //!
 //! # Rules
@@ -75,6 +75,8 @@
 //! assert_eq!(answers[1]["id"], 1);
 //! ```
 
+#[cfg(doc)]
+use super::Connection;
 use std::collections::BTreeMap;
 
 use serde::de::{IgnoredAny, SeqAccess, Visitor};

@@ -1,5 +1,7 @@
 //! [`Config`]: the limits and timings of a [`Connection`](super::Connection).
 
+#[cfg(doc)]
+use super::{Connection, Event};
 use std::time::Duration;
 
 #[cfg(doc)]

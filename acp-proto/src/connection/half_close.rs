@@ -70,6 +70,8 @@
 //! [`CancelReason::InputEnded`]: super::CancelReason::InputEnded
 //! [`Config::cancel_grace`]: super::Config::cancel_grace
 
+#[cfg(doc)]
+use super::Connection;
 use super::{AnyConnection, AnyEvent, AnyOutcome, CancelReason, CloseReason, InboundId, OutboundId, Phase, Timer};
 use crate::error::RpcError;
 

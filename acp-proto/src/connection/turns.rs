@@ -54,6 +54,8 @@
 //! [`SendError::TurnAlreadyRunning`]: super::SendError::TurnAlreadyRunning
 //! [`TurnStamp`]: super::TurnStamp
 
+#[cfg(doc)]
+use super::Connection;
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::{

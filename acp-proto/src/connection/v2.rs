@@ -5,9 +5,9 @@
 //!
 //! # Why separate v2 entry points
 //!
-//! The application sends v2 messages with [`Connection::send_request_v2`],
-//! [`Connection::send_notification_v2`] and [`Connection::respond_v2`], and receives
-//! [`Event::RequestV2`], [`Event::NotificationV2`] and [`Outcome::ResultV2`], each carrying the
+//! The application sends v2 messages with [`Connection::send_request`],
+//! [`Connection::send_notification`] and [`Connection::respond`], and receives
+//! [`Event::Request`], [`Event::Notification`] and [`Outcome::Result`], each carrying the
 //! role-agnostic [`v2::Request`], [`v2::Notification`] and [`v2::Response`]. Variants of the v1
 //! wrappers were the other choice; they would make every v1 match (`Request::method()` returns
 //! a v1 [`Method`](crate::Method)) answer for v2 messages that have no v1 method, and a v1
@@ -304,7 +304,7 @@ impl AnyConnection {
         completion
     }
 
-    /// [`respond_v2`](Self::respond_v2), before the half-close's check.
+    /// [`respond`](Self::respond), before the half-close's check.
     fn complete_v2(
         &mut self,
         id: InboundId,
