@@ -6,7 +6,8 @@ use serde_json::{Value, json};
 
 use super::*;
 // White-box tests of the engine (either version), under the names they were written with; the
-// typed `Connection<P>` is tested in `tests/typed.rs` and the crate's integration tests.
+// typed `Connection<P>` and the `Acceptor` are tested through the public API in the crate's
+// integration tests (`acp-proto/tests/`, `acceptor.rs` for the branch point) and doctests.
 use super::{AnyConnection as Connection, AnyEvent as Event, AnyOutcome as Outcome};
 use crate::Side;
 use crate::connection::turns::PermissionAnswer;
