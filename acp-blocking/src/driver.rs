@@ -95,7 +95,8 @@ use std::time::{Duration, Instant as StdInstant};
 
 use acp_proto::types::SessionId;
 use acp_proto::{
-    AgentNotification, Config, Connection, Event, InboundId, Instant, Notification, Request, Response, RpcError, Side,
+    AgentNotification, Config, InboundId, Instant, Notification, Request, Response, RpcError, Side,
+    compat::AnyConnection as Connection, compat::AnyEvent as Event,
 };
 
 use crate::error::Error;

@@ -18,8 +18,8 @@ use std::time::{Duration, Instant as StdInstant};
 
 use acp_proto::types::{SessionId, SessionNotification};
 use acp_proto::{
-    CloseReason, Completion, Connection, InboundId, Instant, Negotiated, Notification, OutboundId, Outcome, Refused,
-    Request, RespondError, Response, RpcError, SendError, TypedRequest,
+    CloseReason, Completion, InboundId, Instant, Negotiated, Notification, OutboundId, Refused, Request, RespondError,
+    Response, RpcError, SendError, TypedRequest, compat::AnyConnection as Connection, compat::AnyOutcome as Outcome,
 };
 
 use acp_runtime::trace::Tracer;

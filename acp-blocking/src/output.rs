@@ -39,7 +39,7 @@ use std::sync::MutexGuard;
 use std::sync::atomic::AtomicBool;
 use std::sync::atomic::Ordering;
 
-use acp_proto::Connection;
+use acp_proto::compat::AnyConnection as Connection;
 #[cfg(unix)]
 use acp_runtime::fd::NonBlocking;
 #[cfg(unix)]
@@ -217,7 +217,7 @@ mod tests {
     use std::io::PipeReader;
 
     use acp_proto::ext::ExtResponse;
-    use acp_proto::{AgentResponse, Config, Event, InboundId, Response, Side};
+    use acp_proto::{AgentResponse, Config, InboundId, Response, Side, compat::AnyEvent as Event};
     use acp_runtime::trace::Tracer;
     use serde_json::json;
 

@@ -137,7 +137,10 @@
 #![deny(missing_docs)]
 #![cfg_attr(not(test), warn(clippy::unwrap_used))]
 
+mod acceptor;
 mod chunk_path;
+#[doc(hidden)]
+pub mod compat;
 pub mod connection;
 pub mod error;
 pub mod ext;
@@ -147,15 +150,18 @@ pub mod gate;
 pub mod jsonrpc;
 pub mod methods;
 pub mod observer;
+pub mod protocol;
 #[cfg(test)]
 mod spec;
 mod swar;
 pub mod time;
 pub mod types;
+pub mod v1;
 #[cfg(feature = "unstable_protocol_v2")]
 pub mod v2;
 pub mod wire_check;
 
+pub use acceptor::{Accepted, Acceptor};
 pub use connection::turns::PermissionAnswer;
 #[cfg(feature = "unstable_protocol_v2")]
 pub use connection::turns_v2::TurnEndReason;
@@ -169,6 +175,9 @@ pub use methods::{
     AgentNotification, AgentRequest, AgentResponse, ClientNotification, ClientRequest, ClientResponse, Method,
     Notification, Request, Response, TypedRequest,
 };
+#[cfg(feature = "unstable_protocol_v2")]
+pub use protocol::V2;
+pub use protocol::{Protocol, V1};
 pub use time::Instant;
 
 /// Which end of the connection a side plays (the schema calls it `x-side`).

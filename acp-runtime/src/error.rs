@@ -5,7 +5,7 @@ use std::io;
 
 use acp_proto::methods::DecodeError;
 use acp_proto::types::ProtocolVersion;
-use acp_proto::{Outcome, Refused, Response, RpcError, SendError};
+use acp_proto::{Refused, Response, RpcError, SendError, compat::AnyOutcome as Outcome};
 
 /// Why a request, a notification or the connection failed, on any adapter.
 ///
@@ -86,7 +86,7 @@ impl Error {
     /// [`from_outcome`](Self::from_outcome).
     ///
     /// ```
-    /// use acp_proto::{Outcome, RpcError, v2};
+    /// use acp_proto::{compat::AnyOutcome as Outcome, RpcError, v2};
     /// use acp_runtime::Error;
     ///
     /// let ack: v2::PromptResponse = serde_json::from_str(r#"{"messageId": "u1"}"#).unwrap();
@@ -109,7 +109,7 @@ impl Error {
     /// adapters' v2 turns read the acknowledgement through here).
     ///
     /// ```
-    /// use acp_proto::{Outcome, v2};
+    /// use acp_proto::{compat::AnyOutcome as Outcome, v2};
     /// use acp_runtime::Error;
     ///
     /// let ack: v2::PromptResponse = serde_json::from_str(r#"{"messageId": "u1"}"#).unwrap();

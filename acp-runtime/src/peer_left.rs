@@ -2,7 +2,7 @@
 
 use std::io;
 
-use acp_proto::Connection;
+use acp_proto::compat::AnyConnection as Connection;
 
 /// Whether write error `e` on `conn` only says that the peer went away altogether: its
 /// output had already ended ([`Connection::input_ended`]: the connection was half-closed,
@@ -14,7 +14,7 @@ use acp_proto::Connection;
 ///
 /// ```
 /// use std::io;
-/// use acp_proto::{Connection, Instant};
+/// use acp_proto::{compat::AnyConnection as Connection, Instant};
 ///
 /// let mut agent = Connection::agent(Instant::ZERO);
 /// let pipe = io::Error::from(io::ErrorKind::BrokenPipe);

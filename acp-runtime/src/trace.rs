@@ -30,7 +30,7 @@ pub const MAX_PAYLOAD: usize = 64 * 1024;
 mod enabled {
     use std::sync::atomic::{AtomicU64, Ordering};
 
-    use acp_proto::{Event, InboundId, Outcome, RespondError, Side};
+    use acp_proto::{InboundId, RespondError, Side, compat::AnyEvent as Event, compat::AnyOutcome as Outcome};
     use tracing::{Level, debug, info, trace, warn};
 
     use super::MAX_PAYLOAD;
@@ -193,7 +193,7 @@ mod enabled {
 
 #[cfg(not(feature = "tracing"))]
 mod disabled {
-    use acp_proto::{Event, InboundId, RespondError, Side};
+    use acp_proto::{InboundId, RespondError, Side, compat::AnyEvent as Event};
 
     /// Nothing to trace without the `tracing` feature.
     #[derive(Debug)]

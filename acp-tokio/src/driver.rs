@@ -42,8 +42,8 @@ use std::time::Duration;
 use acp_proto::methods::AgentNotification;
 use acp_proto::types::SessionId;
 use acp_proto::{
-    Config, Connection, Event, InboundId, Instant, Notification, OutboundId, Refused, Request, Response, RpcError,
-    SendError, Side,
+    Config, InboundId, Instant, Notification, OutboundId, Refused, Request, Response, RpcError, SendError, Side,
+    compat::AnyConnection as Connection, compat::AnyEvent as Event,
 };
 use tokio::sync::{mpsc, oneshot};
 

@@ -25,8 +25,8 @@ use acp_proto::jsonrpc::{self, Incoming, RequestId};
 use acp_proto::methods::{METHODS, Method, Request, Response};
 use acp_proto::types::*;
 use acp_proto::{
-    AgentRequest, ClientRequest, Config, Connection, Event, InboundId, Instant, Notification, OutboundId, RpcError,
-    Side,
+    AgentRequest, ClientRequest, Config, InboundId, Instant, Notification, OutboundId, RpcError, Side,
+    compat::AnyConnection as Connection, compat::AnyEvent as Event,
 };
 
 /// Reads decisions from the fuzzer's bytes; zeros once they run out.

@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde_json::{Value, json};
 
 use acp_proto::v2::{self, AgentRequestParams, ClientRequestParams};
-use acp_proto::{Connection, Instant, OutboundId, RpcError, Side, TurnStamp};
+use acp_proto::{Instant, OutboundId, RpcError, Side, TurnStamp, compat::AnyConnection as Connection};
 
 use crate::fuzzing::Reader;
 

@@ -20,7 +20,7 @@ use std::sync::MutexGuard;
 use std::sync::atomic::Ordering;
 use std::time::Instant as StdInstant;
 
-use acp_proto::{Connection, Instant, Refused, SendError};
+use acp_proto::{Instant, Refused, SendError, compat::AnyConnection as Connection};
 
 use super::{Driver, LINGER_BYTES, Outgoing};
 use crate::link::Core;

@@ -3,7 +3,7 @@
 //! to the turn's reader), and a turn's end goes to its reader. The service's v2 side
 //! ([`ServiceV2`](crate::v2::ServiceV2)) decides where.
 
-use acp_proto::{Event, RpcError};
+use acp_proto::{RpcError, compat::AnyEvent as Event};
 
 use super::Driver;
 

@@ -12,7 +12,8 @@ use acp_proto::v2::{
     self, AgentNotificationParams, AgentRequestParams, CancelSessionNotification, ClientNotificationParams,
 };
 use acp_proto::{
-    CloseReason, InboundId, Negotiated, Notification, Outcome, Request, Response, RpcError, TurnEndReason,
+    CloseReason, InboundId, Negotiated, Notification, Request, Response, RpcError, TurnEndReason,
+    compat::AnyOutcome as Outcome,
 };
 
 use super::turn::{PromptTurnV2, Turns};

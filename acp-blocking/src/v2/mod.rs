@@ -93,7 +93,7 @@ use std::time::Duration;
 
 use acp_proto::types::{ProtocolVersion, SessionId};
 use acp_proto::v2;
-use acp_proto::{Config, InboundId, Outcome, RpcError, TurnEndReason};
+use acp_proto::{Config, InboundId, RpcError, TurnEndReason, compat::AnyOutcome as Outcome};
 
 use crate::driver::{Link, Outbound};
 use crate::error::Error;

@@ -7,7 +7,7 @@ use std::time::Instant as StdInstant;
 
 use acp_proto::types::SessionId;
 use acp_proto::v2::{self, AgentNotificationParams, UpdateSessionNotification};
-use acp_proto::{Instant, Outcome, SendError, TurnEndReason};
+use acp_proto::{Instant, SendError, TurnEndReason, compat::AnyOutcome as Outcome};
 use std::sync::{Arc, Mutex};
 
 use crate::driver::{Input, Link};

@@ -3,9 +3,9 @@
 //!
 //! A v2 peer may send one line holding an array of requests and notifications (and, as
 //! JSON-RPC allows, of responses to our requests). The machine takes it apart; the application
-//! sees the same [`Event::RequestV2`](super::Event::RequestV2) and
-//! [`Event::NotificationV2`](super::Event::NotificationV2) events as for single frames and
-//! answers each request with [`Connection::respond_v2`] as usual: it never needs to know that
+//! sees the same [`Event::Request`](super::Event::Request) and
+//! [`Event::Notification`](super::Event::Notification) events as for single frames and
+//! answers each request with [`Connection::respond`] as usual: it never needs to know that
 //! a request came in a batch.
 //!
 //! # Rules
@@ -46,19 +46,17 @@
 //!     is a single message, except the answer arrays of rule 3.
 //!
 //! ```
-//! use acp_proto::types::ProtocolVersion;
-//! use acp_proto::{Config, Connection, Event, Instant, Side, v2};
+//! use acp_proto::{Config, Connection, Event, Instant, Side, V2, v2};
 //!
-//! let v12 = Config::default().with_supported_versions(vec![ProtocolVersion::V1, ProtocolVersion::V2]);
-//! let mut agent = Connection::new(Side::Agent, v12, Instant::ZERO);
+//! let mut agent: Connection<V2> = Connection::new(Side::Agent, Config::default(), Instant::ZERO);
 //! # let init = br#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":2,"info":{"name":"c","version":"1"},"capabilities":{}}}"#;
 //! # let _ = agent.handle_input(Instant::ZERO, init);
 //! # let _ = agent.handle_input(Instant::ZERO, b"\n");
-//! # let Some(Event::RequestV2 { id, .. }) = agent.poll_event() else { panic!() };
+//! # let Some(Event::Request { id, .. }) = agent.poll_event() else { panic!() };
 //! # let result: v2::InitializeResponse = serde_json::from_str(
 //! #     r#"{"protocolVersion":2,"info":{"name":"a","version":"1"},"capabilities":{}}"#,
 //! # ).unwrap();
-//! # agent.respond_v2(Instant::ZERO, id, Ok(result.into())).unwrap();
+//! # agent.respond(Instant::ZERO, id, Ok(result.into())).unwrap();
 //! # let _ = agent.poll_transmit(&mut Vec::new());
 //! # while agent.poll_event().is_some() {}
 //! // ... the v2 handshake is done. One line, two calls: an extension request and a method
@@ -66,26 +64,28 @@
 //! let batch = br#"[{"jsonrpc":"2.0","id":1,"method":"_x/echo","params":{}},{"jsonrpc":"2.0","id":2,"method":"nope"}]"#;
 //! let _ = agent.handle_input(Instant::ZERO, batch);
 //! let _ = agent.handle_input(Instant::ZERO, b"\n");
-//! let Some(Event::RequestV2 { id, .. }) = agent.poll_event() else { panic!("the extension request") };
+//! let Some(Event::Request { id, .. }) = agent.poll_event() else { panic!("the extension request") };
 //! let mut out = Vec::new();
 //! assert_eq!(agent.poll_transmit(&mut out), 0, "the refusal of id 2 waits for its sibling");
 //! let echo = v2::Response::Agent(v2::AgentResult::Other { method: "_x/echo".into(), value: serde_json::json!({}) });
-//! agent.respond_v2(Instant::ZERO, id, Ok(echo)).unwrap();
+//! agent.respond(Instant::ZERO, id, Ok(echo)).unwrap();
 //! let _ = agent.poll_transmit(&mut out);
 //! let answers: serde_json::Value = serde_json::from_slice(&out).unwrap();
 //! assert_eq!(answers[0]["error"]["code"], -32601);
 //! assert_eq!(answers[1]["id"], 1);
 //! ```
 
+#[cfg(doc)]
+use super::Connection;
 use std::collections::BTreeMap;
 
 use serde::de::{IgnoredAny, SeqAccess, Visitor};
 use serde_json::json;
 use serde_json::value::RawValue;
 
+use super::AnyConnection;
 #[cfg(doc)]
 use super::Config;
-use super::Connection;
 use crate::error::RpcError;
 use crate::jsonrpc::{self, Incoming, RequestId};
 
@@ -192,7 +192,7 @@ impl<'de> Visitor<'de> for EntriesVisitor {
     }
 }
 
-impl Connection {
+impl AnyConnection {
     /// A batch line on a v2 connection (rules 2 to 8).
     pub(super) fn on_batch(&mut self, frame: &[u8]) {
         let limit = self.config.max_batch_entries;

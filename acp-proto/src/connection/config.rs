@@ -1,9 +1,11 @@
 //! [`Config`]: the limits and timings of a [`Connection`](super::Connection).
 
+#[cfg(doc)]
+use super::{Connection, Event};
 use std::time::Duration;
 
 #[cfg(doc)]
-use super::{Connection, Event, SendError};
+use super::{AnyConnection, AnyEvent, SendError};
 use crate::framer::DEFAULT_MAX_FRAME_LEN;
 use crate::types::ProtocolVersion;
 

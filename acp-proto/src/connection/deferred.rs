@@ -8,7 +8,7 @@
 
 use std::collections::VecDeque;
 
-use super::Event;
+use super::AnyEvent;
 
 /// The deferred requests in arrival order, by inbound handle, each as the event that will tell
 /// the application of it ([`Event::Request`], or with feature `unstable_protocol_v2` the
@@ -16,19 +16,19 @@ use super::Event;
 /// Invariant: `bytes` is the sum of the sizes of the queued entries.
 #[derive(Debug, Default)]
 pub(super) struct Deferred {
-    queue: VecDeque<(u64, Event, usize)>,
+    queue: VecDeque<(u64, AnyEvent, usize)>,
     bytes: usize,
 }
 
 impl Deferred {
     /// Defers request `key` (decoded from a frame of `size` bytes) after those already waiting.
-    pub(super) fn push(&mut self, key: u64, event: Event, size: usize) {
+    pub(super) fn push(&mut self, key: u64, event: AnyEvent, size: usize) {
         self.bytes += size;
         self.queue.push_back((key, event, size));
     }
 
     /// Takes the oldest deferred request.
-    pub(super) fn pop(&mut self) -> Option<(u64, Event)> {
+    pub(super) fn pop(&mut self) -> Option<(u64, AnyEvent)> {
         let (key, event, size) = self.queue.pop_front()?;
         self.bytes -= size;
         Some((key, event))
@@ -72,9 +72,9 @@ mod tests {
     use crate::methods::{ClientRequest, Request};
     use crate::types::PromptRequest;
 
-    fn request(n: u64) -> Event {
+    fn request(n: u64) -> AnyEvent {
         let request = Request::Client(ClientRequest::Prompt(PromptRequest::new(format!("s{n}"), vec![])));
-        Event::Request { id: InboundId(n), request }
+        AnyEvent::Request { id: InboundId(n), request }
     }
 
     #[test]

@@ -4,7 +4,7 @@ use std::fmt;
 
 use crate::error::RpcError;
 use crate::gate::CapabilitySnapshot;
-use crate::methods::{DecodeError, Method, Notification, Request, Response};
+use crate::methods::{DecodeError, Notification, Request, Response};
 use crate::types::{ProtocolVersion, SessionId};
 
 /// Handle of an inbound request, for completing it with [`Connection::respond`].
@@ -56,10 +56,13 @@ pub struct TurnStamp {
     pub ordinal: u64,
 }
 
-/// The single terminal outcome of an outbound request.
+/// The engine's outcome of an outbound request, of either version: what
+/// [`Outcome<P>`](super::Outcome) is made from. Hidden: for the transitional adapters of
+/// [`compat`](crate::compat) only.
+#[doc(hidden)]
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
-pub enum Outcome {
+pub enum AnyOutcome {
     /// The peer answered with a result, decoded as the type the method's row names.
     Result(Response),
     /// The peer answered with an error.
@@ -83,11 +86,11 @@ pub enum Outcome {
     ResultV2(crate::v2::Response),
 }
 
-impl Outcome {
+impl AnyOutcome {
     /// The result, if the request succeeded.
     pub fn into_result(self) -> Option<Response> {
         match self {
-            Outcome::Result(r) => Some(r),
+            AnyOutcome::Result(r) => Some(r),
             _ => None,
         }
     }
@@ -161,10 +164,12 @@ pub struct Negotiated {
     pub peer: CapabilitySnapshot,
 }
 
-/// One entry of the connection's ordered event queue.
+/// The engine's event, of either version: what [`Event<P>`](super::Event) is made from.
+/// Hidden: for the transitional adapters of [`compat`](crate::compat) only.
+#[doc(hidden)]
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
-pub enum Event {
+pub enum AnyEvent {
     /// An inbound request to handle. Complete it with [`Connection::respond`] exactly once
     /// (later completions are harmless).
     ///
@@ -196,7 +201,7 @@ pub enum Event {
         /// The request's handle.
         id: OutboundId,
         /// The outcome.
-        outcome: Outcome,
+        outcome: AnyOutcome,
     },
     /// The handshake committed: the agent sent (or the client received) a successful
     /// `initialize` response. Emitted once.
@@ -321,8 +326,8 @@ pub enum SendError {
     },
     /// The peer did not advertise the capability this method needs.
     NotSupportedByPeer {
-        /// The method.
-        method: Method,
+        /// The method's wire name.
+        method: &'static str,
         /// The missing capability path in the peer's capabilities.
         capability: &'static [&'static str],
     },
@@ -330,8 +335,8 @@ pub enum SendError {
     /// sender (a sender rule of [`crate::gate`], e.g. an agent sending `auth/status_update`
     /// without `auth.status`).
     NotAdvertised {
-        /// The method.
-        method: Method,
+        /// The method's wire name.
+        method: &'static str,
         /// The missing capability path in this side's own capabilities.
         capability: &'static [&'static str],
     },
@@ -363,16 +368,6 @@ pub enum SendError {
     WrongProtocolVersion {
         /// The version the connection speaks; `None` before the handshake.
         speaks: Option<ProtocolVersion>,
-    },
-    /// v2: the peer did not advertise what this method needs (a capability path, or, for
-    /// `auth/login` and `auth/logout`, a non-empty `authMethods`).
-    #[cfg(feature = "unstable_protocol_v2")]
-    NotSupportedByPeerV2 {
-        /// The method.
-        method: crate::v2::Method,
-        /// The missing capability path in the peer's capabilities (`["authMethods"]` for the
-        /// auth methods).
-        capability: &'static [&'static str],
     },
     /// v2, client side: `tool_call/cancel` or `terminal/cancel` for a tool call or terminal
     /// whose latest update did not advertise `capabilities.cancel` (or that the bounded record
@@ -412,15 +407,10 @@ impl fmt::Display for SendError {
                 write!(f, "`{method}` is not an extension method name (must start with `_`)")
             }
             SendError::NotSupportedByPeer { method, capability } => {
-                write!(f, "the peer did not advertise `{}`, which `{}` requires", capability.join("."), method.wire())
+                write!(f, "the peer did not advertise `{}`, which `{method}` requires", capability.join("."))
             }
             SendError::NotAdvertised { method, capability } => {
-                write!(
-                    f,
-                    "this side did not advertise `{}`, which sending `{}` requires",
-                    capability.join("."),
-                    method.wire()
-                )
+                write!(f, "this side did not advertise `{}`, which sending `{method}` requires", capability.join("."))
             }
             SendError::TooManyPending { limit } => write!(f, "{limit} requests are already pending"),
             SendError::Backpressure { queued, budget } => {
@@ -434,10 +424,6 @@ impl fmt::Display for SendError {
                 Some(v) => write!(f, "the connection speaks protocol version {}", v.0),
                 None => f.write_str("the message is not of the version of the initialize sent"),
             },
-            #[cfg(feature = "unstable_protocol_v2")]
-            SendError::NotSupportedByPeerV2 { method, capability } => {
-                write!(f, "the peer did not advertise `{}`, which `{}` requires", capability.join("."), method.wire())
-            }
             #[cfg(feature = "unstable_protocol_v2")]
             SendError::NotCancellable { id } => write!(f, "`{id}` does not advertise `capabilities.cancel`"),
             #[cfg(feature = "unstable_protocol_v2")]
@@ -468,7 +454,7 @@ impl std::error::Error for SendError {}
 /// use acp_proto::types::{InitializeRequest, ProtocolVersion};
 /// use acp_proto::{Config, Connection, Instant, Request, SendError, Side};
 ///
-/// let mut agent = Connection::new(Side::Agent, Config::default(), Instant::ZERO);
+/// let mut agent: Connection = Connection::new(Side::Agent, Config::default(), Instant::ZERO);
 /// let refused = agent.send_request(Instant::ZERO, InitializeRequest::new(ProtocolVersion::V1), None).unwrap_err();
 /// assert!(matches!(refused.error, SendError::WrongDirection { .. }));
 /// assert!(matches!(refused.message, Request::Client(_)), "the request comes back");
@@ -521,37 +507,24 @@ impl<T: fmt::Debug> std::error::Error for Refused<T> {
 pub enum RespondError {
     /// The result is not the result type of the request's method.
     MismatchedResponse {
-        /// The request's method (`None`: an extension).
-        expected: Option<Method>,
-        /// The result's method (`None`: an extension result).
-        got: Option<Method>,
+        /// The request's method, by its wire name (`None`: an extension, or a request of the
+        /// other protocol version).
+        expected: Option<&'static str>,
+        /// The result's method, by its wire name (`None`: an extension result).
+        got: Option<&'static str>,
     },
     /// Client side: the permission answer names an option the request did not offer.
     UnknownPermissionOption(String),
-    /// The result is not the v2 result type of the request's method (or the request is v1).
-    #[cfg(feature = "unstable_protocol_v2")]
-    MismatchedResponseV2 {
-        /// The v2 request's method (`None`: an extension, or a v1 request).
-        expected: Option<crate::v2::Method>,
-        /// The result's method (`None`: an extension result).
-        got: Option<crate::v2::Method>,
-    },
 }
 
 impl fmt::Display for RespondError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let name = |m: &Option<Method>| m.map_or("an extension method", Method::wire);
+        let name = |m: &Option<&'static str>| m.unwrap_or("an extension method");
         match self {
             RespondError::MismatchedResponse { expected, got } => {
                 write!(f, "a result of `{}` cannot answer `{}`", name(got), name(expected))
             }
             RespondError::UnknownPermissionOption(o) => write!(f, "option `{o}` was not offered"),
-            #[cfg(feature = "unstable_protocol_v2")]
-            RespondError::MismatchedResponseV2 { expected, got } => {
-                let name =
-                    |m: &Option<crate::v2::Method>| m.map_or("an extension or v1 method", crate::v2::Method::wire);
-                write!(f, "a v2 result of `{}` cannot answer `{}`", name(got), name(expected))
-            }
         }
     }
 }

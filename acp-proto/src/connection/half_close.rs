@@ -70,10 +70,12 @@
 //! [`CancelReason::InputEnded`]: super::CancelReason::InputEnded
 //! [`Config::cancel_grace`]: super::Config::cancel_grace
 
-use super::{CancelReason, CloseReason, Connection, Event, InboundId, OutboundId, Outcome, Phase, Timer};
+#[cfg(doc)]
+use super::Connection;
+use super::{AnyConnection, AnyEvent, AnyOutcome, CancelReason, CloseReason, InboundId, OutboundId, Phase, Timer};
 use crate::error::RpcError;
 
-impl Connection {
+impl AnyConnection {
     /// Whether the peer's output ended ([`handle_eof`](Self::handle_eof)) while the
     /// connection was open: it is then half-closed, answering the requests it owes, or
     /// closed after that (see [`half_close`](super::half_close)).
@@ -85,7 +87,7 @@ impl Connection {
     pub(super) fn half_close(&mut self) {
         self.input_ended = true;
         #[cfg(feature = "unstable_protocol_v2")]
-        self.end_client_turns_v2(Connection::close_outbound);
+        self.end_client_turns_v2(AnyConnection::close_outbound);
         #[cfg(not(feature = "unstable_protocol_v2"))]
         self.close_outbound();
         let keys: Vec<u64> = self.inbound.keys().copied().collect();
@@ -99,7 +101,7 @@ impl Connection {
     fn close_outbound(&mut self) {
         let pending: Vec<i64> = self.outbound.keys().copied().collect();
         for id in pending {
-            self.finish_outbound(id, Outcome::ConnectionClosed);
+            self.finish_outbound(id, AnyOutcome::ConnectionClosed);
         }
     }
 
@@ -119,7 +121,7 @@ impl Connection {
         entry.cancelled = Some(CancelReason::InputEnded);
         entry.grace = Some(grace_at);
         self.arm(grace_at, Timer::Grace(key));
-        self.push_event(Event::Cancelled { id: InboundId(key), reason: CancelReason::InputEnded });
+        self.push_event(AnyEvent::Cancelled { id: InboundId(key), reason: CancelReason::InputEnded });
     }
 
     /// Rule 5: after the end of input, closes once no request is owed. Called by every input
@@ -139,7 +141,7 @@ impl Connection {
         }
         let id = OutboundId(self.next_outbound);
         self.next_outbound += 1;
-        self.push_event(Event::Outcome { id, outcome: Outcome::ConnectionClosed });
+        self.push_event(AnyEvent::Outcome { id, outcome: AnyOutcome::ConnectionClosed });
         Some(id)
     }
 }

@@ -7,7 +7,7 @@ use serde_json::json;
 use serde_json::value::RawValue;
 
 use super::{
-    CancelReason, Completion, Connection, Event, InboundEntry, InboundExtra, InboundId, Negotiated, Phase,
+    AnyConnection, AnyEvent, CancelReason, Completion, InboundEntry, InboundExtra, InboundId, Negotiated, Phase,
     RespondError, Timer, handshake,
 };
 use crate::Side;
@@ -31,7 +31,7 @@ enum Params<'a> {
     Decoded(Request),
 }
 
-impl Connection {
+impl AnyConnection {
     pub(super) fn on_frame_event(&mut self, ev: FrameEvent<'_>) {
         self.stats.frames_in += 1;
         if self.parking() {
@@ -240,9 +240,9 @@ impl Connection {
                 self.stats.output_pauses += 1;
             }
             self.stats.requests_deferred += 1;
-            self.deferred.push(key, Event::Request { id: InboundId(key), request }, frame.len());
+            self.deferred.push(key, AnyEvent::Request { id: InboundId(key), request }, frame.len());
         } else {
-            self.push_event(Event::Request { id: InboundId(key), request });
+            self.push_event(AnyEvent::Request { id: InboundId(key), request });
         }
         debug_assert_eq!(self.inbound.len(), self.by_wire.len());
         if self.input_ended {
@@ -268,7 +268,7 @@ impl Connection {
     }
 
     /// The oldest deferred request, once the output is below the bound again.
-    pub(super) fn release_deferred(&mut self) -> Option<Event> {
+    pub(super) fn release_deferred(&mut self) -> Option<AnyEvent> {
         if !self.can_send() {
             return None;
         }
@@ -374,7 +374,7 @@ impl Connection {
             return;
         }
         let turn = self.turns.client_stamp(&notification);
-        self.push_event(Event::Notification { notification, turn });
+        self.push_event(AnyEvent::Notification { notification, turn });
     }
 
     /// `$/cancel_request` from the peer: accepted in every phase; unknown or finished ids are
@@ -404,7 +404,7 @@ impl Connection {
         entry.cancelled = Some(CancelReason::CancelRequest);
         entry.grace = Some(grace_at);
         self.arm(grace_at, Timer::Grace(key));
-        self.push_event(Event::Cancelled { id: InboundId(key), reason: CancelReason::CancelRequest });
+        self.push_event(AnyEvent::Cancelled { id: InboundId(key), reason: CancelReason::CancelRequest });
     }
 
     /// The grace period of a cancelled request ended without a completion: the machine
@@ -454,14 +454,17 @@ impl Connection {
         if result.is_ok() && entry.v2.is_some() {
             let error = RespondError::MismatchedResponse {
                 expected: None,
-                got: result.as_ref().ok().and_then(Response::method),
+                got: result.as_ref().ok().and_then(Response::method).map(Method::wire),
             };
             self.answer(id.0, Err(RpcError::internal_error("a v1 result cannot answer a v2 request")));
             return Err(error);
         }
         if let Ok(response) = &result {
             if response.method() != entry.method || response.sender() != self.side {
-                let error = RespondError::MismatchedResponse { expected: entry.method, got: response.method() };
+                let error = RespondError::MismatchedResponse {
+                    expected: entry.method.map(Method::wire),
+                    got: response.method().map(Method::wire),
+                };
                 self.answer(id.0, Err(RpcError::internal_error(error.to_string())));
                 return Err(error);
             }
@@ -555,7 +558,7 @@ impl Connection {
         if committed {
             self.phase = Phase::Ready;
             if let Some(n) = self.negotiated.clone() {
-                self.push_event(Event::HandshakeCompleted(n));
+                self.push_event(AnyEvent::HandshakeCompleted(n));
             }
             self.release_held(true);
         } else {

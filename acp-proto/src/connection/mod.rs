@@ -89,6 +89,7 @@ mod parked;
 pub mod turns;
 #[cfg(feature = "unstable_protocol_v2")]
 pub mod turns_v2;
+mod typed;
 #[cfg(feature = "unstable_protocol_v2")]
 mod v2;
 
@@ -96,9 +97,10 @@ use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 pub use config::Config;
 pub use event::{
-    CancelReason, CloseReason, Completion, Event, InboundId, Negotiated, OutboundId, Outcome, Refused, RespondError,
-    SendError, Stats, TurnStamp,
+    AnyEvent, AnyOutcome, CancelReason, CloseReason, Completion, InboundId, Negotiated, OutboundId, Refused,
+    RespondError, SendError, Stats, TurnStamp,
 };
+pub use typed::{Connection, Event, Outcome};
 
 use crate::Side;
 use crate::framer::Framer;
@@ -183,9 +185,13 @@ enum Timer {
     TurnGraceV2(u64),
 }
 
-/// One peer link, agent or client role. See the [crate docs](crate) for the contract.
+/// The engine: one peer link, agent or client role, either protocol version (a client's
+/// `initialize` picks it). The application uses [`Connection<P>`](Connection), which holds one
+/// speaking a single version; this is public, hidden, for the transitional adapters of
+/// [`compat`](crate::compat) only.
+#[doc(hidden)]
 #[derive(Debug)]
-pub struct Connection {
+pub struct AnyConnection {
     side: Side,
     config: Config,
     /// The latest `now` seen; time never goes backwards inside the machine.
@@ -200,7 +206,7 @@ pub struct Connection {
     /// Bytes of `out` the machine wrote itself in answer to peer input (error responses).
     /// Invariant: `machine_out <= out.len()`.
     machine_out: usize,
-    events: VecDeque<Event>,
+    events: VecDeque<AnyEvent>,
     /// Inbound requests in flight by handle. Invariant: `inbound.len() == by_wire.len()`.
     inbound: BTreeMap<u64, InboundEntry>,
     /// Inbound requests in flight by wire id, for duplicate detection and `$/cancel_request`.
@@ -231,10 +237,10 @@ pub struct Connection {
     stats: Stats,
 }
 
-impl Connection {
+impl AnyConnection {
     /// A connection playing `side`, created at `now`.
-    pub fn new(side: Side, config: Config, now: Instant) -> Connection {
-        Connection {
+    pub fn new(side: Side, config: Config, now: Instant) -> AnyConnection {
+        AnyConnection {
             side,
             framer: Framer::new(config.max_frame_len),
             next_outbound: config.first_outbound_id,
@@ -266,13 +272,13 @@ impl Connection {
     }
 
     /// An agent-role connection with the default config.
-    pub fn agent(now: Instant) -> Connection {
-        Connection::new(Side::Agent, Config::default(), now)
+    pub fn agent(now: Instant) -> AnyConnection {
+        AnyConnection::new(Side::Agent, Config::default(), now)
     }
 
     /// A client-role connection with the default config.
-    pub fn client(now: Instant) -> Connection {
-        Connection::new(Side::Client, Config::default(), now)
+    pub fn client(now: Instant) -> AnyConnection {
+        AnyConnection::new(Side::Client, Config::default(), now)
     }
 
     /// The side this connection plays.
@@ -321,24 +327,8 @@ impl Connection {
         self.deferred.len()
     }
 
-    /// Whether [`poll_event`](Self::poll_event) has an event to give now: one is queued, or
-    /// a deferred request would be released (the output dropped below the bound). An adapter
-    /// whose application threads call into the machine (`respond`, `send_request`,
-    /// `poll_transmit`) checks this afterwards to know whether the thread that drains events
-    /// must be woken; it does not change the machine.
-    ///
-    /// ```
-    /// use acp_proto::{Connection, Instant};
-    ///
-    /// let mut agent = Connection::agent(Instant::ZERO);
-    /// assert!(!agent.has_events());
-    /// let init = br#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1}}"#;
-    /// let _ = agent.handle_input(Instant::ZERO, init);
-    /// let _ = agent.handle_input(Instant::ZERO, b"\n");
-    /// assert!(agent.has_events());
-    /// while agent.poll_event().is_some() {}
-    /// assert!(!agent.has_events());
-    /// ```
+    /// Whether [`poll_event`](Self::poll_event) has an event to give now (see
+    /// [`Connection::has_events`]).
     #[must_use]
     pub fn has_events(&self) -> bool {
         !self.events.is_empty() || (!self.deferred.is_empty() && self.can_send()) || self.parked_ready()
@@ -454,7 +444,7 @@ impl Connection {
     /// they waited (notifications, outcomes) may have overtaken them; requests never overtake
     /// each other.
     #[must_use]
-    pub fn poll_event(&mut self) -> Option<Event> {
+    pub fn poll_event(&mut self) -> Option<AnyEvent> {
         if let Some(event) = self.events.pop_front() {
             return Some(event);
         }
@@ -557,9 +547,9 @@ impl Connection {
         self.now = self.now.max(now);
     }
 
-    fn push_event(&mut self, event: Event) {
+    fn push_event(&mut self, event: AnyEvent) {
         debug_assert!(
-            self.phase != Phase::Closed || matches!(event, Event::Closed { .. }),
+            self.phase != Phase::Closed || matches!(event, AnyEvent::Closed { .. }),
             "no event may follow Closed"
         );
         self.events.push_back(event);
@@ -570,12 +560,12 @@ impl Connection {
             return;
         }
         for (id, _) in std::mem::take(&mut self.outbound) {
-            self.push_event(Event::Outcome { id: OutboundId(id), outcome: Outcome::ConnectionClosed });
+            self.push_event(AnyEvent::Outcome { id: OutboundId(id), outcome: AnyOutcome::ConnectionClosed });
         }
         for (key, entry) in std::mem::take(&mut self.inbound) {
             // A deferred request never reached the application: nothing to tell it.
             if !entry.deferred {
-                self.push_event(Event::Cancelled { id: InboundId(key), reason: CancelReason::ConnectionClosed });
+                self.push_event(AnyEvent::Cancelled { id: InboundId(key), reason: CancelReason::ConnectionClosed });
             }
         }
         self.by_wire.clear();
@@ -589,7 +579,25 @@ impl Connection {
         #[cfg(feature = "unstable_protocol_v2")]
         self.drop_batches();
         self.phase = Phase::Closed;
-        self.push_event(Event::Closed { reason });
+        self.push_event(AnyEvent::Closed { reason });
+    }
+
+    /// Agent side: the version the first `initialize` chose, once one was dispatched (or
+    /// deferred), or `None` while none was. A closed engine reports 1: what a v1 machine
+    /// would have done.
+    pub(crate) fn chosen_version(&self) -> Option<crate::types::ProtocolVersion> {
+        use crate::types::ProtocolVersion;
+        match self.phase {
+            Phase::AwaitingInit => None,
+            #[cfg(feature = "unstable_protocol_v2")]
+            _ if self.v2.active || self.inbound.values().any(|e| e.v2.is_some()) => Some(ProtocolVersion::V2),
+            _ => Some(ProtocolVersion::V1),
+        }
+    }
+
+    /// From now on the engine speaks `version` only (the [`Acceptor`](crate::Acceptor)'s choice).
+    pub(crate) fn speak_only(&mut self, version: crate::types::ProtocolVersion) {
+        self.config.supported_versions = vec![version];
     }
 
     fn arm(&mut self, at: Instant, timer: Timer) {

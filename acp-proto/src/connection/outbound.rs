@@ -5,8 +5,8 @@ use serde::Serialize;
 use serde_json::value::RawValue;
 
 use super::{
-    CloseReason, Connection, Event, Negotiated, OutboundId, Outcome, PendingOut, Phase, Refused, SendError, Timer,
-    handshake,
+    AnyConnection, AnyEvent, AnyOutcome, CloseReason, Negotiated, OutboundId, PendingOut, Phase, Refused, SendError,
+    Timer, handshake,
 };
 use crate::Side;
 use crate::chunk_path;
@@ -30,7 +30,7 @@ struct CancelParams {
     request_id: i64,
 }
 
-impl Connection {
+impl AnyConnection {
     /// Sends a request and returns its handle; its single [`Outcome`] arrives later as an
     /// [`Event::Outcome`]. `deadline` (or, without one, [`Config::request_timeout`] from now)
     /// bounds the wait.
@@ -95,7 +95,7 @@ impl Connection {
         let id = self.next_outbound;
         if self.turns.agent_ask_resolves_cancelled(request) {
             self.next_outbound += 1;
-            self.push_event(Event::Outcome { id: OutboundId(id), outcome: Outcome::Cancelled });
+            self.push_event(AnyEvent::Outcome { id: OutboundId(id), outcome: AnyOutcome::Cancelled });
             return Ok(OutboundId(id));
         }
         let params = request.has_params().then_some(request);
@@ -200,11 +200,11 @@ impl Connection {
         let Some(m) = method else { return Ok(()) };
         let peer = self.negotiated.as_ref().map(|n| &n.peer);
         if let GateDecision::Denied { capability } = check_method(peer, m) {
-            return Err(SendError::NotSupportedByPeer { method: m, capability });
+            return Err(SendError::NotSupportedByPeer { method: m.wire(), capability });
         }
         let own = self.negotiated.as_ref().map(|n| &n.own);
         match check_sender(own, m) {
-            GateDecision::Denied { capability } => Err(SendError::NotAdvertised { method: m, capability }),
+            GateDecision::Denied { capability } => Err(SendError::NotAdvertised { method: m.wire(), capability }),
             _ => Ok(()),
         }
     }
@@ -260,7 +260,9 @@ impl Connection {
 
     fn check_content(&self, method: Method, decision: GateDecision) -> Result<(), SendError> {
         match decision {
-            GateDecision::Denied { capability } => Err(SendError::NotSupportedByPeer { method, capability }),
+            GateDecision::Denied { capability } => {
+                Err(SendError::NotSupportedByPeer { method: method.wire(), capability })
+            }
             _ => Ok(()),
         }
     }
@@ -278,7 +280,7 @@ impl Connection {
     /// already has its outcome.
     pub fn cancel_request(&mut self, now: Instant, id: OutboundId) -> bool {
         self.advance(now);
-        if self.finish_outbound(id.0, Outcome::Cancelled).is_none() {
+        if self.finish_outbound(id.0, AnyOutcome::Cancelled).is_none() {
             return false;
         }
         self.send_cancel_request(id.0);
@@ -299,7 +301,7 @@ impl Connection {
     }
 
     /// Removes a pending request and emits its outcome; `None` if it was not pending.
-    pub(super) fn finish_outbound(&mut self, id: i64, outcome: Outcome) -> Option<PendingOut> {
+    pub(super) fn finish_outbound(&mut self, id: i64, outcome: AnyOutcome) -> Option<PendingOut> {
         let pending = self.outbound.remove(&id)?;
         self.disarm(pending.deadline, Timer::Outbound(id));
         self.turns.on_outcome(id, &pending);
@@ -313,8 +315,8 @@ impl Connection {
             self.phase = Phase::AwaitingInit;
         }
         #[cfg(feature = "unstable_protocol_v2")]
-        let ok = matches!(outcome, Outcome::Result(_) | Outcome::ResultV2(_));
-        self.push_event(Event::Outcome { id: OutboundId(id), outcome });
+        let ok = matches!(outcome, AnyOutcome::Result(_) | AnyOutcome::ResultV2(_));
+        self.push_event(AnyEvent::Outcome { id: OutboundId(id), outcome });
         #[cfg(feature = "unstable_protocol_v2")]
         self.on_outcome_v2(id, &pending, ok);
         Some(pending)
@@ -322,7 +324,7 @@ impl Connection {
 
     pub(super) fn outbound_timed_out(&mut self, id: i64, at: Instant) {
         if self.outbound.get(&id).is_some_and(|p| p.deadline == Some(at)) {
-            self.finish_outbound(id, Outcome::TimedOut);
+            self.finish_outbound(id, AnyOutcome::TimedOut);
             self.send_cancel_request(id);
         }
     }
@@ -342,15 +344,15 @@ impl Connection {
             return self.on_response_v2(n, method, outcome);
         }
         let outcome = match outcome {
-            Err(error) => Outcome::Error(error),
+            Err(error) => AnyOutcome::Error(error),
             Ok(raw) => match Response::decode_result(self.side, pending.method, raw) {
-                Ok(response) => Outcome::Result(response),
-                Err(e) => Outcome::InvalidResult(e),
+                Ok(response) => AnyOutcome::Result(response),
+                Err(e) => AnyOutcome::InvalidResult(e),
             },
         };
         // The client's handshake commits when it receives a successful initialize response.
         let mut close = None;
-        if let Outcome::Result(response) = &outcome
+        if let AnyOutcome::Result(response) = &outcome
             && let Some(init) = handshake::result(response)
             && self.side == Side::Client
         {
@@ -368,7 +370,7 @@ impl Connection {
                 };
                 self.negotiated = Some(negotiated.clone());
                 self.phase = Phase::Ready;
-                self.push_event(Event::HandshakeCompleted(negotiated));
+                self.push_event(AnyEvent::HandshakeCompleted(negotiated));
             } else {
                 close = Some(CloseReason::UnsupportedProtocolVersion { version: init.protocol_version });
             }

@@ -47,7 +47,7 @@ use std::collections::VecDeque;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
-use super::Connection;
+use super::AnyConnection;
 use crate::framer::FrameEvent;
 use crate::jsonrpc::{self, Incoming, RequestId};
 use crate::methods::Method;
@@ -162,7 +162,7 @@ fn session_of(params: Option<&RawValue>) -> Option<String> {
     params.and_then(|p| serde_json::from_str::<SessionParams>(p.get()).ok()).map(|p| p.session_id)
 }
 
-impl Connection {
+impl AnyConnection {
     /// Whether frames read now go through the parking rules: the owed answers fill the
     /// output budget, or frames are parked already (later ones must not overtake them).
     pub(super) fn parking(&self) -> bool {

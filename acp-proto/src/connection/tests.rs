@@ -5,6 +5,10 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 use super::*;
+// White-box tests of the engine (either version), under the names they were written with; the
+// typed `Connection<P>` and the `Acceptor` are tested through the public API in the crate's
+// integration tests (`acp-proto/tests/`, `acceptor.rs` for the branch point) and doctests.
+use super::{AnyConnection as Connection, AnyEvent as Event, AnyOutcome as Outcome};
 use crate::Side;
 use crate::connection::turns::PermissionAnswer;
 use crate::methods::{AgentRequest, AgentResponse, ClientRequest, ClientResponse, Request, Response};
@@ -476,7 +480,7 @@ fn outbound_requests_the_peer_did_not_advertise_are_refused_locally() {
     let write = WriteTextFileRequest::new("s", "/x", "y");
     assert!(matches!(
         a.send_request(T0, write, None).map_err(SendError::from),
-        Err(SendError::NotSupportedByPeer { method: Method::WriteTextFile, capability: ["fs", "writeTextFile"] })
+        Err(SendError::NotSupportedByPeer { method: "fs/write_text_file", capability: ["fs", "writeTextFile"] })
     ));
     assert!(matches!(
         a.send_request(T0, CreateTerminalRequest::new("s", "ls"), None).map_err(SendError::from),

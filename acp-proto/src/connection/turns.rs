@@ -54,11 +54,13 @@
 //! [`SendError::TurnAlreadyRunning`]: super::SendError::TurnAlreadyRunning
 //! [`TurnStamp`]: super::TurnStamp
 
+#[cfg(doc)]
+use super::Connection;
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::{
-    CancelReason, Completion, Connection, Event, InboundExtra, InboundId, OutboundId, PendingOut, Phase, RespondError,
-    SendError, Timer, TurnStamp,
+    AnyConnection, AnyEvent, CancelReason, Completion, InboundExtra, InboundId, OutboundId, PendingOut, Phase,
+    RespondError, SendError, Timer, TurnStamp,
 };
 use crate::Side;
 use crate::error::RpcError;
@@ -281,7 +283,7 @@ fn remove_from<T: Ord>(map: &mut BTreeMap<SessionId, BTreeSet<T>>, session: &Ses
     }
 }
 
-impl Connection {
+impl AnyConnection {
     /// Records what a dispatched inbound request starts.
     pub(super) fn note_dispatch(&mut self, key: u64, extra: &InboundExtra) {
         self.turns.on_dispatch(key, extra);
@@ -305,11 +307,11 @@ impl Connection {
             entry.cancelled = Some(CancelReason::SessionCancelled);
             self.disarm(old, Timer::Grace(key));
             self.arm(grace_at, Timer::Grace(key));
-            self.push_event(Event::Cancelled { id: InboundId(key), reason: CancelReason::SessionCancelled });
+            self.push_event(AnyEvent::Cancelled { id: InboundId(key), reason: CancelReason::SessionCancelled });
         }
         let asks = self.turns.asks.get(session).cloned().unwrap_or_default();
         for id in asks {
-            if self.finish_outbound(id, super::Outcome::Cancelled).is_some() {
+            if self.finish_outbound(id, super::AnyOutcome::Cancelled).is_some() {
                 self.send_cancel_request(id);
             }
         }
@@ -346,7 +348,7 @@ impl Connection {
             let outcome = RequestPermissionResponse::new(RequestPermissionOutcome::Cancelled);
             self.answer(*key, Ok(outcome.into()));
             if seen {
-                self.push_event(Event::Cancelled { id: InboundId(*key), reason: CancelReason::TurnCancelled });
+                self.push_event(AnyEvent::Cancelled { id: InboundId(*key), reason: CancelReason::TurnCancelled });
             }
         }
         // After the end of input, these may have been the last answers owed.

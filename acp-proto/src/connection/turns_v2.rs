@@ -13,10 +13,10 @@
 //!
 //! | side | situation | what the machine does | test |
 //! |---|---|---|---|
-//! | agent | `initialize` with `protocolVersion` ≥ 2 (read before the params are decoded), 2 supported | decoded as v2: [`Event::RequestV2`]; answered with [`respond_v2`](Connection::respond_v2) and a v2 `InitializeResponse`, whose `protocolVersion` the machine sets to 2; the connection speaks v2 | `negotiation_v2_client_with_v2_agent`, `negotiation_agent_asked_for_a_later_version_answers_2` |
+//! | agent | `initialize` with `protocolVersion` ≥ 2 (read before the params are decoded), 2 supported | decoded as v2: [`Event::Request`]; answered with [`respond`](Connection::respond) and a v2 `InitializeResponse`, whose `protocolVersion` the machine sets to 2; the connection speaks v2 | `negotiation_v2_client_with_v2_agent`, `negotiation_agent_asked_for_a_later_version_answers_2` |
 //! | agent | `initialize` with `protocolVersion` 1 (or 2 not supported) | decoded as v1, [`Event::Request`], as without the feature: the application answers v1 (its latest); a `protocolVersion` 2 in that answer is sent as 1 (any other goes out as written, as without the feature: the client judges it) | `negotiation_v1_client_with_v2_agent`, `negotiation_v2_client_with_v1_only_agent`, `v2_peer::agent_v1_initialize_answer_never_claims_2` |
 //! | agent speaking 2 but not 1 | `initialize` with any `protocolVersion` | decoded as v2 and answered 2 (its latest; the docs' MUST); v1 params, which lack v2's `info`, are `-32602` | `v2_peer::v2_only_agent_never_reads_an_initialize_as_v1` |
-//! | client | sent v2 `initialize` ([`send_request_v2`](Connection::send_request_v2)), answer with version 2, 2 supported | the result is decoded as v2 ([`Outcome::ResultV2`]); the connection speaks v2 | `negotiation_v2_client_with_v2_agent` |
+//! | client | sent v2 `initialize` ([`send_request`](Connection::send_request)), answer with version 2, 2 supported | the result is decoded as v2 ([`Outcome::Result`]); the connection speaks v2 | `negotiation_v2_client_with_v2_agent` |
 //! | client | sent v2 `initialize`, answer with version 1, 1 supported | the result is decoded as v1 ([`Outcome::Result`]); the connection speaks v1, with as its own capabilities what a v1 agent read from the v2 params sent (a v1 `clientCapabilities` is not among them, so: none; the agent will send no `fs/*` or `terminal/*`) | `negotiation_v2_client_with_v1_only_agent` |
 //! | client | an answer with a version it does not support, or above the one it offered | closes ([`CloseReason::UnsupportedProtocolVersion`]) | `negotiation_client_answered_3_closes`, `v2_peer::client_that_offered_1_in_v2_shape_refuses_an_answer_of_2`; a v1 `initialize` offering 2 is refused: `negotiation_v1_client_with_v2_agent` |
 //! | client | an answer whose `protocolVersion` is missing or not a uint16 (a string, negative, fractional, past 65535) | [`Outcome::InvalidResult`], nothing negotiated, `initialize` may be sent again (as in v1) | `v2_peer::client_answered_with_a_version_that_is_not_a_uint16_may_retry` |
@@ -30,7 +30,7 @@
 //! stamped into the turn and the turn's one end.
 //!
 //! ```
-//! use acp_proto::{Config, Connection, Event, Instant, Side, TurnEndReason};
+//! use acp_proto::{Config, Connection, Event, Instant, Side, TurnEndReason, V2};
 //! use acp_proto::types::ProtocolVersion;
 //! use acp_proto::v2;
 //! use serde_json::json;
@@ -38,7 +38,7 @@
 //! fn of<T: serde::de::DeserializeOwned>(v: serde_json::Value) -> T {
 //!     serde_json::from_value(v).unwrap()
 //! }
-//! fn pipe(from: &mut Connection, to: &mut Connection) {
+//! fn pipe(from: &mut Connection<V2>, to: &mut Connection<V2>) {
 //!     let mut bytes = Vec::new();
 //!     let _ = from.poll_transmit(&mut bytes);
 //!     let mut at = 0;
@@ -46,47 +46,46 @@
 //!         at += to.handle_input(Instant::ZERO, &bytes[at..]);
 //!     }
 //! }
-//! fn next_request(c: &mut Connection) -> acp_proto::InboundId {
+//! fn next_request(c: &mut Connection<V2>) -> acp_proto::InboundId {
 //!     std::iter::from_fn(|| c.poll_event())
-//!         .find_map(|e| match e { Event::RequestV2 { id, .. } => Some(id), _ => None })
+//!         .find_map(|e| match e { Event::Request { id, .. } => Some(id), _ => None })
 //!         .unwrap()
 //! }
 //!
 //! let now = Instant::ZERO;
-//! let v12 = || Config::default().with_supported_versions(vec![ProtocolVersion::V1, ProtocolVersion::V2]);
-//! let mut client = Connection::new(Side::Client, v12(), now);
-//! let mut agent = Connection::new(Side::Agent, v12(), now);
+//! let mut client: Connection<V2> = Connection::new(Side::Client, Config::default(), now);
+//! let mut agent: Connection<V2> = Connection::new(Side::Agent, Config::default(), now);
 //!
 //! // Negotiation: the client offers 2, the agent answers (the machine sets `protocolVersion`).
 //! let init: v2::InitializeRequest =
 //!     of(json!({"protocolVersion": 2, "info": {"name": "editor", "version": "1"}, "capabilities": {}}));
-//! client.send_request_v2(now, init, None).unwrap();
+//! client.send_request(now, init, None).unwrap();
 //! pipe(&mut client, &mut agent);
 //! let id = next_request(&mut agent);
 //! let answer: v2::InitializeResponse = of(json!({"protocolVersion": 2,
 //!     "info": {"name": "agent", "version": "1"}, "capabilities": {"session": {}}}));
-//! agent.respond_v2(now, id, Ok(answer.into())).unwrap();
+//! agent.respond(now, id, Ok(answer.into())).unwrap();
 //! pipe(&mut agent, &mut client);
 //! assert_eq!(client.negotiated().unwrap().protocol_version, ProtocolVersion::V2);
 //!
 //! // A session, then a prompt: the prompt's id names the turn.
-//! client.send_request_v2(now, of::<v2::NewSessionRequest>(json!({"cwd": "/w"})), None).unwrap();
+//! client.send_request(now, of::<v2::NewSessionRequest>(json!({"cwd": "/w"})), None).unwrap();
 //! pipe(&mut client, &mut agent);
 //! let id = next_request(&mut agent);
 //! let session: v2::NewSessionResponse = of(json!({"sessionId": "s"}));
-//! agent.respond_v2(now, id, Ok(session.into())).unwrap();
+//! agent.respond(now, id, Ok(session.into())).unwrap();
 //! let prompt: v2::PromptRequest = of(json!({"sessionId": "s", "prompt": [{"type": "text", "text": "hi"}]}));
-//! let turn = client.send_request_v2(now, prompt, None).unwrap();
+//! let turn = client.send_request(now, prompt, None).unwrap();
 //! pipe(&mut client, &mut agent);
 //! let id = next_request(&mut agent);
-//! agent.respond_v2(now, id, Ok(of::<v2::PromptResponse>(json!({"messageId": "u1"})).into())).unwrap();
+//! agent.respond(now, id, Ok(of::<v2::PromptResponse>(json!({"messageId": "u1"})).into())).unwrap();
 //! for update in [
 //!     json!({"sessionUpdate": "state_update", "state": "running"}),
 //!     json!({"sessionUpdate": "agent_message_chunk", "messageId": "m1", "content": {"type": "text", "text": "hello"}}),
 //!     json!({"sessionUpdate": "state_update", "state": "idle", "stopReason": "end_turn"}),
 //! ] {
 //!     let update: v2::UpdateSessionNotification = of(json!({"sessionId": "s", "update": update}));
-//!     agent.send_notification_v2(now, update).unwrap();
+//!     agent.send_notification(now, update).unwrap();
 //! }
 //! pipe(&mut agent, &mut client);
 //!
@@ -94,7 +93,7 @@
 //! let mut ends = Vec::new();
 //! while let Some(event) = client.poll_event() {
 //!     match event {
-//!         Event::NotificationV2 { turn: Some(stamp), .. } if stamp.turn == turn => ordinals.push(stamp.ordinal),
+//!         Event::Notification { turn: Some(stamp), .. } if stamp.turn == turn => ordinals.push(stamp.ordinal),
 //!         Event::TurnEnded { turn: t, reason, .. } if t == turn => ends.push(reason),
 //!         _ => {}
 //!     }
@@ -116,7 +115,7 @@
 //! | working | the agent sends `state_update` `idle` | S is idle again | `agent_cancel_cascades_and_the_idle_says_cancelled` |
 //! | working (not cancelling) | the agent sends an idle without `stopReason` (the docs: an idle that ends foreground work MUST give one) | refused ([`SendError::InvalidStopReason`]), nothing changes | `agent_idle_that_ends_work_needs_a_known_or_custom_stop_reason` |
 //! | any | the agent sends an idle whose `stopReason` is neither known nor `_`-prefixed (the docs: custom reasons MUST begin with `_`) | refused ([`SendError::InvalidStopReason`]) | `agent_idle_that_ends_work_needs_a_known_or_custom_stop_reason` |
-//! | working | `session/cancel` | delivered ([`Event::NotificationV2`]: there is no request left to cancel); S is **cancelling**: `$/cancel_request` for every outstanding `session/request_permission` of S, each resolved [`Outcome::Cancelled`]; the grace deadline ([`Config::turn_cancel_grace`]) is armed | `agent_cancel_cascades_and_the_idle_says_cancelled` |
+//! | working | `session/cancel` | delivered ([`Event::Notification`]: there is no request left to cancel); S is **cancelling**: `$/cancel_request` for every outstanding `session/request_permission` of S, each resolved [`Outcome::Cancelled`]; the grace deadline ([`Config::turn_cancel_grace`]) is armed | `agent_cancel_cascades_and_the_idle_says_cancelled` |
 //! | any | `session/cancel` while a `session/prompt` of S waits deferred (the output was full; the application never saw it) | the machine answers that prompt `-32800` (never accepted) before delivering the cancel: delivered after it, the prompt would start the cancelled work | `v2_peer::agent_session_cancel_answers_a_deferred_prompt` |
 //! | cancelling | a permission ask for S | resolves [`Outcome::Cancelled`] at once, no frame | `agent_cancel_cascades_and_the_idle_says_cancelled` |
 //! | cancelling | the agent sends `state_update` `idle` | sent with `stopReason: "cancelled"` whatever it said (the docs' MUST) | `agent_cancel_cascades_and_the_idle_says_cancelled` |
@@ -134,10 +133,10 @@
 //! |---|---|---|
 //! | `session/prompt` sent for S, no turn open | a turn of S opens, named by that prompt's [`OutboundId`] | `client_turn_stamps_updates_and_ends_once_on_idle` |
 //! | `session/prompt` sent for S while its turn is open | it joins the open turn (v2 allows prompts during foreground work) | `client_second_prompt_joins_the_open_turn` |
-//! | after a prompt of S was sent as `id` | [`Connection::open_turn_v2`]`(S)` is `Some(id)` when it opened the turn, the opener's id when it joined one: the application need not guess which | `client_second_prompt_joins_the_open_turn` |
+//! | after a prompt of S was sent as `id` | [`Connection::open_turn`]`(S)` is `Some(id)` when it opened the turn, the opener's id when it joined one: the application need not guess which | `client_second_prompt_joins_the_open_turn` |
 //! | a prompt's successful answer | an acknowledgement only: the turn stays open | `client_turn_stamps_updates_and_ends_once_on_idle` |
 //! | a prompt's answer after its turn ended (the idle overtook it) | belongs to no turn: it ends none | `client_late_prompt_answer_belongs_to_no_turn` |
-//! | `session/update` of S while its turn is open | [`Event::NotificationV2`] with a [`TurnStamp`]: the turn and a contiguous ordinal 0, 1, 2… | `client_turn_stamps_updates_and_ends_once_on_idle` |
+//! | `session/update` of S while its turn is open | [`Event::Notification`] with a [`TurnStamp`]: the turn and a contiguous ordinal 0, 1, 2… | `client_turn_stamps_updates_and_ends_once_on_idle` |
 //! | `state_update` `idle` of S while its turn is open | delivered stamped, then [`Event::TurnEnded`] ([`TurnEndReason::Idle`]): after every update received before it; the turn is over, later updates are unstamped | `client_turn_stamps_updates_and_ends_once_on_idle` |
 //! | every prompt of the open turn failed (error, timeout, local cancel) and none was accepted | [`Event::TurnEnded`] ([`TurnEndReason::PromptFailed`]) after the outcome | `client_failed_prompt_ends_its_turn` |
 //! | a successful answer to `session/close` / `session/delete` of S while its turn is open (close cancels the session's work: no idle will come) | [`Event::TurnEnded`] ([`TurnEndReason::SessionClosed`]) after the outcome; S's tool calls and terminals are no longer cancellable; a late idle of S ends nothing | `v2_peer::client_session_close_ends_its_open_turn` |
@@ -165,7 +164,7 @@
 //!
 //! | rule | test |
 //! |---|---|
-//! | the v2 table's `gate` against the receiver's own capabilities, both ways: a request failing it is `-32601` (received) or [`SendError::NotSupportedByPeerV2`] (sent); a notification failing it is dropped and counted (received) or refused (sent) | `gates_apply_both_ways` |
+//! | the v2 table's `gate` against the receiver's own capabilities, both ways: a request failing it is `-32601` (received) or [`SendError::NotSupportedByPeer`] (sent); a notification failing it is dropped and counted (received) or refused (sent) | `gates_apply_both_ways` |
 //! | `auth/login` and `auth/logout` need a non-empty `authMethods` in the agent's `initialize` answer (the docs: otherwise the client MUST NOT call either) | `auth_methods_gate_login_and_logout` |
 //! | the agent's `initialize` answer keeps `terminal` auth methods only for a client with `auth.terminal` | `terminal_auth_methods_need_the_clients_auth_terminal` |
 //! | `elicitation/create` needs the client's `elicitation`, and by mode `elicitation.form` or `elicitation.url` (sent); `elicitation/complete` needs `elicitation.url` | `elicitation_gates_by_mode` |
@@ -198,14 +197,14 @@
 //! [`SendError::NotCancellable`]: super::SendError::NotCancellable
 //! [`SendError::InvalidStopReason`]: super::SendError::InvalidStopReason
 //! [`SendError::WorkAlreadyEnded`]: super::SendError::WorkAlreadyEnded
-//! [`SendError::NotSupportedByPeerV2`]: super::SendError::NotSupportedByPeerV2
-//! [`Event::RequestV2`]: super::Event::RequestV2
+//! [`SendError::NotSupportedByPeer`]: super::SendError::NotSupportedByPeer
 //! [`Event::Request`]: super::Event::Request
-//! [`Event::NotificationV2`]: super::Event::NotificationV2
+//! [`Event::Request`]: super::Event::Request
+//! [`Event::Notification`]: super::Event::Notification
 //! [`Event::TurnEnded`]: super::Event::TurnEnded
 //! [`Event::CancelGraceExpired`]: super::Event::CancelGraceExpired
 //! [`Event::Closed`]: super::Event::Closed
-//! [`Outcome::ResultV2`]: super::Outcome::ResultV2
+//! [`Outcome::Result`]: super::Outcome::Result
 //! [`Outcome::Result`]: super::Outcome::Result
 //! [`Outcome::InvalidResult`]: super::Outcome::InvalidResult
 //! [`Outcome::Cancelled`]: super::Outcome::Cancelled
@@ -214,9 +213,11 @@
 //! [`TurnStamp`]: super::TurnStamp
 //! [`OutboundId`]: super::OutboundId
 
+#[cfg(doc)]
+use super::{Connection, Event};
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::{Connection, Event, OutboundId, Outcome, PendingOut, SendError, Timer, TurnStamp};
+use super::{AnyConnection, AnyEvent, AnyOutcome, OutboundId, PendingOut, SendError, Timer, TurnStamp};
 use crate::Side;
 use crate::gate::CapabilitySnapshot;
 use crate::time::Instant;
@@ -471,11 +472,11 @@ impl V2State {
     }
 }
 
-impl Connection {
+impl AnyConnection {
     /// Client side, v2: the open turn of `session`, named by the `session/prompt` that opened
     /// it; `None` while no turn of it is open (and always on an agent or a v1 connection).
     ///
-    /// After [`send_request_v2`](Self::send_request_v2) of a prompt returned `id`, the prompt
+    /// After [`send_request`](Self::send_request) of a prompt returned `id`, the prompt
     /// opened a turn exactly when this is `Some(id)`; otherwise it joined the turn named here,
     /// whose updates are stamped with that turn's id.
     pub fn open_turn_v2(&self, session: &SessionId) -> Option<OutboundId> {
@@ -517,7 +518,7 @@ impl Connection {
                     self.v2.turns.remove(s);
                     self.v2.cancelling.remove(s);
                     let reason = TurnEndReason::PromptFailed;
-                    self.push_event(Event::TurnEnded { session: s.clone(), turn: prompt, reason });
+                    self.push_event(AnyEvent::TurnEnded { session: s.clone(), turn: prompt, reason });
                 }
             }
             v2::Method::RequestPermission => self.forget_ask_v2(id, s),
@@ -526,7 +527,7 @@ impl Connection {
                 if let Some(turn) = self.v2.turns.remove(s) {
                     self.v2.cancelling.remove(s);
                     let reason = TurnEndReason::SessionClosed;
-                    self.push_event(Event::TurnEnded { session: s.clone(), turn: OutboundId(turn.prompt), reason });
+                    self.push_event(AnyEvent::TurnEnded { session: s.clone(), turn: OutboundId(turn.prompt), reason });
                 }
             }
             _ => {}
@@ -599,7 +600,7 @@ impl Connection {
         self.arm(at, Timer::TurnGraceV2(seq));
         let asks = self.v2.asks.remove(session).unwrap_or_default();
         for id in asks {
-            if self.finish_outbound(id, Outcome::Cancelled).is_some() {
+            if self.finish_outbound(id, AnyOutcome::Cancelled).is_some() {
                 self.send_cancel_request(id);
             }
         }
@@ -628,7 +629,7 @@ impl Connection {
         };
         // The machine's own notification: never refused by the budget.
         let _ = self.write_v2_notification(&update.into());
-        self.push_event(Event::CancelGraceExpired { session });
+        self.push_event(AnyEvent::CancelGraceExpired { session });
     }
 
     /// End of input, client side: no idle can come, so every open turn ends now, as on
@@ -641,7 +642,7 @@ impl Connection {
         outcomes(self);
         for (session, turn) in turns {
             let reason = TurnEndReason::ConnectionClosed;
-            self.push_event(Event::TurnEnded { session, turn: OutboundId(turn.prompt), reason });
+            self.push_event(AnyEvent::TurnEnded { session, turn: OutboundId(turn.prompt), reason });
         }
     }
 
@@ -650,7 +651,7 @@ impl Connection {
         let state = std::mem::take(&mut self.v2);
         for (session, turn) in state.turns {
             let reason = TurnEndReason::ConnectionClosed;
-            self.push_event(Event::TurnEnded { session, turn: OutboundId(turn.prompt), reason });
+            self.push_event(AnyEvent::TurnEnded { session, turn: OutboundId(turn.prompt), reason });
         }
         self.v2 = V2State { active: state.active, auth_methods: state.auth_methods, ..V2State::default() };
     }

@@ -5,9 +5,9 @@
 //!
 //! # Why separate v2 entry points
 //!
-//! The application sends v2 messages with [`Connection::send_request_v2`],
-//! [`Connection::send_notification_v2`] and [`Connection::respond_v2`], and receives
-//! [`Event::RequestV2`], [`Event::NotificationV2`] and [`Outcome::ResultV2`], each carrying the
+//! The application sends v2 messages with [`Connection::send_request`],
+//! [`Connection::send_notification`] and [`Connection::respond`], and receives
+//! [`Event::Request`], [`Event::Notification`] and [`Outcome::Result`], each carrying the
 //! role-agnostic [`v2::Request`], [`v2::Notification`] and [`v2::Response`]. Variants of the v1
 //! wrappers were the other choice; they would make every v1 match (`Request::method()` returns
 //! a v1 [`Method`](crate::Method)) answer for v2 messages that have no v1 method, and a v1
@@ -22,8 +22,8 @@ use serde_json::value::RawValue;
 
 use super::turns_v2::SessionEffect;
 use super::{
-    CloseReason, Completion, Connection, Event, InboundEntry, InboundExtra, InboundId, Negotiated, OutboundId, Outcome,
-    PendingOut, Phase, Refused, RespondError, SendError, Timer,
+    AnyConnection, AnyEvent, AnyOutcome, CloseReason, Completion, InboundEntry, InboundExtra, InboundId, Negotiated,
+    OutboundId, PendingOut, Phase, Refused, RespondError, SendError, Timer,
 };
 use crate::Side;
 use crate::error::RpcError;
@@ -130,7 +130,7 @@ fn denied(
     }
 }
 
-impl Connection {
+impl AnyConnection {
     /// Whether frames skip the fast paths, which decode v1 only: on a v2 connection, and on an
     /// agent that may negotiate v2 before its handshake (its `initialize` is read version-first).
     pub(super) fn general_path_only(&self) -> bool {
@@ -218,7 +218,7 @@ impl Connection {
         let entry =
             InboundEntry { wire_id: id, method: None, cancelled: None, deferred: defer, grace: None, extra, v2 };
         self.inbound.insert(key, entry);
-        let event = Event::RequestV2 { id: InboundId(key), request };
+        let event = AnyEvent::RequestV2 { id: InboundId(key), request };
         if defer {
             if self.deferred.is_empty() {
                 self.stats.output_pauses += 1;
@@ -258,13 +258,13 @@ impl Connection {
         if let v2::Notification::Client(ClientNotificationParams::Cancel(c)) = &notification {
             let session = c.session_id.clone();
             self.answer_deferred_prompts_v2(&session);
-            self.push_event(Event::NotificationV2 { notification, turn: None });
+            self.push_event(AnyEvent::NotificationV2 { notification, turn: None });
             return self.agent_session_cancel_v2(&session);
         }
         let (turn, end) = self.client_stamp_v2(&notification);
-        self.push_event(Event::NotificationV2 { notification, turn });
+        self.push_event(AnyEvent::NotificationV2 { notification, turn });
         if let Some((session, turn, reason)) = end {
-            self.push_event(Event::TurnEnded { session, turn, reason });
+            self.push_event(AnyEvent::TurnEnded { session, turn, reason });
         }
     }
 
@@ -304,7 +304,7 @@ impl Connection {
         completion
     }
 
-    /// [`respond_v2`](Self::respond_v2), before the half-close's check.
+    /// [`respond`](Self::respond), before the half-close's check.
     fn complete_v2(
         &mut self,
         id: InboundId,
@@ -322,7 +322,10 @@ impl Connection {
         };
         let expected = entry.v2.as_ref().map(V2Method::table);
         if expected.is_none_or(|m| m != response.method()) || response.sender() != self.side {
-            let error = RespondError::MismatchedResponseV2 { expected: expected.flatten(), got: response.method() };
+            let error = RespondError::MismatchedResponse {
+                expected: expected.flatten().map(v2::Method::wire),
+                got: response.method().map(v2::Method::wire),
+            };
             self.answer(id.0, Err(RpcError::internal_error(error.to_string())));
             return Err(error);
         }
@@ -436,7 +439,7 @@ impl Connection {
         let id = self.next_outbound;
         if self.agent_ask_cancelled_v2(request) {
             self.next_outbound += 1;
-            self.push_event(Event::Outcome { id: OutboundId(id), outcome: Outcome::Cancelled });
+            self.push_event(AnyEvent::Outcome { id: OutboundId(id), outcome: AnyOutcome::Cancelled });
             return Ok(OutboundId(id));
         }
         let params = request.has_params().then_some(request);
@@ -481,7 +484,7 @@ impl Connection {
                 _ => &[],
             };
             if !path.is_empty() && !self.peer_caps_v2().is_some_and(|c| c.has_path(path)) {
-                return Err(SendError::NotSupportedByPeerV2 { method, capability: path });
+                return Err(SendError::NotSupportedByPeer { method: method.wire(), capability: path });
             }
         }
         self.v2.check_cancellable(request)
@@ -489,7 +492,7 @@ impl Connection {
 
     fn check_peer_gate_v2(&self, method: v2::Method) -> Result<(), SendError> {
         match denied(self.peer_caps_v2(), self.v2.auth_methods, method) {
-            Some(capability) => Err(SendError::NotSupportedByPeerV2 { method, capability }),
+            Some(capability) => Err(SendError::NotSupportedByPeer { method: method.wire(), capability }),
             None => Ok(()),
         }
     }
@@ -576,7 +579,7 @@ impl Connection {
     /// A response to a v2 request of ours.
     pub(super) fn on_response_v2(&mut self, n: i64, method: V2Method, outcome: Result<&RawValue, RpcError>) {
         let outcome = match outcome {
-            Err(error) => Outcome::Error(error),
+            Err(error) => AnyOutcome::Error(error),
             Ok(raw) if self.side == Side::Client && method == V2Method::Table(v2::Method::Initialize) => {
                 return self.on_init_response_v2(n, raw);
             }
@@ -589,8 +592,8 @@ impl Connection {
                     .map_err(|e| e.reason)
                 });
                 match decoded {
-                    Ok(response) => Outcome::ResultV2(response),
-                    Err(reason) => Outcome::InvalidResult(DecodeError::Invalid(reason)),
+                    Ok(response) => AnyOutcome::ResultV2(response),
+                    Err(reason) => AnyOutcome::InvalidResult(DecodeError::Invalid(reason)),
                 }
             }
         };
@@ -601,7 +604,7 @@ impl Connection {
     /// table of [`turns_v2`](super::turns_v2)).
     fn on_init_response_v2(&mut self, n: i64, raw: &RawValue) {
         let offered = self.v2.offered.unwrap_or(ProtocolVersion(2));
-        let invalid = |reason: String| Outcome::InvalidResult(DecodeError::Invalid(reason));
+        let invalid = |reason: String| AnyOutcome::InvalidResult(DecodeError::Invalid(reason));
         let mut close = None;
         let outcome = match version_of(Some(raw)) {
             Some(v) if v == ProtocolVersion(2) && v <= offered && self.supports(2) => {
@@ -610,7 +613,7 @@ impl Connection {
                         self.v2.auth_methods = init.auth_methods.as_ref().is_some_and(|m| !m.is_empty());
                         self.v2.active = true;
                         self.commit_client(v, CapabilitySnapshot::from_typed(&init.capabilities), false);
-                        Outcome::ResultV2(v2::Response::Agent(AgentResult::Initialize(init)))
+                        AnyOutcome::ResultV2(v2::Response::Agent(AgentResult::Initialize(init)))
                     }
                     Err(e) => invalid(e.to_string()),
                 }
@@ -619,7 +622,7 @@ impl Connection {
                 match serde_json::from_str::<crate::types::InitializeResponse>(raw.get()) {
                     Ok(init) => {
                         self.commit_client(v, CapabilitySnapshot::from_typed(&init.agent_capabilities), true);
-                        Outcome::Result(AgentResponse::Initialize(init).into())
+                        AnyOutcome::Result(AgentResponse::Initialize(init).into())
                     }
                     Err(e) => invalid(e.to_string()),
                 }
@@ -646,7 +649,7 @@ impl Connection {
         let negotiated = Negotiated { protocol_version: version, own, peer };
         self.negotiated = Some(negotiated.clone());
         self.phase = Phase::Ready;
-        self.push_event(Event::HandshakeCompleted(negotiated));
+        self.push_event(AnyEvent::HandshakeCompleted(negotiated));
     }
 }
 

@@ -9,7 +9,7 @@ use std::time::Duration;
 use acp_proto::v2::{
     self, AgentNotificationParams, AgentRequestParams, CancelSessionNotification, ClientNotificationParams, SessionId,
 };
-use acp_proto::{CloseReason, Negotiated, Outcome, RpcError, Side};
+use acp_proto::{CloseReason, Negotiated, RpcError, Side, compat::AnyOutcome as Outcome};
 use tokio::sync::oneshot;
 
 use super::turn::PromptTurnV2;

@@ -4,7 +4,7 @@
 use std::task::Context;
 
 use acp_proto::v2::{self, AgentNotificationParams};
-use acp_proto::{Event, Instant, OutboundId, Refused, SendError};
+use acp_proto::{Instant, OutboundId, Refused, SendError, compat::AnyEvent as Event};
 use tokio::sync::oneshot;
 
 use super::{Driver, Handlers, Held};

@@ -45,7 +45,7 @@ use std::future::Future;
 use std::time::Duration;
 
 use acp_proto::v2::{self, SessionId, UpdateSessionNotification};
-use acp_proto::{InboundId, Instant, OutboundId, Outcome, RpcError, TurnEndReason};
+use acp_proto::{InboundId, Instant, OutboundId, RpcError, TurnEndReason, compat::AnyOutcome as Outcome};
 use tokio::sync::oneshot;
 
 use crate::Error;

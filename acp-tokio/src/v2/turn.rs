@@ -4,7 +4,7 @@ use std::pin::Pin;
 use std::task::{Context, Poll};
 
 use acp_proto::v2::{self, SessionId, UpdateSessionNotification};
-use acp_proto::{Outcome, TurnEndReason};
+use acp_proto::{TurnEndReason, compat::AnyOutcome as Outcome};
 use futures_core::Stream;
 use tokio::sync::oneshot;
 

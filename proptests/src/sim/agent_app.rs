@@ -2,8 +2,8 @@
 
 use acp_proto::types::*;
 use acp_proto::{
-    AgentRequest, AgentResponse, CancelReason, ClientRequest, Completion, Event, InboundId, Method, Request, Response,
-    RpcError, SendError, Side,
+    AgentRequest, AgentResponse, CancelReason, ClientRequest, Completion, InboundId, Method, Request, Response,
+    RpcError, SendError, Side, compat::AnyEvent as Event,
 };
 use serde_json::json;
 

@@ -3,8 +3,8 @@
 use acp_proto::types::*;
 use acp_proto::{
     AgentNotification, AgentRequest, AgentResponse, CancelReason, ClientNotification, ClientRequest, ClientResponse,
-    Completion, Event, Method, Notification, OutboundId, Outcome, PermissionAnswer, Request, Response, RpcError,
-    SendError, Side,
+    Completion, Method, Notification, OutboundId, PermissionAnswer, Request, Response, RpcError, SendError, Side,
+    compat::AnyEvent as Event, compat::AnyOutcome as Outcome,
 };
 use serde_json::json;
 

@@ -91,7 +91,10 @@ use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::time::Duration;
 
 use acp_proto::types::ProtocolVersion;
-use acp_proto::{CloseReason, Config, Connection, Event, InboundId, Instant, Method, OutboundId, Side};
+use acp_proto::{
+    CloseReason, Config, InboundId, Instant, Method, OutboundId, Side, compat::AnyConnection as Connection,
+    compat::AnyEvent as Event,
+};
 use serde_json::Value;
 
 pub use chooser::{Bytes, Chooser, Seeded};

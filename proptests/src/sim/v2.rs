@@ -84,7 +84,7 @@ use acp_proto::types::{ProtocolVersion, SessionId};
 use acp_proto::v2::{
     self, AgentNotificationParams, AgentRequestParams, AgentResult, ClientResult, SessionUpdate, StateUpdate,
 };
-use acp_proto::{Completion, Event, InboundId, Negotiated, OutboundId, RpcError, Side};
+use acp_proto::{Completion, InboundId, Negotiated, OutboundId, RpcError, Side, compat::AnyEvent as Event};
 use acp_proto::{TurnEndReason, TurnStamp};
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};

@@ -2,7 +2,7 @@
 //! the handshake, what it starts, the gates it expects, and what their answers change.
 
 use acp_proto::v2::{self, AgentResult, ClientRequestParams};
-use acp_proto::{Method, OutboundId, Outcome, SendError, Side};
+use acp_proto::{Method, OutboundId, SendError, Side, compat::AnyOutcome as Outcome};
 use serde_json::{Value, json};
 
 use super::opt_in::advertises;
@@ -139,7 +139,7 @@ impl<C: Chooser> Sim<'_, C> {
     }
 
     /// The gate the client expects its machine to apply to `request`: whether it is refused
-    /// with `NotSupportedByPeerV2`.
+    /// with `NotSupportedByPeer`.
     fn client_expects_gate_refusal(&self, method: Option<v2::Method>) -> bool {
         let caps = self.client.peer_caps.as_ref();
         match method {
@@ -193,7 +193,7 @@ impl<C: Chooser> Sim<'_, C> {
                 let out = Out { label, method: None, deadline, session, locally_cancelled: false };
                 self.client.outstanding.insert(id, out);
             }
-            Err(SendError::NotSupportedByPeerV2 { .. }) => {
+            Err(SendError::NotSupportedByPeer { .. }) => {
                 assert!(gated, "{sent:?} refused");
                 if matches!(method, Some(v2::Method::Login | v2::Method::Logout)) {
                     self.summary.v2.auth[2] += 1;

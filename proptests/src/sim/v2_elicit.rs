@@ -69,7 +69,7 @@ impl<C: Chooser> Sim<'_, C> {
                 let out = Out { label, method: None, deadline, session: s, locally_cancelled: false };
                 self.agent.outstanding.insert(id, out);
             }
-            Err(SendError::NotSupportedByPeerV2 { .. }) => {
+            Err(SendError::NotSupportedByPeer { .. }) => {
                 assert!(!advertised, "an elicitation of mode {mode} refused, the client advertised it");
                 self.summary.v2.elicitations[2] += 1;
             }

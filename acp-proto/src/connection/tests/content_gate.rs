@@ -2,6 +2,7 @@
 //! the terminal auth method left out of the `initialize` result, inbound tolerance.
 
 use super::*;
+use crate::connection::{AnyConnection as Connection, AnyEvent as Event};
 
 /// An agent ready with a session `s`, its client advertising `client_caps`.
 fn agent_with_session(client_caps: Value) -> Connection {
@@ -31,7 +32,10 @@ fn opt_in_update_kinds_are_refused_locally_without_the_capability() {
     ];
     for (kind, needs) in kinds {
         let refused = a.send_notification(T0, update(kind)).map_err(SendError::from);
-        assert_eq!(refused, Err(SendError::NotSupportedByPeer { method: Method::SessionUpdate, capability: needs }));
+        assert_eq!(
+            refused,
+            Err(SendError::NotSupportedByPeer { method: Method::SessionUpdate.wire(), capability: needs })
+        );
     }
     assert!(sent(&mut a).is_empty(), "nothing went out");
     let chunk = SessionUpdate::AgentMessageChunk(ContentChunk::new(ContentBlock::text("ok")));
@@ -57,19 +61,25 @@ fn elicitation_is_gated_by_method_and_by_mode() {
     let refused = a.send_request(T0, form(), None).map_err(SendError::from);
     assert_eq!(
         refused,
-        Err(SendError::NotSupportedByPeer { method: Method::CreateElicitation, capability: &["elicitation"] })
+        Err(SendError::NotSupportedByPeer { method: Method::CreateElicitation.wire(), capability: &["elicitation"] })
     );
     let complete = a.send_notification(T0, CompleteElicitationNotification::new("e1")).map_err(SendError::from);
     assert_eq!(
         complete,
-        Err(SendError::NotSupportedByPeer { method: Method::CompleteElicitation, capability: &["elicitation", "url"] })
+        Err(SendError::NotSupportedByPeer {
+            method: Method::CompleteElicitation.wire(),
+            capability: &["elicitation", "url"]
+        })
     );
     let mut a = agent_with_session(json!({"elicitation": {"form": {}}}));
     a.send_request(T0, form(), None).unwrap();
     let refused = a.send_request(T0, url(), None).map_err(SendError::from);
     assert_eq!(
         refused,
-        Err(SendError::NotSupportedByPeer { method: Method::CreateElicitation, capability: &["elicitation", "url"] })
+        Err(SendError::NotSupportedByPeer {
+            method: Method::CreateElicitation.wire(),
+            capability: &["elicitation", "url"]
+        })
     );
     assert!(a.send_notification(T0, CompleteElicitationNotification::new("e1")).is_err());
     let out = sent(&mut a);
@@ -100,7 +110,7 @@ fn system_prompts_need_the_agents_capability() {
     let mut req = NewSessionRequest::new("/", vec![]);
     req.system_prompt = Some(SystemPrompt::append("be brief"));
     let refused = c.send_request(T0, req.clone(), None).map_err(SendError::from);
-    assert!(matches!(refused, Err(SendError::NotSupportedByPeer { method: Method::NewSession, .. })));
+    assert!(matches!(refused, Err(SendError::NotSupportedByPeer { method: "session/new", .. })));
     let caps = json!({"sessionCapabilities": {"systemPrompt": {}}});
     let mut c = ready_client_with(Config::default(), ClientCapabilities::default(), caps);
     c.send_request(T0, req, None).unwrap();
@@ -125,7 +135,7 @@ fn initial_config_values_need_the_feature_and_the_agents_capability() {
         assert!(with_caps.is_ok(), "{with_caps:?}");
         assert_eq!(sent(&mut c)[0]["params"]["configOptions"], json!([{"configId": "model", "value": "fast"}]));
         let denied = SendError::NotSupportedByPeer {
-            method: Method::NewSession,
+            method: Method::NewSession.wire(),
             capability: &["sessionCapabilities", "options"],
         };
         assert_eq!(without_caps, Err(denied));

@@ -2,6 +2,7 @@
 
 use super::output_bound::fill;
 use super::*;
+use crate::connection::{AnyConnection as Connection, AnyEvent as Event, AnyOutcome as Outcome};
 
 fn prompt_line(id: i64, session: &str) -> String {
     json!({"jsonrpc":"2.0","id":id,"method":"session/prompt","params":{"sessionId":session,"prompt":[]}}).to_string()

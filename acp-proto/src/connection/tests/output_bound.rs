@@ -3,6 +3,7 @@
 //! peer has read. One test per rule of the config's docs.
 
 use super::*;
+use crate::connection::{AnyConnection as Connection, AnyEvent as Event, AnyOutcome as Outcome};
 
 /// An agent whose output is filled past a small budget by the application's own updates, with
 /// an announced session `s` and a client that advertised `fs.readTextFile`.

@@ -5,6 +5,7 @@
 use std::collections::VecDeque;
 
 use super::*;
+use crate::connection::{AnyConnection as Connection, AnyEvent as Event, AnyOutcome as Outcome};
 use crate::ext::{ExtRequest, ExtResponse};
 
 fn ext_line(id: i64) -> String {

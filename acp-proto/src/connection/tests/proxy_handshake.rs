@@ -2,6 +2,7 @@
 //! `initialize`.
 
 use super::*;
+use crate::connection::{AnyConnection as Connection, AnyEvent as Event, AnyOutcome as Outcome};
 
 /// Moves every queued frame of `from` into `to`.
 fn pump(from: &mut Connection, to: &mut Connection) -> Vec<Value> {

@@ -5,7 +5,10 @@ use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
 use super::{T0, events, feed, ms, sent};
-use crate::connection::{CloseReason, Completion, Config, Connection, Event, InboundId, Outcome, SendError};
+use crate::connection::{
+    AnyConnection as Connection, AnyEvent as Event, AnyOutcome as Outcome, CloseReason, Completion, Config, InboundId,
+    SendError,
+};
 use crate::types::ProtocolVersion;
 use crate::v2::{self, AgentResult, ClientRequestParams};
 use crate::{RpcError, Side};
@@ -221,7 +224,7 @@ fn gates_apply_both_ways() {
     let new: v2::NewSessionRequest = from(json!({"cwd": "/w"}));
     let refused = c.send_request_v2(T0, new, None).unwrap_err();
     let capability: &[&str] = &["session"];
-    assert_eq!(refused.error, SendError::NotSupportedByPeerV2 { method: v2::Method::NewSession, capability });
+    assert_eq!(refused.error, SendError::NotSupportedByPeer { method: v2::Method::NewSession.wire(), capability });
     let line = json!({"jsonrpc":"2.0","id":3,"method":"session/new","params":{"cwd":"/w"}});
     feed(&mut a, T0, &[&line.to_string()]);
     let answer = &sent(&mut a)[0];
@@ -249,7 +252,7 @@ fn auth_methods_gate_login_and_logout() {
     let (mut c, mut a) = pair_with(json!({}), json!({}), json!([]));
     let refused = c.send_request_v2(T0, login.clone(), None).unwrap_err();
     let capability: &[&str] = &["authMethods"];
-    assert_eq!(refused.error, SendError::NotSupportedByPeerV2 { method: v2::Method::Login, capability });
+    assert_eq!(refused.error, SendError::NotSupportedByPeer { method: v2::Method::Login.wire(), capability });
     let line = json!({"jsonrpc":"2.0","id":3,"method":"auth/logout","params":{}});
     feed(&mut a, T0, &[&line.to_string()]);
     assert_eq!(sent(&mut a)[0]["error"]["code"], -32601);
@@ -281,9 +284,15 @@ fn elicitation_gates_by_mode() {
     assert!(a.send_request_v2(T0, form, None).is_ok());
     let refused = a.send_request_v2(T0, url.clone(), None).unwrap_err();
     let capability: &[&str] = &["elicitation", "url"];
-    assert_eq!(refused.error, SendError::NotSupportedByPeerV2 { method: v2::Method::CreateElicitation, capability });
+    assert_eq!(
+        refused.error,
+        SendError::NotSupportedByPeer { method: v2::Method::CreateElicitation.wire(), capability }
+    );
     let refused = a.send_notification_v2(T0, complete.clone()).unwrap_err();
-    assert_eq!(refused.error, SendError::NotSupportedByPeerV2 { method: v2::Method::CompleteElicitation, capability });
+    assert_eq!(
+        refused.error,
+        SendError::NotSupportedByPeer { method: v2::Method::CompleteElicitation.wire(), capability }
+    );
     // Received without the capability: the notification is dropped.
     let before = c.stats().notifications_dropped;
     feed(&mut c, T0, &[r#"{"jsonrpc":"2.0","method":"elicitation/complete","params":{"elicitationId":"e"}}"#]);

@@ -4,7 +4,9 @@ use serde_json::{Value, json};
 
 use super::v2::{pair_configured, pair_with, v2_init, v12};
 use super::{T0, error_code, events, feed, sent};
-use crate::connection::{CancelReason, Completion, Config, Connection, Event, InboundId, Outcome};
+use crate::connection::{
+    AnyConnection as Connection, AnyEvent as Event, AnyOutcome as Outcome, CancelReason, Completion, Config, InboundId,
+};
 use crate::v2::{self, AgentResult, ClientRequestParams};
 use crate::{Instant, Side};
 

@@ -5,7 +5,9 @@ use serde_json::{Value, json};
 
 use super::v2::{pair_with, pair_with_session, pipe, request_v2, v2_init, v12};
 use super::{T0, events, feed, sent};
-use crate::connection::{CloseReason, Config, Connection, Event, Outcome, TurnStamp};
+use crate::connection::{
+    AnyConnection as Connection, AnyEvent as Event, AnyOutcome as Outcome, CloseReason, Config, TurnStamp,
+};
 use crate::types::{ProtocolVersion, SessionId};
 use crate::v2;
 use crate::{Side, TurnEndReason};

@@ -6,7 +6,10 @@ use serde_json::{Value, json};
 
 use super::v2::{from, pair_configured, pair_with, pair_with_session, pipe, request_v2, v12};
 use super::{T0, events, feed, ms, sent};
-use crate::connection::{CancelReason, Completion, Connection, Event, OutboundId, Outcome, SendError, TurnStamp};
+use crate::connection::{
+    AnyConnection as Connection, AnyEvent as Event, AnyOutcome as Outcome, CancelReason, Completion, OutboundId,
+    SendError, TurnStamp,
+};
 use crate::types::{IdleStopReason, SessionId};
 use crate::v2::{self, ClientRequestParams};
 use crate::{RpcError, TurnEndReason};

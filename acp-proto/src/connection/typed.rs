@@ -1,0 +1,426 @@
+//! The application's view of the machine: [`Connection<P>`], [`Event<P>`] and [`Outcome<P>`],
+//! one protocol version each ([`Protocol`]).
+//!
+//! The engine ([`AnyConnection`]) is the same for both versions; a `Connection<P>` holds one
+//! whose config speaks `P` only, so every event it gives is a message of `P` and every call
+//! takes one. The conversion is a move per event, monomorphised per version: no boxing, no
+//! dynamic dispatch on the message path.
+
+use std::marker::PhantomData;
+
+use super::{
+    AnyConnection, CancelReason, CloseReason, Completion, Config, InboundId, Negotiated, OutboundId, Refused,
+    RespondError, SendError, Stats, TurnStamp,
+};
+use crate::Side;
+use crate::error::RpcError;
+use crate::methods::DecodeError;
+use crate::protocol::{Protocol, V1};
+use crate::time::Instant;
+use crate::types::SessionId;
+
+/// The single terminal outcome of an outbound request.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum Outcome<P: Protocol = V1> {
+    /// The peer answered with a result, decoded as the type the method's row names (for the
+    /// version the connection speaks).
+    Result(P::Response),
+    /// The peer answered with an error.
+    Error(RpcError),
+    /// The peer answered with a result that does not decode as the method's result type.
+    InvalidResult(DecodeError),
+    /// The deadline passed first. A best-effort `$/cancel_request` was sent.
+    TimedOut,
+    /// Cancelled locally ([`Connection::cancel_request`], or the agent-side cascade of a
+    /// `session/cancel`, or a permission ask made while its turn is cancelling). A
+    /// `$/cancel_request` was sent if the request had gone out.
+    Cancelled,
+    /// The connection closed before an answer came.
+    ConnectionClosed,
+}
+
+impl<P: Protocol> Outcome<P> {
+    /// The result, if the request succeeded.
+    pub fn into_result(self) -> Option<P::Response> {
+        match self {
+            Outcome::Result(r) => Some(r),
+            _ => None,
+        }
+    }
+}
+
+/// One entry of the connection's ordered event queue.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum Event<P: Protocol = V1> {
+    /// An inbound request to handle. Complete it with [`Connection::respond`] exactly once
+    /// (later completions are harmless).
+    Request {
+        /// The handle to complete.
+        id: InboundId,
+        /// The decoded request.
+        request: P::Request,
+    },
+    /// An inbound notification.
+    Notification {
+        /// The decoded notification.
+        notification: P::Notification,
+        /// Client side: the update's place in the running prompt turn of its session;
+        /// `None` outside a turn and for other notifications.
+        turn: Option<TurnStamp>,
+    },
+    /// An inbound request in flight was cancelled; see [`CancelReason`] for what the machine
+    /// does about its response.
+    Cancelled {
+        /// The request's handle.
+        id: InboundId,
+        /// Why.
+        reason: CancelReason,
+    },
+    /// The terminal outcome of an outbound request; exactly one per accepted request.
+    Outcome {
+        /// The request's handle.
+        id: OutboundId,
+        /// The outcome.
+        outcome: Outcome<P>,
+    },
+    /// The handshake committed: the agent sent (or the client received) a successful
+    /// `initialize` response. Emitted once.
+    HandshakeCompleted(Negotiated),
+    /// Client side, v2: a turn of a session ended; exactly one per turn, after every update
+    /// of the turn.
+    #[cfg(feature = "unstable_protocol_v2")]
+    TurnEnded {
+        /// The session.
+        session: SessionId,
+        /// The `session/prompt` request that opened the turn.
+        turn: OutboundId,
+        /// How it ended.
+        reason: super::turns_v2::TurnEndReason,
+    },
+    /// Agent side, v2: the grace ([`Config::turn_cancel_grace`]) after a client's
+    /// `session/cancel` passed before the agent reported `idle`, so the machine sent the idle
+    /// (`stopReason: "cancelled"`) itself. The session is idle for the client: stop its
+    /// cancelled work; an idle the application sends now is refused
+    /// ([`SendError::WorkAlreadyEnded`]) until the session works again.
+    #[cfg(feature = "unstable_protocol_v2")]
+    CancelGraceExpired {
+        /// The session whose work the machine ended.
+        session: SessionId,
+    },
+    /// The connection closed. Emitted once, always last.
+    Closed {
+        /// Why.
+        reason: CloseReason,
+    },
+}
+
+/// One peer link, agent or client role, speaking protocol version `P` ([`V1`] by default).
+/// See the [crate docs](crate) for the contract.
+#[derive(Debug)]
+pub struct Connection<P: Protocol = V1> {
+    engine: AnyConnection,
+    protocol: PhantomData<P>,
+}
+
+impl<P: Protocol> Connection<P> {
+    /// A connection playing `side`, created at `now`. It speaks `P` only:
+    /// [`Config::supported_versions`] is set to `[P::VERSION]`.
+    pub fn new(side: Side, mut config: Config, now: Instant) -> Connection<P> {
+        config.supported_versions = vec![P::VERSION];
+        Connection::from_engine(AnyConnection::new(side, config, now))
+    }
+
+    /// An agent-role connection with the default config.
+    pub fn agent(now: Instant) -> Connection<P> {
+        Connection::new(Side::Agent, Config::default(), now)
+    }
+
+    /// A client-role connection with the default config.
+    pub fn client(now: Instant) -> Connection<P> {
+        Connection::new(Side::Client, Config::default(), now)
+    }
+
+    /// Wraps an engine that speaks `P` only (its `supported_versions`, or the version it
+    /// settled on: see [`Acceptor`](crate::Acceptor)).
+    pub(crate) fn from_engine(engine: AnyConnection) -> Connection<P> {
+        Connection { engine, protocol: PhantomData }
+    }
+
+    /// The side this connection plays.
+    pub fn side(&self) -> Side {
+        self.engine.side()
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &Config {
+        self.engine.config()
+    }
+
+    /// Whether the handshake has committed (and the connection is not closed).
+    pub fn is_ready(&self) -> bool {
+        self.engine.is_ready()
+    }
+
+    /// Whether the connection is closed.
+    pub fn is_closed(&self) -> bool {
+        self.engine.is_closed()
+    }
+
+    /// Both sides' capabilities, once the handshake has committed.
+    pub fn negotiated(&self) -> Option<&Negotiated> {
+        self.engine.negotiated()
+    }
+
+    /// Counters.
+    pub fn stats(&self) -> Stats {
+        self.engine.stats()
+    }
+
+    /// Bytes queued for the peer, not yet taken by [`poll_transmit`](Self::poll_transmit).
+    pub fn bytes_queued(&self) -> usize {
+        self.engine.bytes_queued()
+    }
+
+    /// Whether application sends are currently accepted by the outbound byte budget.
+    /// Adapters wait (draining the transport) while this is false.
+    pub fn can_send(&self) -> bool {
+        self.engine.can_send()
+    }
+
+    /// Inbound requests deferred because the output is full (see [`Config::outbound_budget`]).
+    pub fn deferred_requests(&self) -> usize {
+        self.engine.deferred_requests()
+    }
+
+    /// Whether [`poll_event`](Self::poll_event) has an event to give now: one is queued, or
+    /// a deferred request would be released (the output dropped below the bound). An adapter
+    /// whose application threads call into the machine (`respond`, `send_request`,
+    /// `poll_transmit`) checks this afterwards to know whether the thread that drains events
+    /// must be woken; it does not change the machine.
+    ///
+    /// ```
+    /// use acp_proto::{Connection, Instant};
+    ///
+    /// let mut agent: Connection = Connection::agent(Instant::ZERO);
+    /// assert!(!agent.has_events());
+    /// let init = br#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1}}"#;
+    /// let _ = agent.handle_input(Instant::ZERO, init);
+    /// let _ = agent.handle_input(Instant::ZERO, b"\n");
+    /// assert!(agent.has_events());
+    /// while agent.poll_event().is_some() {}
+    /// assert!(!agent.has_events());
+    /// ```
+    #[must_use]
+    pub fn has_events(&self) -> bool {
+        self.engine.has_events()
+    }
+
+    /// Whether [`handle_input`](Self::handle_input) currently consumes bytes. It stops when
+    /// the event queue, the frames parked while the machine's own answers fill the output
+    /// (module `parked`), or the held requests reach their bounds, until the application
+    /// drains them or the peer reads; and for good after the end of input or close.
+    pub fn wants_input(&self) -> bool {
+        self.engine.wants_input()
+    }
+
+    /// Inbound requests in flight: dispatched, deferred, held behind `initialize`, or parked
+    /// unchecked while the machine's own answers fill the output.
+    pub fn inbound_in_flight(&self) -> usize {
+        self.engine.inbound_in_flight()
+    }
+
+    /// Outbound requests awaiting an outcome.
+    pub fn outbound_pending(&self) -> usize {
+        self.engine.outbound_pending()
+    }
+
+    /// A rough upper bound of the memory the machine holds, in bytes (see
+    /// [`AnyConnection::memory_estimate`]).
+    pub fn memory_estimate(&self) -> usize {
+        self.engine.memory_estimate()
+    }
+
+    /// Whether the peer's output ended ([`handle_eof`](Self::handle_eof)) while the
+    /// connection was open: it is then half-closed, answering the requests it owes, or
+    /// closed after that (see [`half_close`](super::half_close)).
+    pub fn input_ended(&self) -> bool {
+        self.engine.input_ended()
+    }
+
+    /// Appends every queued frame (whole, `\n`-terminated, in queue order) to `buf` and
+    /// returns the number of bytes appended.
+    #[must_use]
+    #[inline]
+    pub fn poll_transmit(&mut self, buf: &mut Vec<u8>) -> usize {
+        self.engine.poll_transmit(buf)
+    }
+
+    /// The next event, in order. Once the queue is empty and the output is below the bound,
+    /// the requests deferred while it was full come out, in arrival order: events queued while
+    /// they waited (notifications, outcomes) may have overtaken them; requests never overtake
+    /// each other.
+    #[must_use]
+    #[inline]
+    pub fn poll_event(&mut self) -> Option<Event<P>> {
+        loop {
+            let event = self.engine.poll_event()?;
+            match P::event(event) {
+                Some(event) => return Some(event),
+                // A message of the other version: the engine speaks `P` only, so never.
+                None => debug_assert!(false, "an event of the other protocol version"),
+            }
+        }
+    }
+
+    /// The earliest deadline, when [`handle_timeout`](Self::handle_timeout) has work to do.
+    /// `None` when nothing is scheduled (always `None` once closed).
+    #[must_use]
+    pub fn poll_timeout(&self) -> Option<Instant> {
+        self.engine.poll_timeout()
+    }
+
+    /// Feeds bytes read from the peer, chunked any way at all. Returns how many were consumed:
+    /// all of them unless [`wants_input`](Self::wants_input) turned false along the way, in
+    /// which case the caller drains the outputs and feeds the rest again. Input after close or
+    /// after the end of input is consumed and ignored.
+    #[must_use = "bytes that were not consumed must be fed again"]
+    #[inline]
+    pub fn handle_input(&mut self, now: Instant, data: &[u8]) -> usize {
+        self.engine.handle_input(now, data)
+    }
+
+    /// Signals that the peer's output ended: a half-close ([`half_close`](super::half_close)).
+    /// A final line without `\n` is processed; outbound requests get
+    /// [`Outcome::ConnectionClosed`]; the inbound requests received before are told
+    /// ([`CancelReason::InputEnded`]) and still answered (by the machine, `-32800`, after
+    /// [`Config::cancel_grace`]); once none is owed the connection closes
+    /// ([`CloseReason::PeerEof`]). Later calls are no-ops.
+    pub fn handle_eof(&mut self, now: Instant) {
+        self.engine.handle_eof(now)
+    }
+
+    /// Fires every deadline at or before `now`. Early or repeated calls are no-ops.
+    pub fn handle_timeout(&mut self, now: Instant) {
+        self.engine.handle_timeout(now)
+    }
+
+    /// Closes the connection: every pending outbound request gets
+    /// [`Outcome::ConnectionClosed`], every inbound request in flight is reported
+    /// [`CancelReason::ConnectionClosed`] (its later completion is discarded), queued frames
+    /// stay available to [`poll_transmit`](Self::poll_transmit), and [`Event::Closed`] is
+    /// emitted once.
+    pub fn close(&mut self, now: Instant) {
+        self.engine.close(now)
+    }
+
+    /// Sends a request and returns its handle; its single [`Outcome`] arrives later as an
+    /// [`Event::Outcome`]. `deadline` (or, without one, [`Config::request_timeout`] from now)
+    /// bounds the wait.
+    ///
+    /// Refused, with nothing sent and no id consumed, when: the connection is closed; the
+    /// handshake has not completed (anything but `initialize`); this side does not send the
+    /// method; an extension name lacks its `_`; the peer did not advertise the capability the
+    /// method (or, by the gate's content rules, its elicitation mode or system prompt) needs;
+    /// `max_pending_outbound` requests are pending; the outbound budget is used up; a client
+    /// prompt targets a session whose turn is still running (v1); and by the version's own
+    /// rules (v2: module `connection::turns_v2`).
+    ///
+    /// Agent side, a `session/request_permission` made while its session's turn is being
+    /// cancelled is accepted and resolves at once as [`Outcome::Cancelled`], without a frame.
+    /// After the end of input, any request is accepted and resolves at once as
+    /// [`Outcome::ConnectionClosed`], without a frame: no answer could come
+    /// ([`half_close`](super::half_close)).
+    ///
+    /// A refusal hands the request back ([`Refused`]).
+    // The refused request comes back by value: a refusal is rare, a box would allocate per send.
+    #[allow(clippy::result_large_err)]
+    #[inline]
+    pub fn send_request(
+        &mut self,
+        now: Instant,
+        request: impl Into<P::Request>,
+        deadline: Option<Instant>,
+    ) -> Result<OutboundId, Refused<P::Request>> {
+        P::send_request(&mut self.engine, now, request.into(), deadline)
+    }
+
+    /// Sends a notification. Client side, `session/cancel` is [`cancel_turn`](Self::cancel_turn)
+    /// (the turn rules run); agent side, a `session/update` for a session never announced is
+    /// refused, and content the peer did not opt in to is refused by the gate's content rules
+    /// ([`SendError::NotSupportedByPeer`] naming the capability). A refusal hands the
+    /// notification back ([`Refused`]).
+    #[allow(clippy::result_large_err)]
+    #[inline]
+    pub fn send_notification(
+        &mut self,
+        now: Instant,
+        notification: impl Into<P::Notification>,
+    ) -> Result<(), Refused<P::Notification>> {
+        P::send_notification(&mut self.engine, now, notification.into())
+    }
+
+    /// Completes an inbound request with the handler's result or error. Exactly one response
+    /// frame goes out per request: a completion for a request no longer in flight is
+    /// [`Completion::Discarded`]. A result that is not the result type of the request's method
+    /// is answered `-32603` and the mistake returned ([`RespondError::MismatchedResponse`]); a
+    /// permission answer naming an option that was not offered is answered `cancelled`
+    /// ([`RespondError::UnknownPermissionOption`]).
+    #[inline]
+    pub fn respond(
+        &mut self,
+        now: Instant,
+        id: InboundId,
+        result: Result<P::Response, RpcError>,
+    ) -> Result<Completion, RespondError> {
+        P::respond(&mut self.engine, now, id, result)
+    }
+
+    /// Cancels an outbound request: it resolves [`Outcome::Cancelled`] and a
+    /// `$/cancel_request` goes out if it had been sent. Returns whether it was pending.
+    pub fn cancel_request(&mut self, now: Instant, id: OutboundId) -> bool {
+        self.engine.cancel_request(now, id)
+    }
+
+    /// Client side: cancels the running prompt turn of `session`. Sends `session/cancel`,
+    /// answers every pending `session/request_permission` of that session with the `cancelled`
+    /// outcome (the spec's MUST) and reports each as [`Event::Cancelled`] with
+    /// [`CancelReason::TurnCancelled`]. Returns how many permission asks it answered.
+    pub fn cancel_turn(&mut self, now: Instant, session: &SessionId) -> Result<usize, SendError> {
+        self.engine.cancel_turn(now, session)
+    }
+
+    /// The engine, for the transitional adapters of [`compat`](crate::compat).
+    #[doc(hidden)]
+    pub fn into_any(self) -> AnyConnection {
+        self.engine
+    }
+}
+
+impl Connection<V1> {
+    /// Client side: answers a `session/request_permission` with one of its offered options, or
+    /// `cancelled`. An option the request did not offer is refused and the request stays in
+    /// flight.
+    pub fn answer_permission(
+        &mut self,
+        now: Instant,
+        id: InboundId,
+        answer: crate::PermissionAnswer,
+    ) -> Result<Completion, RespondError> {
+        self.engine.answer_permission(now, id, answer)
+    }
+}
+
+#[cfg(feature = "unstable_protocol_v2")]
+impl Connection<crate::protocol::V2> {
+    /// Client side: the open turn of `session`, named by the `session/prompt` that opened
+    /// it; `None` while no turn of it is open (and always on an agent).
+    ///
+    /// After [`send_request`](Self::send_request) of a prompt returned `id`, the prompt
+    /// opened a turn exactly when this is `Some(id)`; otherwise it joined the turn named here,
+    /// whose updates are stamped with that turn's id.
+    pub fn open_turn(&self, session: &SessionId) -> Option<OutboundId> {
+        self.engine.open_turn_v2(session)
+    }
+}

@@ -1,0 +1,247 @@
+//! The protocol version as a type: [`Protocol`], implemented by [`V1`] and (feature
+//! `unstable_protocol_v2`) `V2`.
+//!
+//! A [`Connection<P>`](crate::Connection) speaks one version for its whole life, so the version
+//! is a type parameter rather than a runtime mode: `Connection<V1>` (the default) and
+//! `Connection<V2>` have the same calls ([`send_request`](crate::Connection::send_request),
+//! [`send_notification`](crate::Connection::send_notification),
+//! [`respond`](crate::Connection::respond), [`poll_event`](crate::Connection::poll_event), …),
+//! and their [`Event<P>`](crate::Event) and [`Outcome<P>`](crate::Outcome) carry that version's
+//! [`Protocol::Request`], [`Protocol::Notification`] and [`Protocol::Response`]. The same
+//! road, one branch point: an agent that speaks both picks the version from the client's
+//! `initialize` with an [`Acceptor`](crate::Acceptor), as rustls picks TLS 1.2 or 1.3 from the
+//! hello and then drives one state machine.
+//!
+//! What the versions share (the handshake gate, ids, bounds, deferral, correlation,
+//! `$/cancel_request`, deadlines, the output budget) is the engine's; what differs (the method
+//! tables and their gates, decoding, the turn rules of [`turns`](crate::connection::turns) and
+//! `turns_v2`) is reached through the version. The trait is sealed: the two versions are the
+//! protocol's, not the application's.
+//!
+//! ```
+//! use acp_proto::protocol::{Protocol, V1};
+//! use acp_proto::types::ProtocolVersion;
+//!
+//! fn version<P: Protocol>() -> ProtocolVersion {
+//!     P::VERSION
+//! }
+//! assert_eq!(version::<V1>(), ProtocolVersion::V1);
+//! assert_eq!(V1::wire(acp_proto::Method::Prompt), "session/prompt");
+//! ```
+
+use std::fmt::Debug;
+
+use crate::connection::{
+    AnyConnection, AnyEvent, AnyOutcome, Completion, Event, InboundId, OutboundId, Outcome, Refused, RespondError,
+};
+use crate::error::RpcError;
+use crate::methods::DecodeError;
+use crate::time::Instant;
+use crate::types::ProtocolVersion;
+
+mod sealed {
+    /// Only this crate implements [`Protocol`](super::Protocol).
+    pub trait Sealed {}
+}
+
+/// A version of the Agent Client Protocol: what differs between versions, as types and hooks
+/// the one engine calls. Sealed: implemented by [`V1`] and `V2` only.
+pub trait Protocol: sealed::Sealed + Debug + Clone + Copy + PartialEq + Eq + Default + Send + Sync + 'static {
+    /// The version number on the wire (`protocolVersion` of `initialize`).
+    const VERSION: ProtocolVersion;
+    /// A row of this version's method table.
+    type Method: Copy + Debug + PartialEq + Eq + Send + Sync + 'static;
+    /// A request of either side (role-agnostic), as sent and as received.
+    type Request: Debug + Clone + PartialEq;
+    /// A notification of either side.
+    type Notification: Debug + Clone + PartialEq;
+    /// A result of either side, answering a request.
+    type Response: Debug + Clone + PartialEq;
+
+    /// The wire name of a method of this version.
+    fn wire(method: Self::Method) -> &'static str;
+
+    /// The engine's event, as this version's; `None` for a message of the other version, which
+    /// a connection of this version never produces (its config speaks this version only).
+    #[doc(hidden)]
+    fn event(event: AnyEvent) -> Option<Event<Self>>;
+
+    /// Sends a request of this version.
+    #[doc(hidden)]
+    #[allow(clippy::result_large_err)]
+    fn send_request(
+        conn: &mut AnyConnection,
+        now: Instant,
+        request: Self::Request,
+        deadline: Option<Instant>,
+    ) -> Result<OutboundId, Refused<Self::Request>>;
+
+    /// Sends a notification of this version.
+    #[doc(hidden)]
+    #[allow(clippy::result_large_err)]
+    fn send_notification(
+        conn: &mut AnyConnection,
+        now: Instant,
+        notification: Self::Notification,
+    ) -> Result<(), Refused<Self::Notification>>;
+
+    /// Answers an inbound request of this version.
+    #[doc(hidden)]
+    fn respond(
+        conn: &mut AnyConnection,
+        now: Instant,
+        id: InboundId,
+        result: Result<Self::Response, RpcError>,
+    ) -> Result<Completion, RespondError>;
+}
+
+/// ACP v1, the stable protocol (`protocolVersion: 1`): the [`v1`](crate::v1) message set.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct V1;
+
+impl sealed::Sealed for V1 {}
+
+/// An outcome of the other version's result: never produced on a connection of one version.
+fn foreign_result() -> DecodeError {
+    DecodeError::Invalid("a result of the other protocol version".to_owned())
+}
+
+/// The shared part of an event conversion: every variant that does not carry a message.
+#[allow(clippy::result_large_err)]
+#[inline]
+fn common<P: Protocol>(event: AnyEvent, outcome: impl FnOnce(AnyOutcome) -> Outcome<P>) -> Result<Event<P>, AnyEvent> {
+    Ok(match event {
+        AnyEvent::Cancelled { id, reason } => Event::Cancelled { id, reason },
+        AnyEvent::Outcome { id, outcome: o } => Event::Outcome { id, outcome: outcome(o) },
+        AnyEvent::HandshakeCompleted(n) => Event::HandshakeCompleted(n),
+        AnyEvent::Closed { reason } => Event::Closed { reason },
+        #[cfg(feature = "unstable_protocol_v2")]
+        AnyEvent::TurnEnded { session, turn, reason } => Event::TurnEnded { session, turn, reason },
+        #[cfg(feature = "unstable_protocol_v2")]
+        AnyEvent::CancelGraceExpired { session } => Event::CancelGraceExpired { session },
+        other => return Err(other),
+    })
+}
+
+/// The shared part of an outcome conversion.
+fn common_outcome<P: Protocol>(outcome: AnyOutcome) -> Outcome<P> {
+    match outcome {
+        AnyOutcome::Error(e) => Outcome::Error(e),
+        AnyOutcome::InvalidResult(e) => Outcome::InvalidResult(e),
+        AnyOutcome::TimedOut => Outcome::TimedOut,
+        AnyOutcome::Cancelled => Outcome::Cancelled,
+        AnyOutcome::ConnectionClosed => Outcome::ConnectionClosed,
+        _ => Outcome::InvalidResult(foreign_result()),
+    }
+}
+
+impl Protocol for V1 {
+    const VERSION: ProtocolVersion = ProtocolVersion::V1;
+    type Method = crate::methods::Method;
+    type Request = crate::methods::Request;
+    type Notification = crate::methods::Notification;
+    type Response = crate::methods::Response;
+
+    fn wire(method: Self::Method) -> &'static str {
+        method.wire()
+    }
+
+    #[inline]
+    fn event(event: AnyEvent) -> Option<Event<V1>> {
+        match event {
+            AnyEvent::Request { id, request } => Some(Event::Request { id, request }),
+            AnyEvent::Notification { notification, turn } => Some(Event::Notification { notification, turn }),
+            other => common(other, |outcome| match outcome {
+                AnyOutcome::Result(r) => Outcome::Result(r),
+                other => common_outcome(other),
+            })
+            .ok(),
+        }
+    }
+
+    fn send_request(
+        conn: &mut AnyConnection,
+        now: Instant,
+        request: Self::Request,
+        deadline: Option<Instant>,
+    ) -> Result<OutboundId, Refused<Self::Request>> {
+        conn.send_request(now, request, deadline)
+    }
+
+    fn send_notification(
+        conn: &mut AnyConnection,
+        now: Instant,
+        notification: Self::Notification,
+    ) -> Result<(), Refused<Self::Notification>> {
+        conn.send_notification(now, notification)
+    }
+
+    fn respond(
+        conn: &mut AnyConnection,
+        now: Instant,
+        id: InboundId,
+        result: Result<Self::Response, RpcError>,
+    ) -> Result<Completion, RespondError> {
+        conn.respond(now, id, result)
+    }
+}
+
+/// ACP v2 (Preview, feature `unstable_protocol_v2`, `protocolVersion: 2`): the
+/// [`v2`](crate::v2) message set.
+#[cfg(feature = "unstable_protocol_v2")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct V2;
+
+#[cfg(feature = "unstable_protocol_v2")]
+impl sealed::Sealed for V2 {}
+
+#[cfg(feature = "unstable_protocol_v2")]
+impl Protocol for V2 {
+    const VERSION: ProtocolVersion = ProtocolVersion::V2;
+    type Method = crate::v2::Method;
+    type Request = crate::v2::Request;
+    type Notification = crate::v2::Notification;
+    type Response = crate::v2::Response;
+
+    fn wire(method: Self::Method) -> &'static str {
+        method.wire()
+    }
+
+    fn event(event: AnyEvent) -> Option<Event<V2>> {
+        match event {
+            AnyEvent::RequestV2 { id, request } => Some(Event::Request { id, request }),
+            AnyEvent::NotificationV2 { notification, turn } => Some(Event::Notification { notification, turn }),
+            other => common(other, |outcome| match outcome {
+                AnyOutcome::ResultV2(r) => Outcome::Result(r),
+                other => common_outcome(other),
+            })
+            .ok(),
+        }
+    }
+
+    fn send_request(
+        conn: &mut AnyConnection,
+        now: Instant,
+        request: Self::Request,
+        deadline: Option<Instant>,
+    ) -> Result<OutboundId, Refused<Self::Request>> {
+        conn.send_request_v2(now, request, deadline)
+    }
+
+    fn send_notification(
+        conn: &mut AnyConnection,
+        now: Instant,
+        notification: Self::Notification,
+    ) -> Result<(), Refused<Self::Notification>> {
+        conn.send_notification_v2(now, notification)
+    }
+
+    fn respond(
+        conn: &mut AnyConnection,
+        now: Instant,
+        id: InboundId,
+        result: Result<Self::Response, RpcError>,
+    ) -> Result<Completion, RespondError> {
+        conn.respond_v2(now, id, result)
+    }
+}
