@@ -73,6 +73,7 @@ fn simulated_seeds_hold_every_invariant() {
         total.frames += s.frames;
         total.outcomes += s.outcomes;
         total.checks += s.checks;
+        total.observer_checks += s.observer_checks;
         total.output_pauses += s.output_pauses;
         total.owed_at_eof += s.owed_at_eof;
         total.input_parked += s.input_parked;
@@ -82,11 +83,12 @@ fn simulated_seeds_hold_every_invariant() {
     }
     let o = &total.opt_in;
     let line = format!(
-        "sim: {runs} seeds from {first}, {} steps, {} frames, {} outcomes checked against the model, {} invariant checks, {} output pauses, {} requests owed at the end of input, {} frames parked behind the machines' own answers, peak queued output {} bytes; opt-in updates {} sent / {} refused / {} received, elicitations {} sent / {} refused / {} answered / {} outcomes, elicitation/complete {} sent / {} refused / {} received; unstable requests {} sent / {} refused / {} answered / {} results (per method calls/results {:?}); {:.1}s",
+        "sim: {runs} seeds from {first}, {} steps, {} frames, {} outcomes checked against the model, {} invariant checks, {} observer cross-checks, {} output pauses, {} requests owed at the end of input, {} frames parked behind the machines' own answers, peak queued output {} bytes; opt-in updates {} sent / {} refused / {} received, elicitations {} sent / {} refused / {} answered / {} outcomes, elicitation/complete {} sent / {} refused / {} received; unstable requests {} sent / {} refused / {} answered / {} results (per method calls/results {:?}); {:.1}s",
         total.steps,
         total.frames,
         total.outcomes,
         total.checks,
+        total.observer_checks,
         total.output_pauses,
         total.owed_at_eof,
         total.input_parked,
@@ -116,6 +118,8 @@ fn simulated_seeds_hold_every_invariant() {
     println!("{line}");
     eprintln!("{line}");
     assert!(total.steps >= runs as usize * config().steps, "every seed runs its steps");
+    // The observer was cross-checked (invariant 13): at least the handshake's chunks of each seed.
+    assert!(total.observer_checks >= 2 * runs, "the observer was cross-checked too rarely");
     if runs >= 200 {
         // Enough seeds: every opt-in path was taken (sent, refused, received, answered).
         for (what, n) in [

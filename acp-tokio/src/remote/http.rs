@@ -38,9 +38,10 @@ use tokio::time::Instant;
 use super::auth::Caller;
 use super::inflight::{self, InFlight};
 use super::pump::read_line;
+use super::resume;
 use super::routes::{Destination, Routes, attaches, is_session_scoped};
 use super::server::{Endpoint, Refused, Shared, authorize, json_error};
-use super::streams::{Budget, Stream};
+use super::streams::{Budget, Refusal, Retention, Stream};
 use super::{CONNECTION_ID_HEADER, SESSION_ID_HEADER};
 
 /// How long `initialize` may take to be answered in its POST.
@@ -65,6 +66,8 @@ pub(crate) struct HttpConnection {
     budget: Budget,
     /// Bytes each session's stream buffers.
     stream_buffer: usize,
+    /// What each stream retains for a resume (`None`: not resumable).
+    retention: Option<Retention>,
     closed: watch::Sender<bool>,
     /// The connection's observer: the sessions registered (what routing asks), the prompts in
     /// flight (what a shutdown cancels and waits for).
@@ -125,7 +128,14 @@ impl HttpConnection {
 
     fn session_stream(&self, session: &str) -> Stream {
         let mut sessions = lock(&self.sessions);
-        sessions.entry(session.to_owned()).or_insert_with(|| Stream::new(self.stream_buffer)).clone()
+        sessions.entry(session.to_owned()).or_insert_with(|| Stream::new(self.stream_buffer, self.retention)).clone()
+    }
+
+    /// Drops the message retained longest by any of its streams; `false` when none retains
+    /// any (see `streams.rs`).
+    fn evict_retained(&self) -> bool {
+        let sessions = lock(&self.sessions);
+        resume::evict_oldest(std::iter::once(&self.connection).chain(sessions.values()))
     }
 }
 
@@ -252,10 +262,11 @@ async fn initialize(shared: Arc<Shared>, message: Value, body: &[u8], caller: Ca
         writer: tokio::sync::Mutex::new(Some(writer)),
         closing: watch::channel(false).0,
         routes: Mutex::new(Routes::default()),
-        connection: Stream::new(shared.options.stream_buffer),
+        connection: Stream::new(shared.options.stream_buffer, resume::retention(&shared.options)),
         sessions: Mutex::new(HashMap::new()),
         budget: Budget::new(shared.options.connection_buffer),
         stream_buffer: shared.options.stream_buffer,
+        retention: resume::retention(&shared.options),
         closed: watch::channel(false).0,
         turns: InFlight::default(),
         started: Instant::now(),
@@ -267,9 +278,13 @@ async fn initialize(shared: Arc<Shared>, message: Value, body: &[u8], caller: Ca
         lock(&connection.routes).wait_for(id, answer_tx);
     }
     tokio::spawn(run(shared.clone(), connection.clone(), reader, finish, slot));
+    if let Some(grace) = resume::grace(&shared.options) {
+        tokio::spawn(reap_detached(shared.clone(), connection.clone(), grace));
+    }
     connection.deliver(&message).await;
     match tokio::time::timeout(INITIALIZE_TIMEOUT, answer).await {
         Ok(Ok(body)) => {
+            let body = resume::advertise(connection.retention, body);
             let mut response = ([("content-type", "application/json")], body).into_response();
             if let Ok(value) = HeaderValue::from_str(&id) {
                 response.headers_mut().insert(CONNECTION_ID_HEADER, value);
@@ -282,6 +297,27 @@ async fn initialize(shared: Arc<Shared>, message: Value, body: &[u8], caller: Ca
             json_error(StatusCode::GATEWAY_TIMEOUT, "the agent did not answer initialize in time")
         }
     }
+}
+
+/// Ends `connection` once its connection-scoped stream went `grace` without a reader (from
+/// its start, or since its last reader left), as `DELETE` would; the backend is told why
+/// (`detached`).
+async fn reap_detached(shared: Arc<Shared>, connection: Arc<HttpConnection>, grace: Duration) {
+    let mut held = connection.connection.held();
+    let mut closed = connection.closed.subscribe();
+    loop {
+        tokio::select! {
+            _ = held.wait_for(|h| !*h) => {}
+            _ = closed.wait_for(|c| *c) => return,
+        }
+        tokio::select! {
+            () = tokio::time::sleep(grace) => break,
+            _ = held.wait_for(|h| *h) => continue,
+            _ = closed.wait_for(|c| *c) => return,
+        }
+    }
+    shared.backend.ending(&connection.id, "detached");
+    end(&shared, &connection).await;
 }
 
 /// Removes the connection and ends the agent's input.
@@ -382,7 +418,8 @@ async fn route(connection: &HttpConnection, line: &[u8], stall: Duration) -> boo
         return true;
     }
     let Some(stream) = connection.stream(&destination) else { return true };
-    tokio::time::timeout(stall, stream.send(text, &connection.budget)).await.unwrap_or(false)
+    let send = stream.send(text, &connection.budget, || connection.evict_retained());
+    tokio::time::timeout(stall, send).await.unwrap_or(false)
 }
 
 /// `GET /acp` without an upgrade: the connection's stream, or a session's.
@@ -404,8 +441,14 @@ pub(crate) async fn stream(shared: Arc<Shared>, headers: HeaderMap, caller: Call
             connection.session_stream(session)
         }
     };
-    let Some(body) = stream.open(connection.closed.subscribe()) else {
-        return json_error(StatusCode::CONFLICT, "this stream is already open");
+    let body = match stream.open(connection.closed.subscribe(), resume::last_event_id(&headers)) {
+        Ok(body) => body,
+        Err(Refusal::Busy) => return json_error(StatusCode::CONFLICT, "this stream is already open"),
+        Err(Refusal::Gone) => {
+            let why = "stream/resume_failed: the stream cannot go on from this Last-Event-ID (unknown, or no \
+                       longer retained); resume the session instead";
+            return json_error(StatusCode::CONFLICT, why);
+        }
     };
     let mut response = Response::new(body);
     let headers = response.headers_mut();

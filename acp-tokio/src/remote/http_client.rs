@@ -287,9 +287,7 @@ async fn outbound(run: &Arc<Run>, lines_out: impl AsyncRead + Unpin, max_line: u
     let mut lines = BufReader::new(lines_out);
     let mut line = Vec::new();
     while let Ok(true) = read_line(&mut lines, &mut line, max_line).await {
-        // The core writes JSON; anything else would be refused by the server anyway.
-        let Ok(message) = serde_json::from_slice(&line) else { continue };
-        run.send(&message, Bytes::copy_from_slice(&line)).await;
+        run.send(Bytes::copy_from_slice(&line)).await;
     }
     run.close().await;
 }

@@ -1,13 +1,19 @@
 //! One running Streamable HTTP client connection: its requests (POST, GET, DELETE, with the
-//! connection's headers and cookies), its SSE stream tasks, and what it tracks to route (which
-//! requests open a session, which agent requests belong to one). See `http_client.rs` for the
-//! rules.
+//! connection's headers and cookies), its SSE stream tasks, and what it tracks to route. See
+//! `http_client.rs` for the rules.
+//!
+//! No ACP field is read here: the connection's observer (`acp_proto::observer`) sees every
+//! message both ways and says which session a message belongs to (the `Acp-Session-Id` of a
+//! session-scoped POST, and of our answer to an agent request of a session), and which
+//! sessions the agent's answers announce (a session stream opens for each).
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::pin::Pin;
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock, PoisonError};
 use std::time::Duration;
 
+use acp_proto::RequestId;
+use acp_proto::observer::{FrameKind, Observed, Observer};
 use http_body_util::{BodyExt, Full, Limited};
 use hyper::body::{Bytes, Incoming};
 use hyper::header::{ACCEPT, AUTHORIZATION, CONTENT_TYPE, COOKIE, HeaderName, HeaderValue, SET_COOKIE};
@@ -17,24 +23,12 @@ use tokio::sync::{mpsc, watch};
 
 use super::cookies::Cookies;
 use super::http_client::{HttpClient, HttpClientOptions};
-use super::routes::session_scoped;
+use super::routes::is_session_scoped;
 use super::sse::SseParser;
 use super::{CONNECTION_ID_HEADER, SESSION_ID_HEADER};
 
-/// Whether a successful answer to `method` opens a session's stream: `session/new`,
-/// `session/load`, `session/resume`, and `session/fork` (a table row only with
-/// `unstable_session_fork`; without it the core sends no such request).
-fn attaching(method: &str) -> bool {
-    use acp_proto::Method as M;
-    let Some(method) = M::from_wire(method) else { return false };
-    #[cfg(feature = "unstable_session_fork")]
-    if method == M::ForkSession {
-        return true;
-    }
-    matches!(method, M::NewSession | M::LoadSession | M::ResumeSession)
-}
-/// Session streams, session-opening requests and agent requests tracked at most.
-pub(crate) const MAX_TRACKED: usize = 4096;
+/// Session streams open at most (the observer bounds the rest).
+const MAX_STREAMS: usize = 4096;
 /// The JSON-RPC error code of a request the transport could not deliver.
 const TRANSPORT_ERROR: i64 = -32603;
 
@@ -45,10 +39,9 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 /// What the connection tracks to route.
 #[derive(Debug, Default)]
 struct Tracking {
-    /// Our session-opening requests (by id) → the `sessionId` they named, if any.
-    attaching: HashMap<String, Option<String>>,
-    /// The agent's requests of a session (by id) → that session.
-    asks: HashMap<String, String>,
+    /// Every message both ways (ours as the core wrote it, the agent's as the server sent it,
+    /// and the transport errors we answer the core with in the agent's place).
+    observer: Observer,
     /// Sessions whose stream is open (or opening).
     sessions: HashSet<String>,
 }
@@ -150,41 +143,50 @@ impl Run {
     }
 
     /// Answers the core's request `id` with a transport error.
-    async fn fail(&self, id: Option<&Value>, why: String) {
+    async fn fail(&self, id: Option<&RequestId>, why: String) {
         self.refused(id, why, None).await;
     }
 
     /// Answers the core's request `id` with a transport error; when the server refused the
-    /// request, its `data` names the status: `{"httpStatus": 401}`.
-    async fn refused(&self, id: Option<&Value>, why: String, status: Option<StatusCode>) {
-        if let Some(id) = id {
-            let mut error = json!({"code": TRANSPORT_ERROR, "message": why});
-            if let Some(status) = status {
-                error["data"] = json!({ "httpStatus": status.as_u16() });
-            }
-            let error = json!({"jsonrpc": "2.0", "id": id, "error": error});
-            self.deliver(error.to_string()).await;
+    /// request, its `data` names the status: `{"httpStatus": 401}`. The observer sees the
+    /// answer as the agent's (the request is no longer open).
+    async fn refused(&self, id: Option<&RequestId>, why: String, status: Option<StatusCode>) {
+        let id = match id {
+            Some(RequestId::Number(n)) => Value::from(*n),
+            Some(RequestId::Str(s)) => Value::from(&**s),
+            Some(RequestId::Null) | None => return,
+        };
+        let mut error = json!({"code": TRANSPORT_ERROR, "message": why});
+        if let Some(status) = status {
+            error["data"] = json!({ "httpStatus": status.as_u16() });
         }
+        let error = json!({"jsonrpc": "2.0", "id": id, "error": error}).to_string();
+        lock(&self.tracking).observer.observe_from_agent(error.as_bytes());
+        self.deliver(error).await;
     }
 
-    /// Sends one message of the core.
-    pub(crate) async fn send(self: &Arc<Self>, message: &Value, body: Bytes) {
-        let method = message.get("method").and_then(Value::as_str);
-        let id = message.get("id").filter(|_| method.is_some());
-        if method == Some("initialize") && id.is_some() && self.connection_id.get().is_none() {
+    /// Sends one message of the core (one JSON text); one that is no JSON-RPC message is
+    /// dropped (the server would refuse it anyway).
+    pub(crate) async fn send(self: &Arc<Self>, body: Bytes) {
+        let (observed, session) = self.track_outbound(&body);
+        let id = observed.id.as_ref().filter(|_| observed.kind == FrameKind::Request);
+        if observed.kind == FrameKind::Invalid {
+            return;
+        }
+        let initialize = observed.method == Some(acp_proto::Method::Initialize) && id.is_some();
+        if initialize && self.connection_id.get().is_none() {
             return self.initialize(id, body).await;
         }
         if self.connection_id.get().is_none() {
             return self.fail(id, "not connected: initialize first".into()).await;
         }
-        let session = self.track_outbound(message, method);
         let mut status = None;
         let why = match self.request(Method::POST, body, session.as_deref()).await {
             Ok(response) if response.status() == StatusCode::ACCEPTED => return,
             Ok(response) if response.status() == StatusCode::OK => {
                 // Not what the RFD says, but a body here is a message (the Python client does this).
                 if let Some(body) = self.body(response).await.filter(|b| !b.is_empty()) {
-                    self.deliver(String::from_utf8_lossy(&body).into_owned()).await;
+                    self.receive(String::from_utf8_lossy(&body).into_owned()).await;
                 }
                 return;
             }
@@ -194,37 +196,31 @@ impl Run {
             }
             Err(e) => e,
         };
-        if let Some(key) = id.and_then(|_| id_key(message)) {
-            lock(&self.tracking).attaching.remove(&key);
-        }
         self.refused(id, why, status).await;
     }
 
-    /// Records what routing needs of an outgoing message; returns its `Acp-Session-Id`.
-    fn track_outbound(&self, message: &Value, method: Option<&str>) -> Option<String> {
+    /// Shows an outgoing message to the observer; returns what it is and its
+    /// `Acp-Session-Id`: a session-scoped request's session, or for our answer to an agent
+    /// request of a session, that session while its stream is open.
+    fn track_outbound(&self, body: &[u8]) -> (Observed, Option<String>) {
         let mut tracking = lock(&self.tracking);
-        match method {
-            Some(m) if session_scoped(m) => params_session(message).map(str::to_owned),
-            Some(m) if attaching(m) => {
-                if let Some(key) = id_key(message)
-                    && tracking.attaching.len() < MAX_TRACKED
-                {
-                    tracking.attaching.insert(key, params_session(message).map(str::to_owned));
-                }
-                None
+        let observed = tracking.observer.observe_from_client(body);
+        let session = match observed.kind {
+            FrameKind::Request | FrameKind::Notification if observed.method.is_some_and(is_session_scoped) => {
+                observed.session.as_deref().map(str::to_owned)
             }
-            Some(_) => None,
-            // Our answer to an agent request: its session, while that session's stream is open.
-            None => {
-                let session = id_key(message).and_then(|k| tracking.asks.remove(&k))?;
-                tracking.sessions.contains(&session).then_some(session)
+            FrameKind::Response => {
+                let session = observed.answered.as_ref().and_then(|r| r.session.as_deref());
+                session.filter(|s| tracking.sessions.contains(*s)).map(str::to_owned)
             }
-        }
+            _ => None,
+        };
+        (observed, session)
     }
 
     /// The `initialize` POST: `200`, the connection id, the response; then the
     /// connection-scoped stream opens.
-    async fn initialize(self: &Arc<Self>, id: Option<&Value>, body: Bytes) {
+    async fn initialize(self: &Arc<Self>, id: Option<&RequestId>, body: Bytes) {
         let response = match self.request(Method::POST, body, None).await {
             Ok(response) if response.status() == StatusCode::OK => response,
             Ok(response) => {
@@ -240,7 +236,7 @@ impl Run {
             return self.fail(id, "the answer to initialize is too large or broken".into()).await;
         };
         let _ = self.connection_id.set(connection_id);
-        self.deliver(String::from_utf8_lossy(&body).into_owned()).await;
+        self.receive(String::from_utf8_lossy(&body).into_owned()).await;
         tokio::spawn(stream(self.clone(), None));
     }
 
@@ -252,35 +248,20 @@ impl Run {
         self.ended.send_replace(true);
     }
 
-    /// One message from a stream: opens the session stream its answer establishes, records a
-    /// session's request, then hands it to the core. `false` once the connection ended.
-    /// Only a message with an `"id"` key (a response or a request) is parsed for that: a
-    /// notification (the bulk: `session/update`) goes to the core as it came, which parses it
-    /// anyway (and judges it, if it is no JSON).
+    /// One message from the agent: the observer sees it; the session stream its answer
+    /// announces opens; then it goes to the core. `false` once the connection ended.
     async fn receive(self: &Arc<Self>, text: String) -> bool {
-        if !may_have_id(text.as_bytes()) {
-            return self.deliver(text).await;
-        }
-        let Ok(message) = serde_json::from_str::<Value>(&text) else { return true };
-        let key = id_key(&message);
-        let mut open = None;
-        {
+        let open = {
             let mut tracking = lock(&self.tracking);
-            if is_response(&message) {
-                let attached = key.and_then(|k| tracking.attaching.remove(&k));
-                if let (Some(named), Some(result)) = (attached, message.get("result")) {
-                    let session = result.get("sessionId").and_then(Value::as_str).map(str::to_owned).or(named);
-                    open = session.filter(|s| !tracking.sessions.contains(s) && tracking.sessions.len() < MAX_TRACKED);
-                }
-            } else if let (Some(key), Some(session)) = (key, params_session(&message))
-                && tracking.asks.len() < MAX_TRACKED
-            {
-                tracking.asks.insert(key, session.to_owned());
-            }
+            let announced = tracking.observer.observe_from_agent(text.as_bytes()).announced;
+            let open = announced
+                .filter(|s| !tracking.sessions.contains(&**s) && tracking.sessions.len() < MAX_STREAMS)
+                .map(|s| s.to_string());
             if let Some(session) = &open {
                 tracking.sessions.insert(session.clone());
             }
-        }
+            open
+        };
         if let Some(session) = open {
             tokio::spawn(stream(self.clone(), Some(session)));
         }
@@ -353,39 +334,4 @@ async fn read_stream(run: &Arc<Run>, session: Option<&str>) {
             }
         }
     }
-}
-
-// What the client reads of a message to route it. (The server asks the core's observer,
-// `acp_proto::observer`; moving the client onto it too is left for later.)
-
-/// A JSON-RPC id as a key (`1` and `"1"` are one key, as the RFD's reference does).
-fn id_key(message: &Value) -> Option<String> {
-    match message.get("id")? {
-        Value::String(s) => Some(s.clone()),
-        Value::Number(n) => Some(n.to_string()),
-        _ => None,
-    }
-}
-
-/// Whether `message` is a response (an `id`, no `method`).
-fn is_response(message: &Value) -> bool {
-    message.get("id").is_some() && message.get("method").is_none()
-}
-
-/// The `sessionId` of a request's or notification's params.
-fn params_session(message: &Value) -> Option<&str> {
-    message.get("params")?.get("sessionId")?.as_str()
-}
-
-/// Whether `text` may have an `"id"` key at any depth (a key written with escapes, such as
-/// `"\u0069d"`, is not seen).
-fn may_have_id(text: &[u8]) -> bool {
-    let mut rest = text;
-    while let Some(quote) = rest.iter().position(|&b| b == b'"') {
-        rest = &rest[quote + 1..];
-        if rest.starts_with(b"id\"") {
-            return true;
-        }
-    }
-    false
 }

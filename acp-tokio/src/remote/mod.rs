@@ -83,6 +83,7 @@ mod http_run;
 mod inflight;
 mod listen;
 mod pump;
+mod resume;
 mod routes;
 mod server;
 #[cfg(feature = "http")]
@@ -100,6 +101,8 @@ pub use http_client::connect_http_v2;
 pub use http_client::{HttpClientOptions, HttpLink, connect_http, open_http};
 #[cfg(feature = "unstable_protocol_v2")]
 pub use server::AgentBackendV2;
+#[cfg(feature = "unstable_resumable_transport")]
+pub use server::Resumable;
 pub use server::{AgentBackend, Backend, BoxFuture, Direct, Endpoint, WsServerOptions, serve_ws};
 #[cfg(feature = "tls")]
 pub use tls::{HANDSHAKE_TIMEOUT, TlsClient, TlsServer, client_config};

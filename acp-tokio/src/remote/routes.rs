@@ -50,11 +50,6 @@ const ATTACHING: [Method; 2] = [Method::LoadSession, Method::ResumeSession];
 pub(crate) const SESSION_SCOPED: [Method; 5] =
     [Method::Prompt, Method::Cancel, Method::SetSessionMode, Method::SetSessionConfigOption, Method::CloseSession];
 
-/// Whether `method` (a wire name) is one of [`SESSION_SCOPED`].
-pub(crate) fn session_scoped(method: &str) -> bool {
-    Method::from_wire(method).is_some_and(|m| SESSION_SCOPED.contains(&m))
-}
-
 /// Whether `method` attaches the session its params name (see [`ATTACHING`]).
 pub(crate) fn attaches(method: Method) -> bool {
     ATTACHING.contains(&method)
@@ -106,6 +101,11 @@ mod tests {
     use serde_json::{Value, json};
 
     use super::*;
+
+    /// Whether `method` (a wire name) is one of [`SESSION_SCOPED`].
+    fn session_scoped(method: &str) -> bool {
+        Method::from_wire(method).is_some_and(is_session_scoped)
+    }
 
     /// A connection's observer and routes, as `http.rs` keeps them.
     #[derive(Default)]

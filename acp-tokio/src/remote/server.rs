@@ -247,6 +247,39 @@ pub struct WsServerOptions {
     /// Serve over TLS (`https://`, `wss://`) with this configuration. Default none (cleartext).
     #[cfg(feature = "tls")]
     pub tls: Option<super::TlsServer>,
+    /// Streamable HTTP: resumable SSE streams (the draft RFD "durable & resumable transport";
+    /// see [`Resumable`]). Default on, with [`Resumable::default`]; `None`: today's streams.
+    #[cfg(feature = "unstable_resumable_transport")]
+    pub resumable: Option<Resumable>,
+}
+
+/// Resumable SSE streams (feature `unstable_resumable_transport`): every event carries its
+/// stream's cursor (`id:`); what a client's stream took is kept in a ring per stream, so that
+/// a client that lost its stream opens it again with `Last-Event-ID` (same
+/// `Acp-Connection-Id`, same credential) and gets every message after that cursor, in order,
+/// then the live stream. A cursor the ring cannot go on from is refused with `409`. Advertised
+/// in the answer to `initialize`, at
+/// `result.agentCapabilities._meta["acp/transport"].resumable {retentionMessages, retentionSeconds}`.
+/// The ring counts in the streams' byte budgets ([`WsServerOptions::stream_buffer`],
+/// [`WsServerOptions::connection_buffer`]): a new message evicts retained ones before it waits.
+#[cfg(feature = "unstable_resumable_transport")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Resumable {
+    /// Messages kept per stream after its reader took them. Default 1024.
+    pub retention_messages: usize,
+    /// How long they are kept (a floor for network blips, not a history). Default 60 s.
+    pub retention: Duration,
+    /// A connection whose connection-scoped stream no reader holds for this long is ended
+    /// (its agent's input closes, as on `DELETE`); the idle timeout still applies. Default
+    /// 120 s.
+    pub grace: Duration,
+}
+
+#[cfg(feature = "unstable_resumable_transport")]
+impl Default for Resumable {
+    fn default() -> Self {
+        Resumable { retention_messages: 1024, retention: Duration::from_secs(60), grace: Duration::from_secs(120) }
+    }
 }
 
 impl Default for WsServerOptions {
@@ -268,6 +301,8 @@ impl Default for WsServerOptions {
             node_id: None,
             #[cfg(feature = "tls")]
             tls: None,
+            #[cfg(feature = "unstable_resumable_transport")]
+            resumable: Some(Resumable::default()),
         }
     }
 }

@@ -137,6 +137,13 @@ impl Sse {
     /// The next message, or `None` at the stream's end. (The body is chunked: chunk sizes are
     /// lines of their own, and `0` ends it.)
     pub async fn next(&mut self) -> Option<Value> {
+        self.next_event().await.map(|(_, message)| message)
+    }
+
+    /// The next message with its event's `id:` (a resumable stream's cursor), or `None` at the
+    /// stream's end.
+    pub async fn next_event(&mut self) -> Option<(Option<String>, Value)> {
+        let mut id = None;
         loop {
             let line = tokio::time::timeout(Duration::from_secs(10), self.lines.next_line())
                 .await
@@ -145,8 +152,11 @@ impl Sse {
             if line == "0" {
                 return None; // the last chunk of the chunked body: the stream ended
             }
+            if let Some(cursor) = line.strip_prefix("id: ") {
+                id = Some(cursor.to_owned());
+            }
             if let Some(data) = line.strip_prefix("data: ") {
-                return Some(serde_json::from_str(data).expect("JSON data"));
+                return Some((id, serde_json::from_str(data).expect("JSON data")));
             }
         }
     }

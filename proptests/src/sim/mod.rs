@@ -61,6 +61,9 @@
 //!     so outputs fill often; each machine's queue never exceeds twice (the bound + one frame)
 //!     (the application's share and the machine's own answers) plus one small frame per
 //!     request in flight, and after the readers resume everything is answered (settling).
+//! 13. The core's two readers of the wire agree: each peer's [`acp_proto::observer::Observer`]
+//!     (fed both directions of its wire) has open exactly the requests its wire checker has,
+//!     and (v1) its turns wait on exactly the prompts open (see `wire`).
 //! 12. End of input is a half-close: every inbound request a machine read before the end of
 //!     its input gets exactly one response (the machine's pipes never report a failed write
 //!     to it, so the exception, an output that failed, never applies here). The runs close a
@@ -152,6 +155,8 @@ pub struct Summary {
     pub outcomes: u64,
     /// Invariant checks run.
     pub checks: u64,
+    /// Cross-checks of the observer against the wire checkers (both peers; see `wire`).
+    pub observer_checks: u64,
     /// A hash of the trace, for the determinism test.
     pub trace_hash: u64,
     /// The opt-in content of the newest schema exercised (updates, elicitations).
@@ -258,9 +263,11 @@ impl Peer {
             Side::Agent => "agent",
             Side::Client => "client",
         };
+        let mut wire = WireCheck::new(name, config.max_frame_len);
+        wire.v1_turns = config.protocol.versions().1.iter().all(|v| *v == ProtocolVersion::V1);
         Peer {
             conn: Connection::new(side, c, now),
-            wire: WireCheck::new(name, config.max_frame_len),
+            wire,
             closed: false,
             handlers: Vec::new(),
             outstanding: BTreeMap::new(),
@@ -418,6 +425,7 @@ impl<'t, C: Chooser> Sim<'t, C> {
         }
         self.summary.trace_hash = h;
         self.summary.frames = self.agent.wire.frames_emitted + self.client.wire.frames_emitted;
+        self.summary.observer_checks = self.agent.wire.observer_checks + self.client.wire.observer_checks;
         self.summary.output_pauses = self.agent.conn.stats().output_pauses + self.client.conn.stats().output_pauses;
         self.summary.input_parked = self.agent.conn.stats().input_parked + self.client.conn.stats().input_parked;
         self.summary.clone()

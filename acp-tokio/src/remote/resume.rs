@@ -1,0 +1,89 @@
+//! Resumable SSE streams on the server (feature `unstable_resumable_transport`, see
+//! [`Resumable`](super::Resumable)): the retention of the options, its advertisement in the
+//! answer to `initialize`, and the eviction of retained messages across a connection's
+//! streams. The ring itself is in `streams.rs`.
+
+use axum::http::HeaderMap;
+
+use super::server::WsServerOptions;
+use super::streams::{Retention, Stream};
+
+/// The header a resuming `GET` names its cursor in.
+pub(crate) const LAST_EVENT_ID: &str = "last-event-id";
+
+/// What each stream retains, when the server resumes streams.
+#[cfg(feature = "unstable_resumable_transport")]
+pub(crate) fn retention(options: &WsServerOptions) -> Option<Retention> {
+    options.resumable.map(|r| Retention { messages: r.retention_messages, max_age: r.retention })
+}
+
+/// What each stream retains: nothing without the feature.
+#[cfg(not(feature = "unstable_resumable_transport"))]
+pub(crate) fn retention(_: &WsServerOptions) -> Option<Retention> {
+    None
+}
+
+/// How long a connection may stay without a reader of its connection-scoped stream.
+#[cfg(feature = "unstable_resumable_transport")]
+pub(crate) fn grace(options: &WsServerOptions) -> Option<std::time::Duration> {
+    options.resumable.map(|r| r.grace)
+}
+
+/// No grace period without the feature: today's idle timeout alone.
+#[cfg(not(feature = "unstable_resumable_transport"))]
+pub(crate) fn grace(_: &WsServerOptions) -> Option<std::time::Duration> {
+    None
+}
+
+/// The answer to `initialize` with the retention advertised (in
+/// `result.agentCapabilities._meta["acp/transport"].resumable`); as it came when the streams
+/// are not resumable or the answer is no successful one.
+pub(crate) fn advertise(retention: Option<Retention>, answer: String) -> String {
+    let Some(retention) = retention else { return answer };
+    let Ok(mut message) = serde_json::from_str::<serde_json::Value>(&answer) else { return answer };
+    let Some(caps) = message.pointer_mut("/result/agentCapabilities").and_then(|c| c.as_object_mut()) else {
+        return answer;
+    };
+    let meta = caps.entry("_meta").or_insert_with(|| serde_json::json!({}));
+    let Some(meta) = meta.as_object_mut() else { return answer };
+    meta.insert(
+        "acp/transport".to_owned(),
+        serde_json::json!({"resumable": {
+            "retentionMessages": retention.messages,
+            "retentionSeconds": retention.max_age.as_secs(),
+        }}),
+    );
+    message.to_string()
+}
+
+/// The cursor a `GET` resumes after (`Last-Event-ID`), if it names one.
+pub(crate) fn last_event_id(headers: &HeaderMap) -> Option<&str> {
+    headers.get(LAST_EVENT_ID).and_then(|v| v.to_str().ok())
+}
+
+/// Drops the message retained longest among `streams`; `false` when none retains any.
+pub(crate) fn evict_oldest<'a>(streams: impl IntoIterator<Item = &'a Stream>) -> bool {
+    let oldest = streams.into_iter().filter_map(|s| Some((s.oldest_retained()?, s))).min_by_key(|(at, _)| *at);
+    oldest.is_some_and(|(_, s)| s.evict_oldest().is_some())
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+
+    #[test]
+    fn the_retention_is_advertised_in_a_successful_initialize_answer_only() {
+        let retention = Some(Retention { messages: 8, max_age: Duration::from_secs(30) });
+        let ok = r#"{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":1,"agentCapabilities":{"loadSession":true}}}"#;
+        let answer: serde_json::Value = serde_json::from_str(&advertise(retention, ok.to_owned())).unwrap();
+        let caps = &answer["result"]["agentCapabilities"];
+        assert_eq!(caps["loadSession"], true);
+        assert_eq!(caps["_meta"]["acp/transport"]["resumable"]["retentionMessages"], 8);
+        assert_eq!(caps["_meta"]["acp/transport"]["resumable"]["retentionSeconds"], 30);
+        let error = r#"{"jsonrpc":"2.0","id":1,"error":{"code":-32600,"message":"no"}}"#;
+        assert_eq!(advertise(retention, error.to_owned()), error);
+        assert_eq!(advertise(None, ok.to_owned()), ok);
+    }
+}
