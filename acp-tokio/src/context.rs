@@ -20,13 +20,20 @@ use serde_json::Value;
 use crate::Error;
 use crate::handle::{DriverStats, Handle};
 use crate::sync::CancellationToken;
+use crate::version::Version;
+use acp_proto::protocol::V1;
 
 /// What every handler context holds: the driver's handle, the request's id and its token.
-#[derive(Clone)]
-pub(crate) struct HandlerContext {
-    pub(crate) handle: Handle,
+pub(crate) struct HandlerContext<P: Version = V1> {
+    pub(crate) handle: Handle<P>,
     pub(crate) id: InboundId,
     pub(crate) cancel: CancellationToken,
+}
+
+impl<P: Version> Clone for HandlerContext<P> {
+    fn clone(&self) -> Self {
+        HandlerContext { handle: self.handle.clone(), id: self.id, cancel: self.cancel.clone() }
+    }
 }
 
 macro_rules! common_context_methods {
@@ -155,20 +162,22 @@ impl std::fmt::Debug for RequestContext {
 /// when the agent sends `$/cancel_request`, when the application cancels the turn a permission
 /// request belongs to, at the end of the agent's output (the answer still goes out) and when
 /// the connection closes).
+///
+/// The same type serves both versions: `ClientContext<V2>` is `acp_tokio::v2::ClientContext`.
 #[derive(Clone)]
-pub struct ClientContext {
-    inner: HandlerContext,
+pub struct ClientContext<P: Version = V1> {
+    inner: HandlerContext<P>,
 }
 
-impl ClientContext {
-    pub(crate) fn new(inner: HandlerContext) -> ClientContext {
+impl<P: Version> ClientContext<P> {
+    pub(crate) fn new(inner: HandlerContext<P>) -> ClientContext<P> {
         ClientContext { inner }
     }
 
     common_context_methods!();
 }
 
-impl std::fmt::Debug for ClientContext {
+impl<P: Version> std::fmt::Debug for ClientContext<P> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("ClientContext").field("id", &self.inner.id).field("cancel", &self.inner.cancel).finish()
     }

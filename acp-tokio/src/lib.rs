@@ -212,21 +212,38 @@ mod process;
 #[cfg(feature = "ws")]
 pub mod remote;
 mod runtime;
+mod serve;
 mod sync;
 mod turn;
+pub mod v1;
 #[cfg(feature = "unstable_protocol_v2")]
 pub mod v2;
+mod version;
 
 #[cfg(feature = "async-std")]
 pub mod async_std;
 
 pub use agent::{Agent, LocalAgent, serve, serve_local, serve_stdio, serve_stdio_local};
-pub use client::{Client, ClientConnection, LocalClient};
+pub use client::{Client, LocalClient};
 pub use context::{ClientContext, PromptContext, RequestContext};
 pub use error::Error;
 pub use handle::DriverStats;
 pub use options::{AgentOptions, ClientOptions};
 pub use sync::CancellationToken;
 pub use turn::PromptTurn;
+
+/// A connection to an agent: the client's handle (the crate's one
+/// [`ClientConnection<P>`](versioned::ClientConnection), speaking v1).
+pub type ClientConnection = versioned::ClientConnection<acp_proto::protocol::V1>;
+
+/// The types written once for both protocol versions, with the version a type parameter:
+/// `ClientConnection<P>` and `PromptTurn<P>` (the crate root's v1 names and `v2`'s are these,
+/// of [`V1`](acp_proto::protocol::V1) and `V2`), and [`Version`](versioned::Version), the
+/// versions this adapter runs (sealed).
+pub mod versioned {
+    pub use crate::client::ClientConnection;
+    pub use crate::turn::PromptTurn;
+    pub use crate::version::Version;
+}
 
 pub use acp_proto;

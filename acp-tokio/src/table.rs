@@ -132,39 +132,45 @@ macro_rules! notification_task {
     }};
 }
 
-/// The driver's `Handlers` for one handler trait: each request on a task of its own (through
-/// `$dispatch`, with a `$Context`), the notifications one at a time, in order (through
-/// `$notify`).
+/// The driver's `Handlers` for one handler trait of version `$P` (v1 and v2 alike): each
+/// request on a task of its own (through `$dispatch`, with the context `$context` makes of the
+/// driver's, and a signal it sets once the handler answered, if any), the notifications one at a
+/// time, in order (through `$notify`).
 macro_rules! handlers_impl {
     (
-        $Handlers:ident($Ptr:ident): $Trait:ident, spawn: $spawn:ident, context: $Context:ident,
+        $Handlers:ident($Ptr:ident): $Trait:ident, version: $P:ty, spawn: $spawn:ident, context: $context:expr,
         dispatch: $dispatch:ident, notify: $notify:ident
     ) => {
         /// Runs the handlers of a handler trait for the driver.
         pub(crate) struct $Handlers<H>(pub(crate) $Ptr<H>);
 
-        impl<H: $Trait> crate::driver::Handlers for $Handlers<H> {
+        impl<H: $Trait> crate::driver::Handlers<$P> for $Handlers<H> {
             fn spawn_request<Rt: crate::runtime::Runtime>(
                 &self,
                 rt: &Rt,
-                request: Request,
-                cx: crate::context::HandlerContext,
-                done: crate::handle::Done,
+                request: <$P as acp_proto::protocol::Protocol>::Request,
+                cx: crate::context::HandlerContext<$P>,
+                done: crate::handle::Done<$P>,
                 gate: Option<tokio::sync::oneshot::Receiver<()>>,
             ) {
                 let handler = $Ptr::clone(&self.0);
-                let cx = $Context::new(cx);
+                let (cx, answered): (_, Option<std::sync::Arc<crate::sync::Signal>>) = ($context)(cx);
                 // Boxed: the dispatch future is as large as the largest handler's future (kBs),
                 // and a task's future is moved several times as it is spawned and again when it
                 // completes; a box is moved instead.
                 let dispatch = Box::pin(async move { $dispatch(&*handler, request, cx).await });
-                rt.$spawn(crate::handle::run_handler(done, gate, dispatch));
+                rt.$spawn(async move {
+                    crate::handle::run_handler(done, gate, dispatch).await;
+                    if let Some(answered) = answered {
+                        answered.set();
+                    }
+                });
             }
 
             fn spawn_notifications<Rt: crate::runtime::Runtime>(
                 &self,
                 rt: &Rt,
-                mut queue: crate::sync::QueueReceiver<Notification>,
+                mut queue: crate::sync::QueueReceiver<crate::version::Inbound<$P>>,
             ) {
                 notification_task!(rt.$spawn, $Ptr::clone(&self.0), queue, $notify);
             }

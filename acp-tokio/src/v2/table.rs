@@ -64,72 +64,11 @@ macro_rules! typed_call_v2 {
     ($(#[$m:meta])* typed, $v:ident, $h:ident($p:ty) -> $r:ty, $Side:ident($Result:ident)) => {
         $(#[$m])*
         pub async fn $h(&self, request: $p) -> Result<$r, Error> {
-            match self.handle().request_v2(request.into(), self.timeout()).await? {
+            match self.handle().request(request.into(), self.timeout()).await? {
                 v2::Response::$Side(v2::$Result::$v(result)) => Ok(result),
                 _ => Err(Error::UnexpectedResponse),
             }
         }
     };
     ($(#[$m:meta])* custom, $v:ident, $h:ident($p:ty) -> $r:ty, $Side:ident($Result:ident)) => {};
-}
-
-/// The driver's `Handlers` for one v2 handler trait: each request on a task of its own (its
-/// context made by `$context`, which may return a signal to set once the handler finished),
-/// the notifications one at a time, in order (through `$notify`). A v1 request (which a v2
-/// connection never dispatches) is answered `-32601`.
-macro_rules! handlers_impl_v2 {
-    (
-        $Handlers:ident($Ptr:ident): $Trait:ident, spawn: $spawn:ident, context: $context:path,
-        dispatch: $dispatch:ident, notify: $notify:ident
-    ) => {
-        /// Runs the handlers of a v2 handler trait for the driver.
-        pub(crate) struct $Handlers<H>(pub(crate) $Ptr<H>);
-
-        impl<H: $Trait> crate::driver::Handlers for $Handlers<H> {
-            fn spawn_request<Rt: crate::runtime::Runtime>(
-                &self,
-                _: &Rt,
-                request: acp_proto::Request,
-                _: crate::context::HandlerContext,
-                done: crate::handle::Done,
-                _: Option<tokio::sync::oneshot::Receiver<()>>,
-            ) {
-                done.complete(Err(RpcError::method_not_found(request.wire())));
-            }
-
-            fn spawn_notifications<Rt: crate::runtime::Runtime>(
-                &self,
-                _: &Rt,
-                _: crate::sync::QueueReceiver<acp_proto::Notification>,
-            ) {
-            }
-
-            fn spawn_request_v2<Rt: crate::runtime::Runtime>(
-                &self,
-                rt: &Rt,
-                request: v2::Request,
-                cx: crate::context::HandlerContext,
-                done: crate::v2::DoneV2,
-                gate: Option<tokio::sync::oneshot::Receiver<()>>,
-            ) {
-                let handler = $Ptr::clone(&self.0);
-                let (cx, finished) = $context(cx);
-                rt.$spawn(async move {
-                    let dispatch = async move { $dispatch(&*handler, request, cx).await };
-                    crate::v2::run_handler_v2(done, gate, dispatch).await;
-                    if let Some(finished) = finished {
-                        finished.set();
-                    }
-                });
-            }
-
-            fn spawn_notifications_v2<Rt: crate::runtime::Runtime>(
-                &self,
-                rt: &Rt,
-                mut queue: crate::sync::QueueReceiver<crate::v2::InboundV2>,
-            ) {
-                notification_task!(rt.$spawn, $Ptr::clone(&self.0), queue, $notify);
-            }
-        }
-    };
 }
