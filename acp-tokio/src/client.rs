@@ -424,7 +424,7 @@ impl ClientConnection<V1> {
     /// Starts a prompt turn. Resolves once the request went out (or was refused, e.g. while a
     /// turn of the same session still runs); the returned [`PromptTurn`] yields the turn's
     /// updates in order and then its stop reason.
-    pub async fn prompt(&self, request: PromptRequest) -> Result<PromptTurn, Error> {
+    pub async fn prompt(&self, request: PromptRequest) -> Result<PromptTurn<V1>, Error> {
         let session = request.session_id.clone();
         self.open_turn(session, Request::Client(ClientRequest::Prompt(request))).await
     }

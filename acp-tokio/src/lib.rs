@@ -230,11 +230,14 @@ pub use error::Error;
 pub use handle::DriverStats;
 pub use options::{AgentOptions, ClientOptions};
 pub use sync::CancellationToken;
-pub use turn::PromptTurn;
 
 /// A connection to an agent: the client's handle (the crate's one
 /// [`ClientConnection<P>`](versioned::ClientConnection), speaking v1).
 pub type ClientConnection = versioned::ClientConnection<acp_proto::protocol::V1>;
+
+/// A prompt turn in progress, from [`ClientConnection::prompt`] (the crate's one
+/// [`PromptTurn<P>`](versioned::PromptTurn), of v1).
+pub type PromptTurn = versioned::PromptTurn<acp_proto::protocol::V1>;
 
 /// The types written once for both protocol versions, with the version a type parameter:
 /// `ClientConnection<P>` and `PromptTurn<P>` (the crate root's v1 names and `v2`'s are these,

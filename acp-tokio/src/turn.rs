@@ -36,7 +36,7 @@ use crate::version::{TurnItem, Version};
 ///
 /// Dropping an unfinished turn cancels it (`session/cancel`) and drops its remaining updates.
 #[must_use = "a prompt turn is cancelled when dropped"]
-pub struct PromptTurn<P: Version = V1> {
+pub struct PromptTurn<P: Version> {
     session_id: SessionId,
     updates: QueueReceiver<TurnItem<P>>,
     /// The prompt's outcome (v1: its answer; v2: its acknowledgement); `None` once taken.

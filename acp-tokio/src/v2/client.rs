@@ -12,7 +12,8 @@ use acp_proto::v2::{
 };
 use acp_proto::{CloseReason, RpcError};
 
-use super::{ClientContext, PromptTurn};
+use super::PromptTurn;
+use crate::ClientContext;
 use crate::client::ClientConnection;
 use crate::io::{ReadBytes, TokioIo, WriteBytes};
 use crate::runtime::{Runtime, Tokio};

@@ -7,7 +7,7 @@
 //!
 //! One road for both versions: [`ClientConnection`] is the crate's one
 //! [`ClientConnection<P>`](crate::versioned::ClientConnection) as `ClientConnection<V2>`, and
-//! [`PromptTurn`] is [`PromptTurn<V2>`](crate::PromptTurn), driven by the same driver as v1's.
+//! [`PromptTurn`] is [`PromptTurn<V2>`](crate::versioned::PromptTurn), driven by the same driver as v1's.
 //! Only the handler traits and their dispatch are v2's own, generated from
 //! `acp_proto::method_table_v2!` the way the v1 API is from `method_table!`: each
 //! `client_requests` row is an [`Agent`] handler method and (when its `call:` column is
@@ -57,9 +57,5 @@ pub use negotiated::{serve_negotiated, serve_negotiated_local};
 pub type ClientConnection = crate::versioned::ClientConnection<V2>;
 
 /// A v2 turn in progress, from [`ClientConnection::prompt`] (the crate's one
-/// [`PromptTurn<P>`](crate::PromptTurn), of v2).
-pub type PromptTurn = crate::PromptTurn<V2>;
-
-/// The context of a v2 client's request handler (the crate's one
-/// [`ClientContext<P>`](crate::ClientContext), of v2).
-pub type ClientContext = crate::ClientContext<V2>;
+/// [`PromptTurn<P>`](crate::versioned::PromptTurn), of v2).
+pub type PromptTurn = crate::versioned::PromptTurn<V2>;
