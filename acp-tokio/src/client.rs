@@ -240,10 +240,12 @@ impl<P: Version> ClientConnection<P> {
         conn
     }
 
+    #[cfg(feature = "unstable_protocol_v2")]
     pub(crate) fn handle(&self) -> &Handle<P> {
         &self.handle
     }
 
+    #[cfg(feature = "unstable_protocol_v2")]
     pub(crate) fn timeout(&self) -> Option<Duration> {
         self.timeout
     }

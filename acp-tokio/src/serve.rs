@@ -2,18 +2,13 @@
 //! [`Acceptor`] picks from the client's `initialize` (an agent that speaks both versions, or a
 //! v2 agent that answers a v1 client `-32601`).
 
-use std::io;
-
-use acp_proto::{Acceptor, Connection, Instant, RpcError, Side};
+use acp_proto::{Connection, Instant, Side};
 use tokio::sync::oneshot;
 
-use crate::context::HandlerContext;
 use crate::driver::{Driver, DriverOptions, Handlers};
-use crate::handle::Done;
 use crate::io::{ReadBytes, WriteBytes};
 use crate::runtime::Runtime;
-use crate::sync::QueueReceiver;
-use crate::version::{Inbound, Version};
+use crate::version::Version;
 use crate::{AgentOptions, Error};
 
 /// What an agent's driver starts from: the transport, the clock's epoch, and the bytes read
@@ -70,83 +65,108 @@ impl<Rt: Runtime, Rd: ReadBytes, Wr: WriteBytes> Launch<Rt, Rd, Wr> {
         });
         result.await.unwrap_or(Err(Error::ConnectionClosed))
     }
+}
 
-    /// Reads the client's input into an [`Acceptor`] until it picks the version (or the input
-    /// ends), writing what it answers meanwhile; the bytes read past the `initialize` stay
-    /// for the driver.
-    pub(crate) async fn accept(&mut self) -> Result<acp_proto::Accepted, Error> {
-        let mut acceptor = Acceptor::new(self.options.config.clone(), Instant::ZERO);
-        let mut buf = vec![0; self.options.read_buffer.max(1)];
-        let mut out = Vec::new();
-        while !acceptor.is_decided() {
-            let now = Instant::from_std(self.epoch, self.rt.now());
-            if !self.unread.is_empty() {
-                let consumed = acceptor.handle_input(now, &self.unread);
-                self.unread.drain(..consumed);
-                let _ = acceptor.poll_transmit(&mut out);
-                self.write_all(&out).await?;
-                out.clear();
-                if acceptor.is_decided() {
-                    break;
-                }
+/// The branch point of an agent that reads the client's `initialize` before it knows the
+/// version (feature `unstable_protocol_v2`).
+#[cfg(feature = "unstable_protocol_v2")]
+mod accept {
+    use std::io;
+
+    use acp_proto::{Acceptor, Instant, RpcError};
+    use tokio::sync::oneshot;
+
+    use super::Launch;
+    use crate::Error;
+    use crate::context::HandlerContext;
+    use crate::driver::Handlers;
+    use crate::handle::Done;
+    use crate::io::{ReadBytes, WriteBytes};
+    use crate::runtime::Runtime;
+    use crate::sync::QueueReceiver;
+    use crate::version::{Inbound, Version};
+
+    impl<Rt: Runtime, Rd: ReadBytes, Wr: WriteBytes> Launch<Rt, Rd, Wr> {
+        /// Reads the client's input into an [`Acceptor`] until it picks the version (or the input
+        /// ends), writing what it answers meanwhile; the bytes read past the `initialize` stay
+        /// for the driver.
+        pub(crate) async fn accept(&mut self) -> Result<acp_proto::Accepted, Error> {
+            let mut acceptor = Acceptor::new(self.options.config.clone(), Instant::ZERO);
+            let mut buf = vec![0; self.options.read_buffer.max(1)];
+            let mut out = Vec::new();
+            while !acceptor.is_decided() {
+                let now = Instant::from_std(self.epoch, self.rt.now());
                 if !self.unread.is_empty() {
-                    // Before `initialize` nothing is dispatched, so the acceptor takes every
-                    // byte once its answers went out; one that does not is given up on rather
-                    // than read without bound.
-                    return Err(Error::ConnectionClosed);
+                    let consumed = acceptor.handle_input(now, &self.unread);
+                    self.unread.drain(..consumed);
+                    let _ = acceptor.poll_transmit(&mut out);
+                    self.write_all(&out).await?;
+                    out.clear();
+                    if acceptor.is_decided() {
+                        break;
+                    }
+                    if !self.unread.is_empty() {
+                        // Before `initialize` nothing is dispatched, so the acceptor takes every
+                        // byte once its answers went out; one that does not is given up on rather
+                        // than read without bound.
+                        return Err(Error::ConnectionClosed);
+                    }
+                }
+                let n = std::future::poll_fn(|cx| self.reader.poll_read_bytes(cx, &mut buf)).await;
+                match n {
+                    Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                    Err(e) => return Err(Error::Io(e)),
+                    Ok(0) => {
+                        acceptor.handle_eof(Instant::from_std(self.epoch, self.rt.now()));
+                        break;
+                    }
+                    Ok(n) => self.unread.extend_from_slice(&buf[..n]),
                 }
             }
-            let n = std::future::poll_fn(|cx| self.reader.poll_read_bytes(cx, &mut buf)).await;
-            match n {
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(e) => return Err(Error::Io(e)),
-                Ok(0) => {
-                    acceptor.handle_eof(Instant::from_std(self.epoch, self.rt.now()));
-                    break;
-                }
-                Ok(n) => self.unread.extend_from_slice(&buf[..n]),
+            let _ = acceptor.poll_transmit(&mut out);
+            self.write_all(&out).await?;
+            match acceptor.accept() {
+                Ok(accepted) => Ok(accepted),
+                // Decided, or at the end of input: the acceptor always accepts then.
+                Err(_) => Err(Error::ConnectionClosed),
             }
         }
-        let _ = acceptor.poll_transmit(&mut out);
-        self.write_all(&out).await?;
-        match acceptor.accept() {
-            Ok(accepted) => Ok(accepted),
-            // Decided, or at the end of input: the acceptor always accepts then.
-            Err(_) => Err(Error::ConnectionClosed),
+
+        async fn write_all(&mut self, mut bytes: &[u8]) -> Result<(), Error> {
+            if bytes.is_empty() {
+                return Ok(());
+            }
+            while !bytes.is_empty() {
+                let n = std::future::poll_fn(|cx| self.writer.poll_write_bytes(cx, bytes)).await?;
+                if n == 0 {
+                    return Err(Error::Io(io::ErrorKind::WriteZero.into()));
+                }
+                bytes = &bytes[n..];
+            }
+            std::future::poll_fn(|cx| self.writer.poll_flush_bytes(cx)).await?;
+            Ok(())
         }
     }
 
-    async fn write_all(&mut self, mut bytes: &[u8]) -> Result<(), Error> {
-        if bytes.is_empty() {
-            return Ok(());
+    /// The handlers of a version the agent does not speak (a v2-only agent's v1 connection): every
+    /// request is answered `-32601`, notifications are dropped.
+    pub(crate) struct Unspoken;
+
+    impl<P: Version> Handlers<P> for Unspoken {
+        fn spawn_request<Rt: Runtime>(
+            &self,
+            _: &Rt,
+            request: P::Request,
+            _: HandlerContext<P>,
+            done: Done<P>,
+            _: Option<oneshot::Receiver<()>>,
+        ) {
+            done.complete(Err(RpcError::method_not_found(P::request_method(&request))));
         }
-        while !bytes.is_empty() {
-            let n = std::future::poll_fn(|cx| self.writer.poll_write_bytes(cx, bytes)).await?;
-            if n == 0 {
-                return Err(Error::Io(io::ErrorKind::WriteZero.into()));
-            }
-            bytes = &bytes[n..];
-        }
-        std::future::poll_fn(|cx| self.writer.poll_flush_bytes(cx)).await?;
-        Ok(())
+
+        fn spawn_notifications<Rt: Runtime>(&self, _: &Rt, _: QueueReceiver<Inbound<P>>) {}
     }
 }
 
-/// The handlers of a version the agent does not speak (a v2-only agent's v1 connection): every
-/// request is answered `-32601`, notifications are dropped.
-pub(crate) struct Unspoken;
-
-impl<P: Version> Handlers<P> for Unspoken {
-    fn spawn_request<Rt: Runtime>(
-        &self,
-        _: &Rt,
-        request: P::Request,
-        _: HandlerContext<P>,
-        done: Done<P>,
-        _: Option<oneshot::Receiver<()>>,
-    ) {
-        done.complete(Err(RpcError::method_not_found(P::request_method(&request))));
-    }
-
-    fn spawn_notifications<Rt: Runtime>(&self, _: &Rt, _: QueueReceiver<Inbound<P>>) {}
-}
+#[cfg(feature = "unstable_protocol_v2")]
+pub(crate) use accept::Unspoken;
