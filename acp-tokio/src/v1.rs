@@ -1,4 +1,4 @@
-//! ACP v1, the stable protocol: the crate root's API under the names [`crate::v2`] uses for
+//! ACP v1, the stable protocol: the crate root's API under the names `acp_tokio::v2` uses for
 //! v2 (`v1::Agent`, `v1::Client`, `v1::ClientConnection`, `v1::PromptTurn`, `v1::serve`, …), so
 //! code can name either version's module.
 
