@@ -173,6 +173,18 @@
 //!   ([`ClientOptions::turn_buffer`]) and the driver stops reading while it is full. Memory stays
 //!   bounded however many updates flow (see [`DriverStats`]).
 //!
+//! ## Protocol versions
+//!
+//! One road for both: the driver, the handles, [`ClientConnection<P>`](versioned::ClientConnection)
+//! and [`PromptTurn<P>`](versioned::PromptTurn) are written once over the version
+//! ([`versioned::Version`]: `acp_proto`'s `V1` and `V2`), on an [`acp_proto::Connection<P>`].
+//! The crate root (and [`v1`]) names v1's; the `v2` module (feature `unstable_protocol_v2`) has
+//! the same names for v2 (`v2::ClientConnection`, `v2::PromptTurn`, `v2::Client`, `v2::Agent`,
+//! `v2::serve`, …), and so do `remote::v2` and `async_std::v2`. Only the handler traits and their
+//! dispatch are per version, generated from each version's method table. An agent that speaks
+//! both (`v2::serve_negotiated`) reads the client's `initialize` with an
+//! [`acp_proto::Acceptor`] and runs the driver of the version it picked.
+//!
 //! ## `Send` and `!Send` handlers
 //!
 //! Trait methods returning `impl Future` cannot be generic over `Send`, so each side has two
@@ -188,8 +200,8 @@
 //!   async-std (whose I/O types use the `futures-io` traits). async-std is deprecated upstream
 //!   in favour of smol; the runtime-specific part of this crate is a small internal trait (a
 //!   clock, a timer, two spawn functions), so smol support is a small addition.
-//! * `unstable_protocol_v2`: ACP v2 (Preview), the `v2` module: a v2 client and a v2 agent,
-//!   generated from the v2 method table as the v1 API is from the v1 table.
+//! * `unstable_protocol_v2`: ACP v2 (Preview), the `v2` module: a v2 client and a v2 agent
+//!   under the crate root's names (see "Protocol versions").
 //! * `tracing`: the vocabulary both adapters share ([`acp_runtime::trace`]): a span per
 //!   connection (`acp_connection`), a `TRACE` event per frame in and out (target `acp::frame`,
 //!   with its length; its text only with [`ClientOptions::trace_payloads`] /

@@ -1,5 +1,5 @@
-//! ACP v2 on async-std (features `async-std`, `unstable_protocol_v2`): `async_std::connect_v2`
-//! against `async_std::serve_v2` over a Unix socket pair, with no tokio runtime anywhere (the
+//! ACP v2 on async-std (features `async-std`, `unstable_protocol_v2`): `async_std::v2::connect`
+//! against `async_std::v2::serve` over a Unix socket pair, with no tokio runtime anywhere (the
 //! agent's turn runs on `async_std::task::spawn`): the handshake, a full turn with a permission
 //! ask, and a turn cancelled with `session/cancel`.
 #![cfg(all(feature = "async-std", feature = "unstable_protocol_v2"))]

@@ -16,7 +16,7 @@ mod ordering;
 #[path = "v2_parts/negotiated.rs"]
 mod negotiated;
 
-/// `LocalClientV2` / `LocalAgentV2` on a `LocalSet`.
+/// `v2::LocalClient` / `v2::LocalAgent` on a `LocalSet`.
 #[path = "v2_parts/local.rs"]
 mod local;
 
