@@ -53,7 +53,7 @@ macro_rules! agent_trait {
                 handler_method! {
                     $(#[cfg(feature = $f)])?
                     $(#[doc = $doc])*
-                    gate: [$($g),*], $def, $v, $h($p, context_type!($cx)) -> $r, $futures
+                    method: acp_proto::Method, gate: [$($g),*], $def, $v, $h($p, context_type!($cx)) -> $r, $futures
                 }
             )*
 

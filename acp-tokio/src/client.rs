@@ -57,7 +57,7 @@ macro_rules! client_trait {
                 handler_method! {
                     $(#[cfg(feature = $f)])?
                     $(#[doc = $doc])*
-                    gate: [$($g),*], $def, $v, $h($p, ClientContext) -> $r, $futures
+                    method: acp_proto::Method, gate: [$($g),*], $def, $v, $h($p, ClientContext) -> $r, $futures
                 }
             )*
 

@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use acp_proto::protocol::V1;
 use acp_proto::types::SessionId;
-use acp_proto::{CloseReason, InboundId, Method, Negotiated, Outcome, RpcError, Stats, TypedRequest};
+use acp_proto::{CloseReason, InboundId, Negotiated, Outcome, RpcError, Stats, TypedRequest};
 use tokio::sync::{mpsc, oneshot};
 
 use crate::Error;
@@ -188,11 +188,6 @@ impl Handle<V1> {
     ) -> Result<R::Result, Error> {
         R::result(self.request(request.into(), timeout).await?).ok_or(Error::UnexpectedResponse)
     }
-}
-
-/// The default answer of a handler method: `-32601` naming the method.
-pub(crate) fn not_found<T>(method: Method) -> std::future::Ready<Result<T, RpcError>> {
-    std::future::ready(Err(RpcError::method_not_found(method.wire())))
 }
 
 /// Cancels a request whose future is dropped before its outcome.

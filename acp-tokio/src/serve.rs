@@ -73,7 +73,8 @@ impl<Rt: Runtime, Rd: ReadBytes, Wr: WriteBytes> Launch<Rt, Rd, Wr> {
 mod accept {
     use std::io;
 
-    use acp_proto::{Acceptor, Instant, RpcError};
+    use acp_proto::protocol::{V1, V2};
+    use acp_proto::{Accepted, Acceptor, Instant, RpcError};
     use tokio::sync::oneshot;
 
     use super::Launch;
@@ -87,10 +88,37 @@ mod accept {
     use crate::version::{Inbound, Version};
 
     impl<Rt: Runtime, Rd: ReadBytes, Wr: WriteBytes> Launch<Rt, Rd, Wr> {
+        /// Reads the client's `initialize` ([`accept`](Self::accept)), then runs the driver of
+        /// the version it offered in this future: with `v2` for a v2 client, `v1` for a v1 one.
+        pub(crate) async fn run_accepted(mut self, v2: impl Handlers<V2>, v1: impl Handlers<V1>) -> Result<(), Error> {
+            match self.accept().await? {
+                Accepted::V2(conn) => self.run(conn, v2).await,
+                Accepted::V1(conn) => self.run(conn, v1).await,
+                _ => Err(Error::ConnectionClosed),
+            }
+        }
+
+        /// [`run_accepted`](Self::run_accepted) with the driver on a task of its own.
+        pub(crate) async fn spawn_accepted(
+            mut self,
+            v2: impl Handlers<V2> + Send,
+            v1: impl Handlers<V1> + Send,
+        ) -> Result<(), Error>
+        where
+            Rd: Send,
+            Wr: Send,
+        {
+            match self.accept().await? {
+                Accepted::V2(conn) => self.spawn(conn, v2).await,
+                Accepted::V1(conn) => self.spawn(conn, v1).await,
+                _ => Err(Error::ConnectionClosed),
+            }
+        }
+
         /// Reads the client's input into an [`Acceptor`] until it picks the version (or the input
         /// ends), writing what it answers meanwhile; the bytes read past the `initialize` stay
         /// for the driver.
-        pub(crate) async fn accept(&mut self) -> Result<acp_proto::Accepted, Error> {
+        async fn accept(&mut self) -> Result<acp_proto::Accepted, Error> {
             let mut acceptor = Acceptor::new(self.options.config.clone(), Instant::ZERO);
             let mut buf = vec![0; self.options.read_buffer.max(1)];
             let mut out = Vec::new();

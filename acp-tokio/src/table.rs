@@ -2,12 +2,12 @@
 //! and typed calls (the traits and dispatchers in `agent.rs` and `client.rs` expand the table
 //! with them; nothing here names a method).
 
-/// One async handler method of a handler trait, from a table row: its docs, its gate and
-/// `default:` column (each adds a doc line), its variant, name, params, context and result,
-/// and the futures' `Send` bound.
+/// One async handler method of a handler trait, from a table row of either version (`$M`: the
+/// version's method type): its docs, its gate and `default:` column (each adds a doc line), its
+/// variant, name, params, context and result, and the futures' `Send` bound.
 macro_rules! handler_method {
     (
-        $(#[$m:meta])* gate: $gate:tt, required, $v:ident, $h:ident($p:ty, $cx:ty) -> $r:ty, [$($send:tt)*]
+        $(#[$m:meta])* method: $M:ty, gate: $gate:tt, required, $v:ident, $h:ident($p:ty, $cx:ty) -> $r:ty, [$($send:tt)*]
     ) => {
         $(#[$m])*
         #[doc = ""]
@@ -17,7 +17,7 @@ macro_rules! handler_method {
         fn $h(&self, request: $p, cx: $cx) -> impl Future<Output = Result<$r, RpcError>> $($send)*;
     };
     (
-        $(#[$m:meta])* gate: $gate:tt, method_not_found, $v:ident, $h:ident($p:ty, $cx:ty) -> $r:ty, [$($send:tt)*]
+        $(#[$m:meta])* method: $M:ty, gate: $gate:tt, method_not_found, $v:ident, $h:ident($p:ty, $cx:ty) -> $r:ty, [$($send:tt)*]
     ) => {
         $(#[$m])*
         #[doc = ""]
@@ -26,11 +26,11 @@ macro_rules! handler_method {
         #[doc = acp_proto::__default_note!(method_not_found)]
         fn $h(&self, request: $p, cx: $cx) -> impl Future<Output = Result<$r, RpcError>> $($send)* {
             let _ = (request, cx);
-            crate::handle::not_found(acp_proto::Method::$v)
+            std::future::ready(Err(RpcError::method_not_found(<$M>::$v.wire())))
         }
     };
     (
-        $(#[$m:meta])* gate: $gate:tt, cancelled, $v:ident, $h:ident($p:ty, $cx:ty) -> $r:ty, [$($send:tt)*]
+        $(#[$m:meta])* method: $M:ty, gate: $gate:tt, cancelled, $v:ident, $h:ident($p:ty, $cx:ty) -> $r:ty, [$($send:tt)*]
     ) => {
         $(#[$m])*
         #[doc = ""]
@@ -39,7 +39,7 @@ macro_rules! handler_method {
         #[doc = acp_proto::__default_note!(cancelled)]
         fn $h(&self, request: $p, cx: $cx) -> impl Future<Output = Result<$r, RpcError>> $($send)* {
             let _ = (request, cx);
-            std::future::ready(Ok(<$r>::new(RequestPermissionOutcome::Cancelled)))
+            std::future::ready(Ok(<$r as crate::version::Cancelled>::cancelled()))
         }
     };
 }
@@ -74,6 +74,14 @@ macro_rules! notification_method {
         }
     };
     ($(#[$m:meta])* []($p:ty), [$($send:tt)*]) => {};
+    // A hook that is no table row (its argument named), ignored by default.
+    ($(#[$m:meta])* fn $h:ident($arg:ident: $p:ty), [$($send:tt)*]) => {
+        $(#[$m])*
+        fn $h(&self, $arg: $p) -> impl Future<Output = ()> $($send)* {
+            let _ = $arg;
+            std::future::ready(())
+        }
+    };
 }
 
 /// Runs a notification's handler (a panic loses that notification only); a row without a

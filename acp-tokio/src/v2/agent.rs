@@ -9,7 +9,6 @@ use std::time::Duration;
 use acp_proto::v2::{self, CancelSessionNotification, ClientNotificationParams, ClientRequestParams, SessionId};
 use acp_proto::{InboundId, Negotiated, RpcError};
 
-use acp_proto::Accepted;
 use acp_proto::protocol::V2;
 
 use crate::context::{HandlerContext, common_context_methods};
@@ -21,7 +20,7 @@ use crate::sync::{CancellationToken, Signal};
 use crate::version::Inbound;
 use crate::{AgentOptions, Error};
 
-macro_rules! agent_trait_v2 {
+macro_rules! agent_trait {
     (
         {
             $(#[$attr:meta])*
@@ -41,13 +40,13 @@ macro_rules! agent_trait_v2 {
         $(#[$attr])*
         pub trait $Trait: $($bounds)* 'static {
             $(
-                handler_method_v2! {
+                handler_method! {
                     $(#[doc = $doc])*
-                    gate: [$($g),*], $def, $v, $h(v2::$p, AgentContext) -> v2::$r, $futures
+                    method: v2::Method, gate: [$($g),*], $def, $v, $h(v2::$p, AgentContext) -> v2::$r, $futures
                 }
             )*
             $(
-                notification_method_v2! {
+                notification_method! {
                     $(#[doc = $ndoc])*
                     #[doc = ""]
                     #[doc = "Default: ignored."]
@@ -55,12 +54,12 @@ macro_rules! agent_trait_v2 {
                 }
             )*
 
-            notification_method_v2! {
+            notification_method! {
                 /// `session/cancel` of a session: stop its work. Default: ignored.
                 fn session_cancelled(notification: CancelSessionNotification), $futures
             }
 
-            notification_method_v2! {
+            notification_method! {
                 /// The session's work, cancelled by the client, did not report `idle` within
                 /// `Config::turn_cancel_grace`, so the connection sent the idle (`cancelled`)
                 /// itself: the client's turn is over. Stop what still runs for the session; its
@@ -105,7 +104,7 @@ macro_rules! agent_trait_v2 {
     };
 }
 
-acp_proto::method_table_v2!(agent_trait_v2 {
+acp_proto::method_table_v2!(agent_trait {
     /// An ACP v2 agent (handlers run as spawned tasks). Every method except
     /// [`initialize`](Agent::initialize) answers `-32601` by default.
     ///
@@ -123,7 +122,7 @@ acp_proto::method_table_v2!(agent_trait_v2 {
     handlers: AgentHandlers(Arc), spawn: spawn, dispatch: dispatch_agent, notify: notify_agent;
 });
 
-acp_proto::method_table_v2!(agent_trait_v2 {
+acp_proto::method_table_v2!(agent_trait {
     /// [`Agent`] for handlers whose futures need not be `Send`: the same methods, run as
     /// local tasks on the current thread. Serve it with [`serve_local`] inside a
     /// `tokio::task::LocalSet`.
@@ -147,7 +146,7 @@ pub struct AgentContext {
     answered: Arc<Signal>,
 }
 
-macro_rules! context_calls_v2 {
+macro_rules! context_calls {
     (
         {}
         client_requests: $client_requests:tt
@@ -170,7 +169,7 @@ macro_rules! context_calls_v2 {
     };
 }
 
-acp_proto::method_table_v2!(context_calls_v2 {});
+acp_proto::method_table_v2!(context_calls {});
 
 impl AgentContext {
     common_context_methods!();
@@ -244,12 +243,7 @@ pub(crate) async fn serve_on<Rt: Runtime, A: Agent>(
     writer: impl WriteBytes + Send,
     options: AgentOptions,
 ) -> Result<(), Error> {
-    let mut launch = Launch::new(rt, reader, writer, &options);
-    match launch.accept().await? {
-        Accepted::V2(conn) => launch.spawn(conn, AgentHandlers(Arc::new(agent))).await,
-        Accepted::V1(conn) => launch.spawn(conn, Unspoken).await,
-        _ => Err(Error::ConnectionClosed),
-    }
+    Launch::new(rt, reader, writer, &options).spawn_accepted(AgentHandlers(Arc::new(agent)), Unspoken).await
 }
 
 /// [`serve`] for a [`LocalAgent`]: must run inside a `tokio::task::LocalSet`; the driver runs
@@ -260,10 +254,6 @@ pub async fn serve_local<A: LocalAgent>(
     writer: impl tokio::io::AsyncWrite + 'static,
     options: AgentOptions,
 ) -> Result<(), Error> {
-    let mut launch = Launch::new(Tokio, TokioIo::new(reader), TokioIo::new(writer), &options);
-    match launch.accept().await? {
-        Accepted::V2(conn) => launch.run(conn, LocalAgentHandlers(Rc::new(agent))).await,
-        Accepted::V1(conn) => launch.run(conn, Unspoken).await,
-        _ => Err(Error::ConnectionClosed),
-    }
+    let launch = Launch::new(Tokio, TokioIo::new(reader), TokioIo::new(writer), &options);
+    launch.run_accepted(LocalAgentHandlers(Rc::new(agent)), Unspoken).await
 }

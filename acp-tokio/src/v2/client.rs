@@ -20,7 +20,7 @@ use crate::runtime::{Runtime, Tokio};
 use crate::version::Inbound;
 use crate::{ClientOptions, Error};
 
-macro_rules! client_trait_v2 {
+macro_rules! client_trait {
     (
         {
             $(#[$attr:meta])*
@@ -41,13 +41,13 @@ macro_rules! client_trait_v2 {
         $(#[$attr])*
         pub trait $Trait: $($bounds)* 'static {
             $(
-                handler_method_v2! {
+                handler_method! {
                     $(#[doc = $doc])*
-                    gate: [$($g),*], $def, $v, $h(v2::$p, ClientContext) -> v2::$r, $futures
+                    method: v2::Method, gate: [$($g),*], $def, $v, $h(v2::$p, ClientContext) -> v2::$r, $futures
                 }
             )*
             $(
-                notification_method_v2! {
+                notification_method! {
                     $(#[doc = $ndoc])*
                     #[doc = ""]
                     #[doc = "Default: ignored."]
@@ -80,7 +80,7 @@ macro_rules! client_trait_v2 {
     };
 }
 
-acp_proto::method_table_v2!(client_trait_v2 {
+acp_proto::method_table_v2!(client_trait {
     /// What an ACP v2 client answers to its agent (handlers run as spawned tasks). Every
     /// method has a default: `-32601`, except
     /// [`request_permission`](Client::request_permission), which answers `cancelled`,
@@ -97,7 +97,7 @@ acp_proto::method_table_v2!(client_trait_v2 {
     handlers: ClientHandlers(Arc), spawn: spawn, dispatch: dispatch_client, notify: notify_client;
 });
 
-acp_proto::method_table_v2!(client_trait_v2 {
+acp_proto::method_table_v2!(client_trait {
     /// [`Client`] for handlers whose futures need not be `Send`: the same methods, run as
     /// local tasks, with [`ClientConnection::connect_local`] inside a `tokio::task::LocalSet`.
     trait LocalClient: [], futures: [],
@@ -108,7 +108,7 @@ acp_proto::method_table_v2!(client_trait_v2 {
 impl Client for () {}
 impl LocalClient for () {}
 
-macro_rules! client_calls_v2 {
+macro_rules! client_calls {
     (
         {}
         client_requests: [ $( {
@@ -130,7 +130,7 @@ macro_rules! client_calls_v2 {
     };
 }
 
-acp_proto::method_table_v2!(client_calls_v2 {});
+acp_proto::method_table_v2!(client_calls {});
 
 impl ClientConnection<V2> {
     /// Connects to a v2 agent over `reader` (the agent's output) and `writer` (its input); the

@@ -9,8 +9,6 @@
 use std::rc::Rc;
 use std::sync::Arc;
 
-use acp_proto::Accepted;
-
 use super::agent::{AgentHandlers, LocalAgentHandlers};
 use super::{Agent, LocalAgent};
 use crate::io::TokioIo;
@@ -66,12 +64,9 @@ pub async fn serve_negotiated<A2: Agent, A1: crate::Agent>(
     writer: impl tokio::io::AsyncWrite + Send + 'static,
     options: AgentOptions,
 ) -> Result<(), Error> {
-    let mut launch = Launch::new(Tokio, TokioIo::new(reader), TokioIo::new(writer), &options);
-    match launch.accept().await? {
-        Accepted::V2(conn) => launch.spawn(conn, AgentHandlers(Arc::new(v2_agent))).await,
-        Accepted::V1(conn) => launch.spawn(conn, crate::agent::AgentHandlers(Arc::new(v1_agent))).await,
-        _ => Err(Error::ConnectionClosed),
-    }
+    let launch = Launch::new(Tokio, TokioIo::new(reader), TokioIo::new(writer), &options);
+    let v1 = crate::agent::AgentHandlers(Arc::new(v1_agent));
+    launch.spawn_accepted(AgentHandlers(Arc::new(v2_agent)), v1).await
 }
 
 /// [`serve_negotiated`] for a [`LocalAgent`] and a [`crate::LocalAgent`]: must run inside a
@@ -83,10 +78,7 @@ pub async fn serve_negotiated_local<A2: LocalAgent, A1: crate::LocalAgent>(
     writer: impl tokio::io::AsyncWrite + 'static,
     options: AgentOptions,
 ) -> Result<(), Error> {
-    let mut launch = Launch::new(Tokio, TokioIo::new(reader), TokioIo::new(writer), &options);
-    match launch.accept().await? {
-        Accepted::V2(conn) => launch.run(conn, LocalAgentHandlers(Rc::new(v2_agent))).await,
-        Accepted::V1(conn) => launch.run(conn, crate::agent::LocalAgentHandlers(Rc::new(v1_agent))).await,
-        _ => Err(Error::ConnectionClosed),
-    }
+    let launch = Launch::new(Tokio, TokioIo::new(reader), TokioIo::new(writer), &options);
+    let v1 = crate::agent::LocalAgentHandlers(Rc::new(v1_agent));
+    launch.run_accepted(LocalAgentHandlers(Rc::new(v2_agent)), v1).await
 }
