@@ -1,8 +1,9 @@
 //! ACP v2 (feature `unstable_protocol_v2`): acp-tokio's v2 client against its v2 agent over an
 //! in-memory pipe (the scripted agent of `support/v2_agent.rs`): handshake, a full turn with a
 //! permission, `session/cancel` (also while a permission is asked, and by dropping the turn),
-//! `tool_call/cancel`, updates outside a turn reaching `tokio_v2::Client::session_update`, and a v1 client
-//! refused by the v2 agent.
+//! `tool_call/cancel`, updates outside a turn reaching `v2::Client::session_update`, a v1 client
+//! refused by the v2 agent, a v2 client refused by a v1-only agent, and the v2 agent's
+//! `Acceptor` (what comes before and right after `initialize`).
 
 #[path = "support/v2_agent.rs"]
 #[allow(dead_code, unreachable_pub)]
@@ -306,4 +307,80 @@ async fn v2_agent_refuses_a_v1_client() {
         Err(Error::Rpc(e)) => assert_eq!(e.code.0, -32601),
         other => panic!("a v1 initialize is -32601 for a v2-only agent: {other:?}"),
     }
+}
+
+/// A v1-only agent of this crate (`acp_tokio::serve`): it answers every `initialize` with 1.
+struct OnlyV1;
+
+impl acp_tokio::Agent for OnlyV1 {
+    async fn initialize(
+        &self,
+        _: acp_proto::types::InitializeRequest,
+        _: acp_tokio::RequestContext,
+    ) -> Result<acp_proto::types::InitializeResponse, acp_proto::RpcError> {
+        Ok(acp_proto::types::InitializeResponse::new(acp_proto::types::ProtocolVersion::V1))
+    }
+}
+
+/// The v2 client's connection speaks v2 only (a `Connection<V2>`): an agent that answers 1 is
+/// refused with the version it named, and the connection closes saying why.
+#[tokio::test]
+async fn a_v2_client_offering_2_to_a_v1_only_agent_is_told_version_1_and_closes() {
+    let (ours, theirs) = tokio::io::duplex(64 * 1024);
+    let (reader, writer) = tokio::io::split(theirs);
+    let agent = tokio::spawn(acp_tokio::serve(OnlyV1, reader, writer, AgentOptions::default()));
+    let (reader, writer) = tokio::io::split(ours);
+    let conn = tokio_v2::ClientConnection::connect((), reader, writer, ClientOptions::default());
+    match within("initialize", conn.initialize(init())).await {
+        Err(Error::UnsupportedProtocolVersion(v)) => assert_eq!(v, ProtocolVersion(1)),
+        other => panic!("expected UnsupportedProtocolVersion(1), got {other:?}"),
+    }
+    assert!(
+        matches!(
+            conn.close_reason(),
+            Some(acp_proto::CloseReason::UnsupportedProtocolVersion { version }) if version == ProtocolVersion(1)
+        ),
+        "{:?}",
+        conn.close_reason()
+    );
+    within("close", conn.close()).await.expect("the connection closes");
+    within("the agent ends", agent).await.expect("the agent task").expect("the agent ends cleanly");
+}
+
+/// `v2::serve` reads the client's first frames with `acp_proto::Acceptor`: what comes before
+/// `initialize` is answered as before the handshake (`-32600`), and what the client wrote after
+/// `initialize` in the same write (pipelined, read in the same chunk) reaches the v2 agent.
+#[tokio::test]
+async fn v2_serve_answers_before_initialize_and_keeps_what_came_after_it() {
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
+    let (ours, theirs) = tokio::io::duplex(64 * 1024);
+    let (reader, writer) = tokio::io::split(theirs);
+    let agent = tokio::spawn(tokio_v2::serve(ScriptedV2::default(), reader, writer, AgentOptions::default()));
+    let (reader, mut writer) = tokio::io::split(ours);
+    let lines = [
+        serde_json::json!({"jsonrpc": "2.0", "id": 9, "method": "session/new", "params": {"cwd": "/w"}}),
+        serde_json::json!({"jsonrpc": "2.0", "id": 0, "method": "initialize",
+            "params": {"protocolVersion": 2, "info": {"name": "raw", "version": "1"}, "capabilities": {}}}),
+        serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "session/new", "params": {"cwd": "/w"}}),
+    ];
+    let mut input = Vec::new();
+    for line in &lines {
+        input.extend_from_slice(serde_json::to_string(line).expect("json").as_bytes());
+        input.push(b'\n');
+    }
+    writer.write_all(&input).await.expect("one write");
+    let mut reader = tokio::io::BufReader::new(reader).lines();
+    let mut answers = std::collections::HashMap::new();
+    while answers.len() < 3 {
+        let line = within("an answer", reader.next_line()).await.expect("read").expect("a line");
+        let answer: serde_json::Value = serde_json::from_str(&line).expect("a JSON answer");
+        if let Some(id) = answer["id"].as_i64() {
+            answers.insert(id, answer);
+        }
+    }
+    assert_eq!(answers[&9]["error"]["code"], -32600, "{:?}", answers[&9]);
+    assert_eq!(answers[&0]["result"]["protocolVersion"], 2, "{:?}", answers[&0]);
+    assert!(answers[&1]["result"]["sessionId"].is_string(), "{:?}", answers[&1]);
+    writer.shutdown().await.expect("the client's output ends");
+    within("the agent ends", agent).await.expect("the agent task").expect("the agent ends cleanly");
 }
