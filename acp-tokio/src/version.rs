@@ -21,8 +21,9 @@ pub(crate) mod sealed {
     use super::*;
 
     /// A protocol version this adapter runs: what its driver needs to know of the version's
-    /// messages (a client turn's updates, the session of a request). Sealed: implemented by
-    /// `V1` and `V2` only.
+    /// messages (a client turn's updates, the session of a request), hidden from the docs
+    /// but [`Item`](Version::Item), what a turn's stream yields. Sealed (its supertrait is):
+    /// implemented by `V1` and `V2` only.
     pub trait Version:
         Protocol<
             Request: Send + Unpin + 'static,
@@ -30,33 +31,44 @@ pub(crate) mod sealed {
             Response: Send + Unpin + 'static,
         > + Unpin
     {
+        #[doc(hidden)]
         /// A `session/update` notification as a client's turn queues it.
         type TurnUpdate: Send + Unpin + 'static;
         /// What a turn's stream yields for one update.
         type Item;
+        #[doc(hidden)]
         /// Whether the outcome of the prompt ends its turn (v1); in v2 the prompt is only
         /// acknowledged and the core reports the turn's end (`Event::TurnEnded`).
         const OUTCOME_ENDS_TURN: bool;
 
+        #[doc(hidden)]
         /// The notification as a turn's update, or back when it is none.
         fn turn_update(notification: Self::Notification) -> Result<Self::TurnUpdate, Self::Notification>;
+        #[doc(hidden)]
         /// The update as the notification it came in.
         fn from_turn_update(update: Self::TurnUpdate) -> Self::Notification;
+        #[doc(hidden)]
         /// The session of an update.
         fn update_session(update: &Self::TurnUpdate) -> &SessionId;
+        #[doc(hidden)]
         /// What the turn's stream yields for an update.
         fn into_item(update: Self::TurnUpdate) -> Self::Item;
+        #[doc(hidden)]
         /// The wire name of a request's method.
         fn request_method(request: &Self::Request) -> &str;
+        #[doc(hidden)]
         /// The session whose turn an agent request belongs to (its updates come first).
         fn request_turn_session(request: &Self::Request) -> Option<&SessionId>;
+        #[doc(hidden)]
         /// Client side: whether the core has a turn of `session` open (v2: one no stream reads
         /// would make a new prompt join it). v1: never (the core refuses the prompt itself).
         fn turn_open(conn: &Connection<Self>, session: &SessionId) -> bool;
+        #[doc(hidden)]
         /// The event as the transitional engine's, for acp-runtime's tracer (which takes that
         /// type): a request or notification (`None` for the other events).
         #[cfg(feature = "tracing")]
         fn any_message(event: &Event<Self>) -> Option<AnyEvent>;
+        #[doc(hidden)]
         /// A result as the transitional engine's outcome, for the tracer.
         #[cfg(feature = "tracing")]
         fn any_result(response: &Self::Response) -> AnyOutcome;
