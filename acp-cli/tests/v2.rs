@@ -15,7 +15,7 @@ use std::time::Duration;
 use acp_blocking::acp_proto;
 use acp_proto::TurnEndReason;
 use acp_proto::v2::{self, IdleStopReason, SessionUpdate, StateUpdate};
-use acp_tokio::v2::{ClientConnectionV2, ClientV2, PromptTurnV2};
+use acp_tokio::v2 as tokio_v2;
 use acp_tokio::{ClientContext, ClientOptions};
 use common::*;
 use serde_json::{Value, json};
@@ -222,7 +222,7 @@ fn v2_demo_runs_the_whole_turn() {
 /// A v2 client that allows every permission ask (its first option) and records the asks.
 struct Allowing(std::sync::Arc<std::sync::Mutex<Vec<Value>>>);
 
-impl ClientV2 for Allowing {
+impl tokio_v2::Client for Allowing {
     async fn request_permission(
         &self,
         request: v2::RequestPermissionRequest,
@@ -238,7 +238,7 @@ impl ClientV2 for Allowing {
 }
 
 /// Each update of the turn as `kind id detail`.
-async fn seen(turn: &mut PromptTurnV2) -> Vec<String> {
+async fn seen(turn: &mut tokio_v2::PromptTurn) -> Vec<String> {
     let mut seen = Vec::new();
     while let Some(n) = tokio::time::timeout(Duration::from_secs(10), turn.next_update()).await.expect("in time") {
         let v = serde_json::to_value(&n.update).unwrap();
@@ -275,7 +275,7 @@ fn v2_agent_contract_update_by_update() {
             .unwrap();
         let (stdin, stdout) = (agent.stdin.take().unwrap(), agent.stdout.take().unwrap());
         let asks = std::sync::Arc::default();
-        let conn = ClientConnectionV2::connect(
+        let conn = tokio_v2::ClientConnection::connect(
             Allowing(std::sync::Arc::clone(&asks)),
             stdout,
             stdin,
@@ -344,7 +344,7 @@ fn v2_agent_contract_update_by_update() {
         );
         let again = conn.close_session(close).await.expect_err("already closed");
         assert_eq!(again.rpc_code(), Some(-32002), "{again:?}");
-        conn.close().await;
+        conn.close().await.expect("the connection closes");
         let status = tokio::time::timeout(Duration::from_secs(5), agent.wait()).await.unwrap().unwrap();
         assert!(status.success(), "the agent ends when its input does: {status:?}");
     });

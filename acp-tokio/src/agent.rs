@@ -12,15 +12,17 @@ use std::sync::Arc;
 
 use acp_proto::ext::ExtResponse;
 use acp_proto::methods::{AgentResponse, ClientNotification, ClientRequest};
+use acp_proto::protocol::V1;
 use acp_proto::types::*;
-use acp_proto::{Notification, Request, Response, RpcError, Side};
+use acp_proto::{Notification, Request, Response, RpcError};
 use serde_json::Value;
 
 use crate::context::RequestContext;
-use crate::driver::{Driver, Handlers};
 use crate::handle::catch_unwind;
 use crate::io::TokioIo;
-use crate::runtime::{Runtime, Tokio};
+use crate::runtime::Tokio;
+use crate::serve::Launch;
+use crate::version::Inbound;
 use crate::{AgentOptions, Error};
 
 fn agent_result(response: impl Into<AgentResponse>) -> Response {
@@ -51,7 +53,7 @@ macro_rules! agent_trait {
                 handler_method! {
                     $(#[cfg(feature = $f)])?
                     $(#[doc = $doc])*
-                    gate: [$($g),*], $def, $v, $h($p, context_type!($cx)) -> $r, $futures
+                    method: acp_proto::Method, gate: [$($g),*], $def, $v, $h($p, context_type!($cx)) -> $r, $futures
                 }
             )*
 
@@ -90,7 +92,8 @@ macro_rules! agent_trait {
         }
 
         /// Calls the handler method for `notification`; a panic loses that notification only.
-        async fn $notify<A: $Trait>(agent: &A, notification: Notification) {
+        async fn $notify<A: $Trait>(agent: &A, item: Inbound<V1>) {
+            let Some(notification) = item.notification() else { return };
             match notification {
                 $(
                     $(#[cfg(feature = $nf)])?
@@ -103,7 +106,8 @@ macro_rules! agent_trait {
             }
         }
 
-        handlers_impl!($Handlers($Ptr): $Trait, spawn: $spawn, context: RequestContext, dispatch: $dispatch, notify: $notify);
+        handlers_impl!($Handlers($Ptr): $Trait, version: V1, spawn: $spawn,
+            context: |cx| (RequestContext::new(cx), None), dispatch: $dispatch, notify: $notify);
     };
 }
 
@@ -147,8 +151,9 @@ pub async fn serve<A: Agent>(
     writer: impl tokio::io::AsyncWrite + Send + 'static,
     options: AgentOptions,
 ) -> Result<(), Error> {
-    let handlers = AgentHandlers(Arc::new(agent));
-    serve_spawned(Tokio, handlers, TokioIo::new(reader), TokioIo::new(writer), &options).await
+    let launch = Launch::new(Tokio, TokioIo::new(reader), TokioIo::new(writer), &options);
+    let conn = launch.connection::<V1>();
+    launch.spawn(conn, AgentHandlers(Arc::new(agent))).await
 }
 
 /// [`serve`] for a [`LocalAgent`]: must run inside a `tokio::task::LocalSet`; the driver runs in
@@ -159,7 +164,9 @@ pub async fn serve_local<A: LocalAgent>(
     writer: impl tokio::io::AsyncWrite + 'static,
     options: AgentOptions,
 ) -> Result<(), Error> {
-    serve_on(Tokio, LocalAgentHandlers(Rc::new(agent)), TokioIo::new(reader), TokioIo::new(writer), &options).await
+    let launch = Launch::new(Tokio, TokioIo::new(reader), TokioIo::new(writer), &options);
+    let conn = launch.connection::<V1>();
+    launch.run(conn, LocalAgentHandlers(Rc::new(agent))).await
 }
 
 /// Serves `agent` on this process's stdin and stdout (log to stderr only). Resolves once stdin
@@ -191,36 +198,4 @@ pub async fn serve_stdio_local<A: LocalAgent>(agent: A) -> Result<(), Error> {
         return serve_local(agent, reader, writer, AgentOptions::default()).await;
     }
     serve_local(agent, tokio::io::stdin(), tokio::io::stdout(), AgentOptions::default()).await
-}
-
-/// Runs an agent driver to its end in this future, on any runtime.
-pub(crate) async fn serve_on<Rt: Runtime, H: Handlers>(
-    rt: Rt,
-    handlers: H,
-    reader: impl crate::io::ReadBytes,
-    writer: impl crate::io::WriteBytes,
-    options: &AgentOptions,
-) -> Result<(), Error> {
-    let (driver, _) = Driver::new(rt, Side::Agent, handlers, reader, writer, options.driver(), false);
-    driver.await
-}
-
-/// Runs an agent driver to its end as a task of its own, next to its handlers: a driver awaited
-/// on another thread (`block_on`) would make every handler round trip cross threads. Dropping
-/// this future closes the connection.
-pub(crate) async fn serve_spawned<Rt: Runtime, H: Handlers + Send>(
-    rt: Rt,
-    handlers: H,
-    reader: impl crate::io::ReadBytes + Send,
-    writer: impl crate::io::WriteBytes + Send,
-    options: &AgentOptions,
-) -> Result<(), Error> {
-    let (mut driver, _) = Driver::new(rt.clone(), Side::Agent, handlers, reader, writer, options.driver(), false);
-    let (_stop, stop) = tokio::sync::oneshot::channel();
-    driver.stop_with(stop);
-    let (done, result) = tokio::sync::oneshot::channel();
-    rt.spawn(async move {
-        let _ = done.send(driver.await);
-    });
-    result.await.unwrap_or(Err(Error::ConnectionClosed))
 }

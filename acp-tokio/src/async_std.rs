@@ -10,8 +10,9 @@
 //! `async_std::task::spawn`, `!Send` handlers on `async_std::task::spawn_local` (call those
 //! functions inside `async_std::task::block_on`, which runs the local tasks).
 //!
-//! ACP v2 (feature `unstable_protocol_v2`): `connect_v2`, `serve_v2` and `serve_stdio_v2`
-//! (no `!Send` or child-process variants yet: the tokio v2 API has none either).
+//! ACP v2 (feature `unstable_protocol_v2`): the same names in [`async_std::v2`](self::v2)
+//! (`connect`, `serve`, `serve_stdio`; no `!Send` or child-process variants yet: the tokio v2
+//! API has none either).
 //!
 //! ```no_run
 //! # use acp_tokio::acp_proto::{RpcError, types::*};
@@ -28,10 +29,13 @@
 use std::rc::Rc;
 use std::sync::Arc;
 
-use crate::agent::{AgentHandlers, LocalAgentHandlers, serve_on, serve_spawned};
+use acp_proto::protocol::V1;
+
+use crate::agent::{AgentHandlers, LocalAgentHandlers};
 use crate::client::{ClientHandlers, LocalClientHandlers};
 use crate::io::FuturesIo;
-use crate::runtime::{AsyncStd, Runtime};
+use crate::runtime::AsyncStd;
+use crate::serve::Launch;
 use crate::{Agent, AgentOptions, Client, ClientConnection, ClientOptions, Error, LocalAgent, LocalClient};
 
 /// [`ClientConnection::connect`] on async-std.
@@ -42,12 +46,7 @@ pub fn connect<C: Client>(
     options: ClientOptions,
 ) -> ClientConnection {
     let handlers = ClientHandlers(Arc::new(client));
-    let (driver, conn) =
-        ClientConnection::build(AsyncStd, handlers, FuturesIo::new(reader), FuturesIo::new(writer), &options);
-    AsyncStd.spawn(async move {
-        let _ = driver.await;
-    });
-    conn
+    ClientConnection::start(AsyncStd, handlers, FuturesIo::new(reader), FuturesIo::new(writer), &options)
 }
 
 /// [`ClientConnection::connect_local`] on async-std: the driver and the handlers run as local
@@ -59,12 +58,7 @@ pub fn connect_local<C: LocalClient>(
     options: ClientOptions,
 ) -> ClientConnection {
     let handlers = LocalClientHandlers(Rc::new(client));
-    let (driver, conn) =
-        ClientConnection::build(AsyncStd, handlers, FuturesIo::new(reader), FuturesIo::new(writer), &options);
-    AsyncStd.spawn_local(async move {
-        let _ = driver.await;
-    });
-    conn
+    ClientConnection::start_local(AsyncStd, handlers, FuturesIo::new(reader), FuturesIo::new(writer), &options)
 }
 
 /// [`ClientConnection::spawn`] on async-std (`async_std::process`).
@@ -75,21 +69,10 @@ pub fn spawn<C: Client>(
 ) -> Result<ClientConnection, Error> {
     let child = crate::process::spawn_async_std(command)?;
     let handlers = ClientHandlers(Arc::new(client));
-    let (driver, mut conn) = ClientConnection::build(
-        AsyncStd,
-        handlers,
-        FuturesIo::new(child.stdout),
-        FuturesIo::new(child.stdin),
-        &options,
-    );
-    AsyncStd.spawn(async move {
-        let _ = driver.await;
-    });
+    let transport = (FuturesIo::new(child.stdout), FuturesIo::new(child.stdin));
     let pid = Some(child.child.id());
-    let shared = conn.shared().clone();
-    let process = crate::process::supervise(AsyncStd, child.child, pid, FuturesIo::new(child.stderr), shared, &options);
-    conn.set_process(process);
-    Ok(conn)
+    let process = (child.child, pid, FuturesIo::new(child.stderr));
+    Ok(ClientConnection::start_process(AsyncStd, handlers, transport, process, &options))
 }
 
 /// [`serve`](crate::serve) on async-std: the driver and the handlers run as
@@ -100,8 +83,9 @@ pub async fn serve<A: Agent>(
     writer: impl futures_io::AsyncWrite + Send + 'static,
     options: AgentOptions,
 ) -> Result<(), Error> {
-    let handlers = AgentHandlers(Arc::new(agent));
-    serve_spawned(AsyncStd, handlers, FuturesIo::new(reader), FuturesIo::new(writer), &options).await
+    let launch = Launch::new(AsyncStd, FuturesIo::new(reader), FuturesIo::new(writer), &options);
+    let conn = launch.connection::<V1>();
+    launch.spawn(conn, AgentHandlers(Arc::new(agent))).await
 }
 
 /// [`serve_local`](crate::serve_local) on async-std (handlers on `spawn_local`).
@@ -111,8 +95,9 @@ pub async fn serve_local<A: LocalAgent>(
     writer: impl futures_io::AsyncWrite + 'static,
     options: AgentOptions,
 ) -> Result<(), Error> {
-    let handlers = LocalAgentHandlers(Rc::new(agent));
-    serve_on(AsyncStd, handlers, FuturesIo::new(reader), FuturesIo::new(writer), &options).await
+    let launch = Launch::new(AsyncStd, FuturesIo::new(reader), FuturesIo::new(writer), &options);
+    let conn = launch.connection::<V1>();
+    launch.run(conn, LocalAgentHandlers(Rc::new(agent))).await
 }
 
 /// [`serve_stdio`](crate::serve_stdio) on async-std.
@@ -120,46 +105,48 @@ pub async fn serve_stdio<A: Agent>(agent: A) -> Result<(), Error> {
     serve(agent, ::async_std::io::stdin(), ::async_std::io::stdout(), AgentOptions::default()).await
 }
 
-/// [`ClientConnectionV2::connect`](crate::v2::ClientConnectionV2::connect) on async-std: an
-/// ACP v2 client (feature `unstable_protocol_v2`), its driver and handlers on
-/// `async_std::task::spawn`.
+/// ACP v2 on async-std (feature `unstable_protocol_v2`): the functions of the parent module
+/// under the same names, for `acp_tokio::v2`'s handler traits.
 #[cfg(feature = "unstable_protocol_v2")]
-pub fn connect_v2<C: crate::v2::ClientV2>(
-    client: C,
-    reader: impl futures_io::AsyncRead + Send + 'static,
-    writer: impl futures_io::AsyncWrite + Send + 'static,
-    options: ClientOptions,
-) -> crate::v2::ClientConnectionV2 {
-    crate::v2::ClientConnectionV2::over(AsyncStd, client, FuturesIo::new(reader), FuturesIo::new(writer), options)
-}
+pub mod v2 {
+    use super::{AgentOptions, AsyncStd, ClientOptions, Error, FuturesIo};
 
-/// [`serve_v2`](crate::v2::serve_v2) on async-std: an ACP v2 agent (feature
-/// `unstable_protocol_v2`), its driver and handlers on `async_std::task::spawn`.
-///
-/// ```no_run
-/// # use acp_tokio::acp_proto::{RpcError, v2};
-/// # use acp_tokio::v2::AgentContextV2;
-/// # struct Echo;
-/// # impl acp_tokio::v2::AgentV2 for Echo {
-/// #     async fn initialize(&self, _: v2::InitializeRequest, _: AgentContextV2)
-/// #         -> Result<v2::InitializeResponse, RpcError> { unimplemented!() }
-/// # }
-/// fn main() -> Result<(), acp_tokio::Error> {
-///     async_std::task::block_on(acp_tokio::async_std::serve_stdio_v2(Echo))
-/// }
-/// ```
-#[cfg(feature = "unstable_protocol_v2")]
-pub async fn serve_v2<A: crate::v2::AgentV2>(
-    agent: A,
-    reader: impl futures_io::AsyncRead + Send + 'static,
-    writer: impl futures_io::AsyncWrite + Send + 'static,
-    options: AgentOptions,
-) -> Result<(), Error> {
-    crate::v2::serve_v2_on(AsyncStd, agent, FuturesIo::new(reader), FuturesIo::new(writer), options).await
-}
+    /// [`v2::ClientConnection::connect`](crate::v2::ClientConnection::connect) on async-std:
+    /// its driver and handlers on `async_std::task::spawn`.
+    pub fn connect<C: crate::v2::Client>(
+        client: C,
+        reader: impl futures_io::AsyncRead + Send + 'static,
+        writer: impl futures_io::AsyncWrite + Send + 'static,
+        options: ClientOptions,
+    ) -> crate::v2::ClientConnection {
+        crate::v2::ClientConnection::over(AsyncStd, client, FuturesIo::new(reader), FuturesIo::new(writer), options)
+    }
 
-/// [`serve_stdio`] for an ACP v2 agent (feature `unstable_protocol_v2`).
-#[cfg(feature = "unstable_protocol_v2")]
-pub async fn serve_stdio_v2<A: crate::v2::AgentV2>(agent: A) -> Result<(), Error> {
-    serve_v2(agent, ::async_std::io::stdin(), ::async_std::io::stdout(), AgentOptions::default()).await
+    /// [`v2::serve`](crate::v2::serve) on async-std: its driver and handlers on
+    /// `async_std::task::spawn`.
+    ///
+    /// ```no_run
+    /// # use acp_tokio::acp_proto::{RpcError, v2};
+    /// # struct Echo;
+    /// # impl acp_tokio::v2::Agent for Echo {
+    /// #     async fn initialize(&self, _: v2::InitializeRequest, _: acp_tokio::v2::AgentContext)
+    /// #         -> Result<v2::InitializeResponse, RpcError> { unimplemented!() }
+    /// # }
+    /// fn main() -> Result<(), acp_tokio::Error> {
+    ///     async_std::task::block_on(acp_tokio::async_std::v2::serve_stdio(Echo))
+    /// }
+    /// ```
+    pub async fn serve<A: crate::v2::Agent>(
+        agent: A,
+        reader: impl futures_io::AsyncRead + Send + 'static,
+        writer: impl futures_io::AsyncWrite + Send + 'static,
+        options: AgentOptions,
+    ) -> Result<(), Error> {
+        crate::v2::serve_on(AsyncStd, agent, FuturesIo::new(reader), FuturesIo::new(writer), options).await
+    }
+
+    /// [`serve_stdio`](super::serve_stdio) for an ACP v2 agent.
+    pub async fn serve_stdio<A: crate::v2::Agent>(agent: A) -> Result<(), Error> {
+        serve(agent, ::async_std::io::stdin(), ::async_std::io::stdout(), AgentOptions::default()).await
+    }
 }

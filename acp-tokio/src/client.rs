@@ -1,5 +1,6 @@
 //! The client side: the [`Client`] and [`LocalClient`] handler traits (what the agent asks of the
-//! client) and [`ClientConnection`], the handle that drives an agent.
+//! client) and [`ClientConnection<P>`](ClientConnection), the handle that drives an agent (one
+//! type for both versions; v2's handler traits and typed calls are in `crate::v2`).
 
 use std::future::Future;
 use std::rc::Rc;
@@ -10,8 +11,9 @@ use acp_proto::ext::{ExtNotification, ExtRequest, ExtResponse};
 use acp_proto::methods::{
     AgentNotification, AgentRequest, AgentResponse, ClientNotification, ClientRequest, ClientResponse,
 };
+use acp_proto::protocol::V1;
 use acp_proto::types::*;
-use acp_proto::{CloseReason, Negotiated, Notification, Request, Response, RpcError, Side};
+use acp_proto::{CloseReason, Negotiated, Notification, Request, Response, RpcError};
 use serde_json::Value;
 use tokio::sync::oneshot;
 
@@ -23,6 +25,7 @@ use crate::process::ProcessControl;
 use crate::runtime::{Runtime, Tokio};
 use crate::sync::{lock, queue};
 use crate::turn::PromptTurn;
+use crate::version::{Inbound, Version};
 use crate::{ClientOptions, Error};
 
 fn client_result(response: impl Into<ClientResponse>) -> Response {
@@ -54,7 +57,7 @@ macro_rules! client_trait {
                 handler_method! {
                     $(#[cfg(feature = $f)])?
                     $(#[doc = $doc])*
-                    gate: [$($g),*], $def, $v, $h($p, ClientContext) -> $r, $futures
+                    method: acp_proto::Method, gate: [$($g),*], $def, $v, $h($p, ClientContext) -> $r, $futures
                 }
             )*
 
@@ -87,7 +90,8 @@ macro_rules! client_trait {
         }
 
         /// Calls the handler method for `notification`; a panic loses that notification only.
-        async fn $notify<C: $Trait>(client: &C, notification: Notification) {
+        async fn $notify<C: $Trait>(client: &C, item: Inbound<V1>) {
+            let Some(notification) = item.notification() else { return };
             match notification {
                 $(
                     $(#[cfg(feature = $nf)])?
@@ -100,7 +104,8 @@ macro_rules! client_trait {
             }
         }
 
-        handlers_impl!($Handlers($Ptr): $Trait, spawn: $spawn, context: ClientContext, dispatch: $dispatch, notify: $notify);
+        handlers_impl!($Handlers($Ptr): $Trait, version: V1, spawn: $spawn,
+            context: |cx| (ClientContext::new(cx), None), dispatch: $dispatch, notify: $notify);
     };
 }
 
@@ -126,15 +131,29 @@ acp_proto::method_table!(client_trait {
 impl Client for () {}
 impl LocalClient for () {}
 
-/// A connection to an agent: the client's handle. Cheap to clone; every clone drives the same
-/// connection. The connection closes when [`close`](Self::close) is called or every clone (and
-/// every [`PromptTurn`]) is dropped.
-#[derive(Clone)]
-pub struct ClientConnection {
-    handle: Handle,
+/// A connection to an agent speaking protocol version `P`: the client's handle. Cheap to
+/// clone; every clone drives the same connection. The connection closes when
+/// [`close`](Self::close) is called or every clone (and every [`PromptTurn`]) is dropped.
+///
+/// `ClientConnection<V1>` is [`acp_tokio::ClientConnection`](crate::ClientConnection) and
+/// `ClientConnection<V2>` is `acp_tokio::v2::ClientConnection`: the same handle, with each
+/// version's typed calls and constructors (which take that version's handler trait).
+pub struct ClientConnection<P: Version> {
+    handle: Handle<P>,
     timeout: Option<Duration>,
     turn_buffer: usize,
     process: Option<Arc<dyn ProcessControl>>,
+}
+
+impl<P: Version> Clone for ClientConnection<P> {
+    fn clone(&self) -> Self {
+        ClientConnection {
+            handle: self.handle.clone(),
+            timeout: self.timeout,
+            turn_buffer: self.turn_buffer,
+            process: self.process.clone(),
+        }
+    }
 }
 
 /// The typed calls of the table's `typed` client→agent rows, as methods of [`ClientConnection`].
@@ -147,7 +166,7 @@ macro_rules! client_calls {
         } )* ]
         $($rest:tt)*
     ) => {
-        impl ClientConnection {
+        impl ClientConnection<V1> {
             $(
                 typed_call! {
                     $(#[cfg(feature = $f)])?
@@ -163,7 +182,165 @@ macro_rules! client_calls {
 
 acp_proto::method_table!(client_calls {});
 
-impl ClientConnection {
+impl<P: Version> ClientConnection<P> {
+    /// Builds the driver (not yet running) and the handle.
+    pub(crate) fn build<Rt: Runtime, H: Handlers<P>, Rd: ReadBytes, Wr: WriteBytes>(
+        rt: Rt,
+        handlers: H,
+        reader: Rd,
+        writer: Wr,
+        options: &ClientOptions,
+    ) -> (Driver<P, Rt, H, Rd, Wr>, ClientConnection<P>) {
+        let (driver, handle) = Driver::client(rt, handlers, (reader, writer), options.driver());
+        (driver, ClientConnection { handle, timeout: None, turn_buffer: options.turn_buffer, process: None })
+    }
+
+    /// Builds the connection and runs its driver on a task of `rt`.
+    pub(crate) fn start<Rt: Runtime, H: Handlers<P> + Send>(
+        rt: Rt,
+        handlers: H,
+        reader: impl ReadBytes + Send,
+        writer: impl WriteBytes + Send,
+        options: &ClientOptions,
+    ) -> ClientConnection<P> {
+        let (driver, conn) = Self::build(rt.clone(), handlers, reader, writer, options);
+        rt.spawn(async move {
+            let _ = driver.await;
+        });
+        conn
+    }
+
+    /// [`start`](Self::start) on a local task of `rt`, for `!Send` handlers.
+    pub(crate) fn start_local<Rt: Runtime, H: Handlers<P>>(
+        rt: Rt,
+        handlers: H,
+        reader: impl ReadBytes,
+        writer: impl WriteBytes,
+        options: &ClientOptions,
+    ) -> ClientConnection<P> {
+        let (driver, conn) = Self::build(rt.clone(), handlers, reader, writer, options);
+        rt.spawn_local(async move {
+            let _ = driver.await;
+        });
+        conn
+    }
+
+    /// [`start`](Self::start) for the agent process `child` (its stdin and stdout the
+    /// transport, its stderr kept in a bounded buffer), supervised on `rt`.
+    pub(crate) fn start_process<Rt: Runtime, H: Handlers<P> + Send, C: crate::process::ChildHandle>(
+        rt: Rt,
+        handlers: H,
+        (reader, writer): (impl ReadBytes + Send, impl WriteBytes + Send),
+        (child, pid, stderr): (C, Option<u32>, impl ReadBytes + Send),
+        options: &ClientOptions,
+    ) -> ClientConnection<P> {
+        let mut conn = Self::start(rt.clone(), handlers, reader, writer, options);
+        let shared = conn.handle.shared.clone();
+        conn.process = Some(crate::process::supervise(rt, child, pid, stderr, shared, options));
+        conn
+    }
+
+    #[cfg(feature = "unstable_protocol_v2")]
+    pub(crate) fn handle(&self) -> &Handle<P> {
+        &self.handle
+    }
+
+    #[cfg(feature = "unstable_protocol_v2")]
+    pub(crate) fn timeout(&self) -> Option<Duration> {
+        self.timeout
+    }
+
+    /// A clone whose requests (typed methods and prompts) time out after `timeout` instead of
+    /// [`Config::request_timeout`](acp_proto::Config::request_timeout). A timed-out request
+    /// resolves to [`Error::TimedOut`] and the agent gets a `$/cancel_request`.
+    pub fn with_timeout(&self, timeout: Duration) -> ClientConnection<P> {
+        ClientConnection { timeout: Some(timeout), ..self.clone() }
+    }
+
+    /// Sends a prompt of `session` and, once it went out, hands back the turn's stream.
+    pub(crate) async fn open_turn(&self, session: SessionId, request: P::Request) -> Result<PromptTurn<P>, Error> {
+        let token = self.handle.token();
+        let (updates_tx, updates) = queue(self.turn_buffer);
+        let (accepted_tx, accepted) = oneshot::channel();
+        let (reply, outcome) = oneshot::channel();
+        let turn = TurnSink { session: session.clone(), updates: updates_tx, accepted: accepted_tx };
+        self.handle.send(Command::Request(Box::new(RequestCommand {
+            token,
+            request,
+            timeout: self.timeout,
+            reply,
+            turn: Some(turn),
+        })))?;
+        let mut turn = PromptTurn::new(session, updates, outcome, self.handle.clone(), token);
+        match accepted.await.unwrap_or(Err(Error::ConnectionClosed)) {
+            Ok(()) => Ok(turn),
+            Err(e) => {
+                turn.disarm();
+                Err(e)
+            }
+        }
+    }
+
+    /// Cancels the running turn of `session_id` (`session/cancel`): pending permission requests
+    /// of that session are answered `cancelled`, and the turn ends cancelled (v1: the prompt's
+    /// answer, [`StopReason::Cancelled`]; v2: when the agent reports `idle`).
+    pub async fn cancel(&self, session_id: &SessionId) -> Result<(), Error> {
+        self.handle.cancel_turn(session_id.clone()).await
+    }
+
+    /// Both sides' capabilities, once the handshake has completed.
+    pub fn negotiated(&self) -> Option<&Negotiated> {
+        self.handle.shared.negotiated.get()
+    }
+
+    /// Why the connection closed, once it has.
+    pub fn close_reason(&self) -> Option<CloseReason> {
+        lock(&self.handle.shared.close_reason).clone()
+    }
+
+    /// The connection's counters.
+    pub fn stats(&self) -> DriverStats {
+        self.handle.stats()
+    }
+
+    /// The agent process's id, for a connection to a process it started (`spawn`).
+    pub fn child_id(&self) -> Option<u32> {
+        self.process.as_ref().and_then(|p| p.pid())
+    }
+
+    /// The most recent bytes of the agent process's stderr (lossily decoded; empty unless the
+    /// connection started the agent's process: `spawn`).
+    pub fn stderr_tail(&self) -> String {
+        self.process.as_ref().map(|p| p.stderr_tail()).unwrap_or_default()
+    }
+
+    /// Completes once the driver has finished (the connection closed and its output was
+    /// flushed).
+    pub async fn closed(&self) {
+        self.handle.shared.finished.wait().await;
+    }
+
+    /// Closes the connection: pending requests resolve to [`Error::ConnectionClosed`], queued
+    /// output is flushed, and the agent's input ends.
+    ///
+    /// For a spawned agent, it then waits up to [`ClientOptions::close_grace`] for the process
+    /// to exit, sends `SIGTERM` to its process group, waits up to
+    /// [`ClientOptions::kill_grace`], sends `SIGKILL`, and reaps it; the exit status is
+    /// returned (every clone gets the same). Otherwise it returns `None` once the driver has
+    /// finished.
+    pub async fn close(&self) -> Result<Option<std::process::ExitStatus>, Error> {
+        let _ = self.handle.send(Command::Close);
+        match &self.process {
+            Some(process) => Ok(Some(process.close().await?)),
+            None => {
+                self.closed().await;
+                Ok(None)
+            }
+        }
+    }
+}
+
+impl ClientConnection<V1> {
     /// Connects to an agent over `reader` (the agent's output) and `writer` (its input); the
     /// driver runs as a `tokio::spawn`ed task. Call [`initialize`](Self::initialize) first.
     pub fn connect<C: Client>(
@@ -171,13 +348,8 @@ impl ClientConnection {
         reader: impl tokio::io::AsyncRead + Send + 'static,
         writer: impl tokio::io::AsyncWrite + Send + 'static,
         options: ClientOptions,
-    ) -> ClientConnection {
-        let (driver, conn) =
-            Self::build(Tokio, ClientHandlers(Arc::new(client)), TokioIo::new(reader), TokioIo::new(writer), &options);
-        Tokio.spawn(async move {
-            let _ = driver.await;
-        });
-        conn
+    ) -> ClientConnection<V1> {
+        Self::start(Tokio, ClientHandlers(Arc::new(client)), TokioIo::new(reader), TokioIo::new(writer), &options)
     }
 
     /// [`connect`](Self::connect) for a [`LocalClient`]: must be called inside a
@@ -187,18 +359,9 @@ impl ClientConnection {
         reader: impl tokio::io::AsyncRead + 'static,
         writer: impl tokio::io::AsyncWrite + 'static,
         options: ClientOptions,
-    ) -> ClientConnection {
-        let (driver, conn) = Self::build(
-            Tokio,
-            LocalClientHandlers(Rc::new(client)),
-            TokioIo::new(reader),
-            TokioIo::new(writer),
-            &options,
-        );
-        Tokio.spawn_local(async move {
-            let _ = driver.await;
-        });
-        conn
+    ) -> ClientConnection<V1> {
+        let handlers = LocalClientHandlers(Rc::new(client));
+        Self::start_local(Tokio, handlers, TokioIo::new(reader), TokioIo::new(writer), &options)
     }
 
     /// Starts `command` as the agent: its stdin and stdout carry the protocol, its stderr is
@@ -208,68 +371,12 @@ impl ClientConnection {
         client: C,
         command: std::process::Command,
         options: ClientOptions,
-    ) -> Result<ClientConnection, Error> {
+    ) -> Result<ClientConnection<V1>, Error> {
         let child = crate::process::spawn_tokio(command)?;
-        let (driver, mut conn) = Self::build(
-            Tokio,
-            ClientHandlers(Arc::new(client)),
-            TokioIo::new(child.stdout),
-            TokioIo::new(child.stdin),
-            &options,
-        );
-        Tokio.spawn(async move {
-            let _ = driver.await;
-        });
-        let (pid, stderr) = (child.child.id(), TokioIo::new(child.stderr));
-        let shared = conn.handle.shared.clone();
-        conn.process = Some(crate::process::supervise(Tokio, child.child, pid, stderr, shared, &options));
-        Ok(conn)
-    }
-
-    /// Connects over a transport of the driver's own traits (a remote link); the driver runs as
-    /// a `tokio::spawn`ed task.
-    #[cfg(feature = "ws")]
-    pub(crate) fn over<C: Client>(
-        client: C,
-        reader: impl ReadBytes + Send,
-        writer: impl WriteBytes + Send,
-        options: &ClientOptions,
-    ) -> ClientConnection {
-        let (driver, conn) = Self::build(Tokio, ClientHandlers(Arc::new(client)), reader, writer, options);
-        Tokio.spawn(async move {
-            let _ = driver.await;
-        });
-        conn
-    }
-
-    /// Builds the driver (not yet running) and the handle.
-    pub(crate) fn build<Rt: Runtime, H: Handlers, Rd: ReadBytes, Wr: WriteBytes>(
-        rt: Rt,
-        handlers: H,
-        reader: Rd,
-        writer: Wr,
-        options: &ClientOptions,
-    ) -> (Driver<Rt, H, Rd, Wr>, ClientConnection) {
-        let (driver, handle) = Driver::new(rt, Side::Client, handlers, reader, writer, options.driver(), true);
-        let handle = handle.unwrap_or_else(|| unreachable!("a client driver always has an application handle"));
-        (driver, ClientConnection { handle, timeout: None, turn_buffer: options.turn_buffer, process: None })
-    }
-
-    #[cfg(feature = "async-std")]
-    pub(crate) fn set_process(&mut self, process: Arc<dyn ProcessControl>) {
-        self.process = Some(process);
-    }
-
-    #[cfg(feature = "async-std")]
-    pub(crate) fn shared(&self) -> &Arc<crate::handle::Shared> {
-        &self.handle.shared
-    }
-
-    /// A clone whose requests (typed methods and prompts) time out after `timeout` instead of
-    /// [`Config::request_timeout`](acp_proto::Config::request_timeout). A timed-out request
-    /// resolves to [`Error::TimedOut`] and the agent gets a `$/cancel_request`.
-    pub fn with_timeout(&self, timeout: Duration) -> ClientConnection {
-        ClientConnection { timeout: Some(timeout), ..self.clone() }
+        let transport = (TokioIo::new(child.stdout), TokioIo::new(child.stdin));
+        let pid = child.child.id();
+        let process = (child.child, pid, TokioIo::new(child.stderr));
+        Ok(Self::start_process(Tokio, ClientHandlers(Arc::new(client)), transport, process, &options))
     }
 
     /// Sends any client request and waits for the agent's result. `timeout` (or the one set
@@ -319,28 +426,9 @@ impl ClientConnection {
     /// Starts a prompt turn. Resolves once the request went out (or was refused, e.g. while a
     /// turn of the same session still runs); the returned [`PromptTurn`] yields the turn's
     /// updates in order and then its stop reason.
-    pub async fn prompt(&self, request: PromptRequest) -> Result<PromptTurn, Error> {
-        let token = self.handle.token();
-        let (updates_tx, updates) = queue(self.turn_buffer);
-        let (accepted_tx, accepted) = oneshot::channel();
-        let (reply, outcome) = oneshot::channel();
+    pub async fn prompt(&self, request: PromptRequest) -> Result<PromptTurn<V1>, Error> {
         let session = request.session_id.clone();
-        let turn = TurnSink { session: session.clone(), updates: updates_tx, accepted: accepted_tx };
-        self.handle.send(Command::Request(Box::new(RequestCommand {
-            token,
-            request: Request::Client(ClientRequest::Prompt(request)),
-            timeout: self.timeout,
-            reply,
-            turn: Some(turn),
-        })))?;
-        let mut turn = PromptTurn::new(session, updates, outcome, self.handle.clone(), token);
-        match accepted.await.unwrap_or(Err(Error::ConnectionClosed)) {
-            Ok(()) => Ok(turn),
-            Err(e) => {
-                turn.disarm();
-                Err(e)
-            }
-        }
+        self.open_turn(session, Request::Client(ClientRequest::Prompt(request))).await
     }
 
     /// Runs a prompt turn, calling `on_update` for each update in order, and returns the stop
@@ -355,13 +443,6 @@ impl ClientConnection {
             on_update(update);
         }
         turn.finish().await
-    }
-
-    /// Cancels the running turn of `session_id` (`session/cancel`): pending permission requests
-    /// of that session are answered `cancelled`, and the turn ends with
-    /// [`StopReason::Cancelled`].
-    pub async fn cancel(&self, session_id: &SessionId) -> Result<(), Error> {
-        self.handle.cancel_turn(session_id.clone()).await
     }
 
     /// An extension request.
@@ -385,60 +466,9 @@ impl ClientConnection {
         let notification = ClientNotification::Ext(ExtNotification::new(method, params));
         self.handle.notify(Box::new(Notification::Client(notification))).await
     }
-
-    /// Both sides' capabilities, once the handshake has completed.
-    pub fn negotiated(&self) -> Option<&Negotiated> {
-        self.handle.shared.negotiated.get()
-    }
-
-    /// Why the connection closed, once it has.
-    pub fn close_reason(&self) -> Option<CloseReason> {
-        lock(&self.handle.shared.close_reason).clone()
-    }
-
-    /// The connection's counters.
-    pub fn stats(&self) -> DriverStats {
-        self.handle.stats()
-    }
-
-    /// The agent process's id, for a connection made with [`spawn`](Self::spawn).
-    pub fn child_id(&self) -> Option<u32> {
-        self.process.as_ref().and_then(|p| p.pid())
-    }
-
-    /// The most recent bytes of the agent process's stderr (lossily decoded; empty unless the
-    /// connection was made with [`spawn`](Self::spawn)).
-    pub fn stderr_tail(&self) -> String {
-        self.process.as_ref().map(|p| p.stderr_tail()).unwrap_or_default()
-    }
-
-    /// Completes once the driver has finished (the connection closed and its output was
-    /// flushed).
-    pub async fn closed(&self) {
-        self.handle.shared.finished.wait().await;
-    }
-
-    /// Closes the connection: pending requests resolve to [`Error::ConnectionClosed`], queued
-    /// output is flushed, and the agent's input ends.
-    ///
-    /// For a spawned agent, it then waits up to [`ClientOptions::close_grace`] for the process
-    /// to exit, sends `SIGTERM` to its process group, waits up to
-    /// [`ClientOptions::kill_grace`], sends `SIGKILL`, and reaps it; the exit status is
-    /// returned (every clone gets the same). Otherwise it returns `None` once the driver has
-    /// finished.
-    pub async fn close(&self) -> Result<Option<std::process::ExitStatus>, Error> {
-        let _ = self.handle.send(Command::Close);
-        match &self.process {
-            Some(process) => Ok(Some(process.close().await?)),
-            None => {
-                self.closed().await;
-                Ok(None)
-            }
-        }
-    }
 }
 
-impl std::fmt::Debug for ClientConnection {
+impl<P: Version> std::fmt::Debug for ClientConnection<P> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("ClientConnection")
             .field("timeout", &self.timeout)

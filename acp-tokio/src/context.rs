@@ -2,6 +2,7 @@
 //! way back to the client.
 
 use std::ops::Deref;
+use std::sync::Arc;
 use std::time::Duration;
 
 use acp_proto::ext::{ExtNotification, ExtRequest, ExtResponse};
@@ -18,15 +19,44 @@ use acp_proto::{InboundId, Negotiated, Notification, Request, Response};
 use serde_json::Value;
 
 use crate::Error;
-use crate::handle::{DriverStats, Handle};
+use crate::handle::{DriverStats, Handle, Shared};
 use crate::sync::CancellationToken;
+use crate::version::Version;
+use acp_proto::protocol::V1;
 
 /// What every handler context holds: the driver's handle, the request's id and its token.
-#[derive(Clone)]
-pub(crate) struct HandlerContext {
-    pub(crate) handle: Handle,
+pub(crate) struct HandlerContext<P: Version = V1> {
+    pub(crate) handle: Handle<P>,
     pub(crate) id: InboundId,
     pub(crate) cancel: CancellationToken,
+}
+
+impl<P: Version> Clone for HandlerContext<P> {
+    fn clone(&self) -> Self {
+        HandlerContext { handle: self.handle.clone(), id: self.id, cancel: self.cancel.clone() }
+    }
+}
+
+impl<P: Version> HandlerContext<P> {
+    /// What every handle of the connection shares.
+    pub(crate) fn shared(&self) -> &Shared {
+        &self.handle.shared
+    }
+}
+
+/// What a client handler's context holds: the request's id and token, and what the
+/// connection's handles share (a client's handlers send nothing: one type serves both versions).
+#[derive(Clone)]
+struct ClientInner {
+    id: InboundId,
+    cancel: CancellationToken,
+    shared: Arc<Shared>,
+}
+
+impl ClientInner {
+    fn shared(&self) -> &Shared {
+        &self.shared
+    }
 }
 
 macro_rules! common_context_methods {
@@ -53,12 +83,12 @@ macro_rules! common_context_methods {
 
         /// Both sides' capabilities, once the handshake has completed.
         pub fn negotiated(&self) -> Option<&Negotiated> {
-            self.inner.handle.shared.negotiated.get()
+            self.inner.shared().negotiated.get()
         }
 
         /// The connection's counters.
         pub fn stats(&self) -> DriverStats {
-            self.inner.handle.stats()
+            *crate::sync::lock(&self.inner.shared().stats)
         }
     };
 }
@@ -155,14 +185,16 @@ impl std::fmt::Debug for RequestContext {
 /// when the agent sends `$/cancel_request`, when the application cancels the turn a permission
 /// request belongs to, at the end of the agent's output (the answer still goes out) and when
 /// the connection closes).
+///
+/// The same type serves both versions' handlers (`Client` and `v2::Client`).
 #[derive(Clone)]
 pub struct ClientContext {
-    inner: HandlerContext,
+    inner: ClientInner,
 }
 
 impl ClientContext {
-    pub(crate) fn new(inner: HandlerContext) -> ClientContext {
-        ClientContext { inner }
+    pub(crate) fn new<P: Version>(cx: HandlerContext<P>) -> ClientContext {
+        ClientContext { inner: ClientInner { id: cx.id, cancel: cx.cancel, shared: cx.handle.shared } }
     }
 
     common_context_methods!();

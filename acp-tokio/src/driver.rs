@@ -39,20 +39,19 @@ use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::time::Duration;
 
-use acp_proto::methods::AgentNotification;
 use acp_proto::types::SessionId;
 use acp_proto::{
-    Config, InboundId, Instant, Notification, OutboundId, Refused, Request, Response, RpcError, SendError, Side,
-    compat::AnyConnection as Connection, compat::AnyEvent as Event,
+    Config, Connection, Event, InboundId, Instant, OutboundId, Outcome, Refused, RpcError, SendError, Side, TurnStamp,
 };
 use tokio::sync::{mpsc, oneshot};
 
 use crate::Error;
 use crate::context::HandlerContext;
-use crate::handle::{Command, Done, DriverStats, Handle, RequestCommand, Shared, TurnItem};
+use crate::handle::{Command, Done, DriverStats, Handle, RequestCommand, Shared};
 use crate::io::{ReadBytes, WriteBytes};
 use crate::runtime::Runtime;
 use crate::sync::{CancellationToken, QueueReceiver, QueueSender, lock, queue};
+use crate::version::{Inbound, TurnItem, Version};
 use acp_runtime::trace::Tracer;
 
 /// While handlers keep sending, the driver lets them queue more before it writes, up to this
@@ -61,41 +60,23 @@ const COALESCE_BYTES: usize = 32 * 1024;
 /// ...or this many consecutive deferrals.
 const MAX_DEFERRALS: u32 = 64;
 
-/// How the driver runs handlers: on a `Send` task or a local one. One implementation per handler
-/// trait (`Agent`, `LocalAgent`, `Client`, `LocalClient`); the driver is written once.
-pub(crate) trait Handlers: Unpin + 'static {
+/// How the driver runs the handlers of a connection speaking `P`: on a `Send` task or a local
+/// one. One implementation per handler trait (`Agent`, `LocalAgent`, `Client`, `LocalClient`,
+/// and v2's); the driver is written once.
+pub(crate) trait Handlers<P: Version>: Unpin + 'static {
     /// Spawns the handler of one inbound request; it reports through `done`. With a `gate`,
     /// the handler starts once the gate opens (see [`TurnItem::Gate`]).
     fn spawn_request<Rt: Runtime>(
         &self,
         rt: &Rt,
-        request: Request,
-        cx: HandlerContext,
-        done: Done,
+        request: P::Request,
+        cx: HandlerContext<P>,
+        done: Done<P>,
         gate: Option<oneshot::Receiver<()>>,
     );
-    /// Spawns the task that handles inbound notifications, one at a time, in order.
-    fn spawn_notifications<Rt: Runtime>(&self, rt: &Rt, queue: QueueReceiver<Notification>);
-    /// Spawns the handler of one inbound v2 request (with a `gate`, once it opens: see
-    /// `TurnItemV2::Gate`). Default (v1 handlers): `-32601`.
-    #[cfg(feature = "unstable_protocol_v2")]
-    fn spawn_request_v2<Rt: Runtime>(
-        &self,
-        rt: &Rt,
-        request: acp_proto::v2::Request,
-        cx: HandlerContext,
-        done: crate::v2::DoneV2,
-        gate: Option<oneshot::Receiver<()>>,
-    ) {
-        let _ = (rt, cx, gate);
-        done.complete(Err(RpcError::method_not_found(request.wire())));
-    }
-    /// Spawns the task that handles inbound v2 notifications (and the core's other news for
-    /// the application), one at a time, in order. Default (v1 handlers): none; they are dropped.
-    #[cfg(feature = "unstable_protocol_v2")]
-    fn spawn_notifications_v2<Rt: Runtime>(&self, rt: &Rt, queue: QueueReceiver<crate::v2::InboundV2>) {
-        let _ = (rt, queue);
-    }
+    /// Spawns the task that handles inbound notifications (and the core's other news for the
+    /// application), one at a time, in order.
+    fn spawn_notifications<Rt: Runtime>(&self, rt: &Rt, queue: QueueReceiver<Inbound<P>>);
 }
 
 /// The driver's settings.
@@ -108,29 +89,32 @@ pub(crate) struct DriverOptions {
 }
 
 /// A request sent and awaiting its outcome.
-struct Pending {
+struct Pending<P: Version> {
     token: u64,
-    reply: oneshot::Sender<Result<Response, Error>>,
-    /// Client prompts: the turn's session and where its updates go (`None` once abandoned).
-    turn: Option<(SessionId, QueueSender<TurnItem>)>,
+    reply: oneshot::Sender<Result<Outcome<P>, Error>>,
+}
+
+/// A turn this client reads: the prompt that opened it (the core's turn id, and the token of
+/// the handle that waits for it) and where its items go.
+struct OpenTurn<P: Version> {
+    turn: OutboundId,
+    token: u64,
+    items: QueueSender<TurnItem<P>>,
 }
 
 /// A send (or a handler's answer) held while the outbound budget is full.
-pub(crate) enum Held {
-    Request(Box<RequestCommand>, Option<Instant>),
-    Notify(Box<Notification>, oneshot::Sender<Result<(), Error>>),
+pub(crate) enum Held<P: Version> {
+    Request(Box<RequestCommand<P>>, Option<Instant>),
+    Notify(Box<P::Notification>, oneshot::Sender<Result<(), Error>>),
     /// A finished handler's answer: it waits, in order behind the handler's earlier sends,
     /// until the peer has read enough (the core itself never refuses an answer).
-    Complete(InboundId, Box<Result<Response, RpcError>>),
-    /// A v2 send or answer.
-    #[cfg(feature = "unstable_protocol_v2")]
-    V2(crate::v2::HeldV2),
+    Complete(InboundId, Box<Result<P::Response, RpcError>>),
 }
 
 /// The future that drives one connection; see the [module docs](self).
-pub(crate) struct Driver<Rt: Runtime, H, Rd, Wr> {
+pub(crate) struct Driver<P: Version, Rt: Runtime, H, Rd, Wr> {
     rt: Rt,
-    conn: Connection,
+    conn: Connection<P>,
     /// The runtime instant that maps onto the core's `Instant::ZERO`.
     epoch: std::time::Instant,
     handlers: H,
@@ -144,21 +128,25 @@ pub(crate) struct Driver<Rt: Runtime, H, Rd, Wr> {
     output: Vec<u8>,
     written: usize,
     unflushed: bool,
-    app: Option<mpsc::UnboundedReceiver<Command>>,
-    internal: mpsc::UnboundedReceiver<Command>,
+    app: Option<mpsc::UnboundedReceiver<Command<P>>>,
+    internal: mpsc::UnboundedReceiver<Command<P>>,
     /// Closes the connection once its sender is gone (whoever awaited the driver went away).
     stop: Option<oneshot::Receiver<()>>,
     /// A handle on the internal channel, for handler contexts.
-    handle: Handle,
+    handle: Handle<P>,
     timer: Option<Rt::Timer>,
     armed: Option<Instant>,
     inbound: HashMap<InboundId, CancellationToken>,
-    pending: HashMap<OutboundId, Pending>,
+    pending: HashMap<OutboundId, Pending<P>>,
     tokens: HashMap<u64, OutboundId>,
-    held: VecDeque<Held>,
-    notifications: Option<QueueSender<Notification>>,
+    /// The open turns this client reads, by session. A turn whose stream was dropped is no
+    /// longer here; in v2 it stays open in the core until it ends, and a new prompt of its
+    /// session is refused until then (it would join that turn).
+    turns: HashMap<SessionId, OpenTurn<P>>,
+    held: VecDeque<Held<P>>,
+    notifications: Option<QueueSender<Inbound<P>>>,
     /// An event whose consumer was full; dispatched before any other.
-    stalled: Option<Event>,
+    stalled: Option<Event<P>>,
     saw_closed: bool,
     acked: bool,
     deferrals: u32,
@@ -166,40 +154,65 @@ pub(crate) struct Driver<Rt: Runtime, H, Rd, Wr> {
     error: Option<io::Error>,
     stats: DriverStats,
     tracer: Tracer,
-    /// The v2 requests in flight, turns and notification worker.
-    #[cfg(feature = "unstable_protocol_v2")]
-    pub(crate) v2: crate::v2::DriverV2,
 }
 
-impl<Rt: Runtime, H: Handlers, Rd: ReadBytes, Wr: WriteBytes> Driver<Rt, H, Rd, Wr> {
-    /// A driver for `side` over `reader`/`writer`, and, when `with_app`, the application's handle
-    /// (the connection closes once every clone of it is dropped).
-    pub(crate) fn new(
+impl<P: Version, Rt: Runtime, H: Handlers<P>, Rd: ReadBytes, Wr: WriteBytes> Driver<P, Rt, H, Rd, Wr> {
+    /// An agent's driver over `reader`/`writer`, for `conn` (new, or handed on by an
+    /// [`Acceptor`](acp_proto::Acceptor) with the bytes it read but did not consume in
+    /// `unread`). Nothing but the peer and [`stop_with`](Self::stop_with) closes it.
+    pub(crate) fn serving(
         rt: Rt,
-        side: Side,
+        epoch: std::time::Instant,
+        conn: Connection<P>,
         handlers: H,
-        reader: Rd,
-        writer: Wr,
+        (reader, writer): (Rd, Wr),
         options: DriverOptions,
-        with_app: bool,
-    ) -> (Driver<Rt, H, Rd, Wr>, Option<Handle>) {
+        unread: &[u8],
+    ) -> Driver<P, Rt, H, Rd, Wr> {
+        let mut driver = Driver::with_connection(rt, conn, handlers, (reader, writer), options, None);
+        driver.epoch = epoch;
+        if !unread.is_empty() {
+            if driver.input.len() < unread.len() {
+                driver.input = vec![0; unread.len()].into_boxed_slice();
+            }
+            driver.input[..unread.len()].copy_from_slice(unread);
+            driver.end = unread.len();
+        }
+        driver
+    }
+
+    /// A client's driver over `reader`/`writer`, and the application's handle: the connection
+    /// closes once every clone of it is dropped.
+    pub(crate) fn client(
+        rt: Rt,
+        handlers: H,
+        (reader, writer): (Rd, Wr),
+        options: DriverOptions,
+    ) -> (Driver<P, Rt, H, Rd, Wr>, Handle<P>) {
+        let conn = Connection::new(Side::Client, options.config.clone(), Instant::ZERO);
+        let (tx, rx) = mpsc::unbounded_channel();
+        let driver = Driver::with_connection(rt, conn, handlers, (reader, writer), options, Some(rx));
+        let handle = Handle { tx, shared: driver.handle.shared.clone() };
+        (driver, handle)
+    }
+
+    fn with_connection(
+        rt: Rt,
+        conn: Connection<P>,
+        handlers: H,
+        (reader, writer): (Rd, Wr),
+        options: DriverOptions,
+        app: Option<mpsc::UnboundedReceiver<Command<P>>>,
+    ) -> Driver<P, Rt, H, Rd, Wr> {
         let shared = Shared::new();
         let (internal_tx, internal) = mpsc::unbounded_channel();
-        let handle = Handle { tx: internal_tx, shared: shared.clone() };
-        let (app_handle, app) = if with_app {
-            let (tx, rx) = mpsc::unbounded_channel();
-            (Some(Handle { tx, shared: shared.clone() }), Some(rx))
-        } else {
-            (None, None)
-        };
+        let handle = Handle { tx: internal_tx, shared };
         let (notifications, worker_queue) = queue(options.notification_buffer);
         handlers.spawn_notifications(&rt, worker_queue);
-        #[cfg(feature = "unstable_protocol_v2")]
-        let v2 = crate::v2::DriverV2::new(&handlers, &rt, options.notification_buffer);
-        let epoch = rt.now();
-        let driver = Driver {
-            conn: Connection::new(side, options.config, Instant::ZERO),
-            epoch,
+        let side = conn.side();
+        Driver {
+            conn,
+            epoch: rt.now(),
             handlers,
             reader: Some(reader),
             writer: Some(writer),
@@ -218,6 +231,7 @@ impl<Rt: Runtime, H: Handlers, Rd: ReadBytes, Wr: WriteBytes> Driver<Rt, H, Rd, 
             inbound: HashMap::new(),
             pending: HashMap::new(),
             tokens: HashMap::new(),
+            turns: HashMap::new(),
             held: VecDeque::new(),
             notifications: Some(notifications),
             stalled: None,
@@ -228,13 +242,9 @@ impl<Rt: Runtime, H: Handlers, Rd: ReadBytes, Wr: WriteBytes> Driver<Rt, H, Rd, 
             error: None,
             stats: DriverStats::default(),
             tracer: Tracer::new(side, options.trace_payloads),
-            #[cfg(feature = "unstable_protocol_v2")]
-            v2,
             rt,
-        };
-        (driver, app_handle)
+        }
     }
-
     fn now(&self) -> Instant {
         Instant::from_std(self.epoch, self.rt.now())
     }
@@ -322,7 +332,7 @@ impl<Rt: Runtime, H: Handlers, Rd: ReadBytes, Wr: WriteBytes> Driver<Rt, H, Rd, 
         progress
     }
 
-    fn apply(&mut self, command: Command, now: Instant) {
+    fn apply(&mut self, command: Command<P>, now: Instant) {
         match command {
             Command::Complete { id, result } => {
                 self.inbound.remove(&id);
@@ -338,20 +348,18 @@ impl<Rt: Runtime, H: Handlers, Rd: ReadBytes, Wr: WriteBytes> Driver<Rt, H, Rd, 
                 let _ = ack.send(self.conn.cancel_turn(now, &session).map(|_| ()).map_err(Error::from));
             }
             Command::Close => self.conn.close(now),
-            #[cfg(feature = "unstable_protocol_v2")]
-            Command::V2(command) => self.apply_v2(command, now),
         }
     }
 
-    fn respond(&mut self, now: Instant, id: InboundId, result: Result<Response, RpcError>) {
+    fn respond(&mut self, now: Instant, id: InboundId, result: Result<P::Response, RpcError>) {
         // A result that does not fit its request is answered by the core itself (an internal
-        // error, or `cancelled` for a permission option never offered).
+        // error, or `cancelled` for a permission option never offered); the mistake is traced.
         if let Err(error) = self.conn.respond(now, id, result) {
             self.tracer.respond_refused(id, &error);
         }
     }
 
-    pub(crate) fn send_or_hold(&mut self, now: Instant, send: Held) {
+    fn send_or_hold(&mut self, now: Instant, send: Held<P>) {
         if !self.held.is_empty() {
             self.held.push_back(send);
         } else if let Some(back) = self.try_send(now, send) {
@@ -382,10 +390,8 @@ impl<Rt: Runtime, H: Handlers, Rd: ReadBytes, Wr: WriteBytes> Driver<Rt, H, Rd, 
     /// ([`SendError::Backpressure`] hands the message back), to wait in `held`. An answer is
     /// never refused by the core, so it is held here while the output is full: the output then
     /// exceeds its bound by at most one frame.
-    fn try_send(&mut self, now: Instant, send: Held) -> Option<Held> {
+    fn try_send(&mut self, now: Instant, send: Held<P>) -> Option<Held<P>> {
         match send {
-            #[cfg(feature = "unstable_protocol_v2")]
-            Held::V2(send) => return self.try_send_v2(now, send).map(Held::V2),
             Held::Complete(id, result) => {
                 if !self.admits_sends() {
                     return Some(Held::Complete(id, result));
@@ -402,57 +408,65 @@ impl<Rt: Runtime, H: Handlers, Rd: ReadBytes, Wr: WriteBytes> Driver<Rt, H, Rd, 
                     let _ = ack.send(result);
                 }
             },
-            Held::Request(command, deadline) => {
-                let RequestCommand { token, request, timeout, reply, turn } = *command;
-                match self.conn.send_request(now, request, deadline) {
-                    Ok(id) => {
-                        let turn = turn.map(|t| {
-                            let _ = t.accepted.send(Ok(()));
-                            (t.session, t.updates)
-                        });
-                        self.tokens.insert(token, id);
-                        self.pending.insert(id, Pending { token, reply, turn });
-                    }
-                    Err(Refused { error: SendError::Backpressure { .. }, message }) => {
-                        let command = RequestCommand { token, request: message, timeout, reply, turn };
-                        return Some(Held::Request(Box::new(command), deadline));
-                    }
-                    Err(refused) => {
-                        if let Some(turn) = turn {
-                            let _ = turn.accepted.send(Err(Error::from(refused.error.clone())));
-                        }
-                        let _ = reply.send(Err(Error::from(refused.error)));
-                    }
+            Held::Request(command, deadline) => return self.send_request(now, *command, deadline),
+        }
+        None
+    }
+
+    fn send_request(&mut self, now: Instant, command: RequestCommand<P>, deadline: Option<Instant>) -> Option<Held<P>> {
+        let RequestCommand { token, request, timeout, reply, turn } = command;
+        if let Some(t) = &turn
+            && (self.turns.contains_key(&t.session) || P::turn_open(&self.conn, &t.session))
+        {
+            // This client reads that session's turn already (one stream per turn), or (v2) the
+            // core has one open that no stream reads (dropped, or opened by a plain `request`):
+            // the prompt would join it, and its stream would miss the turn's start.
+            let error = SendError::TurnAlreadyRunning(t.session.clone());
+            let _ = reply.send(Err(Error::from(error.clone())));
+            if let Some(t) = turn {
+                let _ = t.accepted.send(Err(Error::from(error)));
+            }
+            return None;
+        }
+        match self.conn.send_request(now, request, deadline) {
+            Ok(id) => {
+                if let Some(t) = turn {
+                    let _ = t.accepted.send(Ok(()));
+                    self.turns.insert(t.session, OpenTurn { turn: id, token, items: t.updates });
                 }
+                self.tokens.insert(token, id);
+                self.pending.insert(id, Pending { token, reply });
+            }
+            Err(Refused { error: SendError::Backpressure { .. }, message }) => {
+                let command = RequestCommand { token, request: message, timeout, reply, turn };
+                return Some(Held::Request(Box::new(command), deadline));
+            }
+            Err(refused) => {
+                if let Some(t) = turn {
+                    let _ = t.accepted.send(Err(Error::from(refused.error.clone())));
+                }
+                let _ = reply.send(Err(Error::from(refused.error)));
             }
         }
         None
     }
 
-    /// The future awaiting request `token` was dropped.
+    /// The future awaiting request `token` (or the stream of the turn it opened) was dropped.
     fn abandon(&mut self, now: Instant, token: u64) {
-        let Some(id) = self.tokens.remove(&token) else {
-            // Not sent yet (held) or already finished.
-            self.held.retain(|h| !matches!(h, Held::Request(r, _) if r.token == token));
-            #[cfg(feature = "unstable_protocol_v2")]
-            self.held.retain(|h| !crate::v2::held_token_is(h, token));
-            return;
-        };
-        #[cfg(feature = "unstable_protocol_v2")]
-        if self.v2.pending.contains_key(&id) {
-            self.conn.cancel_request(now, id);
+        // A turn is stopped with `session/cancel`; the agent still ends it (v1: answers the
+        // prompt `cancelled`; v2: reports `idle`), and the updates in between are dropped.
+        let turn = self.turns.iter().find(|(_, t)| t.token == token).map(|(session, _)| session.clone());
+        if let Some(session) = turn {
+            self.turns.remove(&session);
+            let _ = self.conn.cancel_turn(now, &session);
             return;
         }
-        let Some(pending) = self.pending.get_mut(&id) else { return };
-        match pending.turn.take() {
-            // A prompt is stopped with `session/cancel`; the agent still answers the prompt
-            // (`cancelled`), and the updates in between are dropped.
-            Some((session, _updates)) => {
-                let _ = self.conn.cancel_turn(now, &session);
-            }
-            None => {
+        match self.tokens.remove(&token) {
+            Some(id) => {
                 self.conn.cancel_request(now, id);
             }
+            // Not sent yet (held), or already finished.
+            None => self.held.retain(|h| !matches!(h, Held::Request(r, _) if r.token == token)),
         }
     }
 
@@ -519,7 +533,7 @@ impl<Rt: Runtime, H: Handlers, Rd: ReadBytes, Wr: WriteBytes> Driver<Rt, H, Rd, 
         }
         while let Some(event) = self.conn.poll_event() {
             progress = true;
-            self.tracer.event(&event);
+            crate::version::trace(&self.tracer, &event);
             self.stalled = self.dispatch(event, cx);
             if self.stalled.is_some() {
                 break;
@@ -530,7 +544,7 @@ impl<Rt: Runtime, H: Handlers, Rd: ReadBytes, Wr: WriteBytes> Driver<Rt, H, Rd, 
 
     /// Dispatches one event; hands it back when its consumer is full (it is then retried first,
     /// once the consumer made room and woke the driver).
-    fn dispatch(&mut self, event: Event, cx: &mut Context<'_>) -> Option<Event> {
+    fn dispatch(&mut self, event: Event<P>, cx: &mut Context<'_>) -> Option<Event<P>> {
         // Once closed, what is left is delivered regardless of capacity: the core's own bounds
         // cap it, and nothing may keep the driver from finishing.
         let force = self.conn.is_closed();
@@ -539,34 +553,11 @@ impl<Rt: Runtime, H: Handlers, Rd: ReadBytes, Wr: WriteBytes> Driver<Rt, H, Rd, 
                 let gate = self.turn_gate(&request, cx);
                 let cancel = CancellationToken::new();
                 self.inbound.insert(id, cancel.clone());
-                let done = Done { id, tx: Some(self.handle.tx.clone()) };
+                let done = Done::new(id, &self.handle);
                 let cx = HandlerContext { handle: self.handle.clone(), id, cancel };
                 self.handlers.spawn_request(&self.rt, request, cx, done, gate);
             }
-            Event::Notification { notification, turn } => {
-                let sink = turn.and_then(|stamp| self.pending.get(&stamp.turn)).and_then(|p| p.turn.as_ref());
-                match (sink, notification) {
-                    (Some((_, updates)), Notification::Agent(AgentNotification::SessionUpdate(update))) => {
-                        return updates.push(TurnItem::Update(update), cx, force).err().map(|item| {
-                            let TurnItem::Update(update) = item else { unreachable!("an update was pushed") };
-                            Event::Notification {
-                                notification: Notification::Agent(AgentNotification::SessionUpdate(update)),
-                                turn,
-                            }
-                        });
-                    }
-                    // The update of a turn whose stream was dropped.
-                    (None, Notification::Agent(AgentNotification::SessionUpdate(_))) if turn.is_some() => {}
-                    (_, notification) => {
-                        if let Some(worker) = &self.notifications {
-                            return worker
-                                .push(notification, cx, force)
-                                .err()
-                                .map(|notification| Event::Notification { notification, turn });
-                        }
-                    }
-                }
-            }
+            Event::Notification { notification, turn } => return self.deliver(notification, turn, cx, force),
             Event::Cancelled { id, reason } => {
                 if let Some(token) = self.inbound.get(&id) {
                     token.cancel(reason);
@@ -575,23 +566,32 @@ impl<Rt: Runtime, H: Handlers, Rd: ReadBytes, Wr: WriteBytes> Driver<Rt, H, Rd, 
             Event::Outcome { id, outcome } => {
                 if let Some(pending) = self.pending.remove(&id) {
                     self.tokens.remove(&pending.token);
-                    // Dropping the turn's sender ends its stream; every update came before.
-                    drop(pending.turn);
-                    let _ = pending.reply.send(Error::from_outcome(outcome));
-                } else {
-                    #[cfg(feature = "unstable_protocol_v2")]
-                    if let Some(pending) = self.v2.pending.remove(&id) {
-                        self.tokens.remove(&pending.token);
-                        let _ = pending.reply.send(Ok(outcome));
+                    if P::OUTCOME_ENDS_TURN {
+                        // Dropping the turn's sender ends its stream; every update came before.
+                        self.turns.retain(|_, t| t.turn != id);
                     }
+                    let _ = pending.reply.send(Ok(outcome));
                 }
             }
             #[cfg(feature = "unstable_protocol_v2")]
-            event @ (Event::RequestV2 { .. }
-            | Event::NotificationV2 { .. }
-            | Event::TurnEnded { .. }
-            | Event::CancelGraceExpired { .. }) => {
-                return self.dispatch_v2(event, cx, force);
+            Event::TurnEnded { session, turn, reason } => {
+                // A turn no stream reads (dropped, or opened by a plain `request`) ends unseen.
+                let sink = self.read_turn(&session, turn)?;
+                return match sink.push_as(reason, TurnItem::End, cx, force) {
+                    Ok(()) => {
+                        self.turns.remove(&session);
+                        None
+                    }
+                    Err(reason) => Some(Event::TurnEnded { session, turn, reason }),
+                };
+            }
+            #[cfg(feature = "unstable_protocol_v2")]
+            Event::CancelGraceExpired { session } => {
+                let worker = self.notifications.as_ref()?;
+                return worker
+                    .push_as(session, Inbound::CancelGraceExpired, cx, force)
+                    .err()
+                    .map(|session| Event::CancelGraceExpired { session });
             }
             Event::HandshakeCompleted(negotiated) => {
                 let _ = self.shared().negotiated.set(negotiated);
@@ -599,8 +599,6 @@ impl<Rt: Runtime, H: Handlers, Rd: ReadBytes, Wr: WriteBytes> Driver<Rt, H, Rd, 
             Event::Closed { reason } => {
                 *lock(&self.shared().close_reason) = Some(reason);
                 self.notifications = None;
-                #[cfg(feature = "unstable_protocol_v2")]
-                self.v2.on_closed();
                 self.saw_closed = true;
             }
             _ => {}
@@ -608,21 +606,54 @@ impl<Rt: Runtime, H: Handlers, Rd: ReadBytes, Wr: WriteBytes> Driver<Rt, H, Rd, 
         None
     }
 
-    /// Client side: when `request` belongs to a session whose prompt turn is in flight and that
-    /// turn's reader has not yet taken (or is still handling) every update so far, a gate
-    /// placed in the turn after them (pushed past the turn's capacity: one small item per agent request, which the
-    /// core's `max_inbound` bounds).
-    fn turn_gate(&self, request: &Request, cx: &Context<'_>) -> Option<oneshot::Receiver<()>> {
-        let session = request.session_id()?;
-        let updates = self.pending.values().find_map(|p| match &p.turn {
-            Some((s, updates)) if s == session => Some(updates),
-            _ => None,
-        })?;
-        if updates.settled() {
+    /// Delivers a notification: a `session/update` of a turn this client reads to the turn,
+    /// anything else to the notification worker. Hands it back when that consumer is full.
+    fn deliver(
+        &mut self,
+        notification: P::Notification,
+        turn: Option<TurnStamp>,
+        cx: &mut Context<'_>,
+        force: bool,
+    ) -> Option<Event<P>> {
+        let notification = match P::turn_update(notification) {
+            Ok(update) => match turn.and_then(|stamp| self.read_turn(P::update_session(&update), stamp.turn)) {
+                Some(sink) => {
+                    return sink
+                        .push_as(update, TurnItem::Update, cx, force)
+                        .err()
+                        .map(|update| Event::Notification { notification: P::from_turn_update(update), turn });
+                }
+                // The update of a turn whose stream was dropped.
+                None if turn.is_some() => return None,
+                None => P::from_turn_update(update),
+            },
+            Err(other) => other,
+        };
+        let worker = self.notifications.as_ref()?;
+        worker
+            .push_as(notification, Inbound::Notification, cx, force)
+            .err()
+            .map(|notification| Event::Notification { notification, turn })
+    }
+
+    /// Where the items of `session`'s turn `turn` go, while this client reads that turn.
+    fn read_turn(&self, session: &SessionId, turn: OutboundId) -> Option<&QueueSender<TurnItem<P>>> {
+        self.turns.get(session).filter(|open| open.turn == turn).map(|open| &open.items)
+    }
+
+    /// Client side: when `request` belongs to a session whose turn this client reads (a
+    /// permission ask, a session-scoped elicitation) and the turn's reader has not yet taken
+    /// (or is still handling) every update so far, a gate placed in the turn after them (pushed
+    /// past the turn's capacity: one small item per agent request, which the core's
+    /// `max_inbound` bounds).
+    fn turn_gate(&self, request: &P::Request, cx: &Context<'_>) -> Option<oneshot::Receiver<()>> {
+        let session = P::request_turn_session(request)?;
+        let items = &self.turns.get(session)?.items;
+        if items.settled() {
             return None;
         }
         let (open, gate) = oneshot::channel();
-        let _ = updates.push(TurnItem::Gate(open), cx, true);
+        let _ = items.push(TurnItem::Gate(open), cx, true);
         Some(gate)
     }
 
@@ -683,7 +714,7 @@ impl<Rt: Runtime, H: Handlers, Rd: ReadBytes, Wr: WriteBytes> Driver<Rt, H, Rd, 
     /// The transport failed: nothing more can be written, so the connection closes. After the
     /// peer's end of input, a broken pipe only says it left: not an error (`peer_left`).
     fn fail(&mut self, now: Instant, e: io::Error) -> bool {
-        if !acp_runtime::peer_left(&self.conn, &e) {
+        if !peer_left(&self.conn, &e) {
             self.error.get_or_insert(e);
         }
         self.writer = None;
@@ -761,7 +792,7 @@ impl<Rt: Runtime, H: Handlers, Rd: ReadBytes, Wr: WriteBytes> Driver<Rt, H, Rd, 
     }
 }
 
-impl<Rt: Runtime, H: Handlers, Rd: ReadBytes, Wr: WriteBytes> Future for Driver<Rt, H, Rd, Wr> {
+impl<P: Version, Rt: Runtime, H: Handlers<P>, Rd: ReadBytes, Wr: WriteBytes> Future for Driver<P, Rt, H, Rd, Wr> {
     type Output = Result<(), Error>;
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
@@ -778,16 +809,12 @@ impl<Rt: Runtime, H: Handlers, Rd: ReadBytes, Wr: WriteBytes> Future for Driver<
     }
 }
 
-impl<Rt: Runtime, H, Rd, Wr> Drop for Driver<Rt, H, Rd, Wr> {
+impl<P: Version, Rt: Runtime, H, Rd, Wr> Drop for Driver<P, Rt, H, Rd, Wr> {
     fn drop(&mut self) {
         // A driver dropped before finishing (its runtime shut down) still releases the waiters.
         self.handle.shared.finished.set();
     }
 }
-
-#[cfg(feature = "unstable_protocol_v2")]
-#[path = "v2/driver.rs"]
-mod v2_driver;
 
 /// The default read buffer.
 pub(crate) const DEFAULT_READ_BUFFER: usize = 64 * 1024;
@@ -797,3 +824,10 @@ pub(crate) const DEFAULT_BUDGET: u32 = 32;
 pub(crate) const DEFAULT_NOTIFICATION_BUFFER: usize = 256;
 /// The default grace period of a child process after its stdin is closed.
 pub(crate) const DEFAULT_CLOSE_GRACE: Duration = Duration::from_secs(1);
+
+/// Whether write error `e` only says that the peer went away altogether, after its end of
+/// input: `acp_runtime::peer_left`'s rule (which takes the transitional engine).
+fn peer_left<P: Version>(conn: &Connection<P>, e: &io::Error) -> bool {
+    use io::ErrorKind::{BrokenPipe, ConnectionAborted, ConnectionReset};
+    conn.input_ended() && matches!(e.kind(), BrokenPipe | ConnectionAborted | ConnectionReset)
+}

@@ -9,62 +9,48 @@ use std::sync::{Arc, Mutex, OnceLock};
 use std::task::Poll;
 use std::time::Duration;
 
-use acp_proto::types::{SessionId, SessionNotification};
-use acp_proto::{
-    CloseReason, InboundId, Method, Negotiated, Notification, Request, Response, RpcError, Stats, TypedRequest,
-};
+use acp_proto::protocol::V1;
+use acp_proto::types::SessionId;
+use acp_proto::{CloseReason, InboundId, Negotiated, Outcome, RpcError, Stats, TypedRequest};
 use tokio::sync::{mpsc, oneshot};
 
 use crate::Error;
 use crate::sync::{QueueSender, Signal, lock};
+use crate::version::{TurnItem, Version};
 
-/// A command for the driver.
-pub(crate) enum Command {
+/// A command for the driver of a connection speaking `P`.
+pub(crate) enum Command<P: Version> {
     /// A handler finished: answer the inbound request. Boxed: a `Response` is large, and every
     /// command (one per streamed update) is as large as the largest variant.
-    Complete { id: InboundId, result: Box<Result<Response, RpcError>> },
-    /// Send a request; `reply` gets its result.
-    Request(Box<RequestCommand>),
+    Complete { id: InboundId, result: Box<Result<P::Response, RpcError>> },
+    /// Send a request; `reply` gets its outcome.
+    Request(Box<RequestCommand<P>>),
     /// Send a notification; `ack` is answered once the core has queued it (or refused it).
-    Notify { notification: Box<Notification>, ack: oneshot::Sender<Result<(), Error>> },
-    /// The future awaiting request `token` was dropped: cancel the request (a prompt: its turn).
+    Notify { notification: Box<P::Notification>, ack: oneshot::Sender<Result<(), Error>> },
+    /// The future awaiting request `token` (or the stream of the turn its prompt opened) was
+    /// dropped: cancel the request (a turn: `session/cancel`).
     Abandon { token: u64 },
     /// Client side: cancel the running turn of a session (`session/cancel`).
     CancelTurn { session: SessionId, ack: oneshot::Sender<Result<(), Error>> },
     /// Close the connection.
     Close,
-    /// A v2 command (feature `unstable_protocol_v2`).
-    #[cfg(feature = "unstable_protocol_v2")]
-    V2(crate::v2::CommandV2),
 }
 
 /// A request for the driver to send.
-pub(crate) struct RequestCommand {
+pub(crate) struct RequestCommand<P: Version> {
     pub(crate) token: u64,
-    pub(crate) request: Request,
+    pub(crate) request: P::Request,
     pub(crate) timeout: Option<Duration>,
-    pub(crate) reply: oneshot::Sender<Result<Response, Error>>,
+    pub(crate) reply: oneshot::Sender<Result<Outcome<P>, Error>>,
     /// Client prompts: where the turn's updates go, and who waits for the request to go out.
-    pub(crate) turn: Option<TurnSink>,
+    pub(crate) turn: Option<TurnSink<P>>,
 }
 
 /// The driver's side of a client prompt turn.
-pub(crate) struct TurnSink {
+pub(crate) struct TurnSink<P: Version> {
     pub(crate) session: SessionId,
-    pub(crate) updates: QueueSender<TurnItem>,
+    pub(crate) updates: QueueSender<TurnItem<P>>,
     pub(crate) accepted: oneshot::Sender<Result<(), Error>>,
-}
-
-/// One item of a client's prompt turn.
-pub(crate) enum TurnItem {
-    /// A `session/update` of the turn.
-    Update(SessionNotification),
-    /// An agent request of the turn's session arrived here on the wire: its handler waits until
-    /// the turn's reader has taken every update before it (and, with `next_update_then`,
-    /// handled it), or dropped the turn, so that the application sees the turn's updates and
-    /// requests in wire order, by construction. It never waits for the reader to ask for more,
-    /// so a reader may wait for the handler without a deadlock.
-    Gate(oneshot::Sender<()>),
 }
 
 /// Counters of one connection: the core's, and the driver's own buffers. Peaks are since the
@@ -117,14 +103,35 @@ impl Shared {
 }
 
 /// A sender of commands to one connection's driver.
-#[derive(Clone)]
-pub(crate) struct Handle {
-    pub(crate) tx: mpsc::UnboundedSender<Command>,
+pub(crate) struct Handle<P: Version> {
+    pub(crate) tx: mpsc::UnboundedSender<Command<P>>,
     pub(crate) shared: Arc<Shared>,
 }
 
-impl Handle {
-    pub(crate) fn send(&self, command: Command) -> Result<(), Error> {
+impl<P: Version> Clone for Handle<P> {
+    fn clone(&self) -> Self {
+        Handle { tx: self.tx.clone(), shared: self.shared.clone() }
+    }
+}
+
+/// The result of a request, or why there is none.
+// Today's `acp_runtime::Error::from_outcome` takes the transitional engine's outcome; this is
+// the generic mapping until acp-runtime's own `from_outcome::<P>` replaces it.
+pub(crate) fn outcome_result<P: Version>(outcome: Outcome<P>) -> Result<P::Response, Error> {
+    match outcome {
+        Outcome::Result(response) => Ok(response),
+        Outcome::Error(e) => Err(Error::Rpc(e)),
+        Outcome::InvalidResult(e) => Err(Error::InvalidResult(e)),
+        Outcome::TimedOut => Err(Error::TimedOut),
+        Outcome::Cancelled => Err(Error::Cancelled),
+        Outcome::ConnectionClosed => Err(Error::ConnectionClosed),
+        // `Outcome` is `non_exhaustive`: an outcome this adapter does not know is no answer.
+        _ => Err(Error::UnexpectedResponse),
+    }
+}
+
+impl<P: Version> Handle<P> {
+    pub(crate) fn send(&self, command: Command<P>) -> Result<(), Error> {
         self.tx.send(command).map_err(|_| Error::ConnectionClosed)
     }
 
@@ -133,7 +140,11 @@ impl Handle {
     }
 
     /// Sends a request and waits for its outcome. Dropping the future cancels the request.
-    pub(crate) async fn request(&self, request: Request, timeout: Option<Duration>) -> Result<Response, Error> {
+    pub(crate) async fn request_outcome(
+        &self,
+        request: P::Request,
+        timeout: Option<Duration>,
+    ) -> Result<Outcome<P>, Error> {
         let token = self.token();
         let (reply, rx) = oneshot::channel();
         self.send(Command::Request(Box::new(RequestCommand { token, request, timeout, reply, turn: None })))?;
@@ -143,18 +154,13 @@ impl Handle {
         result
     }
 
-    /// [`request`](Self::request) with the typed result: a result of another method is
-    /// [`Error::UnexpectedResponse`].
-    pub(crate) async fn request_typed<R: TypedRequest>(
-        &self,
-        request: R,
-        timeout: Option<Duration>,
-    ) -> Result<R::Result, Error> {
-        R::result(self.request(request.into(), timeout).await?).ok_or(Error::UnexpectedResponse)
+    /// Sends a request and waits for its result. Dropping the future cancels the request.
+    pub(crate) async fn request(&self, request: P::Request, timeout: Option<Duration>) -> Result<P::Response, Error> {
+        outcome_result(self.request_outcome(request, timeout).await?)
     }
 
     /// Sends a notification once the outbound budget allows it.
-    pub(crate) async fn notify(&self, notification: Box<Notification>) -> Result<(), Error> {
+    pub(crate) async fn notify(&self, notification: Box<P::Notification>) -> Result<(), Error> {
         let (ack, rx) = oneshot::channel();
         self.send(Command::Notify { notification, ack })?;
         rx.await.unwrap_or(Err(Error::ConnectionClosed))
@@ -172,24 +178,31 @@ impl Handle {
     }
 }
 
-/// The default answer of a handler method: `-32601` naming the method.
-pub(crate) fn not_found<T>(method: Method) -> std::future::Ready<Result<T, RpcError>> {
-    std::future::ready(Err(RpcError::method_not_found(method.wire())))
+impl Handle<V1> {
+    /// [`request`](Self::request) with the typed result: a result of another method is
+    /// [`Error::UnexpectedResponse`].
+    pub(crate) async fn request_typed<R: TypedRequest>(
+        &self,
+        request: R,
+        timeout: Option<Duration>,
+    ) -> Result<R::Result, Error> {
+        R::result(self.request(request.into(), timeout).await?).ok_or(Error::UnexpectedResponse)
+    }
 }
 
 /// Cancels a request whose future is dropped before its outcome.
-pub(crate) struct AbandonGuard<'a> {
-    pub(crate) handle: &'a Handle,
+pub(crate) struct AbandonGuard<'a, P: Version> {
+    pub(crate) handle: &'a Handle<P>,
     pub(crate) token: Option<u64>,
 }
 
-impl AbandonGuard<'_> {
+impl<P: Version> AbandonGuard<'_, P> {
     pub(crate) fn disarm(mut self) {
         self.token = None;
     }
 }
 
-impl Drop for AbandonGuard<'_> {
+impl<P: Version> Drop for AbandonGuard<'_, P> {
     fn drop(&mut self) {
         if let Some(token) = self.token {
             let _ = self.handle.send(Command::Abandon { token });
@@ -199,20 +212,25 @@ impl Drop for AbandonGuard<'_> {
 
 /// Reports a handler's completion exactly once: with its result, or `-32603` when the handler
 /// panicked or its task was dropped before it finished.
-pub(crate) struct Done {
-    pub(crate) id: InboundId,
-    pub(crate) tx: Option<mpsc::UnboundedSender<Command>>,
+pub(crate) struct Done<P: Version> {
+    id: InboundId,
+    tx: Option<mpsc::UnboundedSender<Command<P>>>,
 }
 
-impl Done {
-    pub(crate) fn complete(mut self, result: Result<Response, RpcError>) {
+impl<P: Version> Done<P> {
+    /// The completion of request `id`, reported to the driver of `handle`.
+    pub(crate) fn new(id: InboundId, handle: &Handle<P>) -> Done<P> {
+        Done { id, tx: Some(handle.tx.clone()) }
+    }
+
+    pub(crate) fn complete(mut self, result: Result<P::Response, RpcError>) {
         if let Some(tx) = self.tx.take() {
             let _ = tx.send(Command::Complete { id: self.id, result: Box::new(result) });
         }
     }
 }
 
-impl Drop for Done {
+impl<P: Version> Drop for Done<P> {
     fn drop(&mut self) {
         if let Some(tx) = self.tx.take() {
             let error = RpcError::internal_error("the handler was dropped before it completed");
@@ -226,10 +244,10 @@ impl Drop for Done {
 ///
 /// With a `gate`, the handler starts only once it opens (or its turn is dropped): see
 /// [`TurnItem::Gate`].
-pub(crate) async fn run_handler(
-    done: Done,
+pub(crate) async fn run_handler<P: Version>(
+    done: Done<P>,
     gate: Option<oneshot::Receiver<()>>,
-    handler: impl Future<Output = Result<Response, RpcError>>,
+    handler: impl Future<Output = Result<P::Response, RpcError>>,
 ) {
     if let Some(gate) = gate {
         // Err: the turn was dropped unread, so there is nothing to stay behind.

@@ -173,6 +173,18 @@
 //!   ([`ClientOptions::turn_buffer`]) and the driver stops reading while it is full. Memory stays
 //!   bounded however many updates flow (see [`DriverStats`]).
 //!
+//! ## Protocol versions
+//!
+//! One road for both: the driver, the handles, [`ClientConnection<P>`](versioned::ClientConnection)
+//! and [`PromptTurn<P>`](versioned::PromptTurn) are written once over the version
+//! ([`versioned::Version`]: `acp_proto`'s `V1` and `V2`), on an [`acp_proto::Connection<P>`].
+//! The crate root (and [`v1`]) names v1's; the `v2` module (feature `unstable_protocol_v2`) has
+//! the same names for v2 (`v2::ClientConnection`, `v2::PromptTurn`, `v2::Client`, `v2::Agent`,
+//! `v2::serve`, …), and so do `remote::v2` and `async_std::v2`. Only the handler traits and their
+//! dispatch are per version, generated from each version's method table. An agent that speaks
+//! both (`v2::serve_negotiated`) reads the client's `initialize` with an
+//! [`acp_proto::Acceptor`] and runs the driver of the version it picked.
+//!
 //! ## `Send` and `!Send` handlers
 //!
 //! Trait methods returning `impl Future` cannot be generic over `Send`, so each side has two
@@ -188,8 +200,8 @@
 //!   async-std (whose I/O types use the `futures-io` traits). async-std is deprecated upstream
 //!   in favour of smol; the runtime-specific part of this crate is a small internal trait (a
 //!   clock, a timer, two spawn functions), so smol support is a small addition.
-//! * `unstable_protocol_v2`: ACP v2 (Preview), the `v2` module: a v2 client and a v2 agent,
-//!   generated from the v2 method table as the v1 API is from the v1 table.
+//! * `unstable_protocol_v2`: ACP v2 (Preview), the `v2` module: a v2 client and a v2 agent
+//!   under the crate root's names (see "Protocol versions").
 //! * `tracing`: the vocabulary both adapters share ([`acp_runtime::trace`]): a span per
 //!   connection (`acp_connection`), a `TRACE` event per frame in and out (target `acp::frame`,
 //!   with its length; its text only with [`ClientOptions::trace_payloads`] /
@@ -212,21 +224,41 @@ mod process;
 #[cfg(feature = "ws")]
 pub mod remote;
 mod runtime;
+mod serve;
 mod sync;
 mod turn;
+pub mod v1;
 #[cfg(feature = "unstable_protocol_v2")]
 pub mod v2;
+mod version;
 
 #[cfg(feature = "async-std")]
 pub mod async_std;
 
 pub use agent::{Agent, LocalAgent, serve, serve_local, serve_stdio, serve_stdio_local};
-pub use client::{Client, ClientConnection, LocalClient};
+pub use client::{Client, LocalClient};
 pub use context::{ClientContext, PromptContext, RequestContext};
 pub use error::Error;
 pub use handle::DriverStats;
 pub use options::{AgentOptions, ClientOptions};
 pub use sync::CancellationToken;
-pub use turn::PromptTurn;
+
+/// A connection to an agent: the client's handle (the crate's one
+/// [`ClientConnection<P>`](versioned::ClientConnection), speaking v1).
+pub type ClientConnection = versioned::ClientConnection<acp_proto::protocol::V1>;
+
+/// A prompt turn in progress, from [`ClientConnection::prompt`] (the crate's one
+/// [`PromptTurn<P>`](versioned::PromptTurn), of v1).
+pub type PromptTurn = versioned::PromptTurn<acp_proto::protocol::V1>;
+
+/// The types written once for both protocol versions, with the version a type parameter:
+/// `ClientConnection<P>` and `PromptTurn<P>` (the crate root's v1 names and `v2`'s are these,
+/// of [`V1`](acp_proto::protocol::V1) and `V2`), and [`Version`](versioned::Version), the
+/// versions this adapter runs (sealed).
+pub mod versioned {
+    pub use crate::client::ClientConnection;
+    pub use crate::turn::PromptTurn;
+    pub use crate::version::Version;
+}
 
 pub use acp_proto;

@@ -132,15 +132,27 @@ impl<T> QueueSender<T> {
     /// the core's own bounds already cap what is left). An item for a consumer that is gone is
     /// dropped.
     pub(crate) fn push(&self, item: T, cx: &Context<'_>, force: bool) -> Result<(), T> {
+        self.push_as(item, |item| item, cx, force)
+    }
+
+    /// [`push`](Self::push) of `value` made an item by `wrap` only once there is room: a full
+    /// queue hands `value` back as it came, in its own type.
+    pub(crate) fn push_as<U>(
+        &self,
+        value: U,
+        wrap: impl FnOnce(U) -> T,
+        cx: &Context<'_>,
+        force: bool,
+    ) -> Result<(), U> {
         let mut q = lock(&self.0);
         if q.receiver_gone {
             return Ok(());
         }
         if q.items.len() >= q.capacity && !force {
             q.tx_waker = Some(cx.waker().clone());
-            return Err(item);
+            return Err(value);
         }
-        q.items.push_back(item);
+        q.items.push_back(wrap(value));
         if let Some(w) = q.rx_waker.take() {
             w.wake();
         }

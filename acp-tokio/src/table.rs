@@ -2,12 +2,12 @@
 //! and typed calls (the traits and dispatchers in `agent.rs` and `client.rs` expand the table
 //! with them; nothing here names a method).
 
-/// One async handler method of a handler trait, from a table row: its docs, its gate and
-/// `default:` column (each adds a doc line), its variant, name, params, context and result,
-/// and the futures' `Send` bound.
+/// One async handler method of a handler trait, from a table row of either version (`$M`: the
+/// version's method type): its docs, its gate and `default:` column (each adds a doc line), its
+/// variant, name, params, context and result, and the futures' `Send` bound.
 macro_rules! handler_method {
     (
-        $(#[$m:meta])* gate: $gate:tt, required, $v:ident, $h:ident($p:ty, $cx:ty) -> $r:ty, [$($send:tt)*]
+        $(#[$m:meta])* method: $M:ty, gate: $gate:tt, required, $v:ident, $h:ident($p:ty, $cx:ty) -> $r:ty, [$($send:tt)*]
     ) => {
         $(#[$m])*
         #[doc = ""]
@@ -17,7 +17,7 @@ macro_rules! handler_method {
         fn $h(&self, request: $p, cx: $cx) -> impl Future<Output = Result<$r, RpcError>> $($send)*;
     };
     (
-        $(#[$m:meta])* gate: $gate:tt, method_not_found, $v:ident, $h:ident($p:ty, $cx:ty) -> $r:ty, [$($send:tt)*]
+        $(#[$m:meta])* method: $M:ty, gate: $gate:tt, method_not_found, $v:ident, $h:ident($p:ty, $cx:ty) -> $r:ty, [$($send:tt)*]
     ) => {
         $(#[$m])*
         #[doc = ""]
@@ -26,11 +26,11 @@ macro_rules! handler_method {
         #[doc = acp_proto::__default_note!(method_not_found)]
         fn $h(&self, request: $p, cx: $cx) -> impl Future<Output = Result<$r, RpcError>> $($send)* {
             let _ = (request, cx);
-            crate::handle::not_found(acp_proto::Method::$v)
+            std::future::ready(Err(RpcError::method_not_found(<$M>::$v.wire())))
         }
     };
     (
-        $(#[$m:meta])* gate: $gate:tt, cancelled, $v:ident, $h:ident($p:ty, $cx:ty) -> $r:ty, [$($send:tt)*]
+        $(#[$m:meta])* method: $M:ty, gate: $gate:tt, cancelled, $v:ident, $h:ident($p:ty, $cx:ty) -> $r:ty, [$($send:tt)*]
     ) => {
         $(#[$m])*
         #[doc = ""]
@@ -39,7 +39,7 @@ macro_rules! handler_method {
         #[doc = acp_proto::__default_note!(cancelled)]
         fn $h(&self, request: $p, cx: $cx) -> impl Future<Output = Result<$r, RpcError>> $($send)* {
             let _ = (request, cx);
-            std::future::ready(Ok(<$r>::new(RequestPermissionOutcome::Cancelled)))
+            std::future::ready(Ok(<$r as crate::version::Cancelled>::cancelled()))
         }
     };
 }
@@ -74,6 +74,14 @@ macro_rules! notification_method {
         }
     };
     ($(#[$m:meta])* []($p:ty), [$($send:tt)*]) => {};
+    // A hook that is no table row (its argument named), ignored by default.
+    ($(#[$m:meta])* fn $h:ident($arg:ident: $p:ty), [$($send:tt)*]) => {
+        $(#[$m])*
+        fn $h(&self, $arg: $p) -> impl Future<Output = ()> $($send)* {
+            let _ = $arg;
+            std::future::ready(())
+        }
+    };
 }
 
 /// Runs a notification's handler (a panic loses that notification only); a row without a
@@ -132,39 +140,45 @@ macro_rules! notification_task {
     }};
 }
 
-/// The driver's `Handlers` for one handler trait: each request on a task of its own (through
-/// `$dispatch`, with a `$Context`), the notifications one at a time, in order (through
-/// `$notify`).
+/// The driver's `Handlers` for one handler trait of version `$P` (v1 and v2 alike): each
+/// request on a task of its own (through `$dispatch`, with the context `$context` makes of the
+/// driver's, and a signal it sets once the handler answered, if any), the notifications one at a
+/// time, in order (through `$notify`).
 macro_rules! handlers_impl {
     (
-        $Handlers:ident($Ptr:ident): $Trait:ident, spawn: $spawn:ident, context: $Context:ident,
+        $Handlers:ident($Ptr:ident): $Trait:ident, version: $P:ty, spawn: $spawn:ident, context: $context:expr,
         dispatch: $dispatch:ident, notify: $notify:ident
     ) => {
         /// Runs the handlers of a handler trait for the driver.
         pub(crate) struct $Handlers<H>(pub(crate) $Ptr<H>);
 
-        impl<H: $Trait> crate::driver::Handlers for $Handlers<H> {
+        impl<H: $Trait> crate::driver::Handlers<$P> for $Handlers<H> {
             fn spawn_request<Rt: crate::runtime::Runtime>(
                 &self,
                 rt: &Rt,
-                request: Request,
-                cx: crate::context::HandlerContext,
-                done: crate::handle::Done,
+                request: <$P as acp_proto::protocol::Protocol>::Request,
+                cx: crate::context::HandlerContext<$P>,
+                done: crate::handle::Done<$P>,
                 gate: Option<tokio::sync::oneshot::Receiver<()>>,
             ) {
                 let handler = $Ptr::clone(&self.0);
-                let cx = $Context::new(cx);
+                let (cx, answered): (_, Option<std::sync::Arc<crate::sync::Signal>>) = ($context)(cx);
                 // Boxed: the dispatch future is as large as the largest handler's future (kBs),
                 // and a task's future is moved several times as it is spawned and again when it
                 // completes; a box is moved instead.
                 let dispatch = Box::pin(async move { $dispatch(&*handler, request, cx).await });
-                rt.$spawn(crate::handle::run_handler(done, gate, dispatch));
+                rt.$spawn(async move {
+                    crate::handle::run_handler(done, gate, dispatch).await;
+                    if let Some(answered) = answered {
+                        answered.set();
+                    }
+                });
             }
 
             fn spawn_notifications<Rt: crate::runtime::Runtime>(
                 &self,
                 rt: &Rt,
-                mut queue: crate::sync::QueueReceiver<Notification>,
+                mut queue: crate::sync::QueueReceiver<crate::version::Inbound<$P>>,
             ) {
                 notification_task!(rt.$spawn, $Ptr::clone(&self.0), queue, $notify);
             }

@@ -1,57 +1,77 @@
-//! A client's running prompt turn: its updates as a [`Stream`], then its stop reason.
+//! A client's running prompt turn: its updates as a [`Stream`], then how it ended.
 
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
-use acp_proto::types::{PromptRequest, PromptResponse, SessionId, SessionUpdate, StopReason};
-use acp_proto::{Response, TypedRequest};
+use acp_proto::protocol::V1;
+use acp_proto::types::{PromptRequest, PromptResponse, SessionId, StopReason};
+use acp_proto::{Outcome, TypedRequest};
 use futures_core::Stream;
 use tokio::sync::oneshot;
 
 use crate::Error;
-use crate::handle::{Command, Handle, TurnItem};
+use crate::handle::{Command, Handle, outcome_result};
 use crate::sync::QueueReceiver;
+use crate::version::{TurnItem, Version};
 
-/// A prompt turn in progress, from [`ClientConnection::prompt`](crate::ClientConnection::prompt).
+/// A prompt turn in progress, from [`ClientConnection::prompt`](crate::versioned::ClientConnection)
+/// (`PromptTurn<V1>` is [`acp_tokio::PromptTurn`](crate::PromptTurn), `PromptTurn<V2>` is
+/// `acp_tokio::v2::PromptTurn`).
 ///
 /// It yields the turn's `session/update`s in the order the agent sent them (as a
-/// [`Stream`], or with [`next_update`](Self::next_update)); the stream ends when the agent has
-/// answered the prompt, and [`finish`](Self::finish) (the stop reason) or
-/// [`response`](Self::response) (the whole answer) then give it. Updates are buffered up to
+/// [`Stream`], or with [`next_update`](Self::next_update)). In v1 the stream ends when the agent
+/// has answered the prompt, and `finish` (the stop reason) or `response` (the whole answer)
+/// then give it; in v2 the prompt is only acknowledged (`ack`), the agent's `idle`
+/// `state_update` comes last, and the stream ends exactly when the core reports the turn over
+/// (`finish` then says how). Updates are buffered up to
 /// [`ClientOptions::turn_buffer`](crate::ClientOptions::turn_buffer); while the buffer is full
 /// the connection stops reading, so a slow consumer slows the agent down instead of growing
 /// memory.
 ///
-/// The agent's requests of this turn's session (a permission question, a file read) reach
-/// their handlers in wire order with the updates, by construction: a handler starts only once
-/// this turn's reader has taken every update sent before its request (as a stream or with
-/// [`next_update`](Self::next_update)), or has handled it (with
-/// [`next_update_then`](Self::next_update_then)), or dropped the turn.
+/// The agent's requests of this turn's session (a permission question, a file read, a
+/// session-scoped elicitation) reach their handlers in wire order with the updates, by
+/// construction: a handler starts only once this turn's reader has taken every update sent
+/// before its request (as a stream or with [`next_update`](Self::next_update)), or has handled
+/// it (with [`next_update_then`](Self::next_update_then)), or dropped the turn.
 ///
 /// Dropping an unfinished turn cancels it (`session/cancel`) and drops its remaining updates.
 #[must_use = "a prompt turn is cancelled when dropped"]
-pub struct PromptTurn {
+pub struct PromptTurn<P: Version> {
     session_id: SessionId,
-    updates: QueueReceiver<TurnItem>,
-    outcome: oneshot::Receiver<Result<Response, Error>>,
-    handle: Handle,
-    /// Set while the turn may still run: dropping the turn then cancels it.
-    token: Option<u64>,
+    updates: QueueReceiver<TurnItem<P>>,
+    /// The prompt's outcome (v1: its answer; v2: its acknowledgement); `None` once taken.
+    outcome: Option<oneshot::Receiver<Result<Outcome<P>, Error>>>,
+    handle: Handle<P>,
+    token: u64,
+    /// Whether dropping the turn cancels it: while it may still run.
+    armed: bool,
+    /// v2: how the turn ended, once its stream said so.
+    #[cfg(feature = "unstable_protocol_v2")]
+    end: Option<acp_proto::TurnEndReason>,
 }
 
-impl PromptTurn {
+impl<P: Version> PromptTurn<P> {
     pub(crate) fn new(
         session_id: SessionId,
-        updates: QueueReceiver<TurnItem>,
-        outcome: oneshot::Receiver<Result<Response, Error>>,
-        handle: Handle,
+        updates: QueueReceiver<TurnItem<P>>,
+        outcome: oneshot::Receiver<Result<Outcome<P>, Error>>,
+        handle: Handle<P>,
         token: u64,
-    ) -> PromptTurn {
-        PromptTurn { session_id, updates, outcome, handle, token: Some(token) }
+    ) -> PromptTurn<P> {
+        PromptTurn {
+            session_id,
+            updates,
+            outcome: Some(outcome),
+            handle,
+            token,
+            armed: true,
+            #[cfg(feature = "unstable_protocol_v2")]
+            end: None,
+        }
     }
 
     pub(crate) fn disarm(&mut self) {
-        self.token = None;
+        self.armed = false;
     }
 
     /// The turn's session.
@@ -64,33 +84,50 @@ impl PromptTurn {
         self.updates.len()
     }
 
-    /// The next update of the turn, or `None` once the agent has answered the prompt.
+    /// The next update of the turn, or `None` once the turn is over (v1: the agent answered
+    /// the prompt; v2: the core reported the turn's end).
     ///
-    /// The agent's requests of this turn that arrived right after the update may reach their
-    /// handlers as soon as it is returned (so a reader may wait for such a handler). To handle
-    /// an update before them, use [`next_update_then`](Self::next_update_then).
-    pub async fn next_update(&mut self) -> Option<SessionUpdate> {
+    /// The agent's requests of this turn's session that arrived right after the update may
+    /// reach their handlers as soon as it is returned (so a reader may wait for such a
+    /// handler). To handle an update before them, use
+    /// [`next_update_then`](Self::next_update_then).
+    pub async fn next_update(&mut self) -> Option<P::Item> {
         let update = std::future::poll_fn(|cx| self.poll_update(cx)).await;
         self.open_gates();
         update
     }
 
-    /// Takes the next update and runs `handle` with it before any agent request of this turn
-    /// that arrived after that update reaches its handler; `None` once the turn is over. So
-    /// what `handle` does comes before what those handlers do, by construction. `handle` must
-    /// not wait for such a handler.
-    pub async fn next_update_then<R>(&mut self, handle: impl FnOnce(SessionUpdate) -> R) -> Option<R> {
+    /// Takes the next update and runs `handle` with it before any agent request of this turn's
+    /// session that arrived after that update reaches its handler; `None` once the turn is
+    /// over. So what `handle` does comes before what those handlers do, by construction.
+    /// `handle` must not wait for such a handler.
+    pub async fn next_update_then<R>(&mut self, handle: impl FnOnce(P::Item) -> R) -> Option<R> {
         let update = std::future::poll_fn(|cx| self.poll_update(cx)).await?;
         Some(handle_then_open(&mut self.updates, update, handle))
     }
 
     /// The next update; the gates before it open on the way.
-    fn poll_update(&mut self, cx: &mut Context<'_>) -> Poll<Option<SessionUpdate>> {
+    fn poll_update(&mut self, cx: &mut Context<'_>) -> Poll<Option<P::Item>> {
+        #[cfg(feature = "unstable_protocol_v2")]
+        if self.end.is_some() {
+            return Poll::Ready(None);
+        }
         loop {
             match self.updates.poll_pop(cx) {
-                Poll::Ready(Some(TurnItem::Update(notification))) => return Poll::Ready(Some(notification.update)),
+                Poll::Ready(Some(TurnItem::Update(update))) => return Poll::Ready(Some(P::into_item(update))),
                 Poll::Ready(Some(TurnItem::Gate(open))) => drop(open.send(())),
-                Poll::Ready(None) => return Poll::Ready(None),
+                #[cfg(feature = "unstable_protocol_v2")]
+                Poll::Ready(Some(TurnItem::End(reason))) => {
+                    self.end = Some(reason);
+                    self.armed = false;
+                    return Poll::Ready(None);
+                }
+                Poll::Ready(None) => {
+                    // v1: the prompt was answered (its outcome is kept for `response`); either
+                    // version: the connection closed. Nothing is left to cancel.
+                    self.armed = false;
+                    return Poll::Ready(None);
+                }
                 Poll::Pending => return Poll::Pending,
             }
         }
@@ -101,17 +138,25 @@ impl PromptTurn {
         open_gates(&mut self.updates);
     }
 
-    /// Asks the agent to stop the turn (`session/cancel`); the turn then ends with
-    /// [`StopReason::Cancelled`].
+    /// Asks the agent to stop the turn (`session/cancel`); the turn then ends cancelled (v1:
+    /// [`StopReason::Cancelled`]; v2: when the agent reports `idle`).
     pub async fn cancel(&self) -> Result<(), Error> {
         self.handle.cancel_turn(self.session_id.clone()).await
     }
 
+    /// The prompt's outcome as a result, once (`None` after that).
+    async fn take_outcome(&mut self) -> Option<Result<P::Response, Error>> {
+        let outcome = self.outcome.take()?;
+        Some(outcome.await.unwrap_or(Err(Error::ConnectionClosed)).and_then(outcome_result))
+    }
+}
+
+impl PromptTurn<V1> {
     /// Waits for the agent's answer, dropping the updates not taken yet.
     pub async fn response(mut self) -> Result<PromptResponse, Error> {
         while self.next_update().await.is_some() {}
-        let result = (&mut self.outcome).await.unwrap_or(Err(Error::ConnectionClosed));
-        self.token = None;
+        let result = self.take_outcome().await.unwrap_or(Err(Error::UnexpectedResponse));
+        self.armed = false;
         PromptRequest::result(result?).ok_or(Error::UnexpectedResponse)
     }
 
@@ -122,32 +167,39 @@ impl PromptTurn {
     }
 }
 
-/// An item of a client turn's queue (v1 [`TurnItem`], v2 `TurnItemV2`): an update, or the
-/// ordering gate of an agent request of the turn's session.
-pub(crate) trait GateItem: Sized {
-    /// The gate's opener, or the item back when it is none.
-    fn into_gate(self) -> Result<oneshot::Sender<()>, Self>;
-    /// Whether this is a gate.
-    fn is_gate(&self) -> bool;
-}
-
-impl GateItem for TurnItem {
-    fn into_gate(self) -> Result<oneshot::Sender<()>, Self> {
-        match self {
-            TurnItem::Gate(open) => Ok(open),
-            other => Err(other),
-        }
+#[cfg(feature = "unstable_protocol_v2")]
+impl PromptTurn<acp_proto::protocol::V2> {
+    /// The prompt's acknowledgement (`PromptResponse`: the id of its user message); waits for
+    /// it. `None` after the first call.
+    pub async fn ack(&mut self) -> Option<Result<acp_proto::v2::PromptResponse, Error>> {
+        use acp_proto::v2::{AgentResult, Response};
+        Some(self.take_outcome().await?.and_then(|response| match response {
+            Response::Agent(AgentResult::Prompt(ack)) => Ok(ack),
+            _ => Err(Error::UnexpectedResponse),
+        }))
     }
 
-    fn is_gate(&self) -> bool {
-        matches!(self, TurnItem::Gate(_))
+    /// Waits for the end of the turn (dropping the updates not taken yet) and says how it
+    /// ended. A turn whose prompt failed gives the prompt's error; a connection that closed
+    /// before the end, [`Error::ConnectionClosed`].
+    pub async fn finish(mut self) -> Result<acp_proto::TurnEndReason, Error> {
+        use acp_proto::TurnEndReason;
+        while self.next_update().await.is_some() {}
+        match self.end.take() {
+            Some(TurnEndReason::PromptFailed) => match self.ack().await {
+                Some(Err(e)) => Err(e),
+                _ => Ok(TurnEndReason::PromptFailed),
+            },
+            Some(TurnEndReason::ConnectionClosed) | None => Err(Error::ConnectionClosed),
+            Some(reason) => Ok(reason),
+        }
     }
 }
 
 /// Lets the agent requests that came right after the update taken last start.
-pub(crate) fn open_gates<T: GateItem>(queue: &mut QueueReceiver<T>) {
-    while let Some(item) = queue.pop_if(T::is_gate) {
-        if let Ok(open) = item.into_gate() {
+fn open_gates<P: Version>(queue: &mut QueueReceiver<TurnItem<P>>) {
+    while let Some(item) = queue.pop_if(|item| matches!(item, TurnItem::Gate(_))) {
+        if let TurnItem::Gate(open) = item {
             let _ = open.send(());
         }
     }
@@ -155,8 +207,8 @@ pub(crate) fn open_gates<T: GateItem>(queue: &mut QueueReceiver<T>) {
 
 /// Runs `handle` with the update just taken, before the gates after it open (the queue counts
 /// as busy meanwhile, so no gate is skipped for a request that arrives during it).
-pub(crate) fn handle_then_open<T: GateItem, U, R>(
-    queue: &mut QueueReceiver<T>,
+fn handle_then_open<P: Version, U, R>(
+    queue: &mut QueueReceiver<TurnItem<P>>,
     update: U,
     handle: impl FnOnce(U) -> R,
 ) -> R {
@@ -167,10 +219,10 @@ pub(crate) fn handle_then_open<T: GateItem, U, R>(
     result
 }
 
-impl Stream for PromptTurn {
-    type Item = SessionUpdate;
+impl<P: Version> Stream for PromptTurn<P> {
+    type Item = P::Item;
 
-    fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<SessionUpdate>> {
+    fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<P::Item>> {
         let this = self.get_mut();
         let update = this.poll_update(cx);
         if update.is_ready() {
@@ -180,15 +232,15 @@ impl Stream for PromptTurn {
     }
 }
 
-impl Drop for PromptTurn {
+impl<P: Version> Drop for PromptTurn<P> {
     fn drop(&mut self) {
-        if let Some(token) = self.token {
-            let _ = self.handle.send(Command::Abandon { token });
+        if self.armed {
+            let _ = self.handle.send(Command::Abandon { token: self.token });
         }
     }
 }
 
-impl std::fmt::Debug for PromptTurn {
+impl<P: Version> std::fmt::Debug for PromptTurn<P> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("PromptTurn").field("session_id", &self.session_id).field("buffered", &self.buffered()).finish()
     }

@@ -1,5 +1,5 @@
-//! ACP v2 on async-std (features `async-std`, `unstable_protocol_v2`): `async_std::connect_v2`
-//! against `async_std::serve_v2` over a Unix socket pair, with no tokio runtime anywhere (the
+//! ACP v2 on async-std (features `async-std`, `unstable_protocol_v2`): `async_std::v2::connect`
+//! against `async_std::v2::serve` over a Unix socket pair, with no tokio runtime anywhere (the
 //! agent's turn runs on `async_std::task::spawn`): the handshake, a full turn with a permission
 //! ask, and a turn cancelled with `session/cancel`.
 #![cfg(all(feature = "async-std", feature = "unstable_protocol_v2"))]
@@ -12,7 +12,7 @@ use acp_tokio::acp_proto::v2::{
     SelectedPermissionOutcome, SessionId, SessionUpdate, StateUpdate, TextContent,
 };
 use acp_tokio::acp_proto::{RpcError, TurnEndReason};
-use acp_tokio::v2::{AgentContextV2, AgentV2, ClientConnectionV2, ClientV2, PromptTurnV2};
+use acp_tokio::v2 as tokio_v2;
 use acp_tokio::{AgentOptions, ClientContext, ClientOptions};
 use async_std::os::unix::net::UnixStream;
 use async_std::task::block_on;
@@ -41,7 +41,7 @@ impl StdAgent {
     }
 }
 
-async fn turn(cx: AgentContextV2, session: SessionId, text: String, mut cancelled: watch::Receiver<bool>) {
+async fn turn(cx: tokio_v2::AgentContext, session: SessionId, text: String, mut cancelled: watch::Receiver<bool>) {
     cx.answered().await;
     let _ = cx.send_update(&session, update(json!({"sessionUpdate": "state_update", "state": "running"}))).await;
     if text == "wait" {
@@ -65,11 +65,11 @@ async fn turn(cx: AgentContextV2, session: SessionId, text: String, mut cancelle
     let _ = cx.send_idle(&session, stop).await;
 }
 
-impl AgentV2 for StdAgent {
+impl tokio_v2::Agent for StdAgent {
     async fn initialize(
         &self,
         _: v2::InitializeRequest,
-        _: AgentContextV2,
+        _: tokio_v2::AgentContext,
     ) -> Result<v2::InitializeResponse, RpcError> {
         let init = json!({"protocolVersion": 2, "info": {"name": "async-std-v2", "version": "0.1.0"},
             "capabilities": {"session": {}}});
@@ -79,12 +79,16 @@ impl AgentV2 for StdAgent {
     async fn new_session(
         &self,
         _: v2::NewSessionRequest,
-        _: AgentContextV2,
+        _: tokio_v2::AgentContext,
     ) -> Result<v2::NewSessionResponse, RpcError> {
         Ok(serde_json::from_value(json!({"sessionId": "std-1"})).expect("a valid session/new response"))
     }
 
-    async fn prompt(&self, request: v2::PromptRequest, cx: AgentContextV2) -> Result<v2::PromptResponse, RpcError> {
+    async fn prompt(
+        &self,
+        request: v2::PromptRequest,
+        cx: tokio_v2::AgentContext,
+    ) -> Result<v2::PromptResponse, RpcError> {
         let text = match request.prompt.first() {
             Some(ContentBlock::Text(t)) => t.text.clone(),
             _ => String::new(),
@@ -101,7 +105,7 @@ impl AgentV2 for StdAgent {
 
 struct Allowing;
 
-impl ClientV2 for Allowing {
+impl tokio_v2::Client for Allowing {
     async fn request_permission(
         &self,
         _: RequestPermissionRequest,
@@ -125,7 +129,7 @@ fn names(updates: &[v2::UpdateSessionNotification]) -> Vec<String> {
     updates.iter().map(name).collect()
 }
 
-async fn rest(turn: &mut PromptTurnV2) -> Vec<String> {
+async fn rest(turn: &mut tokio_v2::PromptTurn) -> Vec<String> {
     let mut seen = Vec::new();
     while let Some(update) = within("an update", turn.next_update()).await {
         seen.push(update);
@@ -133,7 +137,7 @@ async fn rest(turn: &mut PromptTurnV2) -> Vec<String> {
     names(&seen)
 }
 
-async fn prompt(conn: &ClientConnectionV2, session: &SessionId, text: &str) -> PromptTurnV2 {
+async fn prompt(conn: &tokio_v2::ClientConnection, session: &SessionId, text: &str) -> tokio_v2::PromptTurn {
     let prompt = vec![ContentBlock::Text(TextContent::new(text))];
     let request = PromptRequest { session_id: session.clone(), prompt, idempotency_key: None, meta: None };
     within("session/prompt", conn.prompt(request)).await.expect("sent")
@@ -144,14 +148,14 @@ fn a_v2_handshake_a_full_turn_and_a_cancelled_turn_on_async_std() {
     block_on(async {
         let (client_io, agent_io) = UnixStream::pair().expect("a socket pair");
         let agent_writer = agent_io.clone();
-        let served = async_std::task::spawn(acp_tokio::async_std::serve_v2(
+        let served = async_std::task::spawn(acp_tokio::async_std::v2::serve(
             StdAgent::new(),
             agent_io,
             agent_writer,
             AgentOptions::default(),
         ));
         let client_writer = client_io.clone();
-        let conn = acp_tokio::async_std::connect_v2(Allowing, client_io, client_writer, ClientOptions::default());
+        let conn = acp_tokio::async_std::v2::connect(Allowing, client_io, client_writer, ClientOptions::default());
 
         let request = InitializeRequest {
             protocol_version: ProtocolVersion(2),
@@ -184,7 +188,7 @@ fn a_v2_handshake_a_full_turn_and_a_cancelled_turn_on_async_std() {
         let end = within("finish", waiting.finish()).await.expect("ended");
         assert_eq!(end, TurnEndReason::Idle { stop_reason: Some(v2::IdleStopReason::Cancelled) });
 
-        within("close", conn.close()).await;
+        within("close", conn.close()).await.expect("the connection closes");
         within("the agent ends", served).await.expect("a clean end of input");
     });
 }

@@ -69,7 +69,7 @@ fn blocking_v2_client_drives_the_tokio_v2_agent() {
     let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("runtime");
     let served = runtime.spawn(async move {
         let (reader, writer) = tokio_ends(tokio_side);
-        acp_tokio::v2::serve_v2(tokio_agent::ScriptedV2::default(), reader, writer, AgentOptions::default()).await
+        acp_tokio::v2::serve(tokio_agent::ScriptedV2::default(), reader, writer, AgentOptions::default()).await
     });
     let options = acp_blocking::ClientOptions::default();
     let conn = acp_blocking::ClientConnectionV2::connect(BlockingAllowing, reader, writer, options).expect("connect");
@@ -101,7 +101,7 @@ fn blocking_v2_client_drives_the_tokio_v2_agent() {
 /// A tokio v2 client that allows every permission ask.
 struct TokioAllowing;
 
-impl acp_tokio::v2::ClientV2 for TokioAllowing {
+impl acp_tokio::v2::Client for TokioAllowing {
     async fn request_permission(
         &self,
         _: RequestPermissionRequest,
@@ -111,7 +111,7 @@ impl acp_tokio::v2::ClientV2 for TokioAllowing {
     }
 }
 
-async fn names(turn: &mut acp_tokio::v2::PromptTurnV2, limit: Option<usize>) -> Vec<String> {
+async fn names(turn: &mut acp_tokio::v2::PromptTurn, limit: Option<usize>) -> Vec<String> {
     let mut seen = Vec::new();
     while limit.is_none_or(|n| seen.len() < n) {
         match tokio::time::timeout(LIMIT, turn.next_update()).await.expect("an update in time") {
@@ -128,7 +128,7 @@ async fn tokio_v2_client_drives_the_blocking_v2_agent() {
     let agent =
         std::thread::spawn(move || acp_blocking::serve_v2(blocking_agent::ScriptedV2::default(), reader, writer));
     let (reader, writer) = tokio_ends(tokio_side);
-    let conn = acp_tokio::v2::ClientConnectionV2::connect(TokioAllowing, reader, writer, ClientOptions::default());
+    let conn = acp_tokio::v2::ClientConnection::connect(TokioAllowing, reader, writer, ClientOptions::default());
     let conn = conn.with_timeout(LIMIT);
     let answer = conn.initialize(init("cross-v2-client")).await.expect("the v2 handshake");
     assert_eq!(answer.info.name, blocking_agent::AGENT_NAME);
@@ -144,7 +144,7 @@ async fn tokio_v2_client_drives_the_blocking_v2_agent() {
     assert_eq!(names(&mut turn, None).await, ["tool call-w1 Some(Cancelled)", "idle Some(Cancelled)"]);
     assert_eq!(turn.finish().await.expect("ended"), idle(v2::IdleStopReason::Cancelled));
 
-    conn.close().await;
+    conn.close().await.expect("the connection closes");
     let joined = tokio::task::spawn_blocking(move || agent.join());
     let ended = tokio::time::timeout(LIMIT, joined).await.expect("the blocking agent ends");
     ended.expect("joined").expect("the agent thread").expect("a clean end of input");

@@ -152,17 +152,17 @@ async fn a_client_answers_what_its_agent_asked_just_before_its_output_ended() {
 #[cfg(feature = "unstable_protocol_v2")]
 mod v2 {
     use acp_tokio::acp_proto::v2;
-    use acp_tokio::v2::{AgentContextV2, AgentV2, serve_v2};
+    use acp_tokio::v2 as tokio_v2;
 
     use super::*;
 
     struct AgentV2Only;
 
-    impl AgentV2 for AgentV2Only {
+    impl tokio_v2::Agent for AgentV2Only {
         async fn initialize(
             &self,
             _: v2::InitializeRequest,
-            _: AgentContextV2,
+            _: tokio_v2::AgentContext,
         ) -> Result<v2::InitializeResponse, RpcError> {
             Ok(serde_json::from_value(json!({
                 "protocolVersion": 2, "info": {"name": "a", "version": "1"}, "capabilities": {"session": {}},
@@ -173,7 +173,7 @@ mod v2 {
         async fn new_session(
             &self,
             _: v2::NewSessionRequest,
-            _: AgentContextV2,
+            _: tokio_v2::AgentContext,
         ) -> Result<v2::NewSessionResponse, RpcError> {
             Ok(serde_json::from_value(json!({"sessionId": "s2"})).unwrap())
         }
@@ -183,7 +183,7 @@ mod v2 {
     async fn a_v2_agent_answers_what_arrived_just_before_the_end_of_input() {
         let (ours, theirs) = tokio::io::duplex(64 * 1024);
         let (reader, writer) = tokio::io::split(theirs);
-        let served = tokio::spawn(serve_v2(AgentV2Only, reader, writer, AgentOptions::default()));
+        let served = tokio::spawn(tokio_v2::serve(AgentV2Only, reader, writer, AgentOptions::default()));
         let (reader, mut writer) = tokio::io::split(ours);
         let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize",
             "params": {"protocolVersion": 2, "info": {"name": "c", "version": "1"}, "capabilities": {}}});
@@ -198,7 +198,7 @@ mod v2 {
         assert_eq!(frames.len(), 2, "{frames:?}");
         assert_eq!((&frames[0]["id"], &frames[0]["result"]["protocolVersion"]), (&json!(0), &json!(2)));
         assert_eq!((&frames[1]["id"], &frames[1]["result"]["sessionId"]), (&json!(1), &json!("s2")));
-        let result = tokio::time::timeout(LIMIT, served).await.expect("serve_v2 did not resolve").unwrap();
+        let result = tokio::time::timeout(LIMIT, served).await.expect("tokio_v2::serve did not resolve").unwrap();
         assert!(result.is_ok(), "{result:?}");
     }
 }

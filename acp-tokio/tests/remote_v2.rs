@@ -1,6 +1,6 @@
 //! ACP v2 over the remote transports (features `unstable_protocol_v2`, `http`): acp-tokio's v2
-//! client (`connect_ws_v2`, `connect_http_v2`) against v2 agents hosted by `serve_ws`
-//! (`AgentBackendV2`, the scripted agent of `support/v2_agent.rs`), over WebSocket (the agent's
+//! client (`connect_ws`, `connect_http`) against v2 agents hosted by `serve_ws`
+//! (`AgentBackend`, the scripted agent of `support/v2_agent.rs`), over WebSocket (the agent's
 //! driver on the socket itself, and through the line pump an agent process such as `acp serve`'s
 //! goes through) and Streamable HTTP (HTTP/1.1 and HTTP/2): a full turn with a permission ask,
 //! a turn cancelled by the client, a turn the server's shutdown cancels (a v2 turn runs past its
@@ -21,10 +21,10 @@ use acp_proto::v2::{
     SelectedPermissionOutcome, SessionId, SessionUpdate, StateUpdate, TextContent, UpdateSessionNotification,
 };
 use acp_tokio::remote::{
-    AgentBackendV2, Backend, BoxFuture, Endpoint, HttpClientOptions, WsClientOptions, WsServerOptions, connect_http_v2,
-    connect_ws_v2, serve_ws,
+    Backend, BoxFuture, Endpoint, HttpClientOptions, WsClientOptions, WsServerOptions, serve_ws,
+    v2::{AgentBackend, connect_http, connect_ws},
 };
-use acp_tokio::v2::{AgentContextV2, AgentV2, ClientConnectionV2, ClientV2, PromptTurnV2};
+use acp_tokio::v2 as tokio_v2;
 use acp_tokio::{AgentOptions, ClientContext, acp_proto};
 use serde_json::json;
 use tokio::net::TcpListener;
@@ -69,14 +69,14 @@ struct Server {
 }
 
 impl Server {
-    async fn start<A: AgentV2>(route: Route, factory: impl Fn() -> A + Send + Sync + 'static) -> Server {
+    async fn start<A: tokio_v2::Agent>(route: Route, factory: impl Fn() -> A + Send + Sync + 'static) -> Server {
         let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
         let addr = listener.local_addr().expect("addr");
         let (stop, stopped) = oneshot::channel::<()>();
         let shutdown = async move {
             let _ = stopped.await;
         };
-        let backend = AgentBackendV2::new(factory, AgentOptions::default());
+        let backend = AgentBackend::new(factory, AgentOptions::default());
         let options = WsServerOptions::default();
         let task = match route {
             Route::WsPumped => tokio::spawn(serve_ws(listener, Pumped(backend), options, shutdown)),
@@ -85,15 +85,15 @@ impl Server {
         Server { addr, route, stop: Some(stop), task }
     }
 
-    async fn connect(&self, client: impl ClientV2) -> ClientConnectionV2 {
+    async fn connect(&self, client: impl tokio_v2::Client) -> tokio_v2::ClientConnection {
         let connecting = async {
             match self.route {
                 Route::WsDirect | Route::WsPumped => {
-                    connect_ws_v2(client, &format!("ws://{}/acp", self.addr), WsClientOptions::default()).await
+                    connect_ws(client, &format!("ws://{}/acp", self.addr), WsClientOptions::default()).await
                 }
                 Route::Http { h2 } => {
                     let options = HttpClientOptions { http2_prior_knowledge: h2, ..HttpClientOptions::default() };
-                    connect_http_v2(client, &format!("http://{}/acp", self.addr), options).await
+                    connect_http(client, &format!("http://{}/acp", self.addr), options).await
                 }
             }
         };
@@ -109,7 +109,7 @@ impl Server {
 /// A client that selects the option `choice`.
 struct Choosing(&'static str);
 
-impl ClientV2 for Choosing {
+impl tokio_v2::Client for Choosing {
     async fn request_permission(
         &self,
         _: RequestPermissionRequest,
@@ -120,7 +120,7 @@ impl ClientV2 for Choosing {
     }
 }
 
-async fn initialize(conn: &ClientConnectionV2) {
+async fn initialize(conn: &tokio_v2::ClientConnection) {
     let request = InitializeRequest {
         protocol_version: ProtocolVersion(2),
         info: Implementation::new("acp-tokio-remote-v2-test", "0.1.0"),
@@ -131,7 +131,7 @@ async fn initialize(conn: &ClientConnectionV2) {
     assert_eq!((init.protocol_version, init.info.name.as_str()), (ProtocolVersion(2), AGENT_NAME));
 }
 
-async fn open(conn: &ClientConnectionV2) -> SessionId {
+async fn open(conn: &tokio_v2::ClientConnection) -> SessionId {
     initialize(conn).await;
     let new = NewSessionRequest {
         cwd: v2::AbsolutePath("/tmp".into()),
@@ -143,7 +143,7 @@ async fn open(conn: &ClientConnectionV2) -> SessionId {
     within("session/new", conn.new_session(new)).await.expect("a session").session_id
 }
 
-async fn prompt(conn: &ClientConnectionV2, session: &SessionId, text: &str) -> PromptTurnV2 {
+async fn prompt(conn: &tokio_v2::ClientConnection, session: &SessionId, text: &str) -> tokio_v2::PromptTurn {
     let prompt = vec![ContentBlock::Text(TextContent::new(text))];
     let request = PromptRequest { session_id: session.clone(), prompt, idempotency_key: None, meta: None };
     within("session/prompt", conn.prompt(request)).await.expect("sent")
@@ -162,7 +162,7 @@ fn name(update: &UpdateSessionNotification) -> String {
     }
 }
 
-async fn next(turn: &mut PromptTurnV2, n: usize) -> Vec<String> {
+async fn next(turn: &mut tokio_v2::PromptTurn, n: usize) -> Vec<String> {
     let mut seen = Vec::new();
     for _ in 0..n {
         seen.push(name(&within("an update", turn.next_update()).await.expect("the turn is open")));
@@ -170,7 +170,7 @@ async fn next(turn: &mut PromptTurnV2, n: usize) -> Vec<String> {
     seen
 }
 
-async fn rest(turn: &mut PromptTurnV2) -> Vec<String> {
+async fn rest(turn: &mut tokio_v2::PromptTurn) -> Vec<String> {
     let mut seen = Vec::new();
     while let Some(update) = within("the rest", turn.next_update()).await {
         seen.push(name(&update));
@@ -183,7 +183,7 @@ fn idle(reason: v2::IdleStopReason) -> TurnEndReason {
 }
 
 /// A full turn with a permission ask (answered `allow`), then a `wait` turn the client cancels.
-async fn full_turn_then_cancelled_turn(conn: &ClientConnectionV2, session: &SessionId, route: Route) {
+async fn full_turn_then_cancelled_turn(conn: &tokio_v2::ClientConnection, session: &SessionId, route: Route) {
     let mut turn = prompt(conn, session, "hello").await;
     let ack = within("ack", turn.ack()).await.expect("once").expect("acked");
     assert!(ack.message_id.as_str().starts_with("user-"), "{route:?}: {ack:?}");
@@ -225,7 +225,7 @@ async fn a_v2_client_and_agent_take_a_full_turn_and_a_cancelled_one_over_every_r
         let (mut a, mut b) = (prompt(&conn, &session, "one").await, prompt(&conn, &other, "two").await);
         let (a, b) = tokio::join!(rest(&mut a), rest(&mut b));
         assert_eq!((a[1].as_str(), b[1].as_str()), ("chunk echo: one", "chunk echo: two"), "{route:?}");
-        within("close", conn.close()).await;
+        within("close", conn.close()).await.expect("the connection closes");
         server.shutdown().await;
     }
 }
@@ -254,11 +254,11 @@ async fn the_server_shutting_down_cancels_a_running_v2_turn_and_its_client_sees_
 #[derive(Clone, Default)]
 struct Resuming(ScriptedV2);
 
-impl AgentV2 for Resuming {
+impl tokio_v2::Agent for Resuming {
     async fn initialize(
         &self,
         request: v2::InitializeRequest,
-        cx: AgentContextV2,
+        cx: tokio_v2::AgentContext,
     ) -> Result<v2::InitializeResponse, acp_proto::RpcError> {
         self.0.initialize(request, cx).await
     }
@@ -266,7 +266,7 @@ impl AgentV2 for Resuming {
     async fn new_session(
         &self,
         request: v2::NewSessionRequest,
-        cx: AgentContextV2,
+        cx: tokio_v2::AgentContext,
     ) -> Result<v2::NewSessionResponse, acp_proto::RpcError> {
         self.0.new_session(request, cx).await
     }
@@ -274,7 +274,7 @@ impl AgentV2 for Resuming {
     async fn resume_session(
         &self,
         _: v2::ResumeSessionRequest,
-        _: AgentContextV2,
+        _: tokio_v2::AgentContext,
     ) -> Result<v2::ResumeSessionResponse, acp_proto::RpcError> {
         Ok(serde_json::from_value(json!({})).expect("a valid session/resume response"))
     }
@@ -282,7 +282,7 @@ impl AgentV2 for Resuming {
     async fn prompt(
         &self,
         request: v2::PromptRequest,
-        cx: AgentContextV2,
+        cx: tokio_v2::AgentContext,
     ) -> Result<v2::PromptResponse, acp_proto::RpcError> {
         self.0.prompt(request, cx).await
     }
@@ -301,14 +301,14 @@ async fn session_resume_on_a_new_http_connection_attaches_the_session_for_its_tu
         let server = Server::start(route, Resuming::default).await;
         let first = server.connect(Choosing("allow")).await;
         let session = open(&first).await;
-        within("close", first.close()).await;
+        within("close", first.close()).await.expect("the connection closes");
 
         let second = server.connect(Choosing("allow")).await;
         initialize(&second).await;
         let resume = serde_json::from_value(json!({"sessionId": session, "cwd": "/tmp"})).expect("a resume request");
         within("session/resume", second.resume_session(resume)).await.expect("resumed");
         full_turn_then_cancelled_turn(&second, &session, route).await;
-        within("close", second.close()).await;
+        within("close", second.close()).await.expect("the connection closes");
         server.shutdown().await;
     }
 }

@@ -1,8 +1,9 @@
 //! ACP v2 (feature `unstable_protocol_v2`): acp-tokio's v2 client against its v2 agent over an
 //! in-memory pipe (the scripted agent of `support/v2_agent.rs`): handshake, a full turn with a
 //! permission, `session/cancel` (also while a permission is asked, and by dropping the turn),
-//! `tool_call/cancel`, updates outside a turn reaching `ClientV2::session_update`, and a v1 client
-//! refused by the v2 agent.
+//! `tool_call/cancel`, updates outside a turn reaching `v2::Client::session_update`, a v1 client
+//! refused by the v2 agent, a v2 client refused by a v1-only agent, and the v2 agent's
+//! `Acceptor` (what comes before and right after `initialize`).
 
 #[path = "support/v2_agent.rs"]
 #[allow(dead_code, unreachable_pub)]
@@ -16,7 +17,7 @@ mod ordering;
 #[path = "v2_parts/negotiated.rs"]
 mod negotiated;
 
-/// `LocalClientV2` / `LocalAgentV2` on a `LocalSet`.
+/// `v2::LocalClient` / `v2::LocalAgent` on a `LocalSet`.
 #[path = "v2_parts/local.rs"]
 mod local;
 
@@ -29,7 +30,7 @@ use acp_proto::v2::{
     UpdateSessionNotification,
 };
 use acp_proto::{SendError, TurnEndReason};
-use acp_tokio::v2::{ClientConnectionV2, ClientV2, PromptTurnV2, serve_v2};
+use acp_tokio::v2 as tokio_v2;
 use acp_tokio::{AgentOptions, ClientContext, ClientOptions, Error, acp_proto};
 use v2_agent::{AGENT_NAME, ScriptedV2};
 
@@ -42,7 +43,7 @@ async fn within<T>(what: &str, f: impl std::future::Future<Output = T>) -> T {
 /// A client that selects the option `choice`.
 struct Choosing(&'static str);
 
-impl ClientV2 for Choosing {
+impl tokio_v2::Client for Choosing {
     async fn request_permission(
         &self,
         _: RequestPermissionRequest,
@@ -53,12 +54,12 @@ impl ClientV2 for Choosing {
     }
 }
 
-fn pair(client: impl ClientV2) -> (ClientConnectionV2, tokio::task::JoinHandle<Result<(), Error>>) {
+fn pair(client: impl tokio_v2::Client) -> (tokio_v2::ClientConnection, tokio::task::JoinHandle<Result<(), Error>>) {
     let (ours, theirs) = tokio::io::duplex(64 * 1024);
     let (reader, writer) = tokio::io::split(theirs);
-    let agent = tokio::spawn(serve_v2(ScriptedV2::default(), reader, writer, AgentOptions::default()));
+    let agent = tokio::spawn(tokio_v2::serve(ScriptedV2::default(), reader, writer, AgentOptions::default()));
     let (reader, writer) = tokio::io::split(ours);
-    (ClientConnectionV2::connect(client, reader, writer, ClientOptions::default()), agent)
+    (tokio_v2::ClientConnection::connect(client, reader, writer, ClientOptions::default()), agent)
 }
 
 /// A value of a v2 type from its JSON.
@@ -82,7 +83,7 @@ fn init() -> InitializeRequest {
     }
 }
 
-async fn open(conn: &ClientConnectionV2) -> SessionId {
+async fn open(conn: &tokio_v2::ClientConnection) -> SessionId {
     let init = within("initialize", conn.initialize(init())).await.expect("the v2 handshake");
     assert_eq!((init.protocol_version, init.info.name.as_str()), (ProtocolVersion(2), AGENT_NAME));
     assert_eq!(conn.negotiated().expect("committed").protocol_version, ProtocolVersion(2));
@@ -96,7 +97,7 @@ async fn open(conn: &ClientConnectionV2) -> SessionId {
     within("session/new", conn.new_session(new)).await.expect("a session").session_id
 }
 
-async fn prompt(conn: &ClientConnectionV2, session: &SessionId, text: &str) -> PromptTurnV2 {
+async fn prompt(conn: &tokio_v2::ClientConnection, session: &SessionId, text: &str) -> tokio_v2::PromptTurn {
     let prompt = vec![ContentBlock::Text(TextContent::new(text))];
     let request = PromptRequest { session_id: session.clone(), prompt, idempotency_key: None, meta: None };
     within("session/prompt", conn.prompt(request)).await.expect("sent")
@@ -115,7 +116,7 @@ fn name(update: &UpdateSessionNotification) -> String {
     }
 }
 
-async fn next(turn: &mut PromptTurnV2, n: usize) -> Vec<String> {
+async fn next(turn: &mut tokio_v2::PromptTurn, n: usize) -> Vec<String> {
     let mut seen = Vec::new();
     for _ in 0..n {
         seen.push(name(&within("an update", turn.next_update()).await.expect("the turn is open")));
@@ -123,7 +124,7 @@ async fn next(turn: &mut PromptTurnV2, n: usize) -> Vec<String> {
     seen
 }
 
-async fn rest(turn: &mut PromptTurnV2) -> Vec<String> {
+async fn rest(turn: &mut tokio_v2::PromptTurn) -> Vec<String> {
     let mut seen = Vec::new();
     while let Some(update) = within("the rest", turn.next_update()).await {
         seen.push(name(&update));
@@ -151,7 +152,7 @@ async fn v2_client_and_agent_full_turn_with_permission() {
         ];
         assert_eq!(rest(&mut turn).await, expected, "{choice}: the turn's updates, the idle last");
         assert_eq!(within("finish", turn.finish()).await.expect("ended"), idle(v2::IdleStopReason::EndTurn));
-        within("close", conn.close()).await;
+        within("close", conn.close()).await.expect("the connection closes");
         within("the agent ends", agent).await.expect("the agent task").expect("a clean end of input");
     }
 }
@@ -225,7 +226,7 @@ async fn v2_client_dropping_a_turn_cancels_it() {
 /// A client that never answers a permission ask before it is cancelled, and says so.
 struct Stalling(tokio::sync::mpsc::UnboundedSender<&'static str>);
 
-impl ClientV2 for Stalling {
+impl tokio_v2::Client for Stalling {
     async fn request_permission(
         &self,
         _: RequestPermissionRequest,
@@ -259,7 +260,7 @@ async fn v2_client_and_agent_session_cancel_while_asked() {
 /// A client that forwards the updates it gets outside a turn.
 struct Watching(tokio::sync::mpsc::UnboundedSender<UpdateSessionNotification>);
 
-impl ClientV2 for Watching {
+impl tokio_v2::Client for Watching {
     async fn session_update(&self, notification: UpdateSessionNotification) {
         let _ = self.0.send(notification);
     }
@@ -270,9 +271,9 @@ async fn v2_client_gets_updates_outside_a_turn_from_its_handler() {
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
     let (ours, theirs) = tokio::io::duplex(64 * 1024);
     let (reader, writer) = tokio::io::split(theirs);
-    tokio::spawn(serve_v2(ScriptedV2::announcing(), reader, writer, AgentOptions::default()));
+    tokio::spawn(tokio_v2::serve(ScriptedV2::announcing(), reader, writer, AgentOptions::default()));
     let (reader, writer) = tokio::io::split(ours);
-    let conn = ClientConnectionV2::connect(Watching(tx), reader, writer, ClientOptions::default());
+    let conn = tokio_v2::ClientConnection::connect(Watching(tx), reader, writer, ClientOptions::default());
     let session = open(&conn).await;
     let info = within("the update outside a turn", rx.recv()).await.expect("delivered to the handler");
     assert_eq!(info.session_id, session);
@@ -298,7 +299,7 @@ async fn v2_client_gets_updates_outside_a_turn_from_its_handler() {
 async fn v2_agent_refuses_a_v1_client() {
     let (ours, theirs) = tokio::io::duplex(64 * 1024);
     let (reader, writer) = tokio::io::split(theirs);
-    tokio::spawn(serve_v2(ScriptedV2::default(), reader, writer, AgentOptions::default()));
+    tokio::spawn(tokio_v2::serve(ScriptedV2::default(), reader, writer, AgentOptions::default()));
     let (reader, writer) = tokio::io::split(ours);
     let conn = acp_tokio::ClientConnection::connect((), reader, writer, ClientOptions::default());
     let request = acp_proto::types::InitializeRequest::new(acp_proto::types::ProtocolVersion::V1);
@@ -306,4 +307,80 @@ async fn v2_agent_refuses_a_v1_client() {
         Err(Error::Rpc(e)) => assert_eq!(e.code.0, -32601),
         other => panic!("a v1 initialize is -32601 for a v2-only agent: {other:?}"),
     }
+}
+
+/// A v1-only agent of this crate (`acp_tokio::serve`): it answers every `initialize` with 1.
+struct OnlyV1;
+
+impl acp_tokio::Agent for OnlyV1 {
+    async fn initialize(
+        &self,
+        _: acp_proto::types::InitializeRequest,
+        _: acp_tokio::RequestContext,
+    ) -> Result<acp_proto::types::InitializeResponse, acp_proto::RpcError> {
+        Ok(acp_proto::types::InitializeResponse::new(acp_proto::types::ProtocolVersion::V1))
+    }
+}
+
+/// The v2 client's connection speaks v2 only (a `Connection<V2>`): an agent that answers 1 is
+/// refused with the version it named, and the connection closes saying why.
+#[tokio::test]
+async fn a_v2_client_offering_2_to_a_v1_only_agent_is_told_version_1_and_closes() {
+    let (ours, theirs) = tokio::io::duplex(64 * 1024);
+    let (reader, writer) = tokio::io::split(theirs);
+    let agent = tokio::spawn(acp_tokio::serve(OnlyV1, reader, writer, AgentOptions::default()));
+    let (reader, writer) = tokio::io::split(ours);
+    let conn = tokio_v2::ClientConnection::connect((), reader, writer, ClientOptions::default());
+    match within("initialize", conn.initialize(init())).await {
+        Err(Error::UnsupportedProtocolVersion(v)) => assert_eq!(v, ProtocolVersion(1)),
+        other => panic!("expected UnsupportedProtocolVersion(1), got {other:?}"),
+    }
+    assert!(
+        matches!(
+            conn.close_reason(),
+            Some(acp_proto::CloseReason::UnsupportedProtocolVersion { version }) if version == ProtocolVersion(1)
+        ),
+        "{:?}",
+        conn.close_reason()
+    );
+    within("close", conn.close()).await.expect("the connection closes");
+    within("the agent ends", agent).await.expect("the agent task").expect("the agent ends cleanly");
+}
+
+/// `v2::serve` reads the client's first frames with `acp_proto::Acceptor`: what comes before
+/// `initialize` is answered as before the handshake (`-32600`), and what the client wrote after
+/// `initialize` in the same write (pipelined, read in the same chunk) reaches the v2 agent.
+#[tokio::test]
+async fn v2_serve_answers_before_initialize_and_keeps_what_came_after_it() {
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
+    let (ours, theirs) = tokio::io::duplex(64 * 1024);
+    let (reader, writer) = tokio::io::split(theirs);
+    let agent = tokio::spawn(tokio_v2::serve(ScriptedV2::default(), reader, writer, AgentOptions::default()));
+    let (reader, mut writer) = tokio::io::split(ours);
+    let lines = [
+        serde_json::json!({"jsonrpc": "2.0", "id": 9, "method": "session/new", "params": {"cwd": "/w"}}),
+        serde_json::json!({"jsonrpc": "2.0", "id": 0, "method": "initialize",
+            "params": {"protocolVersion": 2, "info": {"name": "raw", "version": "1"}, "capabilities": {}}}),
+        serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "session/new", "params": {"cwd": "/w"}}),
+    ];
+    let mut input = Vec::new();
+    for line in &lines {
+        input.extend_from_slice(serde_json::to_string(line).expect("json").as_bytes());
+        input.push(b'\n');
+    }
+    writer.write_all(&input).await.expect("one write");
+    let mut reader = tokio::io::BufReader::new(reader).lines();
+    let mut answers = std::collections::HashMap::new();
+    while answers.len() < 3 {
+        let line = within("an answer", reader.next_line()).await.expect("read").expect("a line");
+        let answer: serde_json::Value = serde_json::from_str(&line).expect("a JSON answer");
+        if let Some(id) = answer["id"].as_i64() {
+            answers.insert(id, answer);
+        }
+    }
+    assert_eq!(answers[&9]["error"]["code"], -32600, "{:?}", answers[&9]);
+    assert_eq!(answers[&0]["result"]["protocolVersion"], 2, "{:?}", answers[&0]);
+    assert!(answers[&1]["result"]["sessionId"].is_string(), "{:?}", answers[&1]);
+    writer.shutdown().await.expect("the client's output ends");
+    within("the agent ends", agent).await.expect("the agent task").expect("the agent ends cleanly");
 }

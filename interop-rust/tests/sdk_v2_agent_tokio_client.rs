@@ -1,4 +1,4 @@
-//! Our acp-tokio v2 client (`acp_tokio::v2::ClientConnectionV2`) against the official SDK's v2
+//! Our acp-tokio v2 client (`acp_tokio::v2::ClientConnection`) against the official SDK's v2
 //! agent (`common::sdk_v2_agent`): handshake, a full turn with a permission answered,
 //! `session/cancel` mid-turn, `tool_call/cancel`, and a v1 agent answering the offer of 2.
 
@@ -12,7 +12,7 @@ use acp_proto::v2::{
     RequestPermissionResponse, RequestPermissionSubject, SelectedPermissionOutcome, SessionId, TextContent,
 };
 use acp_proto::{SendError, TurnEndReason};
-use acp_tokio::v2::{ClientConnectionV2, ClientV2, PromptTurnV2};
+use acp_tokio::v2 as tokio_v2;
 use acp_tokio::{ClientContext, ClientOptions, Error};
 use common::{sdk_agent, sdk_v2_agent, update_name as name, within};
 
@@ -32,7 +32,7 @@ struct Asked {
     log: Arc<Mutex<Vec<String>>>,
 }
 
-impl ClientV2 for Asked {
+impl tokio_v2::Client for Asked {
     async fn request_permission(
         &self,
         request: RequestPermissionRequest,
@@ -57,12 +57,12 @@ fn asked(answer: Answer) -> Asked {
     Asked { answer, log: Arc::default() }
 }
 
-fn connect(client: Asked) -> ClientConnectionV2 {
+fn connect(client: Asked) -> tokio_v2::ClientConnection {
     let (ours, theirs) = tokio::io::duplex(64 * 1024);
     let (reader, writer) = tokio::io::split(theirs);
     tokio::spawn(sdk_v2_agent::serve(reader, writer));
     let (reader, writer) = tokio::io::split(ours);
-    ClientConnectionV2::connect(client, reader, writer, ClientOptions::default())
+    tokio_v2::ClientConnection::connect(client, reader, writer, ClientOptions::default())
 }
 
 fn init(version: u16) -> InitializeRequest {
@@ -75,7 +75,7 @@ fn init(version: u16) -> InitializeRequest {
 }
 
 /// Handshake offering 2, then a session: its id.
-async fn open(conn: &ClientConnectionV2) -> SessionId {
+async fn open(conn: &tokio_v2::ClientConnection) -> SessionId {
     let init = within("initialize", conn.initialize(init(2))).await.expect("the v2 handshake");
     assert_eq!(init.protocol_version, ProtocolVersion(2));
     assert_eq!(init.info.name, sdk_v2_agent::NAME);
@@ -90,7 +90,7 @@ async fn open(conn: &ClientConnectionV2) -> SessionId {
     within("session/new", conn.new_session(new)).await.expect("a session").session_id
 }
 
-async fn prompt(conn: &ClientConnectionV2, session: &SessionId, text: &str) -> PromptTurnV2 {
+async fn prompt(conn: &tokio_v2::ClientConnection, session: &SessionId, text: &str) -> tokio_v2::PromptTurn {
     let request = PromptRequest {
         session_id: session.clone(),
         prompt: vec![ContentBlock::Text(TextContent::new(text))],
@@ -101,7 +101,7 @@ async fn prompt(conn: &ClientConnectionV2, session: &SessionId, text: &str) -> P
 }
 
 /// The next `n` updates of the turn, by name (the turn must not end before).
-async fn next(turn: &mut PromptTurnV2, n: usize) -> Vec<String> {
+async fn next(turn: &mut tokio_v2::PromptTurn, n: usize) -> Vec<String> {
     let mut seen = Vec::new();
     for _ in 0..n {
         let update = within("an update", turn.next_update()).await.expect("the turn is still open");
@@ -111,7 +111,7 @@ async fn next(turn: &mut PromptTurnV2, n: usize) -> Vec<String> {
 }
 
 /// The updates up to the end of the turn, by name.
-async fn rest(turn: &mut PromptTurnV2) -> Vec<String> {
+async fn rest(turn: &mut tokio_v2::PromptTurn) -> Vec<String> {
     let mut seen = Vec::new();
     while let Some(update) = within("the rest of the turn", turn.next_update()).await {
         seen.push(name(&update));
@@ -156,7 +156,7 @@ async fn tokio_v2_client_full_turn_with_permission_against_sdk_v2_agent() {
     let mut again = prompt(&conn, &session, "again").await;
     assert_eq!(next(&mut again, 1).await, ["user user-3"]);
     drop(again);
-    within("close", conn.close()).await;
+    within("close", conn.close()).await.expect("the connection closes");
 }
 
 #[tokio::test]
@@ -176,7 +176,7 @@ async fn tokio_v2_client_session_cancel_mid_turn_ends_the_turn_cancelled() {
     let end = rest(&mut turn).await;
     assert_eq!(end, ["tool call-w1 Some(Cancelled)", "tool call-w2 Some(Cancelled)", "idle Some(Cancelled)"]);
     assert_eq!(within("finish", turn.finish()).await.expect("ended"), idle(IdleStopReason::Cancelled));
-    within("close", conn.close()).await;
+    within("close", conn.close()).await.expect("the connection closes");
 }
 
 #[tokio::test]
@@ -197,7 +197,7 @@ async fn tokio_v2_client_tool_call_cancel_keeps_the_turn_open() {
     within("session/cancel", conn.cancel(&session)).await.expect("sent");
     assert_eq!(rest(&mut turn).await, ["tool call-w2 Some(Cancelled)", "idle Some(Cancelled)"]);
     assert_eq!(within("finish", turn.finish()).await.expect("ended"), idle(IdleStopReason::Cancelled));
-    within("close", conn.close()).await;
+    within("close", conn.close()).await.expect("the connection closes");
 }
 
 #[tokio::test]
@@ -223,7 +223,7 @@ async fn tokio_v2_client_session_cancel_while_asked_answers_the_ask_cancelled() 
         }
     })
     .await;
-    within("close", conn.close()).await;
+    within("close", conn.close()).await.expect("the connection closes");
 }
 
 #[tokio::test]
@@ -232,11 +232,11 @@ async fn tokio_v2_client_offering_2_to_the_sdk_v1_agent_is_told_version_1() {
     let (reader, writer) = tokio::io::split(theirs);
     tokio::spawn(sdk_agent::serve(reader, writer));
     let (reader, writer) = tokio::io::split(ours);
-    let conn = ClientConnectionV2::connect((), reader, writer, ClientOptions::default());
+    let conn = tokio_v2::ClientConnection::connect((), reader, writer, ClientOptions::default());
     match within("initialize", conn.initialize(init(2))).await {
         Err(Error::UnsupportedProtocolVersion(v)) => assert_eq!(v, ProtocolVersion(1)),
         other => panic!("expected UnsupportedProtocolVersion(1), got {other:?}"),
     }
-    within("the connection closes", conn.close()).await;
+    within("the connection closes", conn.close()).await.expect("the connection closes");
     assert!(conn.close_reason().is_some());
 }

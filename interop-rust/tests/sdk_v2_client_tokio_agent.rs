@@ -1,5 +1,5 @@
 //! The official SDK's v2 client (`common::sdk_v2_client`) against our acp-tokio v2 agent
-//! (`acp_tokio::v2::serve_v2` serving the scripted agent of `acp-tokio/tests/support/v2_agent.rs`):
+//! (`acp_tokio::v2::serve` serving the scripted agent of `acp-tokio/tests/support/v2_agent.rs`):
 //! handshake, a full turn with a permission, and `tool_call/cancel` then `session/cancel`.
 
 mod common;
@@ -8,7 +8,7 @@ mod common;
 mod v2_agent;
 
 use acp_tokio::AgentOptions;
-use acp_tokio::v2::serve_v2;
+use acp_tokio::v2::serve;
 use common::sdk_v2_client::{self, Negotiated, Report, Script};
 use common::within;
 use serde_json::Value;
@@ -17,7 +17,7 @@ use v2_agent::ScriptedV2;
 async fn run(agent: ScriptedV2, script: Script) -> Report {
     let (ours, theirs) = tokio::io::duplex(64 * 1024);
     let (reader, writer) = tokio::io::split(ours);
-    let served = tokio::spawn(serve_v2(agent, reader, writer, AgentOptions::default()));
+    let served = tokio::spawn(serve(agent, reader, writer, AgentOptions::default()));
     let (reader, writer) = tokio::io::split(theirs);
     let report = within("the SDK client's turn", sdk_v2_client::run(reader, writer, script)).await.expect("a report");
     // The SDK client closed its side: our agent sees the end of its input and ends cleanly.

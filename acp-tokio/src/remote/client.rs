@@ -81,42 +81,52 @@ pub async fn connect_ws<C: Client>(
     url: &str,
     options: WsClientOptions,
 ) -> Result<(ClientConnection, RemoteInfo), Error> {
-    dial_ws(url, options, |reader, writer, options| ClientConnection::over(client, reader, writer, &options)).await
-}
-
-/// [`connect_ws`] for an ACP v2 client (feature `unstable_protocol_v2`): the same WebSocket,
-/// with a [`ClientConnectionV2`](crate::v2::ClientConnectionV2) driving it. Call its
-/// [`initialize`](crate::v2::ClientConnectionV2::initialize) first.
-///
-/// ```no_run
-/// # async fn run() -> Result<(), acp_tokio::Error> {
-/// use acp_tokio::acp_proto::v2;
-/// use acp_tokio::remote::{WsClientOptions, connect_ws_v2};
-///
-/// struct Editor;
-/// impl acp_tokio::v2::ClientV2 for Editor {}
-///
-/// let (conn, _) = connect_ws_v2(Editor, "ws://127.0.0.1:8765/acp", WsClientOptions::default()).await?;
-/// let request = v2::InitializeRequest {
-///     protocol_version: v2::ProtocolVersion(2),
-///     info: v2::Implementation::new("my-editor", "1.0.0"),
-///     capabilities: v2::ClientCapabilities::default(),
-///     meta: None,
-/// };
-/// let init = conn.initialize(request).await?;
-/// println!("agent {}", init.info.name);
-/// # Ok(()) }
-/// ```
-#[cfg(feature = "unstable_protocol_v2")]
-pub async fn connect_ws_v2<C: crate::v2::ClientV2>(
-    client: C,
-    url: &str,
-    options: WsClientOptions,
-) -> Result<(crate::v2::ClientConnectionV2, RemoteInfo), Error> {
     dial_ws(url, options, |reader, writer, options| {
-        crate::v2::ClientConnectionV2::over(crate::runtime::Tokio, client, reader, writer, options)
+        let handlers = crate::client::ClientHandlers(std::sync::Arc::new(client));
+        ClientConnection::start(crate::runtime::Tokio, handlers, reader, writer, &options)
     })
     .await
+}
+
+/// ACP v2 over WebSocket (feature `unstable_protocol_v2`), re-exported as
+/// `remote::v2::connect_ws`.
+#[cfg(feature = "unstable_protocol_v2")]
+pub(super) mod v2 {
+    use super::{Error, RemoteInfo, WsClientOptions, dial_ws};
+
+    /// [`connect_ws`](super::connect_ws) for an ACP v2 client: the same WebSocket, with a
+    /// [`v2::ClientConnection`](crate::v2::ClientConnection) driving it. Call its
+    /// [`initialize`](crate::v2::ClientConnection::initialize) first.
+    ///
+    /// ```no_run
+    /// # async fn run() -> Result<(), acp_tokio::Error> {
+    /// use acp_tokio::acp_proto::v2;
+    /// use acp_tokio::remote::{WsClientOptions, v2::connect_ws};
+    ///
+    /// struct Editor;
+    /// impl acp_tokio::v2::Client for Editor {}
+    ///
+    /// let (conn, _) = connect_ws(Editor, "ws://127.0.0.1:8765/acp", WsClientOptions::default()).await?;
+    /// let request = v2::InitializeRequest {
+    ///     protocol_version: v2::ProtocolVersion(2),
+    ///     info: v2::Implementation::new("my-editor", "1.0.0"),
+    ///     capabilities: v2::ClientCapabilities::default(),
+    ///     meta: None,
+    /// };
+    /// let init = conn.initialize(request).await?;
+    /// println!("agent {}", init.info.name);
+    /// # Ok(()) }
+    /// ```
+    pub async fn connect_ws<C: crate::v2::Client>(
+        client: C,
+        url: &str,
+        options: WsClientOptions,
+    ) -> Result<(crate::v2::ClientConnection, RemoteInfo), Error> {
+        dial_ws(url, options, |reader, writer, options| {
+            crate::v2::ClientConnection::over(crate::runtime::Tokio, client, reader, writer, options)
+        })
+        .await
+    }
 }
 
 /// Opens the WebSocket and has `connect` put a client's driver on it: the driver reads and

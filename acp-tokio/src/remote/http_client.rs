@@ -129,40 +129,46 @@ pub async fn connect_http<C: Client>(
     dial_http(url, options, |reader, writer, options| ClientConnection::connect(client, reader, writer, options)).await
 }
 
-/// [`connect_http`] for an ACP v2 client (feature `unstable_protocol_v2`): the same Streamable
-/// HTTP link, with a [`ClientConnectionV2`](crate::v2::ClientConnectionV2) driving it. Call its
-/// [`initialize`](crate::v2::ClientConnectionV2::initialize) first (its POST opens the remote
-/// connection).
-///
-/// ```no_run
-/// # async fn run() -> Result<(), acp_tokio::Error> {
-/// use acp_tokio::acp_proto::v2;
-/// use acp_tokio::remote::{HttpClientOptions, connect_http_v2};
-///
-/// struct Editor;
-/// impl acp_tokio::v2::ClientV2 for Editor {}
-///
-/// let (conn, _) = connect_http_v2(Editor, "http://127.0.0.1:8765/acp", HttpClientOptions::default()).await?;
-/// let request = v2::InitializeRequest {
-///     protocol_version: v2::ProtocolVersion(2),
-///     info: v2::Implementation::new("my-editor", "1.0.0"),
-///     capabilities: v2::ClientCapabilities::default(),
-///     meta: None,
-/// };
-/// let init = conn.initialize(request).await?;
-/// println!("agent {}", init.info.name);
-/// # Ok(()) }
-/// ```
+/// ACP v2 over Streamable HTTP (feature `unstable_protocol_v2`), re-exported as
+/// `remote::v2::connect_http`.
 #[cfg(feature = "unstable_protocol_v2")]
-pub async fn connect_http_v2<C: crate::v2::ClientV2>(
-    client: C,
-    url: &str,
-    options: HttpClientOptions,
-) -> Result<(crate::v2::ClientConnectionV2, RemoteInfo), Error> {
-    dial_http(url, options, |reader, writer, options| {
-        crate::v2::ClientConnectionV2::connect(client, reader, writer, options)
-    })
-    .await
+pub(super) mod v2 {
+    use super::{Error, HttpClientOptions, RemoteInfo, dial_http};
+
+    /// [`connect_http`](super::connect_http) for an ACP v2 client: the same Streamable HTTP
+    /// link, with a [`v2::ClientConnection`](crate::v2::ClientConnection) driving it. Call its
+    /// [`initialize`](crate::v2::ClientConnection::initialize) first (its POST opens the remote
+    /// connection).
+    ///
+    /// ```no_run
+    /// # async fn run() -> Result<(), acp_tokio::Error> {
+    /// use acp_tokio::acp_proto::v2;
+    /// use acp_tokio::remote::{HttpClientOptions, v2::connect_http};
+    ///
+    /// struct Editor;
+    /// impl acp_tokio::v2::Client for Editor {}
+    ///
+    /// let (conn, _) = connect_http(Editor, "http://127.0.0.1:8765/acp", HttpClientOptions::default()).await?;
+    /// let request = v2::InitializeRequest {
+    ///     protocol_version: v2::ProtocolVersion(2),
+    ///     info: v2::Implementation::new("my-editor", "1.0.0"),
+    ///     capabilities: v2::ClientCapabilities::default(),
+    ///     meta: None,
+    /// };
+    /// let init = conn.initialize(request).await?;
+    /// println!("agent {}", init.info.name);
+    /// # Ok(()) }
+    /// ```
+    pub async fn connect_http<C: crate::v2::Client>(
+        client: C,
+        url: &str,
+        options: HttpClientOptions,
+    ) -> Result<(crate::v2::ClientConnection, RemoteInfo), Error> {
+        dial_http(url, options, |reader, writer, options| {
+            crate::v2::ClientConnection::connect(client, reader, writer, options)
+        })
+        .await
+    }
 }
 
 /// Opens the link and has `connect` put a client's driver on its lines (see `dial::bridge`).

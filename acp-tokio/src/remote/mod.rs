@@ -27,9 +27,10 @@
 //!   connection id is bound to), a health check (`/healthz`), and a graceful shutdown. Its own
 //!   accept loop (`listen.rs`) puts deadlines on every TCP connection and caps those not
 //!   authenticated yet; Streamable HTTP streams are bounded in bytes (`streams.rs`).
-//! * ACP v2 (feature `unstable_protocol_v2`): `connect_ws_v2` and `connect_http_v2` give a
-//!   `v2::ClientConnectionV2` over the same transports; `AgentBackendV2` hosts an in-process
-//!   `v2::AgentV2` per connection. The server reads what routing and shutdown need off the
+//! * ACP v2 (feature `unstable_protocol_v2`): the same names in `remote::v2`:
+//!   `v2::connect_ws` and `v2::connect_http` give a `acp_tokio::v2::ClientConnection` over the
+//!   same transports; `v2::AgentBackend` hosts an in-process `acp_tokio::v2::Agent` per
+//!   connection. The server reads what routing and shutdown need off the
 //!   messages of either version: a v2 prompt's turn runs from its acknowledgement to the
 //!   session's `idle` `state_update` (`inflight.rs`), and a successful `session/resume` (v2
 //!   has no `session/load`) attaches the session its request named (`routes.rs`). An agent
@@ -92,20 +93,24 @@ mod streams;
 #[cfg(feature = "tls")]
 mod tls;
 
-#[cfg(feature = "unstable_protocol_v2")]
-pub use client::connect_ws_v2;
 pub use client::{RemoteInfo, WsClientOptions, WsLink, connect_ws, open_ws};
-#[cfg(all(feature = "http", feature = "unstable_protocol_v2"))]
-pub use http_client::connect_http_v2;
 #[cfg(feature = "http")]
 pub use http_client::{HttpClientOptions, HttpLink, connect_http, open_http};
-#[cfg(feature = "unstable_protocol_v2")]
-pub use server::AgentBackendV2;
 #[cfg(feature = "unstable_resumable_transport")]
 pub use server::Resumable;
 pub use server::{AgentBackend, Backend, BoxFuture, Direct, Endpoint, WsServerOptions, serve_ws};
 #[cfg(feature = "tls")]
 pub use tls::{HANDSHAKE_TIMEOUT, TlsClient, TlsServer, client_config};
+
+/// ACP v2 (Preview, feature `unstable_protocol_v2`) over the remote transports: the names of
+/// the parent module, for `acp_tokio::v2`'s handler traits.
+#[cfg(feature = "unstable_protocol_v2")]
+pub mod v2 {
+    pub use super::client::v2::connect_ws;
+    #[cfg(feature = "http")]
+    pub use super::http_client::v2::connect_http;
+    pub use super::server::v2::AgentBackend;
+}
 
 /// The endpoint path.
 pub const ENDPOINT_PATH: &str = "/acp";

@@ -116,63 +116,68 @@ where
         let options = self.options.clone();
         Some(Direct(Box::new(move |reader, writer| {
             Box::pin(async move {
-                let _ = crate::agent::serve_on(Tokio, handlers, reader, writer, &options).await;
+                let launch = crate::serve::Launch::new(Tokio, reader, writer, &options);
+                let conn = launch.connection::<acp_proto::protocol::V1>();
+                let _ = launch.run(conn, handlers).await;
             })
         })))
     }
 }
 
-/// A [`Backend`] that runs an in-process ACP v2 agent ([`AgentV2`](crate::v2::AgentV2)) per
-/// connection, made by a factory (feature `unstable_protocol_v2`): [`AgentBackend`] for v2. A
-/// client offering only version 1 gets `-32601` for its `initialize`, as from
-/// [`serve_v2`](crate::v2::serve_v2).
-///
-/// ```no_run
-/// # async fn run(listener: tokio::net::TcpListener) -> std::io::Result<()> {
-/// use acp_tokio::AgentOptions;
-/// use acp_tokio::remote::{AgentBackendV2, WsServerOptions, serve_ws};
-/// # #[derive(Default)] struct MyAgent;
-/// # impl acp_tokio::v2::AgentV2 for MyAgent {
-/// #     async fn initialize(&self, _: acp_tokio::acp_proto::v2::InitializeRequest, _: acp_tokio::v2::AgentContextV2)
-/// #         -> Result<acp_tokio::acp_proto::v2::InitializeResponse, acp_tokio::acp_proto::RpcError> { unimplemented!() }
-/// # }
-/// let backend = AgentBackendV2::new(MyAgent::default, AgentOptions::default());
-/// serve_ws(listener, backend, WsServerOptions::default(), std::future::pending()).await
-/// # }
-/// ```
+/// ACP v2 backends (feature `unstable_protocol_v2`), re-exported as `remote::v2::AgentBackend`.
 #[cfg(feature = "unstable_protocol_v2")]
-pub struct AgentBackendV2<F> {
-    factory: F,
-    options: AgentOptions,
-}
+pub(super) mod v2 {
+    use super::{AgentOptions, Backend, BoxFuture, Direct, Endpoint, Tokio, in_process, io};
 
-#[cfg(feature = "unstable_protocol_v2")]
-impl<F> AgentBackendV2<F> {
-    /// Each connection gets `factory()`, served with `options`.
-    pub fn new(factory: F, options: AgentOptions) -> Self {
-        AgentBackendV2 { factory, options }
-    }
-}
-
-#[cfg(feature = "unstable_protocol_v2")]
-impl<F, A> Backend for AgentBackendV2<F>
-where
-    F: Fn() -> A + Send + Sync + 'static,
-    A: crate::v2::AgentV2,
-{
-    fn open(&self, _connection_id: &str) -> BoxFuture<'_, io::Result<Endpoint>> {
-        let (agent, options) = ((self.factory)(), self.options.clone());
-        let endpoint = in_process(|reader, writer| crate::v2::serve_v2(agent, reader, writer, options));
-        Box::pin(async move { Ok(endpoint) })
+    /// A [`Backend`] that runs an in-process ACP v2 agent ([`v2::Agent`](crate::v2::Agent)) per
+    /// connection, made by a factory: [`AgentBackend`](super::AgentBackend) for v2. A client
+    /// offering only version 1 gets `-32601` for its `initialize`, as from
+    /// [`v2::serve`](crate::v2::serve).
+    ///
+    /// ```no_run
+    /// # async fn run(listener: tokio::net::TcpListener) -> std::io::Result<()> {
+    /// use acp_tokio::AgentOptions;
+    /// use acp_tokio::remote::{WsServerOptions, serve_ws, v2::AgentBackend};
+    /// # #[derive(Default)] struct MyAgent;
+    /// # impl acp_tokio::v2::Agent for MyAgent {
+    /// #     async fn initialize(&self, _: acp_tokio::acp_proto::v2::InitializeRequest, _: acp_tokio::v2::AgentContext)
+    /// #         -> Result<acp_tokio::acp_proto::v2::InitializeResponse, acp_tokio::acp_proto::RpcError> { unimplemented!() }
+    /// # }
+    /// let backend = AgentBackend::new(MyAgent::default, AgentOptions::default());
+    /// serve_ws(listener, backend, WsServerOptions::default(), std::future::pending()).await
+    /// # }
+    /// ```
+    pub struct AgentBackend<F> {
+        factory: F,
+        options: AgentOptions,
     }
 
-    fn direct(&self, _connection_id: &str) -> Option<Direct> {
-        let (agent, options) = ((self.factory)(), self.options.clone());
-        Some(Direct(Box::new(move |reader, writer| {
-            Box::pin(async move {
-                let _ = crate::v2::serve_v2_on(Tokio, agent, reader, writer, options).await;
-            })
-        })))
+    impl<F> AgentBackend<F> {
+        /// Each connection gets `factory()`, served with `options`.
+        pub fn new(factory: F, options: AgentOptions) -> Self {
+            AgentBackend { factory, options }
+        }
+    }
+
+    impl<F, A> Backend for AgentBackend<F>
+    where
+        F: Fn() -> A + Send + Sync + 'static,
+        A: crate::v2::Agent,
+    {
+        fn open(&self, _connection_id: &str) -> BoxFuture<'_, io::Result<Endpoint>> {
+            let (agent, options) = ((self.factory)(), self.options.clone());
+            let endpoint = in_process(|reader, writer| crate::v2::serve(agent, reader, writer, options));
+            Box::pin(async move { Ok(endpoint) })
+        }
+
+        fn direct(&self, _connection_id: &str) -> Option<Direct> {
+            let (agent, options) = ((self.factory)(), self.options.clone());
+            Some(Direct(Box::new(move |reader, writer| {
+                Box::pin(async move {
+                    let _ = crate::v2::serve_on(Tokio, agent, reader, writer, options).await;
+                })
+            })))
+        }
     }
 }
 

@@ -1,5 +1,5 @@
-//! The v2 agent: the [`AgentV2`] and [`LocalAgentV2`] handler traits, their context
-//! [`AgentContextV2`], and [`serve_v2`] / [`serve_v2_local`].
+//! The v2 agent: the [`Agent`] and [`LocalAgent`] handler traits, their context
+//! [`AgentContext`], and [`serve`] / [`serve_local`].
 
 use std::future::Future;
 use std::rc::Rc;
@@ -9,15 +9,18 @@ use std::time::Duration;
 use acp_proto::v2::{self, CancelSessionNotification, ClientNotificationParams, ClientRequestParams, SessionId};
 use acp_proto::{InboundId, Negotiated, RpcError};
 
-use super::{InboundV2, offer_v2};
+use acp_proto::protocol::V2;
+
 use crate::context::{HandlerContext, common_context_methods};
 use crate::handle::{DriverStats, Handle, catch_unwind};
 use crate::io::{ReadBytes, TokioIo, WriteBytes};
 use crate::runtime::{Runtime, Tokio};
+use crate::serve::{Launch, Unspoken};
 use crate::sync::{CancellationToken, Signal};
+use crate::version::Inbound;
 use crate::{AgentOptions, Error};
 
-macro_rules! agent_trait_v2 {
+macro_rules! agent_trait {
     (
         {
             $(#[$attr:meta])*
@@ -37,13 +40,13 @@ macro_rules! agent_trait_v2 {
         $(#[$attr])*
         pub trait $Trait: $($bounds)* 'static {
             $(
-                handler_method_v2! {
+                handler_method! {
                     $(#[doc = $doc])*
-                    gate: [$($g),*], $def, $v, $h(v2::$p, AgentContextV2) -> v2::$r, $futures
+                    method: v2::Method, gate: [$($g),*], $def, $v, $h(v2::$p, AgentContext) -> v2::$r, $futures
                 }
             )*
             $(
-                notification_method_v2! {
+                notification_method! {
                     $(#[doc = $ndoc])*
                     #[doc = ""]
                     #[doc = "Default: ignored."]
@@ -51,12 +54,12 @@ macro_rules! agent_trait_v2 {
                 }
             )*
 
-            notification_method_v2! {
+            notification_method! {
                 /// `session/cancel` of a session: stop its work. Default: ignored.
                 fn session_cancelled(notification: CancelSessionNotification), $futures
             }
 
-            notification_method_v2! {
+            notification_method! {
                 /// The session's work, cancelled by the client, did not report `idle` within
                 /// `Config::turn_cancel_grace`, so the connection sent the idle (`cancelled`)
                 /// itself: the client's turn is over. Stop what still runs for the session; its
@@ -69,17 +72,17 @@ macro_rules! agent_trait_v2 {
             }
         }
 
-        async fn $dispatch<A: $Trait>(agent: &A, request: v2::Request, cx: AgentContextV2) -> Result<v2::Response, RpcError> {
+        async fn $dispatch<A: $Trait>(agent: &A, request: v2::Request, cx: AgentContext) -> Result<v2::Response, RpcError> {
             match request {
                 $( v2::Request::Client(ClientRequestParams::$v(r)) => Ok(agent.$h(r, cx).await?.into()), )*
                 other => Err(RpcError::method_not_found(other.wire())),
             }
         }
 
-        async fn $notify<A: $Trait>(agent: &A, item: InboundV2) {
+        async fn $notify<A: $Trait>(agent: &A, item: Inbound<V2>) {
             let notification = match item {
-                InboundV2::Notification(notification) => notification,
-                InboundV2::CancelGraceExpired(session) => {
+                Inbound::Notification(notification) => notification,
+                Inbound::CancelGraceExpired(session) => {
                     let _ = catch_unwind(agent.cancel_grace_expired(session)).await;
                     return;
                 }
@@ -96,54 +99,54 @@ macro_rules! agent_trait_v2 {
             }
         }
 
-        handlers_impl_v2!($Handlers($Ptr): $Trait, spawn: $spawn, context: agent_context,
+        handlers_impl!($Handlers($Ptr): $Trait, version: V2, spawn: $spawn, context: agent_context,
             dispatch: $dispatch, notify: $notify);
     };
 }
 
-acp_proto::method_table_v2!(agent_trait_v2 {
+acp_proto::method_table_v2!(agent_trait {
     /// An ACP v2 agent (handlers run as spawned tasks). Every method except
-    /// [`initialize`](AgentV2::initialize) answers `-32601` by default.
+    /// [`initialize`](Agent::initialize) answers `-32601` by default.
     ///
-    /// In v2 [`prompt`](AgentV2::prompt) only acknowledges the prompt: the turn's work goes
-    /// on after it returns (on a task holding the [`AgentContextV2`], which stays usable),
+    /// In v2 [`prompt`](Agent::prompt) only acknowledges the prompt: the turn's work goes
+    /// on after it returns (on a task holding the [`AgentContext`], which stays usable),
     /// sends `session/update`s, and ends with an `idle` `state_update`
-    /// ([`AgentContextV2::send_idle`]). A `session/cancel` reaches
-    /// [`session_cancelled`](AgentV2::session_cancelled); the core has then already
+    /// ([`AgentContext::send_idle`]). A `session/cancel` reaches
+    /// [`session_cancelled`](Agent::session_cancelled); the core has then already
     /// cancelled the session's permission asks, and sends the idle `cancelled` itself if
     /// the agent does not within `Config::turn_cancel_grace`, then calls
-    /// [`cancel_grace_expired`](AgentV2::cancel_grace_expired).
+    /// [`cancel_grace_expired`](Agent::cancel_grace_expired).
     ///
-    /// For handlers that hold `Rc`s or other `!Send` state, implement [`LocalAgentV2`].
-    trait AgentV2: [Send + Sync +], futures: [+ Send],
-    handlers: AgentV2Handlers(Arc), spawn: spawn, dispatch: dispatch_agent_v2, notify: notify_agent_v2;
+    /// For handlers that hold `Rc`s or other `!Send` state, implement [`LocalAgent`].
+    trait Agent: [Send + Sync +], futures: [+ Send],
+    handlers: AgentHandlers(Arc), spawn: spawn, dispatch: dispatch_agent, notify: notify_agent;
 });
 
-acp_proto::method_table_v2!(agent_trait_v2 {
-    /// [`AgentV2`] for handlers whose futures need not be `Send`: the same methods, run as
-    /// local tasks on the current thread. Serve it with [`serve_v2_local`] inside a
+acp_proto::method_table_v2!(agent_trait {
+    /// [`Agent`] for handlers whose futures need not be `Send`: the same methods, run as
+    /// local tasks on the current thread. Serve it with [`serve_local`] inside a
     /// `tokio::task::LocalSet`.
-    trait LocalAgentV2: [], futures: [],
-    handlers: LocalAgentV2Handlers(Rc), spawn: spawn_local, dispatch: dispatch_local_agent_v2,
-    notify: notify_local_agent_v2;
+    trait LocalAgent: [], futures: [],
+    handlers: LocalAgentHandlers(Rc), spawn: spawn_local, dispatch: dispatch_local_agent,
+    notify: notify_local_agent;
 });
 
 /// A v2 agent handler's context, and the signal its `answered()` waits on.
-fn agent_context(cx: HandlerContext) -> (AgentContextV2, Option<Arc<Signal>>) {
+fn agent_context(cx: HandlerContext<V2>) -> (AgentContext, Option<Arc<Signal>>) {
     let answered = Arc::new(Signal::default());
-    (AgentContextV2 { inner: cx, answered: Arc::clone(&answered) }, Some(answered))
+    (AgentContext { inner: cx, answered: Arc::clone(&answered) }, Some(answered))
 }
 
 /// The context of a v2 agent's request handler: the request's cancellation signal and a way to
 /// send requests and notifications to the client. Cheap to clone; usable after the handler
 /// returned, for as long as the connection lives.
 #[derive(Clone)]
-pub struct AgentContextV2 {
-    inner: HandlerContext,
+pub struct AgentContext {
+    inner: HandlerContext<V2>,
     answered: Arc<Signal>,
 }
 
-macro_rules! context_calls_v2 {
+macro_rules! context_calls {
     (
         {}
         client_requests: $client_requests:tt
@@ -153,7 +156,7 @@ macro_rules! context_calls_v2 {
         } )* ]
         $($rest:tt)*
     ) => {
-        impl AgentContextV2 {
+        impl AgentContext {
             $(
                 typed_call_v2! {
                     $(#[doc = $doc])*
@@ -166,12 +169,12 @@ macro_rules! context_calls_v2 {
     };
 }
 
-acp_proto::method_table_v2!(context_calls_v2 {});
+acp_proto::method_table_v2!(context_calls {});
 
-impl AgentContextV2 {
+impl AgentContext {
     common_context_methods!();
 
-    fn handle(&self) -> &Handle {
+    fn handle(&self) -> &Handle<V2> {
         &self.inner.handle
     }
 
@@ -188,12 +191,12 @@ impl AgentContextV2 {
 
     /// Sends any v2 agent request and waits for its result; dropping the future cancels it.
     pub async fn request(&self, request: impl Into<v2::Request>) -> Result<v2::Response, Error> {
-        self.inner.handle.request_v2(request.into(), None).await
+        self.inner.handle.request(request.into(), None).await
     }
 
     /// Sends a v2 agent notification, waiting while the outbound budget is full.
     pub async fn notify(&self, notification: impl Into<v2::Notification>) -> Result<(), Error> {
-        self.inner.handle.notify_v2(notification.into()).await
+        self.inner.handle.notify(Box::new(notification.into())).await
     }
 
     /// Sends a `session/update` of an announced session.
@@ -209,47 +212,48 @@ impl AgentContextV2 {
     }
 }
 
-impl std::fmt::Debug for AgentContextV2 {
+impl std::fmt::Debug for AgentContext {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("AgentContextV2").field("id", &self.inner.id).field("cancel", &self.inner.cancel).finish()
+        f.debug_struct("AgentContext").field("id", &self.inner.id).field("cancel", &self.inner.cancel).finish()
     }
 }
 
-/// Serves a v2 `agent` over `reader`/`writer` (the client's output and input), as
-/// [`serve`](crate::serve) does a v1 one: resolves when the client's input ends. Version 2 is
-/// added to `options.config.supported_versions`; a client offering only 1 gets `-32601` for its
-/// `initialize` (serve it with [`serve`](crate::serve)).
-pub async fn serve_v2<A: AgentV2>(
+/// Serves a v2 client over `reader`/`writer` (the client's output and input); the driver runs
+/// as a `tokio::spawn`ed task, the handlers as tasks of their own. Resolves when the client's
+/// input ends and every answer owed went out.
+///
+/// It answers only a client whose `initialize` offers 2 (or later): a v1 `initialize` is
+/// answered `-32601` (an agent that speaks both serves with
+/// [`serve_negotiated`](super::serve_negotiated)).
+pub async fn serve<A: Agent>(
     agent: A,
     reader: impl tokio::io::AsyncRead + Send + 'static,
     writer: impl tokio::io::AsyncWrite + Send + 'static,
     options: AgentOptions,
 ) -> Result<(), Error> {
-    serve_v2_on(Tokio, agent, TokioIo::new(reader), TokioIo::new(writer), options).await
+    serve_on(Tokio, agent, TokioIo::new(reader), TokioIo::new(writer), options).await
 }
 
-/// [`serve_v2`] over any transport and runtime (the driver spawned on `rt`): the remote
-/// transports and async-std serve through here.
-pub(crate) async fn serve_v2_on<Rt: Runtime, A: AgentV2>(
+/// [`serve`] over any transport and runtime (the remote transports and async-std serve
+/// through here).
+pub(crate) async fn serve_on<Rt: Runtime, A: Agent>(
     rt: Rt,
     agent: A,
     reader: impl ReadBytes + Send,
     writer: impl WriteBytes + Send,
-    mut options: AgentOptions,
+    options: AgentOptions,
 ) -> Result<(), Error> {
-    offer_v2(&mut options.config);
-    crate::agent::serve_spawned(rt, AgentV2Handlers(Arc::new(agent)), reader, writer, &options).await
+    Launch::new(rt, reader, writer, &options).spawn_accepted(AgentHandlers(Arc::new(agent)), Unspoken).await
 }
 
-/// [`serve_v2`] for a [`LocalAgentV2`]: must run inside a `tokio::task::LocalSet`; the driver
-/// runs in this future, the handlers as local tasks.
-pub async fn serve_v2_local<A: LocalAgentV2>(
+/// [`serve`] for a [`LocalAgent`]: must run inside a `tokio::task::LocalSet`; the driver runs
+/// in this future, the handlers as local tasks.
+pub async fn serve_local<A: LocalAgent>(
     agent: A,
     reader: impl tokio::io::AsyncRead + 'static,
     writer: impl tokio::io::AsyncWrite + 'static,
-    mut options: AgentOptions,
+    options: AgentOptions,
 ) -> Result<(), Error> {
-    offer_v2(&mut options.config);
-    let handlers = LocalAgentV2Handlers(Rc::new(agent));
-    crate::agent::serve_on(Tokio, handlers, TokioIo::new(reader), TokioIo::new(writer), &options).await
+    let launch = Launch::new(Tokio, TokioIo::new(reader), TokioIo::new(writer), &options);
+    launch.run_accepted(LocalAgentHandlers(Rc::new(agent)), Unspoken).await
 }

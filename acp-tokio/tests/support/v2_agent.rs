@@ -1,4 +1,4 @@
-//! A scripted ACP v2 agent on acp-tokio's `AgentV2` (feature `unstable_protocol_v2`), shared by
+//! A scripted ACP v2 agent on acp-tokio's `tokio_v2::Agent` (feature `unstable_protocol_v2`), shared by
 //! acp-tokio's own v2 tests and interop-rust's (which includes this file by path).
 //!
 //! | prompt (first text) | after the acknowledgement `user-<n>` |
@@ -15,7 +15,7 @@ use std::sync::{Arc, Mutex};
 
 use acp_tokio::acp_proto::RpcError;
 use acp_tokio::acp_proto::v2::{self, SessionId, SessionUpdate};
-use acp_tokio::v2::{AgentContextV2, AgentV2};
+use acp_tokio::v2 as tokio_v2;
 use serde_json::json;
 use tokio::sync::watch;
 
@@ -69,7 +69,13 @@ impl ScriptedV2 {
         rx
     }
 
-    async fn turn(&self, cx: AgentContextV2, session: SessionId, text: String, mut cancel: watch::Receiver<bool>) {
+    async fn turn(
+        &self,
+        cx: tokio_v2::AgentContext,
+        session: SessionId,
+        text: String,
+        mut cancel: watch::Receiver<bool>,
+    ) {
         cx.answered().await;
         let running = update(json!({ "sessionUpdate": "state_update", "state": "running" }));
         let _ = cx.send_update(&session, running).await;
@@ -114,11 +120,11 @@ impl ScriptedV2 {
     }
 }
 
-impl AgentV2 for ScriptedV2 {
+impl tokio_v2::Agent for ScriptedV2 {
     async fn initialize(
         &self,
         _: v2::InitializeRequest,
-        _: AgentContextV2,
+        _: tokio_v2::AgentContext,
     ) -> Result<v2::InitializeResponse, RpcError> {
         Ok(serde_json::from_value(json!({
             "protocolVersion": 2,
@@ -131,7 +137,7 @@ impl AgentV2 for ScriptedV2 {
     async fn new_session(
         &self,
         _: v2::NewSessionRequest,
-        cx: AgentContextV2,
+        cx: tokio_v2::AgentContext,
     ) -> Result<v2::NewSessionResponse, RpcError> {
         let session = SessionId::from(format!("tokio-v2-session-{}", self.next()));
         if self.announce {
@@ -145,7 +151,11 @@ impl AgentV2 for ScriptedV2 {
         Ok(serde_json::from_value(json!({ "sessionId": session })).expect("a valid session/new response"))
     }
 
-    async fn prompt(&self, request: v2::PromptRequest, cx: AgentContextV2) -> Result<v2::PromptResponse, RpcError> {
+    async fn prompt(
+        &self,
+        request: v2::PromptRequest,
+        cx: tokio_v2::AgentContext,
+    ) -> Result<v2::PromptResponse, RpcError> {
         let text = match request.prompt.first() {
             Some(v2::ContentBlock::Text(t)) => t.text.clone(),
             _ => String::new(),
@@ -160,7 +170,7 @@ impl AgentV2 for ScriptedV2 {
     async fn cancel_tool_call(
         &self,
         request: v2::CancelToolCallRequest,
-        cx: AgentContextV2,
+        cx: tokio_v2::AgentContext,
     ) -> Result<v2::CancelToolCallResponse, RpcError> {
         let open = self.open_tool.lock().expect("not poisoned").remove(&request.session_id);
         match open {

@@ -1,4 +1,4 @@
-//! `LocalClientV2` and `LocalAgentV2`: handlers holding `Rc` state (so their futures are not
+//! `tokio_v2::LocalClient` and `tokio_v2::LocalAgent`: handlers holding `Rc` state (so their futures are not
 //! `Send`), run as local tasks on a `LocalSet`; and `serve_negotiated_local`.
 
 use std::cell::RefCell;
@@ -6,9 +6,8 @@ use std::rc::Rc;
 
 use acp_proto::types::{InitializeRequest, InitializeResponse};
 use acp_proto::{RpcError, v2};
-use acp_tokio::v2::{
-    AgentContextV2, ClientConnectionV2, LocalAgentV2, LocalClientV2, serve_negotiated_local, serve_v2_local,
-};
+use acp_tokio::v2 as tokio_v2;
+use acp_tokio::v2::serve_negotiated_local;
 use acp_tokio::{AgentOptions, ClientConnection, ClientContext, ClientOptions, LocalAgent, RequestContext};
 use serde_json::json;
 
@@ -21,11 +20,11 @@ struct LocalAgentImpl {
     prompts: Rc<RefCell<u32>>,
 }
 
-impl LocalAgentV2 for LocalAgentImpl {
+impl tokio_v2::LocalAgent for LocalAgentImpl {
     async fn initialize(
         &self,
         _: v2::InitializeRequest,
-        _: AgentContextV2,
+        _: tokio_v2::AgentContext,
     ) -> Result<v2::InitializeResponse, RpcError> {
         Ok(answer_v2("local"))
     }
@@ -33,12 +32,16 @@ impl LocalAgentV2 for LocalAgentImpl {
     async fn new_session(
         &self,
         _: v2::NewSessionRequest,
-        _: AgentContextV2,
+        _: tokio_v2::AgentContext,
     ) -> Result<v2::NewSessionResponse, RpcError> {
         Ok(of(json!({"sessionId": "local-s"})))
     }
 
-    async fn prompt(&self, request: v2::PromptRequest, cx: AgentContextV2) -> Result<v2::PromptResponse, RpcError> {
+    async fn prompt(
+        &self,
+        request: v2::PromptRequest,
+        cx: tokio_v2::AgentContext,
+    ) -> Result<v2::PromptResponse, RpcError> {
         let prompts = Rc::clone(&self.prompts);
         *prompts.borrow_mut() += 1;
         // `!Send` work beside the acknowledgement: a local task.
@@ -68,7 +71,7 @@ struct LocalClientImpl {
     asked: Rc<RefCell<Vec<String>>>,
 }
 
-impl LocalClientV2 for LocalClientImpl {
+impl tokio_v2::LocalClient for LocalClientImpl {
     async fn request_permission(
         &self,
         request: v2::RequestPermissionRequest,
@@ -81,7 +84,7 @@ impl LocalClientV2 for LocalClientImpl {
 }
 
 /// Runs two prompts of a local client against a served local agent; the texts of the chunks.
-async fn two_turns(conn: &ClientConnectionV2) -> Vec<String> {
+async fn two_turns(conn: &tokio_v2::ClientConnection) -> Vec<String> {
     within("initialize", conn.initialize(init())).await.expect("v2");
     let session = within("session/new", conn.new_session(of(json!({"cwd": "/tmp"})))).await.expect("s").session_id;
     let mut texts = Vec::new();
@@ -106,14 +109,15 @@ async fn v2_local_client_and_local_agent_on_a_local_set() {
             let (ours, theirs) = tokio::io::duplex(64 * 1024);
             let (reader, writer) = tokio::io::split(theirs);
             let agent = LocalAgentImpl::default();
-            tokio::task::spawn_local(serve_v2_local(agent.clone(), reader, writer, AgentOptions::default()));
+            tokio::task::spawn_local(tokio_v2::serve_local(agent.clone(), reader, writer, AgentOptions::default()));
             let client = LocalClientImpl::default();
             let (reader, writer) = tokio::io::split(ours);
-            let conn = ClientConnectionV2::connect_local(client.clone(), reader, writer, ClientOptions::default());
+            let conn =
+                tokio_v2::ClientConnection::connect_local(client.clone(), reader, writer, ClientOptions::default());
             assert_eq!(two_turns(&conn).await, ["prompt 1 got y", "prompt 2 got y"]);
             assert_eq!(*client.asked.borrow(), ["go?", "go?"]);
             assert_eq!(*agent.prompts.borrow(), 2);
-            conn.close().await;
+            conn.close().await.expect("the connection closes");
         })
         .await;
 }
@@ -141,10 +145,10 @@ async fn v2_negotiated_local_agent_serves_both_versions() {
                 tokio::task::spawn_local(serve_negotiated_local(agents.0, agents.1, reader, writer, options));
                 let (reader, writer) = tokio::io::split(ours);
                 if offer_v2 {
-                    let conn = ClientConnectionV2::connect_local((), reader, writer, ClientOptions::default());
+                    let conn = tokio_v2::ClientConnection::connect_local((), reader, writer, ClientOptions::default());
                     let answer = within("initialize", conn.initialize(init())).await.expect("v2");
                     assert_eq!(answer.info.name, "local");
-                    conn.close().await;
+                    conn.close().await.expect("the connection closes");
                 } else {
                     let conn = ClientConnection::connect_local((), reader, writer, ClientOptions::default());
                     let request = InitializeRequest::new(acp_proto::types::ProtocolVersion::V1);

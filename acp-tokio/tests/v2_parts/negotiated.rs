@@ -9,7 +9,8 @@ use acp_proto::types::{
     StopReason,
 };
 use acp_proto::{RpcError, v2};
-use acp_tokio::v2::{AgentContextV2, AgentV2, ClientConnectionV2, serve_negotiated};
+use acp_tokio::v2 as tokio_v2;
+use acp_tokio::v2::serve_negotiated;
 use acp_tokio::{Agent, AgentOptions, ClientConnection, ClientOptions, PromptContext, RequestContext};
 use serde_json::json;
 use tokio::sync::mpsc;
@@ -45,14 +46,14 @@ fn served() -> (tokio::io::ReadHalf<tokio::io::DuplexStream>, tokio::io::WriteHa
 #[tokio::test]
 async fn v2_negotiated_agent_gives_a_v2_client_v2() {
     let (reader, writer) = served();
-    let conn = ClientConnectionV2::connect((), reader, writer, ClientOptions::default());
+    let conn = tokio_v2::ClientConnection::connect((), reader, writer, ClientOptions::default());
     // `open` checks the v2 handshake (version 2, the v2 agent's name).
     let session = open(&conn).await;
     let mut turn = prompt(&conn, &session, "wait").await;
     assert_eq!(next(&mut turn, 2).await, ["running", "tool call-w1 Some(InProgress)"]);
     within("cancel", turn.cancel()).await.expect("sent");
     assert_eq!(within("finish", turn.finish()).await.expect("ended"), idle(v2::IdleStopReason::Cancelled));
-    conn.close().await;
+    conn.close().await.expect("the connection closes");
 }
 
 #[tokio::test]
@@ -76,7 +77,7 @@ async fn v2_client_against_a_negotiated_agent_never_gets_v1() {
     // The v2 client's offer of 2 goes to the v2 agent, not the v1 one (whose answer would be
     // 1 and close the connection with `UnsupportedProtocolVersion`).
     let (reader, writer) = served();
-    let conn = ClientConnectionV2::connect((), reader, writer, ClientOptions::default());
+    let conn = tokio_v2::ClientConnection::connect((), reader, writer, ClientOptions::default());
     let answer = within("initialize", conn.initialize(init())).await.expect("v2");
     assert_eq!(answer.info.name, AGENT_NAME);
     assert_eq!(conn.close_reason(), None, "the connection stays open");
@@ -85,11 +86,11 @@ async fn v2_client_against_a_negotiated_agent_never_gets_v1() {
 /// An agent whose prompts start work that ignores `session/cancel`; it reports the grace end.
 struct Stubborn(mpsc::UnboundedSender<String>);
 
-impl AgentV2 for Stubborn {
+impl tokio_v2::Agent for Stubborn {
     async fn initialize(
         &self,
         _: v2::InitializeRequest,
-        _: AgentContextV2,
+        _: tokio_v2::AgentContext,
     ) -> Result<v2::InitializeResponse, RpcError> {
         Ok(answer_v2("stubborn"))
     }
@@ -97,12 +98,16 @@ impl AgentV2 for Stubborn {
     async fn new_session(
         &self,
         _: v2::NewSessionRequest,
-        _: AgentContextV2,
+        _: tokio_v2::AgentContext,
     ) -> Result<v2::NewSessionResponse, RpcError> {
         Ok(of(json!({"sessionId": "s"})))
     }
 
-    async fn prompt(&self, request: v2::PromptRequest, cx: AgentContextV2) -> Result<v2::PromptResponse, RpcError> {
+    async fn prompt(
+        &self,
+        request: v2::PromptRequest,
+        cx: tokio_v2::AgentContext,
+    ) -> Result<v2::PromptResponse, RpcError> {
         tokio::spawn(async move {
             cx.answered().await;
             let running = of(json!({"sessionUpdate": "state_update", "state": "running"}));
@@ -127,9 +132,9 @@ async fn v2_agent_is_told_when_the_core_ends_cancelled_work_itself() {
     let (reader, writer) = tokio::io::split(theirs);
     let mut options = AgentOptions::default();
     options.config.turn_cancel_grace = Duration::from_millis(50);
-    tokio::spawn(acp_tokio::v2::serve_v2(Stubborn(tx), reader, writer, options));
+    tokio::spawn(acp_tokio::v2::serve(Stubborn(tx), reader, writer, options));
     let (reader, writer) = tokio::io::split(ours);
-    let conn = ClientConnectionV2::connect((), reader, writer, ClientOptions::default());
+    let conn = tokio_v2::ClientConnection::connect((), reader, writer, ClientOptions::default());
     within("initialize", conn.initialize(init())).await.expect("v2");
     let new = of(json!({"cwd": "/tmp"}));
     let session = within("session/new", conn.new_session(new)).await.expect("a session").session_id;
@@ -140,5 +145,5 @@ async fn v2_agent_is_told_when_the_core_ends_cancelled_work_itself() {
     // The agent never reports idle: the core does after the grace, and says so.
     assert_eq!(within("finish", turn.finish()).await.expect("ended"), idle(v2::IdleStopReason::Cancelled));
     assert_eq!(within("the grace end", rx.recv()).await.as_deref(), Some("grace expired s"));
-    conn.close().await;
+    conn.close().await.expect("the connection closes");
 }

@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use acp_proto::v2::{CreateElicitationRequest, CreateElicitationResponse, ElicitationScope};
 use acp_proto::{RpcError, v2};
-use acp_tokio::v2::{AgentContextV2, AgentV2, ClientConnectionV2, ClientV2};
+use acp_tokio::v2 as tokio_v2;
 use acp_tokio::{AgentOptions, ClientContext, ClientOptions};
 use serde_json::json;
 use tokio::sync::mpsc;
@@ -24,7 +24,7 @@ struct Asking {
 }
 
 impl Asking {
-    async fn turn(cx: AgentContextV2, session: v2::SessionId, elicit: bool) {
+    async fn turn(cx: tokio_v2::AgentContext, session: v2::SessionId, elicit: bool) {
         cx.answered().await;
         let _ = cx.send_update(&session, of(json!({"sessionUpdate": "state_update", "state": "running"}))).await;
         for i in 0..CHUNKS {
@@ -45,11 +45,11 @@ impl Asking {
     }
 }
 
-impl AgentV2 for Asking {
+impl tokio_v2::Agent for Asking {
     async fn initialize(
         &self,
         _: v2::InitializeRequest,
-        _: AgentContextV2,
+        _: tokio_v2::AgentContext,
     ) -> Result<v2::InitializeResponse, RpcError> {
         Ok(answer_v2("asking"))
     }
@@ -57,12 +57,16 @@ impl AgentV2 for Asking {
     async fn new_session(
         &self,
         _: v2::NewSessionRequest,
-        _: AgentContextV2,
+        _: tokio_v2::AgentContext,
     ) -> Result<v2::NewSessionResponse, RpcError> {
         Ok(of(json!({"sessionId": "s"})))
     }
 
-    async fn prompt(&self, request: v2::PromptRequest, cx: AgentContextV2) -> Result<v2::PromptResponse, RpcError> {
+    async fn prompt(
+        &self,
+        request: v2::PromptRequest,
+        cx: tokio_v2::AgentContext,
+    ) -> Result<v2::PromptResponse, RpcError> {
         tokio::spawn(Asking::turn(cx, request.session_id, self.elicit));
         Ok(of(json!({"messageId": "u"})))
     }
@@ -74,7 +78,7 @@ struct Counting {
     seen: mpsc::UnboundedSender<usize>,
 }
 
-impl ClientV2 for Counting {
+impl tokio_v2::Client for Counting {
     async fn request_permission(
         &self,
         _: v2::RequestPermissionRequest,
@@ -101,12 +105,12 @@ impl ClientV2 for Counting {
 async fn run(elicit: bool, then: bool) -> (usize, usize) {
     let (ours, theirs) = tokio::io::duplex(64 * 1024);
     let (reader, writer) = tokio::io::split(theirs);
-    tokio::spawn(acp_tokio::v2::serve_v2(Asking { elicit }, reader, writer, AgentOptions::default()));
+    tokio::spawn(acp_tokio::v2::serve(Asking { elicit }, reader, writer, AgentOptions::default()));
     let taken = Arc::new(AtomicUsize::new(0));
     let (seen_tx, mut seen) = mpsc::unbounded_channel();
     let client = Counting { taken: Arc::clone(&taken), seen: seen_tx };
     let (reader, writer) = tokio::io::split(ours);
-    let conn = ClientConnectionV2::connect(client, reader, writer, ClientOptions::default());
+    let conn = tokio_v2::ClientConnection::connect(client, reader, writer, ClientOptions::default());
     let mut init = init();
     if elicit {
         init.capabilities = of(json!({"elicitation": {"form": {}}}));
@@ -134,7 +138,7 @@ async fn run(elicit: bool, then: bool) -> (usize, usize) {
         tokio::task::yield_now().await;
     }
     let handler_saw = within("the handler", seen.recv()).await.expect("the handler ran");
-    conn.close().await;
+    conn.close().await.expect("the connection closes");
     (handler_saw, read)
 }
 

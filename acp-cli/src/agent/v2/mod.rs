@@ -1,6 +1,6 @@
 //! `acp agent --protocol 2`: the reference agent speaking ACP v2 (Preview; feature
 //! `unstable_protocol_v2`), deterministic and offline, on acp-tokio's
-//! [`serve_v2`].
+//! [`tokio_v2::serve`].
 //!
 //! [`ReferenceAgentV2`] answers a client that offers version 2 (a client offering only 1 gets
 //! `-32601` for its `initialize`: run `acp agent` without `--protocol` for it):
@@ -54,7 +54,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use acp_proto::RpcError;
 use acp_proto::types::SystemPromptMode;
 use acp_proto::v2::{self, SessionId};
-use acp_tokio::v2::{AgentContextV2, AgentV2, serve_v2};
+use acp_tokio::v2 as tokio_v2;
 use acp_tokio::{AgentOptions, Error};
 use serde_json::json;
 use tokio::sync::watch;
@@ -117,7 +117,7 @@ impl ReferenceAgentV2 {
         writer: impl tokio::io::AsyncWrite + Send + 'static,
     ) -> Result<(), Error> {
         // acp-tokio runs each handler as a task; the core's budget bounds what is in flight.
-        serve_v2(self, reader, writer, AgentOptions::default()).await
+        tokio_v2::serve(self, reader, writer, AgentOptions::default()).await
     }
 
     /// Serves the agent on stdin and stdout until stdin ends (on a runtime of its own).
@@ -159,11 +159,11 @@ fn built<T: serde::de::DeserializeOwned>(value: serde_json::Value) -> Result<T, 
         .map_err(|e| RpcError::internal_error(format!("the agent built an invalid value: {e}")))
 }
 
-impl AgentV2 for ReferenceAgentV2 {
+impl tokio_v2::Agent for ReferenceAgentV2 {
     async fn initialize(
         &self,
         request: v2::InitializeRequest,
-        _: AgentContextV2,
+        _: tokio_v2::AgentContext,
     ) -> Result<v2::InitializeResponse, RpcError> {
         let (client, asked) = (request.info.name, request.protocol_version.0);
         self.log(format_args!("initialize from {client} (asked for protocol version {asked}; v2)"));
@@ -177,7 +177,7 @@ impl AgentV2 for ReferenceAgentV2 {
     async fn new_session(
         &self,
         request: v2::NewSessionRequest,
-        _: AgentContextV2,
+        _: tokio_v2::AgentContext,
     ) -> Result<v2::NewSessionResponse, RpcError> {
         let cwd = request.cwd.0;
         if !Path::new(&cwd).is_absolute() {
@@ -194,7 +194,7 @@ impl AgentV2 for ReferenceAgentV2 {
     async fn close_session(
         &self,
         request: v2::CloseSessionRequest,
-        _: AgentContextV2,
+        _: tokio_v2::AgentContext,
     ) -> Result<v2::CloseSessionResponse, RpcError> {
         self.inner.sessions.close(&request.session_id)?;
         self.stop(&request.session_id);
@@ -203,7 +203,11 @@ impl AgentV2 for ReferenceAgentV2 {
         Ok(v2::CloseSessionResponse::default())
     }
 
-    async fn prompt(&self, request: v2::PromptRequest, cx: AgentContextV2) -> Result<v2::PromptResponse, RpcError> {
+    async fn prompt(
+        &self,
+        request: v2::PromptRequest,
+        cx: tokio_v2::AgentContext,
+    ) -> Result<v2::PromptResponse, RpcError> {
         self.inner.sessions.get(&request.session_id)?;
         let stop = {
             let stops = self.stops();

@@ -7,7 +7,7 @@ use std::time::Duration;
 use acp_proto::RpcError;
 use acp_proto::v2::{self, IdleStopReason, SessionId};
 use acp_tokio::Error;
-use acp_tokio::v2::AgentContextV2;
+use acp_tokio::v2::AgentContext;
 use serde_json::{Value, json};
 use tokio::sync::watch;
 
@@ -34,7 +34,7 @@ pub(super) struct Turn {
     pub(super) system: Option<String>,
     pub(super) n: u64,
     pub(super) stop: watch::Receiver<bool>,
-    pub(super) cx: AgentContextV2,
+    pub(super) cx: AgentContext,
 }
 
 /// What the turn did with its tool call.

@@ -1,4 +1,4 @@
-//! What the v2 client answers its agent ([`ClientV2`]): permission asks go to the UI thread
+//! What the v2 client answers its agent ([`Client`](acp_tokio::v2::Client)): permission asks go to the UI thread
 //! as the v1 client's do ([`PermissionAsk`], asked with the same question and policies), and
 //! updates outside a turn are drawn.
 //!
@@ -14,7 +14,7 @@ use acp_blocking::acp_proto::types as v1;
 use acp_proto::RpcError;
 use acp_proto::v2;
 use acp_tokio::ClientContext;
-use acp_tokio::v2::ClientV2;
+use acp_tokio::v2::Client;
 use serde_json::json;
 
 use super::super::UiEvent;
@@ -65,7 +65,7 @@ fn cancelled() -> v2::RequestPermissionResponse {
         .unwrap_or_else(|_| unreachable!("a fixed, valid permission answer"))
 }
 
-impl ClientV2 for CliClientV2 {
+impl Client for CliClientV2 {
     async fn request_permission(
         &self,
         request: v2::RequestPermissionRequest,

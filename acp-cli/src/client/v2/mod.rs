@@ -1,6 +1,6 @@
 //! `acp client --protocol 2 -- AGENT_CMD...`: the terminal client speaking ACP v2 (Preview;
 //! feature `unstable_protocol_v2`) over acp-tokio's
-//! [`ClientConnectionV2`](acp_tokio::v2::ClientConnectionV2).
+//! [`ClientConnection`](acp_tokio::v2::ClientConnection).
 //!
 //! It offers version 2 in `initialize`; an agent that answers 1 is reported with what to do
 //! (`rerun without --protocol 2`) and the client exits 6 (protocol). It does not fall back to
@@ -34,7 +34,7 @@ use std::sync::{Arc, Mutex};
 
 use acp_blocking::acp_proto::types::StopReason;
 use acp_proto::v2::SessionId;
-use acp_tokio::v2::ClientConnectionV2;
+use acp_tokio::v2::ClientConnection;
 
 use super::interrupt::Interrupts;
 use super::process::{AgentProcess, Place};
@@ -84,7 +84,7 @@ fn unsupported(config: &ClientConfig) -> Option<&'static str> {
 
 /// The agent (its process, or the remote link), the v2 connection to it, and (remote) the
 /// link's writing socket, kept until the end (see [`start`]).
-type Started = (AgentProcess, ClientConnectionV2, Option<HalfCloser>);
+type Started = (AgentProcess, ClientConnection, Option<HalfCloser>);
 
 /// Starts the agent's process, or connects to the remote agent (`--connect`), and the v2
 /// connection over its I/O; `None` after reporting why not.
@@ -105,7 +105,7 @@ fn start(
             // stdin is a process's), so `writer` is only kept, never written.
             Ok(stream) => {
                 let (reader, writer_half) = stream.into_split();
-                let conn = ClientConnectionV2::connect(client, reader, writer_half, Default::default());
+                let conn = ClientConnection::connect(client, reader, writer_half, Default::default());
                 Some((AgentProcess::remote(link), conn, Some(writer)))
             }
             Err(e) => {
@@ -129,7 +129,7 @@ fn start(
         .and_then(|stdin| Ok((stdin, tokio::process::ChildStdout::from_std(stdout)?)));
     match pipes {
         Ok((stdin, stdout)) => {
-            Some((process, ClientConnectionV2::connect(client, stdout, stdin, Default::default()), None))
+            Some((process, ClientConnection::connect(client, stdout, stdin, Default::default()), None))
         }
         Err(e) => {
             render.error(&format!("cannot use the agent's pipes: {e}"));

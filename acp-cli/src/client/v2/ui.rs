@@ -15,7 +15,7 @@ use acp_blocking::acp_proto::types::{RequestPermissionOutcome, StopReason};
 use acp_proto::v2::{self, SessionId};
 use acp_proto::{TurnEndReason, types::IdleStopReason};
 use acp_tokio::Error;
-use acp_tokio::v2::{ClientConnectionV2, PromptTurnV2};
+use acp_tokio::v2 as tokio_v2;
 
 use super::super::handler::PermissionAsk;
 use super::super::interrupt::{Interrupts, termination_note};
@@ -61,7 +61,7 @@ pub(super) struct Ui {
     interrupts: Arc<Interrupts>,
     process: AgentProcess,
     runtime: tokio::runtime::Runtime,
-    conn: ClientConnectionV2,
+    conn: tokio_v2::ClientConnection,
     upserts: Arc<Mutex<Upserts>>,
     settings: Settings,
     phase: Phase,
@@ -85,7 +85,7 @@ impl Ui {
         interrupts: Arc<Interrupts>,
         process: AgentProcess,
         runtime: tokio::runtime::Runtime,
-        conn: ClientConnectionV2,
+        conn: tokio_v2::ClientConnection,
         upserts: Arc<Mutex<Upserts>>,
         settings: Settings,
     ) -> Ui {
@@ -458,7 +458,7 @@ impl Ui {
 }
 
 /// `initialize` offering 2, then `session/new` in `cwd`.
-async fn handshake(conn: &ClientConnectionV2, cwd: String) -> Result<SessionId, (String, Exit)> {
+async fn handshake(conn: &tokio_v2::ClientConnection, cwd: String) -> Result<SessionId, (String, Exit)> {
     let init: v2::InitializeRequest = serde_json::from_value(serde_json::json!({
         "protocolVersion": 2,
         "info": { "name": "acp-client", "title": "acp client (v2)", "version": env!("CARGO_PKG_VERSION") },
@@ -496,7 +496,7 @@ fn failed(what: &str, e: Error) -> (String, Exit) {
 
 /// A turn's reader: forwards its updates, drawn by id, to the UI thread. Each update is queued
 /// for the UI before the agent's requests that came after it reach their handlers (acp-tokio's
-/// ordering gate, [`PromptTurnV2::next_update_then`]), so a permission question comes after
+/// ordering gate, [`tokio_v2::PromptTurn::next_update_then`]), so a permission question comes after
 /// the tool call it is about.
 struct Reader<'a> {
     tx: &'a SyncSender<UiEvent>,
@@ -512,7 +512,7 @@ impl Reader<'_> {
     }
 
     /// Forwards the turn's updates, and says how it ended.
-    async fn forward(&self, mut turn: PromptTurnV2) -> Ended {
+    async fn forward(&self, mut turn: tokio_v2::PromptTurn) -> Ended {
         let mut idle_error = None;
         loop {
             let forwarded = turn.next_update_then(|notification| {
