@@ -382,7 +382,7 @@ impl PromptTurn {
                 Some(crate::turn_gate::handle_then_open(&self.items, notification.update, handle))
             }
             Some(TurnItem::Done(outcome)) => {
-                let result = Error::from_outcome(outcome)
+                let result = crate::outcome_compat::v1_result(outcome)
                     .and_then(|r| PromptRequest::result(r).ok_or(Error::UnexpectedResponse));
                 self.end = Some(result);
                 self.ended = true;

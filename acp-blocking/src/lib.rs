@@ -186,6 +186,7 @@ mod error;
 mod fd_io;
 mod io_threads;
 mod link;
+mod outcome_compat;
 #[cfg_attr(not(unix), allow(dead_code))]
 mod output;
 mod pool;

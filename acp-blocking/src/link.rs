@@ -326,7 +326,7 @@ impl Link {
 
     /// Sends a request and blocks until its outcome.
     pub(crate) fn call(&self, request: Request, timeout: Option<Duration>) -> Result<Response, Error> {
-        Error::from_outcome(self.call_outcome(Outbound::V1(request), timeout)?)
+        crate::outcome_compat::v1_result(self.call_outcome(Outbound::V1(request), timeout)?)
     }
 
     /// Sends a request and blocks until its outcome, as the core reported it.

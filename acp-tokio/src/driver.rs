@@ -577,7 +577,7 @@ impl<Rt: Runtime, H: Handlers, Rd: ReadBytes, Wr: WriteBytes> Driver<Rt, H, Rd, 
                     self.tokens.remove(&pending.token);
                     // Dropping the turn's sender ends its stream; every update came before.
                     drop(pending.turn);
-                    let _ = pending.reply.send(Error::from_outcome(outcome));
+                    let _ = pending.reply.send(crate::outcome_compat::v1_result(outcome));
                 } else {
                     #[cfg(feature = "unstable_protocol_v2")]
                     if let Some(pending) = self.v2.pending.remove(&id) {

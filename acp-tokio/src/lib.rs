@@ -208,6 +208,7 @@ mod error;
 mod handle;
 mod io;
 mod options;
+mod outcome_compat;
 mod process;
 #[cfg(feature = "ws")]
 pub mod remote;

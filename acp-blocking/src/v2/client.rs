@@ -227,7 +227,7 @@ impl ClientConnectionV2 {
                 Err(Error::UnsupportedProtocolVersion(init.protocol_version))
             }
             Outcome::ResultV2(_) | Outcome::Result(_) => Err(Error::UnexpectedResponse),
-            other => Err(Error::from_outcome(other).err().unwrap_or(Error::UnexpectedResponse)),
+            other => Err(crate::outcome_compat::v1_result(other).err().unwrap_or(Error::UnexpectedResponse)),
         }
     }
 

@@ -147,7 +147,7 @@ pub(crate) fn call(link: &Link, request: v2::Request, timeout: Option<Duration>)
 
 /// The result of a v2 request, or why there is none.
 fn outcome_result(outcome: Result<Outcome, Error>) -> Result<v2::Response, Error> {
-    Error::from_outcome_v2(outcome?)
+    crate::outcome_compat::v2_result(outcome?)
 }
 
 /// Sends a v2 notification, blocking while the outbound budget is used up.

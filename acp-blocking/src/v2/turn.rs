@@ -240,7 +240,8 @@ impl PromptTurnV2 {
 
 /// The prompt's acknowledgement, or why there is none.
 fn prompt_response(outcome: Result<Outcome, Error>) -> Result<v2::PromptResponse, Error> {
-    Error::prompt_ack_v2(outcome?)
+    let outcome = crate::outcome_compat::v2_result(outcome?);
+    acp_runtime::v2::prompt_ack(acp_proto::Outcome::Result(outcome?))
 }
 
 impl Iterator for PromptTurnV2 {

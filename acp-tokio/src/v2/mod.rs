@@ -225,7 +225,7 @@ pub(crate) async fn run_handler_v2(
 
 /// The result of a v2 request, or why there is none.
 fn outcome_result(outcome: Result<Outcome, Error>) -> Result<v2::Response, Error> {
-    Error::from_outcome_v2(outcome?)
+    crate::outcome_compat::v2_result(outcome?)
 }
 
 impl Handle {
