@@ -492,7 +492,7 @@ impl Driver {
                     let now = self.now();
                     let mut conn = self.conn();
                     // After the peer's end of input, a broken pipe only says it left.
-                    let left = acp_runtime::peer_left(&conn, &e);
+                    let left = acp_runtime::peer_left(conn.input_ended(), &e);
                     conn.close(now);
                     drop(conn);
                     if !left {

@@ -519,7 +519,7 @@ impl<Rt: Runtime, H: Handlers, Rd: ReadBytes, Wr: WriteBytes> Driver<Rt, H, Rd, 
         }
         while let Some(event) = self.conn.poll_event() {
             progress = true;
-            self.tracer.event(&event);
+            self.tracer.any_event(&event);
             self.stalled = self.dispatch(event, cx);
             if self.stalled.is_some() {
                 break;
@@ -683,7 +683,7 @@ impl<Rt: Runtime, H: Handlers, Rd: ReadBytes, Wr: WriteBytes> Driver<Rt, H, Rd, 
     /// The transport failed: nothing more can be written, so the connection closes. After the
     /// peer's end of input, a broken pipe only says it left: not an error (`peer_left`).
     fn fail(&mut self, now: Instant, e: io::Error) -> bool {
-        if !acp_runtime::peer_left(&self.conn, &e) {
+        if !acp_runtime::peer_left(self.conn.input_ended(), &e) {
             self.error.get_or_insert(e);
         }
         self.writer = None;

@@ -75,7 +75,7 @@ impl Driver {
         let was_closed = self.closed;
         let mut events = std::mem::take(&mut self.events);
         for event in events.drain(..) {
-            self.tracer().event(&event);
+            self.tracer().any_event(&event);
             self.dispatch(event);
         }
         self.events = events;
