@@ -9,11 +9,11 @@ use acp_proto::ext::{ExtNotification, ExtRequest, ExtResponse};
 use acp_proto::types::*;
 use acp_proto::{
     AgentNotification, AgentRequest, AgentResponse, ClientNotification, ClientRequest, ClientResponse, Config,
-    InboundId, Notification, Request, Response, RpcError, Side,
+    InboundId, Notification, Request, Response, RpcError, Side, V1,
 };
 use serde_json::Value;
 
-use crate::driver::{Driver, DriverOptions, Link, Service};
+use crate::driver::{Driver, DriverOptions, Link, Service, Start, Version};
 use crate::error::Error;
 use crate::sync::CancelToken;
 
@@ -123,7 +123,7 @@ acp_proto::method_table!(agent_trait {});
 /// the client.
 #[derive(Debug)]
 pub struct RequestContext {
-    link: Link,
+    link: Link<V1>,
     id: InboundId,
     cancel: CancelToken,
 }
@@ -365,15 +365,10 @@ impl Default for AgentOptions {
 /// pipes, stdin and stdout are non-blocking (restored when it returns): processes the agent
 /// starts should get their own stdin and stdout, not inherit these.
 pub fn serve_stdio<A: Agent>(agent: A) -> Result<(), Error> {
-    serve_stdio_service(Arc::new(AgentService(agent)), AgentOptions::default())
-}
-
-/// [`serve_stdio`] with the service that answers the client (v1 or v2).
-pub(crate) fn serve_stdio_service(service: Arc<dyn Service>, options: AgentOptions) -> Result<(), Error> {
     #[cfg(unix)]
-    return serve_service_fds(service, io::stdin(), io::stdout(), options);
+    return serve_fds(agent, io::stdin(), io::stdout(), AgentOptions::default());
     #[cfg(not(unix))]
-    serve_service(service, io::stdin(), io::stdout(), options)
+    serve_with(agent, io::stdin(), io::stdout(), AgentOptions::default())
 }
 
 /// Serves `agent` over any byte transport until the input ends.
@@ -403,17 +398,20 @@ pub fn serve_with<A: Agent>(
     writer: impl Write + Send + 'static,
     options: AgentOptions,
 ) -> Result<(), Error> {
-    serve_service(Arc::new(AgentService(agent)), reader, writer, options)
+    let options = driver_options(options);
+    run(Arc::new(AgentService(agent)), Start::new(&options), reader, writer, options)
 }
 
-/// [`serve_with`] with the service that answers the client (v1 or v2).
-pub(crate) fn serve_service(
-    service: Arc<dyn Service>,
+/// Runs an agent connection of either version (`start`) over any byte transport on this
+/// thread until it closed.
+pub(crate) fn run<P: Version>(
+    service: Arc<dyn Service<P>>,
+    start: Start<P>,
     reader: impl Read + Send + 'static,
     writer: impl Write + Send + 'static,
-    options: AgentOptions,
+    options: DriverOptions,
 ) -> Result<(), Error> {
-    let (driver, _link) = Driver::new(service, reader, writer, driver_options(options))?;
+    let (driver, _link) = Driver::new(service, start, reader, writer, options)?;
     finish(driver)
 }
 
@@ -435,22 +433,24 @@ pub fn serve_fds<A: Agent>(
     writer: impl Write + std::os::fd::AsFd + Send + 'static,
     options: AgentOptions,
 ) -> Result<(), Error> {
-    serve_service_fds(Arc::new(AgentService(agent)), reader, writer, options)
+    let options = driver_options(options);
+    run_fds(Arc::new(AgentService(agent)), Start::new(&options), reader, writer, options)
 }
 
-/// [`serve_fds`] with the service that answers the client (v1 or v2).
+/// [`run`] over two descriptors (Unix), as [`serve_fds`].
 #[cfg(unix)]
-pub(crate) fn serve_service_fds(
-    service: Arc<dyn Service>,
+pub(crate) fn run_fds<P: Version>(
+    service: Arc<dyn Service<P>>,
+    start: Start<P>,
     reader: impl Read + std::os::fd::AsFd + Send + 'static,
     writer: impl Write + std::os::fd::AsFd + Send + 'static,
-    options: AgentOptions,
+    options: DriverOptions,
 ) -> Result<(), Error> {
-    let (driver, _link) = Driver::with_fds(service, reader, writer, driver_options(options))?;
+    let (driver, _link) = Driver::with_fds(service, start, reader, writer, options)?;
     finish(driver)
 }
 
-fn driver_options(options: AgentOptions) -> DriverOptions {
+pub(crate) fn driver_options(options: AgentOptions) -> DriverOptions {
     DriverOptions {
         side: Side::Agent,
         config: options.config,
@@ -461,28 +461,29 @@ fn driver_options(options: AgentOptions) -> DriverOptions {
     }
 }
 
-fn finish(driver: Driver) -> Result<(), Error> {
+fn finish<P: Version>(driver: Driver<P>) -> Result<(), Error> {
     match driver.run() {
         Some(e) => Err(Error::Io(e)),
         None => Ok(()),
     }
 }
 
+/// The driver's service of a v1 `agent` (for `v2::serve_negotiated`).
+#[cfg(feature = "unstable_protocol_v2")]
+pub(crate) fn service<A: Agent>(agent: A) -> Arc<dyn Service<V1>> {
+    Arc::new(AgentService(agent))
+}
+
 /// Dispatches the client's requests to an [`Agent`].
 struct AgentService<A>(A);
 
-impl<A: Agent> Service for AgentService<A> {
-    fn request(
-        &self,
-        link: &Link,
-        id: InboundId,
-        cancel: &CancelToken,
-        request: Request,
-    ) -> Result<Response, RpcError> {
-        dispatch(&self.0, request, RequestContext { link: link.clone(), id, cancel: cancel.clone() })
+impl<A: Agent> Service<V1> for AgentService<A> {
+    fn request(&self, link: &Link<V1>, id: InboundId, cancel: &CancelToken, request: Request) {
+        let cx = RequestContext { link: link.clone(), id, cancel: cancel.clone() };
+        link.answer(id, || dispatch(&self.0, request, cx));
     }
 
-    fn notification(&self, _link: &Link, notification: Notification) {
+    fn notification(&self, _link: &Link<V1>, notification: Notification) {
         dispatch_notification(&self.0, notification);
     }
 }

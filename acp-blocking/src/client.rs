@@ -6,6 +6,7 @@ use std::ops::Deref;
 use std::process::{Command, ExitStatus};
 
 use acp_runtime::process::{Supervisor, SupervisorOptions};
+use std::sync::mpsc::{self, Receiver};
 use std::sync::{Arc, Mutex};
 use std::thread::{self, JoinHandle};
 use std::time::Duration;
@@ -14,11 +15,11 @@ use acp_proto::ext::{ExtNotification, ExtRequest, ExtResponse};
 use acp_proto::types::*;
 use acp_proto::{
     AgentNotification, AgentRequest, AgentResponse, ClientNotification, ClientRequest, ClientResponse, CloseReason,
-    Config, InboundId, Negotiated, Notification, Request, Response, RpcError, Side, TypedRequest,
+    Config, InboundId, Negotiated, Notification, Request, Response, RpcError, Side, TurnStamp, TypedRequest, V1,
 };
 use serde_json::Value;
 
-use crate::driver::{Driver, DriverOptions, Link, Service, TurnItem};
+use crate::driver::{Driver, DriverOptions, Link, Pending, Service, Start, TurnItem, Version};
 use crate::error::Error;
 use crate::sync::{CancelToken, InboxReceiver, lock};
 
@@ -181,7 +182,7 @@ impl Default for ClientOptions {
 /// [`with_timeout`]: Requester::with_timeout
 #[derive(Debug, Clone)]
 pub struct Requester {
-    link: Link,
+    link: Link<V1>,
     timeout: Option<Duration>,
 }
 
@@ -250,7 +251,7 @@ impl Requester {
     /// turn's updates in order, then [`PromptTurn::finish`] for the stop reason.
     pub fn prompt(&self, request: PromptRequest) -> Result<PromptTurn, Error> {
         let session = request.session_id.clone();
-        let items = self.link.start_turn(request.into(), self.timeout)?;
+        let items = self.link.start_turn(request.into(), session.clone(), self.timeout)?;
         Ok(PromptTurn { items, session, link: self.link.clone(), end: None, ended: false })
     }
 
@@ -336,9 +337,9 @@ impl Requester {
 #[derive(Debug)]
 #[must_use = "a prompt turn is cancelled when dropped"]
 pub struct PromptTurn {
-    items: InboxReceiver<TurnItem>,
+    items: InboxReceiver<TurnItem<V1>>,
     session: SessionId,
-    link: Link,
+    link: Link<V1>,
     end: Option<Result<PromptResponse, Error>>,
     /// The turn's end was read: dropping it then cancels nothing.
     ended: bool,
@@ -382,7 +383,7 @@ impl PromptTurn {
                 Some(crate::turn_gate::handle_then_open(&self.items, notification.update, handle))
             }
             Some(TurnItem::Done(outcome)) => {
-                let result = crate::outcome_compat::v1_result(outcome)
+                let result = Error::from_outcome(outcome)
                     .and_then(|r| PromptRequest::result(r).ok_or(Error::UnexpectedResponse));
                 self.end = Some(result);
                 self.ended = true;
@@ -436,8 +437,7 @@ impl Iterator for PromptTurn {
 #[derive(Debug)]
 pub struct ClientConnection {
     requester: Requester,
-    driver: Mutex<Option<JoinHandle<Option<std::io::Error>>>>,
-    child: Option<Supervisor>,
+    running: Running<V1>,
 }
 
 impl Deref for ClientConnection {
@@ -456,44 +456,14 @@ impl ClientConnection {
         writer: impl Write + Send + 'static,
         options: ClientOptions,
     ) -> Result<ClientConnection, Error> {
-        ClientConnection::connect_service(Arc::new(ClientService(client)), reader, writer, options)
-    }
-
-    /// [`connect`](Self::connect) with the service that answers the agent (v1 or v2).
-    pub(crate) fn connect_service(
-        service: Arc<dyn Service>,
-        reader: impl Read + Send + 'static,
-        writer: impl Write + Send + 'static,
-        options: ClientOptions,
-    ) -> Result<ClientConnection, Error> {
-        let (driver, link) = Driver::new(service, reader, writer, driver_options(options))?;
-        ClientConnection::start(driver, link, None)
+        ClientConnection::with(Running::connect(Arc::new(ClientService(client)), reader, writer, options)?)
     }
 
     /// Spawns `command` as the agent, with stdin and stdout piped to the connection and stderr
     /// drained into a ring buffer ([`stderr_tail`](Self::stderr_tail)). On unix the agent
     /// leads its own process group.
     pub fn spawn<C: Client>(client: C, command: Command, options: ClientOptions) -> Result<ClientConnection, Error> {
-        ClientConnection::spawn_service(Arc::new(ClientService(client)), command, options)
-    }
-
-    /// [`spawn`](Self::spawn) with the service that answers the agent (v1 or v2).
-    pub(crate) fn spawn_service(
-        service: Arc<dyn Service>,
-        command: Command,
-        options: ClientOptions,
-    ) -> Result<ClientConnection, Error> {
-        let supervision = SupervisorOptions::default()
-            .with_stderr_capacity(options.stderr_capacity)
-            .with_close_graces(options.close_grace, TERM_GRACE);
-        let (child, stdin, stdout) = Supervisor::spawn(command, supervision)?;
-        let options = driver_options(options);
-        // The agent's pipes: on unix the driver thread reads and writes them itself.
-        #[cfg(unix)]
-        let (driver, link) = Driver::with_fds(service, stdout, stdin, options)?;
-        #[cfg(not(unix))]
-        let (driver, link) = Driver::new(service, stdout, stdin, options)?;
-        ClientConnection::start(driver, link, Some(child))
+        ClientConnection::with(Running::spawn(Arc::new(ClientService(client)), command, options)?)
     }
 
     /// [`connect`](Self::connect) over two descriptors (Unix), read and written by the
@@ -512,30 +482,21 @@ impl ClientConnection {
         writer: impl Write + std::os::fd::AsFd + Send + 'static,
         options: ClientOptions,
     ) -> Result<ClientConnection, Error> {
-        let (driver, link) =
-            Driver::with_fds(Arc::new(ClientService(client)), reader, writer, driver_options(options))?;
-        ClientConnection::start(driver, link, None)
+        ClientConnection::with(Running::connect_fds(Arc::new(ClientService(client)), reader, writer, options)?)
     }
 
-    fn start(driver: Driver, link: Link, child: Option<Supervisor>) -> Result<ClientConnection, Error> {
-        let driver = thread::Builder::new().name("acp-client".into()).spawn(move || driver.run())?;
-        Ok(ClientConnection { requester: Requester { link, timeout: None }, driver: Mutex::new(Some(driver)), child })
-    }
-
-    /// The requester of this connection, for the v2 client built on it.
-    #[cfg(feature = "unstable_protocol_v2")]
-    pub(crate) fn link(&self) -> &Link {
-        &self.requester.link
+    fn with(running: Running<V1>) -> Result<ClientConnection, Error> {
+        Ok(ClientConnection { requester: Requester { link: running.link.clone(), timeout: None }, running })
     }
 
     /// The agent process's id, when the connection spawned it.
     pub fn child_id(&self) -> Option<u32> {
-        self.child.as_ref().map(Supervisor::id)
+        self.running.child_id()
     }
 
     /// The last lines the spawned agent wrote to stderr (empty without a child process).
     pub fn stderr_tail(&self) -> String {
-        self.child.as_ref().map(Supervisor::stderr_tail).unwrap_or_default()
+        self.running.stderr_tail()
     }
 
     /// Closes the connection: every pending call returns [`Error::ConnectionClosed`], the
@@ -548,7 +509,82 @@ impl ClientConnection {
     /// input); the reader thread ends when the reader does, since a blocking read cannot be
     /// interrupted.
     pub fn close(&self) -> Result<Option<ExitStatus>, Error> {
-        self.requester.link.close();
+        self.running.close()
+    }
+}
+
+/// A client connection of either version at run time: its link, its driver thread and the
+/// agent process it spawned, if it did (each version's `ClientConnection` holds one). Closed
+/// when dropped.
+#[derive(Debug)]
+pub(crate) struct Running<P: Version> {
+    pub(crate) link: Link<P>,
+    driver: Mutex<Option<JoinHandle<Option<std::io::Error>>>>,
+    child: Option<Supervisor>,
+}
+
+impl<P: Version> Running<P> {
+    /// Over any byte transport (see [`ClientConnection::connect`]).
+    pub(crate) fn connect(
+        service: Arc<dyn Service<P>>,
+        reader: impl Read + Send + 'static,
+        writer: impl Write + Send + 'static,
+        options: ClientOptions,
+    ) -> Result<Running<P>, Error> {
+        let options = driver_options(options);
+        let (driver, link) = Driver::new(service, Start::new(&options), reader, writer, options)?;
+        Running::start(driver, link, None)
+    }
+
+    /// To a child process (see [`ClientConnection::spawn`]).
+    pub(crate) fn spawn(
+        service: Arc<dyn Service<P>>,
+        command: Command,
+        options: ClientOptions,
+    ) -> Result<Running<P>, Error> {
+        let supervision = SupervisorOptions::default()
+            .with_stderr_capacity(options.stderr_capacity)
+            .with_close_graces(options.close_grace, TERM_GRACE);
+        let (child, stdin, stdout) = Supervisor::spawn(command, supervision)?;
+        let options = driver_options(options);
+        let start = Start::new(&options);
+        // The agent's pipes: on unix the driver thread reads and writes them itself.
+        #[cfg(unix)]
+        let (driver, link) = Driver::with_fds(service, start, stdout, stdin, options)?;
+        #[cfg(not(unix))]
+        let (driver, link) = Driver::new(service, start, stdout, stdin, options)?;
+        Running::start(driver, link, Some(child))
+    }
+
+    /// Over two descriptors (see [`ClientConnection::connect_fds`]).
+    #[cfg(unix)]
+    pub(crate) fn connect_fds(
+        service: Arc<dyn Service<P>>,
+        reader: impl Read + std::os::fd::AsFd + Send + 'static,
+        writer: impl Write + std::os::fd::AsFd + Send + 'static,
+        options: ClientOptions,
+    ) -> Result<Running<P>, Error> {
+        let options = driver_options(options);
+        let (driver, link) = Driver::with_fds(service, Start::new(&options), reader, writer, options)?;
+        Running::start(driver, link, None)
+    }
+
+    fn start(driver: Driver<P>, link: Link<P>, child: Option<Supervisor>) -> Result<Running<P>, Error> {
+        let driver = thread::Builder::new().name("acp-client".into()).spawn(move || driver.run())?;
+        Ok(Running { link, driver: Mutex::new(Some(driver)), child })
+    }
+
+    pub(crate) fn child_id(&self) -> Option<u32> {
+        self.child.as_ref().map(Supervisor::id)
+    }
+
+    pub(crate) fn stderr_tail(&self) -> String {
+        self.child.as_ref().map(Supervisor::stderr_tail).unwrap_or_default()
+    }
+
+    /// See [`ClientConnection::close`].
+    pub(crate) fn close(&self) -> Result<Option<ExitStatus>, Error> {
+        self.link.close();
         if let Some(driver) = lock(&self.driver).take() {
             let _ = driver.join();
         }
@@ -559,7 +595,7 @@ impl ClientConnection {
     }
 }
 
-impl Drop for ClientConnection {
+impl<P: Version> Drop for Running<P> {
     fn drop(&mut self) {
         let _ = self.close();
     }
@@ -572,19 +608,46 @@ impl Client for () {}
 /// Dispatches the agent's requests to a [`Client`].
 struct ClientService<C>(C);
 
-impl<C: Client> Service for ClientService<C> {
-    fn request(
-        &self,
-        _link: &Link,
-        id: InboundId,
-        cancel: &CancelToken,
-        request: Request,
-    ) -> Result<Response, RpcError> {
-        dispatch(&self.0, request, &ClientContext::new(id, cancel.clone()))
+impl<C: Client> Service<V1> for ClientService<C> {
+    fn request(&self, link: &Link<V1>, id: InboundId, cancel: &CancelToken, request: Request) {
+        link.answer(id, || dispatch(&self.0, request, &ClientContext::new(id, cancel.clone())));
     }
 
-    fn notification(&self, _link: &Link, notification: Notification) {
+    fn notification(&self, _link: &Link<V1>, notification: Notification) {
         dispatch_notification(&self.0, notification);
+    }
+
+    /// A `session/update` of a prompt turn read here goes to the turn's reader.
+    fn route(&self, link: &Link<V1>, notification: Notification, turn: Option<TurnStamp>) -> Option<Notification> {
+        let (stamp, update) = match (turn, notification) {
+            (Some(stamp), Notification::Agent(AgentNotification::SessionUpdate(update))) => (stamp, update),
+            (_, notification) => return Some(notification),
+        };
+        match lock(&link.core.calls).get(&stamp.turn) {
+            Some(Pending::Turn { sink, .. }) => {
+                sink.push(TurnItem::Update(update));
+                None
+            }
+            _ => Some(Notification::Agent(AgentNotification::SessionUpdate(update))),
+        }
+    }
+
+    /// When `request` belongs to a session whose prompt turn is in flight and that turn's
+    /// reader has not yet taken (or is still handling) every update so far, a gate placed in
+    /// the turn after them.
+    fn turn_gate(&self, link: &Link<V1>, request: &Request) -> Option<Receiver<()>> {
+        let session = request.session_id()?;
+        let calls = lock(&link.core.calls);
+        let sink = calls.values().find_map(|pending| match pending {
+            Pending::Turn { session: s, sink } if s == session => Some(sink),
+            _ => None,
+        })?;
+        if sink.settled() {
+            // The reader has taken every earlier update: nothing to wait for.
+            return None;
+        }
+        let (open, gate) = mpsc::sync_channel(1);
+        sink.push(TurnItem::Gate(open)).then_some(gate)
     }
 }
 

@@ -152,7 +152,7 @@ macro_rules! typed_call {
     ($(#[$m:meta])* typed, $h:ident($p:ty) -> $r:ty, v2: $Side:ident($Result:ident::$v:ident)) => {
         $(#[$m])*
         pub fn $h(&self, request: $p) -> Result<$r, Error> {
-            match crate::v2::call(&self.link, request.into(), self.timeout)? {
+            match self.link.call(request.into(), self.timeout)? {
                 v2::Response::$Side(v2::$Result::$v(result)) => Ok(result),
                 _ => Err(Error::UnexpectedResponse),
             }

@@ -4,6 +4,7 @@
 
 use std::sync::mpsc::SyncSender;
 
+use crate::driver::Version;
 use crate::link::Link;
 use crate::sync::InboxReceiver;
 
@@ -18,7 +19,7 @@ pub(crate) trait GateItem: Sized {
 
 /// The next item that is not a gate (the gates before it are opened), leading the connection
 /// while it waits (`Link::until`); `None` once the queue ended.
-pub(crate) fn next_item<T: GateItem>(link: &Link, items: &InboxReceiver<T>) -> Option<T> {
+pub(crate) fn next_item<P: Version, T: GateItem>(link: &Link<P>, items: &InboxReceiver<T>) -> Option<T> {
     loop {
         let following = link.until(&mut || items.ready());
         let item = items.recv();

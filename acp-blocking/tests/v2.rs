@@ -22,10 +22,8 @@ use acp_blocking::acp_proto::v2::{
     SessionId,
 };
 use acp_blocking::acp_proto::{CloseReason, RpcError, SendError, TurnEndReason};
-use acp_blocking::{
-    Agent, ClientConnection, ClientConnectionV2, ClientContext, ClientOptions, ClientV2, Error, PromptTurnV2,
-    RequestContext, serve, serve_v2,
-};
+use acp_blocking::v2 as acp_v2;
+use acp_blocking::{Agent, ClientConnection, ClientContext, ClientOptions, Error, RequestContext, serve};
 use serde_json::{Value, json};
 use v2_agent::{AGENT_NAME, ScriptedV2};
 use v2_wire::{ALLOWED, idle, init, name, new_session, prompt_request};
@@ -44,7 +42,7 @@ fn within<T: Send + 'static>(what: &str, f: impl FnOnce() -> T + Send + 'static)
 /// A client that selects the option `choice`.
 struct Choosing(&'static str);
 
-impl ClientV2 for Choosing {
+impl acp_v2::Client for Choosing {
     fn request_permission(
         &self,
         _: RequestPermissionRequest,
@@ -56,27 +54,28 @@ impl ClientV2 for Choosing {
 }
 
 /// Two pipes: the client's ends, and a thread serving the scripted v2 agent on the others.
-fn pair(client: impl ClientV2) -> (ClientConnectionV2, thread::JoinHandle<Result<(), Error>>) {
+fn pair(client: impl acp_v2::Client) -> (acp_v2::ClientConnection, thread::JoinHandle<Result<(), Error>>) {
     let (agent_in, client_out) = std::io::pipe().expect("a pipe");
     let (client_in, agent_out) = std::io::pipe().expect("a pipe");
-    let agent = thread::spawn(move || serve_v2(ScriptedV2::default(), agent_in, agent_out));
-    let conn = ClientConnectionV2::connect(client, client_in, client_out, ClientOptions::default()).expect("connected");
+    let agent = thread::spawn(move || acp_v2::serve(ScriptedV2::default(), agent_in, agent_out));
+    let conn =
+        acp_v2::ClientConnection::connect(client, client_in, client_out, ClientOptions::default()).expect("connected");
     (conn, agent)
 }
 
-fn open(conn: &ClientConnectionV2) -> SessionId {
+fn open(conn: &acp_v2::ClientConnection) -> SessionId {
     let init = conn.with_timeout(LIMIT).initialize(init("acp-blocking-v2-test")).expect("the v2 handshake");
     assert_eq!((init.protocol_version, init.info.name.as_str()), (v2::ProtocolVersion(2), AGENT_NAME));
     assert_eq!(conn.negotiated().expect("committed").protocol_version, ProtocolVersion(2));
     conn.with_timeout(LIMIT).new_session(new_session()).expect("a session").session_id
 }
 
-fn prompt(conn: &ClientConnectionV2, session: &SessionId, text: &str) -> PromptTurnV2 {
+fn prompt(conn: &acp_v2::ClientConnection, session: &SessionId, text: &str) -> acp_v2::PromptTurn {
     conn.prompt(prompt_request(session, text)).expect("sent")
 }
 
 /// The next `n` updates of the turn, by name (the turn comes back with them).
-fn next(mut turn: PromptTurnV2, n: usize) -> (PromptTurnV2, Vec<String>) {
+fn next(mut turn: acp_v2::PromptTurn, n: usize) -> (acp_v2::PromptTurn, Vec<String>) {
     within("updates", move || {
         let seen = (&mut turn).take(n).map(|u| name(&u)).collect::<Vec<_>>();
         assert_eq!(seen.len(), n, "the turn ended early: {seen:?}");
@@ -85,7 +84,7 @@ fn next(mut turn: PromptTurnV2, n: usize) -> (PromptTurnV2, Vec<String>) {
 }
 
 /// The rest of the turn's updates and how it ended.
-fn rest(mut turn: PromptTurnV2) -> (Vec<String>, Result<TurnEndReason, Error>) {
+fn rest(mut turn: acp_v2::PromptTurn) -> (Vec<String>, Result<TurnEndReason, Error>) {
     within("the rest of the turn", move || {
         let seen = (&mut turn).map(|u| name(&u)).collect();
         (seen, turn.finish())
@@ -167,7 +166,7 @@ fn v2_client_dropping_a_turn_cancels_it() {
 /// A client that holds a permission ask until it is cancelled, and says so.
 struct Stalling(Mutex<mpsc::Sender<&'static str>>);
 
-impl ClientV2 for Stalling {
+impl acp_v2::Client for Stalling {
     fn request_permission(
         &self,
         _: RequestPermissionRequest,
@@ -213,7 +212,8 @@ fn v2_client_against_a_v1_agent_gets_unsupported_version_and_closes() {
     let (agent_in, client_out) = std::io::pipe().expect("a pipe");
     let (client_in, agent_out) = std::io::pipe().expect("a pipe");
     let agent = thread::spawn(move || serve(V1Only, agent_in, agent_out));
-    let conn = ClientConnectionV2::connect((), client_in, client_out, ClientOptions::default()).expect("connected");
+    let conn =
+        acp_v2::ClientConnection::connect((), client_in, client_out, ClientOptions::default()).expect("connected");
     match conn.with_timeout(LIMIT).initialize(init("acp-blocking-v2-test")) {
         Err(Error::UnsupportedProtocolVersion(v)) => assert_eq!(v, ProtocolVersion::V1),
         other => panic!("a v1 answer is refused by the v2 client: {other:?}"),
@@ -229,7 +229,7 @@ fn v2_client_against_a_v1_agent_gets_unsupported_version_and_closes() {
 fn v2_agent_refuses_a_v1_client() {
     let (agent_in, client_out) = std::io::pipe().expect("a pipe");
     let (client_in, agent_out) = std::io::pipe().expect("a pipe");
-    thread::spawn(move || serve_v2(ScriptedV2::default(), agent_in, agent_out));
+    thread::spawn(move || acp_v2::serve(ScriptedV2::default(), agent_in, agent_out));
     let conn = ClientConnection::connect((), client_in, client_out, ClientOptions::default()).expect("connected");
     match conn.with_timeout(LIMIT).initialize(v1::InitializeRequest::new(ProtocolVersion::V1)) {
         Err(Error::Rpc(e)) => assert_eq!(e.code.0, -32601),
@@ -266,7 +266,8 @@ fn v2_client_sees_the_agent_die_mid_turn() {
     let (agent_in, client_out) = std::io::pipe().expect("a pipe");
     let (client_in, agent_out) = std::io::pipe().expect("a pipe");
     thread::spawn(move || dying_agent(agent_in, agent_out));
-    let conn = ClientConnectionV2::connect((), client_in, client_out, ClientOptions::default()).expect("connected");
+    let conn =
+        acp_v2::ClientConnection::connect((), client_in, client_out, ClientOptions::default()).expect("connected");
     conn.with_timeout(LIMIT).initialize(init("acp-blocking-v2-test")).expect("the v2 handshake");
     let session = conn.with_timeout(LIMIT).new_session(new_session()).expect("a session").session_id;
     let (seen, end) = rest(prompt(&conn, &session, "hello"));
@@ -291,7 +292,7 @@ struct Counting {
     seen: Mutex<mpsc::Sender<usize>>,
 }
 
-impl ClientV2 for Counting {
+impl acp_v2::Client for Counting {
     fn request_permission(
         &self,
         _: RequestPermissionRequest,
