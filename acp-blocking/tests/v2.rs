@@ -23,7 +23,7 @@ use acp_blocking::acp_proto::v2::{
 };
 use acp_blocking::acp_proto::{CloseReason, RpcError, SendError, TurnEndReason};
 use acp_blocking::v2 as acp_v2;
-use acp_blocking::{Agent, ClientConnection, ClientContext, ClientOptions, Error, RequestContext, serve};
+use acp_blocking::{Agent, AgentOptions, ClientConnection, ClientContext, ClientOptions, Error, RequestContext, serve};
 use serde_json::{Value, json};
 use v2_agent::{AGENT_NAME, ScriptedV2};
 use v2_wire::{ALLOWED, idle, init, name, new_session, prompt_request};
@@ -331,4 +331,73 @@ fn v2_client_permission_ask_waits_for_the_updates_before_it() {
     });
     assert_eq!(names.len(), 5, "{names:?}");
     assert_eq!(seen.recv_timeout(LIMIT).expect("the ask was handled"), 3, "updates taken when the handler ran");
+}
+
+/// `v2::serve_negotiated`: an agent of each version behind one transport; the client's
+/// `initialize` picks which serves it (through `acp_proto::Acceptor`).
+#[test]
+fn serve_negotiated_serves_a_v1_client_with_the_v1_agent_and_a_v2_client_with_the_v2_agent() {
+    let serve_both = |agent_in, agent_out| {
+        thread::spawn(move || {
+            acp_v2::serve_negotiated(ScriptedV2::default(), V1Only, agent_in, agent_out, AgentOptions::default())
+        })
+    };
+    // A v1 client: the v1 agent answers.
+    let (agent_in, client_out) = std::io::pipe().expect("a pipe");
+    let (client_in, agent_out) = std::io::pipe().expect("a pipe");
+    let agent = serve_both(agent_in, agent_out);
+    let conn = ClientConnection::connect((), client_in, client_out, ClientOptions::default()).expect("connected");
+    let init = conn.with_timeout(LIMIT).initialize(v1::InitializeRequest::new(ProtocolVersion::V1));
+    assert_eq!(init.expect("the v1 handshake").protocol_version, ProtocolVersion::V1);
+    assert_eq!(conn.negotiated().expect("committed").protocol_version, ProtocolVersion::V1);
+    conn.close().expect("closed");
+    within("the v1 side ends", move || agent.join()).expect("the agent thread").expect("a clean end");
+    // A v2 client: the v2 agent runs a whole turn.
+    let (agent_in, client_out) = std::io::pipe().expect("a pipe");
+    let (client_in, agent_out) = std::io::pipe().expect("a pipe");
+    let agent = serve_both(agent_in, agent_out);
+    let conn = acp_v2::ClientConnection::connect(Choosing("allow"), client_in, client_out, ClientOptions::default())
+        .expect("connected");
+    let session = open(&conn);
+    let (seen, end) = rest(prompt(&conn, &session, "hello"));
+    assert_eq!(seen.last().map(String::as_str), Some("idle Some(EndTurn)"), "{seen:?}");
+    assert_eq!(end.expect("ended"), idle(v2::IdleStopReason::EndTurn));
+    conn.close().expect("closed");
+    within("the v2 side ends", move || agent.join()).expect("the agent thread").expect("a clean end");
+}
+
+/// Through the acceptor, a request before the `initialize` is answered as a v1 machine answers
+/// it (`-32600`: not initialized), and what the client wrote right after the `initialize`, in
+/// the same write, reaches the connection of the chosen version: nothing read is lost.
+#[test]
+fn serve_negotiated_answers_what_came_before_initialize_and_loses_nothing_after_it() {
+    let (agent_in, mut client_out) = std::io::pipe().expect("a pipe");
+    let (client_in, agent_out) = std::io::pipe().expect("a pipe");
+    let agent = thread::spawn(move || {
+        acp_v2::serve_negotiated(ScriptedV2::default(), V1Only, agent_in, agent_out, AgentOptions::default())
+    });
+    // The agent's frames, read on a thread of their own.
+    let (frames, from_agent) = mpsc::channel();
+    thread::spawn(move || {
+        for line in BufReader::new(client_in).lines() {
+            let frame: Value = serde_json::from_str(&line.expect("readable")).expect("JSON");
+            if frames.send(frame).is_err() {
+                break;
+            }
+        }
+    });
+    let next = || from_agent.recv_timeout(LIMIT).expect("a frame within the limit");
+    let early = json!({"jsonrpc": "2.0", "id": 1, "method": "session/new", "params": {"cwd": "/"}});
+    writeln!(client_out, "{early}").expect("written");
+    let answer = next();
+    assert_eq!((&answer["id"], &answer["error"]["code"]), (&json!(1), &json!(-32600)), "{answer}");
+    let init = json!({"jsonrpc": "2.0", "id": 2, "method": "initialize", "params": init("raw")});
+    let session = json!({"jsonrpc": "2.0", "id": 3, "method": "session/new", "params": new_session()});
+    client_out.write_all(format!("{init}\n{session}\n").as_bytes()).expect("one write");
+    let (first, second) = (next(), next());
+    assert_eq!((&first["id"], &first["result"]["protocolVersion"]), (&json!(2), &json!(2)), "{first}");
+    assert_eq!(&second["id"], &json!(3), "{second}");
+    assert!(second["result"]["sessionId"].is_string(), "the request after the initialize was answered: {second}");
+    drop(client_out);
+    within("the agent ends", move || agent.join()).expect("the agent thread").expect("a clean end of input");
 }
