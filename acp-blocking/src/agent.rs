@@ -1,6 +1,5 @@
 //! The agent side: the [`Agent`] trait, the contexts its handlers get, and [`serve`].
 
-use std::io::{self, Read, Write};
 use std::ops::Deref;
 use std::sync::Arc;
 use std::time::Duration;
@@ -16,21 +15,11 @@ use serde_json::Value;
 use crate::driver::{Driver, DriverOptions, Link, Service, Start, Version};
 use crate::error::Error;
 use crate::sync::CancelToken;
+use crate::transport::Io;
 
 macro_rules! agent_trait {
-    (
-        {}
-        client_requests: [ $( {
-            $(#[doc = $doc:literal])* $v:ident = $w:literal, $p:ident => $r:ident, gate: [$($g:literal),*],
-            handler: $h:ident($cx:ident), default: $def:ident, call: $call:ident $(, feature: $f:literal)?
-        } )* ]
-        agent_requests: $agent_requests:tt
-        client_notifications: [ $( {
-            $(#[doc = $ndoc:literal])* $nv:ident = $nw:literal, $np:ident, gate: [$($ng:literal),*], layer: $nl:ident, handler: $nh:tt
-            $(, feature: $nf:literal)?
-        } )* ]
-        $($rest:tt)*
-    ) => {
+    (requests: [$(($v:ident, $p:ident, $r:ident, $g:tt, $h:ident, $cx:ident, $def:ident, $call:ident, $f:meta, $doc:expr))*]
+     notifications: [$(($nv:ident, $np:ident, $nh:tt, $nf:meta, $ndoc:expr))*] calls: $calls:tt) => {
         /// An ACP agent: one method per request the client may send.
         ///
         /// Handlers run on a bounded pool of worker threads, several at once, so `&self` is shared:
@@ -47,9 +36,9 @@ macro_rules! agent_trait {
         pub trait Agent: Send + Sync + 'static {
             $(
                 handler_method! {
-                    $(#[cfg(feature = $f)])?
-                    $(#[doc = $doc])*
-                    gate: [$($g),*], $def, $v, $h($p, context_type!($cx)) -> $r
+                    #[cfg($f)]
+                    #[doc = $doc]
+                    gate: $g, $def, $v, $h($p, context_type!($cx)) -> $r
                 }
             )*
 
@@ -57,8 +46,8 @@ macro_rules! agent_trait {
 
             $(
                 notification_method! {
-                    $(#[cfg(feature = $nf)])?
-                    $(#[doc = $ndoc])*
+                    #[cfg($nf)]
+                    #[doc = $ndoc]
                     #[doc = ""]
                     #[doc = "Runs on the connection's ordered notification thread. Default: ignored."]
                     $nh($np)
@@ -70,7 +59,7 @@ macro_rules! agent_trait {
         /// state while it serves.
         impl<A: Agent + ?Sized> Agent for Arc<A> {
             $(
-                $(#[cfg(feature = $f)])?
+                #[cfg($f)]
                 fn $h(&self, request: $p, cx: &context_type!($cx)) -> Result<$r, RpcError> {
                     (**self).$h(request, cx)
                 }
@@ -78,7 +67,7 @@ macro_rules! agent_trait {
 
             forward_ext_methods!(RequestContext);
 
-            $( forward_notification!($(#[cfg(feature = $nf)])? $nh($np)); )*
+            $( forward_notification!(#[cfg($nf)] $nh($np)); )*
         }
 
         /// Calls the agent's notification handler for `notification` (on the notification
@@ -86,7 +75,7 @@ macro_rules! agent_trait {
         fn dispatch_notification<A: Agent>(agent: &A, notification: Notification) {
             match notification {
                 $(
-                    $(#[cfg(feature = $nf)])?
+                    #[cfg($nf)]
                     Notification::Client(ClientNotification::$nv(n)) => call_notification!($nh, agent, n),
                 )*
                 Notification::Client(ClientNotification::Ext(e)) => agent.ext_notification(&e.method, e.params),
@@ -102,7 +91,7 @@ macro_rules! agent_trait {
             };
             Ok(match request {
                 $(
-                    $(#[cfg(feature = $f)])?
+                    #[cfg($f)]
                     ClientRequest::$v(r) => {
                         let cx = make_context!($cx, cx, r);
                         agent.$h(r, &cx)?.into()
@@ -117,7 +106,7 @@ macro_rules! agent_trait {
     };
 }
 
-acp_proto::method_table!(agent_trait {});
+acp_proto::method_table!(side_rows { agent: agent_trait });
 
 /// What every agent request handler gets: the request's cancellation signal and a way to call
 /// the client.
@@ -355,99 +344,27 @@ impl Default for AgentOptions {
     }
 }
 
-/// Serves `agent` on this process's stdin and stdout until stdin ends (and the last frames
-/// are flushed). Nothing else may write to stdout; log to stderr.
-///
-/// On Unix, when both are pipes or sockets (as when a client spawned this agent), this is
-/// [`serve_fds`]: the calling thread reads and writes them itself. On a terminal or a file
-/// (where `poll(2)` tells nothing useful, or the non-blocking mode would leak into the user's
-/// shell) a reader and a writer thread do it, as in [`serve_with`]. While it serves over
-/// pipes, stdin and stdout are non-blocking (restored when it returns): processes the agent
-/// starts should get their own stdin and stdout, not inherit these.
-pub fn serve_stdio<A: Agent>(agent: A) -> Result<(), Error> {
-    #[cfg(unix)]
-    return serve_fds(agent, io::stdin(), io::stdout(), AgentOptions::default());
-    #[cfg(not(unix))]
-    serve_with(agent, io::stdin(), io::stdout(), AgentOptions::default())
-}
+serve_functions!(Agent);
 
-/// Serves `agent` over any byte transport until the input ends.
-pub fn serve<A: Agent>(
-    agent: A,
-    reader: impl Read + Send + 'static,
-    writer: impl Write + Send + 'static,
-) -> Result<(), Error> {
-    serve_with(agent, reader, writer, AgentOptions::default())
-}
-
-/// [`serve`] with options. Runs the driver on the calling thread; returns once the connection
-/// closed: `Ok` when the input ended (and the client stopped reading after that, if it did:
-/// [`acp_runtime::peer_left`]), the I/O error when reading or writing failed otherwise.
-///
-/// The end of input is a half-close (acp-proto's `half_close`): the requests read before it
-/// are still answered before `serve` returns. Their handlers are told
-/// ([`CancelReason::InputEnded`](acp_proto::CancelReason::InputEnded)), and one that has not
-/// answered within `config.cancel_grace` is answered `-32800` for it. Handlers still running
-/// when the connection closes see their request cancelled; their results are discarded.
-///
-/// A reader and a writer thread move the bytes. Over pipes or sockets, [`serve_fds`] does
-/// the same with fewer thread switches per request.
-pub fn serve_with<A: Agent>(
-    agent: A,
-    reader: impl Read + Send + 'static,
-    writer: impl Write + Send + 'static,
-    options: AgentOptions,
-) -> Result<(), Error> {
+/// Serves one connection of a v1 `agent` over `io`.
+fn serve_io<A: Agent>(agent: A, io: Io, options: AgentOptions) -> Result<(), Error> {
     let options = driver_options(options);
-    run(Arc::new(AgentService(agent)), Start::new(&options), reader, writer, options)
+    run(Arc::new(AgentService(agent)), Start::new(&options), io, options)
 }
 
-/// Runs an agent connection of either version (`start`) over any byte transport on this
-/// thread until it closed.
+/// Runs an agent connection of either version (`start`) over `io` on this thread until it
+/// closed and its last frames were written.
 pub(crate) fn run<P: Version>(
     service: Arc<dyn Service<P>>,
     start: Start<P>,
-    reader: impl Read + Send + 'static,
-    writer: impl Write + Send + 'static,
+    io: Io,
     options: DriverOptions,
 ) -> Result<(), Error> {
-    let (driver, _link) = Driver::new(service, start, reader, writer, options)?;
-    finish(driver)
-}
-
-/// [`serve_with`] over two descriptors (Unix), read and written by the calling thread itself:
-/// it waits for them, for its timers and for its handlers in one `poll(2)`, with no reader or
-/// writer thread, so a request costs two thread switches fewer each way.
-///
-/// That needs both to be pipes or sockets; anything else (a regular file, a terminal, a
-/// character device such as `/dev/null`) is served by threads, as [`serve_with`] does. The
-/// descriptors are non-blocking while the connection runs and get their mode back when it
-/// ends, however it ends (a panic included). Frames are written to `writer`'s descriptor
-/// directly: what `writer` itself buffered is flushed once before. Meanwhile nothing else
-/// may read or write them (a thread writing to a non-blocking stdout could see `WouldBlock`;
-/// a child process that inherited them sees the non-blocking mode too).
-#[cfg(unix)]
-pub fn serve_fds<A: Agent>(
-    agent: A,
-    reader: impl Read + std::os::fd::AsFd + Send + 'static,
-    writer: impl Write + std::os::fd::AsFd + Send + 'static,
-    options: AgentOptions,
-) -> Result<(), Error> {
-    let options = driver_options(options);
-    run_fds(Arc::new(AgentService(agent)), Start::new(&options), reader, writer, options)
-}
-
-/// [`run`] over two descriptors (Unix), as [`serve_fds`].
-#[cfg(unix)]
-pub(crate) fn run_fds<P: Version>(
-    service: Arc<dyn Service<P>>,
-    start: Start<P>,
-    reader: impl Read + std::os::fd::AsFd + Send + 'static,
-    writer: impl Write + std::os::fd::AsFd + Send + 'static,
-    options: DriverOptions,
-) -> Result<(), Error> {
-    let (driver, _link) = Driver::with_fds(service, start, reader, writer, options)?;
-    finish(driver)
+    let (driver, _link) = Driver::open(service, start, io, options)?;
+    match driver.run() {
+        Some(e) => Err(Error::Io(e)),
+        None => Ok(()),
+    }
 }
 
 pub(crate) fn driver_options(options: AgentOptions) -> DriverOptions {
@@ -458,13 +375,6 @@ pub(crate) fn driver_options(options: AgentOptions) -> DriverOptions {
         max_buffered: options.max_buffered,
         flush_timeout: options.flush_timeout,
         trace_payloads: options.trace_payloads,
-    }
-}
-
-fn finish<P: Version>(driver: Driver<P>) -> Result<(), Error> {
-    match driver.run() {
-        Some(e) => Err(Error::Io(e)),
-        None => Ok(()),
     }
 }
 

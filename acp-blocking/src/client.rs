@@ -1,7 +1,6 @@
 //! The client side: the [`Client`] trait answering the agent's requests, and
 //! [`ClientConnection`] to drive an agent.
 
-use std::io::{Read, Write};
 use std::ops::Deref;
 use std::process::{Command, ExitStatus};
 
@@ -22,22 +21,11 @@ use serde_json::Value;
 use crate::driver::{Driver, DriverOptions, Link, Pending, Service, Start, TurnItem, Version};
 use crate::error::Error;
 use crate::sync::{CancelToken, InboxReceiver, lock};
+use crate::transport::Io;
 
 macro_rules! client_trait {
-    (
-        {}
-        client_requests: $client_requests:tt
-        agent_requests: [ $( {
-            $(#[doc = $doc:literal])* $v:ident = $w:literal, $p:ident => $r:ident, gate: [$($g:literal),*],
-            handler: $h:ident($cx:ident), default: $def:ident, call: $call:ident $(, feature: $f:literal)?
-        } )* ]
-        client_notifications: $client_notifications:tt
-        agent_notifications: [ $( {
-            $(#[doc = $ndoc:literal])* $nv:ident = $nw:literal, $np:ident, gate: [$($ng:literal),*], layer: $nl:ident, handler: $nh:tt
-            $(, feature: $nf:literal)?
-        } )* ]
-        $($rest:tt)*
-    ) => {
+    (requests: [$(($v:ident, $p:ident, $r:ident, $g:tt, $h:ident, $cx:ident, $def:ident, $call:ident, $f:meta, $doc:expr))*]
+     notifications: [$(($nv:ident, $np:ident, $nh:tt, $nf:meta, $ndoc:expr))*] calls: $calls:tt) => {
         /// An ACP client: answers the requests the agent sends.
         ///
         /// Handlers run on a bounded pool of worker threads, several at once; a handler may block (a
@@ -51,9 +39,9 @@ macro_rules! client_trait {
         pub trait Client: Send + Sync + 'static {
             $(
                 handler_method! {
-                    $(#[cfg(feature = $f)])?
-                    $(#[doc = $doc])*
-                    gate: [$($g),*], $def, $v, $h($p, ClientContext) -> $r
+                    #[cfg($f)]
+                    #[doc = $doc]
+                    gate: $g, $def, $v, $h($p, ClientContext) -> $r
                 }
             )*
 
@@ -61,8 +49,8 @@ macro_rules! client_trait {
 
             $(
                 notification_method! {
-                    $(#[cfg(feature = $nf)])?
-                    $(#[doc = $ndoc])*
+                    #[cfg($nf)]
+                    #[doc = $ndoc]
                     #[doc = ""]
                     #[doc = "Runs on the connection's ordered notification thread. Default: ignored."]
                     $nh($np)
@@ -74,7 +62,7 @@ macro_rules! client_trait {
         /// state while the connection runs.
         impl<C: Client + ?Sized> Client for Arc<C> {
             $(
-                $(#[cfg(feature = $f)])?
+                #[cfg($f)]
                 fn $h(&self, request: $p, cx: &ClientContext) -> Result<$r, RpcError> {
                     (**self).$h(request, cx)
                 }
@@ -82,7 +70,7 @@ macro_rules! client_trait {
 
             forward_ext_methods!(ClientContext);
 
-            $( forward_notification!($(#[cfg(feature = $nf)])? $nh($np)); )*
+            $( forward_notification!(#[cfg($nf)] $nh($np)); )*
         }
 
         /// Calls the client's handler method for `request`.
@@ -92,7 +80,7 @@ macro_rules! client_trait {
                 other => return Err(RpcError::method_not_found(other.wire())),
             };
             Ok(match request {
-                $( $(#[cfg(feature = $f)])? AgentRequest::$v(r) => client.$h(r, cx)?.into(), )*
+                $( #[cfg($f)] AgentRequest::$v(r) => client.$h(r, cx)?.into(), )*
                 AgentRequest::Ext(e) => {
                     ClientResponse::Ext(ExtResponse(client.ext_method(&e.method, e.params, cx)?)).into()
                 }
@@ -105,7 +93,7 @@ macro_rules! client_trait {
         fn dispatch_notification<C: Client>(client: &C, notification: Notification) {
             match notification {
                 $(
-                    $(#[cfg(feature = $nf)])?
+                    #[cfg($nf)]
                     Notification::Agent(AgentNotification::$nv(n)) => call_notification!($nh, client, n),
                 )*
                 Notification::Agent(AgentNotification::Ext(e)) => client.ext_notification(&e.method, e.params),
@@ -115,7 +103,7 @@ macro_rules! client_trait {
     };
 }
 
-acp_proto::method_table!(client_trait {});
+acp_proto::method_table!(side_rows { client: client_trait });
 
 /// What a [`Client`] handler gets: the request's cancellation signal.
 #[derive(Debug)]
@@ -188,21 +176,15 @@ pub struct Requester {
 
 /// The typed calls of the table's `typed` client→agent rows, as methods of [`Requester`].
 macro_rules! requester_calls {
-    (
-        {}
-        client_requests: [ $( {
-            $(#[doc = $doc:literal])* $v:ident = $w:literal, $p:ident => $r:ident, gate: [$($g:literal),*],
-            handler: $h:ident($cx:ident), default: $def:ident, call: $call:ident $(, feature: $f:literal)?
-        } )* ]
-        $($rest:tt)*
-    ) => {
+    (requests: $requests:tt notifications: $notifications:tt
+     calls: [$(($v:ident, $p:ident, $r:ident, $g:tt, $h:ident, $cx:ident, $def:ident, $call:ident, $f:meta, $doc:expr))*]) => {
         impl Requester {
             $(
                 typed_call! {
-                    $(#[cfg(feature = $f)])?
-                    $(#[doc = $doc])*
+                    #[cfg($f)]
+                    #[doc = $doc]
                     #[doc = ""]
-                    #[doc = acp_proto::__gate_note!([$($g),*])]
+                    #[doc = acp_proto::__gate_note!($g)]
                     $call, $h($p) -> $r
                 }
             )*
@@ -210,7 +192,7 @@ macro_rules! requester_calls {
     };
 }
 
-acp_proto::method_table!(requester_calls {});
+acp_proto::method_table!(side_rows { client: requester_calls });
 
 impl Requester {
     /// A requester whose requests time out after `timeout` (a `$/cancel_request` is sent and
@@ -378,21 +360,16 @@ impl PromptTurn {
         if self.ended {
             return None;
         }
-        match crate::turn_gate::next_item(&self.link, &self.items) {
-            Some(TurnItem::Update(notification)) => {
+        match crate::turn_gate::next(&self.link, &self.items) {
+            Some(Ok(notification)) => {
                 Some(crate::turn_gate::handle_then_open(&self.items, notification.update, handle))
             }
-            Some(TurnItem::Done(outcome)) => {
+            Some(Err(outcome)) => {
                 let result = Error::from_outcome(outcome)
                     .and_then(|r| PromptRequest::result(r).ok_or(Error::UnexpectedResponse));
                 self.end = Some(result);
                 self.ended = true;
                 None
-            }
-            // `next_item` opens the gates itself and never returns one.
-            Some(TurnItem::Gate(open)) => {
-                let _ = open.send(());
-                self.next_update_then(handle)
             }
             None => {
                 self.end = Some(Err(Error::ConnectionClosed));
@@ -448,69 +425,20 @@ impl Deref for ClientConnection {
 }
 
 impl ClientConnection {
-    /// Connects `client` to an agent over `reader` (the agent's output) and `writer` (its
-    /// input). The driver runs on its own thread.
-    pub fn connect<C: Client>(
-        client: C,
-        reader: impl Read + Send + 'static,
-        writer: impl Write + Send + 'static,
-        options: ClientOptions,
-    ) -> Result<ClientConnection, Error> {
-        ClientConnection::with(Running::connect(Arc::new(ClientService(client)), reader, writer, options)?)
-    }
+    client_connection_functions!(Client);
 
-    /// Spawns `command` as the agent, with stdin and stdout piped to the connection and stderr
-    /// drained into a ring buffer ([`stderr_tail`](Self::stderr_tail)). On unix the agent
-    /// leads its own process group.
-    pub fn spawn<C: Client>(client: C, command: Command, options: ClientOptions) -> Result<ClientConnection, Error> {
-        ClientConnection::with(Running::spawn(Arc::new(ClientService(client)), command, options)?)
-    }
-
-    /// [`connect`](Self::connect) over two descriptors (Unix), read and written by the
-    /// driver thread itself with `poll(2)`: no reader or writer thread, so a request costs two
-    /// thread switches fewer each way. [`spawn`](Self::spawn) does this with the agent's pipes.
-    ///
-    /// That needs both to be pipes or sockets; anything else (a regular file, a terminal, a
-    /// character device) is served by threads as in [`connect`](Self::connect). The
-    /// descriptors are non-blocking while the connection runs and get their mode back when it
-    /// ends. Frames are written to `writer`'s descriptor directly: what `writer` itself
-    /// buffered is flushed once before. Meanwhile nothing else may read or write them.
-    #[cfg(unix)]
-    pub fn connect_fds<C: Client>(
-        client: C,
-        reader: impl Read + std::os::fd::AsFd + Send + 'static,
-        writer: impl Write + std::os::fd::AsFd + Send + 'static,
-        options: ClientOptions,
-    ) -> Result<ClientConnection, Error> {
-        ClientConnection::with(Running::connect_fds(Arc::new(ClientService(client)), reader, writer, options)?)
-    }
-
-    fn with(running: Running<V1>) -> Result<ClientConnection, Error> {
+    fn open<C: Client>(client: C, open: Open, options: ClientOptions) -> Result<ClientConnection, Error> {
+        let running = Running::open(Arc::new(ClientService(client)), open, options)?;
         Ok(ClientConnection { requester: Requester { link: running.link.clone(), timeout: None }, running })
     }
+}
 
-    /// The agent process's id, when the connection spawned it.
-    pub fn child_id(&self) -> Option<u32> {
-        self.running.child_id()
-    }
-
-    /// The last lines the spawned agent wrote to stderr (empty without a child process).
-    pub fn stderr_tail(&self) -> String {
-        self.running.stderr_tail()
-    }
-
-    /// Closes the connection: every pending call returns [`Error::ConnectionClosed`], the
-    /// queued frames are flushed (for at most `flush_timeout`) and the agent's input is
-    /// closed. A spawned agent then gets `close_grace` to exit, after which its process group
-    /// is terminated, then killed; it is reaped and its exit status returned. Later calls
-    /// return the same status.
-    ///
-    /// Over [`connect`](Self::connect), closing drops the writer (the peer sees the end of its
-    /// input); the reader thread ends when the reader does, since a blocking read cannot be
-    /// interrupted.
-    pub fn close(&self) -> Result<Option<ExitStatus>, Error> {
-        self.running.close()
-    }
+/// How a client connection reaches its agent.
+pub(crate) enum Open {
+    /// Over a byte transport.
+    Io(Io),
+    /// By spawning the agent, stdin and stdout piped to the connection.
+    Spawn(Command),
 }
 
 /// A client connection of either version at run time: its link, its driver thread and the
@@ -524,52 +452,26 @@ pub(crate) struct Running<P: Version> {
 }
 
 impl<P: Version> Running<P> {
-    /// Over any byte transport (see [`ClientConnection::connect`]).
-    pub(crate) fn connect(
-        service: Arc<dyn Service<P>>,
-        reader: impl Read + Send + 'static,
-        writer: impl Write + Send + 'static,
-        options: ClientOptions,
-    ) -> Result<Running<P>, Error> {
+    /// Starts the connection's driver thread (see [`ClientConnection::connect`] and
+    /// [`ClientConnection::spawn`]).
+    pub(crate) fn open(service: Arc<dyn Service<P>>, open: Open, options: ClientOptions) -> Result<Running<P>, Error> {
+        let (io, child) = match open {
+            Open::Io(io) => (io, None),
+            Open::Spawn(command) => {
+                let supervision = SupervisorOptions::default()
+                    .with_stderr_capacity(options.stderr_capacity)
+                    .with_close_graces(options.close_grace, TERM_GRACE);
+                let (child, stdin, stdout) = Supervisor::spawn(command, supervision)?;
+                // The agent's pipes: on unix the driver thread reads and writes them itself.
+                #[cfg(unix)]
+                let io = Io::fds(stdout, stdin);
+                #[cfg(not(unix))]
+                let io = Io::threads(stdout, stdin);
+                (io, Some(child))
+            }
+        };
         let options = driver_options(options);
-        let (driver, link) = Driver::new(service, Start::new(&options), reader, writer, options)?;
-        Running::start(driver, link, None)
-    }
-
-    /// To a child process (see [`ClientConnection::spawn`]).
-    pub(crate) fn spawn(
-        service: Arc<dyn Service<P>>,
-        command: Command,
-        options: ClientOptions,
-    ) -> Result<Running<P>, Error> {
-        let supervision = SupervisorOptions::default()
-            .with_stderr_capacity(options.stderr_capacity)
-            .with_close_graces(options.close_grace, TERM_GRACE);
-        let (child, stdin, stdout) = Supervisor::spawn(command, supervision)?;
-        let options = driver_options(options);
-        let start = Start::new(&options);
-        // The agent's pipes: on unix the driver thread reads and writes them itself.
-        #[cfg(unix)]
-        let (driver, link) = Driver::with_fds(service, start, stdout, stdin, options)?;
-        #[cfg(not(unix))]
-        let (driver, link) = Driver::new(service, start, stdout, stdin, options)?;
-        Running::start(driver, link, Some(child))
-    }
-
-    /// Over two descriptors (see [`ClientConnection::connect_fds`]).
-    #[cfg(unix)]
-    pub(crate) fn connect_fds(
-        service: Arc<dyn Service<P>>,
-        reader: impl Read + std::os::fd::AsFd + Send + 'static,
-        writer: impl Write + std::os::fd::AsFd + Send + 'static,
-        options: ClientOptions,
-    ) -> Result<Running<P>, Error> {
-        let options = driver_options(options);
-        let (driver, link) = Driver::with_fds(service, Start::new(&options), reader, writer, options)?;
-        Running::start(driver, link, None)
-    }
-
-    fn start(driver: Driver<P>, link: Link<P>, child: Option<Supervisor>) -> Result<Running<P>, Error> {
+        let (driver, link) = Driver::open(service, Start::new(&options), io, options)?;
         let driver = thread::Builder::new().name("acp-client".into()).spawn(move || driver.run())?;
         Ok(Running { link, driver: Mutex::new(Some(driver)), child })
     }

@@ -298,6 +298,20 @@ impl<P: Version> Driver<P> {
         Ok(Driver::assemble(service, parts, transport, options))
     }
 
+    /// A driver of `start` over `io`.
+    pub(crate) fn open(
+        service: Arc<dyn Service<P>>,
+        start: Start<P>,
+        io: crate::transport::Io,
+        options: DriverOptions,
+    ) -> io::Result<(Driver<P>, Link<P>)> {
+        match io {
+            crate::transport::Io::Threads(reader, writer) => Driver::new(service, start, reader, writer, options),
+            #[cfg(unix)]
+            crate::transport::Io::Fds(reader, writer) => Driver::with_fds(service, start, reader, writer, options),
+        }
+    }
+
     /// A driver over two descriptors: read and written on the driver thread with `poll(2)`
     /// when both are pipes or sockets, else by reader and writer threads as in [`new`](Self::new).
     #[cfg(unix)]
@@ -662,7 +676,7 @@ impl<P: Version> Driver<P> {
                 let pending = lock(&self.core.calls).remove(&id);
                 match pending {
                     Some(Pending::Once(tx)) => drop(tx.send(Ok(outcome))),
-                    Some(Pending::Turn { sink, .. }) => drop(sink.push_last(TurnItem::Done(outcome))),
+                    Some(Pending::Turn { sink, .. }) => drop(sink.push_last(TurnItem::End(outcome))),
                     None => {}
                 }
             }

@@ -180,6 +180,8 @@
 
 #[macro_use]
 mod table;
+#[macro_use]
+mod surface;
 mod agent;
 mod client;
 mod driver;

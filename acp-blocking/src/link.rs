@@ -98,33 +98,8 @@ pub(crate) enum Pending<P: Version> {
     },
 }
 
-/// One item of a client's v1 prompt turn.
-#[derive(Debug)]
-pub(crate) enum TurnItem<P: Version> {
-    /// A `session/update` of the turn.
-    Update(SessionNotification),
-    /// An agent request of the turn's session arrived here on the wire: its handler waits until
-    /// the reader has taken every update before it (and, with `next_update_then`, handled it),
-    /// or dropped the turn, so that the application sees the turn's updates and requests in
-    /// wire order, by construction. It never waits for the reader to ask for more, so a
-    /// reader may block on the handler without a deadlock.
-    Gate(SyncSender<()>),
-    /// The prompt's outcome; nothing follows.
-    Done(Outcome<P>),
-}
-
-impl<P: Version> crate::turn_gate::GateItem for TurnItem<P> {
-    fn into_gate(self) -> Result<SyncSender<()>, Self> {
-        match self {
-            TurnItem::Gate(open) => Ok(open),
-            other => Err(other),
-        }
-    }
-
-    fn is_gate(&self) -> bool {
-        matches!(self, TurnItem::Gate(_))
-    }
-}
+/// One item of a client's v1 prompt turn: an update, a gate, or the prompt's outcome.
+pub(crate) type TurnItem<P> = crate::turn_gate::TurnItem<SessionNotification, Outcome<P>>;
 
 /// State the driver publishes to the application threads.
 #[derive(Debug)]

@@ -2,6 +2,46 @@
 //! their `Arc` forwarding and typed calls (the traits and dispatchers in `agent.rs` and
 //! `client.rs` expand the table with them; nothing here names a method).
 
+/// Hands `$cb` the rows of a method table (`acp_proto::method_table!` or `method_table_v2!`,
+/// called as `method_table!(side_rows { agent: $cb })`) that one side handles (`requests`,
+/// `notifications`) and sends (`calls`), each row one flat tuple, so that the row grammar is
+/// matched here only:
+///
+/// * a request: `($variant, $params, $result, [gates], $handler, $context, $default, $call,
+///   $cfg, $doc)`;
+/// * a notification: `($variant, $params, [handler], $cfg, $doc)`;
+///
+/// `$cfg` is the row's `cfg` predicate (`all(feature = "…")`, or `all()` without a feature),
+/// `$doc` its doc lines as one `concat!`.
+macro_rules! side_rows {
+    ({ agent: $cb:ident } client_requests: $cr:tt agent_requests: $ar:tt client_notifications: $cn:tt
+        agent_notifications: $an:tt $($rest:tt)*) => {
+        side_rows! { @flat $cb requests: $cr notifications: $cn calls: $ar }
+    };
+    ({ client: $cb:ident } client_requests: $cr:tt agent_requests: $ar:tt client_notifications: $cn:tt
+        agent_notifications: $an:tt $($rest:tt)*) => {
+        side_rows! { @flat $cb requests: $ar notifications: $an calls: $cr }
+    };
+    (@flat $cb:ident requests: $requests:tt notifications: [ $( {
+            $(#[doc = $ndoc:literal])* $nv:ident = $nw:literal, $np:ident, gate: $ng:tt, layer: $nl:ident,
+            handler: $nh:tt $(, feature: $nf:literal)?
+        } )* ] calls: $calls:tt) => {
+        side_rows! { @requests $cb [$requests $calls]
+            [$( ($nv, $np, $nh, all($(feature = $nf)?), concat!($($ndoc, "\n"),*)) )*] [] }
+    };
+    // Both request lists, one after the other, into `[requests] [calls]`.
+    (@requests $cb:ident [[ $( {
+            $(#[doc = $doc:literal])* $v:ident = $w:literal, $p:ident => $r:ident, gate: $g:tt,
+            handler: $h:ident($cx:ident), default: $def:ident, call: $call:ident $(, feature: $f:literal)?
+        } )* ] $($more:tt)*] $notifications:tt [$($done:tt)*]) => {
+        side_rows! { @requests $cb [$($more)*] $notifications [$($done)*
+            [$( ($v, $p, $r, $g, $h, $cx, $def, $call, all($(feature = $f)?), concat!($($doc, "\n"),*)) )*]] }
+    };
+    (@requests $cb:ident [] $notifications:tt [$requests:tt $calls:tt]) => {
+        $cb! { requests: $requests notifications: $notifications calls: $calls }
+    };
+}
+
 /// One handler method of a handler trait, from a table row: its docs, its gate and `default:`
 /// column (each adds a doc line), its variant, name, params, context and result. The v1 and
 /// the v2 traits share it: a row without `method:` is one of v1's `method_table!`; a v2 one
@@ -13,31 +53,25 @@ macro_rules! handler_method {
     };
     (method: [$($M:ident)::+] $(#[$m:meta])* gate: $gate:tt, required, $v:ident, $h:ident($p:ty, $cx:ty) -> $r:ty) => {
         $(#[$m])*
-        #[doc = ""]
-        #[doc = acp_proto::__gate_note!($gate)]
-        #[doc = ""]
-        #[doc = acp_proto::__default_note!(required)]
+        #[doc = concat!("\n\n", acp_proto::__gate_note!($gate), "\n\n", acp_proto::__default_note!(required))]
         fn $h(&self, request: $p, cx: &$cx) -> Result<$r, RpcError>;
     };
-    (method: [$($M:ident)::+] $(#[$m:meta])* gate: $gate:tt, method_not_found, $v:ident, $h:ident($p:ty, $cx:ty) -> $r:ty) => {
+    (method: [$($M:ident)::+] $(#[$m:meta])* gate: $gate:tt, $def:ident, $v:ident, $h:ident($p:ty, $cx:ty) -> $r:ty) => {
         $(#[$m])*
-        #[doc = ""]
-        #[doc = acp_proto::__gate_note!($gate)]
-        #[doc = ""]
-        #[doc = acp_proto::__default_note!(method_not_found)]
+        #[doc = concat!("\n\n", acp_proto::__gate_note!($gate), "\n\n", acp_proto::__default_note!($def))]
         fn $h(&self, request: $p, cx: &$cx) -> Result<$r, RpcError> {
-            Err(RpcError::method_not_found($($M)::+::$v.wire()))
+            handler_default!($def, $($M)::+::$v, $r)
         }
     };
-    (method: [$($M:ident)::+] $(#[$m:meta])* gate: $gate:tt, cancelled, $v:ident, $h:ident($p:ty, $cx:ty) -> $r:ty) => {
-        $(#[$m])*
-        #[doc = ""]
-        #[doc = acp_proto::__gate_note!($gate)]
-        #[doc = ""]
-        #[doc = acp_proto::__default_note!(cancelled)]
-        fn $h(&self, request: $p, cx: &$cx) -> Result<$r, RpcError> {
-            Ok(<$r as crate::table::Cancelled>::cancelled())
-        }
+}
+
+/// The answer of a handler method's default (its row's `default:` column, but `required`).
+macro_rules! handler_default {
+    (method_not_found, $method:expr, $r:ty) => {
+        Err(RpcError::method_not_found($method.wire()))
+    };
+    (cancelled, $method:expr, $r:ty) => {
+        Ok(<$r as crate::table::Cancelled>::cancelled())
     };
 }
 

@@ -16,20 +16,11 @@ use crate::agent::AgentOptions;
 use crate::driver::{Link, Service};
 use crate::error::Error;
 use crate::sync::CancelToken;
+use crate::transport::Io;
 
 macro_rules! agent_trait {
-    (
-        {}
-        client_requests: [ $( {
-            $(#[doc = $doc:literal])* $v:ident = $w:literal, $p:ident => $r:ident, gate: [$($g:literal),*],
-            handler: $h:ident($cx:ident), default: $def:ident, call: $call:ident
-        } )* ]
-        agent_requests: $agent_requests:tt
-        client_notifications: [ $( {
-            $(#[doc = $ndoc:literal])* $nv:ident = $nw:literal, $np:ident, gate: [$($ng:literal),*], layer: $nl:ident, handler: $nh:tt
-        } )* ]
-        $($rest:tt)*
-    ) => {
+    (requests: [$(($v:ident, $p:ident, $r:ident, $g:tt, $h:ident, $cx:ident, $def:ident, $call:ident, $f:meta, $doc:expr))*]
+     notifications: [$(($nv:ident, $np:ident, $nh:tt, $nf:meta, $ndoc:expr))*] calls: $calls:tt) => {
         /// An ACP v2 agent. Handlers run on a bounded pool of worker threads
         /// (`AgentOptions::max_handlers`), notifications in order on one thread, as for the v1
         /// [`Agent`](crate::Agent). Every method except [`initialize`](Agent::initialize)
@@ -47,13 +38,13 @@ macro_rules! agent_trait {
             $(
                 handler_method! {
                     method: [v2::Method]
-                    $(#[doc = $doc])*
-                    gate: [$($g),*], $def, $v, $h(v2::$p, AgentContext) -> v2::$r
+                    #[doc = $doc]
+                    gate: $g, $def, $v, $h(v2::$p, AgentContext) -> v2::$r
                 }
             )*
             $(
                 notification_method! {
-                    $(#[doc = $ndoc])*
+                    #[doc = $ndoc]
                     #[doc = ""]
                     #[doc = "Runs on the connection's ordered notification thread. Default: ignored."]
                     $nh(v2::$np)
@@ -89,7 +80,7 @@ macro_rules! agent_trait {
     };
 }
 
-acp_proto::method_table_v2!(agent_trait {});
+acp_proto::method_table_v2!(side_rows { agent: agent_trait });
 
 /// The context of a v2 agent's request handler: the request's cancellation signal and a way to
 /// send requests and notifications to the client. Cheap to clone; usable after the handler
@@ -105,21 +96,14 @@ pub struct AgentContext {
 }
 
 macro_rules! context_calls {
-    (
-        {}
-        client_requests: $client_requests:tt
-        agent_requests: [ $( {
-            $(#[doc = $doc:literal])* $v:ident = $w:literal, $p:ident => $r:ident, gate: [$($g:literal),*],
-            handler: $h:ident($cx:ident), default: $def:ident, call: $call:ident
-        } )* ]
-        $($rest:tt)*
-    ) => {
+    (requests: $requests:tt notifications: $notifications:tt
+     calls: [$(($v:ident, $p:ident, $r:ident, $g:tt, $h:ident, $cx:ident, $def:ident, $call:ident, $f:meta, $doc:expr))*]) => {
         impl AgentContext {
             $(
                 typed_call! {
-                    $(#[doc = $doc])*
+                    #[doc = $doc]
                     #[doc = ""]
-                    #[doc = acp_proto::__gate_note!([$($g),*])]
+                    #[doc = acp_proto::__gate_note!($g)]
                     $call, $h(v2::$p) -> v2::$r, v2: Client(ClientResult::$v)
                 }
             )*
@@ -127,7 +111,7 @@ macro_rules! context_calls {
     };
 }
 
-acp_proto::method_table_v2!(context_calls {});
+acp_proto::method_table_v2!(side_rows { agent: context_calls });
 
 impl AgentContext {
     request_context_methods!("by `$/cancel_request`, or because the connection closed");
@@ -190,47 +174,13 @@ impl<A: Agent> Service<V2> for AgentService<A> {
     }
 }
 
-/// Serves a v2 `agent` on this process's stdin and stdout until stdin ends, as
-/// [`serve_stdio`](crate::serve_stdio) does a v1 one (on Unix over pipes the calling thread
-/// reads and writes them itself). Nothing else may write to stdout.
-pub fn serve_stdio<A: Agent>(agent: A) -> Result<(), Error> {
-    #[cfg(unix)]
-    return serve_fds(agent, std::io::stdin(), std::io::stdout(), AgentOptions::default());
-    #[cfg(not(unix))]
-    serve_with(agent, std::io::stdin(), std::io::stdout(), AgentOptions::default())
-}
+serve_functions!(Agent);
 
-/// Serves a v2 `agent` over any byte transport until the input ends, as
-/// [`serve`](crate::serve) does a v1 one.
-pub fn serve<A: Agent>(
-    agent: A,
-    reader: impl Read + Send + 'static,
-    writer: impl Write + Send + 'static,
-) -> Result<(), Error> {
-    serve_with(agent, reader, writer, AgentOptions::default())
-}
-
-/// [`serve`] with options, as [`serve_with`](crate::serve_with). The client's `initialize`
-/// chooses the version ([`acp_proto::Acceptor`]): one offering only 1 gets `-32601` for it (and
-/// for everything after; serve it too with [`serve_negotiated`]).
-pub fn serve_with<A: Agent>(
-    agent: A,
-    reader: impl Read + Send + 'static,
-    writer: impl Write + Send + 'static,
-    options: AgentOptions,
-) -> Result<(), Error> {
-    negotiate::serve(Arc::new(AgentService(agent)), Arc::new(V1Refused), reader, writer, options)
-}
-
-/// [`serve_with`] over two descriptors (Unix), as [`serve_fds`](crate::serve_fds).
-#[cfg(unix)]
-pub fn serve_fds<A: Agent>(
-    agent: A,
-    reader: impl Read + std::os::fd::AsFd + Send + 'static,
-    writer: impl Write + std::os::fd::AsFd + Send + 'static,
-    options: AgentOptions,
-) -> Result<(), Error> {
-    negotiate::serve_fds(Arc::new(AgentService(agent)), Arc::new(V1Refused), reader, writer, options)
+/// Serves one connection of a v2 `agent` over `io`: the client's `initialize` chooses the
+/// version ([`acp_proto::Acceptor`]); one offering only 1 gets `-32601` for it (and for
+/// everything after; serve it too with [`serve_negotiated`]).
+fn serve_io<A: Agent>(agent: A, io: Io, options: AgentOptions) -> Result<(), Error> {
+    negotiate::serve(Arc::new(AgentService(agent)), Arc::new(V1Refused), io, options)
 }
 
 /// Serves the client with `v2_agent` or `v1_agent`, as its `initialize` chooses (2 or later:
@@ -247,5 +197,5 @@ pub fn serve_negotiated<A2: Agent, A1: crate::Agent>(
     options: AgentOptions,
 ) -> Result<(), Error> {
     let v1 = crate::agent::service(v1_agent);
-    negotiate::serve(Arc::new(AgentService(v2_agent)), v1, reader, writer, options)
+    negotiate::serve(Arc::new(AgentService(v2_agent)), v1, Io::threads(reader, writer), options)
 }

@@ -1,8 +1,6 @@
 //! The v2 client: the [`Client`] handler trait (what a v2 agent asks of the client) and
 //! [`ClientConnection`], the handle that drives a v2 agent.
 
-use std::io::{Read, Write};
-use std::process::{Command, ExitStatus};
 use std::sync::Arc;
 use std::sync::mpsc::{self, Receiver};
 use std::time::Duration;
@@ -14,25 +12,14 @@ use acp_proto::v2::{
 use acp_proto::{CloseReason, InboundId, Negotiated, RpcError, TurnEndReason, TurnStamp, V2};
 
 use super::turn::{PromptTurn, Turns};
-use crate::client::{ClientContext, ClientOptions, Running};
+use crate::client::{ClientContext, ClientOptions, Open, Running};
 use crate::driver::{Link, Reply, Service};
 use crate::error::Error;
 use crate::sync::{CancelToken, inbox};
 
 macro_rules! client_trait {
-    (
-        {}
-        client_requests: $client_requests:tt
-        agent_requests: [ $( {
-            $(#[doc = $doc:literal])* $v:ident = $w:literal, $p:ident => $r:ident, gate: [$($g:literal),*],
-            handler: $h:ident($cx:ident), default: $def:ident, call: $call:ident
-        } )* ]
-        client_notifications: $client_notifications:tt
-        agent_notifications: [ $( {
-            $(#[doc = $ndoc:literal])* $nv:ident = $nw:literal, $np:ident, gate: [$($ng:literal),*], layer: $nl:ident, handler: $nh:tt
-        } )* ]
-        $($rest:tt)*
-    ) => {
+    (requests: [$(($v:ident, $p:ident, $r:ident, $g:tt, $h:ident, $cx:ident, $def:ident, $call:ident, $f:meta, $doc:expr))*]
+     notifications: [$(($nv:ident, $np:ident, $nh:tt, $nf:meta, $ndoc:expr))*] calls: $calls:tt) => {
         /// What an ACP v2 client answers to its agent. Handlers run on a bounded pool of worker
         /// threads (`ClientOptions::max_handlers`), notifications in order on one thread, as
         /// for the v1 [`Client`](crate::Client). Every method has a default: `-32601`, except
@@ -47,13 +34,13 @@ macro_rules! client_trait {
             $(
                 handler_method! {
                     method: [v2::Method]
-                    $(#[doc = $doc])*
-                    gate: [$($g),*], $def, $v, $h(v2::$p, ClientContext) -> v2::$r
+                    #[doc = $doc]
+                    gate: $g, $def, $v, $h(v2::$p, ClientContext) -> v2::$r
                 }
             )*
             $(
                 notification_method! {
-                    $(#[doc = $ndoc])*
+                    #[doc = $ndoc]
                     #[doc = ""]
                     #[doc = "Runs on the connection's ordered notification thread. Default: ignored."]
                     $nh(v2::$np)
@@ -83,7 +70,7 @@ macro_rules! client_trait {
     };
 }
 
-acp_proto::method_table_v2!(client_trait {});
+acp_proto::method_table_v2!(side_rows { client: client_trait });
 
 impl Client for () {}
 
@@ -138,20 +125,14 @@ pub struct ClientConnection {
 }
 
 macro_rules! client_calls {
-    (
-        {}
-        client_requests: [ $( {
-            $(#[doc = $doc:literal])* $v:ident = $w:literal, $p:ident => $r:ident, gate: [$($g:literal),*],
-            handler: $h:ident($cx:ident), default: $def:ident, call: $call:ident
-        } )* ]
-        $($rest:tt)*
-    ) => {
+    (requests: $requests:tt notifications: $notifications:tt
+     calls: [$(($v:ident, $p:ident, $r:ident, $g:tt, $h:ident, $cx:ident, $def:ident, $call:ident, $f:meta, $doc:expr))*]) => {
         impl ClientConnection {
             $(
                 typed_call! {
-                    $(#[doc = $doc])*
+                    #[doc = $doc]
                     #[doc = ""]
-                    #[doc = acp_proto::__gate_note!([$($g),*])]
+                    #[doc = acp_proto::__gate_note!($g)]
                     $call, $h(v2::$p) -> v2::$r, v2: Agent(AgentResult::$v)
                 }
             )*
@@ -159,46 +140,16 @@ macro_rules! client_calls {
     };
 }
 
-acp_proto::method_table_v2!(client_calls {});
+acp_proto::method_table_v2!(side_rows { client: client_calls });
 
 impl ClientConnection {
-    /// Connects `client` to a v2 agent over `reader` (the agent's output) and `writer` (its
-    /// input); the driver runs on its own thread. The connection speaks version 2 only. Call
-    /// [`initialize`](Self::initialize) first.
-    pub fn connect<C: Client>(
-        client: C,
-        reader: impl Read + Send + 'static,
-        writer: impl Write + Send + 'static,
-        options: ClientOptions,
-    ) -> Result<ClientConnection, Error> {
-        let (service, turns) = service(client);
-        Ok(ClientConnection::with(Running::connect(service, reader, writer, options)?, turns))
-    }
+    client_connection_functions!(Client);
 
-    /// Spawns `command` as a v2 agent, as [`crate::ClientConnection::spawn`] does a v1 one
-    /// (stdin and stdout piped to the connection, stderr kept in
-    /// [`stderr_tail`](Self::stderr_tail)).
-    pub fn spawn<C: Client>(client: C, command: Command, options: ClientOptions) -> Result<ClientConnection, Error> {
-        let (service, turns) = service(client);
-        Ok(ClientConnection::with(Running::spawn(service, command, options)?, turns))
-    }
-
-    /// [`connect`](Self::connect) over two descriptors (Unix), as
-    /// [`crate::ClientConnection::connect_fds`] does a v1 one.
-    #[cfg(unix)]
-    pub fn connect_fds<C: Client>(
-        client: C,
-        reader: impl Read + std::os::fd::AsFd + Send + 'static,
-        writer: impl Write + std::os::fd::AsFd + Send + 'static,
-        options: ClientOptions,
-    ) -> Result<ClientConnection, Error> {
-        let (service, turns) = service(client);
-        Ok(ClientConnection::with(Running::connect_fds(service, reader, writer, options)?, turns))
-    }
-
-    fn with(running: Running<V2>, turns: Arc<Turns>) -> ClientConnection {
-        let link = running.link.clone();
-        ClientConnection { running: Arc::new(running), link, turns, timeout: None }
+    fn open<C: Client>(client: C, open: Open, options: ClientOptions) -> Result<ClientConnection, Error> {
+        let turns = Arc::new(Turns::default());
+        let service = Arc::new(ClientService { client, turns: turns.clone() });
+        let running = Arc::new(Running::open(service, open, options)?);
+        Ok(ClientConnection { link: running.link.clone(), running, turns, timeout: None })
     }
 
     /// A clone whose requests time out after `timeout` (a `$/cancel_request` is sent and the
@@ -283,28 +234,6 @@ impl ClientConnection {
     pub fn close_reason(&self) -> Option<CloseReason> {
         self.link.close_reason()
     }
-
-    /// The agent process's id, when the connection spawned it.
-    pub fn child_id(&self) -> Option<u32> {
-        self.running.child_id()
-    }
-
-    /// The last lines the spawned agent wrote to stderr (empty without a child process).
-    pub fn stderr_tail(&self) -> String {
-        self.running.stderr_tail()
-    }
-
-    /// Closes the connection as [`crate::ClientConnection::close`] does: pending calls and turns end
-    /// with [`Error::ConnectionClosed`], a spawned agent is given `close_grace` to exit and is
-    /// then terminated; its exit status is returned.
-    pub fn close(&self) -> Result<Option<ExitStatus>, Error> {
-        self.running.close()
-    }
-}
-
-fn service<C: Client>(client: C) -> (Arc<dyn Service<V2>>, Arc<Turns>) {
-    let turns = Arc::new(Turns::default());
-    (Arc::new(ClientService { client, turns: turns.clone() }), turns)
 }
 
 impl std::fmt::Debug for ClientConnection {

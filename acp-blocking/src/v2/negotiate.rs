@@ -14,6 +14,7 @@ use crate::agent::{AgentOptions, driver_options, run};
 use crate::driver::{Link, READ_CHUNK, Service, Start};
 use crate::error::Error;
 use crate::sync::CancelToken;
+use crate::transport::Io;
 
 /// The v1 side of an agent that speaks v2 only: every request is `-32601` (its `initialize`
 /// included), as before the acceptor.
@@ -33,40 +34,24 @@ enum Chosen {
     V2(Start<V2>),
 }
 
-/// Serves the client with `v2` or `v1` as its `initialize` chooses, over any byte transport.
+/// Serves the client with `v2` or `v1` as its `initialize` chooses, over `io`.
 pub(crate) fn serve(
     v2: Arc<dyn Service<V2>>,
     v1: Arc<dyn Service<V1>>,
-    mut reader: impl Read + Send + 'static,
-    mut writer: impl Write + Send + 'static,
+    mut io: Io,
     options: AgentOptions,
 ) -> Result<(), Error> {
     let options = driver_options(options);
-    // A reader that is not ready (non-blocking) is not waited for here: an error.
-    match accept(&mut reader, &mut writer, &options.config, |_| Err(io::ErrorKind::WouldBlock.into()))? {
-        Chosen::V1(start) => run(v1, start, reader, writer, options),
-        Chosen::V2(start) => run(v2, start, reader, writer, options),
-    }
-}
-
-/// [`serve`] over two descriptors (Unix), driven with `poll(2)` once the version is chosen.
-#[cfg(unix)]
-pub(crate) fn serve_fds<R, W>(
-    v2: Arc<dyn Service<V2>>,
-    v1: Arc<dyn Service<V1>>,
-    mut reader: R,
-    mut writer: W,
-    options: AgentOptions,
-) -> Result<(), Error>
-where
-    R: Read + std::os::fd::AsFd + Send + 'static,
-    W: Write + std::os::fd::AsFd + Send + 'static,
-{
-    use crate::agent::run_fds;
-    let options = driver_options(options);
-    match accept(&mut reader, &mut writer, &options.config, |r: &R| readable(r.as_fd()))? {
-        Chosen::V1(start) => run_fds(v1, start, reader, writer, options),
-        Chosen::V2(start) => run_fds(v2, start, reader, writer, options),
+    let config = &options.config;
+    let chosen = match &mut io {
+        // A reader that is not ready (non-blocking) is not waited for here: an error.
+        Io::Threads(reader, writer) => accept(reader, writer, config, |_| Err(io::ErrorKind::WouldBlock.into()))?,
+        #[cfg(unix)]
+        Io::Fds(reader, writer) => accept(reader, writer, config, |r| readable(r.as_fd()))?,
+    };
+    match chosen {
+        Chosen::V1(start) => run(v1, start, io, options),
+        Chosen::V2(start) => run(v2, start, io, options),
     }
 }
 

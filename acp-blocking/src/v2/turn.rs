@@ -2,7 +2,7 @@
 //! and [`Turns`], where the driver finds the reader of a session's turn.
 
 use std::collections::{HashMap, HashSet};
-use std::sync::mpsc::{self, Receiver, SyncSender};
+use std::sync::mpsc::{self, Receiver};
 use std::time::Instant as StdInstant;
 
 use acp_proto::types::SessionId;
@@ -14,30 +14,8 @@ use crate::driver::{Input, Link};
 use crate::error::Error;
 use crate::sync::{InboxReceiver, InboxSender, lock};
 
-/// One item of a client's v2 turn.
-#[derive(Debug)]
-pub(crate) enum TurnItem {
-    /// A `session/update` of the turn.
-    Update(UpdateSessionNotification),
-    /// The turn ended (after every update of it); nothing follows.
-    End(TurnEndReason),
-    /// An agent request of the turn's session waits until the reader took the updates before
-    /// it: the reader opens it when it gets here (or drops it with the turn).
-    Gate(SyncSender<()>),
-}
-
-impl crate::turn_gate::GateItem for TurnItem {
-    fn into_gate(self) -> Result<SyncSender<()>, Self> {
-        match self {
-            TurnItem::Gate(open) => Ok(open),
-            other => Err(other),
-        }
-    }
-
-    fn is_gate(&self) -> bool {
-        matches!(self, TurnItem::Gate(_))
-    }
-}
+/// One item of a client's v2 turn: an update, a gate, or how the turn ended.
+pub(crate) type TurnItem = crate::turn_gate::TurnItem<UpdateSessionNotification, TurnEndReason>;
 
 /// The open turns a v2 client reads, by session (at most one each), and the sessions whose
 /// turn was dropped unfinished and has not ended yet (a prompt sent meanwhile would join it,
@@ -190,14 +168,9 @@ impl PromptTurn {
         if !self.armed {
             return None;
         }
-        match crate::turn_gate::next_item(&self.link, &self.items) {
-            Some(TurnItem::Update(update)) => Some(crate::turn_gate::handle_then_open(&self.items, update, handle)),
-            // `next_item` opens the gates itself and never returns one.
-            Some(TurnItem::Gate(open)) => {
-                let _ = open.send(());
-                self.next_update_then(handle)
-            }
-            Some(TurnItem::End(reason)) => {
+        match crate::turn_gate::next(&self.link, &self.items) {
+            Some(Ok(update)) => Some(crate::turn_gate::handle_then_open(&self.items, update, handle)),
+            Some(Err(reason)) => {
                 self.end = Some(reason);
                 self.armed = false;
                 None
