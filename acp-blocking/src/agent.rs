@@ -5,7 +5,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use acp_proto::ext::{ExtNotification, ExtRequest, ExtResponse};
-use acp_proto::types::*;
+use acp_proto::types::{self as v1, *};
 use acp_proto::{
     AgentNotification, AgentRequest, AgentResponse, ClientNotification, ClientRequest, ClientResponse, Config,
     InboundId, Notification, Request, Response, RpcError, Side, V1,
@@ -17,96 +17,24 @@ use crate::error::Error;
 use crate::sync::CancelToken;
 use crate::transport::Io;
 
-macro_rules! agent_trait {
-    (requests: [$(($v:ident, $p:ident, $r:ident, $g:tt, $h:ident, $cx:ident, $def:ident, $call:ident, $f:meta, $doc:expr))*]
-     notifications: [$(($nv:ident, $np:ident, $nh:tt, $nf:meta, $ndoc:expr))*] calls: $calls:tt) => {
-        /// An ACP agent: one method per request the client may send.
-        ///
-        /// Handlers run on a bounded pool of worker threads, several at once, so `&self` is shared:
-        /// keep mutable state behind a `Mutex`. A handler may block (on the client, on a model, on a
-        /// lock) without blocking the connection. Every method except [`initialize`](Self::initialize)
-        /// has a default that answers `-32601` (method not found). A handler that panics answers its
-        /// request with `-32603`; the connection lives on.
-        ///
-        /// The core answers what is not the agent's to decide: requests before `initialize`, methods
-        /// gated by capabilities the agent did not advertise, a second prompt while one runs,
-        /// `session/cancel` (the prompt's [`RequestContext::is_cancelled`] turns true and the turn ends
-        /// `cancelled` whatever the handler returns).
-        #[allow(unused_variables)]
-        pub trait Agent: Send + Sync + 'static {
-            $(
-                handler_method! {
-                    #[cfg($f)]
-                    #[doc = $doc]
-                    gate: $g, $def, $v, $h($p, context_type!($cx)) -> $r
-                }
-            )*
+acp_proto::method_table!(side_rows { agent: handler_trait
+    /// An ACP agent: one method per request the client may send.
+    ///
+    /// Handlers run on a bounded pool of worker threads, several at once, so `&self` is shared:
+    /// keep mutable state behind a `Mutex`. A handler may block (on the client, on a model, on a
+    /// lock) without blocking the connection. Every method except [`initialize`](Self::initialize)
+    /// has a default that answers `-32601` (method not found). A handler that panics answers its
+    /// request with `-32603`; the connection lives on.
+    ///
+    /// The core answers what is not the agent's to decide: requests before `initialize`, methods
+    /// gated by capabilities the agent did not advertise, a second prompt while one runs,
+    /// `session/cancel` (the prompt's [`RequestContext::is_cancelled`] turns true and the turn ends
+    /// `cancelled` whatever the handler returns).
+    trait Agent, context: context_type, ext: RequestContext,
+    notification: Notification::Client(ClientNotification), notify: dispatch_notification(agent)
+});
 
-            ext_handler_methods!(RequestContext);
-
-            $(
-                notification_method! {
-                    #[cfg($nf)]
-                    #[doc = $ndoc]
-                    #[doc = ""]
-                    #[doc = "Runs on the connection's ordered notification thread. Default: ignored."]
-                    $nh($np)
-                }
-            )*
-        }
-
-        /// An agent shared with the rest of the program: keep a clone of the `Arc` to reach its
-        /// state while it serves.
-        impl<A: Agent + ?Sized> Agent for Arc<A> {
-            $(
-                #[cfg($f)]
-                fn $h(&self, request: $p, cx: &context_type!($cx)) -> Result<$r, RpcError> {
-                    (**self).$h(request, cx)
-                }
-            )*
-
-            forward_ext_methods!(RequestContext);
-
-            $( forward_notification!(#[cfg($nf)] $nh($np)); )*
-        }
-
-        /// Calls the agent's notification handler for `notification` (on the notification
-        /// thread).
-        fn dispatch_notification<A: Agent>(agent: &A, notification: Notification) {
-            match notification {
-                $(
-                    #[cfg($nf)]
-                    Notification::Client(ClientNotification::$nv(n)) => call_notification!($nh, agent, n),
-                )*
-                Notification::Client(ClientNotification::Ext(e)) => agent.ext_notification(&e.method, e.params),
-                _ => {}
-            }
-        }
-
-        /// Calls the agent's handler method for `request`.
-        fn dispatch<A: Agent>(agent: &A, request: Request, cx: RequestContext) -> Result<Response, RpcError> {
-            let request = match request {
-                Request::Client(request) => request,
-                other => return Err(RpcError::method_not_found(other.wire())),
-            };
-            Ok(match request {
-                $(
-                    #[cfg($f)]
-                    ClientRequest::$v(r) => {
-                        let cx = make_context!($cx, cx, r);
-                        agent.$h(r, &cx)?.into()
-                    }
-                )*
-                ClientRequest::Ext(e) => {
-                    AgentResponse::Ext(ExtResponse(agent.ext_method(&e.method, e.params, &cx)?)).into()
-                }
-                other => return Err(RpcError::method_not_found(other.wire())),
-            })
-        }
-    };
-}
-
-acp_proto::method_table!(side_rows { agent: agent_trait });
+acp_proto::method_table!(side_rows { agent: handler_dispatch <A: Agent>(RequestContext), Client(ClientRequest) -> AgentResponse });
 
 /// What every agent request handler gets: the request's cancellation signal and a way to call
 /// the client.

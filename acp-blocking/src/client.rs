@@ -11,7 +11,7 @@ use std::thread::{self, JoinHandle};
 use std::time::Duration;
 
 use acp_proto::ext::{ExtNotification, ExtRequest, ExtResponse};
-use acp_proto::types::*;
+use acp_proto::types::{self as v1, *};
 use acp_proto::{
     AgentNotification, AgentRequest, AgentResponse, ClientNotification, ClientRequest, ClientResponse, CloseReason,
     Config, InboundId, Negotiated, Notification, Request, Response, RpcError, Side, TurnStamp, TypedRequest, V1,
@@ -23,87 +23,21 @@ use crate::error::Error;
 use crate::sync::{CancelToken, InboxReceiver, lock};
 use crate::transport::Io;
 
-macro_rules! client_trait {
-    (requests: [$(($v:ident, $p:ident, $r:ident, $g:tt, $h:ident, $cx:ident, $def:ident, $call:ident, $f:meta, $doc:expr))*]
-     notifications: [$(($nv:ident, $np:ident, $nh:tt, $nf:meta, $ndoc:expr))*] calls: $calls:tt) => {
-        /// An ACP client: answers the requests the agent sends.
-        ///
-        /// Handlers run on a bounded pool of worker threads, several at once; a handler may block (a
-        /// permission dialog, a terminal) without blocking the connection. Defaults answer `-32601`,
-        /// except [`request_permission`](Self::request_permission), which answers `cancelled`, and the
-        /// notifications, which are ignored. A handler that panics answers `-32603`.
-        ///
-        /// Advertise what you implement in the `clientCapabilities` of `initialize`: the core refuses
-        /// `fs/*` and `terminal/*` requests the client did not advertise before they reach you.
-        #[allow(unused_variables)]
-        pub trait Client: Send + Sync + 'static {
-            $(
-                handler_method! {
-                    #[cfg($f)]
-                    #[doc = $doc]
-                    gate: $g, $def, $v, $h($p, ClientContext) -> $r
-                }
-            )*
+acp_proto::method_table!(side_rows { client: handler_trait
+    /// An ACP client: answers the requests the agent sends.
+    ///
+    /// Handlers run on a bounded pool of worker threads, several at once; a handler may block (a
+    /// permission dialog, a terminal) without blocking the connection. Defaults answer `-32601`,
+    /// except [`request_permission`](Self::request_permission), which answers `cancelled`, and the
+    /// notifications, which are ignored. A handler that panics answers `-32603`.
+    ///
+    /// Advertise what you implement in the `clientCapabilities` of `initialize`: the core refuses
+    /// `fs/*` and `terminal/*` requests the client did not advertise before they reach you.
+    trait Client, context: [ClientContext], ext: ClientContext,
+    notification: Notification::Agent(AgentNotification), notify: dispatch_notification(client)
+});
 
-            ext_handler_methods!(ClientContext);
-
-            $(
-                notification_method! {
-                    #[cfg($nf)]
-                    #[doc = $ndoc]
-                    #[doc = ""]
-                    #[doc = "Runs on the connection's ordered notification thread. Default: ignored."]
-                    $nh($np)
-                }
-            )*
-        }
-
-        /// A client shared with the rest of the program: keep a clone of the `Arc` to reach its
-        /// state while the connection runs.
-        impl<C: Client + ?Sized> Client for Arc<C> {
-            $(
-                #[cfg($f)]
-                fn $h(&self, request: $p, cx: &ClientContext) -> Result<$r, RpcError> {
-                    (**self).$h(request, cx)
-                }
-            )*
-
-            forward_ext_methods!(ClientContext);
-
-            $( forward_notification!(#[cfg($nf)] $nh($np)); )*
-        }
-
-        /// Calls the client's handler method for `request`.
-        fn dispatch<C: Client>(client: &C, request: Request, cx: &ClientContext) -> Result<Response, RpcError> {
-            let request = match request {
-                Request::Agent(request) => request,
-                other => return Err(RpcError::method_not_found(other.wire())),
-            };
-            Ok(match request {
-                $( #[cfg($f)] AgentRequest::$v(r) => client.$h(r, cx)?.into(), )*
-                AgentRequest::Ext(e) => {
-                    ClientResponse::Ext(ExtResponse(client.ext_method(&e.method, e.params, cx)?)).into()
-                }
-                other => return Err(RpcError::method_not_found(other.wire())),
-            })
-        }
-
-        /// Calls the client's handler method for `notification` (in order, on the notification
-        /// thread).
-        fn dispatch_notification<C: Client>(client: &C, notification: Notification) {
-            match notification {
-                $(
-                    #[cfg($nf)]
-                    Notification::Agent(AgentNotification::$nv(n)) => call_notification!($nh, client, n),
-                )*
-                Notification::Agent(AgentNotification::Ext(e)) => client.ext_notification(&e.method, e.params),
-                _ => {}
-            }
-        }
-    };
-}
-
-acp_proto::method_table!(side_rows { client: client_trait });
+acp_proto::method_table!(side_rows { client: handler_dispatch <C: Client>(ClientContext), Agent(AgentRequest) -> ClientResponse });
 
 /// What a [`Client`] handler gets: the request's cancellation signal.
 #[derive(Debug)]
@@ -174,25 +108,7 @@ pub struct Requester {
     timeout: Option<Duration>,
 }
 
-/// The typed calls of the table's `typed` client→agent rows, as methods of [`Requester`].
-macro_rules! requester_calls {
-    (requests: $requests:tt notifications: $notifications:tt
-     calls: [$(($v:ident, $p:ident, $r:ident, $g:tt, $h:ident, $cx:ident, $def:ident, $call:ident, $f:meta, $doc:expr))*]) => {
-        impl Requester {
-            $(
-                typed_call! {
-                    #[cfg($f)]
-                    #[doc = $doc]
-                    #[doc = ""]
-                    #[doc = acp_proto::__gate_note!($g)]
-                    $call, $h($p) -> $r
-                }
-            )*
-        }
-    };
-}
-
-acp_proto::method_table!(side_rows { client: requester_calls });
+acp_proto::method_table!(side_rows { client: typed_calls impl Requester, types: v1, result: [] });
 
 impl Requester {
     /// A requester whose requests time out after `timeout` (a `$/cancel_request` is sent and
@@ -512,7 +428,7 @@ struct ClientService<C>(C);
 
 impl<C: Client> Service<V1> for ClientService<C> {
     fn request(&self, link: &Link<V1>, id: InboundId, cancel: &CancelToken, request: Request) {
-        link.answer(id, || dispatch(&self.0, request, &ClientContext::new(id, cancel.clone())));
+        link.answer(id, || dispatch(&self.0, request, ClientContext::new(id, cancel.clone())));
     }
 
     fn notification(&self, _link: &Link<V1>, notification: Notification) {

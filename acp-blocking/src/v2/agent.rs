@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use acp_proto::types::SessionId;
-use acp_proto::v2::{self, CancelSessionNotification, ClientNotificationParams, ClientRequestParams};
+use acp_proto::v2::{self, CancelSessionNotification, ClientNotificationParams, ClientRequestParams, Notification};
 use acp_proto::{InboundId, Negotiated, RpcError, V2};
 
 use super::Signal;
@@ -18,69 +18,28 @@ use crate::error::Error;
 use crate::sync::CancelToken;
 use crate::transport::Io;
 
-macro_rules! agent_trait {
-    (requests: [$(($v:ident, $p:ident, $r:ident, $g:tt, $h:ident, $cx:ident, $def:ident, $call:ident, $f:meta, $doc:expr))*]
-     notifications: [$(($nv:ident, $np:ident, $nh:tt, $nf:meta, $ndoc:expr))*] calls: $calls:tt) => {
-        /// An ACP v2 agent. Handlers run on a bounded pool of worker threads
-        /// (`AgentOptions::max_handlers`), notifications in order on one thread, as for the v1
-        /// [`Agent`](crate::Agent). Every method except [`initialize`](Agent::initialize)
-        /// answers `-32601` by default. A handler that panics answers `-32603`.
-        ///
-        /// In v2 [`prompt`](Agent::prompt) only acknowledges the prompt: the turn's work goes
-        /// on after it returns (on a thread holding a clone of the [`AgentContext`], which
-        /// stays usable), sends `session/update`s, and ends with an `idle` `state_update`
-        /// ([`AgentContext::send_idle`]). A `session/cancel` reaches
-        /// [`session_cancelled`](Agent::session_cancelled); the core has then already
-        /// cancelled the session's permission asks, and sends the idle `cancelled` itself if
-        /// the agent does not within `Config::turn_cancel_grace`.
-        #[allow(unused_variables)]
-        pub trait Agent: Send + Sync + 'static {
-            $(
-                handler_method! {
-                    method: [v2::Method]
-                    #[doc = $doc]
-                    gate: $g, $def, $v, $h(v2::$p, AgentContext) -> v2::$r
-                }
-            )*
-            $(
-                notification_method! {
-                    #[doc = $ndoc]
-                    #[doc = ""]
-                    #[doc = "Runs on the connection's ordered notification thread. Default: ignored."]
-                    $nh(v2::$np)
-                }
-            )*
+acp_proto::method_table_v2!(side_rows { agent: handler_trait
+    /// An ACP v2 agent. Handlers run on a bounded pool of worker threads
+    /// (`AgentOptions::max_handlers`), notifications in order on one thread, as for the v1
+    /// [`Agent`](crate::Agent). Every method except [`initialize`](Agent::initialize)
+    /// answers `-32601` by default. A handler that panics answers `-32603`.
+    ///
+    /// In v2 [`prompt`](Agent::prompt) only acknowledges the prompt: the turn's work goes
+    /// on after it returns (on a thread holding a clone of the [`AgentContext`], which
+    /// stays usable), sends `session/update`s, and ends with an `idle` `state_update`
+    /// ([`AgentContext::send_idle`]). A `session/cancel` reaches
+    /// [`session_cancelled`](Agent::session_cancelled); the core has then already
+    /// cancelled the session's permission asks, and sends the idle `cancelled` itself if
+    /// the agent does not within `Config::turn_cancel_grace`.
+    trait Agent, method: v2::Method, types: v2, context: [AgentContext],
+    notification: Notification::Client(ClientNotificationParams), notify: dispatch_notification(agent),
+    extra: { /// `session/cancel` of a session: stop its work. Runs on the ordered notification
+    /// thread. Default: ignored.
+    fn session_cancelled(&self, notification: CancelSessionNotification) {} }, forward: { fn session_cancelled(&self, notification: CancelSessionNotification) { (**self).session_cancelled(notification) } },
+    arms: { Notification::Client(ClientNotificationParams::Cancel(n)) => agent.session_cancelled(n), }
+});
 
-            /// `session/cancel` of a session: stop its work. Runs on the ordered notification
-            /// thread. Default: ignored.
-            fn session_cancelled(&self, notification: CancelSessionNotification) {}
-        }
-
-        fn dispatch_agent<A: Agent>(
-            agent: &A,
-            request: v2::Request,
-            cx: &AgentContext,
-        ) -> Result<v2::Response, RpcError> {
-            match request {
-                $( v2::Request::Client(ClientRequestParams::$v(r)) => Ok(agent.$h(r, cx)?.into()), )*
-                other => Err(RpcError::method_not_found(other.wire())),
-            }
-        }
-
-        fn notify_agent<A: Agent>(agent: &A, notification: v2::Notification) {
-            match notification {
-                v2::Notification::Client(ClientNotificationParams::Cancel(n)) => agent.session_cancelled(n),
-                $(
-                    #[allow(unreachable_patterns)]
-                    v2::Notification::Client(ClientNotificationParams::$nv(n)) => call_notification!($nh, agent, n),
-                )*
-                _ => {}
-            }
-        }
-    };
-}
-
-acp_proto::method_table_v2!(side_rows { agent: agent_trait });
+acp_proto::method_table_v2!(side_rows { agent: dispatch dispatch_agent<A: Agent>(AgentContext), Client(ClientRequestParams) });
 
 /// The context of a v2 agent's request handler: the request's cancellation signal and a way to
 /// send requests and notifications to the client. Cheap to clone; usable after the handler
@@ -95,23 +54,7 @@ pub struct AgentContext {
     timeout: Option<Duration>,
 }
 
-macro_rules! context_calls {
-    (requests: $requests:tt notifications: $notifications:tt
-     calls: [$(($v:ident, $p:ident, $r:ident, $g:tt, $h:ident, $cx:ident, $def:ident, $call:ident, $f:meta, $doc:expr))*]) => {
-        impl AgentContext {
-            $(
-                typed_call! {
-                    #[doc = $doc]
-                    #[doc = ""]
-                    #[doc = acp_proto::__gate_note!($g)]
-                    $call, $h(v2::$p) -> v2::$r, v2: Client(ClientResult::$v)
-                }
-            )*
-        }
-    };
-}
-
-acp_proto::method_table_v2!(side_rows { agent: context_calls });
+acp_proto::method_table_v2!(side_rows { agent: typed_calls impl AgentContext, types: v2, result: [Client(ClientResult)] });
 
 impl AgentContext {
     request_context_methods!("by `$/cancel_request`, or because the connection closed");
@@ -170,7 +113,7 @@ impl<A: Agent> Service<V2> for AgentService<A> {
     }
 
     fn notification(&self, _: &Link<V2>, notification: v2::Notification) {
-        notify_agent(&self.0, notification);
+        dispatch_notification(&self.0, notification);
     }
 }
 

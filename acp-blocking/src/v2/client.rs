@@ -8,6 +8,7 @@ use std::time::Duration;
 use acp_proto::types::SessionId;
 use acp_proto::v2::{
     self, AgentNotificationParams, AgentRequestParams, CancelSessionNotification, ClientNotificationParams,
+    Notification,
 };
 use acp_proto::{CloseReason, InboundId, Negotiated, RpcError, TurnEndReason, TurnStamp, V2};
 
@@ -17,60 +18,23 @@ use crate::driver::{Link, Reply, Service};
 use crate::error::Error;
 use crate::sync::{CancelToken, inbox};
 
-macro_rules! client_trait {
-    (requests: [$(($v:ident, $p:ident, $r:ident, $g:tt, $h:ident, $cx:ident, $def:ident, $call:ident, $f:meta, $doc:expr))*]
-     notifications: [$(($nv:ident, $np:ident, $nh:tt, $nf:meta, $ndoc:expr))*] calls: $calls:tt) => {
-        /// What an ACP v2 client answers to its agent. Handlers run on a bounded pool of worker
-        /// threads (`ClientOptions::max_handlers`), notifications in order on one thread, as
-        /// for the v1 [`Client`](crate::Client). Every method has a default: `-32601`, except
-        /// [`request_permission`](Client::request_permission), which answers `cancelled`,
-        /// and the notifications, which are ignored. `()` implements it with the defaults. A
-        /// handler that panics answers `-32603`.
-        ///
-        /// A turn's `session/update`s go to its [`PromptTurn`]; the others (outside a turn)
-        /// to [`session_update`](Client::session_update).
-        #[allow(unused_variables)]
-        pub trait Client: Send + Sync + 'static {
-            $(
-                handler_method! {
-                    method: [v2::Method]
-                    #[doc = $doc]
-                    gate: $g, $def, $v, $h(v2::$p, ClientContext) -> v2::$r
-                }
-            )*
-            $(
-                notification_method! {
-                    #[doc = $ndoc]
-                    #[doc = ""]
-                    #[doc = "Runs on the connection's ordered notification thread. Default: ignored."]
-                    $nh(v2::$np)
-                }
-            )*
-        }
+acp_proto::method_table_v2!(side_rows { client: handler_trait
+    /// What an ACP v2 client answers to its agent. Handlers run on a bounded pool of worker
+    /// threads (`ClientOptions::max_handlers`), notifications in order on one thread, as
+    /// for the v1 [`Client`](crate::Client). Every method has a default: `-32601`, except
+    /// [`request_permission`](Client::request_permission), which answers `cancelled`,
+    /// and the notifications, which are ignored. `()` implements it with the defaults. A
+    /// handler that panics answers `-32603`.
+    ///
+    /// A turn's `session/update`s go to its [`PromptTurn`]; the others (outside a turn)
+    /// to [`session_update`](Client::session_update).
+    trait Client, method: v2::Method, types: v2, context: [ClientContext],
+    notification: Notification::Agent(AgentNotificationParams), notify: dispatch_notification(client),
+    extra: {  }, forward: {  },
+    arms: {  }
+});
 
-        fn dispatch_client<C: Client>(
-            client: &C,
-            request: v2::Request,
-            cx: &ClientContext,
-        ) -> Result<v2::Response, RpcError> {
-            match request {
-                $( v2::Request::Agent(AgentRequestParams::$v(r)) => Ok(client.$h(r, cx)?.into()), )*
-                other => Err(RpcError::method_not_found(other.wire())),
-            }
-        }
-
-        fn notify_client<C: Client>(client: &C, notification: v2::Notification) {
-            match notification {
-                $(
-                    v2::Notification::Agent(AgentNotificationParams::$nv(n)) => call_notification!($nh, client, n),
-                )*
-                _ => {}
-            }
-        }
-    };
-}
-
-acp_proto::method_table_v2!(side_rows { client: client_trait });
+acp_proto::method_table_v2!(side_rows { client: dispatch dispatch_client<C: Client>(ClientContext), Agent(AgentRequestParams) });
 
 impl Client for () {}
 
@@ -95,7 +59,7 @@ impl<C: Client> Service<V2> for ClientService<C> {
     }
 
     fn notification(&self, _: &Link<V2>, notification: v2::Notification) {
-        notify_client(&self.client, notification);
+        dispatch_notification(&self.client, notification);
     }
 
     fn route(&self, _: &Link<V2>, notification: v2::Notification, turn: Option<TurnStamp>) -> Option<v2::Notification> {
@@ -124,23 +88,7 @@ pub struct ClientConnection {
     timeout: Option<Duration>,
 }
 
-macro_rules! client_calls {
-    (requests: $requests:tt notifications: $notifications:tt
-     calls: [$(($v:ident, $p:ident, $r:ident, $g:tt, $h:ident, $cx:ident, $def:ident, $call:ident, $f:meta, $doc:expr))*]) => {
-        impl ClientConnection {
-            $(
-                typed_call! {
-                    #[doc = $doc]
-                    #[doc = ""]
-                    #[doc = acp_proto::__gate_note!($g)]
-                    $call, $h(v2::$p) -> v2::$r, v2: Agent(AgentResult::$v)
-                }
-            )*
-        }
-    };
-}
-
-acp_proto::method_table_v2!(side_rows { client: client_calls });
+acp_proto::method_table_v2!(side_rows { client: typed_calls impl ClientConnection, types: v2, result: [Agent(AgentResult)] });
 
 impl ClientConnection {
     client_connection_functions!(Client);

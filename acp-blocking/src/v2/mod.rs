@@ -87,6 +87,21 @@
 //! before it; [`PromptTurn::next_update_then`] runs code with an update before those
 //! handlers start (acp-tokio's v2 does the same).
 
+/// `$name`, which calls a v2 handler trait's method for a request (from `table::side_rows`):
+/// the one dispatch of both v2 sides.
+macro_rules! dispatch {
+    ($name:ident<$H:ident: $Trait:ident>($cx:ty), $Side:ident($Params:ident)
+     requests: [$(($v:ident, $p:ident, $r:ident, $g:tt, $h:ident, $c:ident, $def:ident, $call:ident, $f:meta, $doc:expr))*]
+     notifications: $notifications:tt calls: $calls:tt) => {
+        fn $name<$H: $Trait>(handler: &$H, request: v2::Request, cx: &$cx) -> Result<v2::Response, RpcError> {
+            match request {
+                $( v2::Request::$Side($Params::$v(r)) => Ok(handler.$h(r, cx)?.into()), )*
+                other => Err(RpcError::method_not_found(other.wire())),
+            }
+        }
+    };
+}
+
 mod agent;
 mod client;
 mod negotiate;
