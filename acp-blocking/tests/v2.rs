@@ -2,7 +2,9 @@
 //! OS pipes (the scripted agent of `support/v2_agent.rs`): the handshake both ways (a v2 agent,
 //! and a v1 agent answering 1), a full turn with a permission ask ending idle, the ordering gate
 //! of that ask, `session/cancel` of a running turn (also while a permission is asked), a
-//! dropped turn, the agent dying mid-turn, and a v1 client refused by the v2 agent.
+//! dropped turn, the agent dying mid-turn, a v1 client refused by the v2 agent, and
+//! `v2::serve_negotiated` (an agent of each version behind `acp_proto::Acceptor`: a v1 and a v2
+//! client each served by theirs; what comes before and right after the `initialize`).
 
 #[path = "support/v2_agent.rs"]
 #[allow(dead_code, unreachable_pub)]
