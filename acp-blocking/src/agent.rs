@@ -1,129 +1,46 @@
 //! The agent side: the [`Agent`] trait, the contexts its handlers get, and [`serve`].
 
-use std::io::{self, Read, Write};
 use std::ops::Deref;
 use std::sync::Arc;
 use std::time::Duration;
 
 use acp_proto::ext::{ExtNotification, ExtRequest, ExtResponse};
-use acp_proto::types::*;
+use acp_proto::types::{self as v1, *};
 use acp_proto::{
     AgentNotification, AgentRequest, AgentResponse, ClientNotification, ClientRequest, ClientResponse, Config,
-    InboundId, Notification, Request, Response, RpcError, Side,
+    InboundId, Notification, Request, Response, RpcError, Side, V1,
 };
 use serde_json::Value;
 
-use crate::driver::{Driver, DriverOptions, Link, Service};
+use crate::driver::{Driver, DriverOptions, Link, Service, Start, Version};
 use crate::error::Error;
 use crate::sync::CancelToken;
+use crate::transport::Io;
 
-macro_rules! agent_trait {
-    (
-        {}
-        client_requests: [ $( {
-            $(#[doc = $doc:literal])* $v:ident = $w:literal, $p:ident => $r:ident, gate: [$($g:literal),*],
-            handler: $h:ident($cx:ident), default: $def:ident, call: $call:ident $(, feature: $f:literal)?
-        } )* ]
-        agent_requests: $agent_requests:tt
-        client_notifications: [ $( {
-            $(#[doc = $ndoc:literal])* $nv:ident = $nw:literal, $np:ident, gate: [$($ng:literal),*], layer: $nl:ident, handler: $nh:tt
-            $(, feature: $nf:literal)?
-        } )* ]
-        $($rest:tt)*
-    ) => {
-        /// An ACP agent: one method per request the client may send.
-        ///
-        /// Handlers run on a bounded pool of worker threads, several at once, so `&self` is shared:
-        /// keep mutable state behind a `Mutex`. A handler may block (on the client, on a model, on a
-        /// lock) without blocking the connection. Every method except [`initialize`](Self::initialize)
-        /// has a default that answers `-32601` (method not found). A handler that panics answers its
-        /// request with `-32603`; the connection lives on.
-        ///
-        /// The core answers what is not the agent's to decide: requests before `initialize`, methods
-        /// gated by capabilities the agent did not advertise, a second prompt while one runs,
-        /// `session/cancel` (the prompt's [`RequestContext::is_cancelled`] turns true and the turn ends
-        /// `cancelled` whatever the handler returns).
-        #[allow(unused_variables)]
-        pub trait Agent: Send + Sync + 'static {
-            $(
-                handler_method! {
-                    $(#[cfg(feature = $f)])?
-                    $(#[doc = $doc])*
-                    gate: [$($g),*], $def, $v, $h($p, context_type!($cx)) -> $r
-                }
-            )*
+acp_proto::method_table!(side_rows { agent: handler_trait
+    /// An ACP agent: one method per request the client may send.
+    ///
+    /// Handlers run on a bounded pool of worker threads, several at once, so `&self` is shared:
+    /// keep mutable state behind a `Mutex`. A handler may block (on the client, on a model, on a
+    /// lock) without blocking the connection. Every method except [`initialize`](Self::initialize)
+    /// has a default that answers `-32601` (method not found). A handler that panics answers its
+    /// request with `-32603`; the connection lives on.
+    ///
+    /// The core answers what is not the agent's to decide: requests before `initialize`, methods
+    /// gated by capabilities the agent did not advertise, a second prompt while one runs,
+    /// `session/cancel` (the prompt's [`RequestContext::is_cancelled`] turns true and the turn ends
+    /// `cancelled` whatever the handler returns).
+    trait Agent, context: context_type, ext: RequestContext,
+    notification: Notification::Client(ClientNotification), notify: dispatch_notification(agent)
+});
 
-            ext_handler_methods!(RequestContext);
-
-            $(
-                notification_method! {
-                    $(#[cfg(feature = $nf)])?
-                    $(#[doc = $ndoc])*
-                    #[doc = ""]
-                    #[doc = "Runs on the connection's ordered notification thread. Default: ignored."]
-                    $nh($np)
-                }
-            )*
-        }
-
-        /// An agent shared with the rest of the program: keep a clone of the `Arc` to reach its
-        /// state while it serves.
-        impl<A: Agent + ?Sized> Agent for Arc<A> {
-            $(
-                $(#[cfg(feature = $f)])?
-                fn $h(&self, request: $p, cx: &context_type!($cx)) -> Result<$r, RpcError> {
-                    (**self).$h(request, cx)
-                }
-            )*
-
-            forward_ext_methods!(RequestContext);
-
-            $( forward_notification!($(#[cfg(feature = $nf)])? $nh($np)); )*
-        }
-
-        /// Calls the agent's notification handler for `notification` (on the notification
-        /// thread).
-        fn dispatch_notification<A: Agent>(agent: &A, notification: Notification) {
-            match notification {
-                $(
-                    $(#[cfg(feature = $nf)])?
-                    Notification::Client(ClientNotification::$nv(n)) => call_notification!($nh, agent, n),
-                )*
-                Notification::Client(ClientNotification::Ext(e)) => agent.ext_notification(&e.method, e.params),
-                _ => {}
-            }
-        }
-
-        /// Calls the agent's handler method for `request`.
-        fn dispatch<A: Agent>(agent: &A, request: Request, cx: RequestContext) -> Result<Response, RpcError> {
-            let request = match request {
-                Request::Client(request) => request,
-                other => return Err(RpcError::method_not_found(other.wire())),
-            };
-            Ok(match request {
-                $(
-                    $(#[cfg(feature = $f)])?
-                    ClientRequest::$v(r) => {
-                        let cx = make_context!($cx, cx, r);
-                        agent.$h(r, &cx)?.into()
-                    }
-                )*
-                ClientRequest::Ext(e) => {
-                    AgentResponse::Ext(ExtResponse(agent.ext_method(&e.method, e.params, &cx)?)).into()
-                }
-                other => return Err(RpcError::method_not_found(other.wire())),
-            })
-        }
-    };
-}
-
-acp_proto::method_table!(agent_trait {});
+acp_proto::method_table!(side_rows { agent: handler_dispatch <A: Agent>(RequestContext), Client(ClientRequest) -> AgentResponse });
 
 /// What every agent request handler gets: the request's cancellation signal and a way to call
 /// the client.
 #[derive(Debug)]
 pub struct RequestContext {
-    link: Link,
+    link: Link<V1>,
     id: InboundId,
     cancel: CancelToken,
 }
@@ -355,102 +272,30 @@ impl Default for AgentOptions {
     }
 }
 
-/// Serves `agent` on this process's stdin and stdout until stdin ends (and the last frames
-/// are flushed). Nothing else may write to stdout; log to stderr.
-///
-/// On Unix, when both are pipes or sockets (as when a client spawned this agent), this is
-/// [`serve_fds`]: the calling thread reads and writes them itself. On a terminal or a file
-/// (where `poll(2)` tells nothing useful, or the non-blocking mode would leak into the user's
-/// shell) a reader and a writer thread do it, as in [`serve_with`]. While it serves over
-/// pipes, stdin and stdout are non-blocking (restored when it returns): processes the agent
-/// starts should get their own stdin and stdout, not inherit these.
-pub fn serve_stdio<A: Agent>(agent: A) -> Result<(), Error> {
-    serve_stdio_service(Arc::new(AgentService(agent)), AgentOptions::default())
+serve_functions!(Agent);
+
+/// Serves one connection of a v1 `agent` over `io`.
+fn serve_io<A: Agent>(agent: A, io: Io, options: AgentOptions) -> Result<(), Error> {
+    let options = driver_options(options);
+    run(Arc::new(AgentService(agent)), Start::new(&options), io, options)
 }
 
-/// [`serve_stdio`] with the service that answers the client (v1 or v2).
-pub(crate) fn serve_stdio_service(service: Arc<dyn Service>, options: AgentOptions) -> Result<(), Error> {
-    #[cfg(unix)]
-    return serve_service_fds(service, io::stdin(), io::stdout(), options);
-    #[cfg(not(unix))]
-    serve_service(service, io::stdin(), io::stdout(), options)
-}
-
-/// Serves `agent` over any byte transport until the input ends.
-pub fn serve<A: Agent>(
-    agent: A,
-    reader: impl Read + Send + 'static,
-    writer: impl Write + Send + 'static,
+/// Runs an agent connection of either version (`start`) over `io` on this thread until it
+/// closed and its last frames were written.
+pub(crate) fn run<P: Version>(
+    service: Arc<dyn Service<P>>,
+    start: Start<P>,
+    io: Io,
+    options: DriverOptions,
 ) -> Result<(), Error> {
-    serve_with(agent, reader, writer, AgentOptions::default())
+    let (driver, _link) = Driver::open(service, start, io, options)?;
+    match driver.run() {
+        Some(e) => Err(Error::Io(e)),
+        None => Ok(()),
+    }
 }
 
-/// [`serve`] with options. Runs the driver on the calling thread; returns once the connection
-/// closed: `Ok` when the input ended (and the client stopped reading after that, if it did:
-/// [`acp_runtime::peer_left`]), the I/O error when reading or writing failed otherwise.
-///
-/// The end of input is a half-close (acp-proto's `half_close`): the requests read before it
-/// are still answered before `serve` returns. Their handlers are told
-/// ([`CancelReason::InputEnded`](acp_proto::CancelReason::InputEnded)), and one that has not
-/// answered within `config.cancel_grace` is answered `-32800` for it. Handlers still running
-/// when the connection closes see their request cancelled; their results are discarded.
-///
-/// A reader and a writer thread move the bytes. Over pipes or sockets, [`serve_fds`] does
-/// the same with fewer thread switches per request.
-pub fn serve_with<A: Agent>(
-    agent: A,
-    reader: impl Read + Send + 'static,
-    writer: impl Write + Send + 'static,
-    options: AgentOptions,
-) -> Result<(), Error> {
-    serve_service(Arc::new(AgentService(agent)), reader, writer, options)
-}
-
-/// [`serve_with`] with the service that answers the client (v1 or v2).
-pub(crate) fn serve_service(
-    service: Arc<dyn Service>,
-    reader: impl Read + Send + 'static,
-    writer: impl Write + Send + 'static,
-    options: AgentOptions,
-) -> Result<(), Error> {
-    let (driver, _link) = Driver::new(service, reader, writer, driver_options(options))?;
-    finish(driver)
-}
-
-/// [`serve_with`] over two descriptors (Unix), read and written by the calling thread itself:
-/// it waits for them, for its timers and for its handlers in one `poll(2)`, with no reader or
-/// writer thread, so a request costs two thread switches fewer each way.
-///
-/// That needs both to be pipes or sockets; anything else (a regular file, a terminal, a
-/// character device such as `/dev/null`) is served by threads, as [`serve_with`] does. The
-/// descriptors are non-blocking while the connection runs and get their mode back when it
-/// ends, however it ends (a panic included). Frames are written to `writer`'s descriptor
-/// directly: what `writer` itself buffered is flushed once before. Meanwhile nothing else
-/// may read or write them (a thread writing to a non-blocking stdout could see `WouldBlock`;
-/// a child process that inherited them sees the non-blocking mode too).
-#[cfg(unix)]
-pub fn serve_fds<A: Agent>(
-    agent: A,
-    reader: impl Read + std::os::fd::AsFd + Send + 'static,
-    writer: impl Write + std::os::fd::AsFd + Send + 'static,
-    options: AgentOptions,
-) -> Result<(), Error> {
-    serve_service_fds(Arc::new(AgentService(agent)), reader, writer, options)
-}
-
-/// [`serve_fds`] with the service that answers the client (v1 or v2).
-#[cfg(unix)]
-pub(crate) fn serve_service_fds(
-    service: Arc<dyn Service>,
-    reader: impl Read + std::os::fd::AsFd + Send + 'static,
-    writer: impl Write + std::os::fd::AsFd + Send + 'static,
-    options: AgentOptions,
-) -> Result<(), Error> {
-    let (driver, _link) = Driver::with_fds(service, reader, writer, driver_options(options))?;
-    finish(driver)
-}
-
-fn driver_options(options: AgentOptions) -> DriverOptions {
+pub(crate) fn driver_options(options: AgentOptions) -> DriverOptions {
     DriverOptions {
         side: Side::Agent,
         config: options.config,
@@ -461,28 +306,22 @@ fn driver_options(options: AgentOptions) -> DriverOptions {
     }
 }
 
-fn finish(driver: Driver) -> Result<(), Error> {
-    match driver.run() {
-        Some(e) => Err(Error::Io(e)),
-        None => Ok(()),
-    }
+/// The driver's service of a v1 `agent` (for `v2::serve_negotiated`).
+#[cfg(feature = "unstable_protocol_v2")]
+pub(crate) fn service<A: Agent>(agent: A) -> Arc<dyn Service<V1>> {
+    Arc::new(AgentService(agent))
 }
 
 /// Dispatches the client's requests to an [`Agent`].
 struct AgentService<A>(A);
 
-impl<A: Agent> Service for AgentService<A> {
-    fn request(
-        &self,
-        link: &Link,
-        id: InboundId,
-        cancel: &CancelToken,
-        request: Request,
-    ) -> Result<Response, RpcError> {
-        dispatch(&self.0, request, RequestContext { link: link.clone(), id, cancel: cancel.clone() })
+impl<A: Agent> Service<V1> for AgentService<A> {
+    fn request(&self, link: &Link<V1>, id: InboundId, cancel: &CancelToken, request: Request) {
+        let cx = RequestContext { link: link.clone(), id, cancel: cancel.clone() };
+        link.answer(id, || dispatch(&self.0, request, cx));
     }
 
-    fn notification(&self, _link: &Link, notification: Notification) {
+    fn notification(&self, _link: &Link<V1>, notification: Notification) {
         dispatch_notification(&self.0, notification);
     }
 }

@@ -1,120 +1,43 @@
 //! The client side: the [`Client`] trait answering the agent's requests, and
 //! [`ClientConnection`] to drive an agent.
 
-use std::io::{Read, Write};
 use std::ops::Deref;
 use std::process::{Command, ExitStatus};
 
 use acp_runtime::process::{Supervisor, SupervisorOptions};
+use std::sync::mpsc::{self, Receiver};
 use std::sync::{Arc, Mutex};
 use std::thread::{self, JoinHandle};
 use std::time::Duration;
 
 use acp_proto::ext::{ExtNotification, ExtRequest, ExtResponse};
-use acp_proto::types::*;
+use acp_proto::types::{self as v1, *};
 use acp_proto::{
     AgentNotification, AgentRequest, AgentResponse, ClientNotification, ClientRequest, ClientResponse, CloseReason,
-    Config, InboundId, Negotiated, Notification, Request, Response, RpcError, Side, TypedRequest,
+    Config, InboundId, Negotiated, Notification, Request, Response, RpcError, Side, TurnStamp, TypedRequest, V1,
 };
 use serde_json::Value;
 
-use crate::driver::{Driver, DriverOptions, Link, Service, TurnItem};
+use crate::driver::{Driver, DriverOptions, Link, Pending, Service, Start, TurnItem, Version};
 use crate::error::Error;
 use crate::sync::{CancelToken, InboxReceiver, lock};
+use crate::transport::Io;
 
-macro_rules! client_trait {
-    (
-        {}
-        client_requests: $client_requests:tt
-        agent_requests: [ $( {
-            $(#[doc = $doc:literal])* $v:ident = $w:literal, $p:ident => $r:ident, gate: [$($g:literal),*],
-            handler: $h:ident($cx:ident), default: $def:ident, call: $call:ident $(, feature: $f:literal)?
-        } )* ]
-        client_notifications: $client_notifications:tt
-        agent_notifications: [ $( {
-            $(#[doc = $ndoc:literal])* $nv:ident = $nw:literal, $np:ident, gate: [$($ng:literal),*], layer: $nl:ident, handler: $nh:tt
-            $(, feature: $nf:literal)?
-        } )* ]
-        $($rest:tt)*
-    ) => {
-        /// An ACP client: answers the requests the agent sends.
-        ///
-        /// Handlers run on a bounded pool of worker threads, several at once; a handler may block (a
-        /// permission dialog, a terminal) without blocking the connection. Defaults answer `-32601`,
-        /// except [`request_permission`](Self::request_permission), which answers `cancelled`, and the
-        /// notifications, which are ignored. A handler that panics answers `-32603`.
-        ///
-        /// Advertise what you implement in the `clientCapabilities` of `initialize`: the core refuses
-        /// `fs/*` and `terminal/*` requests the client did not advertise before they reach you.
-        #[allow(unused_variables)]
-        pub trait Client: Send + Sync + 'static {
-            $(
-                handler_method! {
-                    $(#[cfg(feature = $f)])?
-                    $(#[doc = $doc])*
-                    gate: [$($g),*], $def, $v, $h($p, ClientContext) -> $r
-                }
-            )*
+acp_proto::method_table!(side_rows { client: handler_trait
+    /// An ACP client: answers the requests the agent sends.
+    ///
+    /// Handlers run on a bounded pool of worker threads, several at once; a handler may block (a
+    /// permission dialog, a terminal) without blocking the connection. Defaults answer `-32601`,
+    /// except [`request_permission`](Self::request_permission), which answers `cancelled`, and the
+    /// notifications, which are ignored. A handler that panics answers `-32603`.
+    ///
+    /// Advertise what you implement in the `clientCapabilities` of `initialize`: the core refuses
+    /// `fs/*` and `terminal/*` requests the client did not advertise before they reach you.
+    trait Client, context: [ClientContext], ext: ClientContext,
+    notification: Notification::Agent(AgentNotification), notify: dispatch_notification(client)
+});
 
-            ext_handler_methods!(ClientContext);
-
-            $(
-                notification_method! {
-                    $(#[cfg(feature = $nf)])?
-                    $(#[doc = $ndoc])*
-                    #[doc = ""]
-                    #[doc = "Runs on the connection's ordered notification thread. Default: ignored."]
-                    $nh($np)
-                }
-            )*
-        }
-
-        /// A client shared with the rest of the program: keep a clone of the `Arc` to reach its
-        /// state while the connection runs.
-        impl<C: Client + ?Sized> Client for Arc<C> {
-            $(
-                $(#[cfg(feature = $f)])?
-                fn $h(&self, request: $p, cx: &ClientContext) -> Result<$r, RpcError> {
-                    (**self).$h(request, cx)
-                }
-            )*
-
-            forward_ext_methods!(ClientContext);
-
-            $( forward_notification!($(#[cfg(feature = $nf)])? $nh($np)); )*
-        }
-
-        /// Calls the client's handler method for `request`.
-        fn dispatch<C: Client>(client: &C, request: Request, cx: &ClientContext) -> Result<Response, RpcError> {
-            let request = match request {
-                Request::Agent(request) => request,
-                other => return Err(RpcError::method_not_found(other.wire())),
-            };
-            Ok(match request {
-                $( $(#[cfg(feature = $f)])? AgentRequest::$v(r) => client.$h(r, cx)?.into(), )*
-                AgentRequest::Ext(e) => {
-                    ClientResponse::Ext(ExtResponse(client.ext_method(&e.method, e.params, cx)?)).into()
-                }
-                other => return Err(RpcError::method_not_found(other.wire())),
-            })
-        }
-
-        /// Calls the client's handler method for `notification` (in order, on the notification
-        /// thread).
-        fn dispatch_notification<C: Client>(client: &C, notification: Notification) {
-            match notification {
-                $(
-                    $(#[cfg(feature = $nf)])?
-                    Notification::Agent(AgentNotification::$nv(n)) => call_notification!($nh, client, n),
-                )*
-                Notification::Agent(AgentNotification::Ext(e)) => client.ext_notification(&e.method, e.params),
-                _ => {}
-            }
-        }
-    };
-}
-
-acp_proto::method_table!(client_trait {});
+acp_proto::method_table!(side_rows { client: handler_dispatch <C: Client>(ClientContext), Agent(AgentRequest) -> ClientResponse });
 
 /// What a [`Client`] handler gets: the request's cancellation signal.
 #[derive(Debug)]
@@ -181,35 +104,11 @@ impl Default for ClientOptions {
 /// [`with_timeout`]: Requester::with_timeout
 #[derive(Debug, Clone)]
 pub struct Requester {
-    link: Link,
+    link: Link<V1>,
     timeout: Option<Duration>,
 }
 
-/// The typed calls of the table's `typed` client→agent rows, as methods of [`Requester`].
-macro_rules! requester_calls {
-    (
-        {}
-        client_requests: [ $( {
-            $(#[doc = $doc:literal])* $v:ident = $w:literal, $p:ident => $r:ident, gate: [$($g:literal),*],
-            handler: $h:ident($cx:ident), default: $def:ident, call: $call:ident $(, feature: $f:literal)?
-        } )* ]
-        $($rest:tt)*
-    ) => {
-        impl Requester {
-            $(
-                typed_call! {
-                    $(#[cfg(feature = $f)])?
-                    $(#[doc = $doc])*
-                    #[doc = ""]
-                    #[doc = acp_proto::__gate_note!([$($g),*])]
-                    $call, $h($p) -> $r
-                }
-            )*
-        }
-    };
-}
-
-acp_proto::method_table!(requester_calls {});
+acp_proto::method_table!(side_rows { client: typed_calls impl Requester, types: v1, result: [] });
 
 impl Requester {
     /// A requester whose requests time out after `timeout` (a `$/cancel_request` is sent and
@@ -250,7 +149,7 @@ impl Requester {
     /// turn's updates in order, then [`PromptTurn::finish`] for the stop reason.
     pub fn prompt(&self, request: PromptRequest) -> Result<PromptTurn, Error> {
         let session = request.session_id.clone();
-        let items = self.link.start_turn(request.into(), self.timeout)?;
+        let items = self.link.start_turn(request.into(), session.clone(), self.timeout)?;
         Ok(PromptTurn { items, session, link: self.link.clone(), end: None, ended: false })
     }
 
@@ -336,9 +235,9 @@ impl Requester {
 #[derive(Debug)]
 #[must_use = "a prompt turn is cancelled when dropped"]
 pub struct PromptTurn {
-    items: InboxReceiver<TurnItem>,
+    items: InboxReceiver<TurnItem<V1>>,
     session: SessionId,
-    link: Link,
+    link: Link<V1>,
     end: Option<Result<PromptResponse, Error>>,
     /// The turn's end was read: dropping it then cancels nothing.
     ended: bool,
@@ -377,21 +276,16 @@ impl PromptTurn {
         if self.ended {
             return None;
         }
-        match crate::turn_gate::next_item(&self.link, &self.items) {
-            Some(TurnItem::Update(notification)) => {
+        match crate::turn_gate::next(&self.link, &self.items) {
+            Some(Ok(notification)) => {
                 Some(crate::turn_gate::handle_then_open(&self.items, notification.update, handle))
             }
-            Some(TurnItem::Done(outcome)) => {
+            Some(Err(outcome)) => {
                 let result = Error::from_outcome(outcome)
                     .and_then(|r| PromptRequest::result(r).ok_or(Error::UnexpectedResponse));
                 self.end = Some(result);
                 self.ended = true;
                 None
-            }
-            // `next_item` opens the gates itself and never returns one.
-            Some(TurnItem::Gate(open)) => {
-                let _ = open.send(());
-                self.next_update_then(handle)
             }
             None => {
                 self.end = Some(Err(Error::ConnectionClosed));
@@ -436,8 +330,7 @@ impl Iterator for PromptTurn {
 #[derive(Debug)]
 pub struct ClientConnection {
     requester: Requester,
-    driver: Mutex<Option<JoinHandle<Option<std::io::Error>>>>,
-    child: Option<Supervisor>,
+    running: Running<V1>,
 }
 
 impl Deref for ClientConnection {
@@ -448,107 +341,68 @@ impl Deref for ClientConnection {
 }
 
 impl ClientConnection {
-    /// Connects `client` to an agent over `reader` (the agent's output) and `writer` (its
-    /// input). The driver runs on its own thread.
-    pub fn connect<C: Client>(
-        client: C,
-        reader: impl Read + Send + 'static,
-        writer: impl Write + Send + 'static,
-        options: ClientOptions,
-    ) -> Result<ClientConnection, Error> {
-        ClientConnection::connect_service(Arc::new(ClientService(client)), reader, writer, options)
-    }
+    client_connection_functions!(Client);
 
-    /// [`connect`](Self::connect) with the service that answers the agent (v1 or v2).
-    pub(crate) fn connect_service(
-        service: Arc<dyn Service>,
-        reader: impl Read + Send + 'static,
-        writer: impl Write + Send + 'static,
-        options: ClientOptions,
-    ) -> Result<ClientConnection, Error> {
-        let (driver, link) = Driver::new(service, reader, writer, driver_options(options))?;
-        ClientConnection::start(driver, link, None)
+    fn open<C: Client>(client: C, open: Open, options: ClientOptions) -> Result<ClientConnection, Error> {
+        let running = Running::open(Arc::new(ClientService(client)), open, options)?;
+        Ok(ClientConnection { requester: Requester { link: running.link.clone(), timeout: None }, running })
     }
+}
 
-    /// Spawns `command` as the agent, with stdin and stdout piped to the connection and stderr
-    /// drained into a ring buffer ([`stderr_tail`](Self::stderr_tail)). On unix the agent
-    /// leads its own process group.
-    pub fn spawn<C: Client>(client: C, command: Command, options: ClientOptions) -> Result<ClientConnection, Error> {
-        ClientConnection::spawn_service(Arc::new(ClientService(client)), command, options)
-    }
+/// How a client connection reaches its agent.
+pub(crate) enum Open {
+    /// Over a byte transport.
+    Io(Io),
+    /// By spawning the agent, stdin and stdout piped to the connection.
+    Spawn(Command),
+}
 
-    /// [`spawn`](Self::spawn) with the service that answers the agent (v1 or v2).
-    pub(crate) fn spawn_service(
-        service: Arc<dyn Service>,
-        command: Command,
-        options: ClientOptions,
-    ) -> Result<ClientConnection, Error> {
-        let supervision = SupervisorOptions::default()
-            .with_stderr_capacity(options.stderr_capacity)
-            .with_close_graces(options.close_grace, TERM_GRACE);
-        let (child, stdin, stdout) = Supervisor::spawn(command, supervision)?;
+/// A client connection of either version at run time: its link, its driver thread and the
+/// agent process it spawned, if it did (each version's `ClientConnection` holds one). Closed
+/// when dropped.
+#[derive(Debug)]
+pub(crate) struct Running<P: Version> {
+    pub(crate) link: Link<P>,
+    driver: Mutex<Option<JoinHandle<Option<std::io::Error>>>>,
+    child: Option<Supervisor>,
+}
+
+impl<P: Version> Running<P> {
+    /// Starts the connection's driver thread (see [`ClientConnection::connect`] and
+    /// [`ClientConnection::spawn`]).
+    pub(crate) fn open(service: Arc<dyn Service<P>>, open: Open, options: ClientOptions) -> Result<Running<P>, Error> {
+        let (io, child) = match open {
+            Open::Io(io) => (io, None),
+            Open::Spawn(command) => {
+                let supervision = SupervisorOptions::default()
+                    .with_stderr_capacity(options.stderr_capacity)
+                    .with_close_graces(options.close_grace, TERM_GRACE);
+                let (child, stdin, stdout) = Supervisor::spawn(command, supervision)?;
+                // The agent's pipes: on unix the driver thread reads and writes them itself.
+                #[cfg(unix)]
+                let io = Io::fds(stdout, stdin);
+                #[cfg(not(unix))]
+                let io = Io::threads(stdout, stdin);
+                (io, Some(child))
+            }
+        };
         let options = driver_options(options);
-        // The agent's pipes: on unix the driver thread reads and writes them itself.
-        #[cfg(unix)]
-        let (driver, link) = Driver::with_fds(service, stdout, stdin, options)?;
-        #[cfg(not(unix))]
-        let (driver, link) = Driver::new(service, stdout, stdin, options)?;
-        ClientConnection::start(driver, link, Some(child))
-    }
-
-    /// [`connect`](Self::connect) over two descriptors (Unix), read and written by the
-    /// driver thread itself with `poll(2)`: no reader or writer thread, so a request costs two
-    /// thread switches fewer each way. [`spawn`](Self::spawn) does this with the agent's pipes.
-    ///
-    /// That needs both to be pipes or sockets; anything else (a regular file, a terminal, a
-    /// character device) is served by threads as in [`connect`](Self::connect). The
-    /// descriptors are non-blocking while the connection runs and get their mode back when it
-    /// ends. Frames are written to `writer`'s descriptor directly: what `writer` itself
-    /// buffered is flushed once before. Meanwhile nothing else may read or write them.
-    #[cfg(unix)]
-    pub fn connect_fds<C: Client>(
-        client: C,
-        reader: impl Read + std::os::fd::AsFd + Send + 'static,
-        writer: impl Write + std::os::fd::AsFd + Send + 'static,
-        options: ClientOptions,
-    ) -> Result<ClientConnection, Error> {
-        let (driver, link) =
-            Driver::with_fds(Arc::new(ClientService(client)), reader, writer, driver_options(options))?;
-        ClientConnection::start(driver, link, None)
-    }
-
-    fn start(driver: Driver, link: Link, child: Option<Supervisor>) -> Result<ClientConnection, Error> {
+        let (driver, link) = Driver::open(service, Start::new(&options), io, options)?;
         let driver = thread::Builder::new().name("acp-client".into()).spawn(move || driver.run())?;
-        Ok(ClientConnection { requester: Requester { link, timeout: None }, driver: Mutex::new(Some(driver)), child })
+        Ok(Running { link, driver: Mutex::new(Some(driver)), child })
     }
 
-    /// The requester of this connection, for the v2 client built on it.
-    #[cfg(feature = "unstable_protocol_v2")]
-    pub(crate) fn link(&self) -> &Link {
-        &self.requester.link
-    }
-
-    /// The agent process's id, when the connection spawned it.
-    pub fn child_id(&self) -> Option<u32> {
+    pub(crate) fn child_id(&self) -> Option<u32> {
         self.child.as_ref().map(Supervisor::id)
     }
 
-    /// The last lines the spawned agent wrote to stderr (empty without a child process).
-    pub fn stderr_tail(&self) -> String {
+    pub(crate) fn stderr_tail(&self) -> String {
         self.child.as_ref().map(Supervisor::stderr_tail).unwrap_or_default()
     }
 
-    /// Closes the connection: every pending call returns [`Error::ConnectionClosed`], the
-    /// queued frames are flushed (for at most `flush_timeout`) and the agent's input is
-    /// closed. A spawned agent then gets `close_grace` to exit, after which its process group
-    /// is terminated, then killed; it is reaped and its exit status returned. Later calls
-    /// return the same status.
-    ///
-    /// Over [`connect`](Self::connect), closing drops the writer (the peer sees the end of its
-    /// input); the reader thread ends when the reader does, since a blocking read cannot be
-    /// interrupted.
-    pub fn close(&self) -> Result<Option<ExitStatus>, Error> {
-        self.requester.link.close();
+    /// See [`ClientConnection::close`].
+    pub(crate) fn close(&self) -> Result<Option<ExitStatus>, Error> {
+        self.link.close();
         if let Some(driver) = lock(&self.driver).take() {
             let _ = driver.join();
         }
@@ -559,7 +413,7 @@ impl ClientConnection {
     }
 }
 
-impl Drop for ClientConnection {
+impl<P: Version> Drop for Running<P> {
     fn drop(&mut self) {
         let _ = self.close();
     }
@@ -572,19 +426,46 @@ impl Client for () {}
 /// Dispatches the agent's requests to a [`Client`].
 struct ClientService<C>(C);
 
-impl<C: Client> Service for ClientService<C> {
-    fn request(
-        &self,
-        _link: &Link,
-        id: InboundId,
-        cancel: &CancelToken,
-        request: Request,
-    ) -> Result<Response, RpcError> {
-        dispatch(&self.0, request, &ClientContext::new(id, cancel.clone()))
+impl<C: Client> Service<V1> for ClientService<C> {
+    fn request(&self, link: &Link<V1>, id: InboundId, cancel: &CancelToken, request: Request) {
+        link.answer(id, || dispatch(&self.0, request, ClientContext::new(id, cancel.clone())));
     }
 
-    fn notification(&self, _link: &Link, notification: Notification) {
+    fn notification(&self, _link: &Link<V1>, notification: Notification) {
         dispatch_notification(&self.0, notification);
+    }
+
+    /// A `session/update` of a prompt turn read here goes to the turn's reader.
+    fn route(&self, link: &Link<V1>, notification: Notification, turn: Option<TurnStamp>) -> Option<Notification> {
+        let (stamp, update) = match (turn, notification) {
+            (Some(stamp), Notification::Agent(AgentNotification::SessionUpdate(update))) => (stamp, update),
+            (_, notification) => return Some(notification),
+        };
+        match lock(&link.core.calls).get(&stamp.turn) {
+            Some(Pending::Turn { sink, .. }) => {
+                sink.push(TurnItem::Update(update));
+                None
+            }
+            _ => Some(Notification::Agent(AgentNotification::SessionUpdate(update))),
+        }
+    }
+
+    /// When `request` belongs to a session whose prompt turn is in flight and that turn's
+    /// reader has not yet taken (or is still handling) every update so far, a gate placed in
+    /// the turn after them.
+    fn turn_gate(&self, link: &Link<V1>, request: &Request) -> Option<Receiver<()>> {
+        let session = request.session_id()?;
+        let calls = lock(&link.core.calls);
+        let sink = calls.values().find_map(|pending| match pending {
+            Pending::Turn { session: s, sink } if s == session => Some(sink),
+            _ => None,
+        })?;
+        if sink.settled() {
+            // The reader has taken every earlier update: nothing to wait for.
+            return None;
+        }
+        let (open, gate) = mpsc::sync_channel(1);
+        sink.push(TurnItem::Gate(open)).then_some(gate)
     }
 }
 

@@ -87,22 +87,19 @@
 
 use std::collections::VecDeque;
 use std::io::{self, Read, Write};
-use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::atomic::Ordering;
 use std::sync::mpsc::{self, Receiver, Sender};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant as StdInstant};
 
 use acp_proto::types::SessionId;
-use acp_proto::{
-    AgentNotification, Config, InboundId, Instant, Notification, Request, Response, RpcError, Side,
-    compat::AnyConnection as Connection, compat::AnyEvent as Event,
-};
+use acp_proto::{Config, Connection, Event, InboundId, Instant, Protocol, Side, TurnStamp};
+use acp_runtime::trace::Traced;
 
 use crate::error::Error;
 #[cfg(unix)]
 use crate::fd_io::{FdIo, FdRead, FdWrite, NotPollable};
-pub(crate) use crate::link::{Command, Core, Link, Outbound, Pending, Reply, Shared, TurnItem};
+pub(crate) use crate::link::{Command, Core, Link, Pending, Reply, Shared, TurnItem};
 #[cfg(unix)]
 use crate::output::{Output, Wrote};
 use crate::pool::{Job, Pool, spawn_ordered};
@@ -115,10 +112,18 @@ use acp_runtime::trace::Tracer;
 
 mod lead;
 mod step;
-#[cfg(feature = "unstable_protocol_v2")]
-mod v2;
 
-pub(crate) use lead::{Following, Lead};
+pub(crate) use lead::{Following, Lead, Poke};
+
+/// A protocol version this adapter runs: what its one driver needs of a version's messages
+/// (they cross threads; the tracer names them). [`V1`](acp_proto::V1) and (feature
+/// `unstable_protocol_v2`) `V2`; only the handler traits and their dispatch are written per
+/// version.
+pub(crate) trait Version: Protocol<Request: Send + Traced, Notification: Send + Traced, Response: Send> {}
+
+impl Version for acp_proto::V1 {}
+#[cfg(feature = "unstable_protocol_v2")]
+impl Version for acp_proto::V2 {}
 
 /// Bytes asked of the transport per read.
 pub(crate) const READ_CHUNK: usize = 64 * 1024;
@@ -155,28 +160,62 @@ pub(crate) enum Input {
     /// A thread queued a frame into an empty output queue (or a request while the driver
     /// lingers): a batch may need writing, after a linger for a notification (`linger`).
     Queued { linger: bool },
-    /// A command from the application or a handler.
-    Command(Command),
+    /// A command from the application or a handler is on the driver's command channel.
+    Command,
 }
 
 /// A request to send, as the application asked for it.
-struct Outgoing {
-    request: Outbound,
+struct Outgoing<P: Version> {
+    request: P::Request,
     deadline: Option<StdInstant>,
-    reply: Reply,
+    reply: Reply<P>,
 }
 
-/// The application side of a connection: what runs inbound requests and notifications.
-pub(crate) trait Service: Send + Sync + 'static {
-    /// Handles an inbound request on a worker thread.
-    fn request(&self, link: &Link, id: InboundId, cancel: &CancelToken, request: Request)
-    -> Result<Response, RpcError>;
+/// The application side of a connection of version `P`: what runs inbound requests and
+/// notifications (each version's handler traits, see `agent`, `client` and `v2`).
+pub(crate) trait Service<P: Version>: Send + Sync + 'static {
+    /// Handles an inbound request on a worker thread and answers it ([`Link::answer`]).
+    fn request(&self, link: &Link<P>, id: InboundId, cancel: &CancelToken, request: P::Request);
+
     /// Handles an inbound notification on the ordered notification thread.
-    fn notification(&self, link: &Link, notification: Notification);
-    /// The v2 side of the service, on a connection that may speak v2 (`None`: v1 only).
-    #[cfg(feature = "unstable_protocol_v2")]
-    fn v2(&self) -> Option<&dyn crate::v2::ServiceV2> {
+    fn notification(&self, link: &Link<P>, notification: P::Notification);
+
+    /// On the driver thread: takes a turn's `session/update` (`turn`: its place in a running
+    /// prompt turn) for the turn's reader, or gives the notification back for
+    /// [`notification`](Self::notification).
+    fn route(&self, link: &Link<P>, notification: P::Notification, turn: Option<TurnStamp>) -> Option<P::Notification> {
+        let _ = (link, turn);
+        Some(notification)
+    }
+
+    /// On the driver thread, before `request` goes to the pool: the ordering gate its handler
+    /// waits on first (client side: behind the updates of its session's turn read so far).
+    fn turn_gate(&self, link: &Link<P>, request: &P::Request) -> Option<Receiver<()>> {
+        let _ = (link, request);
         None
+    }
+
+    /// On the driver thread: the core ended the session's turn (v2).
+    #[cfg(feature = "unstable_protocol_v2")]
+    fn turn_ended(&self, session: SessionId, reason: acp_proto::TurnEndReason) {
+        let _ = (session, reason);
+    }
+}
+
+/// The connection a driver starts with: a new one, or one an [`Acceptor`](acp_proto::Acceptor)
+/// handed on, with the bytes read after the client's `initialize` (`unread`).
+pub(crate) struct Start<P: Version> {
+    pub(crate) conn: Connection<P>,
+    /// When the connection's clock started (its `Instant::ZERO`).
+    pub(crate) epoch: StdInstant,
+    pub(crate) unread: Vec<u8>,
+}
+
+impl<P: Version> Start<P> {
+    /// A new connection as `options` say.
+    pub(crate) fn new(options: &DriverOptions) -> Start<P> {
+        let conn = Connection::new(options.side, options.config.clone(), Instant::ZERO);
+        Start { conn, epoch: StdInstant::now(), unread: Vec::new() }
     }
 }
 
@@ -192,12 +231,14 @@ pub(crate) struct DriverOptions {
 }
 
 /// The driver of one connection. See the [module docs](self).
-pub(crate) struct Driver {
-    core: Arc<Core>,
+pub(crate) struct Driver<P: Version> {
+    core: Arc<Core<P>>,
     epoch: StdInstant,
     rx: Receiver<Input>,
-    link: Link,
-    service: Arc<dyn Service>,
+    /// The commands announced by [`Input::Command`].
+    commands: Receiver<Command<P>>,
+    link: Link<P>,
+    service: Arc<dyn Service<P>>,
     pool: Pool,
     /// The ordered notification thread's queue, started on first use.
     ordered: Option<InboxSender<Job>>,
@@ -214,7 +255,7 @@ pub(crate) struct Driver {
     writer_busy: bool,
     spare: Vec<u8>,
     /// Events taken from the core in a pass, dispatched once it let the connection go.
-    events: Vec<Event>,
+    events: Vec<Event<P>>,
     /// What one wait brought (kept for its buffer).
     happened: Vec<Input>,
     /// The core's next timer and its queued bytes, as the last pass left them.
@@ -223,7 +264,7 @@ pub(crate) struct Driver {
     /// Until when frames wait for more before going to the idle output.
     linger: Option<StdInstant>,
     /// Requests held back while the outbound budget is used up, oldest first.
-    held: VecDeque<Outgoing>,
+    held: VecDeque<Outgoing<P>>,
     /// The core reported `Closed` (the reason is kept in `Shared`).
     closed: bool,
     /// After close: when to stop waiting for the output.
@@ -233,87 +274,115 @@ pub(crate) struct Driver {
 }
 
 /// The channel, the mailbox and the link of a new driver, before its transport exists.
-struct Parts {
+struct Parts<P: Version> {
     rx: Receiver<Input>,
     tx: Sender<Input>,
-    link: Link,
+    commands: Receiver<Command<P>>,
+    link: Link<P>,
+    unread: Vec<u8>,
 }
 
-impl Driver {
-    /// A driver over `reader` and `writer`, with its reader and writer threads started.
+impl<P: Version> Driver<P> {
+    /// A driver of `start` over `reader` and `writer`, with its reader and writer threads
+    /// started.
     pub(crate) fn new(
-        service: Arc<dyn Service>,
+        service: Arc<dyn Service<P>>,
+        start: Start<P>,
         reader: impl Read + Send + 'static,
         writer: impl Write + Send + 'static,
         options: DriverOptions,
-    ) -> io::Result<(Driver, Link)> {
+    ) -> io::Result<(Driver<P>, Link<P>)> {
         let (tx, rx) = mpsc::channel();
-        let parts = Driver::parts(tx.clone().into(), tx, rx, &options, None);
+        let parts = Driver::parts(start, tx.clone().into(), tx, rx, &options, None);
         let transport = Transport::threads(reader, writer, &parts.tx)?;
         Ok(Driver::assemble(service, parts, transport, options))
+    }
+
+    /// A driver of `start` over `io`.
+    pub(crate) fn open(
+        service: Arc<dyn Service<P>>,
+        start: Start<P>,
+        io: crate::transport::Io,
+        options: DriverOptions,
+    ) -> io::Result<(Driver<P>, Link<P>)> {
+        match io {
+            crate::transport::Io::Threads(reader, writer) => Driver::new(service, start, reader, writer, options),
+            #[cfg(unix)]
+            crate::transport::Io::Fds(reader, writer) => Driver::with_fds(service, start, reader, writer, options),
+        }
     }
 
     /// A driver over two descriptors: read and written on the driver thread with `poll(2)`
     /// when both are pipes or sockets, else by reader and writer threads as in [`new`](Self::new).
     #[cfg(unix)]
     pub(crate) fn with_fds(
-        service: Arc<dyn Service>,
+        service: Arc<dyn Service<P>>,
+        start: Start<P>,
         reader: impl FdRead + 'static,
         writer: impl FdWrite + 'static,
         options: DriverOptions,
-    ) -> io::Result<(Driver, Link)> {
+    ) -> io::Result<(Driver<P>, Link<P>)> {
         let wake = Arc::new(WakeFd::new()?);
         let (tx, rx) = mpsc::channel();
         match FdIo::new(Box::new(reader), Box::new(writer), wake.clone()) {
             Ok((io, output)) => {
-                let parts = Driver::parts(Mailbox::with_wake(tx.clone(), wake), tx, rx, &options, Some(output));
+                let mailbox = Mailbox::with_wake(tx.clone(), wake);
+                let parts = Driver::parts(start, mailbox, tx, rx, &options, Some(output));
                 Ok(Driver::assemble(service, parts, Transport::Poll(io), options))
             }
-            Err(NotPollable::Kind(reader, writer)) => Driver::new(service, reader, writer, options),
+            Err(NotPollable::Kind(reader, writer)) => Driver::new(service, start, reader, writer, options),
             Err(NotPollable::Failed(e)) => Err(e),
         }
     }
 
     fn parts(
+        start: Start<P>,
         mailbox: Mailbox,
         tx: Sender<Input>,
         rx: Receiver<Input>,
         options: &DriverOptions,
         #[cfg(unix)] output: Option<Output>,
         #[cfg(not(unix))] _output: Option<std::convert::Infallible>,
-    ) -> Parts {
-        let epoch = StdInstant::now();
+    ) -> Parts<P> {
+        let Start { conn, epoch, unread } = start;
         // Callers lead on the client side only (see `lead`).
         let lead = Arc::new(Lead::new(options.side == Side::Client));
         let mailbox = mailbox.with_lead(lead.clone());
+        let (commands, commands_rx) = mpsc::channel();
         let backlog = Arc::new(Backlog::new(options.max_buffered, mailbox.clone()));
         let shared = Arc::new(Shared { negotiated: Mutex::new(None), closed: Mutex::new(None), backlog });
-        let conn = Connection::new(options.side, options.config.clone(), Instant::ZERO);
         let tracer = Tracer::new(options.side, options.trace_payloads);
         #[cfg(unix)]
         let core = Arc::new(Core::new(conn, output, tracer));
         #[cfg(not(unix))]
         let core = Arc::new(Core::new(conn, tracer));
-        Parts { rx, tx, link: Link { mailbox, shared, core, epoch, lead } }
+        let link = Link { mailbox, commands, shared, core, epoch, lead };
+        Parts { rx, tx, commands: commands_rx, link, unread }
     }
 
     fn assemble(
-        service: Arc<dyn Service>,
-        parts: Parts,
+        service: Arc<dyn Service<P>>,
+        parts: Parts<P>,
         transport: Transport,
         options: DriverOptions,
-    ) -> (Driver, Link) {
-        let Parts { rx, link, .. } = parts;
+    ) -> (Driver<P>, Link<P>) {
+        let Parts { rx, commands, link, unread, .. } = parts;
+        let mut inputs = VecDeque::new();
+        if !unread.is_empty() {
+            let len = unread.len();
+            inputs.push_back((unread, len));
+        }
         let driver = Driver {
             core: link.core.clone(),
             epoch: link.epoch,
             rx,
+            commands,
             link: link.clone(),
             service,
             pool: Pool::new(options.max_handlers, "acp-handler"),
             ordered: None,
             transport,
-            inputs: VecDeque::new(),
+            inputs,
             fed: 0,
             eof: false,
             output_open: true,
@@ -338,7 +407,7 @@ impl Driver {
     }
 
     /// The connection. Never held across a call that locks it again.
-    fn conn(&self) -> MutexGuard<'_, Connection> {
+    fn conn(&self) -> MutexGuard<'_, Connection<P>> {
         lock(&self.core.conn)
     }
 
@@ -492,7 +561,7 @@ impl Driver {
                     let now = self.now();
                     let mut conn = self.conn();
                     // After the peer's end of input, a broken pipe only says it left.
-                    let left = acp_runtime::peer_left(&conn, &e);
+                    let left = acp_runtime::peer_left(conn.input_ended(), &e);
                     conn.close(now);
                     drop(conn);
                     if !left {
@@ -516,11 +585,15 @@ impl Driver {
             }
             // A request: written at once.
             Input::Queued { linger: false } => self.set_linger(None),
-            Input::Command(command) => self.on_command(command),
+            Input::Command => {
+                while let Ok(command) = self.commands.try_recv() {
+                    self.on_command(command);
+                }
+            }
         }
     }
 
-    fn on_command(&mut self, command: Command) {
+    fn on_command(&mut self, command: Command<P>) {
         let now = self.now();
         match command {
             Command::Request { request, deadline, reply } => {
@@ -536,7 +609,7 @@ impl Driver {
                 let abandoned: Vec<SessionId> = lock(&self.core.calls)
                     .values()
                     .filter_map(|pending| match pending {
-                        Pending::Turn { session: Some(session), sink } if sink.receiver_gone() => Some(session.clone()),
+                        Pending::Turn { session, sink } if sink.receiver_gone() => Some(session.clone()),
                         _ => None,
                     })
                     .collect();
@@ -570,7 +643,7 @@ impl Driver {
     /// A held request whose deadline passed never reached the core: it times out here.
     fn expire_held(&mut self) {
         let now = StdInstant::now();
-        let expired = |r: &Outgoing| r.deadline.is_some_and(|d| d <= now);
+        let expired = |r: &Outgoing<P>| r.deadline.is_some_and(|d| d <= now);
         if !self.held.iter().any(expired) {
             return;
         }
@@ -582,26 +655,16 @@ impl Driver {
         }
     }
 
-    fn dispatch(&mut self, event: Event) {
+    fn dispatch(&mut self, event: Event<P>) {
         match event {
             Event::Request { id, request } => {
-                let gate = self.turn_gate(&request);
-                self.spawn_handler(id, request, gate);
+                let gate = self.service.turn_gate(&self.link, &request);
+                self.spawn_on_pool(id, gate, move |service, link, cancel| service.request(link, id, cancel, request));
             }
             Event::Notification { notification, turn } => {
-                let notification = match (turn, notification) {
-                    (Some(stamp), Notification::Agent(AgentNotification::SessionUpdate(update))) => {
-                        match lock(&self.core.calls).get(&stamp.turn) {
-                            Some(Pending::Turn { sink, .. }) => {
-                                sink.push(TurnItem::Update(update));
-                                return;
-                            }
-                            _ => Notification::Agent(AgentNotification::SessionUpdate(update)),
-                        }
-                    }
-                    (_, notification) => notification,
-                };
-                self.run_ordered(notification);
+                if let Some(notification) = self.service.route(&self.link, notification, turn) {
+                    self.run_ordered(notification);
+                }
             }
             Event::Cancelled { id, reason } => {
                 if let Some(token) = lock(&self.core.running).get(&id) {
@@ -613,53 +676,28 @@ impl Driver {
                 let pending = lock(&self.core.calls).remove(&id);
                 match pending {
                     Some(Pending::Once(tx)) => drop(tx.send(Ok(outcome))),
-                    Some(Pending::Turn { sink, .. }) => drop(sink.push_last(TurnItem::Done(outcome))),
+                    Some(Pending::Turn { sink, .. }) => drop(sink.push_last(TurnItem::End(outcome))),
                     None => {}
                 }
             }
             #[cfg(feature = "unstable_protocol_v2")]
-            event @ (Event::RequestV2 { .. } | Event::NotificationV2 { .. } | Event::TurnEnded { .. }) => {
-                self.dispatch_v2(event)
-            }
+            Event::TurnEnded { session, reason, .. } => self.service.turn_ended(session, reason),
             Event::HandshakeCompleted(negotiated) => *lock(&self.link.shared.negotiated) = Some(negotiated),
-            Event::Closed { reason } => {
-                *lock(&self.link.shared.closed) = Some(reason);
-                self.closed = true;
-                self.flush_deadline = StdInstant::now().checked_add(self.options.flush_timeout);
-                lock(&self.core.running).clear();
-                // Threads waiting for room learn that nothing more will be sent.
-                self.core.signal_drained();
-            }
+            Event::Closed { reason } => self.on_closed(reason),
             _ => {}
         }
     }
 
-    /// Client side: when `request` belongs to a session whose prompt turn is in flight and that
-    /// turn's reader has not yet taken (or is still handling) every update so far, a gate
-    /// placed in the turn after them.
-    fn turn_gate(&mut self, request: &Request) -> Option<Receiver<()>> {
-        let session = request.session_id()?;
-        let calls = lock(&self.core.calls);
-        let sink = calls.values().find_map(|pending| match pending {
-            Pending::Turn { session: Some(s), sink } if s == session => Some(sink),
-            _ => None,
-        })?;
-        if sink.settled() {
-            // The reader has taken every earlier update: nothing to wait for.
-            return None;
+    /// The core reported `Closed` (also published early by the pass: see `step`).
+    fn on_closed(&mut self, reason: acp_proto::CloseReason) {
+        *lock(&self.link.shared.closed) = Some(reason);
+        if !self.closed {
+            self.closed = true;
+            self.flush_deadline = StdInstant::now().checked_add(self.options.flush_timeout);
         }
-        let (open, gate) = mpsc::sync_channel(1);
-        sink.push(TurnItem::Gate(open)).then_some(gate)
-    }
-
-    /// Runs a request handler on the pool; its result comes back as a command. With a `gate`,
-    /// the handler first waits until the turn's reader reached it (or dropped the turn).
-    fn spawn_handler(&mut self, id: InboundId, request: Request, gate: Option<Receiver<()>>) {
-        self.spawn_on_pool(id, gate, move |service, link, cancel| {
-            let result = catch_unwind(AssertUnwindSafe(|| service.request(link, id, cancel, request)))
-                .unwrap_or_else(|panic| Err(acp_runtime::handler_panicked(&*panic)));
-            link.respond(id, result);
-        });
+        lock(&self.core.running).clear();
+        // Threads waiting for room learn that nothing more will be sent.
+        self.core.signal_drained();
     }
 
     /// Runs the handler `job` of inbound request `id` on the pool, with the request's
@@ -668,7 +706,7 @@ impl Driver {
         &mut self,
         id: InboundId,
         gate: Option<Receiver<()>>,
-        job: impl FnOnce(&dyn Service, &Link, &CancelToken) + Send + 'static,
+        job: impl FnOnce(&dyn Service<P>, &Link<P>, &CancelToken) + Send + 'static,
     ) {
         let cancel = CancelToken::new();
         lock(&self.core.running).insert(id, cancel.clone());
@@ -683,12 +721,7 @@ impl Driver {
     }
 
     /// Runs a notification handler on the ordered notification thread.
-    fn run_ordered(&mut self, notification: Notification) {
-        self.run_ordered_job(move |service, link| service.notification(link, notification));
-    }
-
-    /// Runs `job` on the ordered notification thread.
-    fn run_ordered_job(&mut self, job: impl FnOnce(&dyn Service, &Link) + Send + 'static) {
+    fn run_ordered(&mut self, notification: P::Notification) {
         if self.ordered.is_none() {
             let (sink, jobs) = inbox(self.link.shared.backlog.clone());
             if spawn_ordered(jobs, "acp-notifications").is_err() {
@@ -698,12 +731,12 @@ impl Driver {
         }
         let (service, link, scope) = (self.service.clone(), self.link.clone(), self.tracer().scope());
         if let Some(ordered) = &self.ordered {
-            ordered.push(Box::new(move || scope.in_scope(|| job(&*service, &link))));
+            ordered.push(Box::new(move || scope.in_scope(|| service.notification(&link, notification))));
         }
     }
 }
 
-impl Drop for Driver {
+impl<P: Version> Drop for Driver<P> {
     /// However the driver ends (also by a panic), nothing waits for it any more: the core is
     /// closed (later sends fail with `ConnectionClosed`), every reply slot still registered is
     /// dropped (its caller sees the connection closed), and threads waiting for room go on.

@@ -13,10 +13,12 @@
 //!   [`connect`](ClientConnection::connect) over any transport), implement [`Client`] for the
 //!   agent's requests, and call the agent with plain blocking methods; every request can get
 //!   a timeout ([`Requester::with_timeout`]).
-//! * **ACP v2** (Preview, feature `unstable_protocol_v2`): module `v2`, with acp-tokio's v2
-//!   names: `ClientConnectionV2` and `ClientV2`, whose `prompt` returns a `PromptTurnV2`
-//!   (an `Iterator` of the turn's updates, then `finish`), and `AgentV2` served by
-//!   `serve_v2` / `serve_stdio_v2`.
+//! * **ACP v2** (Preview, feature `unstable_protocol_v2`): module `v2`, with this root's names
+//!   (`v2::ClientConnection` and `v2::Client`, whose `prompt` returns a `v2::PromptTurn`, an
+//!   `Iterator` of the turn's updates, then `finish`; `v2::Agent` served by `v2::serve` /
+//!   `v2::serve_stdio`), and `v2::serve_negotiated` for an agent of each version, chosen by
+//!   the client's `initialize`. Both versions run on the same driver, generic over the
+//!   protocol version; only the handler traits differ.
 //!
 //! ## An agent
 //!
@@ -178,6 +180,8 @@
 
 #[macro_use]
 mod table;
+#[macro_use]
+mod surface;
 mod agent;
 mod client;
 mod driver;
@@ -203,9 +207,3 @@ pub use agent::{Agent, AgentOptions, PromptContext, RequestContext, serve, serve
 pub use client::{Client, ClientConnection, ClientContext, ClientOptions, PromptTurn, Requester};
 pub use error::Error;
 pub use sync::CancelToken;
-#[cfg(all(feature = "unstable_protocol_v2", unix))]
-pub use v2::serve_fds_v2;
-#[cfg(feature = "unstable_protocol_v2")]
-pub use v2::{
-    AgentContextV2, AgentV2, ClientConnectionV2, ClientV2, PromptTurnV2, serve_stdio_v2, serve_v2, serve_with_v2,
-};

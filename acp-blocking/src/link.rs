@@ -12,19 +12,21 @@
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
-use std::sync::mpsc::{self, Receiver, SyncSender, TryRecvError};
+use std::sync::mpsc::{self, Receiver, Sender, SyncSender, TryRecvError};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant as StdInstant};
 
+use std::panic::{AssertUnwindSafe, catch_unwind};
+
 use acp_proto::types::{SessionId, SessionNotification};
 use acp_proto::{
-    CloseReason, Completion, InboundId, Instant, Negotiated, Notification, OutboundId, Refused, Request, RespondError,
-    Response, RpcError, SendError, TypedRequest, compat::AnyConnection as Connection, compat::AnyOutcome as Outcome,
+    CloseReason, Connection, InboundId, Instant, Negotiated, OutboundId, Outcome, Refused, RpcError, SendError,
+    TypedRequest, V1,
 };
 
 use acp_runtime::trace::Tracer;
 
-use crate::driver::{Following, Input, Lead};
+use crate::driver::{Following, Input, Lead, Version};
 use crate::error::Error;
 #[cfg(unix)]
 use crate::output::Output;
@@ -32,12 +34,13 @@ use crate::output::{Before, Through};
 use crate::sync::{Backlog, CancelToken, InboxReceiver, InboxSender, inbox, lock};
 use crate::wake::Mailbox;
 
-/// What application threads and handlers ask of the driver.
-pub(crate) enum Command {
+/// What application threads and handlers ask of the driver (on its command channel, each
+/// announced by an [`Input::Command`] in its mailbox).
+pub(crate) enum Command<P: Version> {
     /// Send a request; the reply says how it ended. Used while earlier requests or commands
     /// are on their way through the driver (see [`Core::detour`]), so that they keep their
     /// order.
-    Request { request: Outbound, deadline: Option<StdInstant>, reply: Reply },
+    Request { request: P::Request, deadline: Option<StdInstant>, reply: Reply<P> },
     /// Client side: cancel the session's running prompt turn.
     CancelTurn { session: SessionId, reply: SyncSender<Result<(), Error>> },
     /// Client side: a `PromptTurn` was dropped before its end; cancel every turn in flight
@@ -47,76 +50,35 @@ pub(crate) enum Command {
     Close,
 }
 
-/// A request to send: a v1 one, or (feature `unstable_protocol_v2`) a v2 one, which takes the
-/// same path into the core (see [`crate::v2`]).
-#[derive(Debug)]
-pub(crate) enum Outbound {
-    V1(Request),
-    #[cfg(feature = "unstable_protocol_v2")]
-    V2(acp_proto::v2::Request),
-}
-
-impl Outbound {
-    /// The session of a v1 prompt turn (what [`Pending::Turn`] keeps).
-    pub(crate) fn session_id(&self) -> Option<SessionId> {
-        match self {
-            Outbound::V1(request) => request.session_id().cloned(),
-            #[cfg(feature = "unstable_protocol_v2")]
-            Outbound::V2(_) => None,
-        }
-    }
-
-    /// Queues the request into the core; a refusal gives it back (as the core's calls do).
-    #[allow(clippy::result_large_err)]
-    pub(crate) fn send_to(
-        self,
-        conn: &mut Connection,
-        now: Instant,
-        deadline: Option<Instant>,
-    ) -> Result<OutboundId, Refused<Outbound>> {
-        fn back<R>(refused: Refused<R>, wrap: fn(R) -> Outbound) -> Refused<Outbound> {
-            Refused { error: refused.error, message: wrap(refused.message) }
-        }
-        match self {
-            Outbound::V1(request) => conn.send_request(now, request, deadline).map_err(|r| back(r, Outbound::V1)),
-            #[cfg(feature = "unstable_protocol_v2")]
-            Outbound::V2(request) => conn.send_request_v2(now, request, deadline).map_err(|r| back(r, Outbound::V2)),
-        }
-    }
-}
-
 /// Where the outcome of an outbound request goes.
-pub(crate) enum Reply {
+pub(crate) enum Reply<P: Version> {
     /// To a thread blocked on the call.
-    Once(SyncSender<Result<Outcome, Error>>),
+    Once(SyncSender<Result<Outcome<P>, Error>>),
     /// To a thread told first whether the core took the request (a v2 prompt, whose turn is
     /// read meanwhile), then its outcome.
-    #[cfg(feature = "unstable_protocol_v2")]
-    Acked { accepted: SyncSender<Result<(), Error>>, outcome: SyncSender<Result<Outcome, Error>> },
-    /// Client side, a prompt: acceptance to the caller, then the turn's updates and its outcome
-    /// to the turn's inbox, in order.
-    Turn { accepted: SyncSender<Result<(), Error>>, sink: InboxSender<TurnItem> },
+    #[cfg_attr(not(feature = "unstable_protocol_v2"), allow(dead_code))]
+    Acked { accepted: SyncSender<Result<(), Error>>, outcome: SyncSender<Result<Outcome<P>, Error>> },
+    /// Client side, a v1 prompt of `session`: acceptance to the caller, then the turn's updates
+    /// and its outcome to the turn's inbox, in order.
+    Turn { session: SessionId, accepted: SyncSender<Result<(), Error>>, sink: InboxSender<TurnItem<P>> },
 }
 
-impl Reply {
+impl<P: Version> Reply<P> {
     pub(crate) fn fail(self, error: Error) {
         match self {
             Reply::Once(tx) => drop(tx.send(Err(error))),
-            Reply::Turn { accepted, .. } => drop(accepted.send(Err(error))),
-            #[cfg(feature = "unstable_protocol_v2")]
-            Reply::Acked { accepted, .. } => drop(accepted.send(Err(error))),
+            Reply::Turn { accepted, .. } | Reply::Acked { accepted, .. } => drop(accepted.send(Err(error))),
         }
     }
 
     /// The core accepted the request: what waits for its outcome.
-    pub(crate) fn accepted(self, session: Option<SessionId>) -> Pending {
+    pub(crate) fn accepted(self) -> Pending<P> {
         match self {
             Reply::Once(tx) => Pending::Once(tx),
-            Reply::Turn { accepted, sink } => {
+            Reply::Turn { session, accepted, sink } => {
                 let _ = accepted.send(Ok(()));
                 Pending::Turn { session, sink }
             }
-            #[cfg(feature = "unstable_protocol_v2")]
             Reply::Acked { accepted, outcome } => {
                 let _ = accepted.send(Ok(()));
                 Pending::Once(outcome)
@@ -126,43 +88,18 @@ impl Reply {
 }
 
 /// An outbound request awaiting its outcome.
-pub(crate) enum Pending {
-    Once(SyncSender<Result<Outcome, Error>>),
-    /// Client side: a prompt turn in flight (at most one per session: the core refuses a
+pub(crate) enum Pending<P: Version> {
+    Once(SyncSender<Result<Outcome<P>, Error>>),
+    /// Client side: a v1 prompt turn in flight (at most one per session: the core refuses a
     /// second), whose agent requests are ordered behind its updates.
     Turn {
-        session: Option<SessionId>,
-        sink: InboxSender<TurnItem>,
+        session: SessionId,
+        sink: InboxSender<TurnItem<P>>,
     },
 }
 
-/// One item of a client's prompt turn.
-#[derive(Debug)]
-pub(crate) enum TurnItem {
-    /// A `session/update` of the turn.
-    Update(SessionNotification),
-    /// An agent request of the turn's session arrived here on the wire: its handler waits until
-    /// the reader has taken every update before it (and, with `next_update_then`, handled it),
-    /// or dropped the turn, so that the application sees the turn's updates and requests in
-    /// wire order, by construction. It never waits for the reader to ask for more, so a
-    /// reader may block on the handler without a deadlock.
-    Gate(SyncSender<()>),
-    /// The prompt's outcome; nothing follows.
-    Done(Outcome),
-}
-
-impl crate::turn_gate::GateItem for TurnItem {
-    fn into_gate(self) -> Result<SyncSender<()>, Self> {
-        match self {
-            TurnItem::Gate(open) => Ok(open),
-            other => Err(other),
-        }
-    }
-
-    fn is_gate(&self) -> bool {
-        matches!(self, TurnItem::Gate(_))
-    }
-}
+/// One item of a client's v1 prompt turn: an update, a gate, or the prompt's outcome.
+pub(crate) type TurnItem<P> = crate::turn_gate::TurnItem<SessionNotification, Outcome<P>>;
 
 /// State the driver publishes to the application threads.
 #[derive(Debug)]
@@ -173,8 +110,8 @@ pub(crate) struct Shared {
 }
 
 /// The connection, shared by the driver and the threads that send.
-pub(crate) struct Core {
-    pub(crate) conn: Mutex<Connection>,
+pub(crate) struct Core<P: Version> {
+    pub(crate) conn: Mutex<Connection<P>>,
     /// Signalled when the driver took the queued output (room in the outbound budget again) or
     /// the connection closed.
     pub(crate) drained: Condvar,
@@ -184,7 +121,7 @@ pub(crate) struct Core {
     /// Outbound requests by id. A sender inserts its own while it still holds `conn`, so the
     /// outcome (which needs the frame written first) always finds it. Lock order: `conn`,
     /// then `calls`; the driver never locks `conn` while holding `calls`.
-    pub(crate) calls: Mutex<HashMap<OutboundId, Pending>>,
+    pub(crate) calls: Mutex<HashMap<OutboundId, Pending<P>>>,
     /// Requests and ordering commands (`AbandonTurns`, `Close`) on their way through the
     /// driver, and requests it holds back for room in the outbound budget: while there are
     /// any, a new request goes behind them through the driver instead of into the core.
@@ -210,15 +147,15 @@ pub(crate) struct Core {
     pub(crate) tracer: Mutex<Tracer>,
 }
 
-impl std::fmt::Debug for Core {
+impl<P: Version> std::fmt::Debug for Core<P> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Core").field("detour", &self.detour).finish_non_exhaustive()
     }
 }
 
-impl Core {
+impl<P: Version> Core<P> {
     /// `output`: the poll transport's (Unix), `None` with transport threads.
-    pub(crate) fn new(conn: Connection, #[cfg(unix)] output: Option<Output>, tracer: Tracer) -> Core {
+    pub(crate) fn new(conn: Connection<P>, #[cfg(unix)] output: Option<Output>, tracer: Tracer) -> Core<P> {
         Core {
             conn: Mutex::new(conn),
             drained: Condvar::new(),
@@ -237,7 +174,7 @@ impl Core {
 
     /// Waits on [`drained`](Self::drained) with the connection (`conn`, locked) let go
     /// meanwhile.
-    pub(crate) fn wait_drained<'a>(&self, conn: MutexGuard<'a, Connection>) -> MutexGuard<'a, Connection> {
+    pub(crate) fn wait_drained<'a>(&self, conn: MutexGuard<'a, Connection<P>>) -> MutexGuard<'a, Connection<P>> {
         self.drain_waiters.fetch_add(1, Ordering::SeqCst);
         let conn = self.drained.wait(conn).unwrap_or_else(PoisonError::into_inner);
         self.drain_waiters.fetch_sub(1, Ordering::SeqCst);
@@ -257,23 +194,26 @@ impl Core {
 
 /// A handle to the driver: how application threads and handlers send.
 #[derive(Clone, Debug)]
-pub(crate) struct Link {
+pub(crate) struct Link<P: Version> {
     pub(crate) mailbox: Mailbox,
+    /// The driver's commands; each is announced in the mailbox ([`Input::Command`]).
+    pub(crate) commands: Sender<Command<P>>,
     pub(crate) shared: Arc<Shared>,
-    pub(crate) core: Arc<Core>,
+    pub(crate) core: Arc<Core<P>>,
     pub(crate) epoch: StdInstant,
     /// Who drives: a caller waiting for its reply may (see `driver::lead`).
-    pub(crate) lead: Arc<Lead>,
+    pub(crate) lead: Arc<Lead<P>>,
 }
 
-impl Link {
-    fn command(&self, command: Command) -> Result<(), Error> {
-        self.mailbox.send(Input::Command(command)).map_err(|_| Error::ConnectionClosed)
+impl<P: Version> Link<P> {
+    fn command(&self, command: Command<P>) -> Result<(), Error> {
+        self.commands.send(command).map_err(|_| Error::ConnectionClosed)?;
+        self.mailbox.send(Input::Command).map_err(|_| Error::ConnectionClosed)
     }
 
     /// Sends a command that requests queued later must not overtake: they take the driver's
     /// path until it was handled (the driver counts it down).
-    fn ordered_command(&self, command: Command) -> Result<(), Error> {
+    fn ordered_command(&self, command: Command<P>) -> Result<(), Error> {
         self.core.detour.fetch_add(1, Ordering::AcqRel);
         let sent = self.command(command);
         if sent.is_err() {
@@ -288,7 +228,12 @@ impl Link {
 
     /// Queues a request into the core on this thread, or through the driver while earlier
     /// requests wait there for room (or this one finds none); its outcome goes to `reply`.
-    pub(crate) fn request(&self, request: Outbound, deadline: Option<StdInstant>, reply: Reply) -> Result<(), Error> {
+    pub(crate) fn request(
+        &self,
+        request: P::Request,
+        deadline: Option<StdInstant>,
+        reply: Reply<P>,
+    ) -> Result<(), Error> {
         if self.core.detour.load(Ordering::Acquire) > 0 {
             return self.ordered_command(Command::Request { request, deadline, reply });
         }
@@ -296,10 +241,9 @@ impl Link {
         let first = conn.bytes_queued() == 0;
         let before = Before::of(&conn);
         let now = Instant::from_std(self.epoch, StdInstant::now());
-        let session = request.session_id();
-        match request.send_to(&mut conn, now, deadline.map(|d| Instant::from_std(self.epoch, d))) {
+        match conn.send_request(now, request, deadline.map(|d| Instant::from_std(self.epoch, d))) {
             Ok(id) => {
-                lock(&self.core.calls).insert(id, reply.accepted(session));
+                lock(&self.core.calls).insert(id, reply.accepted());
                 let wake = match self.core.write_through(conn, before) {
                     Through::Written(wake) => wake,
                     Through::NotWritten => (first || self.core.lingering.load(Ordering::Acquire))
@@ -324,13 +268,13 @@ impl Link {
         }
     }
 
-    /// Sends a request and blocks until its outcome.
-    pub(crate) fn call(&self, request: Request, timeout: Option<Duration>) -> Result<Response, Error> {
-        Error::from_outcome(self.call_outcome(Outbound::V1(request), timeout)?)
+    /// Sends a request and blocks until its result.
+    pub(crate) fn call(&self, request: P::Request, timeout: Option<Duration>) -> Result<P::Response, Error> {
+        Error::from_outcome(self.call_outcome(request, timeout)?)
     }
 
     /// Sends a request and blocks until its outcome, as the core reported it.
-    pub(crate) fn call_outcome(&self, request: Outbound, timeout: Option<Duration>) -> Result<Outcome, Error> {
+    pub(crate) fn call_outcome(&self, request: P::Request, timeout: Option<Duration>) -> Result<Outcome<P>, Error> {
         let (tx, rx) = mpsc::sync_channel(1);
         self.request(request, Self::deadline(timeout), Reply::Once(tx))?;
         self.reply(&rx)
@@ -359,38 +303,19 @@ impl Link {
     /// Before this thread blocks until `ready()`: drives the connection itself while no other
     /// thread does (client side), else counts it as a follower while it blocks (see
     /// `driver::lead`).
-    pub(crate) fn until<'a>(&'a self, ready: &mut dyn FnMut() -> bool) -> Option<Following<'a>> {
+    pub(crate) fn until<'a>(&'a self, ready: &mut dyn FnMut() -> bool) -> Option<Following<'a, P>> {
         self.lead.until(&self.mailbox, ready)
-    }
-
-    /// [`call`](Self::call) with the typed result.
-    pub(crate) fn call_typed<R: TypedRequest>(
-        &self,
-        request: R,
-        timeout: Option<Duration>,
-    ) -> Result<R::Result, Error> {
-        R::result(self.call(request.into(), timeout)?).ok_or(Error::UnexpectedResponse)
     }
 
     /// Sends a notification, blocking while the outbound budget is used up. The core takes it
     /// right here (the result is its verdict); the driver is woken only when this frame starts
     /// a new batch, since otherwise a write or a wake-up is already on its way.
-    #[allow(clippy::result_large_err)] // the core's refusal gives the notification back
-    pub(crate) fn notify(&self, notification: Notification) -> Result<(), Error> {
-        self.notify_with(notification, |conn, now, n| conn.send_notification(now, n))
-    }
-
-    /// [`notify`](Self::notify) with the core's call that queues it (`send`: v1 or v2).
-    pub(crate) fn notify_with<N>(
-        &self,
-        notification: N,
-        send: impl Fn(&mut Connection, Instant, N) -> Result<(), Refused<N>>,
-    ) -> Result<(), Error> {
+    pub(crate) fn notify(&self, notification: P::Notification) -> Result<(), Error> {
         let mut conn = lock(&self.core.conn);
         let mut notification = notification;
         loop {
             let first = conn.bytes_queued() == 0;
-            match send(&mut conn, Instant::from_std(self.epoch, StdInstant::now()), notification) {
+            match conn.send_notification(Instant::from_std(self.epoch, StdInstant::now()), notification) {
                 Ok(()) => {
                     drop(conn);
                     if first {
@@ -413,16 +338,7 @@ impl Link {
     /// threads), so the core's queued output exceeds its bound by at most one answer per pool
     /// thread. Over the poll transport this thread then writes it (see
     /// [`output`](crate::output)); else the driver is woken to write it at once.
-    pub(crate) fn respond(&self, id: InboundId, result: Result<Response, RpcError>) {
-        self.respond_with(id, |conn, now| conn.respond(now, id, result));
-    }
-
-    /// [`respond`](Self::respond) with the core's call that queues the answer (v1 or v2).
-    pub(crate) fn respond_with(
-        &self,
-        id: InboundId,
-        respond: impl FnOnce(&mut Connection, Instant) -> Result<Completion, RespondError>,
-    ) {
+    pub(crate) fn respond(&self, id: InboundId, result: Result<P::Response, RpcError>) {
         let mut conn = lock(&self.core.conn);
         while !conn.can_send() && !conn.is_closed() {
             conn = self.core.wait_drained(conn);
@@ -431,7 +347,7 @@ impl Link {
         let before = Before::of(&conn);
         // A result that does not fit its request is answered by the core itself (an internal
         // error, or `cancelled` for a permission option never offered).
-        if let Err(error) = respond(&mut conn, Instant::from_std(self.epoch, StdInstant::now())) {
+        if let Err(error) = conn.respond(Instant::from_std(self.epoch, StdInstant::now()), id, result) {
             lock(&self.core.tracer).respond_refused(id, &error);
         }
         let wake = match self.core.write_through(conn, before) {
@@ -444,17 +360,11 @@ impl Link {
         }
     }
 
-    /// Client side: sends a prompt; its updates and outcome arrive on the returned inbox.
-    pub(crate) fn start_turn(
-        &self,
-        request: Request,
-        timeout: Option<Duration>,
-    ) -> Result<InboxReceiver<TurnItem>, Error> {
-        let (sink, items) = inbox(self.shared.backlog.clone());
-        let (accepted, rx) = mpsc::sync_channel(1);
-        self.request(Outbound::V1(request), Self::deadline(timeout), Reply::Turn { accepted, sink })?;
-        rx.recv().unwrap_or(Err(Error::ConnectionClosed))?;
-        Ok(items)
+    /// Runs a request handler and queues its answer (a panic answers `-32603`).
+    pub(crate) fn answer(&self, id: InboundId, handler: impl FnOnce() -> Result<P::Response, RpcError>) {
+        let result =
+            catch_unwind(AssertUnwindSafe(handler)).unwrap_or_else(|panic| Err(acp_runtime::handler_panicked(&*panic)));
+        self.respond(id, result);
     }
 
     /// Client side: cancels the session's running prompt turn.
@@ -485,6 +395,32 @@ impl Link {
     }
 }
 
+impl Link<V1> {
+    /// [`call`](Self::call) with the typed result.
+    pub(crate) fn call_typed<R: TypedRequest>(
+        &self,
+        request: R,
+        timeout: Option<Duration>,
+    ) -> Result<R::Result, Error> {
+        R::result(self.call(request.into(), timeout)?).ok_or(Error::UnexpectedResponse)
+    }
+
+    /// Client side: sends a prompt of `session`; its updates and outcome arrive on the
+    /// returned inbox.
+    pub(crate) fn start_turn(
+        &self,
+        request: acp_proto::Request,
+        session: SessionId,
+        timeout: Option<Duration>,
+    ) -> Result<InboxReceiver<TurnItem<V1>>, Error> {
+        let (sink, items) = inbox(self.shared.backlog.clone());
+        let (accepted, rx) = mpsc::sync_channel(1);
+        self.request(request, Self::deadline(timeout), Reply::Turn { session, accepted, sink })?;
+        rx.recv().unwrap_or(Err(Error::ConnectionClosed))?;
+        Ok(items)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use std::sync::mpsc;
@@ -494,7 +430,7 @@ mod tests {
 
     use super::*;
 
-    fn core() -> Core {
+    fn core() -> Core<V1> {
         let conn = Connection::new(Side::Agent, Config::default(), Instant::ZERO);
         let tracer = Tracer::new(Side::Agent, false);
         #[cfg(unix)]

@@ -39,7 +39,7 @@ use std::sync::MutexGuard;
 use std::sync::atomic::AtomicBool;
 use std::sync::atomic::Ordering;
 
-use acp_proto::compat::AnyConnection as Connection;
+use acp_proto::Connection;
 #[cfg(unix)]
 use acp_runtime::fd::NonBlocking;
 #[cfg(unix)]
@@ -47,7 +47,7 @@ use rustix::io::Errno;
 #[cfg(unix)]
 use std::os::fd::AsFd;
 
-use crate::driver::Input;
+use crate::driver::{Input, Version};
 #[cfg(unix)]
 use crate::fd_io::FdWrite;
 use crate::link::Core;
@@ -102,7 +102,7 @@ impl Output {
     /// failure the frames are dropped. The caller then signals [`Core::drained`] (room in
     /// the budget), after letting the connection go, so that a woken sender does not block
     /// on it at once.
-    pub(crate) fn take_queued(&mut self, conn: &mut Connection, core: &Core) {
+    pub(crate) fn take_queued<P: Version>(&mut self, conn: &mut Connection<P>, core: &Core<P>) {
         debug_assert!(!self.busy(), "a batch is partly out");
         if self.batch.capacity() > KEEP_BUFFER {
             self.batch = Vec::new();
@@ -156,7 +156,7 @@ pub(crate) struct Before {
 
 impl Before {
     /// Taken with the connection locked, before the call.
-    pub(crate) fn of(conn: &Connection) -> Before {
+    pub(crate) fn of<P: Version>(conn: &Connection<P>) -> Before {
         Before { wants_input: conn.wants_input() }
     }
 }
@@ -170,12 +170,12 @@ pub(crate) enum Through {
     Written(Option<Input>),
 }
 
-impl Core {
+impl<P: Version> Core<P> {
     /// After a thread queued a frame into `conn` (locked; let go here): writes everything
     /// queued to the output itself when the output is idle, and says whether the driver must
     /// be woken. The batch is taken and the rules checked with the connection locked; the
     /// write happens after it is let go, under the output's mutex alone.
-    pub(crate) fn write_through(&self, mut conn: MutexGuard<'_, Connection>, before: Before) -> Through {
+    pub(crate) fn write_through(&self, mut conn: MutexGuard<'_, Connection<P>>, before: Before) -> Through {
         #[cfg(unix)]
         {
             let mut output = lock(&self.output);
@@ -202,7 +202,7 @@ impl Core {
     }
 
     /// Rules 2 to 4 of the module docs.
-    fn driver_needed(&self, conn: &Connection, before: Before) -> bool {
+    fn driver_needed(&self, conn: &Connection<P>, before: Before) -> bool {
         let sleeps_until = self.sleeps_until.load(Ordering::Relaxed);
         let earlier_timer = conn.poll_timeout().is_some_and(|t| t.as_nanos() < sleeps_until);
         earlier_timer || conn.has_events() || (!before.wants_input && conn.wants_input())
@@ -217,7 +217,7 @@ mod tests {
     use std::io::PipeReader;
 
     use acp_proto::ext::ExtResponse;
-    use acp_proto::{AgentResponse, Config, InboundId, Response, Side, compat::AnyEvent as Event};
+    use acp_proto::{AgentResponse, Config, Event, InboundId, Response, Side, V1};
     use acp_runtime::trace::Tracer;
     use serde_json::json;
 
@@ -225,11 +225,11 @@ mod tests {
 
     /// A ready agent core writing to a fresh pipe (nobody reads it yet: the read end comes
     /// back), with a small output budget.
-    fn agent() -> (Core, PipeReader) {
+    fn agent() -> (Core<V1>, PipeReader) {
         let (read, write) = std::io::pipe().expect("pipe");
         let output = Output::new(NonBlocking::new(Box::new(write) as Box<dyn FdWrite>).expect("non-blocking"));
         let config = Config::default().with_outbound_budget(2_000);
-        let mut conn = Connection::new(Side::Agent, config, acp_proto::Instant::ZERO);
+        let mut conn: Connection = Connection::new(Side::Agent, config, acp_proto::Instant::ZERO);
         let init = br#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1}}"#;
         let _ = conn.handle_input(acp_proto::Instant::ZERO, init);
         let _ = conn.handle_input(acp_proto::Instant::ZERO, b"\n");
@@ -242,7 +242,7 @@ mod tests {
     }
 
     /// Feeds one extension request and returns its id, as dispatched.
-    fn ext_request(conn: &mut Connection, n: u64) -> Option<InboundId> {
+    fn ext_request(conn: &mut Connection<V1>, n: u64) -> Option<InboundId> {
         let line = json!({"jsonrpc": "2.0", "id": n, "method": "_work", "params": {}}).to_string() + "\n";
         assert_eq!(conn.handle_input(acp_proto::Instant::ZERO, line.as_bytes()), line.len());
         match conn.poll_event() {
@@ -256,7 +256,7 @@ mod tests {
         Ok(Response::Agent(AgentResponse::Ext(ExtResponse(json!({"pad": "x".repeat(pad)})))))
     }
 
-    fn through(core: &Core, respond: Option<(InboundId, usize)>) -> Through {
+    fn through(core: &Core<V1>, respond: Option<(InboundId, usize)>) -> Through {
         let mut conn = lock(&core.conn);
         let before = Before::of(&conn);
         if let Some((id, pad)) = respond {

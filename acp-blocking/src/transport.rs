@@ -10,6 +10,29 @@ use crate::driver::Input;
 use crate::fd_io::FdIo;
 use crate::io_threads::{spawn_reader, spawn_writer};
 
+/// The byte transport a connection was given: any `Read + Write` pair (moved by a reader and a
+/// writer thread), or two descriptors (Unix: read and written by the driver thread with
+/// `poll(2)` when they are pipes or sockets).
+pub(crate) enum Io {
+    Threads(Box<dyn Read + Send>, Box<dyn Write + Send>),
+    #[cfg(unix)]
+    Fds(Box<dyn crate::fd_io::FdRead>, Box<dyn crate::fd_io::FdWrite>),
+}
+
+impl Io {
+    pub(crate) fn threads(reader: impl Read + Send + 'static, writer: impl Write + Send + 'static) -> Io {
+        Io::Threads(Box::new(reader), Box::new(writer))
+    }
+
+    #[cfg(unix)]
+    pub(crate) fn fds(
+        reader: impl Read + std::os::fd::AsFd + Send + 'static,
+        writer: impl Write + std::os::fd::AsFd + Send + 'static,
+    ) -> Io {
+        Io::Fds(Box::new(reader), Box::new(writer))
+    }
+}
+
 /// The transport of one connection.
 pub(crate) enum Transport {
     /// A reader thread (fed buffers through `credit`) and a writer thread (fed batches).

@@ -4,46 +4,55 @@
 
 use std::sync::mpsc::SyncSender;
 
+use crate::driver::Version;
 use crate::link::Link;
 use crate::sync::InboxReceiver;
 
-/// An item of a turn's queue that may be a gate.
-pub(crate) trait GateItem: Sized {
-    /// The gate's opener, or the item back when it is not a gate.
-    fn into_gate(self) -> Result<SyncSender<()>, Self>;
-
-    /// Whether the item is a gate.
-    fn is_gate(&self) -> bool;
+/// One item of a client's prompt turn, for either version: an update of the turn (`U`), an
+/// ordering gate, or how the turn ended (`E`: v1's prompt outcome, v2's end reason), last.
+#[derive(Debug)]
+pub(crate) enum TurnItem<U, E> {
+    /// A `session/update` of the turn.
+    Update(U),
+    /// An agent request of the turn's session arrived here on the wire: its handler waits until
+    /// the reader has taken every update before it (and, with `next_update_then`, handled it),
+    /// or dropped the turn, so that the application sees the turn's updates and requests in
+    /// wire order, by construction. It never waits for the reader to ask for more, so a
+    /// reader may block on the handler without a deadlock.
+    Gate(SyncSender<()>),
+    /// How the turn ended; nothing follows.
+    End(E),
 }
 
-/// The next item that is not a gate (the gates before it are opened), leading the connection
-/// while it waits (`Link::until`); `None` once the queue ended.
-pub(crate) fn next_item<T: GateItem>(link: &Link, items: &InboxReceiver<T>) -> Option<T> {
+/// The turn's next update (`Ok`) or its end (`Err`), the gates before it opened, leading the
+/// connection while it waits (`Link::until`); `None` once the queue ended without an end.
+pub(crate) fn next<P: Version, U, E>(link: &Link<P>, items: &InboxReceiver<TurnItem<U, E>>) -> Option<Result<U, E>> {
     loop {
         let following = link.until(&mut || items.ready());
         let item = items.recv();
         drop(following);
-        match item?.into_gate() {
-            Ok(open) => {
+        match item? {
+            TurnItem::Update(update) => return Some(Ok(update)),
+            TurnItem::End(end) => return Some(Err(end)),
+            TurnItem::Gate(open) => {
                 let _ = open.send(());
             }
-            Err(item) => return Some(item),
         }
     }
 }
 
 /// Runs `handle` with an update just taken, the reader counted as busy meanwhile (a gate placed
 /// now waits for it), then opens the gates right behind that update.
-pub(crate) fn handle_then_open<T: GateItem, U, R>(
-    items: &InboxReceiver<T>,
-    update: U,
-    handle: impl FnOnce(U) -> R,
+pub(crate) fn handle_then_open<U, E, T, R>(
+    items: &InboxReceiver<TurnItem<U, E>>,
+    update: T,
+    handle: impl FnOnce(T) -> R,
 ) -> R {
     items.set_busy(true);
     let result = handle(update);
     items.set_busy(false);
-    while let Some(item) = items.take_if(T::is_gate) {
-        if let Ok(open) = item.into_gate() {
+    while let Some(item) = items.take_if(|item| matches!(item, TurnItem::Gate(_))) {
+        if let TurnItem::Gate(open) = item {
             let _ = open.send(());
         }
     }

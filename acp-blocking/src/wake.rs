@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::Sender;
 
-use crate::driver::{Input, Lead};
+use crate::driver::{Input, Poke};
 
 /// The driver ended: nothing takes inputs any more.
 #[derive(Debug)]
@@ -20,7 +20,7 @@ pub(crate) struct Mailbox {
     #[cfg(unix)]
     wake: Option<Arc<WakeFd>>,
     /// Who drives: a parked driver thread is kicked after a send (see `driver::lead`).
-    lead: Option<Arc<Lead>>,
+    lead: Option<Arc<dyn Poke>>,
 }
 
 impl Mailbox {
@@ -38,7 +38,7 @@ impl Mailbox {
     }
 
     /// This mailbox, kicking `lead`'s parked driver thread after each send.
-    pub(crate) fn with_lead(self, lead: Arc<Lead>) -> Mailbox {
+    pub(crate) fn with_lead(self, lead: Arc<dyn Poke>) -> Mailbox {
         Mailbox { lead: Some(lead), ..self }
     }
 

@@ -194,25 +194,21 @@ fn a_client_answers_what_its_agent_asked_just_before_its_output_ended() {
 #[cfg(feature = "unstable_protocol_v2")]
 mod v2 {
     use acp_blocking::acp_proto::v2;
-    use acp_blocking::{AgentContextV2, AgentV2};
+    use acp_blocking::v2::AgentContext;
 
     use super::*;
 
     struct AgentV2Only;
 
-    impl AgentV2 for AgentV2Only {
-        fn initialize(&self, _: v2::InitializeRequest, _: &AgentContextV2) -> Result<v2::InitializeResponse, RpcError> {
+    impl acp_blocking::v2::Agent for AgentV2Only {
+        fn initialize(&self, _: v2::InitializeRequest, _: &AgentContext) -> Result<v2::InitializeResponse, RpcError> {
             Ok(serde_json::from_value(json!({
                 "protocolVersion": 2, "info": {"name": "a", "version": "1"}, "capabilities": {"session": {}},
             }))
             .unwrap())
         }
 
-        fn new_session(
-            &self,
-            _: v2::NewSessionRequest,
-            _: &AgentContextV2,
-        ) -> Result<v2::NewSessionResponse, RpcError> {
+        fn new_session(&self, _: v2::NewSessionRequest, _: &AgentContext) -> Result<v2::NewSessionResponse, RpcError> {
             Ok(serde_json::from_value(json!({"sessionId": "s2"})).unwrap())
         }
     }
@@ -226,9 +222,9 @@ mod v2 {
                 let server = thread::spawn(move || match transport {
                     #[cfg(unix)]
                     Transport::Poll => {
-                        acp_blocking::serve_fds_v2(AgentV2Only, agent_in, agent_out, AgentOptions::default())
+                        acp_blocking::v2::serve_fds(AgentV2Only, agent_in, agent_out, AgentOptions::default())
                     }
-                    _ => acp_blocking::serve_with_v2(AgentV2Only, agent_in, agent_out, AgentOptions::default()),
+                    _ => acp_blocking::v2::serve_with(AgentV2Only, agent_in, agent_out, AgentOptions::default()),
                 });
                 let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize",
                     "params": {"protocolVersion": 2, "info": {"name": "c", "version": "1"}, "capabilities": {}}});

@@ -2,7 +2,9 @@
 //! OS pipes (the scripted agent of `support/v2_agent.rs`): the handshake both ways (a v2 agent,
 //! and a v1 agent answering 1), a full turn with a permission ask ending idle, the ordering gate
 //! of that ask, `session/cancel` of a running turn (also while a permission is asked), a
-//! dropped turn, the agent dying mid-turn, and a v1 client refused by the v2 agent.
+//! dropped turn, the agent dying mid-turn, a v1 client refused by the v2 agent, and
+//! `v2::serve_negotiated` (an agent of each version behind `acp_proto::Acceptor`: a v1 and a v2
+//! client each served by theirs; what comes before and right after the `initialize`).
 
 #[path = "support/v2_agent.rs"]
 #[allow(dead_code, unreachable_pub)]
@@ -22,10 +24,8 @@ use acp_blocking::acp_proto::v2::{
     SessionId,
 };
 use acp_blocking::acp_proto::{CloseReason, RpcError, SendError, TurnEndReason};
-use acp_blocking::{
-    Agent, ClientConnection, ClientConnectionV2, ClientContext, ClientOptions, ClientV2, Error, PromptTurnV2,
-    RequestContext, serve, serve_v2,
-};
+use acp_blocking::v2 as acp_v2;
+use acp_blocking::{Agent, AgentOptions, ClientConnection, ClientContext, ClientOptions, Error, RequestContext, serve};
 use serde_json::{Value, json};
 use v2_agent::{AGENT_NAME, ScriptedV2};
 use v2_wire::{ALLOWED, idle, init, name, new_session, prompt_request};
@@ -44,7 +44,7 @@ fn within<T: Send + 'static>(what: &str, f: impl FnOnce() -> T + Send + 'static)
 /// A client that selects the option `choice`.
 struct Choosing(&'static str);
 
-impl ClientV2 for Choosing {
+impl acp_v2::Client for Choosing {
     fn request_permission(
         &self,
         _: RequestPermissionRequest,
@@ -56,27 +56,28 @@ impl ClientV2 for Choosing {
 }
 
 /// Two pipes: the client's ends, and a thread serving the scripted v2 agent on the others.
-fn pair(client: impl ClientV2) -> (ClientConnectionV2, thread::JoinHandle<Result<(), Error>>) {
+fn pair(client: impl acp_v2::Client) -> (acp_v2::ClientConnection, thread::JoinHandle<Result<(), Error>>) {
     let (agent_in, client_out) = std::io::pipe().expect("a pipe");
     let (client_in, agent_out) = std::io::pipe().expect("a pipe");
-    let agent = thread::spawn(move || serve_v2(ScriptedV2::default(), agent_in, agent_out));
-    let conn = ClientConnectionV2::connect(client, client_in, client_out, ClientOptions::default()).expect("connected");
+    let agent = thread::spawn(move || acp_v2::serve(ScriptedV2::default(), agent_in, agent_out));
+    let conn =
+        acp_v2::ClientConnection::connect(client, client_in, client_out, ClientOptions::default()).expect("connected");
     (conn, agent)
 }
 
-fn open(conn: &ClientConnectionV2) -> SessionId {
+fn open(conn: &acp_v2::ClientConnection) -> SessionId {
     let init = conn.with_timeout(LIMIT).initialize(init("acp-blocking-v2-test")).expect("the v2 handshake");
     assert_eq!((init.protocol_version, init.info.name.as_str()), (v2::ProtocolVersion(2), AGENT_NAME));
     assert_eq!(conn.negotiated().expect("committed").protocol_version, ProtocolVersion(2));
     conn.with_timeout(LIMIT).new_session(new_session()).expect("a session").session_id
 }
 
-fn prompt(conn: &ClientConnectionV2, session: &SessionId, text: &str) -> PromptTurnV2 {
+fn prompt(conn: &acp_v2::ClientConnection, session: &SessionId, text: &str) -> acp_v2::PromptTurn {
     conn.prompt(prompt_request(session, text)).expect("sent")
 }
 
 /// The next `n` updates of the turn, by name (the turn comes back with them).
-fn next(mut turn: PromptTurnV2, n: usize) -> (PromptTurnV2, Vec<String>) {
+fn next(mut turn: acp_v2::PromptTurn, n: usize) -> (acp_v2::PromptTurn, Vec<String>) {
     within("updates", move || {
         let seen = (&mut turn).take(n).map(|u| name(&u)).collect::<Vec<_>>();
         assert_eq!(seen.len(), n, "the turn ended early: {seen:?}");
@@ -85,7 +86,7 @@ fn next(mut turn: PromptTurnV2, n: usize) -> (PromptTurnV2, Vec<String>) {
 }
 
 /// The rest of the turn's updates and how it ended.
-fn rest(mut turn: PromptTurnV2) -> (Vec<String>, Result<TurnEndReason, Error>) {
+fn rest(mut turn: acp_v2::PromptTurn) -> (Vec<String>, Result<TurnEndReason, Error>) {
     within("the rest of the turn", move || {
         let seen = (&mut turn).map(|u| name(&u)).collect();
         (seen, turn.finish())
@@ -167,7 +168,7 @@ fn v2_client_dropping_a_turn_cancels_it() {
 /// A client that holds a permission ask until it is cancelled, and says so.
 struct Stalling(Mutex<mpsc::Sender<&'static str>>);
 
-impl ClientV2 for Stalling {
+impl acp_v2::Client for Stalling {
     fn request_permission(
         &self,
         _: RequestPermissionRequest,
@@ -213,7 +214,8 @@ fn v2_client_against_a_v1_agent_gets_unsupported_version_and_closes() {
     let (agent_in, client_out) = std::io::pipe().expect("a pipe");
     let (client_in, agent_out) = std::io::pipe().expect("a pipe");
     let agent = thread::spawn(move || serve(V1Only, agent_in, agent_out));
-    let conn = ClientConnectionV2::connect((), client_in, client_out, ClientOptions::default()).expect("connected");
+    let conn =
+        acp_v2::ClientConnection::connect((), client_in, client_out, ClientOptions::default()).expect("connected");
     match conn.with_timeout(LIMIT).initialize(init("acp-blocking-v2-test")) {
         Err(Error::UnsupportedProtocolVersion(v)) => assert_eq!(v, ProtocolVersion::V1),
         other => panic!("a v1 answer is refused by the v2 client: {other:?}"),
@@ -229,7 +231,7 @@ fn v2_client_against_a_v1_agent_gets_unsupported_version_and_closes() {
 fn v2_agent_refuses_a_v1_client() {
     let (agent_in, client_out) = std::io::pipe().expect("a pipe");
     let (client_in, agent_out) = std::io::pipe().expect("a pipe");
-    thread::spawn(move || serve_v2(ScriptedV2::default(), agent_in, agent_out));
+    thread::spawn(move || acp_v2::serve(ScriptedV2::default(), agent_in, agent_out));
     let conn = ClientConnection::connect((), client_in, client_out, ClientOptions::default()).expect("connected");
     match conn.with_timeout(LIMIT).initialize(v1::InitializeRequest::new(ProtocolVersion::V1)) {
         Err(Error::Rpc(e)) => assert_eq!(e.code.0, -32601),
@@ -266,7 +268,8 @@ fn v2_client_sees_the_agent_die_mid_turn() {
     let (agent_in, client_out) = std::io::pipe().expect("a pipe");
     let (client_in, agent_out) = std::io::pipe().expect("a pipe");
     thread::spawn(move || dying_agent(agent_in, agent_out));
-    let conn = ClientConnectionV2::connect((), client_in, client_out, ClientOptions::default()).expect("connected");
+    let conn =
+        acp_v2::ClientConnection::connect((), client_in, client_out, ClientOptions::default()).expect("connected");
     conn.with_timeout(LIMIT).initialize(init("acp-blocking-v2-test")).expect("the v2 handshake");
     let session = conn.with_timeout(LIMIT).new_session(new_session()).expect("a session").session_id;
     let (seen, end) = rest(prompt(&conn, &session, "hello"));
@@ -291,7 +294,7 @@ struct Counting {
     seen: Mutex<mpsc::Sender<usize>>,
 }
 
-impl ClientV2 for Counting {
+impl acp_v2::Client for Counting {
     fn request_permission(
         &self,
         _: RequestPermissionRequest,
@@ -330,4 +333,73 @@ fn v2_client_permission_ask_waits_for_the_updates_before_it() {
     });
     assert_eq!(names.len(), 5, "{names:?}");
     assert_eq!(seen.recv_timeout(LIMIT).expect("the ask was handled"), 3, "updates taken when the handler ran");
+}
+
+/// `v2::serve_negotiated`: an agent of each version behind one transport; the client's
+/// `initialize` picks which serves it (through `acp_proto::Acceptor`).
+#[test]
+fn serve_negotiated_serves_a_v1_client_with_the_v1_agent_and_a_v2_client_with_the_v2_agent() {
+    let serve_both = |agent_in, agent_out| {
+        thread::spawn(move || {
+            acp_v2::serve_negotiated(ScriptedV2::default(), V1Only, agent_in, agent_out, AgentOptions::default())
+        })
+    };
+    // A v1 client: the v1 agent answers.
+    let (agent_in, client_out) = std::io::pipe().expect("a pipe");
+    let (client_in, agent_out) = std::io::pipe().expect("a pipe");
+    let agent = serve_both(agent_in, agent_out);
+    let conn = ClientConnection::connect((), client_in, client_out, ClientOptions::default()).expect("connected");
+    let init = conn.with_timeout(LIMIT).initialize(v1::InitializeRequest::new(ProtocolVersion::V1));
+    assert_eq!(init.expect("the v1 handshake").protocol_version, ProtocolVersion::V1);
+    assert_eq!(conn.negotiated().expect("committed").protocol_version, ProtocolVersion::V1);
+    conn.close().expect("closed");
+    within("the v1 side ends", move || agent.join()).expect("the agent thread").expect("a clean end");
+    // A v2 client: the v2 agent runs a whole turn.
+    let (agent_in, client_out) = std::io::pipe().expect("a pipe");
+    let (client_in, agent_out) = std::io::pipe().expect("a pipe");
+    let agent = serve_both(agent_in, agent_out);
+    let conn = acp_v2::ClientConnection::connect(Choosing("allow"), client_in, client_out, ClientOptions::default())
+        .expect("connected");
+    let session = open(&conn);
+    let (seen, end) = rest(prompt(&conn, &session, "hello"));
+    assert_eq!(seen.last().map(String::as_str), Some("idle Some(EndTurn)"), "{seen:?}");
+    assert_eq!(end.expect("ended"), idle(v2::IdleStopReason::EndTurn));
+    conn.close().expect("closed");
+    within("the v2 side ends", move || agent.join()).expect("the agent thread").expect("a clean end");
+}
+
+/// Through the acceptor, a request before the `initialize` is answered as a v1 machine answers
+/// it (`-32600`: not initialized), and what the client wrote right after the `initialize`, in
+/// the same write, reaches the connection of the chosen version: nothing read is lost.
+#[test]
+fn serve_negotiated_answers_what_came_before_initialize_and_loses_nothing_after_it() {
+    let (agent_in, mut client_out) = std::io::pipe().expect("a pipe");
+    let (client_in, agent_out) = std::io::pipe().expect("a pipe");
+    let agent = thread::spawn(move || {
+        acp_v2::serve_negotiated(ScriptedV2::default(), V1Only, agent_in, agent_out, AgentOptions::default())
+    });
+    // The agent's frames, read on a thread of their own.
+    let (frames, from_agent) = mpsc::channel();
+    thread::spawn(move || {
+        for line in BufReader::new(client_in).lines() {
+            let frame: Value = serde_json::from_str(&line.expect("readable")).expect("JSON");
+            if frames.send(frame).is_err() {
+                break;
+            }
+        }
+    });
+    let next = || from_agent.recv_timeout(LIMIT).expect("a frame within the limit");
+    let early = json!({"jsonrpc": "2.0", "id": 1, "method": "session/new", "params": {"cwd": "/"}});
+    writeln!(client_out, "{early}").expect("written");
+    let answer = next();
+    assert_eq!((&answer["id"], &answer["error"]["code"]), (&json!(1), &json!(-32600)), "{answer}");
+    let init = json!({"jsonrpc": "2.0", "id": 2, "method": "initialize", "params": init("raw")});
+    let session = json!({"jsonrpc": "2.0", "id": 3, "method": "session/new", "params": new_session()});
+    client_out.write_all(format!("{init}\n{session}\n").as_bytes()).expect("one write");
+    let (first, second) = (next(), next());
+    assert_eq!((&first["id"], &first["result"]["protocolVersion"]), (&json!(2), &json!(2)), "{first}");
+    assert_eq!(&second["id"], &json!(3), "{second}");
+    assert!(second["result"]["sessionId"].is_string(), "the request after the initialize was answered: {second}");
+    drop(client_out);
+    within("the agent ends", move || agent.join()).expect("the agent thread").expect("a clean end of input");
 }

@@ -4,8 +4,9 @@ use std::fmt;
 use std::io;
 
 use acp_proto::methods::DecodeError;
+use acp_proto::protocol::Protocol;
 use acp_proto::types::ProtocolVersion;
-use acp_proto::{Refused, Response, RpcError, SendError, compat::AnyOutcome as Outcome};
+use acp_proto::{Outcome, Refused, RpcError, SendError};
 
 /// Why a request, a notification or the connection failed, on any adapter.
 ///
@@ -64,8 +65,18 @@ impl Error {
         self.rpc().map(|e| e.code.0)
     }
 
-    /// Maps the core's [`Outcome`] of an outbound request onto a result (for adapters).
-    pub fn from_outcome(outcome: Outcome) -> Result<Response, Error> {
+    /// Maps the core's [`Outcome`] of an outbound request onto a result (for adapters), for
+    /// either protocol version: the result is the version's [`Protocol::Response`]. Every
+    /// variant is matched (no catch-all), so a new one is a compile error here.
+    ///
+    /// ```
+    /// use acp_proto::{Outcome, RpcError, V1};
+    /// use acp_runtime::Error;
+    ///
+    /// let failed = Error::from_outcome(Outcome::<V1>::Error(RpcError::invalid_params("no")));
+    /// assert_eq!(failed.unwrap_err().rpc_code(), Some(-32602));
+    /// ```
+    pub fn from_outcome<P: Protocol>(outcome: Outcome<P>) -> Result<P::Response, Error> {
         match outcome {
             Outcome::Result(response) => Ok(response),
             Outcome::Error(e) => Err(Error::Rpc(e)),
@@ -73,55 +84,6 @@ impl Error {
             Outcome::TimedOut => Err(Error::TimedOut),
             Outcome::Cancelled => Err(Error::Cancelled),
             Outcome::ConnectionClosed => Err(Error::ConnectionClosed),
-            // A v2 result (`Outcome::ResultV2`) is not a v1 answer: see `from_outcome_v2`.
-            _ => Err(Error::UnexpectedResponse),
-        }
-    }
-
-    /// Maps the core's [`Outcome`] of an outbound v2 request onto a result (for adapters; ACP
-    /// v2 Preview, feature `unstable_protocol_v2`): [`Outcome::ResultV2`] is the answer, a v1
-    /// [`Outcome::Result`] is [`Error::UnexpectedResponse`] (a v2 request has no v1 answer; a
-    /// v2 client's `initialize` answered by a v1-only agent is the one exception, which the
-    /// adapter reads before calling this), and the failures map as in
-    /// [`from_outcome`](Self::from_outcome).
-    ///
-    /// ```
-    /// use acp_proto::{compat::AnyOutcome as Outcome, RpcError, v2};
-    /// use acp_runtime::Error;
-    ///
-    /// let ack: v2::PromptResponse = serde_json::from_str(r#"{"messageId": "u1"}"#).unwrap();
-    /// let response = v2::Response::from(ack.clone());
-    /// assert_eq!(Error::from_outcome_v2(Outcome::ResultV2(response.clone())).unwrap(), response);
-    /// let failed = Error::from_outcome_v2(Outcome::Error(RpcError::invalid_params("no")));
-    /// assert_eq!(failed.unwrap_err().rpc_code(), Some(-32602));
-    /// ```
-    #[cfg(feature = "unstable_protocol_v2")]
-    pub fn from_outcome_v2(outcome: Outcome) -> Result<acp_proto::v2::Response, Error> {
-        match outcome {
-            Outcome::ResultV2(response) => Ok(response),
-            Outcome::Result(_) => Err(Error::UnexpectedResponse),
-            other => Err(Error::from_outcome(other).err().unwrap_or(Error::UnexpectedResponse)),
-        }
-    }
-
-    /// [`from_outcome_v2`](Self::from_outcome_v2) of a `session/prompt`: its acknowledgement,
-    /// or [`UnexpectedResponse`](Self::UnexpectedResponse) for another method's result (both
-    /// adapters' v2 turns read the acknowledgement through here).
-    ///
-    /// ```
-    /// use acp_proto::{compat::AnyOutcome as Outcome, v2};
-    /// use acp_runtime::Error;
-    ///
-    /// let ack: v2::PromptResponse = serde_json::from_str(r#"{"messageId": "u1"}"#).unwrap();
-    /// let outcome = Outcome::ResultV2(v2::Response::from(ack.clone()));
-    /// assert_eq!(Error::prompt_ack_v2(outcome).unwrap(), ack);
-    /// ```
-    #[cfg(feature = "unstable_protocol_v2")]
-    pub fn prompt_ack_v2(outcome: Outcome) -> Result<acp_proto::v2::PromptResponse, Error> {
-        use acp_proto::v2::{AgentResult, Response};
-        match Error::from_outcome_v2(outcome)? {
-            Response::Agent(AgentResult::Prompt(ack)) => Ok(ack),
-            _ => Err(Error::UnexpectedResponse),
         }
     }
 }
@@ -200,31 +162,41 @@ mod tests {
 
     #[test]
     fn outcomes_and_refusals_map_onto_errors() {
-        assert!(matches!(Error::from_outcome(Outcome::TimedOut), Err(Error::TimedOut)));
-        assert!(matches!(Error::from_outcome(Outcome::ConnectionClosed), Err(Error::ConnectionClosed)));
-        let e = Error::from_outcome(Outcome::Error(RpcError::internal_error("x"))).unwrap_err();
+        use acp_proto::V1;
+        assert!(matches!(Error::from_outcome(Outcome::<V1>::TimedOut), Err(Error::TimedOut)));
+        assert!(matches!(Error::from_outcome(Outcome::<V1>::ConnectionClosed), Err(Error::ConnectionClosed)));
+        assert!(matches!(Error::from_outcome(Outcome::<V1>::Cancelled), Err(Error::Cancelled)));
+        let e = Error::from_outcome(Outcome::<V1>::Error(RpcError::internal_error("x"))).unwrap_err();
         assert_eq!(e.rpc_code(), Some(-32603));
+        let invalid = acp_proto::methods::DecodeError::Invalid("no".to_owned());
+        assert!(matches!(Error::from_outcome(Outcome::<V1>::InvalidResult(invalid)), Err(Error::InvalidResult(_))));
+        let v1: acp_proto::types::AuthenticateResponse = Default::default();
+        let response = acp_proto::Response::Agent(v1.into());
+        assert_eq!(Error::from_outcome(Outcome::<V1>::Result(response.clone())).unwrap(), response);
         assert!(matches!(Error::from(SendError::Closed), Error::ConnectionClosed));
         assert!(matches!(Error::from(SendError::NotInitialized), Error::Send(SendError::NotInitialized)));
         assert_eq!(Error::ConnectionClosed.to_string(), "connection closed");
     }
 
+    /// Was `v2_outcomes_map_onto_results` (with `from_outcome_v2`): the one generic
+    /// `from_outcome` maps a v2 outcome the same way. That a v1 result is never taken for a v2
+    /// one (and back) is now the type system's: an `Outcome<V2>` carries only v2 results.
     #[cfg(feature = "unstable_protocol_v2")]
     #[test]
     fn v2_outcomes_map_onto_results() {
-        use acp_proto::v2;
+        use acp_proto::{V2, v2};
         let ack: v2::PromptResponse = serde_json::from_value(serde_json::json!({"messageId": "u1"})).unwrap();
-        let response = v2::Response::from(ack);
-        assert_eq!(Error::from_outcome_v2(Outcome::ResultV2(response.clone())).unwrap(), response);
-        // The v1 mapping never passes a v2 result off as a v1 one.
-        assert!(matches!(Error::from_outcome(Outcome::ResultV2(response)), Err(Error::UnexpectedResponse)));
-        let v1: acp_proto::types::AuthenticateResponse = Default::default();
-        let v1 = Outcome::Result(Response::Agent(v1.into()));
-        assert!(matches!(Error::from_outcome_v2(v1), Err(Error::UnexpectedResponse)));
-        assert!(matches!(Error::from_outcome_v2(Outcome::Cancelled), Err(Error::Cancelled)));
-        assert!(matches!(Error::from_outcome_v2(Outcome::TimedOut), Err(Error::TimedOut)));
-        assert!(matches!(Error::from_outcome_v2(Outcome::ConnectionClosed), Err(Error::ConnectionClosed)));
-        let e = Error::from_outcome_v2(Outcome::Error(RpcError::internal_error("x"))).unwrap_err();
+        let response = v2::Response::from(ack.clone());
+        assert_eq!(Error::from_outcome(Outcome::<V2>::Result(response.clone())).unwrap(), response);
+        assert_eq!(crate::v2::prompt_ack(Outcome::Result(response)).unwrap(), ack);
+        let other: v2::NewSessionResponse = serde_json::from_value(serde_json::json!({"sessionId": "s1"})).unwrap();
+        let other = v2::Response::from(other);
+        assert!(matches!(crate::v2::prompt_ack(Outcome::Result(other)), Err(Error::UnexpectedResponse)));
+        assert!(matches!(crate::v2::prompt_ack(Outcome::Cancelled), Err(Error::Cancelled)));
+        assert!(matches!(Error::from_outcome(Outcome::<V2>::Cancelled), Err(Error::Cancelled)));
+        assert!(matches!(Error::from_outcome(Outcome::<V2>::TimedOut), Err(Error::TimedOut)));
+        assert!(matches!(Error::from_outcome(Outcome::<V2>::ConnectionClosed), Err(Error::ConnectionClosed)));
+        let e = Error::from_outcome(Outcome::<V2>::Error(RpcError::internal_error("x"))).unwrap_err();
         assert_eq!(e.rpc_code(), Some(-32603));
     }
 

@@ -5,7 +5,9 @@
 //! runtime is in this crate's dependency tree, so acp-blocking stays free of one.
 //!
 //! * [`Error`]: why a call failed, one type for both adapters (each re-exports it), with
-//!   `From<Error> for RpcError` so that `?` answers a handler's request on either.
+//!   `From<Error> for RpcError` so that `?` answers a handler's request on either;
+//!   [`Error::from_outcome`] maps the core's `Outcome<P>` of either protocol version.
+//! * `v2` (feature `unstable_protocol_v2`): what only ACP v2 has (a prompt's acknowledgement).
 //! * [`trace`]: one tracing vocabulary (spans, targets, event names, fields, the payload cap)
 //!   for every adapter, behind the `tracing` feature.
 //! * [`handler_panicked`]: the one answer to a request whose handler panicked.
@@ -24,6 +26,8 @@ mod panic;
 mod peer_left;
 pub mod process;
 pub mod trace;
+#[cfg(feature = "unstable_protocol_v2")]
+pub mod v2;
 
 pub use error::Error;
 pub use panic::handler_panicked;

@@ -20,6 +20,35 @@
 #[cfg(feature = "tracing")]
 pub use enabled::{Scope, Tracer};
 
+/// A message the tracer names by its method (and shows, with payloads): the requests and
+/// notifications of either protocol version, so that [`Tracer::event`] takes the `Event<P>` of
+/// a connection of either.
+pub trait Traced {
+    /// The wire method name.
+    fn wire(&self) -> &str;
+    /// The message as JSON, for a payload.
+    #[cfg(feature = "tracing")]
+    fn to_json(&self) -> String;
+}
+
+macro_rules! traced {
+    ($($t:ty),*) => {$(
+        impl Traced for $t {
+            fn wire(&self) -> &str {
+                <$t>::wire(self)
+            }
+            #[cfg(feature = "tracing")]
+            fn to_json(&self) -> String {
+                serde_json::to_string(self).unwrap_or_default()
+            }
+        }
+    )*};
+}
+
+traced!(acp_proto::Request, acp_proto::Notification);
+#[cfg(feature = "unstable_protocol_v2")]
+traced!(acp_proto::v2::Request, acp_proto::v2::Notification);
+
 #[cfg(not(feature = "tracing"))]
 pub use disabled::{NotEntered, Scope, Tracer};
 
@@ -30,10 +59,11 @@ pub const MAX_PAYLOAD: usize = 64 * 1024;
 mod enabled {
     use std::sync::atomic::{AtomicU64, Ordering};
 
-    use acp_proto::{InboundId, RespondError, Side, compat::AnyEvent as Event, compat::AnyOutcome as Outcome};
+    use acp_proto::protocol::Protocol;
+    use acp_proto::{Event, InboundId, Outcome, RespondError, Side};
     use tracing::{Level, debug, info, trace, warn};
 
-    use super::MAX_PAYLOAD;
+    use super::{MAX_PAYLOAD, Traced};
 
     /// The tracing state of one connection: its span and the frame being read.
     #[derive(Debug)]
@@ -71,7 +101,7 @@ mod enabled {
         text
     }
 
-    fn outcome_kind(outcome: &Outcome) -> &'static str {
+    fn outcome_kind<P: Protocol>(outcome: &Outcome<P>) -> &'static str {
         match outcome {
             Outcome::Result(_) => "result",
             Outcome::Error(_) => "error",
@@ -79,7 +109,6 @@ mod enabled {
             Outcome::TimedOut => "timed out",
             Outcome::Cancelled => "cancelled",
             Outcome::ConnectionClosed => "connection closed",
-            _ => "other",
         }
     }
 
@@ -147,12 +176,17 @@ mod enabled {
             }
         }
 
-        /// An event of the core, as the adapter takes it from `poll_event` (once per event).
-        pub fn event(&self, event: &Event) {
+        /// An event of the core, as the adapter takes it from `poll_event` (once per event), on
+        /// a connection of either protocol version.
+        pub fn event<P: Protocol>(&self, event: &Event<P>)
+        where
+            P::Request: Traced,
+            P::Notification: Traced,
+        {
             match event {
                 Event::Request { id, request } => {
                     if self.payloads {
-                        let params = payload(serde_json::to_string(request).unwrap_or_default().as_bytes());
+                        let params = payload(request.to_json().as_bytes());
                         debug!(target: "acp", %id, method = request.wire(), %params, "dispatch request");
                     } else {
                         debug!(target: "acp", %id, method = request.wire(), "dispatch request");
@@ -161,7 +195,7 @@ mod enabled {
                 Event::Notification { notification, turn } => {
                     let turn = turn.map(|t| t.turn.wire());
                     if self.payloads {
-                        let params = payload(serde_json::to_string(notification).unwrap_or_default().as_bytes());
+                        let params = payload(notification.to_json().as_bytes());
                         debug!(target: "acp", method = notification.wire(), ?turn, %params, "dispatch notification");
                     } else {
                         debug!(target: "acp", method = notification.wire(), ?turn, "dispatch notification");
@@ -193,7 +227,10 @@ mod enabled {
 
 #[cfg(not(feature = "tracing"))]
 mod disabled {
-    use acp_proto::{InboundId, RespondError, Side, compat::AnyEvent as Event};
+    use acp_proto::protocol::Protocol;
+    use acp_proto::{Event, InboundId, RespondError, Side};
+
+    use super::Traced;
 
     /// Nothing to trace without the `tracing` feature.
     #[derive(Debug)]
@@ -245,7 +282,12 @@ mod disabled {
 
         /// Traces nothing.
         #[inline]
-        pub fn event(&self, _event: &Event) {}
+        pub fn event<P: Protocol>(&self, _event: &Event<P>)
+        where
+            P::Request: Traced,
+            P::Notification: Traced,
+        {
+        }
 
         /// Traces nothing.
         #[inline]

@@ -714,7 +714,7 @@ impl<P: Version, Rt: Runtime, H: Handlers<P>, Rd: ReadBytes, Wr: WriteBytes> Dri
     /// The transport failed: nothing more can be written, so the connection closes. After the
     /// peer's end of input, a broken pipe only says it left: not an error (`peer_left`).
     fn fail(&mut self, now: Instant, e: io::Error) -> bool {
-        if !peer_left(&self.conn, &e) {
+        if !acp_runtime::peer_left(self.conn.input_ended(), &e) {
             self.error.get_or_insert(e);
         }
         self.writer = None;
@@ -824,10 +824,3 @@ pub(crate) const DEFAULT_BUDGET: u32 = 32;
 pub(crate) const DEFAULT_NOTIFICATION_BUFFER: usize = 256;
 /// The default grace period of a child process after its stdin is closed.
 pub(crate) const DEFAULT_CLOSE_GRACE: Duration = Duration::from_secs(1);
-
-/// Whether write error `e` only says that the peer went away altogether, after its end of
-/// input: `acp_runtime::peer_left`'s rule (which takes the transitional engine).
-fn peer_left<P: Version>(conn: &Connection<P>, e: &io::Error) -> bool {
-    use io::ErrorKind::{BrokenPipe, ConnectionAborted, ConnectionReset};
-    conn.input_ended() && matches!(e.kind(), BrokenPipe | ConnectionAborted | ConnectionReset)
-}

@@ -114,20 +114,9 @@ impl<P: Version> Clone for Handle<P> {
     }
 }
 
-/// The result of a request, or why there is none.
-// Today's `acp_runtime::Error::from_outcome` takes the transitional engine's outcome; this is
-// the generic mapping until acp-runtime's own `from_outcome::<P>` replaces it.
+/// The result of a request, or why there is none: [`Error::from_outcome`].
 pub(crate) fn outcome_result<P: Version>(outcome: Outcome<P>) -> Result<P::Response, Error> {
-    match outcome {
-        Outcome::Result(response) => Ok(response),
-        Outcome::Error(e) => Err(Error::Rpc(e)),
-        Outcome::InvalidResult(e) => Err(Error::InvalidResult(e)),
-        Outcome::TimedOut => Err(Error::TimedOut),
-        Outcome::Cancelled => Err(Error::Cancelled),
-        Outcome::ConnectionClosed => Err(Error::ConnectionClosed),
-        // `Outcome` is `non_exhaustive`: an outcome this adapter does not know is no answer.
-        _ => Err(Error::UnexpectedResponse),
-    }
+    Error::from_outcome(outcome)
 }
 
 impl<P: Version> Handle<P> {

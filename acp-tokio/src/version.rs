@@ -10,11 +10,6 @@
 use acp_proto::protocol::{Protocol, V1};
 use acp_proto::types::SessionId;
 use acp_proto::{Connection, Event, methods};
-#[cfg(feature = "tracing")]
-use acp_proto::{
-    Outcome,
-    compat::{AnyEvent, AnyOutcome},
-};
 use tokio::sync::oneshot;
 
 pub(crate) mod sealed {
@@ -26,8 +21,8 @@ pub(crate) mod sealed {
     /// implemented by `V1` and `V2` only.
     pub trait Version:
         Protocol<
-            Request: Send + Unpin + 'static,
-            Notification: Send + Unpin + 'static,
+            Request: Send + Unpin + 'static + acp_runtime::trace::Traced,
+            Notification: Send + Unpin + 'static + acp_runtime::trace::Traced,
             Response: Send + Unpin + 'static,
         > + Unpin
     {
@@ -63,15 +58,6 @@ pub(crate) mod sealed {
         /// Client side: whether the core has a turn of `session` open (v2: one no stream reads
         /// would make a new prompt join it). v1: never (the core refuses the prompt itself).
         fn turn_open(conn: &Connection<Self>, session: &SessionId) -> bool;
-        #[doc(hidden)]
-        /// The event as the transitional engine's, for acp-runtime's tracer (which takes that
-        /// type): a request or notification (`None` for the other events).
-        #[cfg(feature = "tracing")]
-        fn any_message(event: &Event<Self>) -> Option<AnyEvent>;
-        #[doc(hidden)]
-        /// A result as the transitional engine's outcome, for the tracer.
-        #[cfg(feature = "tracing")]
-        fn any_result(response: &Self::Response) -> AnyOutcome;
     }
 }
 
@@ -112,22 +98,6 @@ impl Version for V1 {
     fn turn_open(_: &Connection<V1>, _: &SessionId) -> bool {
         false
     }
-
-    #[cfg(feature = "tracing")]
-    fn any_message(event: &Event<V1>) -> Option<AnyEvent> {
-        match event {
-            Event::Request { id, request } => Some(AnyEvent::Request { id: *id, request: request.clone() }),
-            Event::Notification { notification, turn } => {
-                Some(AnyEvent::Notification { notification: notification.clone(), turn: *turn })
-            }
-            _ => None,
-        }
-    }
-
-    #[cfg(feature = "tracing")]
-    fn any_result(response: &methods::Response) -> AnyOutcome {
-        AnyOutcome::Result(response.clone())
-    }
 }
 
 #[cfg(feature = "unstable_protocol_v2")]
@@ -167,26 +137,6 @@ impl Version for acp_proto::protocol::V2 {
     fn turn_open(conn: &Connection<Self>, session: &SessionId) -> bool {
         conn.open_turn(session).is_some()
     }
-
-    #[cfg(feature = "tracing")]
-    fn any_message(event: &Event<Self>) -> Option<AnyEvent> {
-        match event {
-            Event::Request { id, request } => Some(AnyEvent::RequestV2 { id: *id, request: request.clone() }),
-            Event::Notification { notification, turn } => {
-                Some(AnyEvent::NotificationV2 { notification: notification.clone(), turn: *turn })
-            }
-            Event::TurnEnded { session, turn, reason } => {
-                Some(AnyEvent::TurnEnded { session: session.clone(), turn: *turn, reason: reason.clone() })
-            }
-            Event::CancelGraceExpired { session } => Some(AnyEvent::CancelGraceExpired { session: session.clone() }),
-            _ => None,
-        }
-    }
-
-    #[cfg(feature = "tracing")]
-    fn any_result(response: &acp_proto::v2::Response) -> AnyOutcome {
-        AnyOutcome::ResultV2(response.clone())
-    }
 }
 
 /// One item of a client's turn.
@@ -219,27 +169,7 @@ pub(crate) enum Inbound<P: Version> {
 // only when the feature is on, until the tracer takes `Event<P>`.
 #[cfg(feature = "tracing")]
 pub(crate) fn trace<P: Version>(tracer: &acp_runtime::trace::Tracer, event: &Event<P>) {
-    let any = match event {
-        Event::Cancelled { id, reason } => AnyEvent::Cancelled { id: *id, reason: *reason },
-        Event::Outcome { id, outcome } => {
-            let outcome = match outcome {
-                Outcome::Result(response) => P::any_result(response),
-                Outcome::Error(e) => AnyOutcome::Error(e.clone()),
-                Outcome::InvalidResult(e) => AnyOutcome::InvalidResult(e.clone()),
-                Outcome::TimedOut => AnyOutcome::TimedOut,
-                Outcome::Cancelled => AnyOutcome::Cancelled,
-                _ => AnyOutcome::ConnectionClosed,
-            };
-            AnyEvent::Outcome { id: *id, outcome }
-        }
-        Event::HandshakeCompleted(negotiated) => AnyEvent::HandshakeCompleted(negotiated.clone()),
-        Event::Closed { reason } => AnyEvent::Closed { reason: reason.clone() },
-        other => match P::any_message(other) {
-            Some(any) => any,
-            None => return,
-        },
-    };
-    tracer.event(&any);
+    tracer.event(event);
 }
 
 /// Without the feature `tracing`, nothing.

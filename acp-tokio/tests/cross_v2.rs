@@ -1,6 +1,6 @@
 //! ACP v2 across the two adapters (feature `unstable_protocol_v2`, which also turns on
 //! acp-blocking's): acp-blocking's v2 client drives acp-tokio's `serve_v2` agent, and acp-tokio's
-//! `ClientConnectionV2` drives acp-blocking's `serve_v2` agent, over OS pipes. Both agents run
+//! `ClientConnectionV2` drives acp-blocking's `v2::serve` agent, over OS pipes. Both agents run
 //! the same script (`support/v2_agent.rs` here, `acp-blocking/tests/support/v2_agent.rs`
 //! there), so each client expects the same turns from either.
 #![cfg(unix)]
@@ -53,7 +53,7 @@ fn allow() -> RequestPermissionResponse {
 /// A blocking v2 client that allows every permission ask.
 struct BlockingAllowing;
 
-impl acp_blocking::ClientV2 for BlockingAllowing {
+impl acp_blocking::v2::Client for BlockingAllowing {
     fn request_permission(
         &self,
         _: RequestPermissionRequest,
@@ -72,7 +72,7 @@ fn blocking_v2_client_drives_the_tokio_v2_agent() {
         acp_tokio::v2::serve(tokio_agent::ScriptedV2::default(), reader, writer, AgentOptions::default()).await
     });
     let options = acp_blocking::ClientOptions::default();
-    let conn = acp_blocking::ClientConnectionV2::connect(BlockingAllowing, reader, writer, options).expect("connect");
+    let conn = acp_blocking::v2::ClientConnection::connect(BlockingAllowing, reader, writer, options).expect("connect");
     let conn = conn.with_timeout(LIMIT);
     let answer = conn.initialize(init("cross-v2-client")).expect("the v2 handshake");
     assert_eq!(answer.info.name, tokio_agent::AGENT_NAME);
@@ -126,7 +126,7 @@ async fn names(turn: &mut acp_tokio::v2::PromptTurn, limit: Option<usize>) -> Ve
 async fn tokio_v2_client_drives_the_blocking_v2_agent() {
     let ((reader, writer), tokio_side) = pipes();
     let agent =
-        std::thread::spawn(move || acp_blocking::serve_v2(blocking_agent::ScriptedV2::default(), reader, writer));
+        std::thread::spawn(move || acp_blocking::v2::serve(blocking_agent::ScriptedV2::default(), reader, writer));
     let (reader, writer) = tokio_ends(tokio_side);
     let conn = acp_tokio::v2::ClientConnection::connect(TokioAllowing, reader, writer, ClientOptions::default());
     let conn = conn.with_timeout(LIMIT);

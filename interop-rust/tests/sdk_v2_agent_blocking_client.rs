@@ -1,4 +1,4 @@
-//! Our acp-blocking v2 client (`acp_blocking::ClientConnectionV2`) against the official SDK's v2
+//! Our acp-blocking v2 client (`acp_blocking::v2::ClientConnection`) against the official SDK's v2
 //! agent (`common::sdk_v2_agent`, on a tokio runtime of its own) over two OS pipes, as
 //! `sdk_v2_agent_tokio_client.rs` drives it with acp-tokio's: handshake, a full turn with a
 //! permission answered, `session/cancel` mid-turn, `tool_call/cancel`, and the SDK's v1 agent
@@ -10,7 +10,8 @@ use std::os::fd::OwnedFd;
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 
-use acp_blocking::{ClientConnectionV2, ClientContext, ClientOptions, ClientV2, Error, PromptTurnV2};
+use acp_blocking::v2::{Client, ClientConnection, PromptTurn};
+use acp_blocking::{ClientContext, ClientOptions, Error};
 use acp_proto::v2::{
     CancelToolCallRequest, ClientCapabilities, ContentBlock, IdleStopReason, Implementation, InitializeRequest,
     NewSessionRequest, PromptRequest, ProtocolVersion, RequestPermissionOutcome, RequestPermissionRequest,
@@ -27,7 +28,7 @@ struct Asked {
     log: Arc<Mutex<Vec<String>>>,
 }
 
-impl ClientV2 for Asked {
+impl Client for Asked {
     fn request_permission(
         &self,
         request: RequestPermissionRequest,
@@ -48,7 +49,7 @@ type Served = JoinHandle<agent_client_protocol::Result<()>>;
 
 /// Runs an SDK agent (`v2`: its v2 one, else its v1 one) on a runtime and thread of its own,
 /// and connects our blocking v2 client to it.
-fn connect(client: Asked, v2: bool) -> (ClientConnectionV2, Served) {
+fn connect(client: Asked, v2: bool) -> (ClientConnection, Served) {
     let (agent_reads, client_writes) = std::io::pipe().expect("pipe");
     let (client_reads, agent_writes) = std::io::pipe().expect("pipe");
     let (input, output): (OwnedFd, OwnedFd) = (agent_reads.into(), agent_writes.into());
@@ -60,7 +61,7 @@ fn connect(client: Asked, v2: bool) -> (ClientConnectionV2, Served) {
             if v2 { sdk_v2_agent::serve(reader, writer).await } else { sdk_agent::serve(reader, writer).await }
         })
     });
-    let conn = ClientConnectionV2::connect(client, client_reads, client_writes, ClientOptions::default())
+    let conn = ClientConnection::connect(client, client_reads, client_writes, ClientOptions::default())
         .expect("connected")
         .with_timeout(LIMIT);
     (conn, agent)
@@ -76,7 +77,7 @@ fn init() -> InitializeRequest {
 }
 
 /// Handshake offering 2, then a session: its id.
-fn open(conn: &ClientConnectionV2) -> SessionId {
+fn open(conn: &ClientConnection) -> SessionId {
     let init = conn.initialize(init()).expect("the v2 handshake");
     assert_eq!((init.protocol_version, init.info.name.as_str()), (ProtocolVersion(2), sdk_v2_agent::NAME));
     assert_eq!(conn.negotiated().expect("committed").protocol_version, ProtocolVersion(2));
@@ -90,7 +91,7 @@ fn open(conn: &ClientConnectionV2) -> SessionId {
     conn.new_session(new).expect("a session").session_id
 }
 
-fn prompt(conn: &ClientConnectionV2, session: &SessionId, text: &str) -> PromptTurnV2 {
+fn prompt(conn: &ClientConnection, session: &SessionId, text: &str) -> PromptTurn {
     let prompt = vec![ContentBlock::Text(TextContent::new(text))];
     conn.prompt(PromptRequest { session_id: session.clone(), prompt, idempotency_key: None, meta: None })
         .expect("the prompt goes out")
@@ -101,7 +102,7 @@ fn idle(stop_reason: IdleStopReason) -> TurnEndReason {
 }
 
 /// Closes our side; the SDK agent then sees the end of its input and returns.
-fn close(conn: ClientConnectionV2, agent: Served) {
+fn close(conn: ClientConnection, agent: Served) {
     conn.close().expect("closed");
     agent.join().expect("the SDK agent's thread").expect("the SDK agent ends cleanly");
 }

@@ -46,7 +46,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering, fence};
 use std::sync::{Condvar, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant as StdInstant};
 
-use super::{Driver, Input};
+use super::{Driver, Input, Version};
 use crate::sync::lock;
 use crate::wake::Mailbox;
 
@@ -54,8 +54,8 @@ use crate::wake::Mailbox;
 pub(crate) const PARK: Duration = Duration::from_millis(1);
 
 /// Who drives the connection (see the [module docs](self)).
-pub(crate) struct Lead {
-    slot: Mutex<Slot>,
+pub(crate) struct Lead<P: Version> {
+    slot: Mutex<Slot<P>>,
     /// The parked driver thread waits here.
     resume: Condvar,
     /// The driver thread is parked (or about to park): a mailbox send must kick it.
@@ -72,9 +72,9 @@ pub(crate) struct Lead {
     enabled: bool,
 }
 
-struct Slot {
+struct Slot<P: Version> {
     /// The token, while nobody drives.
-    driver: Option<Box<Driver>>,
+    driver: Option<Box<Driver<P>>>,
     /// A caller holds the token.
     leader: bool,
     /// Leads begun so far (the parked driver thread resumes after a park period without one).
@@ -89,16 +89,16 @@ struct Slot {
     kick: bool,
 }
 
-impl std::fmt::Debug for Lead {
+impl<P: Version> std::fmt::Debug for Lead<P> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Lead").field("enabled", &self.enabled).finish_non_exhaustive()
     }
 }
 
 /// A caller blocked on its reply while another thread drives; counted until dropped.
-pub(crate) struct Following<'a>(&'a Lead);
+pub(crate) struct Following<'a, P: Version>(&'a Lead<P>);
 
-impl Drop for Following<'_> {
+impl<P: Version> Drop for Following<'_, P> {
     fn drop(&mut self) {
         self.0.slot().followers -= 1;
     }
@@ -107,9 +107,9 @@ impl Drop for Following<'_> {
 /// The driver thread ended (dropped when its run ends, also by unwinding): callers waiting to
 /// lead block on their replies instead (the driver, dropped with the thread's run, drops
 /// them: the connection is closed).
-pub(super) struct EndOnDrop<'a>(pub(super) &'a Lead);
+pub(super) struct EndOnDrop<'a, P: Version>(pub(super) &'a Lead<P>);
 
-impl Drop for EndOnDrop<'_> {
+impl<P: Version> Drop for EndOnDrop<'_, P> {
     fn drop(&mut self) {
         self.0.slot().ended = true;
         self.0.handed.notify_all();
@@ -117,13 +117,13 @@ impl Drop for EndOnDrop<'_> {
 }
 
 /// Puts the token back when a leader leaves, also by unwinding.
-struct Leading<'a> {
-    lead: &'a Lead,
-    driver: Option<Box<Driver>>,
+struct Leading<'a, P: Version> {
+    lead: &'a Lead<P>,
+    driver: Option<Box<Driver<P>>>,
     finished: bool,
 }
 
-impl Drop for Leading<'_> {
+impl<P: Version> Drop for Leading<'_, P> {
     fn drop(&mut self) {
         let Some(driver) = self.driver.take() else { return };
         let needed = self.finished || std::thread::panicking() || driver.needs_its_thread();
@@ -137,9 +137,22 @@ impl Drop for Leading<'_> {
     }
 }
 
-impl Lead {
+/// A parked driver thread's kick after a mailbox send, whatever the protocol version of the
+/// driver (the mailbox does not know it).
+pub(crate) trait Poke: Send + Sync + std::fmt::Debug {
+    /// See [`Lead::poke`].
+    fn poke(&self);
+}
+
+impl<P: Version> Poke for Lead<P> {
+    fn poke(&self) {
+        Lead::poke(self);
+    }
+}
+
+impl<P: Version> Lead<P> {
     /// `enabled`: callers may lead (the client side).
-    pub(crate) fn new(enabled: bool) -> Lead {
+    pub(crate) fn new(enabled: bool) -> Lead<P> {
         Lead {
             slot: Mutex::new(Slot {
                 driver: None,
@@ -161,19 +174,19 @@ impl Lead {
         }
     }
 
-    fn slot(&self) -> MutexGuard<'_, Slot> {
+    fn slot(&self) -> MutexGuard<'_, Slot<P>> {
         lock(&self.slot)
     }
 
     /// Takes the token out of the slot (there is one: checked by the caller).
-    fn take(&self, slot: &mut Slot) -> Option<Box<Driver>> {
+    fn take(&self, slot: &mut Slot<P>) -> Option<Box<Driver<P>>> {
         let driver = slot.driver.take()?;
         #[cfg(debug_assertions)]
         debug_assert!(!self.driving.swap(true, Ordering::AcqRel), "two threads drive");
         Some(driver)
     }
 
-    fn give(&self, slot: &mut Slot, driver: Box<Driver>) {
+    fn give(&self, slot: &mut Slot<P>, driver: Box<Driver<P>>) {
         #[cfg(debug_assertions)]
         debug_assert!(self.driving.swap(false, Ordering::AcqRel), "the token was not held");
         debug_assert!(slot.driver.is_none(), "two tokens");
@@ -185,7 +198,7 @@ impl Lead {
     /// waiting, the caller waits until it parks (`mailbox`: to wake it for that) and leads
     /// then; else it counts itself as a follower while it blocks on its reply as usual (the
     /// returned guard).
-    pub(crate) fn until<'a>(&'a self, mailbox: &Mailbox, ready: &mut dyn FnMut() -> bool) -> Option<Following<'a>> {
+    pub(crate) fn until<'a>(&'a self, mailbox: &Mailbox, ready: &mut dyn FnMut() -> bool) -> Option<Following<'a, P>> {
         if !self.enabled || ready() {
             return None;
         }
@@ -234,7 +247,7 @@ impl Lead {
 
     /// The driver thread parks: puts the token in the slot and waits until it may take it
     /// back (see the module docs); `next`: its own next deadline (the core's timer, ...).
-    pub(super) fn park(&self, mut driver: Box<Driver>, next: Option<Duration>) -> Box<Driver> {
+    pub(super) fn park(&self, mut driver: Box<Driver<P>>, next: Option<Duration>) -> Box<Driver<P>> {
         self.parked.store(true, Ordering::SeqCst);
         fence(Ordering::SeqCst);
         // The last look: an input sent before `parked` was visible is taken here.

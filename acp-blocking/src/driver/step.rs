@@ -20,9 +20,9 @@ use std::sync::MutexGuard;
 use std::sync::atomic::Ordering;
 use std::time::Instant as StdInstant;
 
-use acp_proto::{Instant, Refused, SendError, compat::AnyConnection as Connection};
+use acp_proto::{Connection, Event, Instant, Refused, SendError};
 
-use super::{Driver, LINGER_BYTES, Outgoing};
+use super::{Driver, LINGER_BYTES, Outgoing, Version};
 use crate::link::Core;
 #[cfg(unix)]
 use crate::output::{Output, Wrote};
@@ -38,7 +38,7 @@ pub(super) enum Batch<'a> {
     Writer(Vec<u8>, std::marker::PhantomData<&'a ()>),
 }
 
-impl Driver {
+impl<P: Version> Driver<P> {
     /// Moves everything that can move without waiting, in passes (see the module docs).
     pub(super) fn pump(&mut self) {
         while self.step() {}
@@ -56,6 +56,12 @@ impl Driver {
             self.events.push(event);
         }
         progress |= !self.events.is_empty();
+        // Why the connection closed is published before the outcomes it came with are routed,
+        // so that a caller woken by one sees it (a v2 client's `initialize` answered by a
+        // version it does not speak).
+        if let Some(Event::Closed { reason }) = self.events.last() {
+            *lock(&self.link.shared.closed) = Some(reason.clone());
+        }
         let batch = self.take_output(&mut conn, &core);
         let mut again = progress && (!self.inputs.is_empty() || (self.eof && !conn.is_closed()));
         if batch.is_some() {
@@ -83,7 +89,7 @@ impl Driver {
     }
 
     /// Feeds pending input while the core and the application backlog take it.
-    fn feed(&mut self, conn: &mut Connection, now: Instant) -> bool {
+    fn feed(&mut self, conn: &mut Connection<P>, now: Instant) -> bool {
         let mut progress = false;
         while self.link.shared.backlog.has_room()
             && conn.wants_input()
@@ -113,15 +119,14 @@ impl Driver {
 
     /// Hands a send to the core; gives it back when the outbound budget is used up (the core
     /// hands a request refused for backpressure back), to wait in `held`.
-    fn try_send(&mut self, conn: &mut Connection, now: Instant, outgoing: Outgoing) -> Option<Outgoing> {
+    fn try_send(&mut self, conn: &mut Connection<P>, now: Instant, outgoing: Outgoing<P>) -> Option<Outgoing<P>> {
         let Outgoing { request, deadline, reply } = outgoing;
         self.set_linger(None);
         let deadline = deadline.map(|d| Instant::from_std(self.epoch, d));
-        let session = request.session_id();
-        match request.send_to(conn, now, deadline) {
+        match conn.send_request(now, request, deadline) {
             Ok(id) => {
                 // Registered before the connection is let go, as a sending thread does.
-                lock(&self.core.calls).insert(id, reply.accepted(session));
+                lock(&self.core.calls).insert(id, reply.accepted());
             }
             Err(Refused { error: SendError::Backpressure { .. }, message }) => {
                 let deadline = deadline.map(|d| d.to_std(self.epoch));
@@ -133,7 +138,7 @@ impl Driver {
     }
 
     /// Sends `outgoing` now, or after the sends held before it.
-    pub(super) fn send(&mut self, outgoing: Outgoing) {
+    pub(super) fn send(&mut self, outgoing: Outgoing<P>) {
         let held = if !self.held.is_empty() {
             Some(outgoing)
         } else {
@@ -148,7 +153,7 @@ impl Driver {
         }
     }
 
-    fn retry_held(&mut self, conn: &mut Connection, now: Instant) -> bool {
+    fn retry_held(&mut self, conn: &mut Connection<P>, now: Instant) -> bool {
         let mut progress = false;
         while let Some(outgoing) = self.held.pop_front() {
             if let Some(back) = self.try_send(conn, now, outgoing) {
@@ -163,7 +168,7 @@ impl Driver {
 
     /// Takes the queued frames as the next batch when the output is idle and no lingering
     /// holds them back.
-    fn take_output<'a>(&mut self, conn: &mut Connection, core: &'a Core) -> Option<Batch<'a>> {
+    fn take_output<'a>(&mut self, conn: &mut Connection<P>, core: &'a Core<P>) -> Option<Batch<'a>> {
         let queued = conn.bytes_queued();
         if queued == 0 || self.output_busy() {
             return None;

@@ -2,42 +2,20 @@
 //! and [`Turns`], where the driver finds the reader of a session's turn.
 
 use std::collections::{HashMap, HashSet};
-use std::sync::mpsc::{self, Receiver, SyncSender};
+use std::sync::mpsc::{self, Receiver};
 use std::time::Instant as StdInstant;
 
 use acp_proto::types::SessionId;
 use acp_proto::v2::{self, AgentNotificationParams, UpdateSessionNotification};
-use acp_proto::{Instant, SendError, TurnEndReason, compat::AnyOutcome as Outcome};
+use acp_proto::{Instant, Outcome, SendError, TurnEndReason, V2};
 use std::sync::{Arc, Mutex};
 
 use crate::driver::{Input, Link};
 use crate::error::Error;
 use crate::sync::{InboxReceiver, InboxSender, lock};
 
-/// One item of a client's v2 turn.
-#[derive(Debug)]
-pub(crate) enum TurnItemV2 {
-    /// A `session/update` of the turn.
-    Update(UpdateSessionNotification),
-    /// The turn ended (after every update of it); nothing follows.
-    End(TurnEndReason),
-    /// An agent request of the turn's session waits until the reader took the updates before
-    /// it: the reader opens it when it gets here (or drops it with the turn).
-    Gate(SyncSender<()>),
-}
-
-impl crate::turn_gate::GateItem for TurnItemV2 {
-    fn into_gate(self) -> Result<SyncSender<()>, Self> {
-        match self {
-            TurnItemV2::Gate(open) => Ok(open),
-            other => Err(other),
-        }
-    }
-
-    fn is_gate(&self) -> bool {
-        matches!(self, TurnItemV2::Gate(_))
-    }
-}
+/// One item of a client's v2 turn: an update, a gate, or how the turn ended.
+pub(crate) type TurnItem = crate::turn_gate::TurnItem<UpdateSessionNotification, TurnEndReason>;
 
 /// The open turns a v2 client reads, by session (at most one each), and the sessions whose
 /// turn was dropped unfinished and has not ended yet (a prompt sent meanwhile would join it,
@@ -49,13 +27,13 @@ pub(crate) struct Turns {
 
 #[derive(Debug, Default)]
 struct TurnsState {
-    open: HashMap<SessionId, InboxSender<TurnItemV2>>,
+    open: HashMap<SessionId, InboxSender<TurnItem>>,
     abandoned: HashSet<SessionId>,
 }
 
 impl Turns {
     /// Registers the reader of a turn about to be prompted; refused while the session has one.
-    pub(crate) fn open(&self, session: &SessionId, sink: InboxSender<TurnItemV2>) -> Result<(), Error> {
+    pub(crate) fn open(&self, session: &SessionId, sink: InboxSender<TurnItem>) -> Result<(), Error> {
         let mut state = lock(&self.state);
         if state.open.contains_key(session) || state.abandoned.contains(session) {
             return Err(Error::from(SendError::TurnAlreadyRunning(session.clone())));
@@ -79,7 +57,7 @@ impl Turns {
         }
         // A turn without a reader here was dropped: its updates go with it.
         if let Some(sink) = lock(&self.state).open.get(&update.session_id) {
-            sink.push(TurnItemV2::Update(update));
+            sink.push(TurnItem::Update(update));
         }
         None
     }
@@ -96,7 +74,7 @@ impl Turns {
             return None;
         }
         let (open, gate) = mpsc::sync_channel(1);
-        sink.push(TurnItemV2::Gate(open)).then_some(gate)
+        sink.push(TurnItem::Gate(open)).then_some(gate)
     }
 
     /// The core ended the session's turn: its reader gets the end, last.
@@ -104,7 +82,7 @@ impl Turns {
         let mut state = lock(&self.state);
         state.abandoned.remove(session);
         if let Some(sink) = state.open.remove(session) {
-            sink.push_last(TurnItemV2::End(reason));
+            sink.push_last(TurnItem::End(reason));
         }
     }
 
@@ -119,7 +97,7 @@ impl Turns {
     /// (`session/cancel`) unless it ended already. Done under this registry's lock, so that a
     /// prompt of the session waits until the cancel is queued (and is refused until the turn
     /// ended); the driver never takes the connection while holding the registry.
-    fn abandon(&self, session: &SessionId, link: &Link) {
+    fn abandon(&self, session: &SessionId, link: &Link<V2>) {
         let mut state = lock(&self.state);
         if state.open.remove(session).is_none() {
             return;
@@ -135,7 +113,7 @@ impl Turns {
     }
 }
 
-/// A v2 turn in progress, from [`ClientConnectionV2::prompt`](super::ClientConnectionV2::prompt).
+/// A v2 turn in progress, from [`ClientConnection::prompt`](super::ClientConnection::prompt).
 ///
 /// An [`Iterator`] of the turn's `session/update`s in wire order (the agent's `idle`
 /// `state_update` last), blocking for each; it ends exactly once, when the core reports the
@@ -147,26 +125,26 @@ impl Turns {
 /// ([`SendError::TurnAlreadyRunning`](acp_proto::SendError::TurnAlreadyRunning)) until the
 /// agent has ended it.
 #[must_use = "a turn is cancelled when dropped"]
-pub struct PromptTurnV2 {
+pub struct PromptTurn {
     session_id: SessionId,
-    items: InboxReceiver<TurnItemV2>,
-    ack: Option<Receiver<Result<Outcome, Error>>>,
-    link: Link,
+    items: InboxReceiver<TurnItem>,
+    ack: Option<Receiver<Result<Outcome<V2>, Error>>>,
+    link: Link<V2>,
     turns: Arc<Turns>,
     end: Option<TurnEndReason>,
     /// Whether dropping the turn cancels it.
     armed: bool,
 }
 
-impl PromptTurnV2 {
+impl PromptTurn {
     pub(super) fn new(
         session_id: SessionId,
-        items: InboxReceiver<TurnItemV2>,
-        ack: Receiver<Result<Outcome, Error>>,
-        link: Link,
+        items: InboxReceiver<TurnItem>,
+        ack: Receiver<Result<Outcome<V2>, Error>>,
+        link: Link<V2>,
         turns: Arc<Turns>,
-    ) -> PromptTurnV2 {
-        PromptTurnV2 { session_id, items, ack: Some(ack), link, turns, end: None, armed: true }
+    ) -> PromptTurn {
+        PromptTurn { session_id, items, ack: Some(ack), link, turns, end: None, armed: true }
     }
 
     /// The turn's session.
@@ -190,14 +168,9 @@ impl PromptTurnV2 {
         if !self.armed {
             return None;
         }
-        match crate::turn_gate::next_item(&self.link, &self.items) {
-            Some(TurnItemV2::Update(update)) => Some(crate::turn_gate::handle_then_open(&self.items, update, handle)),
-            // `next_item` opens the gates itself and never returns one.
-            Some(TurnItemV2::Gate(open)) => {
-                let _ = open.send(());
-                self.next_update_then(handle)
-            }
-            Some(TurnItemV2::End(reason)) => {
+        match crate::turn_gate::next(&self.link, &self.items) {
+            Some(Ok(update)) => Some(crate::turn_gate::handle_then_open(&self.items, update, handle)),
+            Some(Err(reason)) => {
                 self.end = Some(reason);
                 self.armed = false;
                 None
@@ -219,7 +192,7 @@ impl PromptTurnV2 {
     /// until it came. `None` after the first call.
     pub fn ack(&mut self) -> Option<Result<v2::PromptResponse, Error>> {
         let ack = self.ack.take()?;
-        Some(prompt_response(self.link.reply(&ack)))
+        Some(self.link.reply(&ack).and_then(acp_runtime::v2::prompt_ack))
     }
 
     /// Waits for the end of the turn (dropping the updates not taken yet) and says how it
@@ -238,12 +211,7 @@ impl PromptTurnV2 {
     }
 }
 
-/// The prompt's acknowledgement, or why there is none.
-fn prompt_response(outcome: Result<Outcome, Error>) -> Result<v2::PromptResponse, Error> {
-    Error::prompt_ack_v2(outcome?)
-}
-
-impl Iterator for PromptTurnV2 {
+impl Iterator for PromptTurn {
     type Item = UpdateSessionNotification;
 
     fn next(&mut self) -> Option<UpdateSessionNotification> {
@@ -251,7 +219,7 @@ impl Iterator for PromptTurnV2 {
     }
 }
 
-impl Drop for PromptTurnV2 {
+impl Drop for PromptTurn {
     fn drop(&mut self) {
         if self.armed {
             // Closed first: updates still coming are dropped, not queued.
@@ -261,8 +229,8 @@ impl Drop for PromptTurnV2 {
     }
 }
 
-impl std::fmt::Debug for PromptTurnV2 {
+impl std::fmt::Debug for PromptTurn {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("PromptTurnV2").field("session_id", &self.session_id).field("end", &self.end).finish()
+        f.debug_struct("PromptTurn").field("session_id", &self.session_id).field("end", &self.end).finish()
     }
 }

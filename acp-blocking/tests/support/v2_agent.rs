@@ -1,4 +1,4 @@
-//! A scripted ACP v2 agent on acp-blocking's `AgentV2` (feature `unstable_protocol_v2`), the
+//! A scripted ACP v2 agent on acp-blocking's `v2::Agent` (feature `unstable_protocol_v2`), the
 //! same script as acp-tokio's `tests/support/v2_agent.rs`, shared by acp-blocking's v2 tests
 //! and acp-tokio's cross-adapter ones (which include this file by path).
 //!
@@ -13,7 +13,7 @@ use std::sync::{Arc, Mutex, mpsc};
 
 use acp_blocking::acp_proto::RpcError;
 use acp_blocking::acp_proto::v2::{self, SessionId, SessionUpdate};
-use acp_blocking::{AgentContextV2, AgentV2};
+use acp_blocking::v2::{Agent, AgentContext};
 use serde_json::json;
 
 /// The agent's name in `InitializeResponse.info`.
@@ -44,7 +44,7 @@ impl ScriptedV2 {
         self.counter.fetch_add(1, Ordering::Relaxed) + 1
     }
 
-    fn turn(cx: AgentContextV2, session: SessionId, text: String, cancel: mpsc::Receiver<()>) {
+    fn turn(cx: AgentContext, session: SessionId, text: String, cancel: mpsc::Receiver<()>) {
         cx.answered();
         let _ = cx.send_update(&session, update(json!({ "sessionUpdate": "state_update", "state": "running" })));
         if text == "wait" {
@@ -81,8 +81,8 @@ impl ScriptedV2 {
     }
 }
 
-impl AgentV2 for ScriptedV2 {
-    fn initialize(&self, _: v2::InitializeRequest, _: &AgentContextV2) -> Result<v2::InitializeResponse, RpcError> {
+impl Agent for ScriptedV2 {
+    fn initialize(&self, _: v2::InitializeRequest, _: &AgentContext) -> Result<v2::InitializeResponse, RpcError> {
         Ok(serde_json::from_value(json!({
             "protocolVersion": 2,
             "info": { "name": AGENT_NAME, "version": "0.1.0" },
@@ -91,12 +91,12 @@ impl AgentV2 for ScriptedV2 {
         .expect("a valid initialize response"))
     }
 
-    fn new_session(&self, _: v2::NewSessionRequest, _: &AgentContextV2) -> Result<v2::NewSessionResponse, RpcError> {
+    fn new_session(&self, _: v2::NewSessionRequest, _: &AgentContext) -> Result<v2::NewSessionResponse, RpcError> {
         let session = format!("blocking-v2-session-{}", self.next());
         Ok(serde_json::from_value(json!({ "sessionId": session })).expect("a valid session/new response"))
     }
 
-    fn prompt(&self, request: v2::PromptRequest, cx: &AgentContextV2) -> Result<v2::PromptResponse, RpcError> {
+    fn prompt(&self, request: v2::PromptRequest, cx: &AgentContext) -> Result<v2::PromptResponse, RpcError> {
         let text = match request.prompt.first() {
             Some(v2::ContentBlock::Text(t)) => t.text.clone(),
             _ => String::new(),

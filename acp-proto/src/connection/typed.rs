@@ -19,9 +19,10 @@ use crate::protocol::{Protocol, V1};
 use crate::time::Instant;
 use crate::types::SessionId;
 
-/// The single terminal outcome of an outbound request.
+/// The single terminal outcome of an outbound request. Exhaustive: an adapter maps every
+/// variant (`acp_runtime::Error::from_outcome`), so a new one is a compile error there rather
+/// than a silent catch-all.
 #[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
 pub enum Outcome<P: Protocol = V1> {
     /// The peer answered with a result, decoded as the type the method's row names (for the
     /// version the connection speaks).
