@@ -79,15 +79,29 @@ impl Sse {
         }
         head.push_str("\r\n");
         stream.write_all(head.as_bytes()).expect("write");
-        let mut lines = BufReader::new(stream).lines();
-        let status_line = lines.next().expect("a status line").expect("read");
-        let status: u16 = status_line.split(' ').nth(1).and_then(|s| s.parse().ok()).expect("status");
-        if status == 200 {
-            while !lines.next().expect("headers").expect("read").is_empty() {}
-            return Ok(Sse { lines });
+        let mut reader = BufReader::new(stream);
+        let mut line = String::new();
+        reader.read_line(&mut line).expect("a status line");
+        let status: u16 = line.split(' ').nth(1).and_then(|s| s.parse().ok()).expect("status");
+        let mut length = 0;
+        loop {
+            line.clear();
+            reader.read_line(&mut line).expect("headers");
+            if line.trim_end().is_empty() {
+                break;
+            }
+            if let Some((name, value)) = line.split_once(':')
+                && name.eq_ignore_ascii_case("content-length")
+            {
+                length = value.trim().parse().expect("a length");
+            }
         }
-        let rest: Vec<String> = lines.map_while(Result::ok).collect();
-        Err((status, rest.join("\n")))
+        if status == 200 {
+            return Ok(Sse { lines: reader.lines() });
+        }
+        let mut body = vec![0; length];
+        reader.read_exact(&mut body).expect("the refusal's body");
+        Err((status, String::from_utf8_lossy(&body).into_owned()))
     }
 
     /// The next message and its cursor (`id:`).
@@ -212,4 +226,54 @@ fn a_stream_stalled_by_a_dead_link_resumes_with_last_event_id_with_nothing_lost_
     assert_eq!(next, ["chunk echo: commands", "available_commands_update", "chunk done", "answer 5 \"end_turn\""]);
     let log = stop_serving(server, stderr).stderr;
     assert!(log.contains("event=connection_closed"), "{log}");
+}
+
+/// The pid the server logged for its connection's agent.
+fn agent_pid(log: &str) -> u32 {
+    let at = log.find("agent_pid=").expect("the agent's pid is logged") + "agent_pid=".len();
+    log[at..].split_whitespace().next().and_then(|p| p.parse().ok()).expect("a pid")
+}
+
+/// A process that exists and is not a zombie.
+fn alive(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .ok()
+        .and_then(|stat| stat.rsplit_once(')').map(|(_, rest)| !rest.trim_start().starts_with('Z')))
+        .unwrap_or(false)
+}
+
+#[test]
+fn a_client_that_vanished_mid_turn_leaves_its_agent_for_the_grace_period_then_the_server_reaps_it() {
+    let dir = TempDir::new("resume-grace");
+    let Some(ns) = NetNs::create("a_client_that_vanished_mid_turn") else { return };
+    let token = dir.file("token", &format!("{TOKEN}\n"));
+    let acp = acp();
+    let marker = unique_marker();
+    let _reaper = KillOnDrop(vec![marker.clone()]);
+    let args = ["--resume-grace", "3", "--", acp.to_str().unwrap(), "agent", "--quiet", "--slow-ms", &marker];
+    let (server, stderr) = ns.serve(PORT, &token, &args, dir.path());
+    let url = format!("http://{}:{PORT}/acp", ns.ns_ip);
+    let mut client =
+        start(&["client", "--deny", "--token-file", &token, "--connect", &url, "-p", "slow"], dir.path(), "", true);
+    let stdout = collect(client.stdout.take().unwrap());
+    wait_for(&stdout, "echo: slow", Duration::from_secs(20));
+    let pid = agent_pid(&stderr.lock().unwrap());
+    // The client vanishes (SIGKILL: no DELETE); its kernel resets its TCP connections.
+    client.kill().unwrap();
+    client.wait().unwrap();
+    let gone = Instant::now();
+    // Its stream unread for the grace period (3 s), the connection ends as `detached` and the
+    // server reaps the agent: nothing else ended it.
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while alive(pid) {
+        assert!(Instant::now() < deadline, "agent {pid} outlived the grace period: {}", stderr.lock().unwrap());
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    println!("agent {pid} reaped {:?} after its client vanished (grace 3 s)", gone.elapsed());
+    wait_for(&stderr, "event=connection_closed", Duration::from_secs(5));
+    let log = stderr.lock().unwrap().clone();
+    let ending: Vec<&str> = log.lines().filter(|l| l.contains("event=connection_ending")).collect();
+    assert_eq!(ending.len(), 1, "{log}");
+    assert!(ending[0].ends_with("reason=detached"), "{log}");
+    stop_serving(server, stderr);
 }
