@@ -43,7 +43,11 @@
 //!    `{"messageId": …}`) leaves the turn open, [`TurnState::Running`], until the agent's
 //!    `session/update` of that session reports a `state_update`: `idle` ends the turn,
 //!    `running` and `requires_action` set its state (and open it, when the agent reports a
-//!    turn no prompt of this connection began). The version is read off the messages, so one
+//!    turn no prompt of this connection began). A prompt still unanswered at `idle` (sent
+//!    before the agent read it: `idle` means "ready to process a new prompt") is not part of
+//!    the work that ended: the session's next turn opens at once, [`TurnState::Prompted`],
+//!    waiting on it; so in v1 and v2 alike a session's turn waits on exactly its prompts
+//!    that are unanswered. The version is read off the messages, so one
 //!    observer serves v1 and v2 peers alike (a relay cannot choose its agent's version).
 //! 9. **Cancel.** A client's `session/cancel` marks its session's open turn
 //!    ([`Turn::cancel_requested`]); the turn still ends only as rules 7 and 8 say.
@@ -461,7 +465,15 @@ impl Observer {
     fn state_update(&mut self, session: &Arc<str>, update: &StatePeek<'_>) -> Option<TurnEnd> {
         let state = match update.state.as_deref() {
             Some(IDLE) => {
-                self.turns.remove(session)?;
+                let turn = self.turns.get_mut(session)?;
+                if turn.prompts > 0 {
+                    // Prompts the agent had not read when it reported idle ("ready to process a
+                    // new prompt"): the work that ran ended, and the session's next turn waits
+                    // on them (their acknowledgement runs it, an error answer ends it).
+                    *turn = Turn { state: TurnState::Prompted, prompts: turn.prompts, cancel_requested: false };
+                } else {
+                    self.turns.remove(session);
+                }
                 let stop_reason = update.stop_reason.as_deref().and_then(|r| self.key(r));
                 return Some(TurnEnd { session: session.clone(), stop_reason, error: false });
             }
