@@ -36,7 +36,9 @@
 //!    notification's `params.sessionId`; a response's, the session its request named, else
 //!    the one it announced.
 //! 6. **Turns open.** A client's `session/prompt` opens its session's turn
-//!    ([`TurnState::Prompted`]); a second prompt of the same session joins that turn.
+//!    ([`TurnState::Prompted`]); a second prompt of the same session joins that turn. Only a
+//!    prompt that opens a request (rule 2: an id, within the bounds) does: nothing could
+//!    answer another, so no turn waits on it.
 //! 7. **Turns end (v1).** The answer to a prompt ends its turn when it is an error or a result
 //!    with a `stopReason` (the stop reason is kept in [`TurnEnd`]).
 //! 8. **Turns run on (v2).** A result without `stopReason` (v2's acknowledgement,
@@ -387,13 +389,6 @@ impl Observer {
         let session = self.session_of(params);
         let mut observed =
             Observed { method, id: Some(id.clone()), session: session.clone(), ..Observed::of(FrameKind::Request) };
-        if from == Side::Client
-            && method == Some(Method::Prompt)
-            && let Some(session) = &session
-            && self.begin_turn(session)
-        {
-            observed.turn_began = Some(session.clone());
-        }
         if id == RequestId::Null {
             return observed;
         }
@@ -415,6 +410,15 @@ impl Observer {
             return observed;
         };
         self.open_count[index(from)] += 1;
+        // A turn waits only on prompts an answer can reach (tracked, with an id): so a
+        // session's turn counts exactly its open prompts, and an answer or idle can end it.
+        if from == Side::Client
+            && method == Some(Method::Prompt)
+            && let Some(session) = &session
+            && self.begin_turn(session)
+        {
+            observed.turn_began = Some(session.clone());
+        }
         let request = OpenRequest { from, id: id.clone(), method, wire, session };
         self.open.entry((from.into(), id)).or_default().push_back(request);
         observed
