@@ -413,6 +413,12 @@ struct ServeArgs {
     /// no complete request yet); one more closes the oldest of them.
     #[arg(long, value_name = "N", default_value_t = 128, value_parser = clap::value_parser!(u64).range(1..=100_000))]
     max_unauthenticated: u64,
+    /// Streamable HTTP with resumable streams: how long a connection whose stream no client
+    /// reads keeps its agent and its turn, waiting for the client to resume it (then it ends
+    /// as on DELETE).
+    #[cfg(feature = "unstable_resumable_transport")]
+    #[arg(long, value_name = "SECS", default_value_t = 120, value_parser = clap::value_parser!(u64).range(1..=86_400))]
+    resume_grace: u64,
     /// The agent's command line, after `--`.
     #[arg(last = true, required = true, value_name = "AGENT_CMD")]
     agent: Vec<OsString>,
@@ -585,6 +591,10 @@ fn main() -> ExitCode {
             config.options.keep_alive_timeout = Duration::from_secs(args.keep_alive_timeout);
             config.options.max_unauthenticated = usize::try_from(args.max_unauthenticated).unwrap_or(usize::MAX);
             config.options.node_id = args.node_id;
+            #[cfg(feature = "unstable_resumable_transport")]
+            if let Some(resumable) = config.options.resumable.as_mut() {
+                resumable.grace = Duration::from_secs(args.resume_grace);
+            }
             if let (Some(cert), Some(key)) = (&args.tls_cert, &args.tls_key) {
                 let pem = |path: &std::path::Path| {
                     acp_cli::files::check_regular(path, acp_cli::files::MAX_PEM_BYTES)

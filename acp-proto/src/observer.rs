@@ -36,14 +36,20 @@
 //!    notification's `params.sessionId`; a response's, the session its request named, else
 //!    the one it announced.
 //! 6. **Turns open.** A client's `session/prompt` opens its session's turn
-//!    ([`TurnState::Prompted`]); a second prompt of the same session joins that turn.
+//!    ([`TurnState::Prompted`]); a second prompt of the same session joins that turn. Only a
+//!    prompt that opens a request (rule 2: an id, within the bounds) does: nothing could
+//!    answer another, so no turn waits on it.
 //! 7. **Turns end (v1).** The answer to a prompt ends its turn when it is an error or a result
 //!    with a `stopReason` (the stop reason is kept in [`TurnEnd`]).
 //! 8. **Turns run on (v2).** A result without `stopReason` (v2's acknowledgement,
 //!    `{"messageId": …}`) leaves the turn open, [`TurnState::Running`], until the agent's
 //!    `session/update` of that session reports a `state_update`: `idle` ends the turn,
 //!    `running` and `requires_action` set its state (and open it, when the agent reports a
-//!    turn no prompt of this connection began). The version is read off the messages, so one
+//!    turn no prompt of this connection began). A prompt still unanswered at `idle` (sent
+//!    before the agent read it: `idle` means "ready to process a new prompt") is not part of
+//!    the work that ended: the session's next turn opens at once, [`TurnState::Prompted`],
+//!    waiting on it; so in v1 and v2 alike a session's turn waits on exactly its prompts
+//!    that are unanswered. The version is read off the messages, so one
 //!    observer serves v1 and v2 peers alike (a relay cannot choose its agent's version).
 //! 9. **Cancel.** A client's `session/cancel` marks its session's open turn
 //!    ([`Turn::cancel_requested`]); the turn still ends only as rules 7 and 8 say.
@@ -383,13 +389,6 @@ impl Observer {
         let session = self.session_of(params);
         let mut observed =
             Observed { method, id: Some(id.clone()), session: session.clone(), ..Observed::of(FrameKind::Request) };
-        if from == Side::Client
-            && method == Some(Method::Prompt)
-            && let Some(session) = &session
-            && self.begin_turn(session)
-        {
-            observed.turn_began = Some(session.clone());
-        }
         if id == RequestId::Null {
             return observed;
         }
@@ -411,6 +410,15 @@ impl Observer {
             return observed;
         };
         self.open_count[index(from)] += 1;
+        // A turn waits only on prompts an answer can reach (tracked, with an id): so a
+        // session's turn counts exactly its open prompts, and an answer or idle can end it.
+        if from == Side::Client
+            && method == Some(Method::Prompt)
+            && let Some(session) = &session
+            && self.begin_turn(session)
+        {
+            observed.turn_began = Some(session.clone());
+        }
         let request = OpenRequest { from, id: id.clone(), method, wire, session };
         self.open.entry((from.into(), id)).or_default().push_back(request);
         observed
@@ -461,7 +469,15 @@ impl Observer {
     fn state_update(&mut self, session: &Arc<str>, update: &StatePeek<'_>) -> Option<TurnEnd> {
         let state = match update.state.as_deref() {
             Some(IDLE) => {
-                self.turns.remove(session)?;
+                let turn = self.turns.get_mut(session)?;
+                if turn.prompts > 0 {
+                    // Prompts the agent had not read when it reported idle ("ready to process a
+                    // new prompt"): the work that ran ended, and the session's next turn waits
+                    // on them (their acknowledgement runs it, an error answer ends it).
+                    *turn = Turn { state: TurnState::Prompted, prompts: turn.prompts, cancel_requested: false };
+                } else {
+                    self.turns.remove(session);
+                }
                 let stop_reason = update.stop_reason.as_deref().and_then(|r| self.key(r));
                 return Some(TurnEnd { session: session.clone(), stop_reason, error: false });
             }

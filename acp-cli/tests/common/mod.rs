@@ -3,10 +3,13 @@
 #![allow(dead_code, unreachable_pub)]
 
 mod interop;
+mod netns;
 mod pty;
 mod serve;
 #[allow(unused_imports)]
 pub use interop::*;
+#[allow(unused_imports)]
+pub use netns::*;
 #[allow(unused_imports)]
 pub use pty::*;
 #[allow(unused_imports)]

@@ -227,6 +227,33 @@ fn a_v2_turn_runs_from_its_acknowledgement_to_its_idle_state_update() {
     }
 }
 
+/// Rule 8: `idle` while a prompt of the session is unanswered (the client sent it before the
+/// agent's idle reached it) ends the work that ran; the next turn waits on that prompt.
+#[test]
+fn a_v2_idle_with_a_prompt_unanswered_leaves_the_next_turn_waiting_on_it() {
+    let mut o = Observer::new();
+    o.observe_from_client(&prompt(1, "s1"));
+    o.observe_from_agent(&result(json!(1), json!({})));
+    o.observe_from_client(&notification("session/cancel", json!({"sessionId": "s1"})));
+    o.observe_from_client(&prompt(2, "s1"));
+    let end = o.observe_from_agent(&state("s1", "idle")).turn_ended;
+    assert_eq!(end, Some(TurnEnd { session: "s1".into(), stop_reason: Some("end_turn".into()), error: false }));
+    assert_eq!(o.turn("s1"), Some(&Turn { state: TurnState::Prompted, prompts: 1, cancel_requested: false }));
+    // Its acknowledgement runs it, the next idle ends it.
+    assert_eq!(o.observe_from_agent(&result(json!(2), json!({}))).turn_ended, None);
+    assert_eq!(o.turn("s1").map(|t| (t.state, t.prompts)), Some((TurnState::Running, 0)));
+    assert!(o.observe_from_agent(&state("s1", "idle")).turn_ended.is_some());
+    assert!(o.no_turn_open());
+    // Refused instead, it ends the turn that never ran, as an error.
+    o.observe_from_client(&prompt(3, "s1"));
+    o.observe_from_agent(&result(json!(3), json!({})));
+    o.observe_from_client(&prompt(4, "s1"));
+    assert!(o.observe_from_agent(&state("s1", "idle")).turn_ended.is_some());
+    let end = o.observe_from_agent(&error(json!(4))).turn_ended;
+    assert_eq!(end, Some(TurnEnd { session: "s1".into(), stop_reason: None, error: true }));
+    assert!(o.no_turn_open());
+}
+
 /// Rule 9.
 #[test]
 fn a_cancel_marks_the_open_turn_and_ends_nothing() {
@@ -266,7 +293,9 @@ fn everything_kept_is_bounded_and_counted_past_its_bound() {
         o.observe_from_client(&prompt(i, &format!("s{i}")));
     }
     assert_eq!((o.open_request_count(Side::Client), o.turns().count()), (3, 2));
-    assert_eq!((o.counters().requests_untracked, o.counters().turns_untracked), (2, 3));
+    // Prompts 3 and 4 were not tracked as requests: they open no turn (rule 6); prompt 2 was,
+    // past the turns' bound.
+    assert_eq!((o.counters().requests_untracked, o.counters().turns_untracked), (2, 1));
     // The answer to a request not tracked is unmatched.
     o.observe_from_agent(&result(json!(4), json!({})));
     assert_eq!(o.counters().unmatched_responses, 1);

@@ -263,8 +263,7 @@ impl Peer {
             Side::Agent => "agent",
             Side::Client => "client",
         };
-        let mut wire = WireCheck::new(name, config.max_frame_len);
-        wire.v1_turns = config.protocol.versions().1.iter().all(|v| *v == ProtocolVersion::V1);
+        let wire = WireCheck::new(name, config.max_frame_len);
         Peer {
             conn: Connection::new(side, c, now),
             wire,

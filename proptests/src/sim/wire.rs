@@ -6,7 +6,7 @@
 //! A cross-check of the core's two readers of the wire: each peer's frames, both ways, also go
 //! to an [`Observer`] (as the remote server and the HTTP client use it), and after every chunk
 //! the observer's open requests of the other peer are exactly the wire checker's (same ids,
-//! same methods, as many copies), and (v1) each session's open prompts are its turn's (the
+//! same methods, as many copies), and (v1 and v2) each session's open prompts are its turn's (the
 //! observer's [`Turn::prompts`](acp_proto::observer::Turn::prompts)). The check stands down
 //! (for the rest of the run, counted in `observer_checks` only while it holds) once the
 //! readers may lawfully differ: a consumed frame that is invalid but names an id (the checker
@@ -43,9 +43,6 @@ pub(super) struct WireCheck {
     comparable: bool,
     /// Cross-checks made.
     pub(super) observer_checks: u64,
-    /// The session runs v1: a turn is open exactly while a prompt of it is (rule 7 of the
-    /// observer). In v2 the agent's `idle` ends a turn whatever is still unanswered.
-    pub(super) v1_turns: bool,
 }
 
 impl WireCheck {
@@ -62,7 +59,6 @@ impl WireCheck {
             side,
             comparable: true,
             observer_checks: 0,
-            v1_turns: true,
         }
     }
 
@@ -153,7 +149,7 @@ impl WireCheck {
                 m
             });
         assert_eq!(observer, checker, "{}: the observer's open requests are not the wire checker's", self.name);
-        if self.side == Side::Agent && self.v1_turns {
+        if self.side == Side::Agent {
             let mut prompts: BTreeMap<&str, u32> = BTreeMap::new();
             for (_, method, params) in self.inner.open_requests_with_params() {
                 if method == "session/prompt"
