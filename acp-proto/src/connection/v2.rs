@@ -188,7 +188,7 @@ impl AnyConnection {
         };
         let request = match request {
             Ok(r) => r,
-            Err(e) => return self.reply_error(&id, &RpcError::invalid_params(e.reason)),
+            Err(e) => return self.reply_error(&id, &e.to_rpc_error()),
         };
         // 7. Turn rules.
         if self.v2.ask_is_cancelled(&request) {
@@ -584,16 +584,15 @@ impl AnyConnection {
                 return self.on_init_response_v2(n, raw);
             }
             Ok(raw) => {
-                let decoded = value_of(Some(raw), method.table().is_some()).map_err(|e| e.message).and_then(|value| {
-                    match self.side {
+                let decoded = value_of(Some(raw), method.table().is_some())
+                    .map_err(|e| DecodeError::Invalid(e.message))
+                    .and_then(|value| match self.side {
                         Side::Client => AgentResult::decode(method.wire(), value).map(v2::Response::Agent),
                         Side::Agent => ClientResult::decode(method.wire(), value).map(v2::Response::Client),
-                    }
-                    .map_err(|e| e.reason)
-                });
+                    });
                 match decoded {
                     Ok(response) => AnyOutcome::ResultV2(response),
-                    Err(reason) => AnyOutcome::InvalidResult(DecodeError::Invalid(reason)),
+                    Err(e) => AnyOutcome::InvalidResult(e),
                 }
             }
         };

@@ -58,7 +58,8 @@ macro_rules! request_envelope {
             fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
                 let raw = RawMessage::deserialize(d)?;
                 let id = raw.id.ok_or_else(|| D::Error::missing_field("id"))?;
-                let params = $params::decode(&raw.method, raw.params).map_err(D::Error::custom)?;
+                let params = $params::decode(&raw.method, raw.params)
+                    .map_err(|e| D::Error::custom(invalid_of(&raw.method, &e)))?;
                 Ok($name { id, params })
             }
         }
@@ -88,7 +89,8 @@ macro_rules! notification_envelope {
         impl<'de> Deserialize<'de> for $name {
             fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
                 let raw = RawMessage::deserialize(d)?;
-                let params = $params::decode(&raw.method, raw.params).map_err(D::Error::custom)?;
+                let params = $params::decode(&raw.method, raw.params)
+                    .map_err(|e| D::Error::custom(invalid_of(&raw.method, &e)))?;
                 Ok($name { params })
             }
         }
@@ -112,7 +114,7 @@ macro_rules! response_envelope {
         impl $name {
             /// Decodes a response object to a request of `method`.
             pub fn decode(value: Value, method: &str) -> Result<Self, DecodeError> {
-                let bad = |reason: &str| DecodeError { method: method.to_owned(), reason: reason.to_owned() };
+                let bad = |reason: &str| DecodeError::Invalid(format!("a response to `{method}`: {reason}"));
                 let Value::Object(mut fields) = value else { return Err(bad("a response must be an object")) };
                 let id = fields.remove("id").ok_or_else(|| bad("missing field `id`"))?;
                 let id = RequestId::deserialize(id).map_err(|e| bad(&e.to_string()))?;

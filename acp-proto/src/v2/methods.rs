@@ -8,49 +8,32 @@ use serde_json::Value;
 use super::*;
 use crate::methods::{Direction, Kind, Layer};
 
-/// One row of the v2 method table.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct MethodRow {
-    /// The method this row describes.
-    pub method: Method,
-    /// The method name on the wire.
-    pub wire: &'static str,
-    /// Who sends it.
-    pub direction: Direction,
-    /// Request or notification.
-    pub kind: Kind,
-    /// The schema definition of its params.
-    pub params: &'static str,
-    /// The schema definition of its result (requests only).
-    pub result: Option<&'static str>,
-    /// The path into the receiver's own capabilities that advertises it (enforced both ways by
-    /// a connection that negotiated v2).
-    pub gate: &'static [&'static str],
-    /// Who owns it.
-    pub layer: Layer,
-}
+/// One row of the v2 method table: the one row type of both tables
+/// ([`methods::MethodRow`](crate::methods::MethodRow)) over v2's [`Method`].
+pub type MethodRow = crate::methods::MethodRow<Method>;
 
-/// Why params or a result did not decode.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct DecodeError {
-    /// The method.
-    pub method: String,
-    /// What serde said.
-    pub reason: String,
-}
-
-impl std::fmt::Display for DecodeError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "invalid params of `{}`: {}", self.method, self.reason)
-    }
-}
-
-impl std::error::Error for DecodeError {}
+/// Why params or a result did not decode: the one error of both tables
+/// ([`methods::DecodeError`](crate::methods::DecodeError)).
+pub use crate::methods::DecodeError;
 
 /// Decodes the params or result of a known method (absent counts as `null`).
-fn typed<T: serde::de::DeserializeOwned>(method: &str, value: Option<Value>) -> Result<T, DecodeError> {
-    serde_json::from_value(value.unwrap_or(Value::Null))
-        .map_err(|e| DecodeError { method: method.to_owned(), reason: e.to_string() })
+fn typed<T: serde::de::DeserializeOwned>(value: Option<Value>) -> Result<T, DecodeError> {
+    serde_json::from_value(value.unwrap_or(Value::Null)).map_err(|e| DecodeError::Invalid(e.to_string()))
+}
+
+/// The readable error of a message of `method` that did not decode (an envelope's).
+pub(crate) fn invalid_of(method: &str, e: &DecodeError) -> String {
+    format!("invalid params of `{method}`: {}", e.reason())
+}
+
+/// A row's handler name, if the table names one.
+macro_rules! handler_of {
+    () => {
+        None
+    };
+    ($h:ident) => {
+        Some(stringify!($h))
+    };
 }
 
 /// Declares an enum of typed params (or results) keyed by method, with an `Other` variant for
@@ -85,7 +68,7 @@ macro_rules! by_method {
             /// table (an error if they do not decode), kept verbatim otherwise.
             pub fn decode(method: &str, value: Option<Value>) -> Result<Self, DecodeError> {
                 match method {
-                    $($w => typed(method, value).map($name::$v),)*
+                    $($w => typed(value).map($name::$v),)*
                     _ => Ok($name::Other { method: method.to_owned(), value: value.into() }),
                 }
             }
@@ -164,17 +147,19 @@ macro_rules! v2_methods {
         /// Every row of the v2 method table, in table order.
         pub static METHODS: &[MethodRow] = &[
             $(MethodRow { method: Method::$cv, wire: $cw, direction: Direction::ClientToAgent, kind: Kind::Request,
-                params: stringify!($cp), result: Some(stringify!($cr)), gate: &[$($cg),*], layer: Layer::App },)*
+                params: stringify!($cp), result: Some(stringify!($cr)), gate: &[$($cg),*], layer: Layer::App,
+                handler: Some(stringify!($ch)) },)*
             $(MethodRow { method: Method::$av, wire: $aw, direction: Direction::AgentToClient, kind: Kind::Request,
-                params: stringify!($ap), result: Some(stringify!($ar)), gate: &[$($ag),*], layer: Layer::App },)*
+                params: stringify!($ap), result: Some(stringify!($ar)), gate: &[$($ag),*], layer: Layer::App,
+                handler: Some(stringify!($ah)) },)*
             $(MethodRow { method: Method::$nv, wire: $nw, direction: Direction::ClientToAgent,
                 kind: Kind::Notification, params: stringify!($np), result: None, gate: &[$($ng),*],
-                layer: Layer::$nl },)*
+                layer: Layer::$nl, handler: handler_of!($($nh)?) },)*
             $(MethodRow { method: Method::$mv, wire: $mw, direction: Direction::AgentToClient,
                 kind: Kind::Notification, params: stringify!($mp), result: None, gate: &[$($mg),*],
-                layer: Layer::$ml },)*
+                layer: Layer::$ml, handler: handler_of!($($mh)?) },)*
             $(MethodRow { method: Method::$pv, wire: $pw, direction: Direction::Both, kind: Kind::Notification,
-                params: stringify!($pp), result: None, gate: &[], layer: Layer::Protocol },)*
+                params: stringify!($pp), result: None, gate: &[], layer: Layer::Protocol, handler: None },)*
         ];
 
         by_method! {
