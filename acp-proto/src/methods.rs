@@ -12,7 +12,7 @@
 //!   [`Response`], [`Notification`];
 //! * their decoders (`decode`, `decode_result`) and encoders (`Serialize` writes the params);
 //! * [`TypedRequest`], which names the result type of each request params type;
-//! * the capability gate ([`crate::gate`]), which reads the `gate` column.
+//! * the capability gate (internal: the connection applies it), which reads the `gate` column.
 //!
 //! Extension methods (`_`-prefixed) are not rows: every request and notification enum has an
 //! `Ext` variant that passes them through as raw JSON.
@@ -55,9 +55,9 @@
 //! | `fs/read_text_file` | agent → client | request | `fs.readTextFile` | app |
 //! | `fs/write_text_file` | agent → client | request | `fs.writeTextFile` | app |
 //! | `terminal/create`, `terminal/output`, `terminal/release`, `terminal/wait_for_exit`, `terminal/kill` | agent → client | request | `terminal` | app |
-//! | `elicitation/create` | agent → client | request | `elicitation` (and, by mode, `.form` or `.url`: [`crate::gate`]) | app |
-//! | `session/update` | agent → client | notification | (by update kind: [`crate::gate`]) | app |
-//! | `auth/status_update` (feature `unstable_auth_status`) | agent → client | notification | none; the **sender's** own `auth.status` ([`crate::gate::sender_capability`], outbound only) | app |
+//! | `elicitation/create` | agent → client | request | `elicitation` (and, by mode, `.form` or `.url`: the gate's content rules) | app |
+//! | `session/update` | agent → client | notification | (by update kind: the gate's content rules) | app |
+//! | `auth/status_update` (feature `unstable_auth_status`) | agent → client | notification | none; the **sender's** own `auth.status` (the gate's sender rules, outbound only) | app |
 //! | `elicitation/complete` | agent → client | notification | `elicitation.url` (outbound only) | app |
 //! | `$/cancel_request` | both | notification | | protocol |
 

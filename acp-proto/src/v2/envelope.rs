@@ -1,11 +1,13 @@
-//! The v2 JSON-RPC messages (`ClientRequest`, `AgentRequest`, `ClientResponse`,
+//! The v2 JSON-RPC messages of the schema (`ClientRequest`, `AgentRequest`, `ClientResponse`,
 //! `AgentResponse`, `ClientNotification`, `AgentNotification`, `ProtocolLevelNotification`):
+//! internal (the connection reads frames through `jsonrpc`), public with feature
+//! `test-exports` for the oracles, which check them against the schema. Each is
 //! an id, a method and its typed params (see [`ClientRequestParams`], …), or an id and a typed
 //! result or an [`Error`]. The `"jsonrpc": "2.0"` member belongs to the framing, not to these
 //! definitions: it is neither read nor written here.
 //!
 //! ```
-//! use acp_proto::v2::{ClientRequest, ClientRequestParams};
+//! use acp_proto::v2::{ClientRequestParams, envelope::ClientRequest};
 //! let req: ClientRequest = serde_json::from_str(
 //!     r#"{"id":1,"method":"session/cancel_all","params":{"x":1}}"#,
 //! ).unwrap();
@@ -20,6 +22,11 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::Value;
 
 use super::*;
+
+/// The readable error of a message of `method` that did not decode (an envelope's).
+pub(crate) fn invalid_of(method: &str, e: &DecodeError) -> String {
+    format!("invalid params of `{method}`: {}", e.reason())
+}
 
 /// What every envelope reads before its params are decoded.
 #[derive(Deserialize)]
@@ -169,10 +176,3 @@ response_envelope! {
     /// The client's answer to an agent request (`ClientResponse`).
     ClientResponse, ClientResult
 }
-
-/// Any JSON value: the params of an extension request (`ExtRequest`).
-pub type ExtRequest = Value;
-/// Any JSON value: the result of an extension request (`ExtResponse`).
-pub type ExtResponse = Value;
-/// Any JSON value: the params of an extension notification (`ExtNotification`).
-pub type ExtNotification = Value;

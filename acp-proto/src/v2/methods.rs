@@ -8,6 +8,13 @@ use serde_json::Value;
 use super::*;
 use crate::methods::{Direction, Kind, Layer};
 
+/// Any JSON value: the params of an extension request (`ExtRequest`).
+pub type ExtRequest = Value;
+/// Any JSON value: the result of an extension request (`ExtResponse`).
+pub type ExtResponse = Value;
+/// Any JSON value: the params of an extension notification (`ExtNotification`).
+pub type ExtNotification = Value;
+
 /// One row of the v2 method table: the one row type of both tables
 /// ([`methods::MethodRow`](crate::methods::MethodRow)) over v2's [`Method`].
 pub type MethodRow = crate::methods::MethodRow<Method>;
@@ -19,11 +26,6 @@ pub use crate::methods::DecodeError;
 /// Decodes the params or result of a known method (absent counts as `null`).
 fn typed<T: serde::de::DeserializeOwned>(value: Option<Value>) -> Result<T, DecodeError> {
     serde_json::from_value(value.unwrap_or(Value::Null)).map_err(|e| DecodeError::Invalid(e.to_string()))
-}
-
-/// The readable error of a message of `method` that did not decode (an envelope's).
-pub(crate) fn invalid_of(method: &str, e: &DecodeError) -> String {
-    format!("invalid params of `{method}`: {}", e.reason())
 }
 
 /// A row's handler name, if the table names one.
