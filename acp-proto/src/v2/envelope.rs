@@ -2,16 +2,16 @@
 //! `AgentResponse`, `ClientNotification`, `AgentNotification`, `ProtocolLevelNotification`):
 //! internal (the connection reads frames through `jsonrpc`), public with feature
 //! `test-exports` for the oracles, which check them against the schema. Each is
-//! an id, a method and its typed params (see [`ClientRequestParams`], …), or an id and a typed
+//! an id, a method and its typed params (see [`v2::ClientRequest`](super::ClientRequest), …), or an id and a typed
 //! result or an [`Error`]. The `"jsonrpc": "2.0"` member belongs to the framing, not to these
 //! definitions: it is neither read nor written here.
 //!
 //! ```
-//! use acp_proto::v2::{ClientRequestParams, envelope::ClientRequest};
+//! use acp_proto::v2::{self, envelope::ClientRequest};
 //! let req: ClientRequest = serde_json::from_str(
 //!     r#"{"id":1,"method":"session/cancel_all","params":{"x":1}}"#,
 //! ).unwrap();
-//! assert!(matches!(req.params, ClientRequestParams::Other { .. }));
+//! assert!(matches!(req.params, v2::ClientRequest::Other { .. }));
 //! let req: Result<ClientRequest, _> = serde_json::from_str(r#"{"id":2,"method":"session/prompt","params":{}}"#);
 //! assert!(req.is_err(), "a table method's params must decode");
 //! ```

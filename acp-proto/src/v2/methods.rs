@@ -166,36 +166,61 @@ macro_rules! v2_methods {
 
         by_method! {
             /// The params of a request the client sends.
-            ClientRequestParams, other: Option<Value> { $($(#[doc = $cd])* $cv($cp) = $cw),* }
+            ClientRequest, other: Option<Value> { $($(#[doc = $cd])* $cv($cp) = $cw),* }
         }
         by_method! {
             /// The result of a request the client sent (what the agent answers).
-            AgentResult, other: Value { $($(#[doc = $cd])* $cv($cr) = $cw),* }
+            AgentResponse, other: Value { $($(#[doc = $cd])* $cv($cr) = $cw),* }
         }
         by_method! {
             /// The params of a request the agent sends.
-            AgentRequestParams, other: Option<Value> { $($(#[doc = $ad])* $av($ap) = $aw),* }
+            AgentRequest, other: Option<Value> { $($(#[doc = $ad])* $av($ap) = $aw),* }
         }
         by_method! {
             /// The result of a request the agent sent (what the client answers).
-            ClientResult, other: Value { $($(#[doc = $ad])* $av($ar) = $aw),* }
+            ClientResponse, other: Value { $($(#[doc = $ad])* $av($ar) = $aw),* }
         }
         by_method! {
             /// The params of a notification the client sends.
-            ClientNotificationParams, other: Option<Value> { $($(#[doc = $nd])* $nv($np) = $nw),* }
+            ClientNotification, other: Option<Value> { $($(#[doc = $nd])* $nv($np) = $nw),* }
         }
         by_method! {
             /// The params of a notification the agent sends.
-            AgentNotificationParams, other: Option<Value> { $($(#[doc = $md])* $mv($mp) = $mw),* }
+            AgentNotification, other: Option<Value> { $($(#[doc = $md])* $mv($mp) = $mw),* }
         }
         by_method! {
             /// The params of a protocol-level (`$/`) notification, either side.
-            ProtocolNotificationParams, other: Option<Value> { $($(#[doc = $pd])* $pv($pp) = $pw),* }
+            ProtocolNotification, other: Option<Value> { $($(#[doc = $pd])* $pv($pp) = $pw),* }
         }
     };
 }
 
 crate::method_table_v2!(v2_methods {});
+
+// The names these enums had before v1 and v2 shared one vocabulary (issue 29): v1's
+// `ClientRequest` and v2's are the same kind of thing (the requests the client sends, typed by
+// method), and so on. Transitional, for the adapters until they move to the new names.
+/// Old name of [`ClientRequest`].
+#[doc(hidden)]
+pub type ClientRequestParams = ClientRequest;
+/// Old name of [`AgentRequest`].
+#[doc(hidden)]
+pub type AgentRequestParams = AgentRequest;
+/// Old name of [`ClientNotification`].
+#[doc(hidden)]
+pub type ClientNotificationParams = ClientNotification;
+/// Old name of [`AgentNotification`].
+#[doc(hidden)]
+pub type AgentNotificationParams = AgentNotification;
+/// Old name of [`ProtocolNotification`].
+#[doc(hidden)]
+pub type ProtocolNotificationParams = ProtocolNotification;
+/// Old name of [`AgentResponse`].
+#[doc(hidden)]
+pub type AgentResult = AgentResponse;
+/// Old name of [`ClientResponse`].
+#[doc(hidden)]
+pub type ClientResult = ClientResponse;
 
 impl Method {
     /// The method's row.
