@@ -173,6 +173,14 @@ struct PendingOut {
     v2: Option<v2::V2Method>,
 }
 
+/// What [`write_request`](AnyConnection::write_request) did with a request.
+enum Written {
+    /// Resolved at once, without a frame (its outcome is queued).
+    Resolved(OutboundId),
+    /// Sent under this wire id.
+    Sent(i64),
+}
+
 /// A deadline the machine keeps.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 enum Timer {

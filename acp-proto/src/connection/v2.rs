@@ -23,7 +23,7 @@ use serde_json::value::RawValue;
 use super::turns_v2::SessionEffect;
 use super::{
     AnyConnection, AnyEvent, AnyOutcome, CloseReason, Completion, InboundEntry, InboundExtra, InboundId, Negotiated,
-    OutboundId, PendingOut, Phase, Refused, RespondError, SendError, Timer,
+    OutboundId, PendingOut, Phase, Refused, RespondError, SendError, Written,
 };
 use crate::Side;
 use crate::error::RpcError;
@@ -433,20 +433,15 @@ impl AnyConnection {
             return Err(SendError::TooManyPending { limit: self.config.max_pending_outbound });
         }
         self.check_budget()?;
-        if let Some(id) = self.resolve_after_eof() {
-            return Ok(id);
-        }
-        let id = self.next_outbound;
-        if self.agent_ask_cancelled_v2(request) {
-            self.next_outbound += 1;
-            self.push_event(AnyEvent::Outcome { id: OutboundId(id), outcome: AnyOutcome::Cancelled });
-            return Ok(OutboundId(id));
-        }
+        let ask_cancelled = self.agent_ask_cancelled_v2(request);
+        let session = request.session_id().cloned();
+        let v2 = Some(V2Method::of(method, request.wire()));
+        let pending = PendingOut { method: None, deadline: None, session, v2 };
         let params = request.has_params().then_some(request);
-        jsonrpc::encode_request(&mut self.out, &RequestId::Number(id), request.wire(), params)
-            .map_err(|e| SendError::Encode(e.to_string()))?;
-        self.stats.frames_out += 1;
-        self.next_outbound += 1;
+        let id = match self.write_request(request.wire(), params, ask_cancelled, deadline, pending)? {
+            Written::Resolved(id) => return Ok(id),
+            Written::Sent(id) => id,
+        };
         if let Some(init) = init {
             self.v2.offered = Some(init.protocol_version);
             self.v2.v1_reading = Some(v1_reading(init));
@@ -459,13 +454,6 @@ impl AnyConnection {
             v2::Request::Agent(AgentRequestParams::RequestPermission(p)) => self.v2.on_send_ask(id, &p.session_id),
             _ => {}
         }
-        let deadline = deadline.or_else(|| self.config.request_timeout.map(|t| self.now + t));
-        if let Some(at) = deadline {
-            self.arm(at, Timer::Outbound(id));
-        }
-        let session = request.session_id().cloned();
-        let v2 = Some(V2Method::of(method, request.wire()));
-        self.outbound.insert(id, PendingOut { method: None, deadline, session, v2 });
         Ok(OutboundId(id))
     }
 
