@@ -198,41 +198,19 @@ impl AnyConnection {
             return;
         }
         let extra = inbound_extra(&request);
-        // 8. Dispatch, or defer while the output is full.
-        let defer = !self.can_send() || !self.deferred.is_empty();
-        if defer && self.refuse_if_deferral_full(&id) {
-            return;
-        }
-        let key = self.next_inbound;
-        self.next_inbound += 1;
-        if let InboundExtra::InitializeV2(_) = extra {
-            self.phase = Phase::Initializing;
-            self.proxy_handshake = false;
-        }
-        self.note_dispatch(key, &extra);
-        if let InboundExtra::SessionV2(effect) = &extra {
-            self.v2.on_dispatch(effect);
-        }
-        self.by_wire.insert(id.clone(), key);
+        // 8. Dispatch, or defer while the output is full (`dispatch_request`, as v1).
         let v2 = Some(V2Method::of(row, method));
         let entry =
-            InboundEntry { wire_id: id, method: None, cancelled: None, deferred: defer, grace: None, extra, v2 };
-        self.inbound.insert(key, entry);
-        let event = AnyEvent::RequestV2 { id: InboundId(key), request };
-        if defer {
-            if self.deferred.is_empty() {
-                self.stats.output_pauses += 1;
+            InboundEntry { wire_id: id, method: None, cancelled: None, deferred: false, grace: None, extra, v2 };
+        let event = |key| AnyEvent::RequestV2 { id: key, request };
+        self.dispatch_request(entry, frame.len(), event, |conn, extra| match extra {
+            InboundExtra::InitializeV2(_) => {
+                conn.phase = Phase::Initializing;
+                conn.proxy_handshake = false;
             }
-            self.stats.requests_deferred += 1;
-            self.deferred.push(key, event, frame.len());
-        } else {
-            self.push_event(event);
-        }
-        debug_assert_eq!(self.inbound.len(), self.by_wire.len());
-        if self.input_ended {
-            // Released from behind `initialize` after the end of input (module `half_close`).
-            self.cancel_at_eof(key);
-        }
+            InboundExtra::SessionV2(effect) => conn.v2.on_dispatch(effect),
+            _ => {}
+        });
     }
 
     /// A notification on a v2 connection (`$/cancel_request` was handled before).
