@@ -7,8 +7,8 @@ use serde_json::json;
 use serde_json::value::RawValue;
 
 use super::{
-    AnyConnection, AnyEvent, CancelReason, Completion, InboundEntry, InboundExtra, InboundId, Negotiated, Phase,
-    RespondError, Timer, handshake,
+    AnyConnection, AnyEvent, CancelReason, Completion, EntryMethod, InboundEntry, InboundExtra, InboundId, Negotiated,
+    Phase, RespondError, Timer, handshake,
 };
 use crate::Side;
 use crate::chunk_path;
@@ -214,13 +214,11 @@ impl AnyConnection {
         // 8. Dispatch, or defer while the output is full.
         let entry = InboundEntry {
             wire_id: id,
-            method: request.method(),
+            method: EntryMethod::V1(request.method()),
             cancelled: None,
             deferred: false,
             grace: None,
             extra,
-            #[cfg(feature = "unstable_protocol_v2")]
-            v2: None,
         };
         let proxy = handshake::is_proxy(&request);
         let event = |key| AnyEvent::Request { id: key, request };
@@ -471,7 +469,7 @@ impl AnyConnection {
             return Ok(Completion::Discarded);
         };
         #[cfg(feature = "unstable_protocol_v2")]
-        if result.is_ok() && entry.v2.is_some() {
+        if result.is_ok() && entry.method.v2().is_some() {
             let error = RespondError::MismatchedResponse {
                 expected: None,
                 got: result.as_ref().ok().and_then(Response::method).map(Method::wire),
@@ -480,9 +478,9 @@ impl AnyConnection {
             return Err(error);
         }
         if let Ok(response) = &result {
-            if response.method() != entry.method || response.sender() != self.side {
+            if response.method() != entry.method.v1() || response.sender() != self.side {
                 let error = RespondError::MismatchedResponse {
-                    expected: entry.method.map(Method::wire),
+                    expected: entry.method.v1().map(Method::wire),
                     got: response.method().map(Method::wire),
                 };
                 self.answer(id.0, Err(RpcError::internal_error(error.to_string())));

@@ -5,8 +5,8 @@ use serde::Serialize;
 use serde_json::value::RawValue;
 
 use super::{
-    AnyConnection, AnyEvent, AnyOutcome, CloseReason, Negotiated, OutboundId, PendingOut, Phase, Refused, SendError,
-    Timer, Written, handshake,
+    AnyConnection, AnyEvent, AnyOutcome, CloseReason, EntryMethod, Negotiated, OutboundId, PendingOut, Phase, Refused,
+    SendError, Timer, Written, handshake,
 };
 use crate::Side;
 use crate::chunk_path;
@@ -90,13 +90,7 @@ impl AnyConnection {
         let session = request.session_id().cloned();
         self.turns.check_client_prompt(request)?;
         let ask_cancelled = self.turns.agent_ask_resolves_cancelled(request);
-        let pending = PendingOut {
-            method,
-            deadline: None,
-            session,
-            #[cfg(feature = "unstable_protocol_v2")]
-            v2: None,
-        };
+        let pending = PendingOut { method: EntryMethod::V1(method), deadline: None, session };
         let params = request.has_params().then_some(request);
         let id = match self.write_request(request.wire(), params, ask_cancelled, deadline, pending)? {
             Written::Resolved(id) => return Ok(id),
@@ -325,11 +319,11 @@ impl AnyConnection {
         let pending = self.outbound.remove(&id)?;
         self.disarm(pending.deadline, Timer::Outbound(id));
         self.turns.on_outcome(id, &pending);
-        if handshake::is_handshake(pending.method) && self.phase == Phase::Initializing {
+        if handshake::is_handshake(pending.method.v1()) && self.phase == Phase::Initializing {
             self.phase = Phase::AwaitingInit;
         }
         #[cfg(feature = "unstable_protocol_v2")]
-        if pending.v2 == Some(super::v2::V2Method::Table(crate::v2::Method::Initialize))
+        if pending.method.v2() == Some(&super::v2::V2Method::Table(crate::v2::Method::Initialize))
             && self.phase == Phase::Initializing
         {
             self.phase = Phase::AwaitingInit;
@@ -360,12 +354,12 @@ impl AnyConnection {
             return;
         };
         #[cfg(feature = "unstable_protocol_v2")]
-        if let Some(method) = pending.v2.clone() {
+        if let Some(method) = pending.method.v2().cloned() {
             return self.on_response_v2(n, method, outcome);
         }
         let outcome = match outcome {
             Err(error) => AnyOutcome::Error(error),
-            Ok(raw) => match Response::decode_result(self.side, pending.method, raw) {
+            Ok(raw) => match Response::decode_result(self.side, pending.method.v1(), raw) {
                 Ok(response) => AnyOutcome::Result(response),
                 Err(e) => AnyOutcome::InvalidResult(e),
             },

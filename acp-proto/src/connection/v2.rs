@@ -22,8 +22,8 @@ use serde_json::value::RawValue;
 
 use super::turns_v2::SessionEffect;
 use super::{
-    AnyConnection, AnyEvent, AnyOutcome, CloseReason, Completion, InboundEntry, InboundExtra, InboundId, Negotiated,
-    OutboundId, PendingOut, Phase, Refused, RespondError, SendError, Written,
+    AnyConnection, AnyEvent, AnyOutcome, CloseReason, Completion, EntryMethod, InboundEntry, InboundExtra, InboundId,
+    Negotiated, OutboundId, PendingOut, Phase, Refused, RespondError, SendError, Written,
 };
 use crate::Side;
 use crate::error::RpcError;
@@ -199,9 +199,8 @@ impl AnyConnection {
         }
         let extra = inbound_extra(&request);
         // 8. Dispatch, or defer while the output is full (`dispatch_request`, as v1).
-        let v2 = Some(V2Method::of(row, method));
-        let entry =
-            InboundEntry { wire_id: id, method: None, cancelled: None, deferred: false, grace: None, extra, v2 };
+        let method = EntryMethod::V2(V2Method::of(row, method));
+        let entry = InboundEntry { wire_id: id, method, cancelled: None, deferred: false, grace: None, extra };
         let event = |key| AnyEvent::RequestV2 { id: key, request };
         self.dispatch_request(entry, frame.len(), event, |conn, extra| match extra {
             InboundExtra::InitializeV2(_) => {
@@ -298,7 +297,7 @@ impl AnyConnection {
             }
             Ok(response) => response,
         };
-        let expected = entry.v2.as_ref().map(V2Method::table);
+        let expected = entry.method.v2().map(V2Method::table);
         if expected.is_none_or(|m| m != response.method()) || response.sender() != self.side {
             let error = RespondError::MismatchedResponse {
                 expected: expected.flatten().map(v2::Method::wire),
@@ -413,8 +412,8 @@ impl AnyConnection {
         self.check_budget()?;
         let ask_cancelled = self.agent_ask_cancelled_v2(request);
         let session = request.session_id().cloned();
-        let v2 = Some(V2Method::of(method, request.wire()));
-        let pending = PendingOut { method: None, deadline: None, session, v2 };
+        let method = EntryMethod::V2(V2Method::of(method, request.wire()));
+        let pending = PendingOut { method, deadline: None, session };
         let params = request.has_params().then_some(request);
         let id = match self.write_request(request.wire(), params, ask_cancelled, deadline, pending)? {
             Written::Resolved(id) => return Ok(id),
