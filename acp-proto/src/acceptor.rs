@@ -89,6 +89,33 @@ impl Acceptor {
         self.engine.poll_transmit(buf)
     }
 
+    /// Bytes queued for the client (answers to what came before `initialize`), not yet taken
+    /// by [`poll_transmit`](Self::poll_transmit).
+    pub fn bytes_queued(&self) -> usize {
+        self.engine.bytes_queued()
+    }
+
+    /// Whether the outbound byte budget has room: a writer that waits on
+    /// [`Connection::can_send`] waits on this the same way before the version is chosen.
+    pub fn can_send(&self) -> bool {
+        self.engine.can_send()
+    }
+
+    /// The configuration (its `supported_versions`: every version this build speaks).
+    pub fn config(&self) -> &Config {
+        self.engine.config()
+    }
+
+    /// Counters, as [`Connection::stats`] gives them (they carry over to the connection).
+    pub fn stats(&self) -> crate::connection::Stats {
+        self.engine.stats()
+    }
+
+    /// A rough upper bound of the memory held, in bytes (as [`Connection::memory_estimate`]).
+    pub fn memory_estimate(&self) -> usize {
+        self.engine.memory_estimate()
+    }
+
     /// Whether the version is chosen: [`accept`](Self::accept) would succeed.
     pub fn is_decided(&self) -> bool {
         self.engine.chosen_version().is_some()

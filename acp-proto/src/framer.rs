@@ -27,27 +27,14 @@
 //!   (see [`FramerStats`]). The fuzz target `framer` checks this.
 //! * A frame never contains a LF and is never longer than `max_frame_len`.
 //!
-//! ```
-//! use acp_proto::framer::{Framer, FrameEvent};
-//! let mut framer = Framer::new(16);
-//! let mut frames = Vec::new();
-//! for chunk in [&b"{\"a\":1}\r"[..], b"\n\n{\"b\"", b":2}\n", b"0123456789abcdefXYZ\n"] {
-//!     framer.push(chunk, |ev| {
-//!         frames.push(match ev {
-//!             FrameEvent::Frame(f) => String::from_utf8_lossy(f).into_owned(),
-//!             FrameEvent::Oversized { len } => format!("<oversized {len}>"),
-//!         });
-//!         std::ops::ControlFlow::Continue(())
-//!     });
-//! }
-//! assert_eq!(frames, ["{\"a\":1}", "{\"b\":2}", "<oversized 19>"]);
-//! ```
+//! The unit test `tests::module_docs_example` frames a CRLF frame, a blank line, a frame split
+//! across chunks and an oversized line.
 //!
-//! ## Why it is public
+//! ## Internal
 //!
-//! A [`Connection`](crate::Connection) frames its own input, so an application never needs
-//! this. It is public for what sits *between* two peers without being one: a transparent
-//! proxy or recorder (`acp record`), a bridge to another transport (`acp serve`), a fuzzer.
+//! A [`Connection`](crate::Connection) frames its own input (and the wire checker and the
+//! observer theirs), so an application never needs this: it is not part of the API. Feature
+//! `test-exports` makes it public for the `framer` fuzz target (proptests) only.
 
 use std::ops::ControlFlow;
 
@@ -270,6 +257,25 @@ pub(crate) fn find_newline(data: &[u8]) -> Option<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The example that the module docs describe (it was their doctest while the module was
+    /// public).
+    #[test]
+    fn module_docs_example() {
+        use super::{FrameEvent, Framer};
+        let mut framer = Framer::new(16);
+        let mut frames = Vec::new();
+        for chunk in [&b"{\"a\":1}\r"[..], b"\n\n{\"b\"", b":2}\n", b"0123456789abcdefXYZ\n"] {
+            framer.push(chunk, |ev| {
+                frames.push(match ev {
+                    FrameEvent::Frame(f) => String::from_utf8_lossy(f).into_owned(),
+                    FrameEvent::Oversized { len } => format!("<oversized {len}>"),
+                });
+                std::ops::ControlFlow::Continue(())
+            });
+        }
+        assert_eq!(frames, ["{\"a\":1}", "{\"b\":2}", "<oversized 19>"]);
+    }
 
     #[derive(Debug, PartialEq, Eq, Clone)]
     enum Out {

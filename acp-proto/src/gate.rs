@@ -27,19 +27,8 @@
 //! * a `systemPrompt` on `session/new|load|resume` needs the agent's
 //!   `sessionCapabilities.systemPrompt`, and `.mode.override` for the `override` mode.
 //!
-//! ```
-//! use acp_proto::gate::{check, CapabilitySnapshot, GateDecision};
-//! let client_caps = CapabilitySnapshot::from_json(serde_json::json!({
-//!     "fs": {"readTextFile": true, "writeTextFile": false},
-//!     "terminal": "yes"
-//! }));
-//! assert_eq!(check(Some(&client_caps), "fs/read_text_file"), GateDecision::Allowed);
-//! assert!(matches!(check(Some(&client_caps), "fs/write_text_file"), GateDecision::Denied { .. }));
-//! assert!(matches!(check(Some(&client_caps), "terminal/create"), GateDecision::Denied { .. }));
-//! assert!(matches!(check(None, "fs/read_text_file"), GateDecision::Denied { .. }));
-//! assert_eq!(check(None, "session/prompt"), GateDecision::Allowed);
-//! assert_eq!(check(None, "_vendor/thing"), GateDecision::UnknownMethod);
-//! ```
+//! The unit test `tests::module_docs_example` checks a client's `fs` and `terminal` gates, no
+//! snapshot, an ungated method and an extension.
 //!
 //! ## Sender rules
 //!
@@ -55,11 +44,13 @@
 //!
 //! [`SendError::NotAdvertised`]: crate::SendError::NotAdvertised
 //!
-//! ## Why it is public
+//! ## Internal
 //!
-//! The connection applies it on its own. It is public so that an application can ask the
-//! same question before it builds a request (does the peer offer `session/list`?), with the
-//! same answer as the machine, instead of re-reading capability objects by hand.
+//! The connection applies it on its own, and an application learns a refusal from the send
+//! ([`SendError::NotSupportedByPeer`](crate::SendError::NotSupportedByPeer) names the
+//! capability): it is not part of the API. [`CapabilitySnapshot`], which
+//! [`Negotiated`](crate::Negotiated) carries, is re-exported at the crate root. Feature
+//! `test-exports` makes the module public for proptests only.
 
 use serde::Serialize;
 use serde_json::Value;
@@ -170,13 +161,7 @@ pub fn check_method(snapshot: Option<&CapabilitySnapshot>, method: Method) -> Ga
 /// The path a method needs in the **sender's own** advertised capabilities (see the sender
 /// rules in the module docs); `[]` for every method the receiver's gate alone decides.
 ///
-/// ```
-/// use acp_proto::gate::sender_capability;
-/// use acp_proto::Method;
-/// assert!(sender_capability(Method::SessionUpdate).is_empty());
-/// # #[cfg(feature = "unstable_auth_status")]
-/// assert_eq!(sender_capability(Method::AuthStatusUpdate), ["auth", "status"]);
-/// ```
+/// (Unit test `tests::sender_capability_example`.)
 pub fn sender_capability(method: Method) -> &'static [&'static str] {
     #[cfg(feature = "unstable_auth_status")]
     if method == Method::AuthStatusUpdate {
@@ -203,6 +188,29 @@ pub fn check_sender(own: Option<&CapabilitySnapshot>, method: Method) -> GateDec
 mod tests {
     use super::*;
     use serde_json::json;
+
+    /// The example of the module docs (their doctest while the module was public).
+    #[test]
+    fn module_docs_example() {
+        let client_caps = CapabilitySnapshot::from_json(serde_json::json!({
+            "fs": {"readTextFile": true, "writeTextFile": false},
+            "terminal": "yes"
+        }));
+        assert_eq!(check(Some(&client_caps), "fs/read_text_file"), GateDecision::Allowed);
+        assert!(matches!(check(Some(&client_caps), "fs/write_text_file"), GateDecision::Denied { .. }));
+        assert!(matches!(check(Some(&client_caps), "terminal/create"), GateDecision::Denied { .. }));
+        assert!(matches!(check(None, "fs/read_text_file"), GateDecision::Denied { .. }));
+        assert_eq!(check(None, "session/prompt"), GateDecision::Allowed);
+        assert_eq!(check(None, "_vendor/thing"), GateDecision::UnknownMethod);
+    }
+
+    /// The example of [`sender_capability`]'s docs.
+    #[test]
+    fn sender_capability_example() {
+        assert!(sender_capability(Method::SessionUpdate).is_empty());
+        #[cfg(feature = "unstable_auth_status")]
+        assert_eq!(sender_capability(Method::AuthStatusUpdate), ["auth", "status"]);
+    }
 
     /// The sender rule reads the sender's own capabilities, fail closed like the method gate.
     #[cfg(feature = "unstable_auth_status")]

@@ -105,7 +105,7 @@
 //!   after [`Config::cancel_grace`]); outbound, via [`Connection::cancel_request`] and deadlines.
 //! * **Handshake**: `initialize` first; requests pipelined behind it are held and dispatched in
 //!   order once it succeeds; the client closes on a protocol version it does not speak.
-//! * **Capabilities, fail closed, both directions** ([`gate`]): inbound `-32601`, outbound
+//! * **Capabilities, fail closed, both directions** (the capability gate, internal): inbound `-32601`, outbound
 //!   refused locally.
 //! * **Prompt turns** ([`connection::turns`]): `session/cancel` cascades and ends the turn
 //!   `cancelled`; updates precede their turn's response; no update before its session exists;
@@ -128,9 +128,9 @@
 //!
 //! ## Modules
 //!
-//! [`framer`] (newline framing), [`jsonrpc`] (the envelope), [`types`] (every schema
-//! definition), [`methods`] (the method table and the typed enums derived from it), [`gate`]
-//! (capabilities), [`connection`] (the machine), [`wire_check`] (wire-level invariants of a
+//! [`jsonrpc`] (the envelope), [`types`] (every schema definition), [`methods`] (the method
+//! table and the typed enums derived from it), [`connection`] (the machine; it frames its
+//! input and gates capabilities with the internal `framer` and `gate`), [`wire_check`] (wire-level invariants of a
 //! peer, judged from its frames: used by the two-peer simulation and `acp replay --check`),
 //! [`observer`] (which requests, sessions and turns are open, read off both peers' frames:
 //! used by the remote server and `acp replay --check`).
@@ -145,8 +145,22 @@ pub mod connection;
 pub mod error;
 pub mod ext;
 mod fast_path;
+// The framer, the capability gate and (in `v2`) the v2 envelopes are internal: feature
+// `test-exports` (for proptests and the fuzz targets only, not part of the API) makes them
+// public, hidden from the docs. Without it, their `pub` items are crate-visible and what only
+// the tests and proptests call is unused: allowed, not removed.
+#[cfg(feature = "test-exports")]
+#[doc(hidden)]
 pub mod framer;
+#[cfg(not(feature = "test-exports"))]
+#[allow(unreachable_pub, dead_code, unused_imports)]
+pub(crate) mod framer;
+#[cfg(feature = "test-exports")]
+#[doc(hidden)]
 pub mod gate;
+#[cfg(not(feature = "test-exports"))]
+#[allow(unreachable_pub, dead_code, unused_imports)]
+pub(crate) mod gate;
 pub mod jsonrpc;
 pub mod methods;
 pub mod observer;
@@ -170,6 +184,7 @@ pub use connection::{
     Refused, RespondError, SendError, Stats, TurnStamp,
 };
 pub use error::{ErrorCode, RpcError};
+pub use gate::CapabilitySnapshot;
 pub use jsonrpc::RequestId;
 pub use methods::{
     AgentNotification, AgentRequest, AgentResponse, ClientNotification, ClientRequest, ClientResponse, Method,

@@ -12,7 +12,7 @@
 //!   [`Response`], [`Notification`];
 //! * their decoders (`decode`, `decode_result`) and encoders (`Serialize` writes the params);
 //! * [`TypedRequest`], which names the result type of each request params type;
-//! * the capability gate ([`crate::gate`]), which reads the `gate` column.
+//! * the capability gate (internal: the connection applies it), which reads the `gate` column.
 //!
 //! Extension methods (`_`-prefixed) are not rows: every request and notification enum has an
 //! `Ext` variant that passes them through as raw JSON.
@@ -55,9 +55,9 @@
 //! | `fs/read_text_file` | agent → client | request | `fs.readTextFile` | app |
 //! | `fs/write_text_file` | agent → client | request | `fs.writeTextFile` | app |
 //! | `terminal/create`, `terminal/output`, `terminal/release`, `terminal/wait_for_exit`, `terminal/kill` | agent → client | request | `terminal` | app |
-//! | `elicitation/create` | agent → client | request | `elicitation` (and, by mode, `.form` or `.url`: [`crate::gate`]) | app |
-//! | `session/update` | agent → client | notification | (by update kind: [`crate::gate`]) | app |
-//! | `auth/status_update` (feature `unstable_auth_status`) | agent → client | notification | none; the **sender's** own `auth.status` ([`crate::gate::sender_capability`], outbound only) | app |
+//! | `elicitation/create` | agent → client | request | `elicitation` (and, by mode, `.form` or `.url`: the gate's content rules) | app |
+//! | `session/update` | agent → client | notification | (by update kind: the gate's content rules) | app |
+//! | `auth/status_update` (feature `unstable_auth_status`) | agent → client | notification | none; the **sender's** own `auth.status` (the gate's sender rules, outbound only) | app |
 //! | `elicitation/complete` | agent → client | notification | `elicitation.url` (outbound only) | app |
 //! | `$/cancel_request` | both | notification | | protocol |
 
@@ -101,11 +101,12 @@ pub enum Layer {
     SessionControl,
 }
 
-/// One row of the method table.
+/// One row of a method table: `MethodRow` (`v1::MethodRow`) for v1's, `v2::MethodRow`
+/// (`MethodRow<v2::Method>`) for v2's; the same fields, so code reading a table reads either.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct MethodRow {
+pub struct MethodRow<M = Method> {
     /// The method this row describes.
-    pub method: Method,
+    pub method: M,
     /// The method name on the wire.
     pub wire: &'static str,
     /// Who sends it.
@@ -117,7 +118,8 @@ pub struct MethodRow {
     /// Name of the schema definition of its result (requests only).
     pub result: Option<&'static str>,
     /// Path into the **receiver's own** capabilities that must be advertised for the method to
-    /// be allowed; empty when the method is always allowed.
+    /// be allowed; empty when the method is always allowed. (v2 enforces it both ways on a
+    /// connection that negotiated v2.)
     pub gate: &'static [&'static str],
     /// Who owns it.
     pub layer: Layer,
@@ -126,7 +128,7 @@ pub struct MethodRow {
     pub handler: Option<&'static str>,
 }
 
-impl MethodRow {
+impl<M> MethodRow<M> {
     /// Whether `side` receives (handles) this method.
     pub fn received_by(&self, side: crate::Side) -> bool {
         matches!(
@@ -149,6 +151,14 @@ pub enum DecodeError {
 }
 
 impl DecodeError {
+    /// What did not decode: the method name, or the readable reason.
+    pub fn reason(&self) -> &str {
+        match self {
+            DecodeError::UnknownMethod(m) => m,
+            DecodeError::Invalid(reason) => reason,
+        }
+    }
+
     /// The JSON-RPC error to answer with.
     pub fn to_rpc_error(&self) -> RpcError {
         match self {

@@ -7,7 +7,7 @@
 //! Sans-IO and deterministic like the rest of the core: no clock, no I/O, ordered maps only.
 //! Feed it whole frames ([`Observer::observe`], or [`observe_from_client`] /
 //! [`observe_from_agent`]), each one JSON text (a trailing newline is whitespace); a byte
-//! stream is cut into frames by a [`Framer`](crate::framer::Framer) first. Each call gives back
+//! stream is cut into frames first (at each `\n`, as the connection's framer does). Each call gives back
 //! what that frame was ([`Observed`]).
 //!
 //! [`observe_from_client`]: Observer::observe_from_client

@@ -1,7 +1,7 @@
 //! Wire-level invariants of one peer, judged from the frames it emitted and consumed.
 //!
 //! A [`WireCheck`] watches one peer: the bytes it **emitted** (every frame must be a JSON-RPC
-//! 2.0 message) and the bytes it **consumed** (mirrored through a [`Framer`], so the checker
+//! 2.0 message) and the bytes it **consumed** (mirrored through the connection's framer, so the checker
 //! knows exactly which requests the peer has read). From those it finds [`Violation`]s:
 //!
 //! * a frame that is not newline-terminated, not JSON, not JSON-RPC 2.0, or not a valid message;

@@ -7,7 +7,8 @@ Agent seeds: a turn (initialize v2, session/new, prompt acknowledged, running / 
 idle), $/cancel_request of a prompt, a v1-only method on v2, a v1 client of a v2 agent.
 Client seeds: a turn (v2 initialize, session/new, prompt, stamped updates, tool_call/cancel,
 the idle ends it), cancel_turn with an ask arriving after it, a v1 answer to the v2 offer
-(fallback), an answer with version 3 (close), a failed prompt (PromptFailed), session/close
+(close: a client that offers 2 is a `Connection<V2>`, which speaks 2 only; this seed was
+`v2-client-fallback-v1` while one engine spoke both), an answer with version 3 (close), a failed prompt (PromptFailed), session/close
 ending the open turn (SessionClosed; a later idle ends nothing), terminal/cancel of an advertised
 terminal (then refused after its exit), a form and a URL elicitation with elicitation/complete,
 a resume with a replayed update, auth/login after an answer listing authMethods.
@@ -99,7 +100,7 @@ seeds.update({
     + send(2) + feed(IDLE) + feed(CHUNK) + feed(result(5, {"messageId": "u2"})) + ANSWER + EOF_,
     "v2-client-cancel-turn": client + feed(result(3, {"messageId": "u"})) + feed(ASK) + CANCEL_TURN
     + feed(dict(ASK, id=10)) + feed(IDLE) + ANSWER + EOF_,
-    "v2-client-fallback-v1": CLIENT + send(0)
+    "v2-client-answered-1": CLIENT + send(0)
     + feed(result(1, {"protocolVersion": 1, "agentCapabilities": {}})) + send(1) + send(2) + EOF_,
     "v2-client-answered-3": CLIENT + send(0) + feed(result(1, {"protocolVersion": 3})) + send(1) + EOF_,
     "v2-client-prompt-failed": client + feed({"jsonrpc": "2.0", "id": 3, "error": {"code": -32603, "message": "x"}})

@@ -1,6 +1,6 @@
 """Writes the v2-* seed inputs of the `sim` fuzz target (proptests::sim::run_bytes): a tag byte
-(0xF2: both peers speak v2; 0xF1: a v2-offering client and a v1-only agent) and then the
-simulation's decisions, here pseudo-random bytes from a fixed seed (the fuzzer mutates them).
+(0xF2: a v2 client and an agent speaking both; 0xF1: a v1 client and an agent speaking both;
+each agent through an Acceptor) and then the simulation's decisions, here pseudo-random bytes from a fixed seed (the fuzzer mutates them).
 Without feature `unstable_protocol_v2` the tag is an ordinary decision byte and the run is v1.
 
 Run: python3 fuzz/seed_gen/sim_v2.py fuzz/corpus/sim

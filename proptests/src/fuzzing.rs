@@ -11,7 +11,7 @@
 //! | [`framer`] | arbitrary bytes in arbitrary chunks, with a fuzzed frame limit | no panic; every byte accounted for (frames, terminators, blank lines, skipped bytes, buffered); frames never contain LF or exceed the limit; the buffer stays bounded |
 //! | [`envelope`] | one frame | no panic; every valid message re-encodes and parses back to the same message |
 //! | [`typed`] | JSON into the typed decoder of a table row's params or result | no panic; decode → encode → decode → encode is stable |
-//! | [`connection`] | one `Connection` (either side) fed bytes (raw or protocol templates), EOFs, timer ticks with fuzzed steps, and application commands; with feature `unstable_protocol_v2`, bit 1 of the first byte makes it speak v1 and v2, with v2 templates and commands (`fuzzing_v2`) | no panic; every emitted frame is a valid message; never more responses for an id than requests with it; after settling, exactly one per request except dropped duplicates; no event after `Closed`; no busy loop; bounded memory; v2: each turn ends at most once, its stamps are contiguous and none comes after its end |
+//! | [`connection`] | one `Connection` (either side) fed bytes (raw or protocol templates), EOFs, timer ticks with fuzzed steps, and application commands; with feature `unstable_protocol_v2`, bit 1 of the first byte makes it speak v1 and v2 (an agent: an `Acceptor`; a client: one that offers v2, a `Connection<V2>`, see `link`), with v2 templates and commands (`fuzzing_v2`) | no panic; every emitted frame is a valid message; never more responses for an id than requests with it; after settling, exactly one per request except dropped duplicates; no event after `Closed`; no busy loop; bounded memory; v2: each turn ends at most once, its stamps are contiguous and none comes after its end |
 
 use std::collections::BTreeMap;
 use std::ops::ControlFlow;
@@ -24,10 +24,9 @@ use acp_proto::framer::{FrameEvent, Framer};
 use acp_proto::jsonrpc::{self, Incoming, RequestId};
 use acp_proto::methods::{METHODS, Method, Request, Response};
 use acp_proto::types::*;
-use acp_proto::{
-    AgentRequest, ClientRequest, Config, InboundId, Instant, Notification, OutboundId, RpcError, Side,
-    compat::AnyConnection as Connection, compat::AnyEvent as Event,
-};
+use acp_proto::{AgentRequest, ClientRequest, Config, InboundId, Instant, Notification, OutboundId, RpcError, Side};
+
+use crate::link::{Event, Link as Connection};
 
 /// Reads decisions from the fuzzer's bytes; zeros once they run out.
 pub(crate) struct Reader<'a> {
@@ -438,7 +437,6 @@ pub fn connection_run(data: &[u8]) -> ConnectionRun {
     // Bit 1 of the first byte: the machine speaks v1 and v2 (with the feature).
     let v2 = cfg!(feature = "unstable_protocol_v2") && first & 2 != 0;
     let config = Config::default()
-        .with_supported_versions(versions(v2))
         .with_max_frame_len(2048)
         .with_max_inbound(8)
         .with_max_pending_outbound(8)
@@ -449,7 +447,7 @@ pub fn connection_run(data: &[u8]) -> ConnectionRun {
         .with_turn_cancel_grace(Duration::from_millis(80));
     let max = config.max_frame_len;
     let mut now = Instant::ZERO;
-    let mut conn = Connection::new(side, config, now);
+    let mut conn = Connection::new(side, config, &versions(v2), now);
     let mut acct = Accounting::default();
     let mut inbound: Vec<(InboundId, Inbound)> = Vec::new();
     let mut outbound: Vec<OutboundId> = Vec::new();

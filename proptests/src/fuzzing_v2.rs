@@ -7,7 +7,9 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde_json::{Value, json};
 
 use acp_proto::v2::{self, AgentRequestParams, ClientRequestParams};
-use acp_proto::{Instant, OutboundId, RpcError, Side, TurnStamp, compat::AnyConnection as Connection};
+use acp_proto::{Instant, OutboundId, RpcError, Side, TurnStamp};
+
+use crate::link::Link as Connection;
 
 use crate::fuzzing::Reader;
 

@@ -3,6 +3,7 @@
 pub mod fuzzing;
 #[cfg(feature = "unstable_protocol_v2")]
 mod fuzzing_v2;
+pub mod link;
 pub mod oracle;
 pub mod oracle_unstable;
 #[cfg(feature = "unstable_protocol_v2")]

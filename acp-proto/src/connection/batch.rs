@@ -67,7 +67,7 @@
 //! let Some(Event::Request { id, .. }) = agent.poll_event() else { panic!("the extension request") };
 //! let mut out = Vec::new();
 //! assert_eq!(agent.poll_transmit(&mut out), 0, "the refusal of id 2 waits for its sibling");
-//! let echo = v2::Response::Agent(v2::AgentResult::Other { method: "_x/echo".into(), value: serde_json::json!({}) });
+//! let echo = v2::Response::Agent(v2::AgentResponse::Other { method: "_x/echo".into(), value: serde_json::json!({}) });
 //! agent.respond(Instant::ZERO, id, Ok(echo)).unwrap();
 //! let _ = agent.poll_transmit(&mut out);
 //! let answers: serde_json::Value = serde_json::from_slice(&out).unwrap();

@@ -82,11 +82,13 @@ pub struct Config {
     pub turn_cancel_grace: Duration,
     /// Deadline applied to outbound requests sent without one. Default none.
     pub request_timeout: Option<Duration>,
-    /// Client side: protocol versions this client speaks; an agent answering another one
-    /// closes the connection. Default `[1]`. With feature `unstable_protocol_v2`, both sides:
-    /// an agent that lists 2 answers an `initialize` asking for 2 or later with v2, and a
-    /// client that lists 2 may send a v2 `initialize` (see the negotiation table of module
-    /// `connection::turns_v2`).
+    /// The protocol versions this side speaks. Set by the constructors, whatever it held:
+    /// [`Connection::new`](crate::Connection::new) (and `agent`, `client`) sets it to the
+    /// connection's version, `[P::VERSION]`; [`Acceptor::new`](crate::Acceptor::new) to every
+    /// version this build speaks (`[1]`, or `[1, 2]` with feature `unstable_protocol_v2`), and
+    /// the connection it accepts speaks the one the client's `initialize` chose. A client
+    /// closes the connection on an answer with a version it does not speak. Default `[1]`.
+    /// (See the negotiation table of module `connection::turns_v2`.)
     pub supported_versions: Vec<ProtocolVersion>,
     /// v2, client side: tool calls and terminals whose advertised `capabilities.cancel` the
     /// machine remembers, to refuse `tool_call/cancel` / `terminal/cancel` for the others. Past

@@ -332,7 +332,7 @@ pub enum SendError {
         capability: &'static [&'static str],
     },
     /// This side did not advertise, in its own capabilities, what the method needs from its
-    /// sender (a sender rule of [`crate::gate`], e.g. an agent sending `auth/status_update`
+    /// sender (a sender rule of the capability gate, e.g. an agent sending `auth/status_update`
     /// without `auth.status`).
     NotAdvertised {
         /// The method's wire name.

@@ -7,8 +7,8 @@ use serde_json::json;
 use serde_json::value::RawValue;
 
 use super::{
-    AnyConnection, AnyEvent, CancelReason, Completion, InboundEntry, InboundExtra, InboundId, Negotiated, Phase,
-    RespondError, Timer, handshake,
+    AnyConnection, AnyEvent, CancelReason, Completion, EntryMethod, InboundEntry, InboundExtra, InboundId, Negotiated,
+    Phase, RespondError, Timer, handshake,
 };
 use crate::Side;
 use crate::chunk_path;
@@ -211,38 +211,56 @@ impl AnyConnection {
             Ok(extra) => extra,
             Err(error) => return self.reply_error(&id, &error),
         };
-        // 8. Dispatch, or defer while the output is full (no new work until the peer reads).
+        // 8. Dispatch, or defer while the output is full.
+        let entry = InboundEntry {
+            wire_id: id,
+            method: EntryMethod::V1(request.method()),
+            cancelled: None,
+            deferred: false,
+            grace: None,
+            extra,
+        };
+        let proxy = handshake::is_proxy(&request);
+        let event = |key| AnyEvent::Request { id: key, request };
+        self.dispatch_request(entry, frame.len(), event, |conn, extra| {
+            if let InboundExtra::Initialize(_) = extra {
+                conn.phase = Phase::Initializing;
+                conn.proxy_handshake = proxy;
+            }
+        });
+    }
+
+    /// Step 8 of an inbound request of either version: dispatched, or deferred while the
+    /// output is full (no new work until the peer reads). `entry` is recorded under the next
+    /// key (its `deferred` set here); `setup` is the version's bookkeeping for it (the
+    /// handshake's phase, its turn rules), run first; `event` is the request's event.
+    pub(super) fn dispatch_request(
+        &mut self,
+        mut entry: InboundEntry,
+        frame_len: usize,
+        event: impl FnOnce(InboundId) -> AnyEvent,
+        setup: impl FnOnce(&mut Self, &InboundExtra),
+    ) {
         let defer = !self.can_send() || !self.deferred.is_empty();
-        if defer && self.refuse_if_deferral_full(&id) {
+        if defer && self.refuse_if_deferral_full(&entry.wire_id) {
             return;
         }
         let key = self.next_inbound;
         self.next_inbound += 1;
-        if let InboundExtra::Initialize(_) = extra {
-            self.phase = Phase::Initializing;
-            self.proxy_handshake = handshake::is_proxy(&request);
-        }
-        self.note_dispatch(key, &extra);
-        self.by_wire.insert(id.clone(), key);
-        let entry = InboundEntry {
-            wire_id: id,
-            method: request.method(),
-            cancelled: None,
-            deferred: defer,
-            grace: None,
-            extra,
-            #[cfg(feature = "unstable_protocol_v2")]
-            v2: None,
-        };
+        setup(self, &entry.extra);
+        self.note_dispatch(key, &entry.extra);
+        self.by_wire.insert(entry.wire_id.clone(), key);
+        entry.deferred = defer;
         self.inbound.insert(key, entry);
+        let event = event(InboundId(key));
         if defer {
             if self.deferred.is_empty() {
                 self.stats.output_pauses += 1;
             }
             self.stats.requests_deferred += 1;
-            self.deferred.push(key, AnyEvent::Request { id: InboundId(key), request }, frame.len());
+            self.deferred.push(key, event, frame_len);
         } else {
-            self.push_event(AnyEvent::Request { id: InboundId(key), request });
+            self.push_event(event);
         }
         debug_assert_eq!(self.inbound.len(), self.by_wire.len());
         if self.input_ended {
@@ -451,7 +469,7 @@ impl AnyConnection {
             return Ok(Completion::Discarded);
         };
         #[cfg(feature = "unstable_protocol_v2")]
-        if result.is_ok() && entry.v2.is_some() {
+        if result.is_ok() && entry.method.v2().is_some() {
             let error = RespondError::MismatchedResponse {
                 expected: None,
                 got: result.as_ref().ok().and_then(Response::method).map(Method::wire),
@@ -460,9 +478,9 @@ impl AnyConnection {
             return Err(error);
         }
         if let Ok(response) = &result {
-            if response.method() != entry.method || response.sender() != self.side {
+            if response.method() != entry.method.v1() || response.sender() != self.side {
                 let error = RespondError::MismatchedResponse {
-                    expected: entry.method.map(Method::wire),
+                    expected: entry.method.v1().map(Method::wire),
                     got: response.method().map(Method::wire),
                 };
                 self.answer(id.0, Err(RpcError::internal_error(error.to_string())));

@@ -127,16 +127,46 @@ enum Phase {
 #[derive(Debug)]
 struct InboundEntry {
     wire_id: RequestId,
-    method: Option<Method>,
+    method: EntryMethod,
     cancelled: Option<CancelReason>,
     /// Deferred (output full): the application has not been told of it yet.
     deferred: bool,
     /// The grace deadline armed after a cancellation.
     grace: Option<Instant>,
     extra: InboundExtra,
-    /// A v2 request: its method (`None` for v1 requests).
+}
+
+/// The method of a request in flight, in the version it was sent in: what its answer is
+/// decoded or checked against. One field for both versions (a v1 entry is the size of a v1
+/// method without feature `unstable_protocol_v2`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum EntryMethod {
+    /// v1: a row of the table, or `None` for an extension method.
+    V1(Option<Method>),
+    /// v2: a row of the v2 table, or an extension's name.
     #[cfg(feature = "unstable_protocol_v2")]
-    v2: Option<v2::V2Method>,
+    V2(v2::V2Method),
+}
+
+impl EntryMethod {
+    /// The v1 method (`None` for an extension, and for a v2 request).
+    #[inline]
+    fn v1(&self) -> Option<Method> {
+        match self {
+            EntryMethod::V1(m) => *m,
+            #[cfg(feature = "unstable_protocol_v2")]
+            EntryMethod::V2(_) => None,
+        }
+    }
+
+    /// The v2 method, for a v2 request.
+    #[cfg(feature = "unstable_protocol_v2")]
+    fn v2(&self) -> Option<&v2::V2Method> {
+        match self {
+            EntryMethod::V2(m) => Some(m),
+            EntryMethod::V1(_) => None,
+        }
+    }
 }
 
 /// Per-method facts needed when the request is answered.
@@ -164,13 +194,18 @@ enum InboundExtra {
 /// What the machine remembers about an outbound request awaiting its answer.
 #[derive(Debug)]
 struct PendingOut {
-    method: Option<Method>,
+    method: EntryMethod,
     deadline: Option<Instant>,
     /// The session the request belongs to (agent: for the cancel cascade; client: prompts).
     session: Option<SessionId>,
-    /// A v2 request: its method, to decode the result with (`None` for v1 requests).
-    #[cfg(feature = "unstable_protocol_v2")]
-    v2: Option<v2::V2Method>,
+}
+
+/// What [`write_request`](AnyConnection::write_request) did with a request.
+enum Written {
+    /// Resolved at once, without a frame (its outcome is queued).
+    Resolved(OutboundId),
+    /// Sent under this wire id.
+    Sent(i64),
 }
 
 /// A deadline the machine keeps.
@@ -590,7 +625,7 @@ impl AnyConnection {
         match self.phase {
             Phase::AwaitingInit => None,
             #[cfg(feature = "unstable_protocol_v2")]
-            _ if self.v2.active || self.inbound.values().any(|e| e.v2.is_some()) => Some(ProtocolVersion::V2),
+            _ if self.v2.active || self.inbound.values().any(|e| e.method.v2().is_some()) => Some(ProtocolVersion::V2),
             _ => Some(ProtocolVersion::V1),
         }
     }

@@ -5,8 +5,8 @@ use serde::Serialize;
 use serde_json::value::RawValue;
 
 use super::{
-    AnyConnection, AnyEvent, AnyOutcome, CloseReason, Negotiated, OutboundId, PendingOut, Phase, Refused, SendError,
-    Timer, handshake,
+    AnyConnection, AnyEvent, AnyOutcome, CloseReason, EntryMethod, Negotiated, OutboundId, PendingOut, Phase, Refused,
+    SendError, Timer, Written, handshake,
 };
 use crate::Side;
 use crate::chunk_path;
@@ -89,41 +89,55 @@ impl AnyConnection {
         self.check_budget()?;
         let session = request.session_id().cloned();
         self.turns.check_client_prompt(request)?;
-        if let Some(id) = self.resolve_after_eof() {
-            return Ok(id);
-        }
-        let id = self.next_outbound;
-        if self.turns.agent_ask_resolves_cancelled(request) {
-            self.next_outbound += 1;
-            self.push_event(AnyEvent::Outcome { id: OutboundId(id), outcome: AnyOutcome::Cancelled });
-            return Ok(OutboundId(id));
-        }
+        let ask_cancelled = self.turns.agent_ask_resolves_cancelled(request);
+        let pending = PendingOut { method: EntryMethod::V1(method), deadline: None, session };
         let params = request.has_params().then_some(request);
-        jsonrpc::encode_request(&mut self.out, &RequestId::Number(id), request.wire(), params)
-            .map_err(|e| SendError::Encode(e.to_string()))?;
-        self.stats.frames_out += 1;
-        self.next_outbound += 1;
+        let id = match self.write_request(request.wire(), params, ask_cancelled, deadline, pending)? {
+            Written::Resolved(id) => return Ok(id),
+            Written::Sent(id) => id,
+        };
         if let Some(init) = handshake::params(request) {
             self.proxy_handshake = handshake::is_proxy(request);
             self.init_caps = Some(CapabilitySnapshot::from_typed(&init.client_capabilities));
             self.phase = Phase::Initializing;
         }
         self.turns.on_send_request(id, request);
-        let deadline = deadline.or_else(|| self.config.request_timeout.map(|t| self.now + t));
-        if let Some(at) = deadline {
+        Ok(OutboundId(id))
+    }
+
+    /// The shared tail of sending a request of either version, once every rule allowed it:
+    /// after the end of input it resolves at once ([`AnyOutcome::ConnectionClosed`]), an
+    /// agent's ask of a turn being cancelled (`ask_cancelled`) as [`AnyOutcome::Cancelled`],
+    /// both without a frame; otherwise the frame goes out under the next id, with its deadline
+    /// (or the config's default) armed and `pending` recorded. The caller's version-specific
+    /// bookkeeping (handshake, turn rules) follows a [`Written::Sent`].
+    pub(super) fn write_request<T: serde::Serialize + ?Sized>(
+        &mut self,
+        wire: &str,
+        params: Option<&T>,
+        ask_cancelled: bool,
+        deadline: Option<Instant>,
+        mut pending: PendingOut,
+    ) -> Result<Written, SendError> {
+        if let Some(id) = self.resolve_after_eof() {
+            return Ok(Written::Resolved(id));
+        }
+        let id = self.next_outbound;
+        if ask_cancelled {
+            self.next_outbound += 1;
+            self.push_event(AnyEvent::Outcome { id: OutboundId(id), outcome: AnyOutcome::Cancelled });
+            return Ok(Written::Resolved(OutboundId(id)));
+        }
+        jsonrpc::encode_request(&mut self.out, &RequestId::Number(id), wire, params)
+            .map_err(|e| SendError::Encode(e.to_string()))?;
+        self.stats.frames_out += 1;
+        self.next_outbound += 1;
+        pending.deadline = deadline.or_else(|| self.config.request_timeout.map(|t| self.now + t));
+        if let Some(at) = pending.deadline {
             self.arm(at, Timer::Outbound(id));
         }
-        self.outbound.insert(
-            id,
-            PendingOut {
-                method,
-                deadline,
-                session,
-                #[cfg(feature = "unstable_protocol_v2")]
-                v2: None,
-            },
-        );
-        Ok(OutboundId(id))
+        self.outbound.insert(id, pending);
+        Ok(Written::Sent(id))
     }
 
     /// Sends a notification. Refused like [`send_request`](Self::send_request) (closed, not
@@ -305,11 +319,11 @@ impl AnyConnection {
         let pending = self.outbound.remove(&id)?;
         self.disarm(pending.deadline, Timer::Outbound(id));
         self.turns.on_outcome(id, &pending);
-        if handshake::is_handshake(pending.method) && self.phase == Phase::Initializing {
+        if handshake::is_handshake(pending.method.v1()) && self.phase == Phase::Initializing {
             self.phase = Phase::AwaitingInit;
         }
         #[cfg(feature = "unstable_protocol_v2")]
-        if pending.v2 == Some(super::v2::V2Method::Table(crate::v2::Method::Initialize))
+        if pending.method.v2() == Some(&super::v2::V2Method::Table(crate::v2::Method::Initialize))
             && self.phase == Phase::Initializing
         {
             self.phase = Phase::AwaitingInit;
@@ -340,12 +354,12 @@ impl AnyConnection {
             return;
         };
         #[cfg(feature = "unstable_protocol_v2")]
-        if let Some(method) = pending.v2.clone() {
+        if let Some(method) = pending.method.v2().cloned() {
             return self.on_response_v2(n, method, outcome);
         }
         let outcome = match outcome {
             Err(error) => AnyOutcome::Error(error),
-            Ok(raw) => match Response::decode_result(self.side, pending.method, raw) {
+            Ok(raw) => match Response::decode_result(self.side, pending.method.v1(), raw) {
                 Ok(response) => AnyOutcome::Result(response),
                 Err(e) => AnyOutcome::InvalidResult(e),
             },

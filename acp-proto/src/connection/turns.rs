@@ -252,7 +252,7 @@ impl Turns {
     /// Records the outcome of a sent request.
     pub(super) fn on_outcome(&mut self, id: i64, pending: &PendingOut) {
         let Some(s) = &pending.session else { return };
-        if pending.method == Some(Method::Prompt) {
+        if pending.method.v1() == Some(Method::Prompt) {
             if self.client_turns.get(s).is_some_and(|t| t.prompt == id) {
                 self.client_turns.remove(s);
                 self.client_cancelling.remove(s);

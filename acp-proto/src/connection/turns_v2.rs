@@ -506,7 +506,7 @@ impl AnyConnection {
     /// The outcome of sent v2 request `id` was queued: a client prompt's failure may end its
     /// turn (after the outcome), an agent's permission ask leaves the cancel cascade.
     pub(super) fn on_outcome_v2(&mut self, id: i64, pending: &PendingOut, outcome_ok: bool) {
-        let (Some(s), Some(super::v2::V2Method::Table(m))) = (&pending.session, &pending.v2) else { return };
+        let (Some(s), Some(super::v2::V2Method::Table(m))) = (&pending.session, pending.method.v2()) else { return };
         match m {
             v2::Method::Prompt => {
                 let Some(turn) = self.v2.turns.get_mut(s) else { return };

@@ -22,8 +22,8 @@ use serde_json::value::RawValue;
 
 use super::turns_v2::SessionEffect;
 use super::{
-    AnyConnection, AnyEvent, AnyOutcome, CloseReason, Completion, InboundEntry, InboundExtra, InboundId, Negotiated,
-    OutboundId, PendingOut, Phase, Refused, RespondError, SendError, Timer,
+    AnyConnection, AnyEvent, AnyOutcome, CloseReason, Completion, EntryMethod, InboundEntry, InboundExtra, InboundId,
+    Negotiated, OutboundId, PendingOut, Phase, Refused, RespondError, SendError, Written,
 };
 use crate::Side;
 use crate::error::RpcError;
@@ -188,7 +188,7 @@ impl AnyConnection {
         };
         let request = match request {
             Ok(r) => r,
-            Err(e) => return self.reply_error(&id, &RpcError::invalid_params(e.reason)),
+            Err(e) => return self.reply_error(&id, &e.to_rpc_error()),
         };
         // 7. Turn rules.
         if self.v2.ask_is_cancelled(&request) {
@@ -198,41 +198,18 @@ impl AnyConnection {
             return;
         }
         let extra = inbound_extra(&request);
-        // 8. Dispatch, or defer while the output is full.
-        let defer = !self.can_send() || !self.deferred.is_empty();
-        if defer && self.refuse_if_deferral_full(&id) {
-            return;
-        }
-        let key = self.next_inbound;
-        self.next_inbound += 1;
-        if let InboundExtra::InitializeV2(_) = extra {
-            self.phase = Phase::Initializing;
-            self.proxy_handshake = false;
-        }
-        self.note_dispatch(key, &extra);
-        if let InboundExtra::SessionV2(effect) = &extra {
-            self.v2.on_dispatch(effect);
-        }
-        self.by_wire.insert(id.clone(), key);
-        let v2 = Some(V2Method::of(row, method));
-        let entry =
-            InboundEntry { wire_id: id, method: None, cancelled: None, deferred: defer, grace: None, extra, v2 };
-        self.inbound.insert(key, entry);
-        let event = AnyEvent::RequestV2 { id: InboundId(key), request };
-        if defer {
-            if self.deferred.is_empty() {
-                self.stats.output_pauses += 1;
+        // 8. Dispatch, or defer while the output is full (`dispatch_request`, as v1).
+        let method = EntryMethod::V2(V2Method::of(row, method));
+        let entry = InboundEntry { wire_id: id, method, cancelled: None, deferred: false, grace: None, extra };
+        let event = |key| AnyEvent::RequestV2 { id: key, request };
+        self.dispatch_request(entry, frame.len(), event, |conn, extra| match extra {
+            InboundExtra::InitializeV2(_) => {
+                conn.phase = Phase::Initializing;
+                conn.proxy_handshake = false;
             }
-            self.stats.requests_deferred += 1;
-            self.deferred.push(key, event, frame.len());
-        } else {
-            self.push_event(event);
-        }
-        debug_assert_eq!(self.inbound.len(), self.by_wire.len());
-        if self.input_ended {
-            // Released from behind `initialize` after the end of input (module `half_close`).
-            self.cancel_at_eof(key);
-        }
+            InboundExtra::SessionV2(effect) => conn.v2.on_dispatch(effect),
+            _ => {}
+        });
     }
 
     /// A notification on a v2 connection (`$/cancel_request` was handled before).
@@ -320,7 +297,7 @@ impl AnyConnection {
             }
             Ok(response) => response,
         };
-        let expected = entry.v2.as_ref().map(V2Method::table);
+        let expected = entry.method.v2().map(V2Method::table);
         if expected.is_none_or(|m| m != response.method()) || response.sender() != self.side {
             let error = RespondError::MismatchedResponse {
                 expected: expected.flatten().map(v2::Method::wire),
@@ -433,20 +410,15 @@ impl AnyConnection {
             return Err(SendError::TooManyPending { limit: self.config.max_pending_outbound });
         }
         self.check_budget()?;
-        if let Some(id) = self.resolve_after_eof() {
-            return Ok(id);
-        }
-        let id = self.next_outbound;
-        if self.agent_ask_cancelled_v2(request) {
-            self.next_outbound += 1;
-            self.push_event(AnyEvent::Outcome { id: OutboundId(id), outcome: AnyOutcome::Cancelled });
-            return Ok(OutboundId(id));
-        }
+        let ask_cancelled = self.agent_ask_cancelled_v2(request);
+        let session = request.session_id().cloned();
+        let method = EntryMethod::V2(V2Method::of(method, request.wire()));
+        let pending = PendingOut { method, deadline: None, session };
         let params = request.has_params().then_some(request);
-        jsonrpc::encode_request(&mut self.out, &RequestId::Number(id), request.wire(), params)
-            .map_err(|e| SendError::Encode(e.to_string()))?;
-        self.stats.frames_out += 1;
-        self.next_outbound += 1;
+        let id = match self.write_request(request.wire(), params, ask_cancelled, deadline, pending)? {
+            Written::Resolved(id) => return Ok(id),
+            Written::Sent(id) => id,
+        };
         if let Some(init) = init {
             self.v2.offered = Some(init.protocol_version);
             self.v2.v1_reading = Some(v1_reading(init));
@@ -459,13 +431,6 @@ impl AnyConnection {
             v2::Request::Agent(AgentRequestParams::RequestPermission(p)) => self.v2.on_send_ask(id, &p.session_id),
             _ => {}
         }
-        let deadline = deadline.or_else(|| self.config.request_timeout.map(|t| self.now + t));
-        if let Some(at) = deadline {
-            self.arm(at, Timer::Outbound(id));
-        }
-        let session = request.session_id().cloned();
-        let v2 = Some(V2Method::of(method, request.wire()));
-        self.outbound.insert(id, PendingOut { method: None, deadline, session, v2 });
         Ok(OutboundId(id))
     }
 
@@ -584,16 +549,15 @@ impl AnyConnection {
                 return self.on_init_response_v2(n, raw);
             }
             Ok(raw) => {
-                let decoded = value_of(Some(raw), method.table().is_some()).map_err(|e| e.message).and_then(|value| {
-                    match self.side {
+                let decoded = value_of(Some(raw), method.table().is_some())
+                    .map_err(|e| DecodeError::Invalid(e.message))
+                    .and_then(|value| match self.side {
                         Side::Client => AgentResult::decode(method.wire(), value).map(v2::Response::Agent),
                         Side::Agent => ClientResult::decode(method.wire(), value).map(v2::Response::Client),
-                    }
-                    .map_err(|e| e.reason)
-                });
+                    });
                 match decoded {
                     Ok(response) => AnyOutcome::ResultV2(response),
-                    Err(reason) => AnyOutcome::InvalidResult(DecodeError::Invalid(reason)),
+                    Err(e) => AnyOutcome::InvalidResult(e),
                 }
             }
         };

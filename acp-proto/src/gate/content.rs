@@ -26,18 +26,8 @@
 //! only the method's `elicitation`; a `systemPrompt` of an unknown mode, which needs only
 //! `sessionCapabilities.systemPrompt` (the agent answers an error for a mode it lacks).
 //!
-//! ```
-//! use acp_proto::gate::{check_update, CapabilitySnapshot, GateDecision};
-//! use acp_proto::types::{Notice, NoticeSeverity, SessionUpdate};
-//! let notice = SessionUpdate::Notice(Notice::new(NoticeSeverity::Info, "Indexing"));
-//! let plain = CapabilitySnapshot::from_json(serde_json::json!({}));
-//! let opted_in = CapabilitySnapshot::from_json(serde_json::json!({"session": {"notices": {}}}));
-//! assert_eq!(
-//!     check_update(Some(&plain), &notice),
-//!     GateDecision::Denied { capability: &["session", "notices"] }
-//! );
-//! assert_eq!(check_update(Some(&opted_in), &notice), GateDecision::Allowed);
-//! ```
+//! The unit test `tests::module_docs_example` (in `content/tests.rs`) gates a `notice` update on
+//! `session.notices`.
 
 use super::{CapabilitySnapshot, GateDecision, path_allows};
 use crate::types::{

@@ -1,15 +1,17 @@
-//! The v2 JSON-RPC messages (`ClientRequest`, `AgentRequest`, `ClientResponse`,
+//! The v2 JSON-RPC messages of the schema (`ClientRequest`, `AgentRequest`, `ClientResponse`,
 //! `AgentResponse`, `ClientNotification`, `AgentNotification`, `ProtocolLevelNotification`):
-//! an id, a method and its typed params (see [`ClientRequestParams`], …), or an id and a typed
+//! internal (the connection reads frames through `jsonrpc`), public with feature
+//! `test-exports` for the oracles, which check them against the schema. Each is
+//! an id, a method and its typed params (see [`v2::ClientRequest`](super::ClientRequest), …), or an id and a typed
 //! result or an [`Error`]. The `"jsonrpc": "2.0"` member belongs to the framing, not to these
 //! definitions: it is neither read nor written here.
 //!
 //! ```
-//! use acp_proto::v2::{ClientRequest, ClientRequestParams};
+//! use acp_proto::v2::{self, envelope::ClientRequest};
 //! let req: ClientRequest = serde_json::from_str(
 //!     r#"{"id":1,"method":"session/cancel_all","params":{"x":1}}"#,
 //! ).unwrap();
-//! assert!(matches!(req.params, ClientRequestParams::Other { .. }));
+//! assert!(matches!(req.params, v2::ClientRequest::Other { .. }));
 //! let req: Result<ClientRequest, _> = serde_json::from_str(r#"{"id":2,"method":"session/prompt","params":{}}"#);
 //! assert!(req.is_err(), "a table method's params must decode");
 //! ```
@@ -20,6 +22,11 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::Value;
 
 use super::*;
+
+/// The readable error of a message of `method` that did not decode (an envelope's).
+pub(crate) fn invalid_of(method: &str, e: &DecodeError) -> String {
+    format!("invalid params of `{method}`: {}", e.reason())
+}
 
 /// What every envelope reads before its params are decoded.
 #[derive(Deserialize)]
@@ -58,7 +65,8 @@ macro_rules! request_envelope {
             fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
                 let raw = RawMessage::deserialize(d)?;
                 let id = raw.id.ok_or_else(|| D::Error::missing_field("id"))?;
-                let params = $params::decode(&raw.method, raw.params).map_err(D::Error::custom)?;
+                let params = $params::decode(&raw.method, raw.params)
+                    .map_err(|e| D::Error::custom(invalid_of(&raw.method, &e)))?;
                 Ok($name { id, params })
             }
         }
@@ -88,7 +96,8 @@ macro_rules! notification_envelope {
         impl<'de> Deserialize<'de> for $name {
             fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
                 let raw = RawMessage::deserialize(d)?;
-                let params = $params::decode(&raw.method, raw.params).map_err(D::Error::custom)?;
+                let params = $params::decode(&raw.method, raw.params)
+                    .map_err(|e| D::Error::custom(invalid_of(&raw.method, &e)))?;
                 Ok($name { params })
             }
         }
@@ -112,7 +121,7 @@ macro_rules! response_envelope {
         impl $name {
             /// Decodes a response object to a request of `method`.
             pub fn decode(value: Value, method: &str) -> Result<Self, DecodeError> {
-                let bad = |reason: &str| DecodeError { method: method.to_owned(), reason: reason.to_owned() };
+                let bad = |reason: &str| DecodeError::Invalid(format!("a response to `{method}`: {reason}"));
                 let Value::Object(mut fields) = value else { return Err(bad("a response must be an object")) };
                 let id = fields.remove("id").ok_or_else(|| bad("missing field `id`"))?;
                 let id = RequestId::deserialize(id).map_err(|e| bad(&e.to_string()))?;
@@ -167,10 +176,3 @@ response_envelope! {
     /// The client's answer to an agent request (`ClientResponse`).
     ClientResponse, ClientResult
 }
-
-/// Any JSON value: the params of an extension request (`ExtRequest`).
-pub type ExtRequest = Value;
-/// Any JSON value: the result of an extension request (`ExtResponse`).
-pub type ExtResponse = Value;
-/// Any JSON value: the params of an extension notification (`ExtNotification`).
-pub type ExtNotification = Value;

@@ -8,49 +8,34 @@ use serde_json::Value;
 use super::*;
 use crate::methods::{Direction, Kind, Layer};
 
-/// One row of the v2 method table.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct MethodRow {
-    /// The method this row describes.
-    pub method: Method,
-    /// The method name on the wire.
-    pub wire: &'static str,
-    /// Who sends it.
-    pub direction: Direction,
-    /// Request or notification.
-    pub kind: Kind,
-    /// The schema definition of its params.
-    pub params: &'static str,
-    /// The schema definition of its result (requests only).
-    pub result: Option<&'static str>,
-    /// The path into the receiver's own capabilities that advertises it (enforced both ways by
-    /// a connection that negotiated v2).
-    pub gate: &'static [&'static str],
-    /// Who owns it.
-    pub layer: Layer,
-}
+/// Any JSON value: the params of an extension request (`ExtRequest`).
+pub type ExtRequest = Value;
+/// Any JSON value: the result of an extension request (`ExtResponse`).
+pub type ExtResponse = Value;
+/// Any JSON value: the params of an extension notification (`ExtNotification`).
+pub type ExtNotification = Value;
 
-/// Why params or a result did not decode.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct DecodeError {
-    /// The method.
-    pub method: String,
-    /// What serde said.
-    pub reason: String,
-}
+/// One row of the v2 method table: the one row type of both tables
+/// ([`methods::MethodRow`](crate::methods::MethodRow)) over v2's [`Method`].
+pub type MethodRow = crate::methods::MethodRow<Method>;
 
-impl std::fmt::Display for DecodeError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "invalid params of `{}`: {}", self.method, self.reason)
-    }
-}
-
-impl std::error::Error for DecodeError {}
+/// Why params or a result did not decode: the one error of both tables
+/// ([`methods::DecodeError`](crate::methods::DecodeError)).
+pub use crate::methods::DecodeError;
 
 /// Decodes the params or result of a known method (absent counts as `null`).
-fn typed<T: serde::de::DeserializeOwned>(method: &str, value: Option<Value>) -> Result<T, DecodeError> {
-    serde_json::from_value(value.unwrap_or(Value::Null))
-        .map_err(|e| DecodeError { method: method.to_owned(), reason: e.to_string() })
+fn typed<T: serde::de::DeserializeOwned>(value: Option<Value>) -> Result<T, DecodeError> {
+    serde_json::from_value(value.unwrap_or(Value::Null)).map_err(|e| DecodeError::Invalid(e.to_string()))
+}
+
+/// A row's handler name, if the table names one.
+macro_rules! handler_of {
+    () => {
+        None
+    };
+    ($h:ident) => {
+        Some(stringify!($h))
+    };
 }
 
 /// Declares an enum of typed params (or results) keyed by method, with an `Other` variant for
@@ -85,7 +70,7 @@ macro_rules! by_method {
             /// table (an error if they do not decode), kept verbatim otherwise.
             pub fn decode(method: &str, value: Option<Value>) -> Result<Self, DecodeError> {
                 match method {
-                    $($w => typed(method, value).map($name::$v),)*
+                    $($w => typed(value).map($name::$v),)*
                     _ => Ok($name::Other { method: method.to_owned(), value: value.into() }),
                 }
             }
@@ -164,51 +149,78 @@ macro_rules! v2_methods {
         /// Every row of the v2 method table, in table order.
         pub static METHODS: &[MethodRow] = &[
             $(MethodRow { method: Method::$cv, wire: $cw, direction: Direction::ClientToAgent, kind: Kind::Request,
-                params: stringify!($cp), result: Some(stringify!($cr)), gate: &[$($cg),*], layer: Layer::App },)*
+                params: stringify!($cp), result: Some(stringify!($cr)), gate: &[$($cg),*], layer: Layer::App,
+                handler: Some(stringify!($ch)) },)*
             $(MethodRow { method: Method::$av, wire: $aw, direction: Direction::AgentToClient, kind: Kind::Request,
-                params: stringify!($ap), result: Some(stringify!($ar)), gate: &[$($ag),*], layer: Layer::App },)*
+                params: stringify!($ap), result: Some(stringify!($ar)), gate: &[$($ag),*], layer: Layer::App,
+                handler: Some(stringify!($ah)) },)*
             $(MethodRow { method: Method::$nv, wire: $nw, direction: Direction::ClientToAgent,
                 kind: Kind::Notification, params: stringify!($np), result: None, gate: &[$($ng),*],
-                layer: Layer::$nl },)*
+                layer: Layer::$nl, handler: handler_of!($($nh)?) },)*
             $(MethodRow { method: Method::$mv, wire: $mw, direction: Direction::AgentToClient,
                 kind: Kind::Notification, params: stringify!($mp), result: None, gate: &[$($mg),*],
-                layer: Layer::$ml },)*
+                layer: Layer::$ml, handler: handler_of!($($mh)?) },)*
             $(MethodRow { method: Method::$pv, wire: $pw, direction: Direction::Both, kind: Kind::Notification,
-                params: stringify!($pp), result: None, gate: &[], layer: Layer::Protocol },)*
+                params: stringify!($pp), result: None, gate: &[], layer: Layer::Protocol, handler: None },)*
         ];
 
         by_method! {
             /// The params of a request the client sends.
-            ClientRequestParams, other: Option<Value> { $($(#[doc = $cd])* $cv($cp) = $cw),* }
+            ClientRequest, other: Option<Value> { $($(#[doc = $cd])* $cv($cp) = $cw),* }
         }
         by_method! {
             /// The result of a request the client sent (what the agent answers).
-            AgentResult, other: Value { $($(#[doc = $cd])* $cv($cr) = $cw),* }
+            AgentResponse, other: Value { $($(#[doc = $cd])* $cv($cr) = $cw),* }
         }
         by_method! {
             /// The params of a request the agent sends.
-            AgentRequestParams, other: Option<Value> { $($(#[doc = $ad])* $av($ap) = $aw),* }
+            AgentRequest, other: Option<Value> { $($(#[doc = $ad])* $av($ap) = $aw),* }
         }
         by_method! {
             /// The result of a request the agent sent (what the client answers).
-            ClientResult, other: Value { $($(#[doc = $ad])* $av($ar) = $aw),* }
+            ClientResponse, other: Value { $($(#[doc = $ad])* $av($ar) = $aw),* }
         }
         by_method! {
             /// The params of a notification the client sends.
-            ClientNotificationParams, other: Option<Value> { $($(#[doc = $nd])* $nv($np) = $nw),* }
+            ClientNotification, other: Option<Value> { $($(#[doc = $nd])* $nv($np) = $nw),* }
         }
         by_method! {
             /// The params of a notification the agent sends.
-            AgentNotificationParams, other: Option<Value> { $($(#[doc = $md])* $mv($mp) = $mw),* }
+            AgentNotification, other: Option<Value> { $($(#[doc = $md])* $mv($mp) = $mw),* }
         }
         by_method! {
             /// The params of a protocol-level (`$/`) notification, either side.
-            ProtocolNotificationParams, other: Option<Value> { $($(#[doc = $pd])* $pv($pp) = $pw),* }
+            ProtocolNotification, other: Option<Value> { $($(#[doc = $pd])* $pv($pp) = $pw),* }
         }
     };
 }
 
 crate::method_table_v2!(v2_methods {});
+
+// The names these enums had before v1 and v2 shared one vocabulary (issue 29): v1's
+// `ClientRequest` and v2's are the same kind of thing (the requests the client sends, typed by
+// method), and so on. Transitional, for the adapters until they move to the new names.
+/// Old name of [`ClientRequest`].
+#[doc(hidden)]
+pub type ClientRequestParams = ClientRequest;
+/// Old name of [`AgentRequest`].
+#[doc(hidden)]
+pub type AgentRequestParams = AgentRequest;
+/// Old name of [`ClientNotification`].
+#[doc(hidden)]
+pub type ClientNotificationParams = ClientNotification;
+/// Old name of [`AgentNotification`].
+#[doc(hidden)]
+pub type AgentNotificationParams = AgentNotification;
+/// Old name of [`ProtocolNotification`].
+#[doc(hidden)]
+pub type ProtocolNotificationParams = ProtocolNotification;
+/// Old name of [`AgentResponse`].
+#[doc(hidden)]
+pub type AgentResult = AgentResponse;
+/// Old name of [`ClientResponse`].
+#[doc(hidden)]
+pub type ClientResult = ClientResponse;
 
 impl Method {
     /// The method's row.

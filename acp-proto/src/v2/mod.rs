@@ -56,6 +56,11 @@ mod capabilities;
 mod content;
 mod diff;
 mod elicitation;
+#[cfg(feature = "test-exports")]
+#[doc(hidden)]
+pub mod envelope;
+#[cfg(all(test, not(feature = "test-exports")))]
+#[allow(unreachable_pub, dead_code)]
 mod envelope;
 mod manual;
 mod methods;
@@ -95,9 +100,9 @@ pub use capabilities::*;
 pub use content::*;
 pub use diff::*;
 pub use elicitation::*;
-pub use envelope::*;
 pub use manual::*;
 pub use methods::*;
+pub use methods::{ExtNotification, ExtRequest, ExtResponse};
 pub use open::*;
 pub use plan::*;
 pub use session::*;

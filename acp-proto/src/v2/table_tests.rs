@@ -4,6 +4,7 @@ use std::collections::BTreeMap;
 
 use serde_json::{Value, json};
 
+use super::envelope::{AgentNotification, AgentResponse, ClientRequest};
 use super::*;
 use crate::methods::{Direction, Kind};
 use crate::spec::{read_json, vendored};

@@ -2,13 +2,13 @@
 //! request, result or notification of either side, without the JSON-RPC id (the connection
 //! owns ids and correlation).
 //!
-//! They wrap the per-sender params and results of the v2 table ([`ClientRequestParams`], …),
+//! They wrap the per-sender params and results of the v2 table ([`ClientRequest`](super::ClientRequest), …: the same names as v1's),
 //! so a message is typed exactly when its method is a row of the v2 table; an `Other` is an
 //! extension method (`_`-prefixed) with its params kept verbatim. The connection refuses to
 //! send an `Other` whose name is not an extension name.
 //!
 //! ```
-//! use acp_proto::v2::{self, ClientRequestParams};
+//! use acp_proto::v2;
 //! let request: v2::Request = v2::CancelToolCallRequest {
 //!     session_id: "s".into(),
 //!     tool_call_id: "t".into(),
@@ -17,7 +17,7 @@
 //! .into();
 //! assert_eq!(request.wire(), "tool_call/cancel");
 //! assert_eq!(request.method(), Some(v2::Method::CancelToolCall));
-//! assert!(matches!(request, v2::Request::Client(ClientRequestParams::CancelToolCall(_))));
+//! assert!(matches!(request, v2::Request::Client(v2::ClientRequest::CancelToolCall(_))));
 //! ```
 
 use serde::{Serialize, Serializer};

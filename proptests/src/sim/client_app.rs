@@ -1,10 +1,10 @@
 //! The simulated client application, and the outcome checks against the model.
 
+use crate::link::{Event, Outcome};
 use acp_proto::types::*;
 use acp_proto::{
     AgentNotification, AgentRequest, AgentResponse, CancelReason, ClientNotification, ClientRequest, ClientResponse,
     Completion, Method, Notification, OutboundId, PermissionAnswer, Request, Response, RpcError, SendError, Side,
-    compat::AnyEvent as Event, compat::AnyOutcome as Outcome,
 };
 use serde_json::json;
 
@@ -29,7 +29,7 @@ impl<C: Chooser> Sim<'_, C> {
 
     pub(super) fn client_start_handshake(&mut self) {
         #[cfg(feature = "unstable_protocol_v2")]
-        if self.config.protocol != super::Protocol::V1 {
+        if self.config.protocol == super::Protocol::V2 {
             return self.client_handshake_v2();
         }
         let mut init = InitializeRequest::new(ProtocolVersion::V1);
@@ -174,6 +174,8 @@ impl<C: Chooser> Sim<'_, C> {
         );
     }
 
+    // Without v2, the arms above cover every event: the catch-all is for the v2 ones.
+    #[cfg_attr(not(feature = "unstable_protocol_v2"), allow(unreachable_patterns))]
     pub(super) fn client_event(&mut self, event: Event) {
         #[cfg(feature = "unstable_protocol_v2")]
         self.client_check_turn_end_follows(&event);
@@ -399,7 +401,6 @@ impl<C: Chooser> Sim<'_, C> {
             #[cfg(feature = "unstable_protocol_v2")]
             Outcome::ResultV2(response) => self.check_result_v2(side, id, &out, &response, &replies),
             Outcome::InvalidResult(e) => panic!("{side:?}: {id} got an invalid result: {e}"),
-            other => panic!("{side:?}: unknown outcome {other:?}"),
         }
         #[cfg(feature = "unstable_protocol_v2")]
         self.after_outcome_v2(side, id, &seen);

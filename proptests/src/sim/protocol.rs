@@ -9,16 +9,23 @@ pub enum Protocol {
     /// Both peers speak v1 only.
     #[default]
     V1,
-    /// Both peers speak v1 and v2; the client offers v2, so the session runs v2.
+    /// The client offers v2 (a `Connection<V2>`), the agent speaks v1 and v2 (an `Acceptor`,
+    /// which picks v2 from the client's `initialize`): the session runs v2.
     #[cfg(feature = "unstable_protocol_v2")]
     V2,
-    /// The client offers v2 (it speaks both), the agent speaks v1 only: the session runs v1.
+    /// The client offers v1 (a `Connection<V1>`), the agent speaks v1 and v2 (an `Acceptor`,
+    /// which picks v1): the session runs v1, through the agent's acceptor.
+    ///
+    /// (Before the typed `Connection<P>`, this was a client speaking both that offered v2 to
+    /// a v1-only agent and fell back to v1; a typed client speaks one version, so that
+    /// fallback is no longer reachable through the API: acp-proto's unit test
+    /// `negotiation_v2_client_with_v1_only_agent` keeps the engine's.)
     #[cfg(feature = "unstable_protocol_v2")]
     Mixed,
 }
 
 impl Protocol {
-    /// The versions the client and the agent list in `Config::supported_versions`.
+    /// The versions the client and the agent speak (see `Link::new`).
     pub(super) fn versions(self) -> (Vec<ProtocolVersion>, Vec<ProtocolVersion>) {
         match self {
             Protocol::V1 => (vec![ProtocolVersion::V1], vec![ProtocolVersion::V1]),
@@ -27,7 +34,7 @@ impl Protocol {
                 (vec![ProtocolVersion::V1, ProtocolVersion::V2], vec![ProtocolVersion::V1, ProtocolVersion::V2])
             }
             #[cfg(feature = "unstable_protocol_v2")]
-            Protocol::Mixed => (vec![ProtocolVersion::V1, ProtocolVersion::V2], vec![ProtocolVersion::V1]),
+            Protocol::Mixed => (vec![ProtocolVersion::V1], vec![ProtocolVersion::V1, ProtocolVersion::V2]),
         }
     }
 }
@@ -37,8 +44,8 @@ impl Protocol {
 pub struct V2Counts {
     /// Handshakes that negotiated v2.
     pub negotiated_v2: u64,
-    /// v2 `initialize` offers answered with v1 (the mixed runs).
-    pub fell_back_to_v1: u64,
+    /// v1 `initialize` offers an agent speaking both accepted as v1 (the mixed runs).
+    pub accepted_v1: u64,
     /// Prompts the client saw acknowledged.
     pub prompts_acknowledged: u64,
     /// Prompts that joined a turn already open.
@@ -87,7 +94,7 @@ impl V2Counts {
     pub fn add(&mut self, o: &V2Counts) {
         let pairs = |a: &mut [u64], b: &[u64]| a.iter_mut().zip(b).for_each(|(x, y)| *x += y);
         self.negotiated_v2 += o.negotiated_v2;
-        self.fell_back_to_v1 += o.fell_back_to_v1;
+        self.accepted_v1 += o.accepted_v1;
         self.prompts_acknowledged += o.prompts_acknowledged;
         self.prompts_joined += o.prompts_joined;
         self.turns_opened += o.turns_opened;

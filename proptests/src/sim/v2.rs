@@ -1,7 +1,7 @@
 //! ACP v2 in the simulation (feature `unstable_protocol_v2`).
 //!
 //! [`SimConfig::protocol`](super::SimConfig::protocol) picks the versions: [`Protocol::V2`]
-//! (both peers list 1 and 2, the client offers 2: the session runs v2) or [`Protocol::Mixed`]
+//! (the client offers 2, the agent speaks 1 and 2: the session runs v2) or [`Protocol::Mixed`]
 //! (the client offers 2, the agent speaks 1 only: the session runs v1, through the v1
 //! applications, with the client's own capabilities what a v1 agent reads from v2 params:
 //! none). On a v2 connection the applications are these:
@@ -80,11 +80,12 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use crate::link::Event;
 use acp_proto::types::{ProtocolVersion, SessionId};
 use acp_proto::v2::{
     self, AgentNotificationParams, AgentRequestParams, AgentResult, ClientResult, SessionUpdate, StateUpdate,
 };
-use acp_proto::{Completion, InboundId, Negotiated, OutboundId, RpcError, Side, compat::AnyEvent as Event};
+use acp_proto::{Completion, InboundId, Negotiated, OutboundId, RpcError, Side};
 use acp_proto::{TurnEndReason, TurnStamp};
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
@@ -239,8 +240,8 @@ impl<C: Chooser> Sim<'_, C> {
                 self.summary.v2.negotiated_v2 += 1;
             }
             Protocol::Mixed => {
-                assert_eq!(n.protocol_version, ProtocolVersion::V1, "a v1-only agent: the session runs v1");
-                self.summary.v2.fell_back_to_v1 += 1;
+                assert_eq!(n.protocol_version, ProtocolVersion::V1, "a v1 client: the acceptor picks v1");
+                self.summary.v2.accepted_v1 += 1;
             }
         }
     }

@@ -1,8 +1,9 @@
 //! The simulated v2 client application's requests (feature `unstable_protocol_v2`; see `v2`):
 //! the handshake, what it starts, the gates it expects, and what their answers change.
 
+use crate::link::Outcome;
 use acp_proto::v2::{self, AgentResult, ClientRequestParams};
-use acp_proto::{Method, OutboundId, SendError, Side, compat::AnyOutcome as Outcome};
+use acp_proto::{Method, OutboundId, SendError, Side};
 use serde_json::{Value, json};
 
 use super::opt_in::advertises;
@@ -18,7 +19,7 @@ pub(super) fn never_given_up(method: Option<v2::Method>) -> bool {
 }
 
 impl<C: Chooser> Sim<'_, C> {
-    /// Client: the v2 `initialize` (also in the mixed runs), with capabilities drawn at random
+    /// Client: the v2 `initialize`, with capabilities drawn at random
     /// (elicitation and its modes, `auth.terminal`); then an `auth/login` before the handshake
     /// completed, which the machine must refuse.
     pub(super) fn client_handshake_v2(&mut self) {

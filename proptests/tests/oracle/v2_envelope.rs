@@ -6,7 +6,7 @@
 //! `ClientResponse::decode` given the request's method; each is re-encoded with `Serialize`.
 
 use acp_proto::methods::{Direction, Kind};
-use acp_proto::v2::{self, METHODS, MethodRow};
+use acp_proto::v2::{self, METHODS, MethodRow, envelope};
 use proptests::schema_gen::{Rng, Schema};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -29,13 +29,15 @@ pub(super) const ENVELOPES: &[&str] = &[
 pub(super) fn trip(ctx: &Ctx, def: &str, rng: &mut Rng) -> Option<Result<Trip, String>> {
     use Direction::{AgentToClient as A2C, Both, ClientToAgent as C2A};
     Some(match def {
-        "ClientRequest" => message::<v2::ClientRequest>(ctx, C2A, Kind::Request, rng),
-        "AgentRequest" => message::<v2::AgentRequest>(ctx, A2C, Kind::Request, rng),
-        "ClientNotification" => message::<v2::ClientNotification>(ctx, C2A, Kind::Notification, rng),
-        "AgentNotification" => message::<v2::AgentNotification>(ctx, A2C, Kind::Notification, rng),
-        "ProtocolLevelNotification" => message::<v2::ProtocolLevelNotification>(ctx, Both, Kind::Notification, rng),
-        "AgentResponse" => response(ctx, C2A, rng, |v, m| v2::AgentResponse::decode(v, m).map(to_value)),
-        "ClientResponse" => response(ctx, A2C, rng, |v, m| v2::ClientResponse::decode(v, m).map(to_value)),
+        "ClientRequest" => message::<envelope::ClientRequest>(ctx, C2A, Kind::Request, rng),
+        "AgentRequest" => message::<envelope::AgentRequest>(ctx, A2C, Kind::Request, rng),
+        "ClientNotification" => message::<envelope::ClientNotification>(ctx, C2A, Kind::Notification, rng),
+        "AgentNotification" => message::<envelope::AgentNotification>(ctx, A2C, Kind::Notification, rng),
+        "ProtocolLevelNotification" => {
+            message::<envelope::ProtocolLevelNotification>(ctx, Both, Kind::Notification, rng)
+        }
+        "AgentResponse" => response(ctx, C2A, rng, |v, m| envelope::AgentResponse::decode(v, m).map(to_value)),
+        "ClientResponse" => response(ctx, A2C, rng, |v, m| envelope::ClientResponse::decode(v, m).map(to_value)),
         _ => return None,
     })
 }

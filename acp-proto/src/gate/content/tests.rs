@@ -116,3 +116,15 @@ fn override_system_prompts_need_the_override_mode() {
     let caps = snap(json!({"sessionCapabilities": {"systemPrompt": {"mode": {"override": {}}}}}));
     assert_eq!(check_system_prompt(Some(&caps), &over), GateDecision::Allowed);
 }
+
+/// The example of the module docs (their doctest while the module was public).
+#[test]
+fn module_docs_example() {
+    use crate::gate::{CapabilitySnapshot, GateDecision, check_update};
+    use crate::types::{Notice, NoticeSeverity, SessionUpdate};
+    let notice = SessionUpdate::Notice(Notice::new(NoticeSeverity::Info, "Indexing"));
+    let plain = CapabilitySnapshot::from_json(serde_json::json!({}));
+    let opted_in = CapabilitySnapshot::from_json(serde_json::json!({"session": {"notices": {}}}));
+    assert_eq!(check_update(Some(&plain), &notice), GateDecision::Denied { capability: &["session", "notices"] });
+    assert_eq!(check_update(Some(&opted_in), &notice), GateDecision::Allowed);
+}
