@@ -1,6 +1,6 @@
 //! A deterministic simulation of both peers.
 //!
-//! [`Sim`] wires an agent-side and a client-side [`Connection`] through two byte pipes, with a
+//! [`Sim`] wires an agent-side and a client-side [`Connection`](acp_proto::Connection) through two byte pipes, with a
 //! virtual clock and a [`Chooser`] that makes every nondeterministic decision. Each step picks
 //! one enabled action:
 //!
