@@ -5,14 +5,12 @@
 
 mod common;
 
+use acp_proto::v2::envelope::{AgentRequest, ClientNotification, ClientRequest, ClientResponse};
 use acp_proto::v2::{
-    AgentNotificationParams, AgentRequest, AgentRequestParams, AgentResult, CancelSessionNotification,
-    CancelToolCallRequest, CancelledPermissionOutcome, ClientCapabilities, ClientNotification,
-    ClientNotificationParams, ClientRequest, ClientRequestParams, ClientResponse, ClientResult, ContentBlock,
-    ErrorData, IdempotencyKey, IdleStopReason, Implementation, InitializeRequest, NewSessionRequest, PromptRequest,
-    ProtocolNotificationParams, ProtocolVersion, RequestPermissionOutcome, RequestPermissionResponse,
-    RequestPermissionSubject, SelectedPermissionOutcome, SessionId, SessionUpdate, StateUpdate, TextContent,
-    UpdateSessionNotification,
+    self, CancelSessionNotification, CancelToolCallRequest, CancelledPermissionOutcome, ClientCapabilities,
+    ContentBlock, ErrorData, IdempotencyKey, IdleStopReason, Implementation, InitializeRequest, NewSessionRequest,
+    PromptRequest, ProtocolVersion, RequestPermissionOutcome, RequestPermissionResponse, RequestPermissionSubject,
+    SelectedPermissionOutcome, SessionId, SessionUpdate, StateUpdate, TextContent, UpdateSessionNotification,
 };
 use common::wire::{FromAgent, Wire, assert_differences, id};
 use common::{sdk_agent, sdk_v2_agent};
@@ -30,11 +28,11 @@ fn initialize(n: i64, version: u16) -> ClientRequest {
         capabilities: ClientCapabilities::default(),
         meta: None,
     };
-    ClientRequest { id: id(n), params: ClientRequestParams::Initialize(params) }
+    ClientRequest { id: id(n), params: v2::ClientRequest::Initialize(params) }
 }
 
 /// The result of the response to request `n`, which must be the next frame.
-async fn result(wire: &mut Wire, n: i64) -> AgentResult {
+async fn result(wire: &mut Wire, n: i64) -> v2::AgentResponse {
     match wire.next_from_agent().await {
         Some(FromAgent::Response(r)) if r.id == id(n) => r.outcome.expect("a result, not an error"),
         other => panic!("expected the response to {n}, got {other:?}"),
@@ -44,7 +42,7 @@ async fn result(wire: &mut Wire, n: i64) -> AgentResult {
 /// Handshake offering 2 and a session in `/tmp`: the session id.
 async fn open(wire: &mut Wire) -> SessionId {
     wire.client_request(initialize(1, 2)).await;
-    let AgentResult::Initialize(init) = result(wire, 1).await else { panic!("an initialize result") };
+    let v2::AgentResponse::Initialize(init) = result(wire, 1).await else { panic!("an initialize result") };
     assert_eq!(init.protocol_version, ProtocolVersion(2));
     assert_eq!(init.info.name, sdk_v2_agent::NAME);
     assert!(init.capabilities.session.is_some(), "the agent advertises sessions");
@@ -55,8 +53,8 @@ async fn open(wire: &mut Wire) -> SessionId {
         system_prompt: None,
         meta: None,
     };
-    wire.client_request(ClientRequest { id: id(2), params: ClientRequestParams::NewSession(new) }).await;
-    let AgentResult::NewSession(session) = result(wire, 2).await else { panic!("a session/new result") };
+    wire.client_request(ClientRequest { id: id(2), params: v2::ClientRequest::NewSession(new) }).await;
+    let v2::AgentResponse::NewSession(session) = result(wire, 2).await else { panic!("a session/new result") };
     session.session_id
 }
 
@@ -73,15 +71,15 @@ async fn prompt_keyed(wire: &mut Wire, n: i64, session: &SessionId, text: &str, 
         idempotency_key: key.map(|k| IdempotencyKey(k.into())),
         meta: None,
     };
-    wire.client_request(ClientRequest { id: id(n), params: ClientRequestParams::Prompt(params) }).await;
-    let AgentResult::Prompt(ack) = result(wire, n).await else { panic!("a session/prompt result") };
+    wire.client_request(ClientRequest { id: id(n), params: v2::ClientRequest::Prompt(params) }).await;
+    let v2::AgentResponse::Prompt(ack) = result(wire, n).await else { panic!("a session/prompt result") };
     ack.message_id.to_string()
 }
 
 fn session_update(frame: &FromAgent) -> Option<&UpdateSessionNotification> {
     match frame {
         FromAgent::Notification(n) => match &n.params {
-            AgentNotificationParams::SessionUpdate(u) => Some(u),
+            v2::AgentNotification::SessionUpdate(u) => Some(u),
             _ => None,
         },
         _ => None,
@@ -121,7 +119,7 @@ async fn until_permission(wire: &mut Wire, session: &SessionId) -> (Vec<String>,
     loop {
         let frame = wire.next_from_agent().await.expect("the agent keeps the pipe open");
         if let FromAgent::Request(r) = frame {
-            let AgentRequestParams::RequestPermission(ask) = &r.params else { panic!("unexpected request {r:?}") };
+            let v2::AgentRequest::RequestPermission(ask) = &r.params else { panic!("unexpected request {r:?}") };
             let Some(RequestPermissionSubject::ToolCall(subject)) = &ask.subject else { panic!("a tool call subject") };
             seen.push(format!("permission {}", subject.tool_call.tool_call_id.as_str()));
             let ids: Vec<&str> = ask.options.iter().map(|o| o.option_id.as_str()).collect();
@@ -135,7 +133,7 @@ async fn until_permission(wire: &mut Wire, session: &SessionId) -> (Vec<String>,
 }
 
 async fn answer_permission(wire: &mut Wire, r: &AgentRequest, outcome: RequestPermissionOutcome) {
-    let answer = ClientResult::RequestPermission(RequestPermissionResponse { outcome, meta: None });
+    let answer = v2::ClientResponse::RequestPermission(RequestPermissionResponse { outcome, meta: None });
     wire.client_response("session/request_permission", ClientResponse { id: r.id.clone(), outcome: Ok(answer) }).await;
 }
 
@@ -184,11 +182,11 @@ async fn v2_agent_session_cancel_while_permission_is_asked_cascades_and_ends_the
     let (seen, ask) = until_permission(&mut wire, &session).await;
     assert_eq!(seen, TURN_START);
     let cancel = CancelSessionNotification { session_id: session.clone(), meta: None };
-    wire.client_notification(ClientNotification { params: ClientNotificationParams::Cancel(cancel) }).await;
+    wire.client_notification(ClientNotification { params: v2::ClientNotification::Cancel(cancel) }).await;
     // The agent cascades: `$/cancel_request` for its pending permission request.
     match wire.next_from_agent().await {
         Some(FromAgent::Protocol(n)) => match n.params {
-            ProtocolNotificationParams::CancelRequest(c) => assert_eq!(c.request_id, ask.id),
+            v2::ProtocolNotification::CancelRequest(c) => assert_eq!(c.request_id, ask.id),
             other => panic!("expected $/cancel_request, got {other:?}"),
         },
         other => panic!("expected $/cancel_request, got {other:?}"),
@@ -227,7 +225,7 @@ async fn updates(wire: &mut Wire, n: usize) -> Vec<String> {
 
 fn cancel_tool(n: i64, session: &SessionId, tool: &str) -> ClientRequest {
     let params = CancelToolCallRequest { session_id: session.clone(), tool_call_id: tool.into(), meta: None };
-    ClientRequest { id: id(n), params: ClientRequestParams::CancelToolCall(params) }
+    ClientRequest { id: id(n), params: v2::ClientRequest::CancelToolCall(params) }
 }
 
 #[tokio::test]
@@ -241,7 +239,7 @@ async fn v2_agent_tool_call_cancel_then_session_cancel_ends_the_turn_cancelled_o
 
     // tool_call/cancel: answered `{}`, then the tool call's final `cancelled`; the turn stays open.
     wire.client_request(cancel_tool(4, &session, "call-w1")).await;
-    assert!(matches!(result(&mut wire, 4).await, AgentResult::CancelToolCall(_)));
+    assert!(matches!(result(&mut wire, 4).await, v2::AgentResponse::CancelToolCall(_)));
     assert_eq!(updates(&mut wire, 1).await, ["tool call-w1 Some(Cancelled) cancel=false"]);
     // A finished one is no longer cancellable: -32602.
     wire.client_request(cancel_tool(5, &session, "call-w1")).await;
@@ -252,7 +250,7 @@ async fn v2_agent_tool_call_cancel_then_session_cancel_ends_the_turn_cancelled_o
 
     // session/cancel: the open tool call ends `cancelled`, then one idle `cancelled`.
     let cancel = CancelSessionNotification { session_id: session.clone(), meta: None };
-    wire.client_notification(ClientNotification { params: ClientNotificationParams::Cancel(cancel) }).await;
+    wire.client_notification(ClientNotification { params: v2::ClientNotification::Cancel(cancel) }).await;
     let end = until_idle(&mut wire).await;
     assert_eq!(
         end,
@@ -260,7 +258,7 @@ async fn v2_agent_tool_call_cancel_then_session_cancel_ends_the_turn_cancelled_o
     );
     // A second session/cancel with nothing running sends nothing: the next frame is the ack.
     let cancel = CancelSessionNotification { session_id: session.clone(), meta: None };
-    wire.client_notification(ClientNotification { params: ClientNotificationParams::Cancel(cancel) }).await;
+    wire.client_notification(ClientNotification { params: v2::ClientNotification::Cancel(cancel) }).await;
     assert_eq!(prompt(&mut wire, 6, &session, "hi").await, "user-3");
     assert_differences(&wire.differences, &[]);
 }
@@ -283,7 +281,7 @@ async fn v2_agent_offered_1_answers_unsupported_protocol_version() {
     }
     // It stays uninitialised but usable: offering 2 next works.
     wire.client_request(initialize(2, 2)).await;
-    let AgentResult::Initialize(init) = result(&mut wire, 2).await else { panic!("an initialize result") };
+    let v2::AgentResponse::Initialize(init) = result(&mut wire, 2).await else { panic!("an initialize result") };
     assert_eq!(init.protocol_version, ProtocolVersion(2));
     assert_differences(&wire.differences, &[]);
 }

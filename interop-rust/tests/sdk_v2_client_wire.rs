@@ -7,12 +7,12 @@
 
 mod common;
 
+use acp_proto::v2::envelope::{AgentNotification, AgentRequest, AgentResponse, ClientRequest};
 use acp_proto::v2::{
-    AbsolutePath, AgentCapabilities, AgentNotification, AgentNotificationParams, AgentRequest, AgentRequestParams,
-    AgentResponse, AgentResult, CancelToolCallResponse, ClientNotificationParams, ClientRequest, ClientRequestParams,
-    ClientResult, ContentBlock, Implementation, InitializeResponse, NewSessionResponse, PermissionOption,
-    PermissionOptionKind, PromptResponse, ProtocolVersion, RequestPermissionOutcome, RequestPermissionRequest,
-    RequestPermissionSubject, SessionId, SessionUpdate, ToolCallPermissionSubject, UpdateSessionNotification,
+    self, AbsolutePath, AgentCapabilities, CancelToolCallResponse, ContentBlock, Implementation, InitializeResponse,
+    NewSessionResponse, PermissionOption, PermissionOptionKind, PromptResponse, ProtocolVersion,
+    RequestPermissionOutcome, RequestPermissionRequest, RequestPermissionSubject, SessionId, SessionUpdate,
+    ToolCallPermissionSubject, UpdateSessionNotification,
 };
 use common::sdk_v2_client::{self, Negotiated, Report, Script};
 use common::wire::{FromClient, Wire, assert_differences, id};
@@ -34,7 +34,7 @@ async fn request(wire: &mut Wire) -> ClientRequest {
     }
 }
 
-async fn answer(wire: &mut Wire, r: &ClientRequest, result: AgentResult) {
+async fn answer(wire: &mut Wire, r: &ClientRequest, result: v2::AgentResponse) {
     let method = r.params.method().to_owned();
     wire.agent_response(&method, AgentResponse { id: r.id.clone(), outcome: Ok(result) }).await;
 }
@@ -42,7 +42,7 @@ async fn answer(wire: &mut Wire, r: &ClientRequest, result: AgentResult) {
 /// Answers `initialize` (with 2) and `session/new`; the session id.
 async fn open(wire: &mut Wire) -> SessionId {
     let r = request(wire).await;
-    let ClientRequestParams::Initialize(init) = &r.params else { panic!("initialize first, got {r:?}") };
+    let v2::ClientRequest::Initialize(init) = &r.params else { panic!("initialize first, got {r:?}") };
     assert_eq!(init.protocol_version, ProtocolVersion(2), "the SDK v2 client offers 2");
     assert_eq!(init.info.name, sdk_v2_client::NAME);
     // Every stable capability and an auth method, so the SDK reads all of them.
@@ -60,9 +60,9 @@ async fn open(wire: &mut Wire) -> SessionId {
         auth_methods: Some(auth),
         meta: None,
     };
-    answer(wire, &r, AgentResult::Initialize(response)).await;
+    answer(wire, &r, v2::AgentResponse::Initialize(response)).await;
     let r = request(wire).await;
-    let ClientRequestParams::NewSession(new) = &r.params else { panic!("session/new, got {r:?}") };
+    let v2::ClientRequest::NewSession(new) = &r.params else { panic!("session/new, got {r:?}") };
     assert_eq!(new.cwd, AbsolutePath("/tmp".into()));
     let session = SessionId::from("ours-1");
     let response = NewSessionResponse {
@@ -72,7 +72,7 @@ async fn open(wire: &mut Wire) -> SessionId {
                                                 "input": {"type": "text", "hint": "what to plan"}}]))),
         meta: None,
     };
-    answer(wire, &r, AgentResult::NewSession(response)).await;
+    answer(wire, &r, v2::AgentResponse::NewSession(response)).await;
     session
 }
 
@@ -90,18 +90,18 @@ fn model_option(current: &str) -> Value {
 /// Answers `session/prompt` with `messageId` `u-1`.
 async fn acknowledge(wire: &mut Wire, session: &SessionId) {
     let r = request(wire).await;
-    let ClientRequestParams::Prompt(prompt) = &r.params else { panic!("session/prompt, got {r:?}") };
+    let v2::ClientRequest::Prompt(prompt) = &r.params else { panic!("session/prompt, got {r:?}") };
     assert_eq!(&prompt.session_id, session);
     assert!(matches!(&prompt.prompt[..], [ContentBlock::Text(t)] if t.text == "turn"));
     let ack = PromptResponse { message_id: "u-1".into(), meta: None };
-    answer(wire, &r, AgentResult::Prompt(ack)).await;
+    answer(wire, &r, v2::AgentResponse::Prompt(ack)).await;
 }
 
 /// Sends one `session/update` of ours: `update` is decoded into our `SessionUpdate` first.
 async fn update(wire: &mut Wire, session: &SessionId, update: Value) {
     let update: SessionUpdate = serde_json::from_value(update).expect("our type decodes the update");
     let params = UpdateSessionNotification { session_id: session.clone(), update, meta: None };
-    wire.agent_notification(AgentNotification { params: AgentNotificationParams::SessionUpdate(params) }).await;
+    wire.agent_notification(AgentNotification { params: v2::AgentNotification::SessionUpdate(params) }).await;
 }
 
 /// The updates of the full turn between `running` and the permission request: one of most kinds.
@@ -149,11 +149,13 @@ async fn ask_permission(wire: &mut Wire, session: &SessionId) {
         options,
         meta: None,
     };
-    wire.agent_request(AgentRequest { id: id(100), params: AgentRequestParams::RequestPermission(ask) }).await;
+    wire.agent_request(AgentRequest { id: id(100), params: v2::AgentRequest::RequestPermission(ask) }).await;
     match wire.next_from_client().await {
         Some(FromClient::Response(r)) => {
             assert_eq!(r.id, id(100));
-            let Ok(ClientResult::RequestPermission(answer)) = r.outcome else { panic!("a permission answer: {r:?}") };
+            let Ok(v2::ClientResponse::RequestPermission(answer)) = r.outcome else {
+                panic!("a permission answer: {r:?}")
+            };
             let RequestPermissionOutcome::Selected(s) = answer.outcome else { panic!("selected: {answer:?}") };
             assert_eq!(s.option_id.as_str(), "allow");
         }
@@ -215,9 +217,9 @@ async fn sdk_v2_client_cancels_tool_call_then_session_and_sees_cancelled_idle() 
     update(&mut wire, &session, w1).await;
     // tool_call/cancel for w-1.
     let r = request(&mut wire).await;
-    let ClientRequestParams::CancelToolCall(c) = &r.params else { panic!("tool_call/cancel, got {r:?}") };
+    let v2::ClientRequest::CancelToolCall(c) = &r.params else { panic!("tool_call/cancel, got {r:?}") };
     assert_eq!((c.session_id.as_str(), c.tool_call_id.as_str()), ("ours-1", "w-1"));
-    answer(&mut wire, &r, AgentResult::CancelToolCall(CancelToolCallResponse { meta: None })).await;
+    answer(&mut wire, &r, v2::AgentResponse::CancelToolCall(CancelToolCallResponse { meta: None })).await;
     update(
         &mut wire,
         &session,
@@ -227,7 +229,7 @@ async fn sdk_v2_client_cancels_tool_call_then_session_and_sees_cancelled_idle() 
     // Then session/cancel.
     match wire.next_from_client().await {
         Some(FromClient::Notification(n)) => {
-            let ClientNotificationParams::Cancel(c) = &n.params else { panic!("session/cancel, got {n:?}") };
+            let v2::ClientNotification::Cancel(c) = &n.params else { panic!("session/cancel, got {n:?}") };
             assert_eq!(c.session_id, session);
         }
         other => panic!("expected session/cancel, got {other:?}"),
@@ -246,7 +248,7 @@ async fn sdk_v2_client_cancels_tool_call_then_session_and_sees_cancelled_idle() 
 async fn sdk_v2_client_answered_1_reports_lower_version_and_sends_nothing_more() {
     let (mut wire, client) = connect(Script::Turn);
     let r = request(&mut wire).await;
-    assert!(matches!(&r.params, ClientRequestParams::Initialize(i) if i.protocol_version == ProtocolVersion(2)));
+    assert!(matches!(&r.params, v2::ClientRequest::Initialize(i) if i.protocol_version == ProtocolVersion(2)));
     // A v1 agent's answer: acp-proto's v1 InitializeResponse selecting 1.
     let v1 = acp_proto::types::InitializeResponse::new(acp_proto::types::ProtocolVersion::V1);
     let frame = json!({"jsonrpc": "2.0", "id": serde_json::to_value(&r.id).expect("id"), "result": v1});

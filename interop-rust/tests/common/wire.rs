@@ -16,9 +16,10 @@
 use std::collections::{BTreeSet, HashMap};
 use std::fmt::Debug;
 
-use acp_proto::v2::{
+use acp_proto::v2::RequestId;
+use acp_proto::v2::envelope::{
     AgentNotification, AgentRequest, AgentResponse, ClientNotification, ClientRequest, ClientResponse,
-    ProtocolLevelNotification, RequestId,
+    ProtocolLevelNotification,
 };
 use agent_client_protocol::v2::schema as sdk;
 use serde::Serialize;
