@@ -112,7 +112,7 @@ impl AnyConnection {
         let grace_at = self.now + self.config.cancel_grace;
         let Some(entry) = self.inbound.get_mut(&key) else { return };
         if entry.deferred {
-            self.answer(key, Err(RpcError::request_cancelled()));
+            self.answer_error(key, RpcError::request_cancelled());
             return;
         }
         if entry.cancelled.is_some() {

@@ -84,6 +84,7 @@ pub mod half_close;
 mod handshake;
 mod held;
 mod inbound;
+mod lane;
 mod outbound;
 mod parked;
 pub mod turns;
@@ -125,7 +126,7 @@ enum Phase {
 
 /// What the machine remembers about an inbound request in flight.
 #[derive(Debug)]
-struct InboundEntry {
+pub(crate) struct InboundEntry {
     wire_id: RequestId,
     method: EntryMethod,
     cancelled: Option<CancelReason>,
@@ -140,7 +141,7 @@ struct InboundEntry {
 /// decoded or checked against. One field for both versions (a v1 entry is the size of a v1
 /// method without feature `unstable_protocol_v2`).
 #[derive(Debug, Clone, PartialEq, Eq)]
-enum EntryMethod {
+pub(crate) enum EntryMethod {
     /// v1: a row of the table, or `None` for an extension method.
     V1(Option<Method>),
     /// v2: a row of the v2 table, or an extension's name.
@@ -171,7 +172,7 @@ impl EntryMethod {
 
 /// Per-method facts needed when the request is answered.
 #[derive(Debug)]
-enum InboundExtra {
+pub(crate) enum InboundExtra {
     None,
     /// Agent: the client's capabilities from its `initialize` request.
     Initialize(CapabilitySnapshot),

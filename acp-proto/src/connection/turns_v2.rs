@@ -247,7 +247,7 @@ pub enum TurnEndReason {
 
 /// What a successful answer to an inbound v2 request changes (agent side).
 #[derive(Debug, Clone, PartialEq)]
-pub(super) enum SessionEffect {
+pub(crate) enum SessionEffect {
     /// `session/new`: the answer names the new session.
     New,
     /// `session/resume` of this session (replay allowed while it runs).
@@ -628,7 +628,7 @@ impl AnyConnection {
             meta: None,
         };
         // The machine's own notification: never refused by the budget.
-        let _ = self.write_v2_notification(&update.into());
+        let _ = self.write_notification::<crate::protocol::V2>(&update.into());
         self.push_event(AnyEvent::CancelGraceExpired { session });
     }
 
