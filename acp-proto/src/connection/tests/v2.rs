@@ -166,7 +166,7 @@ fn negotiation_v1_client_with_v2_agent() {
     pipe(&mut a, &mut c, T0);
     assert!(matches!(events(&mut c).as_slice(), [Event::HandshakeCompleted(n), _] if n.protocol_version.0 == 1));
     assert_eq!(a.negotiated().unwrap().protocol_version, ProtocolVersion::V1);
-    // A v1 `initialize` offering 2 is refused: 2 is offered with `send_request_v2`.
+    // A v1 `initialize` offering 2 is refused: 2 is offered with a v2 `initialize` (`send_request::<V2>`).
     let mut other = Connection::new(Side::Client, v12(), T0);
     let refused = other.send_request::<V1>(T0, crate::types::InitializeRequest::new(ProtocolVersion::V2), None);
     assert_eq!(refused.unwrap_err().error, SendError::WrongProtocolVersion { speaks: None });
