@@ -13,6 +13,7 @@
 use serde::Serialize;
 use serde_json::value::RawValue;
 
+use super::turns::TurnRules;
 use super::{AnyConnection, AnyEvent, AnyOutcome, CloseReason, EntryMethod, InboundEntry, InboundExtra, InboundId};
 use super::{CancelReason, Negotiated, Phase, RespondError, SendError, handshake};
 use crate::Side;
@@ -40,7 +41,7 @@ pub(crate) struct Head<'a, M> {
 /// The hooks of one protocol version (see the module docs). Crate-private and implemented for
 /// the two versions only, as [`Protocol`] is sealed.
 pub(crate) trait Lane:
-    Protocol<Request: Serialize, Notification: Serialize, Response: Serialize, Method: Copy>
+    TurnRules + Protocol<Request: Serialize, Notification: Serialize, Response: Serialize, Method: Copy>
 {
     // ---- inbound requests and notifications -------------------------------------------
 
@@ -61,10 +62,6 @@ pub(crate) trait Lane:
         params: Option<&RawValue>,
     ) -> Result<Self::Request, RpcError>;
 
-    /// The machine's own answer to a request that must not reach the application (rule 7: a
-    /// permission ask of a turn the client cancelled).
-    fn auto_answer(conn: &AnyConnection, request: &Self::Request) -> Option<Self::Response>;
-
     /// What to remember about a request until it is answered, or the turn rule refusing it.
     fn inbound_extra(conn: &AnyConnection, request: &Self::Request) -> Result<InboundExtra, RpcError>;
 
@@ -84,9 +81,6 @@ pub(crate) trait Lane:
         row: Option<Self::Method>,
         params: Option<&RawValue>,
     ) -> Option<Self::Notification>;
-
-    /// Hands a received notification to its owner: the turn rules, the application.
-    fn deliver(conn: &mut AnyConnection, notification: Self::Notification);
 
     // ---- answers to the peer's requests -------------------------------------------------
 
@@ -149,12 +143,6 @@ pub(crate) trait Lane:
         method: Option<Self::Method>,
     ) -> Result<(), SendError>;
 
-    /// The turn rules of a request to send, after the bounds.
-    fn check_turn(conn: &AnyConnection, request: &Self::Request) -> Result<(), SendError>;
-
-    /// Agent side: whether a request resolves `Cancelled` at once, without a frame.
-    fn ask_cancelled(conn: &AnyConnection, request: &Self::Request) -> bool;
-
     /// The session a request belongs to.
     fn session_of(request: &Self::Request) -> Option<&SessionId>;
 
@@ -174,10 +162,6 @@ pub(crate) trait Lane:
         notification: &Self::Notification,
         method: Option<Self::Method>,
     ) -> Result<(), SendError>;
-
-    /// The turn rules of a notification to send, after the budget (an agent's idle may be
-    /// rewritten to say `cancelled`).
-    fn before_send(conn: &mut AnyConnection, notification: &mut Self::Notification) -> Result<(), SendError>;
 
     /// Writes a notification by a faster road than serde's, when the version has one.
     fn encode_fast(out: &mut Vec<u8>, notification: &Self::Notification) -> bool;
@@ -210,11 +194,6 @@ impl Lane for V1 {
         params: Option<&RawValue>,
     ) -> Result<Request, RpcError> {
         Request::decode(side, wire, params).map_err(|e| e.to_rpc_error())
-    }
-
-    #[inline]
-    fn auto_answer(conn: &AnyConnection, request: &Request) -> Option<Response> {
-        conn.turns.auto_answer(request)
     }
 
     fn inbound_extra(conn: &AnyConnection, request: &Request) -> Result<InboundExtra, RpcError> {
@@ -259,11 +238,6 @@ impl Lane for V1 {
     ) -> Option<Notification> {
         // Unknown notifications are ignored, as the spec asks; bad params cannot be answered.
         Notification::decode(side, wire, params).ok()
-    }
-
-    #[inline]
-    fn deliver(conn: &mut AnyConnection, notification: Notification) {
-        conn.deliver_notification(notification);
     }
 
     fn check_response(side: Side, method: &EntryMethod, response: &Response) -> Result<(), (RespondError, RpcError)> {
@@ -408,16 +382,6 @@ impl Lane for V1 {
     }
 
     #[inline]
-    fn check_turn(conn: &AnyConnection, request: &Request) -> Result<(), SendError> {
-        conn.turns.check_client_prompt(request)
-    }
-
-    #[inline]
-    fn ask_cancelled(conn: &AnyConnection, request: &Request) -> bool {
-        conn.turns.agent_ask_resolves_cancelled(request)
-    }
-
-    #[inline]
     fn session_of(request: &Request) -> Option<&SessionId> {
         request.session_id()
     }
@@ -464,11 +428,6 @@ impl Lane for V1 {
             conn.check_content(Method::SessionUpdate, check_update(conn.peer_caps(), &n.update))?;
         }
         Ok(())
-    }
-
-    #[inline]
-    fn before_send(conn: &mut AnyConnection, notification: &mut Notification) -> Result<(), SendError> {
-        conn.turns.check_agent_update(notification)
     }
 
     #[inline]

@@ -194,7 +194,7 @@ pub(crate) enum InboundExtra {
 
 /// What the machine remembers about an outbound request awaiting its answer.
 #[derive(Debug)]
-struct PendingOut {
+pub(crate) struct PendingOut {
     method: EntryMethod,
     deadline: Option<Instant>,
     /// The session the request belongs to (agent: for the cancel cascade; client: prompts).
@@ -218,7 +218,7 @@ enum Timer {
     Grace(u64),
     /// v2, agent side: the grace period of a cancelled turn (its sequence number).
     #[cfg(feature = "unstable_protocol_v2")]
-    TurnGraceV2(u64),
+    TurnGrace(u64),
 }
 
 /// The engine: one peer link, agent or client role, either protocol version (a client's
@@ -559,7 +559,7 @@ impl AnyConnection {
                 Timer::Outbound(id) => self.outbound_timed_out(id, at),
                 Timer::Grace(key) => self.grace_expired(key, at),
                 #[cfg(feature = "unstable_protocol_v2")]
-                Timer::TurnGraceV2(seq) => self.turn_grace_v2_expired(seq),
+                Timer::TurnGrace(seq) => self.turn_grace_expired(seq),
             }
         }
         self.close_if_answered();
@@ -609,9 +609,10 @@ impl AnyConnection {
         self.deferred.clear();
         self.parked.clear();
         self.timers.clear();
-        self.turns = turns::Turns::default();
+        // Every version's turn bookkeeping ends (before the handshake an agent may hold both).
+        <crate::protocol::V1 as turns::TurnRules>::close(self);
         #[cfg(feature = "unstable_protocol_v2")]
-        self.close_turns_v2();
+        <crate::protocol::V2 as turns::TurnRules>::close(self);
         #[cfg(feature = "unstable_protocol_v2")]
         self.drop_batches();
         self.phase = Phase::Closed;

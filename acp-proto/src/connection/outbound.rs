@@ -5,9 +5,10 @@ use serde::Serialize;
 use serde_json::value::RawValue;
 
 use super::lane::Lane;
+use super::turns::TurnRules;
 use super::{
     AnyConnection, AnyEvent, AnyOutcome, EntryMethod, Negotiated, OutboundId, PendingOut, Phase, Refused, SendError,
-    Timer, Written, handshake,
+    Timer, Written,
 };
 use crate::Side;
 use crate::error::RpcError;
@@ -310,25 +311,29 @@ impl AnyConnection {
         }
     }
 
-    /// Removes a pending request and emits its outcome; `None` if it was not pending.
+    /// Removes a pending request and emits its outcome; `None` if it was not pending. A
+    /// handshake request that failed lets `initialize` be sent again; the turn rules of the
+    /// version the request was sent in follow the outcome.
     pub(super) fn finish_outbound(&mut self, id: i64, outcome: AnyOutcome) -> Option<PendingOut> {
         let pending = self.outbound.remove(&id)?;
         self.disarm(pending.deadline, Timer::Outbound(id));
-        self.turns.on_outcome(id, &pending);
-        if handshake::is_handshake(pending.method.v1()) && self.phase == Phase::Initializing {
+        let opens = match &pending.method {
+            EntryMethod::V1(_) => V1::opens(&pending.method),
+            #[cfg(feature = "unstable_protocol_v2")]
+            EntryMethod::V2(_) => V2::opens(&pending.method),
+        };
+        if opens && self.phase == Phase::Initializing {
             self.phase = Phase::AwaitingInit;
         }
+        let ok = matches!(outcome, AnyOutcome::Result(_));
         #[cfg(feature = "unstable_protocol_v2")]
-        if pending.method.v2() == Some(&super::v2::V2Method::Table(crate::v2::Method::Initialize))
-            && self.phase == Phase::Initializing
-        {
-            self.phase = Phase::AwaitingInit;
-        }
-        #[cfg(feature = "unstable_protocol_v2")]
-        let ok = matches!(outcome, AnyOutcome::Result(_) | AnyOutcome::ResultV2(_));
+        let ok = ok || matches!(outcome, AnyOutcome::ResultV2(_));
         self.push_event(AnyEvent::Outcome { id: OutboundId(id), outcome });
-        #[cfg(feature = "unstable_protocol_v2")]
-        self.on_outcome_v2(id, &pending, ok);
+        match &pending.method {
+            EntryMethod::V1(_) => <V1 as TurnRules>::on_outcome(self, id, &pending, ok),
+            #[cfg(feature = "unstable_protocol_v2")]
+            EntryMethod::V2(_) => <V2 as TurnRules>::on_outcome(self, id, &pending, ok),
+        }
         Some(pending)
     }
 

@@ -69,7 +69,7 @@ use crate::methods::{
     AgentNotification, AgentRequest, AgentResponse, ClientNotification, ClientRequest, Method, Notification, Request,
     Response,
 };
-use crate::protocol::V1;
+use crate::protocol::{Protocol, V1};
 use crate::time::Instant;
 use crate::types::{
     CancelNotification, PermissionOptionId, RequestPermissionOutcome, RequestPermissionResponse,
@@ -286,6 +286,82 @@ fn remove_from<T: Ord>(map: &mut BTreeMap<SessionId, BTreeSet<T>>, session: &Ses
         if set.is_empty() {
             map.remove(session);
         }
+    }
+}
+
+/// The turn rules of one protocol version at the engine's hook points: [`Turns`] for v1 (this
+/// module) and the v2 state of [`turns_v2`](super::turns_v2) for v2. Each version keeps its
+/// own rule table; the engine calls them through this trait only (a supertrait of the
+/// version's lane).
+pub(crate) trait TurnRules: Protocol {
+    /// Client: the machine's own answer to a request that must not reach the application (a
+    /// permission ask of a turn the application cancelled).
+    fn auto_answer(conn: &AnyConnection, request: &Self::Request) -> Option<Self::Response>;
+
+    /// Hands a received notification to its owner: the turn bookkeeping (`session/cancel`,
+    /// the update stamps), then the application.
+    fn deliver(conn: &mut AnyConnection, notification: Self::Notification);
+
+    /// The turn rules of a request to send, after the bounds (v1: a second client prompt).
+    fn check_turn(conn: &AnyConnection, request: &Self::Request) -> Result<(), SendError>;
+
+    /// Agent side: whether a request resolves `Cancelled` at once, without a frame (a
+    /// permission ask of a turn being cancelled).
+    fn ask_cancelled(conn: &AnyConnection, request: &Self::Request) -> bool;
+
+    /// The turn rules of a notification to send, after the budget (agent: updates of
+    /// announced sessions only; v2: an idle may be rewritten to say `cancelled`).
+    fn before_send(conn: &mut AnyConnection, notification: &mut Self::Notification) -> Result<(), SendError>;
+
+    /// The outcome of request `id` sent in this version was queued (`ok`: a result).
+    fn on_outcome(conn: &mut AnyConnection, id: i64, pending: &PendingOut, ok: bool);
+
+    /// The end of input: `outcomes` queues the outcomes of the requests awaiting the peer;
+    /// the turns no answer can end now end around them.
+    fn at_eof(conn: &mut AnyConnection, outcomes: impl FnOnce(&mut AnyConnection));
+
+    /// Close: the version's turn bookkeeping ends.
+    fn close(conn: &mut AnyConnection);
+}
+
+impl TurnRules for V1 {
+    #[inline]
+    fn auto_answer(conn: &AnyConnection, request: &Request) -> Option<Response> {
+        conn.turns.auto_answer(request)
+    }
+
+    #[inline]
+    fn deliver(conn: &mut AnyConnection, notification: Notification) {
+        conn.deliver_notification(notification);
+    }
+
+    #[inline]
+    fn check_turn(conn: &AnyConnection, request: &Request) -> Result<(), SendError> {
+        conn.turns.check_client_prompt(request)
+    }
+
+    #[inline]
+    fn ask_cancelled(conn: &AnyConnection, request: &Request) -> bool {
+        conn.turns.agent_ask_resolves_cancelled(request)
+    }
+
+    #[inline]
+    fn before_send(conn: &mut AnyConnection, notification: &mut Notification) -> Result<(), SendError> {
+        conn.turns.check_agent_update(notification)
+    }
+
+    #[inline]
+    fn on_outcome(conn: &mut AnyConnection, id: i64, pending: &PendingOut, _: bool) {
+        conn.turns.on_outcome(id, pending);
+    }
+
+    #[inline]
+    fn at_eof(conn: &mut AnyConnection, outcomes: impl FnOnce(&mut AnyConnection)) {
+        outcomes(conn);
+    }
+
+    fn close(conn: &mut AnyConnection) {
+        conn.turns = Turns::default();
     }
 }
 

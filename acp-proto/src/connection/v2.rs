@@ -151,7 +151,7 @@ impl AnyConnection {
     /// Agent side: `session/cancel` of `session` answers its prompts still deferred (never
     /// seen by the application) `-32800`: delivered after the cancel, they would start the
     /// work the client just cancelled.
-    fn answer_deferred_prompts(&mut self, session: &v2::SessionId) {
+    pub(super) fn answer_deferred_prompts(&mut self, session: &v2::SessionId) {
         let keys: Vec<u64> = self
             .inbound
             .iter()
@@ -260,10 +260,6 @@ impl Lane for V2 {
         request.map_err(|e| e.to_rpc_error())
     }
 
-    fn auto_answer(conn: &AnyConnection, request: &v2::Request) -> Option<v2::Response> {
-        conn.v2.ask_is_cancelled(request).then(Self::cancelled_ask)
-    }
-
     fn inbound_extra(_: &AnyConnection, request: &v2::Request) -> Result<InboundExtra, RpcError> {
         Ok(inbound_extra(request))
     }
@@ -292,20 +288,6 @@ impl Lane for V2 {
             Side::Client => v2::AgentNotification::decode(wire, value).map(v2::Notification::Agent),
         };
         notification.ok()
-    }
-
-    fn deliver(conn: &mut AnyConnection, notification: v2::Notification) {
-        if let v2::Notification::Client(v2::ClientNotification::Cancel(c)) = &notification {
-            let session = c.session_id.clone();
-            conn.answer_deferred_prompts(&session);
-            conn.push_event(AnyEvent::NotificationV2 { notification, turn: None });
-            return conn.agent_session_cancel_v2(&session);
-        }
-        let (turn, end) = conn.client_stamp_v2(&notification);
-        conn.push_event(AnyEvent::NotificationV2 { notification, turn });
-        if let Some((session, turn, reason)) = end {
-            conn.push_event(AnyEvent::TurnEnded { session, turn, reason });
-        }
     }
 
     fn check_response(
@@ -458,14 +440,6 @@ impl Lane for V2 {
         }
     }
 
-    fn check_turn(_: &AnyConnection, _: &v2::Request) -> Result<(), SendError> {
-        Ok(())
-    }
-
-    fn ask_cancelled(conn: &AnyConnection, request: &v2::Request) -> bool {
-        conn.agent_ask_cancelled_v2(request)
-    }
-
     fn session_of(request: &v2::Request) -> Option<&SessionId> {
         request.session_id()
     }
@@ -517,10 +491,6 @@ impl Lane for V2 {
             Some(m) => conn.check_peer_gate(m),
             None => Ok(()),
         }
-    }
-
-    fn before_send(conn: &mut AnyConnection, notification: &mut v2::Notification) -> Result<(), SendError> {
-        if conn.side == Side::Agent { conn.agent_update_v2(notification) } else { Ok(()) }
     }
 
     fn encode_fast(_: &mut Vec<u8>, _: &v2::Notification) -> bool {

@@ -11,7 +11,7 @@ use crate::connection::{
     SendError,
 };
 use crate::types::ProtocolVersion;
-use crate::v2::{self, AgentResult, ClientRequestParams};
+use crate::v2::{self, AgentResponse, ClientRequest};
 use crate::{RpcError, Side};
 
 pub(super) fn from<T: DeserializeOwned>(v: Value) -> T {
@@ -73,7 +73,7 @@ pub(super) fn pair_configured(
     c.send_request::<V2>(T0, v2_init(2, client_caps), None).unwrap();
     pipe(&mut c, &mut a, T0);
     let (id, request) = request_v2(events(&mut a));
-    assert!(matches!(request, v2::Request::Client(ClientRequestParams::Initialize(_))));
+    assert!(matches!(request, v2::Request::Client(ClientRequest::Initialize(_))));
     assert_eq!(a.respond::<V2>(T0, id, Ok(v2_init_result(agent_caps, auth).into())), Ok(Completion::Sent));
     assert!(matches!(events(&mut a).as_slice(), [Event::HandshakeCompleted(n)] if n.protocol_version.0 == 2));
     pipe(&mut a, &mut c, T0);
@@ -243,9 +243,9 @@ fn gates_apply_both_ways() {
     let ext = json!({"jsonrpc":"2.0","id":4,"method":"_acme/x","params":{"k":1}});
     feed(&mut a, T0, &[&ext.to_string(), r#"{"jsonrpc":"2.0","id":5,"method":"acme/x"}"#]);
     let (_, request) = request_v2(events(&mut a));
-    assert!(matches!(request, v2::Request::Client(ClientRequestParams::Other { .. })));
+    assert!(matches!(request, v2::Request::Client(ClientRequest::Other { .. })));
     assert_eq!(sent(&mut a)[0]["error"]["code"], -32601);
-    let bad = ClientRequestParams::Other { method: "acme/x".into(), value: None };
+    let bad = ClientRequest::Other { method: "acme/x".into(), value: None };
     assert!(matches!(c.send_request::<V2>(T0, bad, None).unwrap_err().error, SendError::InvalidExtensionName { .. }));
 }
 
@@ -357,7 +357,7 @@ fn v2_results_are_typed_by_the_request_method() {
     pipe(&mut a, &mut c, T0);
     let ev = events(&mut c);
     assert!(
-        matches!(&ev[..], [Event::Outcome { id, outcome: Outcome::ResultV2(v2::Response::Agent(AgentResult::ListSessions(_))) }] if *id == out)
+        matches!(&ev[..], [Event::Outcome { id, outcome: Outcome::ResultV2(v2::Response::Agent(AgentResponse::ListSessions(_))) }] if *id == out)
     );
 }
 
@@ -377,7 +377,7 @@ fn held_and_deferred_requests_work_on_v2() {
     assert_eq!((a.deferred_requests(), a.stats().requests_deferred), (1, 1));
     assert_eq!(sent(&mut a).len(), 1);
     let (id, request) = request_v2(events(&mut a));
-    assert!(matches!(request, v2::Request::Client(ClientRequestParams::ListSessions(_))));
+    assert!(matches!(request, v2::Request::Client(ClientRequest::ListSessions(_))));
     let result: v2::ListSessionsResponse = from(json!({"sessions": []}));
     assert_eq!(a.respond::<V2>(T0, id, Ok(result.into())), Ok(Completion::Sent));
     assert_eq!(sent(&mut a)[0]["id"], 1);

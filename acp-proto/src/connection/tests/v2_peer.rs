@@ -139,7 +139,7 @@ fn agent_odd_protocol_versions_never_negotiate_v2() {
         {"protocolVersion":65535,"info":{"name":"c","version":"1"},"capabilities":{}}});
     feed(&mut a, T0, &[&init.to_string()]);
     let (_, request) = request_v2(events(&mut a));
-    assert!(matches!(request, v2::Request::Client(v2::ClientRequestParams::Initialize(_))));
+    assert!(matches!(request, v2::Request::Client(v2::ClientRequest::Initialize(_))));
 }
 
 #[test]

@@ -12,7 +12,7 @@ use crate::connection::{
     SendError, TurnStamp,
 };
 use crate::types::{IdleStopReason, SessionId};
-use crate::v2::{self, ClientRequestParams};
+use crate::v2::{self, ClientRequest};
 use crate::{RpcError, TurnEndReason};
 
 fn update(session: &str, update: Value) -> v2::UpdateSessionNotification {
@@ -120,7 +120,7 @@ fn agent_second_prompt_while_working_is_dispatched() {
     c.send_request::<V2>(T0, prompt(), None).unwrap();
     pipe(&mut c, &mut a, T0);
     let (id, request) = request_v2(events(&mut a));
-    assert!(matches!(request, v2::Request::Client(ClientRequestParams::Prompt(_))));
+    assert!(matches!(request, v2::Request::Client(ClientRequest::Prompt(_))));
     assert_eq!(a.respond::<V2>(T0, id, Ok(ack())), Ok(Completion::Sent));
     assert!(sent(&mut a)[0]["result"].is_object());
 }
@@ -235,11 +235,11 @@ fn client_second_prompt_joins_the_open_turn() {
     let (mut c, mut a, turn) = prompted(true);
     let s = SessionId::from("s");
     // The opening prompt names the open turn; a joining one does not.
-    assert_eq!(c.open_turn_v2(&s), Some(turn));
+    assert_eq!(c.open_turn(&s), Some(turn));
     let second = c.send_request::<V2>(T0, prompt(), None).expect("a prompt while the turn runs is allowed");
     assert_ne!(second, turn);
-    assert_eq!(c.open_turn_v2(&s), Some(turn), "the second prompt joined the turn of the first");
-    assert_eq!(a.open_turn_v2(&s), None, "an agent reads no turns");
+    assert_eq!(c.open_turn(&s), Some(turn), "the second prompt joined the turn of the first");
+    assert_eq!(a.open_turn(&s), None, "an agent reads no turns");
     pipe(&mut c, &mut a, T0);
     let (id, _) = request_v2(events(&mut a));
     a.respond::<V2>(T0, id, Ok(ack())).unwrap();
@@ -248,9 +248,9 @@ fn client_second_prompt_joins_the_open_turn() {
     let (stamps, ends) = stamps(&events(&mut c));
     assert_eq!(stamps, [Some(TurnStamp { turn, ordinal: 0 }), Some(TurnStamp { turn, ordinal: 1 })]);
     assert_eq!(ends.len(), 1);
-    assert_eq!(c.open_turn_v2(&s), None, "the idle closed the turn");
+    assert_eq!(c.open_turn(&s), None, "the idle closed the turn");
     let third = c.send_request::<V2>(T0, prompt(), None).unwrap();
-    assert_eq!(c.open_turn_v2(&s), Some(third), "a prompt after the idle opens a new turn");
+    assert_eq!(c.open_turn(&s), Some(third), "a prompt after the idle opens a new turn");
 }
 
 #[test]
@@ -435,7 +435,7 @@ fn agent_requests_of_a_session_need_it_announced() {
     let close = events(&mut a)
         .into_iter()
         .find_map(|e| match e {
-            Event::RequestV2 { id, request: v2::Request::Client(ClientRequestParams::CloseSession(_)) } => Some(id),
+            Event::RequestV2 { id, request: v2::Request::Client(ClientRequest::CloseSession(_)) } => Some(id),
             _ => None,
         })
         .expect("the close");
