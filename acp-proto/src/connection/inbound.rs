@@ -23,6 +23,8 @@ use crate::protocol::V1;
 #[cfg(feature = "unstable_protocol_v2")]
 use crate::protocol::V2;
 use crate::time::Instant;
+#[cfg(feature = "unstable_protocol_v2")]
+use crate::types::ProtocolVersion;
 use crate::types::{CancelRequestNotification, PromptResponse, StopReason};
 
 /// The params of an inbound request: raw, or already decoded by the (v1) fast path.
@@ -175,7 +177,7 @@ impl AnyConnection {
         // The branch point: the version whose rules the request goes by.
         #[cfg(feature = "unstable_protocol_v2")]
         if let Params::Raw(raw) = &params
-            && self.routes_v2(&method, *raw)
+            && self.request_lane(&method, *raw) == ProtocolVersion::V2
         {
             return self.on_checked_request::<V2>(id, &method, Params::Raw(*raw), frame);
         }
@@ -238,12 +240,7 @@ impl AnyConnection {
                 self.proxy_handshake = proxy;
             }
             #[cfg(feature = "unstable_protocol_v2")]
-            InboundExtra::InitializeV2(_) => {
-                self.phase = Phase::Initializing;
-                self.proxy_handshake = proxy;
-            }
-            #[cfg(feature = "unstable_protocol_v2")]
-            InboundExtra::SessionV2(effect) => self.v2.on_dispatch(effect),
+            InboundExtra::Session(effect) => self.v2.on_dispatch(effect),
             _ => {}
         }
     }
@@ -523,13 +520,11 @@ impl AnyConnection {
         let Some(entry) = self.take_inbound(key) else { return };
         let committed = match &entry.extra {
             InboundExtra::Initialize(_) => Some(false),
-            #[cfg(feature = "unstable_protocol_v2")]
-            InboundExtra::InitializeV2(_) => Some(false),
             _ => None,
         };
         self.turns.on_answer(key, &entry.extra, false);
         #[cfg(feature = "unstable_protocol_v2")]
-        if let InboundExtra::SessionV2(effect) = &entry.extra {
+        if let InboundExtra::Session(effect) = &entry.extra {
             self.v2.on_answer(effect, None);
         }
         self.queue_response::<Response>(&entry.wire_id, Err(&error));

@@ -4,7 +4,7 @@
 //! The engine runs the steps of every message once (module docs: the checks of an inbound
 //! request, the send checks, the exactly-one-answer rule, correlation); at each step that
 //! depends on the version it calls the hook of the lane the message belongs to. It picks the
-//! lane once per message: an inbound request by [`AnyConnection::routes_v2`] (every request
+//! lane once per message: an inbound request by `AnyConnection::request_lane` (every request
 //! on a v2 connection, and an agent's `initialize` that asks for v2), a notification by the
 //! version the connection negotiated, a response by the version its request was sent in
 //! (recorded in its [`EntryMethod`]), and a send by the type of the message. Everything is
@@ -311,8 +311,6 @@ impl Lane for V1 {
             _ => None,
         };
         let handshake = matches!(extra, InboundExtra::Initialize(_));
-        #[cfg(feature = "unstable_protocol_v2")]
-        let handshake = handshake || matches!(extra, InboundExtra::InitializeV2(_));
         conn.turns.on_answer(key, extra, true);
         conn.turns.on_result(response);
         handshake.then_some(committed.is_some())

@@ -6,6 +6,18 @@
 //! directions, deadlines, and bounds on everything the peer can make grow. The prompt-turn
 //! rules (`session/cancel`, update ordering, permission asks) live in [`turns`].
 //!
+//! # One road for both versions
+//! Every rule below is written once, for both protocol versions. What differs between them
+//! (method resolution and the capability gates, decoding, the handshake answer, the send
+//! checks) is a hook of the version's *lane* (module `lane`: a crate-private trait
+//! implemented for [`V1`](crate::V1) there and for `V2` in module `v2`), and the turn rules
+//! are reached through one trait, `turns::TurnRules`, implemented by [`turns`] (v1) and
+//! `turns_v2` (v2), each keeping its own rule table. The engine picks the lane once per
+//! message: an inbound request after rule 4 (every request on a v2 connection, and an agent's
+//! `initialize` asking for v2, goes the v2 lane), a notification by the version negotiated, a
+//! response by the version its request was sent in, a send by the type of the message. The
+//! lanes are monomorphised: the v1 road has no boxing or dynamic dispatch.
+//!
 //! # Inbound requests
 //! Checks, in this order, first hit wins:
 //!
@@ -174,7 +186,8 @@ impl EntryMethod {
 #[derive(Debug)]
 pub(crate) enum InboundExtra {
     None,
-    /// Agent: the client's capabilities from its `initialize` request.
+    /// Agent: the client's capabilities from its `initialize` request, of either version (the
+    /// entry's method says which).
     Initialize(CapabilitySnapshot),
     /// Agent: a prompt turn of an announced session.
     Prompt(SessionId),
@@ -184,12 +197,10 @@ pub(crate) enum InboundExtra {
     Forget(SessionId),
     /// Client: a permission ask and the option ids it offered.
     Permission(SessionId, Vec<PermissionOptionId>),
-    /// Agent, v2: the client's capabilities from its v2 `initialize` request.
+    /// Agent, v2: a request whose successful answer changes the v2 session bookkeeping (v1's
+    /// is `Prompt`, `Load` and `Forget`: the two rule tables differ).
     #[cfg(feature = "unstable_protocol_v2")]
-    InitializeV2(CapabilitySnapshot),
-    /// Agent, v2: a request whose successful answer changes the v2 session bookkeeping.
-    #[cfg(feature = "unstable_protocol_v2")]
-    SessionV2(turns_v2::SessionEffect),
+    Session(turns_v2::SessionEffect),
 }
 
 /// What the machine remembers about an outbound request awaiting its answer.

@@ -168,7 +168,7 @@
 //! | `auth/login` and `auth/logout` need a non-empty `authMethods` in the agent's `initialize` answer (the docs: otherwise the client MUST NOT call either) | `auth_methods_gate_login_and_logout` |
 //! | the agent's `initialize` answer keeps `terminal` auth methods only for a client with `auth.terminal` | `terminal_auth_methods_need_the_clients_auth_terminal` |
 //! | `elicitation/create` needs the client's `elicitation`, and by mode `elicitation.form` or `elicitation.url` (sent); `elicitation/complete` needs `elicitation.url` | `elicitation_gates_by_mode` |
-//! | `$/cancel_request`, correlation, timeouts, bounds and deferral: the v1 machinery, unchanged | `cancel_request_works_on_v2`, `v2_peer::cancel_request_of_a_prompt_both_ways`, `held_and_deferred_requests_work_on_v2`, `v2_results_are_typed_by_the_request_method` |
+//! | `$/cancel_request`, correlation, timeouts, bounds and deferral: the engine's, shared with v1 (one road, module `connection`) | `cancel_request_works_on_v2`, `v2_peer::cancel_request_of_a_prompt_both_ways`, `held_and_deferred_requests_work_on_v2`, `v2_results_are_typed_by_the_request_method` |
 //! | a v1 method on a v2 connection: `-32601` received, refused sent; a v2 message on a v1 connection: refused | `versions_do_not_mix`, `v2_peer::v1_frames_on_a_v2_connection_are_refused_both_ways` |
 //!
 //! Left to the application:

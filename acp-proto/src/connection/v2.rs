@@ -132,16 +132,18 @@ impl AnyConnection {
         self.config.supported_versions.contains(&ProtocolVersion(version))
     }
 
-    /// Whether a request goes the v2 way: every request on a v2 connection, and an agent's
-    /// `initialize` asking for version 2 or later when it speaks 2, or asking for any version
-    /// when it speaks 2 but not 1 (it answers with 2, its latest).
-    pub(super) fn routes_v2(&self, method: &str, params: Option<&RawValue>) -> bool {
-        self.v2.active
+    /// The version whose rules an inbound request goes by: 2 for every request on a v2
+    /// connection, and for an agent's `initialize` asking for version 2 or later when it speaks
+    /// 2, or asking for any version when it speaks 2 but not 1 (it answers with 2, its latest);
+    /// 1 otherwise.
+    pub(super) fn request_lane(&self, method: &str, params: Option<&RawValue>) -> ProtocolVersion {
+        let is_v2 = self.v2.active
             || (self.side == Side::Agent
                 && self.phase == Phase::AwaitingInit
                 && method == v2::Method::Initialize.wire()
                 && self.supports(2)
-                && version_of(params).is_some_and(|v| v >= ProtocolVersion(2) || !self.supports(1)))
+                && version_of(params).is_some_and(|v| v >= ProtocolVersion(2) || !self.supports(1)));
+        if is_v2 { ProtocolVersion::V2 } else { ProtocolVersion::V1 }
     }
 
     fn own_caps(&self) -> Option<&CapabilitySnapshot> {
@@ -156,7 +158,7 @@ impl AnyConnection {
             .inbound
             .iter()
             .filter(|(_, e)| {
-                e.deferred && matches!(&e.extra, InboundExtra::SessionV2(SessionEffect::Prompt(s)) if s == session)
+                e.deferred && matches!(&e.extra, InboundExtra::Session(SessionEffect::Prompt(s)) if s == session)
             })
             .map(|(k, _)| *k)
             .collect();
@@ -333,7 +335,7 @@ impl Lane for V2 {
         response: &mut v2::Response,
     ) -> Option<bool> {
         let mut committed = None;
-        if let InboundExtra::InitializeV2(peer) = extra {
+        if let InboundExtra::Initialize(peer) = extra {
             let init = match response {
                 v2::Response::Agent(v2::AgentResponse::Initialize(init)) => Some(init),
                 _ => None,
@@ -344,7 +346,7 @@ impl Lane for V2 {
             }
         }
         match extra {
-            InboundExtra::SessionV2(effect) => conn.v2.on_answer(effect, Some(response)),
+            InboundExtra::Session(effect) => conn.v2.on_answer(effect, Some(response)),
             InboundExtra::Permission(..) => conn.turns.forget_permission(key, extra),
             _ => {}
         }
@@ -503,13 +505,13 @@ fn inbound_extra(request: &v2::Request) -> InboundExtra {
     match request {
         v2::Request::Client(p) => match p {
             v2::ClientRequest::Initialize(init) => {
-                InboundExtra::InitializeV2(CapabilitySnapshot::from_typed(&init.capabilities))
+                InboundExtra::Initialize(CapabilitySnapshot::from_typed(&init.capabilities))
             }
-            v2::ClientRequest::NewSession(_) => InboundExtra::SessionV2(SessionEffect::New),
-            v2::ClientRequest::ResumeSession(r) => InboundExtra::SessionV2(SessionEffect::Resume(r.session_id.clone())),
-            v2::ClientRequest::CloseSession(r) => InboundExtra::SessionV2(SessionEffect::Forget(r.session_id.clone())),
-            v2::ClientRequest::DeleteSession(r) => InboundExtra::SessionV2(SessionEffect::Forget(r.session_id.clone())),
-            v2::ClientRequest::Prompt(r) => InboundExtra::SessionV2(SessionEffect::Prompt(r.session_id.clone())),
+            v2::ClientRequest::NewSession(_) => InboundExtra::Session(SessionEffect::New),
+            v2::ClientRequest::ResumeSession(r) => InboundExtra::Session(SessionEffect::Resume(r.session_id.clone())),
+            v2::ClientRequest::CloseSession(r) => InboundExtra::Session(SessionEffect::Forget(r.session_id.clone())),
+            v2::ClientRequest::DeleteSession(r) => InboundExtra::Session(SessionEffect::Forget(r.session_id.clone())),
+            v2::ClientRequest::Prompt(r) => InboundExtra::Session(SessionEffect::Prompt(r.session_id.clone())),
             _ => InboundExtra::None,
         },
         v2::Request::Agent(v2::AgentRequest::RequestPermission(p)) => {
