@@ -370,7 +370,7 @@ impl AnyConnection {
     /// cannot be answered: both are counted.
     fn on_checked_notification<P: Lane>(&mut self, method: &str, params: Option<&RawValue>) {
         let row = match P::resolve(self.side, method, Kind::Notification) {
-            Ok(row) if !row.is_some_and(|m| P::own_gate(self, m, Kind::Notification).is_some()) => row,
+            Ok(row) if row.is_none_or(|m| P::own_gate(self, m, Kind::Notification).is_none()) => row,
             _ => {
                 self.stats.notifications_dropped += 1;
                 return;
@@ -476,7 +476,7 @@ impl AnyConnection {
             return Ok(Completion::Discarded);
         };
         if let Ok(response) = &result {
-            if let Err((error, sent)) = P::check_response(self.side, &entry.method, response) {
+            if let Some((error, sent)) = P::mismatch(self.side, &entry.method, response) {
                 self.answer_error(id.0, sent);
                 return Err(error);
             }

@@ -84,13 +84,9 @@ pub(crate) trait Lane:
 
     // ---- answers to the peer's requests -------------------------------------------------
 
-    /// Whether `response` answers a request recorded under `method` on `side`: else the
-    /// mistake, and the error sent in its place.
-    fn check_response(
-        side: Side,
-        method: &EntryMethod,
-        response: &Self::Response,
-    ) -> Result<(), (RespondError, RpcError)>;
+    /// The mistake, when `response` does not answer a request recorded under `method` on
+    /// `side`, and the error sent in its place.
+    fn mismatch(side: Side, method: &EntryMethod, response: &Self::Response) -> Option<(RespondError, RpcError)>;
 
     /// The option a permission answer selected, if it is one.
     fn selected_option(response: &Self::Response) -> Option<&PermissionOptionId>;
@@ -240,11 +236,11 @@ impl Lane for V1 {
         Notification::decode(side, wire, params).ok()
     }
 
-    fn check_response(side: Side, method: &EntryMethod, response: &Response) -> Result<(), (RespondError, RpcError)> {
+    fn mismatch(side: Side, method: &EntryMethod, response: &Response) -> Option<(RespondError, RpcError)> {
         #[cfg(feature = "unstable_protocol_v2")]
         if let EntryMethod::V2(_) = method {
             let error = RespondError::MismatchedResponse { expected: None, got: response.method().map(Method::wire) };
-            return Err((error, RpcError::internal_error("a v1 result cannot answer a v2 request")));
+            return Some((error, RpcError::internal_error("a v1 result cannot answer a v2 request")));
         }
         if response.method() != method.v1() || response.sender() != side {
             let error = RespondError::MismatchedResponse {
@@ -252,9 +248,9 @@ impl Lane for V1 {
                 got: response.method().map(Method::wire),
             };
             let sent = RpcError::internal_error(error.to_string());
-            return Err((error, sent));
+            return Some((error, sent));
         }
-        Ok(())
+        None
     }
 
     fn selected_option(response: &Response) -> Option<&PermissionOptionId> {

@@ -292,11 +292,7 @@ impl Lane for V2 {
         notification.ok()
     }
 
-    fn check_response(
-        side: Side,
-        method: &EntryMethod,
-        response: &v2::Response,
-    ) -> Result<(), (RespondError, RpcError)> {
+    fn mismatch(side: Side, method: &EntryMethod, response: &v2::Response) -> Option<(RespondError, RpcError)> {
         let expected = method.v2().map(V2Method::table);
         if expected.is_none_or(|m| m != response.method()) || response.sender() != side {
             let error = RespondError::MismatchedResponse {
@@ -304,9 +300,9 @@ impl Lane for V2 {
                 got: response.method().map(v2::Method::wire),
             };
             let sent = RpcError::internal_error(error.to_string());
-            return Err((error, sent));
+            return Some((error, sent));
         }
-        Ok(())
+        None
     }
 
     fn selected_option(response: &v2::Response) -> Option<&crate::types::PermissionOptionId> {
