@@ -165,7 +165,7 @@ impl Protocol for V1 {
         request: Self::Request,
         deadline: Option<Instant>,
     ) -> Result<OutboundId, Refused<Self::Request>> {
-        conn.send_request(now, request, deadline)
+        conn.send_request::<V1>(now, request, deadline)
     }
 
     fn send_notification(
@@ -173,7 +173,7 @@ impl Protocol for V1 {
         now: Instant,
         notification: Self::Notification,
     ) -> Result<(), Refused<Self::Notification>> {
-        conn.send_notification(now, notification)
+        conn.send_notification::<V1>(now, notification)
     }
 
     fn respond(
@@ -182,7 +182,7 @@ impl Protocol for V1 {
         id: InboundId,
         result: Result<Self::Response, RpcError>,
     ) -> Result<Completion, RespondError> {
-        conn.respond(now, id, result)
+        conn.respond::<V1>(now, id, result)
     }
 }
 
@@ -225,7 +225,7 @@ impl Protocol for V2 {
         request: Self::Request,
         deadline: Option<Instant>,
     ) -> Result<OutboundId, Refused<Self::Request>> {
-        conn.send_request_v2(now, request, deadline)
+        conn.send_request::<V2>(now, request, deadline)
     }
 
     fn send_notification(
@@ -233,7 +233,7 @@ impl Protocol for V2 {
         now: Instant,
         notification: Self::Notification,
     ) -> Result<(), Refused<Self::Notification>> {
-        conn.send_notification_v2(now, notification)
+        conn.send_notification::<V2>(now, notification)
     }
 
     fn respond(
@@ -242,6 +242,6 @@ impl Protocol for V2 {
         id: InboundId,
         result: Result<Self::Response, RpcError>,
     ) -> Result<Completion, RespondError> {
-        conn.respond_v2(now, id, result)
+        conn.respond::<V2>(now, id, result)
     }
 }

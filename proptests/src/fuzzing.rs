@@ -296,11 +296,11 @@ enum Inbound {
 fn respond(conn: &mut Connection, now: Instant, id: InboundId, request: &Inbound) {
     match request {
         Inbound::V1(r) => {
-            let _ = conn.respond(now, id, answer(r));
+            let _ = conn.respond::<acp_proto::V1>(now, id, answer(r));
         }
         #[cfg(feature = "unstable_protocol_v2")]
         Inbound::V2(r) => {
-            let _ = conn.respond_v2(now, id, crate::fuzzing_v2::answer_v2(r));
+            let _ = conn.respond::<acp_proto::V2>(now, id, crate::fuzzing_v2::answer_v2(r));
         }
     }
 }
@@ -494,7 +494,7 @@ pub fn connection_run(data: &[u8]) -> ConnectionRun {
                     (Side::Agent, 0) => ReadTextFileRequest::new("s0", "/x").into(),
                     (Side::Agent, _) => RequestPermissionRequest::new("s0", ToolCallUpdate::new("t"), vec![]).into(),
                 };
-                if let Ok(id) = conn.send_request(now, request, deadline) {
+                if let Ok(id) = conn.send_request::<acp_proto::V1>(now, request, deadline) {
                     outbound.push(id);
                 }
             }
@@ -519,7 +519,7 @@ pub fn connection_run(data: &[u8]) -> ConnectionRun {
                     "s0",
                     SessionUpdate::AgentMessageChunk(ContentChunk::new(ContentBlock::Text(TextContent::new("x")))),
                 );
-                let _ = conn.send_notification(now, n);
+                let _ = conn.send_notification::<acp_proto::V1>(now, n);
             }
         }
         drain(&mut conn, &mut acct, &mut inbound, &mut outbound, &mut st);

@@ -146,7 +146,7 @@ pub(crate) fn send_v2(
             typed::<v2::RequestPermissionRequest>(ask).into()
         }
     };
-    conn.send_request_v2(now, request, deadline).ok()
+    conn.send_request::<acp_proto::V2>(now, request, deadline).ok()
 }
 
 /// A v2 notification of the application (agent: updates of `s0`: 0 running, 1 idle, 2 a
@@ -164,7 +164,7 @@ pub(crate) fn notify_v2(conn: &mut Connection, now: Instant, choice: u8) {
         }
     };
     let n: v2::UpdateSessionNotification = typed(json!({"sessionId": "s0", "update": update}));
-    let _ = conn.send_notification_v2(now, n);
+    let _ = conn.send_notification::<acp_proto::V2>(now, n);
 }
 
 /// A minimal valid v2 result for a request, as an application would answer.

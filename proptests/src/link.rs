@@ -356,43 +356,44 @@ impl Link {
         }
     }
 
-    /// Sends a v1 request.
+    /// Sends a request of version `P` (refused as the engine would on a link of the other
+    /// version).
     #[allow(clippy::result_large_err)]
-    pub fn send_request(
+    pub fn send_request<P: Speaks>(
         &mut self,
         now: Instant,
-        request: impl Into<Request>,
+        request: impl Into<P::Request>,
         deadline: Option<Instant>,
-    ) -> Result<OutboundId, Refused<Request>> {
-        match self {
-            Link::V1(c) => c.send_request(now, request, deadline),
-            _ => Err(Refused { error: self.other_version(), message: request.into() }),
+    ) -> Result<OutboundId, Refused<P::Request>> {
+        match P::conn(self) {
+            Some(c) => c.send_request(now, request, deadline),
+            None => Err(Refused { error: self.other_version(), message: request.into() }),
         }
     }
 
-    /// Sends a v1 notification.
+    /// Sends a notification of version `P`.
     #[allow(clippy::result_large_err)]
-    pub fn send_notification(
+    pub fn send_notification<P: Speaks>(
         &mut self,
         now: Instant,
-        notification: impl Into<Notification>,
-    ) -> Result<(), Refused<Notification>> {
-        match self {
-            Link::V1(c) => c.send_notification(now, notification),
-            _ => Err(Refused { error: self.other_version(), message: notification.into() }),
+        notification: impl Into<P::Notification>,
+    ) -> Result<(), Refused<P::Notification>> {
+        match P::conn(self) {
+            Some(c) => c.send_notification(now, notification),
+            None => Err(Refused { error: self.other_version(), message: notification.into() }),
         }
     }
 
-    /// Answers a v1 request.
-    pub fn respond(
+    /// Answers a request of version `P`.
+    pub fn respond<P: Speaks>(
         &mut self,
         now: Instant,
         id: InboundId,
-        result: Result<Response, RpcError>,
+        result: Result<P::Response, RpcError>,
     ) -> Result<Completion, RespondError> {
-        match self {
-            Link::V1(c) => c.respond(now, id, result),
-            _ => Err(RespondError::MismatchedResponse { expected: None, got: None }),
+        match P::conn(self) {
+            Some(c) => c.respond(now, id, result),
+            None => Err(RespondError::MismatchedResponse { expected: None, got: None }),
         }
     }
 
@@ -409,52 +410,9 @@ impl Link {
         }
     }
 
-    /// Sends a v2 request.
-    #[cfg(feature = "unstable_protocol_v2")]
-    #[allow(clippy::result_large_err)]
-    pub fn send_request_v2(
-        &mut self,
-        now: Instant,
-        request: impl Into<v2::Request>,
-        deadline: Option<Instant>,
-    ) -> Result<OutboundId, Refused<v2::Request>> {
-        match self {
-            Link::V2(c) => c.send_request(now, request, deadline),
-            _ => Err(Refused { error: self.other_version(), message: request.into() }),
-        }
-    }
-
-    /// Sends a v2 notification.
-    #[cfg(feature = "unstable_protocol_v2")]
-    #[allow(clippy::result_large_err)]
-    pub fn send_notification_v2(
-        &mut self,
-        now: Instant,
-        notification: impl Into<v2::Notification>,
-    ) -> Result<(), Refused<v2::Notification>> {
-        match self {
-            Link::V2(c) => c.send_notification(now, notification),
-            _ => Err(Refused { error: self.other_version(), message: notification.into() }),
-        }
-    }
-
-    /// Answers a v2 request.
-    #[cfg(feature = "unstable_protocol_v2")]
-    pub fn respond_v2(
-        &mut self,
-        now: Instant,
-        id: InboundId,
-        result: Result<v2::Response, RpcError>,
-    ) -> Result<Completion, RespondError> {
-        match self {
-            Link::V2(c) => c.respond(now, id, result),
-            _ => Err(RespondError::MismatchedResponse { expected: None, got: None }),
-        }
-    }
-
     /// v2, client side: the open turn of `session`.
     #[cfg(feature = "unstable_protocol_v2")]
-    pub fn open_turn_v2(&self, session: &SessionId) -> Option<OutboundId> {
+    pub fn open_turn(&self, session: &SessionId) -> Option<OutboundId> {
         match self {
             Link::V2(c) => c.open_turn(session),
             _ => None,
@@ -469,5 +427,30 @@ impl Link {
     /// Client side: cancels the running turn of `session`.
     pub fn cancel_turn(&mut self, now: Instant, session: &SessionId) -> Result<usize, SendError> {
         each!(self, c => c.cancel_turn(now, session), _a => Err(SendError::NotInitialized))
+    }
+}
+
+/// A protocol version a [`Link`] may speak: where its connection of that version is.
+pub trait Speaks: acp_proto::protocol::Protocol {
+    /// The link's connection, when it speaks this version.
+    fn conn(link: &mut Link) -> Option<&mut Connection<Self>>;
+}
+
+impl Speaks for V1 {
+    fn conn(link: &mut Link) -> Option<&mut Connection<V1>> {
+        match link {
+            Link::V1(c) => Some(c),
+            _ => None,
+        }
+    }
+}
+
+#[cfg(feature = "unstable_protocol_v2")]
+impl Speaks for V2 {
+    fn conn(link: &mut Link) -> Option<&mut Connection<V2>> {
+        match link {
+            Link::V2(c) => Some(c),
+            _ => None,
+        }
     }
 }

@@ -207,9 +207,9 @@ pub enum AnyEvent {
     /// `initialize` response. Emitted once.
     HandshakeCompleted(Negotiated),
     /// An inbound v2 request to handle (a connection that negotiated v2, or an agent's v2
-    /// `initialize`). Complete it with [`Connection::respond_v2`] exactly once.
+    /// `initialize`). Complete it with [`Connection::respond`] exactly once.
     ///
-    /// [`Connection::respond_v2`]: crate::Connection::respond_v2
+    /// [`Connection::respond`]: crate::Connection::respond
     #[cfg(feature = "unstable_protocol_v2")]
     RequestV2 {
         /// The handle to complete.

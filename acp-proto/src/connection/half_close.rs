@@ -86,10 +86,11 @@ impl AnyConnection {
     /// Rules 2 to 5 (the last line was processed): half-closes, or closes when nothing is owed.
     pub(super) fn half_close(&mut self) {
         self.input_ended = true;
+        // v1 has no turn the end of input ends; v2's client turns end around the outcomes.
         #[cfg(feature = "unstable_protocol_v2")]
-        self.end_client_turns_v2(AnyConnection::close_outbound);
+        <crate::protocol::V2 as super::turns::TurnRules>::at_eof(self, AnyConnection::close_outbound);
         #[cfg(not(feature = "unstable_protocol_v2"))]
-        self.close_outbound();
+        <crate::protocol::V1 as super::turns::TurnRules>::at_eof(self, AnyConnection::close_outbound);
         let keys: Vec<u64> = self.inbound.keys().copied().collect();
         for key in keys {
             self.cancel_at_eof(key);
@@ -112,7 +113,7 @@ impl AnyConnection {
         let grace_at = self.now + self.config.cancel_grace;
         let Some(entry) = self.inbound.get_mut(&key) else { return };
         if entry.deferred {
-            self.answer(key, Err(RpcError::request_cancelled()));
+            self.answer_error(key, RpcError::request_cancelled());
             return;
         }
         if entry.cancelled.is_some() {

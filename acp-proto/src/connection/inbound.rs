@@ -6,29 +6,31 @@ use std::borrow::Cow;
 use serde_json::json;
 use serde_json::value::RawValue;
 
+use super::lane::Lane;
 use super::{
-    AnyConnection, AnyEvent, CancelReason, Completion, EntryMethod, InboundEntry, InboundExtra, InboundId, Negotiated,
-    Phase, RespondError, Timer, handshake,
+    AnyConnection, AnyEvent, CancelReason, Completion, InboundEntry, InboundExtra, InboundId, Phase, RespondError,
+    Timer, handshake,
 };
 use crate::Side;
 use crate::chunk_path;
 use crate::error::{ErrorCode, RpcError};
 use crate::fast_path::{self, Fast};
 use crate::framer::FrameEvent;
-use crate::gate::{CapabilitySnapshot, GateDecision, allows_auth_method, check_method};
-use crate::jsonrpc::{self, Incoming, RequestId};
-use crate::methods::{
-    AgentResponse, ClientRequest, ClientResponse, Kind, Layer, Method, Notification, Request, Response,
-};
-use crate::time::Instant;
-use crate::types::{
-    CancelRequestNotification, PromptResponse, RequestPermissionOutcome, RequestPermissionResponse, StopReason,
-};
 
-/// The params of an inbound request: raw, or already decoded by the fast path.
-enum Params<'a> {
+use crate::jsonrpc::{self, Incoming, RequestId};
+use crate::methods::{AgentResponse, Kind, Layer, Method, Notification, Request, Response};
+use crate::protocol::V1;
+#[cfg(feature = "unstable_protocol_v2")]
+use crate::protocol::V2;
+use crate::time::Instant;
+#[cfg(feature = "unstable_protocol_v2")]
+use crate::types::ProtocolVersion;
+use crate::types::{CancelRequestNotification, PromptResponse, StopReason};
+
+/// The params of an inbound request: raw, or already decoded by the (v1) fast path.
+enum Params<'a, R> {
     Raw(Option<&'a RawValue>),
-    Decoded(Request),
+    Decoded(R),
 }
 
 impl AnyConnection {
@@ -136,7 +138,7 @@ impl AnyConnection {
         self.out.len() - before
     }
 
-    fn on_request(&mut self, id: RequestId, method: Cow<'_, str>, params: Params<'_>, frame: &[u8]) {
+    fn on_request(&mut self, id: RequestId, method: Cow<'_, str>, params: Params<'_, Request>, frame: &[u8]) {
         // 1. The handshake gate.
         let is_init = handshake::is_handshake_wire(&method);
         match (self.side, self.phase) {
@@ -172,62 +174,75 @@ impl AnyConnection {
         if self.shed_if_full(&id) {
             return;
         }
+        // The branch point: the version whose rules the request goes by.
         #[cfg(feature = "unstable_protocol_v2")]
         if let Params::Raw(raw) = &params
-            && self.routes_v2(&method, *raw)
+            && self.request_lane(&method, *raw) == ProtocolVersion::V2
         {
-            return self.on_request_v2(id, &method, *raw, frame);
+            return self.on_checked_request::<V2>(id, &method, Params::Raw(*raw), frame);
         }
-        // 5. The capability gate, against this side's own capabilities.
-        let row_method = Method::received_as(&method, self.side, Kind::Request);
-        if row_method.is_none() && Method::from_wire(&method).is_some() {
-            // A method of the table, but not one this side receives as a request.
-            return self.reply_error(&id, &RpcError::method_not_found(&method));
-        }
-        if let Some(m) = row_method {
-            let own = self.negotiated.as_ref().map(|n| &n.own);
-            if let GateDecision::Denied { capability } = check_method(own, m) {
-                let error = RpcError::method_not_found(&method).with_data(json!({
-                    "method": &*method,
-                    "reason": format!("capability `{}` was not advertised", capability.join(".")),
-                }));
-                return self.reply_error(&id, &error);
-            }
+        self.on_checked_request::<V1>(id, &method, params, frame);
+    }
+
+    /// Steps 5 to 8 of an inbound request, one road for both versions: `P` supplies what
+    /// differs (module `lane`).
+    fn on_checked_request<P: Lane>(
+        &mut self,
+        id: RequestId,
+        method: &str,
+        params: Params<'_, P::Request>,
+        frame: &[u8],
+    ) {
+        // 5. Resolution and the capability gate, against this side's own capabilities.
+        let Ok(row) = P::resolve(self.side, method, Kind::Request) else {
+            return self.reply_error(&id, &RpcError::method_not_found(method));
+        };
+        if let Some(m) = row
+            && let Some(capability) = P::own_gate(self, m, Kind::Request)
+        {
+            let error = RpcError::method_not_found(method).with_data(json!({
+                "method": method,
+                "reason": format!("capability `{}` was not advertised", capability.join(".")),
+            }));
+            return self.reply_error(&id, &error);
         }
         // 6. Decode (unless the fast path already did).
         let request = match params {
             Params::Decoded(r) => r,
-            Params::Raw(params) => match Request::decode(self.side, &method, params) {
+            Params::Raw(params) => match P::decode_request(self.side, method, row, params) {
                 Ok(r) => r,
-                Err(e) => return self.reply_error(&id, &e.to_rpc_error()),
+                Err(e) => return self.reply_error(&id, &e),
             },
         };
         // 7. Turn rules, and what must be remembered until the answer.
-        if let Some(response) = self.turns.auto_answer(&request) {
+        if let Some(response) = P::auto_answer(self, &request) {
             self.machine_out += self.queue_response(&id, Ok(&response));
             return;
         }
-        let extra = match self.inbound_extra(&request) {
+        let extra = match P::inbound_extra(self, &request) {
             Ok(extra) => extra,
             Err(error) => return self.reply_error(&id, &error),
         };
         // 8. Dispatch, or defer while the output is full.
-        let entry = InboundEntry {
-            wire_id: id,
-            method: EntryMethod::V1(request.method()),
-            cancelled: None,
-            deferred: false,
-            grace: None,
-            extra,
-        };
-        let proxy = handshake::is_proxy(&request);
-        let event = |key| AnyEvent::Request { id: key, request };
-        self.dispatch_request(entry, frame.len(), event, |conn, extra| {
-            if let InboundExtra::Initialize(_) = extra {
-                conn.phase = Phase::Initializing;
-                conn.proxy_handshake = proxy;
+        let method = P::entry_method(method, row, &request);
+        let entry = InboundEntry { wire_id: id, method, cancelled: None, deferred: false, grace: None, extra };
+        let proxy = P::is_proxy(&request);
+        let event = |key| P::request_event(key, request);
+        self.dispatch_request(entry, frame.len(), event, |conn, extra| conn.on_dispatch(extra, proxy));
+    }
+
+    /// What dispatching a request starts: a handshake (`proxy`: a conductor's), the v2 session
+    /// bookkeeping.
+    fn on_dispatch(&mut self, extra: &InboundExtra, proxy: bool) {
+        match extra {
+            InboundExtra::Initialize(_) => {
+                self.phase = Phase::Initializing;
+                self.proxy_handshake = proxy;
             }
-        });
+            #[cfg(feature = "unstable_protocol_v2")]
+            InboundExtra::Session(effect) => self.v2.on_dispatch(effect),
+            _ => {}
+        }
     }
 
     /// Step 8 of an inbound request of either version: dispatched, or deferred while the
@@ -299,24 +314,6 @@ impl AnyConnection {
         Some(event)
     }
 
-    fn inbound_extra(&self, request: &Request) -> Result<InboundExtra, RpcError> {
-        Ok(match request {
-            _ if handshake::params(request).is_some() => {
-                let init = handshake::params(request).expect("checked by the guard");
-                InboundExtra::Initialize(CapabilitySnapshot::from_typed(&init.client_capabilities))
-            }
-            Request::Client(ClientRequest::Prompt(p)) => return self.turns.agent_prompt_extra(&p.session_id),
-            Request::Client(ClientRequest::LoadSession(p)) => InboundExtra::Load(p.session_id.clone()),
-            Request::Client(ClientRequest::ResumeSession(p)) => InboundExtra::Load(p.session_id.clone()),
-            Request::Client(ClientRequest::CloseSession(p)) => InboundExtra::Forget(p.session_id.clone()),
-            Request::Client(ClientRequest::DeleteSession(p)) => InboundExtra::Forget(p.session_id.clone()),
-            Request::Agent(crate::methods::AgentRequest::RequestPermission(p)) => {
-                InboundExtra::Permission(p.session_id.clone(), p.options.iter().map(|o| o.option_id.clone()).collect())
-            }
-            _ => InboundExtra::None,
-        })
-    }
-
     /// Refuses request `id` with an internal error when `max_inbound` requests are in flight
     /// (dispatched or held); returns whether it did.
     fn shed_if_full(&mut self, id: &RequestId) -> bool {
@@ -360,31 +357,34 @@ impl AnyConnection {
             self.stats.notifications_dropped += 1;
             return;
         }
+        // The branch point: the version the connection speaks.
         #[cfg(feature = "unstable_protocol_v2")]
         if self.v2.active {
-            return self.on_notification_v2(method, params);
+            return self.on_checked_notification::<V2>(method, params);
         }
-        let received = Method::received_as(method, self.side, Kind::Notification).is_some();
-        if !received && Method::from_wire(method).is_some() {
-            // A method of the table, but not a notification this side receives.
-            self.stats.notifications_dropped += 1;
-            return;
-        }
-        let notification = match Notification::decode(self.side, method, params) {
-            Ok(n) => n,
-            Err(_) => {
-                // Unknown notifications are ignored, as the spec asks; bad params cannot be
-                // answered. Both are counted.
+        self.on_checked_notification::<V1>(method, params);
+    }
+
+    /// A notification after the handshake gate, one road for both versions: resolved, gated
+    /// (v2), decoded and delivered; unknown ones are ignored, as the spec asks, and bad params
+    /// cannot be answered: both are counted.
+    fn on_checked_notification<P: Lane>(&mut self, method: &str, params: Option<&RawValue>) {
+        let row = match P::resolve(self.side, method, Kind::Notification) {
+            Ok(row) if row.is_none_or(|m| P::own_gate(self, m, Kind::Notification).is_none()) => row,
+            _ => {
                 self.stats.notifications_dropped += 1;
                 return;
             }
         };
-        self.deliver_notification(notification);
+        match P::decode_notification(self.side, method, row, params) {
+            Some(notification) => P::deliver(self, notification),
+            None => self.stats.notifications_dropped += 1,
+        }
     }
 
     /// Hands a decoded notification to its owner: the turn bookkeeping for `session/cancel`,
     /// the application for the rest.
-    fn deliver_notification(&mut self, notification: Notification) {
+    pub(super) fn deliver_notification(&mut self, notification: Notification) {
         if notification.method().map(|m| m.row().layer) == Some(Layer::SessionControl) {
             if let Notification::Client(crate::methods::ClientNotification::Cancel(c)) = &notification {
                 self.agent_session_cancel(&c.session_id);
@@ -413,7 +413,7 @@ impl AnyConnection {
         let Some(entry) = self.inbound.get_mut(&key) else { return };
         if entry.deferred {
             // The application never saw it: answer it now.
-            self.answer(key, Err(RpcError::request_cancelled()));
+            self.answer_error(key, RpcError::request_cancelled());
             return;
         }
         if entry.cancelled.is_some() {
@@ -436,123 +436,100 @@ impl AnyConnection {
             Some(CancelReason::SessionCancelled) => Ok(cancelled_prompt(None)),
             _ => Err(RpcError::request_cancelled()),
         };
-        self.answer(key, result);
+        self.answer::<V1>(key, result);
     }
 
     /// Completes an inbound request with the handler's result or error. See [`Completion`]
     /// for what happens when the request is no longer in flight.
     ///
-    /// The result must be the result type of the request's method; client side, a permission
+    /// The result must be the result type of the request's method (in its version: a v1
+    /// result cannot answer a v2 request, nor the other way round); client side, a permission
     /// answer must name an offered option. Either mistake is a bug of the application: the
     /// request still gets its one answer (`-32603` for a result of the wrong type, the
     /// `cancelled` outcome for an option that was not offered, which grants nothing) and the
-    /// mistake is returned as an error. Agent side, a cancelled prompt turn is answered
-    /// `stopReason: "cancelled"` whatever the completion.
+    /// mistake is returned as an error. Agent side, a cancelled v1 prompt turn is answered
+    /// `stopReason: "cancelled"` whatever the completion; a v2 `initialize` result says
+    /// `protocolVersion: 2` and loses its `terminal` auth methods unless the client advertised
+    /// `auth.terminal` (the docs: an agent may advertise one only then).
     ///
     /// After the end of input, the answer to the last request owed closes the connection
     /// ([`half_close`](super::half_close)).
-    pub fn respond(
+    pub(crate) fn respond<P: Lane>(
         &mut self,
         now: Instant,
         id: InboundId,
-        result: Result<Response, RpcError>,
+        result: Result<P::Response, RpcError>,
     ) -> Result<Completion, RespondError> {
         self.advance(now);
-        let completion = self.complete(id, result);
+        let completion = self.complete::<P>(id, result);
         self.close_if_answered();
         completion
     }
 
     /// [`respond`](Self::respond), before the half-close's check.
-    fn complete(&mut self, id: InboundId, result: Result<Response, RpcError>) -> Result<Completion, RespondError> {
+    fn complete<P: Lane>(
+        &mut self,
+        id: InboundId,
+        result: Result<P::Response, RpcError>,
+    ) -> Result<Completion, RespondError> {
         let Some(entry) = self.inbound.get(&id.0) else {
             return Ok(Completion::Discarded);
         };
-        #[cfg(feature = "unstable_protocol_v2")]
-        if result.is_ok() && entry.method.v2().is_some() {
-            let error = RespondError::MismatchedResponse {
-                expected: None,
-                got: result.as_ref().ok().and_then(Response::method).map(Method::wire),
-            };
-            self.answer(id.0, Err(RpcError::internal_error("a v1 result cannot answer a v2 request")));
-            return Err(error);
-        }
         if let Ok(response) = &result {
-            if response.method() != entry.method.v1() || response.sender() != self.side {
-                let error = RespondError::MismatchedResponse {
-                    expected: entry.method.v1().map(Method::wire),
-                    got: response.method().map(Method::wire),
-                };
-                self.answer(id.0, Err(RpcError::internal_error(error.to_string())));
+            if let Some((error, sent)) = P::mismatch(self.side, &entry.method, response) {
+                self.answer_error(id.0, sent);
                 return Err(error);
             }
-            if let (InboundExtra::Permission(_, offered), Response::Client(ClientResponse::RequestPermission(answer))) =
-                (&entry.extra, response)
-                && let RequestPermissionOutcome::Selected(selected) = &answer.outcome
-                && !offered.contains(&selected.option_id)
+            if let InboundExtra::Permission(_, offered) = &entry.extra
+                && let Some(option) = P::selected_option(response)
+                && !offered.contains(option)
             {
-                let error = RespondError::UnknownPermissionOption(selected.option_id.to_string());
-                let cancelled = RequestPermissionResponse::new(RequestPermissionOutcome::Cancelled);
-                self.answer(id.0, Ok(cancelled.into()));
+                let error = RespondError::UnknownPermissionOption(option.to_string());
+                self.answer_result::<P>(id.0, P::cancelled_ask());
                 return Err(error);
             }
         }
-        let result = match (&entry.extra, entry.cancelled, result) {
-            (InboundExtra::Prompt(_), Some(CancelReason::SessionCancelled), result) => {
-                let meta = match result {
-                    Ok(Response::Agent(AgentResponse::Prompt(p))) => p.meta,
-                    _ => None,
-                };
-                Ok(cancelled_prompt(meta))
-            }
-            (InboundExtra::Initialize(peer), _, Ok(mut response)) if handshake::result(&response).is_some() => {
-                // Content rule: opt-in auth method types the client did not advertise are left out.
-                if let Some(init) = handshake::result_mut(&mut response) {
-                    init.auth_methods.retain(|m| allows_auth_method(Some(peer), m));
-                    // With v2 compiled in, the v1 path speaks v1: an answer saying 2 (the v2
-                    // path's version) goes out as 1. Any other version goes out as written, as
-                    // without the feature (a proxy relays its successor's choice; the client
-                    // judges it).
-                    #[cfg(feature = "unstable_protocol_v2")]
-                    if init.protocol_version == crate::types::ProtocolVersion::V2 {
-                        init.protocol_version = crate::types::ProtocolVersion::V1;
-                    }
-                }
-                Ok(response)
-            }
-            (_, _, result) => result,
-        };
-        self.answer(id.0, result);
+        let result = P::prepare(entry, result);
+        self.answer::<P>(id.0, result);
         Ok(Completion::Sent)
     }
 
     /// Removes the entry and queues its single response frame.
-    pub(super) fn answer(&mut self, key: u64, result: Result<Response, RpcError>) {
+    pub(super) fn answer<P: Lane>(&mut self, key: u64, result: Result<P::Response, RpcError>) {
+        match result {
+            Ok(response) => self.answer_result::<P>(key, response),
+            Err(error) => self.answer_error(key, error),
+        }
+    }
+
+    /// Removes the entry and queues its successful response frame, after the version's
+    /// bookkeeping (the handshake, the turn rules).
+    pub(super) fn answer_result<P: Lane>(&mut self, key: u64, mut response: P::Response) {
         let Some(entry) = self.take_inbound(key) else { return };
-        let committed_init = match (&entry.extra, &result) {
-            (InboundExtra::Initialize(peer), Ok(response)) if handshake::result(response).is_some() => {
-                let init = handshake::result(response).expect("checked by the guard");
-                self.negotiated = Some(Negotiated {
-                    protocol_version: init.protocol_version,
-                    own: CapabilitySnapshot::from_typed(&init.agent_capabilities),
-                    peer: peer.clone(),
-                });
-                Some(true)
-            }
-            (InboundExtra::Initialize(_), _) => Some(false),
-            #[cfg(feature = "unstable_protocol_v2")]
-            (InboundExtra::InitializeV2(_), _) => Some(false),
+        let committed = P::on_answer(self, key, &entry.extra, &mut response);
+        self.queue_response(&entry.wire_id, Ok(&response));
+        debug_assert_eq!(self.inbound.len(), self.by_wire.len());
+        if let Some(committed) = committed {
+            self.end_handshake(committed);
+        }
+    }
+
+    /// Removes the entry and queues its error response frame: the same for both versions (a
+    /// handshake fails, the turn rules forget the request).
+    pub(super) fn answer_error(&mut self, key: u64, error: RpcError) {
+        let Some(entry) = self.take_inbound(key) else { return };
+        let committed = match &entry.extra {
+            InboundExtra::Initialize(_) => Some(false),
             _ => None,
         };
-        self.turns.on_answer(key, &entry.extra, &result);
+        self.turns.on_answer(key, &entry.extra, false);
         #[cfg(feature = "unstable_protocol_v2")]
-        if let InboundExtra::SessionV2(effect) = &entry.extra {
-            // Only errors come this way: v2 results go through `answer_v2`.
+        if let InboundExtra::Session(effect) = &entry.extra {
             self.v2.on_answer(effect, None);
         }
-        self.queue_response(&entry.wire_id, result.as_ref());
+        self.queue_response::<Response>(&entry.wire_id, Err(&error));
         debug_assert_eq!(self.inbound.len(), self.by_wire.len());
-        if let Some(committed) = committed_init {
+        if let Some(committed) = committed {
             self.end_handshake(committed);
         }
     }

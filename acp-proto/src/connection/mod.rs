@@ -6,6 +6,18 @@
 //! directions, deadlines, and bounds on everything the peer can make grow. The prompt-turn
 //! rules (`session/cancel`, update ordering, permission asks) live in [`turns`].
 //!
+//! # One road for both versions
+//! Every rule below is written once, for both protocol versions. What differs between them
+//! (method resolution and the capability gates, decoding, the handshake answer, the send
+//! checks) is a hook of the version's *lane* (module `lane`: a crate-private trait
+//! implemented for [`V1`](crate::V1) there and for `V2` in module `v2`), and the turn rules
+//! are reached through one trait, `turns::TurnRules`, implemented by [`turns`] (v1) and
+//! `turns_v2` (v2), each keeping its own rule table. The engine picks the lane once per
+//! message: an inbound request after rule 4 (every request on a v2 connection, and an agent's
+//! `initialize` asking for v2, goes the v2 lane), a notification by the version negotiated, a
+//! response by the version its request was sent in, a send by the type of the message. The
+//! lanes are monomorphised: the v1 road has no boxing or dynamic dispatch.
+//!
 //! # Inbound requests
 //! Checks, in this order, first hit wins:
 //!
@@ -84,6 +96,7 @@ pub mod half_close;
 mod handshake;
 mod held;
 mod inbound;
+mod lane;
 mod outbound;
 mod parked;
 pub mod turns;
@@ -125,7 +138,7 @@ enum Phase {
 
 /// What the machine remembers about an inbound request in flight.
 #[derive(Debug)]
-struct InboundEntry {
+pub(crate) struct InboundEntry {
     wire_id: RequestId,
     method: EntryMethod,
     cancelled: Option<CancelReason>,
@@ -140,7 +153,7 @@ struct InboundEntry {
 /// decoded or checked against. One field for both versions (a v1 entry is the size of a v1
 /// method without feature `unstable_protocol_v2`).
 #[derive(Debug, Clone, PartialEq, Eq)]
-enum EntryMethod {
+pub(crate) enum EntryMethod {
     /// v1: a row of the table, or `None` for an extension method.
     V1(Option<Method>),
     /// v2: a row of the v2 table, or an extension's name.
@@ -171,9 +184,10 @@ impl EntryMethod {
 
 /// Per-method facts needed when the request is answered.
 #[derive(Debug)]
-enum InboundExtra {
+pub(crate) enum InboundExtra {
     None,
-    /// Agent: the client's capabilities from its `initialize` request.
+    /// Agent: the client's capabilities from its `initialize` request, of either version (the
+    /// entry's method says which).
     Initialize(CapabilitySnapshot),
     /// Agent: a prompt turn of an announced session.
     Prompt(SessionId),
@@ -183,17 +197,15 @@ enum InboundExtra {
     Forget(SessionId),
     /// Client: a permission ask and the option ids it offered.
     Permission(SessionId, Vec<PermissionOptionId>),
-    /// Agent, v2: the client's capabilities from its v2 `initialize` request.
+    /// Agent, v2: a request whose successful answer changes the v2 session bookkeeping (v1's
+    /// is `Prompt`, `Load` and `Forget`: the two rule tables differ).
     #[cfg(feature = "unstable_protocol_v2")]
-    InitializeV2(CapabilitySnapshot),
-    /// Agent, v2: a request whose successful answer changes the v2 session bookkeeping.
-    #[cfg(feature = "unstable_protocol_v2")]
-    SessionV2(turns_v2::SessionEffect),
+    Session(turns_v2::SessionEffect),
 }
 
 /// What the machine remembers about an outbound request awaiting its answer.
 #[derive(Debug)]
-struct PendingOut {
+pub(crate) struct PendingOut {
     method: EntryMethod,
     deadline: Option<Instant>,
     /// The session the request belongs to (agent: for the cancel cascade; client: prompts).
@@ -217,7 +229,7 @@ enum Timer {
     Grace(u64),
     /// v2, agent side: the grace period of a cancelled turn (its sequence number).
     #[cfg(feature = "unstable_protocol_v2")]
-    TurnGraceV2(u64),
+    TurnGrace(u64),
 }
 
 /// The engine: one peer link, agent or client role, either protocol version (a client's
@@ -558,7 +570,7 @@ impl AnyConnection {
                 Timer::Outbound(id) => self.outbound_timed_out(id, at),
                 Timer::Grace(key) => self.grace_expired(key, at),
                 #[cfg(feature = "unstable_protocol_v2")]
-                Timer::TurnGraceV2(seq) => self.turn_grace_v2_expired(seq),
+                Timer::TurnGrace(seq) => self.turn_grace_expired(seq),
             }
         }
         self.close_if_answered();
@@ -608,9 +620,10 @@ impl AnyConnection {
         self.deferred.clear();
         self.parked.clear();
         self.timers.clear();
-        self.turns = turns::Turns::default();
+        // Every version's turn bookkeeping ends (before the handshake an agent may hold both).
+        <crate::protocol::V1 as turns::TurnRules>::close(self);
         #[cfg(feature = "unstable_protocol_v2")]
-        self.close_turns_v2();
+        <crate::protocol::V2 as turns::TurnRules>::close(self);
         #[cfg(feature = "unstable_protocol_v2")]
         self.drop_batches();
         self.phase = Phase::Closed;

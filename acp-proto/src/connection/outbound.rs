@@ -4,22 +4,24 @@
 use serde::Serialize;
 use serde_json::value::RawValue;
 
+use super::lane::Lane;
+use super::turns::TurnRules;
 use super::{
-    AnyConnection, AnyEvent, AnyOutcome, CloseReason, EntryMethod, Negotiated, OutboundId, PendingOut, Phase, Refused,
-    SendError, Timer, Written, handshake,
+    AnyConnection, AnyEvent, AnyOutcome, EntryMethod, Negotiated, OutboundId, PendingOut, Phase, Refused, SendError,
+    Timer, Written,
 };
 use crate::Side;
-use crate::chunk_path;
 use crate::error::RpcError;
 use crate::ext::is_extension_name;
 use crate::gate::{
     CapabilitySnapshot, GateDecision, check_elicitation, check_initial_config, check_method, check_sender,
-    check_system_prompt, check_update,
+    check_system_prompt,
 };
 use crate::jsonrpc::{self, RequestId};
-use crate::methods::{
-    AgentNotification, AgentRequest, ClientNotification, ClientRequest, Method, Notification, Request, Response,
-};
+use crate::methods::{AgentRequest, ClientRequest, Method, Request};
+use crate::protocol::V1;
+#[cfg(feature = "unstable_protocol_v2")]
+use crate::protocol::V2;
 use crate::time::Instant;
 use crate::types::{InitialSessionConfigOption, ProtocolVersion, SystemPrompt};
 
@@ -51,57 +53,51 @@ impl AnyConnection {
     /// A refusal hands the request back ([`Refused`]).
     ///
     /// [`Config::request_timeout`]: super::Config::request_timeout
+    ///
+    /// The version's own rules refuse as well: a v1 message on a v2 connection and the other
+    /// way round ([`SendError::WrongProtocolVersion`]); v2, the rules of
+    /// [`turns_v2`](super::turns_v2) (gates, `authMethods`, elicitation modes, cancel
+    /// capabilities). A client's v2 `initialize` offers its `protocolVersion` (the client must
+    /// list 2 in [`Config::supported_versions`](super::Config::supported_versions)).
     // The refused request comes back by value: a refusal is rare, a box would allocate per send.
     #[allow(clippy::result_large_err)]
-    pub fn send_request(
+    pub(crate) fn send_request<P: Lane>(
         &mut self,
         now: Instant,
-        request: impl Into<Request>,
+        request: impl Into<P::Request>,
         deadline: Option<Instant>,
-    ) -> Result<OutboundId, Refused<Request>> {
+    ) -> Result<OutboundId, Refused<P::Request>> {
         let request = request.into();
-        self.send_request_ref(now, &request, deadline).map_err(|error| Refused { error, message: request })
+        self.send_request_ref::<P>(now, &request, deadline).map_err(|error| Refused { error, message: request })
     }
 
-    fn send_request_ref(
+    /// [`send_request`](Self::send_request), one road for both versions: the shared checks, and
+    /// the version's at its hook points (module `lane`).
+    fn send_request_ref<P: Lane>(
         &mut self,
         now: Instant,
-        request: &Request,
+        request: &P::Request,
         deadline: Option<Instant>,
     ) -> Result<OutboundId, SendError> {
         self.advance(now);
-        let method = request.method();
-        self.check_send(request.wire(), request.sender(), method)?;
-        #[cfg(feature = "unstable_protocol_v2")]
-        self.check_speaks_v1(Some(request))?;
-        match (method, self.phase) {
-            (m, Phase::AwaitingInit) if handshake::is_handshake(m) => {}
-            (m, _) if handshake::is_handshake(m) => return Err(SendError::AlreadyInitialized),
-            (_, Phase::Ready) => {}
-            (m, Phase::Initializing) if handshake::allowed_while_pending(m, self.proxy_handshake) => {}
-            _ => return Err(SendError::NotInitialized),
-        }
-        self.check_gate(method)?;
-        self.check_request_content(request)?;
+        let head = P::request_head(request);
+        self.check_send_any(head.wire, head.sender, head.method.is_some())?;
+        P::check_request(self, request, head.method)?;
         if self.outbound.len() >= self.config.max_pending_outbound {
             return Err(SendError::TooManyPending { limit: self.config.max_pending_outbound });
         }
         self.check_budget()?;
-        let session = request.session_id().cloned();
-        self.turns.check_client_prompt(request)?;
-        let ask_cancelled = self.turns.agent_ask_resolves_cancelled(request);
-        let pending = PendingOut { method: EntryMethod::V1(method), deadline: None, session };
-        let params = request.has_params().then_some(request);
-        let id = match self.write_request(request.wire(), params, ask_cancelled, deadline, pending)? {
+        P::check_turn(self, request)?;
+        let ask_cancelled = P::ask_cancelled(self, request);
+        let session = P::session_of(request).cloned();
+        let method = P::entry_method(head.wire, head.method, request);
+        let pending = PendingOut { method, deadline: None, session };
+        let params = head.has_params.then_some(request);
+        let id = match self.write_request(head.wire, params, ask_cancelled, deadline, pending)? {
             Written::Resolved(id) => return Ok(id),
             Written::Sent(id) => id,
         };
-        if let Some(init) = handshake::params(request) {
-            self.proxy_handshake = handshake::is_proxy(request);
-            self.init_caps = Some(CapabilitySnapshot::from_typed(&init.client_capabilities));
-            self.phase = Phase::Initializing;
-        }
-        self.turns.on_send_request(id, request);
+        P::on_sent(self, id, request);
         Ok(OutboundId(id))
     }
 
@@ -148,49 +144,50 @@ impl AnyConnection {
     ///
     /// Client side, `session/cancel` is [`cancel_turn`](Self::cancel_turn). A refusal hands
     /// the notification back ([`Refused`]).
+    ///
+    /// v2: client side, `session/cancel` needs a v2 connection; agent side, an idle
+    /// `state_update` that ends cancelled work says `stopReason: "cancelled"`
+    /// ([`turns_v2`](super::turns_v2)).
     #[allow(clippy::result_large_err)]
-    pub fn send_notification(
+    pub(crate) fn send_notification<P: Lane>(
         &mut self,
         now: Instant,
-        notification: impl Into<Notification>,
-    ) -> Result<(), Refused<Notification>> {
-        let notification = notification.into();
-        self.send_notification_ref(now, &notification).map_err(|error| Refused { error, message: notification })
+        notification: impl Into<P::Notification>,
+    ) -> Result<(), Refused<P::Notification>> {
+        let mut notification = notification.into();
+        match self.send_notification_mut::<P>(now, &mut notification) {
+            Ok(()) => Ok(()),
+            Err(error) => Err(Refused { error, message: notification }),
+        }
     }
 
-    fn send_notification_ref(&mut self, now: Instant, notification: &Notification) -> Result<(), SendError> {
-        if let Notification::Client(ClientNotification::Cancel(c)) = notification {
-            return self.cancel_turn(now, &c.session_id).map(|_| ());
+    fn send_notification_mut<P: Lane>(
+        &mut self,
+        now: Instant,
+        notification: &mut P::Notification,
+    ) -> Result<(), SendError> {
+        if let Some(session) = P::session_cancel(self, notification) {
+            return self.cancel_turn(now, &session?).map(|_| ());
         }
         self.advance(now);
-        self.check_send(notification.wire(), notification.sender(), notification.method())?;
-        #[cfg(feature = "unstable_protocol_v2")]
-        self.check_speaks_v1(None)?;
-        if self.phase != Phase::Ready {
-            return Err(SendError::NotInitialized);
-        }
-        self.check_gate(notification.method())?;
-        if let Notification::Agent(AgentNotification::SessionUpdate(n)) = notification {
-            self.check_content(Method::SessionUpdate, check_update(self.peer_caps(), &n.update))?;
-        }
+        let head = P::notification_head(notification);
+        self.check_send_any(head.wire, head.sender, head.method.is_some())?;
+        P::check_notification(self, notification, head.method)?;
         self.check_budget()?;
-        self.turns.check_agent_update(notification)?;
-        self.write_notification(notification)
+        P::before_send(self, notification)?;
+        self.write_notification::<P>(notification)
     }
 
-    pub(super) fn write_notification(&mut self, notification: &Notification) -> Result<(), SendError> {
-        // Streamed text chunks, the bulk of an agent's output, without serde's generic path.
-        if !chunk_path::encode(&mut self.out, notification) {
-            let params = notification.has_params().then_some(notification);
-            jsonrpc::encode_notification(&mut self.out, notification.wire(), params)
+    /// Queues a notification frame (the version's fast road, or serde's).
+    pub(super) fn write_notification<P: Lane>(&mut self, notification: &P::Notification) -> Result<(), SendError> {
+        if !P::encode_fast(&mut self.out, notification) {
+            let head = P::notification_head(notification);
+            let params = head.has_params.then_some(notification);
+            jsonrpc::encode_notification(&mut self.out, head.wire, params)
                 .map_err(|e| SendError::Encode(e.to_string()))?;
         }
         self.stats.frames_out += 1;
         Ok(())
-    }
-
-    fn check_send(&self, wire: &str, sender: Side, method: Option<Method>) -> Result<(), SendError> {
-        self.check_send_any(wire, sender, method.is_some())
     }
 
     /// The send checks of either version: open, this side's direction, and a name that is
@@ -210,7 +207,7 @@ impl AnyConnection {
 
     /// The outbound capability gate: the peer must have advertised what the method needs, and
     /// this side what the gate's sender rules ask of it.
-    fn check_gate(&self, method: Option<Method>) -> Result<(), SendError> {
+    pub(super) fn check_gate(&self, method: Option<Method>) -> Result<(), SendError> {
         let Some(m) = method else { return Ok(()) };
         let peer = self.negotiated.as_ref().map(|n| &n.peer);
         if let GateDecision::Denied { capability } = check_method(peer, m) {
@@ -223,12 +220,12 @@ impl AnyConnection {
         }
     }
 
-    fn peer_caps(&self) -> Option<&CapabilitySnapshot> {
+    pub(super) fn peer_caps(&self) -> Option<&CapabilitySnapshot> {
         self.negotiated.as_ref().map(|n| &n.peer)
     }
 
     /// The gate's content rules for requests: elicitation modes and system prompts.
-    fn check_request_content(&self, request: &Request) -> Result<(), SendError> {
+    pub(super) fn check_request_content(&self, request: &Request) -> Result<(), SendError> {
         let peer = self.peer_caps();
         match request {
             Request::Agent(AgentRequest::CreateElicitation(r)) => {
@@ -272,7 +269,7 @@ impl AnyConnection {
         self.check_content(method, check_initial_config(self.peer_caps(), options))
     }
 
-    fn check_content(&self, method: Method, decision: GateDecision) -> Result<(), SendError> {
+    pub(super) fn check_content(&self, method: Method, decision: GateDecision) -> Result<(), SendError> {
         match decision {
             GateDecision::Denied { capability } => {
                 Err(SendError::NotSupportedByPeer { method: method.wire(), capability })
@@ -314,25 +311,29 @@ impl AnyConnection {
         }
     }
 
-    /// Removes a pending request and emits its outcome; `None` if it was not pending.
+    /// Removes a pending request and emits its outcome; `None` if it was not pending. A
+    /// handshake request that failed lets `initialize` be sent again; the turn rules of the
+    /// version the request was sent in follow the outcome.
     pub(super) fn finish_outbound(&mut self, id: i64, outcome: AnyOutcome) -> Option<PendingOut> {
         let pending = self.outbound.remove(&id)?;
         self.disarm(pending.deadline, Timer::Outbound(id));
-        self.turns.on_outcome(id, &pending);
-        if handshake::is_handshake(pending.method.v1()) && self.phase == Phase::Initializing {
+        let opens = match &pending.method {
+            EntryMethod::V1(_) => V1::opens(&pending.method),
+            #[cfg(feature = "unstable_protocol_v2")]
+            EntryMethod::V2(_) => V2::opens(&pending.method),
+        };
+        if opens && self.phase == Phase::Initializing {
             self.phase = Phase::AwaitingInit;
         }
+        let ok = matches!(outcome, AnyOutcome::Result(_));
         #[cfg(feature = "unstable_protocol_v2")]
-        if pending.method.v2() == Some(&super::v2::V2Method::Table(crate::v2::Method::Initialize))
-            && self.phase == Phase::Initializing
-        {
-            self.phase = Phase::AwaitingInit;
-        }
-        #[cfg(feature = "unstable_protocol_v2")]
-        let ok = matches!(outcome, AnyOutcome::Result(_) | AnyOutcome::ResultV2(_));
+        let ok = ok || matches!(outcome, AnyOutcome::ResultV2(_));
         self.push_event(AnyEvent::Outcome { id: OutboundId(id), outcome });
-        #[cfg(feature = "unstable_protocol_v2")]
-        self.on_outcome_v2(id, &pending, ok);
+        match &pending.method {
+            EntryMethod::V1(_) => <V1 as TurnRules>::on_outcome(self, id, &pending, ok),
+            #[cfg(feature = "unstable_protocol_v2")]
+            EntryMethod::V2(_) => <V2 as TurnRules>::on_outcome(self, id, &pending, ok),
+        }
         Some(pending)
     }
 
@@ -353,45 +354,51 @@ impl AnyConnection {
             self.stats.late_responses += 1;
             return;
         };
-        #[cfg(feature = "unstable_protocol_v2")]
-        if let Some(method) = pending.method.v2().cloned() {
-            return self.on_response_v2(n, method, outcome);
+        // The branch point: the version the request was sent in.
+        let method = pending.method.clone();
+        match method {
+            EntryMethod::V1(_) => self.on_result::<V1>(n, &method, outcome),
+            #[cfg(feature = "unstable_protocol_v2")]
+            EntryMethod::V2(_) => self.on_result::<V2>(n, &method, outcome),
         }
+    }
+
+    /// The answer to our request `n` (recorded under `method`), one road for both versions.
+    fn on_result<P: Lane>(&mut self, n: i64, method: &EntryMethod, outcome: Result<&RawValue, RpcError>) {
+        let mut close = None;
         let outcome = match outcome {
             Err(error) => AnyOutcome::Error(error),
-            Ok(raw) => match Response::decode_result(self.side, pending.method.v1(), raw) {
-                Ok(response) => AnyOutcome::Result(response),
+            // The client's handshake commits when it receives a successful initialize response.
+            Ok(raw) if self.side == Side::Client && P::opens(method) => {
+                let (outcome, closing) = P::handshake_result(self, method, raw);
+                close = closing;
+                outcome
+            }
+            Ok(raw) => match P::decode_result(self.side, method, raw) {
+                Ok(response) => P::result_outcome(response),
                 Err(e) => AnyOutcome::InvalidResult(e),
             },
         };
-        // The client's handshake commits when it receives a successful initialize response.
-        let mut close = None;
-        if let AnyOutcome::Result(response) = &outcome
-            && let Some(init) = handshake::result(response)
-            && self.side == Side::Client
-        {
-            // With v2 compiled in, a v1 `initialize` (which offers 1) accepts no later version.
-            let offered_or_lower =
-                cfg!(not(feature = "unstable_protocol_v2")) || init.protocol_version <= ProtocolVersion::V1;
-            if offered_or_lower && self.config.supported_versions.contains(&init.protocol_version) {
-                let negotiated = Negotiated {
-                    protocol_version: init.protocol_version,
-                    own: self
-                        .init_caps
-                        .take()
-                        .unwrap_or_else(|| CapabilitySnapshot::from_json(serde_json::Value::Null)),
-                    peer: CapabilitySnapshot::from_typed(&init.agent_capabilities),
-                };
-                self.negotiated = Some(negotiated.clone());
-                self.phase = Phase::Ready;
-                self.push_event(AnyEvent::HandshakeCompleted(negotiated));
-            } else {
-                close = Some(CloseReason::UnsupportedProtocolVersion { version: init.protocol_version });
-            }
-        }
         self.finish_outbound(n, outcome);
         if let Some(reason) = close {
             self.close_with(reason);
         }
+    }
+
+    /// Client side: the handshake commits at `version`; `v1_fallback`: a v2 `initialize`
+    /// answered with 1, so the own capabilities are what the v1 agent read.
+    pub(super) fn commit_client(&mut self, version: ProtocolVersion, peer: CapabilitySnapshot, v1_fallback: bool) {
+        let own = self.init_caps.take();
+        #[cfg(feature = "unstable_protocol_v2")]
+        let own = {
+            let v1_own = self.v2.v1_reading.take();
+            if v1_fallback { v1_own } else { own }
+        };
+        let _ = v1_fallback;
+        let own = own.unwrap_or_else(|| CapabilitySnapshot::from_json(serde_json::Value::Null));
+        let negotiated = Negotiated { protocol_version: version, own, peer };
+        self.negotiated = Some(negotiated.clone());
+        self.phase = Phase::Ready;
+        self.push_event(AnyEvent::HandshakeCompleted(negotiated));
     }
 }

@@ -1,5 +1,6 @@
 //! Unit tests of the connection rules, one machine at a time, with hand-written frames.
 
+use crate::protocol::V1;
 use std::time::Duration;
 
 use serde_json::{Value, json};
@@ -82,7 +83,7 @@ fn ready_agent_with(config: Config, client_caps: Value, agent_caps: AgentCapabil
     let Some(Event::Request { id, .. }) = a.poll_event() else { panic!("no initialize") };
     let mut resp = InitializeResponse::new(ProtocolVersion::V1);
     resp.agent_capabilities = agent_caps;
-    assert_eq!(a.respond(T0, id, Ok(resp.into())), Ok(Completion::Sent));
+    assert_eq!(a.respond::<V1>(T0, id, Ok(resp.into())), Ok(Completion::Sent));
     assert!(matches!(a.poll_event(), Some(Event::HandshakeCompleted(_))));
     assert_eq!(sent(&mut a).len(), 1);
     a
@@ -97,7 +98,7 @@ fn ready_client_with(config: Config, client_caps: ClientCapabilities, agent_caps
     let mut c = Connection::new(Side::Client, config, T0);
     let mut init = InitializeRequest::new(ProtocolVersion::V1);
     init.client_capabilities = client_caps;
-    let id = c.send_request(T0, init, None).unwrap();
+    let id = c.send_request::<V1>(T0, init, None).unwrap();
     sent(&mut c);
     let resp = json!({"jsonrpc":"2.0","id":id.wire(),"result":{"protocolVersion":1,"agentCapabilities":agent_caps}});
     feed(&mut c, T0, &[&resp.to_string()]);
@@ -120,7 +121,7 @@ fn new_session_line(id: i64) -> String {
 #[test]
 fn response_is_correlated_at_its_exact_id_type() {
     let mut c = ready_client();
-    let id = c.send_request(ms(1), NewSessionRequest::new("/", vec![]), None).unwrap();
+    let id = c.send_request::<V1>(ms(1), NewSessionRequest::new("/", vec![]), None).unwrap();
     let frame = &sent(&mut c)[0];
     assert_eq!(frame["id"], json!(id.wire()));
     // A string id "N" is not the integer N: dropped and counted.
@@ -144,7 +145,7 @@ fn response_is_correlated_at_its_exact_id_type() {
 #[test]
 fn deadline_gives_timed_out_and_a_cancel_request() {
     let mut c = ready_client();
-    let id = c.send_request(ms(10), NewSessionRequest::new("/", vec![]), Some(ms(110))).unwrap();
+    let id = c.send_request::<V1>(ms(10), NewSessionRequest::new("/", vec![]), Some(ms(110))).unwrap();
     sent(&mut c);
     assert_eq!(c.poll_timeout(), Some(ms(110)));
     c.handle_timeout(ms(109));
@@ -163,14 +164,14 @@ fn deadline_gives_timed_out_and_a_cancel_request() {
 fn default_request_timeout_applies() {
     let config = Config::default().with_request_timeout(Some(Duration::from_secs(2)));
     let mut c = ready_client_with(config, ClientCapabilities::default(), json!({}));
-    c.send_request(ms(5), NewSessionRequest::new("/", vec![]), None).unwrap();
+    c.send_request::<V1>(ms(5), NewSessionRequest::new("/", vec![]), None).unwrap();
     assert_eq!(c.poll_timeout(), Some(ms(2005)));
 }
 
 #[test]
 fn local_cancel_gives_one_cancelled_outcome() {
     let mut c = ready_client();
-    let id = c.send_request(ms(1), NewSessionRequest::new("/", vec![]), Some(ms(50))).unwrap();
+    let id = c.send_request::<V1>(ms(1), NewSessionRequest::new("/", vec![]), Some(ms(50))).unwrap();
     sent(&mut c);
     assert!(c.cancel_request(ms(2), id));
     assert!(!c.cancel_request(ms(3), id));
@@ -185,16 +186,16 @@ fn local_cancel_gives_one_cancelled_outcome() {
 fn outbound_ids_count_up_from_the_configured_start() {
     let config = Config::default().with_first_outbound_id(40);
     let mut c = ready_client_with(config, ClientCapabilities::default(), json!({}));
-    let a = c.send_request(T0, NewSessionRequest::new("/", vec![]), None).unwrap();
-    let b = c.send_request(T0, NewSessionRequest::new("/", vec![]), None).unwrap();
+    let a = c.send_request::<V1>(T0, NewSessionRequest::new("/", vec![]), None).unwrap();
+    let b = c.send_request::<V1>(T0, NewSessionRequest::new("/", vec![]), None).unwrap();
     assert_eq!((a.wire(), b.wire()), (41, 42), "40 went to initialize");
 }
 
 #[test]
 fn error_and_invalid_results_are_outcomes() {
     let mut c = ready_client();
-    let a = c.send_request(T0, NewSessionRequest::new("/", vec![]), None).unwrap();
-    let b = c.send_request(T0, NewSessionRequest::new("/", vec![]), None).unwrap();
+    let a = c.send_request::<V1>(T0, NewSessionRequest::new("/", vec![]), None).unwrap();
+    let b = c.send_request::<V1>(T0, NewSessionRequest::new("/", vec![]), None).unwrap();
     feed(
         &mut c,
         T0,
@@ -222,7 +223,7 @@ fn inbound_checks_run_in_order() {
     let mut a = ready_agent_with(config, json!({"fs":{"readTextFile":true}}), AgentCapabilities::default());
     // The agent awaits an answer of the client, so it reads on past `max_inbound` (and refuses)
     // instead of pausing its input there.
-    a.send_request(T0, ReadTextFileRequest::new("s", "/x"), None).unwrap();
+    a.send_request::<V1>(T0, ReadTextFileRequest::new("s", "/x"), None).unwrap();
     sent(&mut a);
     // null id
     feed(&mut a, T0, &[r#"{"jsonrpc":"2.0","id":null,"method":"session/new","params":{}}"#]);
@@ -265,9 +266,9 @@ fn completing_twice_or_late_is_harmless() {
     feed(&mut a, T0, &[&new_session_line(7)]);
     let Some(Event::Request { id, .. }) = a.poll_event() else { panic!() };
     let ok: Response = NewSessionResponse::new("s1").into();
-    assert_eq!(a.respond(T0, id, Ok(ok.clone())), Ok(Completion::Sent));
-    assert_eq!(a.respond(T0, id, Ok(ok.clone())), Ok(Completion::Discarded));
-    assert_eq!(a.respond(T0, InboundId(999), Ok(ok)), Ok(Completion::Discarded));
+    assert_eq!(a.respond::<V1>(T0, id, Ok(ok.clone())), Ok(Completion::Sent));
+    assert_eq!(a.respond::<V1>(T0, id, Ok(ok.clone())), Ok(Completion::Discarded));
+    assert_eq!(a.respond::<V1>(T0, InboundId(999), Ok(ok)), Ok(Completion::Discarded));
     assert_eq!(sent(&mut a).len(), 1);
 }
 
@@ -277,11 +278,11 @@ fn a_result_of_the_wrong_type_is_answered_internal_error() {
     feed(&mut a, T0, &[&new_session_line(7)]);
     let Some(Event::Request { id, .. }) = a.poll_event() else { panic!() };
     let wrong: Response = PromptResponse::new(StopReason::EndTurn).into();
-    assert!(matches!(a.respond(T0, id, Ok(wrong)), Err(RespondError::MismatchedResponse { .. })));
+    assert!(matches!(a.respond::<V1>(T0, id, Ok(wrong)), Err(RespondError::MismatchedResponse { .. })));
     // The request still gets its one answer: an internal error.
     let out = sent(&mut a);
     assert_eq!((error_code(&out[0]), &out[0]["id"]), (-32603, &json!(7)));
-    assert_eq!(a.respond(T0, id, Err(RpcError::internal_error("x"))), Ok(Completion::Discarded));
+    assert_eq!(a.respond::<V1>(T0, id, Err(RpcError::internal_error("x"))), Ok(Completion::Discarded));
 }
 
 #[test]
@@ -293,7 +294,7 @@ fn extension_requests_are_dispatched_raw() {
     };
     assert_eq!((&*ext.method, &ext.params), ("_test/echo", &json!({"x":[1]})));
     let echo = Response::Agent(AgentResponse::Ext(crate::ext::ExtResponse(ext.params)));
-    assert_eq!(a.respond(T0, id, Ok(echo)), Ok(Completion::Sent));
+    assert_eq!(a.respond::<V1>(T0, id, Ok(echo)), Ok(Completion::Sent));
     assert_eq!(sent(&mut a), [json!({"jsonrpc":"2.0","id":"e","result":{"x":[1]}})]);
 }
 
@@ -311,7 +312,7 @@ fn peer_cancel_request_then_handler_result() {
     let Event::Request { id, .. } = evs[0] else { panic!() };
     assert_eq!(evs[1], Event::Cancelled { id, reason: CancelReason::CancelRequest });
     assert_eq!(a.poll_timeout(), Some(T0 + a.config().cancel_grace));
-    assert_eq!(a.respond(ms(1), id, Ok(NewSessionResponse::new("s").into())), Ok(Completion::Sent));
+    assert_eq!(a.respond::<V1>(ms(1), id, Ok(NewSessionResponse::new("s").into())), Ok(Completion::Sent));
     assert_eq!(sent(&mut a)[0]["result"]["sessionId"], "s");
     assert_eq!(a.poll_timeout(), None);
 }
@@ -329,7 +330,7 @@ fn peer_cancel_request_grace_expires_into_32800() {
     a.handle_timeout(grace);
     let out = sent(&mut a);
     assert_eq!((error_code(&out[0]), &out[0]["id"]), (-32800, &json!(5)));
-    assert_eq!(a.respond(grace, id, Ok(NewSessionResponse::new("s").into())), Ok(Completion::Discarded));
+    assert_eq!(a.respond::<V1>(grace, id, Ok(NewSessionResponse::new("s").into())), Ok(Completion::Discarded));
     assert!(sent(&mut a).is_empty());
 }
 
@@ -369,7 +370,7 @@ fn pipelined_requests_are_held_until_initialize_succeeds() {
     assert_eq!(evs.len(), 1, "only initialize is dispatched: {evs:?}");
     let Event::Request { id, .. } = evs[0] else { panic!() };
     assert!(sent(&mut a).is_empty());
-    a.respond(T0, id, Ok(InitializeResponse::new(ProtocolVersion::V1).into())).unwrap();
+    a.respond::<V1>(T0, id, Ok(InitializeResponse::new(ProtocolVersion::V1).into())).unwrap();
     let evs = events(&mut a);
     assert!(matches!(evs[0], Event::HandshakeCompleted(_)));
     let dispatched: Vec<u64> = evs[1..]
@@ -391,7 +392,7 @@ fn held_requests_are_refused_when_initialize_fails() {
     let mut a = Connection::agent(T0);
     feed(&mut a, T0, &[&init_line("\"i\"", json!({})), &new_session_line(1)]);
     let Some(Event::Request { id, .. }) = a.poll_event() else { panic!() };
-    a.respond(T0, id, Err(RpcError::auth_required())).unwrap();
+    a.respond::<V1>(T0, id, Err(RpcError::auth_required())).unwrap();
     let out = sent(&mut a);
     assert_eq!(error_code(&out[0]), -32000);
     assert_eq!((error_code(&out[1]), &out[1]["id"]), (-32600, &json!(1)));
@@ -414,16 +415,16 @@ fn second_initialize_is_refused() {
 fn client_sends_nothing_before_the_handshake() {
     let mut c = Connection::client(T0);
     assert_eq!(
-        c.send_request(T0, NewSessionRequest::new("/", vec![]), None).map_err(SendError::from),
+        c.send_request::<V1>(T0, NewSessionRequest::new("/", vec![]), None).map_err(SendError::from),
         Err(SendError::NotInitialized)
     );
-    c.send_request(T0, InitializeRequest::new(ProtocolVersion::V1), None).unwrap();
+    c.send_request::<V1>(T0, InitializeRequest::new(ProtocolVersion::V1), None).unwrap();
     assert_eq!(
-        c.send_request(T0, InitializeRequest::new(ProtocolVersion::V1), None).map_err(SendError::from),
+        c.send_request::<V1>(T0, InitializeRequest::new(ProtocolVersion::V1), None).map_err(SendError::from),
         Err(SendError::AlreadyInitialized)
     );
     assert_eq!(
-        c.send_request(T0, NewSessionRequest::new("/", vec![]), None).map_err(SendError::from),
+        c.send_request::<V1>(T0, NewSessionRequest::new("/", vec![]), None).map_err(SendError::from),
         Err(SendError::NotInitialized)
     );
 }
@@ -431,7 +432,7 @@ fn client_sends_nothing_before_the_handshake() {
 #[test]
 fn client_closes_on_an_unsupported_protocol_version() {
     let mut c = Connection::client(T0);
-    let id = c.send_request(T0, InitializeRequest::new(ProtocolVersion::V1), None).unwrap();
+    let id = c.send_request::<V1>(T0, InitializeRequest::new(ProtocolVersion::V1), None).unwrap();
     feed(&mut c, T0, &[&json!({"jsonrpc":"2.0","id":id.wire(),"result":{"protocolVersion":7}}).to_string()]);
     let evs = events(&mut c);
     assert!(matches!(evs[0], Event::Outcome { outcome: Outcome::Result(_), .. }));
@@ -474,23 +475,23 @@ fn outbound_requests_the_peer_did_not_advertise_are_refused_locally() {
     let mut a = ready_agent_with(Config::default(), json!({"fs":{"readTextFile":true}}), AgentCapabilities::default());
     feed(&mut a, T0, &[&new_session_line(1)]);
     let Some(Event::Request { id, .. }) = a.poll_event() else { panic!() };
-    a.respond(T0, id, Ok(NewSessionResponse::new("s").into())).unwrap();
+    a.respond::<V1>(T0, id, Ok(NewSessionResponse::new("s").into())).unwrap();
     sent(&mut a);
-    assert!(a.send_request(T0, ReadTextFileRequest::new("s", "/etc/hosts"), None).is_ok());
+    assert!(a.send_request::<V1>(T0, ReadTextFileRequest::new("s", "/etc/hosts"), None).is_ok());
     let write = WriteTextFileRequest::new("s", "/x", "y");
     assert!(matches!(
-        a.send_request(T0, write, None).map_err(SendError::from),
+        a.send_request::<V1>(T0, write, None).map_err(SendError::from),
         Err(SendError::NotSupportedByPeer { method: "fs/write_text_file", capability: ["fs", "writeTextFile"] })
     ));
     assert!(matches!(
-        a.send_request(T0, CreateTerminalRequest::new("s", "ls"), None).map_err(SendError::from),
+        a.send_request::<V1>(T0, CreateTerminalRequest::new("s", "ls"), None).map_err(SendError::from),
         Err(SendError::NotSupportedByPeer { capability: ["terminal"], .. })
     ));
     assert_eq!(sent(&mut a).len(), 1, "only the read went out");
     let mut c = ready_client();
     let load = LoadSessionRequest::new("s", "/", vec![]);
     assert!(matches!(
-        c.send_request(T0, load, None).map_err(SendError::from),
+        c.send_request::<V1>(T0, load, None).map_err(SendError::from),
         Err(SendError::NotSupportedByPeer { .. })
     ));
 }
@@ -499,16 +500,16 @@ fn outbound_requests_the_peer_did_not_advertise_are_refused_locally() {
 fn wrong_direction_and_bad_extension_names_are_refused() {
     let mut a = ready_agent();
     assert!(matches!(
-        a.send_request(T0, PromptRequest::new("s", vec![]), None).map_err(SendError::from),
+        a.send_request::<V1>(T0, PromptRequest::new("s", vec![]), None).map_err(SendError::from),
         Err(SendError::WrongDirection { .. })
     ));
     let bad = AgentRequest::Ext(crate::ext::ExtRequest::new("vendor/x", Value::Null));
     assert!(matches!(
-        a.send_request(T0, bad, None).map_err(SendError::from),
+        a.send_request::<V1>(T0, bad, None).map_err(SendError::from),
         Err(SendError::InvalidExtensionName { .. })
     ));
     let ok = AgentRequest::Ext(crate::ext::ExtRequest::new("_vendor/x", Value::Null));
-    assert!(a.send_request(T0, ok, None).is_ok());
+    assert!(a.send_request::<V1>(T0, ok, None).is_ok());
     assert_eq!(sent(&mut a), [json!({"jsonrpc":"2.0","id":1,"method":"_vendor/x"})]);
 }
 
@@ -520,7 +521,7 @@ fn a_flood_of_frames_stays_within_fixed_bounds() {
     let mut a = ready_agent_with(config, json!({"fs":{"readTextFile":true}}), AgentCapabilities::default());
     // Awaiting an answer of its own, the agent reads on at `max_inbound` and refuses (without
     // one it would pause its input there: `tests/output_bound.rs`).
-    a.send_request(T0, ReadTextFileRequest::new("s", "/x"), None).unwrap();
+    a.send_request::<V1>(T0, ReadTextFileRequest::new("s", "/x"), None).unwrap();
     let garbage = "x".repeat(100);
     let oversize = "y".repeat(10_000);
     let mut peak = 0;
@@ -570,7 +571,7 @@ fn the_applications_full_output_never_stops_input() {
     let mut a = ready_agent_with(config, json!({}), AgentCapabilities::default());
     feed(&mut a, T0, &[&new_session_line(1)]);
     let Some(Event::Request { id, .. }) = a.poll_event() else { panic!() };
-    a.respond(T0, id, Ok(NewSessionResponse::new("s").into())).unwrap();
+    a.respond::<V1>(T0, id, Ok(NewSessionResponse::new("s").into())).unwrap();
     // The application fills its output past the budget (the peer is not reading)...
     output_bound::fill(&mut a);
     // ...which never stops input: both peers doing that would deadlock. (A request read now
@@ -632,8 +633,8 @@ fn close_resolves_everything_once() {
     feed(&mut a, T0, &[&new_session_line(1), &new_session_line(2)]);
     let evs = events(&mut a);
     let Event::Request { id: first, .. } = evs[0] else { panic!() };
-    a.respond(T0, first, Ok(NewSessionResponse::new("s").into())).unwrap();
-    let out_id = a.send_request(T0, ReadTextFileRequest::new("s", "/a"), Some(ms(100))).unwrap();
+    a.respond::<V1>(T0, first, Ok(NewSessionResponse::new("s").into())).unwrap();
+    let out_id = a.send_request::<V1>(T0, ReadTextFileRequest::new("s", "/a"), Some(ms(100))).unwrap();
     a.close(ms(1));
     let evs = events(&mut a);
     assert_eq!(
@@ -651,10 +652,10 @@ fn close_resolves_everything_once() {
     assert!(events(&mut a).is_empty(), "Closed is emitted once and nothing follows");
     assert_eq!(a.poll_timeout(), None);
     assert_eq!(
-        a.send_request(ms(3), ReadTextFileRequest::new("s", "/a"), None).map_err(SendError::from),
+        a.send_request::<V1>(ms(3), ReadTextFileRequest::new("s", "/a"), None).map_err(SendError::from),
         Err(SendError::Closed)
     );
-    assert_eq!(a.respond(ms(3), InboundId(2), Err(RpcError::internal_error("late"))), Ok(Completion::Discarded));
+    assert_eq!(a.respond::<V1>(ms(3), InboundId(2), Err(RpcError::internal_error("late"))), Ok(Completion::Discarded));
 }
 
 // ---- rule 8: determinism -------------------------------------------------------------------
@@ -675,9 +676,9 @@ fn the_same_inputs_give_the_same_outputs() {
         }
         for (i, id) in ids.iter().rev().enumerate() {
             let r = NewSessionResponse::new(format!("s{i}"));
-            a.respond(ms(2), *id, Ok(r.into())).unwrap();
+            a.respond::<V1>(ms(2), *id, Ok(r.into())).unwrap();
         }
-        a.send_request(ms(3), CreateTerminalRequest::new("s0", "ls"), Some(ms(9))).unwrap();
+        a.send_request::<V1>(ms(3), CreateTerminalRequest::new("s0", "ls"), Some(ms(9))).unwrap();
         a.handle_timeout(ms(9));
         while let Some(e) = a.poll_event() {
             log.push_str(&format!("{e:?}\n"));

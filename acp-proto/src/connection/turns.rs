@@ -58,6 +58,7 @@
 use super::Connection;
 use std::collections::{BTreeMap, BTreeSet};
 
+use super::lane::Lane;
 use super::{
     AnyConnection, AnyEvent, CancelReason, Completion, InboundExtra, InboundId, OutboundId, PendingOut, Phase,
     RespondError, SendError, Timer, TurnStamp,
@@ -68,6 +69,7 @@ use crate::methods::{
     AgentNotification, AgentRequest, AgentResponse, ClientNotification, ClientRequest, Method, Notification, Request,
     Response,
 };
+use crate::protocol::{Protocol, V1};
 use crate::time::Instant;
 use crate::types::{
     CancelNotification, PermissionOptionId, RequestPermissionOutcome, RequestPermissionResponse,
@@ -167,8 +169,8 @@ impl Turns {
     }
 
     /// Records what an answered inbound request changes.
-    pub(super) fn on_answer(&mut self, key: u64, extra: &InboundExtra, result: &Result<Response, RpcError>) {
-        let ok = result.is_ok();
+    /// Records what an answered inbound request changes (`ok`: it succeeded).
+    pub(super) fn on_answer(&mut self, key: u64, extra: &InboundExtra, ok: bool) {
         match extra {
             InboundExtra::Prompt(s) if self.running.get(s) == Some(&key) => {
                 self.running.remove(s);
@@ -191,11 +193,15 @@ impl Turns {
             InboundExtra::Permission(s, _) => remove_from(&mut self.permission_asks, s, &key),
             _ => {}
         }
-        if let Ok(Response::Agent(AgentResponse::NewSession(new))) = result {
+    }
+
+    /// Records what a successful v1 answer announces: a new (or forked) session.
+    pub(super) fn on_result(&mut self, result: &Response) {
+        if let Response::Agent(AgentResponse::NewSession(new)) = result {
             self.announced.insert(new.session_id.clone());
         }
         #[cfg(feature = "unstable_session_fork")]
-        if let Ok(Response::Agent(AgentResponse::ForkSession(fork))) = result {
+        if let Response::Agent(AgentResponse::ForkSession(fork)) = result {
             self.announced.insert(fork.session_id.clone());
         }
     }
@@ -283,6 +289,82 @@ fn remove_from<T: Ord>(map: &mut BTreeMap<SessionId, BTreeSet<T>>, session: &Ses
     }
 }
 
+/// The turn rules of one protocol version at the engine's hook points: [`Turns`] for v1 (this
+/// module) and the v2 state of [`turns_v2`](super::turns_v2) for v2. Each version keeps its
+/// own rule table; the engine calls them through this trait only (a supertrait of the
+/// version's lane).
+pub(crate) trait TurnRules: Protocol {
+    /// Client: the machine's own answer to a request that must not reach the application (a
+    /// permission ask of a turn the application cancelled).
+    fn auto_answer(conn: &AnyConnection, request: &Self::Request) -> Option<Self::Response>;
+
+    /// Hands a received notification to its owner: the turn bookkeeping (`session/cancel`,
+    /// the update stamps), then the application.
+    fn deliver(conn: &mut AnyConnection, notification: Self::Notification);
+
+    /// The turn rules of a request to send, after the bounds (v1: a second client prompt).
+    fn check_turn(conn: &AnyConnection, request: &Self::Request) -> Result<(), SendError>;
+
+    /// Agent side: whether a request resolves `Cancelled` at once, without a frame (a
+    /// permission ask of a turn being cancelled).
+    fn ask_cancelled(conn: &AnyConnection, request: &Self::Request) -> bool;
+
+    /// The turn rules of a notification to send, after the budget (agent: updates of
+    /// announced sessions only; v2: an idle may be rewritten to say `cancelled`).
+    fn before_send(conn: &mut AnyConnection, notification: &mut Self::Notification) -> Result<(), SendError>;
+
+    /// The outcome of request `id` sent in this version was queued (`ok`: a result).
+    fn on_outcome(conn: &mut AnyConnection, id: i64, pending: &PendingOut, ok: bool);
+
+    /// The end of input: `outcomes` queues the outcomes of the requests awaiting the peer;
+    /// the turns no answer can end now end around them.
+    fn at_eof(conn: &mut AnyConnection, outcomes: impl FnOnce(&mut AnyConnection));
+
+    /// Close: the version's turn bookkeeping ends.
+    fn close(conn: &mut AnyConnection);
+}
+
+impl TurnRules for V1 {
+    #[inline]
+    fn auto_answer(conn: &AnyConnection, request: &Request) -> Option<Response> {
+        conn.turns.auto_answer(request)
+    }
+
+    #[inline]
+    fn deliver(conn: &mut AnyConnection, notification: Notification) {
+        conn.deliver_notification(notification);
+    }
+
+    #[inline]
+    fn check_turn(conn: &AnyConnection, request: &Request) -> Result<(), SendError> {
+        conn.turns.check_client_prompt(request)
+    }
+
+    #[inline]
+    fn ask_cancelled(conn: &AnyConnection, request: &Request) -> bool {
+        conn.turns.agent_ask_resolves_cancelled(request)
+    }
+
+    #[inline]
+    fn before_send(conn: &mut AnyConnection, notification: &mut Notification) -> Result<(), SendError> {
+        conn.turns.check_agent_update(notification)
+    }
+
+    #[inline]
+    fn on_outcome(conn: &mut AnyConnection, id: i64, pending: &PendingOut, _: bool) {
+        conn.turns.on_outcome(id, pending);
+    }
+
+    #[inline]
+    fn at_eof(conn: &mut AnyConnection, outcomes: impl FnOnce(&mut AnyConnection)) {
+        outcomes(conn);
+    }
+
+    fn close(conn: &mut AnyConnection) {
+        conn.turns = Turns::default();
+    }
+}
+
 impl AnyConnection {
     /// Records what a dispatched inbound request starts.
     pub(super) fn note_dispatch(&mut self, key: u64, extra: &InboundExtra) {
@@ -295,7 +377,7 @@ impl AnyConnection {
         if self.inbound.get(&key).is_some_and(|e| e.deferred) {
             // The application never saw the prompt (the output was full): the machine answers
             // it, and nothing the application started is touched.
-            self.answer(key, Ok(super::inbound::cancelled_prompt(None)));
+            self.answer_result::<V1>(key, super::inbound::cancelled_prompt(None));
             return;
         }
         if !self.turns.cancelling.insert(session.clone()) {
@@ -334,9 +416,9 @@ impl AnyConnection {
             return Err(SendError::NotInitialized);
         }
         #[cfg(feature = "unstable_protocol_v2")]
-        self.check_cancel_v2()?;
+        self.check_cancel_gate()?;
         let cancel = Notification::Client(ClientNotification::Cancel(CancelNotification::new(session.clone())));
-        self.write_notification(&cancel)?;
+        self.write_notification::<V1>(&cancel)?;
         #[cfg(feature = "unstable_protocol_v2")]
         self.v2.client_cancel(session);
         if self.turns.client_turns.contains_key(session) {
@@ -345,8 +427,7 @@ impl AnyConnection {
         let asks = self.turns.permission_asks.get(session).cloned().unwrap_or_default();
         for key in &asks {
             let seen = self.inbound.get(key).is_some_and(|e| !e.deferred);
-            let outcome = RequestPermissionResponse::new(RequestPermissionOutcome::Cancelled);
-            self.answer(*key, Ok(outcome.into()));
+            self.answer_cancelled_ask(*key);
             if seen {
                 self.push_event(AnyEvent::Cancelled { id: InboundId(*key), reason: CancelReason::TurnCancelled });
             }
@@ -371,6 +452,15 @@ impl AnyConnection {
             }
             PermissionAnswer::Cancelled => RequestPermissionOutcome::Cancelled,
         };
-        self.respond(now, id, Ok(RequestPermissionResponse::new(outcome).into()))
+        self.respond::<V1>(now, id, Ok(RequestPermissionResponse::new(outcome).into()))
+    }
+
+    /// Client side: answers a permission ask `cancelled`, in the version it was asked in.
+    fn answer_cancelled_ask(&mut self, key: u64) {
+        #[cfg(feature = "unstable_protocol_v2")]
+        if self.inbound.get(&key).is_some_and(|e| e.method.v2().is_some()) {
+            return self.answer_result::<crate::protocol::V2>(key, crate::protocol::V2::cancelled_ask());
+        }
+        self.answer_result::<V1>(key, V1::cancelled_ask());
     }
 }

@@ -168,7 +168,7 @@
 //! | `auth/login` and `auth/logout` need a non-empty `authMethods` in the agent's `initialize` answer (the docs: otherwise the client MUST NOT call either) | `auth_methods_gate_login_and_logout` |
 //! | the agent's `initialize` answer keeps `terminal` auth methods only for a client with `auth.terminal` | `terminal_auth_methods_need_the_clients_auth_terminal` |
 //! | `elicitation/create` needs the client's `elicitation`, and by mode `elicitation.form` or `elicitation.url` (sent); `elicitation/complete` needs `elicitation.url` | `elicitation_gates_by_mode` |
-//! | `$/cancel_request`, correlation, timeouts, bounds and deferral: the v1 machinery, unchanged | `cancel_request_works_on_v2`, `v2_peer::cancel_request_of_a_prompt_both_ways`, `held_and_deferred_requests_work_on_v2`, `v2_results_are_typed_by_the_request_method` |
+//! | `$/cancel_request`, correlation, timeouts, bounds and deferral: the engine's, shared with v1 (one road, module `connection`) | `cancel_request_works_on_v2`, `v2_peer::cancel_request_of_a_prompt_both_ways`, `held_and_deferred_requests_work_on_v2`, `v2_results_are_typed_by_the_request_method` |
 //! | a v1 method on a v2 connection: `-32601` received, refused sent; a v2 message on a v1 connection: refused | `versions_do_not_mix`, `v2_peer::v1_frames_on_a_v2_connection_are_refused_both_ways` |
 //!
 //! Left to the application:
@@ -217,15 +217,15 @@
 use super::{Connection, Event};
 use std::collections::{BTreeMap, BTreeSet};
 
+use super::lane::Lane;
+use super::turns::TurnRules;
 use super::{AnyConnection, AnyEvent, AnyOutcome, OutboundId, PendingOut, SendError, Timer, TurnStamp};
 use crate::Side;
 use crate::gate::CapabilitySnapshot;
+use crate::protocol::V2;
 use crate::time::Instant;
 use crate::types::{ProtocolVersion, SessionId};
-use crate::v2::{
-    self, AgentNotificationParams, AgentRequestParams, ClientRequestParams, IdleStateUpdate, IdleStopReason,
-    SessionUpdate, StateUpdate, ToolCallStatus,
-};
+use crate::v2::{self, IdleStateUpdate, IdleStopReason, SessionUpdate, StateUpdate, ToolCallStatus};
 
 /// How a client's v2 turn ended ([`Event::TurnEnded`]).
 #[derive(Debug, Clone, PartialEq)]
@@ -247,7 +247,7 @@ pub enum TurnEndReason {
 
 /// What a successful answer to an inbound v2 request changes (agent side).
 #[derive(Debug, Clone, PartialEq)]
-pub(super) enum SessionEffect {
+pub(crate) enum SessionEffect {
     /// `session/new`: the answer names the new session.
     New,
     /// `session/resume` of this session (replay allowed while it runs).
@@ -343,7 +343,7 @@ impl V2State {
         let ok = result.is_some();
         match effect {
             SessionEffect::New => {
-                if let Some(v2::Response::Agent(v2::AgentResult::NewSession(r))) = result {
+                if let Some(v2::Response::Agent(v2::AgentResponse::NewSession(r))) = result {
                     self.announced.insert(r.session_id.clone());
                 }
             }
@@ -380,16 +380,16 @@ impl V2State {
 
     /// Client: whether a permission ask for `session` is answered `cancelled` by the machine.
     pub(super) fn ask_is_cancelled(&self, request: &v2::Request) -> bool {
-        matches!(request, v2::Request::Agent(AgentRequestParams::RequestPermission(p)) if self.cancelling.contains(&p.session_id))
+        matches!(request, v2::Request::Agent(v2::AgentRequest::RequestPermission(p)) if self.cancelling.contains(&p.session_id))
     }
 
     /// Client: `tool_call/cancel` and `terminal/cancel` need the advertised capability.
     pub(super) fn check_cancellable(&self, request: &v2::Request) -> Result<(), SendError> {
         let key = match request {
-            v2::Request::Client(ClientRequestParams::CancelToolCall(r)) => {
+            v2::Request::Client(v2::ClientRequest::CancelToolCall(r)) => {
                 CancelKey::Tool(r.session_id.clone(), r.tool_call_id.to_string())
             }
-            v2::Request::Client(ClientRequestParams::CancelTerminal(r)) => {
+            v2::Request::Client(v2::ClientRequest::CancelTerminal(r)) => {
                 CancelKey::Terminal(r.session_id.clone(), r.terminal_id.to_string())
             }
             _ => return Ok(()),
@@ -470,151 +470,31 @@ impl V2State {
     pub(super) fn on_send_ask(&mut self, id: i64, session: &SessionId) {
         self.asks.entry(session.clone()).or_default().insert(id);
     }
+
+    /// Agent: forgets a finished permission ask.
+    fn forget_ask(&mut self, id: i64, session: &SessionId) {
+        if let Some(set) = self.asks.get_mut(session) {
+            set.remove(&id);
+            if set.is_empty() {
+                self.asks.remove(session);
+            }
+        }
+    }
 }
 
 impl AnyConnection {
     /// Client side, v2: the open turn of `session`, named by the `session/prompt` that opened
     /// it; `None` while no turn of it is open (and always on an agent or a v1 connection).
     ///
-    /// After [`send_request`](Self::send_request) of a prompt returned `id`, the prompt
+    /// After [`send_request`](Connection::send_request) of a prompt returned `id`, the prompt
     /// opened a turn exactly when this is `Some(id)`; otherwise it joined the turn named here,
     /// whose updates are stamped with that turn's id.
-    pub fn open_turn_v2(&self, session: &SessionId) -> Option<OutboundId> {
+    pub(crate) fn open_turn(&self, session: &SessionId) -> Option<OutboundId> {
         self.v2.turns.get(session).map(|turn| OutboundId(turn.prompt))
     }
 
-    /// Client side, v2: the stamp of a received update, and the turn it ends, if it does.
-    pub(super) fn client_stamp_v2(
-        &mut self,
-        notification: &v2::Notification,
-    ) -> (Option<TurnStamp>, Option<(SessionId, OutboundId, TurnEndReason)>) {
-        let v2::Notification::Agent(AgentNotificationParams::SessionUpdate(n)) = notification else {
-            return (None, None);
-        };
-        let limit = self.config.max_cancellable;
-        self.v2.follow_cancellable(&n.session_id, &n.update, limit);
-        let Some(turn) = self.v2.turns.get_mut(&n.session_id) else { return (None, None) };
-        let stamp = TurnStamp { turn: OutboundId(turn.prompt), ordinal: turn.next_ordinal };
-        turn.next_ordinal += 1;
-        let SessionUpdate::StateUpdate(StateUpdate::Idle(idle)) = &n.update else { return (Some(stamp), None) };
-        self.v2.turns.remove(&n.session_id);
-        self.v2.cancelling.remove(&n.session_id);
-        let reason = TurnEndReason::Idle { stop_reason: idle.stop_reason.clone() };
-        (Some(stamp), Some((n.session_id.clone(), stamp.turn, reason)))
-    }
-
-    /// The outcome of sent v2 request `id` was queued: a client prompt's failure may end its
-    /// turn (after the outcome), an agent's permission ask leaves the cancel cascade.
-    pub(super) fn on_outcome_v2(&mut self, id: i64, pending: &PendingOut, outcome_ok: bool) {
-        let (Some(s), Some(super::v2::V2Method::Table(m))) = (&pending.session, pending.method.v2()) else { return };
-        match m {
-            v2::Method::Prompt => {
-                let Some(turn) = self.v2.turns.get_mut(s) else { return };
-                let Some(at) = turn.pending.iter().position(|p| *p == id) else { return };
-                turn.pending.swap_remove(at);
-                turn.accepted |= outcome_ok;
-                if turn.pending.is_empty() && !turn.accepted {
-                    let prompt = OutboundId(turn.prompt);
-                    self.v2.turns.remove(s);
-                    self.v2.cancelling.remove(s);
-                    let reason = TurnEndReason::PromptFailed;
-                    self.push_event(AnyEvent::TurnEnded { session: s.clone(), turn: prompt, reason });
-                }
-            }
-            v2::Method::RequestPermission => self.forget_ask_v2(id, s),
-            v2::Method::CloseSession | v2::Method::DeleteSession if outcome_ok && self.side == Side::Client => {
-                self.v2.forget_client_session(s);
-                if let Some(turn) = self.v2.turns.remove(s) {
-                    self.v2.cancelling.remove(s);
-                    let reason = TurnEndReason::SessionClosed;
-                    self.push_event(AnyEvent::TurnEnded { session: s.clone(), turn: OutboundId(turn.prompt), reason });
-                }
-            }
-            _ => {}
-        }
-    }
-
-    /// Agent side, v2: forgets a finished permission ask.
-    pub(super) fn forget_ask_v2(&mut self, id: i64, session: &SessionId) {
-        if let Some(set) = self.v2.asks.get_mut(session) {
-            set.remove(&id);
-            if set.is_empty() {
-                self.v2.asks.remove(session);
-            }
-        }
-    }
-
-    /// Agent side, v2: checks an update before it is sent and applies its state change; an
-    /// idle that ends a cancelled turn is rewritten to say `cancelled`.
-    pub(super) fn agent_update_v2(&mut self, notification: &mut v2::Notification) -> Result<(), SendError> {
-        let v2::Notification::Agent(AgentNotificationParams::SessionUpdate(n)) = notification else { return Ok(()) };
-        if !self.v2.may_update(&n.session_id) {
-            return Err(SendError::UnknownSession(n.session_id.clone()));
-        }
-        let session = &n.session_id;
-        match &mut n.update {
-            SessionUpdate::StateUpdate(StateUpdate::Running(_) | StateUpdate::RequiresAction(_)) => {
-                self.v2.ended_by_machine.remove(session);
-                self.v2.working.entry(session.clone()).or_insert(None);
-            }
-            SessionUpdate::StateUpdate(StateUpdate::Idle(idle)) => {
-                // Checks first: a refused idle changes nothing.
-                if self.v2.ended_by_machine.contains(session) {
-                    return Err(SendError::WorkAlreadyEnded(session.clone()));
-                }
-                let cancelling = matches!(self.v2.working.get(session), Some(Some(_)));
-                if cancelling {
-                    idle.stop_reason = Some(IdleStopReason::Cancelled);
-                }
-                let invalid = match &idle.stop_reason {
-                    None => self.v2.working.contains_key(session),
-                    Some(IdleStopReason::Unknown(r)) => !r.starts_with('_'),
-                    Some(_) => false,
-                };
-                if invalid {
-                    let stop_reason = idle.stop_reason.as_ref().map(|r| r.as_str().to_owned());
-                    return Err(SendError::InvalidStopReason { session: session.clone(), stop_reason });
-                }
-                if let Some(Some(seq)) = self.v2.working.remove(session)
-                    && let Some((_, at)) = self.v2.graces.remove(&seq)
-                {
-                    self.disarm(Some(at), Timer::TurnGraceV2(seq));
-                }
-            }
-            _ => {}
-        }
-        Ok(())
-    }
-
-    /// Agent side, v2: `session/cancel` from the client (already delivered to the application).
-    pub(super) fn agent_session_cancel_v2(&mut self, session: &SessionId) {
-        let Some(state) = self.v2.working.get_mut(session) else { return };
-        if state.is_some() {
-            return;
-        }
-        let seq = self.v2.next_grace;
-        self.v2.next_grace += 1;
-        *state = Some(seq);
-        let at = self.now + self.config.turn_cancel_grace;
-        self.v2.graces.insert(seq, (session.clone(), at));
-        self.arm(at, Timer::TurnGraceV2(seq));
-        let asks = self.v2.asks.remove(session).unwrap_or_default();
-        for id in asks {
-            if self.finish_outbound(id, AnyOutcome::Cancelled).is_some() {
-                self.send_cancel_request(id);
-            }
-        }
-    }
-
-    /// Agent side, v2: whether a permission ask resolves `Cancelled` at once (its session's
-    /// work is being cancelled).
-    pub(super) fn agent_ask_cancelled_v2(&self, request: &v2::Request) -> bool {
-        matches!(request, v2::Request::Agent(AgentRequestParams::RequestPermission(p))
-            if matches!(self.v2.working.get(&p.session_id), Some(Some(_))))
-    }
-
     /// Agent side, v2: the grace of a cancelled session passed: the machine ends the work.
-    pub(super) fn turn_grace_v2_expired(&mut self, seq: u64) {
+    pub(super) fn turn_grace_expired(&mut self, seq: u64) {
         let Some((session, _)) = self.v2.graces.remove(&seq) else { return };
         if self.v2.working.get(&session) != Some(&Some(seq)) {
             return;
@@ -628,31 +508,180 @@ impl AnyConnection {
             meta: None,
         };
         // The machine's own notification: never refused by the budget.
-        let _ = self.write_v2_notification(&update.into());
+        let _ = self.write_notification::<V2>(&update.into());
         self.push_event(AnyEvent::CancelGraceExpired { session });
     }
+}
 
-    /// End of input, client side: no idle can come, so every open turn ends now, as on
-    /// close (the connection may stay half-closed a while, answering the agent's requests).
-    /// The turns are taken before `outcomes` runs (the prompts' outcomes: a turn left open
-    /// would end `PromptFailed`), and end after it.
-    pub(super) fn end_client_turns_v2(&mut self, outcomes: impl FnOnce(&mut Self)) {
-        self.v2.cancelling.clear();
-        let turns = std::mem::take(&mut self.v2.turns);
-        outcomes(self);
+/// Client side: the stamp of a received update, and the turn it ends, if it does.
+fn client_stamp(
+    conn: &mut AnyConnection,
+    notification: &v2::Notification,
+) -> (Option<TurnStamp>, Option<(SessionId, OutboundId, TurnEndReason)>) {
+    let v2::Notification::Agent(v2::AgentNotification::SessionUpdate(n)) = notification else {
+        return (None, None);
+    };
+    let limit = conn.config.max_cancellable;
+    conn.v2.follow_cancellable(&n.session_id, &n.update, limit);
+    let Some(turn) = conn.v2.turns.get_mut(&n.session_id) else { return (None, None) };
+    let stamp = TurnStamp { turn: OutboundId(turn.prompt), ordinal: turn.next_ordinal };
+    turn.next_ordinal += 1;
+    let SessionUpdate::StateUpdate(StateUpdate::Idle(idle)) = &n.update else { return (Some(stamp), None) };
+    conn.v2.turns.remove(&n.session_id);
+    conn.v2.cancelling.remove(&n.session_id);
+    let reason = TurnEndReason::Idle { stop_reason: idle.stop_reason.clone() };
+    (Some(stamp), Some((n.session_id.clone(), stamp.turn, reason)))
+}
+
+/// Agent side: `session/cancel` from the client (already delivered to the application).
+fn session_cancel(conn: &mut AnyConnection, session: &SessionId) {
+    let Some(state) = conn.v2.working.get_mut(session) else { return };
+    if state.is_some() {
+        return;
+    }
+    let seq = conn.v2.next_grace;
+    conn.v2.next_grace += 1;
+    *state = Some(seq);
+    let at = conn.now + conn.config.turn_cancel_grace;
+    conn.v2.graces.insert(seq, (session.clone(), at));
+    conn.arm(at, Timer::TurnGrace(seq));
+    let asks = conn.v2.asks.remove(session).unwrap_or_default();
+    for id in asks {
+        if conn.finish_outbound(id, AnyOutcome::Cancelled).is_some() {
+            conn.send_cancel_request(id);
+        }
+    }
+}
+
+/// Agent side: checks an update before it is sent and applies its state change; an idle that
+/// ends a cancelled turn is rewritten to say `cancelled`.
+fn agent_update(conn: &mut AnyConnection, notification: &mut v2::Notification) -> Result<(), SendError> {
+    let v2::Notification::Agent(v2::AgentNotification::SessionUpdate(n)) = notification else { return Ok(()) };
+    if !conn.v2.may_update(&n.session_id) {
+        return Err(SendError::UnknownSession(n.session_id.clone()));
+    }
+    let session = &n.session_id;
+    match &mut n.update {
+        SessionUpdate::StateUpdate(StateUpdate::Running(_) | StateUpdate::RequiresAction(_)) => {
+            conn.v2.ended_by_machine.remove(session);
+            conn.v2.working.entry(session.clone()).or_insert(None);
+        }
+        SessionUpdate::StateUpdate(StateUpdate::Idle(idle)) => {
+            // Checks first: a refused idle changes nothing.
+            if conn.v2.ended_by_machine.contains(session) {
+                return Err(SendError::WorkAlreadyEnded(session.clone()));
+            }
+            let cancelling = matches!(conn.v2.working.get(session), Some(Some(_)));
+            if cancelling {
+                idle.stop_reason = Some(IdleStopReason::Cancelled);
+            }
+            let invalid = match &idle.stop_reason {
+                None => conn.v2.working.contains_key(session),
+                Some(IdleStopReason::Unknown(r)) => !r.starts_with('_'),
+                Some(_) => false,
+            };
+            if invalid {
+                let stop_reason = idle.stop_reason.as_ref().map(|r| r.as_str().to_owned());
+                return Err(SendError::InvalidStopReason { session: session.clone(), stop_reason });
+            }
+            if let Some(Some(seq)) = conn.v2.working.remove(session)
+                && let Some((_, at)) = conn.v2.graces.remove(&seq)
+            {
+                conn.disarm(Some(at), Timer::TurnGrace(seq));
+            }
+        }
+        _ => {}
+    }
+    Ok(())
+}
+
+/// The v2 turn rules at the engine's hook points (module `turns`' [`TurnRules`]).
+impl TurnRules for V2 {
+    fn auto_answer(conn: &AnyConnection, request: &v2::Request) -> Option<v2::Response> {
+        conn.v2.ask_is_cancelled(request).then(<V2 as Lane>::cancelled_ask)
+    }
+
+    fn deliver(conn: &mut AnyConnection, notification: v2::Notification) {
+        if let v2::Notification::Client(v2::ClientNotification::Cancel(c)) = &notification {
+            let session = c.session_id.clone();
+            conn.answer_deferred_prompts(&session);
+            conn.push_event(AnyEvent::NotificationV2 { notification, turn: None });
+            return session_cancel(conn, &session);
+        }
+        let (turn, end) = client_stamp(conn, &notification);
+        conn.push_event(AnyEvent::NotificationV2 { notification, turn });
+        if let Some((session, turn, reason)) = end {
+            conn.push_event(AnyEvent::TurnEnded { session, turn, reason });
+        }
+    }
+
+    fn check_turn(_: &AnyConnection, _: &v2::Request) -> Result<(), SendError> {
+        Ok(())
+    }
+
+    /// Agent side: a permission ask resolves `Cancelled` at once while its session's work is
+    /// being cancelled.
+    fn ask_cancelled(conn: &AnyConnection, request: &v2::Request) -> bool {
+        matches!(request, v2::Request::Agent(v2::AgentRequest::RequestPermission(p))
+            if matches!(conn.v2.working.get(&p.session_id), Some(Some(_))))
+    }
+
+    fn before_send(conn: &mut AnyConnection, notification: &mut v2::Notification) -> Result<(), SendError> {
+        if conn.side == Side::Agent { agent_update(conn, notification) } else { Ok(()) }
+    }
+
+    /// A client prompt's failure may end its turn (after the outcome), an agent's permission
+    /// ask leaves the cancel cascade, a closed session's turn ends.
+    fn on_outcome(conn: &mut AnyConnection, id: i64, pending: &PendingOut, ok: bool) {
+        let (Some(s), Some(super::v2::V2Method::Table(m))) = (&pending.session, pending.method.v2()) else { return };
+        match m {
+            v2::Method::Prompt => {
+                let Some(turn) = conn.v2.turns.get_mut(s) else { return };
+                let Some(at) = turn.pending.iter().position(|p| *p == id) else { return };
+                turn.pending.swap_remove(at);
+                turn.accepted |= ok;
+                if turn.pending.is_empty() && !turn.accepted {
+                    let prompt = OutboundId(turn.prompt);
+                    conn.v2.turns.remove(s);
+                    conn.v2.cancelling.remove(s);
+                    let reason = TurnEndReason::PromptFailed;
+                    conn.push_event(AnyEvent::TurnEnded { session: s.clone(), turn: prompt, reason });
+                }
+            }
+            v2::Method::RequestPermission => conn.v2.forget_ask(id, s),
+            v2::Method::CloseSession | v2::Method::DeleteSession if ok && conn.side == Side::Client => {
+                conn.v2.forget_client_session(s);
+                if let Some(turn) = conn.v2.turns.remove(s) {
+                    conn.v2.cancelling.remove(s);
+                    let reason = TurnEndReason::SessionClosed;
+                    conn.push_event(AnyEvent::TurnEnded { session: s.clone(), turn: OutboundId(turn.prompt), reason });
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// End of input, client side: no idle can come, so every open turn ends now, as on close
+    /// (the connection may stay half-closed a while, answering the agent's requests). The
+    /// turns are taken before `outcomes` runs (the prompts' outcomes: a turn left open would
+    /// end `PromptFailed`), and end after it.
+    fn at_eof(conn: &mut AnyConnection, outcomes: impl FnOnce(&mut AnyConnection)) {
+        conn.v2.cancelling.clear();
+        let turns = std::mem::take(&mut conn.v2.turns);
+        outcomes(conn);
         for (session, turn) in turns {
             let reason = TurnEndReason::ConnectionClosed;
-            self.push_event(AnyEvent::TurnEnded { session, turn: OutboundId(turn.prompt), reason });
+            conn.push_event(AnyEvent::TurnEnded { session, turn: OutboundId(turn.prompt), reason });
         }
     }
 
     /// Close: every open client turn ends.
-    pub(super) fn close_turns_v2(&mut self) {
-        let state = std::mem::take(&mut self.v2);
+    fn close(conn: &mut AnyConnection) {
+        let state = std::mem::take(&mut conn.v2);
         for (session, turn) in state.turns {
             let reason = TurnEndReason::ConnectionClosed;
-            self.push_event(AnyEvent::TurnEnded { session, turn: OutboundId(turn.prompt), reason });
+            conn.push_event(AnyEvent::TurnEnded { session, turn: OutboundId(turn.prompt), reason });
         }
-        self.v2 = V2State { active: state.active, auth_methods: state.auth_methods, ..V2State::default() };
+        conn.v2 = V2State { active: state.active, auth_methods: state.auth_methods, ..V2State::default() };
     }
 }

@@ -422,6 +422,6 @@ impl Connection<crate::protocol::V2> {
     /// opened a turn exactly when this is `Some(id)`; otherwise it joined the turn named here,
     /// whose updates are stamped with that turn's id.
     pub fn open_turn(&self, session: &SessionId) -> Option<OutboundId> {
-        self.engine.open_turn_v2(session)
+        self.engine.open_turn(session)
     }
 }

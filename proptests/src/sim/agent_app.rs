@@ -131,7 +131,7 @@ impl<C: Chooser> Sim<'_, C> {
             _ => None,
         };
         let before = self.agent.conn.bytes_queued();
-        let r = self.agent.conn.respond(now, pending.id, result);
+        let r = self.agent.conn.respond::<acp_proto::V1>(now, pending.id, result);
         self.agent.note_app_output(before);
         self.log(format!("agent completes r{label} -> {r:?}"));
         if pending.method == Some(Method::Prompt) {
@@ -206,7 +206,7 @@ impl<C: Chooser> Sim<'_, C> {
         let advertised = needed.is_none_or(|path| opt_in::advertises(self.agent.peer_caps.as_ref(), path));
         let before = self.agent.conn.bytes_queued();
         let sent: acp_proto::Notification = SessionNotification::new(session.as_str(), update).into();
-        let r = self.agent.conn.send_notification(self.now, sent.clone()).map_err(|refused| {
+        let r = self.agent.conn.send_notification::<acp_proto::V1>(self.now, sent.clone()).map_err(|refused| {
             assert_eq!(refused.message, sent, "a refused notification comes back untouched");
             refused.error
         });
@@ -291,7 +291,7 @@ impl<C: Chooser> Sim<'_, C> {
         let elicitation = method == Some(Method::CreateElicitation);
         let before = self.agent.conn.bytes_queued();
         let sent = request.clone();
-        let r = self.agent.conn.send_request(self.now, request, deadline).map_err(|refused| {
+        let r = self.agent.conn.send_request::<acp_proto::V1>(self.now, request, deadline).map_err(|refused| {
             assert_eq!(refused.message, sent, "a refused request comes back untouched");
             refused.error
         });

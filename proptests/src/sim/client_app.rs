@@ -36,7 +36,7 @@ impl<C: Chooser> Sim<'_, C> {
         init.client_capabilities = opt_in::client_capabilities(&mut self.c);
         let label = self.label();
         let deadline = if self.c.chance(1, 4) { self.deadline() } else { None };
-        let r = self.client.conn.send_request(self.now, init, deadline).map_err(|r| r.error);
+        let r = self.client.conn.send_request::<acp_proto::V1>(self.now, init, deadline).map_err(|r| r.error);
         self.log(format!("client initialize r{label} -> {r:?}"));
         match r {
             Ok(id) => {
@@ -91,7 +91,7 @@ impl<C: Chooser> Sim<'_, C> {
                     json!({"label": label}),
                 )));
                 let before = self.client.conn.bytes_queued();
-                let r = self.client.conn.send_notification(now, n).map_err(SendError::from);
+                let r = self.client.conn.send_notification::<acp_proto::V1>(now, n).map_err(SendError::from);
                 self.client.note_app_output(before);
                 self.log(format!("client note -> {r:?}"));
                 if self.client.conn.is_ready() {
@@ -108,7 +108,7 @@ impl<C: Chooser> Sim<'_, C> {
         let open_turn = session.as_ref().is_some_and(|s| self.client_turns.contains_key(s));
         let before = self.client.conn.bytes_queued();
         let sent = request.clone();
-        let result = self.client.conn.send_request(now, request, deadline).map_err(|refused| {
+        let result = self.client.conn.send_request::<acp_proto::V1>(now, request, deadline).map_err(|refused| {
             assert_eq!(refused.message, sent, "a refused request comes back untouched");
             refused.error
         });
@@ -322,7 +322,7 @@ impl<C: Chooser> Sim<'_, C> {
             _ => (Err(RpcError::method_not_found(request.wire())), Err(-32601)),
         };
         let before = self.client.conn.bytes_queued();
-        let r = self.client.conn.respond(now, pending.id, result);
+        let r = self.client.conn.respond::<acp_proto::V1>(now, pending.id, result);
         self.client.note_app_output(before);
         self.log(format!("client completes r{label} -> {r:?}"));
         match r {

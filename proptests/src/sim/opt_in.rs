@@ -146,7 +146,7 @@ impl<C: Chooser> Sim<'_, C> {
         let n: Notification = CompleteElicitationNotification::new(format!("e{label}")).into();
         let allowed = advertises(self.agent.peer_caps.as_ref(), &["elicitation", "url"]);
         let before = self.agent.conn.bytes_queued();
-        let r = self.agent.conn.send_notification(self.now, n.clone()).map_err(|refused| {
+        let r = self.agent.conn.send_notification::<acp_proto::V1>(self.now, n.clone()).map_err(|refused| {
             assert_eq!(refused.message, n, "a refused notification comes back untouched");
             refused.error
         });

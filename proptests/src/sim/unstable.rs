@@ -190,7 +190,7 @@ impl<C: Chooser> Sim<'_, C> {
         let deadline = self.deadline();
         let before = self.client.conn.bytes_queued();
         let sent = request.clone();
-        let r = self.client.conn.send_request(self.now, request, deadline).map_err(|refused| {
+        let r = self.client.conn.send_request::<acp_proto::V1>(self.now, request, deadline).map_err(|refused| {
             assert_eq!(refused.message, sent, "a refused request comes back untouched");
             refused.error
         });

@@ -248,8 +248,8 @@ impl<C: Chooser> Sim<'_, C> {
 
     /// Client: a prompt was sent: it opens its session's turn, or joins the open one.
     pub(super) fn client_open_turn(&mut self, session: &str, id: OutboundId) {
-        // The machine says which, and it agrees with the model (`Connection::open_turn_v2`).
-        let open = self.client.conn.open_turn_v2(&SessionId::from(session));
+        // The machine says which, and it agrees with the model (`Connection::open_turn`).
+        let open = self.client.conn.open_turn(&SessionId::from(session));
         let expected = self.v2.client_turns.get(session).map_or(id, |turn| turn.id);
         assert_eq!(open, Some(expected), "client: the turn prompt {id} of {session} opened or joined");
         match self.v2.client_turns.get_mut(session) {
@@ -329,7 +329,7 @@ impl<C: Chooser> Sim<'_, C> {
             _ => (Err(RpcError::method_not_found(request.wire())), Err(-32601)),
         };
         let before = self.client.conn.bytes_queued();
-        let r = self.client.conn.respond_v2(self.now, pending.id, result);
+        let r = self.client.conn.respond::<acp_proto::V2>(self.now, pending.id, result);
         self.client.note_app_output(before);
         self.log(format!("client completes v2 r{label} -> {r:?}"));
         match r {

@@ -120,7 +120,7 @@ impl<C: Chooser> Sim<'_, C> {
             return self.agent.handlers.push(pending);
         }
         let before = self.agent.conn.bytes_queued();
-        let r = self.agent.conn.respond_v2(self.now, pending.id, result);
+        let r = self.agent.conn.respond::<acp_proto::V2>(self.now, pending.id, result);
         self.agent.note_app_output(before);
         self.log(format!("agent completes v2 r{label} -> {r:?}"));
         match r {
@@ -203,7 +203,7 @@ impl<C: Chooser> Sim<'_, C> {
         };
         let sent: v2::Notification = n.clone().into();
         let before = self.agent.conn.bytes_queued();
-        let r = self.agent.conn.send_notification_v2(self.now, n).map_err(|refused| {
+        let r = self.agent.conn.send_notification::<acp_proto::V2>(self.now, n).map_err(|refused| {
             assert_eq!(refused.message, sent, "a refused notification comes back untouched");
             refused.error
         });
@@ -368,7 +368,7 @@ impl<C: Chooser> Sim<'_, C> {
         let request: v2::RequestPermissionRequest = typed(ask);
         let deadline = self.deadline();
         let before = self.agent.conn.bytes_queued();
-        let r = self.agent.conn.send_request_v2(self.now, request, deadline).map_err(|r| r.error);
+        let r = self.agent.conn.send_request::<acp_proto::V2>(self.now, request, deadline).map_err(|r| r.error);
         self.agent.note_app_output(before);
         self.log(format!("agent ask v2 {s} r{label} -> {r:?}"));
         match r {

@@ -43,7 +43,7 @@ impl<C: Chooser> Sim<'_, C> {
             "_meta": {"label": label},
         }));
         let deadline = if self.c.chance(1, 4) { self.deadline() } else { None };
-        let r = self.client.conn.send_request_v2(self.now, init, deadline).map_err(|r| r.error);
+        let r = self.client.conn.send_request::<acp_proto::V2>(self.now, init, deadline).map_err(|r| r.error);
         self.log(format!("client initialize v2 r{label} -> {r:?}"));
         match r {
             Ok(id) => {
@@ -51,7 +51,7 @@ impl<C: Chooser> Sim<'_, C> {
                     Out { label, method: Some(Method::Initialize), deadline, session: None, locally_cancelled: false };
                 self.client.outstanding.insert(id, out);
                 let login = typed::<v2::LoginAuthRequest>(json!({"methodId": "m"}));
-                let early = self.client.conn.send_request_v2(self.now, login, None).map_err(|r| r.error);
+                let early = self.client.conn.send_request::<acp_proto::V2>(self.now, login, None).map_err(|r| r.error);
                 assert!(matches!(early, Err(SendError::NotInitialized)), "auth/login before the handshake: {early:?}");
                 self.summary.v2.auth[2] += 1;
             }
@@ -166,7 +166,7 @@ impl<C: Chooser> Sim<'_, C> {
         });
         let before = self.client.conn.bytes_queued();
         let sent = request.clone();
-        let r = self.client.conn.send_request_v2(self.now, request, deadline).map_err(|refused| {
+        let r = self.client.conn.send_request::<acp_proto::V2>(self.now, request, deadline).map_err(|refused| {
             assert_eq!(refused.message, sent, "a refused request comes back untouched");
             refused.error
         });

@@ -58,7 +58,7 @@ impl<C: Chooser> Sim<'_, C> {
         let advertised = advertises(self.agent.peer_caps.as_ref(), &["elicitation", mode]);
         let deadline = self.deadline();
         let before = self.agent.conn.bytes_queued();
-        let r = self.agent.conn.send_request_v2(self.now, request, deadline).map_err(|r| r.error);
+        let r = self.agent.conn.send_request::<acp_proto::V2>(self.now, request, deadline).map_err(|r| r.error);
         self.agent.note_app_output(before);
         self.log(format!("agent elicitation v2 {mode} {s:?} r{label} -> {r:?}"));
         match r {
@@ -121,7 +121,7 @@ impl<C: Chooser> Sim<'_, C> {
         let url_id = self.v2.agent_elicitations.get(&id).and_then(|(_, u)| u.clone());
         if let (Some(e), "accept") = (url_id, tag) {
             let n: v2::CompleteElicitationNotification = typed(json!({"elicitationId": e}));
-            let r = self.agent.conn.send_notification_v2(self.now, n).map_err(|r| r.error);
+            let r = self.agent.conn.send_notification::<acp_proto::V2>(self.now, n).map_err(|r| r.error);
             self.log(format!("agent elicitation/complete {e} -> {r:?}"));
             match r {
                 Ok(()) | Err(SendError::Backpressure { .. } | SendError::Closed) => {}

@@ -3,13 +3,14 @@
 
 use super::*;
 use crate::connection::{AnyConnection as Connection, AnyEvent as Event};
+use crate::protocol::V1;
 
 /// An agent ready with a session `s`, its client advertising `client_caps`.
 fn agent_with_session(client_caps: Value) -> Connection {
     let mut a = ready_agent_with(Config::default(), client_caps, AgentCapabilities::default());
     feed(&mut a, T0, &[&new_session_line(1)]);
     let Some(Event::Request { id, .. }) = a.poll_event() else { panic!("no session/new") };
-    a.respond(T0, id, Ok(NewSessionResponse::new("s").into())).unwrap();
+    a.respond::<V1>(T0, id, Ok(NewSessionResponse::new("s").into())).unwrap();
     sent(&mut a);
     a
 }
@@ -31,7 +32,7 @@ fn opt_in_update_kinds_are_refused_locally_without_the_capability() {
         (SessionUpdate::SubagentUpdate(SubagentUpdate::new("child")), &["subagents"][..]),
     ];
     for (kind, needs) in kinds {
-        let refused = a.send_notification(T0, update(kind)).map_err(SendError::from);
+        let refused = a.send_notification::<V1>(T0, update(kind)).map_err(SendError::from);
         assert_eq!(
             refused,
             Err(SendError::NotSupportedByPeer { method: Method::SessionUpdate.wire(), capability: needs })
@@ -39,15 +40,15 @@ fn opt_in_update_kinds_are_refused_locally_without_the_capability() {
     }
     assert!(sent(&mut a).is_empty(), "nothing went out");
     let chunk = SessionUpdate::AgentMessageChunk(ContentChunk::new(ContentBlock::text("ok")));
-    a.send_notification(T0, update(chunk)).unwrap();
+    a.send_notification::<V1>(T0, update(chunk)).unwrap();
     assert_eq!(sent(&mut a).len(), 1);
 }
 
 #[test]
 fn opt_in_update_kinds_go_out_when_advertised() {
     let mut a = agent_with_session(json!({"session": {"notices": {}}, "plan": {}}));
-    a.send_notification(T0, update(SessionUpdate::Notice(Notice::new(NoticeSeverity::Info, "n")))).unwrap();
-    a.send_notification(T0, update(SessionUpdate::PlanUpdate(PlanUpdate::markdown("p", "x")))).unwrap();
+    a.send_notification::<V1>(T0, update(SessionUpdate::Notice(Notice::new(NoticeSeverity::Info, "n")))).unwrap();
+    a.send_notification::<V1>(T0, update(SessionUpdate::PlanUpdate(PlanUpdate::markdown("p", "x")))).unwrap();
     let out = sent(&mut a);
     assert_eq!(out[0]["params"]["update"]["sessionUpdate"], "notice");
     assert_eq!(out[1]["params"]["update"]["sessionUpdate"], "plan_update");
@@ -58,12 +59,12 @@ fn elicitation_is_gated_by_method_and_by_mode() {
     let form = || CreateElicitationRequest::form("m", "s", ElicitationSchema::new());
     let url = || CreateElicitationRequest::url("m", "s", "e1", "https://example.com");
     let mut a = agent_with_session(json!({}));
-    let refused = a.send_request(T0, form(), None).map_err(SendError::from);
+    let refused = a.send_request::<V1>(T0, form(), None).map_err(SendError::from);
     assert_eq!(
         refused,
         Err(SendError::NotSupportedByPeer { method: Method::CreateElicitation.wire(), capability: &["elicitation"] })
     );
-    let complete = a.send_notification(T0, CompleteElicitationNotification::new("e1")).map_err(SendError::from);
+    let complete = a.send_notification::<V1>(T0, CompleteElicitationNotification::new("e1")).map_err(SendError::from);
     assert_eq!(
         complete,
         Err(SendError::NotSupportedByPeer {
@@ -72,8 +73,8 @@ fn elicitation_is_gated_by_method_and_by_mode() {
         })
     );
     let mut a = agent_with_session(json!({"elicitation": {"form": {}}}));
-    a.send_request(T0, form(), None).unwrap();
-    let refused = a.send_request(T0, url(), None).map_err(SendError::from);
+    a.send_request::<V1>(T0, form(), None).unwrap();
+    let refused = a.send_request::<V1>(T0, url(), None).map_err(SendError::from);
     assert_eq!(
         refused,
         Err(SendError::NotSupportedByPeer {
@@ -81,7 +82,7 @@ fn elicitation_is_gated_by_method_and_by_mode() {
             capability: &["elicitation", "url"]
         })
     );
-    assert!(a.send_notification(T0, CompleteElicitationNotification::new("e1")).is_err());
+    assert!(a.send_notification::<V1>(T0, CompleteElicitationNotification::new("e1")).is_err());
     let out = sent(&mut a);
     assert_eq!(out.len(), 1);
     assert_eq!(out[0]["method"], "elicitation/create");
@@ -96,7 +97,7 @@ fn terminal_auth_methods_are_left_out_for_clients_without_auth_terminal() {
         let Some(Event::Request { id, .. }) = a.poll_event() else { panic!("no initialize") };
         let mut resp = InitializeResponse::new(ProtocolVersion::V1);
         resp.auth_methods = vec![AuthMethodAgent::new("agent", "A").into(), AuthMethodTerminal::new("tui", "T").into()];
-        a.respond(T0, id, Ok(resp.into())).unwrap();
+        a.respond::<V1>(T0, id, Ok(resp.into())).unwrap();
         let out = sent(&mut a);
         let ids: Vec<&str> =
             out[0]["result"]["authMethods"].as_array().unwrap().iter().map(|m| m["id"].as_str().unwrap()).collect();
@@ -109,14 +110,14 @@ fn system_prompts_need_the_agents_capability() {
     let mut c = ready_client();
     let mut req = NewSessionRequest::new("/", vec![]);
     req.system_prompt = Some(SystemPrompt::append("be brief"));
-    let refused = c.send_request(T0, req.clone(), None).map_err(SendError::from);
+    let refused = c.send_request::<V1>(T0, req.clone(), None).map_err(SendError::from);
     assert!(matches!(refused, Err(SendError::NotSupportedByPeer { method: "session/new", .. })));
     let caps = json!({"sessionCapabilities": {"systemPrompt": {}}});
     let mut c = ready_client_with(Config::default(), ClientCapabilities::default(), caps);
-    c.send_request(T0, req, None).unwrap();
+    c.send_request::<V1>(T0, req, None).unwrap();
     let mut over = ResumeSessionRequest::new("s", "/");
     over.system_prompt = Some(SystemPrompt::override_with("x"));
-    assert!(c.send_request(T0, over, None).is_err());
+    assert!(c.send_request::<V1>(T0, over, None).is_err());
     assert_eq!(sent(&mut c).len(), 1);
 }
 
@@ -128,9 +129,9 @@ fn initial_config_values_need_the_feature_and_the_agents_capability() {
     req.config_options = Some(vec![InitialSessionConfigOption::new("model", "fast")]);
     let caps = json!({"sessionCapabilities": {"options": {}}});
     let mut c = ready_client_with(Config::default(), ClientCapabilities::default(), caps);
-    let with_caps = c.send_request(T0, req.clone(), None).map_err(SendError::from);
+    let with_caps = c.send_request::<V1>(T0, req.clone(), None).map_err(SendError::from);
     let mut plain = ready_client();
-    let without_caps = plain.send_request(T0, req, None).map_err(SendError::from);
+    let without_caps = plain.send_request::<V1>(T0, req, None).map_err(SendError::from);
     if cfg!(feature = "unstable_session_options") {
         assert!(with_caps.is_ok(), "{with_caps:?}");
         assert_eq!(sent(&mut c)[0]["params"]["configOptions"], json!([{"configId": "model", "value": "fast"}]));
@@ -147,7 +148,7 @@ fn initial_config_values_need_the_feature_and_the_agents_capability() {
     // An empty list is no list: always allowed.
     let mut empty = NewSessionRequest::new("/", vec![]);
     empty.config_options = Some(Vec::new());
-    plain.send_request(T0, empty, None).unwrap();
+    plain.send_request::<V1>(T0, empty, None).unwrap();
     assert_eq!(sent(&mut plain).len(), 1);
 }
 

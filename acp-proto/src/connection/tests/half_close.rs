@@ -3,6 +3,7 @@
 use super::output_bound::fill;
 use super::*;
 use crate::connection::{AnyConnection as Connection, AnyEvent as Event, AnyOutcome as Outcome};
+use crate::protocol::V1;
 
 fn prompt_line(id: i64, session: &str) -> String {
     json!({"jsonrpc":"2.0","id":id,"method":"session/prompt","params":{"sessionId":session,"prompt":[]}}).to_string()
@@ -27,7 +28,7 @@ fn a_request_right_before_eof_is_answered_then_the_connection_closes() {
     assert_eq!(told, id, "its handler is told, as by a `$/cancel_request`");
     assert!(a.input_ended() && !a.is_closed(), "half-closed while an answer is owed");
     assert!(!a.wants_input());
-    assert_eq!(a.respond(ms(1), id, Ok(NewSessionResponse::new("s").into())), Ok(Completion::Sent));
+    assert_eq!(a.respond::<V1>(ms(1), id, Ok(NewSessionResponse::new("s").into())), Ok(Completion::Sent));
     assert!(a.is_closed());
     let frames = sent(&mut a);
     assert_eq!((frames.len(), &frames[0]["id"], &frames[0]["result"]["sessionId"]), (1, &json!(1), &json!("s")));
@@ -43,7 +44,7 @@ fn initialize_and_the_requests_held_behind_it_are_answered_after_eof() {
     let [Event::Request { id: init, .. }, Event::Cancelled { .. }] = events(&mut a)[..] else {
         panic!("only initialize is dispatched")
     };
-    a.respond(T0, init, Ok(InitializeResponse::new(ProtocolVersion::V1).into())).unwrap();
+    a.respond::<V1>(T0, init, Ok(InitializeResponse::new(ProtocolVersion::V1).into())).unwrap();
     assert!(!a.is_closed(), "session/new, held behind initialize, is owed");
     let evs = events(&mut a);
     let [Event::HandshakeCompleted(_), Event::Request { id: new, .. }, Event::Cancelled { id: told, .. }] = evs[..]
@@ -51,7 +52,7 @@ fn initialize_and_the_requests_held_behind_it_are_answered_after_eof() {
         panic!("{evs:?}")
     };
     assert_eq!(told, new, "told at once: the end of input came before it was dispatched");
-    a.respond(T0, new, Ok(NewSessionResponse::new("s").into())).unwrap();
+    a.respond::<V1>(T0, new, Ok(NewSessionResponse::new("s").into())).unwrap();
     let ids: Vec<Value> = sent(&mut a).iter().map(|f| f["id"].clone()).collect();
     assert_eq!(ids, [json!(0), json!(1)]);
     assert!(closed_by_eof(&events(&mut a)));
@@ -63,7 +64,7 @@ fn a_request_deferred_behind_a_full_output_at_eof_is_answered_at_once() {
     let mut a = ready_agent_with(config, json!({}), AgentCapabilities::default());
     feed(&mut a, T0, &[&new_session_line(1)]);
     let Some(Event::Request { id, .. }) = a.poll_event() else { panic!() };
-    a.respond(T0, id, Ok(NewSessionResponse::new("s").into())).unwrap();
+    a.respond::<V1>(T0, id, Ok(NewSessionResponse::new("s").into())).unwrap();
     fill(&mut a);
     feed(&mut a, T0, &[&new_session_line(2)]);
     assert_eq!(a.deferred_requests(), 1);
@@ -81,13 +82,13 @@ fn notifications_still_go_out_while_answers_are_owed() {
     let mut a = ready_agent();
     feed(&mut a, T0, &[&new_session_line(1)]);
     let Some(Event::Request { id, .. }) = a.poll_event() else { panic!() };
-    a.respond(T0, id, Ok(NewSessionResponse::new("s").into())).unwrap();
+    a.respond::<V1>(T0, id, Ok(NewSessionResponse::new("s").into())).unwrap();
     feed(&mut a, T0, &[&prompt_line(2, "s")]);
     a.handle_eof(T0);
     let [Event::Request { id, .. }, Event::Cancelled { .. }] = events(&mut a)[..] else { panic!("the prompt") };
     let chunk = ContentChunk::new(ContentBlock::Text(TextContent::new("done")));
-    a.send_notification(T0, SessionNotification::new("s", SessionUpdate::AgentMessageChunk(chunk))).unwrap();
-    a.respond(T0, id, Ok(PromptResponse::new(StopReason::EndTurn).into())).unwrap();
+    a.send_notification::<V1>(T0, SessionNotification::new("s", SessionUpdate::AgentMessageChunk(chunk))).unwrap();
+    a.respond::<V1>(T0, id, Ok(PromptResponse::new(StopReason::EndTurn).into())).unwrap();
     let frames = sent(&mut a);
     assert_eq!(frames[1]["method"], "session/update");
     assert_eq!(frames[2]["result"]["stopReason"], "end_turn", "the update precedes the answer");
@@ -111,7 +112,7 @@ fn input_after_eof_is_consumed_and_ignored() {
 #[test]
 fn outbound_requests_end_at_eof_and_later_ones_resolve_at_once() {
     let mut c = ready_client();
-    let prompt = c.send_request(T0, PromptRequest::new("s", vec![]), Some(ms(50))).unwrap();
+    let prompt = c.send_request::<V1>(T0, PromptRequest::new("s", vec![]), Some(ms(50))).unwrap();
     sent(&mut c);
     let ask = json!({"jsonrpc":"2.0","id":"p","method":"session/request_permission","params":
         {"sessionId":"s","toolCall":{"toolCallId":"t"},"options":[{"optionId":"y","name":"Y","kind":"allow_once"}]}});
@@ -129,7 +130,7 @@ fn outbound_requests_end_at_eof_and_later_ones_resolve_at_once() {
     assert_eq!((id, told), (prompt, asked));
     assert!(!c.is_closed(), "open: the permission ask is owed");
     // A request sent now resolves at once, with no frame.
-    let late = c.send_request(ms(2), NewSessionRequest::new("/", vec![]), None).unwrap();
+    let late = c.send_request::<V1>(ms(2), NewSessionRequest::new("/", vec![]), None).unwrap();
     assert_eq!(events(&mut c), [Event::Outcome { id: late, outcome: Outcome::ConnectionClosed }]);
     assert!(sent(&mut c).is_empty());
     c.answer_permission(ms(3), asked, PermissionAnswer::Selected(PermissionOptionId::from("y"))).unwrap();
@@ -140,7 +141,7 @@ fn outbound_requests_end_at_eof_and_later_ones_resolve_at_once() {
 #[test]
 fn cancelling_a_turn_after_eof_can_answer_the_last_request_owed() {
     let mut c = ready_client();
-    c.send_request(T0, PromptRequest::new("s", vec![]), None).unwrap();
+    c.send_request::<V1>(T0, PromptRequest::new("s", vec![]), None).unwrap();
     let ask = json!({"jsonrpc":"2.0","id":"p","method":"session/request_permission","params":
         {"sessionId":"s","toolCall":{"toolCallId":"t"},"options":[{"optionId":"y","name":"Y","kind":"allow_once"}]}});
     feed(&mut c, T0, &[&ask.to_string()]);
@@ -157,7 +158,7 @@ fn cancelling_a_turn_after_eof_can_answer_the_last_request_owed() {
 #[test]
 fn eof_with_nothing_owed_closes_at_once() {
     let mut c = ready_client();
-    let id = c.send_request(T0, NewSessionRequest::new("/", vec![]), None).unwrap();
+    let id = c.send_request::<V1>(T0, NewSessionRequest::new("/", vec![]), None).unwrap();
     c.handle_eof(T0);
     assert_eq!(
         events(&mut c),
@@ -175,7 +176,7 @@ fn the_grace_answers_what_is_still_owed_and_closes() {
     let mut a = ready_agent_with(config, json!({}), AgentCapabilities::default());
     feed(&mut a, T0, &[&new_session_line(1)]);
     let Some(Event::Request { id: new, .. }) = a.poll_event() else { panic!() };
-    a.respond(T0, new, Ok(NewSessionResponse::new("s").into())).unwrap();
+    a.respond::<V1>(T0, new, Ok(NewSessionResponse::new("s").into())).unwrap();
     // A prompt whose turn the client cancelled, and a request whose handler never finishes.
     feed(&mut a, T0, &[&prompt_line(2, "s"), &new_session_line(3)]);
     let cancel = json!({"jsonrpc":"2.0","method":"session/cancel","params":{"sessionId":"s"}});
@@ -203,7 +204,7 @@ fn the_grace_answers_what_is_still_owed_and_closes() {
     assert_eq!((&frames[0]["id"], error_code(&frames[0])), (&json!(3), -32800));
     assert!(closed_by_eof(&events(&mut a)));
     for id in [prompt, stuck] {
-        assert_eq!(a.respond(ms(120), id, Err(RpcError::internal_error("late"))), Ok(Completion::Discarded));
+        assert_eq!(a.respond::<V1>(ms(120), id, Err(RpcError::internal_error("late"))), Ok(Completion::Discarded));
     }
     assert!(sent(&mut a).is_empty(), "exactly one answer each");
 }
@@ -233,7 +234,7 @@ fn a_local_close_while_half_closed_ends_it_at_once() {
         events(&mut a),
         [Event::Cancelled { id, reason: CancelReason::ConnectionClosed }, Event::Closed { reason: CloseReason::Local },]
     );
-    assert_eq!(a.respond(T0, id, Ok(NewSessionResponse::new("s").into())), Ok(Completion::Discarded));
+    assert_eq!(a.respond::<V1>(T0, id, Ok(NewSessionResponse::new("s").into())), Ok(Completion::Discarded));
     assert!(sent(&mut a).is_empty());
     assert_eq!(a.poll_timeout(), None);
 }
@@ -246,12 +247,13 @@ mod v2 {
     use super::super::v2_turns::{ack, ask, prompt, prompted};
     use super::*;
     use crate::TurnEndReason;
+    use crate::protocol::V2;
 
     #[test]
     fn client_eof_ends_open_v2_turns_at_once() {
         let (mut c, mut a, turn) = prompted(true);
         // The agent asks, then its output ends: the turn cannot get its idle any more.
-        a.send_request_v2(T0, ask(), None).unwrap();
+        a.send_request::<V2>(T0, ask(), None).unwrap();
         pipe(&mut a, &mut c, T0);
         let (asked, _) = request_v2(events(&mut c));
         c.handle_eof(T0);
@@ -266,7 +268,7 @@ mod v2 {
         assert!(!c.is_closed(), "the ask is owed");
         let cancelled: crate::v2::RequestPermissionResponse =
             super::super::v2::from(json!({"outcome": {"outcome": "cancelled"}}));
-        c.respond_v2(T0, asked, Ok(cancelled.into())).unwrap();
+        c.respond::<V2>(T0, asked, Ok(cancelled.into())).unwrap();
         assert!(closed_by_eof(&events(&mut c)));
         assert_eq!(sent(&mut c)[0]["result"]["outcome"]["outcome"], "cancelled");
     }
@@ -284,14 +286,14 @@ mod v2 {
     #[test]
     fn agent_answers_a_v2_prompt_received_before_eof() {
         let (mut c, mut a) = pair_with_session();
-        c.send_request_v2(T0, prompt(), None).unwrap();
+        c.send_request::<V2>(T0, prompt(), None).unwrap();
         pipe(&mut c, &mut a, T0);
         a.handle_eof(T0);
         let evs = events(&mut a);
         assert!(matches!(evs.last(), Some(Event::Cancelled { reason: CancelReason::InputEnded, .. })));
         let (id, _) = request_v2(evs);
         assert!(!a.is_closed(), "the prompt's acknowledgement is owed");
-        a.respond_v2(T0, id, Ok(ack())).unwrap();
+        a.respond::<V2>(T0, id, Ok(ack())).unwrap();
         assert_eq!(sent(&mut a)[0]["result"]["messageId"], "u1");
         assert!(closed_by_eof(&events(&mut a)));
     }

@@ -4,6 +4,7 @@
 
 use super::*;
 use crate::connection::{AnyConnection as Connection, AnyEvent as Event, AnyOutcome as Outcome};
+use crate::protocol::V1;
 
 /// An agent whose output is filled past a small budget by the application's own updates, with
 /// an announced session `s` and a client that advertised `fs.readTextFile`.
@@ -12,7 +13,7 @@ fn agent_with_full_output(budget: usize, held: usize) -> Connection {
     let mut a = ready_agent_with(config, json!({"fs":{"readTextFile":true}}), AgentCapabilities::default());
     feed(&mut a, T0, &[&new_session_line(1)]);
     let Some(Event::Request { id, .. }) = a.poll_event() else { panic!("no session/new") };
-    a.respond(T0, id, Ok(NewSessionResponse::new("s").into())).unwrap();
+    a.respond::<V1>(T0, id, Ok(NewSessionResponse::new("s").into())).unwrap();
     fill(&mut a);
     a
 }
@@ -24,9 +25,12 @@ pub(super) fn fill(a: &mut Connection) {
         SessionNotification::new("s", SessionUpdate::AgentMessageChunk(chunk))
     };
     while a.can_send() {
-        a.send_notification(T0, update()).unwrap();
+        a.send_notification::<V1>(T0, update()).unwrap();
     }
-    assert!(matches!(a.send_notification(T0, update()).map_err(SendError::from), Err(SendError::Backpressure { .. })));
+    assert!(matches!(
+        a.send_notification::<V1>(T0, update()).map_err(SendError::from),
+        Err(SendError::Backpressure { .. })
+    ));
 }
 
 fn ext_request(id: i64) -> String {
@@ -67,7 +71,7 @@ fn responses_and_notifications_are_read_while_requests_wait() {
     let mut a = agent_with_full_output(2000, 1 << 20);
     // Undo the fill to send a request of our own, then fill again.
     let _ = a.poll_transmit(&mut Vec::new());
-    let read = a.send_request(T0, ReadTextFileRequest::new("s", "/x"), None).unwrap();
+    let read = a.send_request::<V1>(T0, ReadTextFileRequest::new("s", "/x"), None).unwrap();
     fill(&mut a);
     let response = json!({"jsonrpc":"2.0","id":read.wire(),"result":{"content":"hi"}}).to_string();
     feed(&mut a, T0, &[&ext_request(7), &response, r#"{"jsonrpc":"2.0","method":"_x/note"}"#]);
@@ -97,7 +101,7 @@ fn session_cancel_answers_a_deferred_prompt_cancelled() {
     // A read the application sent for the session before: the deferred prompt's cancel does
     // not touch it (the application never started that turn).
     let _ = a.poll_transmit(&mut Vec::new());
-    let read = a.send_request(T0, ReadTextFileRequest::new("s", "/x"), None).unwrap();
+    let read = a.send_request::<V1>(T0, ReadTextFileRequest::new("s", "/x"), None).unwrap();
     fill(&mut a);
     feed(&mut a, T0, &[&prompt_line(7), r#"{"jsonrpc":"2.0","method":"session/cancel","params":{"sessionId":"s"}}"#]);
     let out = sent(&mut a);
@@ -146,7 +150,7 @@ fn deferral_past_its_bounds_is_refused_while_an_answer_is_awaited() {
     let mut a = agent_with_full_output(2000, 200);
     // This side awaits the peer's answer to a read: it must read on, whatever comes first.
     let _ = a.poll_transmit(&mut Vec::new());
-    let read = a.send_request(T0, ReadTextFileRequest::new("s", "/x"), None).unwrap();
+    let read = a.send_request::<V1>(T0, ReadTextFileRequest::new("s", "/x"), None).unwrap();
     fill(&mut a);
     let big = json!({"jsonrpc":"2.0","id":1000,"method":"_x/work","params":{"pad":"p".repeat(300)}}).to_string();
     // One request is always deferred, whatever its size; the next ones are refused.
@@ -178,7 +182,7 @@ fn responses_are_never_refused_over_the_bound() {
     for e in evs {
         let Event::Request { id, .. } = e else { panic!() };
         let big = Response::Agent(AgentResponse::Ext(crate::ext::ExtResponse(json!("r".repeat(3000)))));
-        assert_eq!(a.respond(T0, id, Ok(big)), Ok(Completion::Sent));
+        assert_eq!(a.respond::<V1>(T0, id, Ok(big)), Ok(Completion::Sent));
     }
     assert!(!a.can_send());
     assert_eq!(sent(&mut a).len(), 2, "each request got its one answer");
@@ -198,7 +202,8 @@ fn close_drops_deferred_requests_without_telling_the_application() {
 fn client_cancel_turn_answers_a_deferred_permission_ask() {
     let config = Config::default().with_outbound_budget(300);
     let mut c = ready_client_with(config, ClientCapabilities::default(), json!({}));
-    let prompt = c.send_request(T0, PromptRequest::new("s", vec![ContentBlock::text("x".repeat(400))]), None).unwrap();
+    let prompt =
+        c.send_request::<V1>(T0, PromptRequest::new("s", vec![ContentBlock::text("x".repeat(400))]), None).unwrap();
     assert!(!c.can_send(), "the prompt alone fills the output");
     let ask = json!({"jsonrpc":"2.0","id":"p","method":"session/request_permission","params":{
         "sessionId":"s","toolCall":{"toolCallId":"t"},

@@ -2,6 +2,7 @@
 //! per rule, and two machines flooding each other through full pipes, which deadlocked when
 //! those answers stopped all input.
 
+use crate::protocol::V1;
 use std::collections::VecDeque;
 
 use super::*;
@@ -37,7 +38,7 @@ fn fill_owed(a: &mut Connection) -> usize {
 /// answers it owes.
 fn agent_owing(config: Config) -> (Connection, usize) {
     let mut a = ready_agent_with(config.with_outbound_budget(500), json!({}), AgentCapabilities::default());
-    a.send_request(T0, AgentRequest::Ext(ExtRequest::new("_x/ask", json!({}))), None).unwrap();
+    a.send_request::<V1>(T0, AgentRequest::Ext(ExtRequest::new("_x/ask", json!({}))), None).unwrap();
     let _ = a.poll_transmit(&mut Vec::new());
     let owed = fill_owed(&mut a);
     assert_eq!(a.stats().input_parked, 0);
@@ -121,7 +122,7 @@ fn session_cancel_waits_with_a_parked_prompt_of_its_session() {
     feed(&mut a, T0, &[&new_session_line(2)]);
     let _ = sent(&mut a);
     let Some(Event::Request { id, .. }) = a.poll_event() else { panic!("session/new") };
-    a.respond(T0, id, Ok(NewSessionResponse::new("s").into())).unwrap();
+    a.respond::<V1>(T0, id, Ok(NewSessionResponse::new("s").into())).unwrap();
     let _ = sent(&mut a);
     fill_owed(&mut a);
     let parked = a.stats().input_parked;
@@ -143,7 +144,7 @@ fn session_cancel_waits_with_a_parked_prompt_of_its_session() {
 fn a_turn_never_ends_before_an_ask_of_its_session_that_came_ahead() {
     let config = Config::default().with_outbound_budget(500);
     let mut c = ready_client_with(config, ClientCapabilities::default(), json!({}));
-    let prompt = c.send_request(T0, PromptRequest::new("s", vec![]), None).unwrap();
+    let prompt = c.send_request::<V1>(T0, PromptRequest::new("s", vec![]), None).unwrap();
     assert_eq!(c.cancel_turn(T0, &"s".into()), Ok(0));
     let _ = sent(&mut c);
     fill_owed(&mut c);
@@ -207,7 +208,7 @@ impl Flooder {
                 Side::Agent => Response::Agent(AgentResponse::Ext(answer)),
                 Side::Client => Response::Client(ClientResponse::Ext(answer)),
             };
-            assert_eq!(self.conn.respond(T0, id, Ok(answer)), Ok(Completion::Sent));
+            assert_eq!(self.conn.respond::<V1>(T0, id, Ok(answer)), Ok(Completion::Sent));
         }
         while self.conn.can_send() && self.to_send > 0 {
             let ext = ExtRequest::new("_x/work", json!({"pad": "p".repeat(self.pad)}));
@@ -215,7 +216,7 @@ impl Flooder {
                 Side::Agent => Request::Agent(AgentRequest::Ext(ext)),
                 Side::Client => Request::Client(ClientRequest::Ext(ext)),
             };
-            match self.conn.send_request(T0, request, None).map_err(SendError::from) {
+            match self.conn.send_request::<V1>(T0, request, None).map_err(SendError::from) {
                 Ok(_) => self.to_send -= 1,
                 Err(SendError::TooManyPending { .. }) => break,
                 Err(e) => panic!("{e}"),

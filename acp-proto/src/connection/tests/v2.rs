@@ -1,6 +1,7 @@
 //! ACP v2 through the connection: negotiation, the gates, and the v1 machinery on v2. The turn
 //! rules are in `v2_turns.rs`. Two machines are wired together by moving their output.
 
+use crate::protocol::{V1, V2};
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
@@ -10,7 +11,7 @@ use crate::connection::{
     SendError,
 };
 use crate::types::ProtocolVersion;
-use crate::v2::{self, AgentResult, ClientRequestParams};
+use crate::v2::{self, AgentResponse, ClientRequest};
 use crate::{RpcError, Side};
 
 pub(super) fn from<T: DeserializeOwned>(v: Value) -> T {
@@ -69,11 +70,11 @@ pub(super) fn pair_configured(
 ) -> (Connection, Connection) {
     let mut c = Connection::new(Side::Client, client, T0);
     let mut a = Connection::new(Side::Agent, agent, T0);
-    c.send_request_v2(T0, v2_init(2, client_caps), None).unwrap();
+    c.send_request::<V2>(T0, v2_init(2, client_caps), None).unwrap();
     pipe(&mut c, &mut a, T0);
     let (id, request) = request_v2(events(&mut a));
-    assert!(matches!(request, v2::Request::Client(ClientRequestParams::Initialize(_))));
-    assert_eq!(a.respond_v2(T0, id, Ok(v2_init_result(agent_caps, auth).into())), Ok(Completion::Sent));
+    assert!(matches!(request, v2::Request::Client(ClientRequest::Initialize(_))));
+    assert_eq!(a.respond::<V2>(T0, id, Ok(v2_init_result(agent_caps, auth).into())), Ok(Completion::Sent));
     assert!(matches!(events(&mut a).as_slice(), [Event::HandshakeCompleted(n)] if n.protocol_version.0 == 2));
     pipe(&mut a, &mut c, T0);
     let ev = events(&mut c);
@@ -86,11 +87,11 @@ pub(super) fn pair_configured(
 pub(super) fn pair_with_session() -> (Connection, Connection) {
     let (mut c, mut a) = pair_with(json!({}), json!({"session": {}}), json!([]));
     let new: v2::NewSessionRequest = from(json!({"cwd": "/w"}));
-    c.send_request_v2(T0, new, None).unwrap();
+    c.send_request::<V2>(T0, new, None).unwrap();
     pipe(&mut c, &mut a, T0);
     let (id, _) = request_v2(events(&mut a));
     let result: v2::NewSessionResponse = from(json!({"sessionId": "s"}));
-    assert_eq!(a.respond_v2(T0, id, Ok(result.into())), Ok(Completion::Sent));
+    assert_eq!(a.respond::<V2>(T0, id, Ok(result.into())), Ok(Completion::Sent));
     pipe(&mut a, &mut c, T0);
     assert!(matches!(events(&mut c).as_slice(), [Event::Outcome { outcome: Outcome::ResultV2(_), .. }]));
     (c, a)
@@ -117,7 +118,7 @@ fn negotiation_agent_asked_for_a_later_version_answers_2() {
     let (id, _) = request_v2(events(&mut a));
     let mut result = v2_init_result(json!({}), json!([]));
     result.protocol_version = ProtocolVersion(7);
-    a.respond_v2(T0, id, Ok(result.into())).unwrap();
+    a.respond::<V2>(T0, id, Ok(result.into())).unwrap();
     assert_eq!(sent(&mut a)[0]["result"]["protocolVersion"], 2, "the machine writes the negotiated version");
     assert_eq!(a.negotiated().unwrap().protocol_version, ProtocolVersion::V2);
 }
@@ -126,7 +127,7 @@ fn negotiation_agent_asked_for_a_later_version_answers_2() {
 fn negotiation_v2_client_with_v1_only_agent() {
     let mut c = Connection::new(Side::Client, v12(), T0);
     let mut a = Connection::agent(T0);
-    c.send_request_v2(T0, v2_init(2, json!({"elicitation": {}})), None).unwrap();
+    c.send_request::<V2>(T0, v2_init(2, json!({"elicitation": {}})), None).unwrap();
     pipe(&mut c, &mut a, T0);
     let ev = events(&mut a);
     let Some(Event::Request { id, request }) = ev.into_iter().next() else { panic!("a v1 request") };
@@ -134,7 +135,7 @@ fn negotiation_v2_client_with_v1_only_agent() {
     assert_eq!(init.protocol_version, ProtocolVersion::V2, "the v1 agent sees what was asked");
     let mut result = crate::types::InitializeResponse::new(ProtocolVersion::V1);
     result.agent_capabilities.load_session = true;
-    a.respond(T0, id, Ok(result.into())).unwrap();
+    a.respond::<V1>(T0, id, Ok(result.into())).unwrap();
     pipe(&mut a, &mut c, T0);
     let ev = events(&mut c);
     let Event::HandshakeCompleted(n) = &ev[0] else { panic!("{ev:?}") };
@@ -143,10 +144,10 @@ fn negotiation_v2_client_with_v1_only_agent() {
     assert!(matches!(&ev[1], Event::Outcome { outcome: Outcome::Result(_), .. }));
     // The connection speaks v1 now: v1 sends go, v2 sends are refused.
     let prompt: v2::PromptRequest = from(json!({"sessionId": "s", "prompt": []}));
-    let refused = c.send_request_v2(T0, prompt, None).unwrap_err();
+    let refused = c.send_request::<V2>(T0, prompt, None).unwrap_err();
     assert_eq!(refused.error, SendError::WrongProtocolVersion { speaks: Some(ProtocolVersion::V1) });
     let new = crate::types::NewSessionRequest::new("/w", vec![]);
-    assert!(c.send_request(T0, new, None).is_ok());
+    assert!(c.send_request::<V1>(T0, new, None).is_ok());
     // The agent's v1 fs requests meet the client's (empty) v1 capabilities.
     let read = json!({"jsonrpc":"2.0","id":9,"method":"fs/read_text_file","params":{"sessionId":"s","path":"/a"}});
     feed(&mut c, T0, &[&read.to_string()]);
@@ -157,17 +158,17 @@ fn negotiation_v2_client_with_v1_only_agent() {
 fn negotiation_v1_client_with_v2_agent() {
     let mut c = Connection::client(T0);
     let mut a = Connection::new(Side::Agent, v12(), T0);
-    c.send_request(T0, crate::types::InitializeRequest::new(ProtocolVersion::V1), None).unwrap();
+    c.send_request::<V1>(T0, crate::types::InitializeRequest::new(ProtocolVersion::V1), None).unwrap();
     pipe(&mut c, &mut a, T0);
     let ev = events(&mut a);
     let [Event::Request { id, .. }] = ev.as_slice() else { panic!("a v1 request: {ev:?}") };
-    a.respond(T0, *id, Ok(crate::types::InitializeResponse::new(ProtocolVersion::V1).into())).unwrap();
+    a.respond::<V1>(T0, *id, Ok(crate::types::InitializeResponse::new(ProtocolVersion::V1).into())).unwrap();
     pipe(&mut a, &mut c, T0);
     assert!(matches!(events(&mut c).as_slice(), [Event::HandshakeCompleted(n), _] if n.protocol_version.0 == 1));
     assert_eq!(a.negotiated().unwrap().protocol_version, ProtocolVersion::V1);
-    // A v1 `initialize` offering 2 is refused: 2 is offered with `send_request_v2`.
+    // A v1 `initialize` offering 2 is refused: 2 is offered with a v2 `initialize` (`send_request::<V2>`).
     let mut other = Connection::new(Side::Client, v12(), T0);
-    let refused = other.send_request(T0, crate::types::InitializeRequest::new(ProtocolVersion::V2), None);
+    let refused = other.send_request::<V1>(T0, crate::types::InitializeRequest::new(ProtocolVersion::V2), None);
     assert_eq!(refused.unwrap_err().error, SendError::WrongProtocolVersion { speaks: None });
 }
 
@@ -175,7 +176,7 @@ fn negotiation_v1_client_with_v2_agent() {
 fn negotiation_client_answered_3_closes() {
     for (config, answered) in [(v12(), 3), (Config::default().with_supported_versions(vec![ProtocolVersion::V2]), 1)] {
         let mut c = Connection::new(Side::Client, config, T0);
-        let id = c.send_request_v2(T0, v2_init(2, json!({})), None).unwrap();
+        let id = c.send_request::<V2>(T0, v2_init(2, json!({})), None).unwrap();
         let _ = sent(&mut c);
         let line = json!({"jsonrpc":"2.0","id":id.wire(),"result":
             {"protocolVersion":answered,"info":{"name":"a","version":"1"},"agentCapabilities":{}}});
@@ -193,7 +194,10 @@ fn versions_do_not_mix() {
     // v1 sends on a v2 connection.
     let v1_prompt = crate::types::PromptRequest::new("s", vec![]);
     let speaks = Some(ProtocolVersion::V2);
-    assert_eq!(c.send_request(T0, v1_prompt, None).unwrap_err().error, SendError::WrongProtocolVersion { speaks });
+    assert_eq!(
+        c.send_request::<V1>(T0, v1_prompt, None).unwrap_err().error,
+        SendError::WrongProtocolVersion { speaks }
+    );
     // A v1-only method received on v2: method not found; a v2 method is not a v1 one.
     let load =
         json!({"jsonrpc":"2.0","id":5,"method":"session/load","params":{"sessionId":"s","cwd":"/w","mcpServers":[]}});
@@ -207,13 +211,13 @@ fn versions_do_not_mix() {
     feed(&mut a, T0, &[&list.to_string()]);
     let (id, _) = request_v2(events(&mut a));
     let v1_result = crate::types::ListSessionsResponse::new(vec![]);
-    assert!(a.respond(T0, id, Ok(v1_result.into())).is_err());
+    assert!(a.respond::<V1>(T0, id, Ok(v1_result.into())).is_err());
     assert_eq!(sent(&mut a)[0]["error"]["code"], -32603);
     // A v2 message on a v1 connection.
     let mut v1 = super::ready_agent();
     let update: v2::UpdateSessionNotification =
         from(json!({"sessionId":"s","update":{"sessionUpdate":"state_update","state":"idle"}}));
-    let refused = v1.send_notification_v2(T0, update).unwrap_err();
+    let refused = v1.send_notification::<V2>(T0, update).unwrap_err();
     assert_eq!(refused.error, SendError::WrongProtocolVersion { speaks: Some(ProtocolVersion::V1) });
 }
 
@@ -222,7 +226,7 @@ fn gates_apply_both_ways() {
     // The agent advertises no `session`: session methods are refused both ways.
     let (mut c, mut a) = pair_with(json!({}), json!({}), json!([]));
     let new: v2::NewSessionRequest = from(json!({"cwd": "/w"}));
-    let refused = c.send_request_v2(T0, new, None).unwrap_err();
+    let refused = c.send_request::<V2>(T0, new, None).unwrap_err();
     let capability: &[&str] = &["session"];
     assert_eq!(refused.error, SendError::NotSupportedByPeer { method: v2::Method::NewSession.wire(), capability });
     let line = json!({"jsonrpc":"2.0","id":3,"method":"session/new","params":{"cwd":"/w"}});
@@ -239,10 +243,10 @@ fn gates_apply_both_ways() {
     let ext = json!({"jsonrpc":"2.0","id":4,"method":"_acme/x","params":{"k":1}});
     feed(&mut a, T0, &[&ext.to_string(), r#"{"jsonrpc":"2.0","id":5,"method":"acme/x"}"#]);
     let (_, request) = request_v2(events(&mut a));
-    assert!(matches!(request, v2::Request::Client(ClientRequestParams::Other { .. })));
+    assert!(matches!(request, v2::Request::Client(ClientRequest::Other { .. })));
     assert_eq!(sent(&mut a)[0]["error"]["code"], -32601);
-    let bad = ClientRequestParams::Other { method: "acme/x".into(), value: None };
-    assert!(matches!(c.send_request_v2(T0, bad, None).unwrap_err().error, SendError::InvalidExtensionName { .. }));
+    let bad = ClientRequest::Other { method: "acme/x".into(), value: None };
+    assert!(matches!(c.send_request::<V2>(T0, bad, None).unwrap_err().error, SendError::InvalidExtensionName { .. }));
 }
 
 #[test]
@@ -250,7 +254,7 @@ fn auth_methods_gate_login_and_logout() {
     let login: v2::LoginAuthRequest = from(json!({"methodId": "m"}));
     // No auth methods: neither side lets `auth/login` through.
     let (mut c, mut a) = pair_with(json!({}), json!({}), json!([]));
-    let refused = c.send_request_v2(T0, login.clone(), None).unwrap_err();
+    let refused = c.send_request::<V2>(T0, login.clone(), None).unwrap_err();
     let capability: &[&str] = &["authMethods"];
     assert_eq!(refused.error, SendError::NotSupportedByPeer { method: v2::Method::Login.wire(), capability });
     let line = json!({"jsonrpc":"2.0","id":3,"method":"auth/logout","params":{}});
@@ -258,8 +262,8 @@ fn auth_methods_gate_login_and_logout() {
     assert_eq!(sent(&mut a)[0]["error"]["code"], -32601);
     // With one, both pass.
     let (mut c, mut a) = pair_with(json!({}), json!({}), json!([{"type": "agent", "methodId": "m", "name": "M"}]));
-    c.send_request_v2(T0, login, None).unwrap();
-    c.send_request_v2(T0, v2::LogoutAuthRequest { meta: None }, None).unwrap();
+    c.send_request::<V2>(T0, login, None).unwrap();
+    c.send_request::<V2>(T0, v2::LogoutAuthRequest { meta: None }, None).unwrap();
     pipe(&mut c, &mut a, T0);
     let kinds: Vec<_> = events(&mut a)
         .into_iter()
@@ -281,14 +285,14 @@ fn elicitation_gates_by_mode() {
     let complete = crate::types::CompleteElicitationNotification::new("e");
     // The client advertises forms only.
     let (mut c, mut a) = pair_with(json!({"elicitation": {"form": {}}}), json!({}), json!([]));
-    assert!(a.send_request_v2(T0, form, None).is_ok());
-    let refused = a.send_request_v2(T0, url.clone(), None).unwrap_err();
+    assert!(a.send_request::<V2>(T0, form, None).is_ok());
+    let refused = a.send_request::<V2>(T0, url.clone(), None).unwrap_err();
     let capability: &[&str] = &["elicitation", "url"];
     assert_eq!(
         refused.error,
         SendError::NotSupportedByPeer { method: v2::Method::CreateElicitation.wire(), capability }
     );
-    let refused = a.send_notification_v2(T0, complete.clone()).unwrap_err();
+    let refused = a.send_notification::<V2>(T0, complete.clone()).unwrap_err();
     assert_eq!(
         refused.error,
         SendError::NotSupportedByPeer { method: v2::Method::CompleteElicitation.wire(), capability }
@@ -299,14 +303,14 @@ fn elicitation_gates_by_mode() {
     assert_eq!(c.stats().notifications_dropped, before + 1);
     // No `elicitation` at all: the request is refused when received.
     let (mut c, mut a) = pair_with(json!({}), json!({}), json!([]));
-    assert!(a.send_request_v2(T0, url, None).is_err());
+    assert!(a.send_request::<V2>(T0, url, None).is_err());
     let line = json!({"jsonrpc":"2.0","id":8,"method":"elicitation/create","params":
         {"message":"m","mode":"url","elicitationId":"e","url":"https://example.com","sessionId":"s"}});
     feed(&mut c, T0, &[&line.to_string()]);
     assert_eq!(sent(&mut c)[0]["error"]["code"], -32601);
     // With `elicitation.url`, both pass.
     let (mut c, mut a) = pair_with(json!({"elicitation": {"url": {}}}), json!({}), json!([]));
-    a.send_notification_v2(T0, complete).unwrap();
+    a.send_notification::<V2>(T0, complete).unwrap();
     pipe(&mut a, &mut c, T0);
     assert!(matches!(events(&mut c).as_slice(), [Event::NotificationV2 { turn: None, .. }]));
 }
@@ -317,7 +321,7 @@ fn cancel_request_works_on_v2() {
     let (mut c, mut a) = pair_configured(v12(), agent, json!({}), json!({"session": {}}), json!([]));
     // The client cancels its request: one Cancelled outcome and a `$/cancel_request`.
     let list = v2::ListSessionsRequest { cwd: None, cursor: None, meta: None };
-    let out = c.send_request_v2(T0, list, Some(ms(100))).unwrap();
+    let out = c.send_request::<V2>(T0, list, Some(ms(100))).unwrap();
     pipe(&mut c, &mut a, T0);
     let (id, _) = request_v2(events(&mut a));
     assert!(c.cancel_request(T0, out));
@@ -327,10 +331,10 @@ fn cancel_request_works_on_v2() {
     // The handler does not answer: the machine answers -32800 after the grace.
     a.handle_timeout(ms(10));
     assert_eq!(sent(&mut a)[0]["error"]["code"], -32800);
-    assert_eq!(a.respond_v2(ms(11), id, Err(RpcError::internal_error("late"))), Ok(Completion::Discarded));
+    assert_eq!(a.respond::<V2>(ms(11), id, Err(RpcError::internal_error("late"))), Ok(Completion::Discarded));
     // A v2 request times out like a v1 one.
     let list = v2::ListSessionsRequest { cwd: None, cursor: None, meta: None };
-    let out = c.send_request_v2(T0, list, Some(ms(5))).unwrap();
+    let out = c.send_request::<V2>(T0, list, Some(ms(5))).unwrap();
     c.handle_timeout(ms(5));
     assert_eq!(events(&mut c), [Event::Outcome { id: out, outcome: Outcome::TimedOut }]);
     // A late answer is counted, never delivered.
@@ -345,15 +349,15 @@ fn cancel_request_works_on_v2() {
 fn v2_results_are_typed_by_the_request_method() {
     let (mut c, mut a) = pair_with(json!({}), json!({"session": {}}), json!([]));
     let list = v2::ListSessionsRequest { cwd: None, cursor: None, meta: None };
-    let out = c.send_request_v2(T0, list, None).unwrap();
+    let out = c.send_request::<V2>(T0, list, None).unwrap();
     pipe(&mut c, &mut a, T0);
     let (id, _) = request_v2(events(&mut a));
     let result: v2::ListSessionsResponse = from(json!({"sessions": []}));
-    a.respond_v2(T0, id, Ok(result.into())).unwrap();
+    a.respond::<V2>(T0, id, Ok(result.into())).unwrap();
     pipe(&mut a, &mut c, T0);
     let ev = events(&mut c);
     assert!(
-        matches!(&ev[..], [Event::Outcome { id, outcome: Outcome::ResultV2(v2::Response::Agent(AgentResult::ListSessions(_))) }] if *id == out)
+        matches!(&ev[..], [Event::Outcome { id, outcome: Outcome::ResultV2(v2::Response::Agent(AgentResponse::ListSessions(_))) }] if *id == out)
     );
 }
 
@@ -367,15 +371,15 @@ fn held_and_deferred_requests_work_on_v2() {
     feed(&mut a, T0, &[&init.to_string(), &list.to_string()]);
     let (id, _) = request_v2(events(&mut a));
     assert_eq!(a.inbound_in_flight(), 2, "the list is held");
-    a.respond_v2(T0, id, Ok(v2_init_result(json!({"session": {}}), json!([])).into())).unwrap();
+    a.respond::<V2>(T0, id, Ok(v2_init_result(json!({"session": {}}), json!([])).into())).unwrap();
     // The output holds the initialize answer, over the budget of 1: the list is deferred.
     assert!(matches!(events(&mut a).as_slice(), [Event::HandshakeCompleted(_)]));
     assert_eq!((a.deferred_requests(), a.stats().requests_deferred), (1, 1));
     assert_eq!(sent(&mut a).len(), 1);
     let (id, request) = request_v2(events(&mut a));
-    assert!(matches!(request, v2::Request::Client(ClientRequestParams::ListSessions(_))));
+    assert!(matches!(request, v2::Request::Client(ClientRequest::ListSessions(_))));
     let result: v2::ListSessionsResponse = from(json!({"sessions": []}));
-    assert_eq!(a.respond_v2(T0, id, Ok(result.into())), Ok(Completion::Sent));
+    assert_eq!(a.respond::<V2>(T0, id, Ok(result.into())), Ok(Completion::Sent));
     assert_eq!(sent(&mut a)[0]["id"], 1);
 }
 
@@ -385,10 +389,10 @@ fn terminal_auth_methods_need_the_clients_auth_terminal() {
     for (client_caps, kept) in [(json!({}), 0), (json!({"auth": {"terminal": {}}}), 1)] {
         let mut c = Connection::new(Side::Client, v12(), T0);
         let mut a = Connection::new(Side::Agent, v12(), T0);
-        c.send_request_v2(T0, v2_init(2, client_caps), None).unwrap();
+        c.send_request::<V2>(T0, v2_init(2, client_caps), None).unwrap();
         pipe(&mut c, &mut a, T0);
         let (id, _) = request_v2(events(&mut a));
-        a.respond_v2(T0, id, Ok(v2_init_result(json!({}), auth.clone()).into())).unwrap();
+        a.respond::<V2>(T0, id, Ok(v2_init_result(json!({}), auth.clone()).into())).unwrap();
         let frames = sent(&mut a);
         assert_eq!(frames[0]["result"]["authMethods"].as_array().unwrap().len(), kept);
         // Without a method left, `auth/login` is gated off.

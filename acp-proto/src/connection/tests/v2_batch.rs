@@ -1,5 +1,6 @@
 //! JSON-RPC batch arrays on v2 connections: one test per rule of module `connection::batch`.
 
+use crate::protocol::V2;
 use serde_json::{Value, json};
 
 use super::v2::{pair_configured, pair_with, v2_init, v12};
@@ -7,7 +8,7 @@ use super::{T0, error_code, events, feed, sent};
 use crate::connection::{
     AnyConnection as Connection, AnyEvent as Event, AnyOutcome as Outcome, CancelReason, Completion, Config, InboundId,
 };
-use crate::v2::{self, AgentResult, ClientRequestParams};
+use crate::v2::{self, AgentResponse, ClientRequest};
 use crate::{Instant, Side};
 
 /// An agent that negotiated v2 (with `session`), its handshake output drained.
@@ -38,7 +39,7 @@ fn ext_requests(events: Vec<Event>) -> Vec<(InboundId, i64)> {
     events
         .into_iter()
         .filter_map(|e| match e {
-            Event::RequestV2 { id, request: v2::Request::Client(ClientRequestParams::Other { value, .. }) } => {
+            Event::RequestV2 { id, request: v2::Request::Client(ClientRequest::Other { value, .. }) } => {
                 Some((id, value.as_ref().and_then(|v| v["n"].as_i64()).unwrap_or(-1)))
             }
             _ => None,
@@ -47,8 +48,8 @@ fn ext_requests(events: Vec<Event>) -> Vec<(InboundId, i64)> {
 }
 
 fn echo(a: &mut Connection, id: InboundId, n: i64) {
-    let result = v2::Response::Agent(AgentResult::Other { method: "_x/echo".into(), value: json!({"n": n}) });
-    assert_eq!(a.respond_v2(T0, id, Ok(result)), Ok(Completion::Sent));
+    let result = v2::Response::Agent(AgentResponse::Other { method: "_x/echo".into(), value: json!({"n": n}) });
+    assert_eq!(a.respond::<V2>(T0, id, Ok(result)), Ok(Completion::Sent));
 }
 
 /// The one array frame among `frames`.
@@ -206,8 +207,8 @@ fn rule8_held_answers_count_against_the_output_budget() {
     // Awaiting an answer: input goes on, and a new batch is refused as a whole.
     feed(&mut a, T0, &[&heavy_batch(2, 2400)]);
     let (held, _) = ext_requests(events(&mut a))[0];
-    let ask = v2::Request::Agent(v2::AgentRequestParams::Other { method: "_x/ask".into(), value: None });
-    a.send_request_v2(T0, ask, None).unwrap();
+    let ask = v2::Request::Agent(v2::AgentRequest::Other { method: "_x/ask".into(), value: None });
+    a.send_request::<V2>(T0, ask, None).unwrap();
     let _ = sent(&mut a);
     assert!(a.wants_input());
     feed(&mut a, T0, &[&batch(&[ext(3)])]);
@@ -238,17 +239,17 @@ fn rule9_close_drops_a_partly_answered_batch() {
         ),
         "{evs:?}"
     );
-    let late = v2::Response::Agent(AgentResult::Other { method: "_x/echo".into(), value: json!({}) });
-    assert_eq!(a.respond_v2(T0, requests[1].0, Ok(late)), Ok(Completion::Discarded));
+    let late = v2::Response::Agent(AgentResponse::Other { method: "_x/echo".into(), value: json!({}) });
+    assert_eq!(a.respond::<V2>(T0, requests[1].0, Ok(late)), Ok(Completion::Discarded));
     assert!(sent(&mut a).is_empty());
 }
 
 #[test]
 fn rule10_a_response_batch_is_routed_by_id() {
     let (mut c, _) = pair_with(json!({}), json!({"session": {}}), json!([]));
-    let ask = |m: &str| v2::Request::Client(ClientRequestParams::Other { method: m.into(), value: None });
-    let first = c.send_request_v2(T0, ask("_x/a"), None).unwrap();
-    let second = c.send_request_v2(T0, ask("_x/b"), None).unwrap();
+    let ask = |m: &str| v2::Request::Client(ClientRequest::Other { method: m.into(), value: None });
+    let first = c.send_request::<V2>(T0, ask("_x/a"), None).unwrap();
+    let second = c.send_request::<V2>(T0, ask("_x/b"), None).unwrap();
     let _ = sent(&mut c);
     let answers = [
         json!({"jsonrpc": "2.0", "id": second.wire(), "result": {"b": 1}}),
@@ -273,8 +274,8 @@ fn rule11_the_machine_writes_single_frames_beside_an_open_batch() {
     let mut a = agent();
     feed(&mut a, T0, &[&batch(&[ext(1), json!({"jsonrpc": "2.0", "id": 2, "method": "nope"})])]);
     let (held, _) = ext_requests(events(&mut a))[0];
-    let ask = v2::Request::Agent(v2::AgentRequestParams::Other { method: "_x/ask".into(), value: None });
-    a.send_request_v2(T0, ask, None).unwrap();
+    let ask = v2::Request::Agent(v2::AgentRequest::Other { method: "_x/ask".into(), value: None });
+    a.send_request::<V2>(T0, ask, None).unwrap();
     feed(&mut a, T0, &[r#"{"jsonrpc":"2.0","id":5,"method":"nope"}"#]);
     let out = sent(&mut a);
     assert_eq!(out.len(), 2, "{out:?}");
@@ -289,8 +290,8 @@ fn rule11_the_machine_writes_single_frames_beside_an_open_batch() {
 fn a_cancel_in_the_batch_answers_a_deferred_sibling_inside_the_array() {
     // A budget of one byte: every request is deferred while anything is queued.
     let mut a = agent_with(v12().with_outbound_budget(1));
-    let ask = v2::Request::Agent(v2::AgentRequestParams::Other { method: "_x/ask".into(), value: None });
-    a.send_request_v2(T0, ask, None).unwrap();
+    let ask = v2::Request::Agent(v2::AgentRequest::Other { method: "_x/ask".into(), value: None });
+    a.send_request::<V2>(T0, ask, None).unwrap();
     let cancel = json!({"jsonrpc": "2.0", "method": "$/cancel_request", "params": {"requestId": 1}});
     feed(&mut a, T0, &[&batch(&[ext(1), cancel])]);
     assert_eq!(a.deferred_requests(), 0);
@@ -336,14 +337,14 @@ fn a_client_answers_a_batch_of_agent_requests_with_one_array() {
     let ids: Vec<InboundId> = events(&mut c)
         .into_iter()
         .filter_map(|e| match e {
-            Event::RequestV2 { id, request: v2::Request::Agent(v2::AgentRequestParams::Other { .. }) } => Some(id),
+            Event::RequestV2 { id, request: v2::Request::Agent(v2::AgentRequest::Other { .. }) } => Some(id),
             _ => None,
         })
         .collect();
     assert_eq!(ids.len(), 2);
     for id in ids {
-        let result = v2::Response::Client(v2::ClientResult::Other { method: "_x/echo".into(), value: json!({}) });
-        assert_eq!(c.respond_v2(T0, id, Ok(result)), Ok(Completion::Sent));
+        let result = v2::Response::Client(v2::ClientResponse::Other { method: "_x/echo".into(), value: json!({}) });
+        assert_eq!(c.respond::<V2>(T0, id, Ok(result)), Ok(Completion::Sent));
     }
     let out = sent(&mut c);
     let answers = the_array(&out);

@@ -1,6 +1,7 @@
 //! ACP v2 against a hostile or careless peer: frames out of place, odd versions, floods. Each
 //! test names what it checks; none may panic or grow the machine's state.
 
+use crate::protocol::{V1, V2};
 use serde_json::{Value, json};
 
 use super::v2::{pair_with, pair_with_session, pipe, request_v2, v2_init, v12};
@@ -48,7 +49,7 @@ fn client_updates_outside_a_turn_are_unstamped_and_end_nothing() {
     feed(&mut c, T0, &lines.iter().map(String::as_str).collect::<Vec<_>>());
     assert_eq!(stamps(&events(&mut c)), (vec![None, None, None], 0));
     // A turn: two idles end it once; an update after the end is unstamped.
-    let turn = c.send_request_v2(T0, prompt(), None).unwrap();
+    let turn = c.send_request::<V2>(T0, prompt(), None).unwrap();
     let lines = [update_line("s", idle("end_turn")), update_line("s", idle("end_turn")), update_line("s", chunk())];
     feed(&mut c, T0, &lines.iter().map(String::as_str).collect::<Vec<_>>());
     let first = Some(TurnStamp { turn, ordinal: 0 });
@@ -60,8 +61,8 @@ fn client_updates_outside_a_turn_are_unstamped_and_end_nothing() {
 fn client_session_close_ends_its_open_turn() {
     // `session/close` cancels the session's work and frees it: no idle will come.
     let (mut c, mut a) = pair_with_session();
-    let turn = c.send_request_v2(T0, prompt(), None).unwrap();
-    let close = c.send_request_v2(T0, v2::CloseSessionRequest::new("s"), None).unwrap();
+    let turn = c.send_request::<V2>(T0, prompt(), None).unwrap();
+    let close = c.send_request::<V2>(T0, v2::CloseSessionRequest::new("s"), None).unwrap();
     pipe(&mut c, &mut a, T0);
     let ev = events(&mut a);
     let ids: Vec<_> = ev
@@ -72,14 +73,14 @@ fn client_session_close_ends_its_open_turn() {
         })
         .collect();
     let tool = json!({"sessionUpdate": "tool_call_update", "toolCallId": "t", "capabilities": {"cancel": {}}});
-    a.send_notification_v2(
+    a.send_notification::<V2>(
         T0,
         super::v2::from::<v2::UpdateSessionNotification>(json!({"sessionId": "s", "update": tool})),
     )
     .unwrap();
     let ack: v2::PromptResponse = super::v2::from(json!({"messageId": "u1"}));
-    a.respond_v2(T0, ids[0], Ok(ack.into())).unwrap();
-    a.respond_v2(T0, ids[1], Ok(v2::CloseSessionResponse::default().into())).unwrap();
+    a.respond::<V2>(T0, ids[0], Ok(ack.into())).unwrap();
+    a.respond::<V2>(T0, ids[1], Ok(v2::CloseSessionResponse::default().into())).unwrap();
     pipe(&mut a, &mut c, T0);
     let ev = events(&mut c);
     let session = SessionId::from("s");
@@ -102,7 +103,7 @@ fn agent_state_stays_empty_under_a_flood_of_cancels_and_failed_resumes() {
             json!({"jsonrpc":"2.0","id":n,"method":"session/resume","params":{"sessionId":format!("r{n}"),"cwd":"/w"}});
         feed(&mut a, T0, &[&cancel.to_string(), &resume.to_string()]);
         let (id, _) = request_v2(events(&mut a));
-        a.respond_v2(T0, id, Err(crate::RpcError::invalid_params("no such session"))).unwrap();
+        a.respond::<V2>(T0, id, Err(crate::RpcError::invalid_params("no such session"))).unwrap();
     }
     assert_eq!(a.v2.len(), before);
     let _ = sent(&mut a);
@@ -138,7 +139,7 @@ fn agent_odd_protocol_versions_never_negotiate_v2() {
         {"protocolVersion":65535,"info":{"name":"c","version":"1"},"capabilities":{}}});
     feed(&mut a, T0, &[&init.to_string()]);
     let (_, request) = request_v2(events(&mut a));
-    assert!(matches!(request, v2::Request::Client(v2::ClientRequestParams::Initialize(_))));
+    assert!(matches!(request, v2::Request::Client(v2::ClientRequest::Initialize(_))));
 }
 
 #[test]
@@ -147,7 +148,7 @@ fn client_answered_with_a_version_that_is_not_a_uint16_may_retry() {
     // handshake may be tried again (an answer with a version it does not speak closes).
     for version in [json!("2"), json!(-1), json!(70000), json!(2.5)] {
         let mut c = Connection::new(Side::Client, v12(), T0);
-        let id = c.send_request_v2(T0, v2_init(2, json!({})), None).unwrap();
+        let id = c.send_request::<V2>(T0, v2_init(2, json!({})), None).unwrap();
         let _ = sent(&mut c);
         let line = json!({"jsonrpc":"2.0","id":id.wire(),"result":
             {"protocolVersion":version,"info":{"name":"a","version":"1"},"capabilities":{}}});
@@ -156,14 +157,14 @@ fn client_answered_with_a_version_that_is_not_a_uint16_may_retry() {
         assert!(matches!(&ev[0], Event::Outcome { outcome: Outcome::InvalidResult(_), .. }), "{version}: {ev:?}");
         assert_eq!(ev.len(), 1, "{version}: {ev:?}");
         assert!(c.negotiated().is_none());
-        assert!(c.send_request_v2(T0, v2_init(2, json!({})), None).is_ok(), "{version}: a retry");
+        assert!(c.send_request::<V2>(T0, v2_init(2, json!({})), None).is_ok(), "{version}: a retry");
     }
 }
 
 #[test]
 fn client_that_offered_1_in_v2_shape_refuses_an_answer_of_2() {
     let mut c = Connection::new(Side::Client, v12(), T0);
-    let id = c.send_request_v2(T0, v2_init(1, json!({})), None).unwrap();
+    let id = c.send_request::<V2>(T0, v2_init(1, json!({})), None).unwrap();
     let _ = sent(&mut c);
     let line = json!({"jsonrpc":"2.0","id":id.wire(),"result":
         {"protocolVersion":2,"info":{"name":"a","version":"1"},"capabilities":{}}});
@@ -195,7 +196,7 @@ fn v1_frames_on_a_v2_connection_are_refused_both_ways() {
 fn v1_initialize_answered_with_2_closes_even_when_2_is_supported() {
     // The client offered 1 (a v1 `initialize`); an agent may only answer 1 or less.
     let mut c = Connection::new(Side::Client, v12(), T0);
-    let id = c.send_request(T0, crate::types::InitializeRequest::new(ProtocolVersion::V1), None).unwrap();
+    let id = c.send_request::<V1>(T0, crate::types::InitializeRequest::new(ProtocolVersion::V1), None).unwrap();
     let _ = sent(&mut c);
     let line = json!({"jsonrpc":"2.0","id":id.wire(),"result":{"protocolVersion":2,"agentCapabilities":{}}});
     feed(&mut c, T0, &[&line.to_string()]);
@@ -213,11 +214,11 @@ fn v2_only_agent_never_reads_an_initialize_as_v1() {
     // Asked for 1 in v2 params: answered with 2, which the client (it offered 1) refuses.
     let mut c = Connection::new(Side::Client, v12(), T0);
     let mut a = Connection::new(Side::Agent, v2_only(), T0);
-    c.send_request_v2(T0, v2_init(1, json!({})), None).unwrap();
+    c.send_request::<V2>(T0, v2_init(1, json!({})), None).unwrap();
     pipe(&mut c, &mut a, T0);
     let (id, _) = request_v2(events(&mut a));
     let answer = super::v2::v2_init_result(json!({}), json!([]));
-    a.respond_v2(T0, id, Ok(answer.into())).unwrap();
+    a.respond::<V2>(T0, id, Ok(answer.into())).unwrap();
     assert_eq!(a.negotiated().unwrap().protocol_version, ProtocolVersion::V2);
     pipe(&mut a, &mut c, T0);
     let version = ProtocolVersion::V2;
@@ -226,7 +227,7 @@ fn v2_only_agent_never_reads_an_initialize_as_v1() {
     // v1 params (no v2 `info`): invalid params, never a v1 request the agent cannot answer.
     let mut c = Connection::new(Side::Client, v12(), T0);
     let mut a = Connection::new(Side::Agent, v2_only(), T0);
-    c.send_request(T0, crate::types::InitializeRequest::new(ProtocolVersion::V1), None).unwrap();
+    c.send_request::<V1>(T0, crate::types::InitializeRequest::new(ProtocolVersion::V1), None).unwrap();
     pipe(&mut c, &mut a, T0);
     assert!(events(&mut a).is_empty());
     assert_eq!(sent(&mut a)[0]["error"]["code"], -32602);
@@ -239,15 +240,15 @@ fn cancel_request_of_a_prompt_both_ways() {
     let agent = v12().with_cancel_grace(Duration::from_millis(5));
     let (mut c, mut a) = super::v2::pair_configured(v12(), agent, json!({}), json!({"session": {}}), json!([]));
     let new: v2::NewSessionRequest = super::v2::from(json!({"cwd": "/w"}));
-    c.send_request_v2(T0, new, None).unwrap();
+    c.send_request::<V2>(T0, new, None).unwrap();
     pipe(&mut c, &mut a, T0);
     let (id, _) = request_v2(events(&mut a));
     let session: v2::NewSessionResponse = super::v2::from(json!({"sessionId": "s"}));
-    a.respond_v2(T0, id, Ok(session.into())).unwrap();
+    a.respond::<V2>(T0, id, Ok(session.into())).unwrap();
     pipe(&mut a, &mut c, T0);
     let _ = events(&mut c);
     // Client: the local cancel ends the turn (no prompt of it was accepted) and tells the agent.
-    let turn = c.send_request_v2(T0, prompt(), None).unwrap();
+    let turn = c.send_request::<V2>(T0, prompt(), None).unwrap();
     assert!(c.cancel_request(T0, turn));
     let ev = events(&mut c);
     assert_eq!(ev[0], Event::Outcome { id: turn, outcome: Outcome::Cancelled });
@@ -262,10 +263,10 @@ fn cancel_request_of_a_prompt_both_ways() {
     a.handle_timeout(super::ms(5));
     assert_eq!(sent(&mut a)[0]["error"]["code"], -32800);
     let ack: v2::PromptResponse = super::v2::from(json!({"messageId": "u1"}));
-    assert_eq!(a.respond_v2(super::ms(6), *id, Ok(ack.into())), Ok(crate::connection::Completion::Discarded));
+    assert_eq!(a.respond::<V2>(super::ms(6), *id, Ok(ack.into())), Ok(crate::connection::Completion::Discarded));
     let bare = json!({"sessionUpdate": "state_update", "state": "idle"});
     let bare: v2::UpdateSessionNotification = super::v2::from(json!({"sessionId": "s", "update": bare}));
-    assert!(a.send_notification_v2(super::ms(6), bare).is_ok());
+    assert!(a.send_notification::<V2>(super::ms(6), bare).is_ok());
 }
 
 #[test]
@@ -274,11 +275,11 @@ fn agent_v1_initialize_answer_never_claims_2() {
     // negotiated) as 1, as the v2 path sets 2.
     let mut c = Connection::new(Side::Client, v12(), T0);
     let mut a = Connection::new(Side::Agent, v12(), T0);
-    c.send_request(T0, crate::types::InitializeRequest::new(ProtocolVersion::V1), None).unwrap();
+    c.send_request::<V1>(T0, crate::types::InitializeRequest::new(ProtocolVersion::V1), None).unwrap();
     pipe(&mut c, &mut a, T0);
     let ev = events(&mut a);
     let [Event::Request { id, .. }] = ev.as_slice() else { panic!("a v1 request: {ev:?}") };
-    a.respond(T0, *id, Ok(crate::types::InitializeResponse::new(ProtocolVersion::V2).into())).unwrap();
+    a.respond::<V1>(T0, *id, Ok(crate::types::InitializeResponse::new(ProtocolVersion::V2).into())).unwrap();
     assert_eq!(a.negotiated().unwrap().protocol_version, ProtocolVersion::V1);
     pipe(&mut a, &mut c, T0);
     assert_eq!(c.negotiated().unwrap().protocol_version, ProtocolVersion::V1);
@@ -292,11 +293,11 @@ fn agent_session_cancel_answers_a_deferred_prompt() {
     let agent = v12().with_outbound_budget(1);
     let (mut c, mut a) = super::v2::pair_configured(v12(), agent, json!({}), json!({"session": {}}), json!([]));
     let new: v2::NewSessionRequest = super::v2::from(json!({"cwd": "/w"}));
-    c.send_request_v2(T0, new, None).unwrap();
+    c.send_request::<V2>(T0, new, None).unwrap();
     pipe(&mut c, &mut a, T0);
     let (id, _) = request_v2(events(&mut a));
     let session: v2::NewSessionResponse = super::v2::from(json!({"sessionId": "s"}));
-    a.respond_v2(T0, id, Ok(session.into())).unwrap();
+    a.respond::<V2>(T0, id, Ok(session.into())).unwrap();
     // The session/new answer fills the output: the prompt is deferred.
     let prompt = json!({"jsonrpc":"2.0","id":50,"method":"session/prompt","params":
         {"sessionId":"s","prompt":[{"type":"text","text":"hi"}]}});

@@ -1,5 +1,6 @@
 //! The v2 turn rules (`connection::turns_v2`), one test per row of its tables.
 
+use crate::protocol::V2;
 use std::time::Duration;
 
 use serde_json::{Value, json};
@@ -11,7 +12,7 @@ use crate::connection::{
     SendError, TurnStamp,
 };
 use crate::types::{IdleStopReason, SessionId};
-use crate::v2::{self, ClientRequestParams};
+use crate::v2::{self, ClientRequest};
 use crate::{RpcError, TurnEndReason};
 
 fn update(session: &str, update: Value) -> v2::UpdateSessionNotification {
@@ -71,11 +72,11 @@ fn stamps(events: &[Event]) -> (Vec<Option<TurnStamp>>, Vec<TurnEndReason>) {
 /// A v2 pair with session `s` whose prompt was sent (and, with `ack`, acknowledged).
 pub(super) fn prompted(acknowledged: bool) -> (Connection, Connection, OutboundId) {
     let (mut c, mut a) = pair_with_session();
-    let turn = c.send_request_v2(T0, prompt(), None).unwrap();
+    let turn = c.send_request::<V2>(T0, prompt(), None).unwrap();
     pipe(&mut c, &mut a, T0);
     let (id, _) = request_v2(events(&mut a));
     if acknowledged {
-        a.respond_v2(T0, id, Ok(ack())).unwrap();
+        a.respond::<V2>(T0, id, Ok(ack())).unwrap();
         pipe(&mut a, &mut c, T0);
         assert!(matches!(events(&mut c).as_slice(), [Event::Outcome { outcome: Outcome::ResultV2(_), .. }]));
     }
@@ -85,16 +86,16 @@ pub(super) fn prompted(acknowledged: bool) -> (Connection, Connection, OutboundI
 #[test]
 fn agent_updates_need_an_announced_session() {
     let (_, mut fresh) = pair_with(json!({}), json!({"session": {}}), json!([]));
-    let refused = fresh.send_notification_v2(T0, update("s", chunk("x"))).unwrap_err();
+    let refused = fresh.send_notification::<V2>(T0, update("s", chunk("x"))).unwrap_err();
     assert_eq!(refused.error, SendError::UnknownSession(SessionId::from("s")));
     let (mut c, mut a) = pair_with_session();
-    assert!(a.send_notification_v2(T0, update("s", chunk("x"))).is_ok());
+    assert!(a.send_notification::<V2>(T0, update("s", chunk("x"))).is_ok());
     let close = v2::CloseSessionRequest::new("s");
-    c.send_request_v2(T0, close, None).unwrap();
+    c.send_request::<V2>(T0, close, None).unwrap();
     pipe(&mut c, &mut a, T0);
     let (id, _) = request_v2(events(&mut a));
-    a.respond_v2(T0, id, Ok(v2::CloseSessionResponse::default().into())).unwrap();
-    let refused = a.send_notification_v2(T0, update("s", chunk("x"))).unwrap_err();
+    a.respond::<V2>(T0, id, Ok(v2::CloseSessionResponse::default().into())).unwrap();
+    let refused = a.send_notification::<V2>(T0, update("s", chunk("x"))).unwrap_err();
     assert_eq!(refused.error, SendError::UnknownSession(SessionId::from("s")));
 }
 
@@ -104,23 +105,23 @@ fn agent_resume_allows_replay_before_its_answer() {
     let line = json!({"jsonrpc":"2.0","id":4,"method":"session/resume","params":{"sessionId":"r","cwd":"/w"}});
     feed(&mut a, T0, &[&line.to_string()]);
     let (id, _) = request_v2(events(&mut a));
-    assert!(a.send_notification_v2(T0, update("r", chunk("old"))).is_ok(), "the replay");
-    a.respond_v2(T0, id, Err(RpcError::invalid_params("no such session"))).unwrap();
-    assert!(a.send_notification_v2(T0, update("r", chunk("x"))).is_err(), "a failed resume announces nothing");
+    assert!(a.send_notification::<V2>(T0, update("r", chunk("old"))).is_ok(), "the replay");
+    a.respond::<V2>(T0, id, Err(RpcError::invalid_params("no such session"))).unwrap();
+    assert!(a.send_notification::<V2>(T0, update("r", chunk("x"))).is_err(), "a failed resume announces nothing");
     feed(&mut a, T0, &[&line.to_string().replace("\"id\":4", "\"id\":5")]);
     let (id, _) = request_v2(events(&mut a));
-    a.respond_v2(T0, id, Ok(v2::ResumeSessionResponse::default().into())).unwrap();
-    assert!(a.send_notification_v2(T0, update("r", chunk("x"))).is_ok());
+    a.respond::<V2>(T0, id, Ok(v2::ResumeSessionResponse::default().into())).unwrap();
+    assert!(a.send_notification::<V2>(T0, update("r", chunk("x"))).is_ok());
 }
 
 #[test]
 fn agent_second_prompt_while_working_is_dispatched() {
     let (mut c, mut a, _) = prompted(true);
-    c.send_request_v2(T0, prompt(), None).unwrap();
+    c.send_request::<V2>(T0, prompt(), None).unwrap();
     pipe(&mut c, &mut a, T0);
     let (id, request) = request_v2(events(&mut a));
-    assert!(matches!(request, v2::Request::Client(ClientRequestParams::Prompt(_))));
-    assert_eq!(a.respond_v2(T0, id, Ok(ack())), Ok(Completion::Sent));
+    assert!(matches!(request, v2::Request::Client(ClientRequest::Prompt(_))));
+    assert_eq!(a.respond::<V2>(T0, id, Ok(ack())), Ok(Completion::Sent));
     assert!(sent(&mut a)[0]["result"].is_object());
 }
 
@@ -134,8 +135,8 @@ fn agent_cancel_cascades_and_the_idle_says_cancelled() {
     assert!(matches!(events(&mut a2).as_slice(), [Event::NotificationV2 { .. }]));
     assert!(sent(&mut a2).is_empty());
     // Working (acknowledged prompt): the ask is cancelled, with a `$/cancel_request`.
-    a.send_notification_v2(T0, update("s", running())).unwrap();
-    let asked = a.send_request_v2(T0, ask(), None).unwrap();
+    a.send_notification::<V2>(T0, update("s", running())).unwrap();
+    let asked = a.send_request::<V2>(T0, ask(), None).unwrap();
     let _ = sent(&mut a);
     c.cancel_turn(T0, &SessionId::from("s")).unwrap();
     pipe(&mut c, &mut a, T0);
@@ -146,12 +147,12 @@ fn agent_cancel_cascades_and_the_idle_says_cancelled() {
     assert_eq!(frames[0]["method"], "$/cancel_request");
     assert_eq!(frames[0]["params"]["requestId"], asked.wire());
     // Cancelling: a new ask resolves at once, without a frame.
-    let late = a.send_request_v2(T0, ask(), None).unwrap();
+    let late = a.send_request::<V2>(T0, ask(), None).unwrap();
     assert_eq!(events(&mut a), [Event::Outcome { id: late, outcome: Outcome::Cancelled }]);
     assert!(sent(&mut a).is_empty());
     // The idle that ends the cancelled work says `cancelled`; the next one is as sent.
-    a.send_notification_v2(T0, update("s", idle("end_turn"))).unwrap();
-    a.send_notification_v2(T0, update("s", idle("end_turn"))).unwrap();
+    a.send_notification::<V2>(T0, update("s", idle("end_turn"))).unwrap();
+    a.send_notification::<V2>(T0, update("s", idle("end_turn"))).unwrap();
     let frames = sent(&mut a);
     assert_eq!(frames[0]["params"]["update"]["stopReason"], "cancelled");
     assert_eq!(frames[1]["params"]["update"]["stopReason"], "end_turn");
@@ -162,11 +163,11 @@ fn agent_cancel_grace_sends_the_idle_itself() {
     let agent = v12().with_turn_cancel_grace(Duration::from_millis(10));
     let (mut c, mut a) = pair_configured(v12(), agent, json!({}), json!({"session": {}}), json!([]));
     let new: v2::NewSessionRequest = from(json!({"cwd": "/w"}));
-    c.send_request_v2(T0, new, None).unwrap();
+    c.send_request::<V2>(T0, new, None).unwrap();
     pipe(&mut c, &mut a, T0);
     let (id, _) = request_v2(events(&mut a));
-    a.respond_v2(T0, id, Ok(from::<v2::NewSessionResponse>(json!({"sessionId": "s"})).into())).unwrap();
-    a.send_notification_v2(T0, update("s", running())).unwrap();
+    a.respond::<V2>(T0, id, Ok(from::<v2::NewSessionResponse>(json!({"sessionId": "s"})).into())).unwrap();
+    a.send_notification::<V2>(T0, update("s", running())).unwrap();
     let _ = sent(&mut a);
     feed(&mut a, T0, &[r#"{"jsonrpc":"2.0","method":"session/cancel","params":{"sessionId":"s"}}"#]);
     assert_eq!(a.poll_timeout(), Some(ms(10)));
@@ -187,11 +188,11 @@ fn agent_cancel_grace_sends_the_idle_itself() {
     assert_eq!(a.poll_timeout(), None);
     // The application's own idle after that is refused: on the wire it would end the
     // client's next turn. Once the session works again, its idle goes out as given.
-    let refused = a.send_notification_v2(ms(11), update("s", idle("end_turn"))).unwrap_err();
+    let refused = a.send_notification::<V2>(ms(11), update("s", idle("end_turn"))).unwrap_err();
     assert_eq!(refused.error, SendError::WorkAlreadyEnded(SessionId::from("s")));
     assert!(sent(&mut a).is_empty());
-    a.send_notification_v2(ms(12), update("s", running())).unwrap();
-    a.send_notification_v2(ms(12), update("s", idle("end_turn"))).unwrap();
+    a.send_notification::<V2>(ms(12), update("s", running())).unwrap();
+    a.send_notification::<V2>(ms(12), update("s", idle("end_turn"))).unwrap();
     assert_eq!(sent(&mut a)[1]["params"]["update"]["stopReason"], "end_turn");
 }
 
@@ -200,15 +201,15 @@ fn agent_idle_that_ends_work_needs_a_known_or_custom_stop_reason() {
     let (_, mut a, _) = prompted(true);
     let s = SessionId::from("s");
     let bare = json!({"sessionUpdate": "state_update", "state": "idle"});
-    let refused = a.send_notification_v2(T0, update("s", bare.clone())).unwrap_err();
+    let refused = a.send_notification::<V2>(T0, update("s", bare.clone())).unwrap_err();
     assert_eq!(refused.error, SendError::InvalidStopReason { session: s.clone(), stop_reason: None });
-    let refused = a.send_notification_v2(T0, update("s", idle("tired"))).unwrap_err();
+    let refused = a.send_notification::<V2>(T0, update("s", idle("tired"))).unwrap_err();
     let stop_reason = Some("tired".to_owned());
     assert_eq!(refused.error, SendError::InvalidStopReason { session: s, stop_reason });
     assert!(sent(&mut a).is_empty(), "nothing was sent");
     // A custom reason; then, the work over, a bare idle ("ready") is fine.
-    a.send_notification_v2(T0, update("s", idle("_paused"))).unwrap();
-    a.send_notification_v2(T0, update("s", bare)).unwrap();
+    a.send_notification::<V2>(T0, update("s", idle("_paused"))).unwrap();
+    a.send_notification::<V2>(T0, update("s", bare)).unwrap();
     assert_eq!(sent(&mut a).len(), 2);
 }
 
@@ -234,32 +235,32 @@ fn client_second_prompt_joins_the_open_turn() {
     let (mut c, mut a, turn) = prompted(true);
     let s = SessionId::from("s");
     // The opening prompt names the open turn; a joining one does not.
-    assert_eq!(c.open_turn_v2(&s), Some(turn));
-    let second = c.send_request_v2(T0, prompt(), None).expect("a prompt while the turn runs is allowed");
+    assert_eq!(c.open_turn(&s), Some(turn));
+    let second = c.send_request::<V2>(T0, prompt(), None).expect("a prompt while the turn runs is allowed");
     assert_ne!(second, turn);
-    assert_eq!(c.open_turn_v2(&s), Some(turn), "the second prompt joined the turn of the first");
-    assert_eq!(a.open_turn_v2(&s), None, "an agent reads no turns");
+    assert_eq!(c.open_turn(&s), Some(turn), "the second prompt joined the turn of the first");
+    assert_eq!(a.open_turn(&s), None, "an agent reads no turns");
     pipe(&mut c, &mut a, T0);
     let (id, _) = request_v2(events(&mut a));
-    a.respond_v2(T0, id, Ok(ack())).unwrap();
+    a.respond::<V2>(T0, id, Ok(ack())).unwrap();
     pipe(&mut a, &mut c, T0);
     feed(&mut c, T0, &[&update_line(chunk("x")), &update_line(idle("end_turn"))]);
     let (stamps, ends) = stamps(&events(&mut c));
     assert_eq!(stamps, [Some(TurnStamp { turn, ordinal: 0 }), Some(TurnStamp { turn, ordinal: 1 })]);
     assert_eq!(ends.len(), 1);
-    assert_eq!(c.open_turn_v2(&s), None, "the idle closed the turn");
-    let third = c.send_request_v2(T0, prompt(), None).unwrap();
-    assert_eq!(c.open_turn_v2(&s), Some(third), "a prompt after the idle opens a new turn");
+    assert_eq!(c.open_turn(&s), None, "the idle closed the turn");
+    let third = c.send_request::<V2>(T0, prompt(), None).unwrap();
+    assert_eq!(c.open_turn(&s), Some(third), "a prompt after the idle opens a new turn");
 }
 
 #[test]
 fn client_failed_prompt_ends_its_turn() {
     let (mut c, mut a) = pair_with_session();
-    let turn = c.send_request_v2(T0, prompt(), None).unwrap();
+    let turn = c.send_request::<V2>(T0, prompt(), None).unwrap();
     pipe(&mut c, &mut a, T0);
     let (id, _) = request_v2(events(&mut a));
     // The prompt is refused: the turn ends after its outcome.
-    a.respond_v2(T0, id, Err(RpcError::invalid_params("bad prompt"))).unwrap();
+    a.respond::<V2>(T0, id, Err(RpcError::invalid_params("bad prompt"))).unwrap();
     pipe(&mut a, &mut c, T0);
     let ev = events(&mut c);
     assert!(matches!(&ev[0], Event::Outcome { id, outcome: Outcome::Error(_) } if *id == turn), "{ev:?}");
@@ -267,12 +268,12 @@ fn client_failed_prompt_ends_its_turn() {
     feed(&mut c, T0, &[&update_line(chunk("x"))]);
     assert_eq!(stamps(&events(&mut c)).0, [None]);
     // Accepted, then a joining prompt times out: the turn goes on.
-    let first = c.send_request_v2(T0, prompt(), None).unwrap();
+    let first = c.send_request::<V2>(T0, prompt(), None).unwrap();
     pipe(&mut c, &mut a, T0);
     let (id, _) = request_v2(events(&mut a));
-    a.respond_v2(T0, id, Ok(ack())).unwrap();
+    a.respond::<V2>(T0, id, Ok(ack())).unwrap();
     pipe(&mut a, &mut c, T0);
-    let second = c.send_request_v2(T0, prompt(), Some(ms(5))).unwrap();
+    let second = c.send_request::<V2>(T0, prompt(), Some(ms(5))).unwrap();
     c.handle_timeout(ms(5));
     let ev = events(&mut c);
     assert!(ev.contains(&Event::Outcome { id: second, outcome: Outcome::TimedOut }));
@@ -286,12 +287,12 @@ fn client_late_prompt_answer_belongs_to_no_turn() {
     // The idle overtakes the first prompt's answer; a second turn opens; the first prompt's
     // failure must not end it.
     let (mut c, mut a) = pair_with_session();
-    let first = c.send_request_v2(T0, prompt(), None).unwrap();
+    let first = c.send_request::<V2>(T0, prompt(), None).unwrap();
     pipe(&mut c, &mut a, T0);
     let (id, _) = request_v2(events(&mut a));
     feed(&mut c, T0, &[&update_line(idle("end_turn"))]);
-    let second = c.send_request_v2(T0, prompt(), None).unwrap();
-    a.respond_v2(T0, id, Err(RpcError::invalid_params("late"))).unwrap();
+    let second = c.send_request::<V2>(T0, prompt(), None).unwrap();
+    a.respond::<V2>(T0, id, Err(RpcError::invalid_params("late"))).unwrap();
     pipe(&mut a, &mut c, T0);
     let ev = events(&mut c);
     assert_eq!(stamps(&ev).1, [TurnEndReason::Idle { stop_reason: Some(IdleStopReason::EndTurn) }]);
@@ -314,7 +315,7 @@ fn client_close_ends_open_turns() {
 #[test]
 fn client_cancel_answers_asks_and_waits_for_idle() {
     let (mut c, mut a, _) = prompted(true);
-    a.send_request_v2(T0, ask(), None).unwrap();
+    a.send_request::<V2>(T0, ask(), None).unwrap();
     pipe(&mut a, &mut c, T0);
     let (asked, _) = request_v2(events(&mut c));
     assert_eq!(c.cancel_turn(T0, &SessionId::from("s")), Ok(1));
@@ -322,7 +323,7 @@ fn client_cancel_answers_asks_and_waits_for_idle() {
     let frames = sent(&mut c);
     assert_eq!(frames[0]["method"], "session/cancel");
     assert_eq!(frames[1]["result"]["outcome"], json!({"outcome": "cancelled"}));
-    assert_eq!(c.respond_v2(T0, asked, Err(RpcError::internal_error("late"))), Ok(Completion::Discarded));
+    assert_eq!(c.respond::<V2>(T0, asked, Err(RpcError::internal_error("late"))), Ok(Completion::Discarded));
     // An ask after the cancel, before the idle: answered by the machine.
     let line = json!({"jsonrpc":"2.0","id":40,"method":"session/request_permission","params":
         {"sessionId":"s","title":"t","options":[{"optionId":"y","name":"Y","kind":"allow_once"}]}});
@@ -337,7 +338,7 @@ fn client_cancel_answers_asks_and_waits_for_idle() {
     let (id, _) = request_v2(events(&mut c));
     // An option that was not offered grants nothing.
     let wrong: v2::RequestPermissionResponse = from(json!({"outcome": {"outcome": "selected", "optionId": "n"}}));
-    assert!(c.respond_v2(T0, id, Ok(wrong.into())).is_err());
+    assert!(c.respond::<V2>(T0, id, Ok(wrong.into())).is_err());
     assert_eq!(sent(&mut c)[0]["result"]["outcome"], json!({"outcome": "cancelled"}));
 }
 
@@ -350,9 +351,9 @@ fn client_cancel_answers_a_deferred_ask_it_never_shows() {
     // The client's output fills (the agent is not reading): a big prompt joining the turn.
     let text = "x".repeat(c.config().outbound_budget);
     let big: v2::PromptRequest = from(json!({"sessionId": "s", "prompt": [{"type": "text", "text": text}]}));
-    c.send_request_v2(T0, big, None).unwrap();
+    c.send_request::<V2>(T0, big, None).unwrap();
     assert!(!c.can_send());
-    a.send_request_v2(T0, ask(), None).unwrap();
+    a.send_request::<V2>(T0, ask(), None).unwrap();
     pipe(&mut a, &mut c, T0);
     assert!(events(&mut c).is_empty(), "deferred, not shown");
     assert_eq!(c.cancel_turn(T0, &SessionId::from("s")), Ok(1));
@@ -375,7 +376,7 @@ fn tool(caps: Value, status: Option<&str>) -> String {
 
 fn cancel_tool(c: &mut Connection, id: &str) -> Result<OutboundId, SendError> {
     let r = v2::CancelToolCallRequest { session_id: "s".into(), tool_call_id: id.into(), meta: None };
-    c.send_request_v2(T0, r, None).map_err(|r| r.error)
+    c.send_request::<V2>(T0, r, None).map_err(|r| r.error)
 }
 
 #[test]
@@ -405,7 +406,7 @@ fn client_terminal_cancel_needs_the_advertised_capability() {
     let (mut c, _, _) = prompted(true);
     let cancel = |c: &mut Connection| {
         let r = v2::CancelTerminalRequest { session_id: "s".into(), terminal_id: "x".into(), meta: None };
-        c.send_request_v2(T0, r, None).map_err(|r| r.error)
+        c.send_request::<V2>(T0, r, None).map_err(|r| r.error)
     };
     let term = |extra: Value| {
         let mut u = json!({"sessionUpdate": "terminal_update", "terminalId": "x"});
@@ -427,26 +428,26 @@ fn agent_requests_of_a_session_need_it_announced() {
     };
     let unknown = |s: &str| SendError::UnknownSession(SessionId::from(s));
     let (mut c, mut a) = pair_with_session();
-    assert!(a.send_request_v2(T0, ask("s"), None).is_ok());
-    assert_eq!(a.send_request_v2(T0, ask("other"), None).unwrap_err().error, unknown("other"));
-    c.send_request_v2(T0, v2::CloseSessionRequest::new("s"), None).unwrap();
+    assert!(a.send_request::<V2>(T0, ask("s"), None).is_ok());
+    assert_eq!(a.send_request::<V2>(T0, ask("other"), None).unwrap_err().error, unknown("other"));
+    c.send_request::<V2>(T0, v2::CloseSessionRequest::new("s"), None).unwrap();
     pipe(&mut c, &mut a, T0);
     let close = events(&mut a)
         .into_iter()
         .find_map(|e| match e {
-            Event::RequestV2 { id, request: v2::Request::Client(ClientRequestParams::CloseSession(_)) } => Some(id),
+            Event::RequestV2 { id, request: v2::Request::Client(ClientRequest::CloseSession(_)) } => Some(id),
             _ => None,
         })
         .expect("the close");
-    a.respond_v2(T0, close, Ok(v2::CloseSessionResponse::default().into())).unwrap();
-    assert_eq!(a.send_request_v2(T0, ask("s"), None).unwrap_err().error, unknown("s"), "closed");
+    a.respond::<V2>(T0, close, Ok(v2::CloseSessionResponse::default().into())).unwrap();
+    assert_eq!(a.send_request::<V2>(T0, ask("s"), None).unwrap_err().error, unknown("s"), "closed");
     // An elicitation scoped to a session needs it announced; one scoped to a request does not.
     let caps = json!({"elicitation": {"form": {}, "url": {}}});
     let (_, mut fresh) = pair_with(caps, json!({"session": {}}), json!([]));
     let form: v2::CreateElicitationRequest = from(json!({"mode": "form", "message": "m", "sessionId": "x",
         "requestedSchema": {"type": "object", "properties": {}}}));
-    assert_eq!(fresh.send_request_v2(T0, form, None).unwrap_err().error, unknown("x"));
+    assert_eq!(fresh.send_request::<V2>(T0, form, None).unwrap_err().error, unknown("x"));
     let url: v2::CreateElicitationRequest = from(json!({"mode": "url", "message": "m", "requestId": 1,
         "elicitationId": "e", "url": "https://x.y/"}));
-    assert!(fresh.send_request_v2(T0, url, None).is_ok());
+    assert!(fresh.send_request::<V2>(T0, url, None).is_ok());
 }
