@@ -83,7 +83,7 @@ mod v2 {
         assert!(!acceptor.is_decided());
         assert_eq!(acceptor.handle_input(T0, &input[10..]), input.len() - 10);
         let Ok(Accepted::V2(mut agent)) = acceptor.accept() else { panic!("a v2 connection") };
-        let Some(Event::Request { id, request: v2::Request::Client(v2::ClientRequestParams::Initialize(_)) }) =
+        let Some(Event::Request { id, request: v2::Request::Client(v2::ClientRequest::Initialize(_)) }) =
             agent.poll_event()
         else {
             panic!("the v2 initialize")
