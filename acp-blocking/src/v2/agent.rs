@@ -120,8 +120,8 @@ impl<A: Agent> Service<V2> for AgentService<A> {
 serve_functions!(Agent);
 
 /// Serves one connection of a v2 `agent` over `io`: the client's `initialize` chooses the
-/// version ([`acp_proto::Acceptor`]); one offering only 1 gets `-32601` for it (and for
-/// everything after; serve it too with [`serve_negotiated`]).
+/// version ([`acp_proto::Acceptor`]); one offering only 1 gets `-32022` (unsupported protocol
+/// version) for it and `-32601` for everything after (serve it too with [`serve_negotiated`]).
 fn serve_io<A: Agent>(agent: A, io: Io, options: AgentOptions) -> Result<(), Error> {
     negotiate::serve(Arc::new(AgentService(agent)), Arc::new(V1Refused), io, options)
 }

@@ -223,7 +223,7 @@ impl std::fmt::Debug for AgentContext {
 /// input ends and every answer owed went out.
 ///
 /// It answers only a client whose `initialize` offers 2 (or later): a v1 `initialize` is
-/// answered `-32601` (an agent that speaks both serves with
+/// answered `-32022`, unsupported protocol version (an agent that speaks both serves with
 /// [`serve_negotiated`](super::serve_negotiated)).
 pub async fn serve<A: Agent>(
     agent: A,
