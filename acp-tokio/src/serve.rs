@@ -86,7 +86,7 @@ mod accept {
     use crate::io::{ReadBytes, WriteBytes};
     use crate::runtime::Runtime;
     use crate::sync::QueueReceiver;
-    use crate::version::{Inbound, Version};
+    use crate::version::Inbound;
 
     impl<Rt: Runtime, Rd: ReadBytes, Wr: WriteBytes> Launch<Rt, Rd, Wr> {
         /// Reads the client's `initialize` ([`accept`](Self::accept)), then runs the driver of
