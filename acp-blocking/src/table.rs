@@ -290,7 +290,7 @@ macro_rules! call_notification {
 
 /// One typed call of [`Requester`](crate::Requester), from a table row whose `call:` column is
 /// `typed`; the `custom` rows are written by hand beside it. A v2 row adds `v2: $Side($Result)`,
-/// the wrapper its result comes back in (e.g. `Agent(AgentResult)`), and its variant.
+/// the wrapper its result comes back in (e.g. `Agent(AgentResponse)`), and its variant.
 /// The typed calls of a side's `calls` rows (from [`side_rows`]) as methods of `$Type`, whose
 /// fields `link` and `timeout` send them; `result: [$Side($Result)]` names the v2 wrapper the
 /// result comes back in (empty for v1).

@@ -234,8 +234,14 @@ fn v2_agent_refuses_a_v1_client() {
     thread::spawn(move || acp_v2::serve(ScriptedV2::default(), agent_in, agent_out));
     let conn = ClientConnection::connect((), client_in, client_out, ClientOptions::default()).expect("connected");
     match conn.with_timeout(LIMIT).initialize(v1::InitializeRequest::new(ProtocolVersion::V1)) {
-        Err(Error::Rpc(e)) => assert_eq!(e.code.0, -32601),
-        other => panic!("a v1 initialize is -32601 for a v2-only agent: {other:?}"),
+        // v2's version negotiation (spec/crate-1.20.0/v2/schema.json, InitializeResponse and
+        // ErrorCode): no version the agent speaks is at or below 1, so -32022 with what was
+        // asked and what it speaks (it was -32601, method not found, before the fix).
+        Err(Error::Rpc(e)) => {
+            assert_eq!(e.code.0, -32022, "{e:?}");
+            assert_eq!(e.data, Some(serde_json::json!({"requested": 1, "supported": [2]})));
+        }
+        other => panic!("a v1 initialize is -32022 for a v2-only agent: {other:?}"),
     }
 }
 

@@ -165,7 +165,7 @@ fn v1_client_against_the_v2_agent_fails_clearly() {
     let dir = TempDir::new("v1-vs-v2");
     let acp = acp().display().to_string();
     let out = run(&["client", "-p", "hi", "--", &acp, "agent", "--protocol", "2", "--quiet"], dir.path(), "");
-    assert_eq!(out.code(), 6, "the v2 agent answers a v1 initialize -32601: {out:?}");
+    assert_eq!(out.code(), 6, "the v2 agent answers a v1 initialize -32022: {out:?}");
     let said = format!("{}{}", out.stdout, out.stderr);
     assert!(
         said.contains("the agent answered initialize with an error") && said.contains("try --protocol 2"),

@@ -7,6 +7,8 @@ use crate::protocol::V1;
 use crate::protocol::V2;
 use crate::time::Instant;
 use crate::types::ProtocolVersion;
+#[cfg(feature = "unstable_protocol_v2")]
+use crate::{ClientRequest, Request, RpcError};
 
 /// An agent-side connection that has not yet read the client's `initialize`: it speaks every
 /// version this build knows until then.
@@ -119,6 +121,34 @@ impl Acceptor {
     /// Whether the version is chosen: [`accept`](Self::accept) would succeed.
     pub fn is_decided(&self) -> bool {
         self.engine.chosen_version().is_some()
+    }
+
+    /// What an agent that serves only the versions `served` answers `request` on a connection of
+    /// a version it does not serve: the [`Connection<V1>`] an acceptor hands on for a client
+    /// offering 1, when the agent speaks v2 only. An `initialize` asking for a version below
+    /// every served one is `-32022` with `{requested, supported}`
+    /// ([`RpcError::unsupported_protocol_version`]): v2's version negotiation
+    /// (`spec/crate-1.20.0/v2/schema.json`, `InitializeResponse.protocolVersion`: "the highest
+    /// protocol version supported by the Agent that is at or below the version requested by
+    /// the Client. If no such version exists, initialization fails with error code -32022").
+    /// Any other request is `-32601`.
+    ///
+    /// ```
+    /// use acp_proto::{Acceptor, ClientRequest, ErrorCode, Request};
+    /// use acp_proto::types::{InitializeRequest, ProtocolVersion};
+    /// let init = Request::Client(ClientRequest::Initialize(InitializeRequest::new(ProtocolVersion::V1)));
+    /// let answer = Acceptor::refusal(&init, &[ProtocolVersion::V2]);
+    /// assert_eq!(answer.code, ErrorCode::UNSUPPORTED_PROTOCOL_VERSION);
+    /// assert_eq!(answer.data.unwrap()["supported"], serde_json::json!([2]));
+    /// ```
+    #[cfg(feature = "unstable_protocol_v2")]
+    pub fn refusal(request: &Request, served: &[ProtocolVersion]) -> RpcError {
+        match request {
+            Request::Client(ClientRequest::Initialize(init)) if served.iter().all(|v| *v > init.protocol_version) => {
+                RpcError::unsupported_protocol_version(init.protocol_version, served)
+            }
+            other => RpcError::method_not_found(other.wire()),
+        }
     }
 
     /// The connection, once the client's `initialize` chose its version (or the input ended);

@@ -35,6 +35,11 @@ impl ErrorCode {
     pub const AUTH_REQUIRED: ErrorCode = ErrorCode(-32000);
     /// `-32002`: a resource (a session, a file) was not found.
     pub const RESOURCE_NOT_FOUND: ErrorCode = ErrorCode(-32002);
+    /// `-32022`: no protocol version the agent speaks is at or below the one the client's
+    /// `initialize` asked for (ACP v2's `ErrorCode`; v1's schema has no such code, so it is not
+    /// in [`ALL`](Self::ALL)). Its data: [`RpcError::unsupported_protocol_version`].
+    #[cfg(feature = "unstable_protocol_v2")]
+    pub const UNSUPPORTED_PROTOCOL_VERSION: ErrorCode = ErrorCode(-32022);
 
     /// Every named code, in schema order.
     pub const ALL: [ErrorCode; 8] = [
@@ -59,6 +64,8 @@ impl ErrorCode {
             Self::REQUEST_CANCELLED => "Request cancelled",
             Self::AUTH_REQUIRED => "Authentication required",
             Self::RESOURCE_NOT_FOUND => "Resource not found",
+            #[cfg(feature = "unstable_protocol_v2")]
+            Self::UNSUPPORTED_PROTOCOL_VERSION => "Unsupported protocol version",
             _ => return None,
         })
     }
@@ -157,6 +164,33 @@ impl RpcError {
     /// `-32002` with a reason, e.g. an unknown session or a missing file.
     pub fn resource_not_found(reason: impl Into<String>) -> RpcError {
         RpcError::with_reason(ErrorCode::RESOURCE_NOT_FOUND, reason)
+    }
+
+    /// `-32022` with `data: {requested, supported}` (v2's `UnsupportedProtocolVersionErrorData`):
+    /// the agent's answer to an `initialize` asking for `requested` when none of the versions it
+    /// speaks, `supported`, is at or below it (`spec/crate-1.20.0/v2/schema.json`,
+    /// `InitializeResponse.protocolVersion` and `ErrorCode`).
+    ///
+    /// ```
+    /// use acp_proto::{ErrorCode, RpcError};
+    /// use acp_proto::types::ProtocolVersion;
+    /// let e = RpcError::unsupported_protocol_version(ProtocolVersion::V1, &[ProtocolVersion::V2]);
+    /// assert_eq!(e.code, ErrorCode::UNSUPPORTED_PROTOCOL_VERSION);
+    /// assert_eq!(
+    ///     serde_json::to_string(&e).unwrap(),
+    ///     r#"{"code":-32022,"message":"Unsupported protocol version","data":{"requested":1,"supported":[2]}}"#
+    /// );
+    /// ```
+    #[cfg(feature = "unstable_protocol_v2")]
+    pub fn unsupported_protocol_version(
+        requested: crate::types::ProtocolVersion,
+        supported: &[crate::types::ProtocolVersion],
+    ) -> RpcError {
+        let supported = supported.iter().map(|v| Value::from(v.0)).collect();
+        let mut data = serde_json::Map::new();
+        data.insert("requested".into(), Value::from(requested.0));
+        data.insert("supported".into(), Value::Array(supported));
+        RpcError::named(ErrorCode::UNSUPPORTED_PROTOCOL_VERSION).with_data(Value::Object(data))
     }
 
     /// The `data.reason` string, when the error carries one.

@@ -83,7 +83,7 @@ mod v2 {
         assert!(!acceptor.is_decided());
         assert_eq!(acceptor.handle_input(T0, &input[10..]), input.len() - 10);
         let Ok(Accepted::V2(mut agent)) = acceptor.accept() else { panic!("a v2 connection") };
-        let Some(Event::Request { id, request: v2::Request::Client(v2::ClientRequestParams::Initialize(_)) }) =
+        let Some(Event::Request { id, request: v2::Request::Client(v2::ClientRequest::Initialize(_)) }) =
             agent.poll_event()
         else {
             panic!("the v2 initialize")
@@ -95,6 +95,34 @@ mod v2 {
         let _ = agent.poll_transmit(&mut out);
         assert_eq!(frames(&out)[0]["result"]["protocolVersion"], 2);
         assert_eq!(agent.negotiated().unwrap().protocol_version, v2::ProtocolVersion::V2);
+    }
+
+    #[test]
+    fn a_v2_only_agent_refuses_a_v1_initialize_with_32022() {
+        // The acceptor hands a client offering 1 a v1 connection; an agent that serves only 2
+        // answers its `initialize` -32022 with `{requested, supported}` (v2's version
+        // negotiation, spec/crate-1.20.0/v2/schema.json), anything else -32601.
+        let mut acceptor = Acceptor::new(Config::default(), T0);
+        let init = b"{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":{\"protocolVersion\":1}}\n";
+        assert_eq!(acceptor.handle_input(T0, init), init.len());
+        let Ok(Accepted::V1(mut agent)) = acceptor.accept() else { panic!("a v1 connection") };
+        let Some(Event::Request { id, request }) = agent.poll_event() else { panic!("the initialize") };
+        let served = [v2::ProtocolVersion::V2];
+        agent.respond(T0, id, Err(Acceptor::refusal(&request, &served))).unwrap();
+        let mut out = Vec::new();
+        let _ = agent.poll_transmit(&mut out);
+        let error = &frames(&out)[0]["error"];
+        assert_eq!((&error["code"], &error["data"]), (&json!(-32022), &json!({"requested": 1, "supported": [2]})));
+        assert!(!agent.is_ready(), "nothing was negotiated");
+        // Only an `initialize` below every served version is -32022: one asking for 3 (a v1
+        // connection cannot speak it) and any other request are -32601.
+        let other: acp_proto::Request = acp_proto::types::NewSessionRequest::new("/", vec![]).into();
+        assert_eq!(Acceptor::refusal(&other, &served).code.0, -32601);
+        let three = acp_proto::types::InitializeRequest::new(v2::ProtocolVersion(3));
+        assert_eq!(Acceptor::refusal(&three.into(), &served).code.0, -32601);
+        let zero = acp_proto::types::InitializeRequest::new(v2::ProtocolVersion(0));
+        let error = Acceptor::refusal(&zero.into(), &[v2::ProtocolVersion::V1, v2::ProtocolVersion::V2]);
+        assert_eq!((error.code.0, error.data), (-32022, Some(json!({"requested": 0, "supported": [1, 2]}))));
     }
 
     #[test]

@@ -18,7 +18,7 @@ use crate::Error;
 /// ```
 pub fn prompt_ack(outcome: Outcome<V2>) -> Result<v2::PromptResponse, Error> {
     match Error::from_outcome(outcome)? {
-        v2::Response::Agent(v2::AgentResult::Prompt(ack)) => Ok(ack),
+        v2::Response::Agent(v2::AgentResponse::Prompt(ack)) => Ok(ack),
         _ => Err(Error::UnexpectedResponse),
     }
 }

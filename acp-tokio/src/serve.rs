@@ -74,7 +74,8 @@ mod accept {
     use std::io;
 
     use acp_proto::protocol::{V1, V2};
-    use acp_proto::{Accepted, Acceptor, Instant, RpcError};
+    use acp_proto::types::ProtocolVersion;
+    use acp_proto::{Accepted, Acceptor, Instant};
     use tokio::sync::oneshot;
 
     use super::Launch;
@@ -85,7 +86,7 @@ mod accept {
     use crate::io::{ReadBytes, WriteBytes};
     use crate::runtime::Runtime;
     use crate::sync::QueueReceiver;
-    use crate::version::{Inbound, Version};
+    use crate::version::Inbound;
 
     impl<Rt: Runtime, Rd: ReadBytes, Wr: WriteBytes> Launch<Rt, Rd, Wr> {
         /// Reads the client's `initialize` ([`accept`](Self::accept)), then runs the driver of
@@ -176,23 +177,25 @@ mod accept {
         }
     }
 
-    /// The handlers of a version the agent does not speak (a v2-only agent's v1 connection): every
-    /// request is answered `-32601`, notifications are dropped.
+    /// The handlers of the version a v2-only agent does not speak (its v1 connection): the
+    /// client's `initialize` offering 1 is answered `-32022` (unsupported protocol version, with
+    /// `{requested: 1, supported: [2]}`), any other request `-32601`
+    /// ([`Acceptor::refusal`]); notifications are dropped.
     pub(crate) struct Unspoken;
 
-    impl<P: Version> Handlers<P> for Unspoken {
+    impl Handlers<V1> for Unspoken {
         fn spawn_request<Rt: Runtime>(
             &self,
             _: &Rt,
-            request: P::Request,
-            _: HandlerContext<P>,
-            done: Done<P>,
+            request: acp_proto::Request,
+            _: HandlerContext<V1>,
+            done: Done<V1>,
             _: Option<oneshot::Receiver<()>>,
         ) {
-            done.complete(Err(RpcError::method_not_found(P::request_method(&request))));
+            done.complete(Err(Acceptor::refusal(&request, &[ProtocolVersion::V2])));
         }
 
-        fn spawn_notifications<Rt: Runtime>(&self, _: &Rt, _: QueueReceiver<Inbound<P>>) {}
+        fn spawn_notifications<Rt: Runtime>(&self, _: &Rt, _: QueueReceiver<Inbound<V1>>) {}
     }
 }
 

@@ -172,9 +172,9 @@ impl PromptTurn<acp_proto::protocol::V2> {
     /// The prompt's acknowledgement (`PromptResponse`: the id of its user message); waits for
     /// it. `None` after the first call.
     pub async fn ack(&mut self) -> Option<Result<acp_proto::v2::PromptResponse, Error>> {
-        use acp_proto::v2::{AgentResult, Response};
+        use acp_proto::v2::{AgentResponse, Response};
         Some(self.take_outcome().await?.and_then(|response| match response {
-            Response::Agent(AgentResult::Prompt(ack)) => Ok(ack),
+            Response::Agent(AgentResponse::Prompt(ack)) => Ok(ack),
             _ => Err(Error::UnexpectedResponse),
         }))
     }

@@ -107,15 +107,15 @@ impl Version for acp_proto::protocol::V2 {
     const OUTCOME_ENDS_TURN: bool = false;
 
     fn turn_update(notification: acp_proto::v2::Notification) -> Result<Self::TurnUpdate, acp_proto::v2::Notification> {
-        use acp_proto::v2::{AgentNotificationParams, Notification};
+        use acp_proto::v2::{AgentNotification, Notification};
         match notification {
-            Notification::Agent(AgentNotificationParams::SessionUpdate(update)) => Ok(update),
+            Notification::Agent(AgentNotification::SessionUpdate(update)) => Ok(update),
             other => Err(other),
         }
     }
 
     fn from_turn_update(update: Self::TurnUpdate) -> acp_proto::v2::Notification {
-        acp_proto::v2::Notification::Agent(acp_proto::v2::AgentNotificationParams::SessionUpdate(update))
+        acp_proto::v2::Notification::Agent(acp_proto::v2::AgentNotification::SessionUpdate(update))
     }
 
     fn update_session(update: &Self::TurnUpdate) -> &SessionId {

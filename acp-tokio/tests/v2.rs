@@ -304,8 +304,14 @@ async fn v2_agent_refuses_a_v1_client() {
     let conn = acp_tokio::ClientConnection::connect((), reader, writer, ClientOptions::default());
     let request = acp_proto::types::InitializeRequest::new(acp_proto::types::ProtocolVersion::V1);
     match within("initialize", conn.initialize(request)).await {
-        Err(Error::Rpc(e)) => assert_eq!(e.code.0, -32601),
-        other => panic!("a v1 initialize is -32601 for a v2-only agent: {other:?}"),
+        // v2's version negotiation (spec/crate-1.20.0/v2/schema.json, InitializeResponse and
+        // ErrorCode): no version the agent speaks is at or below 1, so -32022 with what was
+        // asked and what it speaks (it was -32601, method not found, before the fix).
+        Err(Error::Rpc(e)) => {
+            assert_eq!(e.code.0, -32022, "{e:?}");
+            assert_eq!(e.data, Some(serde_json::json!({"requested": 1, "supported": [2]})));
+        }
+        other => panic!("a v1 initialize is -32022 for a v2-only agent: {other:?}"),
     }
 }
 

@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::{Value, json};
 
-use acp_proto::v2::{self, AgentRequestParams, ClientRequestParams};
+use acp_proto::v2::{self, AgentRequest, ClientRequest};
 use acp_proto::{Instant, OutboundId, RpcError, Side, TurnStamp};
 
 use crate::link::Link as Connection;
@@ -170,36 +170,36 @@ pub(crate) fn notify_v2(conn: &mut Connection, now: Instant, choice: u8) {
 /// A minimal valid v2 result for a request, as an application would answer.
 pub(crate) fn answer_v2(request: &v2::Request) -> Result<v2::Response, RpcError> {
     Ok(match request {
-        v2::Request::Client(ClientRequestParams::Initialize(_)) => typed::<v2::InitializeResponse>(json!({
+        v2::Request::Client(ClientRequest::Initialize(_)) => typed::<v2::InitializeResponse>(json!({
             "protocolVersion": 2, "info": {"name": "a", "version": "1"},
             "capabilities": {"session": {"delete": {}}}, "authMethods": [{"type": "agent", "methodId": "m", "name": "M"}],
         }))
         .into(),
-        v2::Request::Client(ClientRequestParams::NewSession(_)) => {
+        v2::Request::Client(ClientRequest::NewSession(_)) => {
             typed::<v2::NewSessionResponse>(json!({"sessionId": "s0"})).into()
         }
-        v2::Request::Client(ClientRequestParams::Prompt(_)) => {
+        v2::Request::Client(ClientRequest::Prompt(_)) => {
             typed::<v2::PromptResponse>(json!({"messageId": "u"})).into()
         }
-        v2::Request::Client(ClientRequestParams::CancelToolCall(_)) => {
+        v2::Request::Client(ClientRequest::CancelToolCall(_)) => {
             typed::<v2::CancelToolCallResponse>(json!({})).into()
         }
-        v2::Request::Client(ClientRequestParams::ResumeSession(_)) => {
+        v2::Request::Client(ClientRequest::ResumeSession(_)) => {
             typed::<v2::ResumeSessionResponse>(json!({})).into()
         }
-        v2::Request::Client(ClientRequestParams::CloseSession(_)) => typed::<v2::CloseSessionResponse>(json!({})).into(),
-        v2::Request::Client(ClientRequestParams::DeleteSession(_)) => {
+        v2::Request::Client(ClientRequest::CloseSession(_)) => typed::<v2::CloseSessionResponse>(json!({})).into(),
+        v2::Request::Client(ClientRequest::DeleteSession(_)) => {
             typed::<v2::DeleteSessionResponse>(json!({})).into()
         }
-        v2::Request::Client(ClientRequestParams::CancelTerminal(_)) => {
+        v2::Request::Client(ClientRequest::CancelTerminal(_)) => {
             typed::<v2::CancelTerminalResponse>(json!({})).into()
         }
-        v2::Request::Client(ClientRequestParams::Login(_)) => typed::<v2::LoginAuthResponse>(json!({})).into(),
-        v2::Request::Client(ClientRequestParams::Logout(_)) => typed::<v2::LogoutAuthResponse>(json!({})).into(),
-        v2::Request::Agent(AgentRequestParams::CreateElicitation(_)) => {
+        v2::Request::Client(ClientRequest::Login(_)) => typed::<v2::LoginAuthResponse>(json!({})).into(),
+        v2::Request::Client(ClientRequest::Logout(_)) => typed::<v2::LogoutAuthResponse>(json!({})).into(),
+        v2::Request::Agent(AgentRequest::CreateElicitation(_)) => {
             typed::<v2::CreateElicitationResponse>(json!({"action": "decline"})).into()
         }
-        v2::Request::Agent(AgentRequestParams::RequestPermission(_)) => {
+        v2::Request::Agent(AgentRequest::RequestPermission(_)) => {
             typed::<v2::RequestPermissionResponse>(json!({"outcome": {"outcome": "cancelled"}})).into()
         }
         _ => return Err(RpcError::internal_error("fuzz")),

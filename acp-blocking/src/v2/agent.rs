@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use acp_proto::types::SessionId;
-use acp_proto::v2::{self, CancelSessionNotification, ClientNotificationParams, ClientRequestParams, Notification};
+use acp_proto::v2::{self, CancelSessionNotification, ClientNotification, ClientRequest, Notification};
 use acp_proto::{InboundId, Negotiated, RpcError, V2};
 
 use super::Signal;
@@ -32,14 +32,14 @@ acp_proto::method_table_v2!(side_rows { agent: handler_trait
     /// cancelled the session's permission asks, and sends the idle `cancelled` itself if
     /// the agent does not within `Config::turn_cancel_grace`.
     trait Agent, method: v2::Method, types: v2, context: [AgentContext],
-    notification: Notification::Client(ClientNotificationParams), notify: dispatch_notification(agent),
+    notification: Notification::Client(ClientNotification), notify: dispatch_notification(agent),
     extra: { /// `session/cancel` of a session: stop its work. Runs on the ordered notification
     /// thread. Default: ignored.
     fn session_cancelled(&self, notification: CancelSessionNotification) {} }, forward: { fn session_cancelled(&self, notification: CancelSessionNotification) { (**self).session_cancelled(notification) } },
-    arms: { Notification::Client(ClientNotificationParams::Cancel(n)) => agent.session_cancelled(n), }
+    arms: { Notification::Client(ClientNotification::Cancel(n)) => agent.session_cancelled(n), }
 });
 
-acp_proto::method_table_v2!(side_rows { agent: dispatch dispatch_agent<A: Agent>(AgentContext), Client(ClientRequestParams) });
+acp_proto::method_table_v2!(side_rows { agent: dispatch dispatch_agent<A: Agent>(AgentContext), Client(ClientRequest) });
 
 /// The context of a v2 agent's request handler: the request's cancellation signal and a way to
 /// send requests and notifications to the client. Cheap to clone; usable after the handler
@@ -54,7 +54,7 @@ pub struct AgentContext {
     timeout: Option<Duration>,
 }
 
-acp_proto::method_table_v2!(side_rows { agent: typed_calls impl AgentContext, types: v2, result: [Client(ClientResult)] });
+acp_proto::method_table_v2!(side_rows { agent: typed_calls impl AgentContext, types: v2, result: [Client(ClientResponse)] });
 
 impl AgentContext {
     request_context_methods!("by `$/cancel_request`, or because the connection closed");
@@ -120,8 +120,8 @@ impl<A: Agent> Service<V2> for AgentService<A> {
 serve_functions!(Agent);
 
 /// Serves one connection of a v2 `agent` over `io`: the client's `initialize` chooses the
-/// version ([`acp_proto::Acceptor`]); one offering only 1 gets `-32601` for it (and for
-/// everything after; serve it too with [`serve_negotiated`]).
+/// version ([`acp_proto::Acceptor`]); one offering only 1 gets `-32022` (unsupported protocol
+/// version) for it and `-32601` for everything after (serve it too with [`serve_negotiated`]).
 fn serve_io<A: Agent>(agent: A, io: Io, options: AgentOptions) -> Result<(), Error> {
     negotiate::serve(Arc::new(AgentService(agent)), Arc::new(V1Refused), io, options)
 }

@@ -7,8 +7,7 @@ use std::time::Duration;
 
 use acp_proto::types::SessionId;
 use acp_proto::v2::{
-    self, AgentNotificationParams, AgentRequestParams, CancelSessionNotification, ClientNotificationParams,
-    Notification,
+    self, AgentNotification, AgentRequest, CancelSessionNotification, ClientNotification, Notification,
 };
 use acp_proto::{CloseReason, InboundId, Negotiated, RpcError, TurnEndReason, TurnStamp, V2};
 
@@ -29,12 +28,12 @@ acp_proto::method_table_v2!(side_rows { client: handler_trait
     /// A turn's `session/update`s go to its [`PromptTurn`]; the others (outside a turn)
     /// to [`session_update`](Client::session_update).
     trait Client, method: v2::Method, types: v2, context: [ClientContext],
-    notification: Notification::Agent(AgentNotificationParams), notify: dispatch_notification(client),
+    notification: Notification::Agent(AgentNotification), notify: dispatch_notification(client),
     extra: {  }, forward: {  },
     arms: {  }
 });
 
-acp_proto::method_table_v2!(side_rows { client: dispatch dispatch_client<C: Client>(ClientContext), Agent(AgentRequestParams) });
+acp_proto::method_table_v2!(side_rows { client: dispatch dispatch_client<C: Client>(ClientContext), Agent(AgentRequest) });
 
 impl Client for () {}
 
@@ -88,7 +87,7 @@ pub struct ClientConnection {
     timeout: Option<Duration>,
 }
 
-acp_proto::method_table_v2!(side_rows { client: typed_calls impl ClientConnection, types: v2, result: [Agent(AgentResult)] });
+acp_proto::method_table_v2!(side_rows { client: typed_calls impl ClientConnection, types: v2, result: [Agent(AgentResponse)] });
 
 impl ClientConnection {
     client_connection_functions!(Client);
@@ -112,7 +111,7 @@ impl ClientConnection {
     /// [`crate::ClientConnection`] for v1).
     pub fn initialize(&self, request: v2::InitializeRequest) -> Result<v2::InitializeResponse, Error> {
         match self.link.call(request.into(), self.timeout) {
-            Ok(v2::Response::Agent(v2::AgentResult::Initialize(init))) => Ok(init),
+            Ok(v2::Response::Agent(v2::AgentResponse::Initialize(init))) => Ok(init),
             Ok(_) => Err(Error::UnexpectedResponse),
             // The close's reason is published before the outcome is routed (see `step`).
             Err(e) => match self.link.close_reason() {
@@ -163,10 +162,8 @@ impl ClientConnection {
     /// blocking while the outbound budget is used up.
     pub fn notify(&self, notification: impl Into<v2::Notification>) -> Result<(), Error> {
         let notification = notification.into();
-        if let v2::Notification::Client(ClientNotificationParams::Cancel(CancelSessionNotification {
-            session_id,
-            ..
-        })) = &notification
+        if let v2::Notification::Client(ClientNotification::Cancel(CancelSessionNotification { session_id, .. })) =
+            &notification
         {
             return self.cancel(session_id);
         }

@@ -19,7 +19,7 @@
 //! A connection speaks one version. [`ClientConnection::initialize`] offers 2; an agent that
 //! answers 1 gets [`Error::UnsupportedProtocolVersion`](crate::Error::UnsupportedProtocolVersion) and the connection closes (connect
 //! again with the v1 [`ClientConnection`](crate::ClientConnection)). [`serve`] answers only a
-//! client offering 2 or more: a v1 `initialize` is answered `-32601` (serve a v1 client too
+//! client offering 2 or more: a v1 `initialize` is answered `-32022` (serve a v1 client too
 //! with [`serve_negotiated`]).
 //!
 //! **Turns.** In v2 `session/prompt` is only acknowledged; the turn ends with the agent's

@@ -8,7 +8,8 @@ use std::io::{self, Read, Write};
 use std::sync::Arc;
 use std::time::Instant as StdInstant;
 
-use acp_proto::{Accepted, Acceptor, Config, InboundId, Instant, Notification, Request, RpcError, V1, V2};
+use acp_proto::types::ProtocolVersion;
+use acp_proto::{Accepted, Acceptor, Config, InboundId, Instant, Notification, Request, V1, V2};
 
 use crate::agent::{AgentOptions, driver_options, run};
 use crate::driver::{Link, READ_CHUNK, Service, Start};
@@ -16,13 +17,14 @@ use crate::error::Error;
 use crate::sync::CancelToken;
 use crate::transport::Io;
 
-/// The v1 side of an agent that speaks v2 only: every request is `-32601` (its `initialize`
-/// included), as before the acceptor.
+/// The v1 side of an agent that speaks v2 only: the client's `initialize` offering 1 is
+/// answered `-32022` (unsupported protocol version, with `{requested: 1, supported: [2]}`), any
+/// other request `-32601` ([`Acceptor::refusal`]).
 pub(crate) struct V1Refused;
 
 impl Service<V1> for V1Refused {
     fn request(&self, link: &Link<V1>, id: InboundId, _: &CancelToken, request: Request) {
-        link.answer(id, || Err(RpcError::method_not_found(request.wire())));
+        link.answer(id, || Err(Acceptor::refusal(&request, &[ProtocolVersion::V2])));
     }
 
     fn notification(&self, _: &Link<V1>, _: Notification) {}

@@ -6,7 +6,7 @@ use std::sync::mpsc::{self, Receiver};
 use std::time::Instant as StdInstant;
 
 use acp_proto::types::SessionId;
-use acp_proto::v2::{self, AgentNotificationParams, UpdateSessionNotification};
+use acp_proto::v2::{self, AgentNotification, UpdateSessionNotification};
 use acp_proto::{Instant, Outcome, SendError, TurnEndReason, V2};
 use std::sync::{Arc, Mutex};
 
@@ -49,11 +49,11 @@ impl Turns {
 
     /// Hands a turn's update to its reader; gives the notification back when it is not one.
     pub(crate) fn route(&self, notification: v2::Notification, in_turn: bool) -> Option<v2::Notification> {
-        let v2::Notification::Agent(AgentNotificationParams::SessionUpdate(update)) = notification else {
+        let v2::Notification::Agent(AgentNotification::SessionUpdate(update)) = notification else {
             return Some(notification);
         };
         if !in_turn {
-            return Some(v2::Notification::Agent(AgentNotificationParams::SessionUpdate(update)));
+            return Some(v2::Notification::Agent(AgentNotification::SessionUpdate(update)));
         }
         // A turn without a reader here was dropped: its updates go with it.
         if let Some(sink) = lock(&self.state).open.get(&update.session_id) {

@@ -17,6 +17,8 @@ use crate::Exit;
 
 /// JSON-RPC `auth_required`.
 const AUTH_REQUIRED: i32 = -32000;
+/// v2's "unsupported protocol version": no version the agent speaks is at or below the one offered.
+const UNSUPPORTED_PROTOCOL_VERSION: i32 = -32022;
 
 impl Session {
     /// `initialize`, `authenticate` (with `--auth`) and `session/new`, each of which must be
@@ -138,8 +140,11 @@ impl Session {
             }
             Error::Rpc(e) => {
                 self.render.error(&format!("the agent answered {what} with an error: {}", describe_error(&e)));
-                if what == "initialize" && e.code == acp_blocking::acp_proto::ErrorCode::METHOD_NOT_FOUND {
-                    // An ACP v2-only agent (such as `acp agent --protocol 2`) answers a v1 offer so.
+                let v2_only = e.code.0 == UNSUPPORTED_PROTOCOL_VERSION
+                    || e.code == acp_blocking::acp_proto::ErrorCode::METHOD_NOT_FOUND;
+                if what == "initialize" && v2_only {
+                    // An ACP v2-only agent answers a v1 offer -32022 (`acp agent --protocol 2`;
+                    // v2's schema), or -32601 (agents written before that code).
                     self.render.warn("an agent that speaks only ACP v2 answers a v1 initialize so: try --protocol 2");
                 }
                 Exit::Protocol

@@ -39,7 +39,7 @@ struct RawMessage {
 }
 
 macro_rules! request_envelope {
-    ($(#[$doc:meta])* $name:ident, $params:ident) => {
+    ($(#[$doc:meta])* $name:ident, $params:path) => {
         $(#[$doc])*
         #[derive(Debug, Clone, PartialEq)]
         pub struct $name {
@@ -65,7 +65,7 @@ macro_rules! request_envelope {
             fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
                 let raw = RawMessage::deserialize(d)?;
                 let id = raw.id.ok_or_else(|| D::Error::missing_field("id"))?;
-                let params = $params::decode(&raw.method, raw.params)
+                let params = <$params>::decode(&raw.method, raw.params)
                     .map_err(|e| D::Error::custom(invalid_of(&raw.method, &e)))?;
                 Ok($name { id, params })
             }
@@ -74,7 +74,7 @@ macro_rules! request_envelope {
 }
 
 macro_rules! notification_envelope {
-    ($(#[$doc:meta])* $name:ident, $params:ident) => {
+    ($(#[$doc:meta])* $name:ident, $params:path) => {
         $(#[$doc])*
         #[derive(Debug, Clone, PartialEq)]
         pub struct $name {
@@ -96,7 +96,7 @@ macro_rules! notification_envelope {
         impl<'de> Deserialize<'de> for $name {
             fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
                 let raw = RawMessage::deserialize(d)?;
-                let params = $params::decode(&raw.method, raw.params)
+                let params = <$params>::decode(&raw.method, raw.params)
                     .map_err(|e| D::Error::custom(invalid_of(&raw.method, &e)))?;
                 Ok($name { params })
             }
@@ -105,7 +105,7 @@ macro_rules! notification_envelope {
 }
 
 macro_rules! response_envelope {
-    ($(#[$doc:meta])* $name:ident, $result:ident) => {
+    ($(#[$doc:meta])* $name:ident, $result:path) => {
         $(#[$doc])*
         ///
         /// A result is typed by the method of the request it answers, which the response does
@@ -126,7 +126,7 @@ macro_rules! response_envelope {
                 let id = fields.remove("id").ok_or_else(|| bad("missing field `id`"))?;
                 let id = RequestId::deserialize(id).map_err(|e| bad(&e.to_string()))?;
                 let outcome = match (fields.remove("result"), fields.remove("error")) {
-                    (Some(result), None) => Ok($result::decode(method, Some(result))?),
+                    (Some(result), None) => Ok(<$result>::decode(method, Some(result))?),
                     (None, Some(error)) => Err(Error::deserialize(error).map_err(|e| bad(&e.to_string()))?),
                     _ => return Err(bad("a response has exactly one of `result` and `error`")),
                 };
@@ -150,29 +150,29 @@ macro_rules! response_envelope {
 
 request_envelope! {
     /// A request the client sends (`ClientRequest`).
-    ClientRequest, ClientRequestParams
+    ClientRequest, super::ClientRequest
 }
 request_envelope! {
     /// A request the agent sends (`AgentRequest`).
-    AgentRequest, AgentRequestParams
+    AgentRequest, super::AgentRequest
 }
 notification_envelope! {
     /// A notification the client sends (`ClientNotification`).
-    ClientNotification, ClientNotificationParams
+    ClientNotification, super::ClientNotification
 }
 notification_envelope! {
     /// A notification the agent sends (`AgentNotification`).
-    AgentNotification, AgentNotificationParams
+    AgentNotification, super::AgentNotification
 }
 notification_envelope! {
     /// A protocol-level notification, `$/…`, either side (`ProtocolLevelNotification`).
-    ProtocolLevelNotification, ProtocolNotificationParams
+    ProtocolLevelNotification, super::ProtocolNotification
 }
 response_envelope! {
     /// The agent's answer to a client request (`AgentResponse`).
-    AgentResponse, AgentResult
+    AgentResponse, super::AgentResponse
 }
 response_envelope! {
     /// The client's answer to an agent request (`ClientResponse`).
-    ClientResponse, ClientResult
+    ClientResponse, super::ClientResponse
 }

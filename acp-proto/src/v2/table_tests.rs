@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 
 use serde_json::{Value, json};
 
-use super::envelope::{AgentNotification, AgentResponse, ClientRequest};
+use super::envelope;
 use super::*;
 use crate::methods::{Direction, Kind};
 use crate::spec::{read_json, vendored};
@@ -72,24 +72,26 @@ fn v2_rows_match_the_schema_definitions() {
 fn envelopes_type_params_by_method_and_keep_extensions() {
     let prompt = json!({"id": 3, "method": "session/prompt",
         "params": {"sessionId": "s", "prompt": [{"type": "text", "text": "hi"}]}});
-    let req: ClientRequest = serde_json::from_value(prompt.clone()).unwrap();
-    assert!(matches!(req.params, ClientRequestParams::Prompt(_)));
+    let req: envelope::ClientRequest = serde_json::from_value(prompt.clone()).unwrap();
+    assert!(matches!(req.params, ClientRequest::Prompt(_)));
     assert_eq!(serde_json::to_value(&req).unwrap(), prompt);
 
     let ext = json!({"method": "_acme/ping"});
-    let n: AgentNotification = serde_json::from_value(ext.clone()).unwrap();
+    let n: envelope::AgentNotification = serde_json::from_value(ext.clone()).unwrap();
     assert_eq!(n.params.method(), "_acme/ping");
     assert_eq!(serde_json::to_value(&n).unwrap(), ext, "no params stays no params");
 
-    let resp = AgentResponse::decode(json!({"id": 3, "result": {"messageId": "m"}}), "session/prompt").unwrap();
-    assert!(matches!(resp.outcome, Ok(AgentResult::Prompt(_))));
+    let resp =
+        envelope::AgentResponse::decode(json!({"id": 3, "result": {"messageId": "m"}}), "session/prompt").unwrap();
+    assert!(matches!(resp.outcome, Ok(AgentResponse::Prompt(_))));
     let err = json!({"id": 3, "error": {"code": -32002, "message": "gone", "data": {"sessionId": "s"}}});
-    let resp = AgentResponse::decode(err.clone(), "session/prompt").unwrap();
+    let resp = envelope::AgentResponse::decode(err.clone(), "session/prompt").unwrap();
     assert_eq!(serde_json::to_value(&resp).unwrap(), err);
-    assert!(AgentResponse::decode(json!({"id": 3}), "session/prompt").is_err());
-    assert!(AgentResponse::decode(Value::Null, "session/prompt").is_err());
+    assert!(envelope::AgentResponse::decode(json!({"id": 3}), "session/prompt").is_err());
+    assert!(envelope::AgentResponse::decode(Value::Null, "session/prompt").is_err());
 
     // v1 methods gone from v2 are plain extensions here: not decoded, kept verbatim.
-    let load: ClientRequest = serde_json::from_value(json!({"id": 1, "method": "session/load", "params": {}})).unwrap();
-    assert!(matches!(load.params, ClientRequestParams::Other { .. }));
+    let load: envelope::ClientRequest =
+        serde_json::from_value(json!({"id": 1, "method": "session/load", "params": {}})).unwrap();
+    assert!(matches!(load.params, ClientRequest::Other { .. }));
 }

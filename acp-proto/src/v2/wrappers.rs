@@ -30,9 +30,9 @@ use crate::Side;
 #[non_exhaustive]
 pub enum Request {
     /// Sent by the client.
-    Client(ClientRequestParams),
+    Client(ClientRequest),
     /// Sent by the agent.
-    Agent(AgentRequestParams),
+    Agent(AgentRequest),
 }
 
 /// A v2 result of either side.
@@ -40,9 +40,9 @@ pub enum Request {
 #[non_exhaustive]
 pub enum Response {
     /// Sent by the agent (answers a client request).
-    Agent(AgentResult),
+    Agent(AgentResponse),
     /// Sent by the client (answers an agent request).
-    Client(ClientResult),
+    Client(ClientResponse),
 }
 
 /// A v2 notification of either side (`$/cancel_request` is the connection's own).
@@ -50,9 +50,9 @@ pub enum Response {
 #[non_exhaustive]
 pub enum Notification {
     /// Sent by the client.
-    Client(ClientNotificationParams),
+    Client(ClientNotification),
     /// Sent by the agent.
-    Agent(AgentNotificationParams),
+    Agent(AgentNotification),
 }
 
 /// The table method of a typed message (`None` for `Other`).
@@ -64,8 +64,8 @@ impl Request {
     /// The v2 table's method, or `None` for an extension request.
     pub fn method(&self) -> Option<Method> {
         match self {
-            Request::Client(p) => typed_method(p.method(), matches!(p, ClientRequestParams::Other { .. })),
-            Request::Agent(p) => typed_method(p.method(), matches!(p, AgentRequestParams::Other { .. })),
+            Request::Client(p) => typed_method(p.method(), matches!(p, ClientRequest::Other { .. })),
+            Request::Agent(p) => typed_method(p.method(), matches!(p, AgentRequest::Other { .. })),
         }
     }
 
@@ -97,16 +97,16 @@ impl Request {
     pub fn session_id(&self) -> Option<&SessionId> {
         match self {
             Request::Client(p) => match p {
-                ClientRequestParams::SetSessionConfigOption(r) => Some(&r.session_id),
-                ClientRequestParams::Prompt(r) => Some(&r.session_id),
-                ClientRequestParams::DeleteSession(r) => Some(&r.session_id),
-                ClientRequestParams::ResumeSession(r) => Some(&r.session_id),
-                ClientRequestParams::CloseSession(r) => Some(&r.session_id),
-                ClientRequestParams::CancelToolCall(r) => Some(&r.session_id),
-                ClientRequestParams::CancelTerminal(r) => Some(&r.session_id),
+                ClientRequest::SetSessionConfigOption(r) => Some(&r.session_id),
+                ClientRequest::Prompt(r) => Some(&r.session_id),
+                ClientRequest::DeleteSession(r) => Some(&r.session_id),
+                ClientRequest::ResumeSession(r) => Some(&r.session_id),
+                ClientRequest::CloseSession(r) => Some(&r.session_id),
+                ClientRequest::CancelToolCall(r) => Some(&r.session_id),
+                ClientRequest::CancelTerminal(r) => Some(&r.session_id),
                 _ => None,
             },
-            Request::Agent(AgentRequestParams::RequestPermission(r)) => Some(&r.session_id),
+            Request::Agent(AgentRequest::RequestPermission(r)) => Some(&r.session_id),
             Request::Agent(_) => None,
         }
     }
@@ -116,7 +116,7 @@ impl Request {
     /// permission ask's session, or the session a session-scoped elicitation names.
     pub fn turn_session(&self) -> Option<&SessionId> {
         let scope = match self {
-            Request::Agent(AgentRequestParams::CreateElicitation(e)) => match &e.kind {
+            Request::Agent(AgentRequest::CreateElicitation(e)) => match &e.kind {
                 CreateElicitationRequestKind::Form(form) => &form.scope,
                 CreateElicitationRequestKind::Url(url) => &url.scope,
                 _ => return None,
@@ -135,8 +135,8 @@ impl Response {
     /// The v2 table's method this result answers, or `None` for an extension result.
     pub fn method(&self) -> Option<Method> {
         match self {
-            Response::Agent(r) => typed_method(r.method(), matches!(r, AgentResult::Other { .. })),
-            Response::Client(r) => typed_method(r.method(), matches!(r, ClientResult::Other { .. })),
+            Response::Agent(r) => typed_method(r.method(), matches!(r, AgentResponse::Other { .. })),
+            Response::Client(r) => typed_method(r.method(), matches!(r, ClientResponse::Other { .. })),
         }
     }
 
@@ -153,8 +153,8 @@ impl Notification {
     /// The v2 table's method, or `None` for an extension notification.
     pub fn method(&self) -> Option<Method> {
         match self {
-            Notification::Client(p) => typed_method(p.method(), matches!(p, ClientNotificationParams::Other { .. })),
-            Notification::Agent(p) => typed_method(p.method(), matches!(p, AgentNotificationParams::Other { .. })),
+            Notification::Client(p) => typed_method(p.method(), matches!(p, ClientNotification::Other { .. })),
+            Notification::Agent(p) => typed_method(p.method(), matches!(p, AgentNotification::Other { .. })),
         }
     }
 
@@ -224,12 +224,12 @@ macro_rules! wrap {
 }
 
 wrap! {
-    ClientRequestParams => Request::Client,
-    AgentRequestParams => Request::Agent,
-    AgentResult => Response::Agent,
-    ClientResult => Response::Client,
-    ClientNotificationParams => Notification::Client,
-    AgentNotificationParams => Notification::Agent,
+    ClientRequest => Request::Client,
+    AgentRequest => Request::Agent,
+    AgentResponse => Response::Agent,
+    ClientResponse => Response::Client,
+    ClientNotification => Notification::Client,
+    AgentNotification => Notification::Agent,
 }
 
 /// The table callback: `From` every params and result type of the table into the wrappers.
@@ -244,28 +244,28 @@ macro_rules! v2_froms {
     ) => {
         $(
             impl From<$cp> for Request {
-                fn from(p: $cp) -> Request { Request::Client(ClientRequestParams::$cv(p)) }
+                fn from(p: $cp) -> Request { Request::Client(ClientRequest::$cv(p)) }
             }
             impl From<$cr> for Response {
-                fn from(r: $cr) -> Response { Response::Agent(AgentResult::$cv(r)) }
+                fn from(r: $cr) -> Response { Response::Agent(AgentResponse::$cv(r)) }
             }
         )*
         $(
             impl From<$ap> for Request {
-                fn from(p: $ap) -> Request { Request::Agent(AgentRequestParams::$av(p)) }
+                fn from(p: $ap) -> Request { Request::Agent(AgentRequest::$av(p)) }
             }
             impl From<$ar> for Response {
-                fn from(r: $ar) -> Response { Response::Client(ClientResult::$av(r)) }
+                fn from(r: $ar) -> Response { Response::Client(ClientResponse::$av(r)) }
             }
         )*
         $(
             impl From<$np> for Notification {
-                fn from(p: $np) -> Notification { Notification::Client(ClientNotificationParams::$nv(p)) }
+                fn from(p: $np) -> Notification { Notification::Client(ClientNotification::$nv(p)) }
             }
         )*
         $(
             impl From<$mp> for Notification {
-                fn from(p: $mp) -> Notification { Notification::Agent(AgentNotificationParams::$mv(p)) }
+                fn from(p: $mp) -> Notification { Notification::Agent(AgentNotification::$mv(p)) }
             }
         )*
     };

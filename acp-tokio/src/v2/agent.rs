@@ -6,7 +6,7 @@ use std::rc::Rc;
 use std::sync::Arc;
 use std::time::Duration;
 
-use acp_proto::v2::{self, CancelSessionNotification, ClientNotificationParams, ClientRequestParams, SessionId};
+use acp_proto::v2::{self, CancelSessionNotification, ClientNotification, ClientRequest, SessionId};
 use acp_proto::{InboundId, Negotiated, RpcError};
 
 use acp_proto::protocol::V2;
@@ -74,7 +74,7 @@ macro_rules! agent_trait {
 
         async fn $dispatch<A: $Trait>(agent: &A, request: v2::Request, cx: AgentContext) -> Result<v2::Response, RpcError> {
             match request {
-                $( v2::Request::Client(ClientRequestParams::$v(r)) => Ok(agent.$h(r, cx).await?.into()), )*
+                $( v2::Request::Client(ClientRequest::$v(r)) => Ok(agent.$h(r, cx).await?.into()), )*
                 other => Err(RpcError::method_not_found(other.wire())),
             }
         }
@@ -88,12 +88,12 @@ macro_rules! agent_trait {
                 }
             };
             match notification {
-                v2::Notification::Client(ClientNotificationParams::Cancel(n)) => {
+                v2::Notification::Client(ClientNotification::Cancel(n)) => {
                     let _ = catch_unwind(agent.session_cancelled(n)).await;
                 }
                 $(
                     #[allow(unreachable_patterns)]
-                    v2::Notification::Client(ClientNotificationParams::$nv(n)) => call_notification!($nh, agent, n),
+                    v2::Notification::Client(ClientNotification::$nv(n)) => call_notification!($nh, agent, n),
                 )*
                 _ => {}
             }
@@ -162,7 +162,7 @@ macro_rules! context_calls {
                     $(#[doc = $doc])*
                     #[doc = ""]
                     #[doc = acp_proto::__gate_note!([$($g),*])]
-                    $call, $v, $h(v2::$p) -> v2::$r, Client(ClientResult)
+                    $call, $v, $h(v2::$p) -> v2::$r, Client(ClientResponse)
                 }
             )*
         }
@@ -223,7 +223,7 @@ impl std::fmt::Debug for AgentContext {
 /// input ends and every answer owed went out.
 ///
 /// It answers only a client whose `initialize` offers 2 (or later): a v1 `initialize` is
-/// answered `-32601` (an agent that speaks both serves with
+/// answered `-32022`, unsupported protocol version (an agent that speaks both serves with
 /// [`serve_negotiated`](super::serve_negotiated)).
 pub async fn serve<A: Agent>(
     agent: A,

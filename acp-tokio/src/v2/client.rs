@@ -7,9 +7,7 @@ use std::rc::Rc;
 use std::sync::Arc;
 
 use acp_proto::protocol::V2;
-use acp_proto::v2::{
-    self, AgentNotificationParams, AgentRequestParams, CancelSessionNotification, ClientNotificationParams,
-};
+use acp_proto::v2::{self, AgentNotification, AgentRequest, CancelSessionNotification, ClientNotification};
 use acp_proto::{CloseReason, RpcError};
 
 use super::PromptTurn;
@@ -58,7 +56,7 @@ macro_rules! client_trait {
 
         async fn $dispatch<C: $Trait>(client: &C, request: v2::Request, cx: ClientContext) -> Result<v2::Response, RpcError> {
             match request {
-                $( v2::Request::Agent(AgentRequestParams::$v(r)) => Ok(client.$h(r, cx).await?.into()), )*
+                $( v2::Request::Agent(AgentRequest::$v(r)) => Ok(client.$h(r, cx).await?.into()), )*
                 other => Err(RpcError::method_not_found(other.wire())),
             }
         }
@@ -67,7 +65,7 @@ macro_rules! client_trait {
             let Some(notification) = item.notification() else { return };
             match notification {
                 $(
-                    v2::Notification::Agent(AgentNotificationParams::$nv(n)) => {
+                    v2::Notification::Agent(AgentNotification::$nv(n)) => {
                         call_notification!($nh, client, n)
                     }
                 )*
@@ -123,7 +121,7 @@ macro_rules! client_calls {
                     $(#[doc = $doc])*
                     #[doc = ""]
                     #[doc = acp_proto::__gate_note!([$($g),*])]
-                    $call, $v, $h(v2::$p) -> v2::$r, Agent(AgentResult)
+                    $call, $v, $h(v2::$p) -> v2::$r, Agent(AgentResponse)
                 }
             )*
         }
@@ -173,7 +171,7 @@ impl ClientConnection<V2> {
     /// this handle speaks v2 only (use [`crate::ClientConnection`] for v1).
     pub async fn initialize(&self, request: v2::InitializeRequest) -> Result<v2::InitializeResponse, Error> {
         match self.handle().request(request.into(), self.timeout()).await {
-            Ok(v2::Response::Agent(v2::AgentResult::Initialize(init))) => Ok(init),
+            Ok(v2::Response::Agent(v2::AgentResponse::Initialize(init))) => Ok(init),
             Ok(_) => Err(Error::UnexpectedResponse),
             // An answer of another version does not decode as v2's, and the core closes the
             // connection naming the version (`CloseReason::UnsupportedProtocolVersion`).
@@ -190,7 +188,7 @@ impl ClientConnection<V2> {
         }
     }
 
-    /// Sends any v2 client request (an extension one with `v2::ClientRequestParams::Other`) and
+    /// Sends any v2 client request (an extension one with `v2::ClientRequest::Other`) and
     /// waits for its result. Dropping the future cancels it (`$/cancel_request`).
     pub async fn request(&self, request: impl Into<v2::Request>) -> Result<v2::Response, Error> {
         self.handle().request(request.into(), self.timeout()).await
@@ -212,10 +210,8 @@ impl ClientConnection<V2> {
     /// Sends a v2 client notification (`session/cancel` goes through [`cancel`](Self::cancel)).
     pub async fn notify(&self, notification: impl Into<v2::Notification>) -> Result<(), Error> {
         let notification = notification.into();
-        if let v2::Notification::Client(ClientNotificationParams::Cancel(CancelSessionNotification {
-            session_id,
-            ..
-        })) = &notification
+        if let v2::Notification::Client(ClientNotification::Cancel(CancelSessionNotification { session_id, .. })) =
+            &notification
         {
             return self.cancel(session_id).await;
         }

@@ -18,7 +18,7 @@
 //! A connection speaks one version. [`ClientConnection::initialize`] offers 2; an agent that
 //! answers 1 gets [`Error`](crate::Error)`::UnsupportedProtocolVersion` and the connection
 //! closes (connect again with the v1 [`crate::ClientConnection`]). [`serve`] answers only a
-//! client offering 2 or more: a v1 `initialize` is answered `-32601` (an agent that speaks both
+//! client offering 2 or more: a v1 `initialize` is answered `-32022` (an agent that speaks both
 //! serves with [`serve_negotiated`], which gives a v1-only client the v1 agent). Both read the
 //! client's first frame with an [`acp_proto::Acceptor`].
 //!

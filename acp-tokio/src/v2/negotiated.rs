@@ -26,7 +26,8 @@ use crate::{AgentOptions, Error};
 /// it. The two may share state (an `Arc` in both, or one type implementing both traits and
 /// cloned).
 ///
-/// [`serve`](super::serve) alone answers a v1-only client's `initialize` `-32601`.
+/// [`serve`](super::serve) alone answers a v1-only client's `initialize` `-32022` (unsupported
+/// protocol version).
 ///
 /// ```no_run
 /// use acp_tokio::acp_proto::types::{InitializeRequest, InitializeResponse, ProtocolVersion};

@@ -2,7 +2,7 @@
 //! `crate::table`, for both versions; nothing here names a method).
 
 /// One typed v2 call, from a row whose `call:` column is `typed` (`$send`: the v2 wrapper the
-/// result comes back in, e.g. `Agent(AgentResult)`); `custom` rows are written by hand.
+/// result comes back in, e.g. `Agent(AgentResponse)`); `custom` rows are written by hand.
 macro_rules! typed_call_v2 {
     ($(#[$m:meta])* typed, $v:ident, $h:ident($p:ty) -> $r:ty, $Side:ident($Result:ident)) => {
         $(#[$m])*

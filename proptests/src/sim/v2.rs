@@ -82,9 +82,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use crate::link::Event;
 use acp_proto::types::{ProtocolVersion, SessionId};
-use acp_proto::v2::{
-    self, AgentNotificationParams, AgentRequestParams, AgentResult, ClientResult, SessionUpdate, StateUpdate,
-};
+use acp_proto::v2::{self, AgentNotification, AgentRequest, AgentResponse, ClientResponse, SessionUpdate, StateUpdate};
 use acp_proto::{Completion, InboundId, Negotiated, OutboundId, RpcError, Side};
 use acp_proto::{TurnEndReason, TurnStamp};
 use serde::de::DeserializeOwned;
@@ -284,7 +282,7 @@ impl<C: Chooser> Sim<'_, C> {
             .client
             .handlers
             .iter()
-            .filter(|h| matches!(&h.request, Req::V2(v2::Request::Agent(AgentRequestParams::RequestPermission(p))) if p.session_id.as_str() == s))
+            .filter(|h| matches!(&h.request, Req::V2(v2::Request::Agent(AgentRequest::RequestPermission(p))) if p.session_id.as_str() == s))
             .collect();
         self.check_cancel_turn_answers(&s, &asks, answered);
     }
@@ -293,7 +291,7 @@ impl<C: Chooser> Sim<'_, C> {
     /// closed, an elicitation only of a mode it advertised.
     pub(super) fn client_request_v2(&mut self, id: InboundId, request: v2::Request) {
         let session = match &request {
-            v2::Request::Agent(AgentRequestParams::CreateElicitation(e)) => {
+            v2::Request::Agent(AgentRequest::CreateElicitation(e)) => {
                 self.client_elicitation_received(e);
                 super::v2_elicit::session_of(e)
             }
@@ -315,7 +313,7 @@ impl<C: Chooser> Sim<'_, C> {
     pub(super) fn client_complete_v2(&mut self, pending: Pending, request: v2::Request) {
         let label = pending.label.unwrap_or(0);
         let (result, reply): (Result<v2::Response, RpcError>, Result<Option<String>, i64>) = match &request {
-            v2::Request::Agent(AgentRequestParams::RequestPermission(p)) => {
+            v2::Request::Agent(AgentRequest::RequestPermission(p)) => {
                 let (outcome, tag) = match self.c.below(4) {
                     0 => (json!({"outcome": "cancelled"}), "cancelled".to_owned()),
                     _ => {
@@ -325,7 +323,7 @@ impl<C: Chooser> Sim<'_, C> {
                 };
                 (Ok(typed::<v2::RequestPermissionResponse>(json!({"outcome": outcome})).into()), Ok(Some(tag)))
             }
-            v2::Request::Agent(AgentRequestParams::CreateElicitation(e)) => self.client_elicitation_answer(e),
+            v2::Request::Agent(AgentRequest::CreateElicitation(e)) => self.client_elicitation_answer(e),
             _ => (Err(RpcError::method_not_found(request.wire())), Err(-32601)),
         };
         let before = self.client.conn.bytes_queued();
@@ -343,10 +341,10 @@ impl<C: Chooser> Sim<'_, C> {
 
     /// Client: a v2 notification (invariants 3 and 4; nothing of a closed session).
     pub(super) fn client_notification_v2(&mut self, notification: v2::Notification, turn: Option<TurnStamp>) {
-        if let v2::Notification::Agent(AgentNotificationParams::CompleteElicitation(c)) = &notification {
+        if let v2::Notification::Agent(AgentNotification::CompleteElicitation(c)) = &notification {
             return self.client_elicitation_complete(c);
         }
-        let v2::Notification::Agent(AgentNotificationParams::SessionUpdate(n)) = notification else { return };
+        let v2::Notification::Agent(AgentNotification::SessionUpdate(n)) = notification else { return };
         let s = n.session_id.as_str().to_owned();
         assert!(!self.v2.client_closed.contains(&s), "client: an update of {s} after its close answer: {:?}", n.update);
         let idle = match &n.update {
@@ -448,7 +446,7 @@ impl<C: Chooser> Sim<'_, C> {
     ) {
         let label = out.label;
         match response {
-            v2::Response::Agent(AgentResult::Prompt(p)) => {
+            v2::Response::Agent(AgentResponse::Prompt(p)) => {
                 let s = out.session.clone().unwrap_or_default();
                 assert_eq!(p.message_id.to_string(), format!("ack:{s}:{label}"), "the ack of another prompt");
                 assert!(replies.contains(&Ok(Some("ack".into()))), "prompt r{label} acknowledged, replies {replies:?}");
@@ -459,12 +457,12 @@ impl<C: Chooser> Sim<'_, C> {
                     turn.accepted = true;
                 }
             }
-            v2::Response::Agent(AgentResult::NewSession(n)) => {
+            v2::Response::Agent(AgentResponse::NewSession(n)) => {
                 assert!(replies.contains(&Ok(None)), "session/new r{label} succeeded, replies {replies:?}");
                 self.client.sessions.push(n.session_id.as_str().to_owned());
                 self.v2.client_known.insert(n.session_id.as_str().to_owned());
             }
-            v2::Response::Client(ClientResult::RequestPermission(p)) => {
+            v2::Response::Client(ClientResponse::RequestPermission(p)) => {
                 let tag = match serde_json::to_value(&p.outcome).expect("serializes") {
                     v if v["outcome"] == "selected" => v["optionId"].as_str().unwrap_or_default().to_owned(),
                     v => v["outcome"].as_str().unwrap_or_default().to_owned(),
@@ -476,7 +474,7 @@ impl<C: Chooser> Sim<'_, C> {
                     "ask r{label} answered {tag}, {replies:?}"
                 );
             }
-            v2::Response::Client(ClientResult::CreateElicitation(e)) => {
+            v2::Response::Client(ClientResponse::CreateElicitation(e)) => {
                 self.agent_elicitation_result(id, label, e, replies)
             }
             _ => {

@@ -1,6 +1,6 @@
 //! The simulated v2 agent application (feature `unstable_protocol_v2`; see `v2`).
 
-use acp_proto::v2::{self, ClientNotificationParams, ClientRequestParams};
+use acp_proto::v2::{self, ClientNotification, ClientRequest};
 use acp_proto::{Completion, InboundId, RpcError, SendError};
 use serde_json::{Value, json};
 
@@ -40,7 +40,7 @@ impl<C: Chooser> Sim<'_, C> {
     /// Agent: a v2 notification arrived (`session/cancel`).
     pub(super) fn agent_notification_v2(&mut self, notification: v2::Notification) {
         self.agent_prune_graces();
-        let v2::Notification::Client(ClientNotificationParams::Cancel(c)) = notification else { return };
+        let v2::Notification::Client(ClientNotification::Cancel(c)) = notification else { return };
         self.summary.v2.session_cancels[1] += 1;
         let s = c.session_id.as_str().to_owned();
         if let Some(cancelled_at @ None) = self.v2.agent_working.get_mut(&s) {
@@ -79,38 +79,36 @@ impl<C: Chooser> Sim<'_, C> {
         let label = pending.label.unwrap_or(0);
         let panicked = self.c.chance(1, 10);
         let (result, reply, effect): Reply = match &request {
-            v2::Request::Client(ClientRequestParams::Initialize(_)) => self.agent_initialize_reply(),
+            v2::Request::Client(ClientRequest::Initialize(_)) => self.agent_initialize_reply(),
             _ if panicked => (Err(RpcError::internal_error("handler panicked")), Err(-32603), Effect::None),
-            v2::Request::Client(ClientRequestParams::NewSession(_))
-                if self.v2.agent_auth && !self.v2.agent_logged_in =>
-            {
+            v2::Request::Client(ClientRequest::NewSession(_)) if self.v2.agent_auth && !self.v2.agent_logged_in => {
                 self.summary.v2.auth[3] += 1;
                 (Err(RpcError::auth_required()), Err(-32000), Effect::None)
             }
-            v2::Request::Client(ClientRequestParams::NewSession(_)) if self.c.chance(1, 10) => {
+            v2::Request::Client(ClientRequest::NewSession(_)) if self.c.chance(1, 10) => {
                 (Err(RpcError::resource_not_found("no such directory")), Err(-32002), Effect::None)
             }
-            v2::Request::Client(ClientRequestParams::NewSession(_)) => {
+            v2::Request::Client(ClientRequest::NewSession(_)) => {
                 // A fresh id each time (a duplicated `session/new` frame is a new session).
                 self.v2.next_tool += 1;
                 let s = format!("s{label}.{}", self.v2.next_tool);
                 let r = typed::<v2::NewSessionResponse>(json!({"sessionId": s}));
                 (Ok(r.into()), Ok(None), Effect::Announced(s))
             }
-            v2::Request::Client(ClientRequestParams::Prompt(p))
+            v2::Request::Client(ClientRequest::Prompt(p))
                 if !self.agent.sessions.contains(&p.session_id.to_string()) =>
             {
                 (Err(RpcError::resource_not_found("no such session")), Err(-32002), Effect::None)
             }
-            v2::Request::Client(ClientRequestParams::Prompt(p)) => {
+            v2::Request::Client(ClientRequest::Prompt(p)) => {
                 let s = p.session_id.as_str().to_owned();
                 let r = typed::<v2::PromptResponse>(json!({"messageId": format!("ack:{s}:{label}")}));
                 (Ok(r.into()), Ok(Some("ack".into())), Effect::Working(s))
             }
-            v2::Request::Client(ClientRequestParams::CancelToolCall(r)) => {
+            v2::Request::Client(ClientRequest::CancelToolCall(r)) => {
                 self.agent_cancel_reply(r.session_id.as_str(), format!("tool:{}", r.tool_call_id))
             }
-            v2::Request::Client(ClientRequestParams::CancelTerminal(r)) => {
+            v2::Request::Client(ClientRequest::CancelTerminal(r)) => {
                 self.agent_cancel_reply(r.session_id.as_str(), format!("term:{}", r.terminal_id))
             }
             other => self.agent_lifecycle_reply(other, &pending),

@@ -2,7 +2,7 @@
 //! the handshake, what it starts, the gates it expects, and what their answers change.
 
 use crate::link::Outcome;
-use acp_proto::v2::{self, AgentResult, ClientRequestParams};
+use acp_proto::v2::{self, AgentResponse, ClientRequest};
 use acp_proto::{Method, OutboundId, SendError, Side};
 use serde_json::{Value, json};
 
@@ -155,8 +155,8 @@ impl<C: Chooser> Sim<'_, C> {
         let method = request.method();
         let session = request.session_id().map(|s| s.as_str().to_owned());
         let cancel_key = match &request {
-            v2::Request::Client(ClientRequestParams::CancelToolCall(r)) => Some(format!("tool:{}", r.tool_call_id)),
-            v2::Request::Client(ClientRequestParams::CancelTerminal(r)) => Some(format!("term:{}", r.terminal_id)),
+            v2::Request::Client(ClientRequest::CancelToolCall(r)) => Some(format!("tool:{}", r.tool_call_id)),
+            v2::Request::Client(ClientRequest::CancelTerminal(r)) => Some(format!("term:{}", r.terminal_id)),
             _ => None,
         };
         let terminal = cancel_key.as_ref().is_some_and(|k| k.starts_with("term:"));
@@ -225,7 +225,7 @@ impl<C: Chooser> Sim<'_, C> {
         let v2::Response::Agent(result) = response else { return false };
         let s = session.unwrap_or_default().to_owned();
         match result {
-            AgentResult::Initialize(init) => {
+            AgentResponse::Initialize(init) => {
                 let methods = serde_json::to_value(&init.auth_methods).unwrap_or(Value::Null);
                 let kinds: Vec<&str> =
                     methods.as_array().into_iter().flatten().filter_map(|m| m["type"].as_str()).collect();
@@ -233,19 +233,19 @@ impl<C: Chooser> Sim<'_, C> {
                 assert!(terminal_ok || !kinds.contains(&"terminal"), "a terminal auth method without auth.terminal");
                 self.v2.client_auth = !kinds.is_empty();
             }
-            AgentResult::ResumeSession(_) => {
+            AgentResponse::ResumeSession(_) => {
                 self.summary.v2.resumes[0] += 1;
                 if !self.client.sessions.contains(&s) {
                     self.client.sessions.push(s);
                 }
             }
-            AgentResult::CloseSession(_) | AgentResult::DeleteSession(_) => {
-                let deleted = matches!(result, AgentResult::DeleteSession(_));
+            AgentResponse::CloseSession(_) | AgentResponse::DeleteSession(_) => {
+                let deleted = matches!(result, AgentResponse::DeleteSession(_));
                 self.summary.v2.closes[usize::from(deleted)] += 1;
                 self.client_session_closed(id, s);
             }
-            AgentResult::Login(_) => self.summary.v2.auth[0] += 1,
-            AgentResult::Logout(_) => self.summary.v2.auth[1] += 1,
+            AgentResponse::Login(_) => self.summary.v2.auth[0] += 1,
+            AgentResponse::Logout(_) => self.summary.v2.auth[1] += 1,
             _ => return false,
         }
         true

@@ -6,7 +6,7 @@
 //! `agent` auth method, `session/new` needs a login at times), and terminal upserts.
 
 use acp_proto::OutboundId;
-use acp_proto::v2::{self, ClientRequestParams};
+use acp_proto::v2::{self, ClientRequest};
 use acp_proto::{RpcError, SendError};
 use serde_json::json;
 
@@ -47,14 +47,14 @@ impl<C: Chooser> Sim<'_, C> {
             return (Err(RpcError::method_not_found(request.wire())), Err(-32601), Effect::None);
         };
         match params {
-            ClientRequestParams::ResumeSession(r) => self.agent_resume(r.session_id.as_str(), pending),
-            ClientRequestParams::CloseSession(r) => self.agent_close(r.session_id.as_str(), false),
-            ClientRequestParams::DeleteSession(r) => self.agent_close(r.session_id.as_str(), true),
-            ClientRequestParams::Login(_) => {
+            ClientRequest::ResumeSession(r) => self.agent_resume(r.session_id.as_str(), pending),
+            ClientRequest::CloseSession(r) => self.agent_close(r.session_id.as_str(), false),
+            ClientRequest::DeleteSession(r) => self.agent_close(r.session_id.as_str(), true),
+            ClientRequest::Login(_) => {
                 let ok = typed::<v2::LoginAuthResponse>(json!({}));
                 (Ok(ok.into()), Ok(None), Effect::LoggedIn(true))
             }
-            ClientRequestParams::Logout(_) => {
+            ClientRequest::Logout(_) => {
                 let ok = typed::<v2::LogoutAuthResponse>(json!({}));
                 (Ok(ok.into()), Ok(None), Effect::LoggedIn(false))
             }

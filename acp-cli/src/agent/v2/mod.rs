@@ -3,7 +3,7 @@
 //! [`tokio_v2::serve`].
 //!
 //! [`ReferenceAgentV2`] answers a client that offers version 2 (a client offering only 1 gets
-//! `-32601` for its `initialize`: run `acp agent` without `--protocol` for it):
+//! `-32022`, unsupported protocol version, for its `initialize`: run `acp agent` without `--protocol` for it):
 //!
 //! | request | answer |
 //! |---|---|
