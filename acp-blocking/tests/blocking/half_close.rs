@@ -6,7 +6,7 @@
 //! altogether ends `serve` cleanly; a client answers what its agent asked just before the
 //! agent's output ended.
 
-mod common;
+use crate::common;
 
 use std::io::{BufRead, BufReader, PipeReader, PipeWriter, Write};
 use std::thread;

@@ -9,7 +9,7 @@
 //! `acp_proto`'s `two_machines_flooding_each_other_through_full_pipes_settle`: over real
 //! pipes it needs a timing this test cannot force.)
 
-mod common;
+use crate::common;
 
 use std::process::Command;
 use std::time::Duration;
@@ -20,8 +20,9 @@ use acp_blocking::{Client, ClientConnection, ClientContext, ClientOptions};
 use common::{echo_agent, within};
 use serde_json::{Value, json};
 
-#[path = "../examples/support/flood.rs"]
-mod flood;
+// The flood pieces the example `echo_agent --tight` shares.
+#[path = "../../examples/support/flood.rs"]
+mod pieces;
 
 /// A client whose `_big {"i", "bytes"}` returns `i` and `bytes` of padding.
 struct Big;
@@ -29,7 +30,7 @@ struct Big;
 impl Client for Big {
     fn ext_method(&self, method: &str, params: Value, _: &ClientContext) -> Result<Value, RpcError> {
         match method {
-            "_big" => Ok(flood::answer_big(&params)),
+            "_big" => Ok(pieces::answer_big(&params)),
             other => Err(RpcError::method_not_found(other)),
         }
     }
@@ -47,7 +48,7 @@ fn two_processes_flooding_each_other_over_pipes_settle() {
     // A generous bound: the run takes about a second; stuck, it never ends.
     within(Duration::from_secs(60), || {
         let mut options = ClientOptions::default();
-        options.config = flood::flood_config();
+        options.config = pieces::flood_config();
         let mut agent = Command::new(echo_agent());
         agent.arg("--tight");
         let conn = ClientConnection::spawn(Big, agent, options).expect("spawn");
@@ -65,7 +66,7 @@ fn two_processes_flooding_each_other_over_pipes_settle() {
             });
             let call = |params| conn.ext_method("_big", params);
             let lanes: Vec<_> = (0..LANES - 1)
-                .map(|lane| s.spawn(move || flood::run_lane(call, lane, LANES - 1, REQUESTS, BYTES)))
+                .map(|lane| s.spawn(move || pieces::run_lane(call, lane, LANES - 1, REQUESTS, BYTES)))
                 .collect();
             std::iter::once(flood).chain(lanes).map(|t| t.join().expect("a lane")).collect()
         });

@@ -3,7 +3,7 @@
 //! its own rules over real OS pipes.
 #![cfg(unix)]
 
-mod common;
+use crate::common;
 
 use std::io::{BufRead, BufReader, ErrorKind, PipeReader, PipeWriter, Read, Write};
 use std::os::fd::{AsFd, OwnedFd};

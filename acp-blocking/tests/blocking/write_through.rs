@@ -5,7 +5,7 @@
 //! fails the test.
 #![cfg(unix)]
 
-mod common;
+use crate::common;
 
 use std::io::{BufRead, BufReader, PipeReader, PipeWriter, Write};
 use std::sync::Arc;

@@ -1,6 +1,6 @@
 //! Scenarios with both peers in this process, connected by real OS pipes (`std::io::pipe`).
 
-mod common;
+use crate::common;
 
 use std::io::{BufRead, BufReader, PipeReader, PipeWriter, Read, Write};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};

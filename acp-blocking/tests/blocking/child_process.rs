@@ -1,7 +1,7 @@
 //! Scenarios against a real child process: the `echo_agent` example, spawned with
 //! `ClientConnection::spawn` (stdin/stdout are OS pipes).
 
-mod common;
+use crate::common;
 
 use std::sync::Arc;
 use std::sync::atomic::Ordering;

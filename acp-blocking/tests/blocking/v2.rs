@@ -6,10 +6,10 @@
 //! `v2::serve_negotiated` (an agent of each version behind `acp_proto::Acceptor`: a v1 and a v2
 //! client each served by theirs; what comes before and right after the `initialize`).
 
-#[path = "support/v2_agent.rs"]
+#[path = "../support/v2_agent.rs"]
 #[allow(dead_code, unreachable_pub)]
 mod v2_agent;
-#[path = "support/v2_wire.rs"]
+#[path = "../support/v2_wire.rs"]
 #[allow(dead_code, unreachable_pub)]
 mod v2_wire;
 
