@@ -5,7 +5,7 @@
 //! skipped.
 #![cfg(target_os = "linux")]
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 

@@ -6,7 +6,7 @@
 //! other Unix systems.
 #![cfg(target_os = "linux")]
 
-mod common;
+use crate::common;
 
 use std::fs;
 use std::os::unix::fs::symlink;

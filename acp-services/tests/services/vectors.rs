@@ -26,7 +26,7 @@
 //! and link target) must be unchanged: the outside target was neither read into an answer
 //! nor created nor modified.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 use std::fs;

@@ -1,7 +1,7 @@
 //! Scenario tests of `terminal/*` through [`Terminals`] (Unix: they run `sh`, `printf`...).
 #![cfg(unix)]
 
-mod common;
+use crate::common;
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};

@@ -1,6 +1,6 @@
 //! Scenario tests of `fs/read_text_file` and `fs/write_text_file` through [`FsSandbox`].
 
-mod common;
+use crate::common;
 
 use std::fs;
 use std::path::Path;

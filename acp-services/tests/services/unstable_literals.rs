@@ -4,8 +4,8 @@
 //! by building this test both ways:
 //!
 //! ```text
-//! cargo test -p acp-services --test unstable_literals
-//! cargo test -p acp-services --test unstable_literals --features acp-proto/unstable
+//! cargo test -p acp-services --test services unstable_literals::
+//! cargo test -p acp-services --test services unstable_literals:: --features acp-proto/unstable
 //! ```
 //!
 //! The unset unstable fields stay off the wire in both builds.

@@ -1,6 +1,6 @@
 //! [`ClientServices`] end to end: wire params in, wire results out.
 
-mod common;
+use crate::common;
 
 use acp_proto::AgentRequest;
 use acp_proto::types::RequestPermissionRequest;
