@@ -1,6 +1,6 @@
 //! Scenario tests: an agent-role and a client-role machine back to back.
 
-mod common;
+use crate::common;
 
 use acp_proto::types::*;
 use acp_proto::{

@@ -1,6 +1,6 @@
 //! Prompt-turn scenarios: both sides' obligations checked on the wire.
 
-mod common;
+use crate::common;
 
 use acp_proto::types::*;
 use acp_proto::{
