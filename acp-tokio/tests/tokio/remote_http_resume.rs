@@ -6,7 +6,7 @@
 //! the credential that opened the connection; a connection left without a reader is ended
 //! after its grace period; and the ring stays inside the streams' byte budgets.
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 

@@ -2,7 +2,7 @@
 //! `!Send` handlers on a current-thread runtime in a `LocalSet`. The order of a turn's updates
 //! and the agent's requests is a scenario of the suite (`tests/suite`), on every runtime.
 
-mod common;
+use crate::common;
 
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;

@@ -9,7 +9,7 @@
 //! `acp_proto`'s `two_machines_flooding_each_other_through_full_pipes_settle`: over real
 //! pipes it needs a timing this test cannot force.)
 
-mod common;
+use crate::common;
 
 use std::process::Command;
 use std::time::Duration;

@@ -2,7 +2,7 @@
 //! scenario suite over `wss://`, the ALPN protocols the server offers (`h2` for Streamable
 //! HTTP, `http/1.1`), and a client that does not trust the server's CA.
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 

@@ -1,7 +1,7 @@
 //! Remote ACP over WebSocket on loopback (feature `ws`): the scenario suite through a real
 //! server and client, and what a hostile or careless peer can do to the server.
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 

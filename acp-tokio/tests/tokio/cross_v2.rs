@@ -5,15 +5,13 @@
 //! there), so each client expects the same turns from either.
 #![cfg(unix)]
 
-#[path = "support/v2_agent.rs"]
-#[allow(dead_code, unreachable_pub)]
-mod tokio_agent;
+use crate::v2_agent as tokio_agent;
 
-#[path = "../../acp-blocking/tests/support/v2_agent.rs"]
+#[path = "../../../acp-blocking/tests/support/v2_agent.rs"]
 #[allow(dead_code, unreachable_pub)]
 mod blocking_agent;
 
-#[path = "../../acp-blocking/tests/support/v2_wire.rs"]
+#[path = "../../../acp-blocking/tests/support/v2_wire.rs"]
 #[allow(dead_code, unreachable_pub)]
 mod v2_wire;
 

@@ -5,20 +5,18 @@
 //! refused by the v2 agent, a v2 client refused by a v1-only agent, and the v2 agent's
 //! `Acceptor` (what comes before and right after `initialize`).
 
-#[path = "support/v2_agent.rs"]
-#[allow(dead_code, unreachable_pub)]
-mod v2_agent;
+use crate::v2_agent;
 
 /// The ordering gate of a turn's agent requests.
-#[path = "v2_parts/ordering.rs"]
+#[path = "../v2_parts/ordering.rs"]
 mod ordering;
 
 /// `serve_negotiated` (v1 fallback) and the agent's grace-end hook.
-#[path = "v2_parts/negotiated.rs"]
+#[path = "../v2_parts/negotiated.rs"]
 mod negotiated;
 
 /// `v2::LocalClient` / `v2::LocalAgent` on a `LocalSet`.
-#[path = "v2_parts/local.rs"]
+#[path = "../v2_parts/local.rs"]
 mod local;
 
 use std::time::Duration;

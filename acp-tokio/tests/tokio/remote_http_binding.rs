@@ -3,7 +3,7 @@
 //! their connection; and the bearer scheme read in any case (RFC 7235). Spoken by hand over
 //! HTTP/1.1, as a second client on the same server would.
 
-mod common;
+use crate::common;
 
 use acp_tokio::remote::WsServerOptions;
 use common::raw_http::*;

@@ -2,7 +2,7 @@
 //! HTTP/1.1 on loopback: a whole session through POSTs and SSE streams, and the answer to each
 //! kind of bad request.
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 

@@ -12,39 +12,39 @@ use acp_tokio::acp_proto::{ErrorCode, RpcError, SendError};
 use acp_tokio::{Agent, AgentOptions, ClientConnection, ClientOptions, Error, RequestContext};
 
 /// `session/fork` (`unstable_session_fork`).
-#[path = "unstable/fork.rs"]
+#[path = "../unstable/fork.rs"]
 mod fork;
 
 /// `prompt_suggestions_update` (`unstable_prompt_suggestions`).
-#[path = "unstable/prompt_suggestions.rs"]
+#[path = "../unstable/prompt_suggestions.rs"]
 mod prompt_suggestions;
 
 /// `cursor_update` and forking at a cursor (`unstable_session_cursors`).
-#[path = "unstable/cursors.rs"]
+#[path = "../unstable/cursors.rs"]
 mod cursors;
 
 /// `mcp/message` in both directions (`unstable_mcp_over_acp`).
-#[path = "unstable/mcp_over_acp.rs"]
+#[path = "../unstable/mcp_over_acp.rs"]
 mod mcp_over_acp;
 
 /// `auth/status`, `auth/status_update` (`unstable_auth_status`).
-#[path = "unstable/auth_status.rs"]
+#[path = "../unstable/auth_status.rs"]
 mod auth_status;
 
 /// `providers/list`, `providers/set`, `providers/disable` (`unstable_llm_providers`).
-#[path = "unstable/providers.rs"]
+#[path = "../unstable/providers.rs"]
 mod providers;
 
 /// `PromptResponse.usage` (`unstable_end_turn_token_usage`).
-#[path = "unstable/token_usage.rs"]
+#[path = "../unstable/token_usage.rs"]
 mod token_usage;
 
 /// `session/options` and `configOptions` on `session/new` (`unstable_session_options`).
-#[path = "unstable/session_options.rs"]
+#[path = "../unstable/session_options.rs"]
 mod session_options;
 
 /// `proxy/initialize` as the handshake, `proxy/successor` both ways (`unstable_proxy_chains`).
-#[path = "unstable/proxy_chains.rs"]
+#[path = "../unstable/proxy_chains.rs"]
 mod proxy_chains;
 
 /// An agent with one saved session `s1`, whose title and archive state the methods change.

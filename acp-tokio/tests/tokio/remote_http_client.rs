@@ -2,7 +2,7 @@
 //! scenario suite over POSTs and SSE streams (HTTP/1.1 and HTTP/2), many sessions on one
 //! connection, the bearer token, and the DELETE that ends the connection on the server.
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 

@@ -3,7 +3,7 @@
 //! then the agent's output waits until the connection ends, with its reason told to the
 //! backend; a stream that is read gets everything through a small budget.
 
-mod common;
+use crate::common;
 
 use std::io;
 use std::sync::{Arc, Mutex};

@@ -8,9 +8,7 @@
 //! HTTP connection.
 #![cfg(all(feature = "unstable_protocol_v2", feature = "http"))]
 
-#[path = "support/v2_agent.rs"]
-#[allow(dead_code, unreachable_pub)]
-mod v2_agent;
+use crate::v2_agent;
 
 use std::time::Duration;
 

@@ -3,7 +3,7 @@
 //! agent.
 #![cfg(unix)]
 
-mod common;
+use crate::common;
 
 use std::io::{PipeReader, PipeWriter};
 use std::time::Duration;

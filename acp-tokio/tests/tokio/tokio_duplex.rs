@@ -2,7 +2,7 @@
 //! every timeout and grace period is exact and instant), and against a hand-played peer (what
 //! goes on the wire). The scenarios shared by every runtime are in the suite (`tests/suite`).
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 

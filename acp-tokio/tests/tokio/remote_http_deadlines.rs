@@ -4,7 +4,7 @@
 //! connection; and connections that never authenticate are capped, so a flood of them never
 //! keeps a client out. Spoken by hand over TCP, as such peers would.
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 

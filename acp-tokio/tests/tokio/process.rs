@@ -1,7 +1,7 @@
 //! The tokio client driving a real agent process: the `tokio_echo_agent` example, and shell scripts
 //! for the process-group close sequence. Real time: nothing here sleeps longer than it must.
 
-mod common;
+use crate::common;
 
 use std::os::unix::process::ExitStatusExt;
 use std::process::Command;

@@ -4,7 +4,7 @@
 //! the shared scenarios on async-std.
 #![cfg(feature = "async-std")]
 
-mod common;
+use crate::common;
 
 use std::cell::Cell;
 use std::os::unix::process::ExitStatusExt;

@@ -2,7 +2,7 @@
 //! server on loopback, with a private CA made at test time: ALPN picks `h2`, the scenario
 //! suite runs over it, and a server whose CA is not trusted is refused at open.
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 
