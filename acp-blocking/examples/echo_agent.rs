@@ -16,7 +16,7 @@
 //! `echo_agent --updates N` follows the benchmark workloads instead (`shared/bench`): every
 //! prompt gets N identical 64-byte chunks, then `end_turn`. `echo_agent --tight` runs with tiny
 //! bounds (4 requests in flight, 8 awaiting answers, a 256-byte output budget) on one-page
-//! stdio pipes: the flood test (`tests/flood.rs`).
+//! stdio pipes: the flood test (`tests/blocking/flood.rs`).
 //!
 //! Extension methods: `_echo` returns its params; `_sleep {"ms": N}` sleeps N ms without
 //! looking at cancellation (an unresponsive handler); `_big {"i", "bytes"}` returns `i` and

@@ -211,7 +211,7 @@ impl<P: Version> Core<P> {
 
 /// Rules 1 and 3 of the module docs, on the core directly: what a write-through leaves the
 /// driver is decided under the connection's mutex, whatever the threads' timing. (Rules 2 to
-/// 4 are also driven over real pipes in `tests/write_through.rs`.)
+/// 4 are also driven over real pipes in `tests/blocking/write_through.rs`.)
 #[cfg(all(test, unix))]
 mod tests {
     use std::io::PipeReader;

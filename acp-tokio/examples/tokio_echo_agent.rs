@@ -6,7 +6,7 @@
 //! tokio_echo_agent --runtime async-std   # the same on async-std (feature `async-std`)
 //! tokio_echo_agent --tight       # tiny bounds (4 requests in flight, 8 awaiting answers, a
 //!                                # 256-byte output budget) and one-page stdio pipes: the flood
-//!                                # test (tests/flood.rs)
+//!                                # test (tests/tokio/flood.rs)
 //! ```
 //!
 //! It speaks the same commands as the blocking adapter's `echo_agent` (`storm N`, `permission`,

@@ -1,4 +1,4 @@
-"""A deliberately broken ACP agent on stdio, without any SDK, for acp-cli/tests/check_agent.rs:
+"""A deliberately broken ACP agent on stdio, without any SDK, for acp-cli/tests/cli/check_agent.rs:
 `acp check agent` must fail exactly the checks it breaks, and pass the rest.
 
 What it breaks (and the check that must catch it):

@@ -1,5 +1,5 @@
 """A small stdio agent written with the official Python SDK, for `acp check agent` (see
-acp-cli/tests/check_agent.rs).
+acp-cli/tests/cli/check_agent.rs).
 
 Usage: check_agent.py
   A prompt whose text has an absolute path: a tool call, a permission ask, then (allowed) the

@@ -1,4 +1,4 @@
-//! The flood test's pieces (`echo_agent --tight`, `tests/flood.rs`), shared by the example and
+//! The flood test's pieces (`echo_agent --tight`, `tests/blocking/flood.rs`), shared by the example and
 //! the test (which include this file with `#[path]`).
 #![allow(dead_code)]
 

@@ -14,7 +14,7 @@
 //! when the sentence does. `status` is `checked` (with the requirement ids in `by`),
 //! `not-checkable` (with `why`: it cannot be observed on the wire, e.g. what a client shows
 //! its user) or `not-yet`. The generated fields are regenerated from the pages by
-//! `acp-cli/tests/roster` (which fails when a page's clauses change without the roster
+//! `acp-cli/tests/cli/roster` (which fails when a page's clauses change without the roster
 //! following; `ACP_BLESS=1` rewrites it, keeping each clause's status by id); the statuses are
 //! kept by hand.
 

@@ -1,6 +1,6 @@
 //! Check-then-use made deterministic: the tree is changed *between* [`Roots::resolve`] and the
 //! descriptor-based use, which is exactly the window a concurrent attacker aims for
-//! (`tests/fs_race.rs` races it for real). Before the descriptor-based code, the use reopened
+//! (`tests/services/fs_race.rs` races it for real). Before the descriptor-based code, the use reopened
 //! the resolved path by name and so followed whatever had been swapped in.
 
 use std::fs;

@@ -39,7 +39,7 @@ use acp_tokio::{Agent, PromptContext, RequestContext};
 use serde_json::{Value, json};
 use tokio::sync::mpsc;
 
-/// The tight bounds of the flood test (`tokio_echo_agent --tight`, `tests/flood.rs`): a 256-byte
+/// The tight bounds of the flood test (`tokio_echo_agent --tight`, `tests/tokio/flood.rs`): a 256-byte
 /// output budget, 4 requests in flight, 8 awaiting answers (twice the peer's 4).
 pub(crate) fn flood_config() -> Config {
     Config::default().with_outbound_budget(256).with_max_inbound(4).with_max_pending_outbound(8)

@@ -1,6 +1,6 @@
 //! Who a request comes from, and what a Streamable HTTP connection id is bound to.
 //!
-//! Rules, each with a test (here, or in `tests/remote_http_binding.rs`):
+//! Rules, each with a test (here, or in `tests/tokio/remote_http_binding.rs`):
 //! * Credentials: `Authorization: Bearer TOKEN`, the scheme in any case (RFC 7235 §2.1: auth
 //!   schemes are case-insensitive), then one or more spaces, then the token. It is compared in
 //!   constant time with every token the server accepts ([`WsServerOptions::bearer_token`] and

@@ -2,7 +2,7 @@
 //! is served by hyper (HTTP/1.1 and HTTP/2, with upgrades for WebSockets) under deadlines, and
 //! the connections that have not authenticated yet are capped.
 //!
-//! Rules, each with a test (`tests/remote_http_deadlines.rs`):
+//! Rules, each with a test (`tests/tokio/remote_http_deadlines.rs`):
 //! * Head deadline: a connection must complete a request head within `header_timeout` of its
 //!   opening (the end of its TLS handshake), and every later head within `header_timeout` of
 //!   its first byte; else it is closed. A silent connection, or one dripping header lines, is

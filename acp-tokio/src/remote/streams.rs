@@ -1,7 +1,7 @@
 //! The SSE streams of a Streamable HTTP connection on the server, bounded in bytes as the
 //! core's `outbound_budget` bounds its output.
 //!
-//! Rules, each with a test (here, and `tests/remote_http_bounds.rs`):
+//! Rules, each with a test (here, and `tests/tokio/remote_http_bounds.rs`):
 //! * A stream buffers at most `stream_buffer` bytes for its reader, and all the streams of a
 //!   connection `connection_buffer` bytes together ([`Budget`]). A message is charged its length
 //!   plus [`OVERHEAD`] (a flood of tiny messages is bounded too); one larger than a budget takes

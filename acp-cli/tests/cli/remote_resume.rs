@@ -1,0 +1,279 @@
+//! Resumable streams on a real network (issue 32 §5; feature `unstable_resumable_transport`):
+//! `acp serve` in a network namespace the test creates (`common/netns.rs`: skipped with a
+//! message where it cannot make one, required in CI). A stream stalled by the link going down
+//! (every packet dropped) is given up by its client and resumed with `Last-Event-ID` once the
+//! link is back: every message after the cursor, once, in order. A connection cut mid-turn
+//! keeps its agent for the grace period, then the server reaps it.
+
+use crate::common;
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::time::{Duration, Instant};
+
+use common::*;
+use serde_json::{Value, json};
+
+const PORT: u16 = 8765;
+const TOKEN: &str = "resume-token";
+
+/// One request on a TCP connection of its own (`Connection: close`): status, headers (names
+/// in lower case), body.
+fn request(addr: &str, method: &str, headers: &[(&str, &str)], body: &str) -> (u16, Vec<(String, String)>, String) {
+    let mut stream = TcpStream::connect(addr).expect("connect");
+    stream.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+    let mut text = format!(
+        "{method} /acp HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nAuthorization: Bearer {TOKEN}\r\n\
+         Content-Length: {}\r\n",
+        body.len()
+    );
+    for (name, value) in headers {
+        text.push_str(&format!("{name}: {value}\r\n"));
+    }
+    text.push_str("\r\n");
+    text.push_str(body);
+    stream.write_all(text.as_bytes()).expect("write");
+    let mut raw = Vec::new();
+    stream.read_to_end(&mut raw).expect("read the answer");
+    let raw = String::from_utf8_lossy(&raw);
+    let (head, body) = raw.split_once("\r\n\r\n").expect("a head");
+    let mut lines = head.lines();
+    let status = lines.next().and_then(|l| l.split(' ').nth(1)).and_then(|s| s.parse().ok()).expect("status");
+    let headers =
+        lines.filter_map(|l| l.split_once(": ")).map(|(n, v)| (n.to_ascii_lowercase(), v.to_owned())).collect();
+    (status, headers, body.to_owned())
+}
+
+fn post(
+    addr: &str,
+    conn: Option<&str>,
+    session: Option<&str>,
+    message: &Value,
+) -> (u16, Vec<(String, String)>, String) {
+    let mut headers = vec![("Content-Type", "application/json")];
+    headers.extend(conn.map(|c| ("Acp-Connection-Id", c)));
+    headers.extend(session.map(|s| ("Acp-Session-Id", s)));
+    request(addr, "POST", &headers, &message.to_string())
+}
+
+/// An SSE stream read by hand (the body is chunked: a chunk's size is a line of its own).
+struct Sse {
+    lines: std::io::Lines<BufReader<TcpStream>>,
+}
+
+impl Sse {
+    /// `GET` the connection's stream (or `session`'s), resuming after `last` when given; the
+    /// refusal's status and body otherwise.
+    fn open(addr: &str, conn: &str, session: Option<&str>, last: Option<u64>) -> Result<Sse, (u16, String)> {
+        let mut stream = TcpStream::connect(addr).expect("connect");
+        stream.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+        let mut head = format!(
+            "GET /acp HTTP/1.1\r\nHost: {addr}\r\nAccept: text/event-stream\r\nAuthorization: Bearer {TOKEN}\r\n\
+             Acp-Connection-Id: {conn}\r\n"
+        );
+        if let Some(session) = session {
+            head.push_str(&format!("Acp-Session-Id: {session}\r\n"));
+        }
+        if let Some(last) = last {
+            head.push_str(&format!("Last-Event-ID: {last}\r\n"));
+        }
+        head.push_str("\r\n");
+        stream.write_all(head.as_bytes()).expect("write");
+        let mut reader = BufReader::new(stream);
+        let mut line = String::new();
+        reader.read_line(&mut line).expect("a status line");
+        let status: u16 = line.split(' ').nth(1).and_then(|s| s.parse().ok()).expect("status");
+        let mut length = 0;
+        loop {
+            line.clear();
+            reader.read_line(&mut line).expect("headers");
+            if line.trim_end().is_empty() {
+                break;
+            }
+            if let Some((name, value)) = line.split_once(':')
+                && name.eq_ignore_ascii_case("content-length")
+            {
+                length = value.trim().parse().expect("a length");
+            }
+        }
+        if status == 200 {
+            return Ok(Sse { lines: reader.lines() });
+        }
+        let mut body = vec![0; length];
+        reader.read_exact(&mut body).expect("the refusal's body");
+        Err((status, String::from_utf8_lossy(&body).into_owned()))
+    }
+
+    /// The next message and its cursor (`id:`).
+    fn next_event(&mut self) -> (u64, Value) {
+        let mut id = None;
+        loop {
+            let line = self.lines.next().expect("the stream goes on").expect("a message within 20 s");
+            if let Some(cursor) = line.strip_prefix("id: ") {
+                id = Some(cursor.parse().expect("a cursor this server writes"));
+            }
+            if let Some(data) = line.strip_prefix("data: ") {
+                return (id.expect("every event has a cursor"), serde_json::from_str(data).expect("JSON data"));
+            }
+        }
+    }
+}
+
+fn prompt(id: u64, session: &str, text: &str) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "method": "session/prompt",
+        "params": {"sessionId": session, "prompt": [{"type": "text", "text": text}]}})
+}
+
+/// What a message is, in a word: an update's kind (a chunk's text with it), or an answer.
+fn describe(message: &Value) -> String {
+    let update = &message["params"]["update"];
+    match update["sessionUpdate"].as_str() {
+        Some("agent_message_chunk") => format!("chunk {}", update["content"]["text"].as_str().unwrap_or("?")),
+        Some(kind) => kind.to_owned(),
+        None => format!("answer {} {}", message["id"], message["result"]["stopReason"]),
+    }
+}
+
+/// The events of a turn answered as request `id`, with their cursors, until its answer.
+fn until_answer(stream: &mut Sse, id: u64) -> Vec<(u64, String)> {
+    let mut events = Vec::new();
+    loop {
+        let (cursor, message) = stream.next_event();
+        events.push((cursor, describe(&message)));
+        if message["id"] == id {
+            return events;
+        }
+    }
+}
+
+/// Opens a stream again after `last`, while the server still holds the stalled one (`409`,
+/// "already open": it has not seen that connection die yet); up to 60 s.
+fn resume(addr: &str, conn: &str, session: Option<&str>, last: u64) -> Sse {
+    let started = Instant::now();
+    let deadline = started + Duration::from_secs(60);
+    for attempt in 1.. {
+        match Sse::open(addr, conn, session, Some(last)) {
+            Ok(stream) => {
+                println!("resumed after cursor {last} at attempt {attempt}, {:?} after the first", started.elapsed());
+                return stream;
+            }
+            Err((409, body)) if body.contains("already open") && Instant::now() < deadline => {
+                std::thread::sleep(Duration::from_millis(200));
+            }
+            Err(refused) => panic!("the resume after {last} was refused: {refused:?}"),
+        }
+    }
+    unreachable!()
+}
+
+#[test]
+fn a_stream_stalled_by_a_dead_link_resumes_with_last_event_id_with_nothing_lost_or_twice() {
+    let dir = TempDir::new("resume-stall");
+    let Some(ns) = NetNs::create("a_stream_stalled_by_a_dead_link_resumes") else { return };
+    let token = dir.file("token", &format!("{TOKEN}\n"));
+    let acp = acp();
+    // A `slow` turn sends its echo, waits 1.5 s, then the rest: the rest is sent while the
+    // link is down.
+    let (server, stderr) =
+        ns.serve(PORT, &token, &["--", acp.to_str().unwrap(), "agent", "--quiet", "--slow-ms", "1500"], dir.path());
+    let addr = format!("{}:{PORT}", ns.ns_ip);
+    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": 1}});
+    let (status, headers, body) = post(&addr, None, None, &init);
+    assert_eq!(status, 200, "{body}");
+    let answer: Value = serde_json::from_str(&body).expect("JSON");
+    assert!(answer["result"]["agentCapabilities"]["_meta"]["acp/transport"]["resumable"].is_object(), "{answer}");
+    let conn = headers.iter().find(|(n, _)| n == "acp-connection-id").expect("Acp-Connection-Id").1.clone();
+    let mut connection_stream = Sse::open(&addr, &conn, None, None).expect("the connection stream");
+    let new = json!({"jsonrpc": "2.0", "id": 2, "method": "session/new", "params": {"cwd": "/tmp", "mcpServers": []}});
+    assert_eq!(post(&addr, Some(&conn), None, &new).0, 202);
+    let (connection_cursor, created) = connection_stream.next_event();
+    let session = created["result"]["sessionId"].as_str().expect("a session id").to_owned();
+    let mut stream = Sse::open(&addr, &conn, Some(&session), None).expect("the session stream");
+
+    // The same turn on a good link first: what the resumed one must add up to.
+    assert_eq!(post(&addr, Some(&conn), Some(&session), &prompt(3, &session, "slow commands")).0, 202);
+    let whole: Vec<String> = until_answer(&mut stream, 3).into_iter().map(|(_, what)| what).collect();
+    assert_eq!(
+        whole,
+        ["chunk echo: slow commands", "available_commands_update", "chunk done", "answer 3 \"end_turn\""]
+    );
+
+    assert_eq!(post(&addr, Some(&conn), Some(&session), &prompt(4, &session, "slow commands")).0, 202);
+    let (echo_cursor, echo) = stream.next_event();
+    assert_eq!(describe(&echo), "chunk echo: slow commands");
+    // The link dies: what the agent sends next is written into a connection that delivers
+    // nothing. The client gives its streams up (as one would after missing keepalives).
+    ns.link(false);
+    std::thread::sleep(Duration::from_secs(3));
+    drop(stream);
+    drop(connection_stream);
+    ns.link(true);
+    let mut resumed = resume(&addr, &conn, Some(&session), echo_cursor);
+    let rest = until_answer(&mut resumed, 4);
+    let whats: Vec<&str> = rest.iter().map(|(_, what)| what.as_str()).collect();
+    assert_eq!(
+        whats,
+        ["available_commands_update", "chunk done", "answer 4 \"end_turn\""],
+        "every message after the cursor, once, in order (as on the good link: {whole:?})"
+    );
+    let cursors: Vec<u64> = rest.iter().map(|(cursor, _)| *cursor).collect();
+    let expected: Vec<u64> = (echo_cursor + 1..=echo_cursor + rest.len() as u64).collect();
+    assert_eq!(cursors, expected, "the cursors go on from the one resumed after, without a gap");
+    // The connection lives on: its own stream resumes too, and the next turn runs.
+    let _connection_stream = resume(&addr, &conn, None, connection_cursor);
+    assert_eq!(post(&addr, Some(&conn), Some(&session), &prompt(5, &session, "commands")).0, 202);
+    let next: Vec<String> = until_answer(&mut resumed, 5).into_iter().map(|(_, what)| what).collect();
+    assert_eq!(next, ["chunk echo: commands", "available_commands_update", "chunk done", "answer 5 \"end_turn\""]);
+    let log = stop_serving(server, stderr).stderr;
+    assert!(log.contains("event=connection_closed"), "{log}");
+}
+
+/// The pid the server logged for its connection's agent.
+fn agent_pid(log: &str) -> u32 {
+    let at = log.find("agent_pid=").expect("the agent's pid is logged") + "agent_pid=".len();
+    log[at..].split_whitespace().next().and_then(|p| p.parse().ok()).expect("a pid")
+}
+
+/// A process that exists and is not a zombie.
+fn alive(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .ok()
+        .and_then(|stat| stat.rsplit_once(')').map(|(_, rest)| !rest.trim_start().starts_with('Z')))
+        .unwrap_or(false)
+}
+
+#[test]
+fn a_client_that_vanished_mid_turn_leaves_its_agent_for_the_grace_period_then_the_server_reaps_it() {
+    let dir = TempDir::new("resume-grace");
+    let Some(ns) = NetNs::create("a_client_that_vanished_mid_turn") else { return };
+    let token = dir.file("token", &format!("{TOKEN}\n"));
+    let acp = acp();
+    let marker = unique_marker();
+    let _reaper = KillOnDrop(vec![marker.clone()]);
+    let args = ["--resume-grace", "3", "--", acp.to_str().unwrap(), "agent", "--quiet", "--slow-ms", &marker];
+    let (server, stderr) = ns.serve(PORT, &token, &args, dir.path());
+    let url = format!("http://{}:{PORT}/acp", ns.ns_ip);
+    let mut client =
+        start(&["client", "--deny", "--token-file", &token, "--connect", &url, "-p", "slow"], dir.path(), "", true);
+    let stdout = collect(client.stdout.take().unwrap());
+    wait_for(&stdout, "echo: slow", Duration::from_secs(20));
+    let pid = agent_pid(&stderr.lock().unwrap());
+    // The client vanishes (SIGKILL: no DELETE); its kernel resets its TCP connections.
+    client.kill().unwrap();
+    client.wait().unwrap();
+    let gone = Instant::now();
+    // Its stream unread for the grace period (3 s), the connection ends as `detached` and the
+    // server reaps the agent: nothing else ended it.
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while alive(pid) {
+        assert!(Instant::now() < deadline, "agent {pid} outlived the grace period: {}", stderr.lock().unwrap());
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    println!("agent {pid} reaped {:?} after its client vanished (grace 3 s)", gone.elapsed());
+    wait_for(&stderr, "event=connection_closed", Duration::from_secs(5));
+    let log = stderr.lock().unwrap().clone();
+    let ending: Vec<&str> = log.lines().filter(|l| l.contains("event=connection_ending")).collect();
+    assert_eq!(ending.len(), 1, "{log}");
+    assert!(ending[0].ends_with("reason=detached"), "{log}");
+    stop_serving(server, stderr);
+}

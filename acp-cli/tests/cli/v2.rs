@@ -1,0 +1,474 @@
+//! ACP v2 (Preview, feature `unstable_protocol_v2`) end to end: `acp client --protocol 2`
+//! driving `acp agent --protocol 2` through whole turns (allowed, rejected, asked on stdin),
+//! cancelled by Ctrl-C and by `/cancel`; the same client reaching `acp serve`'s v2 agent over
+//! WebSocket and Streamable HTTP (`--connect`); a v1 agent (which answers 1) and a v1 client against
+//! the v2 agent; `acp demo --protocol 2`; and the v2 agent's contract (`agent::v2` module docs)
+//! checked update by update by acp-tokio's v2 client.
+
+use crate::common;
+
+use std::io::Write;
+use std::process::Stdio;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use acp_blocking::acp_proto;
+use acp_proto::TurnEndReason;
+use acp_proto::v2::{self, IdleStopReason, SessionUpdate, StateUpdate};
+use acp_tokio::v2 as tokio_v2;
+use acp_tokio::{ClientContext, ClientOptions};
+use common::*;
+use serde_json::{Value, json};
+
+/// `acp client --protocol 2 ARGS -- acp agent --protocol 2 --quiet`.
+fn v2_client_args<'a>(acp: &'a str, args: &[&'a str]) -> Vec<&'a str> {
+    let mut all = vec!["client", "--protocol", "2"];
+    all.extend_from_slice(args);
+    all.extend_from_slice(&["--", acp, "agent", "--protocol", "2", "--quiet"]);
+    all
+}
+
+#[test]
+fn printf_a_v2_initialize_into_acp_agent_prints_the_answer_and_exits_0() {
+    // The end of input is a half-close: what arrived just before it is still answered.
+    let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize",
+        "params": {"protocolVersion": 2, "info": {"name": "printf", "version": "1"}, "capabilities": {}}});
+    let (status, frames) = piped_into_agent(&[init], &["--protocol", "2"]);
+    assert!(status.success(), "{status}");
+    assert_eq!(frames.len(), 1, "{frames:?}");
+    assert_eq!((&frames[0]["id"], &frames[0]["result"]["protocolVersion"]), (&json!(0), &json!(2)));
+}
+
+/// Panics unless `parts` appear in `text` in this order.
+fn in_order(text: &str, parts: &[String]) {
+    let mut from = 0;
+    for part in parts {
+        let at =
+            text[from..].find(part.as_str()).unwrap_or_else(|| panic!("missing {part:?} after {from} in:\n{text}"));
+        from += at + part.len();
+    }
+}
+
+#[test]
+fn v2_client_runs_the_v2_agents_whole_turn_allowed() {
+    let dir = TempDir::new("v2-allow");
+    let path = dir.file("notes.txt", "the secret text\n");
+    let acp = acp().display().to_string();
+    let prompt = format!("read {path}");
+    let out = run(&v2_client_args(&acp, &["--allow", "-p", &prompt]), dir.path(), "");
+    assert_eq!(out.code(), 0, "{out:?}");
+    let expected = [
+        "(ACP v2)".to_owned(),
+        format!("> read {path}"),
+        format!("echo: read {path}"),
+        format!("thinking: The prompt names {path}"),
+        format!("Plan plan-1\n  [~] Read {path} (high)\n  [ ] Report what it says"),
+        format!("▸ Read {path}  [read · pending]"),
+        format!("    ↳ {path}"),
+        "→ Allow once (--allow)".to_owned(),
+        format!("Read {path}: in progress"),
+        format!("✓ Read {path}: completed\n    │ Not read: ACP v2 has no client file system"),
+        // The same plan id again: the plan redrawn with both steps done.
+        format!("Plan plan-1\n  [x] Read {path} (high)\n  [x] Report what it says"),
+        "done\n— end of turn".to_owned(),
+    ];
+    in_order(&out.stdout, &expected);
+    // The tool call was opened once: later updates of its id are updates, not new calls.
+    assert_eq!(out.stdout.matches("▸ Read").count(), 1, "{}", out.stdout);
+}
+
+#[test]
+fn v2_client_rejects_by_policy_and_the_turn_ends_end_turn() {
+    let dir = TempDir::new("v2-deny");
+    let acp = acp().display().to_string();
+    let out = run(&v2_client_args(&acp, &["--deny", "-p", "read /etc/hostname"]), dir.path(), "");
+    assert_eq!(out.code(), 0, "{out:?}");
+    let expected = [
+        "? permission: Read /etc/hostname".to_owned(),
+        "→ Reject (--deny)".to_owned(),
+        "✗ Read /etc/hostname: failed\n    │ Rejected by the user.".to_owned(),
+        "— end of turn".to_owned(),
+    ];
+    in_order(&out.stdout, &expected);
+    assert!(!out.stdout.contains("in progress"), "{}", out.stdout);
+}
+
+#[test]
+fn v2_client_asks_on_stdin_with_the_v1_question() {
+    let dir = TempDir::new("v2-ask");
+    let acp = acp().display().to_string();
+    let out = run(&v2_client_args(&acp, &["--ask", "-p", "read /nonexistent/x"]), dir.path(), "1\n");
+    assert_eq!(out.code(), 0, "{out:?}");
+    let expected = [
+        "? permission: Read /nonexistent/x".to_owned(),
+        "[1] Allow once   [2] Reject".to_owned(),
+        "→ Allow once (your answer)".to_owned(),
+        "✓ Read /nonexistent/x: completed\n    │ Nothing to read: /nonexistent/x does not exist.".to_owned(),
+        "— end of turn".to_owned(),
+    ];
+    in_order(&out.stdout, &expected);
+}
+
+#[cfg(unix)]
+#[test]
+fn v2_client_ctrl_c_cancels_the_turn_and_exits_3() {
+    let dir = TempDir::new("v2-sigint");
+    let acp = acp().display().to_string();
+    let mut child = start(&v2_client_args(&acp, &["--allow", "-p", "a slow one"]), dir.path(), "", false);
+    let stdout = collect(child.stdout.take().unwrap());
+    let stderr = collect(child.stderr.take().unwrap());
+    wait_for(&stdout, "echo: a slow one", Duration::from_secs(10));
+    signal(&child, rustix::process::Signal::INT);
+    let out = finish(child, stdout, stderr, Duration::from_secs(5));
+    assert_eq!(out.code(), 3, "cancelled: {out:?}");
+    in_order(&out.stdout, &["⏹ cancelling the turn".to_owned(), "⏹ turn cancelled".to_owned()]);
+    assert!(!out.stdout.contains("thinking:"), "the agent stopped at once: {}", out.stdout);
+}
+
+#[test]
+fn v2_client_loop_cancel_line_then_next_prompt() {
+    let dir = TempDir::new("v2-loop");
+    let acp = acp().display().to_string();
+    let mut child = start_interactive(&v2_client_args(&acp, &["--allow"]), dir.path());
+    let mut input = child.stdin.take().unwrap();
+    let stdout = collect(child.stdout.take().unwrap());
+    let stderr = collect(child.stderr.take().unwrap());
+    input.write_all(b"please be slow\n").unwrap();
+    wait_for(&stdout, "echo: please be slow", Duration::from_secs(10));
+    input.write_all(b"/cancel\n").unwrap();
+    wait_for(&stdout, "⏹ turn cancelled", Duration::from_secs(5));
+    // The session is idle again: the next line is a new turn, then the end of input quits.
+    input.write_all(b"read /nonexistent/y\n").unwrap();
+    wait_for(&stdout, "— end of turn", Duration::from_secs(10));
+    drop(input);
+    let out = finish(child, stdout, stderr, Duration::from_secs(5));
+    assert_eq!(out.code(), 0, "the user quit: {out:?}");
+    in_order(
+        &out.stdout,
+        &["⏹ cancelling the turn".into(), "⏹ turn cancelled".into(), "echo: read /nonexistent/y".into()],
+    );
+}
+
+#[test]
+fn v2_client_against_a_v1_agent_says_to_rerun_without_protocol_2() {
+    let dir = TempDir::new("v2-vs-v1");
+    let acp = acp().display().to_string();
+    let out = run(&["client", "--protocol", "2", "-p", "hi", "--", &acp, "agent", "--quiet"], dir.path(), "");
+    assert_eq!(out.code(), 6, "a protocol error: {out:?}");
+    let said = format!("{}{}", out.stdout, out.stderr);
+    assert!(said.contains("error: the agent speaks ACP v1") && said.contains("rerun without --protocol 2"), "{said}");
+    assert!(!out.stdout.contains("echo:"), "no turn ran: {}", out.stdout);
+}
+
+#[test]
+fn v1_client_against_the_v2_agent_fails_clearly() {
+    let dir = TempDir::new("v1-vs-v2");
+    let acp = acp().display().to_string();
+    let out = run(&["client", "-p", "hi", "--", &acp, "agent", "--protocol", "2", "--quiet"], dir.path(), "");
+    assert_eq!(out.code(), 6, "the v2 agent answers a v1 initialize -32022: {out:?}");
+    let said = format!("{}{}", out.stdout, out.stderr);
+    assert!(
+        said.contains("the agent answered initialize with an error") && said.contains("try --protocol 2"),
+        "{said}"
+    );
+}
+
+#[test]
+fn v2_unsupported_flags_are_usage_errors() {
+    let dir = TempDir::new("v2-usage");
+    let acp = acp().display().to_string();
+    let out = run(&v2_client_args(&acp, &["--format", "json", "-p", "hi"]), dir.path(), "");
+    assert_eq!(out.code(), 2, "{out:?}");
+    let said = format!("{}{}", out.stdout, out.stderr);
+    assert!(said.contains("--format json is not supported with --protocol 2"), "{said}");
+}
+
+/// `acp client --protocol 2 --connect URL` against `acp serve -- acp agent --protocol 2`, over
+/// WebSocket and over Streamable HTTP: a whole turn with a permission, exit 0; the server's
+/// agent process ends with the connection and the server stops cleanly.
+#[test]
+fn v2_client_connects_to_a_served_v2_agent_over_websocket_and_http() {
+    let dir = TempDir::new("v2-remote");
+    let acp = acp().display().to_string();
+    let args = ["serve", "--listen", "127.0.0.1:0", "--", &acp, "agent", "--protocol", "2", "--quiet"];
+    let Serving { child, stderr, addr } = start_serving(&args, dir.path());
+    for url in [format!("ws://{addr}/acp"), format!("http://{addr}/acp")] {
+        let client = ["client", "--protocol", "2", "--allow", "--connect", &url, "-p", "read /nonexistent/x"];
+        let out = run(&client, dir.path(), "");
+        assert_eq!(out.code(), 0, "{url}: {out:?}");
+        let expected = [
+            format!("connected to {url}"),
+            "(ACP v2)".to_owned(),
+            "? permission: Read /nonexistent/x".to_owned(),
+            "→ Allow once (--allow)".to_owned(),
+            "✓ Read /nonexistent/x: completed".to_owned(),
+            "— end of turn".to_owned(),
+        ];
+        in_order(&out.stdout, &expected);
+    }
+    wait_for(&stderr, "event=connection_closed", Duration::from_secs(5));
+    let log = stop_serving(child, stderr).stderr;
+    assert!(log.contains("event=stopped"), "{log}");
+}
+
+#[test]
+fn v2_demo_runs_the_whole_turn() {
+    let dir = TempDir::new("v2-demo");
+    let out = run(&["demo", "--protocol", "2"], dir.path(), "");
+    assert_eq!(out.code(), 0, "{out:?}");
+    in_order(&out.stdout, &["ACP v2 (Preview)".into(), "→ Allow once".into(), "done\n— end of turn".into()]);
+}
+
+/// A v2 client that allows every permission ask (its first option) and records the asks.
+struct Allowing(std::sync::Arc<std::sync::Mutex<Vec<Value>>>);
+
+impl tokio_v2::Client for Allowing {
+    async fn request_permission(
+        &self,
+        request: v2::RequestPermissionRequest,
+        _: ClientContext,
+    ) -> Result<v2::RequestPermissionResponse, acp_proto::RpcError> {
+        let first = request.options[0].option_id.clone();
+        self.0.lock().unwrap().push(serde_json::to_value(&request).unwrap());
+        Ok(v2::RequestPermissionResponse {
+            outcome: v2::RequestPermissionOutcome::Selected(v2::SelectedPermissionOutcome::new(first)),
+            meta: None,
+        })
+    }
+}
+
+/// Each update of the turn as `kind id detail`.
+async fn seen(turn: &mut tokio_v2::PromptTurn) -> Vec<String> {
+    let mut seen = Vec::new();
+    while let Some(n) = tokio::time::timeout(Duration::from_secs(10), turn.next_update()).await.expect("in time") {
+        let v = serde_json::to_value(&n.update).unwrap();
+        let kind = v["sessionUpdate"].as_str().unwrap().to_owned();
+        let line = match &n.update {
+            SessionUpdate::StateUpdate(StateUpdate::Idle(i)) => format!("idle {:?}", i.stop_reason),
+            SessionUpdate::StateUpdate(_) => format!("state {}", v["state"].as_str().unwrap()),
+            SessionUpdate::ToolCallUpdate(t) => format!("{kind} {} {}", t.tool_call_id.as_str(), v["status"]),
+            SessionUpdate::PlanUpdate(_) => {
+                format!("{kind} {} {}", v["plan"]["planId"], v["plan"]["entries"][0]["status"])
+            }
+            _ => format!("{kind} {} {}", v["messageId"], v["content"]["text"]),
+        };
+        seen.push(line);
+    }
+    seen
+}
+
+fn prompt(session: &v2::SessionId, text: &str) -> v2::PromptRequest {
+    let prompt = vec![v2::ContentBlock::Text(v2::TextContent::new(text))];
+    v2::PromptRequest { session_id: session.clone(), prompt, idempotency_key: None, meta: None }
+}
+
+#[test]
+fn v2_agent_contract_update_by_update() {
+    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(1).enable_all().build().unwrap();
+    runtime.block_on(async {
+        let mut agent = tokio::process::Command::new(acp())
+            .args(["agent", "--protocol", "2", "--quiet", "--slow-ms", "20000"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .kill_on_drop(true)
+            .spawn()
+            .unwrap();
+        let (stdin, stdout) = (agent.stdin.take().unwrap(), agent.stdout.take().unwrap());
+        let asks = std::sync::Arc::default();
+        let conn = tokio_v2::ClientConnection::connect(
+            Allowing(std::sync::Arc::clone(&asks)),
+            stdout,
+            stdin,
+            ClientOptions::default(),
+        );
+        let init: v2::InitializeRequest = serde_json::from_value(json!({
+            "protocolVersion": 2, "info": { "name": "contract", "version": "1" }, "capabilities": {},
+        }))
+        .unwrap();
+        let init = conn.initialize(init).await.expect("v2 handshake");
+        assert_eq!((init.protocol_version.0, init.info.name.as_str()), (2, "acp-reference-agent"));
+        let new: v2::NewSessionRequest = serde_json::from_value(json!({
+            "cwd": "/tmp", "systemPrompt": { "mode": "append", "content": [{ "type": "text", "text": "be brief" }] },
+        }))
+        .unwrap();
+        let session = conn.new_session(new).await.expect("a session").session_id;
+        assert_eq!(session.as_str(), "sess-1");
+
+        let mut turn = conn.prompt(prompt(&session, "read /nonexistent/z")).await.expect("sent");
+        assert_eq!(turn.ack().await.unwrap().unwrap().message_id.as_str(), "user-1");
+        let expected = [
+            // Where the prompt went in the session's history, as the ack named it.
+            "user_message \"user-1\" null",
+            "state running",
+            "agent_message_chunk \"agent-1\" \"echo: read /nonexistent/z\"",
+            "agent_message_chunk \"agent-1\" \"\\nsystem prompt: be brief\"",
+            "agent_thought_chunk \"thought-1\" \"The prompt names /nonexistent/z; I will ask before touching it.\"",
+            "plan_update \"plan-1\" \"in_progress\"",
+            "tool_call_update call-1 \"pending\"",
+            "tool_call_update call-1 \"in_progress\"",
+            "tool_call_update call-1 \"completed\"",
+            "plan_update \"plan-1\" \"completed\"",
+            "agent_message_chunk \"agent-1\" \"done\"",
+            "idle Some(EndTurn)",
+        ];
+        assert_eq!(seen(&mut turn).await, expected);
+        assert_eq!(turn.finish().await.unwrap(), TurnEndReason::Idle { stop_reason: Some(IdleStopReason::EndTurn) });
+        let ask = asks.lock().unwrap().pop().expect("one permission ask");
+        assert_eq!(ask["subject"]["toolCall"]["toolCallId"], "call-1");
+        assert_eq!(ask["options"][0]["optionId"], "allow-once");
+        assert_eq!(ask["options"][1]["optionId"], "reject-once");
+
+        // A slow turn: session/cancel ends it cancelled at once.
+        let mut slow = conn.prompt(prompt(&session, "slow")).await.expect("sent");
+        let user = tokio::time::timeout(Duration::from_secs(10), slow.next_update()).await.unwrap().unwrap();
+        assert!(matches!(user.update, SessionUpdate::UserMessage(_)), "{user:?}");
+        let first = tokio::time::timeout(Duration::from_secs(10), slow.next_update()).await.unwrap().unwrap();
+        assert!(matches!(first.update, SessionUpdate::StateUpdate(StateUpdate::Running(_))));
+        conn.cancel(&session).await.expect("session/cancel");
+        let rest = seen(&mut slow).await;
+        assert_eq!(rest.last().map(String::as_str), Some("idle Some(Cancelled)"), "{rest:?}");
+        assert!(!rest.iter().any(|u| u.starts_with("agent_thought")), "stopped before the thought: {rest:?}");
+
+        // session/close ends a running turn; the closed session is then unknown.
+        let mut closing = conn.prompt(prompt(&session, "slow again")).await.expect("sent");
+        let _ = closing.next_update().await;
+        let close = v2::CloseSessionRequest::new(session.clone());
+        conn.close_session(close.clone()).await.expect("closed");
+        let ended = tokio::time::timeout(Duration::from_secs(10), closing.finish()).await.unwrap().unwrap();
+        assert!(
+            matches!(
+                ended,
+                TurnEndReason::SessionClosed | TurnEndReason::Idle { stop_reason: Some(IdleStopReason::Cancelled) }
+            ),
+            "{ended:?}"
+        );
+        let again = conn.close_session(close).await.expect_err("already closed");
+        assert_eq!(again.rpc_code(), Some(-32002), "{again:?}");
+        conn.close().await.expect("the connection closes");
+        let status = tokio::time::timeout(Duration::from_secs(5), agent.wait()).await.unwrap().unwrap();
+        assert!(status.success(), "the agent ends when its input does: {status:?}");
+    });
+}
+
+#[test]
+fn v2_client_reports_an_agent_that_dies_in_a_turn_with_exit_7() {
+    let dir = TempDir::new("v2-died");
+    let init = r#"{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":2,"info":{"name":"fake","version":"0"},"capabilities":{"session":{}}}}"#;
+    let new = r#"{"jsonrpc":"2.0","id":2,"result":{"sessionId":"s1"}}"#;
+    // Answers the handshake, reads the prompt, says something on stderr and exits.
+    let script = format!("read l; echo '{init}'; read l; echo '{new}'; read l; echo 'going away' >&2; exit 0");
+    let out = run(&["client", "--protocol", "2", "--allow", "-p", "hi", "--", "sh", "-c", &script], dir.path(), "");
+    assert_eq!(out.code(), 7, "{out:?}");
+    let said = format!("{}{}", out.stdout, out.stderr);
+    assert!(said.contains("session s1 (ACP v2)") && said.contains("the agent died"), "{said}");
+    assert!(said.contains("going away"), "the tail of its stderr: {said}");
+}
+
+/// A message a scripted agent writes: the `sh` line that `cat`s it from a file in `dir`.
+fn say(dir: &TempDir, name: &str, message: Value) -> String {
+    format!("cat '{}'; echo; ", dir.file(name, &message.to_string()))
+}
+
+/// The `sh` line of a v2 `state_update` of session `s1` (`running`, or `idle` with `stopReason`).
+fn state(dir: &TempDir, state: &str, stop: Option<&str>) -> String {
+    let mut update = json!({"sessionUpdate": "state_update", "state": state});
+    if let Some(stop) = stop {
+        update["stopReason"] = stop.into();
+    }
+    let message =
+        json!({"jsonrpc": "2.0", "method": "session/update", "params": {"sessionId": "s1", "update": update}});
+    say(dir, &format!("{state}.json"), message)
+}
+
+/// The `sh` lines of a scripted v2 agent up to its turn: it answers `initialize` and
+/// `session/new` (`s1`), acknowledges the prompt, says `running`, then asks the permission
+/// `p1` ("Later", one option: Allow).
+fn v2_agent_asking(dir: &TempDir) -> String {
+    let init = say(
+        dir,
+        "init.json",
+        json!({"jsonrpc": "2.0", "id": 1, "result": {"protocolVersion": 2,
+        "info": {"name": "scripted", "version": "0"}, "capabilities": {"session": {}}}}),
+    );
+    let new = say(dir, "new.json", json!({"jsonrpc": "2.0", "id": 2, "result": {"sessionId": "s1"}}));
+    let ack = say(dir, "ack.json", json!({"jsonrpc": "2.0", "id": 3, "result": {"messageId": "user-1"}}));
+    let ask = say(
+        dir,
+        "ask.json",
+        json!({"jsonrpc": "2.0", "id": "p1", "method": "session/request_permission",
+        "params": {"sessionId": "s1", "title": "Later",
+            "options": [{"optionId": "ok", "name": "Allow", "kind": "allow_once"}]}}),
+    );
+    format!("read l; {init}read l; {new}read l; {ack}{running}{ask}", running = state(dir, "running", None))
+}
+
+/// The `sh` line that appends the next message the agent reads to `dir/answers`.
+fn v2_answer_line(dir: &TempDir) -> String {
+    format!("read -r l; printf '%s\\n' \"$l\" >> '{}'; ", dir.path().join("answers").display())
+}
+
+/// The messages read with [`v2_answer_line`].
+fn v2_answers(dir: &TempDir) -> Vec<Value> {
+    let text = std::fs::read_to_string(dir.path().join("answers")).unwrap();
+    text.lines().map(|l| serde_json::from_str(l).unwrap()).collect()
+}
+
+/// `acp client --protocol 2 --ask` against the `sh` agent `script` (which then reads its input
+/// to the end), with `hi` typed; its stdin, stdout and stderr.
+fn v2_client_asked_by(
+    dir: &TempDir,
+    script: &str,
+) -> (std::process::Child, std::process::ChildStdin, Arc<Mutex<String>>, Arc<Mutex<String>>) {
+    let script = format!("{script}while read l; do :; done");
+    let mut child = start_interactive(&["client", "--protocol", "2", "--ask", "--", "sh", "-c", &script], dir.path());
+    let mut input = child.stdin.take().unwrap();
+    let stdout = collect(child.stdout.take().unwrap());
+    let stderr = collect(child.stderr.take().unwrap());
+    input.write_all(b"hi\n").unwrap();
+    (child, input, stdout, stderr)
+}
+
+#[test]
+fn v2_client_keeps_a_question_on_screen_when_the_turn_ends_and_cancel_then_cancels_it() {
+    let dir = TempDir::new("v2-question-after-turn");
+    // It asks in the turn, and ends the turn (idle) without waiting for the answer once the
+    // test says so: the question is on screen when the turn ends, as when an ask sent right
+    // after `idle` reaches the UI before the turn's end.
+    let go = dir.path().join("go");
+    let wait = format!("while [ ! -e '{}' ]; do sleep 0.05; done; ", go.display());
+    let script =
+        format!("{}{wait}{}{}", v2_agent_asking(&dir), state(&dir, "idle", Some("end_turn")), v2_answer_line(&dir));
+    let (child, mut input, stdout, stderr) = v2_client_asked_by(&dir, &script);
+    wait_for(&stdout, "? permission: Later", Duration::from_secs(10));
+    std::fs::write(&go, "").unwrap();
+    wait_for(&stdout, "— end of turn", Duration::from_secs(10));
+    input.write_all(b"/cancel\n").unwrap();
+    wait_for(&stdout, "questions cancelled (no turn is running)", Duration::from_secs(10));
+    drop(input);
+    let out = finish(child, stdout, stderr, Duration::from_secs(10));
+    assert_eq!(out.code(), 0, "{out:?}");
+    in_order(&out.stdout, &["? permission: Later".into(), "— end of turn".into(), "choose 1-1 (y/n)".into()]);
+    let answers = v2_answers(&dir);
+    assert_eq!(answers.len(), 1, "{answers:?}");
+    assert_eq!(answers[0]["id"], "p1", "{answers:?}");
+    assert_eq!(answers[0]["result"]["outcome"], json!({"outcome": "cancelled"}), "{answers:?}");
+}
+
+#[test]
+fn v2_client_cancel_at_a_question_sends_session_cancel_before_the_answer() {
+    let dir = TempDir::new("v2-cancel-order");
+    let answer = v2_answer_line(&dir);
+    let script = format!("{}{answer}{answer}{}", v2_agent_asking(&dir), state(&dir, "idle", Some("cancelled")));
+    let (child, mut input, stdout, stderr) = v2_client_asked_by(&dir, &script);
+    wait_for(&stdout, "? permission: Later", Duration::from_secs(10));
+    input.write_all(b"/cancel\n").unwrap();
+    wait_for(&stdout, "turn cancelled", Duration::from_secs(10));
+    drop(input);
+    let out = finish(child, stdout, stderr, Duration::from_secs(10));
+    assert_eq!(out.code(), 0, "{out:?}");
+    let answers = v2_answers(&dir);
+    assert_eq!(answers.len(), 2, "{answers:?}");
+    assert_eq!(answers[0]["method"], "session/cancel", "{answers:?}");
+    assert_eq!(answers[1]["id"], "p1", "{answers:?}");
+    assert_eq!(answers[1]["result"]["outcome"], json!({"outcome": "cancelled"}), "{answers:?}");
+}

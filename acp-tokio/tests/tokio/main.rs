@@ -1,0 +1,62 @@
+//! acp-tokio's integration tests, one binary: each module is a former `tests/<name>.rs` (its
+//! docs at its top), so `cargo test -p acp-tokio --test tokio <name>::` runs what
+//! `--test <name>` ran; a module the features of the build lack is left out (what the
+//! `required-features` of its former `[[test]]` said). Three stay binaries of their own:
+//! `storm.rs` (this process's peak memory is the storm's alone), `tracing.rs` (sets the global
+//! subscriber) and the scenario suite (`suite/`, its own harness of runtimes and scenarios).
+
+#[path = "../common/mod.rs"]
+mod common;
+// The scripted v2 agent, loaded once for the modules v2, cross_v2 and remote_v2.
+#[cfg(feature = "unstable_protocol_v2")]
+#[path = "../support/v2_agent.rs"]
+#[allow(dead_code, unreachable_pub)]
+mod v2_agent;
+
+mod async_std;
+mod async_std_v2;
+mod cross;
+#[cfg(feature = "unstable_protocol_v2")]
+mod cross_v2;
+mod elicitation;
+mod flood;
+mod half_close;
+mod process;
+#[cfg(feature = "ws")]
+mod remote_http;
+#[cfg(feature = "ws")]
+mod remote_http_binding;
+#[cfg(feature = "ws")]
+mod remote_http_bounds;
+#[cfg(feature = "http")]
+mod remote_http_client;
+#[cfg(feature = "ws")]
+mod remote_http_deadlines;
+#[cfg(feature = "unstable_resumable_transport")]
+mod remote_http_resume;
+#[cfg(all(feature = "http", feature = "tls"))]
+mod remote_https;
+#[cfg(feature = "tls")]
+mod remote_tls;
+mod remote_v2;
+#[cfg(feature = "ws")]
+mod remote_ws;
+mod tokio_duplex;
+mod tokio_flow;
+#[cfg(all(
+    feature = "unstable_session_set_title",
+    feature = "unstable_session_status",
+    feature = "unstable_session_archive",
+    feature = "unstable_session_fork",
+    feature = "unstable_prompt_suggestions",
+    feature = "unstable_session_cursors",
+    feature = "unstable_mcp_over_acp",
+    feature = "unstable_auth_status",
+    feature = "unstable_llm_providers",
+    feature = "unstable_end_turn_token_usage",
+    feature = "unstable_session_options",
+    feature = "unstable_proxy_chains"
+))]
+mod unstable_session;
+#[cfg(feature = "unstable_protocol_v2")]
+mod v2;
