@@ -174,6 +174,13 @@ impl AnyConnection {
         if self.shed_if_full(&id) {
             return;
         }
+        // A version this agent cannot answer with: -32022 (v2's rule; a v1 agent always can).
+        #[cfg(feature = "unstable_protocol_v2")]
+        if let Params::Raw(raw) = &params
+            && let Some(error) = self.unsupported_version(&method, *raw)
+        {
+            return self.reply_error(&id, &error);
+        }
         // The branch point: the version whose rules the request goes by.
         #[cfg(feature = "unstable_protocol_v2")]
         if let Params::Raw(raw) = &params

@@ -134,7 +134,8 @@ impl AnyConnection {
 
     /// The version whose rules an inbound request goes by: 2 for every request on a v2
     /// connection, and for an agent's `initialize` asking for version 2 or later when it speaks
-    /// 2, or asking for any version when it speaks 2 but not 1 (it answers with 2, its latest);
+    /// 2, or asking for any version when it speaks 2 but not 1 (one below 2 was refused -32022
+    /// before, `unsupported_version`);
     /// 1 otherwise.
     pub(super) fn request_lane(&self, method: &str, params: Option<&RawValue>) -> ProtocolVersion {
         let is_v2 = self.v2.active
@@ -144,6 +145,21 @@ impl AnyConnection {
                 && self.supports(2)
                 && version_of(params).is_some_and(|v| v >= ProtocolVersion(2) || !self.supports(1)));
         if is_v2 { ProtocolVersion::V2 } else { ProtocolVersion::V1 }
+    }
+
+    /// Agent side, before the handshake: an `initialize` asking for a version below every one
+    /// this agent speaks (a v2-only agent asked for 1) fails with `-32022` and
+    /// `{requested, supported}` (v2 schema, `InitializeResponse.protocolVersion`: the highest
+    /// supported version at or below the requested one, and if there is none, -32022). An
+    /// agent that speaks 1 always has one, so v1's rule (answer the latest) is untouched.
+    pub(super) fn unsupported_version(&self, method: &str, params: Option<&RawValue>) -> Option<RpcError> {
+        if self.side != Side::Agent || self.phase != Phase::AwaitingInit || method != v2::Method::Initialize.wire() {
+            return None;
+        }
+        let requested = version_of(params)?;
+        let supported = &self.config.supported_versions;
+        let none_at_or_below = !supported.is_empty() && supported.iter().all(|v| *v > requested);
+        none_at_or_below.then(|| RpcError::unsupported_protocol_version(requested, supported))
     }
 
     fn own_caps(&self) -> Option<&CapabilitySnapshot> {

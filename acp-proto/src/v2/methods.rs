@@ -197,31 +197,6 @@ macro_rules! v2_methods {
 
 crate::method_table_v2!(v2_methods {});
 
-// The names these enums had before v1 and v2 shared one vocabulary (issue 29): v1's
-// `ClientRequest` and v2's are the same kind of thing (the requests the client sends, typed by
-// method), and so on. Transitional, for the adapters until they move to the new names.
-/// Old name of [`ClientRequest`].
-#[doc(hidden)]
-pub type ClientRequestParams = ClientRequest;
-/// Old name of [`AgentRequest`].
-#[doc(hidden)]
-pub type AgentRequestParams = AgentRequest;
-/// Old name of [`ClientNotification`].
-#[doc(hidden)]
-pub type ClientNotificationParams = ClientNotification;
-/// Old name of [`AgentNotification`].
-#[doc(hidden)]
-pub type AgentNotificationParams = AgentNotification;
-/// Old name of [`ProtocolNotification`].
-#[doc(hidden)]
-pub type ProtocolNotificationParams = ProtocolNotification;
-/// Old name of [`AgentResponse`].
-#[doc(hidden)]
-pub type AgentResult = AgentResponse;
-/// Old name of [`ClientResponse`].
-#[doc(hidden)]
-pub type ClientResult = ClientResponse;
-
 impl Method {
     /// The method's row.
     pub fn row(self) -> &'static MethodRow {

@@ -208,30 +208,38 @@ fn v1_initialize_answered_with_2_closes_even_when_2_is_supported() {
 
 #[test]
 fn v2_only_agent_never_reads_an_initialize_as_v1() {
-    // initialization.mdx: an agent that does not support the requested version answers with
-    // the latest it supports; a v2-only agent reads every `initialize` as v2.
+    // v2 schema, `InitializeResponse.protocolVersion`: the agent answers the highest version it
+    // supports at or below the requested one, and if there is none, initialization fails with
+    // -32022 `{requested, supported}`. A v2-only agent asked for 1 has none, in either params'
+    // shape; asked for 2 or later it answers 2.
     let v2_only = || Config::default().with_supported_versions(vec![ProtocolVersion::V2]);
-    // Asked for 1 in v2 params: answered with 2, which the client (it offered 1) refuses.
+    let refused = |a: &mut Connection| {
+        assert!(events(a).is_empty(), "the refused initialize is never an event");
+        let answer = &sent(a)[0]["error"];
+        assert_eq!((&answer["code"], &answer["data"]), (&json!(-32022), &json!({"requested": 1, "supported": [2]})));
+        assert!(a.negotiated().is_none());
+    };
+    // Asked for 1 in v2 params.
     let mut c = Connection::new(Side::Client, v12(), T0);
     let mut a = Connection::new(Side::Agent, v2_only(), T0);
     c.send_request::<V2>(T0, v2_init(1, json!({})), None).unwrap();
+    pipe(&mut c, &mut a, T0);
+    refused(&mut a);
+    // Asked for 1 in v1 params (no v2 `info`): the same, never a v1 request it cannot answer.
+    let mut c = Connection::new(Side::Client, v12(), T0);
+    let mut a = Connection::new(Side::Agent, v2_only(), T0);
+    c.send_request::<V1>(T0, crate::types::InitializeRequest::new(ProtocolVersion::V1), None).unwrap();
+    pipe(&mut c, &mut a, T0);
+    refused(&mut a);
+    // Asked for 3: answered 2, its latest, and the v2 client takes it.
+    let mut c = Connection::new(Side::Client, v12(), T0);
+    let mut a = Connection::new(Side::Agent, v2_only(), T0);
+    c.send_request::<V2>(T0, v2_init(3, json!({})), None).unwrap();
     pipe(&mut c, &mut a, T0);
     let (id, _) = request_v2(events(&mut a));
     let answer = super::v2::v2_init_result(json!({}), json!([]));
     a.respond::<V2>(T0, id, Ok(answer.into())).unwrap();
     assert_eq!(a.negotiated().unwrap().protocol_version, ProtocolVersion::V2);
-    pipe(&mut a, &mut c, T0);
-    let version = ProtocolVersion::V2;
-    let ev = events(&mut c);
-    assert_eq!(ev.last(), Some(&Event::Closed { reason: CloseReason::UnsupportedProtocolVersion { version } }));
-    // v1 params (no v2 `info`): invalid params, never a v1 request the agent cannot answer.
-    let mut c = Connection::new(Side::Client, v12(), T0);
-    let mut a = Connection::new(Side::Agent, v2_only(), T0);
-    c.send_request::<V1>(T0, crate::types::InitializeRequest::new(ProtocolVersion::V1), None).unwrap();
-    pipe(&mut c, &mut a, T0);
-    assert!(events(&mut a).is_empty());
-    assert_eq!(sent(&mut a)[0]["error"]["code"], -32602);
-    assert!(a.negotiated().is_none());
 }
 
 #[test]
