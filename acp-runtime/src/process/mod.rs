@@ -264,17 +264,20 @@ impl Supervisor {
         Ok(status)
     }
 
-    /// Waits up to `limit` for the stderr thread to reach the pipe's end.
-    fn await_stderr(&self, limit: Duration) {
+    /// Waits up to `limit` for the stderr thread to reach the pipe's end; returns whether it
+    /// did. An agent whose stdout has just ended may still have its last stderr lines in the
+    /// pipe: wait for them before reporting its [`stderr_tail`](Self::stderr_tail).
+    pub fn await_stderr(&self, limit: Duration) -> bool {
         let deadline = Instant::now() + limit;
         let mut ended = lock(&self.stderr.ended);
         while !*ended {
             let left = deadline.saturating_duration_since(Instant::now());
             if left.is_zero() {
-                return;
+                return false;
             }
             ended = self.stderr.ended_cv.wait_timeout(ended, left).unwrap_or_else(PoisonError::into_inner).0;
         }
+        true
     }
 }
 

@@ -38,6 +38,9 @@ const SHOWN_MAX: usize = 2000;
 const TRANSCRIPT_MAX: usize = 400;
 /// Messages read ahead of the scenario (the reader waits beyond).
 const QUEUE: usize = 256;
+/// How long an agent that ended before answering `initialize` is given to finish writing its
+/// stderr (a process it left behind may hold the pipe open: the wait is bounded).
+const NOT_STARTED_STDERR_WAIT: Duration = Duration::from_secs(2);
 
 /// The transcript of one scenario, bounded.
 #[derive(Debug)]
@@ -426,6 +429,9 @@ impl Peer {
 
     /// The agent's output ended before it wrote anything: it could not start (a gate).
     pub(crate) fn not_started(&mut self) -> Setup {
+        // Its stdout has ended; its last stderr lines (why it could not start) may still be in
+        // the pipe, read by another thread: wait for the pipe's end, briefly.
+        self.agent.await_stderr(NOT_STARTED_STDERR_WAIT);
         let tail = self.agent.stderr_tail();
         let tail: String = tail.trim().chars().rev().take(600).collect::<Vec<_>>().into_iter().rev().collect();
         let why = if tail.is_empty() { String::new() } else { format!("; its stderr ends: {tail}") };
