@@ -370,6 +370,21 @@ mod tests {
     }
 
     #[test]
+    fn await_stderr_waits_for_the_lines_written_after_stdout_ended() {
+        use std::io::Read;
+        // Closes its stdout first, then says why it gives up on stderr, a little later.
+        let (agent, _stdin, mut out) =
+            sh("exec 1>&-; sleep 0.3; echo 'missing API key' >&2", SupervisorOptions::default());
+        let mut rest = Vec::new();
+        assert_eq!(out.read_to_end(&mut rest).expect("stdout"), 0);
+        assert!(agent.await_stderr(Duration::from_secs(10)), "stderr ended");
+        assert_eq!(agent.stderr_tail(), "missing API key\n");
+        // A pipe held open (here by a child left behind) bounds the wait instead.
+        let (agent, _stdin, _out) = sh("sleep 5 & exit 0", SupervisorOptions::default());
+        assert!(!agent.await_stderr(Duration::from_millis(50)));
+    }
+
+    #[test]
     fn dropping_an_unclosed_supervisor_kills_and_reaps_the_agent() {
         let (agent, _stdin, _out) = sh("while :; do sleep 1; done", SupervisorOptions::default());
         let pid = agent.id();
