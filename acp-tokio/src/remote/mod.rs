@@ -82,23 +82,27 @@ mod http_connect;
 #[cfg(feature = "http")]
 mod http_run;
 mod inflight;
+mod line;
 mod listen;
 mod pump;
 mod resume;
 mod routes;
 mod server;
+mod server_ws;
 #[cfg(feature = "http")]
 mod sse;
 mod streams;
 #[cfg(feature = "tls")]
 mod tls;
 
-pub use client::{RemoteInfo, WsClientOptions, WsLink, connect_ws, open_ws};
+pub use client::{WsClientOptions, WsLink, connect_ws, open_ws};
+pub use dial::RemoteInfo;
 #[cfg(feature = "http")]
 pub use http_client::{HttpClientOptions, HttpLink, connect_http, open_http};
 #[cfg(feature = "unstable_resumable_transport")]
 pub use server::Resumable;
-pub use server::{AgentBackend, Backend, BoxFuture, Direct, Endpoint, WsServerOptions, serve_ws};
+pub use server::{AgentBackend, Backend, BoxFuture, Endpoint, WsServerOptions, serve_ws};
+pub use server_ws::Direct;
 #[cfg(feature = "tls")]
 pub use tls::{HANDSHAKE_TIMEOUT, TlsClient, TlsServer, client_config};
 
