@@ -202,6 +202,12 @@
 //!   clock, a timer, two spawn functions), so smol support is a small addition.
 //! * `unstable_protocol_v2`: ACP v2 (Preview), the `v2` module: a v2 client and a v2 agent
 //!   under the crate root's names (see "Protocol versions").
+//! * `ws`, `http`, `tls`: remote ACP, the `remote` module. `ws`: the WebSocket client
+//!   (`remote::connect_ws`) and the server's WebSocket arm; `http`: the Streamable HTTP client
+//!   (`remote::connect_http`); either gives the server (`remote::serve_ws`), which serves
+//!   Streamable HTTP on its endpoint and, with `ws`, WebSocket upgrades too. `http` does not
+//!   turn on `ws`. `tls`: `https://` and `wss://` for the server and whichever clients are on.
+//!   (`__remote`, what they share, is internal.)
 //! * `tracing`: the vocabulary both adapters share ([`acp_runtime::trace`]): a span per
 //!   connection (`acp_connection`), a `TRACE` event per frame in and out (target `acp::frame`,
 //!   with its length; its text only with [`ClientOptions::trace_payloads`] /
@@ -221,7 +227,7 @@ mod handle;
 mod io;
 mod options;
 mod process;
-#[cfg(feature = "ws")]
+#[cfg(feature = "__remote")]
 pub mod remote;
 mod runtime;
 mod serve;

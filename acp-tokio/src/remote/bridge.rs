@@ -9,7 +9,7 @@ use std::task::{Context, Poll, ready};
 use tokio::io::{AsyncWrite, DuplexStream, ReadHalf, WriteHalf};
 use tokio::sync::oneshot;
 
-use super::client::RemoteInfo;
+use super::dial::RemoteInfo;
 
 /// Connects a client over a link of newline-delimited lines: `pump` gets the link's two ends
 /// (what the core writes, where the agent's messages go) and a sender to drop once the link

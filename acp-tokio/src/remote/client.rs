@@ -10,7 +10,7 @@ use tokio_tungstenite::tungstenite::http::{HeaderName, HeaderValue};
 use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
 use tokio_tungstenite::tungstenite::{self, Message};
 
-use super::dial::{Target, Transport};
+use super::dial::{RemoteInfo, Target, Transport};
 use super::frames::{self, FrameReader, FrameWriter, Socket};
 use super::pump::{Incoming, PumpLimits, pump};
 use super::{CONNECTION_ID_HEADER, DEFAULT_MAX_MESSAGE};
@@ -47,16 +47,6 @@ impl Default for WsClientOptions {
             tls: None,
         }
     }
-}
-
-/// What the server said when the WebSocket opened.
-#[derive(Debug, Clone, Default)]
-pub struct RemoteInfo {
-    /// The `Acp-Connection-Id` header of the upgrade response, when the server sent one.
-    pub connection_id: Option<String>,
-    /// The `Set-Cookie` headers of the upgrade response (name=value parts), to send back as a
-    /// `Cookie` header when reconnecting (the RFD requires clients to keep cookies for affinity).
-    pub cookies: Vec<String>,
 }
 
 /// Connects `client` to the agent at `url` (`ws://host:port/acp`). The connection behaves as

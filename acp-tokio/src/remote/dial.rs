@@ -1,12 +1,13 @@
 //! What both remote clients share: reading the URL (scheme, host, port), the TCP connection
-//! (no delay), and TLS for the secure scheme (`wss://`, `https://`; feature `tls`).
+//! (no delay), TLS for the secure scheme (`wss://`, `https://`; feature `tls`), and what the
+//! server said ([`RemoteInfo`]).
 
 use std::io;
 
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::net::TcpStream;
-// The `http` crate's `Uri`, the one hyper's client takes too.
-use tokio_tungstenite::tungstenite::http::Uri;
+// The `http` crate's `Uri` (hyper re-exports it; tungstenite's requests carry the same type).
+use hyper::Uri;
 
 /// What a remote connection runs over: TCP, or TLS over TCP.
 pub(crate) trait Transport: AsyncRead + AsyncWrite + Send + Unpin {}
@@ -19,6 +20,18 @@ pub(crate) type Trust = Option<super::TlsClient>;
 #[cfg(not(feature = "tls"))]
 #[derive(Debug, Clone)]
 pub(crate) struct Trust;
+
+/// What the server said when the connection opened: the WebSocket upgrade's response. Over
+/// Streamable HTTP it is empty (the server names the connection only when it answers
+/// `initialize`; see `connect_http`).
+#[derive(Debug, Clone, Default)]
+pub struct RemoteInfo {
+    /// The `Acp-Connection-Id` header of the upgrade response, when the server sent one.
+    pub connection_id: Option<String>,
+    /// The `Set-Cookie` headers of the upgrade response (name=value parts), to send back as a
+    /// `Cookie` header when reconnecting (the RFD requires clients to keep cookies for affinity).
+    pub cookies: Vec<String>,
+}
 
 /// Where a URL points: its host (an IPv6 literal without brackets), its port (the scheme's
 /// default when none is given), and whether its scheme is the secure one.

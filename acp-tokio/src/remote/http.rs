@@ -37,7 +37,7 @@ use tokio::time::Instant;
 
 use super::auth::Caller;
 use super::inflight::{self, InFlight};
-use super::pump::read_line;
+use super::line::read_line;
 use super::resume;
 use super::routes::{Destination, Routes, attaches, is_session_scoped};
 use super::server::{Endpoint, Refused, Shared, authorize, json_error};

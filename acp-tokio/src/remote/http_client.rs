@@ -45,11 +45,10 @@ use tokio::sync::{mpsc, oneshot};
 
 use super::DEFAULT_MAX_MESSAGE;
 use super::bridge::{ClosedAfter, bridge};
-use super::client::RemoteInfo;
-use super::dial::Target;
+use super::dial::{RemoteInfo, Target};
 use super::http_connect::{ALPN, Connector};
 use super::http_run::Run;
-use super::pump::read_line;
+use super::line::read_line;
 use crate::{Client, ClientConnection, ClientOptions, Error};
 
 /// Messages from the agent that may wait for the core.

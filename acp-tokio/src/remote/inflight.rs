@@ -48,7 +48,9 @@ impl InFlight {
         self.observe(Side::Client, frame)
     }
 
-    /// A client → agent message (one JSON text). Returns the session of a prompt request.
+    /// A client → agent message (one JSON text). Returns the session of a prompt request. (The
+    /// WebSocket pump and frames; the tests below.)
+    #[cfg(any(feature = "ws", test))]
     pub(crate) fn client_text(&self, text: &str) -> Option<String> {
         self.client_frame(text.as_bytes()).turn_began.map(|s| s.to_string())
     }
@@ -58,7 +60,9 @@ impl InFlight {
         self.observe(Side::Agent, frame)
     }
 
-    /// An agent → client line (one JSON text).
+    /// An agent → client line (one JSON text). (The WebSocket pump and frames; the tests
+    /// below.)
+    #[cfg(any(feature = "ws", test))]
     pub(crate) fn agent_line(&self, line: &[u8]) {
         self.agent_frame(line);
     }

@@ -173,15 +173,18 @@ async fn handle(
     }
     let mut request = request.map(Body::new);
     request.extensions_mut().insert(peer);
+    #[cfg(feature = "ws")]
     request.extensions_mut().insert(Connection(liveness));
     let response = tower_service::Service::call(&mut app, request).await?;
     Ok(response.map(|body| Body::new(Tracked { body, _busy: busy })))
 }
 
 /// The TCP connection a request came on (a request extension): a WebSocket holds it busy.
+#[cfg(feature = "ws")]
 #[derive(Clone)]
 pub(crate) struct Connection(Arc<Liveness>);
 
+#[cfg(feature = "ws")]
 impl Connection {
     /// Counts as a request in flight until dropped.
     pub(crate) fn busy(&self) -> Busy {

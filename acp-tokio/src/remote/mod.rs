@@ -1,9 +1,16 @@
-//! Remote ACP (feature `ws`), as the RFD "Streamable HTTP & WebSocket Transport" describes it:
-//! one endpoint (`/acp`) with two profiles.
+//! Remote ACP (features `ws` and `http`), as the RFD "Streamable HTTP & WebSocket Transport"
+//! describes it: one endpoint (`/acp`) with two profiles.
 //!
-//! * **WebSocket**: a `GET` with `Upgrade: websocket` opens a full-duplex connection carrying
-//!   one JSON-RPC message per text frame; the upgrade response names the connection in an
-//!   `Acp-Connection-Id` header.
+//! Features: `ws` gives the WebSocket client (`connect_ws`) and the server's WebSocket arm;
+//! `http` the Streamable HTTP client (`connect_http`). Either gives the server ([`serve_ws`],
+//! named for its first profile), which always serves Streamable HTTP; with `ws` it also
+//! answers WebSocket upgrades on the same endpoint (without it an upgrade request is an
+//! ordinary `GET`). `http` does not turn on `ws`: a Streamable HTTP build has no
+//! tokio-tungstenite. `tls` adds `https://` and `wss://` to whatever is on.
+//!
+//! * **WebSocket** (feature `ws`; `server_ws.rs`): a `GET` with `Upgrade: websocket` opens a
+//!   full-duplex connection carrying one JSON-RPC message per text frame; the upgrade
+//!   response names the connection in an `Acp-Connection-Id` header.
 //! * **Streamable HTTP** (server side): `POST` carries each client message (`initialize`
 //!   answers `200` with the response and the `Acp-Connection-Id`, the rest `202`); `GET` with
 //!   `Accept: text/event-stream` opens the connection's SSE stream, or a session's with
@@ -12,14 +19,14 @@
 //!
 //! The core does not change: a remote connection is a [`Connection`](acp_proto::Connection)
 //! like one over stdio. Over WebSocket its driver reads and writes the frames itself (each text
-//! frame one line, see `frames.rs`): [`connect_ws`] and an in-process agent's server side
+//! frame one line, see `frames.rs`): `connect_ws` and an in-process agent's server side
 //! ([`AgentBackend`]) need no pipe and no task per direction. A backend that speaks lines (an
-//! agent process), [`WsLink::pump`] and Streamable HTTP go through a pump and an in-memory
+//! agent process), `WsLink::pump` and Streamable HTTP go through a pump and an in-memory
 //! pipe instead (see `pump.rs`). So every bound and rule of the core holds for remote peers
 //! too.
 //!
-//! * Client: [`connect_ws`] gives a [`ClientConnection`](crate::ClientConnection); so does
-//!   `connect_http` over Streamable HTTP (feature `http`; see `HttpClientOptions` for the HTTP
+//! * Client: `connect_ws` (feature `ws`) gives a [`ClientConnection`](crate::ClientConnection);
+//!   so does `connect_http` over Streamable HTTP (feature `http`; see `HttpClientOptions` for the HTTP
 //!   version and `http_client.rs` for the rules).
 //! * Server: [`serve_ws`] hosts a [`Backend`] (an in-process [`Agent`](crate::Agent) per
 //!   connection with [`AgentBackend`], or anything that speaks lines, like an agent process)
@@ -57,22 +64,25 @@
 //! ```
 //!
 //! TLS (feature `tls`, rustls): a server with [`WsServerOptions`]`::tls` serves `https://` and
-//! `wss://` on the same endpoint (ALPN `h2` and `http/1.1`); [`connect_ws`] opens `wss://` URLs
+//! `wss://` on the same endpoint (ALPN `h2` and `http/1.1`); `connect_ws` opens `wss://` URLs
 //! trusting the platform's roots or the CAs of `WsClientOptions::tls` (see `tls.rs`), and
 //! `connect_http` opens `https://` URLs the same way (`HttpClientOptions::tls`; HTTP/2 when the
 //! server picks `h2`). Both clients read their URL and connect through one path (`dial.rs`).
 //!
 //! Not here (yet): reconnection (the RFD leaves it to the application in v1: a new
-//! [`connect_ws`] with [`RemoteInfo::cookies`] sent back, then `session/load` or
+//! `connect_ws` with `RemoteInfo::cookies` sent back, then `session/load` or
 //! `session/resume`).
 
 mod auth;
 #[cfg(feature = "http")]
 mod bridge;
+#[cfg(feature = "ws")]
 mod client;
 #[cfg(feature = "http")]
 mod cookies;
+#[cfg(any(feature = "ws", feature = "http"))]
 mod dial;
+#[cfg(feature = "ws")]
 mod frames;
 mod http;
 #[cfg(feature = "http")]
@@ -82,23 +92,32 @@ mod http_connect;
 #[cfg(feature = "http")]
 mod http_run;
 mod inflight;
+mod line;
 mod listen;
+#[cfg(feature = "ws")]
 mod pump;
 mod resume;
 mod routes;
 mod server;
+#[cfg(feature = "ws")]
+mod server_ws;
 #[cfg(feature = "http")]
 mod sse;
 mod streams;
 #[cfg(feature = "tls")]
 mod tls;
 
-pub use client::{RemoteInfo, WsClientOptions, WsLink, connect_ws, open_ws};
+#[cfg(feature = "ws")]
+pub use client::{WsClientOptions, WsLink, connect_ws, open_ws};
+#[cfg(any(feature = "ws", feature = "http"))]
+pub use dial::RemoteInfo;
 #[cfg(feature = "http")]
 pub use http_client::{HttpClientOptions, HttpLink, connect_http, open_http};
 #[cfg(feature = "unstable_resumable_transport")]
 pub use server::Resumable;
-pub use server::{AgentBackend, Backend, BoxFuture, Direct, Endpoint, WsServerOptions, serve_ws};
+pub use server::{AgentBackend, Backend, BoxFuture, Endpoint, WsServerOptions, serve_ws};
+#[cfg(feature = "ws")]
+pub use server_ws::Direct;
 #[cfg(feature = "tls")]
 pub use tls::{HANDSHAKE_TIMEOUT, TlsClient, TlsServer, client_config};
 
@@ -106,6 +125,7 @@ pub use tls::{HANDSHAKE_TIMEOUT, TlsClient, TlsServer, client_config};
 /// the parent module, for `acp_tokio::v2`'s handler traits.
 #[cfg(feature = "unstable_protocol_v2")]
 pub mod v2 {
+    #[cfg(feature = "ws")]
     pub use super::client::v2::connect_ws;
     #[cfg(feature = "http")]
     pub use super::http_client::v2::connect_http;

@@ -1,7 +1,9 @@
-//! The server side: one `/acp` endpoint hosting agents for many remote clients over WebSocket.
+//! The server side: one `/acp` endpoint hosting agents for many remote clients, over
+//! Streamable HTTP (`http.rs`) and, with the feature `ws`, WebSocket (`server_ws.rs`).
 //!
-//! Each upgraded WebSocket is one ACP connection with a [`Backend`] endpoint of its own (an
-//! in-process [`Agent`] with its own core, or an agent process in `acp serve`). What a peer can
+//! Each upgraded WebSocket (or Streamable HTTP connection) is one ACP connection with a
+//! [`Backend`] endpoint of its own (an in-process [`Agent`] with its own core, or an agent
+//! process in `acp serve`). What a peer can
 //! make the server hold is bounded per connection (the message size, the pump's buffers, and
 //! behind them the core's own bounds) and in total (`max_connections`); what a TCP connection
 //! that is not (yet) one can hold is bounded by the deadlines and the cap of `listen.rs`.
@@ -13,25 +15,22 @@ use std::future::Future;
 use std::io;
 use std::pin::Pin;
 use std::sync::Arc;
-use std::task::{Context, Poll};
 use std::time::Duration;
 
 use axum::Router;
-use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
-use axum::extract::{FromRequestParts, State};
+use axum::extract::State;
 use axum::http::{Extensions, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
-use futures_util::{SinkExt, StreamExt};
 use tokio::io::{AsyncRead, AsyncWrite, DuplexStream, ReadHalf, WriteHalf};
 use tokio::net::TcpListener;
-use tokio::sync::{OwnedSemaphorePermit, Semaphore, watch};
+use tokio::sync::{Semaphore, watch};
 
 use super::auth::{Caller, Peer};
-use super::frames::{self, FrameReader, FrameWriter, Socket, Stop};
-use super::inflight::InFlight;
-use super::pump::{Activity, Incoming, PumpLimits, pump};
-use super::{CONNECTION_ID_HEADER, DEFAULT_MAX_MESSAGE, ENDPOINT_PATH, HEALTH_PATH};
+#[cfg(feature = "ws")]
+use super::server_ws::Direct;
+use super::{DEFAULT_MAX_MESSAGE, ENDPOINT_PATH, HEALTH_PATH};
+#[cfg(feature = "ws")]
 use crate::runtime::Tokio;
 use crate::{Agent, AgentOptions};
 
@@ -52,14 +51,15 @@ pub struct Endpoint {
 
 /// What serves each remote connection.
 pub trait Backend: Send + Sync + 'static {
-    /// Opens the endpoint of the connection `connection_id` (called when its WebSocket opens).
-    /// An error refuses the connection (`503`).
+    /// Opens the endpoint of the connection `connection_id` (called when its WebSocket opens,
+    /// or its Streamable HTTP `initialize` arrives). An error refuses the connection (`503`).
     fn open(&self, connection_id: &str) -> BoxFuture<'_, io::Result<Endpoint>>;
 
-    /// The connection `connection_id` served on its WebSocket itself, without `open`'s line
-    /// pipe: only [`AgentBackend`] can (its agent's driver reads and writes the frames); the
-    /// default, `None`, uses [`open`](Backend::open). Streamable HTTP connections always use
-    /// `open`.
+    /// The connection `connection_id` served on its WebSocket itself (feature `ws`), without
+    /// `open`'s line pipe: only [`AgentBackend`] can (its agent's driver reads and writes the
+    /// frames); the default, `None`, uses [`open`](Backend::open). Streamable HTTP connections
+    /// always use `open`.
+    #[cfg(feature = "ws")]
     fn direct(&self, connection_id: &str) -> Option<Direct> {
         let _ = connection_id;
         None
@@ -72,18 +72,6 @@ pub trait Backend: Send + Sync + 'static {
     /// does nothing; `acp serve` logs it.
     fn ending(&self, connection_id: &str, reason: &str) {
         let _ = (connection_id, reason);
-    }
-}
-
-/// An in-process agent that serves a WebSocket connection itself (see [`Backend::direct`]).
-pub struct Direct(Box<dyn FnOnce(FrameReader<ServerSocket>, FrameWriter<ServerSocket>) -> Serving + Send>);
-
-/// The future serving one connection.
-type Serving = BoxFuture<'static, ()>;
-
-impl std::fmt::Debug for Direct {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Direct").finish_non_exhaustive()
     }
 }
 
@@ -111,6 +99,7 @@ where
         Box::pin(async move { Ok(endpoint) })
     }
 
+    #[cfg(feature = "ws")]
     fn direct(&self, _connection_id: &str) -> Option<Direct> {
         let handlers = crate::agent::AgentHandlers(Arc::new((self.factory)()));
         let options = self.options.clone();
@@ -127,7 +116,9 @@ where
 /// ACP v2 backends (feature `unstable_protocol_v2`), re-exported as `remote::v2::AgentBackend`.
 #[cfg(feature = "unstable_protocol_v2")]
 pub(super) mod v2 {
-    use super::{AgentOptions, Backend, BoxFuture, Direct, Endpoint, Tokio, in_process, io};
+    use super::{AgentOptions, Backend, BoxFuture, Endpoint, in_process, io};
+    #[cfg(feature = "ws")]
+    use super::{Direct, Tokio};
 
     /// A [`Backend`] that runs an in-process ACP v2 agent ([`v2::Agent`](crate::v2::Agent)) per
     /// connection, made by a factory: [`AgentBackend`](super::AgentBackend) for v2. A client
@@ -170,6 +161,7 @@ pub(super) mod v2 {
             Box::pin(async move { Ok(endpoint) })
         }
 
+        #[cfg(feature = "ws")]
         fn direct(&self, _connection_id: &str) -> Option<Direct> {
             let (agent, options) = ((self.factory)(), self.options.clone());
             Some(Direct(Box::new(move |reader, writer| {
@@ -442,136 +434,20 @@ impl IntoResponse for Refused {
     }
 }
 
-/// `GET /acp`: a WebSocket upgrade, or else a Streamable HTTP stream.
+/// `GET /acp`: a WebSocket upgrade (feature `ws`), or else a Streamable HTTP stream.
 async fn get_endpoint(State(shared): State<Arc<Shared>>, request: axum::extract::Request) -> Response {
-    let (mut parts, _body) = request.into_parts();
+    let (parts, _body) = request.into_parts();
     let caller = match authorize(&shared, &parts.headers, &parts.extensions) {
         Ok(caller) => caller,
         Err(refused) => return refused.into_response(),
     };
-    let upgrade = match WebSocketUpgrade::from_request_parts(&mut parts, &()).await {
-        Ok(upgrade) => upgrade,
-        Err(_) => return super::http::stream(shared, parts.headers, caller).await,
-    };
-    // The WebSocket holds its TCP connection busy (no keep-alive deadline) while it is open.
-    let busy = parts.extensions.get::<super::listen::Connection>().map(super::listen::Connection::busy);
-    let Ok(slot) = shared.slots.clone().try_acquire_owned() else {
-        return json_error(StatusCode::SERVICE_UNAVAILABLE, "too many connections; try again later");
-    };
-    let connection_id = match shared.new_connection_id() {
-        Ok(id) => id,
-        Err(refused) => return refused.into_response(),
-    };
-    let served = match shared.backend.direct(&connection_id) {
-        Some(direct) => Ok(Served::Direct(direct)),
-        None => shared.backend.open(&connection_id).await.map(Served::Pumped),
-    };
-    let served = match served {
-        Ok(served) => served,
-        Err(e) => return json_error(StatusCode::SERVICE_UNAVAILABLE, &format!("the agent could not start: {e}")),
-    };
-    let max = shared.options.max_message;
-    let header = HeaderValue::from_str(&connection_id);
-    let mut response =
-        upgrade.max_message_size(max).max_frame_size(max).read_buffer_size(frames::READ_BUFFER).on_upgrade(
-            move |socket| async move {
-                let _busy = busy;
-                match served {
-                    Served::Direct(direct) => run_direct(socket, direct, shared, slot, connection_id).await,
-                    Served::Pumped(endpoint) => run(socket, endpoint, shared, slot).await,
-                }
-            },
-        );
-    if let Ok(value) = header {
-        response.headers_mut().insert(CONNECTION_ID_HEADER, value);
-    }
-    response
-}
-
-/// How a WebSocket connection is served.
-enum Served {
-    /// By an in-process agent's driver on the socket itself.
-    Direct(Direct),
-    /// By the pump, between the socket and the backend's lines.
-    Pumped(Endpoint),
-}
-
-/// One connection served by an in-process agent on the socket itself (see `frames.rs`), from
-/// the upgrade to the end of its agent (or the idle timeout).
-async fn run_direct(
-    socket: WebSocket,
-    direct: Direct,
-    shared: Arc<Shared>,
-    _slot: OwnedSemaphorePermit,
-    connection_id: String,
-) {
-    let activity = Arc::new(Activity::new());
-    let mut stopping = shared.stop.clone();
-    let signal = Box::pin(async move {
-        let _ = stopping.wait_for(|stopping| *stopping).await;
-    });
-    let stop = Stop { signal, turns: Arc::new(InFlight::default()), patience: shared.options.drain_timeout / 2 };
-    let max = shared.options.max_message;
-    let (reader, writer) = frames::split(ServerSocket(socket), max, Some(activity.clone()), Some(stop));
-    let serving = (direct.0)(reader, writer);
-    match shared.options.idle_timeout {
-        None => serving.await,
-        Some(idle) => {
-            tokio::select! {
-                () = serving => {}
-                () = activity.idle(idle) => shared.backend.ending(&connection_id, "idle"),
-            }
+    #[cfg(feature = "ws")]
+    let parts = {
+        let mut parts = parts;
+        if let Some(response) = super::server_ws::upgrade(&shared, &mut parts).await {
+            return response;
         }
-    }
-}
-
-/// The server's WebSocket as the driver's transport.
-pub(crate) struct ServerSocket(WebSocket);
-
-impl Socket for ServerSocket {
-    fn poll_incoming(&mut self, cx: &mut Context<'_>) -> Poll<Option<Incoming>> {
-        self.0.poll_next_unpin(cx).map(|next| next.and_then(Result::ok).map(incoming))
-    }
-    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        self.0.poll_ready_unpin(cx).map_err(io::Error::other)
-    }
-    fn start_send(&mut self, text: String) -> io::Result<()> {
-        self.0.start_send_unpin(Message::Text(text.into())).map_err(io::Error::other)
-    }
-    fn poll_flush(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        self.0.poll_flush_unpin(cx).map_err(io::Error::other)
-    }
-    fn poll_close(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        self.0.poll_close_unpin(cx).map_err(io::Error::other)
-    }
-}
-
-/// One connection, from the upgrade to the end of its agent.
-async fn run(socket: WebSocket, endpoint: Endpoint, shared: Arc<Shared>, _slot: OwnedSemaphorePermit) {
-    let limits = PumpLimits {
-        max_line: shared.options.max_message,
-        idle_timeout: shared.options.idle_timeout,
-        answers_patience: shared.options.drain_timeout / 2,
+        parts
     };
-    let (sink, stream) = socket.split();
-    let sink = sink.with(|text: String| std::future::ready(Ok::<_, axum::Error>(Message::Text(text.into()))));
-    let stream = stream.map(|message| message.map(incoming));
-    let mut stop = shared.stop.clone();
-    let stopped = async move {
-        let _ = stop.wait_for(|stopping| *stopping).await;
-    };
-    let Endpoint { reader, writer, finish } = endpoint;
-    let turns = InFlight::default();
-    pump(stream, Box::pin(sink), reader, writer, limits, stopped, Some(&turns)).await;
-    finish.await;
-}
-
-/// An axum message as the pump sees it.
-fn incoming(message: Message) -> Incoming {
-    match message {
-        Message::Text(text) => Incoming::Text(text.as_str().to_owned()),
-        Message::Binary(_) => Incoming::Binary,
-        Message::Close(_) => Incoming::Close,
-        Message::Ping(_) | Message::Pong(_) => Incoming::Other,
-    }
+    super::http::stream(shared, parts.headers, caller).await
 }

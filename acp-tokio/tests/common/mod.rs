@@ -6,7 +6,7 @@ pub mod blocking_echo;
 pub mod certs;
 #[path = "../../examples/support/echo.rs"]
 pub mod echo;
-#[cfg(feature = "ws")]
+#[cfg(feature = "__remote")]
 pub mod raw_http;
 pub mod scenarios;
 

@@ -1,7 +1,8 @@
 //! acp-tokio's integration tests, one binary: each module is a former `tests/<name>.rs` (its
 //! docs at its top), so `cargo test -p acp-tokio --test tokio <name>::` runs what
 //! `--test <name>` ran; a module the features of the build lack is left out (what the
-//! `required-features` of its former `[[test]]` said). Three stay binaries of their own:
+//! `required-features` of its former `[[test]]` said; the server's Streamable HTTP tests need
+//! only the internal feature `__remote` that `ws`, `http` and `tls` turn on). Three stay binaries of their own:
 //! `storm.rs` (this process's peak memory is the storm's alone), `tracing.rs` (sets the global
 //! subscriber) and the scenario suite (`suite/`, its own harness of runtimes and scenarios).
 
@@ -22,21 +23,21 @@ mod elicitation;
 mod flood;
 mod half_close;
 mod process;
-#[cfg(feature = "ws")]
+#[cfg(feature = "__remote")]
 mod remote_http;
-#[cfg(feature = "ws")]
+#[cfg(feature = "__remote")]
 mod remote_http_binding;
-#[cfg(feature = "ws")]
+#[cfg(feature = "__remote")]
 mod remote_http_bounds;
 #[cfg(feature = "http")]
 mod remote_http_client;
-#[cfg(feature = "ws")]
+#[cfg(feature = "__remote")]
 mod remote_http_deadlines;
 #[cfg(feature = "unstable_resumable_transport")]
 mod remote_http_resume;
 #[cfg(all(feature = "http", feature = "tls"))]
 mod remote_https;
-#[cfg(feature = "tls")]
+#[cfg(all(feature = "tls", feature = "ws"))]
 mod remote_tls;
 mod remote_v2;
 #[cfg(feature = "ws")]

@@ -1,4 +1,4 @@
-//! The Streamable HTTP profile of `serve_ws`'s endpoint (feature `ws`), spoken by hand over
+//! The Streamable HTTP profile of `serve_ws`'s endpoint (`ws`, `http` or `tls`), spoken by hand over
 //! HTTP/1.1 on loopback: a whole session through POSTs and SSE streams, and the answer to each
 //! kind of bad request.
 

@@ -10,7 +10,9 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use acp_tokio::AgentOptions;
-use acp_tokio::remote::{AgentBackend, Backend, BoxFuture, Direct, Endpoint, WsServerOptions, serve_ws};
+#[cfg(feature = "ws")]
+use acp_tokio::remote::Direct;
+use acp_tokio::remote::{AgentBackend, Backend, BoxFuture, Endpoint, WsServerOptions, serve_ws};
 use common::EchoAgent;
 use common::raw_http::*;
 use serde_json::{Value, json};
@@ -26,6 +28,7 @@ impl Backend for Told {
     fn open(&self, connection_id: &str) -> BoxFuture<'_, io::Result<Endpoint>> {
         self.agents.open(connection_id)
     }
+    #[cfg(feature = "ws")]
     fn direct(&self, connection_id: &str) -> Option<Direct> {
         self.agents.direct(connection_id)
     }

@@ -1,5 +1,5 @@
-//! Remote ACP over TLS on loopback (feature `tls`), with certificates made at test time: the
-//! scenario suite over `wss://`, the ALPN protocols the server offers (`h2` for Streamable
+//! Remote ACP over TLS on loopback (features `tls`, `ws`), with certificates made at test time:
+//! the scenario suite over `wss://`, the ALPN protocols the server offers (`h2` for Streamable
 //! HTTP, `http/1.1`), and a client that does not trust the server's CA.
 
 use crate::common;

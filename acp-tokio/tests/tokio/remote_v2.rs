@@ -1,12 +1,12 @@
-//! ACP v2 over the remote transports (features `unstable_protocol_v2`, `http`): acp-tokio's v2
-//! client (`connect_ws`, `connect_http`) against v2 agents hosted by `serve_ws`
+//! ACP v2 over the remote transports (features `unstable_protocol_v2`, `http`, `ws`): acp-tokio's
+//! v2 client (`connect_ws`, `connect_http`) against v2 agents hosted by `serve_ws`
 //! (`AgentBackend`, the scripted agent of `support/v2_agent.rs`), over WebSocket (the agent's
 //! driver on the socket itself, and through the line pump an agent process such as `acp serve`'s
 //! goes through) and Streamable HTTP (HTTP/1.1 and HTTP/2): a full turn with a permission ask,
 //! a turn cancelled by the client, a turn the server's shutdown cancels (a v2 turn runs past its
 //! acknowledgement, up to its `idle` update), and `session/resume` attaching a session on a new
 //! HTTP connection.
-#![cfg(all(feature = "unstable_protocol_v2", feature = "http"))]
+#![cfg(all(feature = "unstable_protocol_v2", feature = "http", feature = "ws"))]
 
 use crate::v2_agent;
 
