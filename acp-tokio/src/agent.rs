@@ -10,108 +10,24 @@ use std::future::Future;
 use std::rc::Rc;
 use std::sync::Arc;
 
-use acp_proto::ext::ExtResponse;
-use acp_proto::methods::{AgentResponse, ClientNotification, ClientRequest};
 use acp_proto::protocol::V1;
-use acp_proto::types::*;
-use acp_proto::{Notification, Request, Response, RpcError};
+use acp_proto::{RpcError, methods, types};
 use serde_json::Value;
 
 use crate::context::RequestContext;
-use crate::handle::catch_unwind;
 use crate::io::TokioIo;
 use crate::runtime::Tokio;
 use crate::serve::Launch;
 use crate::version::Inbound;
 use crate::{AgentOptions, Error};
 
-fn agent_result(response: impl Into<AgentResponse>) -> Response {
-    Response::Agent(response.into())
-}
-
-macro_rules! agent_trait {
-    (
-        {
-            $(#[$attr:meta])*
-            trait $Trait:ident: [$($bounds:tt)*], futures: $futures:tt,
-            handlers: $Handlers:ident($Ptr:ident), spawn: $spawn:ident, dispatch: $dispatch:ident, notify: $notify:ident;
-        }
-        client_requests: [ $( {
-            $(#[doc = $doc:literal])* $v:ident = $w:literal, $p:ident => $r:ident, gate: [$($g:literal),*],
-            handler: $h:ident($cx:ident), default: $def:ident, call: $call:ident $(, feature: $f:literal)?
-        } )* ]
-        agent_requests: $agent_requests:tt
-        client_notifications: [ $( {
-            $(#[doc = $ndoc:literal])* $nv:ident = $nw:literal, $np:ident, gate: [$($ng:literal),*], layer: $nl:ident, handler: $nh:tt
-            $(, feature: $nf:literal)?
-        } )* ]
-        $($rest:tt)*
-    ) => {
-        $(#[$attr])*
-        pub trait $Trait: $($bounds)* 'static {
-            $(
-                handler_method! {
-                    $(#[cfg(feature = $f)])?
-                    $(#[doc = $doc])*
-                    method: acp_proto::Method, gate: [$($g),*], $def, $v, $h($p, context_type!($cx)) -> $r, $futures
-                }
-            )*
-
-            ext_handler_methods!(RequestContext, $futures);
-
-            $(
-                notification_method! {
-                    $(#[cfg(feature = $nf)])?
-                    $(#[doc = $ndoc])*
-                    #[doc = ""]
-                    #[doc = "Default: ignored."]
-                    $nh($np), $futures
-                }
-            )*
-        }
-
-        /// Calls the handler method for `request`.
-        async fn $dispatch<A: $Trait>(agent: &A, request: Request, cx: RequestContext) -> Result<Response, RpcError> {
-            let request = match request {
-                Request::Client(request) => request,
-                other => return Err(RpcError::method_not_found(other.wire())),
-            };
-            Ok(match request {
-                $(
-                    $(#[cfg(feature = $f)])?
-                    ClientRequest::$v(r) => {
-                        let cx = make_context!($cx, cx, r);
-                        agent_result(agent.$h(r, cx).await?)
-                    }
-                )*
-                ClientRequest::Ext(e) => {
-                    agent_result(AgentResponse::Ext(ExtResponse(agent.ext_method(&e.method, e.params, cx).await?)))
-                }
-                other => return Err(RpcError::method_not_found(other.wire())),
-            })
-        }
-
-        /// Calls the handler method for `notification`; a panic loses that notification only.
-        async fn $notify<A: $Trait>(agent: &A, item: Inbound<V1>) {
-            let Some(notification) = item.notification() else { return };
-            match notification {
-                $(
-                    $(#[cfg(feature = $nf)])?
-                    Notification::Client(ClientNotification::$nv(n)) => call_notification!($nh, agent, n),
-                )*
-                Notification::Client(ClientNotification::Ext(e)) => {
-                    let _ = catch_unwind(agent.ext_notification(&e.method, e.params)).await;
-                }
-                _ => {}
-            }
-        }
-
-        handlers_impl!($Handlers($Ptr): $Trait, version: V1, spawn: $spawn,
-            context: |cx| (RequestContext::new(cx), None), dispatch: $dispatch, notify: $notify);
-    };
-}
-
-acp_proto::method_table!(agent_trait {
+acp_proto::method_table!(handler_traits {
+    side: agent,
+    version: V1,
+    messages: methods,
+    params: types,
+    extras: v1_extras,
+    context: RequestContext = |cx| (RequestContext::new(cx), None),
     /// An ACP agent whose handler futures are `Send`: handlers run as spawned tasks, so they run
     /// concurrently (and in parallel on a multi-thread runtime).
     ///
@@ -123,16 +39,11 @@ acp_proto::method_table!(agent_trait {
     /// `-32603`; the connection and the other handlers carry on.
     ///
     /// For handlers that hold `Rc`s or other `!Send` state, implement [`LocalAgent`] instead.
-    trait Agent: [Send + Sync +], futures: [+ Send],
-    handlers: AgentHandlers(Arc), spawn: spawn, dispatch: dispatch_agent, notify: notify_agent;
-});
-
-acp_proto::method_table!(agent_trait {
+    send: Agent(AgentHandlers),
     /// An ACP agent whose handler futures need not be `Send`: the same methods as [`Agent`], run
     /// as local tasks on the current thread. Serve it with [`serve_local`] (or
     /// [`serve_stdio_local`]) from inside a `tokio::task::LocalSet` on a current-thread runtime.
-    trait LocalAgent: [], futures: [],
-    handlers: LocalAgentHandlers(Rc), spawn: spawn_local, dispatch: dispatch_local_agent, notify: notify_local_agent;
+    local: LocalAgent(LocalAgentHandlers),
 });
 
 /// Serves `agent` over `reader`/`writer` (the client's output and input). Resolves when the

@@ -8,18 +8,16 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use acp_proto::ext::{ExtNotification, ExtRequest, ExtResponse};
-use acp_proto::methods::{
-    AgentNotification, AgentRequest, AgentResponse, ClientNotification, ClientRequest, ClientResponse,
-};
+use acp_proto::methods::{self, AgentResponse, ClientNotification, ClientRequest};
 use acp_proto::protocol::V1;
-use acp_proto::types::*;
+use acp_proto::types::{self, *};
 use acp_proto::{CloseReason, Negotiated, Notification, Request, Response, RpcError};
 use serde_json::Value;
 use tokio::sync::oneshot;
 
 use crate::context::ClientContext;
 use crate::driver::{Driver, Handlers};
-use crate::handle::{Command, DriverStats, Handle, RequestCommand, TurnSink, catch_unwind};
+use crate::handle::{Command, DriverStats, Handle, RequestCommand, TurnSink};
 use crate::io::{ReadBytes, TokioIo, WriteBytes};
 use crate::process::ProcessControl;
 use crate::runtime::{Runtime, Tokio};
@@ -28,88 +26,13 @@ use crate::turn::PromptTurn;
 use crate::version::{Inbound, Version};
 use crate::{ClientOptions, Error};
 
-fn client_result(response: impl Into<ClientResponse>) -> Response {
-    Response::Client(response.into())
-}
-
-macro_rules! client_trait {
-    (
-        {
-            $(#[$attr:meta])*
-            trait $Trait:ident: [$($bounds:tt)*], futures: $futures:tt,
-            handlers: $Handlers:ident($Ptr:ident), spawn: $spawn:ident, dispatch: $dispatch:ident, notify: $notify:ident;
-        }
-        client_requests: $client_requests:tt
-        agent_requests: [ $( {
-            $(#[doc = $doc:literal])* $v:ident = $w:literal, $p:ident => $r:ident, gate: [$($g:literal),*],
-            handler: $h:ident($cx:ident), default: $def:ident, call: $call:ident $(, feature: $f:literal)?
-        } )* ]
-        client_notifications: $client_notifications:tt
-        agent_notifications: [ $( {
-            $(#[doc = $ndoc:literal])* $nv:ident = $nw:literal, $np:ident, gate: [$($ng:literal),*], layer: $nl:ident, handler: $nh:tt
-            $(, feature: $nf:literal)?
-        } )* ]
-        $($rest:tt)*
-    ) => {
-        $(#[$attr])*
-        pub trait $Trait: $($bounds)* 'static {
-            $(
-                handler_method! {
-                    $(#[cfg(feature = $f)])?
-                    $(#[doc = $doc])*
-                    method: acp_proto::Method, gate: [$($g),*], $def, $v, $h($p, ClientContext) -> $r, $futures
-                }
-            )*
-
-            ext_handler_methods!(ClientContext, $futures);
-
-            $(
-                notification_method! {
-                    $(#[cfg(feature = $nf)])?
-                    $(#[doc = $ndoc])*
-                    #[doc = ""]
-                    #[doc = "Default: ignored."]
-                    $nh($np), $futures
-                }
-            )*
-        }
-
-        /// Calls the handler method for `request`.
-        async fn $dispatch<C: $Trait>(client: &C, request: Request, cx: ClientContext) -> Result<Response, RpcError> {
-            let request = match request {
-                Request::Agent(request) => request,
-                other => return Err(RpcError::method_not_found(other.wire())),
-            };
-            Ok(match request {
-                $( $(#[cfg(feature = $f)])? AgentRequest::$v(r) => client_result(client.$h(r, cx).await?), )*
-                AgentRequest::Ext(e) => {
-                    client_result(ClientResponse::Ext(ExtResponse(client.ext_method(&e.method, e.params, cx).await?)))
-                }
-                other => return Err(RpcError::method_not_found(other.wire())),
-            })
-        }
-
-        /// Calls the handler method for `notification`; a panic loses that notification only.
-        async fn $notify<C: $Trait>(client: &C, item: Inbound<V1>) {
-            let Some(notification) = item.notification() else { return };
-            match notification {
-                $(
-                    $(#[cfg(feature = $nf)])?
-                    Notification::Agent(AgentNotification::$nv(n)) => call_notification!($nh, client, n),
-                )*
-                Notification::Agent(AgentNotification::Ext(e)) => {
-                    let _ = catch_unwind(client.ext_notification(&e.method, e.params)).await;
-                }
-                _ => {}
-            }
-        }
-
-        handlers_impl!($Handlers($Ptr): $Trait, version: V1, spawn: $spawn,
-            context: |cx| (ClientContext::new(cx), None), dispatch: $dispatch, notify: $notify);
-    };
-}
-
-acp_proto::method_table!(client_trait {
+acp_proto::method_table!(handler_traits {
+    side: client,
+    version: V1,
+    messages: methods,
+    params: types,
+    extras: v1_extras,
+    context: ClientContext = |cx| (ClientContext::new(cx), None),
     /// What an ACP client answers to its agent, with `Send` handler futures (run as spawned
     /// tasks). Every method has a default: `-32601`, except
     /// [`request_permission`](Client::request_permission), which answers `cancelled`, and the
@@ -117,19 +40,11 @@ acp_proto::method_table!(client_trait {
     ///
     /// Only advertise (in your `initialize` request's capabilities) what you implement: the core
     /// refuses the methods you did not advertise with `-32601` before they reach you.
-    trait Client: [Send + Sync +], futures: [+ Send],
-    handlers: ClientHandlers(Arc), spawn: spawn, dispatch: dispatch_client, notify: notify_client;
-});
-
-acp_proto::method_table!(client_trait {
+    send: Client(ClientHandlers),
     /// [`Client`] for handlers whose futures need not be `Send`: run as local tasks, with
     /// [`ClientConnection::connect_local`] inside a `tokio::task::LocalSet`.
-    trait LocalClient: [], futures: [],
-    handlers: LocalClientHandlers(Rc), spawn: spawn_local, dispatch: dispatch_local_client, notify: notify_local_client;
+    local: LocalClient(LocalClientHandlers),
 });
-
-impl Client for () {}
-impl LocalClient for () {}
 
 /// A connection to an agent speaking protocol version `P`: the client's handle. Cheap to
 /// clone; every clone drives the same connection. The connection closes when

@@ -212,6 +212,8 @@
 
 #[macro_use]
 mod table;
+#[macro_use]
+mod traits;
 mod agent;
 mod client;
 mod context;

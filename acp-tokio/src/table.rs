@@ -107,12 +107,13 @@ macro_rules! typed_call {
     ($(#[$m:meta])* custom, $h:ident($p:ty) -> $r:ty) => {};
 }
 
-/// The context type a handler gets, from its row's context column.
+/// The context type a handler gets, from its row's context column (`$Cx`: the side's requests'
+/// context; a prompt turn's is v1 agents' only).
 macro_rules! context_type {
-    (request) => {
-        crate::context::RequestContext
+    (request, $Cx:ty) => {
+        $Cx
     };
-    (prompt) => {
+    (prompt, $Cx:ty) => {
         crate::context::PromptContext
     };
 }
@@ -124,64 +125,5 @@ macro_rules! make_context {
     };
     (prompt, $cx:ident, $params:ident) => {
         crate::context::PromptContext::new($cx, $params.session_id.clone())
-    };
-}
-
-/// Spawns (with `$rt.$spawn`) the task that hands each item of `$queue` to `$notify`, one at
-/// a time, in order (v1 and v2 handler traits alike).
-macro_rules! notification_task {
-    ($rt:ident.$spawn:ident, $handler:expr, $queue:ident, $notify:ident) => {{
-        let handler = $handler;
-        $rt.$spawn(async move {
-            while let Some(item) = $queue.pop().await {
-                $notify(&*handler, item).await;
-            }
-        });
-    }};
-}
-
-/// The driver's `Handlers` for one handler trait of version `$P` (v1 and v2 alike): each
-/// request on a task of its own (through `$dispatch`, with the context `$context` makes of the
-/// driver's, and a signal it sets once the handler answered, if any), the notifications one at a
-/// time, in order (through `$notify`).
-macro_rules! handlers_impl {
-    (
-        $Handlers:ident($Ptr:ident): $Trait:ident, version: $P:ty, spawn: $spawn:ident, context: $context:expr,
-        dispatch: $dispatch:ident, notify: $notify:ident
-    ) => {
-        /// Runs the handlers of a handler trait for the driver.
-        pub(crate) struct $Handlers<H>(pub(crate) $Ptr<H>);
-
-        impl<H: $Trait> crate::driver::Handlers<$P> for $Handlers<H> {
-            fn spawn_request<Rt: crate::runtime::Runtime>(
-                &self,
-                rt: &Rt,
-                request: <$P as acp_proto::protocol::Protocol>::Request,
-                cx: crate::context::HandlerContext<$P>,
-                done: crate::handle::Done<$P>,
-                gate: Option<tokio::sync::oneshot::Receiver<()>>,
-            ) {
-                let handler = $Ptr::clone(&self.0);
-                let (cx, answered): (_, Option<std::sync::Arc<crate::sync::Signal>>) = ($context)(cx);
-                // Boxed: the dispatch future is as large as the largest handler's future (kBs),
-                // and a task's future is moved several times as it is spawned and again when it
-                // completes; a box is moved instead.
-                let dispatch = Box::pin(async move { $dispatch(&*handler, request, cx).await });
-                rt.$spawn(async move {
-                    crate::handle::run_handler(done, gate, dispatch).await;
-                    if let Some(answered) = answered {
-                        answered.set();
-                    }
-                });
-            }
-
-            fn spawn_notifications<Rt: crate::runtime::Runtime>(
-                &self,
-                rt: &Rt,
-                mut queue: crate::sync::QueueReceiver<crate::version::Inbound<$P>>,
-            ) {
-                notification_task!(rt.$spawn, $Ptr::clone(&self.0), queue, $notify);
-            }
-        }
     };
 }

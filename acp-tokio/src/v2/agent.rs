@@ -6,13 +6,13 @@ use std::rc::Rc;
 use std::sync::Arc;
 use std::time::Duration;
 
-use acp_proto::v2::{self, CancelSessionNotification, ClientNotification, ClientRequest, SessionId};
+use acp_proto::v2::{self, SessionId};
 use acp_proto::{InboundId, Negotiated, RpcError};
 
 use acp_proto::protocol::V2;
 
 use crate::context::{HandlerContext, common_context_methods};
-use crate::handle::{DriverStats, Handle, catch_unwind};
+use crate::handle::{DriverStats, Handle};
 use crate::io::{ReadBytes, TokioIo, WriteBytes};
 use crate::runtime::{Runtime, Tokio};
 use crate::serve::{Launch, Unspoken};
@@ -20,91 +20,13 @@ use crate::sync::{CancellationToken, Signal};
 use crate::version::Inbound;
 use crate::{AgentOptions, Error};
 
-macro_rules! agent_trait {
-    (
-        {
-            $(#[$attr:meta])*
-            trait $Trait:ident: [$($bounds:tt)*], futures: $futures:tt,
-            handlers: $Handlers:ident($Ptr:ident), spawn: $spawn:ident, dispatch: $dispatch:ident, notify: $notify:ident;
-        }
-        client_requests: [ $( {
-            $(#[doc = $doc:literal])* $v:ident = $w:literal, $p:ident => $r:ident, gate: [$($g:literal),*],
-            handler: $h:ident($cx:ident), default: $def:ident, call: $call:ident
-        } )* ]
-        agent_requests: $agent_requests:tt
-        client_notifications: [ $( {
-            $(#[doc = $ndoc:literal])* $nv:ident = $nw:literal, $np:ident, gate: [$($ng:literal),*], layer: $nl:ident, handler: $nh:tt
-        } )* ]
-        $($rest:tt)*
-    ) => {
-        $(#[$attr])*
-        pub trait $Trait: $($bounds)* 'static {
-            $(
-                handler_method! {
-                    $(#[doc = $doc])*
-                    method: v2::Method, gate: [$($g),*], $def, $v, $h(v2::$p, AgentContext) -> v2::$r, $futures
-                }
-            )*
-            $(
-                notification_method! {
-                    $(#[doc = $ndoc])*
-                    #[doc = ""]
-                    #[doc = "Default: ignored."]
-                    $nh(v2::$np), $futures
-                }
-            )*
-
-            notification_method! {
-                /// `session/cancel` of a session: stop its work. Default: ignored.
-                fn session_cancelled(notification: CancelSessionNotification), $futures
-            }
-
-            notification_method! {
-                /// The session's work, cancelled by the client, did not report `idle` within
-                /// `Config::turn_cancel_grace`, so the connection sent the idle (`cancelled`)
-                /// itself: the client's turn is over. Stop what still runs for the session; its
-                /// own idle is now refused ([`SendError::WorkAlreadyEnded`]) until the session
-                /// works again. Comes after the session's `session/cancel`, in order with the
-                /// notifications. Default: ignored.
-                ///
-                /// [`SendError::WorkAlreadyEnded`]: acp_proto::SendError::WorkAlreadyEnded
-                fn cancel_grace_expired(session_id: SessionId), $futures
-            }
-        }
-
-        async fn $dispatch<A: $Trait>(agent: &A, request: v2::Request, cx: AgentContext) -> Result<v2::Response, RpcError> {
-            match request {
-                $( v2::Request::Client(ClientRequest::$v(r)) => Ok(agent.$h(r, cx).await?.into()), )*
-                other => Err(RpcError::method_not_found(other.wire())),
-            }
-        }
-
-        async fn $notify<A: $Trait>(agent: &A, item: Inbound<V2>) {
-            let notification = match item {
-                Inbound::Notification(notification) => notification,
-                Inbound::CancelGraceExpired(session) => {
-                    let _ = catch_unwind(agent.cancel_grace_expired(session)).await;
-                    return;
-                }
-            };
-            match notification {
-                v2::Notification::Client(ClientNotification::Cancel(n)) => {
-                    let _ = catch_unwind(agent.session_cancelled(n)).await;
-                }
-                $(
-                    #[allow(unreachable_patterns)]
-                    v2::Notification::Client(ClientNotification::$nv(n)) => call_notification!($nh, agent, n),
-                )*
-                _ => {}
-            }
-        }
-
-        handlers_impl!($Handlers($Ptr): $Trait, version: V2, spawn: $spawn, context: agent_context,
-            dispatch: $dispatch, notify: $notify);
-    };
-}
-
-acp_proto::method_table_v2!(agent_trait {
+acp_proto::method_table_v2!(handler_traits {
+    side: agent,
+    version: V2,
+    messages: v2,
+    params: v2,
+    extras: v2_extras,
+    context: AgentContext = agent_context,
     /// An ACP v2 agent (handlers run as spawned tasks). Every method except
     /// [`initialize`](Agent::initialize) answers `-32601` by default.
     ///
@@ -118,17 +40,11 @@ acp_proto::method_table_v2!(agent_trait {
     /// [`cancel_grace_expired`](Agent::cancel_grace_expired).
     ///
     /// For handlers that hold `Rc`s or other `!Send` state, implement [`LocalAgent`].
-    trait Agent: [Send + Sync +], futures: [+ Send],
-    handlers: AgentHandlers(Arc), spawn: spawn, dispatch: dispatch_agent, notify: notify_agent;
-});
-
-acp_proto::method_table_v2!(agent_trait {
+    send: Agent(AgentHandlers),
     /// [`Agent`] for handlers whose futures need not be `Send`: the same methods, run as
     /// local tasks on the current thread. Serve it with [`serve_local`] inside a
     /// `tokio::task::LocalSet`.
-    trait LocalAgent: [], futures: [],
-    handlers: LocalAgentHandlers(Rc), spawn: spawn_local, dispatch: dispatch_local_agent,
-    notify: notify_local_agent;
+    local: LocalAgent(LocalAgentHandlers),
 });
 
 /// A v2 agent handler's context, and the signal its `answered()` waits on.

@@ -7,7 +7,7 @@ use std::rc::Rc;
 use std::sync::Arc;
 
 use acp_proto::protocol::V2;
-use acp_proto::v2::{self, AgentNotification, AgentRequest, CancelSessionNotification, ClientNotification};
+use acp_proto::v2::{self, CancelSessionNotification, ClientNotification};
 use acp_proto::{CloseReason, RpcError};
 
 use super::PromptTurn;
@@ -18,67 +18,13 @@ use crate::runtime::{Runtime, Tokio};
 use crate::version::Inbound;
 use crate::{ClientOptions, Error};
 
-macro_rules! client_trait {
-    (
-        {
-            $(#[$attr:meta])*
-            trait $Trait:ident: [$($bounds:tt)*], futures: $futures:tt,
-            handlers: $Handlers:ident($Ptr:ident), spawn: $spawn:ident, dispatch: $dispatch:ident, notify: $notify:ident;
-        }
-        client_requests: $client_requests:tt
-        agent_requests: [ $( {
-            $(#[doc = $doc:literal])* $v:ident = $w:literal, $p:ident => $r:ident, gate: [$($g:literal),*],
-            handler: $h:ident($cx:ident), default: $def:ident, call: $call:ident
-        } )* ]
-        client_notifications: $client_notifications:tt
-        agent_notifications: [ $( {
-            $(#[doc = $ndoc:literal])* $nv:ident = $nw:literal, $np:ident, gate: [$($ng:literal),*], layer: $nl:ident, handler: $nh:tt
-        } )* ]
-        $($rest:tt)*
-    ) => {
-        $(#[$attr])*
-        pub trait $Trait: $($bounds)* 'static {
-            $(
-                handler_method! {
-                    $(#[doc = $doc])*
-                    method: v2::Method, gate: [$($g),*], $def, $v, $h(v2::$p, ClientContext) -> v2::$r, $futures
-                }
-            )*
-            $(
-                notification_method! {
-                    $(#[doc = $ndoc])*
-                    #[doc = ""]
-                    #[doc = "Default: ignored."]
-                    $nh(v2::$np), $futures
-                }
-            )*
-        }
-
-        async fn $dispatch<C: $Trait>(client: &C, request: v2::Request, cx: ClientContext) -> Result<v2::Response, RpcError> {
-            match request {
-                $( v2::Request::Agent(AgentRequest::$v(r)) => Ok(client.$h(r, cx).await?.into()), )*
-                other => Err(RpcError::method_not_found(other.wire())),
-            }
-        }
-
-        async fn $notify<C: $Trait>(client: &C, item: Inbound<V2>) {
-            let Some(notification) = item.notification() else { return };
-            match notification {
-                $(
-                    v2::Notification::Agent(AgentNotification::$nv(n)) => {
-                        call_notification!($nh, client, n)
-                    }
-                )*
-                _ => {}
-            }
-        }
-
-        handlers_impl!($Handlers($Ptr): $Trait, version: V2, spawn: $spawn,
-            context: |cx| (ClientContext::new(cx), None), dispatch: $dispatch, notify: $notify);
-    };
-}
-
-acp_proto::method_table_v2!(client_trait {
+acp_proto::method_table_v2!(handler_traits {
+    side: client,
+    version: V2,
+    messages: v2,
+    params: v2,
+    extras: v2_extras,
+    context: ClientContext = |cx| (ClientContext::new(cx), None),
     /// What an ACP v2 client answers to its agent (handlers run as spawned tasks). Every
     /// method has a default: `-32601`, except
     /// [`request_permission`](Client::request_permission), which answers `cancelled`,
@@ -91,20 +37,11 @@ acp_proto::method_table_v2!(client_trait {
     /// before them (see [`PromptTurn`]).
     ///
     /// For handlers that hold `Rc`s or other `!Send` state, implement [`LocalClient`].
-    trait Client: [Send + Sync +], futures: [+ Send],
-    handlers: ClientHandlers(Arc), spawn: spawn, dispatch: dispatch_client, notify: notify_client;
-});
-
-acp_proto::method_table_v2!(client_trait {
+    send: Client(ClientHandlers),
     /// [`Client`] for handlers whose futures need not be `Send`: the same methods, run as
     /// local tasks, with [`ClientConnection::connect_local`] inside a `tokio::task::LocalSet`.
-    trait LocalClient: [], futures: [],
-    handlers: LocalClientHandlers(Rc), spawn: spawn_local, dispatch: dispatch_local_client,
-    notify: notify_local_client;
+    local: LocalClient(LocalClientHandlers),
 });
-
-impl Client for () {}
-impl LocalClient for () {}
 
 macro_rules! client_calls {
     (
