@@ -7,38 +7,32 @@
 /// variant, name, params, context and result, and the futures' `Send` bound.
 macro_rules! handler_method {
     (
-        $(#[$m:meta])* method: $M:ty, gate: $gate:tt, required, $v:ident, $h:ident($p:ty, $cx:ty) -> $r:ty, [$($send:tt)*]
+        $(#[$m:meta])* method: $M:ty, gate: $gate:tt, $def:ident, $v:ident, $h:ident($p:ty, $cx:ty) -> $r:ty, [$($send:tt)*]
     ) => {
-        $(#[$m])*
-        #[doc = ""]
-        #[doc = acp_proto::__gate_note!($gate)]
-        #[doc = ""]
-        #[doc = acp_proto::__default_note!(required)]
-        fn $h(&self, request: $p, cx: $cx) -> impl Future<Output = Result<$r, RpcError>> $($send)*;
-    };
-    (
-        $(#[$m:meta])* method: $M:ty, gate: $gate:tt, method_not_found, $v:ident, $h:ident($p:ty, $cx:ty) -> $r:ty, [$($send:tt)*]
-    ) => {
-        $(#[$m])*
-        #[doc = ""]
-        #[doc = acp_proto::__gate_note!($gate)]
-        #[doc = ""]
-        #[doc = acp_proto::__default_note!(method_not_found)]
-        fn $h(&self, request: $p, cx: $cx) -> impl Future<Output = Result<$r, RpcError>> $($send)* {
-            let _ = (request, cx);
-            std::future::ready(Err(RpcError::method_not_found(<$M>::$v.wire())))
+        handler_method! {
+            @$def <$M>::$v, $r, [request, cx]
+            $(#[$m])*
+            #[doc = ""]
+            #[doc = acp_proto::__gate_note!($gate)]
+            #[doc = ""]
+            #[doc = acp_proto::__default_note!($def)]
+            fn $h(&self, request: $p, cx: $cx) -> impl Future<Output = Result<$r, RpcError>> $($send)*
         }
     };
-    (
-        $(#[$m:meta])* method: $M:ty, gate: $gate:tt, cancelled, $v:ident, $h:ident($p:ty, $cx:ty) -> $r:ty, [$($send:tt)*]
-    ) => {
-        $(#[$m])*
-        #[doc = ""]
-        #[doc = acp_proto::__gate_note!($gate)]
-        #[doc = ""]
-        #[doc = acp_proto::__default_note!(cancelled)]
-        fn $h(&self, request: $p, cx: $cx) -> impl Future<Output = Result<$r, RpcError>> $($send)* {
-            let _ = (request, cx);
+    // The method's body, from its `default:` column (`$method`: its variant of the method type,
+    // `$r`: its result, then its parameters and its signature).
+    (@required $method:expr, $r:ty, $params:tt $($signature:tt)*) => {
+        $($signature)*;
+    };
+    (@method_not_found $method:expr, $r:ty, [$request:ident, $cx:ident] $($signature:tt)*) => {
+        $($signature)* {
+            let _ = ($request, $cx);
+            std::future::ready(Err(RpcError::method_not_found($method.wire())))
+        }
+    };
+    (@cancelled $method:expr, $r:ty, [$request:ident, $cx:ident] $($signature:tt)*) => {
+        $($signature)* {
+            let _ = ($request, $cx);
             std::future::ready(Ok(<$r as crate::version::Cancelled>::cancelled()))
         }
     };

@@ -62,30 +62,7 @@ pub struct AgentContext {
     answered: Arc<Signal>,
 }
 
-macro_rules! context_calls {
-    (
-        {}
-        client_requests: $client_requests:tt
-        agent_requests: [ $( {
-            $(#[doc = $doc:literal])* $v:ident = $w:literal, $p:ident => $r:ident, gate: [$($g:literal),*],
-            handler: $h:ident($cx:ident), default: $def:ident, call: $call:ident
-        } )* ]
-        $($rest:tt)*
-    ) => {
-        impl AgentContext {
-            $(
-                typed_call_v2! {
-                    $(#[doc = $doc])*
-                    #[doc = ""]
-                    #[doc = acp_proto::__gate_note!([$($g),*])]
-                    $call, $v, $h(v2::$p) -> v2::$r, Client(ClientResponse)
-                }
-            )*
-        }
-    };
-}
-
-acp_proto::method_table_v2!(context_calls {});
+acp_proto::method_table_v2!(typed_calls_v2 { AgentContext, agent_requests, Client(ClientResponse) });
 
 impl AgentContext {
     common_context_methods!();

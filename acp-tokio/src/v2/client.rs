@@ -43,29 +43,7 @@ acp_proto::method_table_v2!(handler_traits {
     local: LocalClient(LocalClientHandlers),
 });
 
-macro_rules! client_calls {
-    (
-        {}
-        client_requests: [ $( {
-            $(#[doc = $doc:literal])* $v:ident = $w:literal, $p:ident => $r:ident, gate: [$($g:literal),*],
-            handler: $h:ident($cx:ident), default: $def:ident, call: $call:ident
-        } )* ]
-        $($rest:tt)*
-    ) => {
-        impl ClientConnection<V2> {
-            $(
-                typed_call_v2! {
-                    $(#[doc = $doc])*
-                    #[doc = ""]
-                    #[doc = acp_proto::__gate_note!([$($g),*])]
-                    $call, $v, $h(v2::$p) -> v2::$r, Agent(AgentResponse)
-                }
-            )*
-        }
-    };
-}
-
-acp_proto::method_table_v2!(client_calls {});
+acp_proto::method_table_v2!(typed_calls_v2 { ClientConnection<V2>, client_requests, Agent(AgentResponse) });
 
 impl ClientConnection<V2> {
     /// Connects to a v2 agent over `reader` (the agent's output) and `writer` (its input); the

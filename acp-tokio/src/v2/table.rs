@@ -16,6 +16,36 @@ macro_rules! typed_call_v2 {
     ($(#[$m:meta])* custom, $v:ident, $h:ident($p:ty) -> $r:ty, $Side:ident($Result:ident)) => {};
 }
 
+/// The table callback for the typed calls of one side: a method of `$Type` for each row of
+/// `$group` (the requests that side sends) whose `call:` column is `typed`.
+macro_rules! typed_calls_v2 {
+    ({ $Type:ty, client_requests, $($answer:tt)* } client_requests: $rows:tt $($_rest:tt)*) => {
+        typed_calls_v2!(@impl $Type, $rows, $($answer)*);
+    };
+    ({ $Type:ty, agent_requests, $($answer:tt)* } client_requests: $_c:tt agent_requests: $rows:tt $($_rest:tt)*) => {
+        typed_calls_v2!(@impl $Type, $rows, $($answer)*);
+    };
+    (
+        @impl $Type:ty,
+        [ $( {
+            $(#[doc = $doc:literal])* $v:ident = $w:literal, $p:ident => $r:ident, gate: [$($g:literal),*],
+            handler: $h:ident($cx:ident), default: $def:ident, call: $call:ident
+        } )* ],
+        $Side:ident($Result:ident)
+    ) => {
+        impl $Type {
+            $(
+                typed_call_v2! {
+                    $(#[doc = $doc])*
+                    #[doc = ""]
+                    #[doc = acp_proto::__gate_note!([$($g),*])]
+                    $call, $v, $h(v2::$p) -> v2::$r, $Side($Result)
+                }
+            )*
+        }
+    };
+}
+
 /// v2's additions to a handler trait (see `handler_traits!`; `$side`: the side's message names,
 /// the inbound one first): an agent's cancellation hooks, `session/cancel` of a session and
 /// the end of its grace; a client has none. v2 has no extension methods.
