@@ -17,7 +17,6 @@ use serde_json::Value;
 use crate::context::RequestContext;
 use crate::io::TokioIo;
 use crate::runtime::Tokio;
-use crate::serve::Launch;
 use crate::version::Inbound;
 use crate::{AgentOptions, Error};
 
@@ -46,67 +45,30 @@ acp_proto::method_table!(handler_traits {
     local: LocalAgent(LocalAgentHandlers),
 });
 
-/// Serves `agent` over `reader`/`writer` (the client's output and input). Resolves when the
-/// client's input ended and the requests it sent before were answered (their handlers are
-/// told: the token's reason is [`CancelReason::InputEnded`](acp_proto::CancelReason::InputEnded);
-/// one that has not answered within `config.cancel_grace` is answered `-32800` for it), or
-/// the transport failed, and everything queued was written: `Ok(())` after a clean end of
-/// input (also when the client then stopped reading: [`acp_runtime::peer_left`]). Dropping
-/// the future closes the connection.
-///
-/// The driver and the handlers run as `tokio::spawn`ed tasks, so they share the runtime's
-/// workers however this future is awaited (even from `block_on` on a multi-thread runtime).
-pub async fn serve<A: Agent>(
-    agent: A,
-    reader: impl tokio::io::AsyncRead + Send + 'static,
-    writer: impl tokio::io::AsyncWrite + Send + 'static,
-    options: AgentOptions,
-) -> Result<(), Error> {
-    let launch = Launch::new(Tokio, TokioIo::new(reader), TokioIo::new(writer), &options);
-    let conn = launch.connection::<V1>();
-    launch.spawn(conn, AgentHandlers(Arc::new(agent))).await
-}
-
-/// [`serve`] for a [`LocalAgent`]: must run inside a `tokio::task::LocalSet`; the driver runs in
-/// this future, the handlers as local tasks.
-pub async fn serve_local<A: LocalAgent>(
-    agent: A,
-    reader: impl tokio::io::AsyncRead + 'static,
-    writer: impl tokio::io::AsyncWrite + 'static,
-    options: AgentOptions,
-) -> Result<(), Error> {
-    let launch = Launch::new(Tokio, TokioIo::new(reader), TokioIo::new(writer), &options);
-    let conn = launch.connection::<V1>();
-    launch.run(conn, LocalAgentHandlers(Rc::new(agent))).await
-}
-
-/// Serves `agent` on this process's stdin and stdout (log to stderr only). Resolves once stdin
-/// ends and every answer was flushed.
-///
-/// On Unix, when stdin and stdout are pipes (how a client spawns an agent), they are read and
-/// written by the runtime's reactor, so no read and no write goes through tokio's blocking
-/// pool; their blocking mode is restored when this returns, and also when its future is
-/// dropped or a panic unwinds it. Otherwise (a terminal, a file, a runtime without I/O)
-/// tokio's `stdin()`/`stdout()` are used.
-pub async fn serve_stdio<A: Agent>(agent: A) -> Result<(), Error> {
-    #[cfg(unix)]
-    if let Some(pipes) = crate::io::StdioPipes::open() {
-        // Blocking mode comes back when the guard drops: at the end, or when this future is
-        // dropped or unwinds.
-        let (reader, writer, _blocking) = pipes.take();
-        return serve(agent, reader, writer, AgentOptions::default()).await;
-    }
-    serve(agent, tokio::io::stdin(), tokio::io::stdout(), AgentOptions::default()).await
-}
-
-/// [`serve_stdio`] for a [`LocalAgent`]: must run inside a `tokio::task::LocalSet`.
-pub async fn serve_stdio_local<A: LocalAgent>(agent: A) -> Result<(), Error> {
-    #[cfg(unix)]
-    if let Some(pipes) = crate::io::StdioPipes::open() {
-        // Blocking mode comes back when the guard drops: at the end, or when this future is
-        // dropped or unwinds.
-        let (reader, writer, _blocking) = pipes.take();
-        return serve_local(agent, reader, writer, AgentOptions::default()).await;
-    }
-    serve_local(agent, tokio::io::stdin(), tokio::io::stdout(), AgentOptions::default()).await
-}
+serve_fns!(Tokio(TokioIo, tokio::io) {
+    /// Serves `agent` over `reader`/`writer` (the client's output and input). Resolves when the
+    /// client's input ended and the requests it sent before were answered (their handlers are
+    /// told: the token's reason is [`CancelReason::InputEnded`](acp_proto::CancelReason::InputEnded);
+    /// one that has not answered within `config.cancel_grace` is answered `-32800` for it), or
+    /// the transport failed, and everything queued was written: `Ok(())` after a clean end of
+    /// input (also when the client then stopped reading: [`acp_runtime::peer_left`]). Dropping
+    /// the future closes the connection.
+    ///
+    /// The driver and the handlers run as `tokio::spawn`ed tasks, so they share the runtime's
+    /// workers however this future is awaited (even from `block_on` on a multi-thread runtime).
+    fn serve<A: Agent>(Send) => spawn_new(AgentHandlers);
+    /// [`serve`] for a [`LocalAgent`]: must run inside a `tokio::task::LocalSet`; the driver runs in
+    /// this future, the handlers as local tasks.
+    fn serve_local<A: LocalAgent>() => run_new(LocalAgentHandlers);
+    /// Serves `agent` on this process's stdin and stdout (log to stderr only). Resolves once stdin
+    /// ends and every answer was flushed.
+    ///
+    /// On Unix, when stdin and stdout are pipes (how a client spawns an agent), they are read and
+    /// written by the runtime's reactor, so no read and no write goes through tokio's blocking
+    /// pool; their blocking mode is restored when this returns, and also when its future is
+    /// dropped or a panic unwinds it. Otherwise (a terminal, a file, a runtime without I/O)
+    /// tokio's `stdin()`/`stdout()` are used.
+    fn serve_stdio<A: Agent> = stdio(serve);
+    /// [`serve_stdio`] for a [`LocalAgent`]: must run inside a `tokio::task::LocalSet`.
+    fn serve_stdio_local<A: LocalAgent> = stdio(serve_local);
+});

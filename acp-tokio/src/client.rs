@@ -16,7 +16,7 @@ use serde_json::Value;
 use tokio::sync::oneshot;
 
 use crate::context::ClientContext;
-use crate::driver::{Driver, Handlers};
+use crate::driver::{Driver, DriverTask, Handlers};
 use crate::handle::{Command, DriverStats, Handle, RequestCommand, TurnSink};
 use crate::io::{ReadBytes, TokioIo, WriteBytes};
 use crate::process::ProcessControl;
@@ -110,45 +110,35 @@ impl<P: Version> ClientConnection<P> {
         (driver, ClientConnection { handle, timeout: None, turn_buffer: options.turn_buffer, process: None })
     }
 
-    /// Builds the connection and runs its driver on a task of `rt`.
-    pub(crate) fn start<Rt: Runtime, H: Handlers<P> + Send>(
+    /// Builds the connection and runs its driver on a task of `rt` (a local one for a local
+    /// handler trait's `handlers`).
+    pub(crate) fn start<Rt: Runtime, H, Rd: ReadBytes, Wr: WriteBytes>(
         rt: Rt,
         handlers: H,
-        reader: impl ReadBytes + Send,
-        writer: impl WriteBytes + Send,
+        reader: Rd,
+        writer: Wr,
         options: &ClientOptions,
-    ) -> ClientConnection<P> {
+    ) -> ClientConnection<P>
+    where
+        H: Handlers<P> + DriverTask<Driver<P, Rt, H, Rd, Wr>>,
+    {
         let (driver, conn) = Self::build(rt.clone(), handlers, reader, writer, options);
-        rt.spawn(async move {
-            let _ = driver.await;
-        });
-        conn
-    }
-
-    /// [`start`](Self::start) on a local task of `rt`, for `!Send` handlers.
-    pub(crate) fn start_local<Rt: Runtime, H: Handlers<P>>(
-        rt: Rt,
-        handlers: H,
-        reader: impl ReadBytes,
-        writer: impl WriteBytes,
-        options: &ClientOptions,
-    ) -> ClientConnection<P> {
-        let (driver, conn) = Self::build(rt.clone(), handlers, reader, writer, options);
-        rt.spawn_local(async move {
-            let _ = driver.await;
-        });
+        H::spawn_driver(&rt, driver);
         conn
     }
 
     /// [`start`](Self::start) for the agent process `child` (its stdin and stdout the
     /// transport, its stderr kept in a bounded buffer), supervised on `rt`.
-    pub(crate) fn start_process<Rt: Runtime, H: Handlers<P> + Send, C: crate::process::ChildHandle>(
+    pub(crate) fn start_process<Rt: Runtime, H, Rd: ReadBytes, Wr: WriteBytes, C: crate::process::ChildHandle>(
         rt: Rt,
         handlers: H,
-        (reader, writer): (impl ReadBytes + Send, impl WriteBytes + Send),
+        (reader, writer): (Rd, Wr),
         (child, pid, stderr): (C, Option<u32>, impl ReadBytes + Send),
         options: &ClientOptions,
-    ) -> ClientConnection<P> {
+    ) -> ClientConnection<P>
+    where
+        H: Handlers<P> + DriverTask<Driver<P, Rt, H, Rd, Wr>>,
+    {
         let mut conn = Self::start(rt.clone(), handlers, reader, writer, options);
         let shared = conn.handle.shared.clone();
         conn.process = Some(crate::process::supervise(rt, child, pid, stderr, shared, options));
@@ -256,28 +246,14 @@ impl<P: Version> ClientConnection<P> {
 }
 
 impl ClientConnection<V1> {
-    /// Connects to an agent over `reader` (the agent's output) and `writer` (its input); the
-    /// driver runs as a `tokio::spawn`ed task. Call [`initialize`](Self::initialize) first.
-    pub fn connect<C: Client>(
-        client: C,
-        reader: impl tokio::io::AsyncRead + Send + 'static,
-        writer: impl tokio::io::AsyncWrite + Send + 'static,
-        options: ClientOptions,
-    ) -> ClientConnection<V1> {
-        Self::start(Tokio, ClientHandlers(Arc::new(client)), TokioIo::new(reader), TokioIo::new(writer), &options)
-    }
-
-    /// [`connect`](Self::connect) for a [`LocalClient`]: must be called inside a
-    /// `tokio::task::LocalSet`, where the driver and the handlers run.
-    pub fn connect_local<C: LocalClient>(
-        client: C,
-        reader: impl tokio::io::AsyncRead + 'static,
-        writer: impl tokio::io::AsyncWrite + 'static,
-        options: ClientOptions,
-    ) -> ClientConnection<V1> {
-        let handlers = LocalClientHandlers(Rc::new(client));
-        Self::start_local(Tokio, handlers, TokioIo::new(reader), TokioIo::new(writer), &options)
-    }
+    connect_fns!(Tokio(TokioIo, tokio::io), V1 {
+        /// Connects to an agent over `reader` (the agent's output) and `writer` (its input); the
+        /// driver runs as a `tokio::spawn`ed task. Call [`initialize`](Self::initialize) first.
+        fn connect<C: Client>(Send) => ClientHandlers;
+        /// [`connect`](Self::connect) for a [`LocalClient`]: must be called inside a
+        /// `tokio::task::LocalSet`, where the driver and the handlers run.
+        fn connect_local<C: LocalClient>() => LocalClientHandlers;
+    });
 
     /// Starts `command` as the agent: its stdin and stdout carry the protocol, its stderr is
     /// kept in a bounded buffer ([`stderr_tail`](Self::stderr_tail)); on Unix it gets a process
@@ -291,7 +267,7 @@ impl ClientConnection<V1> {
         let transport = (TokioIo::new(child.stdout), TokioIo::new(child.stdin));
         let pid = child.child.id();
         let process = (child.child, pid, TokioIo::new(child.stderr));
-        Ok(Self::start_process(Tokio, ClientHandlers(Arc::new(client)), transport, process, &options))
+        Ok(Self::start_process(Tokio, ClientHandlers::new(client), transport, process, &options))
     }
 
     /// Sends any client request and waits for the agent's result. `timeout` (or the one set

@@ -214,6 +214,8 @@
 mod table;
 #[macro_use]
 mod traits;
+#[macro_use]
+mod entry;
 mod agent;
 mod client;
 mod context;

@@ -1,4 +1,4 @@
-//! The one definition of every handler trait: [`handler_traits!`], the callback that expands a
+//! The one definition of every handler trait: `handler_traits!`, the callback that expands a
 //! version's method table (`acp_proto::method_table!` or `method_table_v2!`, whose rows have the
 //! same grammar) into one side's two handler traits (a `Send` one and a local one, with the same
 //! methods), their dispatch, and their driver `Handlers`. The agent and client sides of v1 and
@@ -97,11 +97,11 @@ macro_rules! handler_traits {
             $extras!(methods $side, $Cx, $futures);
         }
 
-        handler_traits!(@handlers $Trait($Handlers, $Ptr, $spawn) [$side, $P, $m, $extras, $Cx, $make]
+        handler_traits!(@handlers $Trait($Handlers, $Ptr, $spawn), $futures [$side, $P, $m, $extras, $Cx, $make]
             [$( [$v, $h, $cx $(, $f)?] )*] [$( [$nv, $nh $(, $nf)?] )*]);
     };
     (
-        @handlers $Trait:ident($Handlers:ident, $Ptr:ident, $spawn:ident)
+        @handlers $Trait:ident($Handlers:ident, $Ptr:ident, $spawn:ident), [$($send:tt)*]
         [[$In:ident, $InRequest:ident, $InNotification:ident, $Out:ident, $OutResponse:ident], $P:ident, $m:ident,
             $extras:ident, $Cx:ident, $make:expr]
         [$( [$v:ident, $h:ident, $cx:ident $(, $f:literal)?] )*] [$( [$nv:ident, $nh:tt $(, $nf:literal)?] )*]
@@ -110,6 +110,11 @@ macro_rules! handler_traits {
         pub(crate) struct $Handlers<H>(pub(crate) $Ptr<H>);
 
         impl<H: $Trait> $Handlers<H> {
+            /// The handlers of `handler`.
+            pub(crate) fn new(handler: H) -> Self {
+                $Handlers($Ptr::new(handler))
+            }
+
             /// Calls the handler method for `request`.
             async fn dispatch(handler: &H, request: $m::Request, cx: $Cx) -> Result<$m::Response, RpcError> {
                 match request {
@@ -134,6 +139,14 @@ macro_rules! handler_traits {
                     )*
                     other => $extras!(notify [$In, $InNotification], handler, other),
                 }
+            }
+        }
+
+        impl<H: $Trait, D: Future $($send)* + 'static> crate::driver::DriverTask<D> for $Handlers<H> {
+            fn spawn_driver<Rt: crate::runtime::Runtime>(rt: &Rt, driver: D) {
+                rt.$spawn(async move {
+                    let _ = driver.await;
+                });
             }
         }
 

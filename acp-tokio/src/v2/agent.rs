@@ -13,9 +13,9 @@ use acp_proto::protocol::V2;
 
 use crate::context::{HandlerContext, common_context_methods};
 use crate::handle::{DriverStats, Handle};
-use crate::io::{ReadBytes, TokioIo, WriteBytes};
-use crate::runtime::{Runtime, Tokio};
-use crate::serve::{Launch, Unspoken};
+use crate::io::TokioIo;
+use crate::runtime::Tokio;
+use crate::serve::Unspoken;
 use crate::sync::{CancellationToken, Signal};
 use crate::version::Inbound;
 use crate::{AgentOptions, Error};
@@ -111,42 +111,28 @@ impl std::fmt::Debug for AgentContext {
     }
 }
 
-/// Serves a v2 client over `reader`/`writer` (the client's output and input); the driver runs
-/// as a `tokio::spawn`ed task, the handlers as tasks of their own. Resolves when the client's
-/// input ends and every answer owed went out.
-///
-/// It answers only a client whose `initialize` offers 2 (or later): a v1 `initialize` is
-/// answered `-32022`, unsupported protocol version (an agent that speaks both serves with
-/// [`serve_negotiated`](super::serve_negotiated)).
-pub async fn serve<A: Agent>(
-    agent: A,
-    reader: impl tokio::io::AsyncRead + Send + 'static,
-    writer: impl tokio::io::AsyncWrite + Send + 'static,
-    options: AgentOptions,
-) -> Result<(), Error> {
-    serve_on(Tokio, agent, TokioIo::new(reader), TokioIo::new(writer), options).await
-}
+serve_fns!(Tokio(TokioIo, tokio::io) {
+    /// Serves a v2 client over `reader`/`writer` (the client's output and input); the driver runs
+    /// as a `tokio::spawn`ed task, the handlers as tasks of their own. Resolves when the client's
+    /// input ends and every answer owed went out.
+    ///
+    /// It answers only a client whose `initialize` offers 2 (or later): a v1 `initialize` is
+    /// answered `-32022`, unsupported protocol version (an agent that speaks both serves with
+    /// [`serve_negotiated`](super::serve_negotiated)).
+    fn serve<A: Agent>(Send) => spawn_accepted(AgentHandlers, Unspoken);
+    /// [`serve`] for a [`LocalAgent`]: must run inside a `tokio::task::LocalSet`; the driver runs
+    /// in this future, the handlers as local tasks.
+    fn serve_local<A: LocalAgent>() => run_accepted(LocalAgentHandlers, Unspoken);
+});
 
-/// [`serve`] over any transport and runtime (the remote transports and async-std serve
-/// through here).
-pub(crate) async fn serve_on<Rt: Runtime, A: Agent>(
+/// [`serve`] over any transport and runtime (the remote transports serve through here).
+#[cfg(feature = "ws")]
+pub(crate) async fn serve_on<Rt: crate::runtime::Runtime, A: Agent>(
     rt: Rt,
     agent: A,
-    reader: impl ReadBytes + Send,
-    writer: impl WriteBytes + Send,
+    reader: impl crate::io::ReadBytes + Send,
+    writer: impl crate::io::WriteBytes + Send,
     options: AgentOptions,
 ) -> Result<(), Error> {
-    Launch::new(rt, reader, writer, &options).spawn_accepted(AgentHandlers(Arc::new(agent)), Unspoken).await
-}
-
-/// [`serve`] for a [`LocalAgent`]: must run inside a `tokio::task::LocalSet`; the driver runs
-/// in this future, the handlers as local tasks.
-pub async fn serve_local<A: LocalAgent>(
-    agent: A,
-    reader: impl tokio::io::AsyncRead + 'static,
-    writer: impl tokio::io::AsyncWrite + 'static,
-    options: AgentOptions,
-) -> Result<(), Error> {
-    let launch = Launch::new(Tokio, TokioIo::new(reader), TokioIo::new(writer), &options);
-    launch.run_accepted(LocalAgentHandlers(Rc::new(agent)), Unspoken).await
+    crate::serve::Launch::new(rt, reader, writer, &options).spawn_accepted(AgentHandlers::new(agent), Unspoken).await
 }

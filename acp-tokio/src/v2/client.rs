@@ -13,8 +13,8 @@ use acp_proto::{CloseReason, RpcError};
 use super::PromptTurn;
 use crate::ClientContext;
 use crate::client::ClientConnection;
-use crate::io::{ReadBytes, TokioIo, WriteBytes};
-use crate::runtime::{Runtime, Tokio};
+use crate::io::TokioIo;
+use crate::runtime::Tokio;
 use crate::version::Inbound;
 use crate::{ClientOptions, Error};
 
@@ -46,39 +46,26 @@ acp_proto::method_table_v2!(handler_traits {
 acp_proto::method_table_v2!(typed_calls_v2 { ClientConnection<V2>, client_requests, Agent(AgentResponse) });
 
 impl ClientConnection<V2> {
-    /// Connects to a v2 agent over `reader` (the agent's output) and `writer` (its input); the
-    /// driver runs as a `tokio::spawn`ed task. Call [`initialize`](Self::initialize) first.
-    pub fn connect<C: Client>(
-        client: C,
-        reader: impl tokio::io::AsyncRead + Send + 'static,
-        writer: impl tokio::io::AsyncWrite + Send + 'static,
-        options: ClientOptions,
-    ) -> ClientConnection<V2> {
-        Self::over(Tokio, client, TokioIo::new(reader), TokioIo::new(writer), options)
-    }
+    connect_fns!(Tokio(TokioIo, tokio::io), V2 {
+        /// Connects to a v2 agent over `reader` (the agent's output) and `writer` (its input); the
+        /// driver runs as a `tokio::spawn`ed task. Call [`initialize`](Self::initialize) first.
+        fn connect<C: Client>(Send) => ClientHandlers;
+        /// [`connect`](Self::connect) for a [`LocalClient`]: must be called inside a
+        /// `tokio::task::LocalSet`, where the driver and the handlers run.
+        fn connect_local<C: LocalClient>() => LocalClientHandlers;
+    });
 
     /// [`connect`](Self::connect) over any transport and runtime: the driver is spawned on
-    /// `rt` (the remote transports and async-std connect through here).
-    pub(crate) fn over<Rt: Runtime, C: Client>(
+    /// `rt` (the remote transports connect through here).
+    #[cfg(feature = "ws")]
+    pub(crate) fn over<Rt: crate::runtime::Runtime, C: Client>(
         rt: Rt,
         client: C,
-        reader: impl ReadBytes + Send,
-        writer: impl WriteBytes + Send,
+        reader: impl crate::io::ReadBytes + Send,
+        writer: impl crate::io::WriteBytes + Send,
         options: ClientOptions,
     ) -> ClientConnection<V2> {
-        Self::start(rt, ClientHandlers(Arc::new(client)), reader, writer, &options)
-    }
-
-    /// [`connect`](Self::connect) for a [`LocalClient`]: must be called inside a
-    /// `tokio::task::LocalSet`, where the driver and the handlers run.
-    pub fn connect_local<C: LocalClient>(
-        client: C,
-        reader: impl tokio::io::AsyncRead + 'static,
-        writer: impl tokio::io::AsyncWrite + 'static,
-        options: ClientOptions,
-    ) -> ClientConnection<V2> {
-        let handlers = LocalClientHandlers(Rc::new(client));
-        Self::start_local(Tokio, handlers, TokioIo::new(reader), TokioIo::new(writer), &options)
+        Self::start(rt, ClientHandlers::new(client), reader, writer, &options)
     }
 
     /// `initialize`, offering `request.protocol_version` (2 or later). An agent answering with
