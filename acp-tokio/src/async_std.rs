@@ -32,29 +32,17 @@ use crate::agent::{AgentHandlers, LocalAgentHandlers};
 use crate::client::{ClientHandlers, LocalClientHandlers};
 use crate::io::FuturesIo;
 use crate::runtime::AsyncStd;
-use crate::{Agent, AgentOptions, Client, ClientConnection, ClientOptions, Error, LocalAgent, LocalClient};
+use crate::{Agent, AgentOptions, Client, ClientOptions, Error, LocalAgent, LocalClient};
 
 connect_fns!(AsyncStd(FuturesIo, futures_io), V1 {
-    /// [`ClientConnection::connect`] on async-std.
+    /// [`ClientConnection::connect`](crate::ClientConnection::connect) on async-std.
     fn connect<C: Client>(Send) => ClientHandlers;
-    /// [`ClientConnection::connect_local`] on async-std: the driver and the handlers run as local
-    /// tasks of the current thread.
+    /// [`ClientConnection::connect_local`](crate::ClientConnection::connect_local) on async-std:
+    /// the driver and the handlers run as local tasks of the current thread.
     fn connect_local<C: LocalClient>() => LocalClientHandlers;
+    /// [`ClientConnection::spawn`](crate::ClientConnection::spawn) on async-std (`async_std::process`).
+    fn spawn<C: Client> = process(spawn_async_std, ClientHandlers);
 });
-
-/// [`ClientConnection::spawn`] on async-std (`async_std::process`).
-pub fn spawn<C: Client>(
-    client: C,
-    command: std::process::Command,
-    options: ClientOptions,
-) -> Result<ClientConnection, Error> {
-    let child = crate::process::spawn_async_std(command)?;
-    let handlers = ClientHandlers::new(client);
-    let transport = (FuturesIo::new(child.stdout), FuturesIo::new(child.stdin));
-    let pid = Some(child.child.id());
-    let process = (child.child, pid, FuturesIo::new(child.stderr));
-    Ok(ClientConnection::start_process(AsyncStd, handlers, transport, process, &options))
-}
 
 serve_fns!(AsyncStd(FuturesIo, futures_io) {
     /// [`serve`](crate::serve) on async-std: the driver and the handlers run as

@@ -253,22 +253,11 @@ impl ClientConnection<V1> {
         /// [`connect`](Self::connect) for a [`LocalClient`]: must be called inside a
         /// `tokio::task::LocalSet`, where the driver and the handlers run.
         fn connect_local<C: LocalClient>() => LocalClientHandlers;
+        /// Starts `command` as the agent: its stdin and stdout carry the protocol, its stderr is
+        /// kept in a bounded buffer ([`stderr_tail`](Self::stderr_tail)); on Unix it gets a process
+        /// group of its own. See [`close`](Self::close) for how it ends.
+        fn spawn<C: Client> = process(spawn_tokio, ClientHandlers);
     });
-
-    /// Starts `command` as the agent: its stdin and stdout carry the protocol, its stderr is
-    /// kept in a bounded buffer ([`stderr_tail`](Self::stderr_tail)); on Unix it gets a process
-    /// group of its own. See [`close`](Self::close) for how it ends.
-    pub fn spawn<C: Client>(
-        client: C,
-        command: std::process::Command,
-        options: ClientOptions,
-    ) -> Result<ClientConnection<V1>, Error> {
-        let child = crate::process::spawn_tokio(command)?;
-        let transport = (TokioIo::new(child.stdout), TokioIo::new(child.stdin));
-        let pid = child.child.id();
-        let process = (child.child, pid, TokioIo::new(child.stderr));
-        Ok(Self::start_process(Tokio, ClientHandlers::new(client), transport, process, &options))
-    }
 
     /// Sends any client request and waits for the agent's result. `timeout` (or the one set
     /// with [`with_timeout`](Self::with_timeout)) bounds the wait. Dropping the future before

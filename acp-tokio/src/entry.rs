@@ -53,9 +53,12 @@ macro_rules! serve_fns {
 }
 
 /// A client's connecting functions of version `$P` over a runtime's transport (`$Rt($Io, $io)`
-/// as for `serve_fns!`): each entry `fn name<C: Trait>(Send) => Handlers;` (no `Send` for a
-/// local trait) connects over any reader and writer, its driver spawned where `Handlers` say
-/// (`ClientConnection::start`).
+/// as for `serve_fns!`). Each entry is either
+///
+/// * `fn name<C: Trait>(Send) => Handlers;` (no `Send` for a local trait): connects over any
+///   reader and writer, its driver spawned where `Handlers` say (`ClientConnection::start`); or
+/// * `fn name<C: Trait> = process(spawn, Handlers);`: starts the agent's process with the
+///   runtime's `crate::process::spawn` function and connects over its stdin and stdout.
 macro_rules! connect_fns {
     ($Rt:ident $io:tt, $P:ident {}) => {};
     (
@@ -73,6 +76,27 @@ macro_rules! connect_fns {
         ) -> crate::versioned::ClientConnection<$P> {
             let (handlers, reader, writer) = ($Handlers::new(client), $Io::new(reader), $Io::new(writer));
             crate::versioned::ClientConnection::start($Rt, handlers, reader, writer, &options)
+        }
+
+        connect_fns!($Rt($Io, $($io)::+), $P { $($rest)* });
+    };
+    (
+        $Rt:ident($Io:ident, $($io:ident)::+), $P:ident {
+            $(#[$doc:meta])* fn $name:ident<C: $Trait:ident> = process($spawn:ident, $Handlers:ident);
+            $($rest:tt)*
+        }
+    ) => {
+        $(#[$doc])*
+        pub fn $name<C: $Trait>(
+            client: C,
+            command: std::process::Command,
+            options: ClientOptions,
+        ) -> Result<crate::versioned::ClientConnection<$P>, Error> {
+            let child = crate::process::$spawn(command)?;
+            let transport = ($Io::new(child.stdout), $Io::new(child.stdin));
+            let process = (child.child, child.pid, $Io::new(child.stderr));
+            let handlers = $Handlers::new(client);
+            Ok(crate::versioned::ClientConnection::start_process($Rt, handlers, transport, process, &options))
         }
 
         connect_fns!($Rt($Io, $($io)::+), $P { $($rest)* });
