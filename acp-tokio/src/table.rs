@@ -1,6 +1,6 @@
 //! The pieces that turn rows of `acp_proto`'s method table into this crate's handler methods
-//! and typed calls (the traits and dispatchers in `agent.rs` and `client.rs` expand the table
-//! with them; nothing here names a method).
+//! and typed calls (`handler_traits!` in `traits.rs` expands either version's table into the
+//! handler traits with them; nothing here names a method).
 
 /// One async handler method of a handler trait, from a table row of either version (`$M`: the
 /// version's method type): its docs, its gate and `default:` column (each adds a doc line), its
