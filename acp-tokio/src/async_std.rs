@@ -26,79 +26,31 @@
 //! }
 //! ```
 
-use std::rc::Rc;
-use std::sync::Arc;
-
 use acp_proto::protocol::V1;
 
 use crate::agent::{AgentHandlers, LocalAgentHandlers};
 use crate::client::{ClientHandlers, LocalClientHandlers};
 use crate::io::FuturesIo;
 use crate::runtime::AsyncStd;
-use crate::serve::Launch;
-use crate::{Agent, AgentOptions, Client, ClientConnection, ClientOptions, Error, LocalAgent, LocalClient};
+use crate::{Agent, AgentOptions, Client, ClientOptions, Error, LocalAgent, LocalClient};
 
-/// [`ClientConnection::connect`] on async-std.
-pub fn connect<C: Client>(
-    client: C,
-    reader: impl futures_io::AsyncRead + Send + 'static,
-    writer: impl futures_io::AsyncWrite + Send + 'static,
-    options: ClientOptions,
-) -> ClientConnection {
-    let handlers = ClientHandlers(Arc::new(client));
-    ClientConnection::start(AsyncStd, handlers, FuturesIo::new(reader), FuturesIo::new(writer), &options)
-}
+connect_fns!(AsyncStd(FuturesIo, futures_io), V1 {
+    /// [`ClientConnection::connect`](crate::ClientConnection::connect) on async-std.
+    fn connect<C: Client>(Send) => ClientHandlers;
+    /// [`ClientConnection::connect_local`](crate::ClientConnection::connect_local) on async-std:
+    /// the driver and the handlers run as local tasks of the current thread.
+    fn connect_local<C: LocalClient>() => LocalClientHandlers;
+    /// [`ClientConnection::spawn`](crate::ClientConnection::spawn) on async-std (`async_std::process`).
+    fn spawn<C: Client> = process(spawn_async_std, ClientHandlers);
+});
 
-/// [`ClientConnection::connect_local`] on async-std: the driver and the handlers run as local
-/// tasks of the current thread.
-pub fn connect_local<C: LocalClient>(
-    client: C,
-    reader: impl futures_io::AsyncRead + 'static,
-    writer: impl futures_io::AsyncWrite + 'static,
-    options: ClientOptions,
-) -> ClientConnection {
-    let handlers = LocalClientHandlers(Rc::new(client));
-    ClientConnection::start_local(AsyncStd, handlers, FuturesIo::new(reader), FuturesIo::new(writer), &options)
-}
-
-/// [`ClientConnection::spawn`] on async-std (`async_std::process`).
-pub fn spawn<C: Client>(
-    client: C,
-    command: std::process::Command,
-    options: ClientOptions,
-) -> Result<ClientConnection, Error> {
-    let child = crate::process::spawn_async_std(command)?;
-    let handlers = ClientHandlers(Arc::new(client));
-    let transport = (FuturesIo::new(child.stdout), FuturesIo::new(child.stdin));
-    let pid = Some(child.child.id());
-    let process = (child.child, pid, FuturesIo::new(child.stderr));
-    Ok(ClientConnection::start_process(AsyncStd, handlers, transport, process, &options))
-}
-
-/// [`serve`](crate::serve) on async-std: the driver and the handlers run as
-/// `async_std::task::spawn`ed tasks, however this future is awaited.
-pub async fn serve<A: Agent>(
-    agent: A,
-    reader: impl futures_io::AsyncRead + Send + 'static,
-    writer: impl futures_io::AsyncWrite + Send + 'static,
-    options: AgentOptions,
-) -> Result<(), Error> {
-    let launch = Launch::new(AsyncStd, FuturesIo::new(reader), FuturesIo::new(writer), &options);
-    let conn = launch.connection::<V1>();
-    launch.spawn(conn, AgentHandlers(Arc::new(agent))).await
-}
-
-/// [`serve_local`](crate::serve_local) on async-std (handlers on `spawn_local`).
-pub async fn serve_local<A: LocalAgent>(
-    agent: A,
-    reader: impl futures_io::AsyncRead + 'static,
-    writer: impl futures_io::AsyncWrite + 'static,
-    options: AgentOptions,
-) -> Result<(), Error> {
-    let launch = Launch::new(AsyncStd, FuturesIo::new(reader), FuturesIo::new(writer), &options);
-    let conn = launch.connection::<V1>();
-    launch.run(conn, LocalAgentHandlers(Rc::new(agent))).await
-}
+serve_fns!(AsyncStd(FuturesIo, futures_io) {
+    /// [`serve`](crate::serve) on async-std: the driver and the handlers run as
+    /// `async_std::task::spawn`ed tasks, however this future is awaited.
+    fn serve<A: Agent>(Send) => spawn_new(AgentHandlers);
+    /// [`serve_local`](crate::serve_local) on async-std (handlers on `spawn_local`).
+    fn serve_local<A: LocalAgent>() => run_new(LocalAgentHandlers);
+});
 
 /// [`serve_stdio`](crate::serve_stdio) on async-std.
 pub async fn serve_stdio<A: Agent>(agent: A) -> Result<(), Error> {
@@ -109,44 +61,39 @@ pub async fn serve_stdio<A: Agent>(agent: A) -> Result<(), Error> {
 /// under the same names, for `acp_tokio::v2`'s handler traits.
 #[cfg(feature = "unstable_protocol_v2")]
 pub mod v2 {
+    use acp_proto::protocol::V2;
+
     use super::{AgentOptions, AsyncStd, ClientOptions, Error, FuturesIo};
+    use crate::serve::Unspoken;
+    use crate::v2::handlers::{AgentHandlers, ClientHandlers};
+    use crate::v2::{Agent, Client};
 
-    /// [`v2::ClientConnection::connect`](crate::v2::ClientConnection::connect) on async-std:
-    /// its driver and handlers on `async_std::task::spawn`.
-    pub fn connect<C: crate::v2::Client>(
-        client: C,
-        reader: impl futures_io::AsyncRead + Send + 'static,
-        writer: impl futures_io::AsyncWrite + Send + 'static,
-        options: ClientOptions,
-    ) -> crate::v2::ClientConnection {
-        crate::v2::ClientConnection::over(AsyncStd, client, FuturesIo::new(reader), FuturesIo::new(writer), options)
-    }
+    connect_fns!(AsyncStd(FuturesIo, futures_io), V2 {
+        /// [`v2::ClientConnection::connect`](crate::v2::ClientConnection::connect) on async-std:
+        /// its driver and handlers on `async_std::task::spawn`.
+        fn connect<C: Client>(Send) => ClientHandlers;
+    });
 
-    /// [`v2::serve`](crate::v2::serve) on async-std: its driver and handlers on
-    /// `async_std::task::spawn`.
-    ///
-    /// ```no_run
-    /// # use acp_tokio::acp_proto::{RpcError, v2};
-    /// # struct Echo;
-    /// # impl acp_tokio::v2::Agent for Echo {
-    /// #     async fn initialize(&self, _: v2::InitializeRequest, _: acp_tokio::v2::AgentContext)
-    /// #         -> Result<v2::InitializeResponse, RpcError> { unimplemented!() }
-    /// # }
-    /// fn main() -> Result<(), acp_tokio::Error> {
-    ///     async_std::task::block_on(acp_tokio::async_std::v2::serve_stdio(Echo))
-    /// }
-    /// ```
-    pub async fn serve<A: crate::v2::Agent>(
-        agent: A,
-        reader: impl futures_io::AsyncRead + Send + 'static,
-        writer: impl futures_io::AsyncWrite + Send + 'static,
-        options: AgentOptions,
-    ) -> Result<(), Error> {
-        crate::v2::serve_on(AsyncStd, agent, FuturesIo::new(reader), FuturesIo::new(writer), options).await
-    }
+    serve_fns!(AsyncStd(FuturesIo, futures_io) {
+        /// [`v2::serve`](crate::v2::serve) on async-std: its driver and handlers on
+        /// `async_std::task::spawn`.
+        ///
+        /// ```no_run
+        /// # use acp_tokio::acp_proto::{RpcError, v2};
+        /// # struct Echo;
+        /// # impl acp_tokio::v2::Agent for Echo {
+        /// #     async fn initialize(&self, _: v2::InitializeRequest, _: acp_tokio::v2::AgentContext)
+        /// #         -> Result<v2::InitializeResponse, RpcError> { unimplemented!() }
+        /// # }
+        /// fn main() -> Result<(), acp_tokio::Error> {
+        ///     async_std::task::block_on(acp_tokio::async_std::v2::serve_stdio(Echo))
+        /// }
+        /// ```
+        fn serve<A: Agent>(Send) => spawn_accepted(AgentHandlers, Unspoken);
+    });
 
     /// [`serve_stdio`](super::serve_stdio) for an ACP v2 agent.
-    pub async fn serve_stdio<A: crate::v2::Agent>(agent: A) -> Result<(), Error> {
+    pub async fn serve_stdio<A: Agent>(agent: A) -> Result<(), Error> {
         serve(agent, ::async_std::io::stdin(), ::async_std::io::stdout(), AgentOptions::default()).await
     }
 }

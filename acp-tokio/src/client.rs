@@ -8,18 +8,16 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use acp_proto::ext::{ExtNotification, ExtRequest, ExtResponse};
-use acp_proto::methods::{
-    AgentNotification, AgentRequest, AgentResponse, ClientNotification, ClientRequest, ClientResponse,
-};
+use acp_proto::methods::{self, AgentResponse, ClientNotification, ClientRequest};
 use acp_proto::protocol::V1;
-use acp_proto::types::*;
+use acp_proto::types::{self, *};
 use acp_proto::{CloseReason, Negotiated, Notification, Request, Response, RpcError};
 use serde_json::Value;
 use tokio::sync::oneshot;
 
 use crate::context::ClientContext;
-use crate::driver::{Driver, Handlers};
-use crate::handle::{Command, DriverStats, Handle, RequestCommand, TurnSink, catch_unwind};
+use crate::driver::{Driver, DriverTask, Handlers};
+use crate::handle::{Command, DriverStats, Handle, RequestCommand, TurnSink};
 use crate::io::{ReadBytes, TokioIo, WriteBytes};
 use crate::process::ProcessControl;
 use crate::runtime::{Runtime, Tokio};
@@ -28,88 +26,13 @@ use crate::turn::PromptTurn;
 use crate::version::{Inbound, Version};
 use crate::{ClientOptions, Error};
 
-fn client_result(response: impl Into<ClientResponse>) -> Response {
-    Response::Client(response.into())
-}
-
-macro_rules! client_trait {
-    (
-        {
-            $(#[$attr:meta])*
-            trait $Trait:ident: [$($bounds:tt)*], futures: $futures:tt,
-            handlers: $Handlers:ident($Ptr:ident), spawn: $spawn:ident, dispatch: $dispatch:ident, notify: $notify:ident;
-        }
-        client_requests: $client_requests:tt
-        agent_requests: [ $( {
-            $(#[doc = $doc:literal])* $v:ident = $w:literal, $p:ident => $r:ident, gate: [$($g:literal),*],
-            handler: $h:ident($cx:ident), default: $def:ident, call: $call:ident $(, feature: $f:literal)?
-        } )* ]
-        client_notifications: $client_notifications:tt
-        agent_notifications: [ $( {
-            $(#[doc = $ndoc:literal])* $nv:ident = $nw:literal, $np:ident, gate: [$($ng:literal),*], layer: $nl:ident, handler: $nh:tt
-            $(, feature: $nf:literal)?
-        } )* ]
-        $($rest:tt)*
-    ) => {
-        $(#[$attr])*
-        pub trait $Trait: $($bounds)* 'static {
-            $(
-                handler_method! {
-                    $(#[cfg(feature = $f)])?
-                    $(#[doc = $doc])*
-                    method: acp_proto::Method, gate: [$($g),*], $def, $v, $h($p, ClientContext) -> $r, $futures
-                }
-            )*
-
-            ext_handler_methods!(ClientContext, $futures);
-
-            $(
-                notification_method! {
-                    $(#[cfg(feature = $nf)])?
-                    $(#[doc = $ndoc])*
-                    #[doc = ""]
-                    #[doc = "Default: ignored."]
-                    $nh($np), $futures
-                }
-            )*
-        }
-
-        /// Calls the handler method for `request`.
-        async fn $dispatch<C: $Trait>(client: &C, request: Request, cx: ClientContext) -> Result<Response, RpcError> {
-            let request = match request {
-                Request::Agent(request) => request,
-                other => return Err(RpcError::method_not_found(other.wire())),
-            };
-            Ok(match request {
-                $( $(#[cfg(feature = $f)])? AgentRequest::$v(r) => client_result(client.$h(r, cx).await?), )*
-                AgentRequest::Ext(e) => {
-                    client_result(ClientResponse::Ext(ExtResponse(client.ext_method(&e.method, e.params, cx).await?)))
-                }
-                other => return Err(RpcError::method_not_found(other.wire())),
-            })
-        }
-
-        /// Calls the handler method for `notification`; a panic loses that notification only.
-        async fn $notify<C: $Trait>(client: &C, item: Inbound<V1>) {
-            let Some(notification) = item.notification() else { return };
-            match notification {
-                $(
-                    $(#[cfg(feature = $nf)])?
-                    Notification::Agent(AgentNotification::$nv(n)) => call_notification!($nh, client, n),
-                )*
-                Notification::Agent(AgentNotification::Ext(e)) => {
-                    let _ = catch_unwind(client.ext_notification(&e.method, e.params)).await;
-                }
-                _ => {}
-            }
-        }
-
-        handlers_impl!($Handlers($Ptr): $Trait, version: V1, spawn: $spawn,
-            context: |cx| (ClientContext::new(cx), None), dispatch: $dispatch, notify: $notify);
-    };
-}
-
-acp_proto::method_table!(client_trait {
+acp_proto::method_table!(handler_traits {
+    side: client,
+    version: V1,
+    messages: methods,
+    params: types,
+    extras: v1_extras,
+    context: ClientContext = |cx| (ClientContext::new(cx), None),
     /// What an ACP client answers to its agent, with `Send` handler futures (run as spawned
     /// tasks). Every method has a default: `-32601`, except
     /// [`request_permission`](Client::request_permission), which answers `cancelled`, and the
@@ -117,19 +40,11 @@ acp_proto::method_table!(client_trait {
     ///
     /// Only advertise (in your `initialize` request's capabilities) what you implement: the core
     /// refuses the methods you did not advertise with `-32601` before they reach you.
-    trait Client: [Send + Sync +], futures: [+ Send],
-    handlers: ClientHandlers(Arc), spawn: spawn, dispatch: dispatch_client, notify: notify_client;
-});
-
-acp_proto::method_table!(client_trait {
+    send: Client(ClientHandlers),
     /// [`Client`] for handlers whose futures need not be `Send`: run as local tasks, with
     /// [`ClientConnection::connect_local`] inside a `tokio::task::LocalSet`.
-    trait LocalClient: [], futures: [],
-    handlers: LocalClientHandlers(Rc), spawn: spawn_local, dispatch: dispatch_local_client, notify: notify_local_client;
+    local: LocalClient(LocalClientHandlers),
 });
-
-impl Client for () {}
-impl LocalClient for () {}
 
 /// A connection to an agent speaking protocol version `P`: the client's handle. Cheap to
 /// clone; every clone drives the same connection. The connection closes when
@@ -195,45 +110,35 @@ impl<P: Version> ClientConnection<P> {
         (driver, ClientConnection { handle, timeout: None, turn_buffer: options.turn_buffer, process: None })
     }
 
-    /// Builds the connection and runs its driver on a task of `rt`.
-    pub(crate) fn start<Rt: Runtime, H: Handlers<P> + Send>(
+    /// Builds the connection and runs its driver on a task of `rt` (a local one for a local
+    /// handler trait's `handlers`).
+    pub(crate) fn start<Rt: Runtime, H, Rd: ReadBytes, Wr: WriteBytes>(
         rt: Rt,
         handlers: H,
-        reader: impl ReadBytes + Send,
-        writer: impl WriteBytes + Send,
+        reader: Rd,
+        writer: Wr,
         options: &ClientOptions,
-    ) -> ClientConnection<P> {
+    ) -> ClientConnection<P>
+    where
+        H: Handlers<P> + DriverTask<Driver<P, Rt, H, Rd, Wr>>,
+    {
         let (driver, conn) = Self::build(rt.clone(), handlers, reader, writer, options);
-        rt.spawn(async move {
-            let _ = driver.await;
-        });
-        conn
-    }
-
-    /// [`start`](Self::start) on a local task of `rt`, for `!Send` handlers.
-    pub(crate) fn start_local<Rt: Runtime, H: Handlers<P>>(
-        rt: Rt,
-        handlers: H,
-        reader: impl ReadBytes,
-        writer: impl WriteBytes,
-        options: &ClientOptions,
-    ) -> ClientConnection<P> {
-        let (driver, conn) = Self::build(rt.clone(), handlers, reader, writer, options);
-        rt.spawn_local(async move {
-            let _ = driver.await;
-        });
+        H::spawn_driver(&rt, driver);
         conn
     }
 
     /// [`start`](Self::start) for the agent process `child` (its stdin and stdout the
     /// transport, its stderr kept in a bounded buffer), supervised on `rt`.
-    pub(crate) fn start_process<Rt: Runtime, H: Handlers<P> + Send, C: crate::process::ChildHandle>(
+    pub(crate) fn start_process<Rt: Runtime, H, Rd: ReadBytes, Wr: WriteBytes, C: crate::process::ChildHandle>(
         rt: Rt,
         handlers: H,
-        (reader, writer): (impl ReadBytes + Send, impl WriteBytes + Send),
+        (reader, writer): (Rd, Wr),
         (child, pid, stderr): (C, Option<u32>, impl ReadBytes + Send),
         options: &ClientOptions,
-    ) -> ClientConnection<P> {
+    ) -> ClientConnection<P>
+    where
+        H: Handlers<P> + DriverTask<Driver<P, Rt, H, Rd, Wr>>,
+    {
         let mut conn = Self::start(rt.clone(), handlers, reader, writer, options);
         let shared = conn.handle.shared.clone();
         conn.process = Some(crate::process::supervise(rt, child, pid, stderr, shared, options));
@@ -341,43 +246,18 @@ impl<P: Version> ClientConnection<P> {
 }
 
 impl ClientConnection<V1> {
-    /// Connects to an agent over `reader` (the agent's output) and `writer` (its input); the
-    /// driver runs as a `tokio::spawn`ed task. Call [`initialize`](Self::initialize) first.
-    pub fn connect<C: Client>(
-        client: C,
-        reader: impl tokio::io::AsyncRead + Send + 'static,
-        writer: impl tokio::io::AsyncWrite + Send + 'static,
-        options: ClientOptions,
-    ) -> ClientConnection<V1> {
-        Self::start(Tokio, ClientHandlers(Arc::new(client)), TokioIo::new(reader), TokioIo::new(writer), &options)
-    }
-
-    /// [`connect`](Self::connect) for a [`LocalClient`]: must be called inside a
-    /// `tokio::task::LocalSet`, where the driver and the handlers run.
-    pub fn connect_local<C: LocalClient>(
-        client: C,
-        reader: impl tokio::io::AsyncRead + 'static,
-        writer: impl tokio::io::AsyncWrite + 'static,
-        options: ClientOptions,
-    ) -> ClientConnection<V1> {
-        let handlers = LocalClientHandlers(Rc::new(client));
-        Self::start_local(Tokio, handlers, TokioIo::new(reader), TokioIo::new(writer), &options)
-    }
-
-    /// Starts `command` as the agent: its stdin and stdout carry the protocol, its stderr is
-    /// kept in a bounded buffer ([`stderr_tail`](Self::stderr_tail)); on Unix it gets a process
-    /// group of its own. See [`close`](Self::close) for how it ends.
-    pub fn spawn<C: Client>(
-        client: C,
-        command: std::process::Command,
-        options: ClientOptions,
-    ) -> Result<ClientConnection<V1>, Error> {
-        let child = crate::process::spawn_tokio(command)?;
-        let transport = (TokioIo::new(child.stdout), TokioIo::new(child.stdin));
-        let pid = child.child.id();
-        let process = (child.child, pid, TokioIo::new(child.stderr));
-        Ok(Self::start_process(Tokio, ClientHandlers(Arc::new(client)), transport, process, &options))
-    }
+    connect_fns!(Tokio(TokioIo, tokio::io), V1 {
+        /// Connects to an agent over `reader` (the agent's output) and `writer` (its input); the
+        /// driver runs as a `tokio::spawn`ed task. Call [`initialize`](Self::initialize) first.
+        fn connect<C: Client>(Send) => ClientHandlers;
+        /// [`connect`](Self::connect) for a [`LocalClient`]: must be called inside a
+        /// `tokio::task::LocalSet`, where the driver and the handlers run.
+        fn connect_local<C: LocalClient>() => LocalClientHandlers;
+        /// Starts `command` as the agent: its stdin and stdout carry the protocol, its stderr is
+        /// kept in a bounded buffer ([`stderr_tail`](Self::stderr_tail)); on Unix it gets a process
+        /// group of its own. See [`close`](Self::close) for how it ends.
+        fn spawn<C: Client> = process(spawn_tokio, ClientHandlers);
+    });
 
     /// Sends any client request and waits for the agent's result. `timeout` (or the one set
     /// with [`with_timeout`](Self::with_timeout)) bounds the wait. Dropping the future before

@@ -79,6 +79,13 @@ pub(crate) trait Handlers<P: Version>: Unpin + 'static {
     fn spawn_notifications<Rt: Runtime>(&self, rt: &Rt, queue: QueueReceiver<Inbound<P>>);
 }
 
+/// Where a client connection's driver `D` runs, by its handler trait: on a task of the runtime
+/// for a `Send` trait, on a local task of the current thread for a local one.
+pub(crate) trait DriverTask<D> {
+    /// Spawns `driver`, detached.
+    fn spawn_driver<Rt: Runtime>(rt: &Rt, driver: D);
+}
+
 /// The driver's settings.
 pub(crate) struct DriverOptions {
     pub(crate) config: Config,

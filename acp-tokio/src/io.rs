@@ -38,19 +38,27 @@ impl<T: tokio::io::AsyncRead + 'static> ReadBytes for TokioIo<T> {
     }
 }
 
-impl<T: tokio::io::AsyncWrite + 'static> WriteBytes for TokioIo<T> {
-    fn poll_write_bytes(&mut self, cx: &mut Context<'_>, buf: &[u8]) -> Poll<io::Result<usize>> {
-        self.0.as_mut().poll_write(cx, buf)
-    }
+/// [`WriteBytes`] for the wrapper `$Io` of a runtime's writer trait `$Write` (whose methods are
+/// `poll_write`, `poll_flush` and `$close`): one forwarding for tokio's and `futures-io`'s.
+macro_rules! write_bytes {
+    ($Io:ident: $($Write:ident)::+, $close:ident) => {
+        impl<T: $($Write)::+ + 'static> WriteBytes for $Io<T> {
+            fn poll_write_bytes(&mut self, cx: &mut Context<'_>, buf: &[u8]) -> Poll<io::Result<usize>> {
+                self.0.as_mut().poll_write(cx, buf)
+            }
 
-    fn poll_flush_bytes(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        self.0.as_mut().poll_flush(cx)
-    }
+            fn poll_flush_bytes(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+                self.0.as_mut().poll_flush(cx)
+            }
 
-    fn poll_close_bytes(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        self.0.as_mut().poll_shutdown(cx)
-    }
+            fn poll_close_bytes(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+                self.0.as_mut().$close(cx)
+            }
+        }
+    };
 }
+
+write_bytes!(TokioIo: tokio::io::AsyncWrite, poll_shutdown);
 
 /// Stdin and stdout as reactor-driven pipes (see [`serve_stdio`](crate::serve_stdio)).
 #[cfg(unix)]
@@ -174,16 +182,4 @@ impl<T: futures_io::AsyncRead + 'static> ReadBytes for FuturesIo<T> {
 }
 
 #[cfg(feature = "async-std")]
-impl<T: futures_io::AsyncWrite + 'static> WriteBytes for FuturesIo<T> {
-    fn poll_write_bytes(&mut self, cx: &mut Context<'_>, buf: &[u8]) -> Poll<io::Result<usize>> {
-        self.0.as_mut().poll_write(cx, buf)
-    }
-
-    fn poll_flush_bytes(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        self.0.as_mut().poll_flush(cx)
-    }
-
-    fn poll_close_bytes(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        self.0.as_mut().poll_close(cx)
-    }
-}
+write_bytes!(FuturesIo: futures_io::AsyncWrite, poll_close);

@@ -218,6 +218,10 @@
 
 #[macro_use]
 mod table;
+#[macro_use]
+mod traits;
+#[macro_use]
+mod entry;
 mod agent;
 mod client;
 mod context;

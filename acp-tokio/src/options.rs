@@ -45,13 +45,7 @@ impl Default for AgentOptions {
 
 impl AgentOptions {
     pub(crate) fn driver(&self) -> DriverOptions {
-        DriverOptions {
-            config: self.config.clone(),
-            read_buffer: self.read_buffer_size,
-            budget: self.budget,
-            notification_buffer: self.notification_buffer,
-            trace_payloads: self.trace_payloads,
-        }
+        driver_options(&self.config, self.read_buffer_size, self.budget, self.notification_buffer, self.trace_payloads)
     }
 }
 
@@ -107,12 +101,17 @@ impl Default for ClientOptions {
 
 impl ClientOptions {
     pub(crate) fn driver(&self) -> DriverOptions {
-        DriverOptions {
-            config: self.config.clone(),
-            read_buffer: self.read_buffer_size,
-            budget: self.budget,
-            notification_buffer: self.notification_buffer,
-            trace_payloads: self.trace_payloads,
-        }
+        driver_options(&self.config, self.read_buffer_size, self.budget, self.notification_buffer, self.trace_payloads)
     }
+}
+
+/// The driver's settings, from the fields [`AgentOptions`] and [`ClientOptions`] share.
+fn driver_options(
+    config: &Config,
+    read_buffer: usize,
+    budget: u32,
+    notification_buffer: usize,
+    trace: bool,
+) -> DriverOptions {
+    DriverOptions { config: config.clone(), read_buffer, budget, notification_buffer, trace_payloads: trace }
 }

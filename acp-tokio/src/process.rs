@@ -43,9 +43,10 @@ pub(crate) trait ProcessControl: Send + Sync {
     fn close(&self) -> Pin<Box<dyn Future<Output = io::Result<ExitStatus>> + Send + '_>>;
 }
 
-/// A freshly spawned process and its three pipes.
+/// A freshly spawned process, its id and its three pipes.
 pub(crate) struct Spawned<C, I, O, E> {
     pub(crate) child: C,
+    pub(crate) pid: Option<u32>,
     pub(crate) stdin: I,
     pub(crate) stdout: O,
     pub(crate) stderr: E,
@@ -72,6 +73,7 @@ pub(crate) fn spawn_tokio(
         stdin: child.stdin.take().ok_or_else(|| missing("stdin"))?,
         stdout: child.stdout.take().ok_or_else(|| missing("stdout"))?,
         stderr: child.stderr.take().ok_or_else(|| missing("stderr"))?,
+        pid: child.id(),
         child,
     })
 }
@@ -107,6 +109,7 @@ pub(crate) fn spawn_async_std(
         stdin: child.stdin.take().ok_or_else(|| missing("stdin"))?,
         stdout: child.stdout.take().ok_or_else(|| missing("stdout"))?,
         stderr: child.stderr.take().ok_or_else(|| missing("stderr"))?,
+        pid: Some(child.id()),
         child,
     })
 }

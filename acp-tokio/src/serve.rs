@@ -65,6 +65,22 @@ impl<Rt: Runtime, Rd: ReadBytes, Wr: WriteBytes> Launch<Rt, Rd, Wr> {
         });
         result.await.unwrap_or(Err(Error::ConnectionClosed))
     }
+
+    /// [`run`](Self::run) on a new connection of the handlers' version.
+    pub(crate) async fn run_new<P: Version, H: Handlers<P>>(self, handlers: H) -> Result<(), Error> {
+        let conn = self.connection::<P>();
+        self.run(conn, handlers).await
+    }
+
+    /// [`spawn`](Self::spawn) on a new connection of the handlers' version.
+    pub(crate) async fn spawn_new<P: Version, H: Handlers<P> + Send>(self, handlers: H) -> Result<(), Error>
+    where
+        Rd: Send,
+        Wr: Send,
+    {
+        let conn = self.connection::<P>();
+        self.spawn(conn, handlers).await
+    }
 }
 
 /// The branch point of an agent that reads the client's `initialize` before it knows the

@@ -1,44 +1,38 @@
 //! The pieces that turn rows of `acp_proto`'s method table into this crate's handler methods
-//! and typed calls (the traits and dispatchers in `agent.rs` and `client.rs` expand the table
-//! with them; nothing here names a method).
+//! and typed calls (`handler_traits!` in `traits.rs` expands either version's table into the
+//! handler traits with them; nothing here names a method).
 
 /// One async handler method of a handler trait, from a table row of either version (`$M`: the
 /// version's method type): its docs, its gate and `default:` column (each adds a doc line), its
 /// variant, name, params, context and result, and the futures' `Send` bound.
 macro_rules! handler_method {
     (
-        $(#[$m:meta])* method: $M:ty, gate: $gate:tt, required, $v:ident, $h:ident($p:ty, $cx:ty) -> $r:ty, [$($send:tt)*]
+        $(#[$m:meta])* method: $M:ty, gate: $gate:tt, $def:ident, $v:ident, $h:ident($p:ty, $cx:ty) -> $r:ty, [$($send:tt)*]
     ) => {
-        $(#[$m])*
-        #[doc = ""]
-        #[doc = acp_proto::__gate_note!($gate)]
-        #[doc = ""]
-        #[doc = acp_proto::__default_note!(required)]
-        fn $h(&self, request: $p, cx: $cx) -> impl Future<Output = Result<$r, RpcError>> $($send)*;
-    };
-    (
-        $(#[$m:meta])* method: $M:ty, gate: $gate:tt, method_not_found, $v:ident, $h:ident($p:ty, $cx:ty) -> $r:ty, [$($send:tt)*]
-    ) => {
-        $(#[$m])*
-        #[doc = ""]
-        #[doc = acp_proto::__gate_note!($gate)]
-        #[doc = ""]
-        #[doc = acp_proto::__default_note!(method_not_found)]
-        fn $h(&self, request: $p, cx: $cx) -> impl Future<Output = Result<$r, RpcError>> $($send)* {
-            let _ = (request, cx);
-            std::future::ready(Err(RpcError::method_not_found(<$M>::$v.wire())))
+        handler_method! {
+            @$def <$M>::$v, $r, [request, cx]
+            $(#[$m])*
+            #[doc = ""]
+            #[doc = acp_proto::__gate_note!($gate)]
+            #[doc = ""]
+            #[doc = acp_proto::__default_note!($def)]
+            fn $h(&self, request: $p, cx: $cx) -> impl Future<Output = Result<$r, RpcError>> $($send)*
         }
     };
-    (
-        $(#[$m:meta])* method: $M:ty, gate: $gate:tt, cancelled, $v:ident, $h:ident($p:ty, $cx:ty) -> $r:ty, [$($send:tt)*]
-    ) => {
-        $(#[$m])*
-        #[doc = ""]
-        #[doc = acp_proto::__gate_note!($gate)]
-        #[doc = ""]
-        #[doc = acp_proto::__default_note!(cancelled)]
-        fn $h(&self, request: $p, cx: $cx) -> impl Future<Output = Result<$r, RpcError>> $($send)* {
-            let _ = (request, cx);
+    // The method's body, from its `default:` column (`$method`: its variant of the method type,
+    // `$r`: its result, then its parameters and its signature).
+    (@required $method:expr, $r:ty, $params:tt $($signature:tt)*) => {
+        $($signature)*;
+    };
+    (@method_not_found $method:expr, $r:ty, [$request:ident, $cx:ident] $($signature:tt)*) => {
+        $($signature)* {
+            let _ = ($request, $cx);
+            std::future::ready(Err(RpcError::method_not_found($method.wire())))
+        }
+    };
+    (@cancelled $method:expr, $r:ty, [$request:ident, $cx:ident] $($signature:tt)*) => {
+        $($signature)* {
+            let _ = ($request, $cx);
             std::future::ready(Ok(<$r as crate::version::Cancelled>::cancelled()))
         }
     };
@@ -107,12 +101,13 @@ macro_rules! typed_call {
     ($(#[$m:meta])* custom, $h:ident($p:ty) -> $r:ty) => {};
 }
 
-/// The context type a handler gets, from its row's context column.
+/// The context type a handler gets, from its row's context column (`$Cx`: the side's requests'
+/// context; a prompt turn's is v1 agents' only).
 macro_rules! context_type {
-    (request) => {
-        crate::context::RequestContext
+    (request, $Cx:ty) => {
+        $Cx
     };
-    (prompt) => {
+    (prompt, $Cx:ty) => {
         crate::context::PromptContext
     };
 }
@@ -124,64 +119,5 @@ macro_rules! make_context {
     };
     (prompt, $cx:ident, $params:ident) => {
         crate::context::PromptContext::new($cx, $params.session_id.clone())
-    };
-}
-
-/// Spawns (with `$rt.$spawn`) the task that hands each item of `$queue` to `$notify`, one at
-/// a time, in order (v1 and v2 handler traits alike).
-macro_rules! notification_task {
-    ($rt:ident.$spawn:ident, $handler:expr, $queue:ident, $notify:ident) => {{
-        let handler = $handler;
-        $rt.$spawn(async move {
-            while let Some(item) = $queue.pop().await {
-                $notify(&*handler, item).await;
-            }
-        });
-    }};
-}
-
-/// The driver's `Handlers` for one handler trait of version `$P` (v1 and v2 alike): each
-/// request on a task of its own (through `$dispatch`, with the context `$context` makes of the
-/// driver's, and a signal it sets once the handler answered, if any), the notifications one at a
-/// time, in order (through `$notify`).
-macro_rules! handlers_impl {
-    (
-        $Handlers:ident($Ptr:ident): $Trait:ident, version: $P:ty, spawn: $spawn:ident, context: $context:expr,
-        dispatch: $dispatch:ident, notify: $notify:ident
-    ) => {
-        /// Runs the handlers of a handler trait for the driver.
-        pub(crate) struct $Handlers<H>(pub(crate) $Ptr<H>);
-
-        impl<H: $Trait> crate::driver::Handlers<$P> for $Handlers<H> {
-            fn spawn_request<Rt: crate::runtime::Runtime>(
-                &self,
-                rt: &Rt,
-                request: <$P as acp_proto::protocol::Protocol>::Request,
-                cx: crate::context::HandlerContext<$P>,
-                done: crate::handle::Done<$P>,
-                gate: Option<tokio::sync::oneshot::Receiver<()>>,
-            ) {
-                let handler = $Ptr::clone(&self.0);
-                let (cx, answered): (_, Option<std::sync::Arc<crate::sync::Signal>>) = ($context)(cx);
-                // Boxed: the dispatch future is as large as the largest handler's future (kBs),
-                // and a task's future is moved several times as it is spawned and again when it
-                // completes; a box is moved instead.
-                let dispatch = Box::pin(async move { $dispatch(&*handler, request, cx).await });
-                rt.$spawn(async move {
-                    crate::handle::run_handler(done, gate, dispatch).await;
-                    if let Some(answered) = answered {
-                        answered.set();
-                    }
-                });
-            }
-
-            fn spawn_notifications<Rt: crate::runtime::Runtime>(
-                &self,
-                rt: &Rt,
-                mut queue: crate::sync::QueueReceiver<crate::version::Inbound<$P>>,
-            ) {
-                notification_task!(rt.$spawn, $Ptr::clone(&self.0), queue, $notify);
-            }
-        }
     };
 }

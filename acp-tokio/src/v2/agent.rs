@@ -6,105 +6,27 @@ use std::rc::Rc;
 use std::sync::Arc;
 use std::time::Duration;
 
-use acp_proto::v2::{self, CancelSessionNotification, ClientNotification, ClientRequest, SessionId};
+use acp_proto::v2::{self, SessionId};
 use acp_proto::{InboundId, Negotiated, RpcError};
 
 use acp_proto::protocol::V2;
 
 use crate::context::{HandlerContext, common_context_methods};
-use crate::handle::{DriverStats, Handle, catch_unwind};
-use crate::io::{ReadBytes, TokioIo, WriteBytes};
-use crate::runtime::{Runtime, Tokio};
-use crate::serve::{Launch, Unspoken};
+use crate::handle::{DriverStats, Handle};
+use crate::io::TokioIo;
+use crate::runtime::Tokio;
+use crate::serve::Unspoken;
 use crate::sync::{CancellationToken, Signal};
 use crate::version::Inbound;
 use crate::{AgentOptions, Error};
 
-macro_rules! agent_trait {
-    (
-        {
-            $(#[$attr:meta])*
-            trait $Trait:ident: [$($bounds:tt)*], futures: $futures:tt,
-            handlers: $Handlers:ident($Ptr:ident), spawn: $spawn:ident, dispatch: $dispatch:ident, notify: $notify:ident;
-        }
-        client_requests: [ $( {
-            $(#[doc = $doc:literal])* $v:ident = $w:literal, $p:ident => $r:ident, gate: [$($g:literal),*],
-            handler: $h:ident($cx:ident), default: $def:ident, call: $call:ident
-        } )* ]
-        agent_requests: $agent_requests:tt
-        client_notifications: [ $( {
-            $(#[doc = $ndoc:literal])* $nv:ident = $nw:literal, $np:ident, gate: [$($ng:literal),*], layer: $nl:ident, handler: $nh:tt
-        } )* ]
-        $($rest:tt)*
-    ) => {
-        $(#[$attr])*
-        pub trait $Trait: $($bounds)* 'static {
-            $(
-                handler_method! {
-                    $(#[doc = $doc])*
-                    method: v2::Method, gate: [$($g),*], $def, $v, $h(v2::$p, AgentContext) -> v2::$r, $futures
-                }
-            )*
-            $(
-                notification_method! {
-                    $(#[doc = $ndoc])*
-                    #[doc = ""]
-                    #[doc = "Default: ignored."]
-                    $nh(v2::$np), $futures
-                }
-            )*
-
-            notification_method! {
-                /// `session/cancel` of a session: stop its work. Default: ignored.
-                fn session_cancelled(notification: CancelSessionNotification), $futures
-            }
-
-            notification_method! {
-                /// The session's work, cancelled by the client, did not report `idle` within
-                /// `Config::turn_cancel_grace`, so the connection sent the idle (`cancelled`)
-                /// itself: the client's turn is over. Stop what still runs for the session; its
-                /// own idle is now refused ([`SendError::WorkAlreadyEnded`]) until the session
-                /// works again. Comes after the session's `session/cancel`, in order with the
-                /// notifications. Default: ignored.
-                ///
-                /// [`SendError::WorkAlreadyEnded`]: acp_proto::SendError::WorkAlreadyEnded
-                fn cancel_grace_expired(session_id: SessionId), $futures
-            }
-        }
-
-        async fn $dispatch<A: $Trait>(agent: &A, request: v2::Request, cx: AgentContext) -> Result<v2::Response, RpcError> {
-            match request {
-                $( v2::Request::Client(ClientRequest::$v(r)) => Ok(agent.$h(r, cx).await?.into()), )*
-                other => Err(RpcError::method_not_found(other.wire())),
-            }
-        }
-
-        async fn $notify<A: $Trait>(agent: &A, item: Inbound<V2>) {
-            let notification = match item {
-                Inbound::Notification(notification) => notification,
-                Inbound::CancelGraceExpired(session) => {
-                    let _ = catch_unwind(agent.cancel_grace_expired(session)).await;
-                    return;
-                }
-            };
-            match notification {
-                v2::Notification::Client(ClientNotification::Cancel(n)) => {
-                    let _ = catch_unwind(agent.session_cancelled(n)).await;
-                }
-                $(
-                    #[allow(unreachable_patterns)]
-                    v2::Notification::Client(ClientNotification::$nv(n)) => call_notification!($nh, agent, n),
-                )*
-                _ => {}
-            }
-        }
-
-        handlers_impl!($Handlers($Ptr): $Trait, version: V2, spawn: $spawn, context: agent_context,
-            dispatch: $dispatch, notify: $notify);
-    };
-}
-
-acp_proto::method_table_v2!(agent_trait {
+acp_proto::method_table_v2!(handler_traits {
+    side: agent,
+    version: V2,
+    messages: v2,
+    params: v2,
+    extras: v2_extras,
+    context: AgentContext = agent_context,
     /// An ACP v2 agent (handlers run as spawned tasks). Every method except
     /// [`initialize`](Agent::initialize) answers `-32601` by default.
     ///
@@ -118,17 +40,11 @@ acp_proto::method_table_v2!(agent_trait {
     /// [`cancel_grace_expired`](Agent::cancel_grace_expired).
     ///
     /// For handlers that hold `Rc`s or other `!Send` state, implement [`LocalAgent`].
-    trait Agent: [Send + Sync +], futures: [+ Send],
-    handlers: AgentHandlers(Arc), spawn: spawn, dispatch: dispatch_agent, notify: notify_agent;
-});
-
-acp_proto::method_table_v2!(agent_trait {
+    send: Agent(AgentHandlers),
     /// [`Agent`] for handlers whose futures need not be `Send`: the same methods, run as
     /// local tasks on the current thread. Serve it with [`serve_local`] inside a
     /// `tokio::task::LocalSet`.
-    trait LocalAgent: [], futures: [],
-    handlers: LocalAgentHandlers(Rc), spawn: spawn_local, dispatch: dispatch_local_agent,
-    notify: notify_local_agent;
+    local: LocalAgent(LocalAgentHandlers),
 });
 
 /// A v2 agent handler's context, and the signal its `answered()` waits on.
@@ -146,30 +62,7 @@ pub struct AgentContext {
     answered: Arc<Signal>,
 }
 
-macro_rules! context_calls {
-    (
-        {}
-        client_requests: $client_requests:tt
-        agent_requests: [ $( {
-            $(#[doc = $doc:literal])* $v:ident = $w:literal, $p:ident => $r:ident, gate: [$($g:literal),*],
-            handler: $h:ident($cx:ident), default: $def:ident, call: $call:ident
-        } )* ]
-        $($rest:tt)*
-    ) => {
-        impl AgentContext {
-            $(
-                typed_call_v2! {
-                    $(#[doc = $doc])*
-                    #[doc = ""]
-                    #[doc = acp_proto::__gate_note!([$($g),*])]
-                    $call, $v, $h(v2::$p) -> v2::$r, Client(ClientResponse)
-                }
-            )*
-        }
-    };
-}
-
-acp_proto::method_table_v2!(context_calls {});
+acp_proto::method_table_v2!(typed_calls_v2 { AgentContext, agent_requests, Client(ClientResponse) });
 
 impl AgentContext {
     common_context_methods!();
@@ -218,42 +111,28 @@ impl std::fmt::Debug for AgentContext {
     }
 }
 
-/// Serves a v2 client over `reader`/`writer` (the client's output and input); the driver runs
-/// as a `tokio::spawn`ed task, the handlers as tasks of their own. Resolves when the client's
-/// input ends and every answer owed went out.
-///
-/// It answers only a client whose `initialize` offers 2 (or later): a v1 `initialize` is
-/// answered `-32022`, unsupported protocol version (an agent that speaks both serves with
-/// [`serve_negotiated`](super::serve_negotiated)).
-pub async fn serve<A: Agent>(
-    agent: A,
-    reader: impl tokio::io::AsyncRead + Send + 'static,
-    writer: impl tokio::io::AsyncWrite + Send + 'static,
-    options: AgentOptions,
-) -> Result<(), Error> {
-    serve_on(Tokio, agent, TokioIo::new(reader), TokioIo::new(writer), options).await
-}
+serve_fns!(Tokio(TokioIo, tokio::io) {
+    /// Serves a v2 client over `reader`/`writer` (the client's output and input); the driver runs
+    /// as a `tokio::spawn`ed task, the handlers as tasks of their own. Resolves when the client's
+    /// input ends and every answer owed went out.
+    ///
+    /// It answers only a client whose `initialize` offers 2 (or later): a v1 `initialize` is
+    /// answered `-32022`, unsupported protocol version (an agent that speaks both serves with
+    /// [`serve_negotiated`](super::serve_negotiated)).
+    fn serve<A: Agent>(Send) => spawn_accepted(AgentHandlers, Unspoken);
+    /// [`serve`] for a [`LocalAgent`]: must run inside a `tokio::task::LocalSet`; the driver runs
+    /// in this future, the handlers as local tasks.
+    fn serve_local<A: LocalAgent>() => run_accepted(LocalAgentHandlers, Unspoken);
+});
 
-/// [`serve`] over any transport and runtime (the remote transports and async-std serve
-/// through here).
-pub(crate) async fn serve_on<Rt: Runtime, A: Agent>(
+/// [`serve`] over any transport and runtime (the remote transports serve through here).
+#[cfg(feature = "ws")]
+pub(crate) async fn serve_on<Rt: crate::runtime::Runtime, A: Agent>(
     rt: Rt,
     agent: A,
-    reader: impl ReadBytes + Send,
-    writer: impl WriteBytes + Send,
+    reader: impl crate::io::ReadBytes + Send,
+    writer: impl crate::io::WriteBytes + Send,
     options: AgentOptions,
 ) -> Result<(), Error> {
-    Launch::new(rt, reader, writer, &options).spawn_accepted(AgentHandlers(Arc::new(agent)), Unspoken).await
-}
-
-/// [`serve`] for a [`LocalAgent`]: must run inside a `tokio::task::LocalSet`; the driver runs
-/// in this future, the handlers as local tasks.
-pub async fn serve_local<A: LocalAgent>(
-    agent: A,
-    reader: impl tokio::io::AsyncRead + 'static,
-    writer: impl tokio::io::AsyncWrite + 'static,
-    options: AgentOptions,
-) -> Result<(), Error> {
-    let launch = Launch::new(Tokio, TokioIo::new(reader), TokioIo::new(writer), &options);
-    launch.run_accepted(LocalAgentHandlers(Rc::new(agent)), Unspoken).await
+    crate::serve::Launch::new(rt, reader, writer, &options).spawn_accepted(AgentHandlers::new(agent), Unspoken).await
 }

@@ -7,78 +7,24 @@ use std::rc::Rc;
 use std::sync::Arc;
 
 use acp_proto::protocol::V2;
-use acp_proto::v2::{self, AgentNotification, AgentRequest, CancelSessionNotification, ClientNotification};
+use acp_proto::v2::{self, CancelSessionNotification, ClientNotification};
 use acp_proto::{CloseReason, RpcError};
 
 use super::PromptTurn;
 use crate::ClientContext;
 use crate::client::ClientConnection;
-use crate::io::{ReadBytes, TokioIo, WriteBytes};
-use crate::runtime::{Runtime, Tokio};
+use crate::io::TokioIo;
+use crate::runtime::Tokio;
 use crate::version::Inbound;
 use crate::{ClientOptions, Error};
 
-macro_rules! client_trait {
-    (
-        {
-            $(#[$attr:meta])*
-            trait $Trait:ident: [$($bounds:tt)*], futures: $futures:tt,
-            handlers: $Handlers:ident($Ptr:ident), spawn: $spawn:ident, dispatch: $dispatch:ident, notify: $notify:ident;
-        }
-        client_requests: $client_requests:tt
-        agent_requests: [ $( {
-            $(#[doc = $doc:literal])* $v:ident = $w:literal, $p:ident => $r:ident, gate: [$($g:literal),*],
-            handler: $h:ident($cx:ident), default: $def:ident, call: $call:ident
-        } )* ]
-        client_notifications: $client_notifications:tt
-        agent_notifications: [ $( {
-            $(#[doc = $ndoc:literal])* $nv:ident = $nw:literal, $np:ident, gate: [$($ng:literal),*], layer: $nl:ident, handler: $nh:tt
-        } )* ]
-        $($rest:tt)*
-    ) => {
-        $(#[$attr])*
-        pub trait $Trait: $($bounds)* 'static {
-            $(
-                handler_method! {
-                    $(#[doc = $doc])*
-                    method: v2::Method, gate: [$($g),*], $def, $v, $h(v2::$p, ClientContext) -> v2::$r, $futures
-                }
-            )*
-            $(
-                notification_method! {
-                    $(#[doc = $ndoc])*
-                    #[doc = ""]
-                    #[doc = "Default: ignored."]
-                    $nh(v2::$np), $futures
-                }
-            )*
-        }
-
-        async fn $dispatch<C: $Trait>(client: &C, request: v2::Request, cx: ClientContext) -> Result<v2::Response, RpcError> {
-            match request {
-                $( v2::Request::Agent(AgentRequest::$v(r)) => Ok(client.$h(r, cx).await?.into()), )*
-                other => Err(RpcError::method_not_found(other.wire())),
-            }
-        }
-
-        async fn $notify<C: $Trait>(client: &C, item: Inbound<V2>) {
-            let Some(notification) = item.notification() else { return };
-            match notification {
-                $(
-                    v2::Notification::Agent(AgentNotification::$nv(n)) => {
-                        call_notification!($nh, client, n)
-                    }
-                )*
-                _ => {}
-            }
-        }
-
-        handlers_impl!($Handlers($Ptr): $Trait, version: V2, spawn: $spawn,
-            context: |cx| (ClientContext::new(cx), None), dispatch: $dispatch, notify: $notify);
-    };
-}
-
-acp_proto::method_table_v2!(client_trait {
+acp_proto::method_table_v2!(handler_traits {
+    side: client,
+    version: V2,
+    messages: v2,
+    params: v2,
+    extras: v2_extras,
+    context: ClientContext = |cx| (ClientContext::new(cx), None),
     /// What an ACP v2 client answers to its agent (handlers run as spawned tasks). Every
     /// method has a default: `-32601`, except
     /// [`request_permission`](Client::request_permission), which answers `cancelled`,
@@ -91,79 +37,35 @@ acp_proto::method_table_v2!(client_trait {
     /// before them (see [`PromptTurn`]).
     ///
     /// For handlers that hold `Rc`s or other `!Send` state, implement [`LocalClient`].
-    trait Client: [Send + Sync +], futures: [+ Send],
-    handlers: ClientHandlers(Arc), spawn: spawn, dispatch: dispatch_client, notify: notify_client;
-});
-
-acp_proto::method_table_v2!(client_trait {
+    send: Client(ClientHandlers),
     /// [`Client`] for handlers whose futures need not be `Send`: the same methods, run as
     /// local tasks, with [`ClientConnection::connect_local`] inside a `tokio::task::LocalSet`.
-    trait LocalClient: [], futures: [],
-    handlers: LocalClientHandlers(Rc), spawn: spawn_local, dispatch: dispatch_local_client,
-    notify: notify_local_client;
+    local: LocalClient(LocalClientHandlers),
 });
 
-impl Client for () {}
-impl LocalClient for () {}
-
-macro_rules! client_calls {
-    (
-        {}
-        client_requests: [ $( {
-            $(#[doc = $doc:literal])* $v:ident = $w:literal, $p:ident => $r:ident, gate: [$($g:literal),*],
-            handler: $h:ident($cx:ident), default: $def:ident, call: $call:ident
-        } )* ]
-        $($rest:tt)*
-    ) => {
-        impl ClientConnection<V2> {
-            $(
-                typed_call_v2! {
-                    $(#[doc = $doc])*
-                    #[doc = ""]
-                    #[doc = acp_proto::__gate_note!([$($g),*])]
-                    $call, $v, $h(v2::$p) -> v2::$r, Agent(AgentResponse)
-                }
-            )*
-        }
-    };
-}
-
-acp_proto::method_table_v2!(client_calls {});
+acp_proto::method_table_v2!(typed_calls_v2 { ClientConnection<V2>, client_requests, Agent(AgentResponse) });
 
 impl ClientConnection<V2> {
-    /// Connects to a v2 agent over `reader` (the agent's output) and `writer` (its input); the
-    /// driver runs as a `tokio::spawn`ed task. Call [`initialize`](Self::initialize) first.
-    pub fn connect<C: Client>(
-        client: C,
-        reader: impl tokio::io::AsyncRead + Send + 'static,
-        writer: impl tokio::io::AsyncWrite + Send + 'static,
-        options: ClientOptions,
-    ) -> ClientConnection<V2> {
-        Self::over(Tokio, client, TokioIo::new(reader), TokioIo::new(writer), options)
-    }
+    connect_fns!(Tokio(TokioIo, tokio::io), V2 {
+        /// Connects to a v2 agent over `reader` (the agent's output) and `writer` (its input); the
+        /// driver runs as a `tokio::spawn`ed task. Call [`initialize`](Self::initialize) first.
+        fn connect<C: Client>(Send) => ClientHandlers;
+        /// [`connect`](Self::connect) for a [`LocalClient`]: must be called inside a
+        /// `tokio::task::LocalSet`, where the driver and the handlers run.
+        fn connect_local<C: LocalClient>() => LocalClientHandlers;
+    });
 
     /// [`connect`](Self::connect) over any transport and runtime: the driver is spawned on
-    /// `rt` (the remote transports and async-std connect through here).
-    pub(crate) fn over<Rt: Runtime, C: Client>(
+    /// `rt` (the remote transports connect through here).
+    #[cfg(feature = "ws")]
+    pub(crate) fn over<Rt: crate::runtime::Runtime, C: Client>(
         rt: Rt,
         client: C,
-        reader: impl ReadBytes + Send,
-        writer: impl WriteBytes + Send,
+        reader: impl crate::io::ReadBytes + Send,
+        writer: impl crate::io::WriteBytes + Send,
         options: ClientOptions,
     ) -> ClientConnection<V2> {
-        Self::start(rt, ClientHandlers(Arc::new(client)), reader, writer, &options)
-    }
-
-    /// [`connect`](Self::connect) for a [`LocalClient`]: must be called inside a
-    /// `tokio::task::LocalSet`, where the driver and the handlers run.
-    pub fn connect_local<C: LocalClient>(
-        client: C,
-        reader: impl tokio::io::AsyncRead + 'static,
-        writer: impl tokio::io::AsyncWrite + 'static,
-        options: ClientOptions,
-    ) -> ClientConnection<V2> {
-        let handlers = LocalClientHandlers(Rc::new(client));
-        Self::start_local(Tokio, handlers, TokioIo::new(reader), TokioIo::new(writer), &options)
+        Self::start(rt, ClientHandlers::new(client), reader, writer, &options)
     }
 
     /// `initialize`, offering `request.protocol_version` (2 or later). An agent answering with

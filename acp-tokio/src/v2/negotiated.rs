@@ -6,9 +6,6 @@
 //! `Connection<V1>` or a `Connection<V2>` (with the bytes it read); the driver of that version
 //! then runs with that version's handlers, as for an agent of one version.
 
-use std::rc::Rc;
-use std::sync::Arc;
-
 use super::agent::{AgentHandlers, LocalAgentHandlers};
 use super::{Agent, LocalAgent};
 use crate::io::TokioIo;
@@ -66,8 +63,8 @@ pub async fn serve_negotiated<A2: Agent, A1: crate::Agent>(
     options: AgentOptions,
 ) -> Result<(), Error> {
     let launch = Launch::new(Tokio, TokioIo::new(reader), TokioIo::new(writer), &options);
-    let v1 = crate::agent::AgentHandlers(Arc::new(v1_agent));
-    launch.spawn_accepted(AgentHandlers(Arc::new(v2_agent)), v1).await
+    let v1 = crate::agent::AgentHandlers::new(v1_agent);
+    launch.spawn_accepted(AgentHandlers::new(v2_agent), v1).await
 }
 
 /// [`serve_negotiated`] for a [`LocalAgent`] and a [`crate::LocalAgent`]: must run inside a
@@ -80,6 +77,6 @@ pub async fn serve_negotiated_local<A2: LocalAgent, A1: crate::LocalAgent>(
     options: AgentOptions,
 ) -> Result<(), Error> {
     let launch = Launch::new(Tokio, TokioIo::new(reader), TokioIo::new(writer), &options);
-    let v1 = crate::agent::LocalAgentHandlers(Rc::new(v1_agent));
-    launch.run_accepted(LocalAgentHandlers(Rc::new(v2_agent)), v1).await
+    let v1 = crate::agent::LocalAgentHandlers::new(v1_agent);
+    launch.run_accepted(LocalAgentHandlers::new(v2_agent), v1).await
 }
