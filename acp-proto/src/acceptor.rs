@@ -143,12 +143,13 @@ impl Acceptor {
     /// ```
     #[cfg(feature = "unstable_protocol_v2")]
     pub fn refusal(request: &Request, served: &[ProtocolVersion]) -> RpcError {
-        match request {
-            Request::Client(ClientRequest::Initialize(init)) if served.iter().all(|v| *v > init.protocol_version) => {
-                RpcError::unsupported_protocol_version(init.protocol_version, served)
+        let refused = match request {
+            Request::Client(ClientRequest::Initialize(init)) => {
+                RpcError::refusing_version(init.protocol_version, served)
             }
-            other => RpcError::method_not_found(other.wire()),
-        }
+            _ => None,
+        };
+        refused.unwrap_or_else(|| RpcError::method_not_found(request.wire()))
     }
 
     /// The connection, once the client's `initialize` chose its version (or the input ended);

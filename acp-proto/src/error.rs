@@ -193,6 +193,20 @@ impl RpcError {
         RpcError::named(ErrorCode::UNSUPPORTED_PROTOCOL_VERSION).with_data(Value::Object(data))
     }
 
+    /// The one rule of v2's version negotiation that refuses: when `supported` names versions
+    /// and none is at or below `requested`, the
+    /// [`unsupported_protocol_version`](Self::unsupported_protocol_version) answer; otherwise
+    /// `None` (the agent answers with the highest version at or below). Both
+    /// [`Acceptor::refusal`](crate::Acceptor::refusal) and a v2-only connection's engine ask it.
+    #[cfg(feature = "unstable_protocol_v2")]
+    pub(crate) fn refusing_version(
+        requested: crate::types::ProtocolVersion,
+        supported: &[crate::types::ProtocolVersion],
+    ) -> Option<RpcError> {
+        let none_at_or_below = !supported.is_empty() && supported.iter().all(|v| *v > requested);
+        none_at_or_below.then(|| RpcError::unsupported_protocol_version(requested, supported))
+    }
+
     /// The `data.reason` string, when the error carries one.
     pub fn reason(&self) -> Option<&str> {
         self.data.as_ref()?.get("reason")?.as_str()

@@ -156,10 +156,7 @@ impl AnyConnection {
         if self.side != Side::Agent || self.phase != Phase::AwaitingInit || method != v2::Method::Initialize.wire() {
             return None;
         }
-        let requested = version_of(params)?;
-        let supported = &self.config.supported_versions;
-        let none_at_or_below = !supported.is_empty() && supported.iter().all(|v| *v > requested);
-        none_at_or_below.then(|| RpcError::unsupported_protocol_version(requested, supported))
+        RpcError::refusing_version(version_of(params)?, &self.config.supported_versions)
     }
 
     fn own_caps(&self) -> Option<&CapabilitySnapshot> {
