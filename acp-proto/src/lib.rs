@@ -133,7 +133,7 @@
 //! input and gates capabilities with the internal `framer` and `gate`), [`wire_check`] (wire-level invariants of a
 //! peer, judged from its frames: used by the two-peer simulation and `acp replay --check`),
 //! [`observer`] (which requests, sessions and turns are open, read off both peers' frames:
-//! used by the remote server and `acp replay --check`).
+//! used by the remote server and the two-peer simulation).
 #![deny(missing_docs)]
 #![cfg_attr(not(test), warn(clippy::unwrap_used))]
 
