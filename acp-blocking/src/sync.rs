@@ -249,9 +249,17 @@ impl<T> InboxReceiver<T> {
     /// The next item, blocking until one is queued; `None` once the sender is gone and the
     /// queue is empty.
     pub(crate) fn recv(&self) -> Option<T> {
+        self.recv_holding(|_| false)
+    }
+
+    /// [`recv`](Self::recv), and when `hold` accepts the item, the receiver counts as busy with
+    /// it ([`set_busy`](Self::set_busy)) from the same lock hold that took it: the sender never
+    /// sees the queue settled between the take and the handling.
+    pub(crate) fn recv_holding(&self, hold: impl Fn(&T) -> bool) -> Option<T> {
         let mut state = lock(&self.0.state);
         loop {
             if let Some(item) = state.items.pop_front() {
+                state.busy |= hold(&item);
                 drop(state);
                 self.0.backlog.take(1);
                 return Some(item);
@@ -312,6 +320,23 @@ mod tests {
     use std::thread;
 
     use super::*;
+
+    /// The ordering gate's race (seen once in CI): a reader that took an update and only then
+    /// said it was busy left a moment in which the driver saw the inbox settled and let an
+    /// agent request of the turn start before the update was handled. A holding take is busy
+    /// from the take on.
+    #[test]
+    fn a_holding_take_leaves_the_inbox_unsettled_until_the_reader_is_done() {
+        let (wake, _woken) = mpsc::channel();
+        let (tx, rx) = inbox::<u32>(Arc::new(Backlog::new(8, wake)));
+        tx.push(1);
+        tx.push(2);
+        assert_eq!(rx.recv_holding(|n| *n == 1), Some(1));
+        assert!(!tx.settled(), "taken but not handled: not settled");
+        rx.set_busy(false);
+        assert_eq!(rx.recv_holding(|n| *n == 1), Some(2));
+        assert!(tx.settled(), "a take that does not hold leaves nothing behind");
+    }
 
     #[test]
     fn cancel_token_keeps_the_first_reason_and_wakes_waiters() {

@@ -25,11 +25,14 @@ pub(crate) enum TurnItem<U, E> {
 }
 
 /// The turn's next update (`Ok`) or its end (`Err`), the gates before it opened, leading the
-/// connection while it waits (`Link::until`); `None` once the queue ended without an end.
+/// connection while it waits (`Link::until`); `None` once the queue ended without an end. An
+/// update is taken with the reader counted busy in the same lock hold (the driver, which asks
+/// [`settled`](crate::sync::InboxSender::settled) from another thread, never sees the queue
+/// empty and the reader idle in between); [`handle_then_open`] ends it.
 pub(crate) fn next<P: Version, U, E>(link: &Link<P>, items: &InboxReceiver<TurnItem<U, E>>) -> Option<Result<U, E>> {
     loop {
         let following = link.until(&mut || items.ready());
-        let item = items.recv();
+        let item = items.recv_holding(|item| matches!(item, TurnItem::Update(_)));
         drop(following);
         match item? {
             TurnItem::Update(update) => return Some(Ok(update)),
@@ -41,16 +44,24 @@ pub(crate) fn next<P: Version, U, E>(link: &Link<P>, items: &InboxReceiver<TurnI
     }
 }
 
-/// Runs `handle` with an update just taken, the reader counted as busy meanwhile (a gate placed
-/// now waits for it), then opens the gates right behind that update.
+/// Runs `handle` with an update just taken by [`next`], the reader counted as busy meanwhile
+/// (since the take: a gate placed now waits for it; also if `handle` panics, until then), then
+/// opens the gates right behind that update.
 pub(crate) fn handle_then_open<U, E, T, R>(
     items: &InboxReceiver<TurnItem<U, E>>,
     update: T,
     handle: impl FnOnce(T) -> R,
 ) -> R {
-    items.set_busy(true);
+    /// Ends the busy spell however `handle` returns.
+    struct Idle<'a, U, E>(&'a InboxReceiver<TurnItem<U, E>>);
+    impl<U, E> Drop for Idle<'_, U, E> {
+        fn drop(&mut self) {
+            self.0.set_busy(false);
+        }
+    }
+    let idle = Idle(items);
     let result = handle(update);
-    items.set_busy(false);
+    drop(idle);
     while let Some(item) = items.take_if(|item| matches!(item, TurnItem::Gate(_))) {
         if let TurnItem::Gate(open) = item {
             let _ = open.send(());

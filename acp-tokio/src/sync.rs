@@ -185,8 +185,16 @@ impl<T> Drop for QueueSender<T> {
 impl<T> QueueReceiver<T> {
     /// The next item, or `None` once the queue is closed and empty.
     pub(crate) fn poll_pop(&mut self, cx: &mut Context<'_>) -> Poll<Option<T>> {
+        self.poll_pop_holding(cx, |_| false)
+    }
+
+    /// [`poll_pop`](Self::poll_pop), and when `hold` accepts the item, the consumer counts as
+    /// busy with it ([`set_busy`](Self::set_busy)) from the same lock hold that took it: the
+    /// producer never sees the queue settled between the take and the handling.
+    pub(crate) fn poll_pop_holding(&mut self, cx: &mut Context<'_>, hold: impl FnOnce(&T) -> bool) -> Poll<Option<T>> {
         let mut q = lock(&self.0);
         if let Some(item) = q.items.pop_front() {
+            q.busy |= hold(&item);
             // A producer waits only on a full queue; waking it once half is free (not on every
             // pop) lets it push a batch per wake-up instead of one item per round trip.
             if q.items.len() <= q.capacity / 2
@@ -237,5 +245,29 @@ impl<T> Drop for QueueReceiver<T> {
         if let Some(w) = q.tx_waker.take() {
             w.wake();
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::task::{Context, Poll, Waker};
+
+    use super::queue;
+
+    /// The ordering gate's race (seen once in CI): a turn's reader that took an update and only
+    /// then said it was busy left a moment in which the driver saw the queue settled and let an
+    /// agent request of the turn start before the update was handled. A holding take is busy
+    /// from the take on.
+    #[test]
+    fn a_holding_take_leaves_the_queue_unsettled_until_the_consumer_is_done() {
+        let (tx, mut rx) = queue::<u32>(4);
+        let mut cx = Context::from_waker(Waker::noop());
+        tx.push(1, &cx, false).unwrap();
+        tx.push(2, &cx, false).unwrap();
+        assert_eq!(rx.poll_pop_holding(&mut cx, |n| *n == 1), Poll::Ready(Some(1)));
+        assert!(!tx.settled(), "taken but not handled: not settled");
+        rx.set_busy(false);
+        assert_eq!(rx.poll_pop_holding(&mut cx, |n| *n == 1), Poll::Ready(Some(2)));
+        assert!(tx.settled(), "a take that does not hold leaves nothing behind");
     }
 }

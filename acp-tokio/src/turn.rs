@@ -92,7 +92,7 @@ impl<P: Version> PromptTurn<P> {
     /// handler). To handle an update before them, use
     /// [`next_update_then`](Self::next_update_then).
     pub async fn next_update(&mut self) -> Option<P::Item> {
-        let update = std::future::poll_fn(|cx| self.poll_update(cx)).await;
+        let update = std::future::poll_fn(|cx| self.poll_update(cx, false)).await;
         self.open_gates();
         update
     }
@@ -102,18 +102,20 @@ impl<P: Version> PromptTurn<P> {
     /// over. So what `handle` does comes before what those handlers do, by construction.
     /// `handle` must not wait for such a handler.
     pub async fn next_update_then<R>(&mut self, handle: impl FnOnce(P::Item) -> R) -> Option<R> {
-        let update = std::future::poll_fn(|cx| self.poll_update(cx)).await?;
+        // Taken with the reader counted busy (`hold`), in one lock hold with the take.
+        let update = std::future::poll_fn(|cx| self.poll_update(cx, true)).await?;
         Some(handle_then_open(&mut self.updates, update, handle))
     }
 
-    /// The next update; the gates before it open on the way.
-    fn poll_update(&mut self, cx: &mut Context<'_>) -> Poll<Option<P::Item>> {
+    /// The next update; the gates before it open on the way. With `hold`, the update is taken
+    /// with the reader counted busy (see [`handle_then_open`]).
+    fn poll_update(&mut self, cx: &mut Context<'_>, hold: bool) -> Poll<Option<P::Item>> {
         #[cfg(feature = "unstable_protocol_v2")]
         if self.end.is_some() {
             return Poll::Ready(None);
         }
         loop {
-            match self.updates.poll_pop(cx) {
+            match self.updates.poll_pop_holding(cx, |item| hold && matches!(item, TurnItem::Update(_))) {
                 Poll::Ready(Some(TurnItem::Update(update))) => return Poll::Ready(Some(P::into_item(update))),
                 Poll::Ready(Some(TurnItem::Gate(open))) => drop(open.send(())),
                 #[cfg(feature = "unstable_protocol_v2")]
@@ -205,16 +207,25 @@ fn open_gates<P: Version>(queue: &mut QueueReceiver<TurnItem<P>>) {
     }
 }
 
-/// Runs `handle` with the update just taken, before the gates after it open (the queue counts
-/// as busy meanwhile, so no gate is skipped for a request that arrives during it).
+/// Runs `handle` with the update just taken (with `hold`: the queue counts as busy since the
+/// take, in the same lock hold, so no gate is skipped for a request that arrives before or
+/// during `handle`; a request the driver saw between a take and a later `set_busy(true)` would
+/// start early), then ends the busy spell (also if `handle` panics) and opens the gates after it.
 fn handle_then_open<P: Version, U, R>(
     queue: &mut QueueReceiver<TurnItem<P>>,
     update: U,
     handle: impl FnOnce(U) -> R,
 ) -> R {
-    queue.set_busy(true);
+    /// Ends the busy spell however `handle` returns.
+    struct Idle<'a, T>(&'a QueueReceiver<T>);
+    impl<T> Drop for Idle<'_, T> {
+        fn drop(&mut self) {
+            self.0.set_busy(false);
+        }
+    }
+    let idle = Idle(queue);
     let result = handle(update);
-    queue.set_busy(false);
+    drop(idle);
     open_gates(queue);
     result
 }
@@ -224,7 +235,7 @@ impl<P: Version> Stream for PromptTurn<P> {
 
     fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<P::Item>> {
         let this = self.get_mut();
-        let update = this.poll_update(cx);
+        let update = this.poll_update(cx, false);
         if update.is_ready() {
             this.open_gates();
         }
