@@ -139,8 +139,6 @@
 
 mod acceptor;
 mod chunk_path;
-#[doc(hidden)]
-pub mod compat;
 pub mod connection;
 pub mod error;
 pub mod ext;

@@ -57,8 +57,8 @@ pub struct TurnStamp {
 }
 
 /// The engine's outcome of an outbound request, of either version: what
-/// [`Outcome<P>`](super::Outcome) is made from. Hidden: for the transitional adapters of
-/// [`compat`](crate::compat) only.
+/// [`Outcome<P>`](super::Outcome) is made from. Hidden: the engine's own type, named by the
+/// sealed [`Protocol`](crate::protocol::Protocol)'s hooks; not part of the API.
 #[doc(hidden)]
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -165,7 +165,8 @@ pub struct Negotiated {
 }
 
 /// The engine's event, of either version: what [`Event<P>`](super::Event) is made from.
-/// Hidden: for the transitional adapters of [`compat`](crate::compat) only.
+/// Hidden: the engine's own type, named by the sealed
+/// [`Protocol`](crate::protocol::Protocol)'s hooks; not part of the API.
 #[doc(hidden)]
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]

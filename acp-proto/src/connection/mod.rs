@@ -234,8 +234,8 @@ enum Timer {
 
 /// The engine: one peer link, agent or client role, either protocol version (a client's
 /// `initialize` picks it). The application uses [`Connection<P>`](Connection), which holds one
-/// speaking a single version; this is public, hidden, for the transitional adapters of
-/// [`compat`](crate::compat) only.
+/// speaking a single version. Public and hidden only because the sealed
+/// [`Protocol`](crate::protocol::Protocol)'s hooks name it; not part of the API.
 #[doc(hidden)]
 #[derive(Debug)]
 pub struct AnyConnection {

@@ -391,12 +391,6 @@ impl<P: Protocol> Connection<P> {
     pub fn cancel_turn(&mut self, now: Instant, session: &SessionId) -> Result<usize, SendError> {
         self.engine.cancel_turn(now, session)
     }
-
-    /// The engine, for the transitional adapters of [`compat`](crate::compat).
-    #[doc(hidden)]
-    pub fn into_any(self) -> AnyConnection {
-        self.engine
-    }
 }
 
 impl Connection<V1> {
