@@ -7,7 +7,6 @@
 
 use crate::common;
 
-use std::io::Write;
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::thread;
@@ -56,7 +55,7 @@ impl Home {
             .stderr(Stdio::piped())
             .spawn()
             .unwrap();
-        child.stdin.take().unwrap().write_all(stdin.as_bytes()).unwrap();
+        feed(&mut child.stdin.take().unwrap(), stdin.as_bytes());
         let stdout = collect(child.stdout.take().unwrap());
         let stderr = collect(child.stderr.take().unwrap());
         finish(child, stdout, stderr, Duration::from_secs(20))

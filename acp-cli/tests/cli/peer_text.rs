@@ -10,7 +10,6 @@
 
 use crate::common;
 
-use std::io::Write;
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
@@ -120,7 +119,7 @@ fn acp_with_state(args: &[&str], dir: &TempDir, stdin: &str) -> Run {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    child.stdin.take().unwrap().write_all(stdin.as_bytes()).unwrap();
+    feed(&mut child.stdin.take().unwrap(), stdin.as_bytes());
     let (stdout, stderr) = (collect(child.stdout.take().unwrap()), collect(child.stderr.take().unwrap()));
     finish(child, stdout, stderr, Duration::from_secs(20))
 }

@@ -48,11 +48,22 @@ pub fn piped_into_agent(
         .unwrap();
     let mut input = child.stdin.take().unwrap();
     let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
-    input.write_all(text.as_bytes()).unwrap();
+    feed(&mut input, text.as_bytes());
     drop(input);
     let output = child.wait_with_output().unwrap();
     let frames = String::from_utf8(output.stdout).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
     (output.status, frames)
+}
+
+/// Writes `bytes` to a child's stdin. A child that exits without reading all of it (a usage
+/// error, say) is not the test's failure: its exit status and output say what happened, so a
+/// broken pipe is ignored (seen in a CI rehearsal: `acp client --format json` refusing the
+/// interactive loop before the test wrote its input).
+pub fn feed(input: &mut impl Write, bytes: &[u8]) {
+    match input.write_all(bytes) {
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {}
+        other => other.unwrap(),
+    }
 }
 
 /// A directory under the system's temporary directory, removed on drop.
@@ -204,7 +215,7 @@ impl Run {
 pub fn start(args: &[&str], cwd: &Path, stdin: &str, keep_stdin_open: bool) -> Child {
     let mut child = start_interactive(args, cwd);
     let mut input = child.stdin.take().unwrap();
-    input.write_all(stdin.as_bytes()).unwrap();
+    feed(&mut input, stdin.as_bytes());
     if keep_stdin_open {
         // Kept open until the child exits (the thread ends when the write fails or the child
         // is gone).
