@@ -243,6 +243,16 @@ pub fn collect(mut pipe: impl Read + Send + 'static) -> Arc<Mutex<String>> {
     text
 }
 
+/// Waits (at most `within`) until the reader [`collect`] started reached the end of its pipe
+/// (it drops its handle there), so that `text` holds everything the process wrote. A process
+/// left behind may hold the pipe open: then it returns after `within` with what came.
+pub fn drained(text: &Arc<Mutex<String>>, within: Duration) {
+    let deadline = Instant::now() + within;
+    while Arc::strong_count(text) > 1 && Instant::now() < deadline {
+        thread::sleep(Duration::from_millis(10));
+    }
+}
+
 /// Waits until `text` contains `needle` (or panics after `timeout`).
 pub fn wait_for(text: &Mutex<String>, needle: &str, timeout: Duration) {
     let deadline = Instant::now() + timeout;
@@ -269,10 +279,9 @@ pub fn finish(mut child: Child, stdout: Arc<Mutex<String>>, stderr: Arc<Mutex<St
     // Let the readers take the last bytes: each drops its handle at the end of its pipe
     // (waited for within a bound: a process the child left behind may hold a pipe open). A
     // fixed pause was not enough on a loaded machine: the output came back empty.
-    let drained = Instant::now() + Duration::from_secs(5);
-    while (Arc::strong_count(&stdout) > 1 || Arc::strong_count(&stderr) > 1) && Instant::now() < drained {
-        thread::sleep(Duration::from_millis(10));
-    }
+    let within = Duration::from_secs(5);
+    drained(&stdout, within);
+    drained(&stderr, within);
     let stdout = stdout.lock().unwrap().clone();
     let stderr = stderr.lock().unwrap().clone();
     Run { status, stdout, stderr }
