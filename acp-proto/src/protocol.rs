@@ -29,10 +29,12 @@
 //! assert_eq!(V1::wire(acp_proto::Method::Prompt), "session/prompt");
 //! ```
 
+use std::collections::VecDeque;
 use std::fmt::Debug;
 
 use crate::connection::{
-    AnyConnection, AnyEvent, AnyOutcome, Completion, Event, InboundId, OutboundId, Outcome, Refused, RespondError,
+    AnyConnection, AnyEvent, AnyOutcome, Completion, Event, Events, InboundId, OutboundId, Outcome, Refused,
+    RespondError, TurnStamp,
 };
 use crate::error::RpcError;
 use crate::methods::DecodeError;
@@ -61,10 +63,19 @@ pub trait Protocol: sealed::Sealed + Debug + Clone + Copy + PartialEq + Eq + Def
     /// The wire name of a method of this version.
     fn wire(method: Self::Method) -> &'static str;
 
-    /// The engine's event, as this version's; `None` for a message of the other version, which
-    /// a connection of this version never produces (its config speaks this version only).
+    /// The engine's event, as this version's; a message of the other version is handed back
+    /// (the event queue then changes version, module `connection::queue`).
     #[doc(hidden)]
-    fn event(event: AnyEvent) -> Option<Event<Self>>;
+    #[allow(clippy::result_large_err)]
+    fn event(event: AnyEvent) -> Result<Event<Self>, AnyEvent>;
+
+    /// This version's event as the engine's (the inverse of [`event`](Self::event)).
+    #[doc(hidden)]
+    fn into_any(event: Event<Self>) -> AnyEvent;
+
+    /// The event queue, when it holds this version's events.
+    #[doc(hidden)]
+    fn queue(events: &mut Events) -> Option<&mut VecDeque<Event<Self>>>;
 
     /// Sends a request of this version.
     #[doc(hidden)]
@@ -123,6 +134,39 @@ fn common<P: Protocol>(event: AnyEvent, outcome: impl FnOnce(AnyOutcome) -> Outc
     })
 }
 
+/// The variants of the engine's event that carry a message of one version.
+struct Messages<P: Protocol> {
+    request: fn(InboundId, P::Request) -> AnyEvent,
+    notification: fn(P::Notification, Option<TurnStamp>) -> AnyEvent,
+    result: fn(P::Response) -> AnyOutcome,
+}
+
+/// This version's event as the engine's, with `messages` building the version's own variants.
+fn any_of<P: Protocol>(event: Event<P>, messages: Messages<P>) -> AnyEvent {
+    match event {
+        Event::Cancelled { id, reason } => AnyEvent::Cancelled { id, reason },
+        Event::Outcome { id, outcome } => AnyEvent::Outcome {
+            id,
+            outcome: match outcome {
+                Outcome::Result(r) => (messages.result)(r),
+                Outcome::Error(e) => AnyOutcome::Error(e),
+                Outcome::InvalidResult(e) => AnyOutcome::InvalidResult(e),
+                Outcome::TimedOut => AnyOutcome::TimedOut,
+                Outcome::Cancelled => AnyOutcome::Cancelled,
+                Outcome::ConnectionClosed => AnyOutcome::ConnectionClosed,
+            },
+        },
+        Event::HandshakeCompleted(n) => AnyEvent::HandshakeCompleted(n),
+        Event::Closed { reason } => AnyEvent::Closed { reason },
+        #[cfg(feature = "unstable_protocol_v2")]
+        Event::TurnEnded { session, turn, reason } => AnyEvent::TurnEnded { session, turn, reason },
+        #[cfg(feature = "unstable_protocol_v2")]
+        Event::CancelGraceExpired { session } => AnyEvent::CancelGraceExpired { session },
+        Event::Request { id, request } => (messages.request)(id, request),
+        Event::Notification { notification, turn } => (messages.notification)(notification, turn),
+    }
+}
+
 /// The shared part of an outcome conversion.
 fn common_outcome<P: Protocol>(outcome: AnyOutcome) -> Outcome<P> {
     match outcome {
@@ -147,18 +191,36 @@ impl Protocol for V1 {
     }
 
     #[inline]
-    fn event(event: AnyEvent) -> Option<Event<V1>> {
+    fn event(event: AnyEvent) -> Result<Event<V1>, AnyEvent> {
         match event {
-            AnyEvent::Request { id, request } => Some(Event::Request { id, request }),
-            AnyEvent::Notification { notification, turn } => Some(Event::Notification { notification, turn }),
+            AnyEvent::Request { id, request } => Ok(Event::Request { id, request }),
+            AnyEvent::Notification { notification, turn } => Ok(Event::Notification { notification, turn }),
             other => common(other, |outcome| match outcome {
                 AnyOutcome::Result(r) => Outcome::Result(r),
                 other => common_outcome(other),
-            })
-            .ok(),
+            }),
         }
     }
 
+    fn into_any(event: Event<V1>) -> AnyEvent {
+        let messages = Messages::<V1> {
+            request: |id, request| AnyEvent::Request { id, request },
+            notification: |notification, turn| AnyEvent::Notification { notification, turn },
+            result: AnyOutcome::Result,
+        };
+        any_of(event, messages)
+    }
+
+    #[inline]
+    fn queue(events: &mut Events) -> Option<&mut VecDeque<Event<V1>>> {
+        match events {
+            Events::V1(queue) => Some(queue),
+            #[cfg(feature = "unstable_protocol_v2")]
+            Events::V2(_) => None,
+        }
+    }
+
+    #[inline]
     fn send_request(
         conn: &mut AnyConnection,
         now: Instant,
@@ -168,6 +230,7 @@ impl Protocol for V1 {
         conn.send_request::<V1>(now, request, deadline)
     }
 
+    #[inline]
     fn send_notification(
         conn: &mut AnyConnection,
         now: Instant,
@@ -176,6 +239,7 @@ impl Protocol for V1 {
         conn.send_notification::<V1>(now, notification)
     }
 
+    #[inline]
     fn respond(
         conn: &mut AnyConnection,
         now: Instant,
@@ -207,18 +271,35 @@ impl Protocol for V2 {
         method.wire()
     }
 
-    fn event(event: AnyEvent) -> Option<Event<V2>> {
+    fn event(event: AnyEvent) -> Result<Event<V2>, AnyEvent> {
         match event {
-            AnyEvent::RequestV2 { id, request } => Some(Event::Request { id, request }),
-            AnyEvent::NotificationV2 { notification, turn } => Some(Event::Notification { notification, turn }),
+            AnyEvent::RequestV2 { id, request } => Ok(Event::Request { id, request }),
+            AnyEvent::NotificationV2 { notification, turn } => Ok(Event::Notification { notification, turn }),
             other => common(other, |outcome| match outcome {
                 AnyOutcome::ResultV2(r) => Outcome::Result(r),
                 other => common_outcome(other),
-            })
-            .ok(),
+            }),
         }
     }
 
+    fn into_any(event: Event<V2>) -> AnyEvent {
+        let messages = Messages::<V2> {
+            request: |id, request| AnyEvent::RequestV2 { id, request },
+            notification: |notification, turn| AnyEvent::NotificationV2 { notification, turn },
+            result: AnyOutcome::ResultV2,
+        };
+        any_of(event, messages)
+    }
+
+    #[inline]
+    fn queue(events: &mut Events) -> Option<&mut VecDeque<Event<V2>>> {
+        match events {
+            Events::V2(queue) => Some(queue),
+            Events::V1(_) => None,
+        }
+    }
+
+    #[inline]
     fn send_request(
         conn: &mut AnyConnection,
         now: Instant,
@@ -228,6 +309,7 @@ impl Protocol for V2 {
         conn.send_request::<V2>(now, request, deadline)
     }
 
+    #[inline]
     fn send_notification(
         conn: &mut AnyConnection,
         now: Instant,
@@ -236,6 +318,7 @@ impl Protocol for V2 {
         conn.send_notification::<V2>(now, notification)
     }
 
+    #[inline]
     fn respond(
         conn: &mut AnyConnection,
         now: Instant,

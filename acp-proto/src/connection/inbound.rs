@@ -8,8 +8,8 @@ use serde_json::value::RawValue;
 
 use super::lane::Lane;
 use super::{
-    AnyConnection, AnyEvent, CancelReason, Completion, InboundEntry, InboundExtra, InboundId, Phase, RespondError,
-    Timer, handshake,
+    AnyConnection, AnyEvent, CancelReason, Completion, Event, InboundEntry, InboundExtra, InboundId, Phase,
+    RespondError, Timer, handshake,
 };
 use crate::Side;
 use crate::chunk_path;
@@ -19,9 +19,9 @@ use crate::framer::FrameEvent;
 
 use crate::jsonrpc::{self, Incoming, RequestId};
 use crate::methods::{AgentResponse, Kind, Layer, Method, Notification, Request, Response};
-use crate::protocol::V1;
 #[cfg(feature = "unstable_protocol_v2")]
 use crate::protocol::V2;
+use crate::protocol::{Protocol, V1};
 use crate::time::Instant;
 #[cfg(feature = "unstable_protocol_v2")]
 use crate::types::ProtocolVersion;
@@ -234,8 +234,7 @@ impl AnyConnection {
         let method = P::entry_method(method, row, &request);
         let entry = InboundEntry { wire_id: id, method, cancelled: None, deferred: false, grace: None, extra };
         let proxy = P::is_proxy(&request);
-        let event = |key| P::request_event(key, request);
-        self.dispatch_request(entry, frame.len(), event, |conn, extra| conn.on_dispatch(extra, proxy));
+        self.dispatch_request::<P>(entry, frame.len(), request, |conn, extra| conn.on_dispatch(extra, proxy));
     }
 
     /// What dispatching a request starts: a handshake (`proxy`: a conductor's), the v2 session
@@ -255,12 +254,12 @@ impl AnyConnection {
     /// Step 8 of an inbound request of either version: dispatched, or deferred while the
     /// output is full (no new work until the peer reads). `entry` is recorded under the next
     /// key (its `deferred` set here); `setup` is the version's bookkeeping for it (the
-    /// handshake's phase, its turn rules), run first; `event` is the request's event.
-    pub(super) fn dispatch_request(
+    /// handshake's phase, its turn rules), run first; `request` is what the application is told of.
+    pub(super) fn dispatch_request<P: Protocol>(
         &mut self,
         mut entry: InboundEntry,
         frame_len: usize,
-        event: impl FnOnce(InboundId) -> AnyEvent,
+        request: P::Request,
         setup: impl FnOnce(&mut Self, &InboundExtra),
     ) {
         let defer = !self.can_send() || !self.deferred.is_empty();
@@ -274,15 +273,15 @@ impl AnyConnection {
         self.by_wire.insert(entry.wire_id.clone(), key);
         entry.deferred = defer;
         self.inbound.insert(key, entry);
-        let event = event(InboundId(key));
         if defer {
             if self.deferred.is_empty() {
                 self.stats.output_pauses += 1;
             }
             self.stats.requests_deferred += 1;
-            self.deferred.push(key, event, frame_len);
+            let event = Event::<P>::Request { id: InboundId(key), request };
+            self.deferred.push(key, P::into_any(event), frame_len);
         } else {
-            self.push_event(event);
+            self.push_typed(|| Event::<P>::Request { id: InboundId(key), request });
         }
         debug_assert_eq!(self.inbound.len(), self.by_wire.len());
         if self.input_ended {
@@ -399,7 +398,7 @@ impl AnyConnection {
             return;
         }
         let turn = self.turns.client_stamp(&notification);
-        self.push_event(AnyEvent::Notification { notification, turn });
+        self.push_typed(|| Event::<V1>::Notification { notification, turn });
     }
 
     /// `$/cancel_request` from the peer: accepted in every phase; unknown or finished ids are

@@ -14,7 +14,7 @@ use serde::Serialize;
 use serde_json::value::RawValue;
 
 use super::turns::TurnRules;
-use super::{AnyConnection, AnyEvent, AnyOutcome, CloseReason, EntryMethod, InboundEntry, InboundExtra, InboundId};
+use super::{AnyConnection, AnyOutcome, CloseReason, EntryMethod, InboundEntry, InboundExtra};
 use super::{CancelReason, Negotiated, Phase, RespondError, SendError, handshake};
 use crate::Side;
 use crate::error::RpcError;
@@ -71,9 +71,6 @@ pub(crate) trait Lane:
     /// The method a request in flight is recorded under.
     fn entry_method(wire: &str, row: Option<Self::Method>, request: &Self::Request) -> EntryMethod;
 
-    /// The event that tells the application of a request.
-    fn request_event(id: InboundId, request: Self::Request) -> AnyEvent;
-
     /// Decodes a notification's params; `None` when they do not decode (it is dropped).
     fn decode_notification(
         side: Side,
@@ -122,9 +119,6 @@ pub(crate) trait Lane:
 
     /// Decodes the result of a request recorded under `method`.
     fn decode_result(side: Side, method: &EntryMethod, raw: &RawValue) -> Result<Self::Response, DecodeError>;
-
-    /// The outcome carrying a result.
-    fn result_outcome(response: Self::Response) -> AnyOutcome;
 
     // ---- sending ----------------------------------------------------------------------------
 
@@ -218,11 +212,6 @@ impl Lane for V1 {
     #[inline]
     fn entry_method(_: &str, _: Option<Method>, request: &Request) -> EntryMethod {
         EntryMethod::V1(request.method())
-    }
-
-    #[inline]
-    fn request_event(id: InboundId, request: Request) -> AnyEvent {
-        AnyEvent::Request { id, request }
     }
 
     #[inline]
@@ -344,11 +333,6 @@ impl Lane for V1 {
     #[inline]
     fn decode_result(side: Side, method: &EntryMethod, raw: &RawValue) -> Result<Response, DecodeError> {
         Response::decode_result(side, method.v1(), raw)
-    }
-
-    #[inline]
-    fn result_outcome(response: Response) -> AnyOutcome {
-        AnyOutcome::Result(response)
     }
 
     #[inline]

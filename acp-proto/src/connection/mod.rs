@@ -99,6 +99,7 @@ mod inbound;
 mod lane;
 mod outbound;
 mod parked;
+mod queue;
 pub mod turns;
 #[cfg(feature = "unstable_protocol_v2")]
 pub mod turns_v2;
@@ -106,13 +107,14 @@ mod typed;
 #[cfg(feature = "unstable_protocol_v2")]
 mod v2;
 
-use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::collections::{BTreeMap, BTreeSet};
 
 pub use config::Config;
 pub use event::{
     AnyEvent, AnyOutcome, CancelReason, CloseReason, Completion, InboundId, Negotiated, OutboundId, Refused,
     RespondError, SendError, Stats, TurnStamp,
 };
+pub use queue::Events;
 pub use typed::{Connection, Event, Outcome};
 
 use crate::Side;
@@ -120,6 +122,7 @@ use crate::framer::Framer;
 use crate::gate::CapabilitySnapshot;
 use crate::jsonrpc::RequestId;
 use crate::methods::Method;
+use crate::protocol::Protocol;
 use crate::time::Instant;
 use crate::types::{PermissionOptionId, SessionId};
 
@@ -253,7 +256,8 @@ pub struct AnyConnection {
     /// Bytes of `out` the machine wrote itself in answer to peer input (error responses).
     /// Invariant: `machine_out <= out.len()`.
     machine_out: usize,
-    events: VecDeque<AnyEvent>,
+    /// The event queue, of the version the connection speaks (module `queue`).
+    events: Events,
     /// Inbound requests in flight by handle. Invariant: `inbound.len() == by_wire.len()`.
     inbound: BTreeMap<u64, InboundEntry>,
     /// Inbound requests in flight by wire id, for duplicate detection and `$/cancel_request`.
@@ -287,6 +291,7 @@ pub struct AnyConnection {
 impl AnyConnection {
     /// A connection playing `side`, created at `now`.
     pub fn new(side: Side, config: Config, now: Instant) -> AnyConnection {
+        let events = Events::new(&config.supported_versions);
         AnyConnection {
             side,
             framer: Framer::new(config.max_frame_len),
@@ -297,7 +302,7 @@ impl AnyConnection {
             proxy_handshake: false,
             out: Vec::new(),
             machine_out: 0,
-            events: VecDeque::new(),
+            events,
             inbound: BTreeMap::new(),
             by_wire: BTreeMap::new(),
             next_inbound: 0,
@@ -491,12 +496,35 @@ impl AnyConnection {
     /// they waited (notifications, outcomes) may have overtaken them; requests never overtake
     /// each other.
     #[must_use]
-    pub fn poll_event(&mut self) -> Option<AnyEvent> {
-        if let Some(event) = self.events.pop_front() {
+    #[inline]
+    pub fn poll_event<P: Protocol>(&mut self) -> Option<Event<P>> {
+        if let Some(event) = self.events.pop::<P>() {
+            return Some(event);
+        }
+        self.poll_event_slow()
+    }
+
+    /// The rest of [`poll_event`](Self::poll_event): the queue is empty.
+    #[cold]
+    fn poll_event_slow<P: Protocol>(&mut self) -> Option<Event<P>> {
+        self.unpark();
+        if let Some(event) = self.events.pop::<P>() {
+            return Some(event);
+        }
+        let event = self.release_deferred()?;
+        let event = P::event(event).ok();
+        debug_assert!(event.is_some(), "a deferred request of the other protocol version");
+        event
+    }
+
+    /// The next event whatever the version, as the engine's own (the engine's unit tests).
+    #[cfg(test)]
+    pub(crate) fn poll_any(&mut self) -> Option<AnyEvent> {
+        if let Some(event) = self.events.pop_any() {
             return Some(event);
         }
         self.unpark();
-        if let Some(event) = self.events.pop_front() {
+        if let Some(event) = self.events.pop_any() {
             return Some(event);
         }
         self.release_deferred()
@@ -599,7 +627,14 @@ impl AnyConnection {
             self.phase != Phase::Closed || matches!(event, AnyEvent::Closed { .. }),
             "no event may follow Closed"
         );
-        self.events.push_back(event);
+        self.events.push(event);
+    }
+
+    /// [`push_event`](Self::push_event) of an event built as version `P`'s (the message paths).
+    #[inline]
+    fn push_typed<P: Protocol>(&mut self, make: impl FnOnce() -> Event<P>) {
+        debug_assert!(self.phase != Phase::Closed, "no event may follow Closed");
+        self.events.push_typed(make);
     }
 
     fn close_with(&mut self, reason: CloseReason) {

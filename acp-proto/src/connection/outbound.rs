@@ -7,8 +7,8 @@ use serde_json::value::RawValue;
 use super::lane::Lane;
 use super::turns::TurnRules;
 use super::{
-    AnyConnection, AnyEvent, AnyOutcome, EntryMethod, Negotiated, OutboundId, PendingOut, Phase, Refused, SendError,
-    Timer, Written,
+    AnyConnection, AnyEvent, AnyOutcome, EntryMethod, Event, Negotiated, OutboundId, Outcome, PendingOut, Phase,
+    Refused, SendError, Timer, Written,
 };
 use crate::Side;
 use crate::error::RpcError;
@@ -149,6 +149,7 @@ impl AnyConnection {
     /// `state_update` that ends cancelled work says `stopReason: "cancelled"`
     /// ([`turns_v2`](super::turns_v2)).
     #[allow(clippy::result_large_err)]
+    #[inline]
     pub(crate) fn send_notification<P: Lane>(
         &mut self,
         now: Instant,
@@ -315,6 +316,16 @@ impl AnyConnection {
     /// handshake request that failed lets `initialize` be sent again; the turn rules of the
     /// version the request was sent in follow the outcome.
     pub(super) fn finish_outbound(&mut self, id: i64, outcome: AnyOutcome) -> Option<PendingOut> {
+        let ok = matches!(outcome, AnyOutcome::Result(_));
+        #[cfg(feature = "unstable_protocol_v2")]
+        let ok = ok || matches!(outcome, AnyOutcome::ResultV2(_));
+        self.finish_outbound_with(id, ok, |conn| conn.push_event(AnyEvent::Outcome { id: OutboundId(id), outcome }))
+    }
+
+    /// [`finish_outbound`](Self::finish_outbound) with the outcome's event pushed by `push`
+    /// (`ok`: it carries a result).
+    #[inline]
+    fn finish_outbound_with(&mut self, id: i64, ok: bool, push: impl FnOnce(&mut Self)) -> Option<PendingOut> {
         let pending = self.outbound.remove(&id)?;
         self.disarm(pending.deadline, Timer::Outbound(id));
         let opens = match &pending.method {
@@ -325,10 +336,7 @@ impl AnyConnection {
         if opens && self.phase == Phase::Initializing {
             self.phase = Phase::AwaitingInit;
         }
-        let ok = matches!(outcome, AnyOutcome::Result(_));
-        #[cfg(feature = "unstable_protocol_v2")]
-        let ok = ok || matches!(outcome, AnyOutcome::ResultV2(_));
-        self.push_event(AnyEvent::Outcome { id: OutboundId(id), outcome });
+        push(self);
         match &pending.method {
             EntryMethod::V1(_) => <V1 as TurnRules>::on_outcome(self, id, &pending, ok),
             #[cfg(feature = "unstable_protocol_v2")]
@@ -375,7 +383,15 @@ impl AnyConnection {
                 outcome
             }
             Ok(raw) => match P::decode_result(self.side, method, raw) {
-                Ok(response) => P::result_outcome(response),
+                // The hot road: the event is built as the queue keeps it (module `queue`).
+                Ok(response) => {
+                    let id = OutboundId(n);
+                    let push = |conn: &mut Self| {
+                        conn.push_typed(|| Event::<P>::Outcome { id, outcome: Outcome::Result(response) })
+                    };
+                    self.finish_outbound_with(n, true, push);
+                    return;
+                }
                 Err(e) => AnyOutcome::InvalidResult(e),
             },
         };

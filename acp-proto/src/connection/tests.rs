@@ -62,7 +62,7 @@ fn sent(c: &mut Connection) -> Vec<Value> {
 }
 
 fn events(c: &mut Connection) -> Vec<Event> {
-    std::iter::from_fn(|| c.poll_event()).collect()
+    std::iter::from_fn(|| c.poll_any()).collect()
 }
 
 fn error_code(frame: &Value) -> i64 {
@@ -80,11 +80,11 @@ fn init_line(id: &str, caps: Value) -> String {
 fn ready_agent_with(config: Config, client_caps: Value, agent_caps: AgentCapabilities) -> Connection {
     let mut a = Connection::new(Side::Agent, config, T0);
     feed(&mut a, T0, &[&init_line("0", client_caps)]);
-    let Some(Event::Request { id, .. }) = a.poll_event() else { panic!("no initialize") };
+    let Some(Event::Request { id, .. }) = a.poll_any() else { panic!("no initialize") };
     let mut resp = InitializeResponse::new(ProtocolVersion::V1);
     resp.agent_capabilities = agent_caps;
     assert_eq!(a.respond::<V1>(T0, id, Ok(resp.into())), Ok(Completion::Sent));
-    assert!(matches!(a.poll_event(), Some(Event::HandshakeCompleted(_))));
+    assert!(matches!(a.poll_any(), Some(Event::HandshakeCompleted(_))));
     assert_eq!(sent(&mut a).len(), 1);
     a
 }
@@ -264,7 +264,7 @@ fn unknown_method_beats_invalid_params() {
 fn completing_twice_or_late_is_harmless() {
     let mut a = ready_agent();
     feed(&mut a, T0, &[&new_session_line(7)]);
-    let Some(Event::Request { id, .. }) = a.poll_event() else { panic!() };
+    let Some(Event::Request { id, .. }) = a.poll_any() else { panic!() };
     let ok: Response = NewSessionResponse::new("s1").into();
     assert_eq!(a.respond::<V1>(T0, id, Ok(ok.clone())), Ok(Completion::Sent));
     assert_eq!(a.respond::<V1>(T0, id, Ok(ok.clone())), Ok(Completion::Discarded));
@@ -276,7 +276,7 @@ fn completing_twice_or_late_is_harmless() {
 fn a_result_of_the_wrong_type_is_answered_internal_error() {
     let mut a = ready_agent();
     feed(&mut a, T0, &[&new_session_line(7)]);
-    let Some(Event::Request { id, .. }) = a.poll_event() else { panic!() };
+    let Some(Event::Request { id, .. }) = a.poll_any() else { panic!() };
     let wrong: Response = PromptResponse::new(StopReason::EndTurn).into();
     assert!(matches!(a.respond::<V1>(T0, id, Ok(wrong)), Err(RespondError::MismatchedResponse { .. })));
     // The request still gets its one answer: an internal error.
@@ -289,9 +289,7 @@ fn a_result_of_the_wrong_type_is_answered_internal_error() {
 fn extension_requests_are_dispatched_raw() {
     let mut a = ready_agent();
     feed(&mut a, T0, &[r#"{"jsonrpc":"2.0","id":"e","method":"_test/echo","params":{"x":[1]}}"#]);
-    let Some(Event::Request { id, request: Request::Client(ClientRequest::Ext(ext)) }) = a.poll_event() else {
-        panic!()
-    };
+    let Some(Event::Request { id, request: Request::Client(ClientRequest::Ext(ext)) }) = a.poll_any() else { panic!() };
     assert_eq!((&*ext.method, &ext.params), ("_test/echo", &json!({"x":[1]})));
     let echo = Response::Agent(AgentResponse::Ext(crate::ext::ExtResponse(ext.params)));
     assert_eq!(a.respond::<V1>(T0, id, Ok(echo)), Ok(Completion::Sent));
@@ -325,7 +323,7 @@ fn peer_cancel_request_grace_expires_into_32800() {
         T0,
         &[&new_session_line(5), r#"{"jsonrpc":"2.0","method":"$/cancel_request","params":{"requestId":5}}"#],
     );
-    let Some(Event::Request { id, .. }) = a.poll_event() else { panic!() };
+    let Some(Event::Request { id, .. }) = a.poll_any() else { panic!() };
     let grace = a.poll_timeout().unwrap();
     a.handle_timeout(grace);
     let out = sent(&mut a);
@@ -391,7 +389,7 @@ fn pipelined_requests_are_held_until_initialize_succeeds() {
 fn held_requests_are_refused_when_initialize_fails() {
     let mut a = Connection::agent(T0);
     feed(&mut a, T0, &[&init_line("\"i\"", json!({})), &new_session_line(1)]);
-    let Some(Event::Request { id, .. }) = a.poll_event() else { panic!() };
+    let Some(Event::Request { id, .. }) = a.poll_any() else { panic!() };
     a.respond::<V1>(T0, id, Err(RpcError::auth_required())).unwrap();
     let out = sent(&mut a);
     assert_eq!(error_code(&out[0]), -32000);
@@ -399,7 +397,7 @@ fn held_requests_are_refused_when_initialize_fails() {
     assert!(!a.is_ready());
     // A retry may succeed.
     feed(&mut a, T0, &[&init_line("\"j\"", json!({}))]);
-    assert!(matches!(a.poll_event(), Some(Event::Request { .. })));
+    assert!(matches!(a.poll_any(), Some(Event::Request { .. })));
 }
 
 #[test]
@@ -467,14 +465,14 @@ fn inbound_gated_methods_need_own_capabilities() {
         T0,
         &[r#"{"jsonrpc":"2.0","id":1,"method":"session/load","params":{"sessionId":"s","cwd":"/","mcpServers":[]}}"#],
     );
-    assert!(matches!(a.poll_event(), Some(Event::Request { .. })));
+    assert!(matches!(a.poll_any(), Some(Event::Request { .. })));
 }
 
 #[test]
 fn outbound_requests_the_peer_did_not_advertise_are_refused_locally() {
     let mut a = ready_agent_with(Config::default(), json!({"fs":{"readTextFile":true}}), AgentCapabilities::default());
     feed(&mut a, T0, &[&new_session_line(1)]);
-    let Some(Event::Request { id, .. }) = a.poll_event() else { panic!() };
+    let Some(Event::Request { id, .. }) = a.poll_any() else { panic!() };
     a.respond::<V1>(T0, id, Ok(NewSessionResponse::new("s").into())).unwrap();
     sent(&mut a);
     assert!(a.send_request::<V1>(T0, ReadTextFileRequest::new("s", "/etc/hosts"), None).is_ok());
@@ -543,7 +541,7 @@ fn a_flood_of_frames_stays_within_fixed_bounds() {
             if i % 1000 == 0 || !a.wants_input() {
                 buf.clear();
                 let _ = a.poll_transmit(&mut buf);
-                while a.poll_event().is_some() {}
+                while a.poll_any().is_some() {}
             }
         }
     }
@@ -561,7 +559,7 @@ fn input_pauses_while_events_are_not_drained() {
     assert_eq!(n, line.len() / 10 * 3, "stopped after three events");
     assert!(!c.wants_input());
     assert_eq!(c.handle_input(T0, &line.as_bytes()[n..]), 0);
-    while c.poll_event().is_some() {}
+    while c.poll_any().is_some() {}
     assert!(c.wants_input());
 }
 
@@ -570,7 +568,7 @@ fn the_applications_full_output_never_stops_input() {
     let config = Config::default().with_outbound_budget(2000);
     let mut a = ready_agent_with(config, json!({}), AgentCapabilities::default());
     feed(&mut a, T0, &[&new_session_line(1)]);
-    let Some(Event::Request { id, .. }) = a.poll_event() else { panic!() };
+    let Some(Event::Request { id, .. }) = a.poll_any() else { panic!() };
     a.respond::<V1>(T0, id, Ok(NewSessionResponse::new("s").into())).unwrap();
     // The application fills its output past the budget (the peer is not reading)...
     output_bound::fill(&mut a);
@@ -591,7 +589,7 @@ fn garbage_gets_errors_and_the_connection_lives() {
     let out = sent(&mut a);
     assert_eq!(out.iter().map(error_code).collect::<Vec<_>>(), [-32700, -32600, -32600, -32600]);
     assert!(out.iter().all(|f| f["id"].is_null()));
-    assert!(matches!(a.poll_event(), Some(Event::Request { .. })));
+    assert!(matches!(a.poll_any(), Some(Event::Request { .. })));
     assert_eq!(a.stats().malformed_frames, 4);
     assert!(!a.is_closed());
 }
@@ -668,7 +666,7 @@ fn the_same_inputs_give_the_same_outputs() {
         let mut log = String::new();
         feed(&mut a, ms(1), &[&new_session_line(1), &new_session_line(2), "junk", &new_session_line(3)]);
         let mut ids = Vec::new();
-        while let Some(e) = a.poll_event() {
+        while let Some(e) = a.poll_any() {
             log.push_str(&format!("{e:?}\n"));
             if let Event::Request { id, .. } = e {
                 ids.push(id);
@@ -680,7 +678,7 @@ fn the_same_inputs_give_the_same_outputs() {
         }
         a.send_request::<V1>(ms(3), CreateTerminalRequest::new("s0", "ls"), Some(ms(9))).unwrap();
         a.handle_timeout(ms(9));
-        while let Some(e) = a.poll_event() {
+        while let Some(e) = a.poll_any() {
             log.push_str(&format!("{e:?}\n"));
         }
         let _ = a.poll_transmit(&mut out);
@@ -702,7 +700,7 @@ fn permission_answers_must_name_an_offered_option() {
         "options":[{"optionId":"allow","name":"Allow","kind":"allow_once"}]}})
         .to_string()],
     );
-    let Some(Event::Request { id, .. }) = c.poll_event() else { panic!() };
+    let Some(Event::Request { id, .. }) = c.poll_any() else { panic!() };
     assert_eq!(
         c.answer_permission(T0, id, PermissionAnswer::Selected("other".into())),
         Err(RespondError::UnknownPermissionOption("other".into()))
@@ -720,7 +718,7 @@ fn permission_answers_must_name_an_offered_option() {
         "options":[{"optionId":"allow","name":"Allow","kind":"allow_once"}]}})
         .to_string()],
     );
-    let Some(Event::Request { id, .. }) = c.poll_event() else { panic!() };
+    let Some(Event::Request { id, .. }) = c.poll_any() else { panic!() };
     assert_eq!(c.answer_permission(T0, id, PermissionAnswer::Selected("allow".into())), Ok(Completion::Sent));
     let out = sent(&mut c);
     assert_eq!(out[0]["result"], json!({"outcome":{"outcome":"selected","optionId":"allow"}}));

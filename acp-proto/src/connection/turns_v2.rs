@@ -214,12 +214,12 @@
 //! [`OutboundId`]: super::OutboundId
 
 #[cfg(doc)]
-use super::{Connection, Event};
+use super::Connection;
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::lane::Lane;
 use super::turns::TurnRules;
-use super::{AnyConnection, AnyEvent, AnyOutcome, OutboundId, PendingOut, SendError, Timer, TurnStamp};
+use super::{AnyConnection, AnyEvent, AnyOutcome, Event, OutboundId, PendingOut, SendError, Timer, TurnStamp};
 use crate::Side;
 use crate::gate::CapabilitySnapshot;
 use crate::protocol::V2;
@@ -605,11 +605,11 @@ impl TurnRules for V2 {
         if let v2::Notification::Client(v2::ClientNotification::Cancel(c)) = &notification {
             let session = c.session_id.clone();
             conn.answer_deferred_prompts(&session);
-            conn.push_event(AnyEvent::NotificationV2 { notification, turn: None });
+            conn.push_typed(|| Event::<V2>::Notification { notification, turn: None });
             return session_cancel(conn, &session);
         }
         let (turn, end) = client_stamp(conn, &notification);
-        conn.push_event(AnyEvent::NotificationV2 { notification, turn });
+        conn.push_typed(|| Event::<V2>::Notification { notification, turn });
         if let Some((session, turn, reason)) = end {
             conn.push_event(AnyEvent::TurnEnded { session, turn, reason });
         }

@@ -3,8 +3,10 @@
 //!
 //! The engine ([`AnyConnection`]) is the same for both versions; a `Connection<P>` holds one
 //! whose config speaks `P` only, so every event it gives is a message of `P` and every call
-//! takes one. The conversion is a move per event, monomorphised per version: no boxing, no
-//! dynamic dispatch on the message path.
+//! takes one. The engine queues its events as `Event<P>` already (module `queue`), built where
+//! the queue keeps them: `poll_event` pops, with no conversion and no copy beyond the pop;
+//! everything is monomorphised per version, with no boxing and no dynamic dispatch on the
+//! message path.
 
 use std::marker::PhantomData;
 
@@ -265,14 +267,7 @@ impl<P: Protocol> Connection<P> {
     #[must_use]
     #[inline]
     pub fn poll_event(&mut self) -> Option<Event<P>> {
-        loop {
-            let event = self.engine.poll_event()?;
-            match P::event(event) {
-                Some(event) => return Some(event),
-                // A message of the other version: the engine speaks `P` only, so never.
-                None => debug_assert!(false, "an event of the other protocol version"),
-            }
-        }
+        self.engine.poll_event::<P>()
     }
 
     /// The earliest deadline, when [`handle_timeout`](Self::handle_timeout) has work to do.

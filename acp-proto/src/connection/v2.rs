@@ -17,8 +17,8 @@ use serde_json::value::RawValue;
 use super::lane::{Head, Lane};
 use super::turns_v2::SessionEffect;
 use super::{
-    AnyConnection, AnyEvent, AnyOutcome, CloseReason, EntryMethod, InboundEntry, InboundExtra, InboundId, Negotiated,
-    Phase, RespondError, SendError,
+    AnyConnection, AnyOutcome, CloseReason, EntryMethod, InboundEntry, InboundExtra, Negotiated, Phase, RespondError,
+    SendError,
 };
 use crate::Side;
 use crate::error::RpcError;
@@ -244,6 +244,7 @@ impl AnyConnection {
         }
         self.v2.auth_methods = init.auth_methods.as_ref().is_some_and(|m| !m.is_empty());
         self.v2.active = true;
+        self.events.speak_v2();
         let own = CapabilitySnapshot::from_typed(&init.capabilities);
         self.negotiated = Some(Negotiated { protocol_version: ProtocolVersion(2), own, peer: peer.clone() });
     }
@@ -285,10 +286,6 @@ impl Lane for V2 {
 
     fn entry_method(wire: &str, row: Option<v2::Method>, _: &v2::Request) -> EntryMethod {
         EntryMethod::V2(V2Method::of(row, wire))
-    }
-
-    fn request_event(id: InboundId, request: v2::Request) -> AnyEvent {
-        AnyEvent::RequestV2 { id, request }
     }
 
     fn decode_notification(
@@ -381,6 +378,7 @@ impl Lane for V2 {
                     Ok(init) => {
                         conn.v2.auth_methods = init.auth_methods.as_ref().is_some_and(|m| !m.is_empty());
                         conn.v2.active = true;
+                        conn.events.speak_v2();
                         conn.commit_client(v, CapabilitySnapshot::from_typed(&init.capabilities), false);
                         AnyOutcome::ResultV2(v2::Response::Agent(v2::AgentResponse::Initialize(init)))
                     }
@@ -414,10 +412,6 @@ impl Lane for V2 {
             Side::Client => v2::AgentResponse::decode(method.wire(), value).map(v2::Response::Agent),
             Side::Agent => v2::ClientResponse::decode(method.wire(), value).map(v2::Response::Client),
         }
-    }
-
-    fn result_outcome(response: v2::Response) -> AnyOutcome {
-        AnyOutcome::ResultV2(response)
     }
 
     fn request_head(request: &v2::Request) -> Head<'_, v2::Method> {

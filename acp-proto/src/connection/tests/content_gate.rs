@@ -9,7 +9,7 @@ use crate::protocol::V1;
 fn agent_with_session(client_caps: Value) -> Connection {
     let mut a = ready_agent_with(Config::default(), client_caps, AgentCapabilities::default());
     feed(&mut a, T0, &[&new_session_line(1)]);
-    let Some(Event::Request { id, .. }) = a.poll_event() else { panic!("no session/new") };
+    let Some(Event::Request { id, .. }) = a.poll_any() else { panic!("no session/new") };
     a.respond::<V1>(T0, id, Ok(NewSessionResponse::new("s").into())).unwrap();
     sent(&mut a);
     a
@@ -94,7 +94,7 @@ fn terminal_auth_methods_are_left_out_for_clients_without_auth_terminal() {
     for (caps, expected) in [(json!({}), vec!["agent"]), (json!({"auth": {"terminal": true}}), vec!["agent", "tui"])] {
         let mut a = Connection::new(Side::Agent, Config::default(), T0);
         feed(&mut a, T0, &[&init_line("0", caps)]);
-        let Some(Event::Request { id, .. }) = a.poll_event() else { panic!("no initialize") };
+        let Some(Event::Request { id, .. }) = a.poll_any() else { panic!("no initialize") };
         let mut resp = InitializeResponse::new(ProtocolVersion::V1);
         resp.auth_methods = vec![AuthMethodAgent::new("agent", "A").into(), AuthMethodTerminal::new("tui", "T").into()];
         a.respond::<V1>(T0, id, Ok(resp.into())).unwrap();

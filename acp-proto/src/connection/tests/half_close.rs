@@ -63,7 +63,7 @@ fn a_request_deferred_behind_a_full_output_at_eof_is_answered_at_once() {
     let config = Config::default().with_outbound_budget(2000);
     let mut a = ready_agent_with(config, json!({}), AgentCapabilities::default());
     feed(&mut a, T0, &[&new_session_line(1)]);
-    let Some(Event::Request { id, .. }) = a.poll_event() else { panic!() };
+    let Some(Event::Request { id, .. }) = a.poll_any() else { panic!() };
     a.respond::<V1>(T0, id, Ok(NewSessionResponse::new("s").into())).unwrap();
     fill(&mut a);
     feed(&mut a, T0, &[&new_session_line(2)]);
@@ -81,7 +81,7 @@ fn a_request_deferred_behind_a_full_output_at_eof_is_answered_at_once() {
 fn notifications_still_go_out_while_answers_are_owed() {
     let mut a = ready_agent();
     feed(&mut a, T0, &[&new_session_line(1)]);
-    let Some(Event::Request { id, .. }) = a.poll_event() else { panic!() };
+    let Some(Event::Request { id, .. }) = a.poll_any() else { panic!() };
     a.respond::<V1>(T0, id, Ok(NewSessionResponse::new("s").into())).unwrap();
     feed(&mut a, T0, &[&prompt_line(2, "s")]);
     a.handle_eof(T0);
@@ -175,7 +175,7 @@ fn the_grace_answers_what_is_still_owed_and_closes() {
     let config = Config::default().with_cancel_grace(grace).with_turn_cancel_grace(grace);
     let mut a = ready_agent_with(config, json!({}), AgentCapabilities::default());
     feed(&mut a, T0, &[&new_session_line(1)]);
-    let Some(Event::Request { id: new, .. }) = a.poll_event() else { panic!() };
+    let Some(Event::Request { id: new, .. }) = a.poll_any() else { panic!() };
     a.respond::<V1>(T0, new, Ok(NewSessionResponse::new("s").into())).unwrap();
     // A prompt whose turn the client cancelled, and a request whose handler never finishes.
     feed(&mut a, T0, &[&prompt_line(2, "s"), &new_session_line(3)]);

@@ -12,7 +12,7 @@ fn agent_with_full_output(budget: usize, held: usize) -> Connection {
     let config = Config::default().with_outbound_budget(budget).with_max_held_bytes(held);
     let mut a = ready_agent_with(config, json!({"fs":{"readTextFile":true}}), AgentCapabilities::default());
     feed(&mut a, T0, &[&new_session_line(1)]);
-    let Some(Event::Request { id, .. }) = a.poll_event() else { panic!("no session/new") };
+    let Some(Event::Request { id, .. }) = a.poll_any() else { panic!("no session/new") };
     a.respond::<V1>(T0, id, Ok(NewSessionResponse::new("s").into())).unwrap();
     fill(&mut a);
     a
@@ -45,7 +45,7 @@ fn prompt_line(id: i64) -> String {
 fn a_full_output_defers_new_requests_until_the_peer_reads() {
     let mut a = agent_with_full_output(2000, 1 << 20);
     feed(&mut a, T0, &[&ext_request(7), &ext_request(8)]);
-    assert!(a.poll_event().is_none(), "no new work while the output is full");
+    assert!(a.poll_any().is_none(), "no new work while the output is full");
     assert_eq!((a.deferred_requests(), a.inbound_in_flight()), (2, 2));
     let stats = a.stats();
     assert_eq!((stats.requests_deferred, stats.output_pauses), (2, 1));
@@ -112,7 +112,7 @@ fn session_cancel_answers_a_deferred_prompt_cancelled() {
     assert_eq!(a.outbound_pending(), 1, "the read {read:?} is still pending");
     // The session is free for the next turn.
     feed(&mut a, T0, &[&prompt_line(8)]);
-    assert!(matches!(a.poll_event(), Some(Event::Request { .. })));
+    assert!(matches!(a.poll_any(), Some(Event::Request { .. })));
 }
 
 #[test]
@@ -127,10 +127,10 @@ fn deferral_past_its_bounds_pauses_input_while_nothing_is_awaited() {
     assert_eq!(a.handle_input(T0, &data.as_bytes()[n..]), 0);
     assert!(sent(&mut a).iter().all(|f| f.get("error").is_none()), "nothing refused");
     // The peer read: the deferred request comes out and input resumes.
-    assert!(matches!(a.poll_event(), Some(Event::Request { .. })));
+    assert!(matches!(a.poll_any(), Some(Event::Request { .. })));
     assert!(a.wants_input());
     feed(&mut a, T0, &[&ext_request(11)]);
-    assert!(matches!(a.poll_event(), Some(Event::Request { .. })));
+    assert!(matches!(a.poll_any(), Some(Event::Request { .. })));
     assert_eq!(a.stats().requests_shed, 0);
 }
 
@@ -169,8 +169,8 @@ fn deferral_past_its_bounds_is_refused_while_an_answer_is_awaited() {
     // The answer behind them got through; the one deferred comes out once the peer read.
     let response = json!({"jsonrpc":"2.0","id":read.wire(),"result":{"content":"hi"}}).to_string();
     feed(&mut a, T0, &[&response]);
-    assert!(matches!(a.poll_event(), Some(Event::Outcome { id, .. }) if id == read));
-    assert!(matches!(a.poll_event(), Some(Event::Request { .. })));
+    assert!(matches!(a.poll_any(), Some(Event::Outcome { id, .. }) if id == read));
+    assert!(matches!(a.poll_any(), Some(Event::Request { .. })));
 }
 
 #[test]
@@ -227,14 +227,14 @@ fn has_events_sees_the_deferred_requests_a_drained_output_releases() {
     assert!(!a.has_events());
     feed(&mut a, T0, &[&ext_request(7)]);
     assert!(!a.has_events(), "deferred while the output is full");
-    assert!(a.poll_event().is_none());
+    assert!(a.poll_any().is_none());
     let _ = a.poll_transmit(&mut Vec::new());
     assert!(a.has_events(), "released by the drained output");
-    assert!(matches!(a.poll_event(), Some(Event::Request { .. })));
+    assert!(matches!(a.poll_any(), Some(Event::Request { .. })));
     assert!(!a.has_events());
     // A queued event (a notification) counts too.
     feed(&mut a, T0, &[r#"{"jsonrpc":"2.0","method":"_x/note"}"#]);
     assert!(a.has_events());
-    assert!(matches!(a.poll_event(), Some(Event::Notification { .. })));
+    assert!(matches!(a.poll_any(), Some(Event::Notification { .. })));
     assert!(!a.has_events());
 }

@@ -64,7 +64,7 @@ fn owed_answers_park_what_owes_an_answer_and_handle_the_rest_at_once() {
     // The peer reads the owed answers: the parked frames are handled, in order.
     assert_eq!(sent(&mut a).len(), owed);
     assert!(a.has_events(), "parked frames wait to be handled");
-    let Some(Event::Request { request, .. }) = a.poll_event() else { panic!("the parked request") };
+    let Some(Event::Request { request, .. }) = a.poll_any() else { panic!("the parked request") };
     assert_eq!(serde_json::to_value(&request).unwrap()["n"], 7);
     let out = sent(&mut a);
     assert_eq!((ids(&out), error_code(&out[0])), (vec![8], -32601), "the second, answered after");
@@ -109,9 +109,9 @@ fn a_cancellation_of_a_parked_request_waits_with_it() {
     assert_eq!(a.stats().input_parked, 1, "the request; its cancellation is kept with it");
     assert_eq!(a.parked.len(), 1);
     assert_eq!(sent(&mut a).len(), owed);
-    let Some(Event::Request { id, .. }) = a.poll_event() else { panic!("the parked request") };
-    assert_eq!(a.poll_event(), Some(Event::Cancelled { id, reason: CancelReason::CancelRequest }));
-    assert!(a.poll_event().is_none());
+    let Some(Event::Request { id, .. }) = a.poll_any() else { panic!("the parked request") };
+    assert_eq!(a.poll_any(), Some(Event::Cancelled { id, reason: CancelReason::CancelRequest }));
+    assert!(a.poll_any().is_none());
 }
 
 /// Rule 3 for a prompt: `session/cancel` of a session whose prompt is parked waits with the
@@ -121,7 +121,7 @@ fn session_cancel_waits_with_a_parked_prompt_of_its_session() {
     let (mut a, _) = agent_owing(Config::default());
     feed(&mut a, T0, &[&new_session_line(2)]);
     let _ = sent(&mut a);
-    let Some(Event::Request { id, .. }) = a.poll_event() else { panic!("session/new") };
+    let Some(Event::Request { id, .. }) = a.poll_any() else { panic!("session/new") };
     a.respond::<V1>(T0, id, Ok(NewSessionResponse::new("s").into())).unwrap();
     let _ = sent(&mut a);
     fill_owed(&mut a);
@@ -131,8 +131,8 @@ fn session_cancel_waits_with_a_parked_prompt_of_its_session() {
     feed(&mut a, T0, &[&prompt.to_string(), &cancel("other"), &cancel("s")]);
     assert_eq!(a.stats().input_parked - parked, 1, "the prompt, with its session's cancel");
     let _ = sent(&mut a);
-    let Some(Event::Request { id, .. }) = a.poll_event() else { panic!("the parked prompt") };
-    assert_eq!(a.poll_event(), Some(Event::Cancelled { id, reason: CancelReason::SessionCancelled }));
+    let Some(Event::Request { id, .. }) = a.poll_any() else { panic!("the parked prompt") };
+    assert_eq!(a.poll_any(), Some(Event::Cancelled { id, reason: CancelReason::SessionCancelled }));
 }
 
 /// Rule 3, per session, client side: the user cancelled a turn while the agent asked a
@@ -192,7 +192,7 @@ impl Flooder {
     /// The application: answers what it holds (its handlers are slow: only when `answer`)
     /// and sends more, only while `can_send`.
     fn act(&mut self, answer: bool) {
-        while let Some(event) = self.conn.poll_event() {
+        while let Some(event) = self.conn.poll_any() {
             match event {
                 Event::Request { id, .. } => self.handlers.push_back(id),
                 Event::Outcome { .. } => self.outcomes += 1,

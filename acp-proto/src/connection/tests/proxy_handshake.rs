@@ -64,14 +64,14 @@ fn a_failed_proxy_initialize_leaves_the_connection_unopened() {
     let mut proxy = Connection::agent(T0);
     let line = json!({"jsonrpc":"2.0","id":1,"method":"proxy/initialize","params":{"protocolVersion":1}});
     feed(&mut proxy, T0, &[&line.to_string(), &new_session_line(2)]);
-    let Some(Event::Request { id, .. }) = proxy.poll_event() else { panic!() };
+    let Some(Event::Request { id, .. }) = proxy.poll_any() else { panic!() };
     proxy.respond::<V1>(T0, id, Err(RpcError::internal_error("no successor"))).unwrap();
     let out = sent(&mut proxy);
     assert_eq!((error_code(&out[0]), error_code(&out[1])), (-32603, -32600));
     assert!(!proxy.is_ready());
     // A retry with plain `initialize` may open it.
     feed(&mut proxy, T0, &[&init_line("3", json!({}))]);
-    assert!(matches!(proxy.poll_event(), Some(Event::Request { .. })));
+    assert!(matches!(proxy.poll_any(), Some(Event::Request { .. })));
 }
 
 #[test]
@@ -81,7 +81,7 @@ fn the_proxy_forwards_initialize_to_its_successor_before_answering() {
         .send_request::<V1>(T0, InitializeProxyRequest(InitializeRequest::new(ProtocolVersion::V1)), None)
         .unwrap();
     pump(&mut conductor, &mut proxy);
-    let Some(Event::Request { id: init_id, .. }) = proxy.poll_event() else { panic!("no proxy/initialize") };
+    let Some(Event::Request { id: init_id, .. }) = proxy.poll_any() else { panic!("no proxy/initialize") };
     // While its proxy/initialize is pending, the proxy forwards `initialize` downstream.
     let forward = ProxySuccessorRequest::new("initialize").with_params(json!({"protocolVersion": 1}));
     let out = proxy.send_request::<V1>(T0, ProxyForwardRequest(forward.clone()), None).unwrap();
@@ -109,7 +109,7 @@ fn the_proxy_forwards_initialize_to_its_successor_before_answering() {
 fn only_a_proxy_handshake_lets_proxy_successor_through_early() {
     let mut agent = Connection::agent(T0);
     feed(&mut agent, T0, &[&init_line("0", json!({}))]);
-    assert!(matches!(agent.poll_event(), Some(Event::Request { .. })));
+    assert!(matches!(agent.poll_any(), Some(Event::Request { .. })));
     let early = agent.send_request::<V1>(T0, ProxyForwardRequest(ProxySuccessorRequest::new("initialize")), None);
     assert_eq!(early.map_err(SendError::from), Err(SendError::NotInitialized));
     // A client that sent plain `initialize` refuses an early `proxy/successor` request.
