@@ -1,6 +1,7 @@
 //! Property tests and the simulation harness for acp-proto.
 
 pub mod fuzzing;
+mod fuzzing_observer;
 #[cfg(feature = "unstable_protocol_v2")]
 mod fuzzing_v2;
 pub mod link;

@@ -283,3 +283,50 @@ mod unstable_rows {
         println!("fuzz corpus (unstable): connection: {} request rows, {inputs} generated inputs", requests.len());
     }
 }
+
+#[test]
+fn observer_corpus() {
+    replay("observer", proptests::fuzzing::observer);
+}
+
+/// The observer target on inputs drawn from a seeded generator, beyond the committed corpus
+/// (what a short fuzzing run does, on stable); together they reach every bound of the
+/// observer's `Limits`, loose ids, unmatched answers and turn ends.
+#[test]
+fn observer_on_generated_inputs() {
+    let mut state: u64 = 0x0b5e_17e4;
+    let mut total = acp_proto::observer::Counters::default();
+    let mut ended = 0;
+    for _ in 0..3000 {
+        let len = 1 + (state % 700) as usize;
+        let data: Vec<u8> = (0..len)
+            .map(|_| {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                (state >> 24) as u8
+            })
+            .collect();
+        let (c, e) = proptests::fuzzing::observer_run(&data);
+        ended += e;
+        total.invalid += c.invalid;
+        total.unmatched_responses += c.unmatched_responses;
+        total.loose_ids += c.loose_ids;
+        total.requests_untracked += c.requests_untracked;
+        total.sessions_untracked += c.sessions_untracked;
+        total.turns_untracked += c.turns_untracked;
+        total.keys_too_long += c.keys_too_long;
+    }
+    println!("fuzz corpus: observer: generated inputs reached {total:?}, {ended} turn ends");
+    let c = total;
+    let reached = [
+        c.invalid,
+        c.unmatched_responses,
+        c.loose_ids,
+        c.requests_untracked,
+        c.sessions_untracked,
+        c.turns_untracked,
+        c.keys_too_long,
+    ];
+    assert!(reached.iter().all(|&n| n > 0) && ended > 0, "some rule never reached: {c:?}, {ended} turn ends");
+}
