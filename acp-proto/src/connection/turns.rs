@@ -377,7 +377,7 @@ impl AnyConnection {
         if self.inbound.get(&key).is_some_and(|e| e.deferred) {
             // The application never saw the prompt (the output was full): the machine answers
             // it, and nothing the application started is touched.
-            self.answer_result::<V1>(key, super::inbound::cancelled_prompt(None));
+            self.answer_result::<V1>(key, &mut super::inbound::cancelled_prompt(None));
             return;
         }
         if !self.turns.cancelling.insert(session.clone()) {
@@ -459,8 +459,8 @@ impl AnyConnection {
     fn answer_cancelled_ask(&mut self, key: u64) {
         #[cfg(feature = "unstable_protocol_v2")]
         if self.inbound.get(&key).is_some_and(|e| e.method.v2().is_some()) {
-            return self.answer_result::<crate::protocol::V2>(key, crate::protocol::V2::cancelled_ask());
+            return self.answer_result::<crate::protocol::V2>(key, &mut crate::protocol::V2::cancelled_ask());
         }
-        self.answer_result::<V1>(key, V1::cancelled_ask());
+        self.answer_result::<V1>(key, &mut V1::cancelled_ask());
     }
 }
