@@ -196,6 +196,7 @@ mod pool;
 mod sync;
 mod transport;
 mod turn_gate;
+pub mod v1;
 #[cfg(feature = "unstable_protocol_v2")]
 pub mod v2;
 mod wake;
