@@ -132,11 +132,6 @@ impl<T> OpenRequests<T> {
     pub(crate) fn len(&self, dir: Dir) -> usize {
         self.count[dir.index()]
     }
-
-    /// Every request still unanswered, by reference.
-    pub(crate) fn remaining(&self) -> impl Iterator<Item = (Dir, &RequestId, &T)> {
-        self.open.iter().flat_map(|((dir, id), queue)| queue.iter().map(move |e| (*dir, id, &e.value)))
-    }
 }
 
 #[cfg(test)]

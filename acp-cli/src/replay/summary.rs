@@ -13,13 +13,23 @@
 //! | turns listed per session | [`MAX_TURNS_LISTED`] | counted per stop reason ([`MAX_STOP_REASONS`] reasons, then `other`) |
 //! | latencies | a histogram per method: exact below 1024 ms, then within 1/32 | |
 //!
+//! Sessions and turns are what the core's passive observer (`acp_proto::observer`) reads of the
+//! lines, as the remote server reads them: a session is announced by the answer to
+//! `session/new` (or `fork`, `load`, `resume`); a turn opens with a prompt and ends at its
+//! answer's `stopReason` (v1) or at the agent's `idle` `state_update` (v2, whose prompt is only
+//! acknowledged), with the stop reason that ended it, or `error` for an error answer. The
+//! observer's own bounds ([`OBSERVER_LIMITS`]) hold what it tracks; turns it did not track are
+//! counted.
+//!
 //! Names from the transcript (methods, session ids, stop reasons) are kept to [`MAX_NAME`]
 //! characters and printed inert ([`crate::sanitize`]).
 
 use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;
 
+use acp_blocking::acp_proto::Side;
 use acp_blocking::acp_proto::jsonrpc::RequestId;
+use acp_blocking::acp_proto::observer::{Limits, Observer};
 use serde_json::Value;
 
 use super::open::{LineIds, MAX_OPEN, MAX_OPEN_BYTES, OpenRequests};
@@ -37,6 +47,10 @@ const MAX_TURNS_LISTED: usize = 64;
 const MAX_STOP_REASONS: usize = 16;
 /// Characters kept of a method name, a session id or a stop reason.
 const MAX_NAME: usize = 200;
+/// What the observer tracks at once: as many sessions as are listed, as many open turns, the
+/// requests of [`MAX_OPEN`] each way, names as long as [`super::open`]'s lines allow.
+const OBSERVER_LIMITS: Limits =
+    Limits { max_open_requests: MAX_OPEN, max_sessions: MAX_SESSIONS, max_turns: MAX_SESSIONS, max_key_len: 1024 };
 /// Where methods past [`MAX_METHODS`] are counted.
 const OTHER_METHODS: &str = "(other methods)";
 
@@ -44,8 +58,6 @@ const OTHER_METHODS: &str = "(other methods)";
 struct Open {
     method: String,
     t_ms: u64,
-    /// For a prompt: its session.
-    session: Option<String>,
 }
 
 /// Latencies in milliseconds, as a histogram: one bucket per millisecond below 1024, then 32
@@ -149,9 +161,12 @@ impl SessionTurns {
     }
 }
 
-#[derive(Default)]
 struct Summary {
     open: OpenRequests<Open>,
+    /// Sessions and turns (module docs).
+    observer: Observer,
+    /// When each open turn the observer tracks began.
+    turn_began: HashMap<String, u64>,
     methods: BTreeMap<(&'static str, String), MethodStats>,
     notifications: BTreeMap<(&'static str, String), u64>,
     sessions: Vec<SessionTurns>,
@@ -164,11 +179,23 @@ struct Summary {
 
 /// The summary of `records`, as text.
 pub(crate) fn summarize(records: impl Iterator<Item = Record>) -> String {
-    let mut s = Summary::default();
+    let mut s = Summary {
+        open: OpenRequests::default(),
+        observer: Observer::with_limits(OBSERVER_LIMITS),
+        turn_began: HashMap::new(),
+        methods: BTreeMap::new(),
+        notifications: BTreeMap::new(),
+        sessions: Vec::new(),
+        session_index: HashMap::new(),
+        sessions_unlisted: 0,
+        lines: [0; 2],
+        exit: None,
+    };
     for record in records {
         match &record.kind {
             Kind::Line { dir, text, .. } => {
                 s.lines[dir.index()] += 1;
+                s.observe(*dir, record.t_ms, text);
                 if let Ok(message) = serde_json::from_str::<Value>(text) {
                     s.message(*dir, record.t_ms, text, &message);
                 }
@@ -200,6 +227,34 @@ impl Summary {
         }
     }
 
+    /// Sessions and turns, as the observer reads the line.
+    fn observe(&mut self, dir: Dir, t_ms: u64, text: &str) {
+        let from = match dir {
+            Dir::C2a => Side::Client,
+            Dir::A2c => Side::Agent,
+        };
+        let seen = self.observer.observe(from, text.as_bytes());
+        if let Some(session) = &seen.announced {
+            self.add_session(Some(short(session)));
+        }
+        if let Some(session) = &seen.turn_began
+            && self.observer.turn(session).is_some()
+        {
+            self.turn_began.entry(session.to_string()).or_insert(t_ms);
+        }
+        if let Some(end) = seen.turn_ended {
+            let began = self.turn_began.remove(&*end.session).unwrap_or(t_ms);
+            let stop = match (&end.stop_reason, end.error) {
+                (Some(stop), _) => short(stop),
+                (None, true) => "error".to_owned(),
+                (None, false) => "no stop reason".to_owned(),
+            };
+            if let Some(at) = self.session_index.get(&short(&end.session)).copied() {
+                self.sessions[at].add(Turn { stop, ms: t_ms.saturating_sub(began) });
+            }
+        }
+    }
+
     fn message(&mut self, dir: Dir, t_ms: u64, text: &str, message: &Value) {
         let tag = dir.as_str();
         let (method, id) = (message["method"].as_str(), message.get("id"));
@@ -207,14 +262,10 @@ impl Summary {
             (Some(method), Some(id)) => {
                 let key = self.method_key(tag, method);
                 self.methods.entry(key.clone()).or_default().count += 1;
-                let session = message["params"]["sessionId"].as_str().map(short);
-                if matches!(method, "session/load" | "session/resume") {
-                    self.add_session(session.clone());
-                }
                 let Ok(id) = serde_json::from_value::<RequestId>(id.clone()) else { return };
                 let ids = LineIds { requests: vec![(id.clone(), text.len())], responses: Vec::new() };
                 if self.open.fits(dir, &ids) {
-                    self.open.insert(dir, id, text.len(), Open { method: key.1, t_ms, session });
+                    self.open.insert(dir, id, text.len(), Open { method: key.1, t_ms });
                 }
             }
             (Some(method), None) => *self.notifications.entry(self.method_key(tag, method)).or_default() += 1,
@@ -231,23 +282,8 @@ impl Summary {
         let ms = t_ms.saturating_sub(open.t_ms);
         let stats = self.methods.entry((asker.as_str(), open.method.clone())).or_default();
         stats.latencies.add(ms);
-        let failed = message.get("error").is_some();
-        if failed {
+        if message.get("error").is_some() {
             stats.errors += 1;
-        }
-        match open.method.as_str() {
-            "session/new" => self.add_session(message["result"]["sessionId"].as_str().map(short)),
-            "session/prompt" => {
-                let stop = match message["result"]["stopReason"].as_str() {
-                    Some(stop) => short(stop),
-                    None if failed => "error".to_owned(),
-                    None => "no stop reason".to_owned(),
-                };
-                if let Some(at) = open.session.and_then(|s| self.session_index.get(&s).copied()) {
-                    self.sessions[at].add(Turn { stop, ms });
-                }
-            }
-            _ => {}
         }
     }
 
@@ -284,9 +320,13 @@ impl Summary {
         if self.sessions_unlisted > 0 {
             let _ = writeln!(out, "  {} more not listed (past {MAX_SESSIONS})", self.sessions_unlisted);
         }
-        let open_prompts = self.open.remaining().filter(|(_, _, o)| o.method == "session/prompt").count();
-        if open_prompts > 0 {
-            let _ = writeln!(out, "  {open_prompts} turn(s) never ended");
+        let open_turns = self.observer.turns().count();
+        if open_turns > 0 {
+            let _ = writeln!(out, "  {open_turns} turn(s) never ended");
+        }
+        let untracked_turns = self.observer.counters().turns_untracked;
+        if untracked_turns > 0 {
+            let _ = writeln!(out, "  {untracked_turns} turn(s) not tracked (more than {MAX_SESSIONS} open at once)");
         }
         let untracked = self.open.untracked(Dir::C2a) + self.open.untracked(Dir::A2c);
         if untracked > 0 {

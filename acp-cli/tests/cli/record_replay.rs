@@ -226,3 +226,44 @@ fn sessions_with_the_typescript_sdk_check_clean_but_for_its_deliberate_unknown_m
     let line = std::fs::read_to_string(&t).unwrap().lines().nth(lineno - 1).unwrap().to_owned();
     assert!(line.contains("session/teleport"), "{line}");
 }
+
+/// `--summary` reads sessions and turns through the core's observer: a v2 turn (its prompt
+/// only acknowledged) ends at the agent's `idle`, with the stop reason the idle gave, and a
+/// prompt never answered is a turn that never ended.
+#[test]
+fn the_summary_ends_a_v2_turn_at_the_agents_idle_and_counts_a_turn_left_open() {
+    let dir = TempDir::new("summary-v2");
+    let line = |t_ms: u64, dir: &str, message: Value| json!({ "t_ms": t_ms, "dir": dir, "line": message.to_string() });
+    let update = |state: Value| {
+        json!({"jsonrpc": "2.0", "method": "session/update",
+               "params": {"sessionId": "s2", "update": state}})
+    };
+    let records = vec![
+        json!({"acp_record": 1, "argv": ["agent"], "started": "2026-12-06T00:00:00Z"}),
+        line(0, "c2a", json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": 2}})),
+        line(1, "a2c", json!({"jsonrpc": "2.0", "id": 0, "result": {"protocolVersion": 2}})),
+        line(2, "c2a", json!({"jsonrpc": "2.0", "id": 1, "method": "session/new", "params": {"cwd": "/"}})),
+        line(3, "a2c", json!({"jsonrpc": "2.0", "id": 1, "result": {"sessionId": "s2"}})),
+        line(
+            10,
+            "c2a",
+            json!({"jsonrpc": "2.0", "id": 2, "method": "session/prompt",
+                               "params": {"sessionId": "s2", "prompt": []}}),
+        ),
+        line(11, "a2c", json!({"jsonrpc": "2.0", "id": 2, "result": {"messageId": "m1"}})),
+        line(12, "a2c", update(json!({"sessionUpdate": "state_update", "state": "running"}))),
+        line(40, "a2c", update(json!({"sessionUpdate": "state_update", "state": "idle", "stopReason": "end_turn"}))),
+        line(
+            50,
+            "c2a",
+            json!({"jsonrpc": "2.0", "id": 3, "method": "session/prompt",
+                               "params": {"sessionId": "s2", "prompt": []}}),
+        ),
+        json!({"t_ms": 60, "exit": {"code": 0}}),
+    ];
+    let t = write_transcript(&dir, "v2.ndjson", &records);
+    let summary = run(&["replay", "--summary", &t], dir.path(), "");
+    assert_eq!(summary.code(), 0, "{}", summary.stderr);
+    assert!(summary.stdout.contains("sessions: 1\n  s2: 1 turn\n    turn 1: end_turn (30 ms)\n"), "{}", summary.stdout);
+    assert!(summary.stdout.contains("  1 turn(s) never ended\n"), "{}", summary.stdout);
+}
