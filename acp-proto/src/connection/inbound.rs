@@ -476,7 +476,7 @@ impl AnyConnection {
     fn complete<P: Lane>(
         &mut self,
         id: InboundId,
-        result: Result<P::Response, RpcError>,
+        mut result: Result<P::Response, RpcError>,
     ) -> Result<Completion, RespondError> {
         let Some(entry) = self.inbound.get(&id.0) else {
             return Ok(Completion::Discarded);
@@ -495,7 +495,7 @@ impl AnyConnection {
                 return Err(error);
             }
         }
-        let result = P::prepare(entry, result);
+        P::prepare(entry, &mut result);
         self.answer::<P>(id.0, result);
         Ok(Completion::Sent)
     }

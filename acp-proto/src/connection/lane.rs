@@ -92,8 +92,8 @@ pub(crate) trait Lane:
     fn cancelled_ask() -> Self::Response;
 
     /// The answer the application's completion becomes (the content rules of a handshake
-    /// result, a cancelled prompt turn).
-    fn prepare(entry: &InboundEntry, result: Result<Self::Response, RpcError>) -> Result<Self::Response, RpcError>;
+    /// result, a cancelled prompt turn), changed in place.
+    fn prepare(entry: &InboundEntry, result: &mut Result<Self::Response, RpcError>);
 
     /// Applies what a successful answer changes, before it is queued; returns whether it
     /// commits (`Some(true)`) or fails (`Some(false)`) the handshake.
@@ -256,18 +256,18 @@ impl Lane for V1 {
         RequestPermissionResponse::new(RequestPermissionOutcome::Cancelled).into()
     }
 
-    fn prepare(entry: &InboundEntry, result: Result<Response, RpcError>) -> Result<Response, RpcError> {
-        match (&entry.extra, entry.cancelled, result) {
-            (InboundExtra::Prompt(_), Some(CancelReason::SessionCancelled), result) => {
+    fn prepare(entry: &InboundEntry, result: &mut Result<Response, RpcError>) {
+        match (&entry.extra, entry.cancelled) {
+            (InboundExtra::Prompt(_), Some(CancelReason::SessionCancelled)) => {
                 let meta = match result {
-                    Ok(Response::Agent(AgentResponse::Prompt(p))) => p.meta,
+                    Ok(Response::Agent(AgentResponse::Prompt(p))) => p.meta.take(),
                     _ => None,
                 };
-                Ok(super::inbound::cancelled_prompt(meta))
+                *result = Ok(super::inbound::cancelled_prompt(meta));
             }
-            (InboundExtra::Initialize(peer), _, Ok(mut response)) if handshake::result(&response).is_some() => {
+            (InboundExtra::Initialize(peer), _) => {
                 // Content rule: opt-in auth method types the client did not advertise are left out.
-                if let Some(init) = handshake::result_mut(&mut response) {
+                if let Some(init) = result.as_mut().ok().and_then(handshake::result_mut) {
                     init.auth_methods.retain(|m| allows_auth_method(Some(peer), m));
                     // With v2 compiled in, the v1 road speaks v1: an answer saying 2 (the v2
                     // road's version) goes out as 1. Any other version goes out as written, as
@@ -278,9 +278,8 @@ impl Lane for V1 {
                         init.protocol_version = crate::types::ProtocolVersion::V1;
                     }
                 }
-                Ok(response)
             }
-            (_, _, result) => result,
+            _ => {}
         }
     }
 

@@ -330,9 +330,7 @@ impl Lane for V2 {
         v2::RequestPermissionResponse { outcome, meta: None }.into()
     }
 
-    fn prepare(_: &InboundEntry, result: Result<v2::Response, RpcError>) -> Result<v2::Response, RpcError> {
-        result
-    }
+    fn prepare(_: &InboundEntry, _: &mut Result<v2::Response, RpcError>) {}
 
     fn on_answer(
         conn: &mut AnyConnection,
