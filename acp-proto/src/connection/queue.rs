@@ -65,7 +65,7 @@ impl Events {
             Events::V1(q) => match V1::event(event) {
                 Ok(event) => q.push_back(event),
                 #[cfg(feature = "unstable_protocol_v2")]
-                Err(event) => self.switch_to_v2(event),
+                Err(event) => self.switch::<crate::protocol::V2>(event),
                 #[cfg(not(feature = "unstable_protocol_v2"))]
                 Err(_) => debug_assert!(false, "a v1 queue takes every event without v2"),
             },
@@ -110,36 +110,32 @@ impl Events {
         }
     }
 
-    /// The connection speaks v2 from now on (rule 2; the engine calls it where the handshake
-    /// settles on 2).
-    #[cfg(feature = "unstable_protocol_v2")]
-    pub(super) fn speak_v2(&mut self) {
-        if let Events::V1(old) = self {
-            *self = Events::V2(retype(std::mem::take(old)));
+    /// The connection speaks `P` from now on (rule 2; the engine calls it where the handshake
+    /// settles on 2): what was queued moves over in order.
+    pub(super) fn speak<P: Protocol>(&mut self) {
+        if P::queue(self).is_some() {
+            return;
+        }
+        let held: Vec<AnyEvent> = match std::mem::replace(self, Events::new(&[P::VERSION])) {
+            Events::V1(old) => old.into_iter().map(V1::into_any).collect(),
+            #[cfg(feature = "unstable_protocol_v2")]
+            Events::V2(old) => old.into_iter().map(crate::protocol::V2::into_any).collect(),
+        };
+        if let Some(queue) = P::queue(self) {
+            // The events queued before carry no message (rule 2); one that did could not be
+            // told to a connection of `P`.
+            queue.extend(held.into_iter().filter_map(|event| P::event(event).ok()));
         }
     }
 
-    #[cfg(feature = "unstable_protocol_v2")]
+    /// Rule 2 for a message of version `P` on a queue of the other version.
     #[cold]
-    fn switch_to_v2(&mut self, event: AnyEvent) {
-        self.speak_v2();
-        if let (Events::V2(queue), Ok(event)) = (&mut *self, crate::protocol::V2::event(event)) {
+    fn switch<P: Protocol>(&mut self, event: AnyEvent) {
+        self.speak::<P>();
+        if let (Some(queue), Ok(event)) = (P::queue(self), P::event(event)) {
             queue.push_back(event);
         }
     }
-}
-
-/// The queued events of version `F` as version `T`: they carry no message (rule 2), and one
-/// that did could not be told to a connection of `T`.
-#[cfg(feature = "unstable_protocol_v2")]
-fn retype<F: Protocol, T: Protocol>(old: VecDeque<Event<F>>) -> VecDeque<Event<T>> {
-    old.into_iter()
-        .filter_map(|event| {
-            let converted = T::event(F::into_any(event)).ok();
-            debug_assert!(converted.is_some(), "a message queued before the version changed");
-            converted
-        })
-        .collect()
 }
 
 #[cfg(test)]
@@ -205,8 +201,8 @@ mod tests {
 
         let mut events = Events::new(&[ProtocolVersion::V1, ProtocolVersion::V2]);
         events.push(cancelled(3));
-        events.speak_v2();
-        events.speak_v2();
+        events.speak::<V2>();
+        events.speak::<V2>();
         assert!(matches!(events.pop::<V2>(), Some(Event::Cancelled { id: InboundId(3), .. })));
         assert!(events.pop::<V2>().is_none());
     }

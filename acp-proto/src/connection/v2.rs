@@ -244,7 +244,7 @@ impl AnyConnection {
         }
         self.v2.auth_methods = init.auth_methods.as_ref().is_some_and(|m| !m.is_empty());
         self.v2.active = true;
-        self.events.speak_v2();
+        self.events.speak::<V2>();
         let own = CapabilitySnapshot::from_typed(&init.capabilities);
         self.negotiated = Some(Negotiated { protocol_version: ProtocolVersion(2), own, peer: peer.clone() });
     }
@@ -376,7 +376,7 @@ impl Lane for V2 {
                     Ok(init) => {
                         conn.v2.auth_methods = init.auth_methods.as_ref().is_some_and(|m| !m.is_empty());
                         conn.v2.active = true;
-                        conn.events.speak_v2();
+                        conn.events.speak::<V2>();
                         conn.commit_client(v, CapabilitySnapshot::from_typed(&init.capabilities), false);
                         AnyOutcome::ResultV2(v2::Response::Agent(v2::AgentResponse::Initialize(init)))
                     }
