@@ -112,6 +112,7 @@ impl Events {
 
     /// The connection speaks `P` from now on (rule 2; the engine calls it where the handshake
     /// settles on 2): what was queued moves over in order.
+    #[cfg(feature = "unstable_protocol_v2")]
     pub(super) fn speak<P: Protocol>(&mut self) {
         if P::queue(self).is_some() {
             return;
@@ -129,6 +130,7 @@ impl Events {
     }
 
     /// Rule 2 for a message of version `P` on a queue of the other version.
+    #[cfg(feature = "unstable_protocol_v2")]
     #[cold]
     fn switch<P: Protocol>(&mut self, event: AnyEvent) {
         self.speak::<P>();
