@@ -413,9 +413,9 @@ struct ServeArgs {
     /// no complete request yet); one more closes the oldest of them.
     #[arg(long, value_name = "N", default_value_t = 128, value_parser = clap::value_parser!(u64).range(1..=100_000))]
     max_unauthenticated: u64,
-    /// Streamable HTTP with resumable streams: how long a connection whose stream no client
-    /// reads keeps its agent and its turn, waiting for the client to resume it (then it ends
-    /// as on DELETE).
+    /// Resumable streams (Streamable HTTP and WebSocket): how long a connection whose stream
+    /// no client reads keeps its agent and its turn, waiting for the client to resume it (then
+    /// it ends as on DELETE).
     #[cfg(feature = "unstable_resumable_transport")]
     #[arg(long, value_name = "SECS", default_value_t = 120, value_parser = clap::value_parser!(u64).range(1..=86_400))]
     resume_grace: u64,

@@ -17,6 +17,11 @@
 //! `Acp-Session-Id` header or in its `params.sessionId`, is refused (`404`), and the two must
 //! agree (`400`). So no connection reaches another's sessions, even with an agent that serves
 //! several connections from one state.
+//!
+//! A resumable WebSocket (feature `unstable_resumable_transport`, see `ws_resume.rs`) is the
+//! same connection object with one stream: every agent message goes to its connection stream,
+//! answers included, and the socket is that stream's reader. HTTP requests never reach it, nor
+//! a WebSocket resume an HTTP connection.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -51,16 +56,18 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
-/// One Streamable HTTP connection.
+/// One Streamable HTTP connection (or a resumable WebSocket one).
 pub(crate) struct HttpConnection {
-    id: String,
+    pub(crate) id: String,
+    /// A WebSocket's: one stream carries every agent message.
+    websocket: bool,
     /// Who opened it: the only caller it answers.
     caller: Caller,
     writer: tokio::sync::Mutex<Option<Box<dyn AsyncWrite + Send + Unpin>>>,
     /// Turns `true` when the agent's input is to end: a POST waiting to write gives up.
     closing: watch::Sender<bool>,
     routes: Mutex<Routes<oneshot::Sender<String>>>,
-    connection: Stream,
+    pub(crate) connection: Stream,
     sessions: Mutex<HashMap<String, Stream>>,
     /// What all its streams buffer together.
     budget: Budget,
@@ -68,10 +75,14 @@ pub(crate) struct HttpConnection {
     stream_buffer: usize,
     /// What each stream retains for a resume (`None`: not resumable).
     retention: Option<Retention>,
-    closed: watch::Sender<bool>,
+    pub(crate) closed: watch::Sender<bool>,
+    /// How many readers took the connection stream so far (a WebSocket's reader lets go
+    /// when a newer one takes over).
+    #[cfg(all(feature = "ws", feature = "unstable_resumable_transport"))]
+    pub(crate) readers: watch::Sender<u64>,
     /// The connection's observer: the sessions registered (what routing asks), the prompts in
     /// flight (what a shutdown cancels and waits for).
-    turns: InFlight,
+    pub(crate) turns: InFlight,
     started: Instant,
     last_active_ms: AtomicU64,
 }
@@ -89,8 +100,13 @@ impl HttpConnection {
     /// Writes a client message to the agent as one line (waiting while the agent reads
     /// nothing); `false` when the agent's input ended, or ends meanwhile.
     async fn deliver(&self, message: &Value) -> bool {
+        self.deliver_line(message.to_string().into_bytes()).await
+    }
+
+    /// Writes one client message (JSON text without a line break) to the agent as one line;
+    /// see [`HttpConnection::deliver`].
+    pub(crate) async fn deliver_line(&self, mut line: Vec<u8>) -> bool {
         self.touch();
-        let mut line = message.to_string().into_bytes();
         line.push(b'\n');
         let mut closing = self.closing.subscribe();
         let mut writer = tokio::select! {
@@ -213,7 +229,18 @@ fn find(shared: &Shared, headers: &HeaderMap, caller: &Caller) -> Result<Arc<Htt
         let why = "the Acp-Connection-Id header is missing (send initialize first)";
         return Err(Refused(StatusCode::BAD_REQUEST, why));
     };
-    let found = lock(&shared.http).get(id).filter(|c| c.caller == *caller).cloned();
+    find_id(shared, id, caller, false)
+}
+
+/// The connection `id` if `caller` opened it and it is a WebSocket's (`websocket`) or an HTTP
+/// one; else `404`, the same for an unknown id and another's.
+pub(crate) fn find_id(
+    shared: &Shared,
+    id: &str,
+    caller: &Caller,
+    websocket: bool,
+) -> Result<Arc<HttpConnection>, Refused> {
+    let found = lock(&shared.http).get(id).filter(|c| c.caller == *caller && c.websocket == websocket).cloned();
     found.ok_or(Refused(StatusCode::NOT_FOUND, "unknown Acp-Connection-Id"))
 }
 
@@ -255,31 +282,10 @@ async fn initialize(shared: Arc<Shared>, message: Value, body: &[u8], caller: Ca
         Ok(endpoint) => endpoint,
         Err(e) => return json_error(StatusCode::SERVICE_UNAVAILABLE, &format!("the agent could not start: {e}")),
     };
-    let Endpoint { reader, writer, finish } = endpoint;
-    let connection = Arc::new(HttpConnection {
-        id: id.clone(),
-        caller,
-        writer: tokio::sync::Mutex::new(Some(writer)),
-        closing: watch::channel(false).0,
-        routes: Mutex::new(Routes::default()),
-        connection: Stream::new(shared.options.stream_buffer, resume::retention(&shared.options)),
-        sessions: Mutex::new(HashMap::new()),
-        budget: Budget::new(shared.options.connection_buffer),
-        stream_buffer: shared.options.stream_buffer,
-        retention: resume::retention(&shared.options),
-        closed: watch::channel(false).0,
-        turns: InFlight::default(),
-        started: Instant::now(),
-        last_active_ms: AtomicU64::new(0),
-    });
-    lock(&shared.http).insert(id.clone(), connection.clone());
+    let connection = HttpConnection::open(&shared, id.clone(), caller, endpoint, slot, false);
     let (answer_tx, answer) = oneshot::channel();
     if let Some(id) = connection.turns.client_frame(body).id {
         lock(&connection.routes).wait_for(id, answer_tx);
-    }
-    tokio::spawn(run(shared.clone(), connection.clone(), reader, finish, slot));
-    if let Some(grace) = resume::grace(&shared.options) {
-        tokio::spawn(reap_detached(shared.clone(), connection.clone(), grace));
     }
     connection.deliver(&message).await;
     match tokio::time::timeout(INITIALIZE_TIMEOUT, answer).await {
@@ -296,6 +302,47 @@ async fn initialize(shared: Arc<Shared>, message: Value, body: &[u8], caller: Ca
             end(&shared, &connection).await;
             json_error(StatusCode::GATEWAY_TIMEOUT, "the agent did not answer initialize in time")
         }
+    }
+}
+
+impl HttpConnection {
+    /// A new connection of `caller` to `endpoint`, registered under `id` and served (its
+    /// agent's output routed, its idle and grace periods watched) until it ends; a WebSocket's
+    /// with `websocket`.
+    pub(crate) fn open(
+        shared: &Arc<Shared>,
+        id: String,
+        caller: Caller,
+        endpoint: Endpoint,
+        slot: OwnedSemaphorePermit,
+        websocket: bool,
+    ) -> Arc<HttpConnection> {
+        let Endpoint { reader, writer, finish } = endpoint;
+        let connection = Arc::new(HttpConnection {
+            id: id.clone(),
+            websocket,
+            caller,
+            writer: tokio::sync::Mutex::new(Some(writer)),
+            closing: watch::channel(false).0,
+            routes: Mutex::new(Routes::default()),
+            connection: Stream::new(shared.options.stream_buffer, resume::retention(&shared.options)),
+            sessions: Mutex::new(HashMap::new()),
+            budget: Budget::new(shared.options.connection_buffer),
+            stream_buffer: shared.options.stream_buffer,
+            retention: resume::retention(&shared.options),
+            closed: watch::channel(false).0,
+            #[cfg(all(feature = "ws", feature = "unstable_resumable_transport"))]
+            readers: watch::channel(0).0,
+            turns: InFlight::default(),
+            started: Instant::now(),
+            last_active_ms: AtomicU64::new(0),
+        });
+        lock(&shared.http).insert(id, connection.clone());
+        tokio::spawn(run(shared.clone(), connection.clone(), reader, finish, slot));
+        if let Some(grace) = resume::grace(&shared.options) {
+            tokio::spawn(reap_detached(shared.clone(), connection.clone(), grace));
+        }
+        connection
     }
 }
 
@@ -321,7 +368,7 @@ async fn reap_detached(shared: Arc<Shared>, connection: Arc<HttpConnection>, gra
 }
 
 /// Removes the connection and ends the agent's input.
-async fn end(shared: &Shared, connection: &HttpConnection) {
+pub(crate) async fn end(shared: &Shared, connection: &HttpConnection) {
     lock(&shared.http).remove(&connection.id);
     connection.close_input().await;
 }
@@ -411,8 +458,15 @@ async fn route(connection: &HttpConnection, line: &[u8], stall: Duration) -> boo
         return true;
     }
     connection.touch();
-    let destination = lock(&connection.routes).route(&observed, |s| connection.turns.has_session(s));
     let text = String::from_utf8_lossy(line).into_owned();
+    if connection.websocket {
+        // One stream carries everything; the answer to initialize advertises the retention.
+        let initialize = observed.answered.as_ref().is_some_and(|r| r.method == Some(Method::Initialize));
+        let text = if initialize { resume::advertise(connection.retention, text) } else { text };
+        let send = connection.connection.send(text, &connection.budget, || connection.evict_retained());
+        return tokio::time::timeout(stall, send).await.unwrap_or(false);
+    }
+    let destination = lock(&connection.routes).route(&observed, |s| connection.turns.has_session(s));
     if let Destination::Waiter(waiter) = destination {
         let _ = waiter.send(text);
         return true;

@@ -106,6 +106,8 @@ mod sse;
 mod streams;
 #[cfg(feature = "tls")]
 mod tls;
+#[cfg(all(feature = "ws", feature = "unstable_resumable_transport"))]
+mod ws_resume;
 
 #[cfg(feature = "ws")]
 pub use client::{WsClientOptions, WsLink, connect_ws, open_ws};

@@ -244,8 +244,9 @@ pub struct WsServerOptions {
     /// Serve over TLS (`https://`, `wss://`) with this configuration. Default none (cleartext).
     #[cfg(feature = "tls")]
     pub tls: Option<super::TlsServer>,
-    /// Streamable HTTP: resumable SSE streams (the draft RFD "durable & resumable transport";
-    /// see [`Resumable`]). Default on, with [`Resumable::default`]; `None`: today's streams.
+    /// Resumable streams, SSE and WebSocket (the draft RFD "durable & resumable transport";
+    /// see [`Resumable`]). Default on, with [`Resumable::default`]; `None`: today's streams
+    /// (a connection ends with its WebSocket).
     #[cfg(feature = "unstable_resumable_transport")]
     pub resumable: Option<Resumable>,
 }
@@ -259,6 +260,15 @@ pub struct WsServerOptions {
 /// `result.agentCapabilities._meta["acp/transport"].resumable {retentionMessages, retentionSeconds}`.
 /// The ring counts in the streams' byte budgets ([`WsServerOptions::stream_buffer`],
 /// [`WsServerOptions::connection_buffer`]): a new message evicts retained ones before it waits.
+///
+/// With the feature `ws` too, a WebSocket is resumable the same way: its connection outlives
+/// the socket (the agent and its turn go on for [`Resumable::grace`]); every agent message
+/// carries its cursor at `_meta["acp/cursor"]` of its envelope; a client resumes with a new
+/// upgrade naming its `Acp-Connection-Id`, whose first frame is
+/// `{"method": "stream/resume", "params": {"cursor": "…"}}` (answered, when sent with an id,
+/// with each session's turn state at `result._meta["acp/turnState"]`); a cursor the ring cannot
+/// go on from gets `stream/resume_failed` and the close code 4409. A close frame from the
+/// client ends its connection as `DELETE` does.
 #[cfg(feature = "unstable_resumable_transport")]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Resumable {
@@ -266,9 +276,9 @@ pub struct Resumable {
     pub retention_messages: usize,
     /// How long they are kept (a floor for network blips, not a history). Default 60 s.
     pub retention: Duration,
-    /// A connection whose connection-scoped stream no reader holds for this long is ended
-    /// (its agent's input closes, as on `DELETE`); the idle timeout still applies. Default
-    /// 120 s.
+    /// A connection whose connection-scoped stream (a WebSocket's one stream) no reader holds
+    /// for this long is ended (its agent's input closes, as on `DELETE`); the idle timeout
+    /// still applies. Default 120 s.
     pub grace: Duration,
 }
 
@@ -444,7 +454,7 @@ async fn get_endpoint(State(shared): State<Arc<Shared>>, request: axum::extract:
     #[cfg(feature = "ws")]
     let parts = {
         let mut parts = parts;
-        if let Some(response) = super::server_ws::upgrade(&shared, &mut parts).await {
+        if let Some(response) = super::server_ws::upgrade(&shared, &mut parts, caller.clone()).await {
             return response;
         }
         parts

@@ -17,6 +17,7 @@ use futures_util::{SinkExt, StreamExt};
 use tokio::sync::OwnedSemaphorePermit;
 
 use super::CONNECTION_ID_HEADER;
+use super::auth::Caller;
 use super::frames::{self, FrameReader, FrameWriter, Socket, Stop};
 use super::inflight::InFlight;
 use super::pump::{Activity, Incoming, PumpLimits, pump};
@@ -38,8 +39,15 @@ impl std::fmt::Debug for Direct {
 /// `GET /acp` with `Upgrade: websocket` (the caller was authorized): the upgrade's response,
 /// which opens the WebSocket; `None` for a request that is no upgrade (a Streamable HTTP
 /// stream, see `server.rs`).
-pub(super) async fn upgrade(shared: &Arc<Shared>, parts: &mut Parts) -> Option<Response> {
+/// On a server with resumable streams (feature `unstable_resumable_transport`), the socket is
+/// a resumable connection's (`ws_resume.rs`).
+pub(super) async fn upgrade(shared: &Arc<Shared>, parts: &mut Parts, caller: Caller) -> Option<Response> {
     let upgrade = WebSocketUpgrade::from_request_parts(parts, &()).await.ok()?;
+    #[cfg(feature = "unstable_resumable_transport")]
+    if shared.options.resumable.is_some() {
+        return Some(super::ws_resume::upgraded(shared.clone(), parts, upgrade, caller).await);
+    }
+    let _ = caller;
     Some(upgraded(shared.clone(), parts, upgrade).await)
 }
 

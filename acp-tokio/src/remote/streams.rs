@@ -31,13 +31,14 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
 use axum::body::{Body, Bytes};
+use futures_util::StreamExt;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc, watch};
 use tokio::time::Instant;
 
 /// Bytes charged to each message besides its text (its queue entry and allocation).
 pub(crate) const OVERHEAD: usize = 64;
 /// A comment on an idle stream this often keeps intermediaries from closing it.
-const KEEPALIVE: Duration = Duration::from_secs(15);
+pub(crate) const KEEPALIVE: Duration = Duration::from_secs(15);
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(PoisonError::into_inner)
@@ -208,39 +209,59 @@ impl Stream {
     /// The stream as an SSE response body, until `closed` turns `true`. With `resume_after` (a
     /// `Last-Event-ID`), the retained messages after that cursor come first.
     pub(crate) fn open(&self, closed: watch::Receiver<bool>, resume_after: Option<&str>) -> Result<Body, Refusal> {
+        let frames = self.frames(closed, resume_after, sse_event)?;
+        Ok(Body::from_stream(frames.map(|frame| {
+            let text = match frame {
+                Frame::Message(event) => event,
+                Frame::Keepalive => ": keepalive\n\n".to_owned(),
+            };
+            Ok::<_, std::convert::Infallible>(Bytes::from(text))
+        })))
+    }
+
+    /// The stream's messages for one reader, each written by `format` (with its cursor), and
+    /// a [`Frame::Keepalive`] after [`KEEPALIVE`] without one, until `closed` turns `true`
+    /// (after what was queued before). With `resume_after`, the retained messages after that
+    /// cursor come first. The stream is held until what this returns is dropped.
+    pub(crate) fn frames(
+        &self,
+        closed: watch::Receiver<bool>,
+        resume_after: Option<&str>,
+        format: Format,
+    ) -> Result<impl futures_util::Stream<Item = Frame> + Send + 'static, Refusal> {
         let mut rx = lock(&self.0.rx);
         if rx.is_none() {
             return Err(Refusal::Busy);
         }
         let replay = match resume_after {
-            Some(cursor) => self.replay_after(cursor)?,
+            Some(cursor) => self.replay_after(cursor, format)?,
             None => VecDeque::new(),
         };
         let held = Held { rx: rx.take(), stream: self.clone() };
         drop(rx);
         self.0.held.send_replace(true);
         let state = (held, closed, replay);
-        Ok(Body::from_stream(futures_util::stream::unfold(state, |(mut held, mut closed, mut replay)| async move {
+        Ok(futures_util::stream::unfold(state, move |(mut held, mut closed, mut replay)| async move {
             if let Some(event) = replay.pop_front() {
-                return Some((Ok::<_, std::convert::Infallible>(Bytes::from(event)), (held, closed, replay)));
+                return Some((Frame::Message(event), (held, closed, replay)));
             }
             let rx = held.rx.as_mut()?;
             // Biased: what was queued before the connection closed is still written (the last
             // messages of a drained turn: its idle, its answer).
-            let event = tokio::select! {
+            let frame = tokio::select! {
                 biased;
-                queued = rx.recv() => held.stream.taken(queued?),
+                queued = rx.recv() => Frame::Message(held.stream.taken(queued?, format)),
                 _ = closed.wait_for(|c| *c) => return None,
-                () = tokio::time::sleep(KEEPALIVE) => ": keepalive\n\n".to_owned(),
+                () = tokio::time::sleep(KEEPALIVE) => Frame::Keepalive,
             };
-            Some((Ok::<_, std::convert::Infallible>(Bytes::from(event)), (held, closed, replay)))
-        })))
+            Some((frame, (held, closed, replay)))
+        }))
     }
 
-    /// A message a reader took: its event; retained, when the stream is resumable.
-    fn taken(&self, queued: Queued) -> String {
-        let Some(retention) = self.0.retention else { return format!("data: {}\n\n", queued.text) };
-        let event = event(queued.seq, &queued.text);
+    /// A message a reader took, written by `format`; retained, when the stream is resumable.
+    fn taken(&self, queued: Queued, format: Format) -> String {
+        let event = format(queued.seq, &queued.text);
+        let Some(retention) = self.0.retention else { return event };
         let now = Instant::now();
         let retained = queued.retained.clone();
         let mut ring = lock(&self.0.ring);
@@ -254,8 +275,9 @@ impl Stream {
         event
     }
 
-    /// The events after `cursor`, if the ring still holds every one of them.
-    fn replay_after(&self, cursor: &str) -> Result<VecDeque<String>, Refusal> {
+    /// The messages after `cursor`, written by `format`, if the ring still holds every one of
+    /// them.
+    fn replay_after(&self, cursor: &str, format: Format) -> Result<VecDeque<String>, Refusal> {
         let retention = self.0.retention.ok_or(Refusal::Gone)?;
         let cursor: u64 = cursor.trim().parse().map_err(|_| Refusal::Gone)?;
         let mut ring = lock(&self.0.ring);
@@ -264,13 +286,28 @@ impl Stream {
         if cursor > ring.taken || cursor + 1 < first_kept {
             return Err(Refusal::Gone);
         }
-        Ok(ring.kept.iter().filter(|(_, q)| q.seq > cursor).map(|(_, q)| event(q.seq, &q.text)).collect())
+        Ok(ring.kept.iter().filter(|(_, q)| q.seq > cursor).map(|(_, q)| format(q.seq, &q.text)).collect())
     }
 }
 
-/// One SSE event with its cursor.
-fn event(seq: u64, text: &str) -> String {
-    format!("id: {seq}\ndata: {text}\n\n")
+/// How a reader's transport writes one message with its cursor (0: the stream keeps none).
+pub(crate) type Format = fn(u64, &str) -> String;
+
+/// What a reader of a stream gets.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum Frame {
+    /// A message, written for the reader's transport.
+    Message(String),
+    /// Nothing came for a while: the transport's keepalive is due.
+    Keepalive,
+}
+
+/// One SSE event, with its cursor as the event id when the stream keeps cursors.
+fn sse_event(seq: u64, text: &str) -> String {
+    match seq {
+        0 => format!("data: {text}\n\n"),
+        seq => format!("id: {seq}\ndata: {text}\n\n"),
+    }
 }
 
 /// A stream's receiver while a response holds it; given back when that response ends (the

@@ -1,0 +1,349 @@
+//! Resumable WebSockets on the server (features `ws` and `unstable_resumable_transport`, a
+//! server with [`Resumable`](super::Resumable) options), after the draft RFD "durable &
+//! resumable transport".
+//!
+//! Rules, each with a test (`tests/tokio/remote_ws_resume.rs`):
+//! * **The connection outlives its socket.** An upgrade opens a connection (its agent, its
+//!   `Acp-Connection-Id` in the `101`) served as a Streamable HTTP one with a single stream
+//!   (`http.rs`): the socket reads that stream and writes the client's messages to the agent.
+//!   A socket that closes, fails, or stays silent for [`SILENT_INTERVALS`] keepalive intervals
+//!   is gone, its connection detached: the agent and its turn live on for the grace period,
+//!   and what the agent sends meanwhile waits in the stream, inside its byte budgets. A close
+//!   frame from the client is no loss but its end: the connection ends as on `DELETE` (the
+//!   backend hears `closed`).
+//! * **Cursors.** Every agent message carries its stream cursor in its envelope, at
+//!   `_meta["acp/cursor"]` (a string: `"1"`, `"2"`, …; in each message of a batch).
+//! * **Resume.** An upgrade naming the connection in `Acp-Connection-Id` (with the credential
+//!   that opened it; else `404` before any upgrade) whose first frame is the control message
+//!   `stream/resume` with `params.cursor` (the last cursor the client handled) gets the
+//!   retained messages after that cursor, with their cursors, then the live stream. A
+//!   `stream/resume` sent as a request (with an id) is answered first, with each session's
+//!   turn state at `result._meta["acp/turnState"]`.
+//! * **Never a stream with a hole.** A cursor the stream cannot go on from (never sent, or its
+//!   successors left the ring), or a first frame that is no `stream/resume`, is answered with a
+//!   `stream/resume_failed` notification (`params.reason`) and the close code [`REFUSED`].
+//! * **The newest socket wins.** A resume while an older socket still holds the stream (half
+//!   open: the server has not seen it die) takes the stream over; the older socket is closed
+//!   with [`REFUSED`].
+//! * The connection's end (its agent's output ended, the idle timeout, the grace period, a
+//!   shutdown's drain) closes the socket after what was queued.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+use axum::extract::ws::{CloseFrame, Message, WebSocket, WebSocketUpgrade};
+use axum::http::request::Parts;
+use axum::http::{HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
+use futures_util::{SinkExt, StreamExt};
+use serde_json::{Map, Value, json};
+use tokio::sync::{mpsc, watch};
+use tokio::time::Instant;
+
+use super::auth::Caller;
+use super::http::{HttpConnection, end, find_id};
+use super::pump::{BINARY_FRAME_ERROR, CONTROL_QUEUE};
+use super::server::{Shared, json_error};
+use super::streams::{Frame, KEEPALIVE, Refusal};
+use super::{CONNECTION_ID_HEADER, frames, inflight};
+
+/// Keepalive intervals without a frame from the client after which its socket is taken for
+/// dead (the draft's five).
+pub(crate) const SILENT_INTERVALS: u32 = 5;
+/// The close code of a refused resume and of a socket another one took over from.
+pub(crate) const REFUSED: u16 = 4409;
+/// How long a resuming client may take to send its `stream/resume`.
+const RESUME_TIMEOUT: Duration = Duration::from_secs(10);
+/// How long a resume waits for the older socket to let go of the stream.
+const TAKEOVER_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// The answer to an upgrade on a server with resumable streams: a new connection, or (with
+/// `Acp-Connection-Id`) a resume of `caller`'s.
+pub(super) async fn upgraded(
+    shared: Arc<Shared>,
+    parts: &Parts,
+    upgrade: WebSocketUpgrade,
+    caller: Caller,
+) -> Response {
+    let busy = parts.extensions.get::<super::listen::Connection>().map(super::listen::Connection::busy);
+    let max = shared.options.max_message;
+    let upgrade = upgrade.max_message_size(max).max_frame_size(max).read_buffer_size(frames::READ_BUFFER);
+    let stop = shared.stop.clone();
+    let serving = shared.clone();
+    if let Some(id) = parts.headers.get(CONNECTION_ID_HEADER) {
+        let found = id.to_str().map_err(|_| ()).and_then(|id| find_id(&shared, id, &caller, true).map_err(|_| ()));
+        let Ok(connection) = found else {
+            return json_error(StatusCode::NOT_FOUND, "unknown Acp-Connection-Id");
+        };
+        let id = id.clone();
+        let mut response = upgrade.on_upgrade(move |socket| async move {
+            let _busy = busy;
+            resume(shared, socket, connection, stop).await;
+        });
+        response.headers_mut().insert(CONNECTION_ID_HEADER, id);
+        return response;
+    }
+    let Ok(slot) = shared.slots.clone().try_acquire_owned() else {
+        return json_error(StatusCode::SERVICE_UNAVAILABLE, "too many connections; try again later");
+    };
+    let id = match shared.new_connection_id() {
+        Ok(id) => id,
+        Err(refused) => return refused.into_response(),
+    };
+    let endpoint = match shared.backend.open(&id).await {
+        Ok(endpoint) => endpoint,
+        Err(e) => return json_error(StatusCode::SERVICE_UNAVAILABLE, &format!("the agent could not start: {e}")),
+    };
+    let connection = HttpConnection::open(&shared, id.clone(), caller, endpoint, slot, true);
+    let mut response = upgrade.on_upgrade(move |socket| async move {
+        let _busy = busy;
+        serve(&serving, socket, &connection, None, None, &stop).await;
+    });
+    if let Ok(value) = HeaderValue::from_str(&id) {
+        response.headers_mut().insert(CONNECTION_ID_HEADER, value);
+    }
+    response
+}
+
+/// A resuming socket: its first frame must be `stream/resume`.
+async fn resume(
+    shared: Arc<Shared>,
+    mut socket: WebSocket,
+    connection: Arc<HttpConnection>,
+    stop: watch::Receiver<bool>,
+) {
+    let first = tokio::time::timeout(RESUME_TIMEOUT, socket.next()).await;
+    let text = match first {
+        Ok(Some(Ok(Message::Text(text)))) => text,
+        _ => return refuse(socket, "the first frame of a resume must be stream/resume").await,
+    };
+    let Some((id, cursor)) = resume_request(text.as_str()) else {
+        return refuse(socket, "the first frame of a resume must be stream/resume with params.cursor").await;
+    };
+    let ack = id.map(|id| {
+        let meta = json!({"acp/turnState": connection.turns.turn_states()});
+        json!({"jsonrpc": "2.0", "id": id, "result": {"_meta": meta}}).to_string()
+    });
+    serve(&shared, socket, &connection, Some(cursor), ack, &stop).await;
+}
+
+/// The `id` (if any) and `params.cursor` of a `stream/resume` control message.
+fn resume_request(text: &str) -> Option<(Option<Value>, String)> {
+    let message: Value = serde_json::from_str(text).ok()?;
+    if message.get("method")?.as_str()? != "stream/resume" {
+        return None;
+    }
+    let cursor = match message.pointer("/params/cursor")? {
+        Value::String(cursor) => cursor.clone(),
+        Value::Number(cursor) => cursor.to_string(),
+        _ => return None,
+    };
+    Some((message.get("id").cloned(), cursor))
+}
+
+/// Refuses a resume: `stream/resume_failed` with `reason`, then the close.
+async fn refuse(mut socket: WebSocket, reason: &str) {
+    let failed = json!({"jsonrpc": "2.0", "method": "stream/resume_failed", "params": {"reason": reason}});
+    let _ = socket.send(Message::Text(failed.to_string().into())).await;
+    let _ = socket.send(close(reason)).await;
+}
+
+/// A close frame with [`REFUSED`]; its reason is cut to what a control frame carries
+/// (123 bytes, on a character boundary).
+fn close(reason: &str) -> Message {
+    let mut end = reason.len().min(123);
+    while !reason.is_char_boundary(end) {
+        end -= 1;
+    }
+    Message::Close(Some(CloseFrame { code: REFUSED, reason: reason[..end].into() }))
+}
+
+/// Takes the connection's stream for a new socket, from `resume_after` when it resumes: an
+/// older socket sees the reader count move and lets go (waited for up to
+/// [`TAKEOVER_TIMEOUT`]). Hands back the frames, the reader count and this reader's number,
+/// or why the stream cannot be taken.
+async fn take<'a>(
+    connection: &'a HttpConnection,
+    resume_after: Option<&str>,
+) -> Result<(impl futures_util::Stream<Item = Frame> + 'a, watch::Receiver<u64>, u64), &'static str> {
+    connection.readers.send_modify(|n| *n += 1);
+    let mut readers = connection.readers.subscribe();
+    let me = *readers.borrow_and_update();
+    let mut held = connection.connection.held();
+    let _ = tokio::time::timeout(TAKEOVER_TIMEOUT, held.wait_for(|h| !*h)).await;
+    match connection.connection.frames(connection.closed.subscribe(), resume_after, with_cursor) {
+        Ok(frames) => Ok((frames, readers, me)),
+        Err(Refusal::Gone) => Err("the stream cannot go on from this cursor (unknown, or no longer retained): \
+                                   resume the session instead"),
+        Err(Refusal::Busy) => Err("another socket holds this connection's stream"),
+    }
+}
+
+/// The socket as the reader of the connection's stream (from after `resume_after`, `ack`
+/// first) and the writer of its client's messages, until either side ends or a newer socket
+/// takes over. It takes the stream over from an older socket first.
+async fn serve(
+    shared: &Shared,
+    socket: WebSocket,
+    connection: &Arc<HttpConnection>,
+    resume_after: Option<String>,
+    ack: Option<String>,
+    stop: &watch::Receiver<bool>,
+) {
+    let (frames, mut readers, me) = match take(connection, resume_after.as_deref()).await {
+        Ok(taken) => taken,
+        Err(why) => return refuse(socket, why).await,
+    };
+    let mut frames = std::pin::pin!(frames);
+    let (mut sink, mut incoming) = socket.split();
+    let started = Instant::now();
+    let heard = AtomicU64::new(0);
+    let silent = || started.elapsed().saturating_sub(Duration::from_millis(heard.load(Ordering::Relaxed)));
+    let (control, mut controls) = mpsc::channel::<&'static str>(CONTROL_QUEUE);
+    let outbound = async {
+        if let Some(ack) = ack {
+            sink.send(Message::Text(ack.into())).await.ok()?;
+        }
+        loop {
+            let message = tokio::select! {
+                frame = frames.next() => match frame {
+                    Some(Frame::Message(text)) => Message::Text(text.into()),
+                    Some(Frame::Keepalive) if silent() > KEEPALIVE * SILENT_INTERVALS => return None,
+                    Some(Frame::Keepalive) => Message::Ping(Default::default()),
+                    None => {
+                        // The connection ended: the socket closes after what was queued.
+                        let _ = sink.send(Message::Close(None)).await;
+                        return Some(());
+                    }
+                },
+                Some(answer) = controls.recv() => Message::Text(answer.into()),
+            };
+            sink.send(message).await.ok()?;
+        }
+    };
+    // Whether the client closed the socket on purpose (a close frame).
+    let inbound = async {
+        while let Some(Ok(message)) = incoming.next().await {
+            heard.store(u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX), Ordering::Relaxed);
+            match message {
+                Message::Text(text) => {
+                    if !deliver(connection, text.as_str(), stop).await {
+                        return false;
+                    }
+                }
+                Message::Binary(_) => {
+                    let _ = control.try_send(BINARY_FRAME_ERROR);
+                }
+                Message::Close(_) => return true,
+                Message::Ping(_) | Message::Pong(_) => {}
+            }
+        }
+        false
+    };
+    let superseded = readers.wait_for(|n| *n != me);
+    let ended = tokio::select! {
+        _ = outbound => Ended::Lost,
+        closed = inbound => if closed { Ended::Closed } else { Ended::Lost },
+        _ = superseded => Ended::Superseded,
+    };
+    match ended {
+        Ended::Closed => {
+            // As DELETE: the agent's input ends, and with its output the connection.
+            shared.backend.ending(&connection.id, "closed");
+            end(shared, connection).await;
+        }
+        Ended::Superseded => {
+            let _ = sink.send(close("another socket resumed this connection")).await;
+        }
+        // Dropping `frames` gives the stream back: detached until a resume, or the grace
+        // period.
+        Ended::Lost => {}
+    }
+}
+
+/// How a socket's service ended.
+enum Ended {
+    /// The client sent a close frame: the connection ends.
+    Closed,
+    /// The socket closed, failed, or went silent: the connection is detached.
+    Lost,
+    /// A newer socket took the stream over.
+    Superseded,
+}
+
+/// Writes one client message to the agent (its line breaks flattened, as the pump does); a
+/// prompt sent while the server shuts down is cancelled at once. `false` once the agent's
+/// input is gone.
+async fn deliver(connection: &HttpConnection, text: &str, stop: &watch::Receiver<bool>) -> bool {
+    let prompt = connection.turns.client_text(text);
+    let line = text.bytes().map(|b| if b == b'\n' || b == b'\r' { b' ' } else { b }).collect();
+    if !connection.deliver_line(line).await {
+        return false;
+    }
+    if let Some(session) = prompt.filter(|_| *stop.borrow()) {
+        return connection.deliver_line(inflight::cancel(&session).into_bytes()).await;
+    }
+    true
+}
+
+/// One agent message with its cursor at `_meta["acp/cursor"]` of its envelope (of each
+/// message of a batch); unchanged if it is no JSON object (the agent's bytes are relayed as
+/// they came).
+fn with_cursor(seq: u64, text: &str) -> String {
+    let Ok(mut message) = serde_json::from_str::<Value>(text) else { return text.to_owned() };
+    let cursor = Value::String(seq.to_string());
+    match &mut message {
+        Value::Object(envelope) => put_cursor(envelope, cursor),
+        Value::Array(batch) => {
+            for envelope in batch.iter_mut().filter_map(Value::as_object_mut) {
+                put_cursor(envelope, cursor.clone());
+            }
+        }
+        _ => return text.to_owned(),
+    }
+    message.to_string()
+}
+
+fn put_cursor(envelope: &mut Map<String, Value>, cursor: Value) {
+    let meta = envelope.entry("_meta").or_insert_with(|| Value::Object(Map::new()));
+    if let Value::Object(meta) = meta {
+        meta.insert("acp/cursor".to_owned(), cursor);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_cursor_goes_into_the_envelopes_meta_keeping_what_is_there() {
+        let text = r#"{"jsonrpc":"2.0","method":"session/update","params":{},"_meta":{"x":1}}"#;
+        let message: Value = serde_json::from_str(&with_cursor(7, text)).expect("json");
+        assert_eq!(message["_meta"], json!({"x": 1, "acp/cursor": "7"}));
+        assert_eq!(message["params"], json!({}));
+        let batch: Value = serde_json::from_str(&with_cursor(8, r#"[{"id":1,"result":{}},3]"#)).expect("json");
+        assert_eq!(batch, json!([{"id": 1, "result": {}, "_meta": {"acp/cursor": "8"}}, 3]));
+        assert_eq!(with_cursor(9, "not json"), "not json");
+    }
+
+    #[test]
+    fn a_resume_names_its_cursor_as_a_string_or_a_number() {
+        let request = r#"{"jsonrpc":"2.0","id":5,"method":"stream/resume","params":{"cursor":"12"}}"#;
+        assert_eq!(resume_request(request), Some((Some(json!(5)), "12".to_owned())));
+        let notification = r#"{"jsonrpc":"2.0","method":"stream/resume","params":{"cursor":3}}"#;
+        assert_eq!(resume_request(notification), Some((None, "3".to_owned())));
+        assert_eq!(resume_request(r#"{"jsonrpc":"2.0","method":"initialize","params":{}}"#), None);
+        assert_eq!(resume_request(r#"{"jsonrpc":"2.0","method":"stream/resume","params":{}}"#), None);
+    }
+
+    #[test]
+    fn a_close_reason_fits_a_control_frame() {
+        let long = "é".repeat(100);
+        let Message::Close(Some(frame)) = close(&long) else { panic!("a close frame") };
+        assert_eq!(frame.code, REFUSED);
+        assert_eq!(frame.reason.as_str(), "é".repeat(61));
+        let Message::Close(Some(frame)) = close("short") else { panic!("a close frame") };
+        assert_eq!(frame.reason.as_str(), "short");
+    }
+}
