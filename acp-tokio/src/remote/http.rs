@@ -88,6 +88,27 @@ pub(crate) struct HttpConnection {
 }
 
 impl HttpConnection {
+    /// A new connection of `caller` (a WebSocket's with `websocket`): a slot, an id, its agent
+    /// started and the connection opened; else the response that refuses it.
+    pub(crate) async fn start(
+        shared: &Arc<Shared>,
+        caller: Caller,
+        websocket: bool,
+    ) -> Result<Arc<HttpConnection>, Response> {
+        let Ok(slot) = shared.slots.clone().try_acquire_owned() else {
+            return Err(json_error(StatusCode::SERVICE_UNAVAILABLE, "too many connections; try again later"));
+        };
+        let id = shared.new_connection_id().map_err(IntoResponse::into_response)?;
+        let endpoint = match shared.backend.open(&id).await {
+            Ok(endpoint) => endpoint,
+            Err(e) => {
+                let message = format!("the agent could not start: {e}");
+                return Err(json_error(StatusCode::SERVICE_UNAVAILABLE, &message));
+            }
+        };
+        Ok(HttpConnection::open(shared, id, caller, endpoint, slot, websocket))
+    }
+
     fn touch(&self) {
         let ms = u64::try_from(self.started.elapsed().as_millis()).unwrap_or(u64::MAX);
         self.last_active_ms.store(ms, Ordering::Relaxed);
@@ -271,18 +292,10 @@ fn check_sessions(connection: &HttpConnection, headers: &HeaderMap, read: &Obser
 
 /// A POSTed `initialize`: a new connection of `caller`, answered in the POST's response.
 async fn initialize(shared: Arc<Shared>, message: Value, body: &[u8], caller: Caller) -> Response {
-    let Ok(slot) = shared.slots.clone().try_acquire_owned() else {
-        return json_error(StatusCode::SERVICE_UNAVAILABLE, "too many connections; try again later");
+    let connection = match HttpConnection::start(&shared, caller, false).await {
+        Ok(connection) => connection,
+        Err(refused) => return refused,
     };
-    let id = match shared.new_connection_id() {
-        Ok(id) => id,
-        Err(refused) => return refused.into_response(),
-    };
-    let endpoint = match shared.backend.open(&id).await {
-        Ok(endpoint) => endpoint,
-        Err(e) => return json_error(StatusCode::SERVICE_UNAVAILABLE, &format!("the agent could not start: {e}")),
-    };
-    let connection = HttpConnection::open(&shared, id.clone(), caller, endpoint, slot, false);
     let (answer_tx, answer) = oneshot::channel();
     if let Some(id) = connection.turns.client_frame(body).id {
         lock(&connection.routes).wait_for(id, answer_tx);
@@ -292,7 +305,7 @@ async fn initialize(shared: Arc<Shared>, message: Value, body: &[u8], caller: Ca
         Ok(Ok(body)) => {
             let body = resume::advertise(connection.retention, body);
             let mut response = ([("content-type", "application/json")], body).into_response();
-            if let Ok(value) = HeaderValue::from_str(&id) {
+            if let Ok(value) = HeaderValue::from_str(&connection.id) {
                 response.headers_mut().insert(CONNECTION_ID_HEADER, value);
             }
             response

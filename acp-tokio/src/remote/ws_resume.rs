@@ -35,7 +35,7 @@ use std::time::Duration;
 use axum::extract::ws::{CloseFrame, Message, WebSocket, WebSocketUpgrade};
 use axum::http::request::Parts;
 use axum::http::{HeaderValue, StatusCode};
-use axum::response::{IntoResponse, Response};
+use axum::response::Response;
 use futures_util::{SinkExt, StreamExt};
 use serde_json::{Map, Value, json};
 use tokio::sync::{mpsc, watch};
@@ -84,18 +84,11 @@ pub(super) async fn upgraded(
         response.headers_mut().insert(CONNECTION_ID_HEADER, id);
         return response;
     }
-    let Ok(slot) = shared.slots.clone().try_acquire_owned() else {
-        return json_error(StatusCode::SERVICE_UNAVAILABLE, "too many connections; try again later");
+    let connection = match HttpConnection::start(&shared, caller, true).await {
+        Ok(connection) => connection,
+        Err(refused) => return refused,
     };
-    let id = match shared.new_connection_id() {
-        Ok(id) => id,
-        Err(refused) => return refused.into_response(),
-    };
-    let endpoint = match shared.backend.open(&id).await {
-        Ok(endpoint) => endpoint,
-        Err(e) => return json_error(StatusCode::SERVICE_UNAVAILABLE, &format!("the agent could not start: {e}")),
-    };
-    let connection = HttpConnection::open(&shared, id.clone(), caller, endpoint, slot, true);
+    let id = connection.id.clone();
     let mut response = upgrade.on_upgrade(move |socket| async move {
         let _busy = busy;
         serve(&serving, socket, &connection, None, None, &stop).await;

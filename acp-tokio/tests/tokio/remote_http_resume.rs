@@ -90,11 +90,16 @@ async fn a_dropped_stream_resumes_after_its_last_event_with_nothing_lost_and_not
     // What the client handled is what one unbroken stream carries: cursors 1, 2, 3, … without a
     // gap or a repeat, each turn's updates then its answer.
     let cursors: Vec<u64> = seen.iter().map(|(c, _)| *c).collect();
-    let first_cursor = cursors[0];
-    assert_eq!(cursors, (first_cursor..first_cursor + cursors.len() as u64).collect::<Vec<_>>());
+    three_turns_in_order(&cursors, seen.iter().map(|(_, m)| m));
+}
+
+/// What the resume tests' three prompts (ids 3, 4, 5; 5, 3 and 2 updates) delivered, with their
+/// cursors: consecutive cursors, each turn's updates then its answer.
+pub(super) fn three_turns_in_order<'a>(cursors: &[u64], seen: impl Iterator<Item = &'a Value>) {
+    let first = cursors[0];
+    assert_eq!(cursors, (first..first + cursors.len() as u64).collect::<Vec<_>>());
     let shape: Vec<String> = seen
-        .iter()
-        .map(|(_, m)| match m["id"].as_u64() {
+        .map(|m| match m["id"].as_u64() {
             Some(id) => format!("answer {id} {}", m["result"]["stopReason"]),
             None => m["method"].as_str().expect("a notification").to_owned(),
         })
@@ -107,15 +112,20 @@ async fn a_dropped_stream_resumes_after_its_last_event_with_nothing_lost_and_not
     assert_eq!(shape, expected);
 }
 
-#[tokio::test]
-async fn a_cursor_outside_the_ring_is_refused_with_409_and_a_resume_is_bound_to_its_credential() {
+/// A server for the refusal tests: a ring of two messages, the callers `alice` and `bob`.
+pub(super) async fn two_callers_and_a_ring_of_two() -> Server {
     let resumable = Resumable { retention_messages: 2, ..Resumable::default() };
     let options = WsServerOptions {
         resumable: Some(resumable),
         bearer_tokens: vec!["alice".into(), "bob".into()],
         ..WsServerOptions::default()
     };
-    let server = server(options).await;
+    server(options).await
+}
+
+#[tokio::test]
+async fn a_cursor_outside_the_ring_is_refused_with_409_and_a_resume_is_bound_to_its_credential() {
+    let server = two_callers_and_a_ring_of_two().await;
     let addr = server.addr.as_str();
     let alice = [("Authorization", "Bearer alice")];
     let (conn, session, mut stream, _connection_stream) = session(addr, &alice).await;

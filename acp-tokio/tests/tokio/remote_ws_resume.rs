@@ -115,6 +115,21 @@ async fn until_answer(ws: &mut Ws, id: u64) -> Vec<Value> {
     }
 }
 
+/// Resumes `conn` every `pause` until the server no longer knows it (`404`); fails after 60 s.
+async fn until_gone(addr: &str, conn: &str, last: u64, pause: Duration) {
+    let gone = async {
+        loop {
+            match resume(addr, &[], conn, last).await {
+                Err(404) => return,
+                Ok((ws, _)) => drop(ws),
+                Err(other) => panic!("{other}"),
+            }
+            tokio::time::sleep(pause).await;
+        }
+    };
+    tokio::time::timeout(Duration::from_secs(60), gone).await.expect("the connection ends");
+}
+
 #[tokio::test]
 async fn a_dropped_socket_resumes_after_its_last_cursor_with_nothing_lost_and_nothing_twice() {
     let server = server(WsServerOptions::default()).await;
@@ -149,21 +164,7 @@ async fn a_dropped_socket_resumes_after_its_last_cursor_with_nothing_lost_and_no
     // What the client handled is what one unbroken stream carries: consecutive cursors, each
     // turn's updates then its answer.
     let cursors: Vec<u64> = seen.iter().map(cursor).collect();
-    let first = cursors[0];
-    assert_eq!(cursors, (first..first + cursors.len() as u64).collect::<Vec<_>>());
-    let shape: Vec<String> = seen
-        .iter()
-        .map(|m| match m["id"].as_u64() {
-            Some(id) => format!("answer {id} {}", m["result"]["stopReason"]),
-            None => m["method"].as_str().expect("a notification").to_owned(),
-        })
-        .collect();
-    let mut expected = Vec::new();
-    for (id, updates) in [(3, 5), (4, 3), (5, 2)] {
-        expected.extend(std::iter::repeat_n("session/update".to_owned(), updates));
-        expected.push(format!("answer {id} \"end_turn\""));
-    }
-    assert_eq!(shape, expected);
+    crate::remote_http_resume::three_turns_in_order(&cursors, seen.iter());
 }
 
 #[tokio::test]
@@ -193,13 +194,7 @@ async fn a_turn_waiting_on_the_client_survives_the_socket_and_is_answered_on_the
 
 #[tokio::test]
 async fn a_cursor_outside_the_ring_or_no_resume_first_is_refused_and_a_resume_is_bound_to_its_credential() {
-    let resumable = Resumable { retention_messages: 2, ..Resumable::default() };
-    let options = WsServerOptions {
-        resumable: Some(resumable),
-        bearer_tokens: vec!["alice".into(), "bob".into()],
-        ..WsServerOptions::default()
-    };
-    let server = server(options).await;
+    let server = crate::remote_http_resume::two_callers_and_a_ring_of_two().await;
     let addr = server.addr.as_str();
     let alice = [("Authorization", "Bearer alice")];
     let (mut ws, conn, session, _) = session(addr, &alice).await;
@@ -252,17 +247,7 @@ async fn a_connection_without_a_socket_for_its_grace_period_is_ended() {
     let addr = server.addr.as_str();
     let (ws, conn, _, last) = session(addr, &[]).await;
     drop(ws);
-    let ended = async {
-        loop {
-            match resume(addr, &[], &conn, last).await {
-                Err(404) => return,
-                Ok((ws, _)) => drop(ws),
-                Err(other) => panic!("{other}"),
-            }
-            tokio::time::sleep(Duration::from_millis(400)).await;
-        }
-    };
-    tokio::time::timeout(Duration::from_secs(60), ended).await.expect("the detached connection ends");
+    until_gone(addr, &conn, last, Duration::from_millis(400)).await;
 }
 
 #[tokio::test]
@@ -273,15 +258,5 @@ async fn a_close_frame_from_the_client_ends_the_connection_as_delete_does() {
     ws.close(None).await.expect("the close handshake");
     // The connection ends (its agent's input closes): no resume finds it, however long the
     // machine takes to get there.
-    let ended = async {
-        loop {
-            match resume(addr, &[], &conn, last).await {
-                Err(404) => return,
-                Ok((ws, _)) => drop(ws),
-                Err(other) => panic!("{other}"),
-            }
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
-    };
-    tokio::time::timeout(Duration::from_secs(20), ended).await.expect("the closed connection ends");
+    until_gone(addr, &conn, last, Duration::from_millis(50)).await;
 }
