@@ -80,6 +80,10 @@ pub(crate) struct HttpConnection {
     /// when a newer one takes over).
     #[cfg(all(feature = "ws", feature = "unstable_resumable_transport"))]
     pub(crate) readers: watch::Sender<u64>,
+    /// How many WebSocket frames of the client were written to the agent (what a resume's
+    /// acknowledgement reports, so that the client sends again only what was lost).
+    #[cfg(all(feature = "ws", feature = "unstable_resumable_transport"))]
+    pub(crate) received: AtomicU64,
     /// The connection's observer: the sessions registered (what routing asks), the prompts in
     /// flight (what a shutdown cancels and waits for).
     pub(crate) turns: InFlight,
@@ -346,6 +350,8 @@ impl HttpConnection {
             closed: watch::channel(false).0,
             #[cfg(all(feature = "ws", feature = "unstable_resumable_transport"))]
             readers: watch::channel(0).0,
+            #[cfg(all(feature = "ws", feature = "unstable_resumable_transport"))]
+            received: AtomicU64::new(0),
             turns: InFlight::default(),
             started: Instant::now(),
             last_active_ms: AtomicU64::new(0),

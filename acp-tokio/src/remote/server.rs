@@ -266,7 +266,8 @@ pub struct WsServerOptions {
 /// carries its cursor at `_meta["acp/cursor"]` of its envelope; a client resumes with a new
 /// upgrade naming its `Acp-Connection-Id`, whose first frame is
 /// `{"method": "stream/resume", "params": {"cursor": "…"}}` (answered, when sent with an id,
-/// with each session's turn state at `result._meta["acp/turnState"]`); a cursor the ring cannot
+/// with each session's turn state at `result._meta["acp/turnState"]` and the count of the
+/// client's frames that reached the agent at `result._meta["acp/received"]`); a cursor the ring cannot
 /// go on from gets `stream/resume_failed` and the close code 4409. A close frame from the
 /// client ends its connection as `DELETE` does.
 #[cfg(feature = "unstable_resumable_transport")]

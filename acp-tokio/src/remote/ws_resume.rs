@@ -18,7 +18,9 @@
 //!   `stream/resume` with `params.cursor` (the last cursor the client handled) gets the
 //!   retained messages after that cursor, with their cursors, then the live stream. A
 //!   `stream/resume` sent as a request (with an id) is answered first, with each session's
-//!   turn state at `result._meta["acp/turnState"]`.
+//!   turn state at `result._meta["acp/turnState"]` and, at `result._meta["acp/received"]`, how
+//!   many of the client's frames on this connection reached the agent (counted once the older
+//!   socket let go), so that a client sends again just what a dying socket lost.
 //! * **Never a stream with a hole.** A cursor the stream cannot go on from (never sent, or its
 //!   successors left the ring), or a first frame that is no `stream/resume`, is answered with a
 //!   `stream/resume_failed` notification (`params.reason`) and the close code [`REFUSED`].
@@ -114,11 +116,7 @@ async fn resume(
     let Some((id, cursor)) = resume_request(text.as_str()) else {
         return refuse(socket, "the first frame of a resume must be stream/resume with params.cursor").await;
     };
-    let ack = id.map(|id| {
-        let meta = json!({"acp/turnState": connection.turns.turn_states()});
-        json!({"jsonrpc": "2.0", "id": id, "result": {"_meta": meta}}).to_string()
-    });
-    serve(&shared, socket, &connection, Some(cursor), ack, &stop).await;
+    serve(&shared, socket, &connection, Some(cursor), id, &stop).await;
 }
 
 /// The `id` (if any) and `params.cursor` of a `stream/resume` control message.
@@ -173,21 +171,32 @@ async fn take<'a>(
     }
 }
 
-/// The socket as the reader of the connection's stream (from after `resume_after`, `ack`
-/// first) and the writer of its client's messages, until either side ends or a newer socket
-/// takes over. It takes the stream over from an older socket first.
+/// The answer to a `stream/resume` sent with `id`, once the stream is taken (no older socket
+/// writes to the agent any more): each session's turn state, and how many of the client's
+/// frames reached the agent.
+fn acknowledgement(connection: &HttpConnection, id: Value) -> String {
+    let received = connection.received.load(Ordering::Relaxed);
+    let meta = json!({"acp/turnState": connection.turns.turn_states(), "acp/received": received});
+    json!({"jsonrpc": "2.0", "id": id, "result": {"_meta": meta}}).to_string()
+}
+
+/// The socket as the reader of the connection's stream (from after `resume_after`, the
+/// acknowledgement of the resume request `resume_id` first) and the writer of its client's
+/// messages, until either side ends or a newer socket takes over. It takes the stream over
+/// from an older socket first.
 async fn serve(
     shared: &Shared,
     socket: WebSocket,
     connection: &Arc<HttpConnection>,
     resume_after: Option<String>,
-    ack: Option<String>,
+    resume_id: Option<Value>,
     stop: &watch::Receiver<bool>,
 ) {
     let (frames, mut readers, me) = match take(connection, resume_after.as_deref()).await {
         Ok(taken) => taken,
         Err(why) => return refuse(socket, why).await,
     };
+    let ack = resume_id.map(|id| acknowledgement(connection, id));
     let mut frames = std::pin::pin!(frames);
     let (mut sink, mut incoming) = socket.split();
     let started = Instant::now();
@@ -274,6 +283,8 @@ async fn deliver(connection: &HttpConnection, text: &str, stop: &watch::Receiver
     if !connection.deliver_line(line).await {
         return false;
     }
+    // No await since the line was written: a socket taken over counts what it delivered.
+    connection.received.fetch_add(1, Ordering::Relaxed);
     if let Some(session) = prompt.filter(|_| *stop.borrow()) {
         return connection.deliver_line(inflight::cancel(&session).into_bytes()).await;
     }

@@ -182,6 +182,9 @@ async fn a_turn_waiting_on_the_client_survives_the_socket_and_is_answered_on_the
     let state = &ack["result"]["_meta"]["acp/turnState"][&session];
     assert_eq!(state["state"], "running", "{ack}");
     assert_eq!(state["promptRequestId"], 3, "{ack}");
+    // initialize, session/new and the prompt reached the agent (the resume itself is no frame
+    // of the client's to the agent).
+    assert_eq!(ack["result"]["_meta"]["acp/received"], 3, "{ack}");
     let answer = json!({"jsonrpc": "2.0", "id": asked["id"],
         "result": {"outcome": {"outcome": "selected", "optionId": "allow"}}});
     send(&mut ws, &answer).await;
