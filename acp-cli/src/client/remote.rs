@@ -133,8 +133,14 @@ impl Link {
             };
             return Ok(Link::Http(open_http(url, &options).await?));
         }
-        let options =
-            WsClientOptions { bearer_token: token, connect_timeout: timeout, tls, ..WsClientOptions::default() };
+        let options = WsClientOptions {
+            bearer_token: token,
+            connect_timeout: timeout,
+            tls,
+            #[cfg(feature = "unstable_resumable_transport")]
+            reconnect: Some(reported_reconnects(url)),
+            ..WsClientOptions::default()
+        };
         Ok(Link::Ws(open_ws(url, &options).await?))
     }
 
@@ -152,6 +158,29 @@ impl Link {
             Link::Http(link) => link.pump(lines_out, lines_in).await,
         }
     }
+}
+
+/// A WebSocket that resumes a lost connection (when the server resumes), telling the user on
+/// stderr: the loss, the resume, or why it failed (the server's words escaped).
+#[cfg(feature = "unstable_resumable_transport")]
+fn reported_reconnects(url: &str) -> acp_tokio::remote::Reconnect {
+    use acp_tokio::remote::LinkEvent;
+    let (events, mut reported) = tokio::sync::mpsc::channel(16);
+    let url = crate::sanitize::clean_line(url).into_owned();
+    tokio::spawn(async move {
+        while let Some(event) = reported.recv().await {
+            let said = match event {
+                LinkEvent::Lost { reason } => format!("connection to {url} lost ({reason}); resuming"),
+                LinkEvent::Resumed { cursor, resent } => {
+                    format!("connection resumed after cursor {cursor}; {resent} message(s) sent again")
+                }
+                LinkEvent::Failed { reason } => format!("could not resume the connection: {reason}"),
+                _ => continue,
+            };
+            eprintln!("acp: {}", crate::sanitize::clean_line(&said));
+        }
+    });
+    acp_tokio::remote::Reconnect { events: Some(events), ..acp_tokio::remote::Reconnect::default() }
 }
 
 /// How to open the link: the bearer token, the connect deadline, and for `wss://` and

@@ -3,12 +3,15 @@
 //! message where it cannot make one, required in CI). A stream stalled by the link going down
 //! (every packet dropped) is given up by its client and resumed with `Last-Event-ID` once the
 //! link is back: every message after the cursor, once, in order. A connection cut mid-turn
-//! keeps its agent for the grace period, then the server reaps it.
+//! keeps its agent for the grace period, then the server reaps it. `acp client --connect ws://…`
+//! cut off three times mid-turn (a relay on loopback drops its TCP connections) resumes each
+//! time, says so on stderr, and prints what the same turn prints uncut.
 
 use crate::common;
 
 use std::io::{BufRead, BufReader, Read, Write};
-use std::net::TcpStream;
+use std::net::{Shutdown, TcpListener, TcpStream};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use common::*;
@@ -276,4 +279,88 @@ fn a_client_that_vanished_mid_turn_leaves_its_agent_for_the_grace_period_then_th
     assert_eq!(ending.len(), 1, "{log}");
     assert!(ending[0].ends_with("reason=detached"), "{log}");
     stop_serving(server, stderr);
+}
+
+/// A TCP relay on loopback to `acp serve`: [`Relay::cut`] closes every connection it carries
+/// (both ways, no close frame: a network that dropped them).
+struct Relay {
+    addr: String,
+    carried: Arc<Mutex<Vec<TcpStream>>>,
+}
+
+impl Relay {
+    fn to(server: &str) -> Relay {
+        let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
+        let addr = listener.local_addr().expect("addr").to_string();
+        let carried = Arc::new(Mutex::new(Vec::new()));
+        let (server, open) = (server.to_owned(), carried.clone());
+        std::thread::spawn(move || {
+            for client in listener.incoming() {
+                let (Ok(client), Ok(upstream)) = (client, TcpStream::connect(&server)) else { continue };
+                let clones = (client.try_clone().expect("clone"), upstream.try_clone().expect("clone"));
+                open.lock()
+                    .unwrap()
+                    .extend([clones.0.try_clone().expect("clone"), clones.1.try_clone().expect("clone")]);
+                relay_one_way(clones.0, upstream);
+                relay_one_way(clones.1, client);
+            }
+        });
+        Relay { addr, carried }
+    }
+
+    fn cut(&self) {
+        for stream in self.carried.lock().unwrap().drain(..) {
+            let _ = stream.shutdown(Shutdown::Both);
+        }
+    }
+}
+
+fn relay_one_way(mut from: TcpStream, mut to: TcpStream) {
+    std::thread::spawn(move || {
+        let _ = std::io::copy(&mut from, &mut to);
+        let _ = to.shutdown(Shutdown::Both);
+    });
+}
+
+#[test]
+fn a_client_cut_off_three_times_mid_turn_resumes_and_prints_what_an_uncut_one_does() {
+    let dir = TempDir::new("resume-client");
+    let acp = acp();
+    // A `slow` turn sends its echo, waits 3 s, then the rest: the cuts come while it waits.
+    let args =
+        ["serve", "--listen", "127.0.0.1:0", "--", acp.to_str().unwrap(), "agent", "--quiet", "--slow-ms", "3000"];
+    let serving = start_serving(&args, dir.path());
+    let relay = Relay::to(&serving.addr);
+    let url = format!("ws://{}/acp", relay.addr);
+    let client = ["client", "--deny", "--connect", &url, "-p", "slow commands"];
+    let uncut = run(&client, dir.path(), "");
+    assert_eq!(uncut.code(), 0, "{}", uncut.stderr);
+
+    let mut child = start(&client, dir.path(), "", false);
+    let stdout = collect(child.stdout.take().unwrap());
+    let stderr = collect(child.stderr.take().unwrap());
+    wait_for(&stdout, "echo: slow commands", Duration::from_secs(20));
+    for cut in 1..=3 {
+        relay.cut();
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while stderr.lock().unwrap().matches("acp: connection resumed").count() < cut {
+            assert!(Instant::now() < deadline, "no resume after cut {cut}:\n{}", stderr.lock().unwrap());
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+    let cut = finish(child, stdout, stderr, Duration::from_secs(30));
+    assert_eq!(cut.code(), 0, "{}", cut.stderr);
+    // Each run is a connection of its own: its id is all that differs.
+    let (cut_out, uncut_out) = (without_connection_id(&cut.stdout), without_connection_id(&uncut.stdout));
+    assert!(cut_out.contains("echo: slow commands\ncommands available: /status\ndone\n"), "{cut_out}");
+    assert_eq!(cut_out, uncut_out, "the cut turn prints as the uncut one");
+    assert_eq!(cut.stderr.matches("acp: connection to ws://").count(), 3, "{}", cut.stderr);
+    stop_serving(serving.child, serving.stderr);
+}
+
+/// `--connect`'s first line without the connection's id.
+fn without_connection_id(stdout: &str) -> String {
+    let (first, rest) = stdout.split_once('\n').expect("a first line");
+    let first = first.split(" (connection ").next().expect("the first line");
+    format!("{first}\n{rest}")
 }

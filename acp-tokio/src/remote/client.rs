@@ -33,6 +33,10 @@ pub struct WsClientOptions {
     /// WebSocket upgrade offers ALPN `http/1.1` whatever this config names.
     #[cfg(feature = "tls")]
     pub tls: Option<super::TlsClient>,
+    /// Resume a lost socket (feature `unstable_resumable_transport`; see [`Reconnect`](super::Reconnect)),
+    /// when the server is resumable. Default none: a lost socket ends the connection.
+    #[cfg(feature = "unstable_resumable_transport")]
+    pub reconnect: Option<super::Reconnect>,
 }
 
 impl Default for WsClientOptions {
@@ -45,6 +49,8 @@ impl Default for WsClientOptions {
             connect_timeout: Duration::from_secs(10),
             #[cfg(feature = "tls")]
             tls: None,
+            #[cfg(feature = "unstable_resumable_transport")]
+            reconnect: None,
         }
     }
 }
@@ -126,9 +132,16 @@ async fn dial_ws<T>(
     options: WsClientOptions,
     connect: impl FnOnce(FrameReader<ClientSocket>, FrameWriter<ClientSocket>, ClientOptions) -> T,
 ) -> Result<(T, RemoteInfo), Error> {
-    let link = open_ws(url, &options).await?;
-    let (reader, writer) = frames::split(ClientSocket(link.ws), link.max_message, None, None);
-    Ok((connect(reader, writer, options.client), link.info))
+    let (ws, info) = open(url, &options).await?;
+    #[cfg(feature = "unstable_resumable_transport")]
+    let socket = match super::ws_reconnect::resuming(&info, url, &options) {
+        Some(link) => ClientSocket::Resuming(link.start(ws).into()),
+        None => ClientSocket::Direct(ws),
+    };
+    #[cfg(not(feature = "unstable_resumable_transport"))]
+    let socket = ClientSocket::Direct(ws);
+    let (reader, writer) = frames::split(socket, options.max_message, None, None);
+    Ok((connect(reader, writer, options.client), info))
 }
 
 /// An open WebSocket to a remote agent, not yet pumping: for a client on another runtime (such
@@ -137,9 +150,12 @@ pub struct WsLink {
     ws: WsStream,
     info: RemoteInfo,
     max_message: usize,
+    /// The URL and options, for a link that resumes.
+    #[cfg(feature = "unstable_resumable_transport")]
+    dialed: (String, WsClientOptions),
 }
 
-type WsStream = tokio_tungstenite::WebSocketStream<Box<dyn Transport>>;
+pub(super) type WsStream = tokio_tungstenite::WebSocketStream<Box<dyn Transport>>;
 
 impl std::fmt::Debug for WsLink {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -156,12 +172,17 @@ impl WsLink {
     /// Pumps messages until both directions ended: each line read from `lines_out` goes to the
     /// agent as one text frame; each message from the agent is written to `lines_in` as one
     /// line. The end of `lines_out` closes the WebSocket; the agent's close closes `lines_in`.
+    /// With `WsClientOptions::reconnect` (feature `unstable_resumable_transport`), a lost socket is resumed underneath.
     pub async fn pump(
         self,
         lines_out: impl tokio::io::AsyncRead + Unpin,
         lines_in: impl tokio::io::AsyncWrite + Unpin,
     ) {
         let limits = PumpLimits { max_line: self.max_message, idle_timeout: None, answers_patience: Duration::ZERO };
+        #[cfg(feature = "unstable_resumable_transport")]
+        if let Some(link) = super::ws_reconnect::resuming(&self.info, &self.dialed.0, &self.dialed.1) {
+            return pump_resuming(link.start(self.ws), lines_out, lines_in, limits).await;
+        }
         let (sink, stream) = self.ws.split();
         let sink = sink.with(|text: String| std::future::ready(Ok::<_, tungstenite::Error>(Message::text(text))));
         let stream = stream.map(|message| message.map(incoming));
@@ -173,11 +194,45 @@ impl WsLink {
 /// connects a [`ClientConnection`] over it.
 pub async fn open_ws(url: &str, options: &WsClientOptions) -> Result<WsLink, Error> {
     let (ws, info) = open(url, options).await?;
-    Ok(WsLink { ws, info, max_message: options.max_message })
+    Ok(WsLink {
+        ws,
+        info,
+        max_message: options.max_message,
+        #[cfg(feature = "unstable_resumable_transport")]
+        dialed: (url.to_owned(), options.clone()),
+    })
+}
+
+/// A resuming link's pump: the lines cross the link's channels; the socket's close is awaited.
+#[cfg(feature = "unstable_resumable_transport")]
+async fn pump_resuming(
+    channels: super::ws_reconnect::Channels,
+    lines_out: impl tokio::io::AsyncRead + Unpin,
+    lines_in: impl tokio::io::AsyncWrite + Unpin,
+    limits: PumpLimits,
+) {
+    let super::ws_reconnect::Channels { mut incoming, outgoing, task } = channels;
+    let stream = futures_util::stream::poll_fn(move |cx| incoming.poll_recv(cx).map(|m| m.map(Ok::<_, io::Error>)));
+    let sink = futures_util::sink::unfold(outgoing, |outgoing, text: String| async move {
+        outgoing.send(text).await.map_err(|_| io::Error::from(io::ErrorKind::BrokenPipe))?;
+        Ok::<_, io::Error>(outgoing)
+    });
+    pump(stream, Box::pin(sink), lines_out, lines_in, limits, std::future::pending(), None).await;
+    let _ = task.await;
 }
 
 /// Opens the WebSocket.
 async fn open(url: &str, options: &WsClientOptions) -> Result<(WsStream, RemoteInfo), Error> {
+    handshake(url, options).await.map_err(|(e, _)| e)
+}
+
+/// Opens the WebSocket; a failure comes with the HTTP status the server refused the upgrade
+/// with, if it did.
+pub(super) async fn handshake(
+    url: &str,
+    options: &WsClientOptions,
+) -> Result<(WsStream, RemoteInfo), (Error, Option<u16>)> {
+    let invalid = |message: String| (invalid(message), None);
     let mut request = url.into_client_request().map_err(|e| invalid(format!("{url}: {e}")))?;
     let headers = request.headers_mut();
     if let Some(token) = &options.bearer_token {
@@ -197,14 +252,20 @@ async fn open(url: &str, options: &WsClientOptions) -> Result<(WsStream, RemoteI
         tokio_tungstenite::client_async_with_config(request, transport, Some(config)).await
     };
     let (ws, response) = match tokio::time::timeout(options.connect_timeout, connecting).await {
-        Err(_) => return Err(Error::Io(io::Error::new(io::ErrorKind::TimedOut, format!("{url}: connect timed out")))),
+        Err(_) => {
+            let timed_out = io::Error::new(io::ErrorKind::TimedOut, format!("{url}: connect timed out"));
+            return Err((Error::Io(timed_out), None));
+        }
         Ok(Err(tungstenite::Error::Http(response))) => {
             let status = response.status();
             let kind = if status.as_u16() == 401 { io::ErrorKind::PermissionDenied } else { io::ErrorKind::Other };
-            return Err(Error::Io(io::Error::new(kind, format!("{url}: the server answered {status}"))));
+            let refused = io::Error::new(kind, format!("{url}: the server answered {status}"));
+            return Err((Error::Io(refused), Some(status.as_u16())));
         }
-        Ok(Err(tungstenite::Error::Io(e))) => return Err(Error::Io(io::Error::new(e.kind(), format!("{url}: {e}")))),
-        Ok(Err(e)) => return Err(Error::Io(io::Error::other(format!("{url}: {e}")))),
+        Ok(Err(tungstenite::Error::Io(e))) => {
+            return Err((Error::Io(io::Error::new(e.kind(), format!("{url}: {e}"))), None));
+        }
+        Ok(Err(e)) => return Err((Error::Io(io::Error::other(format!("{url}: {e}"))), None)),
         Ok(Ok(open)) => open,
     };
     let connection_id = response.headers().get(CONNECTION_ID_HEADER).and_then(|v| v.to_str().ok()).map(str::to_owned);
@@ -238,7 +299,13 @@ fn invalid(message: String) -> Error {
 }
 
 /// The client's WebSocket as the driver's transport.
-pub(crate) struct ClientSocket(WsStream);
+pub(crate) enum ClientSocket {
+    /// The socket itself: its loss is the connection's end.
+    Direct(WsStream),
+    /// A resuming link's channels (`ws_reconnect.rs`).
+    #[cfg(feature = "unstable_resumable_transport")]
+    Resuming(super::ws_reconnect::ResumingSocket),
+}
 
 fn io_error(e: tungstenite::Error) -> io::Error {
     match e {
@@ -249,23 +316,48 @@ fn io_error(e: tungstenite::Error) -> io::Error {
 
 impl Socket for ClientSocket {
     fn poll_incoming(&mut self, cx: &mut Context<'_>) -> Poll<Option<Incoming>> {
-        self.0.poll_next_unpin(cx).map(|next| next.and_then(Result::ok).map(incoming))
+        match self {
+            ClientSocket::Direct(ws) => ws.poll_next_unpin(cx).map(|next| next.and_then(Result::ok).map(incoming)),
+            #[cfg(feature = "unstable_resumable_transport")]
+            ClientSocket::Resuming(link) => link.poll_incoming(cx),
+        }
     }
     fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        self.0.poll_ready_unpin(cx).map_err(io_error)
+        match self {
+            ClientSocket::Direct(ws) => ws.poll_ready_unpin(cx).map_err(io_error),
+            #[cfg(feature = "unstable_resumable_transport")]
+            ClientSocket::Resuming(link) => link.poll_ready(cx),
+        }
     }
     fn start_send(&mut self, text: String) -> io::Result<()> {
-        self.0.start_send_unpin(Message::text(text)).map_err(io_error)
+        match self {
+            ClientSocket::Direct(ws) => ws.start_send_unpin(Message::text(text)).map_err(io_error),
+            #[cfg(feature = "unstable_resumable_transport")]
+            ClientSocket::Resuming(link) => link.start_send(text),
+        }
     }
     fn poll_flush(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        self.0.poll_flush_unpin(cx).map_err(io_error)
+        match self {
+            ClientSocket::Direct(ws) => ws.poll_flush_unpin(cx).map_err(io_error),
+            #[cfg(feature = "unstable_resumable_transport")]
+            ClientSocket::Resuming(link) => link.poll_flush(cx),
+        }
     }
     fn poll_close(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        match ready!(self.0.poll_close_unpin(cx)) {
-            // Already closed (the agent closed first): nothing left to send.
-            Err(tungstenite::Error::ConnectionClosed | tungstenite::Error::AlreadyClosed) => Poll::Ready(Ok(())),
-            other => Poll::Ready(other.map_err(io_error)),
+        match self {
+            ClientSocket::Direct(ws) => close_direct(ws, cx),
+            #[cfg(feature = "unstable_resumable_transport")]
+            ClientSocket::Resuming(link) => link.poll_close(cx),
         }
+    }
+}
+
+/// Sends the close frame on the socket itself.
+fn close_direct(ws: &mut WsStream, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+    match ready!(ws.poll_close_unpin(cx)) {
+        // Already closed (the agent closed first): nothing left to send.
+        Err(tungstenite::Error::ConnectionClosed | tungstenite::Error::AlreadyClosed) => Poll::Ready(Ok(())),
+        other => Poll::Ready(other.map_err(io_error)),
     }
 }
 

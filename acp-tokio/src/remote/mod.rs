@@ -69,9 +69,15 @@
 //! `connect_http` opens `https://` URLs the same way (`HttpClientOptions::tls`; HTTP/2 when the
 //! server picks `h2`). Both clients read their URL and connect through one path (`dial.rs`).
 //!
-//! Not here (yet): reconnection (the RFD leaves it to the application in v1: a new
-//! `connect_ws` with `RemoteInfo::cookies` sent back, then `session/load` or
-//! `session/resume`).
+//! Resumable streams (feature `unstable_resumable_transport`, the draft RFD "durable &
+//! resumable transport"): the server keeps what it sent in a ring per stream and lets a
+//! client resume after its last cursor (Streamable HTTP with `Last-Event-ID`, `resume.rs`;
+//! WebSocket with `stream/resume`, `ws_resume.rs`); with `WsClientOptions::reconnect`,
+//! `connect_ws` and `WsLink::pump` resume a lost socket themselves (`ws_reconnect.rs`).
+//!
+//! Not here (yet): a Streamable HTTP client that resumes, and falling back to `session/load`
+//! or `session/resume` when a resume is refused (left to the application: a new connection
+//! with `RemoteInfo::cookies` sent back).
 
 mod auth;
 #[cfg(feature = "http")]
@@ -107,6 +113,8 @@ mod streams;
 #[cfg(feature = "tls")]
 mod tls;
 #[cfg(all(feature = "ws", feature = "unstable_resumable_transport"))]
+mod ws_reconnect;
+#[cfg(all(feature = "ws", feature = "unstable_resumable_transport"))]
 mod ws_resume;
 
 #[cfg(feature = "ws")]
@@ -122,6 +130,8 @@ pub use server::{AgentBackend, Backend, BoxFuture, Endpoint, WsServerOptions, se
 pub use server_ws::Direct;
 #[cfg(feature = "tls")]
 pub use tls::{HANDSHAKE_TIMEOUT, TlsClient, TlsServer, client_config};
+#[cfg(all(feature = "ws", feature = "unstable_resumable_transport"))]
+pub use ws_reconnect::{LinkEvent, Reconnect};
 
 /// ACP v2 (Preview, feature `unstable_protocol_v2`) over the remote transports: the names of
 /// the parent module, for `acp_tokio::v2`'s handler traits.

@@ -43,6 +43,8 @@ mod remote_v2;
 #[cfg(feature = "ws")]
 mod remote_ws;
 #[cfg(all(feature = "ws", feature = "unstable_resumable_transport"))]
+mod remote_ws_reconnect;
+#[cfg(all(feature = "ws", feature = "unstable_resumable_transport"))]
 mod remote_ws_resume;
 mod tokio_duplex;
 mod tokio_flow;
