@@ -107,15 +107,22 @@ impl Sse {
         Err((status, String::from_utf8_lossy(&body).into_owned()))
     }
 
-    /// The next message and its cursor (`id:`).
+    /// The next message and its cursor (`id:`); events of another type (a resumed stream's
+    /// `acp/turnState`, which has no cursor) are skipped.
     fn next_event(&mut self) -> (u64, Value) {
-        let mut id = None;
+        let (mut id, mut named) = (None, false);
         loop {
             let line = self.lines.next().expect("the stream goes on").expect("a message within 20 s");
+            if let Some(kind) = line.strip_prefix("event: ") {
+                named = kind != "message";
+            }
             if let Some(cursor) = line.strip_prefix("id: ") {
                 id = Some(cursor.parse().expect("a cursor this server writes"));
             }
             if let Some(data) = line.strip_prefix("data: ") {
+                if std::mem::take(&mut named) {
+                    continue;
+                }
                 return (id.expect("every event has a cursor"), serde_json::from_str(data).expect("JSON data"));
             }
         }

@@ -514,7 +514,10 @@ pub(crate) async fn stream(shared: Arc<Shared>, headers: HeaderMap, caller: Call
             connection.session_stream(session)
         }
     };
-    let body = match stream.open(connection.closed.subscribe(), resume::last_event_id(&headers)) {
+    let session = headers.get(SESSION_ID_HEADER).and_then(|v| v.to_str().ok());
+    let resume_after = resume::last_event_id(&headers);
+    let preface = resume_after.and_then(|_| resume::turn_state_event(&connection.turns, session));
+    let body = match stream.open(connection.closed.subscribe(), resume_after, preface) {
         Ok(body) => body,
         Err(Refusal::Busy) => return json_error(StatusCode::CONFLICT, "this stream is already open"),
         Err(Refusal::Gone) => {

@@ -88,11 +88,12 @@ impl InFlight {
         sessions.iter().map(|s| cancel(s)).collect()
     }
 
-    /// The state of each session's turn, for a resumed WebSocket (`_meta["acp/turnState"]`):
-    /// by session id, `{"state": "running", "promptRequestId": …}` while a turn is open (the id
-    /// of its open prompt, if one is; `requires_action` while a v2 agent waits on the client),
-    /// else `{"state": "idle"}`.
-    #[cfg(all(feature = "ws", feature = "unstable_resumable_transport"))]
+    /// The state of each session's turn, for a resumed stream (`_meta["acp/turnState"]` of a
+    /// WebSocket's resume, the `acp/turnState` event of an SSE one): by session id,
+    /// `{"state": "running", "promptRequestId": …}` while a turn is open (the id of its open
+    /// prompt, if one is; `requires_action` while a v2 agent waits on the client), else
+    /// `{"state": "idle"}`.
+    #[cfg(feature = "unstable_resumable_transport")]
     pub(crate) fn turn_states(&self) -> serde_json::Map<String, serde_json::Value> {
         use acp_proto::observer::TurnState;
         use serde_json::json;

@@ -56,6 +56,30 @@ pub(crate) fn advertise(retention: Option<Retention>, answer: String) -> String 
     message.to_string()
 }
 
+/// The first event of a resumed SSE stream: the turn state of its session (of every session
+/// of the connection on the connection's stream), as an event of the type `acp/turnState`
+/// (no `id:`, so that it moves no client's cursor; a client that reads only `message` events
+/// skips it):
+///
+/// ```text
+/// event: acp/turnState
+/// data: {"sess-1":{"state":"running","promptRequestId":3}}
+/// ```
+#[cfg(feature = "unstable_resumable_transport")]
+pub(crate) fn turn_state_event(turns: &super::inflight::InFlight, session: Option<&str>) -> Option<String> {
+    let mut states = turns.turn_states();
+    if let Some(session) = session {
+        states.retain(|id, _| id == session);
+    }
+    Some(format!("event: acp/turnState\ndata: {}\n\n", serde_json::Value::Object(states)))
+}
+
+/// No turn state without the feature (no stream resumes).
+#[cfg(not(feature = "unstable_resumable_transport"))]
+pub(crate) fn turn_state_event(_: &super::inflight::InFlight, _: Option<&str>) -> Option<String> {
+    None
+}
+
 /// The cursor a `GET` resumes after (`Last-Event-ID`), if it names one.
 pub(crate) fn last_event_id(headers: &HeaderMap) -> Option<&str> {
     headers.get(LAST_EVENT_ID).and_then(|v| v.to_str().ok())

@@ -1,12 +1,13 @@
 //! Reading Server-Sent Events, as the Streamable HTTP client needs them: the `data:` fields of
-//! each event (one JSON-RPC message), nothing else. Comments (`: keepalive`), `event:`, `id:`
-//! and `retry:` are ignored: the RFD defers event ids and resumption to v2.
+//! each `message` event (one JSON-RPC message), nothing else. Comments (`: keepalive`), `id:`
+//! and `retry:` are ignored: the client does not resume its streams (yet).
 //!
 //! Rules (the HTML Standard's event-stream parsing, reduced to `data`), each with a test:
 //! * Lines end with `\n`, `\r\n` or `\r`; a blank line dispatches the event.
 //! * Several `data:` lines of one event are joined with `\n`; one space after the colon is
 //!   dropped.
-//! * An event without data dispatches nothing.
+//! * An event without data dispatches nothing; nor does one whose `event:` type is other than
+//!   `message` (a resumed stream's `acp/turnState` is no JSON-RPC message).
 //! * Bounded: an event (or a line) longer than the limit is not buffered; it is skipped up to
 //!   its blank line.
 
@@ -17,6 +18,8 @@ pub(crate) struct SseParser {
     line: Vec<u8>,
     data: Vec<u8>,
     has_data: bool,
+    /// The event names a type other than `message`.
+    other_type: bool,
     oversized: bool,
     /// The previous chunk ended with `\r`: a `\n` starting the next one belongs to it.
     after_cr: bool,
@@ -25,7 +28,15 @@ pub(crate) struct SseParser {
 impl SseParser {
     /// A parser whose events (their data) are at most `max` bytes.
     pub(crate) fn new(max: usize) -> SseParser {
-        SseParser { max, line: Vec::new(), data: Vec::new(), has_data: false, oversized: false, after_cr: false }
+        SseParser {
+            max,
+            line: Vec::new(),
+            data: Vec::new(),
+            has_data: false,
+            other_type: false,
+            oversized: false,
+            after_cr: false,
+        }
     }
 
     /// Parses `chunk`, calling `event` with each complete event's data.
@@ -63,11 +74,12 @@ impl SseParser {
     fn end_line(&mut self, event: &mut impl FnMut(String)) {
         let line = std::mem::take(&mut self.line);
         if line.is_empty() {
-            if self.has_data && !self.oversized {
+            if self.has_data && !self.oversized && !self.other_type {
                 event(String::from_utf8_lossy(&self.data).into_owned());
             }
             self.data.clear();
             self.has_data = false;
+            self.other_type = false;
             self.oversized = false;
             return;
         }
@@ -78,6 +90,10 @@ impl SseParser {
             Some(colon) => (&line[..colon], line[colon + 1..].strip_prefix(b" ").unwrap_or(&line[colon + 1..])),
             None => (&line[..], &[][..]),
         };
+        if field == b"event" {
+            self.other_type = value != b"message";
+            return;
+        }
         if field != b"data" {
             return;
         }
@@ -116,11 +132,17 @@ mod tests {
 
     #[test]
     fn events_split_anywhere_across_chunks_come_out_whole() {
-        let whole = b"data: {\"id\":1}\r\n\r\nevent: x\nid: 7\ndata: 2\n\n";
+        let whole = b"data: {\"id\":1}\r\n\r\nevent: message\nid: 7\ndata: 2\n\n";
         for cut in 0..whole.len() {
             let events = parse(&[&whole[..cut], &whole[cut..]], 1024);
             assert_eq!(events, ["{\"id\":1}", "2"], "cut at {cut}");
         }
+    }
+
+    #[test]
+    fn only_message_events_are_dispatched() {
+        let events = parse(&[b"event: acp/turnState\ndata: {}\n\ndata: 1\n\nevent: message\ndata: 2\n\n"], 1024);
+        assert_eq!(events, ["1", "2"]);
     }
 
     #[test]

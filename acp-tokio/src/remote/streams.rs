@@ -207,10 +207,17 @@ impl Stream {
     }
 
     /// The stream as an SSE response body, until `closed` turns `true`. With `resume_after` (a
-    /// `Last-Event-ID`), the retained messages after that cursor come first.
-    pub(crate) fn open(&self, closed: watch::Receiver<bool>, resume_after: Option<&str>) -> Result<Body, Refusal> {
+    /// `Last-Event-ID`), the retained messages after that cursor come first; `preface` (whole
+    /// SSE events) before them.
+    pub(crate) fn open(
+        &self,
+        closed: watch::Receiver<bool>,
+        resume_after: Option<&str>,
+        preface: Option<String>,
+    ) -> Result<Body, Refusal> {
         let frames = self.frames(closed, resume_after, sse_event)?;
-        Ok(Body::from_stream(frames.map(|frame| {
+        let preface = futures_util::stream::iter(preface.map(Frame::Message));
+        Ok(Body::from_stream(preface.chain(frames).map(|frame| {
             let text = match frame {
                 Frame::Message(event) => event,
                 Frame::Keepalive => ": keepalive\n\n".to_owned(),
@@ -375,7 +382,7 @@ mod tests {
             assert!(sent(&stream, text, &connection).await);
         }
         let (closed, watch) = watch::channel(true);
-        let body: Vec<_> = stream.open(watch, None).expect("open").into_data_stream().collect().await;
+        let body: Vec<_> = stream.open(watch, None, None).expect("open").into_data_stream().collect().await;
         let events: Vec<_> = body.into_iter().map(|e| e.expect("data")).collect();
         assert_eq!(events, [&b"data: one\n\n"[..], b"data: two\n\n", b"data: three\n\n"]);
         drop(closed);
@@ -387,13 +394,13 @@ mod tests {
         let stream = Stream::new(300, None);
         assert!(sent(&stream, "first", &connection).await);
         assert!(sent(&stream, "second", &connection).await);
-        let mut body = stream.open(never_closed(), None).expect("open").into_data_stream();
-        assert!(stream.open(never_closed(), None).is_err(), "one reader at a time");
+        let mut body = stream.open(never_closed(), None, None).expect("open").into_data_stream();
+        assert!(stream.open(never_closed(), None, None).is_err(), "one reader at a time");
         let first = body.next().await.expect("an event").expect("data");
         assert_eq!(&first[..], b"data: first\n\n");
         assert!(sent(&stream, &"x".repeat(300 - 2 * OVERHEAD - 6), &connection).await, "first's bytes are back");
         drop(body);
-        let mut body = stream.open(never_closed(), None).expect("open again").into_data_stream();
+        let mut body = stream.open(never_closed(), None, None).expect("open again").into_data_stream();
         let second = body.next().await.expect("an event").expect("data");
         assert_eq!(&second[..], b"data: second\n\n");
         assert_eq!(connection.used(), stream.0.budget.used());

@@ -104,6 +104,8 @@ pub async fn post_with(
 /// An open SSE stream: yields each `data:` message.
 pub struct Sse {
     lines: tokio::io::Lines<BufReader<TcpStream>>,
+    /// The events of a type other than `message` read so far (type, data), which `next` skips.
+    pub named: Vec<(String, Value)>,
 }
 
 impl Sse {
@@ -131,7 +133,7 @@ impl Sse {
         let status_line = lines.next_line().await.expect("read").expect("a status line");
         let status: u16 = status_line.split(' ').nth(1).and_then(|s| s.parse().ok()).expect("status");
         while !lines.next_line().await.expect("read").expect("headers").is_empty() {}
-        if status == 200 { Ok(Sse { lines }) } else { Err(status) }
+        if status == 200 { Ok(Sse { lines, named: Vec::new() }) } else { Err(status) }
     }
 
     /// The next message, or `None` at the stream's end. (The body is chunked: chunk sizes are
@@ -143,7 +145,7 @@ impl Sse {
     /// The next message with its event's `id:` (a resumable stream's cursor), or `None` at the
     /// stream's end.
     pub async fn next_event(&mut self) -> Option<(Option<String>, Value)> {
-        let mut id = None;
+        let (mut id, mut kind) = (None, None);
         loop {
             let line = tokio::time::timeout(Duration::from_secs(10), self.lines.next_line())
                 .await
@@ -155,8 +157,15 @@ impl Sse {
             if let Some(cursor) = line.strip_prefix("id: ") {
                 id = Some(cursor.to_owned());
             }
+            if let Some(named) = line.strip_prefix("event: ") {
+                kind = Some(named.to_owned()).filter(|k| k != "message");
+            }
             if let Some(data) = line.strip_prefix("data: ") {
-                return Some((id, serde_json::from_str(data).expect("JSON data")));
+                let data = serde_json::from_str(data).expect("JSON data");
+                match kind.take() {
+                    Some(kind) => self.named.push((kind, data)),
+                    None => return Some((id, data)),
+                }
             }
         }
     }

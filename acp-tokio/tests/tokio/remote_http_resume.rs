@@ -205,3 +205,23 @@ async fn the_ring_counts_in_a_small_stream_budget_and_gives_way_to_live_messages
     let mut stream = resume(addr, &[], &conn, &session, last - 1).await.expect("the last event is retained");
     assert_eq!(turn(&mut stream, 3).await, events[300..]);
 }
+
+#[tokio::test]
+async fn a_resumed_stream_begins_with_its_sessions_turn_state_which_moves_no_cursor() {
+    let server = server(WsServerOptions::default()).await;
+    let addr = server.addr.as_str();
+    let (conn, session, mut stream, _connection_stream) = session(addr, &[]).await;
+    assert_eq!(post(addr, Some(&conn), Some(&session), &prompt(3, &session, "wait")).await.status, 202);
+    let (cursor, waiting) = stream.next_event().await.expect("the turn's first update");
+    assert_eq!(waiting["method"], "session/update", "{waiting}");
+    let cursor: u64 = cursor.expect("a cursor").parse().expect("a cursor this server writes");
+    drop(stream);
+    let mut stream = resume(addr, &[], &conn, &session, cursor).await.expect("the resume");
+    let cancel = json!({"jsonrpc": "2.0", "method": "session/cancel", "params": {"sessionId": session}});
+    assert_eq!(post(addr, Some(&conn), Some(&session), &cancel).await.status, 202);
+    let (next, answer) = stream.next_event().await.expect("the answer");
+    assert_eq!(answer["result"]["stopReason"], "cancelled", "{answer}");
+    assert_eq!(next, Some((cursor + 1).to_string()), "the turn state took no cursor");
+    let running = json!({ &session: {"state": "running", "promptRequestId": 3} });
+    assert_eq!(stream.named, [("acp/turnState".to_owned(), running)]);
+}
