@@ -129,6 +129,8 @@ impl Link {
                 bearer_token: token,
                 connect_timeout: timeout,
                 tls,
+                #[cfg(feature = "unstable_resumable_transport")]
+                reconnect: Some(reported_reconnects(url)),
                 ..HttpClientOptions::default()
             };
             return Ok(Link::Http(open_http(url, &options).await?));
@@ -160,8 +162,8 @@ impl Link {
     }
 }
 
-/// A WebSocket that resumes a lost connection (when the server resumes), telling the user on
-/// stderr: the loss, the resume, or why it failed (the server's words escaped).
+/// A link that resumes a lost WebSocket or SSE stream (when the server resumes), telling the
+/// user on stderr: the loss, the resume, or why it failed (the server's words escaped).
 #[cfg(feature = "unstable_resumable_transport")]
 fn reported_reconnects(url: &str) -> acp_tokio::remote::Reconnect {
     use acp_tokio::remote::LinkEvent;

@@ -3,9 +3,10 @@
 //! message where it cannot make one, required in CI). A stream stalled by the link going down
 //! (every packet dropped) is given up by its client and resumed with `Last-Event-ID` once the
 //! link is back: every message after the cursor, once, in order. A connection cut mid-turn
-//! keeps its agent for the grace period, then the server reaps it. `acp client --connect ws://…`
-//! cut off three times mid-turn (a relay on loopback drops its TCP connections) resumes each
-//! time, says so on stderr, and prints what the same turn prints uncut.
+//! keeps its agent for the grace period, then the server reaps it. `acp client --connect`
+//! (`ws://` and `http://`) cut off three times mid-turn (a relay on loopback drops its TCP
+//! connections) resumes each time, says so on stderr, and prints what the same turn prints
+//! uncut.
 
 use crate::common;
 
@@ -330,7 +331,20 @@ fn relay_one_way(mut from: TcpStream, mut to: TcpStream) {
 }
 
 #[test]
-fn a_client_cut_off_three_times_mid_turn_resumes_and_prints_what_an_uncut_one_does() {
+fn a_websocket_client_cut_off_three_times_mid_turn_resumes_and_prints_what_an_uncut_one_does() {
+    cut_three_times("ws", 1);
+}
+
+#[test]
+fn a_streamable_http_client_cut_off_three_times_mid_turn_resumes_and_prints_what_an_uncut_one_does() {
+    // Two SSE streams (the connection's and the session's), each lost and resumed.
+    cut_three_times("http", 2);
+}
+
+/// `acp client --connect SCHEME://…` through a relay cut three times during a `slow` turn
+/// (each cut once the last one's `streams` were resumed): it says so on stderr and prints
+/// what the same turn prints uncut.
+fn cut_three_times(scheme: &str, streams: usize) {
     let dir = TempDir::new("resume-client");
     let acp = acp();
     // A `slow` turn sends its echo, waits 3 s, then the rest: the cuts come while it waits.
@@ -338,7 +352,7 @@ fn a_client_cut_off_three_times_mid_turn_resumes_and_prints_what_an_uncut_one_do
         ["serve", "--listen", "127.0.0.1:0", "--", acp.to_str().unwrap(), "agent", "--quiet", "--slow-ms", "3000"];
     let serving = start_serving(&args, dir.path());
     let relay = Relay::to(&serving.addr);
-    let url = format!("ws://{}/acp", relay.addr);
+    let url = format!("{scheme}://{}/acp", relay.addr);
     let client = ["client", "--deny", "--connect", &url, "-p", "slow commands"];
     let uncut = run(&client, dir.path(), "");
     assert_eq!(uncut.code(), 0, "{}", uncut.stderr);
@@ -347,11 +361,17 @@ fn a_client_cut_off_three_times_mid_turn_resumes_and_prints_what_an_uncut_one_do
     let stdout = collect(child.stdout.take().unwrap());
     let stderr = collect(child.stderr.take().unwrap());
     wait_for(&stdout, "echo: slow commands", Duration::from_secs(20));
+    let (lost, resumed) = ("acp: connection to ", "acp: connection resumed");
     for cut in 1..=3 {
         relay.cut();
         let deadline = Instant::now() + Duration::from_secs(10);
-        while stderr.lock().unwrap().matches("acp: connection resumed").count() < cut {
-            assert!(Instant::now() < deadline, "no resume after cut {cut}:\n{}", stderr.lock().unwrap());
+        loop {
+            let said = stderr.lock().unwrap().clone();
+            let (l, r) = (said.matches(lost).count(), said.matches(resumed).count());
+            if l >= cut * streams && r == l {
+                break;
+            }
+            assert!(Instant::now() < deadline, "no resume after cut {cut}:\n{said}");
             std::thread::sleep(Duration::from_millis(20));
         }
     }
@@ -361,7 +381,8 @@ fn a_client_cut_off_three_times_mid_turn_resumes_and_prints_what_an_uncut_one_do
     let (cut_out, uncut_out) = (without_connection_id(&cut.stdout), without_connection_id(&uncut.stdout));
     assert!(cut_out.contains("echo: slow commands\ncommands available: /status\ndone\n"), "{cut_out}");
     assert_eq!(cut_out, uncut_out, "the cut turn prints as the uncut one");
-    assert_eq!(cut.stderr.matches("acp: connection to ws://").count(), 3, "{}", cut.stderr);
+    assert_eq!(cut.stderr.matches(lost).count(), 3 * streams, "{}", cut.stderr);
+    assert_eq!(cut.stderr.matches(resumed).count(), 3 * streams, "{}", cut.stderr);
     stop_serving(serving.child, serving.stderr);
 }
 

@@ -23,9 +23,14 @@
 //! * The end of the core's output (the connection closed) ends the streams and sends
 //!   `DELETE`; [`ClientConnection::close`] returns once that was answered (or timed out). The
 //!   end of the connection-scoped stream (the server closed it, or the network
-//!   failed) ends the core's input, as the Python client does. No reconnection, no replay: the
-//!   RFD's v1 durability section leaves both to the application (a new connection, then
-//!   `session/load` or `session/resume`).
+//!   failed) ends the core's input, as the Python client does.
+//! * With [`HttpClientOptions::reconnect`] (feature `unstable_resumable_transport`), a stream
+//!   lost to the network (its body failed, or nothing came, not even a keepalive, for
+//!   `Reconnect::silent_after`) is opened again with `Last-Event-ID`: the last event id it
+//!   dispatched, after a jittered backoff; a refusal (`404`, `409`, …) or the tries spent end
+//!   it as before. A stream whose server named no event id is not resumed. POSTs are not
+//!   retried: a failed one is answered as above. Without it, no reconnection, no replay: the
+//!   application opens a new connection, then `session/load` or `session/resume`.
 //!
 //! Bounded: bodies and SSE events of at most `max_message` bytes, [`INBOX`] messages waiting
 //! for the core (a full inbox stops reading the streams, so TCP pushes back on the server),
@@ -82,6 +87,11 @@ pub struct HttpClientOptions {
     /// connection offers ALPN `h2` and `http/1.1` whatever this config names.
     #[cfg(feature = "tls")]
     pub tls: Option<super::TlsClient>,
+    /// Resume a stream lost to the network (feature `unstable_resumable_transport`; see
+    /// `Reconnect`), when the server named event ids. Default none: a lost connection-scoped
+    /// stream ends the connection.
+    #[cfg(feature = "unstable_resumable_transport")]
+    pub reconnect: Option<super::Reconnect>,
 }
 
 impl Default for HttpClientOptions {
@@ -95,6 +105,8 @@ impl Default for HttpClientOptions {
             http2_prior_knowledge: false,
             #[cfg(feature = "tls")]
             tls: None,
+            #[cfg(feature = "unstable_resumable_transport")]
+            reconnect: None,
         }
     }
 }

@@ -23,6 +23,7 @@ use tokio::sync::{mpsc, watch};
 
 use super::cookies::Cookies;
 use super::http_client::{HttpClient, HttpClientOptions};
+use super::resume::LAST_EVENT_ID;
 use super::routes::is_session_scoped;
 use super::sse::SseParser;
 use super::{CONNECTION_ID_HEADER, SESSION_ID_HEADER};
@@ -60,6 +61,9 @@ pub(crate) struct Run {
     ended: watch::Sender<bool>,
     /// A session's stream ended.
     session_ended: tokio::sync::Notify,
+    /// How lost streams are resumed, if they are.
+    #[cfg(feature = "unstable_resumable_transport")]
+    reconnect: Option<super::Reconnect>,
 }
 
 impl Run {
@@ -87,7 +91,17 @@ impl Run {
             tracking: Mutex::new(Tracking::default()),
             ended: watch::channel(false).0,
             session_ended: tokio::sync::Notify::new(),
+            #[cfg(feature = "unstable_resumable_transport")]
+            reconnect: options.reconnect.clone(),
         }
+    }
+
+    /// How long a stream may stay silent before it counts as lost (only when streams resume).
+    fn silent_after(&self) -> Option<Duration> {
+        #[cfg(feature = "unstable_resumable_transport")]
+        return self.reconnect.as_ref().map(|r| r.silent_after);
+        #[cfg(not(feature = "unstable_resumable_transport"))]
+        None
     }
 
     /// Becomes `true` when the connection ended.
@@ -98,7 +112,21 @@ impl Run {
     /// One request to the endpoint with the connection's headers and cookies; the answer's
     /// cookies are kept.
     async fn request(&self, method: Method, body: Bytes, session: Option<&str>) -> Result<Response<Incoming>, String> {
+        self.request_after(method, body, session, None).await
+    }
+
+    /// [`Run::request`], a `GET` resuming after `last_event_id` when given.
+    async fn request_after(
+        &self,
+        method: Method,
+        body: Bytes,
+        session: Option<&str>,
+        last_event_id: Option<&str>,
+    ) -> Result<Response<Incoming>, String> {
         let mut request = Request::builder().method(method.clone()).uri(self.uri.clone());
+        if let Some(id) = last_event_id.and_then(|id| HeaderValue::from_str(id).ok()) {
+            request = request.header(LAST_EVENT_ID, id);
+        }
         for (name, value) in &self.headers {
             request = request.header(name, value);
         }
@@ -288,7 +316,7 @@ fn stream(run: Arc<Run>, session: Option<String>) -> Pin<Box<dyn Future<Output =
     Box::pin(async move {
         let mut ended = run.ended();
         tokio::select! {
-            () = read_stream(&run, session.as_deref()) => {}
+            () = follow(&run, session.as_deref()) => {}
             _ = ended.wait_for(|e| *e) => return,
         }
         match session {
@@ -316,22 +344,117 @@ fn stream(run: Arc<Run>, session: Option<String>) -> Pin<Box<dyn Future<Output =
     })
 }
 
-/// Opens the stream and hands its messages on until it ends.
-async fn read_stream(run: &Arc<Run>, session: Option<&str>) {
-    let Ok(response) = run.request(Method::GET, Bytes::new(), session).await else { return };
-    if response.status() != StatusCode::OK {
-        return;
+/// How reading one response of a stream ended (the reasons are read only to resume).
+#[cfg_attr(not(feature = "unstable_resumable_transport"), allow(dead_code))]
+enum Read {
+    /// The stream is over: the server ended it, or the connection ended.
+    Ended,
+    /// The server refused the stream (why).
+    Refused(String),
+    /// The network failed it, or it went silent (why).
+    Lost(String),
+}
+
+/// Reads the stream until it ends.
+#[cfg(not(feature = "unstable_resumable_transport"))]
+async fn follow(run: &Arc<Run>, session: Option<&str>) {
+    let _ = read_stream(run, session, &mut None, &mut None).await;
+}
+
+/// Reads the stream until it ends; a stream lost to the network is opened again after its
+/// last event id, when the options resume and the server named one.
+#[cfg(feature = "unstable_resumable_transport")]
+async fn follow(run: &Arc<Run>, session: Option<&str>) {
+    use super::reconnect::{Backoff, LinkEvent};
+    let mut last_id: Option<String> = None;
+    let mut resuming = None;
+    loop {
+        let why = match read_stream(run, session, &mut last_id, &mut resuming).await {
+            Read::Ended => return,
+            Read::Refused(_) | Read::Lost(_) if resuming.is_none() && last_id.is_none() => return,
+            Read::Refused(why) => return report_failed(run, resuming.is_some(), why),
+            Read::Lost(why) => why,
+        };
+        let (Some(reconnect), Some(_)) = (&run.reconnect, &last_id) else { return };
+        let backoff = resuming.get_or_insert_with(|| {
+            reconnect.report(LinkEvent::Lost { reason: why.clone() });
+            Backoff::new(reconnect)
+        });
+        backoff.failed(why);
+        if !backoff.wait().await {
+            let spent = resuming.take().map(Backoff::spent).unwrap_or_default();
+            return reconnect.report(LinkEvent::Failed { reason: spent });
+        }
     }
+}
+
+/// The resume in progress, if one is (its backoff).
+#[cfg(feature = "unstable_resumable_transport")]
+type Resuming = Option<super::reconnect::Backoff>;
+/// No resume without the feature.
+#[cfg(not(feature = "unstable_resumable_transport"))]
+type Resuming = Option<std::convert::Infallible>;
+
+/// Reports a resume refused for good.
+#[cfg(feature = "unstable_resumable_transport")]
+fn report_failed(run: &Run, resuming: bool, why: String) {
+    if let (true, Some(reconnect)) = (resuming, &run.reconnect) {
+        reconnect.report(super::reconnect::LinkEvent::Failed { reason: why });
+    }
+}
+
+/// Opens the stream (after `last_id`, if any) and hands its messages on until it ends,
+/// keeping `last_id` up to date.
+async fn read_stream(
+    run: &Arc<Run>,
+    session: Option<&str>,
+    last_id: &mut Option<String>,
+    resuming: &mut Resuming,
+) -> Read {
+    let response = match run.request_after(Method::GET, Bytes::new(), session, last_id.as_deref()).await {
+        Ok(response) => response,
+        Err(why) => return Read::Lost(why),
+    };
+    let status = response.status();
+    if status != StatusCode::OK {
+        let why = format!("the server answered {status} to the stream's GET");
+        #[cfg(feature = "unstable_resumable_transport")]
+        if !super::reconnect::refused_for_good(status.as_u16()) {
+            return Read::Lost(why);
+        }
+        return Read::Refused(why);
+    }
+    #[cfg(feature = "unstable_resumable_transport")]
+    if let (Some(_), Some(reconnect), Some(cursor)) = (resuming.take(), &run.reconnect, last_id.as_ref()) {
+        reconnect.report(super::reconnect::LinkEvent::Resumed { cursor: cursor.clone(), resent: 0 });
+    }
+    #[cfg(not(feature = "unstable_resumable_transport"))]
+    let _ = resuming;
     let mut body = response.into_body();
     let mut parser = SseParser::new(run.max_message);
-    while let Some(Ok(frame)) = body.frame().await {
+    loop {
+        let frame = match run.silent_after() {
+            Some(silent) => match tokio::time::timeout(silent, body.frame()).await {
+                Ok(frame) => frame,
+                Err(_) => return Read::Lost(format!("nothing came on the stream for {silent:?}")),
+            },
+            None => body.frame().await,
+        };
+        let frame = match frame {
+            None => return Read::Ended,
+            Some(Err(e)) => return Read::Lost(e.to_string()),
+            Some(Ok(frame)) => frame,
+        };
         let Ok(data) = frame.into_data() else { continue };
         let mut events = Vec::new();
         parser.feed(&data, |event| events.push(event));
         for event in events {
             if !run.receive(event).await {
-                return;
+                return Read::Ended;
             }
+        }
+        if let Some(id) = parser.last_event_id() {
+            *last_id = Some(id.to_owned());
         }
     }
 }

@@ -102,6 +102,8 @@ mod line;
 mod listen;
 #[cfg(feature = "ws")]
 mod pump;
+#[cfg(all(feature = "unstable_resumable_transport", any(feature = "ws", feature = "http")))]
+mod reconnect;
 mod resume;
 mod routes;
 mod server;
@@ -123,6 +125,8 @@ pub use client::{WsClientOptions, WsLink, connect_ws, open_ws};
 pub use dial::RemoteInfo;
 #[cfg(feature = "http")]
 pub use http_client::{HttpClientOptions, HttpLink, connect_http, open_http};
+#[cfg(all(feature = "unstable_resumable_transport", any(feature = "ws", feature = "http")))]
+pub use reconnect::{LinkEvent, Reconnect};
 #[cfg(feature = "unstable_resumable_transport")]
 pub use server::Resumable;
 pub use server::{AgentBackend, Backend, BoxFuture, Endpoint, WsServerOptions, serve_ws};
@@ -130,8 +134,6 @@ pub use server::{AgentBackend, Backend, BoxFuture, Endpoint, WsServerOptions, se
 pub use server_ws::Direct;
 #[cfg(feature = "tls")]
 pub use tls::{HANDSHAKE_TIMEOUT, TlsClient, TlsServer, client_config};
-#[cfg(all(feature = "ws", feature = "unstable_resumable_transport"))]
-pub use ws_reconnect::{LinkEvent, Reconnect};
 
 /// ACP v2 (Preview, feature `unstable_protocol_v2`) over the remote transports: the names of
 /// the parent module, for `acp_tokio::v2`'s handler traits.

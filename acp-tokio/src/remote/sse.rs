@@ -1,6 +1,6 @@
 //! Reading Server-Sent Events, as the Streamable HTTP client needs them: the `data:` fields of
-//! each `message` event (one JSON-RPC message), nothing else. Comments (`: keepalive`), `id:`
-//! and `retry:` are ignored: the client does not resume its streams (yet).
+//! each `message` event (one JSON-RPC message), and the last event id (the cursor a resume
+//! names in `Last-Event-ID`). Comments (`: keepalive`) and `retry:` are ignored.
 //!
 //! Rules (the HTML Standard's event-stream parsing, reduced to `data`), each with a test:
 //! * Lines end with `\n`, `\r\n` or `\r`; a blank line dispatches the event.
@@ -8,6 +8,9 @@
 //!   dropped.
 //! * An event without data dispatches nothing; nor does one whose `event:` type is other than
 //!   `message` (a resumed stream's `acp/turnState` is no JSON-RPC message).
+//! * The last event id is the `id:` of the last event dispatched (or skipped for its type);
+//!   an event without one keeps the previous. An `id:` read before the stream broke, its
+//!   event not yet complete, is not the last event id.
 //! * Bounded: an event (or a line) longer than the limit is not buffered; it is skipped up to
 //!   its blank line.
 
@@ -20,6 +23,9 @@ pub(crate) struct SseParser {
     has_data: bool,
     /// The event names a type other than `message`.
     other_type: bool,
+    /// The `id:` read last (the last event id once its event is complete).
+    id_buffer: Option<String>,
+    last_id: Option<String>,
     oversized: bool,
     /// The previous chunk ended with `\r`: a `\n` starting the next one belongs to it.
     after_cr: bool,
@@ -34,9 +40,16 @@ impl SseParser {
             data: Vec::new(),
             has_data: false,
             other_type: false,
+            id_buffer: None,
+            last_id: None,
             oversized: false,
             after_cr: false,
         }
+    }
+
+    /// The id of the last complete event, if the stream named one.
+    pub(crate) fn last_event_id(&self) -> Option<&str> {
+        self.last_id.as_deref()
     }
 
     /// Parses `chunk`, calling `event` with each complete event's data.
@@ -74,6 +87,7 @@ impl SseParser {
     fn end_line(&mut self, event: &mut impl FnMut(String)) {
         let line = std::mem::take(&mut self.line);
         if line.is_empty() {
+            self.last_id.clone_from(&self.id_buffer);
             if self.has_data && !self.oversized && !self.other_type {
                 event(String::from_utf8_lossy(&self.data).into_owned());
             }
@@ -90,6 +104,10 @@ impl SseParser {
             Some(colon) => (&line[..colon], line[colon + 1..].strip_prefix(b" ").unwrap_or(&line[colon + 1..])),
             None => (&line[..], &[][..]),
         };
+        if field == b"id" && !value.contains(&0) {
+            self.id_buffer = Some(String::from_utf8_lossy(value).into_owned());
+            return;
+        }
         if field == b"event" {
             self.other_type = value != b"message";
             return;
@@ -137,6 +155,18 @@ mod tests {
             let events = parse(&[&whole[..cut], &whole[cut..]], 1024);
             assert_eq!(events, ["{\"id\":1}", "2"], "cut at {cut}");
         }
+    }
+
+    #[test]
+    fn the_last_event_id_is_that_of_the_last_complete_event() {
+        let mut parser = SseParser::new(1024);
+        let mut events = Vec::new();
+        parser
+            .feed(b"id: 1\ndata: a\n\ndata: b\n\nevent: acp/turnState\ndata: {}\n\nid: 2\ndata: c", |e| events.push(e));
+        assert_eq!(events, ["a", "b"]);
+        assert_eq!(parser.last_event_id(), Some("1"), "event 2 is not complete");
+        parser.feed(b"\n\n", |e| events.push(e));
+        assert_eq!(parser.last_event_id(), Some("2"));
     }
 
     #[test]

@@ -5,7 +5,7 @@
 //! A task owns the socket; the client's driver (or a line pump) talks to it through two
 //! bounded channels, so a socket can be swapped for the next without the driver seeing it.
 //!
-//! Rules, each with a test (`tests/tokio/remote_ws_reconnect.rs`):
+//! Rules, each with a test (`tests/tokio/remote_reconnect.rs`):
 //! * **Lost is not closed.** A socket that closes or fails without the server's close frame, or
 //!   from which nothing came (not even a ping) for [`Reconnect::silent_after`], is lost; the
 //!   server's close frame, or the client's own close, ends the link as before.
@@ -19,7 +19,7 @@
 //!   keeps the frames it sent last (up to [`Reconnect::kept_bytes`]) and sends again those past
 //!   the count of frames that reached the agent, which the resume's answer carries at
 //!   `_meta["acp/received"]`; the answer itself is the transport's, not the client's.
-//! * **A refusal is the end.** `401`, `403`, `404` or `410` to the upgrade, a
+//! * **A refusal is the end.** `401`, `403`, `404`, `409` or `410` to the upgrade, a
 //!   `stream/resume_failed`, a lost frame no longer kept, or the attempts spent end the link as
 //!   a lost socket did before: the client's connection sees its peer gone.
 //! * Each loss, resume and failure is reported on [`Reconnect::events`] (never blocking: a full
@@ -44,85 +44,7 @@ use super::client::{WsClientOptions, WsStream, handshake};
 use super::dial::RemoteInfo;
 use super::frames::Socket;
 use super::pump::Incoming;
-
-/// How a WebSocket client resumes a lost connection ([`WsClientOptions::reconnect`]).
-///
-/// ```no_run
-/// # async fn run() -> Result<(), acp_tokio::Error> {
-/// use acp_tokio::remote::{LinkEvent, Reconnect, WsClientOptions, connect_ws};
-///
-/// struct Editor;
-/// impl acp_tokio::Client for Editor {}
-///
-/// let (events, mut reported) = tokio::sync::mpsc::channel(16);
-/// let reconnect = Reconnect { events: Some(events), ..Reconnect::default() };
-/// let options = WsClientOptions { reconnect: Some(reconnect), ..WsClientOptions::default() };
-/// let (conn, _) = connect_ws(Editor, "ws://127.0.0.1:8765/acp", options).await?;
-/// tokio::spawn(async move {
-///     while let Some(event) = reported.recv().await {
-///         if let LinkEvent::Resumed { cursor, .. } = event {
-///             eprintln!("resumed after {cursor:?}");
-///         }
-///     }
-/// });
-/// # drop(conn);
-/// # Ok(()) }
-/// ```
-#[derive(Debug, Clone)]
-pub struct Reconnect {
-    /// Tries in a row before the link gives up. Default 8.
-    pub attempts: u32,
-    /// The delay before the first try (each try waits a random half to all of its delay).
-    /// Default 100 ms.
-    pub first_backoff: Duration,
-    /// The delay doubles up to this. Default 5 s.
-    pub max_backoff: Duration,
-    /// A socket from which nothing came for this long is lost (the server pings every 15 s when
-    /// it has nothing to say; the draft's five intervals). Default 75 s.
-    pub silent_after: Duration,
-    /// How many bytes of the frames sent last are kept to send again after a resume. Default
-    /// 4 MiB.
-    pub kept_bytes: usize,
-    /// Where losses, resumes and failures are reported.
-    pub events: Option<mpsc::Sender<LinkEvent>>,
-}
-
-impl Default for Reconnect {
-    fn default() -> Self {
-        Reconnect {
-            attempts: 8,
-            first_backoff: Duration::from_millis(100),
-            max_backoff: Duration::from_secs(5),
-            silent_after: Duration::from_secs(75),
-            kept_bytes: 4 << 20,
-            events: None,
-        }
-    }
-}
-
-/// What happened to a resuming link ([`Reconnect::events`]).
-#[derive(Debug, Clone, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum LinkEvent {
-    /// The socket was lost (why, in the socket library's words); a resume begins.
-    Lost {
-        /// Why the socket counts as lost.
-        reason: String,
-    },
-    /// The connection goes on over a new socket, from after `cursor`.
-    Resumed {
-        /// The last cursor the client had seen.
-        cursor: String,
-        /// How many of the client's frames were sent again (the lost socket had lost them).
-        resent: usize,
-    },
-    /// The connection could not be resumed: the link ends. `reason` may hold the server's
-    /// words: escape it before it reaches a terminal.
-    Failed {
-        /// Why.
-        reason: String,
-    },
-}
+use super::reconnect::{Backoff, LinkEvent, Reconnect, Try, refused_for_good};
 
 /// The id of the transport's own `stream/resume` request.
 const RESUME_ID: &str = "acp/resume";
@@ -241,14 +163,6 @@ enum Served {
     Lost(String),
 }
 
-/// Why a try to resume failed.
-enum Try {
-    /// Worth another try (the network, a timeout, a busy server).
-    Again(String),
-    /// Final.
-    Never(String),
-}
-
 impl Link {
     /// Runs the link over `ws` in a task of its own.
     pub(crate) fn start(self, ws: WsStream) -> Channels {
@@ -277,9 +191,7 @@ impl Link {
     }
 
     fn report(&self, event: LinkEvent) {
-        if let Some(events) = &self.reconnect.events {
-            let _ = events.try_send(event);
-        }
+        self.reconnect.report(event);
     }
 
     /// Relays frames both ways over `ws` until the link ends or the socket is lost.
@@ -348,27 +260,24 @@ impl Link {
     /// Tries to resume from after `cursor` until a try succeeds, one is refused, or the
     /// attempts are spent (or the driver went away meanwhile).
     async fn resume(&mut self, cursor: &str, incoming: &mpsc::Sender<Incoming>) -> Result<(WsStream, usize), String> {
-        let mut delay = self.reconnect.first_backoff;
-        let mut last = String::from("no try was made");
-        for _ in 0..self.reconnect.attempts {
-            tokio::time::sleep(jittered(delay)).await;
-            delay = (delay * 2).min(self.reconnect.max_backoff);
+        let mut backoff = Backoff::new(&self.reconnect);
+        while backoff.wait().await {
             if incoming.is_closed() {
                 return Err("the client's connection ended".to_owned());
             }
             match self.try_resume(cursor).await {
                 Ok(resumed) => return Ok(resumed),
-                Err(Try::Again(why)) => last = why,
+                Err(Try::Again(why)) => backoff.failed(why),
                 Err(Try::Never(why)) => return Err(why),
             }
         }
-        Err(format!("{} tries to resume failed; the last: {last}", self.reconnect.attempts))
+        Err(backoff.spent())
     }
 
     /// One try: the upgrade, `stream/resume`, its answer, and the frames to send again.
     async fn try_resume(&mut self, cursor: &str) -> Result<(WsStream, usize), Try> {
         let (mut ws, _) = handshake(&self.url, &self.options).await.map_err(|(e, status)| match status {
-            Some(401 | 403 | 404 | 410) => Try::Never(e.to_string()),
+            Some(status) if refused_for_good(status) => Try::Never(e.to_string()),
             _ => Try::Again(e.to_string()),
         })?;
         let again = |e: tokio_tungstenite::tungstenite::Error| Try::Again(e.to_string());
@@ -416,12 +325,6 @@ async fn close(ws: &mut WsStream, incoming: &mpsc::Sender<Incoming>) {
         }
     })
     .await;
-}
-
-/// A random half to all of `delay`.
-fn jittered(delay: Duration) -> Duration {
-    let random = getrandom::u32().unwrap_or(u32::MAX);
-    delay / 2 + (delay / 2).mul_f64(f64::from(random) / f64::from(u32::MAX))
 }
 
 /// Only what the link reads of an envelope: its cursor.
@@ -485,14 +388,6 @@ mod tests {
         assert_eq!(acknowledged(refused), Err("the server refused to resume: gone".to_owned()));
         assert!(acknowledged(r#"{"jsonrpc":"2.0","id":"acp/resume","result":{}}"#).is_err());
         assert!(acknowledged(r#"{"jsonrpc":"2.0","method":"session/update","params":{}}"#).is_err());
-    }
-
-    #[test]
-    fn a_jittered_delay_is_half_to_all_of_it() {
-        for _ in 0..100 {
-            let delay = jittered(Duration::from_millis(200));
-            assert!((Duration::from_millis(100)..=Duration::from_millis(200)).contains(&delay), "{delay:?}");
-        }
     }
 
     #[test]

@@ -37,13 +37,13 @@ mod remote_http_deadlines;
 mod remote_http_resume;
 #[cfg(all(feature = "http", feature = "tls"))]
 mod remote_https;
+#[cfg(all(feature = "ws", feature = "http", feature = "unstable_resumable_transport"))]
+mod remote_reconnect;
 #[cfg(all(feature = "tls", feature = "ws"))]
 mod remote_tls;
 mod remote_v2;
 #[cfg(feature = "ws")]
 mod remote_ws;
-#[cfg(all(feature = "ws", feature = "unstable_resumable_transport"))]
-mod remote_ws_reconnect;
 #[cfg(all(feature = "ws", feature = "unstable_resumable_transport"))]
 mod remote_ws_resume;
 mod tokio_duplex;
