@@ -330,6 +330,17 @@ fn relay_one_way(mut from: TcpStream, mut to: TcpStream) {
     });
 }
 
+/// `acp serve` of `acp agent --slow-ms 3000` on a port of its own, killed by the guard if the
+/// test fails before it stops it (a marker in its `--node-id` names it).
+fn serve_slow(dir: &TempDir) -> (Serving, KillOnDrop) {
+    let acp = acp();
+    let marker = unique_marker();
+    let agent = [acp.to_str().unwrap(), "agent", "--quiet", "--slow-ms", "3000"];
+    let mut args = vec!["serve", "--listen", "127.0.0.1:0", "--node-id", &marker, "--"];
+    args.extend(agent);
+    (start_serving(&args, dir.path()), KillOnDrop(vec![marker]))
+}
+
 #[test]
 fn a_websocket_client_cut_off_three_times_mid_turn_resumes_and_prints_what_an_uncut_one_does() {
     cut_three_times("ws", 1);
@@ -346,11 +357,8 @@ fn a_streamable_http_client_cut_off_three_times_mid_turn_resumes_and_prints_what
 /// what the same turn prints uncut.
 fn cut_three_times(scheme: &str, streams: usize) {
     let dir = TempDir::new("resume-client");
-    let acp = acp();
     // A `slow` turn sends its echo, waits 3 s, then the rest: the cuts come while it waits.
-    let args =
-        ["serve", "--listen", "127.0.0.1:0", "--", acp.to_str().unwrap(), "agent", "--quiet", "--slow-ms", "3000"];
-    let serving = start_serving(&args, dir.path());
+    let (serving, _reaper) = serve_slow(&dir);
     let relay = Relay::to(&serving.addr);
     let url = format!("{scheme}://{}/acp", relay.addr);
     let client = ["client", "--deny", "--connect", &url, "-p", "slow commands"];
@@ -384,6 +392,26 @@ fn cut_three_times(scheme: &str, streams: usize) {
     assert_eq!(cut.stderr.matches(lost).count(), 3 * streams, "{}", cut.stderr);
     assert_eq!(cut.stderr.matches(resumed).count(), 3 * streams, "{}", cut.stderr);
     stop_serving(serving.child, serving.stderr);
+}
+
+#[test]
+fn a_client_whose_server_is_gone_says_it_could_not_resume_and_exits_as_its_agent_died() {
+    let dir = TempDir::new("resume-gone");
+    let (mut serving, _reaper) = serve_slow(&dir);
+    let relay = Relay::to(&serving.addr);
+    let url = format!("ws://{}/acp", relay.addr);
+    let mut child = start(&["client", "--deny", "--connect", &url, "-p", "slow"], dir.path(), "", false);
+    let stdout = collect(child.stdout.take().unwrap());
+    let stderr = collect(child.stderr.take().unwrap());
+    wait_for(&stdout, "echo: slow", Duration::from_secs(20));
+    // The server dies mid-turn (its agent with it): every try to resume finds no one.
+    serving.child.kill().expect("kill acp serve");
+    let _ = serving.child.wait();
+    relay.cut();
+    let gone = finish(child, stdout, stderr, Duration::from_secs(60));
+    assert_eq!(gone.code(), 7, "{}", gone.stderr);
+    assert!(gone.stderr.contains("acp: connection to ws://"), "{}", gone.stderr);
+    assert!(gone.stderr.contains("acp: could not resume the connection: 8 tries to resume failed"), "{}", gone.stderr);
 }
 
 /// `--connect`'s first line without the connection's id.
