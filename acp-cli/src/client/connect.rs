@@ -25,12 +25,7 @@ impl Session {
     /// answered within the connect timeout.
     pub(super) fn connect(&mut self, config: &ClientConfig, cwd: &Path) -> Result<(), Exit> {
         let timeout = self.settings.connect_timeout;
-        let mut init = InitializeRequest::new(ProtocolVersion::V1);
-        let local = config.connect.is_none() && !config.agent.is_empty();
-        init.client_capabilities = super::offer::advertised(self.services.capabilities(), self.settings.forms, local);
-        let mut info = Implementation::new("acp-cli", env!("CARGO_PKG_VERSION"));
-        info.title = Some("acp client".to_owned());
-        init.client_info = Some(info);
+        let init = self.initialize_request(config);
         let requester = self.requester().with_timeout(timeout);
         let response = match self.call("starting the agent…", move || requester.initialize(init))? {
             Ok(response) => response,
@@ -68,6 +63,17 @@ impl Session {
         self.start_journal(config, cwd, &session.id);
         self.adopt(session.id, session.modes, session.options);
         Ok(())
+    }
+
+    /// The client's `initialize`: v1, what this machine offers, who the client is.
+    pub(super) fn initialize_request(&self, config: &ClientConfig) -> InitializeRequest {
+        let mut init = InitializeRequest::new(ProtocolVersion::V1);
+        let local = config.connect.is_none() && !config.agent.is_empty();
+        init.client_capabilities = super::offer::advertised(self.services.capabilities(), self.settings.forms, local);
+        let mut info = Implementation::new("acp-cli", env!("CARGO_PKG_VERSION"));
+        info.title = Some("acp client".to_owned());
+        init.client_info = Some(info);
+        init
     }
 
     /// Runs the `terminal` authentication method `id`, if that is its kind (see

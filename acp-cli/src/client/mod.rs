@@ -55,6 +55,8 @@ mod output;
 mod permission;
 mod process;
 mod questions;
+#[cfg(feature = "unstable_resumable_transport")]
+mod reload;
 mod remote;
 mod render;
 mod reopen;
@@ -349,6 +351,14 @@ fn run_session(config: &ClientConfig, tap: Option<&tap::Tap>) -> Exit {
     let on_terminal = stdin_tty && (std::io::stdout().is_terminal() || std::io::stderr().is_terminal());
     let forms = answers.is_some() || on_terminal;
     let elicit = (answers, on_terminal);
+    #[cfg(feature = "unstable_resumable_transport")]
+    let make_client = {
+        let (services, tx, approvals, shutdown, elicit) =
+            (services.clone(), tx.clone(), approvals.clone(), shutdown.clone(), elicit.clone());
+        move || {
+            CliClient::new(services.clone(), tx.clone(), policy, approvals.clone(), shutdown.clone(), elicit.clone())
+        }
+    };
     let client = CliClient::new(services.clone(), tx.clone(), policy, approvals.clone(), shutdown.clone(), elicit);
     let mut options = ClientOptions::default();
     options.max_buffered = MAX_BUFFERED;
@@ -379,6 +389,10 @@ fn run_session(config: &ClientConfig, tap: Option<&tap::Tap>) -> Exit {
     let shared = session::Shared { interrupts, approvals, shutdown, eliciting: Arc::default() };
     let mut session = Session::new(render, (tx, rx), conn, process, services, settings, shared);
     session.prepared = prepared;
+    #[cfg(feature = "unstable_resumable_transport")]
+    if tap.is_none() && config.connect.is_some() {
+        session.redial = Some(reload::redial(config.clone(), make_client));
+    }
     let exit = session.run(config, &cwd);
     session.shutdown(exit);
     exit

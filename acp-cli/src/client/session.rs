@@ -95,7 +95,7 @@ pub(crate) struct Session {
     pub(super) render: Renderer,
     pub(super) tx: SyncSender<UiEvent>,
     pub(super) rx: Receiver<UiEvent>,
-    conn: ClientConnection,
+    pub(super) conn: ClientConnection,
     pub(super) process: AgentProcess,
     pub(super) services: Arc<ClientServices>,
     pub(super) settings: Settings,
@@ -121,6 +121,13 @@ pub(crate) struct Session {
     pub(super) control: Control,
     /// The terminal's line editor, when it reads stdin (see `editor`).
     pub(super) editor: Option<super::editor::Running>,
+    /// Connects to the remote agent again, when a lost connection could not be resumed
+    /// (`reload.rs`).
+    #[cfg(feature = "unstable_resumable_transport")]
+    pub(crate) redial: Option<super::reload::Redial>,
+    /// A reloaded session's `session/load` replays what is on the screen already.
+    #[cfg(feature = "unstable_resumable_transport")]
+    pub(super) skipping_replay: bool,
 }
 
 impl Session {
@@ -155,6 +162,10 @@ impl Session {
             journal: None,
             control: Control::default(),
             editor: None,
+            #[cfg(feature = "unstable_resumable_transport")]
+            redial: None,
+            #[cfg(feature = "unstable_resumable_transport")]
+            skipping_replay: false,
         }
     }
 
@@ -206,7 +217,7 @@ impl Session {
                     Turn::Quit(exit) => exit,
                 }
             }
-            None => self.interactive(),
+            None => self.interactive(config),
         }
     }
 
@@ -291,6 +302,9 @@ impl Session {
         match event {
             UiEvent::Stderr(line) => self.render.stderr_line(&line),
             UiEvent::Activity(activity) => self.render.activity(&activity),
+            // A reloaded session's replay: on the screen already (`reload.rs`).
+            #[cfg(feature = "unstable_resumable_transport")]
+            UiEvent::Outside(_) if self.skipping_replay => {}
             UiEvent::Outside(notification) => {
                 if let (Some(journal), SessionUpdate::SessionInfoUpdate(_)) = (&mut self.journal, &notification.update)
                 {
@@ -439,7 +453,7 @@ impl Session {
     }
 
     /// The interactive loop: a prompt per line until end of input, `/quit` or Ctrl-C.
-    fn interactive(&mut self) -> Exit {
+    fn interactive(&mut self, config: &ClientConfig) -> Exit {
         self.render.info(
             "Type a prompt and press Enter. Ctrl-C or /cancel cancels a running turn; /help lists commands; Ctrl-D \
              or /quit leaves.",
@@ -476,7 +490,9 @@ impl Session {
                     Next::Idle => {
                         if self.process.try_end().is_some() {
                             self.died("while idle");
-                            return Exit::AgentDied;
+                            if !self.reloaded(config) {
+                                return Exit::AgentDied;
+                            }
                         }
                     }
                 }
@@ -489,9 +505,21 @@ impl Session {
             };
             match self.turn(&text) {
                 Turn::Stopped(_) | Turn::Failed(_) => self.ask_again_after_turn(),
+                Turn::Died if self.reloaded(config) => {}
                 Turn::Died => return Exit::AgentDied,
                 Turn::Quit(exit) => return exit,
             }
+        }
+    }
+
+    /// Whether a lost remote agent's session goes on over a new connection (`reload.rs`).
+    fn reloaded(&mut self, config: &ClientConfig) -> bool {
+        #[cfg(feature = "unstable_resumable_transport")]
+        return self.reload(config);
+        #[cfg(not(feature = "unstable_resumable_transport"))]
+        {
+            let _ = config;
+            false
         }
     }
 }

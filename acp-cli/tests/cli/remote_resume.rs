@@ -294,6 +294,8 @@ fn a_client_that_vanished_mid_turn_leaves_its_agent_for_the_grace_period_then_th
 struct Relay {
     addr: String,
     carried: Arc<Mutex<Vec<TcpStream>>>,
+    /// Where new connections go.
+    target: Arc<Mutex<String>>,
 }
 
 impl Relay {
@@ -301,9 +303,11 @@ impl Relay {
         let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
         let addr = listener.local_addr().expect("addr").to_string();
         let carried = Arc::new(Mutex::new(Vec::new()));
-        let (server, open) = (server.to_owned(), carried.clone());
+        let target = Arc::new(Mutex::new(server.to_owned()));
+        let (server, open) = (target.clone(), carried.clone());
         std::thread::spawn(move || {
             for client in listener.incoming() {
+                let server = server.lock().unwrap().clone();
                 let (Ok(client), Ok(upstream)) = (client, TcpStream::connect(&server)) else { continue };
                 let clones = (client.try_clone().expect("clone"), upstream.try_clone().expect("clone"));
                 open.lock()
@@ -313,7 +317,12 @@ impl Relay {
                 relay_one_way(clones.1, client);
             }
         });
-        Relay { addr, carried }
+        Relay { addr, carried, target }
+    }
+
+    /// New connections go to `server` from now on.
+    fn retarget(&self, server: &str) {
+        *self.target.lock().unwrap() = server.to_owned();
     }
 
     fn cut(&self) {
@@ -333,11 +342,16 @@ fn relay_one_way(mut from: TcpStream, mut to: TcpStream) {
 /// `acp serve` of `acp agent --slow-ms 3000` on a port of its own, killed by the guard if the
 /// test fails before it stops it (a marker in its `--node-id` names it).
 fn serve_slow(dir: &TempDir) -> (Serving, KillOnDrop) {
+    serve(dir, &["--slow-ms", "3000"])
+}
+
+/// `acp serve` of `acp agent --quiet AGENT_ARGS`, as [`serve_slow`].
+fn serve(dir: &TempDir, agent_args: &[&str]) -> (Serving, KillOnDrop) {
     let acp = acp();
     let marker = unique_marker();
-    let agent = [acp.to_str().unwrap(), "agent", "--quiet", "--slow-ms", "3000"];
-    let mut args = vec!["serve", "--listen", "127.0.0.1:0", "--node-id", &marker, "--"];
-    args.extend(agent);
+    let mut args = vec!["serve", "--listen", "127.0.0.1:0", "--node-id", &marker, "--", acp.to_str().unwrap()];
+    args.extend(["agent", "--quiet"]);
+    args.extend(agent_args);
     (start_serving(&args, dir.path()), KillOnDrop(vec![marker]))
 }
 
@@ -412,6 +426,60 @@ fn a_client_whose_server_is_gone_says_it_could_not_resume_and_exits_as_its_agent
     assert_eq!(gone.code(), 7, "{}", gone.stderr);
     assert!(gone.stderr.contains("acp: connection to ws://"), "{}", gone.stderr);
     assert!(gone.stderr.contains("acp: could not resume the connection: 8 tries to resume failed"), "{}", gone.stderr);
+}
+
+#[test]
+fn a_repl_whose_server_died_reloads_its_session_with_session_load_from_the_next_one() {
+    reload_from_the_next_server(&["--no-resume"], "session/load");
+}
+
+#[test]
+fn a_repl_whose_server_died_reloads_its_session_with_session_resume_from_the_next_one() {
+    reload_from_the_next_server(&[], "session/resume");
+}
+
+/// Two `acp serve` sharing an agent's `--history` (as behind a load balancer): the REPL's
+/// server dies between two turns, its resume is refused by the next server (`404`), and the
+/// client connects again and reopens its session with `method` there; the history is not
+/// drawn twice, and the next prompt runs in the same session.
+fn reload_from_the_next_server(agent_args: &[&str], method: &str) {
+    let dir = TempDir::new("resume-reload");
+    let history = dir.path().join("history");
+    std::fs::create_dir(&history).unwrap();
+    let mut agent = vec!["--history", history.to_str().unwrap()];
+    agent.extend(agent_args);
+    let (mut first, _first_reaper) = serve(&dir, &agent);
+    let relay = Relay::to(&first.addr);
+    let url = format!("ws://{}/acp", relay.addr);
+    let mut client = start_interactive(&["client", "--deny", "--connect", &url], dir.path());
+    let mut input = client.stdin.take().unwrap();
+    let stdout = collect(client.stdout.take().unwrap());
+    let stderr = collect(client.stderr.take().unwrap());
+    feed(&mut input, b"first words\n");
+    wait_for(&stdout, "echo: first words", Duration::from_secs(20));
+    wait_for(&stdout, "end of turn", Duration::from_secs(20));
+
+    first.child.kill().expect("kill the first acp serve");
+    let _ = first.child.wait();
+    let (second, _second_reaper) = serve(&dir, &agent);
+    relay.retarget(&second.addr);
+    relay.cut();
+    wait_for(&stdout, "reloaded session", Duration::from_secs(30));
+    feed(&mut input, b"second words\n");
+    wait_for(&stdout, "echo: second words", Duration::from_secs(20));
+    drop(input);
+    let run = finish(client, stdout, stderr, Duration::from_secs(30));
+    assert_eq!(run.code(), 0, "{}", run.stderr);
+    assert!(run.stderr.contains("acp: could not resume the connection"), "{}", run.stderr);
+    assert!(run.stdout.contains("the agent died while idle"), "{}", run.stdout);
+    assert!(run.stdout.contains(&format!("from the agent with {method} over a new connection")), "{}", run.stdout);
+    assert_eq!(run.stdout.matches("echo: first words").count(), 1, "the history is not drawn again:\n{}", run.stdout);
+    assert!(!run.stdout.contains("you: first words"), "the history is not drawn again:\n{}", run.stdout);
+    // The second turn ran in the reloaded session, on the second server.
+    let session = run.stdout.lines().find_map(|l| l.strip_prefix("session ")).expect("the session line");
+    let session = session.split(' ').next().expect("an id");
+    assert!(run.stdout.contains(&format!("reloaded session {session} ")), "{}", run.stdout);
+    stop_serving(second.child, second.stderr);
 }
 
 /// `--connect`'s first line without the connection's id.

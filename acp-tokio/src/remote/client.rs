@@ -203,7 +203,10 @@ pub async fn open_ws(url: &str, options: &WsClientOptions) -> Result<WsLink, Err
     })
 }
 
-/// A resuming link's pump: the lines cross the link's channels; the socket's close is awaited.
+/// A resuming link's pump: the lines cross the link's channels. Once the link is over (its
+/// channel of the agent's messages ended), the pump ends without waiting for `lines_out` to
+/// end: nothing can be sent any more, and the line reader's end tells the client so at once
+/// (an idle client would otherwise learn it only from its next message).
 #[cfg(feature = "unstable_resumable_transport")]
 async fn pump_resuming(
     channels: super::ws_reconnect::Channels,
@@ -212,12 +215,33 @@ async fn pump_resuming(
     limits: PumpLimits,
 ) {
     let super::ws_reconnect::Channels { mut incoming, outgoing, task } = channels;
-    let stream = futures_util::stream::poll_fn(move |cx| incoming.poll_recv(cx).map(|m| m.map(Ok::<_, io::Error>)));
+    let (over_tx, over) = tokio::sync::oneshot::channel::<()>();
+    let mut over_tx = Some(over_tx);
+    let stream = futures_util::stream::poll_fn(move |cx| {
+        let next = ready!(incoming.poll_recv(cx));
+        if next.is_none() {
+            over_tx.take().map(|over| over.send(()));
+        }
+        Poll::Ready(next.map(Ok::<_, io::Error>))
+    });
     let sink = futures_util::sink::unfold(outgoing, |outgoing, text: String| async move {
         outgoing.send(text).await.map_err(|_| io::Error::from(io::ErrorKind::BrokenPipe))?;
         Ok::<_, io::Error>(outgoing)
     });
-    pump(stream, Box::pin(sink), lines_out, lines_in, limits, std::future::pending(), None).await;
+    let pumping = pump(stream, Box::pin(sink), lines_out, lines_in, limits, std::future::pending(), None);
+    // Every message before the end was written when the end was read: a moment to close the
+    // line writer after them.
+    let link_over = async {
+        if over.await.is_ok() {
+            tokio::time::sleep(Duration::from_millis(200)).await;
+        } else {
+            std::future::pending::<()>().await;
+        }
+    };
+    tokio::select! {
+        () = pumping => {}
+        () = link_over => {}
+    }
     let _ = task.await;
 }
 

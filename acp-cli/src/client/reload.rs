@@ -1,0 +1,116 @@
+//! `--connect` when the connection could not be resumed (the server no longer had it, or the
+//! network stayed down past the link's tries; feature `unstable_resumable_transport`): in the
+//! interactive loop, the client connects again and reopens its session from the agent, as the
+//! draft RFD's fallback says: `session/resume` when the agent advertised it, else
+//! `session/load`, whose replayed history is not drawn again (it is on the screen already).
+//! The turn that was running is lost, and the user is told so. An agent that advertised
+//! neither, or a server that cannot be reached, ends the client as before.
+
+use std::time::{Duration, Instant};
+
+use acp_blocking::acp_proto::types::{LoadSessionRequest, ResumeSessionRequest};
+use acp_blocking::{ClientConnection, ClientOptions};
+
+use super::ClientConfig;
+use super::handler::CliClient;
+use super::process::AgentProcess;
+use super::render::Renderer;
+use super::session::Session;
+
+/// Opens a new connection to the remote agent (reporting why not, on `None`).
+pub(crate) type Redial = Box<dyn FnMut(&mut Renderer) -> Option<(ClientConnection, AgentProcess)>>;
+
+/// Connects to `config.connect` again with a client `client` makes, as the first connection
+/// did (without `--record`: its tap is the first connection's).
+pub(crate) fn redial(config: ClientConfig, client: impl Fn() -> CliClient + 'static) -> Redial {
+    Box::new(move |render| {
+        let url = config.connect.as_deref()?;
+        let (link, io) = super::connect_remote(url, &config, render)?;
+        let mut options = ClientOptions::default();
+        options.max_buffered = super::MAX_BUFFERED;
+        match ClientConnection::connect(client(), io.reader, io.writer, options) {
+            Ok(conn) => Some((conn, AgentProcess::remote(link))),
+            Err(e) => {
+                render.error(&format!("could not start the connection: {e}"));
+                None
+            }
+        }
+    })
+}
+
+/// How long the replay of `session/load` may take to stop coming after its answer.
+const REPLAY_QUIET: Duration = Duration::from_millis(100);
+const REPLAY_WAIT: Duration = Duration::from_secs(2);
+
+impl Session {
+    /// After the remote agent was lost: connects again and reopens the session; `true` once
+    /// the session goes on over the new connection.
+    pub(super) fn reload(&mut self, config: &ClientConfig) -> bool {
+        let Some(id) = self.session.clone() else { return false };
+        let caps = self.control.caps.clone();
+        let by_resume = caps.session_capabilities.resume.is_some();
+        if !by_resume && !caps.supports_load_session() {
+            self.render.info("the agent can neither resume nor load sessions: the session cannot be reloaded");
+            return false;
+        }
+        let Some(redial) = self.redial.as_mut() else { return false };
+        self.render.warn("could not resume the connection: connecting again to reload the session from the agent");
+        let Some((conn, process)) = redial(&mut self.render) else { return false };
+        let mut lost = std::mem::replace(&mut self.process, process);
+        lost.terminate(Duration::ZERO, || {});
+        let lost = std::mem::replace(&mut self.conn, conn);
+        drop(lost);
+        let timeout = self.settings.connect_timeout;
+        let init = self.initialize_request(config);
+        let requester = self.requester().with_timeout(timeout);
+        match self.call("connecting again…", move || requester.initialize(init)) {
+            Ok(Ok(_)) => {}
+            Ok(Err(e)) => {
+                self.render.error(&format!("could not reload the session: initialize failed: {e}"));
+                return false;
+            }
+            Err(_) => return false,
+        }
+        let requester = self.requester().with_timeout(timeout);
+        let cwd = self.control.cwd.clone();
+        let (method, answered) = if by_resume {
+            let request = ResumeSessionRequest::new(id.clone(), cwd);
+            let answer = self.call("resuming the session…", move || requester.resume_session(request));
+            ("session/resume", answer.map(|a| a.map(|r| (r.modes, r.config_options))))
+        } else {
+            let request = LoadSessionRequest::new(id.clone(), cwd, vec![]);
+            self.skipping_replay = true;
+            let answer = self.call("loading the session…", move || requester.load_session(request));
+            self.skip_replay();
+            self.skipping_replay = false;
+            ("session/load", answer.map(|a| a.map(|r| (r.modes, r.config_options))))
+        };
+        let (modes, options) = match answered {
+            Ok(Ok(state)) => state,
+            Ok(Err(e)) => {
+                self.render.error(&format!("could not reload the session: {method} failed: {e}"));
+                return false;
+            }
+            Err(_) => return false,
+        };
+        self.adopt(id.clone(), modes, options);
+        self.render.warn(&format!(
+            "reloaded session {id} from the agent with {method} over a new connection; the turn that was running \
+             (if one was) is lost"
+        ));
+        true
+    }
+
+    /// Drops the rest of what `session/load` replayed (updates outside a turn reach the UI on
+    /// another thread: until none came for [`REPLAY_QUIET`], at most [`REPLAY_WAIT`]);
+    /// anything else is handled as usual.
+    fn skip_replay(&mut self) {
+        let end = Instant::now() + REPLAY_WAIT;
+        while let Some(left) = end.checked_duration_since(Instant::now()) {
+            match self.rx.recv_timeout(left.min(REPLAY_QUIET)) {
+                Ok(event) => self.background(event),
+                Err(_) => break,
+            }
+        }
+    }
+}
