@@ -5,6 +5,9 @@
 //! SDK's clients and by `acp client --connect` must all succeed: a request routed to the wrong
 //! instance would find no connection there (`404`) and fail its session.
 //!
+//! `remote_resume.rs` runs its failover case on the same setup: an instance killed mid-session,
+//! and a client that reloads its session on the other one.
+//!
 //! Needs `nginx` on PATH (or `/usr/sbin/nginx`) and the Python SDK venv of `interop_python.rs`;
 //! without them it prints a skip notice and passes, unless `ACP_REQUIRE_INTEROP=1` (CI), which
 //! makes their absence a failure.
@@ -22,7 +25,7 @@ fn required() -> bool {
     std::env::var("ACP_REQUIRE_INTEROP").is_ok_and(|v| v == "1")
 }
 
-fn nginx() -> Option<PathBuf> {
+pub(crate) fn nginx() -> Option<PathBuf> {
     let found = ["nginx", "/usr/sbin/nginx"]
         .iter()
         .map(PathBuf::from)
@@ -45,17 +48,23 @@ fn python() -> Option<PathBuf> {
 }
 
 /// One `acp serve --node-id NODE` of `acp agent`; its address and log.
-struct Instance {
-    child: Child,
-    log: Arc<Mutex<String>>,
+pub(crate) struct Instance {
+    pub(crate) child: Child,
+    pub(crate) log: Arc<Mutex<String>>,
     addr: String,
 }
 
 impl Instance {
     fn start(node: &str, cwd: &Path) -> Instance {
+        Instance::with_agent(node, cwd, &[])
+    }
+
+    /// [`Instance::start`] of `acp agent --quiet AGENT_ARGS`.
+    pub(crate) fn with_agent(node: &str, cwd: &Path, agent_args: &[&str]) -> Instance {
         let acp = acp();
         let acp = acp.to_str().unwrap();
-        let args = ["serve", "--listen", "127.0.0.1:0", "--node-id", node, "--", acp, "agent", "--quiet"];
+        let mut args = vec!["serve", "--listen", "127.0.0.1:0", "--node-id", node, "--", acp, "agent", "--quiet"];
+        args.extend(agent_args);
         let Serving { child, stderr: log, addr } = start_serving(&args, cwd);
         Instance { child, log, addr }
     }
@@ -74,6 +83,9 @@ impl Drop for Instance {
 
 /// `SIGTERM`, up to 5 s to exit, then `SIGKILL`; reaped either way.
 fn stop(child: &mut Child) {
+    if child.try_wait().ok().flatten().is_some() {
+        return; // ended (and reaped) already
+    }
     signal(child, rustix::process::Signal::TERM);
     let deadline = std::time::Instant::now() + Duration::from_secs(5);
     while child.try_wait().ok().flatten().is_none() && std::time::Instant::now() < deadline {
@@ -84,9 +96,9 @@ fn stop(child: &mut Child) {
 }
 
 /// nginx on a free loopback port in front of `a` and `b`.
-struct Nginx {
+pub(crate) struct Nginx {
     child: Child,
-    port: u16,
+    pub(crate) port: u16,
 }
 
 impl Drop for Nginx {
@@ -100,7 +112,10 @@ fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
 }
 
-fn start_nginx(nginx: &Path, dir: &TempDir, a: &Instance, b: &Instance) -> Nginx {
+/// Routes a request naming a connection to the instance its id names (the other one when that
+/// one is down: it answers `404` for a connection it does not hold, which tells a resuming
+/// client to reload its session), anything else round robin.
+pub(crate) fn start_nginx(nginx: &Path, dir: &TempDir, a: &Instance, b: &Instance) -> Nginx {
     let port = free_port();
     let root = dir.path().display().to_string();
     let config = format!(
@@ -117,11 +132,12 @@ http {{
     fastcgi_temp_path {root}/fastcgi;
     uwsgi_temp_path {root}/uwsgi;
     scgi_temp_path {root}/scgi;
-    # Streamable HTTP: the connection id names its instance; a request without one
-    # (initialize, a WebSocket upgrade) goes round robin.
+    # Streamable HTTP and a WebSocket resume: the connection id names its instance (the
+    # other one stands in when it is down); a request without one (initialize, a new
+    # WebSocket) goes round robin.
     map $http_acp_connection_id $acp_backend {{
-        ~^a- {a};
-        ~^b- {b};
+        ~^a- to_a;
+        ~^b- to_b;
         default acp_pool;
     }}
     map $http_upgrade $connection_upgrade {{
@@ -129,6 +145,8 @@ http {{
         '' '';
     }}
     upstream acp_pool {{ server {a}; server {b}; }}
+    upstream to_a {{ server {a}; server {b} backup; }}
+    upstream to_b {{ server {b}; server {a} backup; }}
     server {{
         listen 127.0.0.1:{port};
         location /acp {{

@@ -482,6 +482,39 @@ fn reload_from_the_next_server(agent_args: &[&str], method: &str) {
     stop_serving(second.child, second.stderr);
 }
 
+#[test]
+fn behind_nginx_a_repl_whose_instance_died_reloads_its_session_on_the_other_one() {
+    use crate::load_balancer::{Instance, nginx, start_nginx};
+    let Some(nginx) = nginx() else { return };
+    let dir = TempDir::new("resume-failover");
+    let history = dir.path().join("history");
+    std::fs::create_dir(&history).unwrap();
+    let agent = ["--history", history.to_str().unwrap(), "--no-resume"];
+    let mut instances = [Instance::with_agent("a", dir.path(), &agent), Instance::with_agent("b", dir.path(), &agent)];
+    let proxy = start_nginx(&nginx, &dir, &instances[0], &instances[1]);
+    let url = format!("ws://127.0.0.1:{}/acp", proxy.port);
+    let mut client = start_interactive(&["client", "--deny", "--connect", &url], dir.path());
+    let mut input = client.stdin.take().unwrap();
+    let stdout = collect(client.stdout.take().unwrap());
+    let stderr = collect(client.stderr.take().unwrap());
+    feed(&mut input, b"first words\n");
+    wait_for(&stdout, "end of turn", Duration::from_secs(20));
+    // The instance holding the connection (its id starts with its node id) dies.
+    let holder = if stdout.lock().unwrap().contains("(connection a-") { 0 } else { 1 };
+    instances[holder].child.kill().expect("kill the instance");
+    let _ = instances[holder].child.wait();
+    wait_for(&stdout, "reloaded session", Duration::from_secs(60));
+    feed(&mut input, b"second words\n");
+    wait_for(&stdout, "echo: second words", Duration::from_secs(20));
+    drop(input);
+    let run = finish(client, stdout, stderr, Duration::from_secs(30));
+    assert_eq!(run.code(), 0, "{}\n{}", run.stdout, run.stderr);
+    assert!(run.stdout.contains("with session/load over a new connection"), "{}", run.stdout);
+    assert_eq!(run.stdout.matches("echo: first words").count(), 1, "the history is drawn once:\n{}", run.stdout);
+    let other = &instances[1 - holder];
+    assert_eq!(other.log.lock().unwrap().matches("event=connection_opened").count(), 1, "the other instance took over");
+}
+
 /// `--connect`'s first line without the connection's id.
 fn without_connection_id(stdout: &str) -> String {
     let (first, rest) = stdout.split_once('\n').expect("a first line");
