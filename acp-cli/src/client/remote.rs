@@ -173,8 +173,17 @@ fn reported_reconnects(url: &str) -> acp_tokio::remote::Reconnect {
         while let Some(event) = reported.recv().await {
             let said = match event {
                 LinkEvent::Lost { reason } => format!("connection to {url} lost ({reason}); resuming"),
-                LinkEvent::Resumed { cursor, resent } => {
-                    format!("connection resumed after cursor {cursor}; {resent} message(s) sent again")
+                LinkEvent::Resumed { cursor, resent, turns } => {
+                    let running = turns.iter().filter(|t| t.state != "idle").map(|t| match &t.prompt_request_id {
+                        Some(prompt) => format!("{} {} (prompt {prompt})", t.session, t.state),
+                        None => format!("{} {}", t.session, t.state),
+                    });
+                    let running: Vec<String> = running.take(3).collect();
+                    let turns = match running.is_empty() {
+                        true => String::new(),
+                        false => format!("; turns: {}", running.join(", ")),
+                    };
+                    format!("connection resumed after cursor {cursor}; {resent} message(s) sent again{turns}")
                 }
                 LinkEvent::Failed { reason } => format!("could not resume the connection: {reason}"),
                 _ => continue,

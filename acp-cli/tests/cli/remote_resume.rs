@@ -405,6 +405,7 @@ fn cut_three_times(scheme: &str, streams: usize) {
     assert_eq!(cut_out, uncut_out, "the cut turn prints as the uncut one");
     assert_eq!(cut.stderr.matches(lost).count(), 3 * streams, "{}", cut.stderr);
     assert_eq!(cut.stderr.matches(resumed).count(), 3 * streams, "{}", cut.stderr);
+    assert!(cut.stderr.contains("; turns: sess-1 running (prompt "), "the turn still ran: {}", cut.stderr);
     stop_serving(serving.child, serving.stderr);
 }
 

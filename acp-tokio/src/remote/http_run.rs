@@ -424,13 +424,21 @@ async fn read_stream(
         }
         return Read::Refused(why);
     }
-    #[cfg(feature = "unstable_resumable_transport")]
-    if let (Some(_), Some(reconnect), Some(cursor)) = (resuming.take(), &run.reconnect, last_id.as_ref()) {
-        reconnect.report(super::reconnect::LinkEvent::Resumed { cursor: cursor.clone(), resent: 0 });
-    }
-    #[cfg(not(feature = "unstable_resumable_transport"))]
-    let _ = resuming;
-    let mut body = response.into_body();
+    // A resumed stream is reported once its first bytes came (its turn state comes first).
+    let mut resumed = resuming.take().and(last_id.clone());
+    let read = read_body(run, response.into_body(), last_id, &mut resumed).await;
+    report_resumed(run, resumed, None);
+    read
+}
+
+/// Hands the stream's messages on until it ends, keeping `last_id` up to date; reports the
+/// resume `resumed` names once the first bytes came.
+async fn read_body(
+    run: &Arc<Run>,
+    mut body: Incoming,
+    last_id: &mut Option<String>,
+    resumed: &mut Option<String>,
+) -> Read {
     let mut parser = SseParser::new(run.max_message);
     loop {
         let frame = match run.silent_after() {
@@ -448,6 +456,7 @@ async fn read_stream(
         let Ok(data) = frame.into_data() else { continue };
         let mut events = Vec::new();
         parser.feed(&data, |event| events.push(event));
+        report_resumed(run, resumed.take(), parser.take_turn_state());
         for event in events {
             if !run.receive(event).await {
                 return Read::Ended;
@@ -457,4 +466,17 @@ async fn read_stream(
             *last_id = Some(id.to_owned());
         }
     }
+}
+
+/// Reports that the stream resumed after `cursor` (if it did), with the turn state the
+/// server sent first.
+fn report_resumed(run: &Run, cursor: Option<String>, turn_state: Option<String>) {
+    #[cfg(feature = "unstable_resumable_transport")]
+    if let (Some(cursor), Some(reconnect)) = (cursor, &run.reconnect) {
+        let state = turn_state.and_then(|text| serde_json::from_str::<Value>(&text).ok());
+        let turns = super::reconnect::resumed_turns(state.as_ref());
+        reconnect.report(super::reconnect::LinkEvent::Resumed { cursor, resent: 0, turns });
+    }
+    #[cfg(not(feature = "unstable_resumable_transport"))]
+    let _ = (run, cursor, turn_state);
 }

@@ -126,7 +126,7 @@ pub use dial::RemoteInfo;
 #[cfg(feature = "http")]
 pub use http_client::{HttpClientOptions, HttpLink, connect_http, open_http};
 #[cfg(all(feature = "unstable_resumable_transport", any(feature = "ws", feature = "http")))]
-pub use reconnect::{LinkEvent, Reconnect};
+pub use reconnect::{LinkEvent, Reconnect, ResumedTurn};
 #[cfg(feature = "unstable_resumable_transport")]
 pub use server::Resumable;
 pub use server::{AgentBackend, Backend, BoxFuture, Endpoint, WsServerOptions, serve_ws};

@@ -71,12 +71,17 @@ pub enum LinkEvent {
         /// Why the socket counts as lost.
         reason: String,
     },
-    /// The connection goes on over a new socket, from after `cursor`.
+    /// The connection goes on over a new socket (a stream, over Streamable HTTP), from after
+    /// `cursor`.
     Resumed {
         /// The last cursor the client had seen.
         cursor: String,
         /// How many of the client's frames were sent again (the lost socket had lost them).
         resent: usize,
+        /// The turn of each session as the server saw it then (`_meta["acp/turnState"]` of a
+        /// WebSocket resume's answer, the `acp/turnState` event of an SSE one), by session id;
+        /// empty when the server said nothing.
+        turns: Vec<ResumedTurn>,
     },
     /// The connection could not be resumed: the link ends. `reason` may hold the server's
     /// words: escape it before it reaches a terminal.
@@ -85,6 +90,40 @@ pub enum LinkEvent {
         reason: String,
     },
 }
+
+/// A session's turn when its stream resumed ([`LinkEvent::Resumed`]). The strings are the
+/// server's: escape them before they reach a terminal.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct ResumedTurn {
+    /// The session.
+    pub session: String,
+    /// `running`, `requires_action` (a v2 agent waits on the client) or `idle`.
+    pub state: String,
+    /// The id of the running turn's prompt request, as JSON text (`3`, `"p-1"`), if the server
+    /// named it.
+    pub prompt_request_id: Option<String>,
+}
+
+/// The turns of a turn-state map (`{"sess-1": {"state": "running", "promptRequestId": 3}}`),
+/// by session id; at most [`MAX_TURNS`] (a peer's map is not trusted to be small).
+pub(crate) fn resumed_turns(map: Option<&serde_json::Value>) -> Vec<ResumedTurn> {
+    let Some(map) = map.and_then(serde_json::Value::as_object) else { return Vec::new() };
+    let mut turns: Vec<ResumedTurn> = map
+        .iter()
+        .take(MAX_TURNS)
+        .map(|(session, turn)| ResumedTurn {
+            session: session.clone(),
+            state: turn.get("state").and_then(serde_json::Value::as_str).unwrap_or("unknown").to_owned(),
+            prompt_request_id: turn.get("promptRequestId").map(serde_json::Value::to_string),
+        })
+        .collect();
+    turns.sort_by(|a, b| a.session.cmp(&b.session));
+    turns
+}
+
+/// Turns a resume reports at most.
+const MAX_TURNS: usize = 64;
 
 impl Reconnect {
     /// Reports `event` without waiting (a full channel drops it).
@@ -162,6 +201,17 @@ pub(crate) fn refused_for_good(status: u16) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_turn_state_map_becomes_the_turns_by_session() {
+        let map = serde_json::json!({"b": {"state": "idle"}, "a": {"state": "running", "promptRequestId": 3}});
+        let turns = resumed_turns(Some(&map));
+        let expected = [("a", "running", Some("3")), ("b", "idle", None)];
+        let got: Vec<_> = turns.iter().map(|t| (&*t.session, &*t.state, t.prompt_request_id.as_deref())).collect();
+        assert_eq!(got, expected);
+        assert_eq!(resumed_turns(Some(&serde_json::json!([1]))), []);
+        assert_eq!(resumed_turns(None), []);
+    }
 
     #[test]
     fn a_jittered_delay_is_half_to_all_of_it() {

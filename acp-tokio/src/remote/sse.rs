@@ -7,7 +7,8 @@
 //! * Several `data:` lines of one event are joined with `\n`; one space after the colon is
 //!   dropped.
 //! * An event without data dispatches nothing; nor does one whose `event:` type is other than
-//!   `message` (a resumed stream's `acp/turnState` is no JSON-RPC message).
+//!   `message` (a resumed stream's `acp/turnState` is no JSON-RPC message: its data is kept
+//!   apart, for the resume's report).
 //! * The last event id is the `id:` of the last event dispatched (or skipped for its type);
 //!   an event without one keeps the previous. An `id:` read before the stream broke, its
 //!   event not yet complete, is not the last event id.
@@ -23,6 +24,10 @@ pub(crate) struct SseParser {
     has_data: bool,
     /// The event names a type other than `message`.
     other_type: bool,
+    /// The event is a resumed stream's `acp/turnState`.
+    turn_state_type: bool,
+    /// The data of the last `acp/turnState` event, until taken.
+    turn_state: Option<String>,
     /// The `id:` read last (the last event id once its event is complete).
     id_buffer: Option<String>,
     last_id: Option<String>,
@@ -40,11 +45,18 @@ impl SseParser {
             data: Vec::new(),
             has_data: false,
             other_type: false,
+            turn_state_type: false,
+            turn_state: None,
             id_buffer: None,
             last_id: None,
             oversized: false,
             after_cr: false,
         }
+    }
+
+    /// The data of the last `acp/turnState` event (a resumed stream's first), once.
+    pub(crate) fn take_turn_state(&mut self) -> Option<String> {
+        self.turn_state.take()
     }
 
     /// The id of the last complete event, if the stream named one.
@@ -90,10 +102,13 @@ impl SseParser {
             self.last_id.clone_from(&self.id_buffer);
             if self.has_data && !self.oversized && !self.other_type {
                 event(String::from_utf8_lossy(&self.data).into_owned());
+            } else if self.has_data && !self.oversized && self.turn_state_type {
+                self.turn_state = Some(String::from_utf8_lossy(&self.data).into_owned());
             }
             self.data.clear();
             self.has_data = false;
             self.other_type = false;
+            self.turn_state_type = false;
             self.oversized = false;
             return;
         }
@@ -110,6 +125,7 @@ impl SseParser {
         }
         if field == b"event" {
             self.other_type = value != b"message";
+            self.turn_state_type = value == b"acp/turnState";
             return;
         }
         if field != b"data" {
@@ -171,8 +187,14 @@ mod tests {
 
     #[test]
     fn only_message_events_are_dispatched() {
-        let events = parse(&[b"event: acp/turnState\ndata: {}\n\ndata: 1\n\nevent: message\ndata: 2\n\n"], 1024);
+        let mut parser = SseParser::new(1024);
+        let mut events = Vec::new();
+        let stream =
+            b"event: acp/turnState\ndata: {}\n\ndata: 1\n\nevent: other\ndata: 0\n\nevent: message\ndata: 2\n\n";
+        parser.feed(stream, |e| events.push(e));
         assert_eq!(events, ["1", "2"]);
+        assert_eq!(parser.take_turn_state().as_deref(), Some("{}"), "a turn state is kept apart");
+        assert_eq!(parser.take_turn_state(), None);
     }
 
     #[test]

@@ -44,7 +44,7 @@ use super::client::{WsClientOptions, WsStream, handshake};
 use super::dial::RemoteInfo;
 use super::frames::Socket;
 use super::pump::Incoming;
-use super::reconnect::{Backoff, LinkEvent, Reconnect, Try, refused_for_good};
+use super::reconnect::{Backoff, LinkEvent, Reconnect, ResumedTurn, Try, refused_for_good, resumed_turns};
 
 /// The id of the transport's own `stream/resume` request.
 const RESUME_ID: &str = "acp/resume";
@@ -181,9 +181,9 @@ impl Link {
             let Some(cursor) = self.cursor.clone() else { return };
             self.report(LinkEvent::Lost { reason });
             match self.resume(&cursor, &incoming).await {
-                Ok((next, resent)) => {
+                Ok((next, resent, turns)) => {
                     ws = next;
-                    self.report(LinkEvent::Resumed { cursor, resent });
+                    self.report(LinkEvent::Resumed { cursor, resent, turns });
                 }
                 Err(reason) => return self.report(LinkEvent::Failed { reason }),
             }
@@ -259,7 +259,11 @@ impl Link {
 
     /// Tries to resume from after `cursor` until a try succeeds, one is refused, or the
     /// attempts are spent (or the driver went away meanwhile).
-    async fn resume(&mut self, cursor: &str, incoming: &mpsc::Sender<Incoming>) -> Result<(WsStream, usize), String> {
+    async fn resume(
+        &mut self,
+        cursor: &str,
+        incoming: &mpsc::Sender<Incoming>,
+    ) -> Result<(WsStream, usize, Vec<ResumedTurn>), String> {
         let mut backoff = Backoff::new(&self.reconnect);
         while backoff.wait().await {
             if incoming.is_closed() {
@@ -275,7 +279,7 @@ impl Link {
     }
 
     /// One try: the upgrade, `stream/resume`, its answer, and the frames to send again.
-    async fn try_resume(&mut self, cursor: &str) -> Result<(WsStream, usize), Try> {
+    async fn try_resume(&mut self, cursor: &str) -> Result<(WsStream, usize, Vec<ResumedTurn>), Try> {
         let (mut ws, _) = handshake(&self.url, &self.options).await.map_err(|(e, status)| match status {
             Some(status) if refused_for_good(status) => Try::Never(e.to_string()),
             _ => Try::Again(e.to_string()),
@@ -284,7 +288,7 @@ impl Link {
         let request =
             json!({"jsonrpc": "2.0", "id": RESUME_ID, "method": "stream/resume", "params": {"cursor": cursor}});
         ws.send(Message::text(request.to_string())).await.map_err(again)?;
-        let received = loop {
+        let (received, turns) = loop {
             let frame = tokio::time::timeout(RESUME_TIMEOUT, ws.next()).await;
             match frame {
                 Err(_) => return Err(Try::Again("the server did not answer stream/resume in time".to_owned())),
@@ -305,7 +309,7 @@ impl Link {
         for text in self.kept.range(self.kept.len() - lost..) {
             ws.send(Message::text(text.clone())).await.map_err(again)?;
         }
-        Ok((ws, lost))
+        Ok((ws, lost, turns))
     }
 }
 
@@ -349,15 +353,16 @@ fn cursor_of(text: &str) -> Option<String> {
     serde_json::from_str::<Envelope>(text).ok()?.meta?.cursor
 }
 
-/// How many of the client's frames reached the agent, read from the answer to the link's
-/// `stream/resume`; the refusal's reason otherwise.
-fn acknowledged(text: &str) -> Result<u64, String> {
+/// How many of the client's frames reached the agent, and the sessions' turns, read from the
+/// answer to the link's `stream/resume`; the refusal's reason otherwise.
+fn acknowledged(text: &str) -> Result<(u64, Vec<ResumedTurn>), String> {
     let message: Value = serde_json::from_str(text).map_err(|_| "the resume's answer is no JSON".to_owned())?;
     if message.get("id").and_then(Value::as_str) == Some(RESUME_ID) {
-        return message
+        let received = message
             .pointer("/result/_meta/acp~1received")
             .and_then(Value::as_u64)
-            .ok_or_else(|| "the resume's answer does not say how many frames arrived".to_owned());
+            .ok_or_else(|| "the resume's answer does not say how many frames arrived".to_owned())?;
+        return Ok((received, resumed_turns(message.pointer("/result/_meta/acp~1turnState"))));
     }
     match message.pointer("/params/reason").and_then(Value::as_str) {
         Some(reason) if message.get("method").and_then(Value::as_str) == Some("stream/resume_failed") => {
@@ -383,7 +388,11 @@ mod tests {
     #[test]
     fn the_answer_says_what_arrived_and_a_refusal_says_why() {
         let answer = r#"{"jsonrpc":"2.0","id":"acp/resume","result":{"_meta":{"acp/received":4}}}"#;
-        assert_eq!(acknowledged(answer), Ok(4));
+        assert_eq!(acknowledged(answer), Ok((4, Vec::new())));
+        let answer = r#"{"jsonrpc":"2.0","id":"acp/resume","result":{"_meta":{"acp/received":4,
+            "acp/turnState":{"s":{"state":"running","promptRequestId":3}}}}}"#;
+        let (_, turns) = acknowledged(answer).expect("an answer");
+        assert_eq!((turns[0].session.as_str(), turns[0].prompt_request_id.as_deref()), ("s", Some("3")));
         let refused = r#"{"jsonrpc":"2.0","method":"stream/resume_failed","params":{"reason":"gone"}}"#;
         assert_eq!(acknowledged(refused), Err("the server refused to resume: gone".to_owned()));
         assert!(acknowledged(r#"{"jsonrpc":"2.0","id":"acp/resume","result":{}}"#).is_err());

@@ -297,3 +297,42 @@ async fn a_server_that_does_not_resume_ends_the_connection_at_the_first_cut() {
         assert_eq!(events, [], "{via:?}: nothing to resume, nothing reported");
     }
 }
+
+async fn a_resume_reports_the_turn_still_running(via: Via) {
+    let server = server(WsServerOptions::default()).await;
+    let relay = Relay::to(&server.addr).await;
+    let (reconnect, mut events) = resuming(Duration::from_millis(20));
+    let conn = via.connect(TestClient::default(), &relay, reconnect).await;
+    let session = open_session(&conn).await;
+    let mut turn = conn.prompt(common::prompt(&session, "wait")).await.expect("the prompt");
+    turn.next_update().await.expect("the turn's first update");
+    relay.cut();
+    let resumed = async {
+        loop {
+            for event in reported(&mut events) {
+                if let LinkEvent::Resumed { turns, .. } = event
+                    && let Some(turn) = turns.into_iter().find(|t| t.session == session.to_string())
+                {
+                    return turn;
+                }
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    };
+    let turn_state = tokio::time::timeout(Duration::from_secs(20), resumed).await.expect("a resume naming the session");
+    assert_eq!(turn_state.state, "running", "{turn_state:?}");
+    assert!(turn_state.prompt_request_id.is_some(), "{turn_state:?}");
+    turn.cancel().await.expect("cancel");
+    let stop = tokio::time::timeout(Duration::from_secs(20), turn.finish()).await.expect("the turn ends");
+    assert_eq!(stop.expect("the answer"), StopReason::Cancelled);
+}
+
+#[tokio::test]
+async fn a_websocket_resume_reports_the_turn_still_running() {
+    a_resume_reports_the_turn_still_running(Via::WebSocket).await;
+}
+
+#[tokio::test]
+async fn a_streamable_http_resume_reports_the_turn_still_running() {
+    a_resume_reports_the_turn_still_running(Via::Http).await;
+}
