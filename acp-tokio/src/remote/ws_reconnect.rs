@@ -226,6 +226,9 @@ impl Link {
                         let _ = ws.close(None).await;
                         return Served::Ended;
                     }
+                    // Silence counts while the socket is read: not while a slow client
+                    // made room for this message.
+                    heard = Instant::now();
                 }
                 text = outgoing.recv() => {
                     let Some(text) = text else {
