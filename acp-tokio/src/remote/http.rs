@@ -84,6 +84,10 @@ pub(crate) struct HttpConnection {
     /// acknowledgement reports, so that the client sends again only what was lost).
     #[cfg(all(feature = "ws", feature = "unstable_resumable_transport"))]
     pub(crate) received: AtomicU64,
+    /// Held (shared) by each counted write from before it starts until it is counted: the
+    /// count a resume reports waits for the writes in flight (`ws_resume.rs`).
+    #[cfg(all(feature = "ws", feature = "unstable_resumable_transport"))]
+    pub(crate) counting: Arc<tokio::sync::RwLock<()>>,
     /// The connection's observer: the sessions registered (what routing asks), the prompts in
     /// flight (what a shutdown cancels and waits for).
     pub(crate) turns: InFlight,
@@ -124,15 +128,40 @@ impl HttpConnection {
 
     /// Writes a client message to the agent as one line (waiting while the agent reads
     /// nothing); `false` when the agent's input ended, or ends meanwhile.
-    async fn deliver(&self, message: &Value) -> bool {
-        self.deliver_line(message.to_string().into_bytes()).await
+    async fn deliver(self: &Arc<Self>, message: &Value) -> bool {
+        self.deliver_line(message.to_string().into_bytes(), false).await
     }
 
     /// Writes one client message (JSON text without a line break) to the agent as one line;
-    /// see [`HttpConnection::deliver`].
-    pub(crate) async fn deliver_line(&self, mut line: Vec<u8>) -> bool {
+    /// see [`HttpConnection::deliver`]. The write runs on a task of its own, so that a caller
+    /// that goes away meanwhile (a POST whose client hung up, a WebSocket taken over) never
+    /// leaves half a line in the agent's input; a `counted` WebSocket frame is counted (what a
+    /// resume's answer reports) once it was written.
+    pub(crate) async fn deliver_line(self: &Arc<Self>, mut line: Vec<u8>, counted: bool) -> bool {
         self.touch();
         line.push(b'\n');
+        let connection = self.clone();
+        #[cfg(all(feature = "ws", feature = "unstable_resumable_transport"))]
+        let counting = match counted {
+            true => Some(self.counting.clone().read_owned().await),
+            false => None,
+        };
+        #[cfg(not(all(feature = "ws", feature = "unstable_resumable_transport")))]
+        let _ = counted;
+        let write = tokio::spawn(async move {
+            let written = connection.write_line(&line).await;
+            #[cfg(all(feature = "ws", feature = "unstable_resumable_transport"))]
+            if let (true, Some(_counting)) = (written, counting) {
+                connection.received.fetch_add(1, Ordering::Relaxed);
+            }
+            written
+        });
+        write.await.unwrap_or(false)
+    }
+
+    /// Writes `line` to the agent's input (waiting while the agent reads nothing); `false`
+    /// when the input ended, or ends meanwhile.
+    async fn write_line(&self, line: &[u8]) -> bool {
         let mut closing = self.closing.subscribe();
         let mut writer = tokio::select! {
             writer = self.writer.lock() => writer,
@@ -140,7 +169,7 @@ impl HttpConnection {
         };
         let Some(w) = writer.as_mut() else { return false };
         let written = tokio::select! {
-            written = async { w.write_all(&line).await.and(w.flush().await) } => written.is_ok(),
+            written = async { w.write_all(line).await.and(w.flush().await) } => written.is_ok(),
             _ = closing.wait_for(|c| *c) => false,
         };
         if !written {
@@ -352,6 +381,8 @@ impl HttpConnection {
             readers: watch::channel(0).0,
             #[cfg(all(feature = "ws", feature = "unstable_resumable_transport"))]
             received: AtomicU64::new(0),
+            #[cfg(all(feature = "ws", feature = "unstable_resumable_transport"))]
+            counting: Arc::new(tokio::sync::RwLock::new(())),
             turns: InFlight::default(),
             started: Instant::now(),
             last_active_ms: AtomicU64::new(0),

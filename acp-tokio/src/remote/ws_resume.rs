@@ -174,7 +174,9 @@ async fn take<'a>(
 /// The answer to a `stream/resume` sent with `id`, once the stream is taken (no older socket
 /// writes to the agent any more): each session's turn state, and how many of the client's
 /// frames reached the agent.
-fn acknowledgement(connection: &HttpConnection, id: Value) -> String {
+async fn acknowledgement(connection: &HttpConnection, id: Value) -> String {
+    // The older socket's writes still in flight are counted first.
+    let _counted = connection.counting.write().await;
     let received = connection.received.load(Ordering::Relaxed);
     let meta = json!({"acp/turnState": connection.turns.turn_states(), "acp/received": received});
     json!({"jsonrpc": "2.0", "id": id, "result": {"_meta": meta}}).to_string()
@@ -196,7 +198,10 @@ async fn serve(
         Ok(taken) => taken,
         Err(why) => return refuse(socket, why).await,
     };
-    let ack = resume_id.map(|id| acknowledgement(connection, id));
+    let ack = match resume_id {
+        Some(id) => Some(acknowledgement(connection, id).await),
+        None => None,
+    };
     let mut frames = std::pin::pin!(frames);
     let (mut sink, mut incoming) = socket.split();
     let started = Instant::now();
@@ -277,16 +282,15 @@ enum Ended {
 /// Writes one client message to the agent (its line breaks flattened, as the pump does); a
 /// prompt sent while the server shuts down is cancelled at once. `false` once the agent's
 /// input is gone.
-async fn deliver(connection: &HttpConnection, text: &str, stop: &watch::Receiver<bool>) -> bool {
+async fn deliver(connection: &Arc<HttpConnection>, text: &str, stop: &watch::Receiver<bool>) -> bool {
     let prompt = connection.turns.client_text(text);
     let line = text.bytes().map(|b| if b == b'\n' || b == b'\r' { b' ' } else { b }).collect();
-    if !connection.deliver_line(line).await {
+    // Counted once written, even if this socket is taken over meanwhile.
+    if !connection.deliver_line(line, true).await {
         return false;
     }
-    // No await since the line was written: a socket taken over counts what it delivered.
-    connection.received.fetch_add(1, Ordering::Relaxed);
     if let Some(session) = prompt.filter(|_| *stop.borrow()) {
-        return connection.deliver_line(inflight::cancel(&session).into_bytes()).await;
+        return connection.deliver_line(inflight::cancel(&session).into_bytes(), false).await;
     }
     true
 }
