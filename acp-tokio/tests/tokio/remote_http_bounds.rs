@@ -1,7 +1,9 @@
 //! The SSE streams of a Streamable HTTP connection are bounded in bytes (issue 28, item 2):
 //! streams nobody opens fill up to the connection's byte budget, not to a message count, and
 //! then the agent's output waits until the connection ends, with its reason told to the
-//! backend; a stream that is read gets everything through a small budget.
+//! backend; a stream that is read gets everything through a small budget. A POST whose client
+//! hangs up while its message is half written to an agent that reads slowly still leaves a
+//! whole line (the next message does not land in the middle of it).
 
 use crate::common;
 
@@ -109,4 +111,62 @@ async fn a_stream_that_is_read_gets_every_message_through_a_small_budget() {
     };
     assert_eq!((updates, answer["result"]["stopReason"].clone()), (500, json!("end_turn")));
     assert!(reasons.lock().unwrap().is_empty());
+}
+
+/// An agent the test plays: each connection's input and output ends are handed to it.
+struct Played(tokio::sync::mpsc::UnboundedSender<(tokio::io::DuplexStream, tokio::io::DuplexStream)>);
+
+impl Backend for Played {
+    fn open(&self, _connection_id: &str) -> BoxFuture<'_, io::Result<Endpoint>> {
+        // A small pipe into the agent: a long message waits in the middle until it reads.
+        let (writer, agent_input) = tokio::io::duplex(1024);
+        let (agent_output, reader) = tokio::io::duplex(64 << 10);
+        let _ = self.0.send((agent_input, agent_output));
+        Box::pin(async move {
+            Ok(Endpoint { reader: Box::new(reader), writer: Box::new(writer), finish: Box::pin(async {}) })
+        })
+    }
+}
+
+#[tokio::test]
+async fn a_post_whose_client_hangs_up_mid_write_leaves_no_half_line_in_the_agents_input() {
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
+    let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
+    let addr = listener.local_addr().expect("addr").to_string();
+    let (ends, mut opened) = tokio::sync::mpsc::unbounded_channel();
+    let (_stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    tokio::spawn(serve_ws(listener, Played(ends), WsServerOptions::default(), async move {
+        let _ = stopped.await;
+    }));
+    // initialize, answered by the test as the agent.
+    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": 1}});
+    let posted = tokio::spawn({
+        let addr = addr.clone();
+        async move { post(&addr, None, None, &init).await }
+    });
+    let (agent_input, mut agent_output) = opened.recv().await.expect("the connection's agent");
+    let mut agent_input = tokio::io::BufReader::new(agent_input).lines();
+    let first = agent_input.next_line().await.expect("read").expect("initialize");
+    assert!(first.contains("initialize"), "{first}");
+    let answer = json!({"jsonrpc": "2.0", "id": 1, "result": {"protocolVersion": 1}});
+    agent_output.write_all(format!("{answer}\n").as_bytes()).await.expect("answer");
+    let answer = posted.await.expect("the POST");
+    let conn = answer.header("acp-connection-id").expect("a connection id").to_owned();
+    // A 200 KB notification: its write stops after the pipe's 1 KB; its client hangs up.
+    let long = json!({"jsonrpc": "2.0", "method": "_note", "params": {"text": "x".repeat(200_000)}});
+    let hung_up = tokio::time::timeout(Duration::from_millis(500), post(&addr, Some(&conn), None, &long)).await;
+    assert!(hung_up.is_err(), "the POST waits for the agent to read");
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    // A second message, then the agent reads: two whole lines, in order.
+    let short = json!({"jsonrpc": "2.0", "method": "_note", "params": {"text": "short"}});
+    let second = tokio::spawn({
+        let (addr, short) = (addr.clone(), short.clone());
+        async move { post(&addr, Some(&conn), None, &short).await }
+    });
+    for expected in [long, short] {
+        let line = agent_input.next_line().await.expect("read").expect("a line");
+        let message: Value = serde_json::from_str(&line).expect("a whole JSON line");
+        assert_eq!(message, expected);
+    }
+    assert_eq!(second.await.expect("the second POST").status, 202);
 }
