@@ -133,7 +133,9 @@
 //! input and gates capabilities with the internal `framer` and `gate`), [`wire_check`] (wire-level invariants of a
 //! peer, judged from its frames: used by the two-peer simulation and `acp replay --check`),
 //! [`observer`] (which requests, sessions and turns are open, read off both peers' frames:
-//! used by the remote server and the two-peer simulation).
+//! used by the remote server and the two-peer simulation), `resume` (feature
+//! `unstable_resumable_transport`: the control messages of resumable remote streams, which the
+//! remote server and clients write and read through it).
 #![deny(missing_docs)]
 #![cfg_attr(not(test), warn(clippy::unwrap_used))]
 
@@ -163,6 +165,8 @@ pub mod jsonrpc;
 pub mod methods;
 pub mod observer;
 pub mod protocol;
+#[cfg(feature = "unstable_resumable_transport")]
+pub mod resume;
 #[cfg(test)]
 mod spec;
 mod swar;

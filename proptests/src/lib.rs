@@ -2,6 +2,7 @@
 
 pub mod fuzzing;
 mod fuzzing_observer;
+mod fuzzing_resume;
 #[cfg(feature = "unstable_protocol_v2")]
 mod fuzzing_v2;
 pub mod link;

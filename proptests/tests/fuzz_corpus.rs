@@ -45,6 +45,11 @@ fn envelope_corpus() {
 }
 
 #[test]
+fn resume_corpus() {
+    replay("resume", proptests::fuzzing::resume);
+}
+
+#[test]
 fn typed_corpus() {
     replay("typed", proptests::fuzzing::typed);
 }

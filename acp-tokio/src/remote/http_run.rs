@@ -473,8 +473,7 @@ async fn read_body(
 fn report_resumed(run: &Run, cursor: Option<String>, turn_state: Option<String>) {
     #[cfg(feature = "unstable_resumable_transport")]
     if let (Some(cursor), Some(reconnect)) = (cursor, &run.reconnect) {
-        let state = turn_state.and_then(|text| serde_json::from_str::<Value>(&text).ok());
-        let turns = super::reconnect::resumed_turns(state.as_ref());
+        let turns = turn_state.map(|text| acp_proto::resume::read_turn_states(&text)).unwrap_or_default();
         reconnect.report(super::reconnect::LinkEvent::Resumed { cursor, resent: 0, turns });
     }
     #[cfg(not(feature = "unstable_resumable_transport"))]

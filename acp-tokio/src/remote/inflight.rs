@@ -89,32 +89,11 @@ impl InFlight {
     }
 
     /// The state of each session's turn, for a resumed stream (`_meta["acp/turnState"]` of a
-    /// WebSocket's resume, the `acp/turnState` event of an SSE one): by session id,
-    /// `{"state": "running", "promptRequestId": …}` while a turn is open (the id of its open
-    /// prompt, if one is; `requires_action` while a v2 agent waits on the client), else
-    /// `{"state": "idle"}`.
+    /// WebSocket's resume, the `acp/turnState` event of an SSE one), read off the observer by
+    /// `acp_proto::resume::turn_states`.
     #[cfg(feature = "unstable_resumable_transport")]
-    pub(crate) fn turn_states(&self) -> serde_json::Map<String, serde_json::Value> {
-        use acp_proto::observer::TurnState;
-        use serde_json::json;
-        let observer = self.observer();
-        let prompt = |session: &str| {
-            observer
-                .open_requests(Side::Client)
-                .find(|r| r.method == Some(acp_proto::Method::Prompt) && r.session.as_deref() == Some(session))
-        };
-        let state = |session: &str| {
-            let Some(turn) = observer.turn(session) else { return json!({"state": "idle"}) };
-            let state = match turn.state {
-                TurnState::RequiresAction => "requires_action",
-                TurnState::Prompted | TurnState::Running => "running",
-            };
-            match prompt(session) {
-                Some(open) => json!({"state": state, "promptRequestId": open.id}),
-                None => json!({"state": state}),
-            }
-        };
-        observer.sessions().map(|s| (s.to_owned(), state(s))).collect()
+    pub(crate) fn turn_states(&self) -> Vec<acp_proto::resume::ResumedTurn> {
+        acp_proto::resume::turn_states(&self.observer())
     }
 
     /// Resolves once no turn is in flight, or at `deadline`.

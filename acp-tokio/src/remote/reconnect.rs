@@ -91,39 +91,10 @@ pub enum LinkEvent {
     },
 }
 
-/// A session's turn when its stream resumed ([`LinkEvent::Resumed`]). The strings are the
-/// server's: escape them before they reach a terminal.
-#[derive(Debug, Clone, PartialEq, Eq)]
-#[non_exhaustive]
-pub struct ResumedTurn {
-    /// The session.
-    pub session: String,
-    /// `running`, `requires_action` (a v2 agent waits on the client) or `idle`.
-    pub state: String,
-    /// The id of the running turn's prompt request, as JSON text (`3`, `"p-1"`), if the server
-    /// named it.
-    pub prompt_request_id: Option<String>,
-}
-
-/// The turns of a turn-state map (`{"sess-1": {"state": "running", "promptRequestId": 3}}`),
-/// by session id; at most [`MAX_TURNS`] (a peer's map is not trusted to be small).
-pub(crate) fn resumed_turns(map: Option<&serde_json::Value>) -> Vec<ResumedTurn> {
-    let Some(map) = map.and_then(serde_json::Value::as_object) else { return Vec::new() };
-    let mut turns: Vec<ResumedTurn> = map
-        .iter()
-        .take(MAX_TURNS)
-        .map(|(session, turn)| ResumedTurn {
-            session: session.clone(),
-            state: turn.get("state").and_then(serde_json::Value::as_str).unwrap_or("unknown").to_owned(),
-            prompt_request_id: turn.get("promptRequestId").map(serde_json::Value::to_string),
-        })
-        .collect();
-    turns.sort_by(|a, b| a.session.cmp(&b.session));
-    turns
-}
-
-/// Turns a resume reports at most.
-const MAX_TURNS: usize = 64;
+/// A session's turn when its stream resumed ([`LinkEvent::Resumed`]), as
+/// `acp_proto::resume` reads it. The strings are the server's: escape them before they reach
+/// a terminal.
+pub use acp_proto::resume::ResumedTurn;
 
 impl Reconnect {
     /// Reports `event` without waiting (a full channel drops it).
@@ -201,17 +172,6 @@ pub(crate) fn refused_for_good(status: u16) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn a_turn_state_map_becomes_the_turns_by_session() {
-        let map = serde_json::json!({"b": {"state": "idle"}, "a": {"state": "running", "promptRequestId": 3}});
-        let turns = resumed_turns(Some(&map));
-        let expected = [("a", "running", Some("3")), ("b", "idle", None)];
-        let got: Vec<_> = turns.iter().map(|t| (&*t.session, &*t.state, t.prompt_request_id.as_deref())).collect();
-        assert_eq!(got, expected);
-        assert_eq!(resumed_turns(Some(&serde_json::json!([1]))), []);
-        assert_eq!(resumed_turns(None), []);
-    }
 
     #[test]
     fn a_jittered_delay_is_half_to_all_of_it() {

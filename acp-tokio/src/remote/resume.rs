@@ -35,25 +35,16 @@ pub(crate) fn grace(_: &WsServerOptions) -> Option<std::time::Duration> {
     None
 }
 
-/// The answer to `initialize` with the retention advertised (in
-/// `result.agentCapabilities._meta["acp/transport"].resumable`); as it came when the streams
-/// are not resumable or the answer is no successful one.
+/// The answer to `initialize` with the retention advertised (`acp_proto::resume::advertise`);
+/// as it came when the streams are not resumable or the answer is no successful one.
 pub(crate) fn advertise(retention: Option<Retention>, answer: String) -> String {
-    let Some(retention) = retention else { return answer };
-    let Ok(mut message) = serde_json::from_str::<serde_json::Value>(&answer) else { return answer };
-    let Some(caps) = message.pointer_mut("/result/agentCapabilities").and_then(|c| c.as_object_mut()) else {
-        return answer;
-    };
-    let meta = caps.entry("_meta").or_insert_with(|| serde_json::json!({}));
-    let Some(meta) = meta.as_object_mut() else { return answer };
-    meta.insert(
-        "acp/transport".to_owned(),
-        serde_json::json!({"resumable": {
-            "retentionMessages": retention.messages,
-            "retentionSeconds": retention.max_age.as_secs(),
-        }}),
-    );
-    message.to_string()
+    #[cfg(feature = "unstable_resumable_transport")]
+    if let Some(retention) = retention {
+        let seconds = retention.max_age.as_secs();
+        return acp_proto::resume::advertise(&answer, retention.messages, seconds).unwrap_or(answer);
+    }
+    let _ = retention;
+    answer
 }
 
 /// The first event of a resumed SSE stream: the turn state of its session (of every session
@@ -69,9 +60,9 @@ pub(crate) fn advertise(retention: Option<Retention>, answer: String) -> String 
 pub(crate) fn turn_state_event(turns: &super::inflight::InFlight, session: Option<&str>) -> Option<String> {
     let mut states = turns.turn_states();
     if let Some(session) = session {
-        states.retain(|id, _| id == session);
+        states.retain(|turn| turn.session == session);
     }
-    Some(format!("event: acp/turnState\ndata: {}\n\n", serde_json::Value::Object(states)))
+    Some(format!("event: acp/turnState\ndata: {}\n\n", acp_proto::resume::turn_state_json(&states)))
 }
 
 /// No turn state without the feature (no stream resumes).
@@ -89,25 +80,4 @@ pub(crate) fn last_event_id(headers: &HeaderMap) -> Option<&str> {
 pub(crate) fn evict_oldest<'a>(streams: impl IntoIterator<Item = &'a Stream>) -> bool {
     let oldest = streams.into_iter().filter_map(|s| Some((s.oldest_retained()?, s))).min_by_key(|(at, _)| *at);
     oldest.is_some_and(|(_, s)| s.evict_oldest().is_some())
-}
-
-#[cfg(test)]
-mod tests {
-    use std::time::Duration;
-
-    use super::*;
-
-    #[test]
-    fn the_retention_is_advertised_in_a_successful_initialize_answer_only() {
-        let retention = Some(Retention { messages: 8, max_age: Duration::from_secs(30) });
-        let ok = r#"{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":1,"agentCapabilities":{"loadSession":true}}}"#;
-        let answer: serde_json::Value = serde_json::from_str(&advertise(retention, ok.to_owned())).unwrap();
-        let caps = &answer["result"]["agentCapabilities"];
-        assert_eq!(caps["loadSession"], true);
-        assert_eq!(caps["_meta"]["acp/transport"]["resumable"]["retentionMessages"], 8);
-        assert_eq!(caps["_meta"]["acp/transport"]["resumable"]["retentionSeconds"], 30);
-        let error = r#"{"jsonrpc":"2.0","id":1,"error":{"code":-32600,"message":"no"}}"#;
-        assert_eq!(advertise(retention, error.to_owned()), error);
-        assert_eq!(advertise(None, ok.to_owned()), ok);
-    }
 }

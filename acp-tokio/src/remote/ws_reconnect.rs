@@ -32,9 +32,8 @@ use std::pin::Pin;
 use std::task::{Context, Poll, ready};
 use std::time::Duration;
 
+use acp_proto::resume::{ResumeAnswer, ResumeRequest, cursor_of};
 use futures_util::{SinkExt, StreamExt};
-use serde::Deserialize;
-use serde_json::{Value, json};
 use tokio::sync::mpsc;
 use tokio::time::Instant;
 use tokio_tungstenite::tungstenite::Message;
@@ -44,7 +43,7 @@ use super::client::{WsClientOptions, WsStream, handshake};
 use super::dial::RemoteInfo;
 use super::frames::Socket;
 use super::pump::Incoming;
-use super::reconnect::{Backoff, LinkEvent, Reconnect, ResumedTurn, Try, refused_for_good, resumed_turns};
+use super::reconnect::{Backoff, LinkEvent, Reconnect, ResumedTurn, Try, refused_for_good};
 
 /// The id of the transport's own `stream/resume` request.
 const RESUME_ID: &str = "acp/resume";
@@ -288,9 +287,8 @@ impl Link {
             _ => Try::Again(e.to_string()),
         })?;
         let again = |e: tokio_tungstenite::tungstenite::Error| Try::Again(e.to_string());
-        let request =
-            json!({"jsonrpc": "2.0", "id": RESUME_ID, "method": "stream/resume", "params": {"cursor": cursor}});
-        ws.send(Message::text(request.to_string())).await.map_err(again)?;
+        let request = ResumeRequest::new(cursor).with_id(RESUME_ID).to_frame();
+        ws.send(Message::text(request)).await.map_err(again)?;
         let (received, turns) = loop {
             let frame = tokio::time::timeout(RESUME_TIMEOUT, ws.next()).await;
             match frame {
@@ -334,73 +332,16 @@ async fn close(ws: &mut WsStream, incoming: &mpsc::Sender<Incoming>) {
     .await;
 }
 
-/// Only what the link reads of an envelope: its cursor.
-#[derive(Deserialize)]
-struct Envelope {
-    #[serde(rename = "_meta")]
-    meta: Option<Meta>,
-}
-
-#[derive(Deserialize)]
-struct Meta {
-    #[serde(rename = "acp/cursor")]
-    cursor: Option<String>,
-}
-
-/// The cursor of an agent message (of a batch's last message that has one).
-fn cursor_of(text: &str) -> Option<String> {
-    if text.trim_start().starts_with('[') {
-        let batch: Vec<Value> = serde_json::from_str(text).ok()?;
-        return batch.iter().rev().find_map(|m| m.pointer("/_meta/acp~1cursor")?.as_str().map(str::to_owned));
-    }
-    serde_json::from_str::<Envelope>(text).ok()?.meta?.cursor
-}
-
 /// How many of the client's frames reached the agent, and the sessions' turns, read from the
 /// answer to the link's `stream/resume`; the refusal's reason otherwise.
 fn acknowledged(text: &str) -> Result<(u64, Vec<ResumedTurn>), String> {
-    let message: Value = serde_json::from_str(text).map_err(|_| "the resume's answer is no JSON".to_owned())?;
-    if message.get("id").and_then(Value::as_str) == Some(RESUME_ID) {
-        let received = message
-            .pointer("/result/_meta/acp~1received")
-            .and_then(Value::as_u64)
-            .ok_or_else(|| "the resume's answer does not say how many frames arrived".to_owned())?;
-        return Ok((received, resumed_turns(message.pointer("/result/_meta/acp~1turnState"))));
-    }
-    match message.pointer("/params/reason").and_then(Value::as_str) {
-        Some(reason) if message.get("method").and_then(Value::as_str) == Some("stream/resume_failed") => {
-            Err(format!("the server refused to resume: {reason}"))
-        }
-        _ => Err("the server's first frame after a resume was not its answer".to_owned()),
-    }
+    let answer = ResumeAnswer::read(text, &RESUME_ID.into())?;
+    Ok((answer.received, answer.turns))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn the_cursor_is_read_from_a_message_or_the_last_of_a_batch() {
-        assert_eq!(cursor_of(r#"{"id":1,"result":{},"_meta":{"acp/cursor":"7"}}"#).as_deref(), Some("7"));
-        assert_eq!(cursor_of(r#"{"id":1,"result":{"_meta":{"acp/cursor":"7"}}}"#), None);
-        let batch = r#"[{"_meta":{"acp/cursor":"8"}},{"_meta":{"acp/cursor":"9"}},3]"#;
-        assert_eq!(cursor_of(batch).as_deref(), Some("9"));
-        assert_eq!(cursor_of("not json"), None);
-    }
-
-    #[test]
-    fn the_answer_says_what_arrived_and_a_refusal_says_why() {
-        let answer = r#"{"jsonrpc":"2.0","id":"acp/resume","result":{"_meta":{"acp/received":4}}}"#;
-        assert_eq!(acknowledged(answer), Ok((4, Vec::new())));
-        let answer = r#"{"jsonrpc":"2.0","id":"acp/resume","result":{"_meta":{"acp/received":4,
-            "acp/turnState":{"s":{"state":"running","promptRequestId":3}}}}}"#;
-        let (_, turns) = acknowledged(answer).expect("an answer");
-        assert_eq!((turns[0].session.as_str(), turns[0].prompt_request_id.as_deref()), ("s", Some("3")));
-        let refused = r#"{"jsonrpc":"2.0","method":"stream/resume_failed","params":{"reason":"gone"}}"#;
-        assert_eq!(acknowledged(refused), Err("the server refused to resume: gone".to_owned()));
-        assert!(acknowledged(r#"{"jsonrpc":"2.0","id":"acp/resume","result":{}}"#).is_err());
-        assert!(acknowledged(r#"{"jsonrpc":"2.0","method":"session/update","params":{}}"#).is_err());
-    }
 
     #[test]
     fn what_is_kept_stays_within_its_bytes_and_counts_every_frame() {

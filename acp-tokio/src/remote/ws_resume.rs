@@ -34,12 +34,13 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
+use acp_proto::jsonrpc::RequestId;
+use acp_proto::resume::{self, ResumeAnswer, ResumeRequest};
 use axum::extract::ws::{CloseFrame, Message, WebSocket, WebSocketUpgrade};
 use axum::http::request::Parts;
 use axum::http::{HeaderValue, StatusCode};
 use axum::response::Response;
 use futures_util::{SinkExt, StreamExt};
-use serde_json::{Map, Value, json};
 use tokio::sync::{mpsc, watch};
 use tokio::time::Instant;
 
@@ -113,30 +114,15 @@ async fn resume(
         Ok(Some(Ok(Message::Text(text)))) => text,
         _ => return refuse(socket, "the first frame of a resume must be stream/resume").await,
     };
-    let Some((id, cursor)) = resume_request(text.as_str()) else {
+    let Some(request) = ResumeRequest::read(text.as_str()) else {
         return refuse(socket, "the first frame of a resume must be stream/resume with params.cursor").await;
     };
-    serve(&shared, socket, &connection, Some(cursor), id, &stop).await;
-}
-
-/// The `id` (if any) and `params.cursor` of a `stream/resume` control message.
-fn resume_request(text: &str) -> Option<(Option<Value>, String)> {
-    let message: Value = serde_json::from_str(text).ok()?;
-    if message.get("method")?.as_str()? != "stream/resume" {
-        return None;
-    }
-    let cursor = match message.pointer("/params/cursor")? {
-        Value::String(cursor) => cursor.clone(),
-        Value::Number(cursor) => cursor.to_string(),
-        _ => return None,
-    };
-    Some((message.get("id").cloned(), cursor))
+    serve(&shared, socket, &connection, Some(request.cursor), request.id, &stop).await;
 }
 
 /// Refuses a resume: `stream/resume_failed` with `reason`, then the close.
 async fn refuse(mut socket: WebSocket, reason: &str) {
-    let failed = json!({"jsonrpc": "2.0", "method": "stream/resume_failed", "params": {"reason": reason}});
-    let _ = socket.send(Message::Text(failed.to_string().into())).await;
+    let _ = socket.send(Message::Text(resume::resume_failed(reason).into())).await;
     let _ = socket.send(close(reason)).await;
 }
 
@@ -163,7 +149,10 @@ async fn take<'a>(
     let me = *readers.borrow_and_update();
     let mut held = connection.connection.held();
     let _ = tokio::time::timeout(TAKEOVER_TIMEOUT, held.wait_for(|h| !*h)).await;
-    match connection.connection.frames(connection.closed.subscribe(), resume_after, with_cursor) {
+    match connection
+        .connection
+        .frames(connection.closed.subscribe(), resume_after, |seq, text| resume::with_cursor(text, seq))
+    {
         Ok(frames) => Ok((frames, readers, me)),
         Err(Refusal::Gone) => Err("the stream cannot go on from this cursor (unknown, or no longer retained): \
                                    resume the session instead"),
@@ -174,12 +163,11 @@ async fn take<'a>(
 /// The answer to a `stream/resume` sent with `id`, once the stream is taken (no older socket
 /// writes to the agent any more): each session's turn state, and how many of the client's
 /// frames reached the agent.
-async fn acknowledgement(connection: &HttpConnection, id: Value) -> String {
+async fn acknowledgement(connection: &HttpConnection, id: RequestId) -> String {
     // The older socket's writes still in flight are counted first.
     let _counted = connection.counting.write().await;
     let received = connection.received.load(Ordering::Relaxed);
-    let meta = json!({"acp/turnState": connection.turns.turn_states(), "acp/received": received});
-    json!({"jsonrpc": "2.0", "id": id, "result": {"_meta": meta}}).to_string()
+    ResumeAnswer { received, turns: connection.turns.turn_states() }.to_frame(&id)
 }
 
 /// The socket as the reader of the connection's stream (from after `resume_after`, the
@@ -191,7 +179,7 @@ async fn serve(
     socket: WebSocket,
     connection: &Arc<HttpConnection>,
     resume_after: Option<String>,
-    resume_id: Option<Value>,
+    resume_id: Option<RequestId>,
     stop: &watch::Receiver<bool>,
 ) {
     let (frames, mut readers, me) = match take(connection, resume_after.as_deref()).await {
@@ -295,55 +283,9 @@ async fn deliver(connection: &Arc<HttpConnection>, text: &str, stop: &watch::Rec
     true
 }
 
-/// One agent message with its cursor at `_meta["acp/cursor"]` of its envelope (of each
-/// message of a batch); unchanged if it is no JSON object (the agent's bytes are relayed as
-/// they came).
-fn with_cursor(seq: u64, text: &str) -> String {
-    let Ok(mut message) = serde_json::from_str::<Value>(text) else { return text.to_owned() };
-    let cursor = Value::String(seq.to_string());
-    match &mut message {
-        Value::Object(envelope) => put_cursor(envelope, cursor),
-        Value::Array(batch) => {
-            for envelope in batch.iter_mut().filter_map(Value::as_object_mut) {
-                put_cursor(envelope, cursor.clone());
-            }
-        }
-        _ => return text.to_owned(),
-    }
-    message.to_string()
-}
-
-fn put_cursor(envelope: &mut Map<String, Value>, cursor: Value) {
-    let meta = envelope.entry("_meta").or_insert_with(|| Value::Object(Map::new()));
-    if let Value::Object(meta) = meta {
-        meta.insert("acp/cursor".to_owned(), cursor);
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn the_cursor_goes_into_the_envelopes_meta_keeping_what_is_there() {
-        let text = r#"{"jsonrpc":"2.0","method":"session/update","params":{},"_meta":{"x":1}}"#;
-        let message: Value = serde_json::from_str(&with_cursor(7, text)).expect("json");
-        assert_eq!(message["_meta"], json!({"x": 1, "acp/cursor": "7"}));
-        assert_eq!(message["params"], json!({}));
-        let batch: Value = serde_json::from_str(&with_cursor(8, r#"[{"id":1,"result":{}},3]"#)).expect("json");
-        assert_eq!(batch, json!([{"id": 1, "result": {}, "_meta": {"acp/cursor": "8"}}, 3]));
-        assert_eq!(with_cursor(9, "not json"), "not json");
-    }
-
-    #[test]
-    fn a_resume_names_its_cursor_as_a_string_or_a_number() {
-        let request = r#"{"jsonrpc":"2.0","id":5,"method":"stream/resume","params":{"cursor":"12"}}"#;
-        assert_eq!(resume_request(request), Some((Some(json!(5)), "12".to_owned())));
-        let notification = r#"{"jsonrpc":"2.0","method":"stream/resume","params":{"cursor":3}}"#;
-        assert_eq!(resume_request(notification), Some((None, "3".to_owned())));
-        assert_eq!(resume_request(r#"{"jsonrpc":"2.0","method":"initialize","params":{}}"#), None);
-        assert_eq!(resume_request(r#"{"jsonrpc":"2.0","method":"stream/resume","params":{}}"#), None);
-    }
 
     #[test]
     fn a_close_reason_fits_a_control_frame() {
