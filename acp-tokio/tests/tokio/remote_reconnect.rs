@@ -10,7 +10,7 @@
 use crate::common;
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Duration;
 
 use acp_tokio::ClientConnection;
@@ -64,14 +64,24 @@ fn resuming(first_backoff: Duration) -> (Reconnect, mpsc::Receiver<LinkEvent>) {
 
 /// A TCP relay to a server: [`Relay::cut`] closes every connection it carries; with
 /// [`Relay::swallow`] set, what the client sends is read and dropped (a socket dying on the
-/// client's side of the network), and [`Relay::swallowed`] told.
+/// client's side of the network), and [`Relay::swallowed`] told. With [`Relay::window`] set,
+/// it holds the server's bytes back while more than that many updates it forwarded are not
+/// yet consumed (as [`Relay::consumed`] says): a path with a bounded window, so that the
+/// server cannot run ahead of a slow client into the sockets' buffers (on loopback they grow
+/// to megabytes, and a whole turn would be in them before a cut).
 struct Relay {
     /// Where the relay listens (`host:port`).
     addr: String,
     cuts: watch::Sender<u64>,
     swallow: Arc<AtomicBool>,
     swallowed: Arc<Notify>,
+    window: Arc<AtomicUsize>,
+    consumed: Arc<AtomicUsize>,
+    forwarded: Arc<AtomicUsize>,
 }
+
+/// The bytes that begin an update of the storm on the wire.
+const UPDATE_MARK: &[u8] = b"agent_message_chunk";
 
 impl Relay {
     async fn to(addr: &str) -> Relay {
@@ -80,13 +90,16 @@ impl Relay {
         let (cuts, cut) = watch::channel(0);
         let swallow = Arc::new(AtomicBool::new(false));
         let swallowed = Arc::new(Notify::new());
+        let (window, consumed, forwarded): (Arc<AtomicUsize>, Arc<AtomicUsize>, Arc<AtomicUsize>) = Default::default();
         let (addr, swallowing, told) = (addr.to_owned(), swallow.clone(), swallowed.clone());
+        let paced = (window.clone(), Arc::clone(&consumed), Arc::clone(&forwarded));
         tokio::spawn(async move {
             while let Ok((client, _)) = listener.accept().await {
                 let server = TcpStream::connect(&addr).await.expect("the server");
                 let mut cut = cut.clone();
                 cut.borrow_and_update();
                 let (swallowing, told) = (swallowing.clone(), told.clone());
+                let (window, consumed, forwarded) = (paced.0.clone(), paced.1.clone(), paced.2.clone());
                 tokio::spawn(async move {
                     let (mut client_read, mut client_write) = client.into_split();
                     let (mut server_read, mut server_write) = server.into_split();
@@ -100,7 +113,25 @@ impl Relay {
                             }
                         }
                     };
-                    let down = tokio::io::copy(&mut server_read, &mut client_write);
+                    let down = async {
+                        let mut buf = vec![0; 4 << 10];
+                        loop {
+                            let open = || {
+                                let window = window.load(Ordering::SeqCst);
+                                window == 0
+                                    || forwarded.load(Ordering::SeqCst) < consumed.load(Ordering::SeqCst) + window
+                            };
+                            while !open() {
+                                tokio::time::sleep(Duration::from_millis(1)).await;
+                            }
+                            let Ok(n @ 1..) = server_read.read(&mut buf).await else { return };
+                            let updates = buf[..n].windows(UPDATE_MARK.len()).filter(|w| *w == UPDATE_MARK).count();
+                            forwarded.fetch_add(updates, Ordering::SeqCst);
+                            if client_write.write_all(&buf[..n]).await.is_err() {
+                                return;
+                            }
+                        }
+                    };
                     tokio::select! {
                         _ = up => {}
                         _ = down => {}
@@ -109,12 +140,14 @@ impl Relay {
                 });
             }
         });
-        Relay { addr: relay_addr, cuts, swallow, swallowed }
+        Relay { addr: relay_addr, cuts, swallow, swallowed, window, consumed, forwarded }
     }
 
     /// Closes every connection open now; later ones are relayed (and no longer swallowed).
     fn cut(&self) {
         self.swallow.store(false, Ordering::SeqCst);
+        // What was on its way is lost; the resumed stream sends it again.
+        self.forwarded.store(self.consumed.load(Ordering::SeqCst), Ordering::SeqCst);
         self.cuts.send_modify(|n| *n += 1);
     }
 }
@@ -141,9 +174,11 @@ async fn storm_cut_three_times(
     streams: usize,
 ) -> (Vec<String>, StopReason, Vec<LinkEvent>) {
     let (mut texts, mut seen, mut cuts) = (Vec::new(), Vec::new(), 0);
+    relay.window.store(64, Ordering::SeqCst);
     let stop = conn
         .prompt_with(common::prompt(session, "storm 3000"), |update| {
             texts.push(common::chunk_text(&update).expect("a chunk").to_owned());
+            relay.consumed.store(texts.len(), Ordering::SeqCst);
             seen.extend(reported(events));
             let lost = seen.iter().filter(|e| matches!(e, LinkEvent::Lost { .. })).count();
             let resumed = seen.iter().filter(|e| matches!(e, LinkEvent::Resumed { .. })).count();
@@ -155,6 +190,7 @@ async fn storm_cut_three_times(
         })
         .await
         .expect("the turn survives the cuts");
+    relay.window.store(0, Ordering::SeqCst);
     assert_eq!(cuts, 3, "three cuts during the turn: {seen:?}");
     // What the last cut lost may have been on its way already: its resume can end after the
     // turn.
@@ -196,7 +232,11 @@ fn resumed_mid_turn(seen: &[LinkEvent], times: usize) {
 }
 
 async fn a_turn_cut_three_times_delivers_every_update_once_in_order_as_an_uncut_one_does(via: Via) {
-    let server = server(WsServerOptions::default()).await;
+    // The relay's window holds the server's bytes back in the server's socket buffers, which
+    // grow to megabytes on loopback: the ring retains the whole turn, so that what they held
+    // when a cut came can always be sent again.
+    let resumable = Resumable { retention_messages: 4096, ..Resumable::default() };
+    let server = server(WsServerOptions { resumable: Some(resumable), ..WsServerOptions::default() }).await;
     let relay = Relay::to(&server.addr).await;
     let (reconnect, mut events) = resuming(Duration::from_millis(20));
     let conn = via.connect(TestClient::default(), &relay, reconnect.clone()).await;
