@@ -109,6 +109,10 @@ pub struct AgentConfig {
     pub history: Option<std::path::PathBuf>,
     /// With `history`: advertise `session/resume` too (default true; off, a client must load).
     pub history_resume: bool,
+    /// With `history`: answer `session/load` and `session/resume` with the session's modes
+    /// and config options (default true; off, as agents that do not: a client must remember
+    /// them).
+    pub reopen_state: bool,
 }
 
 impl Default for AgentConfig {
@@ -120,6 +124,7 @@ impl Default for AgentConfig {
             max_sessions: 1024,
             history: None,
             history_resume: true,
+            reopen_state: true,
         }
     }
 }

@@ -171,6 +171,10 @@ struct AgentArgs {
     /// With --history: do not advertise session/resume (clients must use session/load).
     #[arg(long, requires = "history")]
     no_resume: bool,
+    /// With --history: answer session/load and session/resume without the session's modes and
+    /// config options, as some agents do (a client then shows what it remembered).
+    #[arg(long, requires = "history")]
+    bare_reopen: bool,
     /// The ACP version to speak: 1, or 2 (the v2 Preview; needs a build with the feature
     /// unstable_protocol_v2; a v2 agent refuses a client that offers only 1).
     #[arg(long, value_enum, value_name = "VERSION", default_value = "1", conflicts_with = "history")]
@@ -492,6 +496,7 @@ fn main() -> ExitCode {
             config.max_sessions = args.max_sessions;
             config.history = args.history;
             config.history_resume = !args.no_resume;
+            config.reopen_state = !args.bare_reopen;
             #[cfg(feature = "unstable_protocol_v2")]
             let served = match args.protocol {
                 Protocol::V2 => acp_cli::agent::v2::ReferenceAgentV2::with_config(config).serve_stdio(),

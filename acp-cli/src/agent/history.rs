@@ -198,7 +198,9 @@ impl super::ReferenceAgent {
         // learn it after a load.
         let choice = self.choices.reopen(&request.session_id);
         let mut response = LoadSessionResponse::default();
-        (response.modes, response.config_options) = (Some(choice.modes()), Some(choice.options()));
+        if self.config.reopen_state {
+            (response.modes, response.config_options) = (Some(choice.modes()), Some(choice.options()));
+        }
         Ok(response)
     }
 
@@ -210,7 +212,9 @@ impl super::ReferenceAgent {
         self.log(format_args!("session {} resumed in {}", request.session_id, request.cwd));
         let choice = self.choices.reopen(&request.session_id);
         let mut response = ResumeSessionResponse::default();
-        (response.modes, response.config_options) = (Some(choice.modes()), Some(choice.options()));
+        if self.config.reopen_state {
+            (response.modes, response.config_options) = (Some(choice.modes()), Some(choice.options()));
+        }
         Ok(response)
     }
 }

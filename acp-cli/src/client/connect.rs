@@ -47,8 +47,11 @@ impl Session {
             self.render.info(&format!("authenticated with `{method}`"));
         }
 
+        let mut recorded = false;
         let session = if let Some(resume) = &config.resume {
-            self.reopen(resume, cwd, &response.agent_capabilities)?
+            let mut reopened = self.reopen(resume, cwd, &response.agent_capabilities)?;
+            recorded = self.recorded_controls(resume, &mut reopened);
+            reopened
         } else {
             let requester = self.requester().with_timeout(timeout);
             let request = NewSessionRequest::new(cwd.display().to_string(), vec![]);
@@ -62,6 +65,7 @@ impl Session {
         self.render.info(&format!("session {} · cwd {}", session.id, cwd.display()));
         self.start_journal(config, cwd, &session.id);
         self.adopt(session.id, session.modes, session.options);
+        self.control.state.recorded = recorded;
         Ok(())
     }
 

@@ -16,6 +16,9 @@ pub(crate) struct State {
     pub(crate) modes: Option<SessionModeState>,
     pub(crate) options: Vec<SessionConfigOption>,
     pub(crate) commands: Vec<AvailableCommand>,
+    /// The modes or options came from the session database, not from the agent (a reopen
+    /// whose answer carried none): the listings say so.
+    pub(crate) recorded: bool,
 }
 
 impl State {

@@ -5,7 +5,9 @@
 
 use std::collections::HashMap;
 
-use acp_blocking::acp_proto::types::{ContentBlock, SessionUpdate, StopReason, ToolCallStatus};
+use acp_blocking::acp_proto::types::{
+    ContentBlock, SessionConfigOption, SessionModeState, SessionUpdate, StopReason, ToolCallStatus,
+};
 
 use crate::store::{Append, Line, MAX_TRANSCRIPT_BYTES, Store};
 
@@ -21,12 +23,22 @@ pub(crate) struct Journal {
     queued: usize,
     /// Tool call titles of the running turn, by call id.
     tools: HashMap<String, String>,
+    /// The modes and config options last written (JSON), so that a write only sends a change.
+    controls: Option<String>,
 }
 
 impl Journal {
     /// Records into session `id` of `store`.
     pub(crate) fn new(store: Store, id: i64) -> Journal {
-        Journal { store, id, pending: Append::default(), text: String::new(), queued: 0, tools: HashMap::new() }
+        Journal {
+            store,
+            id,
+            pending: Append::default(),
+            text: String::new(),
+            queued: 0,
+            tools: HashMap::new(),
+            controls: None,
+        }
     }
 
     /// The session's local id.
@@ -100,6 +112,19 @@ impl Journal {
         let how = stop.map_or("failed", StopReason::as_str);
         self.push("note", format!("stop: {how}"));
         self.write()
+    }
+
+    /// The session's modes and config options now: written with the next write if they
+    /// changed, for a reopen whose agent does not say them again ([`Store::controls`]).
+    pub(crate) fn controls(&mut self, modes: Option<&SessionModeState>, options: &[SessionConfigOption]) {
+        if modes.is_none() && options.is_empty() {
+            return;
+        }
+        let json = serde_json::json!({"modes": modes, "configOptions": options}).to_string();
+        if self.controls.as_ref() != Some(&json) {
+            self.controls = Some(json.clone());
+            self.pending.controls = Some(json);
+        }
     }
 
     /// Writes what is pending (also when nothing is: the updated time moves).

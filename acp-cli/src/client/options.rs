@@ -67,6 +67,13 @@ fn value_for(option: &SessionConfigOption, text: &str) -> Result<SessionConfigOp
 }
 
 impl Session {
+    /// Under a listing: where it came from, when not from the agent.
+    fn recorded_note(&mut self) {
+        if self.control.state.recorded {
+            self.render.info("  (as recorded when the session was last used: the agent did not say them on reopening)");
+        }
+    }
+
     /// `/mode`: lists the modes, or switches with `session/set_mode`.
     pub(super) fn mode(&mut self, id: Option<String>) -> Result<(), Exit> {
         let Some(modes) = self.control.state.modes.clone() else {
@@ -75,6 +82,7 @@ impl Session {
         };
         let Some(id) = id else {
             self.render.info("modes (/mode ID switches):");
+            self.recorded_note();
             for mode in &modes.available_modes {
                 let mark = if mode.id == modes.current_mode_id { "*" } else { " " };
                 let what = mode.description.as_deref().map(|d| format!(": {d}")).unwrap_or_default();
@@ -114,6 +122,7 @@ impl Session {
             Some(value) => self.set_option(&option, &value),
             None => {
                 self.render.info(&format!("models (/model ID picks one), option `{}`:", option.id));
+                self.recorded_note();
                 for value in values(&option) {
                     let mark = if current(&option) == value.value.as_ref() { "*" } else { " " };
                     self.render.info(&format!("{mark} {} ({})", value.value, value.name));
@@ -132,6 +141,7 @@ impl Session {
         }
         let Some(id) = id else {
             self.render.info("config options (/config ID VALUE sets one):");
+            self.recorded_note();
             for option in &options {
                 self.render.info(&describe(option));
             }

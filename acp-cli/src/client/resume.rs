@@ -25,6 +25,15 @@ const REPLAY_QUIET: Duration = Duration::from_millis(100);
 /// The longest the client waits for that.
 const REPLAY_WAIT: Duration = Duration::from_secs(2);
 
+/// The modes and config options the journal recorded (`Journal::controls`).
+#[derive(serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Recorded {
+    modes: Option<SessionModeState>,
+    #[serde(default)]
+    config_options: Vec<SessionConfigOption>,
+}
+
 /// The session `--resume`/`--continue` (or `session/new`) opened, with the modes and config
 /// options its answer carried.
 pub(super) struct Reopened {
@@ -95,6 +104,37 @@ impl Session {
         }
     }
 
+    /// Fills in what the answer reopening `resume` lacked (its modes, its config options) from
+    /// the session database, saying so; whether it did. The agent's answer wins where it
+    /// carries them.
+    pub(super) fn recorded_controls(&mut self, resume: &Resume, reopened: &mut Reopened) -> bool {
+        if reopened.modes.is_some() && reopened.options.is_some() {
+            return false;
+        }
+        let Ok(Some(json)) = Store::open_default().and_then(|store| store.controls(resume.local_id)) else {
+            return false;
+        };
+        let Ok(recorded) = serde_json::from_str::<Recorded>(&json) else { return false };
+        let mut used = Vec::new();
+        if reopened.modes.is_none() && recorded.modes.is_some() {
+            reopened.modes = recorded.modes;
+            used.push("modes");
+        }
+        if reopened.options.is_none() && !recorded.config_options.is_empty() {
+            reopened.options = Some(recorded.config_options);
+            used.push("config options");
+        }
+        if used.is_empty() {
+            return false;
+        }
+        self.render.info(&format!(
+            "the agent's answer carried no {}: showing those recorded with session {} (as they were then)",
+            used.join(" or "),
+            resume.local_id
+        ));
+        true
+    }
+
     /// Starts recording the session `id` (a new row, or the resumed one), if the client
     /// records; a database that cannot be opened is a warning, not a failure.
     pub(super) fn start_journal(&mut self, config: &ClientConfig, cwd: &Path, id: &SessionId) {
@@ -127,6 +167,7 @@ impl Session {
     /// Writes what the journal holds, reporting a failure as a warning.
     pub(super) fn journal_write(&mut self, stop: Option<Option<&acp_blocking::acp_proto::types::StopReason>>) {
         let Some(journal) = &mut self.journal else { return };
+        journal.controls(self.control.state.modes.as_ref(), &self.control.state.options);
         let written = match stop {
             Some(stop) => journal.end_turn(stop),
             None => journal.write(),

@@ -24,7 +24,7 @@ use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
 pub use time::{format_time, now, rfc3339};
 
 /// The schema version in `PRAGMA user_version`.
-pub const SCHEMA_VERSION: i64 = 1;
+pub const SCHEMA_VERSION: i64 = 2;
 /// How long a writer waits for another process's transaction.
 pub const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
 /// The most transcript text kept per session.
@@ -57,6 +57,11 @@ CREATE TABLE transcript (
     PRIMARY KEY (session, seq)
 );
 ";
+
+/// Version 2: the session's last modes and config options (`controls`: JSON
+/// `{"modes": …, "configOptions": […]}`, as the agent sent them), for an agent that does not
+/// say them again when the session is reopened.
+const SCHEMA_V2: &str = "ALTER TABLE sessions ADD COLUMN controls TEXT;";
 
 /// The agent a session was recorded with.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -122,6 +127,8 @@ pub struct Append {
     pub title: Option<(String, bool)>,
     /// Transcript lines.
     pub lines: Vec<Line>,
+    /// The session's modes and config options now (JSON), replacing those stored.
+    pub controls: Option<String>,
 }
 
 /// The database.
@@ -229,6 +236,11 @@ impl Store {
         }
         if version < 1 {
             tx.execute_batch(SCHEMA_V1)?;
+        }
+        if version < 2 {
+            tx.execute_batch(SCHEMA_V2)?;
+        }
+        if version < SCHEMA_VERSION {
             tx.pragma_update(None, "user_version", SCHEMA_VERSION)?;
         }
         Ok(tx.commit()?)
@@ -275,6 +287,9 @@ impl Store {
             None => Ok(0),
         }
         .map_err(sql)?;
+        if let Some(controls) = &append.controls {
+            tx.execute("UPDATE sessions SET controls = ?2 WHERE id = ?1", params![id, controls]).map_err(sql)?;
+        }
         for line in &append.lines {
             if truncated {
                 break;
@@ -300,6 +315,15 @@ impl Store {
         )
         .map_err(sql)?;
         tx.commit().map_err(sql)
+    }
+
+    /// The modes and config options last recorded for session `id` (JSON), if any were.
+    pub fn controls(&self, id: i64) -> Result<Option<String>, String> {
+        self.conn
+            .query_row("SELECT controls FROM sessions WHERE id = ?1", [id], |r| r.get(0))
+            .optional()
+            .map(Option::flatten)
+            .map_err(sql)
     }
 
     /// The session with local id `key`, or else the one whose agent session id is `key`
@@ -432,7 +456,8 @@ mod tests {
         let mut store = Store::open(&dir).unwrap();
         let agent = AgentRef::Command(vec!["acp".into(), "agent".into()]);
         let id = store.insert("s-1", &agent, "/p").unwrap();
-        let mut append = Append { title: Some(("first".into(), false)), lines: vec![Line::new("user", "hi")] };
+        let mut append =
+            Append { title: Some(("first".into(), false)), lines: vec![Line::new("user", "hi")], controls: None };
         store.append(id, &append).unwrap();
         append.title = Some(("second".into(), false));
         append.lines = vec![Line::new("agent", "x".repeat(MAX_TRANSCRIPT_BYTES as usize))];
@@ -448,6 +473,38 @@ mod tests {
         store.set_updated(id, 0).unwrap();
         assert_eq!(store.prune(1).unwrap(), 1);
         assert!(store.transcript(id).unwrap().is_empty());
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// A version 1 database (no `controls` column) is migrated in place, its sessions kept;
+    /// the controls last written are the ones read back, and a write without any keeps them.
+    #[test]
+    fn a_version_1_database_gains_the_controls_and_keeps_its_sessions() {
+        let dir = std::env::temp_dir().join(format!("acp-store-v1-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let old = Connection::open(dir.join("sessions.db")).unwrap();
+        old.execute_batch(SCHEMA_V1).unwrap();
+        old.pragma_update(None, "user_version", 1).unwrap();
+        old.execute(
+            "INSERT INTO sessions (session_id, agent, named, argv, project, created_at, updated_at)
+             VALUES ('s-old', 'ref', 1, '[]', '/p', 1, 1)",
+            [],
+        )
+        .unwrap();
+        drop(old);
+        let mut store = Store::open(&dir).unwrap();
+        let version: i64 = store.conn.pragma_query_value(None, "user_version", |r| r.get(0)).unwrap();
+        assert_eq!(version, SCHEMA_VERSION);
+        let id = store.find("s-old").unwrap().id;
+        assert_eq!(store.controls(id).unwrap(), None);
+        let controls = r#"{"modes":null,"configOptions":[]}"#.to_owned();
+        store.append(id, &Append { controls: Some(controls.clone()), ..Append::default() }).unwrap();
+        store.append(id, &Append::default()).unwrap();
+        assert_eq!(store.controls(id).unwrap(), Some(controls));
+        assert_eq!(store.controls(id + 1).unwrap(), None);
+        drop(store);
+        assert!(Store::open(&dir).is_ok(), "a migrated database opens again");
         let _ = std::fs::remove_dir_all(&dir);
     }
 

@@ -358,3 +358,37 @@ fn a_session_database_that_is_no_regular_file_is_refused_naming_it() {
     use std::os::unix::fs::PermissionsExt;
     assert_eq!(std::fs::metadata(&db).unwrap().permissions().mode() & 0o777, 0o600);
 }
+
+/// Issue 30 §3: the session database keeps each session's last modes and config options; a
+/// reopen whose answer carries none shows the recorded ones, marked as such, and an answer
+/// that carries them wins.
+#[test]
+fn a_reopened_session_keeps_its_modes_when_the_agent_does_not_say_them() {
+    let home = Home::new("controls");
+    home.config(REF_AGENTS);
+    let first = home.run(&["client", "--agent", "ref"], "/mode plan\n");
+    assert_eq!(first.code(), 0, "{}\n{}", first.stdout, first.stderr);
+    assert!(first.stdout.contains("mode set to `plan`"), "{}", first.stdout);
+
+    let hist = home.path("hist").display().to_string();
+    let acp = acp().display().to_string();
+    let bare = ["client", "--resume", "1", "--", &acp, "agent", "--quiet", "--history", &hist, "--bare-reopen"];
+    let run = home.run(&bare, "/mode\n/model\n");
+    assert_eq!(run.code(), 0, "{}\n{}", run.stdout, run.stderr);
+    assert!(
+        run.stdout
+            .contains("the agent's answer carried no modes or config options: showing those recorded with session 1"),
+        "{}",
+        run.stdout
+    );
+    assert!(run.stdout.lines().any(|l| l.contains("* plan (")), "the mode chosen last time:\n{}", run.stdout);
+    assert!(run.stdout.lines().any(|l| l.contains("* ref-small (")), "the model recorded:\n{}", run.stdout);
+    assert_eq!(run.stdout.matches("(as recorded when the session was last used").count(), 2, "{}", run.stdout);
+
+    // An agent that says them is believed (restarted, it forgot the choice: `default`).
+    let told = ["client", "--resume", "1", "--", &acp, "agent", "--quiet", "--history", &hist];
+    let run = home.run(&told, "/mode\n");
+    assert_eq!(run.code(), 0, "{}\n{}", run.stdout, run.stderr);
+    assert!(run.stdout.lines().any(|l| l.contains("* default (")), "{}", run.stdout);
+    assert!(!run.stdout.contains("(as recorded when") && !run.stdout.contains("carried no"), "{}", run.stdout);
+}
