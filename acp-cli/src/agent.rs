@@ -14,6 +14,7 @@
 //! | `session/prompt` of an unknown or closed session | `-32002`, `data: {"reason": "unknown session", "sessionId": …}` |
 //! | `session/load`, `session/resume`, `session/list` | only with [`AgentConfig::history`] (`--history DIR`), which also advertises `loadSession: true` and `sessionCapabilities.list` and `.resume`: see [`history`] |
 //! | `_test/echo` | its params, verbatim |
+//! | `_session/steering` | adds its prompt to the session's turn while it waits in step 2 ([`STEERING_METHOD`]); `{"outcome": "injected"}`, else `"failed"` |
 //! | any other method | `-32601`; unknown notifications are ignored |
 //!
 //! A prompt turn, with TEXT the prompt's text blocks joined by spaces and PATH the first
@@ -25,7 +26,8 @@
 //!    `commands`, an `available_commands_update` (advertising `status`); then `done` and
 //!    `end_turn` (steps 2-7 are skipped);
 //! 2. if TEXT contains the word `slow`, the turn stays open for [`AgentConfig::slow_delay`]
-//!    (5 s) unless it is cancelled;
+//!    (5 s) unless it is cancelled; meanwhile each `_session/steering` text of the session is
+//!    an `agent_message_chunk` `\nsteered: TEXT`;
 //! 3. if TEXT contains the word `elicit`, a form (`elicitation/create`, see [`form_schema`]:
 //!    `name`, a required string of 1-40 characters, `count`, an integer from 1 to 10,
 //!    `colour`, a choice, `subscribe`, a boolean, and `greeting`, a string with a default)
@@ -90,6 +92,12 @@ pub const ALLOW_ONCE: &str = "allow-once";
 pub const REJECT_ONCE: &str = "reject-once";
 /// The diagnostic extension method answered with its own params.
 pub const ECHO_METHOD: &str = "_test/echo";
+/// The steering extension the official Claude and Codex adapters ship: `{sessionId, prompt}`
+/// adds the prompt to the session's running turn while that turn waits (a `slow` prompt, step
+/// 2), echoed at once as `steered: TEXT`; answered `{outcome: "injected"}`, or `"failed"` when
+/// no turn of the session waits (this agent never starts a turn for it). Advertised at
+/// `_meta.steering.supported` of the answer to `initialize` (not with `--no-steering`).
+pub const STEERING_METHOD: &str = "_session/steering";
 
 /// Settings of a [`ReferenceAgent`].
 #[derive(Debug, Clone)]
@@ -109,6 +117,9 @@ pub struct AgentConfig {
     pub history: Option<std::path::PathBuf>,
     /// With `history`: advertise `session/resume` too (default true; off, a client must load).
     pub history_resume: bool,
+    /// Advertise and serve [`STEERING_METHOD`] (default true; off, a client queues what is
+    /// typed during a turn).
+    pub steering: bool,
     /// With `history`: answer `session/load` and `session/resume` with the session's modes
     /// and config options (default true; off, as agents that do not: a client must remember
     /// them).
@@ -124,6 +135,7 @@ impl Default for AgentConfig {
             max_sessions: 1024,
             history: None,
             history_resume: true,
+            steering: true,
             reopen_state: true,
         }
     }
@@ -334,6 +346,9 @@ impl Agent for ReferenceAgent {
         if self.history.is_some() {
             history::advertise(caps, self.config.history_resume);
         }
+        if self.config.steering {
+            response.meta = Some(Meta::from_iter([("steering".to_owned(), json!({ "supported": true }))]));
+        }
         let mut info = Implementation::new("acp-reference-agent", env!("CARGO_PKG_VERSION"));
         info.title = Some("acp-rs reference agent".to_owned());
         response.agent_info = Some(info);
@@ -377,7 +392,11 @@ impl Agent for ReferenceAgent {
         if let Some(system) = self.sessions.system_prompt(&request.session_id) {
             cx.send_text(script::system_prompt_note(&system))?;
         }
-        if is_slow(&text) && closed.wait(cx.cancellation(), self.config.slow_delay) {
+        // What `_session/steering` adds meanwhile is echoed into the turn.
+        let mut steered = |text: String| {
+            let _ = cx.send_text(format!("\nsteered: {text}"));
+        };
+        if is_slow(&text) && closed.wait(cx.cancellation(), self.config.slow_delay, &mut steered) {
             return Ok(PromptResponse::new(StopReason::Cancelled));
         }
         if stopped(cx, &closed) {
@@ -455,6 +474,20 @@ impl Agent for ReferenceAgent {
     fn ext_method(&self, method: &str, params: Value, _: &RequestContext) -> Result<Value, RpcError> {
         match method {
             ECHO_METHOD => Ok(params),
+            STEERING_METHOD if self.config.steering => {
+                #[derive(serde::Deserialize)]
+                #[serde(rename_all = "camelCase")]
+                struct Steering {
+                    session_id: SessionId,
+                    prompt: Vec<ContentBlock>,
+                }
+                let steering: Steering =
+                    serde_json::from_value(params).map_err(|e| RpcError::invalid_params(e.to_string()))?;
+                let text = prompt_text(&steering.prompt);
+                let outcome = self.sessions.get(&steering.session_id)?.steer(text.clone());
+                self.log(format_args!("steering of {} ({outcome}): {text:?}", steering.session_id));
+                Ok(json!({ "outcome": outcome }))
+            }
             _ => Err(RpcError::method_not_found(method)),
         }
     }

@@ -171,6 +171,10 @@ struct AgentArgs {
     /// With --history: do not advertise session/resume (clients must use session/load).
     #[arg(long, requires = "history")]
     no_resume: bool,
+    /// Do not advertise or serve the `_session/steering` extension (a client then queues what
+    /// is typed during a turn).
+    #[arg(long)]
+    no_steering: bool,
     /// With --history: answer session/load and session/resume without the session's modes and
     /// config options, as some agents do (a client then shows what it remembered).
     #[arg(long, requires = "history")]
@@ -497,6 +501,7 @@ fn main() -> ExitCode {
             config.history = args.history;
             config.history_resume = !args.no_resume;
             config.reopen_state = !args.bare_reopen;
+            config.steering = !args.no_steering;
             #[cfg(feature = "unstable_protocol_v2")]
             let served = match args.protocol {
                 Protocol::V2 => acp_cli::agent::v2::ReferenceAgentV2::with_config(config).serve_stdio(),

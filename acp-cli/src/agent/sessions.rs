@@ -1,7 +1,7 @@
 //! The reference agent's open sessions: at most a fixed number, freed by `session/close`.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
@@ -13,29 +13,70 @@ use serde_json::json;
 /// The reason given when `session/new` is refused at the limit.
 pub const TOO_MANY_SESSIONS: &str = "too many open sessions; close one with session/close";
 
-/// Set when a session is closed while one of its turns runs: the turn stops.
+/// A session's signals to its running turns: set when the session is closed (the turn
+/// stops), and the texts `_session/steering` added to a turn while it waits.
 #[derive(Debug, Default)]
-pub(super) struct Closed(AtomicBool);
+pub(super) struct Closed {
+    flag: AtomicBool,
+    /// Turns of the session waiting in [`Closed::wait`] now: only they take steering (changed
+    /// under the `steered` lock).
+    waiting: AtomicUsize,
+    /// Steering texts not yet taken by a turn.
+    steered: Mutex<Vec<String>>,
+}
+
+/// The most steering texts waiting for a turn of one session.
+const MAX_STEERED: usize = 64;
 
 impl Closed {
     pub(super) fn is_set(&self) -> bool {
-        self.0.load(Ordering::Acquire)
+        self.flag.load(Ordering::Acquire)
+    }
+
+    /// Adds `text` to a turn waiting in [`Closed::wait`]: `injected`, or `failed` when none
+    /// waits (or too many texts do).
+    pub(super) fn steer(&self, text: String) -> &'static str {
+        let mut steered = self.steered.lock().unwrap_or_else(PoisonError::into_inner);
+        if self.waiting.load(Ordering::Acquire) == 0 || steered.len() >= MAX_STEERED {
+            return "failed";
+        }
+        steered.push(text);
+        "injected"
+    }
+
+    /// The steering texts taken, and whether this was the last waiting turn leaving (then no
+    /// text is taken after these).
+    fn take_steered(&self, leaving: bool) -> Vec<String> {
+        let mut steered = self.steered.lock().unwrap_or_else(PoisonError::into_inner);
+        if leaving {
+            self.waiting.fetch_sub(1, Ordering::AcqRel);
+        }
+        std::mem::take(&mut *steered)
     }
 
     /// Waits `delay` unless the turn is cancelled or the session closed first; returns
-    /// whether it was. Sleeps in short slices to notice a close.
-    pub(super) fn wait(&self, cancel: &CancelToken, delay: Duration) -> bool {
+    /// whether it was. Sleeps in short slices to notice a close, handing each steering text
+    /// to `steered` as it comes; every text accepted meanwhile is handed over before it
+    /// returns.
+    pub(super) fn wait(&self, cancel: &CancelToken, delay: Duration, steered: &mut dyn FnMut(String)) -> bool {
         const SLICE: Duration = Duration::from_millis(20);
         let end = Instant::now() + delay;
-        loop {
+        {
+            let _steered = self.steered.lock().unwrap_or_else(PoisonError::into_inner);
+            self.waiting.fetch_add(1, Ordering::AcqRel);
+        }
+        let stopped = loop {
+            self.take_steered(false).into_iter().for_each(&mut *steered);
             let left = end.saturating_duration_since(Instant::now());
             if left.is_zero() {
-                return false;
+                break false;
             }
             if cancel.wait_timeout(left.min(SLICE)) || self.is_set() {
-                return true;
+                break true;
             }
-        }
+        };
+        self.take_steered(true).into_iter().for_each(&mut *steered);
+        stopped
     }
 }
 
@@ -111,7 +152,7 @@ impl Sessions {
     /// Forgets the session and stops its running turn, or the unknown-session error.
     pub(super) fn close(&self, id: &SessionId) -> Result<(), RpcError> {
         let closed = self.lock().remove(id).ok_or_else(|| unknown(id))?;
-        closed.closed.0.store(true, Ordering::Release);
+        closed.closed.flag.store(true, Ordering::Release);
         Ok(())
     }
 }

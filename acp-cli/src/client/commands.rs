@@ -14,9 +14,11 @@ use acp_blocking::acp_proto::types::AvailableCommand;
 pub(crate) const MAX_AGENT_COMMANDS: usize = 256;
 
 /// Our commands, with their arguments and what they do (for `/help` and completion).
-pub(crate) const BUILTIN: [(&str, &str, &str); 10] = [
+pub(crate) const BUILTIN: [(&str, &str, &str); 12] = [
     ("help", "", "this list, and the agent's own commands"),
     ("cancel", "", "cancel the running turn (session/cancel)"),
+    ("steer", "TEXT", "add TEXT to the running turn (_session/steering), else it waits; between turns, a prompt"),
+    ("queue", "", "during a turn: what waits for its end"),
     ("mode", "[ID]", "list the session's modes, or switch to ID (session/set_mode)"),
     ("model", "[ID]", "list the models, or pick ID (the `model` config option)"),
     ("config", "[ID VALUE]", "list the config options, or set one (session/set_config_option)"),
@@ -36,6 +38,10 @@ pub(crate) enum Command {
     Nothing,
     Help,
     Cancel,
+    /// `/steer TEXT` between turns (during one, `steer.rs` takes it).
+    Steer(String),
+    /// `/queue` between turns.
+    Queue,
     Quit,
     Mode(Option<String>),
     Model(Option<String>),
@@ -65,6 +71,8 @@ pub(crate) fn parse(line: &str, agent_has: impl Fn(&str) -> bool) -> Command {
     match name {
         "help" | "?" => Command::Help,
         "cancel" => Command::Cancel,
+        "steer" => Command::Steer(rest["steer".len()..].trim().to_owned()),
+        "queue" => Command::Queue,
         "quit" | "exit" => Command::Quit,
         "mode" => Command::Mode(first),
         "model" => Command::Model(first),
@@ -141,6 +149,8 @@ mod tests {
         assert_eq!(parse("//mode plan", agent), Command::Prompt("/mode plan".into()));
         assert_eq!(parse("/frobnicate", agent), Command::Unknown("frobnicate".into()));
         assert_eq!(parse("/load sess-1", agent), Command::Load(Some("sess-1".into())));
+        assert_eq!(parse("/steer  focus on the tests ", agent), Command::Steer("focus on the tests".into()));
+        assert_eq!(parse("/steering", agent), Command::Unknown("steering".into()));
         let message = unknown_message("frobnicate", &["status".into()]);
         assert!(message.contains("/help") && message.contains("/status"), "{message}");
     }
@@ -148,7 +158,7 @@ mod tests {
     #[test]
     fn an_available_commands_update_feeds_the_completer() {
         let completions = Completions::default();
-        assert_eq!(completions.candidates("/st", 3), (0, vec![]));
+        assert_eq!(completions.candidates("/st", 3), (0, vec!["/steer".to_owned()]));
         let update: SessionUpdate = serde_json::from_value(serde_json::json!({
             "sessionUpdate": "available_commands_update",
             "availableCommands": [
@@ -159,7 +169,7 @@ mod tests {
         .unwrap();
         let SessionUpdate::AvailableCommandsUpdate(update) = update else { panic!("not parsed as commands") };
         completions.set_agent(&update.available_commands);
-        assert_eq!(completions.candidates("/st", 3), (0, vec!["/status".to_owned()]));
+        assert_eq!(completions.candidates("/st", 3), (0, vec!["/steer".to_owned(), "/status".to_owned()]));
         assert_eq!(completions.candidates("/m", 2), (0, vec!["/mode".to_owned(), "/model".to_owned()]));
         assert_eq!(completions.candidates("/w", 2).1, vec!["/web".to_owned()]);
         // Only the command word is completed; prompts and `//` literals are not.
@@ -168,6 +178,6 @@ mod tests {
         assert!(completions.candidates("//st", 4).1.is_empty());
         // A new update replaces the old list.
         completions.set_agent(&[]);
-        assert!(completions.candidates("/st", 3).1.is_empty());
+        assert_eq!(completions.candidates("/st", 3).1, vec!["/steer".to_owned()]);
     }
 }

@@ -33,6 +33,7 @@ impl Session {
         };
         self.header(&response);
         self.prompt_caps = response.agent_capabilities.prompt_capabilities.clone();
+        self.steering.supported = super::steer::advertised(response.meta.as_ref());
         self.control.caps = response.agent_capabilities.clone();
         self.control.cwd = cwd.display().to_string();
         self.auth_methods = response.auth_methods;

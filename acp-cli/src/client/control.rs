@@ -139,6 +139,12 @@ impl Session {
                 self.say("questions cancelled (no turn is running)")
             }
             Command::Cancel => self.say("no turn is running"),
+            Command::Steer(text) if !text.is_empty() => {
+                self.render.info("no turn is running: sent as a prompt");
+                return Act::Prompt(text);
+            }
+            Command::Steer(_) => self.complain("/steer takes the text to add to the running turn"),
+            Command::Queue => self.say("nothing is queued (no turn is running)"),
             Command::Mode(id) => self.mode(id),
             Command::Model(id) => self.model(id),
             Command::Config(id, value) => self.config(id, value),

@@ -62,6 +62,7 @@ mod render;
 mod reopen;
 mod resume;
 mod session;
+mod steer;
 mod summary;
 mod tap;
 mod terminal_auth;
@@ -242,6 +243,13 @@ pub(crate) enum UiEvent {
     Interrupt,
     /// A background call finished.
     Wake,
+    /// The answer to a steering request (`steer.rs`): the text, and the answer or the error.
+    Steered {
+        /// What was steered.
+        text: String,
+        /// The agent's answer, or the error in words.
+        answer: Result<serde_json::Value, String>,
+    },
     /// An event of the v2 client.
     #[cfg(feature = "unstable_protocol_v2")]
     V2(Box<v2::Event>),

@@ -119,6 +119,8 @@ pub(crate) struct Session {
     pub(super) journal: Option<super::journal::Journal>,
     /// The session's modes, options and commands, for the slash commands.
     pub(super) control: Control,
+    /// Steering and queued prompts (`steer.rs`).
+    pub(super) steering: super::steer::Steering,
     /// The terminal's line editor, when it reads stdin (see `editor`).
     pub(super) editor: Option<super::editor::Running>,
     /// Connects to the remote agent again, when a lost connection could not be resumed
@@ -161,6 +163,7 @@ impl Session {
             prepared: None,
             journal: None,
             control: Control::default(),
+            steering: super::steer::Steering::default(),
             editor: None,
             #[cfg(feature = "unstable_resumable_transport")]
             redial: None,
@@ -317,6 +320,7 @@ impl Session {
             UiEvent::Elicit(ask) => self.elicit(ask),
             UiEvent::Elicitation(note) => self.render.elicitation(&note),
             UiEvent::Line(line) => {
+                self.line_arrived(&line);
                 self.lines.push_back(line);
                 self.answer_questions();
             }
@@ -326,6 +330,7 @@ impl Session {
             }
             // Late items of an earlier turn; interrupts are counted in `Interrupts`.
             UiEvent::Update(_) | UiEvent::TurnEnded(_) | UiEvent::Interrupt | UiEvent::Wake => {}
+            UiEvent::Steered { text, answer } => self.steered(text, answer),
             // Only the v2 client sends these.
             #[cfg(feature = "unstable_protocol_v2")]
             UiEvent::V2(_) => {}
@@ -378,12 +383,16 @@ impl Session {
         }
         self.render.begin_turn();
         self.cancelling = false;
+        self.steering_begins();
         // acp-blocking starts an agent request of this session only once the turn's reader has
         // handled (here: queued) the updates that preceded it on the wire, so the channel
         // receives them in order.
         loop {
             if !self.cancelling && self.take_cancel_line() {
                 self.cancel_turn(&requester, &session);
+                continue;
+            }
+            if !self.cancelling && self.steer_front(&requester, &session) {
                 continue;
             }
             match self.next() {
@@ -395,6 +404,7 @@ impl Session {
                     self.render.update(&update);
                 }
                 Next::Event(UiEvent::TurnEnded(result)) => {
+                    self.steering_ends();
                     self.journal_write(Some(result.as_ref().ok().map(|r| &r.stop_reason)));
                     self.shared.approvals.clear();
                     self.cancelling = false;

@@ -105,7 +105,7 @@ fn unknown_commands_literal_slashes_and_the_agents_commands() {
         &out,
         &[
             // Not advertised yet: ours are listed, and how to send it anyway.
-            "error: unknown command `/status`; commands: /help /cancel /mode /model /config /sessions /new /load \
+            "error: unknown command `/status`; commands: /help /cancel /steer /queue /mode /model /config /sessions /new /load \
              /quit /exit (//text sends /text as a prompt)",
             "> //status\necho: /status\nstatus: mode default, model ref-small",
             // The word `commands` makes the agent advertise `/status`.
@@ -218,4 +218,81 @@ fn on_a_terminal_the_line_being_typed_survives_streamed_output() {
     in_order(&text, &["echo: /status", "> /sessions"]);
     let history = std::fs::read_to_string(dir.path().join("state/history")).unwrap();
     in_order(&history, &["slow", "//status", "/sessions"]);
+}
+
+/// Issue 30 §2: `/steer TEXT` during a turn of an agent that advertises `_session/steering`
+/// (`acp agent`) joins the running turn (piped lines are typed ahead: they stay prompts, see
+/// the next test). One that does not (`--no-steering`) gets what is typed queued and sent when
+/// the turn ends; `/queue` lists what waits.
+#[test]
+fn lines_typed_during_a_turn_steer_it_or_wait_for_its_end() {
+    let dir = TempDir::new("steer");
+    let acp = acp().display().to_string();
+    let args = ["client", "--", &acp, "agent", "--quiet", "--slow-ms", "2000"];
+    let lines = "slow news\n/steer focus on the tests\n/steer and the docs\n";
+    let out = run(&args, dir.path(), lines);
+    assert_eq!(out.code(), 0, "{out:?}");
+    in_order(&out.stdout, &["> slow news\n", "/steer focus on the tests\n", "/steer and the docs\n", "done"]);
+    for said in [
+        "steered the running turn: focus on the tests",
+        "steered: focus on the tests",
+        "steered the running turn: and the docs",
+        "steered: and the docs",
+    ] {
+        assert!(out.stdout.contains(said), "missing {said:?} in:\n{}", out.stdout);
+    }
+    assert_eq!(out.stdout.matches("echo: ").count(), 1, "one turn only:\n{}", out.stdout);
+
+    let args = ["client", "--", &acp, "agent", "--quiet", "--slow-ms", "1000", "--no-steering"];
+    let out = run(&args, dir.path(), "slow news\nmore news\n/queue\n");
+    assert_eq!(out.code(), 0, "{out:?}");
+    in_order(
+        &out.stdout,
+        &["/queue\nqueued for when this turn ends (1):\n  1. more news\n", "done", "echo: more news", "done"],
+    );
+    assert!(!out.stdout.contains("steered"), "{}", out.stdout);
+}
+
+/// Issue 30 §2 on a terminal: a plain line typed while a turn runs steers it when the agent
+/// advertises `_session/steering`.
+#[test]
+fn on_a_terminal_a_line_typed_during_a_turn_steers_it() {
+    let Some(script) = script() else { return };
+    let dir = TempDir::new("repl-steer");
+    let acp = acp().display().to_string();
+    let root = dir.path().display().to_string();
+    let command =
+        format!("stty cols 120 rows 40; exec {acp} client --deny --root {root} -- {acp} agent --quiet --slow-ms 60000");
+    let mut child = Command::new(script)
+        .args(["-qec", &command, "/dev/null"])
+        .current_dir(dir.path())
+        .env("ACP_STATE_DIR", dir.path().join("state"))
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let _cleanup = KillOnDrop(vec![root.clone()]);
+    let mut keys = child.stdin.take().unwrap();
+    let stdout = collect(child.stdout.take().unwrap());
+    let stderr = collect(child.stderr.take().unwrap());
+    let mut type_keys = |text: &str| {
+        keys.write_all(text.as_bytes()).unwrap();
+        keys.flush().unwrap();
+    };
+    let wait = Duration::from_secs(15);
+    wait_for(&stdout, "Type a prompt", wait);
+    type_keys("slow\r");
+    wait_for(&stdout, "echo: slow", wait);
+    type_keys("focus on the tests\r");
+    wait_for(&stdout, "steered: focus on the tests", wait);
+    type_keys("/cancel\r");
+    wait_for(&stdout, "turn cancelled", wait);
+    type_keys("\x04");
+    let out = finish(child, stdout, stderr, Duration::from_secs(10));
+    assert_eq!(out.code(), 0, "{out:?}");
+    let text = out.stdout.replace('\r', "");
+    in_order(&text, &["echo: slow", "steered the running turn: focus on the tests", "turn cancelled"]);
+    assert_eq!(text.matches("echo: ").count(), 1, "the line joined the turn, no second prompt:\n{text}");
 }

@@ -1,0 +1,146 @@
+//! Steering and queued prompts (issue 30 §2): what is typed while a turn runs.
+//!
+//! * An agent that advertises the `_session/steering` extension (`_meta.steering.supported`
+//!   in its answer to `initialize`, as the official Claude and Codex adapters do) gets each
+//!   `/steer TEXT`, and on a terminal each plain line typed during a turn, added to the
+//!   running turn (`{sessionId, prompt}` → `{outcome}`). Lines piped in are typed ahead by a
+//!   script: they stay prompts of their own. One steering request is in flight at a time; an
+//!   outcome other than `injected` (or an error) puts the text back at the front of the input,
+//!   to be the next prompt, and no more lines are offered to that turn.
+//! * Otherwise a line typed during a turn is queued: it is sent as the next prompt when the
+//!   turn ends, and the client says so when it arrives (on a terminal).
+//! * `/queue` during a turn lists what waits (wherever it was typed among the waiting lines).
+
+use acp_blocking::Requester;
+use acp_blocking::acp_proto::types::SessionId;
+use serde_json::{Value, json};
+
+use super::UiEvent;
+use super::session::Session;
+
+/// The extension's method.
+pub(crate) const STEERING_METHOD: &str = "_session/steering";
+
+/// What the client knows of steering.
+#[derive(Debug, Default)]
+pub(crate) struct Steering {
+    /// The agent advertised the extension.
+    pub(crate) supported: bool,
+    /// A turn runs.
+    pub(crate) in_turn: bool,
+    /// A steering request of this turn awaits its answer.
+    pending: bool,
+    /// This turn refused a steering: the rest waits for its end.
+    refused: bool,
+}
+
+/// Whether the answer to `initialize` advertises steering (`_meta.steering.supported`).
+pub(crate) fn advertised(meta: Option<&serde_json::Map<String, Value>>) -> bool {
+    meta.and_then(|m| m.get("steering")).and_then(|s| s.get("supported")).and_then(Value::as_bool) == Some(true)
+}
+
+impl Session {
+    /// A turn begins: nothing steered yet.
+    pub(super) fn steering_begins(&mut self) {
+        self.steering.in_turn = true;
+        self.steering.pending = false;
+        self.steering.refused = false;
+    }
+
+    /// The turn ended.
+    pub(super) fn steering_ends(&mut self) {
+        self.steering.in_turn = false;
+    }
+
+    /// A line arrived: typed on a terminal during a turn of an agent that cannot be steered,
+    /// it says that the line waits (piped lines are typed ahead: nothing to say).
+    pub(super) fn line_arrived(&mut self, line: &str) {
+        let typed = self.settings.stdin_tty && self.steering.in_turn;
+        if typed && !self.steering.supported && !line.trim_start().starts_with('/') {
+            self.render.info(&format!("queued for when this turn ends: {}", crate::sanitize::clean_line(line)));
+        }
+    }
+
+    /// During a turn: takes a `/queue` waiting anywhere in the input (it lists the rest), or
+    /// the line at the front when it is steering; whether it took one.
+    pub(super) fn steer_front(&mut self, requester: &Requester, session: &SessionId) -> bool {
+        if let Some(at) = self.lines.iter().position(|l| l.trim() == "/queue") {
+            let line = self.lines.remove(at).unwrap_or_default();
+            self.render.input_read(&line, self.settings.stdin_tty);
+            self.list_queue();
+            return true;
+        }
+        let Some(front) = self.lines.front() else { return false };
+        let trimmed = front.trim();
+        let text = match trimmed.strip_prefix("/steer") {
+            Some(rest) if rest.is_empty() || rest.starts_with(' ') => rest.trim().to_owned(),
+            Some(_) => return false,
+            None if trimmed.starts_with('/') || trimmed.is_empty() || !self.settings.stdin_tty => return false,
+            None => trimmed.to_owned(),
+        };
+        if !self.steering.supported || self.steering.pending || self.steering.refused || text.is_empty() {
+            return false;
+        }
+        let line = self.lines.pop_front().unwrap_or_default();
+        self.render.input_read(&line, self.settings.stdin_tty);
+        self.steering.pending = true;
+        let (requester, tx) = (requester.clone(), self.tx.clone());
+        let params = json!({"sessionId": session, "prompt": [{"type": "text", "text": text}]});
+        let spawned = std::thread::Builder::new().name("acp-steer".into()).spawn(move || {
+            let answer = requester.ext_method(STEERING_METHOD, params).map_err(|e| e.to_string());
+            let _ = tx.send(UiEvent::Steered { text, answer });
+        });
+        if let Err(e) = spawned {
+            self.render.error(&format!("cannot start a thread: {e}"));
+            self.steering.pending = false;
+        }
+        true
+    }
+
+    /// The answer to a steering request: `injected` says so; anything else puts the text back
+    /// at the front of the input, to be sent when the turn ends.
+    pub(super) fn steered(&mut self, text: String, answer: Result<Value, String>) {
+        self.steering.pending = false;
+        let outcome = match &answer {
+            Ok(value) => value.get("outcome").and_then(Value::as_str).unwrap_or("(none)").to_owned(),
+            Err(e) => e.clone(),
+        };
+        if outcome == "injected" {
+            self.render.info(&format!("steered the running turn: {}", crate::sanitize::clean_line(&text)));
+            return;
+        }
+        self.steering.refused = true;
+        self.render.info(&format!(
+            "could not steer ({}): queued for when this turn ends",
+            crate::sanitize::clean_line(&outcome)
+        ));
+        self.lines.push_front(text);
+    }
+
+    /// `/queue`: the lines waiting for the turn's end.
+    fn list_queue(&mut self) {
+        if self.lines.is_empty() {
+            self.render.info("nothing is queued");
+            return;
+        }
+        let waiting: Vec<String> = self.lines.iter().map(|l| crate::sanitize::clean_line(l).into_owned()).collect();
+        self.render.info(&format!("queued for when this turn ends ({}):", waiting.len()));
+        for (n, line) in waiting.iter().enumerate() {
+            self.render.info(&format!("  {}. {line}", n + 1));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn steering_is_advertised_only_as_supported_true() {
+        let meta = |v: Value| v.as_object().cloned();
+        assert!(advertised(meta(json!({"steering": {"supported": true}})).as_ref()));
+        assert!(!advertised(meta(json!({"steering": {"supported": "yes"}})).as_ref()));
+        assert!(!advertised(meta(json!({"steering": true})).as_ref()));
+        assert!(!advertised(None));
+    }
+}
