@@ -257,42 +257,22 @@ fn lines_typed_during_a_turn_steer_it_or_wait_for_its_end() {
 /// advertises `_session/steering`.
 #[test]
 fn on_a_terminal_a_line_typed_during_a_turn_steers_it() {
-    let Some(script) = script() else { return };
     let dir = TempDir::new("repl-steer");
     let acp = acp().display().to_string();
     let root = dir.path().display().to_string();
-    let command =
-        format!("stty cols 120 rows 40; exec {acp} client --deny --root {root} -- {acp} agent --quiet --slow-ms 60000");
-    let mut child = Command::new(script)
-        .args(["-qec", &command, "/dev/null"])
-        .current_dir(dir.path())
-        .env("ACP_STATE_DIR", dir.path().join("state"))
-        .env("NO_COLOR", "1")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let _cleanup = KillOnDrop(vec![root.clone()]);
-    let mut keys = child.stdin.take().unwrap();
-    let stdout = collect(child.stdout.take().unwrap());
-    let stderr = collect(child.stderr.take().unwrap());
-    let mut type_keys = |text: &str| {
-        keys.write_all(text.as_bytes()).unwrap();
-        keys.flush().unwrap();
-    };
-    let wait = Duration::from_secs(15);
-    wait_for(&stdout, "Type a prompt", wait);
-    type_keys("slow\r");
-    wait_for(&stdout, "echo: slow", wait);
-    type_keys("focus on the tests\r");
-    wait_for(&stdout, "steered: focus on the tests", wait);
-    type_keys("/cancel\r");
-    wait_for(&stdout, "turn cancelled", wait);
-    type_keys("\x04");
-    let out = finish(child, stdout, stderr, Duration::from_secs(10));
+    let command = format!("{acp} client --deny --root {root} -- {acp} agent --quiet --slow-ms 60000");
+    let Some(mut pty) = Pty::start(dir.path(), &command, &root) else { return };
+    pty.wait_for("Type a prompt");
+    pty.keys("slow\r");
+    pty.wait_for("echo: slow");
+    pty.keys("focus on the tests\r");
+    pty.wait_for("steered: focus on the tests");
+    pty.keys("/cancel\r");
+    pty.wait_for("turn cancelled");
+    pty.keys("\x04");
+    let text = pty.text();
+    let out = pty.finish();
     assert_eq!(out.code(), 0, "{out:?}");
-    let text = out.stdout.replace('\r', "");
     in_order(&text, &["echo: slow", "steered the running turn: focus on the tests", "turn cancelled"]);
     assert_eq!(text.matches("echo: ").count(), 1, "the line joined the turn, no second prompt:\n{text}");
 }
