@@ -72,7 +72,11 @@ impl Session {
             Ok(response) => response,
             Err(e) => return self.control_failed("session/load", e),
         };
-        self.adopt(id.as_str().into(), response.modes, response.config_options);
+        let mut reopened =
+            super::resume::Reopened { id: id.as_str().into(), modes: response.modes, options: response.config_options };
+        let recorded = self.recorded_controls_of(&id, &mut reopened);
+        self.adopt(reopened.id, reopened.modes, reopened.options);
+        self.control.state.recorded = recorded;
         self.render.info(&format!("session {id} loaded · cwd {}", self.control.cwd));
         Ok(())
     }

@@ -135,6 +135,18 @@ impl Session {
         true
     }
 
+    /// [`Session::recorded_controls`] for `/load ID`: the recorded session whose agent
+    /// session id is `id` (when this client records, and the database names one session so),
+    /// else nothing.
+    pub(super) fn recorded_controls_of(&mut self, id: &str, reopened: &mut Reopened) -> bool {
+        if self.journal.is_none() {
+            return false;
+        }
+        let Ok(record) = Store::open_default().and_then(|store| store.find(id)) else { return false };
+        let resume = Resume { local_id: record.id, session_id: record.session_id };
+        self.recorded_controls(&resume, reopened)
+    }
+
     /// Starts recording the session `id` (a new row, or the resumed one), if the client
     /// records; a database that cannot be opened is a warning, not a failure.
     pub(super) fn start_journal(&mut self, config: &ClientConfig, cwd: &Path, id: &SessionId) {

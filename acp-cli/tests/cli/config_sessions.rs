@@ -385,6 +385,14 @@ fn a_reopened_session_keeps_its_modes_when_the_agent_does_not_say_them() {
     assert!(run.stdout.lines().any(|l| l.contains("* ref-small (")), "the model recorded:\n{}", run.stdout);
     assert_eq!(run.stdout.matches("(as recorded when the session was last used").count(), 2, "{}", run.stdout);
 
+    // `/load` of the recorded session in another REPL: the same.
+    let id = home.sessions().iter().find(|r| r.id == 1).expect("session 1").session_id.clone();
+    let fresh = ["client", "--", &acp, "agent", "--quiet", "--history", &hist, "--bare-reopen"];
+    let run = home.run(&fresh, &format!("/load {id}\n/mode\n"));
+    assert_eq!(run.code(), 0, "{}\n{}", run.stdout, run.stderr);
+    assert!(run.stdout.contains("showing those recorded with session 1"), "{}", run.stdout);
+    assert!(run.stdout.lines().any(|l| l.contains("* plan (")), "{}", run.stdout);
+
     // An agent that says them is believed (restarted, it forgot the choice: `default`).
     let told = ["client", "--resume", "1", "--", &acp, "agent", "--quiet", "--history", &hist];
     let run = home.run(&told, "/mode\n");
