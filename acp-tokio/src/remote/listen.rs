@@ -79,6 +79,7 @@ pub(crate) async fn serve(listener: TcpListener, app: Router, shared: Arc<Shared
         };
         // Small messages must not wait for Nagle's algorithm (a round trip would take 40+ ms).
         let _ = tcp.set_nodelay(true);
+        unsent_low(&tcp);
         let liveness = Arc::new(Liveness::new());
         let ticket = pool.admit(&liveness);
         let (app, shared, stop, open) = (app.clone(), shared.clone(), stop.clone(), open.clone());
@@ -89,6 +90,20 @@ pub(crate) async fn serve(listener: TcpListener, app: Router, shared: Arc<Shared
     }
     drop((listener, open));
     open_tx.closed().await;
+}
+
+/// How many bytes an accepted socket may hold unsent before it stops taking more.
+pub(crate) const UNSENT_LOW_WATER: u32 = 128 * 1024;
+
+/// Keeps little unsent data in the kernel (`TCP_NOTSENT_LOWAT`, [`UNSENT_LOW_WATER`]): on
+/// loopback and fast links the send buffer grows to megabytes, which a stream's reader would
+/// count as taken. What a dead link loses is then mostly in flight, and a resumable stream
+/// still holds the rest (its ring retains what was taken). Linux only; a refusal is ignored.
+fn unsent_low(tcp: &TcpStream) {
+    #[cfg(any(target_os = "linux", target_os = "android"))]
+    let _ = socket2::SockRef::from(tcp).set_tcp_notsent_lowat(UNSENT_LOW_WATER);
+    #[cfg(not(any(target_os = "linux", target_os = "android")))]
+    let _ = tcp;
 }
 
 /// One TCP connection, from its TLS handshake (with `tls`) to its end.
