@@ -25,6 +25,9 @@ pub(crate) struct Journal {
     tools: HashMap<String, String>,
     /// The modes and config options last written (JSON), so that a write only sends a change.
     controls: Option<String>,
+    /// The REPL went on in another session (`/load`): the modes and options shown are not
+    /// this record's any more.
+    elsewhere: bool,
 }
 
 impl Journal {
@@ -38,6 +41,7 @@ impl Journal {
             queued: 0,
             tools: HashMap::new(),
             controls: None,
+            elsewhere: false,
         }
     }
 
@@ -117,7 +121,7 @@ impl Journal {
     /// The session's modes and config options now: written with the next write if they
     /// changed, for a reopen whose agent does not say them again ([`Store::controls`]).
     pub(crate) fn controls(&mut self, modes: Option<&SessionModeState>, options: &[SessionConfigOption]) {
-        if modes.is_none() && options.is_empty() {
+        if self.elsewhere || (modes.is_none() && options.is_empty()) {
             return;
         }
         let json = serde_json::json!({"modes": modes, "configOptions": options}).to_string();
@@ -125,6 +129,13 @@ impl Journal {
             self.controls = Some(json.clone());
             self.pending.controls = Some(json);
         }
+    }
+
+    /// The REPL loaded another session: its modes and options are no longer recorded here
+    /// (the transcript goes on, as before).
+    pub(crate) fn elsewhere(&mut self) {
+        self.elsewhere = true;
+        self.pending.controls = None;
     }
 
     /// Writes what is pending (also when nothing is: the updated time moves).

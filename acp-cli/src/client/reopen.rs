@@ -75,6 +75,9 @@ impl Session {
         let mut reopened =
             super::resume::Reopened { id: id.as_str().into(), modes: response.modes, options: response.config_options };
         let recorded = self.recorded_controls_of(&id, &mut reopened);
+        if let Some(journal) = &mut self.journal {
+            journal.elsewhere();
+        }
         self.adopt(reopened.id, reopened.modes, reopened.options);
         self.control.state.recorded = recorded;
         self.render.info(&format!("session {id} loaded · cwd {}", self.control.cwd));

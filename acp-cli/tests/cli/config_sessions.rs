@@ -392,6 +392,9 @@ fn a_reopened_session_keeps_its_modes_when_the_agent_does_not_say_them() {
     assert_eq!(run.code(), 0, "{}\n{}", run.stdout, run.stderr);
     assert!(run.stdout.contains("showing those recorded with session 1"), "{}", run.stdout);
     assert!(run.stdout.lines().any(|l| l.contains("* plan (")), "{}", run.stdout);
+    // That REPL's own record (session 2) is not given the loaded session's modes.
+    let own = home.store().controls(2).unwrap().unwrap_or_default();
+    assert!(!own.contains("plan"), "session 2's record: {own}");
 
     // An agent that says them is believed (restarted, it forgot the choice: `default`).
     let told = ["client", "--resume", "1", "--", &acp, "agent", "--quiet", "--history", &hist];
