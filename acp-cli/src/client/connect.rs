@@ -51,7 +51,7 @@ impl Session {
         let mut recorded = false;
         let session = if let Some(resume) = &config.resume {
             let mut reopened = self.reopen(resume, cwd, &response.agent_capabilities)?;
-            recorded = self.recorded_controls(resume, &mut reopened);
+            recorded = self.recorded_controls(resume.local_id, &mut reopened);
             reopened
         } else {
             let requester = self.requester().with_timeout(timeout);

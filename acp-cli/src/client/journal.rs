@@ -11,6 +11,16 @@ use acp_blocking::acp_proto::types::{
 
 use crate::store::{Append, Line, MAX_TRANSCRIPT_BYTES, Store};
 
+/// A session's modes and config options as the journal records them (JSON
+/// `{"modes": …, "configOptions": […]}`, [`Store::controls`]) and a reopen reads them back.
+#[derive(Debug, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct Controls {
+    pub(crate) modes: Option<SessionModeState>,
+    #[serde(default)]
+    pub(crate) config_options: Vec<SessionConfigOption>,
+}
+
 /// A session being recorded.
 #[derive(Debug)]
 pub(crate) struct Journal {
@@ -124,7 +134,8 @@ impl Journal {
         if self.elsewhere || (modes.is_none() && options.is_empty()) {
             return;
         }
-        let json = serde_json::json!({"modes": modes, "configOptions": options}).to_string();
+        let controls = Controls { modes: modes.cloned(), config_options: options.to_vec() };
+        let Ok(json) = serde_json::to_string(&controls) else { return };
         if self.controls.as_ref() != Some(&json) {
             self.controls = Some(json.clone());
             self.pending.controls = Some(json);

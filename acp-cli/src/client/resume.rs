@@ -14,7 +14,7 @@ use acp_blocking::acp_proto::types::{
     SessionModeState,
 };
 
-use super::journal::Journal;
+use super::journal::{Controls, Journal};
 use super::session::Session;
 use super::{ClientConfig, Resume};
 use crate::Exit;
@@ -24,15 +24,6 @@ use crate::store::Store;
 const REPLAY_QUIET: Duration = Duration::from_millis(100);
 /// The longest the client waits for that.
 const REPLAY_WAIT: Duration = Duration::from_secs(2);
-
-/// The modes and config options the journal recorded (`Journal::controls`).
-#[derive(serde::Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct Recorded {
-    modes: Option<SessionModeState>,
-    #[serde(default)]
-    config_options: Vec<SessionConfigOption>,
-}
 
 /// The session `--resume`/`--continue` (or `session/new`) opened, with the modes and config
 /// options its answer carried.
@@ -104,17 +95,17 @@ impl Session {
         }
     }
 
-    /// Fills in what the answer reopening `resume` lacked (its modes, its config options) from
-    /// the session database, saying so; whether it did. The agent's answer wins where it
-    /// carries them.
-    pub(super) fn recorded_controls(&mut self, resume: &Resume, reopened: &mut Reopened) -> bool {
+    /// Fills in what the answer reopening recorded session `local_id` lacked (its modes, its
+    /// config options) from the session database, saying so; whether it did. The agent's
+    /// answer wins where it carries them.
+    pub(super) fn recorded_controls(&mut self, local_id: i64, reopened: &mut Reopened) -> bool {
         if reopened.modes.is_some() && reopened.options.is_some() {
             return false;
         }
-        let Ok(Some(json)) = Store::open_default().and_then(|store| store.controls(resume.local_id)) else {
+        let Ok(Some(json)) = Store::open_default().and_then(|store| store.controls(local_id)) else {
             return false;
         };
-        let Ok(recorded) = serde_json::from_str::<Recorded>(&json) else { return false };
+        let Ok(recorded) = serde_json::from_str::<Controls>(&json) else { return false };
         let mut used = Vec::new();
         if reopened.modes.is_none() && recorded.modes.is_some() {
             reopened.modes = recorded.modes;
@@ -130,7 +121,7 @@ impl Session {
         self.render.info(&format!(
             "the agent's answer carried no {}: showing those recorded with session {} (as they were then)",
             used.join(" or "),
-            resume.local_id
+            local_id
         ));
         true
     }
@@ -143,8 +134,7 @@ impl Session {
             return false;
         }
         let Ok(record) = Store::open_default().and_then(|store| store.find(id)) else { return false };
-        let resume = Resume { local_id: record.id, session_id: record.session_id };
-        self.recorded_controls(&resume, reopened)
+        self.recorded_controls(record.id, reopened)
     }
 
     /// Starts recording the session `id` (a new row, or the resumed one), if the client
