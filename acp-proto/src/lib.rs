@@ -135,7 +135,9 @@
 //! [`observer`] (which requests, sessions and turns are open, read off both peers' frames:
 //! used by the remote server and the two-peer simulation), `resume` (feature
 //! `unstable_resumable_transport`: the control messages of resumable remote streams, which the
-//! remote server and clients write and read through it).
+//! remote server and clients write and read through it), `attach` (feature
+//! `unstable_session_attach`: sessions shared by several clients, the host's hub and the guest's
+//! routes that the remote server asks).
 #![deny(missing_docs)]
 #![cfg_attr(not(test), warn(clippy::unwrap_used))]
 
@@ -149,6 +151,8 @@ mod fast_path;
 // `test-exports` (for proptests and the fuzz targets only, not part of the API) makes them
 // public, hidden from the docs. Without it, their `pub` items are crate-visible and what only
 // the tests and proptests call is unused: allowed, not removed.
+#[cfg(feature = "unstable_session_attach")]
+pub mod attach;
 #[cfg(feature = "test-exports")]
 #[doc(hidden)]
 pub mod framer;
