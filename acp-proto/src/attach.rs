@@ -354,6 +354,18 @@ impl Guest {
         Some(result_frame(id, &json!({ "sessionId": session, "status": "detached" })))
     }
 
+    /// The answer to a request the host could not take in time: `-32603` (`None` for
+    /// anything but a request); the session stays attached.
+    pub fn busy(&self, frame: &[u8]) -> Option<Vec<u8>> {
+        match jsonrpc::parse(frame) {
+            Incoming::Request { id, .. } => {
+                let error = RpcError::new(ErrorCode::INTERNAL_ERROR, "the shared session's host is not keeping up");
+                Some(error_frame(&id, &error))
+            }
+            _ => None,
+        }
+    }
+
     /// The answer to a request for `session` whose host is gone: [`SESSION_NOT_FOUND`]
     /// (`None` for anything but a request).
     pub fn host_gone(&mut self, session: &str, frame: &[u8]) -> Option<Vec<u8>> {

@@ -77,6 +77,8 @@ pub struct Hub {
     /// Asks a guest answered while the host's copy was open: the host's late answer is dropped.
     host_settled: BTreeSet<RequestId>,
     next: u64,
+    /// The host connection ended: nothing can be attached or reached any more.
+    closed: bool,
 }
 
 impl Hub {
@@ -87,7 +89,17 @@ impl Hub {
 
     /// Whether the agent announced `session` (so that it can be attached).
     pub fn has_session(&self, session: &str) -> bool {
-        self.observer.has_session(session)
+        !self.closed && self.observer.has_session(session)
+    }
+
+    /// The host connection ended: every guest is let go, and from now on an attach or a
+    /// guest's request is answered [`SESSION_NOT_FOUND`](super::SESSION_NOT_FOUND).
+    pub fn close(&mut self) {
+        self.closed = true;
+        self.guests.clear();
+        self.asks.clear();
+        self.forwarded.clear();
+        self.flights.clear();
     }
 
     /// The guests attached now.

@@ -359,3 +359,32 @@ fn rule_10_cut_and_garbage_frames_go_where_they_would_without_sharing() {
         guest.from_host("s1", cut);
     }
 }
+
+#[test]
+fn a_closed_hub_lets_its_guests_go_and_finds_nothing() {
+    let mut hub = hub();
+    join(&mut hub, 8, "s1", Role::Controller);
+    hub.close();
+    assert_eq!(hub.guests().count(), 0);
+    assert!(!hub.has_session("s1"));
+    let out = join(&mut hub, 9, "s1", Role::Controller);
+    assert_eq!(read(&out[0].frame)["error"]["code"], -32001);
+    let mut out = Vec::new();
+    hub.from_guest(
+        8,
+        &frame(json!({"jsonrpc":"2.0","id":3,"method":"session/prompt","params":{"sessionId":"s1","prompt":[]}})),
+        &mut out,
+    );
+    assert_eq!(to(&out), [To::Guest(8)]);
+    assert_eq!(read(&out[0].frame)["error"]["code"], -32001);
+    // A host's request is still answered by the guest's side when the host is busy.
+    let guest = Guest::new();
+    let busy = guest
+        .busy(&frame(json!({"jsonrpc":"2.0","id":5,"method":"session/prompt","params":{"sessionId":"s1"}})))
+        .unwrap();
+    assert_eq!(read(&busy)["error"]["code"], -32603);
+    assert_eq!(
+        guest.busy(&frame(json!({"jsonrpc":"2.0","method":"session/cancel","params":{"sessionId":"s1"}}))),
+        None
+    );
+}

@@ -107,7 +107,7 @@ impl HttpConnection {
             return Err(json_error(StatusCode::SERVICE_UNAVAILABLE, "too many connections; try again later"));
         };
         let id = shared.new_connection_id().map_err(IntoResponse::into_response)?;
-        let endpoint = match shared.backend.open(&id).await {
+        let endpoint = match shared.open(&id, &caller).await {
             Ok(endpoint) => endpoint,
             Err(e) => {
                 let message = format!("the agent could not start: {e}");

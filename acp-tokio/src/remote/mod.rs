@@ -109,6 +109,8 @@ mod routes;
 mod server;
 #[cfg(feature = "ws")]
 mod server_ws;
+#[cfg(feature = "unstable_session_attach")]
+mod share;
 #[cfg(feature = "http")]
 mod sse;
 mod streams;

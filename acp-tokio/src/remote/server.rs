@@ -249,6 +249,16 @@ pub struct WsServerOptions {
     /// (a connection ends with its WebSocket).
     #[cfg(feature = "unstable_resumable_transport")]
     pub resumable: Option<Resumable>,
+    /// Sessions shared by several clients (feature `unstable_session_attach`, the draft RFD
+    /// "multi-client session attach"): a client of another connection, holding the credential
+    /// that opened a session's connection, attaches to it with `session/attach {sessionId,
+    /// role}` as an `"observer"` (sees every update) or a `"controller"` (also prompts,
+    /// cancels and answers permission asks: the first answer wins). The agent's file and
+    /// terminal requests go to the session's own client alone. Default off. With it on, an
+    /// in-process agent's WebSocket is served through the backend's lines, as an agent
+    /// process's is (see `share.rs`).
+    #[cfg(feature = "unstable_session_attach")]
+    pub share_sessions: bool,
 }
 
 /// Resumable SSE streams (feature `unstable_resumable_transport`): every event carries its
@@ -311,6 +321,8 @@ impl Default for WsServerOptions {
             tls: None,
             #[cfg(feature = "unstable_resumable_transport")]
             resumable: Some(Resumable::default()),
+            #[cfg(feature = "unstable_session_attach")]
+            share_sessions: false,
         }
     }
 }
@@ -325,6 +337,9 @@ pub(crate) struct Shared {
     pub(crate) stop: watch::Receiver<bool>,
     /// The Streamable HTTP connections, by id.
     pub(crate) http: std::sync::Mutex<std::collections::HashMap<String, Arc<super::http::HttpConnection>>>,
+    /// The sessions the connections host, when they are shared.
+    #[cfg(feature = "unstable_session_attach")]
+    pub(crate) shared_sessions: Arc<super::share::Registry>,
 }
 
 impl Shared {
@@ -332,6 +347,30 @@ impl Shared {
     pub(crate) fn new_connection_id(&self) -> Result<String, Refused> {
         super::auth::new_connection_id(self.options.node_id.as_deref())
             .map_err(|_| Refused(StatusCode::SERVICE_UNAVAILABLE, "no randomness for a connection id"))
+    }
+
+    /// The backend's endpoint for the connection `id` of `caller` (through the relay of
+    /// `share.rs` when sessions are shared).
+    pub(crate) async fn open(&self, id: &str, caller: &Caller) -> io::Result<Endpoint> {
+        let endpoint = self.backend.open(id).await?;
+        #[cfg(feature = "unstable_session_attach")]
+        if self.options.share_sessions {
+            let registry = self.shared_sessions.clone();
+            return Ok(super::share::wrap(registry, id, caller.clone(), self.options.max_message, endpoint));
+        }
+        let _ = caller;
+        Ok(endpoint)
+    }
+
+    /// Whether an in-process agent may serve a WebSocket on its frames ([`Direct`]): not
+    /// when sessions are shared (the relay needs the lines).
+    #[cfg(feature = "ws")]
+    pub(crate) fn direct(&self, id: &str) -> Option<Direct> {
+        #[cfg(feature = "unstable_session_attach")]
+        if self.options.share_sessions {
+            return None;
+        }
+        self.backend.direct(id)
     }
 }
 
@@ -355,6 +394,8 @@ pub async fn serve_ws(
         slots: slots.clone(),
         stop: stop.clone(),
         http: std::sync::Mutex::new(std::collections::HashMap::new()),
+        #[cfg(feature = "unstable_session_attach")]
+        shared_sessions: Arc::default(),
     });
     let max_connections = shared.options.max_connections;
     let app = Router::new()

@@ -47,13 +47,12 @@ pub(super) async fn upgrade(shared: &Arc<Shared>, parts: &mut Parts, caller: Cal
     if shared.options.resumable.is_some() {
         return Some(super::ws_resume::upgraded(shared.clone(), parts, upgrade, caller).await);
     }
-    let _ = caller;
-    Some(upgraded(shared.clone(), parts, upgrade).await)
+    Some(upgraded(shared.clone(), parts, upgrade, caller).await)
 }
 
 /// The answer to an upgrade request: `503` when the server is full or the agent could not
 /// start, else `101` with the connection id, the connection then served on the socket.
-async fn upgraded(shared: Arc<Shared>, parts: &Parts, upgrade: WebSocketUpgrade) -> Response {
+async fn upgraded(shared: Arc<Shared>, parts: &Parts, upgrade: WebSocketUpgrade, caller: Caller) -> Response {
     // The WebSocket holds its TCP connection busy (no keep-alive deadline) while it is open.
     let busy = parts.extensions.get::<super::listen::Connection>().map(super::listen::Connection::busy);
     let Ok(slot) = shared.slots.clone().try_acquire_owned() else {
@@ -63,9 +62,9 @@ async fn upgraded(shared: Arc<Shared>, parts: &Parts, upgrade: WebSocketUpgrade)
         Ok(id) => id,
         Err(refused) => return refused.into_response(),
     };
-    let served = match shared.backend.direct(&connection_id) {
+    let served = match shared.direct(&connection_id) {
         Some(direct) => Ok(Served::Direct(direct)),
-        None => shared.backend.open(&connection_id).await.map(Served::Pumped),
+        None => shared.open(&connection_id, &caller).await.map(Served::Pumped),
     };
     let served = match served {
         Ok(served) => served,

@@ -23,6 +23,8 @@ mod elicitation;
 mod flood;
 mod half_close;
 mod process;
+#[cfg(all(feature = "ws", feature = "unstable_session_attach"))]
+mod remote_attach;
 #[cfg(feature = "__remote")]
 mod remote_http;
 #[cfg(feature = "__remote")]
