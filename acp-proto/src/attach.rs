@@ -48,7 +48,10 @@
 //!    asks (later ones go to the host alone) and holds at most [`MAX_IN_FLIGHT`] guest requests
 //!    awaiting the agent (past it a request is answered `-32603`). A guest remembers at most
 //!    [`MAX_ASKS`] asks. Nothing else grows with the peers' input.
-//! 10. **Never a panic on peer input**: a frame the hub cannot read goes where a frame of its
+//! 10. **A client attaches through its link** ([`Attacher`]): a remote client that was asked
+//!     to attach lets its core's `initialize` through, sends `session/attach` as soon as the
+//!     answer to it passed, and keeps the answer to itself; everything else passes unchanged.
+//! 11. **Never a panic on peer input**: a frame the hub cannot read goes where a frame of its
 //!     sender goes when nothing is shared (the host's to the agent, the agent's to the host; a
 //!     guest's is answered or dropped).
 //!
@@ -92,10 +95,12 @@ use serde_json::{Map, Value, json};
 use crate::error::{ErrorCode, RpcError};
 use crate::jsonrpc::{self, Incoming, RequestId};
 
+mod attacher;
 mod hub;
 #[cfg(test)]
 mod tests;
 
+pub use attacher::{Attacher, Linked, PermissionResolved};
 pub use hub::{GuestId, Hub, Out, To};
 
 /// The request that attaches a session.

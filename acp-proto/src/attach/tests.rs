@@ -388,3 +388,46 @@ fn a_closed_hub_lets_its_guests_go_and_finds_nothing() {
         None
     );
 }
+
+#[test]
+fn rule_10_a_client_attaches_once_its_initialize_was_answered_and_keeps_the_answer() {
+    let mut attacher = Attacher::new("s1", Role::Observer);
+    let init = frame(json!({"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1}}));
+    attacher.from_core(&init);
+    let early = frame(
+        json!({"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"x","update":{"sessionUpdate":"plan","entries":[]}}}),
+    );
+    assert_eq!(attacher.from_link(&early), Linked::Forward);
+    let Linked::ForwardThenSend(request) =
+        attacher.from_link(&frame(json!({"jsonrpc":"2.0","id":0,"result":{"protocolVersion":1}})))
+    else {
+        panic!("the attach goes out after the answer to initialize")
+    };
+    let request = read(&request);
+    assert_eq!(request["method"], ATTACH);
+    assert_eq!(request["params"], json!({"sessionId":"s1","role":"observer"}));
+    let answer = frame(
+        json!({"jsonrpc":"2.0","id":request["id"],"result":{"sessionId":"s1","role":"observer","connectedClients":[]}}),
+    );
+    let Linked::Answered(Ok(answer)) = attacher.from_link(&answer) else { panic!("the answer is the attacher's") };
+    assert_eq!(answer.session_id, "s1");
+    // Once only: a later frame with that id is the core's business.
+    let again = frame(json!({"jsonrpc":"2.0","id":request["id"],"result":{}}));
+    assert_eq!(attacher.from_link(&again), Linked::Forward);
+}
+
+#[test]
+fn a_permission_resolved_update_reads_back() {
+    let mut hub = hub();
+    join(&mut hub, 8, "s1", Role::Controller);
+    let mut out = Vec::new();
+    hub.from_agent(&ask(50, "s1"), &mut out);
+    out.clear();
+    hub.from_host(&pick(json!(50), "yes"), &mut out);
+    let note: crate::types::SessionNotification =
+        serde_json::from_value(read(&out[1].frame)["params"].clone()).unwrap();
+    let resolved = PermissionResolved::read(&note.update).expect("a permission_resolved update");
+    assert_eq!(resolved.tool_call_id.as_deref(), Some("t1"));
+    assert_eq!(resolved.chosen_option_id.as_deref(), Some("yes"));
+    assert_eq!(resolved.resolved_by, "host");
+}
