@@ -306,6 +306,16 @@ struct ClientArgs {
     /// TLS, HTTP/2 when the server offers it), e.g. one served by `acp serve`.
     #[arg(long, value_name = "URL", conflicts_with_all = ["agent", "agent_name"])]
     connect: Option<String>,
+    /// With --connect to an `acp serve --share` server: join the live session ID that another
+    /// client holds (its id as that client shows it) instead of opening one: see its updates,
+    /// prompt in it, answer its permission asks (the first answer wins). Needs the credential
+    /// (--token-file) that opened the session's connection. Unstable (the draft RFD
+    /// "multi-client session attach").
+    #[arg(long, value_name = "ID", requires = "connect", conflicts_with_all = ["resume", "continue_last"])]
+    attach: Option<String>,
+    /// With --attach: watch only (prompts, cancels and permission answers are refused).
+    #[arg(long, requires = "attach", conflicts_with = "prompt")]
+    observe: bool,
     /// Run the named agent of the config file (`[agents.NAME]`) instead of AGENT_CMD.
     #[arg(long = "agent", value_name = "NAME", conflicts_with = "agent")]
     agent_name: Option<String>,
@@ -427,6 +437,12 @@ struct ServeArgs {
     #[cfg(feature = "unstable_resumable_transport")]
     #[arg(long, value_name = "SECS", default_value_t = 120, value_parser = clap::value_parser!(u64).range(1..=86_400))]
     resume_grace: u64,
+    /// Let a client of another connection join a live session (`acp client --attach ID`)
+    /// as an observer or a controller, when it holds the credential that opened the
+    /// session's connection (the same --token-file line; without tokens, anyone who can reach
+    /// the loopback address). Unstable (the draft RFD "multi-client session attach").
+    #[arg(long)]
+    share: bool,
     /// The agent's command line, after `--`.
     #[arg(last = true, required = true, value_name = "AGENT_CMD")]
     agent: Vec<OsString>,
@@ -528,6 +544,13 @@ fn main() -> ExitCode {
             let mut config = ClientConfig::new(args.agent);
             config.cwd = args.cwd;
             config.connect = args.connect;
+            if let Some(session) = args.attach {
+                if args.protocol != Protocol::V1 {
+                    eprintln!("acp client: --attach speaks ACP v1 only; drop --protocol 2");
+                    return ExitCode::from(2);
+                }
+                config.attach = Some(acp_cli::client::Attach { session, observe: args.observe });
+            }
             let choice = setup::Choice {
                 name: args.agent_name,
                 resume: args.resume,
@@ -601,6 +624,7 @@ fn main() -> ExitCode {
             config.options.keep_alive_timeout = Duration::from_secs(args.keep_alive_timeout);
             config.options.max_unauthenticated = usize::try_from(args.max_unauthenticated).unwrap_or(usize::MAX);
             config.options.node_id = args.node_id;
+            config.options.share_sessions = args.share;
             #[cfg(feature = "unstable_resumable_transport")]
             if let Some(resumable) = config.options.resumable.as_mut() {
                 resumable.grace = Duration::from_secs(args.resume_grace);

@@ -49,7 +49,12 @@ impl Session {
         }
 
         let mut recorded = false;
-        let session = if let Some(resume) = &config.resume {
+        let session = if let Some(attach) = &config.attach {
+            let session = self.attached(attach, timeout)?;
+            self.render.info(&format!("session {} · cwd {} (the host's)", session.id, cwd.display()));
+            self.adopt(session.id, session.modes, session.options);
+            return Ok(());
+        } else if let Some(resume) = &config.resume {
             let mut reopened = self.reopen(resume, cwd, &response.agent_capabilities)?;
             recorded = self.recorded_controls(resume.local_id, &mut reopened);
             reopened
@@ -68,6 +73,34 @@ impl Session {
         self.adopt(session.id, session.modes, session.options);
         self.control.state.recorded = recorded;
         Ok(())
+    }
+
+    /// The answer to `--attach`'s `session/attach` (see [`super::shared`]), said on the
+    /// terminal: the session joined, or why not.
+    fn attached(&mut self, attach: &super::Attach, timeout: Duration) -> Result<Reopened, Exit> {
+        let session = crate::sanitize::clean_line(&attach.session).into_owned();
+        match self.process.attached(timeout) {
+            Some(Ok(answer)) => {
+                let clients: Vec<String> = answer
+                    .connected_clients
+                    .iter()
+                    .map(|c| format!("{} ({})", crate::sanitize::clean_line(&c.client_id), c.role.as_str()))
+                    .collect();
+                let role = answer.role.as_str();
+                self.render.info(&format!("attached to session {session} as {role}; clients: {}", clients.join(", ")));
+                Ok(Reopened { id: SessionId::from(attach.session.as_str()), modes: None, options: None })
+            }
+            Some(Err(e)) => {
+                let why = crate::sanitize::clean_line(&e.message).into_owned();
+                self.render.error(&format!("could not attach session {session}: {why} ({})", e.code.0));
+                Err(Exit::Failure)
+            }
+            None => {
+                self.render
+                    .error(&format!("could not attach session {session}: no answer within {}s", timeout.as_secs()));
+                Err(Exit::ConnectTimeout)
+            }
+        }
     }
 
     /// The client's `initialize`: v1, what this machine offers, who the client is.

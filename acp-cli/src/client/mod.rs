@@ -62,6 +62,7 @@ mod render;
 mod reopen;
 mod resume;
 mod session;
+mod shared;
 mod steer;
 mod summary;
 mod tap;
@@ -85,6 +86,7 @@ pub use exec_child::{EXEC_CHILD, exec_child};
 pub use output::Output;
 pub use permission::Policy;
 pub use render::Style;
+pub use shared::Attach;
 // For `acp record` and `acp check` (spawning what dies with them) and `acp replay` (drawing a
 // transcript).
 pub(crate) use exec_child::command as exec_child_command;
@@ -165,6 +167,9 @@ pub struct ClientConfig {
     pub record: Option<crate::store::AgentRef>,
     /// Reopen this remembered session instead of opening a new one.
     pub resume: Option<Resume>,
+    /// With `connect`: join this session of another client instead of opening one (see
+    /// [`Attach`]).
+    pub attach: Option<Attach>,
     /// The ACP version to speak (default v1); v2 needs the feature `unstable_protocol_v2`
     /// and is run by the v2 client (`v2`), which supports fewer options.
     pub protocol: crate::Protocol,
@@ -205,6 +210,7 @@ impl ClientConfig {
             agent_cwd: None,
             record: None,
             resume: None,
+            attach: None,
             ca_file: None,
             protocol: crate::Protocol::V1,
         }
@@ -434,7 +440,8 @@ fn connect_remote(
     config: &ClientConfig,
     render: &mut Renderer,
 ) -> Option<(remote::RemoteAgent, remote::RemoteIo)> {
-    match remote::RemoteAgent::connect(url, config.token.clone(), config.connect_timeout, config.ca_file.as_deref()) {
+    let (token, timeout, ca_file) = (config.token.clone(), config.connect_timeout, config.ca_file.as_deref());
+    match remote::RemoteAgent::connect(url, token, timeout, ca_file, config.attach.clone()) {
         Ok((link, io, info)) => {
             match info.connection_id.as_deref() {
                 Some(id) => render.info(&format!("connected to {url} (connection {id})")),

@@ -90,6 +90,17 @@ impl AgentProcess {
         AgentProcess { kind: Kind::Remote(link) }
     }
 
+    /// With `--attach`: the answer to `session/attach` (see [`super::shared`]).
+    pub(crate) fn attached(
+        &self,
+        timeout: Duration,
+    ) -> Option<Result<acp_tokio::acp_proto::attach::AttachAnswer, acp_tokio::acp_proto::RpcError>> {
+        match &self.kind {
+            Kind::Remote(link) => link.attached(timeout),
+            Kind::Local(_) => None,
+        }
+    }
+
     /// The agent's process id (none for a remote agent).
     pub(crate) fn id(&self) -> Option<u32> {
         match &self.kind {

@@ -15,6 +15,8 @@ use std::sync::mpsc;
 use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant};
 
+use acp_tokio::acp_proto::RpcError;
+use acp_tokio::acp_proto::attach::AttachAnswer;
 use acp_tokio::remote::{
     HttpClientOptions, HttpLink, RemoteInfo, TlsClient, WsClientOptions, WsLink, open_http, open_ws,
 };
@@ -25,6 +27,8 @@ pub(crate) struct RemoteAgent {
     url: String,
     ended: Arc<AtomicBool>,
     thread: Option<JoinHandle<()>>,
+    /// With `--attach`: where the answer to `session/attach` arrives.
+    attached: Option<mpsc::Receiver<Result<AttachAnswer, RpcError>>>,
 }
 
 /// The connection's side of the socket pair: what it reads (the agent's messages, one per
@@ -65,6 +69,7 @@ impl RemoteAgent {
         token: Option<String>,
         timeout: Duration,
         ca_file: Option<&std::path::Path>,
+        attach: Option<super::shared::Attach>,
     ) -> io::Result<(RemoteAgent, RemoteIo, RemoteInfo)> {
         let tls = match ca_file {
             Some(path) => {
@@ -78,8 +83,15 @@ impl RemoteAgent {
         let (opened_tx, opened) = mpsc::sync_channel(1);
         let ended = Arc::new(AtomicBool::new(false));
         let (target, done) = (url.to_owned(), ended.clone());
+        let (attach, attached) = match attach {
+            Some(attach) => {
+                let (answered, attached) = mpsc::sync_channel(1);
+                (Some((attach, answered)), Some(attached))
+            }
+            None => (None, None),
+        };
         let thread = thread::Builder::new().name("acp-remote".into()).spawn(move || {
-            bridge(&target, Dial { token, timeout, tls }, ours, opened_tx);
+            bridge(&target, Dial { token, timeout, tls }, ours, opened_tx, attach);
             done.store(true, Ordering::SeqCst);
         })?;
         let info = match opened.recv() {
@@ -89,7 +101,13 @@ impl RemoteAgent {
         };
         let reader = theirs.try_clone()?;
         let io = RemoteIo { reader, writer: HalfCloser(theirs) };
-        Ok((RemoteAgent { url: url.to_owned(), ended, thread: Some(thread) }, io, info))
+        Ok((RemoteAgent { url: url.to_owned(), ended, thread: Some(thread), attached }, io, info))
+    }
+
+    /// With `--attach`: the answer to `session/attach`, waited for up to `timeout` (`None`
+    /// past it, or when the link ended first).
+    pub(crate) fn attached(&self, timeout: Duration) -> Option<Result<AttachAnswer, RpcError>> {
+        self.attached.as_ref()?.recv_timeout(timeout).ok()
     }
 
     /// `Some` once the WebSocket is closed.
@@ -203,7 +221,13 @@ struct Dial {
 }
 
 /// The bridge thread: opens the link, says how that went, then pumps until both ends closed.
-fn bridge(url: &str, dial: Dial, ours: UnixStream, opened: mpsc::SyncSender<io::Result<RemoteInfo>>) {
+fn bridge(
+    url: &str,
+    dial: Dial,
+    ours: UnixStream,
+    opened: mpsc::SyncSender<io::Result<RemoteInfo>>,
+    attach: Option<(super::shared::Attach, super::shared::Answered)>,
+) {
     let runtime = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
         Ok(runtime) => runtime,
         Err(e) => {
@@ -232,6 +256,16 @@ fn bridge(url: &str, dial: Dial, ours: UnixStream, opened: mpsc::SyncSender<io::
             }
         };
         let _ = opened.send(Ok(link.info().clone()));
-        link.pump(socket).await;
+        match attach {
+            // With `--attach`, the shim sits between the connection and the link.
+            Some((attach, answered)) => match tokio::net::UnixStream::pair() {
+                Ok((core_side, link_side)) => {
+                    let shim = super::shared::shim(socket, core_side, attach, answered);
+                    tokio::join!(shim, link.pump(link_side));
+                }
+                Err(e) => eprintln!("acp: cannot attach: {e}"),
+            },
+            None => link.pump(socket).await,
+        }
     });
 }

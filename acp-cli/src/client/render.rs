@@ -438,8 +438,21 @@ impl Renderer {
                     u.cost.as_ref().map(|c| format!(", cost {:.4} {}", c.amount, c.currency)).unwrap_or_default();
                 self.info(&format!("context: {} of {} tokens{cost}", u.used, u.size));
             }
+            SessionUpdate::Unknown(_) => self.permission_resolved(update),
             _ => {}
         }
+    }
+
+    /// A shared session's ask was answered (`acp client --attach`): by whom, and how.
+    fn permission_resolved(&mut self, update: &SessionUpdate) {
+        let Some(resolved) = acp_tokio::acp_proto::attach::PermissionResolved::read(update) else { return };
+        let clean = |text: &str| crate::sanitize::clean_line(text).into_owned();
+        let call = resolved.tool_call_id.as_deref().map(clean).unwrap_or_else(|| "a tool call".to_owned());
+        let how = resolved
+            .chosen_option_id
+            .as_deref()
+            .map_or_else(|| "cancelled".to_owned(), |o| format!("chose {}", clean(o)));
+        self.info(&format!("permission for {call}: {} {how}", clean(&resolved.resolved_by)));
     }
 
     fn plan(&mut self, plan: &Plan) {

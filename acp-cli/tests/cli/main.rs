@@ -34,6 +34,7 @@ mod remote_http;
 mod remote_load;
 #[cfg(feature = "unstable_resumable_transport")]
 mod remote_resume;
+mod remote_shared;
 mod remote_tls;
 mod render_escapes;
 mod repl;

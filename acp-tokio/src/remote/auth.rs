@@ -32,7 +32,7 @@ use super::WsServerOptions;
 const ID_BYTES: usize = 16;
 
 /// Who a request comes from, as far as a connection's binding goes.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
 pub(crate) struct Caller {
     /// The index of the token presented among those the server accepts (`None` without tokens).
     token: Option<usize>,

@@ -49,10 +49,11 @@ const HOST_PATIENCE: Duration = Duration::from_secs(10);
 /// Lines read ahead from each side of a relay.
 const READ_AHEAD: usize = 16;
 
-/// The sessions the server's connections host, by session id.
+/// The sessions the server's connections host, by credential and session id (agent
+/// processes of different connections may well name their sessions alike).
 #[derive(Default)]
 pub(crate) struct Registry {
-    hosts: Mutex<HashMap<Arc<str>, Host>>,
+    hosts: Mutex<HashMap<(Caller, Arc<str>), Host>>,
     guests: AtomicU64,
 }
 
@@ -78,12 +79,15 @@ struct Delivery {
 }
 
 impl Registry {
-    fn host(&self, session: &str) -> Option<Host> {
-        self.hosts.lock().unwrap_or_else(|e| e.into_inner()).get(session).cloned()
+    /// The host of `caller`'s `session`: the latest connection of that credential whose
+    /// agent announced it.
+    fn host(&self, caller: &Caller, session: &Arc<str>) -> Option<Host> {
+        self.hosts.lock().unwrap_or_else(|e| e.into_inner()).get(&(caller.clone(), session.clone())).cloned()
     }
 
     fn register(&self, session: Arc<str>, host: Host) {
-        self.hosts.lock().unwrap_or_else(|e| e.into_inner()).insert(session, host);
+        let key = (host.caller.clone(), session);
+        self.hosts.lock().unwrap_or_else(|e| e.into_inner()).insert(key, host);
     }
 
     /// Forgets every session `connection` hosts.
@@ -229,7 +233,7 @@ impl Relay {
             Route::Local => self.hub.from_host(&line, out),
             Route::Answer(frame) => write_line(&mut self.client_out, &frame).await?,
             Route::Host(session) => {
-                let Some(host) = self.registry.host(&session) else {
+                let Some(host) = self.registry.host(&self.caller, &session) else {
                     if let Some(answer) = self.guest.host_gone(&session, &line) {
                         write_line(&mut self.client_out, &answer).await?;
                     }
@@ -248,7 +252,7 @@ impl Relay {
                 }
             }
             Route::Attach(request) => {
-                let host = self.registry.host(&request.session).filter(|host| host.caller == self.caller);
+                let host = self.registry.host(&self.caller, &request.session);
                 let joined = match host {
                     Some(host) if *host.connection != *self.connection => {
                         let join = ToHost::Join {
@@ -266,7 +270,7 @@ impl Relay {
                 }
             }
             Route::Detach { id, session } => {
-                if let Some(host) = self.registry.host(&session) {
+                if let Some(host) = self.registry.host(&self.caller, &session) {
                     let _ = host.tx.send(ToHost::Leave { guest: self.guest_id }).await;
                 }
                 if let Some(answer) = self.guest.detached(&session, Some(&id)) {
