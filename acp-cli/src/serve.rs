@@ -9,6 +9,11 @@
 //! (rustls; `https://`, `wss://`). Logs go to stderr, one `key=value` line per event; a value
 //! that is not plain (the agent's stderr lines among them) is quoted and escaped.
 //!
+//! With `--share`, a client of another connection that holds the same credential may join a
+//! live session (`acp client --attach ID [--observe]`; acp-tokio's `share.rs`): its updates
+//! reach every client attached, a permission ask every controller (the first answer wins),
+//! the agent's file and terminal requests only the client that opened the session.
+//!
 //! On `SIGTERM` (or `SIGINT`, `SIGHUP`) the bridge of each connection sends its agent a
 //! `session/cancel` for every prompt turn it saw start and not yet answered, carries the
 //! answers (`stopReason: "cancelled"`) to the clients, then ends the agent's stdin; the agents
@@ -84,9 +89,15 @@ async fn serve(config: ServeConfig) -> io::Result<()> {
     let listener = tokio::net::TcpListener::bind(config.listen).await?;
     let addr = listener.local_addr()?;
     let command: Vec<String> = config.agent.iter().map(|a| a.to_string_lossy().into_owned()).collect();
-    let tls = if config.options.tls.is_some() { "on" } else { "off" };
-    let fields =
-        [("addr", addr.to_string()), ("endpoint", "/acp".into()), ("tls", tls.into()), ("agent", command.join(" "))];
+    let on = |yes: bool| if yes { "on" } else { "off" };
+    let (tls, share) = (on(config.options.tls.is_some()), on(config.options.share_sessions));
+    let fields = [
+        ("addr", addr.to_string()),
+        ("endpoint", "/acp".into()),
+        ("tls", tls.into()),
+        ("share", share.into()),
+        ("agent", command.join(" ")),
+    ];
     let fields: Vec<(&str, &str)> = fields.iter().map(|(k, v)| (*k, v.as_str())).collect();
     log(&[&[("event", "listening")], &fields[..]].concat());
     let backend = ProcessBackend { agent: Arc::new(config.agent), close_grace: config.close_grace };

@@ -213,6 +213,12 @@ impl AttachAnswer {
     }
 }
 
+/// Whether `frame` is a `session/attach` request (a relay lets it name a session its own
+/// connection does not know: another connection's).
+pub fn is_attach(frame: &[u8]) -> bool {
+    matches!(jsonrpc::parse(frame), Incoming::Request { method, .. } if method == ATTACH)
+}
+
 /// Where a guest connection's client frame goes.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Route {

@@ -1,6 +1,7 @@
 //! `acp serve --share` and `acp client --attach` (issue 32 §3): one client holds a session,
 //! a second watches it as an observer, a third joins it as a controller and runs a turn in
-//! it; every one of them sees the turns, the observer cannot act, a caller with another
+//! it (the host and the controller over WebSocket, the observer over Streamable HTTP); every
+//! one of them sees the turns, the observer cannot act, a caller with another
 //! credential cannot attach, and once the host is gone the session is no longer found.
 
 use crate::common;
@@ -75,7 +76,10 @@ fn an_observer_and_a_controller_join_a_live_session_and_see_its_turns() {
         &marker,
     ];
     let Serving { child: server, stderr: server_log, addr } = start_serving(&serve, dir.path());
+    assert!(server_log.lock().unwrap().contains(" share=on "), "the log says sessions are shared");
     let url = format!("ws://{addr}/acp");
+    // The observer comes over Streamable HTTP: both transports share.
+    let http = format!("http://{addr}/acp");
 
     let mut host = Typed::start(&["client", "--allow", "--connect", &url, "--token-file", &alpha], dir.path());
     host.wait_for(" · cwd ");
@@ -96,7 +100,7 @@ fn an_observer_and_a_controller_join_a_live_session_and_see_its_turns() {
     );
 
     let mut observer = Typed::start(
-        &["client", "--connect", &url, "--token-file", &alpha, "--attach", &session, "--observe"],
+        &["client", "--connect", &http, "--token-file", &alpha, "--attach", &session, "--observe"],
         dir.path(),
     );
     observer.wait_for(&format!("attached to session {session} as observer; clients: host (controller), guest-"));

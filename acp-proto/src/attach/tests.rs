@@ -78,6 +78,9 @@ fn rule_1_only_an_announced_session_is_attached_and_the_answer_lists_its_clients
     };
     assert_eq!(read(&guest.refuse(&other))["error"]["code"], -32001);
     assert!(!guest.is_attached("x"));
+    assert!(
+        is_attach(&request) && !is_attach(&frame(json!({"jsonrpc":"2.0","id":1,"method":"session/load","params":{}})))
+    );
     // One it cannot read is answered at once.
     let Route::Answer(bad) = guest.from_client(br#"{"jsonrpc":"2.0","id":3,"method":"session/attach","params":{}}"#)
     else {

@@ -242,7 +242,9 @@ pub(crate) async fn post(State(shared): State<Arc<Shared>>, request: Request) ->
         Ok(connection) => connection,
         Err(refused) => return refused.into_response(),
     };
-    if let Err(refused) = check_sessions(&connection, &headers, &read) {
+    if !shared.attaches(&body)
+        && let Err(refused) = check_sessions(&connection, &headers, &read)
+    {
         return refused.into_response();
     }
     let prompt = connection.turns.client_frame(&body).turn_began;

@@ -362,6 +362,17 @@ impl Shared {
         Ok(endpoint)
     }
 
+    /// Whether `frame` is a `session/attach` on a server that shares sessions: the session it
+    /// names is another connection's (not yet this one's), as for `session/load`.
+    pub(crate) fn attaches(&self, frame: &[u8]) -> bool {
+        #[cfg(feature = "unstable_session_attach")]
+        if self.options.share_sessions {
+            return acp_proto::attach::is_attach(frame);
+        }
+        let _ = frame;
+        false
+    }
+
     /// Whether an in-process agent may serve a WebSocket on its frames ([`Direct`]): not
     /// when sessions are shared (the relay needs the lines).
     #[cfg(feature = "ws")]
