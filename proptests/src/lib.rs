@@ -1,6 +1,7 @@
 //! Property tests and the simulation harness for acp-proto.
 
 pub mod fuzzing;
+mod fuzzing_attach;
 mod fuzzing_observer;
 mod fuzzing_resume;
 #[cfg(feature = "unstable_protocol_v2")]

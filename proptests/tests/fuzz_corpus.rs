@@ -45,6 +45,11 @@ fn envelope_corpus() {
 }
 
 #[test]
+fn attach_corpus() {
+    replay("attach", proptests::fuzzing::attach);
+}
+
+#[test]
 fn resume_corpus() {
     replay("resume", proptests::fuzzing::resume);
 }
