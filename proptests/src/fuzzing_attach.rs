@@ -50,8 +50,8 @@ pub fn attach(data: &[u8]) {
         }
         let now: Vec<u64> = hub.guests().collect();
         assert!(now.len() <= MAX_GUESTS);
-        for g in 0..2 {
-            joined[g] = if now.contains(&(g as u64)) { joined[g].or(Some(Role::Controller)) } else { None };
+        for (g, role) in joined.iter_mut().enumerate() {
+            *role = if now.contains(&(g as u64)) { role.or(Some(Role::Controller)) } else { None };
         }
         check(&out, frame, &now);
         for Out { to, frame } in &out {
