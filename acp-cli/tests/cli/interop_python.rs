@@ -2,7 +2,8 @@
 //! `interop/python/requirements.txt`): the SDK's WebSocket and Streamable HTTP clients
 //! (`interop/python/remote_client.py`) against `acp serve -- acp agent`, and `acp client
 //! --connect` against the SDK's WebSocket and Streamable HTTP server (one ASGI app serves both)
-//! hosting a small Python agent (`interop/python/ws_agent.py`).
+//! hosting a small Python agent (`interop/python/ws_agent.py`), and the SDK's WebSocket
+//! client holding a session that `acp client --attach` joins (`interop/python/shared_host.py`).
 //!
 //! Needs the virtual environment `interop/python/.venv` with those packages (`.ci/run` makes
 //! it; `$ACP_PYTHON` may name another interpreter). Without it each test prints a skip notice
@@ -158,4 +159,67 @@ fn acp_client_connects_to_the_python_sdk_streamable_http_server() {
     assert!(denied.stdout.contains("not allowed to read"), "{}", denied.stdout);
     assert_eq!(echo.code(), 0, "{}", echo.stdout);
     assert!(echo.stdout.contains("python agent echo: hello python"), "{}", echo.stdout);
+}
+
+/// Shared sessions with a real peer as the host: the Python SDK's WebSocket client holds a
+/// session on `acp serve --share` (`interop/python/shared_host.py`), `acp client --attach`
+/// watches it and runs a turn in it; the SDK's client takes the server's added capability,
+/// the guest's turn and a `$/cancel_request` for an ask answered elsewhere in its stride.
+#[test]
+fn acp_client_attaches_to_a_session_the_python_sdk_client_holds() {
+    use std::io::Write;
+    let Some(python) = python() else { return };
+    let dir = TempDir::new("py-shared-host");
+    let acp = acp();
+    let acp = acp.to_str().unwrap();
+    let Serving { child: server, stderr: log, addr } =
+        start_serving(&["serve", "--listen", "127.0.0.1:0", "--share", "--", acp, "agent", "--quiet"], dir.path());
+    let url = format!("ws://{addr}/acp");
+    let mut host = Command::new(&python)
+        .arg(python_dir().join("shared_host.py"))
+        .arg(&url)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start the Python host");
+    let mut host_in = host.stdin.take().unwrap();
+    let host_out = collect(host.stdout.take().unwrap());
+    let host_err = collect(host.stderr.take().unwrap());
+    wait_for(&host_out, "session ", Duration::from_secs(30));
+    let session = host_out.lock().unwrap().lines().next().unwrap().trim_start_matches("session ").trim().to_owned();
+
+    let mut observer = start_interactive(&["client", "--connect", &url, "--attach", &session, "--observe"], dir.path());
+    let observer_in = observer.stdin.take();
+    let observer_out = collect(observer.stdout.take().unwrap());
+    let observer_err = collect(observer.stderr.take().unwrap());
+    let attached = format!("attached to session {session} as observer");
+    wait_for(&observer_out, &attached, Duration::from_secs(20));
+
+    writeln!(host_in, "hello from python").unwrap();
+    wait_for(&host_out, "turn end_turn", Duration::from_secs(20));
+    wait_for(&observer_out, "echo: hello from python", Duration::from_secs(20));
+    wait_for(&observer_out, "permission for call-1: host chose allow", Duration::from_secs(20));
+
+    let guest = run(&["client", "--allow", "--connect", &url, "--attach", &session, "-p", "from acp"], dir.path(), "");
+    assert_eq!(guest.code(), 0, "{}\n{}", guest.stdout, guest.stderr);
+    assert!(guest.stdout.contains("echo: from acp"), "{}", guest.stdout);
+    wait_for(&observer_out, "echo: from acp", Duration::from_secs(20));
+
+    writeln!(host_in, "again from python").unwrap();
+    drop(host_in);
+    let host = finish(host, host_out, host_err, Duration::from_secs(30));
+    assert_eq!(host.code(), 0, "the Python host failed:\n{}\n{}", host.stdout, host.stderr);
+    let summary: Value = serde_json::from_str(host.stdout.lines().last().unwrap()).expect("the summary line");
+    assert_eq!(summary["stop_reasons"], serde_json::json!(["end_turn", "end_turn"]), "{summary}");
+    let texts = summary["texts"].as_str().unwrap();
+    assert!(texts.contains("echo: from acp"), "the host saw the guest's turn: {summary}");
+    assert!(texts.contains("echo: again from python"), "{summary}");
+
+    drop(observer_in);
+    let watched = finish(observer, observer_out, observer_err, Duration::from_secs(20));
+    assert_eq!(watched.code(), 0, "{}\n{}", watched.stdout, watched.stderr);
+    assert!(watched.stdout.contains("echo: again from python"), "{}", watched.stdout);
+    let served = stop_serving(server, log);
+    assert!(served.stderr.contains("share=on"), "{}", served.stderr);
 }
