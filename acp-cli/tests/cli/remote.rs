@@ -109,7 +109,9 @@ fn without_a_token_only_loopback_addresses_are_served() {
 #[test]
 fn a_client_killed_mid_turn_leaves_no_agent_behind_and_the_server_serves_on() {
     let dir = TempDir::new("remote-vanish");
-    let served = Served::start(&[], dir.path());
+    // A resumable build keeps a vanished client's agent for the grace period: one second here.
+    let grace: &[&str] = if cfg!(feature = "unstable_resumable_transport") { &["--resume-grace", "1"] } else { &[] };
+    let served = Served::start(grace, dir.path());
     let mut client = start(&["client", "--deny", "--connect", &served.url, "-p", "slow"], dir.path(), "", true);
     let stdout = collect(client.stdout.take().unwrap());
     wait_for(&served.stderr, "event=connection_opened", Duration::from_secs(10));
