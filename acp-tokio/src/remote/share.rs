@@ -187,6 +187,7 @@ impl Relay {
                         // The client is gone: the agent's input ends (shut down, not only
                         // dropped: half of an in-memory pipe does not close it).
                         client_open = false;
+                        self.leave_all();
                         if let Some(mut agent_in) = self.agent_in.take() {
                             let _ = agent_in.shutdown().await;
                         }
@@ -217,6 +218,7 @@ impl Relay {
             }
         }
         self.registry.forget(&self.connection);
+        self.leave_all();
         // What guests sent meanwhile is answered: nothing is found here any more.
         self.hub.close();
         self.guests.clear();
@@ -279,6 +281,17 @@ impl Relay {
             }
         }
         Ok(())
+    }
+
+    /// This client is gone: the hosts it attached let it go (a slot of each is free again).
+    fn leave_all(&mut self) {
+        let sessions: Vec<Arc<str>> = self.guest.sessions().map(Arc::from).collect();
+        for session in sessions {
+            if let Some(host) = self.registry.host(&self.caller, &session) {
+                let _ = host.tx.try_send(ToHost::Leave { guest: self.guest_id });
+            }
+            self.guest.detached(&session, None);
+        }
     }
 
     /// A guest's message to this relay as a host.

@@ -169,6 +169,24 @@ async fn observers_watch_controllers_act_and_the_first_answer_to_an_ask_wins() {
     until(&mut observer, |m| text_of(m) == Some("after the detach")).await;
     quiet(&mut controller).await;
 
+    // A guest that just leaves frees its place: the next one to attach does not see it.
+    let (mut quitter, _) = initialized(&server.addr, "alpha").await;
+    send(&mut quitter, attach(1, &session, "controller")).await;
+    assert_eq!(next(&mut quitter).await["result"]["connectedClients"].as_array().map(Vec::len), Some(3));
+    drop(quitter);
+    let mut listed = 0;
+    for _ in 0..50 {
+        let (mut late, _) = initialized(&server.addr, "alpha").await;
+        send(&mut late, attach(1, &session, "observer")).await;
+        let answer = next(&mut late).await;
+        listed = answer["result"]["connectedClients"].as_array().map_or(0, Vec::len);
+        if listed == 3 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert_eq!(listed, 3, "host, observer and the latest: the one that left is gone");
+
     // The host goes: the session is no longer found.
     host.close(None).await.expect("close");
     drop(host);
