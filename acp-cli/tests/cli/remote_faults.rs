@@ -134,7 +134,10 @@ fn a_streamable_http_turn_under_delay_and_loss_renders_every_update_once_in_orde
 
 /// A `slow` turn whose TCP connection(s) are killed (`ss -K` inside the namespace) after its
 /// first update: the client says the connection closed during the prompt and exits 7, the
-/// server reaps the agent, and serves the next client.
+/// server reaps the agent, and serves the next client. A build with resumable streams resumes
+/// the connection instead, which `remote_resume.rs` checks (a client cut off three times
+/// through a relay; a client gone mid-turn whose agent lives for the grace period).
+#[cfg(not(feature = "unstable_resumable_transport"))]
 fn a_connection_cut_mid_turn(scheme: &str) {
     let test = format!("a_{scheme}_connection_cut_mid_turn");
     let dir = TempDir::new(&format!("fault-cut-{scheme}"));
@@ -159,11 +162,13 @@ fn a_connection_cut_mid_turn(scheme: &str) {
     assert_eq!(log.matches("event=connection_closed").count(), 2, "{log}");
 }
 
+#[cfg(not(feature = "unstable_resumable_transport"))]
 #[test]
 fn a_websocket_connection_cut_mid_turn_is_reported_and_the_agent_reaped() {
     a_connection_cut_mid_turn("ws");
 }
 
+#[cfg(not(feature = "unstable_resumable_transport"))]
 #[test]
 fn a_streamable_http_connection_cut_mid_turn_is_reported_and_the_agent_reaped() {
     a_connection_cut_mid_turn("http");
