@@ -6,7 +6,9 @@ Usage: sessions_agent.py
   `session/new` opens `py-1`, `py-2`, … in memory; a prompt is echoed (`python echo SESSION: TEXT`) and
   remembered; `session/list` lists the open sessions with their first prompt as the title;
   `session/load` replays the session's conversation (user and agent message chunks), then
-  answers. Everything is forgotten when stdin ends.
+  answers. A prompt with the word `slow` in it takes 1.5 s. It does not advertise the
+  `_session/steering` extension, so a client queues what is typed during a turn. Everything
+  is forgotten when stdin ends.
 """
 
 import asyncio
@@ -67,6 +69,8 @@ class Agent:
     async def prompt(self, session_id, prompt, **kwargs):
         text = " ".join(block.text for block in prompt if getattr(block, "type", "") == "text")
         answer = f"python echo {session_id}: {text}"
+        if "slow" in text.split():
+            await asyncio.sleep(1.5)
         self.sessions.setdefault(session_id, {"cwd": "/", "turns": []})["turns"].append((text, answer))
         await self.conn.session_update(session_id=session_id, update=acp.update_agent_message_text(answer))
         return PromptResponse(stop_reason="end_turn")

@@ -164,6 +164,35 @@ fn sessions_and_load_against_the_python_sdk_agent() {
     in_order(&out.stdout, &["> /load py-1\n", "you: hello one\npython echo py-1: hello one"]);
 }
 
+/// Issue 30 §2 against an agent nobody here wrote: the Python SDK agent does not advertise
+/// `_session/steering`, so what is typed during its turn waits, and is sent as the next
+/// prompt when the turn ends; `/queue` shows it waiting.
+#[test]
+fn lines_typed_during_a_python_sdk_agents_turn_are_queued() {
+    let Some(python) = python() else { return };
+    let dir = TempDir::new("repl-py-queue");
+    let agent = Path::new(env!("CARGO_MANIFEST_DIR")).join("../interop/python/sessions_agent.py");
+    let (python, agent) = (python.display().to_string(), agent.display().to_string());
+    let out = run(
+        &["client", "--", &python, &agent],
+        dir.path(),
+        "slow news
+more news
+/queue
+",
+    );
+    assert_eq!(out.code(), 0, "{out:?}");
+    in_order(
+        &out.stdout,
+        &[
+            "/queue\nqueued for when this turn ends (1):\n  1. more news\n",
+            "python echo py-1: slow news",
+            "python echo py-1: more news",
+        ],
+    );
+    assert!(!out.stdout.contains("steered"), "{}", out.stdout);
+}
+
 #[test]
 fn on_a_terminal_the_line_being_typed_survives_streamed_output() {
     let Some(script) = script() else { return };
