@@ -472,3 +472,34 @@ fn v2_client_cancel_at_a_question_sends_session_cancel_before_the_answer() {
     assert_eq!(answers[1]["id"], "p1", "{answers:?}");
     assert_eq!(answers[1]["result"]["outcome"], json!({"outcome": "cancelled"}), "{answers:?}");
 }
+
+/// Issue 30 §2, v2: a prompt sent while a turn runs joins it. `/steer TEXT` (or, on a
+/// terminal, a plain line) typed during the turn goes out as `session/prompt` of the running
+/// turn's session; the agent takes it into that turn (`steered: …`), in the order typed; a
+/// plain piped line waits for the turn's end and is the next turn.
+#[test]
+fn v2_client_steers_the_running_turn_by_joining_it() {
+    let dir = TempDir::new("v2-steer");
+    let acp = acp().display().to_string();
+    let args = ["client", "--protocol", "2", "--", &acp, "agent", "--protocol", "2", "--quiet", "--slow-ms", "1500"];
+    let lines = "slow news\n/steer focus on the tests\n/steer and the docs\nmore news\n";
+    let out = run(&args, dir.path(), lines);
+    assert_eq!(out.code(), 0, "{out:?}");
+    in_order(
+        &out.stdout,
+        &[
+            "echo: slow news".into(),
+            "steered: focus on the tests".into(),
+            "steered: and the docs".into(),
+            "— end of turn".into(),
+            "echo: more news".into(),
+            "— end of turn".into(),
+        ],
+    );
+    assert_eq!(
+        out.stdout.matches("echo: ").count(),
+        2,
+        "two turns, the steered one and the queued one:\n{}",
+        out.stdout
+    );
+}

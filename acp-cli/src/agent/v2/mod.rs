@@ -9,7 +9,7 @@
 //! |---|---|
 //! | `initialize` | `protocolVersion: 2`; `capabilities.session` with `systemPrompt` and `prompt.image`; no `authMethods`; `info` names `acp-reference-agent` |
 //! | `session/new` | a fresh `sessionId` (`sess-1`, `sess-2`, …); a relative `cwd` is `-32602`; a `systemPrompt` in `append` mode is kept (its text blocks joined by spaces: SYSTEM), another mode or one without text is `-32602`; with [`AgentConfig::max_sessions`] sessions open, `-32603` with `data.reason` [`TOO_MANY_SESSIONS`](super::TOO_MANY_SESSIONS) |
-//! | `session/prompt` | acknowledged at once with `messageId` `user-N`; the turn then runs as below. An unknown or closed session is `-32002` |
+//! | `session/prompt` | acknowledged at once with `messageId` `user-N`; the turn then runs as below, or, while a turn of the session runs, the prompt joins it (see step 3). An unknown or closed session is `-32002`; a turn joined [`MAX_JOINED`] times answers `-32603` |
 //! | `session/cancel` | the session's running turn ends: its tool call `cancelled`, then `idle` with `stopReason: cancelled` |
 //! | `session/close` | `{}`: the session is forgotten and its running turn ends as after `session/cancel`; an unknown or closed session is `-32002` |
 //! | `auth/login`, `auth/logout` | `-32601`: the agent advertises no authentication method, so there is nothing to log in to |
@@ -26,7 +26,10 @@
 //! 2. `agent_message_chunk` `echo: TEXT` (message `agent-N`); in a session given a
 //!    `systemPrompt`, a second chunk of the same message, `\nsystem prompt: SYSTEM`;
 //! 3. if TEXT contains the word `slow`, the turn stays open for [`AgentConfig::slow_delay`]
-//!    unless it is cancelled;
+//!    unless it is cancelled. A prompt that joins the turn (JOINED, its `user-M`) is taken
+//!    here at once, or before the turn goes `idle` when it comes later: `user_message` `user-M`,
+//!    then a chunk `\nsteered: JOINED` of the message `agent-N` (the words of the v1 agent's
+//!    `_session/steering`);
 //! 4. `agent_thought_chunk` (message `thought-N`), then `plan_update` (plan `plan-N`: reading
 //!    PATH `in_progress`, reporting `pending`);
 //! 5. `tool_call_update` `call-N` (`pending`, `kind: read`, its title, `locations: [PATH]` when
@@ -62,6 +65,9 @@ use tokio::sync::watch;
 use super::AgentConfig;
 use super::sessions::Sessions;
 
+/// Prompts one turn takes in besides its own; one more is answered `-32603`.
+pub const MAX_JOINED: usize = 64;
+
 /// The v2 reference agent. See the [module docs](self) for what it does.
 #[derive(Debug, Clone)]
 pub struct ReferenceAgentV2 {
@@ -74,6 +80,8 @@ struct Inner {
     sessions: Sessions,
     /// Per open session: set to stop its running turn (`session/cancel`, `session/close`).
     stops: Mutex<HashMap<SessionId, watch::Sender<bool>>>,
+    /// Per session with a running turn: where a prompt that joins it goes (its text, its N).
+    running: Mutex<HashMap<SessionId, tokio::sync::mpsc::Sender<(String, u64)>>>,
     counter: AtomicU64,
 }
 
@@ -87,7 +95,8 @@ impl ReferenceAgentV2 {
     /// An agent with the given settings (`history` is not used by the v2 agent).
     pub fn with_config(config: AgentConfig) -> ReferenceAgentV2 {
         let sessions = Sessions::new(config.max_sessions);
-        let inner = Inner { config, sessions, stops: Mutex::default(), counter: AtomicU64::new(0) };
+        let inner =
+            Inner { config, sessions, stops: Mutex::default(), running: Mutex::default(), counter: AtomicU64::new(0) };
         ReferenceAgentV2 { inner: Arc::new(inner) }
     }
 
@@ -101,6 +110,31 @@ impl ReferenceAgentV2 {
 
     fn stops(&self) -> std::sync::MutexGuard<'_, HashMap<SessionId, watch::Sender<bool>>> {
         self.inner.stops.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn running(&self) -> std::sync::MutexGuard<'_, HashMap<SessionId, tokio::sync::mpsc::Sender<(String, u64)>>> {
+        self.inner.running.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// The prompt `text` joins the session's running turn: `Some` with its answer when a turn
+    /// runs (the acknowledgement, or `-32603` past [`MAX_JOINED`]), `None` when none does.
+    fn join(&self, session: &SessionId, text: &str) -> Option<Result<v2::PromptResponse, RpcError>> {
+        let mut running = self.running();
+        let turn = running.get(session)?;
+        let n = self.next();
+        match turn.try_send((text.to_owned(), n)) {
+            Ok(()) => {
+                self.log(format_args!("prompt on {session} joined its running turn: {text:?}"));
+                Some(built(json!({ "messageId": format!("user-{n}") })))
+            }
+            Err(tokio::sync::mpsc::error::TrySendError::Full(_)) => {
+                Some(Err(RpcError::internal_error("the running turn was joined as often as it takes")))
+            }
+            Err(tokio::sync::mpsc::error::TrySendError::Closed(_)) => {
+                running.remove(session);
+                None
+            }
+        }
     }
 
     /// Stops the session's running turn, if any.
@@ -209,17 +243,28 @@ impl tokio_v2::Agent for ReferenceAgentV2 {
         cx: tokio_v2::AgentContext,
     ) -> Result<v2::PromptResponse, RpcError> {
         self.inner.sessions.get(&request.session_id)?;
+        let text = prompt_text_v2(&request.prompt);
+        if let Some(joined) = self.join(&request.session_id, &text) {
+            return joined;
+        }
         let stop = {
             let stops = self.stops();
             let stop = stops.get(&request.session_id).ok_or_else(|| RpcError::internal_error("no stop signal"))?;
             stop.send_replace(false);
             stop.subscribe()
         };
-        let text = prompt_text_v2(&request.prompt);
         self.log(format_args!("prompt on {}: {text:?}", request.session_id));
         let n = self.next();
         let system = self.inner.sessions.system_prompt(&request.session_id).map(|s| s.to_string());
-        let script = turn::Turn { session: request.session_id, text, system, n, stop, cx };
+        let (joins, joined) = tokio::sync::mpsc::channel(MAX_JOINED);
+        self.running().insert(request.session_id.clone(), joins);
+        let (this, leaving) = (self.clone(), request.session_id.clone());
+        // The turn leaves the map (so that a later prompt opens a turn of its own) before it
+        // takes the last joined prompts and goes idle.
+        let leave = Box::new(move || {
+            this.running().remove(&leaving);
+        });
+        let script = turn::Turn { session: request.session_id, text, system, n, stop, cx, joined, leave: Some(leave) };
         let this = self.clone();
         tokio::spawn(async move {
             let (session, stop, error) = script.run(this.inner.config.slow_delay).await;

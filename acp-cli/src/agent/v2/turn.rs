@@ -9,7 +9,7 @@ use acp_proto::v2::{self, IdleStopReason, SessionId};
 use acp_tokio::Error;
 use acp_tokio::v2::AgentContext;
 use serde_json::{Value, json};
-use tokio::sync::watch;
+use tokio::sync::{mpsc, watch};
 
 use super::super::{ALLOW_ONCE, first_absolute_path, is_slow, script};
 
@@ -35,6 +35,11 @@ pub(super) struct Turn {
     pub(super) n: u64,
     pub(super) stop: watch::Receiver<bool>,
     pub(super) cx: AgentContext,
+    /// The prompts that join this turn: their text and their N.
+    pub(super) joined: mpsc::Receiver<(String, u64)>,
+    /// Takes the turn out of the agent's running turns (before the last joined prompts are
+    /// taken, so that none is left behind).
+    pub(super) leave: Option<Box<dyn FnOnce() + Send + Sync>>,
 }
 
 /// What the turn did with its tool call.
@@ -61,8 +66,43 @@ impl Turn {
         if call == Call::Open && stop == IdleStopReason::Cancelled {
             let _ = self.send(self.tool(json!({ "status": "cancelled" }))).await;
         }
+        // What joined after the wait is taken before idle: nothing is left behind.
+        if let Some(leave) = self.leave.take() {
+            leave();
+        }
+        self.joined.close();
+        while let Ok(joined) = self.joined.try_recv() {
+            let _ = self.take_joined(joined).await;
+        }
         let _ = self.cx.send_idle(&self.session, stop.clone()).await;
         (self.session, stop, error)
+    }
+
+    /// Step 3: waits `slow` unless stopped, taking each prompt that joins meanwhile.
+    async fn wait(&mut self, slow: Duration) -> Result<(), Halt> {
+        let deadline = tokio::time::Instant::now() + slow;
+        let mut stop = self.stop.clone();
+        loop {
+            let stopped = async {
+                // The guard `wait_for` gives back is not `Send`: dropped here.
+                let _ = stop.wait_for(|s| *s).await;
+            };
+            tokio::select! {
+                () = stopped => return Ok(()),
+                () = tokio::time::sleep_until(deadline) => return Ok(()),
+                Some(joined) = self.joined.recv() => self.take_joined(joined).await?,
+            }
+        }
+    }
+
+    /// A prompt that joined the turn: where it went in the history, and the turn's word on it.
+    async fn take_joined(&self, (text, n): (String, u64)) -> Result<(), Halt> {
+        let user = json!({
+            "sessionUpdate": "user_message", "messageId": format!("user-{n}"),
+            "content": [{ "type": "text", "text": text }],
+        });
+        self.send(user).await?;
+        self.send(self.message(&format!("\nsteered: {text}"))).await
     }
 
     fn stopped(&self) -> bool {
@@ -122,8 +162,7 @@ impl Turn {
             self.send(self.message(&script::system_prompt_note(system))).await?;
         }
         if is_slow(&text) {
-            let mut stop = self.stop.clone();
-            let _ = tokio::time::timeout(slow, stop.wait_for(|s| *s)).await;
+            self.wait(slow).await?;
         }
         self.check()?;
         let thought = format!("thought-{}", self.n);

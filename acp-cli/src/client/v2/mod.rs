@@ -55,6 +55,9 @@ pub(crate) enum Event {
     Failed(String, Exit),
     /// The running turn ended.
     TurnEnded(Ended),
+    /// A prompt typed during the running turn joined it (the agent acknowledged it), or could
+    /// not: its text, and the error.
+    Joined(String, Option<String>),
 }
 
 /// How a v2 turn ended.
@@ -172,6 +175,7 @@ pub(crate) fn run(config: &ClientConfig) -> Exit {
         prompt: config.prompt.clone(),
         cwd,
         connect_timeout: config.connect_timeout,
+        stdin_tty,
     };
     let mut ui = Ui::new(render, (tx, rx), interrupts, process, runtime, conn, upserts, settings);
     let exit = ui.run();

@@ -43,6 +43,8 @@ pub(super) struct Settings {
     pub(super) prompt: Option<String>,
     pub(super) cwd: PathBuf,
     pub(super) connect_timeout: Duration,
+    /// Whether stdin is a terminal: there a plain line typed during a turn joins it.
+    pub(super) stdin_tty: bool,
 }
 
 /// Where the session is.
@@ -75,6 +77,9 @@ pub(super) struct Ui {
     asked: bool,
     /// The one prompt (`-p`) was sent.
     prompted: bool,
+    /// The last prompt sent to join the running turn: the next one goes out after it, so the
+    /// agent takes them in the order they were typed.
+    last_join: Option<tokio::task::JoinHandle<()>>,
 }
 
 impl Ui {
@@ -106,6 +111,7 @@ impl Ui {
             input_ended: false,
             asks: VecDeque::new(),
             asked: false,
+            last_join: None,
             prompted: false,
         }
     }
@@ -160,6 +166,10 @@ impl Ui {
                 }
                 self.answer_questions();
             }
+            UiEvent::Line(line) if self.joining(&line).is_some() => {
+                let text = self.joining(&line).unwrap_or_default().to_owned();
+                self.join(text);
+            }
             UiEvent::Line(line) => {
                 self.lines.push_back(line);
                 self.answer_questions();
@@ -189,7 +199,52 @@ impl Ui {
                 Some(exit)
             }
             Event::TurnEnded(ended) => self.turn_ended(ended),
+            Event::Joined(text, None) => {
+                self.render.info(&format!("joined the running turn: {text}"));
+                None
+            }
+            Event::Joined(text, Some(why)) => {
+                self.render.warn(&format!("could not join the running turn ({why}): {text}"));
+                None
+            }
         }
+    }
+
+    /// What of `line` joins the running turn, if it does: a v2 prompt sent while a turn runs
+    /// becomes part of it (the protocol's way to steer). `/steer TEXT`, or on a terminal a plain
+    /// line, with no question waiting for it (as v1's steering: piped lines wait, so that a
+    /// script's answers stay answers). Another slash command keeps its meaning.
+    fn joining<'l>(&self, line: &'l str) -> Option<&'l str> {
+        if self.phase != (Phase::InTurn { cancelling: false })
+            || self.settings.prompt.is_some()
+            || !self.asks.is_empty()
+        {
+            return None;
+        }
+        let text = line.trim();
+        let text = match text.strip_prefix("/steer") {
+            Some(rest) if rest.is_empty() || rest.starts_with(' ') => rest.trim(),
+            _ if self.settings.stdin_tty && !text.starts_with('/') => text,
+            _ => return None,
+        };
+        (!text.is_empty()).then_some(text)
+    }
+
+    /// Sends `text` as a `session/prompt` of the running turn's session, without opening a
+    /// turn of its own: its updates arrive in the running turn. The acknowledgement (or the
+    /// refusal) is told when it comes.
+    fn join(&mut self, text: String) {
+        let Some(session) = self.session.clone() else { return };
+        let prompt = vec![v2::ContentBlock::Text(v2::TextContent::new(text.as_str()))];
+        let request = v2::PromptRequest { session_id: session, prompt, idempotency_key: None, meta: None };
+        let (conn, tx, previous) = (self.conn.clone(), self.tx.clone(), self.last_join.take());
+        self.last_join = Some(self.runtime.spawn(async move {
+            if let Some(previous) = previous {
+                let _ = previous.await;
+            }
+            let why = conn.request(request).await.err().map(|e| e.to_string());
+            super::handler::post(&tx, UiEvent::V2(Box::new(Event::Joined(text, why)))).await;
+        }));
     }
 
     /// Sends `initialize` (offering 2) and `session/new` on the runtime.
