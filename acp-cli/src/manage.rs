@@ -210,16 +210,56 @@ pub fn sessions_show(key: &str) -> Exit {
     let _ =
         writeln!(out, "created  {} · updated {} · {state}", format_time(record.created), format_time(record.updated));
     let _ = writeln!(out);
-    for line in lines {
-        let prefix = match line.kind.as_str() {
-            "user" => "> ",
-            "tool" => "tool: ",
-            "note" => "-- ",
-            _ => "",
-        };
-        let _ = writeln!(out, "{prefix}{}", clean(&line.text));
-    }
+    let _ = out.flush();
+    drop(out);
+    draw(&lines);
     Exit::Ok
+}
+
+/// A permission question as the journal records it, with the answer drawn.
+#[derive(serde::Deserialize)]
+struct Asked {
+    request: acp_blocking::acp_proto::types::RequestPermissionRequest,
+    decided: String,
+    why: String,
+}
+
+/// A recorded transcript, drawn by the client's renderer as the client drew it (on stdout,
+/// in colour on a terminal): prompts, the agent's text and its other updates, each turn's
+/// end. Lines of older records (`tool: …`) and anything unreadable are shown as text, inert.
+fn draw(lines: &[crate::store::Line]) {
+    use acp_blocking::acp_proto::types::{ContentBlock, ContentChunk, SessionUpdate, StopReason};
+    let style = crate::client::Style { spinner: false, ..crate::client::Style::detect() };
+    let mut render =
+        crate::client::Renderer::new(Box::new(crate::outlet::stdout()), Box::new(std::io::stderr()), style);
+    for line in lines {
+        match line.kind.as_str() {
+            // The renderer makes peer text inert itself (as the live client's).
+            "user" => render.heading(&format!("> {}", line.text)),
+            "agent" => {
+                let chunk = ContentChunk::new(ContentBlock::text(line.text.as_str()));
+                render.update(&SessionUpdate::AgentMessageChunk(chunk));
+            }
+            "update" => match serde_json::from_str::<SessionUpdate>(&line.text) {
+                Ok(update) => render.update(&update),
+                Err(_) => render.info(&clean(&line.text)),
+            },
+            "note" => match line.text.strip_prefix("stop: ").map(|s| serde_json::from_value::<StopReason>(s.into())) {
+                Some(Ok(stop)) => render.end_turn(&stop),
+                _ => render.info(&format!("-- {}", clean(&line.text))),
+            },
+            "ask" => match serde_json::from_str::<Asked>(&line.text) {
+                Ok(asked) => {
+                    render.permission_question(&asked.request, false);
+                    render.permission_decided(&asked.decided, &asked.why);
+                }
+                Err(_) => render.info(&clean(&line.text)),
+            },
+            "tool" => render.info(&format!("tool: {}", clean(&line.text))),
+            _ => render.info(&clean(&line.text)),
+        }
+    }
+    render.finish();
 }
 
 /// `acp sessions close ID`.

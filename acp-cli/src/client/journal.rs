@@ -1,12 +1,15 @@
 //! What the client records of a session in the session database ([`crate::store`]): the
-//! prompts, the agent's message text (one line per stretch of chunks), tool call lines, how
-//! each turn stopped, and the title. Written at the end of each turn (one transaction), and
-//! at shutdown. The text held between two writes is bounded by the store's transcript cap.
-
-use std::collections::HashMap;
+//! prompts (`user`), the agent's message text (`agent`, one line per stretch of chunks), its
+//! other updates that the client draws (`update`, each its JSON: thoughts joined like the
+//! message text, tool calls and their updates, plans, modes, usage, …), the permission
+//! questions with the answers drawn (`ask`), how each turn stopped (`note`) and the title, so that `acp sessions show` draws the session again as the client
+//! drew it. Written at the end of each turn (one transaction), and at shutdown. What is held
+//! between two writes is bounded by the store's transcript cap. (Sessions recorded before
+//! have `tool` lines instead of `update` ones: shown as they are.)
 
 use acp_blocking::acp_proto::types::{
-    ContentBlock, SessionConfigOption, SessionModeState, SessionUpdate, StopReason, ToolCallStatus,
+    ContentBlock, ContentChunk, RequestPermissionRequest, SessionConfigOption, SessionModeState, SessionUpdate,
+    StopReason,
 };
 
 use crate::store::{Append, Line, MAX_TRANSCRIPT_BYTES, Store};
@@ -29,10 +32,10 @@ pub(crate) struct Journal {
     pending: Append,
     /// The agent's message text since the last line.
     text: String,
+    /// The agent's thought text since the last line.
+    thought: String,
     /// Bytes queued since the last write (bounded by the transcript cap).
     queued: usize,
-    /// Tool call titles of the running turn, by call id.
-    tools: HashMap<String, String>,
     /// The modes and config options last written (JSON), so that a write only sends a change.
     controls: Option<String>,
     /// The REPL went on in another session (`/load`): the modes and options shown are not
@@ -48,8 +51,8 @@ impl Journal {
             id,
             pending: Append::default(),
             text: String::new(),
+            thought: String::new(),
             queued: 0,
-            tools: HashMap::new(),
             controls: None,
             elsewhere: false,
         }
@@ -73,6 +76,23 @@ impl Journal {
             let text = std::mem::take(&mut self.text);
             self.push("agent", text);
         }
+        if !self.thought.is_empty() {
+            let thought = std::mem::take(&mut self.thought);
+            let update = SessionUpdate::AgentThoughtChunk(ContentChunk::new(ContentBlock::text(thought)));
+            self.push_update(&update);
+        }
+    }
+
+    /// An update the client draws, as its JSON.
+    fn push_update(&mut self, update: &SessionUpdate) {
+        if let Ok(json) = serde_json::to_string(update) {
+            self.push("update", json);
+        }
+    }
+
+    fn room(&self, more: usize) -> bool {
+        self.queued + self.text.len() + self.thought.len() + more
+            <= usize::try_from(MAX_TRANSCRIPT_BYTES).unwrap_or(usize::MAX)
     }
 
     /// A prompt was sent; its first line is the title unless the session has one.
@@ -89,25 +109,22 @@ impl Journal {
         match update {
             SessionUpdate::AgentMessageChunk(chunk) => {
                 if let ContentBlock::Text(t) = &chunk.content
-                    && self.queued + self.text.len() <= usize::try_from(MAX_TRANSCRIPT_BYTES).unwrap_or(usize::MAX)
+                    && self.room(t.text.len())
                 {
+                    if !self.thought.is_empty() {
+                        self.end_text();
+                    }
                     self.text.push_str(&t.text);
                 }
             }
-            SessionUpdate::ToolCall(call) => {
-                self.end_text();
-                let status = call.status.as_ref().map_or("pending", ToolCallStatus::as_str);
-                self.push("tool", format!("{} [{status}]", call.title));
-                if self.tools.len() < 1024 {
-                    self.tools.insert(call.tool_call_id.to_string(), call.title.clone());
-                }
-            }
-            SessionUpdate::ToolCallUpdate(update) => {
-                if let Some(status @ (ToolCallStatus::Completed | ToolCallStatus::Failed)) = &update.status {
-                    self.end_text();
-                    let id = update.tool_call_id.to_string();
-                    let title = update.title.clone().or_else(|| self.tools.get(&id).cloned()).unwrap_or(id);
-                    self.push("tool", format!("{title} [{}]", status.as_str()));
+            SessionUpdate::AgentThoughtChunk(chunk) => {
+                if let ContentBlock::Text(t) = &chunk.content
+                    && self.room(t.text.len())
+                {
+                    if !self.text.is_empty() {
+                        self.end_text();
+                    }
+                    self.thought.push_str(&t.text);
                 }
             }
             SessionUpdate::SessionInfoUpdate(info) => {
@@ -115,14 +132,26 @@ impl Journal {
                     self.pending.title = Some((title.chars().take(200).collect(), true));
                 }
             }
-            _ => {}
+            // A replay (`session/load`) is on the screen already, and so in this record.
+            SessionUpdate::UserMessageChunk(_) => {}
+            _ => {
+                self.end_text();
+                self.push_update(update);
+            }
         }
+    }
+
+    /// A permission question of the agent, and the answer drawn with it (`ask`: JSON
+    /// `{"request": …, "decided": …, "why": …}`).
+    pub(crate) fn permission(&mut self, request: &RequestPermissionRequest, decided: &str, why: &str) {
+        self.end_text();
+        let ask = serde_json::json!({ "request": request, "decided": decided, "why": why });
+        self.push("ask", ask.to_string());
     }
 
     /// The turn ended (with `stop`, if it did not fail): writes what it recorded.
     pub(crate) fn end_turn(&mut self, stop: Option<&StopReason>) -> Result<(), String> {
         self.end_text();
-        self.tools.clear();
         let how = stop.map_or("failed", StopReason::as_str);
         self.push("note", format!("stop: {how}"));
         self.write()

@@ -45,20 +45,28 @@ impl Question {
 /// Answers `ask` by `policy` (`--allow` or `--deny`; `why` says which, shown with the answer)
 /// and draws the question and the answer; an ask without the option the policy picks is left
 /// unanswered (dropped: `cancelled`). Both protocol versions' clients answer through here.
-pub(super) fn answer_by_policy(render: &mut super::render::Renderer, ask: &PermissionAsk, policy: Policy, why: &str) {
+/// Returns what was drawn as the decision and why.
+pub(super) fn answer_by_policy(
+    render: &mut super::render::Renderer,
+    ask: &PermissionAsk,
+    policy: Policy,
+    why: &str,
+) -> (String, String) {
     let options = &ask.request.options;
     let choice = match policy {
         Policy::Allow => allow_option(options),
         Policy::Deny | Policy::Ask => reject_option(options),
     };
     render.permission_question(&ask.request, false);
-    match choice {
+    let decided = match choice {
         Some(option) => {
             let _ = ask.reply.send(RequestPermissionOutcome::selected(option.option_id.clone()));
-            render.permission_decided(&option.name, why);
+            (option.name.clone(), why.to_owned())
         }
-        None => render.permission_decided("cancelled", &format!("{why}, but no such option was offered")),
-    }
+        None => ("cancelled".to_owned(), format!("{why}, but no such option was offered")),
+    };
+    render.permission_decided(&decided.0, &decided.1);
+    decided
 }
 
 impl Session {
@@ -75,7 +83,17 @@ impl Session {
             self.answer_questions();
             return;
         }
-        answer_by_policy(&mut self.render, &ask, self.settings.policy, &self.settings.note);
+        let (decided, why) = answer_by_policy(&mut self.render, &ask, self.settings.policy, &self.settings.note);
+        self.journal_permission(&ask, &decided, &why);
+    }
+
+    /// Records a permission question and its answer in the session's journal (if recorded).
+    fn journal_permission(&mut self, ask: &PermissionAsk, decided: &str, why: &str) {
+        if let Some(journal) = &mut self.journal
+            && !ask.local
+        {
+            journal.permission(&ask.request, decided, why);
+        }
     }
 
     /// An elicitation to ask on the terminal: queued.
@@ -288,8 +306,12 @@ impl Session {
                 }
                 let _ = ask.reply.send(RequestPermissionOutcome::selected(option.option_id.clone()));
                 self.render.permission_decided(&option.name, why);
+                self.journal_permission(&ask, &option.name, why);
             }
-            None => self.render.permission_decided("cancelled", "end of input"),
+            None => {
+                self.render.permission_decided("cancelled", "end of input");
+                self.journal_permission(&ask, "cancelled", "end of input");
+            }
         }
         true
     }

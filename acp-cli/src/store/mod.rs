@@ -11,8 +11,9 @@
 //! agent's session id, the agent (its config name, or its command line), the project (the
 //! canonical working directory), a title (the agent's `session_info_update` title, else the
 //! first line of the first prompt), its created, updated and closed times, and the transcript
-//! of what was rendered: prompts, the agent's message text, tool call lines. A transcript
-//! keeps at most [`MAX_TRANSCRIPT_BYTES`]; past that one line says it was cut.
+//! of what was rendered: prompts, the agent's message text, the other updates the client drew
+//! (as JSON), stop reasons. A transcript keeps at most [`MAX_TRANSCRIPT_BYTES`]; past that one
+//! line says it was cut.
 
 mod time;
 
@@ -27,10 +28,10 @@ pub use time::{format_time, now, rfc3339};
 pub const SCHEMA_VERSION: i64 = 2;
 /// How long a writer waits for another process's transaction.
 pub const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
-/// The most transcript text kept per session.
-pub const MAX_TRANSCRIPT_BYTES: i64 = 256 * 1024;
+/// The most transcript text kept per session (the updates' JSON counted).
+pub const MAX_TRANSCRIPT_BYTES: i64 = 1024 * 1024;
 /// The line that replaces what is past [`MAX_TRANSCRIPT_BYTES`].
-pub const TRUNCATED: &str = "[transcript truncated at 256 KiB]";
+pub const TRUNCATED: &str = "[transcript truncated at 1 MiB]";
 
 const SCHEMA_V1: &str = "
 CREATE TABLE sessions (

@@ -442,7 +442,7 @@ impl Ui {
             self.answer_questions();
             return;
         }
-        answer_by_policy(&mut self.render, &ask, self.settings.policy, &self.settings.note);
+        let _ = answer_by_policy(&mut self.render, &ask, self.settings.policy, &self.settings.note);
     }
 
     /// Shows the front question and answers it with the lines read after it was shown.
