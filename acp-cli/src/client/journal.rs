@@ -12,7 +12,9 @@ use acp_blocking::acp_proto::types::{
     StopReason,
 };
 
-use crate::store::{Append, Line, MAX_TRANSCRIPT_BYTES, Store};
+use std::collections::HashMap;
+
+use crate::store::{AgentRef, Append, Line, MAX_TRANSCRIPT_BYTES, Store};
 
 /// A session's modes and config options as the journal records them (JSON
 /// `{"modes": …, "configOptions": […]}`, [`Store::controls`]) and a reopen reads them back.
@@ -24,11 +26,20 @@ pub(crate) struct Controls {
     pub(crate) config_options: Vec<SessionConfigOption>,
 }
 
+/// The most sessions of one client run the journal remembers having made records for.
+const MAX_MINE: usize = 64;
+
 /// A session being recorded.
 #[derive(Debug)]
 pub(crate) struct Journal {
     store: Store,
     id: i64,
+    /// The agent and the project of the client run (for the records `/new` and `/load` make).
+    agent: AgentRef,
+    project: String,
+    /// The records this run made or followed, by the agent's session id: a `/load` back to one
+    /// of them goes on there, even when an older run recorded a session of the same id.
+    mine: HashMap<String, i64>,
     pending: Append,
     /// The agent's message text since the last line.
     text: String,
@@ -38,24 +49,58 @@ pub(crate) struct Journal {
     queued: usize,
     /// The modes and config options last written (JSON), so that a write only sends a change.
     controls: Option<String>,
-    /// The REPL went on in another session (`/load`): the modes and options shown are not
-    /// this record's any more.
-    elsewhere: bool,
+}
+
+/// Where the journal went on after the REPL changed sessions ([`Journal::follow`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Followed {
+    /// A record made now.
+    New(i64),
+    /// The record that already had the session.
+    Known(i64),
 }
 
 impl Journal {
-    /// Records into session `id` of `store`.
-    pub(crate) fn new(store: Store, id: i64) -> Journal {
+    /// Records the agent's session `session` into the record `id` of `store`; `agent` and
+    /// `project` are the run's (the records of later sessions get them).
+    pub(crate) fn new(store: Store, id: i64, session: &str, agent: AgentRef, project: String) -> Journal {
+        let mine = HashMap::from([(session.to_owned(), id)]);
         Journal {
             store,
             id,
+            agent,
+            project,
+            mine,
             pending: Append::default(),
             text: String::new(),
             thought: String::new(),
             queued: 0,
             controls: None,
-            elsewhere: false,
         }
+    }
+
+    /// The REPL went on in the agent's session `session` (`/new`: `fresh`; `/load`): what is
+    /// pending is written to the current record, then the journal records into `session`'s:
+    /// one this run made or followed, else (not `fresh`) the latest record of the same agent
+    /// with that session id, else a new one.
+    pub(crate) fn follow(&mut self, session: &str, fresh: bool) -> Result<Followed, String> {
+        self.write()?;
+        let known = match (fresh, self.mine.get(session)) {
+            (true, _) => None,
+            (false, Some(&id)) => Some(id),
+            (false, None) => self.store.find_session(session, &self.agent)?.map(|r| r.id),
+        };
+        let followed = match known {
+            Some(id) => Followed::Known(id),
+            None => Followed::New(self.store.insert(session, &self.agent, &self.project)?),
+        };
+        let (Followed::New(id) | Followed::Known(id)) = followed;
+        self.id = id;
+        self.controls = None;
+        if self.mine.len() < MAX_MINE || self.mine.contains_key(session) {
+            self.mine.insert(session.to_owned(), id);
+        }
+        Ok(followed)
     }
 
     /// The session's local id.
@@ -160,7 +205,7 @@ impl Journal {
     /// The session's modes and config options now: written with the next write if they
     /// changed, for a reopen whose agent does not say them again ([`Store::controls`]).
     pub(crate) fn controls(&mut self, modes: Option<&SessionModeState>, options: &[SessionConfigOption]) {
-        if self.elsewhere || (modes.is_none() && options.is_empty()) {
+        if modes.is_none() && options.is_empty() {
             return;
         }
         let controls = Controls { modes: modes.cloned(), config_options: options.to_vec() };
@@ -169,13 +214,6 @@ impl Journal {
             self.controls = Some(json.clone());
             self.pending.controls = Some(json);
         }
-    }
-
-    /// The REPL loaded another session: its modes and options are no longer recorded here
-    /// (the transcript goes on, as before).
-    pub(crate) fn elsewhere(&mut self) {
-        self.elsewhere = true;
-        self.pending.controls = None;
     }
 
     /// Writes what is pending (also when nothing is: the updated time moves).
@@ -192,7 +230,6 @@ mod tests {
     use acp_blocking::acp_proto::types::*;
 
     use super::*;
-    use crate::store::AgentRef;
 
     #[test]
     fn the_agents_title_wins_and_text_is_joined() {
@@ -200,7 +237,7 @@ mod tests {
         let _ = std::fs::remove_dir_all(&dir);
         let mut store = Store::open(&dir).unwrap();
         let id = store.insert("s", &AgentRef::Named("a".into()), "/p").unwrap();
-        let mut journal = Journal::new(store, id);
+        let mut journal = Journal::new(store, id, "s", AgentRef::Named("a".into()), "/p".into());
         journal.prompt("\n  first line  \nsecond");
         journal.update(&SessionUpdate::AgentMessageChunk(ContentChunk::new(ContentBlock::text("he"))));
         journal.update(&SessionUpdate::AgentMessageChunk(ContentChunk::new(ContentBlock::text("llo"))));

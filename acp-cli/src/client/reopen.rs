@@ -52,6 +52,7 @@ impl Session {
         let id = response.session_id.clone();
         self.adopt(response.session_id, response.modes, response.config_options);
         self.render.info(&format!("session {id} · cwd {}", self.control.cwd));
+        self.journal_follows(id.as_ref(), true);
         Ok(())
     }
 
@@ -75,12 +76,28 @@ impl Session {
         let mut reopened =
             super::resume::Reopened { id: id.as_str().into(), modes: response.modes, options: response.config_options };
         let recorded = self.recorded_controls_of(&id, &mut reopened);
-        if let Some(journal) = &mut self.journal {
-            journal.elsewhere();
-        }
         self.adopt(reopened.id, reopened.modes, reopened.options);
         self.control.state.recorded = recorded;
         self.render.info(&format!("session {id} loaded · cwd {}", self.control.cwd));
+        self.journal_follows(&id, false);
         Ok(())
+    }
+
+    /// The REPL went on in the agent's session `id` (`/new`: `fresh`, `/load`): the
+    /// transcript goes on in that session's record (see [`super::journal::Journal::follow`]).
+    fn journal_follows(&mut self, id: &str, fresh: bool) {
+        let Some(journal) = &mut self.journal else { return };
+        match journal.follow(id, fresh) {
+            Ok(super::journal::Followed::New(local)) => {
+                self.render.info(&format!("recorded as session {local} (acp sessions show {local})"));
+            }
+            Ok(super::journal::Followed::Known(local)) => {
+                self.render.info(&format!("recorded with session {local} (acp sessions show {local})"));
+            }
+            Err(e) => {
+                self.render.warn(&format!("this session is not recorded: {e}"));
+                self.journal = None;
+            }
+        }
     }
 }

@@ -141,15 +141,13 @@ impl Session {
     /// records; a database that cannot be opened is a warning, not a failure.
     pub(super) fn start_journal(&mut self, config: &ClientConfig, cwd: &Path, id: &SessionId) {
         let Some(agent) = &config.record else { return };
+        let project = std::fs::canonicalize(cwd).unwrap_or_else(|_| cwd.to_path_buf()).display().to_string();
         let opened = Store::open_default().and_then(|mut store| {
             let local = match &config.resume {
                 Some(resume) => resume.local_id,
-                None => {
-                    let project = std::fs::canonicalize(cwd).unwrap_or_else(|_| cwd.to_path_buf());
-                    store.insert(id.as_ref(), agent, &project.display().to_string())?
-                }
+                None => store.insert(id.as_ref(), agent, &project)?,
             };
-            Ok(Journal::new(store, local))
+            Ok(Journal::new(store, local, id.as_ref(), agent.clone(), project))
         });
         match opened {
             Ok(journal) => {

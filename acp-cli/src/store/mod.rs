@@ -370,6 +370,16 @@ impl Store {
         Ok(found.into_iter().next())
     }
 
+    /// The latest session of `agent` with the agent's session id `session_id`, if any.
+    pub fn find_session(&self, session_id: &str, agent: &AgentRef) -> Result<Option<Record>, String> {
+        let named = matches!(agent, AgentRef::Named(_));
+        let found = self.query(
+            "WHERE session_id = ?1 AND agent = ?2 AND named = ?3 ORDER BY id DESC LIMIT 1",
+            params![session_id, agent.label(), named],
+        )?;
+        Ok(found.into_iter().next())
+    }
+
     fn query(&self, tail: &str, args: impl rusqlite::Params) -> Result<Vec<Record>, String> {
         let sql_text = format!(
             "SELECT id, session_id, agent, named, argv, project, title, created_at, updated_at, closed_at

@@ -405,3 +405,35 @@ fn a_reopened_session_keeps_its_modes_when_the_agent_does_not_say_them() {
     assert!(run.stdout.lines().any(|l| l.contains("* default (")), "{}", run.stdout);
     assert!(!run.stdout.contains("(as recorded when") && !run.stdout.contains("carried no"), "{}", run.stdout);
 }
+
+/// Issue 30: the transcript follows the REPL's session. After `/load ID` what is said goes
+/// into the record of that session (the one of the same agent with that id), after `/new` into
+/// a new record; the session the REPL opened keeps only what was said in it.
+#[test]
+fn the_transcript_follows_load_and_new() {
+    let home = Home::new("follow");
+    home.config(REF_AGENTS);
+    home.ok(&["client", "--agent", "ref", "-p", "first words"]);
+    let first = home.sessions()[0].clone();
+    let run = home.run(
+        &["client", "--agent", "ref"],
+        &format!("opening words\n/load {}\nthird words\n/new\nfourth words\n", first.session_id),
+    );
+    assert_eq!(run.code(), 0, "{}\n{}", run.stdout, run.stderr);
+    assert!(run.stdout.contains(&format!("recorded with session {} (acp sessions show", first.id)), "{}", run.stdout);
+    let records = home.sessions();
+    assert_eq!(records.len(), 3, "the first run's, the REPL's own, the /new one: {records:?}");
+    let said = |id: i64| -> Vec<String> {
+        let lines = home.store().transcript(id).unwrap();
+        lines.into_iter().filter(|l| l.kind == "user").map(|l| l.text).collect()
+    };
+    assert_eq!(said(first.id), ["first words", "third words"]);
+    let own = records
+        .iter()
+        .find(|r| r.id != first.id && said(r.id).contains(&"opening words".to_owned()))
+        .expect("the REPL's own");
+    assert_eq!(said(own.id), ["opening words"]);
+    let new = records.iter().find(|r| r.id != first.id && r.id != own.id).expect("the /new one");
+    assert_eq!(said(new.id), ["fourth words"]);
+    assert!(run.stdout.contains(&format!("recorded as session {} (acp sessions show", new.id)), "{}", run.stdout);
+}
