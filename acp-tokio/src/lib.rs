@@ -208,6 +208,10 @@
 //!   Streamable HTTP on its endpoint and, with `ws`, WebSocket upgrades too. `http` does not
 //!   turn on `ws`. `tls`: `https://` and `wss://` for the server and whichever clients are on.
 //!   (`__remote`, what they share, is internal.)
+//! * `unstable_resumable_transport`: resumable remote streams (the draft RFD "durable &
+//!   resumable transport"): `remote::Resumable`, the clients' `Reconnect`.
+//! * `unstable_session_attach`: sessions shared by several clients on the server (the draft
+//!   RFD "multi-client session attach"): `remote::WsServerOptions::share_sessions`.
 //! * `tracing`: the vocabulary both adapters share ([`acp_runtime::trace`]): a span per
 //!   connection (`acp_connection`), a `TRACE` event per frame in and out (target `acp::frame`,
 //!   with its length; its text only with [`ClientOptions::trace_payloads`] /

@@ -75,6 +75,12 @@
 //! WebSocket with `stream/resume`, `ws_resume.rs`); with `WsClientOptions::reconnect`,
 //! `connect_ws` and `WsLink::pump` resume a lost socket themselves (`ws_reconnect.rs`).
 //!
+//! Shared sessions (feature `unstable_session_attach`, the draft RFD "multi-client session
+//! attach"): with [`WsServerOptions`]`::share_sessions`, a client of another connection that
+//! holds the credential of a session's connection attaches to it (`session/attach {sessionId,
+//! role}`) as an observer or a controller, over either transport; each connection's lines go
+//! through a relay that asks `acp_proto::attach` where every frame goes (`share.rs`).
+//!
 //! Not here (yet): a Streamable HTTP client that resumes, and falling back to `session/load`
 //! or `session/resume` when a resume is refused (left to the application: a new connection
 //! with `RemoteInfo::cookies` sent back).
