@@ -93,6 +93,10 @@ impl Session {
             Some(Err(e)) => {
                 let why = crate::sanitize::clean_line(&e.message).into_owned();
                 self.render.error(&format!("could not attach session {session}: {why} ({})", e.code.0));
+                if e.code == acp_blocking::acp_proto::ErrorCode::METHOD_NOT_FOUND {
+                    // The server passed session/attach on to its agent: it shares nothing.
+                    self.render.info("the server does not share sessions (it must run `acp serve --share`)");
+                }
                 Err(Exit::Failure)
             }
             None => {

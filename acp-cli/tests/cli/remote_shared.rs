@@ -144,3 +144,28 @@ fn an_observer_and_a_controller_join_a_live_session_and_see_its_turns() {
     let log = stop_serving(server, server_log).stderr;
     assert!(!log.contains("alpha\n") && !log.contains("beta\n"), "no token is logged");
 }
+
+/// A server that shares nothing passes `session/attach` on to its agent, which does not know
+/// it: the client says so, and what to run instead.
+#[test]
+fn attaching_on_a_server_that_does_not_share_says_so() {
+    let dir = TempDir::new("remote-not-shared");
+    let acp = acp();
+    let acp = acp.to_str().unwrap();
+    let marker = unique_marker();
+    let _reaper = KillOnDrop(vec![marker.clone()]);
+    let serve = ["serve", "--listen", "127.0.0.1:0", "--", acp, "agent", "--quiet", "--slow-ms", &marker];
+    let Serving { child: server, stderr: server_log, addr } = start_serving(&serve, dir.path());
+    assert!(server_log.lock().unwrap().contains(" share=off "), "the log says nothing is shared");
+    let url = format!("ws://{addr}/acp");
+    let run = run(&["client", "--connect", &url, "--attach", "sess-1", "--observe"], dir.path(), "");
+    assert_eq!(run.code(), 1, "{}\n{}", run.stdout, run.stderr);
+    assert!(run.stdout.contains("could not attach session sess-1:"), "{}", run.stdout);
+    assert!(run.stdout.contains("(-32601)"), "{}", run.stdout);
+    assert!(
+        run.stdout.contains("the server does not share sessions (it must run `acp serve --share`)"),
+        "{}",
+        run.stdout
+    );
+    stop_serving(server, server_log);
+}
