@@ -92,8 +92,10 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
+use crate::Side;
 use crate::error::{ErrorCode, RpcError};
 use crate::jsonrpc::{self, Incoming, RequestId};
+use crate::observer::Observer;
 
 mod attacher;
 mod hub;
@@ -254,16 +256,10 @@ pub struct Guest {
     asks: BTreeMap<RequestId, Arc<str>>,
 }
 
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct SessionParams {
-    #[serde(default)]
-    session_id: Option<String>,
-}
-
-/// The `params.sessionId` of a request or notification, if any.
-pub(crate) fn session_of(params: Option<&serde_json::value::RawValue>) -> Option<String> {
-    serde_json::from_str::<SessionParams>(params?.get()).ok()?.session_id
+/// The session a request or notification names (`params.sessionId`), as the connection's
+/// observer reads it (one reader of that field in the core).
+pub(crate) fn session_of(from: Side, frame: &[u8]) -> Option<Arc<str>> {
+    Observer::read(from, frame).session
 }
 
 impl Guest {
@@ -300,12 +296,12 @@ impl Guest {
                 self.attaching.insert(id.clone(), session.clone());
                 Route::Attach(AttachRequest { id, session, role: params.role })
             }
-            Incoming::Request { id, method, params } if method == DETACH => match session_of(params) {
-                Some(session) if self.is_attached(&session) => Route::Detach { id, session: session.into() },
+            Incoming::Request { id, method, .. } if method == DETACH => match session_of(Side::Client, frame) {
+                Some(session) if self.is_attached(&session) => Route::Detach { id, session },
                 _ => Route::Answer(error_frame(&id, &not_found())),
             },
-            Incoming::Request { params, .. } | Incoming::Notification { params, .. } => match session_of(params) {
-                Some(session) => match self.sessions.get_key_value(session.as_str()) {
+            Incoming::Request { .. } | Incoming::Notification { .. } => match session_of(Side::Client, frame) {
+                Some(session) => match self.sessions.get_key_value(&*session) {
                     Some((session, _)) => Route::Host(session.clone()),
                     None => Route::Local,
                 },

@@ -147,10 +147,10 @@ impl Hub {
                     }
                 }
             }
-            Incoming::Notification { method, params } if method == Method::SessionUpdate.wire() => {
+            Incoming::Notification { method, .. } if method == Method::SessionUpdate.wire() => {
                 out.push(Out { to: To::Host, frame: frame.to_vec() });
-                if let Some(session) = session_of(params) {
-                    for guest in self.of_session(&session, None) {
+                if let Some(session) = &observed.session {
+                    for guest in self.of_session(session, None) {
                         out.push(Out { to: To::Guest(guest), frame: frame.to_vec() });
                     }
                 }
@@ -248,10 +248,10 @@ impl Hub {
         };
         let (session, role) = (joined.session.clone(), joined.role);
         match jsonrpc::parse(frame) {
-            Incoming::Request { id, params, .. } => {
+            Incoming::Request { id, .. } => {
                 let error = if role == Role::Observer {
                     Some(RpcError::new(NOT_AUTHORISED, "an observer of a shared session cannot act in it"))
-                } else if session_of(params).as_deref() != Some(&*session) {
+                } else if session_of(Side::Client, frame).as_deref() != Some(&*session) {
                     Some(not_found())
                 } else if self.flights.len() >= MAX_IN_FLIGHT {
                     Some(RpcError::new(ErrorCode::INTERNAL_ERROR, "too many requests of attached clients in flight"))
@@ -268,8 +268,8 @@ impl Hub {
                 self.observer.observe(Side::Client, &rewritten);
                 out.push(Out { to: To::Agent, frame: rewritten });
             }
-            Incoming::Notification { params, .. }
-                if role == Role::Controller && session_of(params).as_deref() == Some(&*session) =>
+            Incoming::Notification { .. }
+                if role == Role::Controller && session_of(Side::Client, frame).as_deref() == Some(&*session) =>
             {
                 self.observer.observe(Side::Client, frame);
                 out.push(Out { to: To::Agent, frame: frame.to_vec() });
