@@ -1,16 +1,16 @@
 #!/usr/bin/env python3
-"""Generates acp-proto/src/v2/{auth,capabilities,content,...}.rs from spec/crate-1.20.0/v2/schema.json.
+"""Generates acp-schema/src/v2/{auth,capabilities,content,...}.rs from spec/crate-1.20.0/v2/schema.json.
 
-Run from the repository root: `python3 tools/gen_v2_types.py acp-proto/src/v2 && cargo fmt --all`.
+Run from the repository root: `python3 tools/gen_v2_types.py acp-schema/src/v2 && cargo fmt --all`.
 Without an argument it only reports what it would generate and which definitions are left to
-acp-proto/src/v2/manual.rs.
+acp-schema/src/v2/manual.rs.
 
 1. It compares every v2 `$defs` entry with the v1 one (spec/crate-1.20.0/v1/schema.json),
    ignoring descriptions, titles, v2's x-scope/x-state annotations and value bounds, and
    counting a closed `oneOf` of string constants as the same as an open `anyOf` with a string
    fallback (and the same for tagged unions); a definition that is the same, transitively
    through every reference, is the v1 type (re-exported by v2/mod.rs), the others are generated.
-2. Objects become structs (serde camelCase, the x-deserialize-* markers as in acp_proto::types),
+2. Objects become structs (serde camelCase, the x-deserialize-* markers as in acp_schema::v1),
    open string enums `string_enum!`, tagged unions `tagged_union!`, objects carrying a tagged
    union a struct with a flattened `...Kind` union.
 """
@@ -234,7 +234,6 @@ if __name__=='__main__':
         except Exception as e:
             manual.append(name); print(e, file=sys.stderr)
     print('generated',len(out),'manual',manual, file=sys.stderr)
-    json.dump(out, open('/tmp/v/gen.json','w'), indent=0)
 
 MODULES = [
   ('content', ['Content','Text','Image','Audio','Resource','Annotation','Icon','MediaType','Blob','Embedded']),
@@ -267,11 +266,11 @@ use serde::{{Deserialize, Serialize}};
 #[allow(unused_imports)]
 use super::*;
 #[allow(unused_imports)]
-use crate::types::serde_ext::{{lenient_nullable, lenient_nullable_items, lenient_object, lenient_object_default, null_as_default}};
+use crate::v1::serde_ext::{{lenient_nullable, lenient_nullable_items, lenient_object, lenient_object_default, null_as_default}};
 #[allow(unused_imports)]
 use super::manual::skip_invalid_items;
 #[allow(unused_imports)]
-use crate::types::serde_util::{{lenient, lenient_default, lenient_items, lenient_vec, string_enum, tagged_union}};
+use crate::v1::serde_util::{{lenient, lenient_default, lenient_items, lenient_vec, string_enum, tagged_union}};
 #[allow(unused_imports)]
 use std::collections::BTreeMap;
 '''

@@ -128,7 +128,8 @@
 //!
 //! ## Modules
 //!
-//! [`jsonrpc`] (the envelope), [`types`] (every schema definition), [`methods`] (the method
+//! [`jsonrpc`] (the envelope), [`types`] (every schema definition: the crate `acp-schema`'s
+//! `v1`, re-exported, as [`error`] is), [`methods`] (the method
 //! table and the typed enums derived from it), [`connection`] (the machine; it frames its
 //! input and gates capabilities with the internal `framer` and `gate`), [`wire_check`] (wire-level invariants of a
 //! peer, judged from its frames: used by the two-peer simulation and `acp replay --check`),
@@ -144,7 +145,7 @@
 mod acceptor;
 mod chunk_path;
 pub mod connection;
-pub mod error;
+pub use acp_schema::error;
 pub mod ext;
 mod fast_path;
 // The framer, the capability gate and (in `v2`) the v2 envelopes are internal: feature
@@ -175,7 +176,7 @@ pub mod resume;
 mod spec;
 mod swar;
 pub mod time;
-pub mod types;
+pub use acp_schema::v1 as types;
 pub mod v1;
 #[cfg(feature = "unstable_protocol_v2")]
 pub mod v2;

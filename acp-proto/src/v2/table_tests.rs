@@ -95,3 +95,24 @@ fn envelopes_type_params_by_method_and_keep_extensions() {
         serde_json::from_value(json!({"id": 1, "method": "session/load", "params": {}})).unwrap();
     assert!(matches!(load.params, ClientRequest::Other { .. }));
 }
+
+/// `Request::turn_session`: a permission ask's session, a session-scoped elicitation's session;
+/// not a request-scoped elicitation, nor a client request.
+#[test]
+fn turn_session_of_agent_requests() {
+    fn of<T: serde::de::DeserializeOwned + Into<Request>>(v: Value) -> Request {
+        serde_json::from_value::<T>(v).expect("v2").into()
+    }
+    let ask = of::<RequestPermissionRequest>(json!({"sessionId": "s1", "title": "go?",
+        "options": [{"optionId": "y", "name": "Yes", "kind": "allow_once"}]}));
+    assert_eq!(ask.turn_session().map(SessionId::as_str), Some("s1"));
+    let form = of::<CreateElicitationRequest>(json!({"mode": "form", "message": "m", "sessionId": "s2",
+        "requestedSchema": {"type": "object", "properties": {}}}));
+    assert_eq!(form.turn_session().map(SessionId::as_str), Some("s2"));
+    assert_eq!(form.session_id(), None, "session_id names only the requests that carry one");
+    let url = of::<CreateElicitationRequest>(json!({"mode": "url", "message": "m", "requestId": 1,
+        "elicitationId": "e", "url": "https://x.y/"}));
+    assert_eq!(url.turn_session(), None);
+    let prompt = of::<PromptRequest>(json!({"sessionId": "s3", "prompt": []}));
+    assert_eq!(prompt.turn_session(), None);
+}

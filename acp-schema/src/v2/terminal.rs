@@ -1,0 +1,189 @@
+//! v2 terminals (agent-owned, reported by updates).
+//!
+//! Generated from `spec/crate-1.20.0/v2/schema.json` by `tools/gen_v2_types.py` (one type per
+//! `$defs` entry that differs from v1 on the wire); the doc comments name the
+//! wire items; the schema's descriptions (in `spec/`) say what they mean.
+//! Edit the generator, not this file, unless the type is hand-written in `manual.rs`.
+
+#![allow(clippy::large_enum_variant)]
+
+use serde::{Deserialize, Serialize};
+
+#[allow(unused_imports)]
+use super::manual::skip_invalid_items;
+#[allow(unused_imports)]
+use super::*;
+#[allow(unused_imports)]
+use crate::v1::serde_ext::{
+    lenient_nullable, lenient_nullable_items, lenient_object, lenient_object_default, null_as_default,
+};
+#[allow(unused_imports)]
+use crate::v1::serde_util::{lenient, lenient_default, lenient_items, lenient_vec, string_enum, tagged_union};
+#[allow(unused_imports)]
+use std::collections::BTreeMap;
+
+/// The v2 `AuthMethodTerminal` definition.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AuthMethodTerminal {
+    /// The `methodId` field (required).
+    pub method_id: AuthMethodId,
+    /// The `name` field (required).
+    pub name: String,
+    /// The `description` field (optional).
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
+    pub description: Option<String>,
+    /// The `args` field (optional).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub args: Option<Vec<String>>,
+    /// The `env` field (optional).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub env: Option<Vec<EnvVariable>>,
+    /// Extension metadata.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
+    pub meta: Option<Meta>,
+}
+
+/// The v2 `CancelTerminalResponse` definition.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CancelTerminalResponse {
+    /// Extension metadata.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
+    pub meta: Option<Meta>,
+}
+
+/// The v2 `BackgroundTerminal` definition.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct BackgroundTerminal {
+    /// The `terminalId` field (required).
+    pub terminal_id: TerminalId,
+    /// Extension metadata.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
+    pub meta: Option<Meta>,
+}
+
+/// The v2 `TerminalOutput` definition.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TerminalOutput {
+    /// The `data` field (required).
+    pub data: String,
+    /// Extension metadata.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
+    pub meta: Option<Meta>,
+}
+
+/// The v2 `TerminalExitStatus` definition.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TerminalExitStatus {
+    /// The `exitCode` field (optional).
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
+    pub exit_code: Option<i64>,
+    /// The `signal` field (optional).
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
+    pub signal: Option<String>,
+    /// Extension metadata.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
+    pub meta: Option<Meta>,
+}
+
+/// The v2 `TerminalSize` definition.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TerminalSize {
+    /// The `cols` field (required).
+    pub cols: u16,
+    /// The `rows` field (required).
+    pub rows: u16,
+    /// Extension metadata.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
+    pub meta: Option<Meta>,
+}
+
+/// The v2 `TerminalCapabilities` definition.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TerminalCapabilities {
+    /// The `cancel` field (optional).
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient_object")]
+    pub cancel: Option<TerminalCancelCapabilities>,
+    /// Extension metadata.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
+    pub meta: Option<Meta>,
+}
+
+/// The v2 `TerminalCancelCapabilities` definition.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TerminalCancelCapabilities {
+    /// Extension metadata.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
+    pub meta: Option<Meta>,
+}
+
+/// The v2 `TerminalUpdate` definition.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TerminalUpdate {
+    /// The `terminalId` field (required).
+    pub terminal_id: TerminalId,
+    /// The `command` field (optional).
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
+    pub command: Option<String>,
+    /// The `cwd` field (optional).
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
+    pub cwd: Option<AbsolutePath>,
+    /// The `output` field (optional).
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
+    pub output: Option<TerminalOutput>,
+    /// The `exitStatus` field (optional).
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
+    pub exit_status: Option<TerminalExitStatus>,
+    /// The `size` field (optional).
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
+    pub size: Option<TerminalSize>,
+    /// The `capabilities` field (optional).
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient_object")]
+    pub capabilities: Option<TerminalCapabilities>,
+    /// Extension metadata.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
+    pub meta: Option<Meta>,
+}
+
+/// The v2 `TerminalOutputChunk` definition.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TerminalOutputChunk {
+    /// The `terminalId` field (required).
+    pub terminal_id: TerminalId,
+    /// The `data` field (required).
+    pub data: String,
+    /// Extension metadata.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
+    pub meta: Option<Meta>,
+}
+
+/// The v2 `TerminalAuthCapabilities` definition.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TerminalAuthCapabilities {
+    /// Extension metadata.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
+    pub meta: Option<Meta>,
+}
+
+/// The v2 `CancelTerminalRequest` definition.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CancelTerminalRequest {
+    /// The `sessionId` field (required).
+    pub session_id: SessionId,
+    /// The `terminalId` field (required).
+    pub terminal_id: TerminalId,
+    /// Extension metadata.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
+    pub meta: Option<Meta>,
+}
