@@ -163,14 +163,30 @@ def field(defn, prop, ps, required):
     return out, fname, ty, required and not on_null
 def gen_struct(name, d, extra_field=None):
     req=set(d.get('required',[]))
-    body=''; news=[]
+    body=''; params=[]; inits=[]
     for p,ps in d.get('properties',{}).items():
         f,fname,ty,isreq=field(name,p,ps,p in req)
         body+=f
-    if extra_field: body+=extra_field
+        if p in req and (name,p) not in KEEP_NULL:
+            params.append((fname, ty)); inits.append(f'{fname}: {fname}.into()')
+        elif ty.startswith('Option<'):
+            inits.append(f'{fname}: None')
+        else:
+            inits.append(f'{fname}: Default::default()')
+    if extra_field:
+        body+=extra_field
+        params.append(('kind', name+'Kind')); inits.append('kind')
     derive='Debug, Clone, PartialEq, Serialize, Deserialize'
     if all(p not in req for p in d.get('properties',{})) and not extra_field: derive='Debug, Clone, PartialEq, Default, Serialize, Deserialize'
-    return f'/// {doc(d, "The v2 `"+name+"` definition.")}\n#[derive({derive})]\n#[serde(rename_all = "camelCase")]\npub struct {name} {{\n{body}}}\n'
+    out=f'/// {doc(d, "The v2 `"+name+"` definition.")}\n#[derive({derive})]\n#[serde(rename_all = "camelCase")]\npub struct {name} {{\n{body}}}\n'
+    if params:
+        # A constructor of the required fields (the optional ones absent, or their default):
+        # what a program that builds the message writes, instead of JSON to decode.
+        args=', '.join(f'{n}: impl Into<{t}>' if n!='kind' else f'{n}: {t}' for n,t in params)
+        names=', '.join(f'`{n}`' for n,_ in params)
+        out+=(f'\nimpl {name} {{\n    /// A `{name}` of its required fields ({names}); the optional ones are absent.\n'
+              f'    pub fn new({args}) -> Self {{\n        {name} {{ {", ".join(inits)} }}\n    }}\n}}\n')
+    return out
 def isconst(b): return isinstance(b,dict) and set(b)-{'description','title'}=={'type','const'} and b['type']=='string'
 def gen_enum(name, d):
     br=d.get('anyOf') or d.get('oneOf')
@@ -216,7 +232,9 @@ def gen(name):
         return gen_struct(name, d, extra) + '\n' + u
     if d.get('type')=='object': return gen_struct(name,d)
     if d.get('type')=='string' and 'enum' not in d:
-        return f'/// {doc(d, "The v2 `"+name+"` string.")}\n#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]\n#[serde(transparent)]\npub struct {name}(pub String);\n'
+        return (f'/// {doc(d, "The v2 `"+name+"` string.")}\n#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]\n#[serde(transparent)]\npub struct {name}(pub String);\n'
+                f'\nimpl From<String> for {name} {{\n    fn from(s: String) -> Self {{\n        {name}(s)\n    }}\n}}\n'
+                f'\nimpl From<&str> for {name} {{\n    fn from(s: &str) -> Self {{\n        {name}(s.to_owned())\n    }}\n}}\n')
     if 'anyOf' in d or 'oneOf' in d:
         e=gen_enum(name,d)
         if e: return e

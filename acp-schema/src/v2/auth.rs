@@ -48,6 +48,13 @@ pub struct AuthMethodAgent {
     pub meta: Option<Meta>,
 }
 
+impl AuthMethodAgent {
+    /// A `AuthMethodAgent` of its required fields (`method_id`, `name`); the optional ones are absent.
+    pub fn new(method_id: impl Into<AuthMethodId>, name: impl Into<String>) -> Self {
+        AuthMethodAgent { method_id: method_id.into(), name: name.into(), description: None, meta: None }
+    }
+}
+
 /// The v2 `LoginAuthResponse` definition.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -75,6 +82,13 @@ pub struct LoginAuthRequest {
     /// Extension metadata.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub meta: Option<Meta>,
+}
+
+impl LoginAuthRequest {
+    /// A `LoginAuthRequest` of its required fields (`method_id`); the optional ones are absent.
+    pub fn new(method_id: impl Into<AuthMethodId>) -> Self {
+        LoginAuthRequest { method_id: method_id.into(), meta: None }
+    }
 }
 
 /// The v2 `LogoutAuthRequest` definition.

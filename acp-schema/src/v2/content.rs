@@ -57,6 +57,18 @@ tagged_union! {
 #[serde(transparent)]
 pub struct MediaType(pub String);
 
+impl From<String> for MediaType {
+    fn from(s: String) -> Self {
+        MediaType(s)
+    }
+}
+
+impl From<&str> for MediaType {
+    fn from(s: &str) -> Self {
+        MediaType(s.to_owned())
+    }
+}
+
 /// The v2 `ImageContent` definition.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -76,6 +88,13 @@ pub struct ImageContent {
     pub meta: Option<Meta>,
 }
 
+impl ImageContent {
+    /// A `ImageContent` of its required fields (`data`, `mime_type`); the optional ones are absent.
+    pub fn new(data: impl Into<String>, mime_type: impl Into<MediaType>) -> Self {
+        ImageContent { data: data.into(), mime_type: mime_type.into(), uri: None, annotations: None, meta: None }
+    }
+}
+
 /// The v2 `AudioContent` definition.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -90,6 +109,13 @@ pub struct AudioContent {
     /// Extension metadata.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub meta: Option<Meta>,
+}
+
+impl AudioContent {
+    /// A `AudioContent` of its required fields (`data`, `mime_type`); the optional ones are absent.
+    pub fn new(data: impl Into<String>, mime_type: impl Into<MediaType>) -> Self {
+        AudioContent { data: data.into(), mime_type: mime_type.into(), annotations: None, meta: None }
+    }
 }
 
 /// The v2 `Icon` definition.
@@ -110,6 +136,13 @@ pub struct Icon {
     /// Extension metadata.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub meta: Option<Meta>,
+}
+
+impl Icon {
+    /// A `Icon` of its required fields (`src`); the optional ones are absent.
+    pub fn new(src: impl Into<String>) -> Self {
+        Icon { src: src.into(), mime_type: None, sizes: None, theme: None, meta: None }
+    }
 }
 
 string_enum! {
@@ -153,6 +186,23 @@ pub struct ResourceLink {
     pub meta: Option<Meta>,
 }
 
+impl ResourceLink {
+    /// A `ResourceLink` of its required fields (`name`, `uri`); the optional ones are absent.
+    pub fn new(name: impl Into<String>, uri: impl Into<String>) -> Self {
+        ResourceLink {
+            name: name.into(),
+            uri: uri.into(),
+            title: None,
+            description: None,
+            icons: None,
+            mime_type: None,
+            size: None,
+            annotations: None,
+            meta: None,
+        }
+    }
+}
+
 /// The v2 `TextResourceContents` definition.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -167,6 +217,13 @@ pub struct TextResourceContents {
     /// Extension metadata.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub meta: Option<Meta>,
+}
+
+impl TextResourceContents {
+    /// A `TextResourceContents` of its required fields (`text`, `uri`); the optional ones are absent.
+    pub fn new(text: impl Into<String>, uri: impl Into<String>) -> Self {
+        TextResourceContents { text: text.into(), uri: uri.into(), mime_type: None, meta: None }
+    }
 }
 
 /// The v2 `BlobResourceContents` definition.
@@ -185,6 +242,13 @@ pub struct BlobResourceContents {
     pub meta: Option<Meta>,
 }
 
+impl BlobResourceContents {
+    /// A `BlobResourceContents` of its required fields (`blob`, `uri`); the optional ones are absent.
+    pub fn new(blob: impl Into<String>, uri: impl Into<String>) -> Self {
+        BlobResourceContents { blob: blob.into(), uri: uri.into(), mime_type: None, meta: None }
+    }
+}
+
 /// The v2 `EmbeddedResource` definition.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -199,6 +263,13 @@ pub struct EmbeddedResource {
     pub meta: Option<Meta>,
 }
 
+impl EmbeddedResource {
+    /// A `EmbeddedResource` of its required fields (`resource`); the optional ones are absent.
+    pub fn new(resource: impl Into<EmbeddedResourceResource>) -> Self {
+        EmbeddedResource { resource: resource.into(), annotations: None, meta: None }
+    }
+}
+
 /// The v2 `Content` definition.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -208,6 +279,13 @@ pub struct Content {
     /// Extension metadata.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub meta: Option<Meta>,
+}
+
+impl Content {
+    /// A `Content` of its required fields (`content`); the optional ones are absent.
+    pub fn new(content: impl Into<ContentBlock>) -> Self {
+        Content { content: content.into(), meta: None }
+    }
 }
 
 /// The v2 `PromptImageCapabilities` definition.
@@ -248,6 +326,13 @@ pub struct TextCommandInput {
     pub meta: Option<Meta>,
 }
 
+impl TextCommandInput {
+    /// A `TextCommandInput` of its required fields (`hint`); the optional ones are absent.
+    pub fn new(hint: impl Into<String>) -> Self {
+        TextCommandInput { hint: hint.into(), meta: None }
+    }
+}
+
 /// The v2 `ContentChunk` definition.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -261,6 +346,13 @@ pub struct ContentChunk {
     pub meta: Option<Meta>,
 }
 
+impl ContentChunk {
+    /// A `ContentChunk` of its required fields (`message_id`, `content`); the optional ones are absent.
+    pub fn new(message_id: impl Into<MessageId>, content: impl Into<ContentBlock>) -> Self {
+        ContentChunk { message_id: message_id.into(), content: content.into(), meta: None }
+    }
+}
+
 /// The v2 `ToolCallContentChunk` definition.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -272,6 +364,13 @@ pub struct ToolCallContentChunk {
     /// Extension metadata.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub meta: Option<Meta>,
+}
+
+impl ToolCallContentChunk {
+    /// A `ToolCallContentChunk` of its required fields (`tool_call_id`, `content`); the optional ones are absent.
+    pub fn new(tool_call_id: impl Into<ToolCallId>, content: impl Into<ToolCallContent>) -> Self {
+        ToolCallContentChunk { tool_call_id: tool_call_id.into(), content: content.into(), meta: None }
+    }
 }
 
 tagged_union! {

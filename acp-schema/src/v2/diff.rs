@@ -40,6 +40,13 @@ pub struct DiffChange {
     pub kind: DiffChangeKind,
 }
 
+impl DiffChange {
+    /// A `DiffChange` of its required fields (`kind`); the optional ones are absent.
+    pub fn new(kind: DiffChangeKind) -> Self {
+        DiffChange { file_type: None, mime_type: None, meta: None, kind }
+    }
+}
+
 tagged_union! {
     /// The v2 `DiffChange` union.
     pub enum DiffChangeKind, tag = "operation", expecting = "a DiffChange object" {
@@ -75,12 +82,31 @@ string_enum! {
 #[serde(transparent)]
 pub struct AbsolutePath(pub String);
 
+impl From<String> for AbsolutePath {
+    fn from(s: String) -> Self {
+        AbsolutePath(s)
+    }
+}
+
+impl From<&str> for AbsolutePath {
+    fn from(s: &str) -> Self {
+        AbsolutePath(s.to_owned())
+    }
+}
+
 /// The v2 `DiffPathChange` definition.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct DiffPathChange {
     /// The `path` field (required).
     pub path: AbsolutePath,
+}
+
+impl DiffPathChange {
+    /// A `DiffPathChange` of its required fields (`path`); the optional ones are absent.
+    pub fn new(path: impl Into<AbsolutePath>) -> Self {
+        DiffPathChange { path: path.into() }
+    }
 }
 
 /// The v2 `DiffPathPairChange` definition.
@@ -91,6 +117,13 @@ pub struct DiffPathPairChange {
     pub old_path: AbsolutePath,
     /// The `path` field (required).
     pub path: AbsolutePath,
+}
+
+impl DiffPathPairChange {
+    /// A `DiffPathPairChange` of its required fields (`old_path`, `path`); the optional ones are absent.
+    pub fn new(old_path: impl Into<AbsolutePath>, path: impl Into<AbsolutePath>) -> Self {
+        DiffPathPairChange { old_path: old_path.into(), path: path.into() }
+    }
 }
 
 /// The v2 `DiffPatch` definition.
@@ -104,6 +137,13 @@ pub struct DiffPatch {
     /// Extension metadata.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub meta: Option<Meta>,
+}
+
+impl DiffPatch {
+    /// A `DiffPatch` of its required fields (`format`, `text`); the optional ones are absent.
+    pub fn new(format: impl Into<DiffPatchFormat>, text: impl Into<String>) -> Self {
+        DiffPatch { format: format.into(), text: text.into(), meta: None }
+    }
 }
 
 string_enum! {
@@ -127,4 +167,11 @@ pub struct Diff {
     /// Extension metadata.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub meta: Option<Meta>,
+}
+
+impl Diff {
+    /// A `Diff` of its required fields (`changes`); the optional ones are absent.
+    pub fn new(changes: impl Into<Vec<DiffChange>>) -> Self {
+        Diff { changes: changes.into(), patch: None, meta: None }
+    }
 }

@@ -36,6 +36,13 @@ pub struct CreateElicitationRequest {
     pub kind: CreateElicitationRequestKind,
 }
 
+impl CreateElicitationRequest {
+    /// A `CreateElicitationRequest` of its required fields (`message`, `kind`); the optional ones are absent.
+    pub fn new(message: impl Into<String>, kind: CreateElicitationRequestKind) -> Self {
+        CreateElicitationRequest { message: message.into(), meta: None, kind }
+    }
+}
+
 tagged_union! {
     /// The v2 `CreateElicitationRequest` union.
     pub enum CreateElicitationRequestKind, tag = "mode", expecting = "a CreateElicitationRequest object" {
@@ -57,12 +64,26 @@ pub struct ElicitationSessionScope {
     pub tool_call_id: Option<ToolCallId>,
 }
 
+impl ElicitationSessionScope {
+    /// A `ElicitationSessionScope` of its required fields (`session_id`); the optional ones are absent.
+    pub fn new(session_id: impl Into<SessionId>) -> Self {
+        ElicitationSessionScope { session_id: session_id.into(), tool_call_id: None }
+    }
+}
+
 /// The v2 `ElicitationRequestScope` definition.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ElicitationRequestScope {
     /// The `requestId` field (required).
     pub request_id: RequestId,
+}
+
+impl ElicitationRequestScope {
+    /// A `ElicitationRequestScope` of its required fields (`request_id`); the optional ones are absent.
+    pub fn new(request_id: impl Into<RequestId>) -> Self {
+        ElicitationRequestScope { request_id: request_id.into() }
+    }
 }
 
 /// The v2 `ElicitationSchema` definition.
@@ -85,6 +106,23 @@ pub struct ElicitationSchema {
     /// Extension metadata.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub meta: Option<Meta>,
+}
+
+impl ElicitationSchema {
+    /// A `ElicitationSchema` of its required fields (`type_`, `properties`); the optional ones are absent.
+    pub fn new(
+        type_: impl Into<ElicitationSchemaType>,
+        properties: impl Into<BTreeMap<String, ElicitationPropertySchema>>,
+    ) -> Self {
+        ElicitationSchema {
+            type_: type_.into(),
+            title: None,
+            properties: properties.into(),
+            required: None,
+            description: None,
+            meta: None,
+        }
+    }
 }
 
 tagged_union! {
@@ -147,6 +185,13 @@ pub struct TitledMultiSelectItems {
     pub meta: Option<Meta>,
 }
 
+impl TitledMultiSelectItems {
+    /// A `TitledMultiSelectItems` of its required fields (`any_of`); the optional ones are absent.
+    pub fn new(any_of: impl Into<Vec<EnumOption>>) -> Self {
+        TitledMultiSelectItems { any_of: any_of.into(), meta: None }
+    }
+}
+
 /// The v2 `MultiSelectPropertySchema` definition.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -173,6 +218,21 @@ pub struct MultiSelectPropertySchema {
     pub meta: Option<Meta>,
 }
 
+impl MultiSelectPropertySchema {
+    /// A `MultiSelectPropertySchema` of its required fields (`items`); the optional ones are absent.
+    pub fn new(items: impl Into<MultiSelectItems>) -> Self {
+        MultiSelectPropertySchema {
+            title: None,
+            description: None,
+            min_items: None,
+            max_items: None,
+            items: items.into(),
+            default: None,
+            meta: None,
+        }
+    }
+}
+
 /// The v2 `CreateElicitationResponse` definition.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -183,6 +243,13 @@ pub struct CreateElicitationResponse {
     /// The variant, discriminated by `action`.
     #[serde(flatten)]
     pub kind: CreateElicitationResponseKind,
+}
+
+impl CreateElicitationResponse {
+    /// A `CreateElicitationResponse` of its required fields (`kind`); the optional ones are absent.
+    pub fn new(kind: CreateElicitationResponseKind) -> Self {
+        CreateElicitationResponse { meta: None, kind }
+    }
 }
 
 tagged_union! {

@@ -40,6 +40,13 @@ pub struct Error {
     pub data: Option<ErrorData>,
 }
 
+impl Error {
+    /// An error of `code` with `message`, without `data`.
+    pub fn new(code: impl Into<ErrorCode>, message: impl Into<String>) -> Self {
+        Error { code: code.into(), message: message.into(), data: None }
+    }
+}
+
 /// The `data` of an [`Error`] (`ErrorData`): one of the typed payloads when the value is
 /// exactly one of them (it re-encodes to itself), otherwise any JSON value, kept verbatim.
 #[derive(Debug, Clone, PartialEq)]
@@ -285,6 +292,22 @@ pub struct SetSessionConfigOptionRequest {
     /// Extension metadata.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub meta: Option<Meta>,
+}
+
+impl SetSessionConfigOptionRequest {
+    /// Sets the option `config_id` of `session_id` to `value`.
+    pub fn new(
+        session_id: impl Into<SessionId>,
+        config_id: impl Into<SessionConfigId>,
+        value: impl Into<SessionConfigOptionValue>,
+    ) -> Self {
+        SetSessionConfigOptionRequest {
+            session_id: session_id.into(),
+            config_id: config_id.into(),
+            value: value.into(),
+            meta: None,
+        }
+    }
 }
 
 /// A select option's value id (`"type": "id"`).

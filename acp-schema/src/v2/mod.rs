@@ -50,6 +50,24 @@
 //! assert_eq!(ToolCallStatus::Paused.unknown_kind(), None);
 //! ```
 
+//! # Building values
+//!
+//! Every struct with required fields has a `new` of those fields (each `impl Into<…>`), the
+//! optional ones absent; set those with struct update syntax. What this builds encodes as the
+//! smallest valid object:
+//!
+//! ```
+//! use acp_schema::v2::{SessionUpdate, ToolCallStatus, ToolCallUpdate};
+//! let update = SessionUpdate::ToolCallUpdate(ToolCallUpdate {
+//!     status: Some(ToolCallStatus::InProgress),
+//!     ..ToolCallUpdate::new("call-1")
+//! });
+//! assert_eq!(
+//!     serde_json::to_string(&update).unwrap(),
+//!     r#"{"sessionUpdate":"tool_call_update","toolCallId":"call-1","status":"in_progress"}"#,
+//! );
+//! ```
+
 mod auth;
 mod capabilities;
 mod content;

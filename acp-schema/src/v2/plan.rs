@@ -37,6 +37,17 @@ pub struct PlanEntry {
     pub meta: Option<Meta>,
 }
 
+impl PlanEntry {
+    /// A `PlanEntry` of its required fields (`content`, `priority`, `status`); the optional ones are absent.
+    pub fn new(
+        content: impl Into<String>,
+        priority: impl Into<PlanEntryPriority>,
+        status: impl Into<PlanEntryStatus>,
+    ) -> Self {
+        PlanEntry { content: content.into(), priority: priority.into(), status: status.into(), meta: None }
+    }
+}
+
 string_enum! {
     /// The v2 `PlanEntryStatus` values.
     pub enum PlanEntryStatus {
@@ -65,6 +76,13 @@ pub struct PlanItems {
     pub meta: Option<Meta>,
 }
 
+impl PlanItems {
+    /// A `PlanItems` of its required fields (`plan_id`, `entries`); the optional ones are absent.
+    pub fn new(plan_id: impl Into<PlanId>, entries: impl Into<Vec<PlanEntry>>) -> Self {
+        PlanItems { plan_id: plan_id.into(), entries: entries.into(), meta: None }
+    }
+}
+
 /// The v2 `PlanMarkdown` definition.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -81,6 +99,13 @@ pub struct PlanMarkdown {
     pub meta: Option<Meta>,
 }
 
+impl PlanMarkdown {
+    /// A `PlanMarkdown` of its required fields (`plan_id`, `content`); the optional ones are absent.
+    pub fn new(plan_id: impl Into<PlanId>, content: impl Into<String>) -> Self {
+        PlanMarkdown { plan_id: plan_id.into(), content: content.into(), path: None, meta: None }
+    }
+}
+
 /// The v2 `PlanUpdate` definition.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -90,4 +115,11 @@ pub struct PlanUpdate {
     /// Extension metadata.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub meta: Option<Meta>,
+}
+
+impl PlanUpdate {
+    /// A `PlanUpdate` of its required fields (`plan`); the optional ones are absent.
+    pub fn new(plan: impl Into<PlanUpdateContent>) -> Self {
+        PlanUpdate { plan: plan.into(), meta: None }
+    }
 }

@@ -41,6 +41,19 @@ pub struct InitializeResponse {
     pub meta: Option<Meta>,
 }
 
+impl InitializeResponse {
+    /// A `InitializeResponse` of its required fields (`protocol_version`, `info`); the optional ones are absent.
+    pub fn new(protocol_version: impl Into<ProtocolVersion>, info: impl Into<Implementation>) -> Self {
+        InitializeResponse {
+            protocol_version: protocol_version.into(),
+            info: info.into(),
+            capabilities: Default::default(),
+            auth_methods: None,
+            meta: None,
+        }
+    }
+}
+
 /// The v2 `NewSessionResponse` definition.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -56,6 +69,13 @@ pub struct NewSessionResponse {
     /// Extension metadata.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub meta: Option<Meta>,
+}
+
+impl NewSessionResponse {
+    /// A `NewSessionResponse` of its required fields (`session_id`); the optional ones are absent.
+    pub fn new(session_id: impl Into<SessionId>) -> Self {
+        NewSessionResponse { session_id: session_id.into(), config_options: None, available_commands: None, meta: None }
+    }
 }
 
 /// The v2 `SessionConfigOption` definition.
@@ -78,6 +98,20 @@ pub struct SessionConfigOption {
     /// The variant, discriminated by `type`.
     #[serde(flatten)]
     pub kind: SessionConfigOptionKind,
+}
+
+impl SessionConfigOption {
+    /// A `SessionConfigOption` of its required fields (`config_id`, `name`, `kind`); the optional ones are absent.
+    pub fn new(config_id: impl Into<SessionConfigId>, name: impl Into<String>, kind: SessionConfigOptionKind) -> Self {
+        SessionConfigOption {
+            config_id: config_id.into(),
+            name: name.into(),
+            description: None,
+            category: None,
+            meta: None,
+            kind,
+        }
+    }
 }
 
 tagged_union! {
@@ -105,6 +139,17 @@ pub struct SessionConfigSelectGroup {
     pub meta: Option<Meta>,
 }
 
+impl SessionConfigSelectGroup {
+    /// A `SessionConfigSelectGroup` of its required fields (`group_id`, `name`, `options`); the optional ones are absent.
+    pub fn new(
+        group_id: impl Into<SessionConfigGroupId>,
+        name: impl Into<String>,
+        options: impl Into<Vec<SessionConfigSelectOption>>,
+    ) -> Self {
+        SessionConfigSelectGroup { group_id: group_id.into(), name: name.into(), options: options.into(), meta: None }
+    }
+}
+
 /// The v2 `SessionConfigSelect` definition.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -113,6 +158,13 @@ pub struct SessionConfigSelect {
     pub current_value: SessionConfigValueId,
     /// The `options` field (required).
     pub options: SessionConfigSelectOptions,
+}
+
+impl SessionConfigSelect {
+    /// A `SessionConfigSelect` of its required fields (`current_value`, `options`); the optional ones are absent.
+    pub fn new(current_value: impl Into<SessionConfigValueId>, options: impl Into<SessionConfigSelectOptions>) -> Self {
+        SessionConfigSelect { current_value: current_value.into(), options: options.into() }
+    }
 }
 
 /// The v2 `ListSessionsResponse` definition.
@@ -127,6 +179,13 @@ pub struct ListSessionsResponse {
     /// Extension metadata.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub meta: Option<Meta>,
+}
+
+impl ListSessionsResponse {
+    /// A `ListSessionsResponse` of its required fields (`sessions`); the optional ones are absent.
+    pub fn new(sessions: impl Into<Vec<SessionInfo>>) -> Self {
+        ListSessionsResponse { sessions: sessions.into(), next_cursor: None, meta: None }
+    }
 }
 
 /// The v2 `SessionInfo` definition.
@@ -151,10 +210,36 @@ pub struct SessionInfo {
     pub meta: Option<Meta>,
 }
 
+impl SessionInfo {
+    /// A `SessionInfo` of its required fields (`session_id`, `cwd`); the optional ones are absent.
+    pub fn new(session_id: impl Into<SessionId>, cwd: impl Into<AbsolutePath>) -> Self {
+        SessionInfo {
+            session_id: session_id.into(),
+            cwd: cwd.into(),
+            additional_directories: None,
+            title: None,
+            updated_at: None,
+            meta: None,
+        }
+    }
+}
+
 /// The v2 `SessionListCursor` string.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(transparent)]
 pub struct SessionListCursor(pub String);
+
+impl From<String> for SessionListCursor {
+    fn from(s: String) -> Self {
+        SessionListCursor(s)
+    }
+}
+
+impl From<&str> for SessionListCursor {
+    fn from(s: &str) -> Self {
+        SessionListCursor(s.to_owned())
+    }
+}
 
 /// The v2 `ResumeSessionResponse` definition.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
@@ -183,6 +268,13 @@ pub struct SetSessionConfigOptionResponse {
     pub meta: Option<Meta>,
 }
 
+impl SetSessionConfigOptionResponse {
+    /// A `SetSessionConfigOptionResponse` of its required fields (`config_options`); the optional ones are absent.
+    pub fn new(config_options: impl Into<Vec<SessionConfigOption>>) -> Self {
+        SetSessionConfigOptionResponse { config_options: config_options.into(), meta: None }
+    }
+}
+
 /// The v2 `PromptResponse` definition.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -192,6 +284,13 @@ pub struct PromptResponse {
     /// Extension metadata.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub meta: Option<Meta>,
+}
+
+impl PromptResponse {
+    /// A `PromptResponse` of its required fields (`message_id`); the optional ones are absent.
+    pub fn new(message_id: impl Into<MessageId>) -> Self {
+        PromptResponse { message_id: message_id.into(), meta: None }
+    }
 }
 
 /// The v2 `UnsupportedProtocolVersionErrorData` definition.
@@ -207,6 +306,13 @@ pub struct UnsupportedProtocolVersionErrorData {
     pub meta: Option<Meta>,
 }
 
+impl UnsupportedProtocolVersionErrorData {
+    /// A `UnsupportedProtocolVersionErrorData` of its required fields (`requested`, `supported`); the optional ones are absent.
+    pub fn new(requested: impl Into<ProtocolVersion>, supported: impl Into<Vec<ProtocolVersion>>) -> Self {
+        UnsupportedProtocolVersionErrorData { requested: requested.into(), supported: supported.into(), meta: None }
+    }
+}
+
 /// The v2 `SessionNotFoundErrorData` definition.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -216,6 +322,13 @@ pub struct SessionNotFoundErrorData {
     /// Extension metadata.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub meta: Option<Meta>,
+}
+
+impl SessionNotFoundErrorData {
+    /// A `SessionNotFoundErrorData` of its required fields (`session_id`); the optional ones are absent.
+    pub fn new(session_id: impl Into<SessionId>) -> Self {
+        SessionNotFoundErrorData { session_id: session_id.into(), meta: None }
+    }
 }
 
 /// The v2 `InitializeRequest` definition.
@@ -232,6 +345,18 @@ pub struct InitializeRequest {
     /// Extension metadata.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub meta: Option<Meta>,
+}
+
+impl InitializeRequest {
+    /// A `InitializeRequest` of its required fields (`protocol_version`, `info`); the optional ones are absent.
+    pub fn new(protocol_version: impl Into<ProtocolVersion>, info: impl Into<Implementation>) -> Self {
+        InitializeRequest {
+            protocol_version: protocol_version.into(),
+            info: info.into(),
+            capabilities: Default::default(),
+            meta: None,
+        }
+    }
 }
 
 /// The v2 `NewSessionRequest` definition.
@@ -252,6 +377,19 @@ pub struct NewSessionRequest {
     /// Extension metadata.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub meta: Option<Meta>,
+}
+
+impl NewSessionRequest {
+    /// A `NewSessionRequest` of its required fields (`cwd`); the optional ones are absent.
+    pub fn new(cwd: impl Into<AbsolutePath>) -> Self {
+        NewSessionRequest {
+            cwd: cwd.into(),
+            additional_directories: None,
+            mcp_servers: None,
+            system_prompt: None,
+            meta: None,
+        }
+    }
 }
 
 tagged_union! {
@@ -280,6 +418,13 @@ pub struct McpServerHttp {
     pub meta: Option<Meta>,
 }
 
+impl McpServerHttp {
+    /// A `McpServerHttp` of its required fields (`name`, `url`); the optional ones are absent.
+    pub fn new(name: impl Into<String>, url: impl Into<String>) -> Self {
+        McpServerHttp { name: name.into(), url: url.into(), headers: None, meta: None }
+    }
+}
+
 /// The v2 `McpServerStdio` definition.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -299,6 +444,13 @@ pub struct McpServerStdio {
     pub meta: Option<Meta>,
 }
 
+impl McpServerStdio {
+    /// A `McpServerStdio` of its required fields (`name`, `command`); the optional ones are absent.
+    pub fn new(name: impl Into<String>, command: impl Into<AbsolutePath>) -> Self {
+        McpServerStdio { name: name.into(), command: command.into(), args: None, env: None, meta: None }
+    }
+}
+
 /// The v2 `SystemPrompt` definition.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -310,6 +462,13 @@ pub struct SystemPrompt {
     /// Extension metadata.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub meta: Option<Meta>,
+}
+
+impl SystemPrompt {
+    /// A `SystemPrompt` of its required fields (`mode`, `content`); the optional ones are absent.
+    pub fn new(mode: impl Into<SystemPromptMode>, content: impl Into<Vec<ContentBlock>>) -> Self {
+        SystemPrompt { mode: mode.into(), content: content.into(), meta: None }
+    }
 }
 
 /// The v2 `ListSessionsRequest` definition.
@@ -352,6 +511,21 @@ pub struct ResumeSessionRequest {
     pub meta: Option<Meta>,
 }
 
+impl ResumeSessionRequest {
+    /// A `ResumeSessionRequest` of its required fields (`session_id`, `cwd`); the optional ones are absent.
+    pub fn new(session_id: impl Into<SessionId>, cwd: impl Into<AbsolutePath>) -> Self {
+        ResumeSessionRequest {
+            session_id: session_id.into(),
+            cwd: cwd.into(),
+            additional_directories: None,
+            mcp_servers: None,
+            replay_from: None,
+            system_prompt: None,
+            meta: None,
+        }
+    }
+}
+
 /// The v2 `PromptRequest` definition.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -368,10 +542,29 @@ pub struct PromptRequest {
     pub meta: Option<Meta>,
 }
 
+impl PromptRequest {
+    /// A `PromptRequest` of its required fields (`session_id`, `prompt`); the optional ones are absent.
+    pub fn new(session_id: impl Into<SessionId>, prompt: impl Into<Vec<ContentBlock>>) -> Self {
+        PromptRequest { session_id: session_id.into(), prompt: prompt.into(), idempotency_key: None, meta: None }
+    }
+}
+
 /// The v2 `IdempotencyKey` string.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(transparent)]
 pub struct IdempotencyKey(pub String);
+
+impl From<String> for IdempotencyKey {
+    fn from(s: String) -> Self {
+        IdempotencyKey(s)
+    }
+}
+
+impl From<&str> for IdempotencyKey {
+    fn from(s: &str) -> Self {
+        IdempotencyKey(s.to_owned())
+    }
+}
 
 /// The v2 `CancelSessionNotification` definition.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -384,6 +577,13 @@ pub struct CancelSessionNotification {
     pub meta: Option<Meta>,
 }
 
+impl CancelSessionNotification {
+    /// A `CancelSessionNotification` of its required fields (`session_id`); the optional ones are absent.
+    pub fn new(session_id: impl Into<SessionId>) -> Self {
+        CancelSessionNotification { session_id: session_id.into(), meta: None }
+    }
+}
+
 /// The v2 `CancelRequestNotification` definition.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -393,4 +593,11 @@ pub struct CancelRequestNotification {
     /// Extension metadata.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub meta: Option<Meta>,
+}
+
+impl CancelRequestNotification {
+    /// A `CancelRequestNotification` of its required fields (`request_id`); the optional ones are absent.
+    pub fn new(request_id: impl Into<RequestId>) -> Self {
+        CancelRequestNotification { request_id: request_id.into(), meta: None }
+    }
 }

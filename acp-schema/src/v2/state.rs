@@ -45,6 +45,13 @@ pub struct BackgroundSubagent {
     pub meta: Option<Meta>,
 }
 
+impl BackgroundSubagent {
+    /// A `BackgroundSubagent` of its required fields (`session_id`); the optional ones are absent.
+    pub fn new(session_id: impl Into<SessionId>) -> Self {
+        BackgroundSubagent { session_id: session_id.into(), meta: None }
+    }
+}
+
 /// The v2 `RunningStateUpdate` definition.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]

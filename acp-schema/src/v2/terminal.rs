@@ -44,6 +44,20 @@ pub struct AuthMethodTerminal {
     pub meta: Option<Meta>,
 }
 
+impl AuthMethodTerminal {
+    /// A `AuthMethodTerminal` of its required fields (`method_id`, `name`); the optional ones are absent.
+    pub fn new(method_id: impl Into<AuthMethodId>, name: impl Into<String>) -> Self {
+        AuthMethodTerminal {
+            method_id: method_id.into(),
+            name: name.into(),
+            description: None,
+            args: None,
+            env: None,
+            meta: None,
+        }
+    }
+}
+
 /// The v2 `CancelTerminalResponse` definition.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -64,6 +78,13 @@ pub struct BackgroundTerminal {
     pub meta: Option<Meta>,
 }
 
+impl BackgroundTerminal {
+    /// A `BackgroundTerminal` of its required fields (`terminal_id`); the optional ones are absent.
+    pub fn new(terminal_id: impl Into<TerminalId>) -> Self {
+        BackgroundTerminal { terminal_id: terminal_id.into(), meta: None }
+    }
+}
+
 /// The v2 `TerminalOutput` definition.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -73,6 +94,13 @@ pub struct TerminalOutput {
     /// Extension metadata.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub meta: Option<Meta>,
+}
+
+impl TerminalOutput {
+    /// A `TerminalOutput` of its required fields (`data`); the optional ones are absent.
+    pub fn new(data: impl Into<String>) -> Self {
+        TerminalOutput { data: data.into(), meta: None }
+    }
 }
 
 /// The v2 `TerminalExitStatus` definition.
@@ -101,6 +129,13 @@ pub struct TerminalSize {
     /// Extension metadata.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub meta: Option<Meta>,
+}
+
+impl TerminalSize {
+    /// A `TerminalSize` of its required fields (`cols`, `rows`); the optional ones are absent.
+    pub fn new(cols: impl Into<u16>, rows: impl Into<u16>) -> Self {
+        TerminalSize { cols: cols.into(), rows: rows.into(), meta: None }
+    }
 }
 
 /// The v2 `TerminalCapabilities` definition.
@@ -153,6 +188,22 @@ pub struct TerminalUpdate {
     pub meta: Option<Meta>,
 }
 
+impl TerminalUpdate {
+    /// A `TerminalUpdate` of its required fields (`terminal_id`); the optional ones are absent.
+    pub fn new(terminal_id: impl Into<TerminalId>) -> Self {
+        TerminalUpdate {
+            terminal_id: terminal_id.into(),
+            command: None,
+            cwd: None,
+            output: None,
+            exit_status: None,
+            size: None,
+            capabilities: None,
+            meta: None,
+        }
+    }
+}
+
 /// The v2 `TerminalOutputChunk` definition.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -164,6 +215,13 @@ pub struct TerminalOutputChunk {
     /// Extension metadata.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub meta: Option<Meta>,
+}
+
+impl TerminalOutputChunk {
+    /// A `TerminalOutputChunk` of its required fields (`terminal_id`, `data`); the optional ones are absent.
+    pub fn new(terminal_id: impl Into<TerminalId>, data: impl Into<String>) -> Self {
+        TerminalOutputChunk { terminal_id: terminal_id.into(), data: data.into(), meta: None }
+    }
 }
 
 /// The v2 `TerminalAuthCapabilities` definition.
@@ -186,4 +244,11 @@ pub struct CancelTerminalRequest {
     /// Extension metadata.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub meta: Option<Meta>,
+}
+
+impl CancelTerminalRequest {
+    /// A `CancelTerminalRequest` of its required fields (`session_id`, `terminal_id`); the optional ones are absent.
+    pub fn new(session_id: impl Into<SessionId>, terminal_id: impl Into<TerminalId>) -> Self {
+        CancelTerminalRequest { session_id: session_id.into(), terminal_id: terminal_id.into(), meta: None }
+    }
 }

@@ -110,3 +110,34 @@ fn same_wire_definitions_are_the_v1_types() {
     same(ToolKind::Read, crate::v1::ToolKind::Read);
     same(TextContent::new("t"), crate::v1::TextContent::new("t"));
 }
+
+/// The generated constructors: the required fields given, every optional one absent, so a
+/// built value encodes as the smallest valid object and decodes back to itself.
+#[test]
+fn constructors_build_the_smallest_valid_object() {
+    fn check<T: serde::de::DeserializeOwned + serde::Serialize + PartialEq + std::fmt::Debug>(t: T, wire: Value) {
+        assert_eq!(serde_json::to_value(&t).expect("encodes"), wire);
+        assert_eq!(serde_json::from_value::<T>(wire).expect("decodes"), t);
+    }
+    check(PromptResponse::new("user-1"), json!({"messageId": "user-1"}));
+    check(ToolCallUpdate::new("call-1"), json!({"toolCallId": "call-1"}));
+    check(
+        ContentChunk::new("agent-1", ContentBlock::Text(TextContent::new("hi"))),
+        json!({"messageId": "agent-1", "content": {"type": "text", "text": "hi"}}),
+    );
+    check(
+        PlanItems::new("plan-1", vec![PlanEntry::new("read", PlanEntryPriority::High, PlanEntryStatus::Pending)]),
+        json!({"planId": "plan-1", "entries": [{"content": "read", "priority": "high", "status": "pending"}]}),
+    );
+    check(ToolCallLocation::new("/tmp/a"), json!({"path": "/tmp/a"}));
+    check(NewSessionResponse::new("s1"), json!({"sessionId": "s1"}));
+    let ask = RequestPermissionRequest::new("s1", "go?", vec![]);
+    check(ask, json!({"sessionId": "s1", "title": "go?", "options": []}));
+    check(Error::new(ErrorCode(-32002), "no such session"), json!({"code": -32002, "message": "no such session"}));
+    let set = SetSessionConfigOptionRequest::new(
+        "s1",
+        "model",
+        SessionConfigOptionValue::Boolean(ConfigBooleanSetting { value: true }),
+    );
+    check(set, json!({"sessionId": "s1", "configId": "model", "type": "boolean", "value": true}));
+}

@@ -43,6 +43,24 @@ pub struct RequestPermissionRequest {
     pub meta: Option<Meta>,
 }
 
+impl RequestPermissionRequest {
+    /// A `RequestPermissionRequest` of its required fields (`session_id`, `title`, `options`); the optional ones are absent.
+    pub fn new(
+        session_id: impl Into<SessionId>,
+        title: impl Into<String>,
+        options: impl Into<Vec<PermissionOption>>,
+    ) -> Self {
+        RequestPermissionRequest {
+            session_id: session_id.into(),
+            title: title.into(),
+            description: None,
+            subject: None,
+            options: options.into(),
+            meta: None,
+        }
+    }
+}
+
 tagged_union! {
     /// The v2 `RequestPermissionSubject` union.
     pub enum RequestPermissionSubject, tag = "type", expecting = "a RequestPermissionSubject object" {
@@ -91,6 +109,25 @@ pub struct ToolCallUpdate {
     pub meta: Option<Meta>,
 }
 
+impl ToolCallUpdate {
+    /// A `ToolCallUpdate` of its required fields (`tool_call_id`); the optional ones are absent.
+    pub fn new(tool_call_id: impl Into<ToolCallId>) -> Self {
+        ToolCallUpdate {
+            tool_call_id: tool_call_id.into(),
+            name: None,
+            title: None,
+            kind: None,
+            status: None,
+            content: None,
+            locations: None,
+            raw_input: None,
+            raw_output: None,
+            capabilities: None,
+            meta: None,
+        }
+    }
+}
+
 string_enum! {
     /// The v2 `ToolCallStatus` values.
     pub enum ToolCallStatus {
@@ -121,6 +158,13 @@ pub struct ToolCallLocation {
     /// Extension metadata.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub meta: Option<Meta>,
+}
+
+impl ToolCallLocation {
+    /// A `ToolCallLocation` of its required fields (`path`); the optional ones are absent.
+    pub fn new(path: impl Into<AbsolutePath>) -> Self {
+        ToolCallLocation { path: path.into(), line: None, meta: None }
+    }
 }
 
 /// The v2 `ToolCallCapabilities` definition.
@@ -155,6 +199,13 @@ pub struct ToolCallPermissionSubject {
     pub meta: Option<Meta>,
 }
 
+impl ToolCallPermissionSubject {
+    /// A `ToolCallPermissionSubject` of its required fields (`tool_call`); the optional ones are absent.
+    pub fn new(tool_call: impl Into<ToolCallUpdate>) -> Self {
+        ToolCallPermissionSubject { tool_call: tool_call.into(), meta: None }
+    }
+}
+
 /// The v2 `CommandPermissionSubject` definition.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -172,6 +223,19 @@ pub struct CommandPermissionSubject {
     /// Extension metadata.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub meta: Option<Meta>,
+}
+
+impl CommandPermissionSubject {
+    /// A `CommandPermissionSubject` of its required fields (`command`, `cwd`); the optional ones are absent.
+    pub fn new(command: impl Into<String>, cwd: impl Into<AbsolutePath>) -> Self {
+        CommandPermissionSubject {
+            command: command.into(),
+            cwd: cwd.into(),
+            tool_call_id: None,
+            terminal_id: None,
+            meta: None,
+        }
+    }
 }
 
 /// The v2 `CancelToolCallResponse` definition.
@@ -194,6 +258,13 @@ pub struct BackgroundToolCall {
     pub meta: Option<Meta>,
 }
 
+impl BackgroundToolCall {
+    /// A `BackgroundToolCall` of its required fields (`tool_call_id`); the optional ones are absent.
+    pub fn new(tool_call_id: impl Into<ToolCallId>) -> Self {
+        BackgroundToolCall { tool_call_id: tool_call_id.into(), meta: None }
+    }
+}
+
 /// The v2 `CancelToolCallRequest` definition.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -207,6 +278,13 @@ pub struct CancelToolCallRequest {
     pub meta: Option<Meta>,
 }
 
+impl CancelToolCallRequest {
+    /// A `CancelToolCallRequest` of its required fields (`session_id`, `tool_call_id`); the optional ones are absent.
+    pub fn new(session_id: impl Into<SessionId>, tool_call_id: impl Into<ToolCallId>) -> Self {
+        CancelToolCallRequest { session_id: session_id.into(), tool_call_id: tool_call_id.into(), meta: None }
+    }
+}
+
 /// The v2 `RequestPermissionResponse` definition.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -216,6 +294,13 @@ pub struct RequestPermissionResponse {
     /// Extension metadata.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub meta: Option<Meta>,
+}
+
+impl RequestPermissionResponse {
+    /// A `RequestPermissionResponse` of its required fields (`outcome`); the optional ones are absent.
+    pub fn new(outcome: impl Into<RequestPermissionOutcome>) -> Self {
+        RequestPermissionResponse { outcome: outcome.into(), meta: None }
+    }
 }
 
 tagged_union! {

@@ -54,6 +54,13 @@ pub struct Command {
     pub meta: Option<Meta>,
 }
 
+impl Command {
+    /// A `Command` of its required fields (`name`, `description`); the optional ones are absent.
+    pub fn new(name: impl Into<String>, description: impl Into<String>) -> Self {
+        Command { name: name.into(), description: description.into(), input: None, meta: None }
+    }
+}
+
 /// The v2 `UpdateSessionNotification` definition.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -65,6 +72,13 @@ pub struct UpdateSessionNotification {
     /// Extension metadata.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub meta: Option<Meta>,
+}
+
+impl UpdateSessionNotification {
+    /// A `UpdateSessionNotification` of its required fields (`session_id`, `update`); the optional ones are absent.
+    pub fn new(session_id: impl Into<SessionId>, update: impl Into<SessionUpdate>) -> Self {
+        UpdateSessionNotification { session_id: session_id.into(), update: update.into(), meta: None }
+    }
 }
 
 tagged_union! {
@@ -135,6 +149,13 @@ pub struct UserMessage {
     pub meta: Option<Meta>,
 }
 
+impl UserMessage {
+    /// A `UserMessage` of its required fields (`message_id`); the optional ones are absent.
+    pub fn new(message_id: impl Into<MessageId>) -> Self {
+        UserMessage { message_id: message_id.into(), content: None, meta: None }
+    }
+}
+
 /// The v2 `AgentMessage` definition.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -147,6 +168,13 @@ pub struct AgentMessage {
     /// Extension metadata.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub meta: Option<Meta>,
+}
+
+impl AgentMessage {
+    /// A `AgentMessage` of its required fields (`message_id`); the optional ones are absent.
+    pub fn new(message_id: impl Into<MessageId>) -> Self {
+        AgentMessage { message_id: message_id.into(), content: None, meta: None }
+    }
 }
 
 /// The v2 `AgentThought` definition.
@@ -163,6 +191,13 @@ pub struct AgentThought {
     pub meta: Option<Meta>,
 }
 
+impl AgentThought {
+    /// A `AgentThought` of its required fields (`message_id`); the optional ones are absent.
+    pub fn new(message_id: impl Into<MessageId>) -> Self {
+        AgentThought { message_id: message_id.into(), content: None, meta: None }
+    }
+}
+
 /// The v2 `AvailableCommandsUpdate` definition.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -175,6 +210,13 @@ pub struct AvailableCommandsUpdate {
     pub meta: Option<Meta>,
 }
 
+impl AvailableCommandsUpdate {
+    /// A `AvailableCommandsUpdate` of its required fields (`available_commands`); the optional ones are absent.
+    pub fn new(available_commands: impl Into<Vec<AvailableCommand>>) -> Self {
+        AvailableCommandsUpdate { available_commands: available_commands.into(), meta: None }
+    }
+}
+
 /// The v2 `ConfigOptionUpdate` definition.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -185,6 +227,13 @@ pub struct ConfigOptionUpdate {
     /// Extension metadata.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub meta: Option<Meta>,
+}
+
+impl ConfigOptionUpdate {
+    /// A `ConfigOptionUpdate` of its required fields (`config_options`); the optional ones are absent.
+    pub fn new(config_options: impl Into<Vec<SessionConfigOption>>) -> Self {
+        ConfigOptionUpdate { config_options: config_options.into(), meta: None }
+    }
 }
 
 /// The v2 `SessionInfoUpdate` definition.
@@ -222,6 +271,13 @@ pub struct CompactionUpdate {
     pub meta: Option<Meta>,
 }
 
+impl CompactionUpdate {
+    /// A `CompactionUpdate` of its required fields (`compaction_id`); the optional ones are absent.
+    pub fn new(compaction_id: impl Into<CompactionId>) -> Self {
+        CompactionUpdate { compaction_id: compaction_id.into(), status: None, summary: None, error: None, meta: None }
+    }
+}
+
 /// The v2 `CompactionSummaryChunk` definition.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -233,6 +289,13 @@ pub struct CompactionSummaryChunk {
     /// Extension metadata.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub meta: Option<Meta>,
+}
+
+impl CompactionSummaryChunk {
+    /// A `CompactionSummaryChunk` of its required fields (`compaction_id`, `content`); the optional ones are absent.
+    pub fn new(compaction_id: impl Into<CompactionId>, content: impl Into<ContentBlock>) -> Self {
+        CompactionSummaryChunk { compaction_id: compaction_id.into(), content: content.into(), meta: None }
+    }
 }
 
 /// The v2 `ReplayComplete` definition.
@@ -273,6 +336,22 @@ pub struct SubagentUpdate {
     pub meta: Option<Meta>,
 }
 
+impl SubagentUpdate {
+    /// A `SubagentUpdate` of its required fields (`session_id`); the optional ones are absent.
+    pub fn new(session_id: impl Into<SessionId>) -> Self {
+        SubagentUpdate {
+            session_id: session_id.into(),
+            title: None,
+            description: None,
+            capabilities: None,
+            state: None,
+            cwd: None,
+            additional_directories: None,
+            meta: None,
+        }
+    }
+}
+
 /// The v2 `SessionMessage` definition.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -299,6 +378,21 @@ pub struct SessionMessage {
     pub meta: Option<Meta>,
 }
 
+impl SessionMessage {
+    /// A `SessionMessage` of its required fields (`message_id`); the optional ones are absent.
+    pub fn new(message_id: impl Into<MessageId>) -> Self {
+        SessionMessage {
+            message_id: message_id.into(),
+            sender_session_id: None,
+            recipient_session_id: None,
+            sender_message_id: None,
+            recipient_message_id: None,
+            content: None,
+            meta: None,
+        }
+    }
+}
+
 /// The v2 `SessionMessageChunk` definition.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -310,6 +404,13 @@ pub struct SessionMessageChunk {
     /// Extension metadata.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
     pub meta: Option<Meta>,
+}
+
+impl SessionMessageChunk {
+    /// A `SessionMessageChunk` of its required fields (`message_id`, `content`); the optional ones are absent.
+    pub fn new(message_id: impl Into<MessageId>, content: impl Into<ContentBlock>) -> Self {
+        SessionMessageChunk { message_id: message_id.into(), content: content.into(), meta: None }
+    }
 }
 
 tagged_union! {

@@ -125,7 +125,7 @@ impl ReferenceAgentV2 {
         match turn.try_send((text.to_owned(), n)) {
             Ok(()) => {
                 self.log(format_args!("prompt on {session} joined its running turn: {text:?}"));
-                Some(built(json!({ "messageId": format!("user-{n}") })))
+                Some(Ok(v2::PromptResponse::new(format!("user-{n}"))))
             }
             Err(tokio::sync::mpsc::error::TrySendError::Full(_)) => {
                 Some(Err(RpcError::internal_error("the running turn was joined as often as it takes")))
@@ -186,13 +186,6 @@ fn system_prompt_text(system: &v2::SystemPrompt) -> Result<String, RpcError> {
     Ok(text)
 }
 
-/// Decodes a value this agent builds itself (a fixed shape: failing is a bug, reported as
-/// `-32603` rather than a panic).
-fn built<T: serde::de::DeserializeOwned>(value: serde_json::Value) -> Result<T, RpcError> {
-    serde_json::from_value(value)
-        .map_err(|e| RpcError::internal_error(format!("the agent built an invalid value: {e}")))
-}
-
 impl tokio_v2::Agent for ReferenceAgentV2 {
     async fn initialize(
         &self,
@@ -201,11 +194,20 @@ impl tokio_v2::Agent for ReferenceAgentV2 {
     ) -> Result<v2::InitializeResponse, RpcError> {
         let (client, asked) = (request.info.name, request.protocol_version.0);
         self.log(format_args!("initialize from {client} (asked for protocol version {asked}; v2)"));
-        built(json!({
-            "protocolVersion": 2,
-            "info": { "name": "acp-reference-agent", "title": "acp-rs reference agent (v2)", "version": env!("CARGO_PKG_VERSION") },
-            "capabilities": { "session": { "systemPrompt": {}, "prompt": { "image": {} } } },
-        }))
+        let info = v2::Implementation {
+            title: Some("acp-rs reference agent (v2)".to_owned()),
+            ..v2::Implementation::new("acp-reference-agent", env!("CARGO_PKG_VERSION"))
+        };
+        let mut answer = v2::InitializeResponse::new(v2::ProtocolVersion::V2, info);
+        answer.capabilities.session = Some(v2::SessionCapabilities {
+            system_prompt: Some(v2::SessionSystemPromptCapabilities::default()),
+            prompt: Some(v2::PromptCapabilities {
+                image: Some(v2::PromptImageCapabilities::default()),
+                ..Default::default()
+            }),
+            ..Default::default()
+        });
+        Ok(answer)
     }
 
     async fn new_session(
@@ -222,7 +224,7 @@ impl tokio_v2::Agent for ReferenceAgentV2 {
         let id = self.inner.sessions.open(system_prompt)?;
         self.stops().insert(id.clone(), watch::Sender::new(false));
         self.log(format_args!("session {id} opened in {cwd}"));
-        built(json!({ "sessionId": id }))
+        Ok(v2::NewSessionResponse::new(id))
     }
 
     async fn close_session(
@@ -271,7 +273,7 @@ impl tokio_v2::Agent for ReferenceAgentV2 {
             let why = error.map(|e| format!(" ({e})")).unwrap_or_default();
             this.log(format_args!("turn on {session} ended {}{why}", stop.as_str()));
         });
-        built(json!({ "messageId": format!("user-{n}") }))
+        Ok(v2::PromptResponse::new(format!("user-{n}")))
     }
 
     async fn session_cancelled(&self, notification: v2::CancelSessionNotification) {

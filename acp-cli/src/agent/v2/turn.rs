@@ -4,11 +4,12 @@
 use std::path::Path;
 use std::time::Duration;
 
-use acp_proto::RpcError;
-use acp_proto::v2::{self, IdleStopReason, SessionId};
+use acp_proto::v2::{
+    self, ContentBlock, ContentChunk, IdleStopReason, PlanEntry, PlanEntryStatus, SessionId, SessionUpdate,
+    TextContent, ToolCallStatus, ToolCallUpdate,
+};
 use acp_tokio::Error;
 use acp_tokio::v2::AgentContext;
-use serde_json::{Value, json};
 use tokio::sync::{mpsc, watch};
 
 use super::super::{ALLOW_ONCE, first_absolute_path, is_slow, script};
@@ -64,7 +65,7 @@ impl Turn {
             Err(Halt::Failed(e)) => (IdleStopReason::Error, Some(e)),
         };
         if call == Call::Open && stop == IdleStopReason::Cancelled {
-            let _ = self.send(self.tool(json!({ "status": "cancelled" }))).await;
+            let _ = self.send(self.tool(ToolCallStatus::Cancelled, None)).await;
         }
         // What joined after the wait is taken before idle: nothing is left behind.
         if let Some(leave) = self.leave.take() {
@@ -97,11 +98,7 @@ impl Turn {
 
     /// A prompt that joined the turn: where it went in the history, and the turn's word on it.
     async fn take_joined(&self, (text, n): (String, u64)) -> Result<(), Halt> {
-        let user = json!({
-            "sessionUpdate": "user_message", "messageId": format!("user-{n}"),
-            "content": [{ "type": "text", "text": text }],
-        });
-        self.send(user).await?;
+        self.send(user_message(n, &text)).await?;
         self.send(self.message(&format!("\nsteered: {text}"))).await
     }
 
@@ -114,49 +111,46 @@ impl Turn {
         if self.stopped() { Err(Halt::Stopped) } else { Ok(()) }
     }
 
-    async fn send(&self, update: Value) -> Result<(), Halt> {
-        let update: v2::SessionUpdate = serde_json::from_value(update)
-            .map_err(|e| Halt::Failed(Error::Rpc(RpcError::internal_error(e.to_string()))))?;
+    async fn send(&self, update: SessionUpdate) -> Result<(), Halt> {
         Ok(self.cx.send_update(&self.session, update).await?)
     }
 
-    fn chunk(&self, kind: &str, id: &str, text: &str) -> Value {
-        json!({ "sessionUpdate": kind, "messageId": id, "content": { "type": "text", "text": text } })
+    /// A chunk of this turn's message `agent-N`.
+    fn message(&self, text: &str) -> SessionUpdate {
+        SessionUpdate::AgentMessageChunk(ContentChunk::new(format!("agent-{}", self.n), text_block(text)))
     }
 
-    fn message(&self, text: &str) -> Value {
-        self.chunk("agent_message_chunk", &format!("agent-{}", self.n), text)
+    /// A `tool_call_update` of this turn's tool call: its new status, and its content if any.
+    fn tool(&self, status: ToolCallStatus, content: Option<&str>) -> SessionUpdate {
+        SessionUpdate::ToolCallUpdate(ToolCallUpdate {
+            status: Some(status),
+            content: content.map(|text| vec![v2::ToolCallContent::Content(v2::Content::new(text_block(text)))]),
+            ..self.call()
+        })
     }
 
-    /// A `tool_call_update` of this turn's tool call with `fields`.
-    fn tool(&self, mut fields: Value) -> Value {
-        fields["sessionUpdate"] = json!("tool_call_update");
-        fields["toolCallId"] = json!(format!("call-{}", self.n));
-        fields
+    /// This turn's tool call, with nothing set but its id.
+    fn call(&self) -> ToolCallUpdate {
+        ToolCallUpdate::new(format!("call-{}", self.n))
     }
 
-    fn plan(&self, path: Option<&str>, statuses: [&str; 2]) -> Value {
-        let entries: Vec<Value> = script::plan(path)
+    fn plan(&self, path: Option<&str>, statuses: [PlanEntryStatus; 2]) -> SessionUpdate {
+        let entries: Vec<PlanEntry> = script::plan(path)
             .into_iter()
             .zip(statuses)
-            .map(|(step, status)| json!({ "content": step.content, "priority": step.priority, "status": status }))
+            .map(|(step, status)| PlanEntry::new(step.content, step.priority, status))
             .collect();
-        json!({
-            "sessionUpdate": "plan_update",
-            "plan": { "type": "items", "planId": format!("plan-{}", self.n), "entries": entries },
-        })
+        let items = v2::PlanItems::new(format!("plan-{}", self.n), entries);
+        SessionUpdate::PlanUpdate(v2::PlanUpdate::new(v2::PlanUpdateContent::Items(items)))
     }
 
     async fn script(&mut self, slow: Duration, call: &mut Call) -> Result<IdleStopReason, Halt> {
         let text = self.text.clone();
         let path = first_absolute_path(&text);
         // Where the prompt went in the session's history: the message the acknowledgement named.
-        let user = json!({
-            "sessionUpdate": "user_message", "messageId": format!("user-{}", self.n),
-            "content": [{ "type": "text", "text": text }],
-        });
-        self.send(user).await?;
-        self.send(json!({ "sessionUpdate": "state_update", "state": "running" })).await?;
+        self.send(user_message(self.n, &text)).await?;
+        let running = v2::StateUpdate::Running(v2::RunningStateUpdate::default());
+        self.send(SessionUpdate::StateUpdate(running)).await?;
         self.send(self.message(&script::echo(&text))).await?;
         if let Some(system) = &self.system {
             self.send(self.message(&script::system_prompt_note(system))).await?;
@@ -165,35 +159,38 @@ impl Turn {
             self.wait(slow).await?;
         }
         self.check()?;
-        let thought = format!("thought-{}", self.n);
-        self.send(self.chunk("agent_thought_chunk", &thought, &script::thought(path, false))).await?;
-        self.send(self.plan(path, ["in_progress", "pending"])).await?;
+        let thought = ContentChunk::new(format!("thought-{}", self.n), text_block(&script::thought(path, false)));
+        self.send(SessionUpdate::AgentThoughtChunk(thought)).await?;
+        self.send(self.plan(path, [PlanEntryStatus::InProgress, PlanEntryStatus::Pending])).await?;
 
         let title = script::tool_title(path);
-        let locations: Vec<Value> = path.map(|p| json!({ "path": p })).into_iter().collect();
-        let opened = json!({
-            "title": title, "kind": "read", "status": "pending", "locations": locations,
-            "rawInput": script::raw_input(path, &text),
-        });
+        let opened = ToolCallUpdate {
+            title: Some(title.clone()),
+            kind: Some(v2::ToolKind::Read),
+            status: Some(ToolCallStatus::Pending),
+            locations: Some(path.map(v2::ToolCallLocation::new).into_iter().collect()),
+            raw_input: Some(script::raw_input(path, &text)),
+            ..self.call()
+        };
         self.check()?;
-        self.send(self.tool(opened)).await?;
+        self.send(SessionUpdate::ToolCallUpdate(opened)).await?;
         *call = Call::Open;
         if !self.allowed(&title).await? {
-            self.send(self.tool(json!({ "status": "failed", "content": [text_content(script::REJECTED)] }))).await?;
+            self.send(self.tool(ToolCallStatus::Failed, Some(script::REJECTED))).await?;
             *call = Call::Final;
             return Ok(IdleStopReason::EndTurn);
         }
         self.check()?;
-        self.send(self.tool(json!({ "status": "in_progress" }))).await?;
+        self.send(self.tool(ToolCallStatus::InProgress, None)).await?;
         let note = match path {
             None => script::NO_PATH.to_owned(),
             Some(p) if !Path::new(p).exists() => script::missing(p),
             Some(p) => format!("Not read: ACP v2 has no client file system (fs/*), so {p} stays unread."),
         };
         self.check()?;
-        self.send(self.tool(json!({ "status": "completed", "content": [text_content(&note)] }))).await?;
+        self.send(self.tool(ToolCallStatus::Completed, Some(&note))).await?;
         *call = Call::Final;
-        self.send(self.plan(path, ["completed", "completed"])).await?;
+        self.send(self.plan(path, [PlanEntryStatus::Completed, PlanEntryStatus::Completed])).await?;
         self.send(self.message(script::DONE)).await?;
         Ok(IdleStopReason::EndTurn)
     }
@@ -201,13 +198,11 @@ impl Turn {
     /// Asks permission for the tool call: `Ok(true)` allowed, `Ok(false)` rejected,
     /// [`Halt::Stopped`] cancelled.
     async fn allowed(&self, title: &str) -> Result<bool, Halt> {
-        let ask = json!({
-            "sessionId": self.session, "title": title,
-            "subject": { "type": "tool_call", "toolCall": { "toolCallId": format!("call-{}", self.n) } },
-            "options": script::permission_options(),
-        });
-        let ask: v2::RequestPermissionRequest = serde_json::from_value(ask)
-            .map_err(|e| Halt::Failed(Error::Rpc(RpcError::internal_error(e.to_string()))))?;
+        let subject = v2::RequestPermissionSubject::ToolCall(v2::ToolCallPermissionSubject::new(self.call()));
+        let ask = v2::RequestPermissionRequest {
+            subject: Some(subject),
+            ..v2::RequestPermissionRequest::new(self.session.clone(), title, script::permission_options())
+        };
         match self.cx.request_permission(ask).await {
             Ok(answer) => match answer.outcome {
                 v2::RequestPermissionOutcome::Selected(s) => Ok(s.option_id.as_str() == ALLOW_ONCE),
@@ -220,7 +215,15 @@ impl Turn {
     }
 }
 
-/// A `ToolCallContent` of text.
-fn text_content(text: &str) -> Value {
-    json!({ "type": "content", "content": { "type": "text", "text": text } })
+/// A text block.
+fn text_block(text: &str) -> ContentBlock {
+    ContentBlock::Text(TextContent::new(text))
+}
+
+/// The `user_message` `user-N` of a prompt: where it went in the session's history.
+fn user_message(n: u64, text: &str) -> SessionUpdate {
+    SessionUpdate::UserMessage(v2::UserMessage {
+        content: Some(vec![text_block(text)]),
+        ..v2::UserMessage::new(format!("user-{n}"))
+    })
 }
