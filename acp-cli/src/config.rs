@@ -34,6 +34,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use crate::client::Policy;
+use crate::files::non_empty_var;
 
 /// The whole config file.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -147,11 +148,6 @@ pub fn default_path() -> Option<(PathBuf, bool)> {
         .filter(|p| p.is_absolute())
         .or_else(|| non_empty_var("HOME").map(|home| Path::new(&home).join(".config")))?;
     Some((base.join("acp").join("config.toml"), false))
-}
-
-/// An environment variable, unless it is unset or empty.
-pub(crate) fn non_empty_var(name: &str) -> Option<std::ffi::OsString> {
-    std::env::var_os(name).filter(|v| !v.is_empty())
 }
 
 /// Loads the config named by `--config` (`explicit`, which must exist), or the default one.

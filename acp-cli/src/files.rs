@@ -104,6 +104,11 @@ pub fn check_regular(path: &Path, max: u64) -> io::Result<()> {
     Ok(())
 }
 
+/// An environment variable, unless it is unset or empty.
+pub(crate) fn non_empty_var(name: &str) -> Option<std::ffi::OsString> {
+    std::env::var_os(name).filter(|v| !v.is_empty())
+}
+
 #[cfg(all(test, target_os = "linux"))]
 mod tests {
     use super::*;

@@ -21,35 +21,6 @@ use super::permission::Policy;
 /// How often `terminal/wait_for_exit` looks at its cancellation and at the shutdown.
 const WAIT_SLICE: Duration = Duration::from_millis(100);
 
-/// A permission question waiting for the UI's answer.
-#[derive(Debug)]
-pub(crate) struct PermissionAsk {
-    pub(crate) request: RequestPermissionRequest,
-    /// Dropping it unanswered answers `cancelled`.
-    pub(crate) reply: SyncSender<RequestPermissionOutcome>,
-    /// The client's own question about a write or a command (not the agent's request).
-    pub(crate) local: bool,
-    /// Set when nobody waits for the answer any more (the request was cancelled).
-    pub(crate) abandoned: Arc<AtomicBool>,
-}
-
-impl PermissionAsk {
-    /// Whether somebody still waits for the answer.
-    pub(crate) fn is_abandoned(&self) -> bool {
-        self.abandoned.load(Ordering::Relaxed)
-    }
-}
-
-/// An elicitation waiting for the user's answer on the terminal (see `form`).
-#[derive(Debug)]
-pub(crate) struct ElicitAsk {
-    pub(crate) request: CreateElicitationRequest,
-    /// Dropping it unanswered answers `cancel`.
-    pub(crate) reply: SyncSender<CreateElicitationResponse>,
-    /// Set when nobody waits for the answer any more (the request was cancelled).
-    pub(crate) abandoned: Arc<AtomicBool>,
-}
-
 /// Something the client did for the agent, for the transcript.
 #[derive(Debug, Clone)]
 pub(crate) struct Activity {

@@ -94,7 +94,8 @@ pub(crate) use render::Renderer;
 
 use crate::{Exit, outlet};
 use guard::Approvals;
-use handler::{Activity, CliClient, ElicitAsk, PermissionAsk};
+use guard::{ElicitAsk, PermissionAsk};
+use handler::{Activity, CliClient};
 use interrupt::Interrupts;
 use process::AgentProcess;
 use session::{Session, Settings};

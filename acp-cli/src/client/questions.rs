@@ -20,7 +20,7 @@ use acp_blocking::acp_proto::types::*;
 
 use super::UiEvent;
 use super::form::{Fill, Step};
-use super::handler::{ElicitAsk, PermissionAsk};
+use super::guard::{ElicitAsk, PermissionAsk};
 use super::permission::{Policy, allow_option, parse_answer, reject_option};
 use super::session::Session;
 

@@ -26,6 +26,7 @@ use super::diff::{DiffLine, line_diff};
 use super::handler::Activity;
 use crate::sanitize;
 
+pub(crate) mod config_options;
 mod elicitation;
 #[cfg(test)]
 mod inert_tests;
@@ -426,7 +427,7 @@ impl Renderer {
             }
             SessionUpdate::CurrentModeUpdate(m) => self.info(&format!("mode: {}", m.current_mode_id)),
             SessionUpdate::ConfigOptionUpdate(c) => {
-                self.info(&format!("config options: {}", super::options::summary(&c.config_options)))
+                self.info(&format!("config options: {}", config_options::summary(&c.config_options)))
             }
             SessionUpdate::SessionInfoUpdate(i) => {
                 if let Some(Some(title)) = &i.title {

@@ -141,7 +141,7 @@ pub struct Store {
 
 /// The state directory: `$ACP_STATE_DIR`, `$XDG_STATE_HOME/acp` or `~/.local/state/acp`.
 pub fn state_dir() -> Option<PathBuf> {
-    use crate::config::non_empty_var;
+    use crate::files::non_empty_var;
     if let Some(dir) = non_empty_var("ACP_STATE_DIR") {
         return Some(PathBuf::from(dir));
     }

@@ -18,7 +18,7 @@ use acp_tokio::v2::Client;
 use serde_json::json;
 
 use super::super::UiEvent;
-use super::super::handler::PermissionAsk;
+use super::super::guard::PermissionAsk;
 use super::upsert::Upserts;
 
 /// The v2 client's handlers.

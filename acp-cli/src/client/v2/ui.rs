@@ -17,7 +17,7 @@ use acp_proto::{TurnEndReason, types::IdleStopReason};
 use acp_tokio::Error;
 use acp_tokio::v2 as tokio_v2;
 
-use super::super::handler::PermissionAsk;
+use super::super::guard::PermissionAsk;
 use super::super::interrupt::{Interrupts, termination_note};
 use super::super::permission::{Policy, parse_answer};
 use super::super::process::AgentProcess;
