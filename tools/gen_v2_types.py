@@ -279,19 +279,25 @@ HEADER = '''//! {title}
 
 #![allow(clippy::large_enum_variant)]
 
-use serde::{{Deserialize, Serialize}};
-
-#[allow(unused_imports)]
-use super::*;
-#[allow(unused_imports)]
-use crate::v1::serde_ext::{{lenient_nullable, lenient_nullable_items, lenient_object, lenient_object_default, null_as_default}};
-#[allow(unused_imports)]
-use super::manual::skip_invalid_items;
-#[allow(unused_imports)]
-use crate::v1::serde_util::{{lenient, lenient_default, lenient_items, lenient_vec, string_enum, tagged_union}};
-#[allow(unused_imports)]
-use std::collections::BTreeMap;
 '''
+# The helpers a module may use, by where they live: only those its code names are imported.
+HELPERS = [
+  ('crate::v1::serde_ext', ['lenient_nullable', 'lenient_nullable_items', 'lenient_object', 'lenient_object_default', 'null_as_default']),
+  ('crate::v1::serde_util', ['lenient', 'lenient_default', 'lenient_items', 'lenient_vec', 'string_enum', 'tagged_union']),
+  ('super::manual', ['skip_invalid_items']),
+]
+def uses(body):
+    """The `use` lines of a module whose code is `body`: what it names, nothing more."""
+    def named(n):
+        return f'"{n}"' in body or re.search(r'\b'+n+r'! \{', body) is not None
+    lines=['use serde::{Deserialize, Serialize};', '']
+    if re.search(r'\bBTreeMap<', body): lines += ['use std::collections::BTreeMap;', '']
+    lines.append('use super::*;')
+    for path,names in HELPERS:
+        got=[n for n in names if named(n)]
+        if len(got)==1: lines.append(f'use {path}::{got[0]};')
+        elif got: lines.append(f'use {path}::{{{", ".join(got)}}};')
+    return '\n'.join(lines)+'\n'
 TITLES = {'content':'v2 content blocks and resources.','diff':'v2 structured diffs.','tool_call':'v2 tool calls and permission requests.',
  'elicitation':'v2 elicitation requests and their form schemas.','terminal':'v2 terminals (agent-owned, reported by updates).',
  'plan':'v2 plans.','capabilities':'v2 capability objects.','auth':'v2 authentication (`auth/login`, `auth/logout`).',
@@ -302,7 +308,8 @@ def emit(out, dest):
     for name,code in out.items(): by.setdefault(module_of(name),[]).append(code)
     for m,codes in by.items():
         with open(os.path.join(dest, m+'.rs'),'w') as f:
-            f.write(HEADER.format(title=TITLES[m])+'\n'+'\n'.join(codes))
+            body='\n'.join(codes)
+            f.write(HEADER.format(title=TITLES[m])+uses(body)+'\n'+body)
     return sorted(by)
 if __name__=='__main__' and len(sys.argv)>1:
     print(emit(out, sys.argv[1]))

@@ -9,18 +9,9 @@
 
 use serde::{Deserialize, Serialize};
 
-#[allow(unused_imports)]
-use super::manual::skip_invalid_items;
-#[allow(unused_imports)]
 use super::*;
-#[allow(unused_imports)]
-use crate::v1::serde_ext::{
-    lenient_nullable, lenient_nullable_items, lenient_object, lenient_object_default, null_as_default,
-};
-#[allow(unused_imports)]
-use crate::v1::serde_util::{lenient, lenient_default, lenient_items, lenient_vec, string_enum, tagged_union};
-#[allow(unused_imports)]
-use std::collections::BTreeMap;
+use crate::v1::serde_ext::lenient_object;
+use crate::v1::serde_util::lenient;
 
 /// The v2 `AuthMethodTerminal` definition.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
