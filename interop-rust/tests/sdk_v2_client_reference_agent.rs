@@ -1,5 +1,5 @@
 //! The official SDK's v2 client (`common::sdk_v2_client`) against `acp agent --protocol 2`'s
-//! reference agent (acp-cli's `ReferenceAgentV2`, served in-process over a pipe): the handshake,
+//! reference agent (acp-cli's `agent::v2::ReferenceAgent`, served in-process over a pipe): the handshake,
 //! and the scripted turn as the SDK decodes it. The SDK client answers a permission ask with an
 //! option whose id is `allow`, else `cancelled`; the reference agent offers `allow-once` and
 //! `reject-once`, so the turn takes the cancelled branch: the tool call `cancelled`, then `idle`
@@ -7,7 +7,7 @@
 
 mod common;
 
-use acp_cli::agent::v2::ReferenceAgentV2;
+use acp_cli::agent::v2::ReferenceAgent;
 use acp_cli::agent::{ALLOW_ONCE, AgentConfig, REJECT_ONCE};
 use common::sdk_v2_client::{self, Negotiated, Script};
 use common::within;
@@ -42,7 +42,7 @@ async fn sdk_v2_client_runs_the_reference_agents_v2_turn() {
     let (reader, writer) = tokio::io::split(ours);
     let mut config = AgentConfig::default();
     config.log = false;
-    let served = tokio::spawn(ReferenceAgentV2::with_config(config).serve(reader, writer));
+    let served = tokio::spawn(ReferenceAgent::with_config(config).serve(reader, writer));
     let (reader, writer) = tokio::io::split(theirs);
     let report =
         within("the SDK client's turn", sdk_v2_client::run(reader, writer, Script::Turn)).await.expect("a report");

@@ -12,9 +12,9 @@ use acp_tokio::v2::serve;
 use common::sdk_v2_client::{self, Negotiated, Report, Script};
 use common::within;
 use serde_json::Value;
-use v2_agent::ScriptedV2;
+use v2_agent::Scripted;
 
-async fn run(agent: ScriptedV2, script: Script) -> Report {
+async fn run(agent: Scripted, script: Script) -> Report {
     let (ours, theirs) = tokio::io::duplex(64 * 1024);
     let (reader, writer) = tokio::io::split(ours);
     let served = tokio::spawn(serve(agent, reader, writer, AgentOptions::default()));
@@ -46,7 +46,7 @@ fn name(n: &Value) -> String {
 
 #[tokio::test]
 async fn sdk_v2_client_full_turn_against_tokio_v2_agent() {
-    let report = run(ScriptedV2::default(), Script::Turn).await;
+    let report = run(Scripted::default(), Script::Turn).await;
     assert_eq!(report.negotiated, Negotiated::V2);
     assert_eq!(report.session.as_deref(), Some("tokio-v2-session-1"));
     assert_eq!(report.ack.as_deref(), Some("user-2"));
@@ -72,7 +72,7 @@ async fn sdk_v2_client_full_turn_against_tokio_v2_agent() {
 
 #[tokio::test]
 async fn sdk_v2_client_tool_call_cancel_then_session_cancel_against_tokio_v2_agent() {
-    let report = run(ScriptedV2::waiting(), Script::Cancel).await;
+    let report = run(Scripted::waiting(), Script::Cancel).await;
     assert_eq!(report.negotiated, Negotiated::V2);
     assert_eq!(report.tool_cancel, Some(Ok(())), "our agent answers tool_call/cancel {{}}");
     let seen: Vec<String> = report.updates.iter().map(name).collect();

@@ -27,7 +27,7 @@ use acp_blocking::acp_proto::{CloseReason, RpcError, SendError, TurnEndReason};
 use acp_blocking::v2 as acp_v2;
 use acp_blocking::{Agent, AgentOptions, ClientConnection, ClientContext, ClientOptions, Error, RequestContext, serve};
 use serde_json::{Value, json};
-use v2_agent::{AGENT_NAME, ScriptedV2};
+use v2_agent::{AGENT_NAME, Scripted};
 use v2_wire::{ALLOWED, idle, init, name, new_session, prompt_request};
 
 const LIMIT: Duration = Duration::from_secs(10);
@@ -59,7 +59,7 @@ impl acp_v2::Client for Choosing {
 fn pair(client: impl acp_v2::Client) -> (acp_v2::ClientConnection, thread::JoinHandle<Result<(), Error>>) {
     let (agent_in, client_out) = std::io::pipe().expect("a pipe");
     let (client_in, agent_out) = std::io::pipe().expect("a pipe");
-    let agent = thread::spawn(move || acp_v2::serve(ScriptedV2::default(), agent_in, agent_out));
+    let agent = thread::spawn(move || acp_v2::serve(Scripted::default(), agent_in, agent_out));
     let conn =
         acp_v2::ClientConnection::connect(client, client_in, client_out, ClientOptions::default()).expect("connected");
     (conn, agent)
@@ -231,7 +231,7 @@ fn v2_client_against_a_v1_agent_gets_unsupported_version_and_closes() {
 fn v2_agent_refuses_a_v1_client() {
     let (agent_in, client_out) = std::io::pipe().expect("a pipe");
     let (client_in, agent_out) = std::io::pipe().expect("a pipe");
-    thread::spawn(move || acp_v2::serve(ScriptedV2::default(), agent_in, agent_out));
+    thread::spawn(move || acp_v2::serve(Scripted::default(), agent_in, agent_out));
     let conn = ClientConnection::connect((), client_in, client_out, ClientOptions::default()).expect("connected");
     match conn.with_timeout(LIMIT).initialize(v1::InitializeRequest::new(ProtocolVersion::V1)) {
         // v2's version negotiation (spec/crate-1.20.0/v2/schema.json, InitializeResponse and
@@ -347,7 +347,7 @@ fn v2_client_permission_ask_waits_for_the_updates_before_it() {
 fn serve_negotiated_serves_a_v1_client_with_the_v1_agent_and_a_v2_client_with_the_v2_agent() {
     let serve_both = |agent_in, agent_out| {
         thread::spawn(move || {
-            acp_v2::serve_negotiated(ScriptedV2::default(), V1Only, agent_in, agent_out, AgentOptions::default())
+            acp_v2::serve_negotiated(Scripted::default(), V1Only, agent_in, agent_out, AgentOptions::default())
         })
     };
     // A v1 client: the v1 agent answers.
@@ -382,7 +382,7 @@ fn serve_negotiated_answers_what_came_before_initialize_and_loses_nothing_after_
     let (agent_in, mut client_out) = std::io::pipe().expect("a pipe");
     let (client_in, agent_out) = std::io::pipe().expect("a pipe");
     let agent = thread::spawn(move || {
-        acp_v2::serve_negotiated(ScriptedV2::default(), V1Only, agent_in, agent_out, AgentOptions::default())
+        acp_v2::serve_negotiated(Scripted::default(), V1Only, agent_in, agent_out, AgentOptions::default())
     });
     // The agent's frames, read on a thread of their own.
     let (frames, from_agent) = mpsc::channel();

@@ -21,7 +21,7 @@ pub const AGENT_NAME: &str = "acp-blocking-v2-agent";
 
 /// The scripted agent; see the module docs.
 #[derive(Clone, Default)]
-pub struct ScriptedV2 {
+pub struct Scripted {
     counter: Arc<AtomicU32>,
     /// Per session: where `session/cancel` is told (replaced by each prompt).
     cancelled: Arc<Mutex<HashMap<SessionId, mpsc::Sender<()>>>>,
@@ -39,7 +39,7 @@ fn tool(id: &str, status: &str, cancellable: bool) -> SessionUpdate {
     update(t)
 }
 
-impl ScriptedV2 {
+impl Scripted {
     fn next(&self) -> u32 {
         self.counter.fetch_add(1, Ordering::Relaxed) + 1
     }
@@ -81,7 +81,7 @@ impl ScriptedV2 {
     }
 }
 
-impl Agent for ScriptedV2 {
+impl Agent for Scripted {
     fn initialize(&self, _: v2::InitializeRequest, _: &AgentContext) -> Result<v2::InitializeResponse, RpcError> {
         Ok(serde_json::from_value(json!({
             "protocolVersion": 2,
@@ -104,7 +104,7 @@ impl Agent for ScriptedV2 {
         let (tx, cancel) = mpsc::channel();
         self.cancelled.lock().expect("not poisoned").insert(request.session_id.clone(), tx);
         let cx = cx.clone();
-        std::thread::spawn(move || ScriptedV2::turn(cx, request.session_id, text, cancel));
+        std::thread::spawn(move || Scripted::turn(cx, request.session_id, text, cancel));
         Ok(serde_json::from_value(json!({ "messageId": format!("user-{}", self.next()) }))
             .expect("a valid prompt response"))
     }

@@ -3,10 +3,10 @@
 //!
 //! | prompt (first text) | after the acknowledgement `user-<n>` |
 //! |---|---|
-//! With [`ScriptedV2::announcing`], each `session/new` answer is followed by a
+//! With [`Scripted::announcing`], each `session/new` answer is followed by a
 //! `session_info_update` titled `scripted`, outside any turn.
 //!
-//! | `wait` (every prompt, for [`ScriptedV2::waiting`]) | `running`, tool call `call-w1` (`in_progress`, `capabilities.cancel`); then waits: `tool_call/cancel` of it answers `{}` and sends its `cancelled` update (the turn stays open); `session/cancel` sends `cancelled` for it if still open, then `idle` |
+//! | `wait` (every prompt, for [`Scripted::waiting`]) | `running`, tool call `call-w1` (`in_progress`, `capabilities.cancel`); then waits: `tool_call/cancel` of it answers `{}` and sends its `cancelled` update (the turn stays open); `session/cancel` sends `cancelled` for it if still open, then `idle` |
 //! | anything else | `running`, `agent_message_chunk` `echo: <text>`, tool call `call-1` (`pending`, `capabilities.cancel`), asks `session/request_permission` (options `allow`, `reject`), `call-1` `completed` (allow) or `failed`, `idle` `end_turn`; a `session/cancel` during the ask: `call-1` `cancelled`, `idle` |
 
 use std::collections::HashMap;
@@ -24,7 +24,7 @@ pub const AGENT_NAME: &str = "acp-tokio-v2-agent";
 
 /// The scripted agent; see the module docs.
 #[derive(Clone, Default)]
-pub struct ScriptedV2 {
+pub struct Scripted {
     counter: Arc<AtomicU32>,
     /// Per session: `true` once `session/cancel` came (reset by each prompt).
     cancelled: Arc<Mutex<HashMap<SessionId, watch::Sender<bool>>>>,
@@ -48,15 +48,15 @@ fn tool(id: &str, status: &str, cancellable: bool) -> SessionUpdate {
     update(t)
 }
 
-impl ScriptedV2 {
+impl Scripted {
     /// The agent whose every prompt is a `wait` one (for a peer that cannot choose its text).
-    pub fn waiting() -> ScriptedV2 {
-        ScriptedV2 { always_wait: true, ..ScriptedV2::default() }
+    pub fn waiting() -> Scripted {
+        Scripted { always_wait: true, ..Scripted::default() }
     }
 
     /// The agent that sends a `session_info_update` titled `scripted` after each `session/new`.
-    pub fn announcing() -> ScriptedV2 {
-        ScriptedV2 { announce: true, ..ScriptedV2::default() }
+    pub fn announcing() -> Scripted {
+        Scripted { announce: true, ..Scripted::default() }
     }
 
     fn next(&self) -> u32 {
@@ -120,7 +120,7 @@ impl ScriptedV2 {
     }
 }
 
-impl tokio_v2::Agent for ScriptedV2 {
+impl tokio_v2::Agent for Scripted {
     async fn initialize(
         &self,
         _: v2::InitializeRequest,

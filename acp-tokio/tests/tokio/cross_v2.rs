@@ -67,7 +67,7 @@ fn blocking_v2_client_drives_the_tokio_v2_agent() {
     let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("runtime");
     let served = runtime.spawn(async move {
         let (reader, writer) = tokio_ends(tokio_side);
-        acp_tokio::v2::serve(tokio_agent::ScriptedV2::default(), reader, writer, AgentOptions::default()).await
+        acp_tokio::v2::serve(tokio_agent::Scripted::default(), reader, writer, AgentOptions::default()).await
     });
     let options = acp_blocking::ClientOptions::default();
     let conn = acp_blocking::v2::ClientConnection::connect(BlockingAllowing, reader, writer, options).expect("connect");
@@ -124,7 +124,7 @@ async fn names(turn: &mut acp_tokio::v2::PromptTurn, limit: Option<usize>) -> Ve
 async fn tokio_v2_client_drives_the_blocking_v2_agent() {
     let ((reader, writer), tokio_side) = pipes();
     let agent =
-        std::thread::spawn(move || acp_blocking::v2::serve(blocking_agent::ScriptedV2::default(), reader, writer));
+        std::thread::spawn(move || acp_blocking::v2::serve(blocking_agent::Scripted::default(), reader, writer));
     let (reader, writer) = tokio_ends(tokio_side);
     let conn = acp_tokio::v2::ClientConnection::connect(TokioAllowing, reader, writer, ClientOptions::default());
     let conn = conn.with_timeout(LIMIT);

@@ -28,7 +28,7 @@ use serde_json::json;
 use tokio::net::TcpListener;
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
-use v2_agent::{AGENT_NAME, ScriptedV2};
+use v2_agent::{AGENT_NAME, Scripted};
 
 const LIMIT: Duration = Duration::from_secs(10);
 
@@ -205,7 +205,7 @@ async fn full_turn_then_cancelled_turn(conn: &tokio_v2::ClientConnection, sessio
 #[tokio::test]
 async fn a_v2_client_and_agent_take_a_full_turn_and_a_cancelled_one_over_every_remote_route() {
     for route in ROUTES {
-        let server = Server::start(route, ScriptedV2::default).await;
+        let server = Server::start(route, Scripted::default).await;
         let conn = server.connect(Choosing("allow")).await;
         let session = open(&conn).await;
         full_turn_then_cancelled_turn(&conn, &session, route).await;
@@ -234,7 +234,7 @@ async fn the_server_shutting_down_cancels_a_running_v2_turn_and_its_client_sees_
     // so the server's drain sends `session/cancel` and waits for the idle before it ends the
     // agent's input.
     for route in ROUTES {
-        let server = Server::start(route, ScriptedV2::default).await;
+        let server = Server::start(route, Scripted::default).await;
         let conn = server.connect(Choosing("allow")).await;
         let session = open(&conn).await;
         let mut turn = prompt(&conn, &session, "wait").await;
@@ -248,9 +248,9 @@ async fn the_server_shutting_down_cancels_a_running_v2_turn_and_its_client_sees_
     }
 }
 
-/// [`ScriptedV2`] that also resumes any session (`session/resume`, with `session` capabilities).
+/// [`Scripted`] that also resumes any session (`session/resume`, with `session` capabilities).
 #[derive(Clone, Default)]
-struct Resuming(ScriptedV2);
+struct Resuming(Scripted);
 
 impl tokio_v2::Agent for Resuming {
     async fn initialize(

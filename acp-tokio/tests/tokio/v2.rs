@@ -30,7 +30,7 @@ use acp_proto::v2::{
 use acp_proto::{SendError, TurnEndReason};
 use acp_tokio::v2 as tokio_v2;
 use acp_tokio::{AgentOptions, ClientContext, ClientOptions, Error, acp_proto};
-use v2_agent::{AGENT_NAME, ScriptedV2};
+use v2_agent::{AGENT_NAME, Scripted};
 
 const LIMIT: Duration = Duration::from_secs(10);
 
@@ -55,7 +55,7 @@ impl tokio_v2::Client for Choosing {
 fn pair(client: impl tokio_v2::Client) -> (tokio_v2::ClientConnection, tokio::task::JoinHandle<Result<(), Error>>) {
     let (ours, theirs) = tokio::io::duplex(64 * 1024);
     let (reader, writer) = tokio::io::split(theirs);
-    let agent = tokio::spawn(tokio_v2::serve(ScriptedV2::default(), reader, writer, AgentOptions::default()));
+    let agent = tokio::spawn(tokio_v2::serve(Scripted::default(), reader, writer, AgentOptions::default()));
     let (reader, writer) = tokio::io::split(ours);
     (tokio_v2::ClientConnection::connect(client, reader, writer, ClientOptions::default()), agent)
 }
@@ -269,7 +269,7 @@ async fn v2_client_gets_updates_outside_a_turn_from_its_handler() {
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
     let (ours, theirs) = tokio::io::duplex(64 * 1024);
     let (reader, writer) = tokio::io::split(theirs);
-    tokio::spawn(tokio_v2::serve(ScriptedV2::announcing(), reader, writer, AgentOptions::default()));
+    tokio::spawn(tokio_v2::serve(Scripted::announcing(), reader, writer, AgentOptions::default()));
     let (reader, writer) = tokio::io::split(ours);
     let conn = tokio_v2::ClientConnection::connect(Watching(tx), reader, writer, ClientOptions::default());
     let session = open(&conn).await;
@@ -297,7 +297,7 @@ async fn v2_client_gets_updates_outside_a_turn_from_its_handler() {
 async fn v2_agent_refuses_a_v1_client() {
     let (ours, theirs) = tokio::io::duplex(64 * 1024);
     let (reader, writer) = tokio::io::split(theirs);
-    tokio::spawn(tokio_v2::serve(ScriptedV2::default(), reader, writer, AgentOptions::default()));
+    tokio::spawn(tokio_v2::serve(Scripted::default(), reader, writer, AgentOptions::default()));
     let (reader, writer) = tokio::io::split(ours);
     let conn = acp_tokio::ClientConnection::connect((), reader, writer, ClientOptions::default());
     let request = acp_proto::types::InitializeRequest::new(acp_proto::types::ProtocolVersion::V1);
@@ -359,7 +359,7 @@ async fn v2_serve_answers_before_initialize_and_keeps_what_came_after_it() {
     use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
     let (ours, theirs) = tokio::io::duplex(64 * 1024);
     let (reader, writer) = tokio::io::split(theirs);
-    let agent = tokio::spawn(tokio_v2::serve(ScriptedV2::default(), reader, writer, AgentOptions::default()));
+    let agent = tokio::spawn(tokio_v2::serve(Scripted::default(), reader, writer, AgentOptions::default()));
     let (reader, mut writer) = tokio::io::split(ours);
     let lines = [
         serde_json::json!({"jsonrpc": "2.0", "id": 9, "method": "session/new", "params": {"cwd": "/w"}}),

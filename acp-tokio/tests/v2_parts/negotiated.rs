@@ -15,7 +15,7 @@ use acp_tokio::{Agent, AgentOptions, ClientConnection, ClientOptions, PromptCont
 use serde_json::json;
 use tokio::sync::mpsc;
 
-use super::v2_agent::{AGENT_NAME, ScriptedV2};
+use super::v2_agent::{AGENT_NAME, Scripted};
 use super::{answer_v2, idle, init, next, of, open, prompt, within};
 
 /// The v1 side of the agent: answers `initialize` with 1 and every prompt `end_turn`.
@@ -35,11 +35,11 @@ impl Agent for Classic {
     }
 }
 
-/// A transport to a fresh `serve_negotiated(ScriptedV2, Classic)`.
+/// A transport to a fresh `serve_negotiated(Scripted, Classic)`.
 fn served() -> (tokio::io::ReadHalf<tokio::io::DuplexStream>, tokio::io::WriteHalf<tokio::io::DuplexStream>) {
     let (ours, theirs) = tokio::io::duplex(64 * 1024);
     let (reader, writer) = tokio::io::split(theirs);
-    tokio::spawn(serve_negotiated(ScriptedV2::default(), Classic, reader, writer, AgentOptions::default()));
+    tokio::spawn(serve_negotiated(Scripted::default(), Classic, reader, writer, AgentOptions::default()));
     tokio::io::split(ours)
 }
 

@@ -2,7 +2,7 @@
 //! `unstable_protocol_v2`), deterministic and offline, on acp-tokio's
 //! [`tokio_v2::serve`].
 //!
-//! [`ReferenceAgentV2`] answers a client that offers version 2 (a client offering only 1 gets
+//! [`ReferenceAgent`] answers a client that offers version 2 (a client offering only 1 gets
 //! `-32022`, unsupported protocol version, for its `initialize`: run `acp agent` without `--protocol` for it):
 //!
 //! | request | answer |
@@ -45,7 +45,7 @@
 //!
 //! The v1 agent's `/status`, `elicit`, `link` and `news` steps and its optional `--history`
 //! are not part of the v2 agent. It logs a line per request to stderr, never to stdout, and
-//! [`ReferenceAgentV2::serve_stdio`] returns as soon as stdin ends.
+//! [`ReferenceAgent::serve_stdio`] returns as soon as stdin ends.
 
 mod turn;
 
@@ -70,7 +70,7 @@ pub const MAX_JOINED: usize = 64;
 
 /// The v2 reference agent. See the [module docs](self) for what it does.
 #[derive(Debug, Clone)]
-pub struct ReferenceAgentV2 {
+pub struct ReferenceAgent {
     inner: Arc<Inner>,
 }
 
@@ -85,19 +85,19 @@ struct Inner {
     counter: AtomicU64,
 }
 
-impl Default for ReferenceAgentV2 {
-    fn default() -> ReferenceAgentV2 {
-        ReferenceAgentV2::with_config(AgentConfig::default())
+impl Default for ReferenceAgent {
+    fn default() -> ReferenceAgent {
+        ReferenceAgent::with_config(AgentConfig::default())
     }
 }
 
-impl ReferenceAgentV2 {
+impl ReferenceAgent {
     /// An agent with the given settings (`history` is not used by the v2 agent).
-    pub fn with_config(config: AgentConfig) -> ReferenceAgentV2 {
+    pub fn with_config(config: AgentConfig) -> ReferenceAgent {
         let sessions = Sessions::new(config.max_sessions);
         let inner =
             Inner { config, sessions, stops: Mutex::default(), running: Mutex::default(), counter: AtomicU64::new(0) };
-        ReferenceAgentV2 { inner: Arc::new(inner) }
+        ReferenceAgent { inner: Arc::new(inner) }
     }
 
     fn log(&self, message: std::fmt::Arguments<'_>) {
@@ -186,7 +186,7 @@ fn system_prompt_text(system: &v2::SystemPrompt) -> Result<String, RpcError> {
     Ok(text)
 }
 
-impl tokio_v2::Agent for ReferenceAgentV2 {
+impl tokio_v2::Agent for ReferenceAgent {
     async fn initialize(
         &self,
         request: v2::InitializeRequest,

@@ -65,7 +65,7 @@ pub(crate) fn run(args: AgentArgs) -> ExitCode {
     let config = args.config();
     #[cfg(feature = "unstable_protocol_v2")]
     let served = match args.protocol {
-        Protocol::V2 => acp_cli::agent::v2::ReferenceAgentV2::with_config(config).serve_stdio(),
+        Protocol::V2 => acp_cli::agent::v2::ReferenceAgent::with_config(config).serve_stdio(),
         Protocol::V1 => ReferenceAgent::with_config(config).serve_stdio(),
     };
     #[cfg(not(feature = "unstable_protocol_v2"))]

@@ -22,7 +22,7 @@ use super::super::guard::PermissionAsk;
 use super::upsert::Upserts;
 
 /// The v2 client's handlers.
-pub(crate) struct CliClientV2 {
+pub(crate) struct CliClient {
     pub(crate) ui: SyncSender<UiEvent>,
     pub(crate) upserts: Arc<Mutex<Upserts>>,
 }
@@ -65,7 +65,7 @@ fn cancelled() -> v2::RequestPermissionResponse {
         .unwrap_or_else(|_| unreachable!("a fixed, valid permission answer"))
 }
 
-impl Client for CliClientV2 {
+impl Client for CliClient {
     async fn request_permission(
         &self,
         request: v2::RequestPermissionRequest,

@@ -42,7 +42,7 @@ use super::remote::{HalfCloser, RemoteIo};
 use super::render::Renderer;
 use super::{ClientConfig, Output, Style, UI_QUEUE, policy_note};
 use crate::Exit;
-use handler::CliClientV2;
+use handler::CliClient;
 use ui::Ui;
 use upsert::Upserts;
 
@@ -96,7 +96,7 @@ fn start(
     render: &mut Renderer,
     tx: &mpsc::SyncSender<super::UiEvent>,
     runtime: &tokio::runtime::Runtime,
-    client: CliClientV2,
+    client: CliClient,
 ) -> Option<Started> {
     let _entered = runtime.enter();
     if let Some(url) = &config.connect {
@@ -165,7 +165,7 @@ pub(crate) fn run(config: &ClientConfig) -> Exit {
         render.warn(&format!("Ctrl-C will not cancel turns: {e}"));
     }
     let upserts = Arc::new(Mutex::new(Upserts::default()));
-    let client = CliClientV2 { ui: tx.clone(), upserts: upserts.clone() };
+    let client = CliClient { ui: tx.clone(), upserts: upserts.clone() };
     let Some((process, conn, _link_writer)) = start(config, &mut render, &tx, &runtime, client) else {
         return Exit::Failure;
     };
