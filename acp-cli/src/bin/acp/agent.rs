@@ -78,3 +78,29 @@ pub(crate) fn run(args: AgentArgs) -> ExitCode {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Command, parse};
+
+    fn config(args: &[&str]) -> AgentConfig {
+        match parse(&[&["agent"], args].concat()) {
+            Command::Agent(args) => args.config(),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn the_flags_become_the_agents_settings() {
+        let defaults = config(&[]);
+        assert_eq!(defaults.slow_delay, Duration::from_millis(5000));
+        assert!(defaults.log && defaults.steering && defaults.reopen_state && defaults.history.is_none());
+        let c = config(&["--slow-ms", "10", "--max-sessions", "3", "--quiet", "--no-steering"]);
+        assert_eq!((c.slow_delay, c.max_sessions), (Duration::from_millis(10), 3));
+        assert!(!c.log && !c.steering);
+        let c = config(&["--history", "/tmp/h", "--no-resume", "--bare-reopen"]);
+        assert_eq!(c.history.as_deref(), Some(std::path::Path::new("/tmp/h")));
+        assert!(!c.history_resume && !c.reopen_state);
+    }
+}

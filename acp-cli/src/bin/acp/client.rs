@@ -253,3 +253,62 @@ pub(crate) fn run(args: ClientArgs, load: impl FnOnce() -> Result<Loaded, String
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Command, parse};
+
+    fn args(args: &[&str]) -> ClientArgs {
+        match parse(&[&["client"], args, &["--", "acp", "agent"]].concat()) {
+            Command::Client(args) => args,
+            other => panic!("{other:?}"),
+        }
+    }
+
+    /// An empty config file (none at the default place).
+    fn loaded() -> Loaded {
+        Loaded { path: PathBuf::from("/nonexistent/acp/config.toml"), exists: false, config: Default::default() }
+    }
+
+    fn config(flags: &[&str], loaded: &Loaded) -> Result<ClientConfig, (String, Exit)> {
+        let args = args(flags);
+        let prompt = args.prompt().map_err(|e| (e, Exit::Usage))?;
+        args.config(prompt, loaded)
+    }
+
+    #[test]
+    fn one_prompt_flags_need_a_prompt() {
+        let e = args(&["--quiet"]).prompt().expect_err("refused");
+        assert!(e.starts_with("--quiet needs one prompt"), "{e}");
+        let e = args(&["--format", "json"]).prompt().expect_err("refused");
+        assert!(e.starts_with("--format json needs one prompt"), "{e}");
+        let e = args(&["-p", "-", "--ask"]).prompt().expect_err("refused");
+        assert!(e.contains("--ask cannot read answers there"), "{e}");
+        assert_eq!(args(&["-p", "hi"]).prompt(), Ok(Some("hi".to_owned())));
+    }
+
+    #[test]
+    fn the_output_follows_the_flags_then_the_config_file() {
+        let c = config(&["-p", "hi"], &loaded()).expect("a config");
+        assert_eq!((c.output, c.prompt.as_deref()), (Output::Text, Some("hi")));
+        assert_eq!(c.agent, ["acp", "agent"].map(OsString::from));
+        assert_eq!(config(&["-p", "hi", "--quiet"], &loaded()).expect("a config").output, Output::Quiet);
+        let mut json = loaded();
+        json.config.defaults.format = Some(acp_cli::config::Format::Json);
+        assert_eq!(config(&["-p", "hi"], &json).expect("a config").output, Output::Json);
+        // `[defaults] format` is for one-prompt runs: the interactive loop draws text.
+        assert_eq!(config(&[], &json).expect("a config").output, Output::Text);
+        assert_eq!(config(&["-p", "hi", "--format", "text"], &json).expect("a config").output, Output::Text);
+    }
+
+    #[test]
+    fn attach_speaks_v1_only() {
+        let flags = ["--connect", "ws://127.0.0.1:9/acp", "--attach", "sess-1", "--protocol", "2"];
+        let parsed = parse(&[&["client"], &flags[..]].concat());
+        let Command::Client(args) = parsed else { panic!("{parsed:?}") };
+        let (e, exit) = args.config(None, &loaded()).expect_err("refused");
+        assert_eq!(exit, Exit::Usage);
+        assert!(e.contains("--attach speaks ACP v1 only"), "{e}");
+    }
+}

@@ -109,3 +109,10 @@ fn main() -> ExitCode {
         Command::CheckRelay { socket } => ExitCode::from(acp_cli::check::client::relay::run(&socket)),
     }
 }
+
+/// Parses a command line as `acp` does (for the subcommands' tests).
+#[cfg(test)]
+fn parse(args: &[&str]) -> Command {
+    let argv = std::iter::once("acp").chain(args.iter().copied());
+    Cli::try_parse_from(argv).unwrap_or_else(|e| panic!("{args:?} does not parse: {e}")).command
+}

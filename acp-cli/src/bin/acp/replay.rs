@@ -36,3 +36,23 @@ impl ReplayArgs {
 pub(crate) fn run(args: ReplayArgs) -> ExitCode {
     ExitCode::from(replay::run(&args.config()))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Command, parse};
+
+    fn mode(args: &[&str]) -> ReplayMode {
+        match parse(&[&["replay"], args, &["t.ndjson"]].concat()) {
+            Command::Replay(args) => args.config().mode,
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn the_flags_choose_what_is_shown() {
+        assert_eq!(mode(&[]), ReplayMode::Render);
+        assert_eq!(mode(&["--summary"]), ReplayMode::Summary);
+        assert_eq!(mode(&["--check"]), ReplayMode::Check);
+    }
+}

@@ -137,3 +137,36 @@ pub(crate) fn run(args: ServeArgs) -> ExitCode {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Command, parse};
+
+    fn config(args: &[&str]) -> Result<ServeConfig, String> {
+        match parse(&[&["serve"], args, &["--", "acp", "agent"]].concat()) {
+            Command::Serve(args) => args.config(),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn the_flags_become_the_servers_settings() {
+        let c = config(&["--listen", "127.0.0.1:9", "--max-connections", "5", "--idle-timeout", "7", "--share"])
+            .expect("a config");
+        assert_eq!(c.listen, "127.0.0.1:9".parse().unwrap());
+        assert_eq!(c.agent, ["acp", "agent"].map(OsString::from));
+        assert_eq!(c.options.max_connections, 5);
+        assert_eq!(c.options.idle_timeout, Some(Duration::from_secs(7)));
+        assert_eq!(c.options.header_timeout, Duration::from_secs(10), "the default");
+        assert!(c.options.share_sessions && c.tokens.is_empty() && c.options.tls.is_none());
+    }
+
+    #[test]
+    fn an_unreadable_token_file_is_an_error_that_names_it() {
+        let Err(e) = config(&["--token-file", "/nonexistent/acp-token"]) else {
+            panic!("an unreadable token file is refused")
+        };
+        assert!(e.contains("/nonexistent/acp-token"), "{e}");
+    }
+}
