@@ -87,6 +87,7 @@ impl<'a> Cursor<'a> {
 
 /// Decodes a text-chunk `session/update` laid out as every SDK writes it, or `None` (also when
 /// `side` does not receive `session/update`).
+#[inline]
 pub(crate) fn decode(frame: &[u8], side: Side) -> Option<Notification> {
     if !frame.starts_with(PREFIX) || !Method::SessionUpdate.row().received_by(side) {
         return None;
