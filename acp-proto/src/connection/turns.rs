@@ -269,6 +269,7 @@ impl Turns {
     }
 
     /// Client: the stamp of an inbound update inside its session's running turn.
+    #[inline]
     pub(super) fn client_stamp(&mut self, notification: &Notification) -> Option<TurnStamp> {
         let Notification::Agent(AgentNotification::SessionUpdate(n)) = notification else {
             return None;
