@@ -2,14 +2,7 @@
 //! citations name a page of the ACP v1 docs (`protocol/PAGE.mdx#section`) or the JSON-RPC 2.0
 //! specification.
 
-use super::super::report::{Level, Requirement};
-
-macro_rules! req {
-    ($name:ident, $id:literal, $level:ident, $title:literal, $cite:literal) => {
-        pub(crate) static $name: Requirement =
-            Requirement { id: $id, level: Level::$level, title: $title, cite: $cite };
-    };
-}
+use super::super::report::{Level, Requirement, req};
 
 req!(
     INIT,

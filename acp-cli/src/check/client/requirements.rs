@@ -1,14 +1,7 @@
 //! What `acp check client` judges: each requirement with its level and where the spec says
 //! it (pages of the v1.21.0 docs, `/work/shared/acp-spec/v1.21.0/docs/`).
 
-use crate::check::report::{Level, Requirement};
-
-macro_rules! req {
-    ($name:ident, $id:literal, $level:ident, $title:literal, $cite:literal) => {
-        pub(crate) static $name: Requirement =
-            Requirement { id: $id, level: Level::$level, title: $title, cite: $cite };
-    };
-}
+use crate::check::report::{Level, Requirement, req};
 
 req!(
     LAUNCH,

@@ -68,6 +68,16 @@ pub struct Requirement {
 
 pub use crate::wire_dir::Dir;
 
+/// `req!(NAME, "dotted.id", Must, "title", "cite")`: a requirement as a `static` of the
+/// requirement lists (`check/*/requirements.rs`), one line of data each.
+macro_rules! req {
+    ($name:ident, $id:literal, $level:ident, $title:literal, $cite:literal) => {
+        pub(crate) static $name: Requirement =
+            Requirement { id: $id, level: Level::$level, title: $title, cite: $cite };
+    };
+}
+pub(crate) use req;
+
 /// One line that crossed the wire, as it was sent.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct WireLine {

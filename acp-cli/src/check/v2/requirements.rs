@@ -4,14 +4,7 @@
 //! Defined in every build (the coverage roster names them); checked only in builds with the
 //! feature `unstable_protocol_v2`.
 
-use crate::check::report::{Level, Requirement};
-
-macro_rules! req {
-    ($name:ident, $id:literal, $level:ident, $title:literal, $cite:literal) => {
-        pub(crate) static $name: Requirement =
-            Requirement { id: $id, level: Level::$level, title: $title, cite: $cite };
-    };
-}
+use crate::check::report::{Level, Requirement, req};
 
 req!(
     A_VERSION,
