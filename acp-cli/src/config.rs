@@ -115,13 +115,13 @@ impl PolicyName {
     }
 }
 
-/// An output format.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+/// What `acp client` writes on stdout (`--format`, or `[defaults] format`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
 #[serde(rename_all = "lowercase")]
 pub enum Format {
-    /// Rendered for a terminal.
+    /// The session drawn for a person.
     Text,
-    /// Machine-readable.
+    /// NDJSON: one record per frame, then a summary.
     Json,
 }
 

@@ -5,9 +5,9 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use acp_cli::client::{self, ClientConfig, Output};
-use acp_cli::config::Loaded;
+use acp_cli::config::{Format, Loaded};
 use acp_cli::{Exit, Protocol, setup};
-use clap::{Args, ValueEnum};
+use clap::Args;
 
 use crate::policy::PolicyArgs;
 
@@ -143,15 +143,6 @@ pub(crate) struct ClientArgs {
     agent: Vec<OsString>,
 }
 
-/// What `acp client` writes on stdout.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-enum Format {
-    /// The session drawn for a person.
-    Text,
-    /// NDJSON: one record per frame, then a summary.
-    Json,
-}
-
 impl ClientArgs {
     /// The one prompt of the run, from -p, stdin or --file; checks that json, quiet and images
     /// have one.
@@ -205,9 +196,8 @@ impl ClientArgs {
         };
         setup::apply(&mut config, choice, loaded)?;
         // `[defaults] format` applies to one-prompt runs when --format is not given.
-        let configured_json = loaded.config.defaults.format == Some(acp_cli::config::Format::Json);
-        let format =
-            self.format.unwrap_or(if configured_json && prompt.is_some() { Format::Json } else { Format::Text });
+        let configured = loaded.config.defaults.format.filter(|_| prompt.is_some());
+        let format = self.format.or(configured).unwrap_or(Format::Text);
         config.prompt = prompt;
         config.images = self.images;
         config.output = match (self.quiet, format) {
@@ -295,7 +285,7 @@ mod tests {
         assert_eq!(c.agent, ["acp", "agent"].map(OsString::from));
         assert_eq!(config(&["-p", "hi", "--quiet"], &loaded()).expect("a config").output, Output::Quiet);
         let mut json = loaded();
-        json.config.defaults.format = Some(acp_cli::config::Format::Json);
+        json.config.defaults.format = Some(Format::Json);
         assert_eq!(config(&["-p", "hi"], &json).expect("a config").output, Output::Json);
         // `[defaults] format` is for one-prompt runs: the interactive loop draws text.
         assert_eq!(config(&[], &json).expect("a config").output, Output::Text);
