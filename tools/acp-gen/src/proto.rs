@@ -1,0 +1,9 @@
+//! What acp-proto expands the tables into (the method enums, `METHODS`, the conversions and `TypedRequest`).
+
+use crate::table::{Table, Version};
+
+/// The files written for `version`'s table: (path from the workspace root, unformatted source).
+pub fn files(version: Version, table: &Table) -> Vec<(String, String)> {
+    let _ = (version, table);
+    Vec::new()
+}
