@@ -1,9 +1,10 @@
 //! The method table: the single source of truth for ACP v1's vocabulary.
 //!
-//! One literal table ([`method_table!`](crate::method_table), in `methods/table.rs`) lists every
-//! method with its wire string, direction, kind, params and result types, capability gate,
-//! layer, handler name and default. It is a callback macro: the adapters expand the same table
-//! into their handler traits, dispatchers and typed calls. Here it derives:
+//! One literal table (`acp-proto/methods/v1.toml`) lists every method with its wire string,
+//! direction, kind, params and result types, capability gate, layer, handler name and default.
+//! `tools/acp-gen` (`cargo run -p acp-gen`) writes what it derives as checked-in Rust, which CI
+//! checks is fresh: the adapters' handler traits, dispatchers and typed calls (in their
+//! `src/generated/`), and here (`methods/generated/`):
 //!
 //! * [`METHODS`], the table as data, and the [`Method`] index enum;
 //! * the typed enums per side: [`ClientRequest`] / [`AgentResponse`] (client → agent requests
@@ -62,7 +63,6 @@
 //! | `$/cancel_request` | both | notification | | protocol |
 
 use serde::de::DeserializeOwned;
-use serde::{Serialize, Serializer};
 use serde_json::Value;
 use serde_json::value::RawValue;
 
@@ -205,217 +205,6 @@ fn raw_to_value(raw: Option<&RawValue>) -> Result<Value, DecodeError> {
     }
 }
 
-macro_rules! request_group {
-    (
-        $(#[$rmeta:meta])* $req:ident,
-        $(#[$smeta:meta])* $resp:ident,
-        $dir:ident,
-        [$( $(#[$vmeta:meta])* $v:ident = $w:literal, $p:ident => $r:ident, gate: [$($g:literal),*], cfg: [$($f:literal)?]; )*]
-    ) => {
-        $(#[$rmeta])*
-        #[derive(Debug, Clone, PartialEq)]
-        #[non_exhaustive]
-        pub enum $req {
-            $( $(#[cfg(feature = $f)])? $(#[$vmeta])* $v($p), )*
-            /// An extension request (`_`-prefixed method).
-            Ext(ExtRequest),
-        }
-
-        $(#[$smeta])*
-        #[derive(Debug, Clone, PartialEq)]
-        #[non_exhaustive]
-        pub enum $resp {
-            $( $(#[cfg(feature = $f)])? #[doc = concat!("Result of `", $w, "`.")] $v($r), )*
-            /// Result of an extension request.
-            Ext(ExtResponse),
-        }
-
-        impl $req {
-            /// The table row's method, or `None` for an extension request.
-            pub fn method(&self) -> Option<Method> {
-                match self {
-                    $( $(#[cfg(feature = $f)])? $req::$v(_) => Some(Method::$v), )*
-                    $req::Ext(_) => None,
-                }
-            }
-
-            /// The method name on the wire.
-            pub fn wire(&self) -> &str {
-                match self {
-                    $( $(#[cfg(feature = $f)])? $req::$v(_) => $w, )*
-                    $req::Ext(e) => &e.method,
-                }
-            }
-
-            /// Decodes a request this side receives from its method name and raw params.
-            /// Unknown (non-extension) methods give [`DecodeError::UnknownMethod`].
-            pub fn decode(method: &str, params: Option<&RawValue>) -> Result<$req, DecodeError> {
-                match method {
-                    $( $(#[cfg(feature = $f)])? $w => decode_params(params).map($req::$v), )*
-                    m if is_extension_name(m) => {
-                        Ok($req::Ext(ExtRequest::new(m, raw_to_value(params)?)))
-                    }
-                    m => Err(DecodeError::UnknownMethod(m.to_owned())),
-                }
-            }
-
-            /// Whether the params member is sent (only an extension request may have none).
-            pub fn has_params(&self) -> bool {
-                !matches!(self, $req::Ext(e) if e.params.is_null())
-            }
-
-            /// Decodes the params of a table `method` straight from a deserializer (one pass, no
-            /// intermediate value). `Ok(None)` when `method` is not one of this enum's rows.
-            pub(crate) fn deserialize_method<'de, D: serde::Deserializer<'de>>(
-                method: Method,
-                d: D,
-            ) -> Result<Option<$req>, D::Error> {
-                match method {
-                    $( $(#[cfg(feature = $f)])? Method::$v => <$p as serde::Deserialize>::deserialize(d).map(|p| Some($req::$v(p))), )*
-                    _ => Ok(None),
-                }
-            }
-        }
-
-        impl Serialize for $req {
-            /// Writes the params object.
-            fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-                match self {
-                    $( $(#[cfg(feature = $f)])? $req::$v(p) => p.serialize(s), )*
-                    $req::Ext(e) => e.params.serialize(s),
-                }
-            }
-        }
-
-        impl $resp {
-            /// The table row's method, or `None` for an extension result.
-            pub fn method(&self) -> Option<Method> {
-                match self {
-                    $( $(#[cfg(feature = $f)])? $resp::$v(_) => Some(Method::$v), )*
-                    $resp::Ext(_) => None,
-                }
-            }
-
-            /// Decodes the raw result of a request sent with `method` (`None`: extension).
-            pub fn decode_result(method: Option<Method>, result: &RawValue) -> Result<$resp, DecodeError> {
-                match method {
-                    $( $(#[cfg(feature = $f)])? Some(Method::$v) => decode_result(result).map($resp::$v), )*
-                    None => serde_json::from_str(result.get())
-                        .map(|v| $resp::Ext(ExtResponse(v)))
-                        .map_err(|e| DecodeError::Invalid(e.to_string())),
-                    Some(other) => Err(DecodeError::UnknownMethod(other.wire().to_owned())),
-                }
-            }
-        }
-
-        impl Serialize for $resp {
-            /// Writes the result object.
-            fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-                match self {
-                    $( $(#[cfg(feature = $f)])? $resp::$v(r) => r.serialize(s), )*
-                    $resp::Ext(e) => e.serialize(s),
-                }
-            }
-        }
-
-        $(
-            $(#[cfg(feature = $f)])?
-            impl From<$p> for $req {
-                fn from(p: $p) -> $req {
-                    $req::$v(p)
-                }
-            }
-            $(#[cfg(feature = $f)])?
-            impl From<$r> for $resp {
-                fn from(r: $r) -> $resp {
-                    $resp::$v(r)
-                }
-            }
-        )*
-    };
-}
-
-macro_rules! notification_group {
-    (
-        $(#[$nmeta:meta])* $not:ident,
-        [$( $(#[$vmeta:meta])* $v:ident = $w:literal, $p:ident, layer: $l:ident, cfg: [$($f:literal)?]; )*]
-    ) => {
-        $(#[$nmeta])*
-        #[derive(Debug, Clone, PartialEq)]
-        #[non_exhaustive]
-        pub enum $not {
-            $( $(#[cfg(feature = $f)])? $(#[$vmeta])* $v($p), )*
-            /// An extension notification (`_`-prefixed method).
-            Ext(ExtNotification),
-        }
-
-        impl $not {
-            /// The table row's method, or `None` for an extension notification.
-            pub fn method(&self) -> Option<Method> {
-                match self {
-                    $( $(#[cfg(feature = $f)])? $not::$v(_) => Some(Method::$v), )*
-                    $not::Ext(_) => None,
-                }
-            }
-
-            /// The method name on the wire.
-            pub fn wire(&self) -> &str {
-                match self {
-                    $( $(#[cfg(feature = $f)])? $not::$v(_) => $w, )*
-                    $not::Ext(e) => &e.method,
-                }
-            }
-
-            /// Decodes a notification this side receives.
-            pub fn decode(method: &str, params: Option<&RawValue>) -> Result<$not, DecodeError> {
-                match method {
-                    $( $(#[cfg(feature = $f)])? $w => decode_params(params).map($not::$v), )*
-                    m if is_extension_name(m) => {
-                        Ok($not::Ext(ExtNotification::new(m, raw_to_value(params)?)))
-                    }
-                    m => Err(DecodeError::UnknownMethod(m.to_owned())),
-                }
-            }
-
-            /// Whether the params member is sent (only an extension notification may have none).
-            pub fn has_params(&self) -> bool {
-                !matches!(self, $not::Ext(e) if e.params.is_null())
-            }
-
-            /// Decodes the params of a table `method` straight from a deserializer. `Ok(None)`
-            /// when `method` is not one of this enum's rows.
-            pub(crate) fn deserialize_method<'de, D: serde::Deserializer<'de>>(
-                method: Method,
-                d: D,
-            ) -> Result<Option<$not>, D::Error> {
-                match method {
-                    $( $(#[cfg(feature = $f)])? Method::$v => <$p as serde::Deserialize>::deserialize(d).map(|p| Some($not::$v(p))), )*
-                    _ => Ok(None),
-                }
-            }
-        }
-
-        impl Serialize for $not {
-            /// Writes the params object.
-            fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-                match self {
-                    $( $(#[cfg(feature = $f)])? $not::$v(p) => p.serialize(s), )*
-                    $not::Ext(e) => e.params.serialize(s),
-                }
-            }
-        }
-
-        $(
-            $(#[cfg(feature = $f)])?
-            impl From<$p> for $not {
-                fn from(p: $p) -> $not {
-                    $not::$v(p)
-                }
-            }
-        )*
-    };
-}
-
 /// A request params type whose result type the method table knows: `NewSessionRequest` is
 /// answered by `NewSessionResponse`, `ReadTextFileRequest` by `ReadTextFileResponse`, and so on
 /// for every request row of both directions (the impls are generated from the table).
@@ -448,184 +237,6 @@ pub trait TypedRequest: Into<Request> {
     /// result of another method.
     fn result(response: Response) -> Option<Self::Result>;
 }
-
-macro_rules! define_methods {
-    (
-        {
-            requests $(#[$crm:meta])* $creq:ident => $(#[$arm:meta])* $aresp:ident;
-            requests $(#[$arqm:meta])* $areq:ident => $(#[$crsm:meta])* $cresp:ident;
-            notifications $(#[$cnm:meta])* $cnot:ident;
-            notifications $(#[$anm:meta])* $anot:ident;
-        }
-        client_requests: [ $( {
-            $(#[$cm:meta])* $cv:ident = $cw:literal, $cp:ident => $cr:ident, gate: [$($cg:literal),*],
-            handler: $ch:ident($ccx:ident), default: $cdef:ident, call: $ccall:ident $(, feature: $cf:literal)?
-        } )* ]
-        agent_requests: [ $( {
-            $(#[$am:meta])* $av:ident = $aw:literal, $ap:ident => $ar:ident, gate: [$($ag:literal),*],
-            handler: $ah:ident($acx:ident), default: $adef:ident, call: $acall:ident $(, feature: $af:literal)?
-        } )* ]
-        client_notifications: [ $( {
-            $(#[$cnvm:meta])* $cnv:ident = $cnw:literal, $cnp:ident, gate: [$($cng:literal),*], layer: $cnl:ident, handler: [$($cnh:ident)?]
-            $(, feature: $cnf:literal)?
-        } )* ]
-        agent_notifications: [ $( {
-            $(#[$anvm:meta])* $anv:ident = $anw:literal, $anp:ident, gate: [$($ang:literal),*], layer: $anl:ident, handler: [$($anh:ident)?]
-            $(, feature: $anf:literal)?
-        } )* ]
-        protocol: [ $( { $(#[$pm:meta])* $pv:ident = $pw:literal, $pp:ident } )* ]
-    ) => {
-        /// Every method of the table, one variant per row, in table order. Non-exhaustive: the
-        /// `unstable_*` features add variants, and cargo unifies features across a build, so a
-        /// crate's exhaustive match would break when another crate turns one on.
-        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-        #[non_exhaustive]
-        pub enum Method {
-            $( $(#[cfg(feature = $cf)])? #[doc = concat!("`", $cw, "`")] $cv, )*
-            $( $(#[cfg(feature = $af)])? #[doc = concat!("`", $aw, "`")] $av, )*
-            $( $(#[cfg(feature = $cnf)])? #[doc = concat!("`", $cnw, "`")] $cnv, )*
-            $( $(#[cfg(feature = $anf)])? #[doc = concat!("`", $anw, "`")] $anv, )*
-            $( #[doc = concat!("`", $pw, "`")] $pv, )*
-        }
-
-        /// The method table.
-        pub const METHODS: &[MethodRow] = &[
-            $( $(#[cfg(feature = $cf)])? MethodRow { method: Method::$cv, wire: $cw, direction: Direction::ClientToAgent, kind: Kind::Request,
-                params: stringify!($cp), result: Some(stringify!($cr)), gate: &[$($cg),*], layer: Layer::App, handler: Some(stringify!($ch)) }, )*
-            $( $(#[cfg(feature = $af)])? MethodRow { method: Method::$av, wire: $aw, direction: Direction::AgentToClient, kind: Kind::Request,
-                params: stringify!($ap), result: Some(stringify!($ar)), gate: &[$($ag),*], layer: Layer::App, handler: Some(stringify!($ah)) }, )*
-            $( $(#[cfg(feature = $cnf)])? MethodRow { method: Method::$cnv, wire: $cnw, direction: Direction::ClientToAgent, kind: Kind::Notification,
-                params: stringify!($cnp), result: None, gate: &[$($cng),*], layer: Layer::$cnl, handler: opt_name!($($cnh)?) }, )*
-            $( $(#[cfg(feature = $anf)])? MethodRow { method: Method::$anv, wire: $anw, direction: Direction::AgentToClient, kind: Kind::Notification,
-                params: stringify!($anp), result: None, gate: &[$($ang),*], layer: Layer::$anl, handler: opt_name!($($anh)?) }, )*
-            $( MethodRow { method: Method::$pv, wire: $pw, direction: Direction::Both, kind: Kind::Notification,
-                params: stringify!($pp), result: None, gate: &[], layer: Layer::Protocol, handler: None }, )*
-        ];
-
-        impl Method {
-            /// Every method, in table order.
-            pub const ALL: &'static [Method] = &[
-                $($(#[cfg(feature = $cf)])? Method::$cv,)* $($(#[cfg(feature = $af)])? Method::$av,)*
-                $($(#[cfg(feature = $cnf)])? Method::$cnv,)* $($(#[cfg(feature = $anf)])? Method::$anv,)*
-                $(Method::$pv,)*
-            ];
-
-            /// The method's wire string.
-            pub const fn wire(self) -> &'static str {
-                match self {
-                    $($(#[cfg(feature = $cf)])? Method::$cv => $cw,)*
-                    $($(#[cfg(feature = $af)])? Method::$av => $aw,)*
-                    $($(#[cfg(feature = $cnf)])? Method::$cnv => $cnw,)*
-                    $($(#[cfg(feature = $anf)])? Method::$anv => $anw,)* $(Method::$pv => $pw,)*
-                }
-            }
-
-            /// Looks a wire string up in the table. A wire string is unique per direction and
-            /// kind; one that several rows share (`mcp/message`, `proxy/successor`) gives the
-            /// first row here: use [`Method::received`] to resolve it for a receiving side, and
-            /// [`Method::received_as`] for a side and a kind.
-            #[allow(unreachable_patterns)] // the shared wire string's second row
-            pub fn from_wire(wire: &str) -> Option<Method> {
-                Some(match wire {
-                    $($(#[cfg(feature = $cf)])? $cw => Method::$cv,)*
-                    $($(#[cfg(feature = $af)])? $aw => Method::$av,)*
-                    $($(#[cfg(feature = $cnf)])? $cnw => Method::$cnv,)*
-                    $($(#[cfg(feature = $anf)])? $anw => Method::$anv,)* $($pw => Method::$pv,)*
-                    _ => return None,
-                })
-            }
-        }
-
-        request_group!($(#[$crm])* $creq, $(#[$arm])* $aresp, ClientToAgent,
-            [$( $(#[$cm])* $cv = $cw, $cp => $cr, gate: [$($cg),*], cfg: [$($cf)?]; )*]);
-        request_group!($(#[$arqm])* $areq, $(#[$crsm])* $cresp, AgentToClient,
-            [$( $(#[$am])* $av = $aw, $ap => $ar, gate: [$($ag),*], cfg: [$($af)?]; )*]);
-        notification_group!($(#[$cnm])* $cnot, [$( $(#[$cnvm])* $cnv = $cnw, $cnp, layer: $cnl, cfg: [$($cnf)?]; )*]);
-        notification_group!($(#[$anm])* $anot, [$( $(#[$anvm])* $anv = $anw, $anp, layer: $anl, cfg: [$($anf)?]; )*]);
-
-        $(
-            $(#[cfg(feature = $cf)])?
-            impl From<$cp> for Request {
-                fn from(p: $cp) -> Request { Request::Client($creq::$cv(p)) }
-            }
-            $(#[cfg(feature = $cf)])?
-            impl From<$cr> for Response {
-                fn from(r: $cr) -> Response { Response::Agent($aresp::$cv(r)) }
-            }
-            $(#[cfg(feature = $cf)])?
-            impl TypedRequest for $cp {
-                type Result = $cr;
-                fn result(response: Response) -> Option<$cr> {
-                    match response {
-                        Response::Agent($aresp::$cv(r)) => Some(r),
-                        _ => None,
-                    }
-                }
-            }
-        )*
-        $(
-            $(#[cfg(feature = $af)])?
-            impl From<$ap> for Request {
-                fn from(p: $ap) -> Request { Request::Agent($areq::$av(p)) }
-            }
-            $(#[cfg(feature = $af)])?
-            impl From<$ar> for Response {
-                fn from(r: $ar) -> Response { Response::Client($cresp::$av(r)) }
-            }
-            $(#[cfg(feature = $af)])?
-            impl TypedRequest for $ap {
-                type Result = $ar;
-                fn result(response: Response) -> Option<$ar> {
-                    match response {
-                        Response::Client($cresp::$av(r)) => Some(r),
-                        _ => None,
-                    }
-                }
-            }
-        )*
-        $(
-            $(#[cfg(feature = $cnf)])?
-            impl From<$cnp> for Notification {
-                fn from(p: $cnp) -> Notification { Notification::Client($cnot::$cnv(p)) }
-            }
-        )*
-        $(
-            $(#[cfg(feature = $anf)])?
-            impl From<$anp> for Notification {
-                fn from(p: $anp) -> Notification { Notification::Agent($anot::$anv(p)) }
-            }
-        )*
-    };
-}
-
-/// `Some("name")` for a notification row with a handler, `None` without.
-macro_rules! opt_name {
-    () => {
-        None
-    };
-    ($h:ident) => {
-        Some(stringify!($h))
-    };
-}
-
-crate::method_table!(define_methods {
-    requests
-        /// A request the client sends to the agent (the schema's `ClientRequest` params).
-        ClientRequest =>
-        /// The agent's result for a [`ClientRequest`] (the schema's `AgentResponse` results).
-        AgentResponse;
-    requests
-        /// A request the agent sends to the client (the schema's `AgentRequest` params).
-        AgentRequest =>
-        /// The client's result for an [`AgentRequest`] (the schema's `ClientResponse` results).
-        ClientResponse;
-    notifications
-        /// A notification the client sends to the agent (the schema's `ClientNotification`).
-        ClientNotification;
-    notifications
-        /// A notification the agent sends to the client (the schema's `AgentNotification`).
-        AgentNotification;
-});
 
 impl Method {
     /// The method's table row.
@@ -673,10 +284,12 @@ impl Method {
     }
 }
 
+mod generated;
 mod invariants;
 mod table;
 mod wrappers;
 
+pub use generated::*;
 pub use wrappers::{Notification, Request, Response};
 
 #[cfg(test)]

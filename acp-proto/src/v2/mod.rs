@@ -1,5 +1,5 @@
 //! ACP v2 (Preview, feature `unstable_protocol_v2`): the v2 method table ([`METHODS`], from
-//! [`method_table_v2!`](crate::method_table_v2)), the unions [`Request`], [`Response`] and
+//! `acp-proto/methods/v2.toml`, expanded by `tools/acp-gen`), the unions [`Request`], [`Response`] and
 //! [`Notification`] built from it, and every v2 schema type (re-exported from
 //! `acp_schema::v2`, whose docs say which types are v1's, the wire conventions and how unknown
 //! values are kept).
@@ -29,6 +29,7 @@ pub mod envelope;
 #[cfg(all(test, not(feature = "test-exports")))]
 #[allow(unreachable_pub, dead_code)]
 mod envelope;
+mod generated;
 mod methods;
 mod table;
 #[cfg(test)]
@@ -36,6 +37,7 @@ mod table_tests;
 mod wrappers;
 
 pub use acp_schema::v2::*;
+pub use generated::*;
 pub use methods::*;
 pub use methods::{ExtNotification, ExtRequest, ExtResponse};
 pub use wrappers::{Notification, Request, Response};

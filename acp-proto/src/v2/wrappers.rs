@@ -213,62 +213,38 @@ impl Serialize for Notification {
     }
 }
 
-macro_rules! wrap {
-    ($($from:ty => $to:ident::$v:ident),* $(,)?) => {$(
-        impl From<$from> for $to {
-            fn from(p: $from) -> $to {
-                $to::$v(p)
-            }
-        }
-    )*};
+impl From<ClientRequest> for Request {
+    fn from(p: ClientRequest) -> Request {
+        Request::Client(p)
+    }
 }
 
-wrap! {
-    ClientRequest => Request::Client,
-    AgentRequest => Request::Agent,
-    AgentResponse => Response::Agent,
-    ClientResponse => Response::Client,
-    ClientNotification => Notification::Client,
-    AgentNotification => Notification::Agent,
+impl From<AgentRequest> for Request {
+    fn from(p: AgentRequest) -> Request {
+        Request::Agent(p)
+    }
 }
 
-/// The table callback: `From` every params and result type of the table into the wrappers.
-macro_rules! v2_froms {
-    (
-        {}
-        client_requests: [ $( { $(#[doc = $cd:literal])* $cv:ident = $cw:literal, $cp:ident => $cr:ident, $($crest:tt)* } )* ]
-        agent_requests: [ $( { $(#[doc = $ad:literal])* $av:ident = $aw:literal, $ap:ident => $ar:ident, $($arest:tt)* } )* ]
-        client_notifications: [ $( { $(#[doc = $nd:literal])* $nv:ident = $nw:literal, $np:ident, $($nrest:tt)* } )* ]
-        agent_notifications: [ $( { $(#[doc = $md:literal])* $mv:ident = $mw:literal, $mp:ident, $($mrest:tt)* } )* ]
-        protocol: [ $($protocol:tt)* ]
-    ) => {
-        $(
-            impl From<$cp> for Request {
-                fn from(p: $cp) -> Request { Request::Client(ClientRequest::$cv(p)) }
-            }
-            impl From<$cr> for Response {
-                fn from(r: $cr) -> Response { Response::Agent(AgentResponse::$cv(r)) }
-            }
-        )*
-        $(
-            impl From<$ap> for Request {
-                fn from(p: $ap) -> Request { Request::Agent(AgentRequest::$av(p)) }
-            }
-            impl From<$ar> for Response {
-                fn from(r: $ar) -> Response { Response::Client(ClientResponse::$av(r)) }
-            }
-        )*
-        $(
-            impl From<$np> for Notification {
-                fn from(p: $np) -> Notification { Notification::Client(ClientNotification::$nv(p)) }
-            }
-        )*
-        $(
-            impl From<$mp> for Notification {
-                fn from(p: $mp) -> Notification { Notification::Agent(AgentNotification::$mv(p)) }
-            }
-        )*
-    };
+impl From<AgentResponse> for Response {
+    fn from(p: AgentResponse) -> Response {
+        Response::Agent(p)
+    }
 }
 
-crate::method_table_v2!(v2_froms {});
+impl From<ClientResponse> for Response {
+    fn from(p: ClientResponse) -> Response {
+        Response::Client(p)
+    }
+}
+
+impl From<ClientNotification> for Notification {
+    fn from(p: ClientNotification) -> Notification {
+        Notification::Client(p)
+    }
+}
+
+impl From<AgentNotification> for Notification {
+    fn from(p: AgentNotification) -> Notification {
+        Notification::Agent(p)
+    }
+}

@@ -62,6 +62,9 @@ fn run(check: bool) -> Result<bool, String> {
         if check {
             eprintln!("acp-gen: {} differs from what the tables give", o.path);
         } else {
+            if let Some(dir) = std::path::Path::new(&full).parent() {
+                std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+            }
             std::fs::write(&full, &o.contents).map_err(|e| format!("{full}: {e}"))?;
             println!("acp-gen: wrote {}", o.path);
         }

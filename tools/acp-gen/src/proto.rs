@@ -1,9 +1,534 @@
-//! What acp-proto expands the tables into (the method enums, `METHODS`, the conversions and `TypedRequest`).
+//! What acp-proto expands the tables into: the `Method` index enum and `METHODS` (the table as
+//! data), the typed enums per side with their decoders and encoders, and the conversions into
+//! the role-agnostic `Request`/`Response`/`Notification` (v1 also `TypedRequest`).
+//!
+//! v1 (`acp-proto/src/methods/generated.rs`) and v2 (`acp-proto/src/v2/generated.rs`) keep
+//! their own shapes of the per-side enums (v1: an `Ext` variant and one-pass decoding from raw
+//! JSON; v2: an `Other { method, value }` variant decoded from a `Value`), so each has its own
+//! writer below; the `Method` enum, `METHODS` and the conversions are written by the same code.
 
-use crate::table::{Table, Version};
+use crate::out::{cfg, doc, header};
+use crate::table::{NotificationRow, RequestRow, Side, Table, Version};
+use std::fmt::Write;
 
-/// The files written for `version`'s table: (path from the workspace root, unformatted source).
+/// The files written for `version`'s table: a module (`Method`, `METHODS`) with one file per
+/// direction (that direction's request, response and notification enums and their
+/// conversions), so that no file is long to read.
 pub fn files(version: Version, table: &Table) -> Vec<(String, String)> {
-    let _ = (version, table);
-    Vec::new()
+    let dir = match version {
+        Version::V1 => "acp-proto/src/methods/generated",
+        Version::V2 => "acp-proto/src/v2/generated",
+    };
+    let mut top = header("acp-proto's `Method` enum and `METHODS`", version);
+    let parent = if version == Version::V1 { "methods" } else { "v2" };
+    let _ = write!(
+        top,
+        "//! The {v} method table expanded (see `{parent}`' docs): [`Method`] and [`METHODS`] here, the\n\
+         //! typed enums of each direction in [`client_to_agent`] and [`agent_to_client`].\n\n\
+         mod agent_to_client;\nmod client_to_agent;\n\npub use agent_to_client::*;\npub use client_to_agent::*;\n\n",
+        v = version.name()
+    );
+    top.push_str(match version {
+        Version::V1 => "use crate::methods::*;\n\n",
+        Version::V2 => "use super::methods::*;\nuse super::*;\nuse crate::methods::{Direction, Kind, Layer};\nuse serde::{Serialize, Serializer};\nuse serde_json::Value;\n\n",
+    });
+    method_enum(&mut top, version, table);
+    method_rows(&mut top, version, table);
+    if version == Version::V1 {
+        v1_method_impl(&mut top, table);
+    } else {
+        let rows: Vec<_> = table
+            .protocol
+            .iter()
+            .map(|r| (r.variant.clone(), r.params.clone(), r.wire.clone(), r.doc.clone()))
+            .collect();
+        v2_by_method(
+            &mut top,
+            "ProtocolNotification",
+            "The params of a protocol-level (`$/`) notification, either side.",
+            true,
+            &rows,
+        );
+    }
+    let mut files = vec![(format!("{dir}/mod.rs"), top)];
+    for (from, to) in [(Side::Client, Side::Agent), (Side::Agent, Side::Client)] {
+        let mut s = header(&format!("the {} -> {} enums of acp-proto", from.name(), to.name()), version);
+        let _ = writeln!(
+            s,
+            "//! What the {} sends the {}: requests, their results, notifications.\n",
+            from.name(),
+            to.name()
+        );
+        direction(&mut s, version, table, from);
+        files.push((format!("{dir}/{}_to_{}.rs", from.name(), to.name()), s));
+    }
+    files
+}
+
+/// One direction's enums (sent by `from`) and their conversions into the role-agnostic unions.
+fn direction(s: &mut String, version: Version, table: &Table, from: Side) {
+    let (me, peer) = if from == Side::Client { ("Client", "Agent") } else { ("Agent", "Client") };
+    let requests = table.requests_from(from);
+    let notifications = table.notifications_from(from);
+    match version {
+        Version::V1 => {
+            s.push_str(
+                "use crate::methods::*;\nuse serde::{Serialize, Serializer};\nuse serde_json::value::RawValue;\n\n",
+            );
+            v1_request_enums(s, &format!("{me}Request"), &format!("{peer}Response"), requests);
+            v1_notification_enum(s, &format!("{me}Notification"), notifications);
+        }
+        Version::V2 => {
+            s.push_str("use super::super::methods::*;\nuse super::super::wrappers::*;\nuse super::super::*;\nuse serde::{Serialize, Serializer};\nuse serde_json::Value;\n\n");
+            let params: Vec<_> =
+                requests.iter().map(|r| (r.variant.clone(), r.params.clone(), r.wire.clone(), r.doc.clone())).collect();
+            let results: Vec<_> =
+                requests.iter().map(|r| (r.variant.clone(), r.result.clone(), r.wire.clone(), r.doc.clone())).collect();
+            let notes: Vec<_> = notifications
+                .iter()
+                .map(|r| (r.variant.clone(), r.params.clone(), r.wire.clone(), r.doc.clone()))
+                .collect();
+            let who = me.to_lowercase();
+            let them = peer.to_lowercase();
+            v2_by_method(
+                s,
+                &format!("{me}Request"),
+                &format!("The params of a request the {who} sends."),
+                true,
+                &params,
+            );
+            v2_by_method(
+                s,
+                &format!("{peer}Response"),
+                &format!("The result of a request the {who} sent (what the {them} answers)."),
+                false,
+                &results,
+            );
+            v2_by_method(
+                s,
+                &format!("{me}Notification"),
+                &format!("The params of a notification the {who} sends."),
+                true,
+                &notes,
+            );
+        }
+    }
+    conversions(s, version, me, peer, requests, notifications);
+}
+
+/// `Some("name")` or `None`, as Rust source.
+fn opt_str(v: Option<&str>) -> String {
+    v.map_or("None".to_owned(), |h| format!("Some(\"{h}\")"))
+}
+
+/// `&["a", "b"]`, as Rust source.
+fn str_slice(items: &[String]) -> String {
+    let quoted: Vec<String> = items.iter().map(|g| format!("\"{g}\"")).collect();
+    format!("&[{}]", quoted.join(", "))
+}
+
+/// One entry of a table-wide list: (variant, wire, feature).
+fn all_rows(table: &Table) -> Vec<(&str, &str, &Option<String>)> {
+    let none: &Option<String> = &None;
+    let mut rows = Vec::new();
+    for r in table.client_requests.iter().chain(&table.agent_requests) {
+        rows.push((r.variant.as_str(), r.wire.as_str(), &r.feature));
+    }
+    for r in table.client_notifications.iter().chain(&table.agent_notifications) {
+        rows.push((r.variant.as_str(), r.wire.as_str(), &r.feature));
+    }
+    for r in &table.protocol {
+        rows.push((r.variant.as_str(), r.wire.as_str(), none));
+    }
+    rows
+}
+
+fn method_enum(s: &mut String, version: Version, table: &Table) {
+    let docs: Vec<&str> = table
+        .client_requests
+        .iter()
+        .chain(&table.agent_requests)
+        .map(|r| r.doc.as_str())
+        .chain(table.client_notifications.iter().chain(&table.agent_notifications).map(|r| r.doc.as_str()))
+        .chain(table.protocol.iter().map(|r| r.doc.as_str()))
+        .collect();
+    match version {
+        Version::V1 => s.push_str(
+            "/// Every method of the table, one variant per row, in table order. Non-exhaustive: the\n\
+             /// `unstable_*` features add variants, and cargo unifies features across a build, so a\n\
+             /// crate's exhaustive match would break when another crate turns one on.\n\
+             #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]\n",
+        ),
+        Version::V2 => {
+            s.push_str("/// A method of the v2 table.\n#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]\n")
+        }
+    }
+    s.push_str("#[non_exhaustive]\npub enum Method {\n");
+    for ((variant, _, feature), text) in all_rows(table).into_iter().zip(docs) {
+        let _ = writeln!(s, "{}{}{variant},", doc(text), cfg(feature));
+    }
+    s.push_str("}\n\n");
+}
+
+fn method_rows(s: &mut String, version: Version, table: &Table) {
+    match version {
+        Version::V1 => s.push_str("/// The method table.\npub const METHODS: &[MethodRow] = &[\n"),
+        Version::V2 => {
+            s.push_str("/// Every row of the v2 method table, in table order.\npub static METHODS: &[MethodRow] = &[\n")
+        }
+    }
+    for (direction, rows) in [("ClientToAgent", &table.client_requests), ("AgentToClient", &table.agent_requests)] {
+        for r in rows {
+            let _ = writeln!(
+                s,
+                "{}MethodRow {{ method: Method::{}, wire: \"{}\", direction: Direction::{direction}, \
+                 kind: Kind::Request, params: \"{}\", result: Some(\"{}\"), gate: {}, layer: Layer::App, \
+                 handler: Some(\"{}\") }},",
+                cfg(&r.feature),
+                r.variant,
+                r.wire,
+                r.params,
+                r.result,
+                str_slice(&r.gate),
+                r.handler
+            );
+        }
+    }
+    for (direction, rows) in
+        [("ClientToAgent", &table.client_notifications), ("AgentToClient", &table.agent_notifications)]
+    {
+        for r in rows {
+            let _ = writeln!(
+                s,
+                "{}MethodRow {{ method: Method::{}, wire: \"{}\", direction: Direction::{direction}, \
+                 kind: Kind::Notification, params: \"{}\", result: None, gate: {}, layer: Layer::{}, \
+                 handler: {} }},",
+                cfg(&r.feature),
+                r.variant,
+                r.wire,
+                r.params,
+                str_slice(&r.gate),
+                r.layer,
+                opt_str(r.handler.as_deref())
+            );
+        }
+    }
+    for r in &table.protocol {
+        let _ = writeln!(
+            s,
+            "MethodRow {{ method: Method::{}, wire: \"{}\", direction: Direction::Both, kind: Kind::Notification, \
+             params: \"{}\", result: None, gate: &[], layer: Layer::Protocol, handler: None }},",
+            r.variant, r.wire, r.params
+        );
+    }
+    s.push_str("];\n\n");
+}
+
+fn v1_method_impl(s: &mut String, table: &Table) {
+    let rows = all_rows(table);
+    s.push_str("impl Method {\n/// Every method, in table order.\npub const ALL: &'static [Method] = &[\n");
+    for (variant, _, feature) in &rows {
+        let _ = writeln!(s, "{}Method::{variant},", cfg(feature));
+    }
+    s.push_str("];\n\n/// The method's wire string.\npub const fn wire(self) -> &'static str {\nmatch self {\n");
+    for (variant, wire, feature) in &rows {
+        let _ = writeln!(s, "{}Method::{variant} => \"{wire}\",", cfg(feature));
+    }
+    s.push_str(
+        "}\n}\n\n\
+         /// Looks a wire string up in the table. A wire string is unique per direction and\n\
+         /// kind; one that several rows share (`mcp/message`, `proxy/successor`) gives the\n\
+         /// first row here: use [`Method::received`] to resolve it for a receiving side, and\n\
+         /// [`Method::received_as`] for a side and a kind.\n\
+         #[allow(unreachable_patterns)] // the shared wire string's second row\n\
+         pub fn from_wire(wire: &str) -> Option<Method> {\nSome(match wire {\n",
+    );
+    for (variant, wire, feature) in &rows {
+        let _ = writeln!(s, "{}\"{wire}\" => Method::{variant},", cfg(feature));
+    }
+    s.push_str("_ => return None,\n})\n}\n}\n\n");
+}
+
+/// The docs of v1's per-side enums (the schema's names for them).
+fn v1_enum_doc(name: &str) -> &'static str {
+    match name {
+        "ClientRequest" => "A request the client sends to the agent (the schema's `ClientRequest` params).",
+        "AgentResponse" => "The agent's result for a [`ClientRequest`] (the schema's `AgentResponse` results).",
+        "AgentRequest" => "A request the agent sends to the client (the schema's `AgentRequest` params).",
+        "ClientResponse" => "The client's result for an [`AgentRequest`] (the schema's `ClientResponse` results).",
+        "ClientNotification" => "A notification the client sends to the agent (the schema's `ClientNotification`).",
+        "AgentNotification" => "A notification the agent sends to the client (the schema's `AgentNotification`).",
+        _ => unreachable!("one of v1's six per-side enums"),
+    }
+}
+
+/// Writes `match self { Self::V(x) => <arm>, … <last> }` arms, one per row, with their `cfg`s.
+fn arms(s: &mut String, rows: &[(&str, &Option<String>)], arm: impl Fn(&str) -> String) {
+    for (variant, feature) in rows {
+        let _ = writeln!(s, "{}{}", cfg(feature), arm(variant));
+    }
+}
+
+fn v1_request_enums(s: &mut String, req: &str, resp: &str, rows: &[RequestRow]) {
+    let keys: Vec<(&str, &Option<String>)> = rows.iter().map(|r| (r.variant.as_str(), &r.feature)).collect();
+    let _ = writeln!(
+        s,
+        "/// {}\n#[derive(Debug, Clone, PartialEq)]\n#[non_exhaustive]\npub enum {req} {{",
+        v1_enum_doc(req)
+    );
+    for r in rows {
+        let _ = writeln!(s, "{}{}{}({}),", doc(&r.doc), cfg(&r.feature), r.variant, r.params);
+    }
+    s.push_str("/// An extension request (`_`-prefixed method).\nExt(ExtRequest),\n}\n\n");
+    let _ = writeln!(
+        s,
+        "/// {}\n#[derive(Debug, Clone, PartialEq)]\n#[non_exhaustive]\npub enum {resp} {{",
+        v1_enum_doc(resp)
+    );
+    for r in rows {
+        let _ = writeln!(s, "{}/// Result of `{}`.\n{}({}),", cfg(&r.feature), r.wire, r.variant, r.result);
+    }
+    s.push_str("/// Result of an extension request.\nExt(ExtResponse),\n}\n\n");
+
+    let _ = writeln!(
+        s,
+        "impl {req} {{\n/// The table row's method, or `None` for an extension request.\npub fn method(&self) -> Option<Method> {{\nmatch self {{"
+    );
+    arms(s, &keys, |v| format!("{req}::{v}(_) => Some(Method::{v}),"));
+    let _ = writeln!(
+        s,
+        "{req}::Ext(_) => None,\n}}\n}}\n\n/// The method name on the wire.\npub fn wire(&self) -> &str {{\nmatch self {{"
+    );
+    for r in rows {
+        let _ = writeln!(s, "{}{req}::{}(_) => \"{}\",", cfg(&r.feature), r.variant, r.wire);
+    }
+    let _ = writeln!(
+        s,
+        "{req}::Ext(e) => &e.method,\n}}\n}}\n\n\
+         /// Decodes a request this side receives from its method name and raw params.\n\
+         /// Unknown (non-extension) methods give [`DecodeError::UnknownMethod`].\n\
+         pub fn decode(method: &str, params: Option<&RawValue>) -> Result<{req}, DecodeError> {{\nmatch method {{"
+    );
+    for r in rows {
+        let _ = writeln!(s, "{}\"{}\" => decode_params(params).map({req}::{}),", cfg(&r.feature), r.wire, r.variant);
+    }
+    let _ = writeln!(
+        s,
+        "m if is_extension_name(m) => Ok({req}::Ext(ExtRequest::new(m, raw_to_value(params)?))),\n\
+         m => Err(DecodeError::UnknownMethod(m.to_owned())),\n}}\n}}\n\n\
+         /// Whether the params member is sent (only an extension request may have none).\n\
+         pub fn has_params(&self) -> bool {{\n!matches!(self, {req}::Ext(e) if e.params.is_null())\n}}\n\n\
+         /// Decodes the params of a table `method` straight from a deserializer (one pass, no\n\
+         /// intermediate value). `Ok(None)` when `method` is not one of this enum's rows.\n\
+         pub(crate) fn deserialize_method<'de, D: serde::Deserializer<'de>>(method: Method, d: D) -> Result<Option<{req}>, D::Error> {{\nmatch method {{"
+    );
+    for r in rows {
+        let _ = writeln!(
+            s,
+            "{}Method::{v} => <{p} as serde::Deserialize>::deserialize(d).map(|p| Some({req}::{v}(p))),",
+            cfg(&r.feature),
+            v = r.variant,
+            p = r.params
+        );
+    }
+    let _ = writeln!(
+        s,
+        "_ => Ok(None),\n}}\n}}\n}}\n\nimpl Serialize for {req} {{\n/// Writes the params object.\nfn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {{\nmatch self {{"
+    );
+    arms(s, &keys, |v| format!("{req}::{v}(p) => p.serialize(s),"));
+    let _ = write!(s, "{req}::Ext(e) => e.params.serialize(s),\n}}\n}}\n}}\n\n");
+
+    let _ = writeln!(
+        s,
+        "impl {resp} {{\n/// The table row's method, or `None` for an extension result.\npub fn method(&self) -> Option<Method> {{\nmatch self {{"
+    );
+    arms(s, &keys, |v| format!("{resp}::{v}(_) => Some(Method::{v}),"));
+    let _ = writeln!(
+        s,
+        "{resp}::Ext(_) => None,\n}}\n}}\n\n\
+         /// Decodes the raw result of a request sent with `method` (`None`: extension).\n\
+         pub fn decode_result(method: Option<Method>, result: &RawValue) -> Result<{resp}, DecodeError> {{\nmatch method {{"
+    );
+    arms(s, &keys, |v| format!("Some(Method::{v}) => decode_result(result).map({resp}::{v}),"));
+    let _ = writeln!(
+        s,
+        "None => serde_json::from_str(result.get()).map(|v| {resp}::Ext(ExtResponse(v))).map_err(|e| DecodeError::Invalid(e.to_string())),\n\
+         Some(other) => Err(DecodeError::UnknownMethod(other.wire().to_owned())),\n}}\n}}\n}}\n\n\
+         impl Serialize for {resp} {{\n/// Writes the result object.\nfn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {{\nmatch self {{"
+    );
+    arms(s, &keys, |v| format!("{resp}::{v}(r) => r.serialize(s),"));
+    let _ = write!(s, "{resp}::Ext(e) => e.serialize(s),\n}}\n}}\n}}\n\n");
+
+    for r in rows {
+        let _ = write!(
+            s,
+            "{c}impl From<{p}> for {req} {{\nfn from(p: {p}) -> {req} {{\n{req}::{v}(p)\n}}\n}}\n\n\
+             {c}impl From<{r}> for {resp} {{\nfn from(r: {r}) -> {resp} {{\n{resp}::{v}(r)\n}}\n}}\n\n",
+            c = cfg(&r.feature),
+            p = r.params,
+            r = r.result,
+            v = r.variant
+        );
+    }
+}
+
+fn v1_notification_enum(s: &mut String, not: &str, rows: &[NotificationRow]) {
+    let keys: Vec<(&str, &Option<String>)> = rows.iter().map(|r| (r.variant.as_str(), &r.feature)).collect();
+    let _ = writeln!(
+        s,
+        "/// {}\n#[derive(Debug, Clone, PartialEq)]\n#[non_exhaustive]\npub enum {not} {{",
+        v1_enum_doc(not)
+    );
+    for r in rows {
+        let _ = writeln!(s, "{}{}{}({}),", doc(&r.doc), cfg(&r.feature), r.variant, r.params);
+    }
+    s.push_str("/// An extension notification (`_`-prefixed method).\nExt(ExtNotification),\n}\n\n");
+    let _ = writeln!(
+        s,
+        "impl {not} {{\n/// The table row's method, or `None` for an extension notification.\npub fn method(&self) -> Option<Method> {{\nmatch self {{"
+    );
+    arms(s, &keys, |v| format!("{not}::{v}(_) => Some(Method::{v}),"));
+    let _ = writeln!(
+        s,
+        "{not}::Ext(_) => None,\n}}\n}}\n\n/// The method name on the wire.\npub fn wire(&self) -> &str {{\nmatch self {{"
+    );
+    for r in rows {
+        let _ = writeln!(s, "{}{not}::{}(_) => \"{}\",", cfg(&r.feature), r.variant, r.wire);
+    }
+    let _ = writeln!(
+        s,
+        "{not}::Ext(e) => &e.method,\n}}\n}}\n\n\
+         /// Decodes a notification this side receives.\n\
+         pub fn decode(method: &str, params: Option<&RawValue>) -> Result<{not}, DecodeError> {{\nmatch method {{"
+    );
+    for r in rows {
+        let _ = writeln!(s, "{}\"{}\" => decode_params(params).map({not}::{}),", cfg(&r.feature), r.wire, r.variant);
+    }
+    let _ = writeln!(
+        s,
+        "m if is_extension_name(m) => Ok({not}::Ext(ExtNotification::new(m, raw_to_value(params)?))),\n\
+         m => Err(DecodeError::UnknownMethod(m.to_owned())),\n}}\n}}\n\n\
+         /// Whether the params member is sent (only an extension notification may have none).\n\
+         pub fn has_params(&self) -> bool {{\n!matches!(self, {not}::Ext(e) if e.params.is_null())\n}}\n\n\
+         /// Decodes the params of a table `method` straight from a deserializer. `Ok(None)`\n\
+         /// when `method` is not one of this enum's rows.\n\
+         pub(crate) fn deserialize_method<'de, D: serde::Deserializer<'de>>(method: Method, d: D) -> Result<Option<{not}>, D::Error> {{\nmatch method {{"
+    );
+    for r in rows {
+        let _ = writeln!(
+            s,
+            "{}Method::{v} => <{p} as serde::Deserialize>::deserialize(d).map(|p| Some({not}::{v}(p))),",
+            cfg(&r.feature),
+            v = r.variant,
+            p = r.params
+        );
+    }
+    let _ = writeln!(
+        s,
+        "_ => Ok(None),\n}}\n}}\n}}\n\nimpl Serialize for {not} {{\n/// Writes the params object.\nfn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {{\nmatch self {{"
+    );
+    arms(s, &keys, |v| format!("{not}::{v}(p) => p.serialize(s),"));
+    let _ = write!(s, "{not}::Ext(e) => e.params.serialize(s),\n}}\n}}\n}}\n\n");
+    for r in rows {
+        let _ = write!(
+            s,
+            "{c}impl From<{p}> for {not} {{\nfn from(p: {p}) -> {not} {{\n{not}::{v}(p)\n}}\n}}\n\n",
+            c = cfg(&r.feature),
+            p = r.params,
+            v = r.variant
+        );
+    }
+}
+
+/// A v2 enum of typed params (or results) keyed by method, with an `Other` variant for methods
+/// not in the table (extensions), kept verbatim. `optional`: the `Other` value may be absent
+/// (params); results always have one.
+fn v2_by_method(s: &mut String, name: &str, what: &str, optional: bool, rows: &[(String, String, String, String)]) {
+    let other = if optional { "Option<Value>" } else { "Value" };
+    let _ = writeln!(s, "/// {what}\n#[derive(Debug, Clone, PartialEq)]\n#[non_exhaustive]\npub enum {name} {{");
+    for (variant, ty, _, text) in rows {
+        let _ = writeln!(s, "{}{variant}({ty}),", doc(text));
+    }
+    let _ = writeln!(
+        s,
+        "/// A method not in the v2 table (an extension method), with its wire name and\n\
+         /// params kept verbatim.\nOther {{\n/// The wire method name.\nmethod: String,\n\
+         /// The params (or result), as sent.\nvalue: {other},\n}},\n}}\n\n\
+         impl {name} {{\n/// The wire method name.\npub fn method(&self) -> &str {{\nmatch self {{"
+    );
+    for (variant, _, wire, _) in rows {
+        let _ = writeln!(s, "{name}::{variant}(_) => \"{wire}\",");
+    }
+    let _ = writeln!(
+        s,
+        "{name}::Other {{ method, .. }} => method,\n}}\n}}\n\n\
+         /// Decodes `value` as the params (or result) of `method`: typed for a method of the\n\
+         /// table (an error if they do not decode), kept verbatim otherwise.\n\
+         pub fn decode(method: &str, value: Option<Value>) -> Result<Self, DecodeError> {{\nmatch method {{"
+    );
+    for (variant, _, wire, _) in rows {
+        let _ = writeln!(s, "\"{wire}\" => typed(value).map({name}::{variant}),");
+    }
+    // An absent result is `null`.
+    let into = if optional { "" } else { ": value.unwrap_or_default()" };
+    let has_value = if optional {
+        format!("match self {{\n{name}::Other {{ value, .. }} => value.is_some(),\n_ => true,\n}}")
+    } else {
+        "true".to_owned()
+    };
+    let _ = writeln!(
+        s,
+        "_ => Ok({name}::Other {{ method: method.to_owned(), value{into} }}),\n}}\n}}\n\n\
+         /// Whether there is a value to write (an `Other` notification or request may have no\n\
+         /// params; a result always has one).\npub fn has_value(&self) -> bool {{\n{has_value}\n}}\n}}\n\n\
+         impl Serialize for {name} {{\nfn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {{\nmatch self {{"
+    );
+    for (variant, _, _, _) in rows {
+        let _ = writeln!(s, "{name}::{variant}(p) => p.serialize(s),");
+    }
+    let _ = write!(s, "{name}::Other {{ value, .. }} => value.serialize(s),\n}}\n}}\n}}\n\n");
+}
+
+/// `From` every params and result type of one direction into the role-agnostic `Request`/
+/// `Response`/`Notification`, and (v1) `TypedRequest`, which names each params type's result
+/// type.
+fn conversions(
+    s: &mut String,
+    version: Version,
+    side: &str,
+    other: &str,
+    requests: &[RequestRow],
+    notifications: &[NotificationRow],
+) {
+    for r in requests {
+        let _ = write!(
+            s,
+            "{c}impl From<{p}> for Request {{\nfn from(p: {p}) -> Request {{\nRequest::{side}({side}Request::{v}(p))\n}}\n}}\n\n\
+             {c}impl From<{r}> for Response {{\nfn from(r: {r}) -> Response {{\nResponse::{other}({other}Response::{v}(r))\n}}\n}}\n\n",
+            c = cfg(&r.feature),
+            p = r.params,
+            r = r.result,
+            v = r.variant
+        );
+        if version == Version::V1 {
+            let _ = write!(
+                s,
+                "{c}impl TypedRequest for {p} {{\ntype Result = {r};\nfn result(response: Response) -> Option<{r}> {{\n\
+                 match response {{\nResponse::{other}({other}Response::{v}(r)) => Some(r),\n_ => None,\n}}\n}}\n}}\n\n",
+                c = cfg(&r.feature),
+                p = r.params,
+                r = r.result,
+                v = r.variant
+            );
+        }
+    }
+    for r in notifications {
+        let _ = write!(
+            s,
+            "{c}impl From<{p}> for Notification {{\nfn from(p: {p}) -> Notification {{\nNotification::{side}({side}Notification::{v}(p))\n}}\n}}\n\n",
+            c = cfg(&r.feature),
+            p = r.params,
+            v = r.variant
+        );
+    }
 }

@@ -155,6 +155,16 @@ pub enum Side {
     Client,
 }
 
+impl Side {
+    /// `agent` or `client`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Side::Agent => "agent",
+            Side::Client => "client",
+        }
+    }
+}
+
 impl Table {
     /// Reads and checks a table.
     pub fn parse(text: &str, path: &str) -> Result<Table, String> {
