@@ -38,141 +38,130 @@ struct RawMessage {
     params: Option<Value>,
 }
 
-macro_rules! request_envelope {
-    ($(#[$doc:meta])* $name:ident, $params:path) => {
-        $(#[$doc])*
-        #[derive(Debug, Clone, PartialEq)]
-        pub struct $name {
-            /// The request id.
-            pub id: RequestId,
-            /// The method and its params.
-            pub params: $params,
-        }
-
-        impl Serialize for $name {
-            fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-                let mut m = s.serialize_map(None)?;
-                m.serialize_entry("id", &self.id)?;
-                m.serialize_entry("method", self.params.method())?;
-                if self.params.has_value() {
-                    m.serialize_entry("params", &self.params)?;
-                }
-                m.end()
-            }
-        }
-
-        impl<'de> Deserialize<'de> for $name {
-            fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-                let raw = RawMessage::deserialize(d)?;
-                let id = raw.id.ok_or_else(|| D::Error::missing_field("id"))?;
-                let params = <$params>::decode(&raw.method, raw.params)
-                    .map_err(|e| D::Error::custom(invalid_of(&raw.method, &e)))?;
-                Ok($name { id, params })
-            }
-        }
-    };
+/// What an envelope carries: one of the v2 unions of params (or results) keyed by method
+/// ([`v2::ClientRequest`](super::ClientRequest), …). The generated unions implement it with
+/// their own `method`, `has_value` and `decode`.
+pub trait Keyed: Serialize + Sized {
+    /// The wire method name.
+    fn method(&self) -> &str;
+    /// Whether there is a value to write.
+    fn has_value(&self) -> bool;
+    /// Decodes `value` as the params (or result) of `method`.
+    fn decode(method: &str, value: Option<Value>) -> Result<Self, DecodeError>;
 }
 
-macro_rules! notification_envelope {
-    ($(#[$doc:meta])* $name:ident, $params:path) => {
-        $(#[$doc])*
-        #[derive(Debug, Clone, PartialEq)]
-        pub struct $name {
-            /// The method and its params.
-            pub params: $params,
-        }
-
-        impl Serialize for $name {
-            fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-                let mut m = s.serialize_map(None)?;
-                m.serialize_entry("method", self.params.method())?;
-                if self.params.has_value() {
-                    m.serialize_entry("params", &self.params)?;
-                }
-                m.end()
-            }
-        }
-
-        impl<'de> Deserialize<'de> for $name {
-            fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-                let raw = RawMessage::deserialize(d)?;
-                let params = <$params>::decode(&raw.method, raw.params)
-                    .map_err(|e| D::Error::custom(invalid_of(&raw.method, &e)))?;
-                Ok($name { params })
-            }
-        }
-    };
+/// A request: an id, a method and its typed params.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RequestEnvelope<P> {
+    /// The request id.
+    pub id: RequestId,
+    /// The method and its params.
+    pub params: P,
 }
 
-macro_rules! response_envelope {
-    ($(#[$doc:meta])* $name:ident, $result:path) => {
-        $(#[$doc])*
-        ///
-        /// A result is typed by the method of the request it answers, which the response does
-        /// not carry: decode with [`Self::decode`], giving that method.
-        #[derive(Debug, Clone, PartialEq)]
-        pub struct $name {
-            /// The id of the request it answers.
-            pub id: RequestId,
-            /// The result, or the error.
-            pub outcome: Result<$result, Error>,
-        }
-
-        impl $name {
-            /// Decodes a response object to a request of `method`.
-            pub fn decode(value: Value, method: &str) -> Result<Self, DecodeError> {
-                let bad = |reason: &str| DecodeError::Invalid(format!("a response to `{method}`: {reason}"));
-                let Value::Object(mut fields) = value else { return Err(bad("a response must be an object")) };
-                let id = fields.remove("id").ok_or_else(|| bad("missing field `id`"))?;
-                let id = RequestId::deserialize(id).map_err(|e| bad(&e.to_string()))?;
-                let outcome = match (fields.remove("result"), fields.remove("error")) {
-                    (Some(result), None) => Ok(<$result>::decode(method, Some(result))?),
-                    (None, Some(error)) => Err(Error::deserialize(error).map_err(|e| bad(&e.to_string()))?),
-                    _ => return Err(bad("a response has exactly one of `result` and `error`")),
-                };
-                Ok($name { id, outcome })
-            }
-        }
-
-        impl Serialize for $name {
-            fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-                let mut m = s.serialize_map(Some(2))?;
-                m.serialize_entry("id", &self.id)?;
-                match &self.outcome {
-                    Ok(result) => m.serialize_entry("result", result)?,
-                    Err(error) => m.serialize_entry("error", error)?,
-                }
-                m.end()
-            }
-        }
-    };
+/// A notification: a method and its typed params.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NotificationEnvelope<P> {
+    /// The method and its params.
+    pub params: P,
 }
 
-request_envelope! {
-    /// A request the client sends (`ClientRequest`).
-    ClientRequest, super::ClientRequest
+/// A response: the id of the request it answers and its typed result, or an [`Error`].
+///
+/// A result is typed by the method of the request it answers, which the response does not
+/// carry: decode with [`Self::decode`], giving that method.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ResponseEnvelope<R> {
+    /// The id of the request it answers.
+    pub id: RequestId,
+    /// The result, or the error.
+    pub outcome: Result<R, Error>,
 }
-request_envelope! {
-    /// A request the agent sends (`AgentRequest`).
-    AgentRequest, super::AgentRequest
+
+/// A request the client sends (`ClientRequest`).
+pub type ClientRequest = RequestEnvelope<super::ClientRequest>;
+/// A request the agent sends (`AgentRequest`).
+pub type AgentRequest = RequestEnvelope<super::AgentRequest>;
+/// A notification the client sends (`ClientNotification`).
+pub type ClientNotification = NotificationEnvelope<super::ClientNotification>;
+/// A notification the agent sends (`AgentNotification`).
+pub type AgentNotification = NotificationEnvelope<super::AgentNotification>;
+/// A protocol-level notification, `$/…`, either side (`ProtocolLevelNotification`).
+pub type ProtocolLevelNotification = NotificationEnvelope<super::ProtocolNotification>;
+/// The agent's answer to a client request (`AgentResponse`).
+pub type AgentResponse = ResponseEnvelope<super::AgentResponse>;
+/// The client's answer to an agent request (`ClientResponse`).
+pub type ClientResponse = ResponseEnvelope<super::ClientResponse>;
+
+/// Writes `{"id"?, "method", "params"?}`.
+fn write_message<S: Serializer, P: Keyed>(s: S, id: Option<&RequestId>, params: &P) -> Result<S::Ok, S::Error> {
+    let mut m = s.serialize_map(None)?;
+    if let Some(id) = id {
+        m.serialize_entry("id", id)?;
+    }
+    m.serialize_entry("method", params.method())?;
+    if params.has_value() {
+        m.serialize_entry("params", params)?;
+    }
+    m.end()
 }
-notification_envelope! {
-    /// A notification the client sends (`ClientNotification`).
-    ClientNotification, super::ClientNotification
+
+/// Reads a message's method and decodes its params.
+fn read_params<'de, D: Deserializer<'de>, P: Keyed>(raw: RawMessage) -> Result<P, D::Error> {
+    P::decode(&raw.method, raw.params).map_err(|e| D::Error::custom(invalid_of(&raw.method, &e)))
 }
-notification_envelope! {
-    /// A notification the agent sends (`AgentNotification`).
-    AgentNotification, super::AgentNotification
+
+impl<P: Keyed> Serialize for RequestEnvelope<P> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        write_message(s, Some(&self.id), &self.params)
+    }
 }
-notification_envelope! {
-    /// A protocol-level notification, `$/…`, either side (`ProtocolLevelNotification`).
-    ProtocolLevelNotification, super::ProtocolNotification
+
+impl<'de, P: Keyed> Deserialize<'de> for RequestEnvelope<P> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let mut raw = RawMessage::deserialize(d)?;
+        let id = raw.id.take().ok_or_else(|| D::Error::missing_field("id"))?;
+        Ok(RequestEnvelope { id, params: read_params::<D, P>(raw)? })
+    }
 }
-response_envelope! {
-    /// The agent's answer to a client request (`AgentResponse`).
-    AgentResponse, super::AgentResponse
+
+impl<P: Keyed> Serialize for NotificationEnvelope<P> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        write_message(s, None, &self.params)
+    }
 }
-response_envelope! {
-    /// The client's answer to an agent request (`ClientResponse`).
-    ClientResponse, super::ClientResponse
+
+impl<'de, P: Keyed> Deserialize<'de> for NotificationEnvelope<P> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let raw = RawMessage::deserialize(d)?;
+        Ok(NotificationEnvelope { params: read_params::<D, P>(raw)? })
+    }
+}
+
+impl<R: Keyed> ResponseEnvelope<R> {
+    /// Decodes a response object to a request of `method`.
+    pub fn decode(value: Value, method: &str) -> Result<Self, DecodeError> {
+        let bad = |reason: &str| DecodeError::Invalid(format!("a response to `{method}`: {reason}"));
+        let Value::Object(mut fields) = value else { return Err(bad("a response must be an object")) };
+        let id = fields.remove("id").ok_or_else(|| bad("missing field `id`"))?;
+        let id = RequestId::deserialize(id).map_err(|e| bad(&e.to_string()))?;
+        let outcome = match (fields.remove("result"), fields.remove("error")) {
+            (Some(result), None) => Ok(R::decode(method, Some(result))?),
+            (None, Some(error)) => Err(Error::deserialize(error).map_err(|e| bad(&e.to_string()))?),
+            _ => return Err(bad("a response has exactly one of `result` and `error`")),
+        };
+        Ok(ResponseEnvelope { id, outcome })
+    }
+}
+
+impl<R: Keyed> Serialize for ResponseEnvelope<R> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(Some(2))?;
+        m.serialize_entry("id", &self.id)?;
+        match &self.outcome {
+            Ok(result) => m.serialize_entry("result", result)?,
+            Err(error) => m.serialize_entry("error", error)?,
+        }
+        m.end()
+    }
 }

@@ -487,6 +487,14 @@ fn v2_by_method(s: &mut String, name: &str, what: &str, optional: bool, rows: &[
         let _ = writeln!(s, "{name}::{variant}(p) => p.serialize(s),");
     }
     let _ = write!(s, "{name}::Other {{ value, .. }} => value.serialize(s),\n}}\n}}\n}}\n\n");
+    let _ = write!(
+        s,
+        "#[cfg(any(test, feature = \"test-exports\"))]\n\
+         impl crate::v2::envelope::Keyed for {name} {{\n\
+         fn method(&self) -> &str {{\n{name}::method(self)\n}}\n\n\
+         fn has_value(&self) -> bool {{\n{name}::has_value(self)\n}}\n\n\
+         fn decode(method: &str, value: Option<Value>) -> Result<Self, DecodeError> {{\n{name}::decode(method, value)\n}}\n}}\n\n"
+    );
 }
 
 /// `From` every params and result type of one direction into the role-agnostic `Request`/

@@ -68,6 +68,21 @@ impl Serialize for AgentRequest {
     }
 }
 
+#[cfg(any(test, feature = "test-exports"))]
+impl crate::v2::envelope::Keyed for AgentRequest {
+    fn method(&self) -> &str {
+        AgentRequest::method(self)
+    }
+
+    fn has_value(&self) -> bool {
+        AgentRequest::has_value(self)
+    }
+
+    fn decode(method: &str, value: Option<Value>) -> Result<Self, DecodeError> {
+        AgentRequest::decode(method, value)
+    }
+}
+
 /// The result of a request the agent sent (what the client answers).
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -120,6 +135,21 @@ impl Serialize for ClientResponse {
             ClientResponse::CreateElicitation(p) => p.serialize(s),
             ClientResponse::Other { value, .. } => value.serialize(s),
         }
+    }
+}
+
+#[cfg(any(test, feature = "test-exports"))]
+impl crate::v2::envelope::Keyed for ClientResponse {
+    fn method(&self) -> &str {
+        ClientResponse::method(self)
+    }
+
+    fn has_value(&self) -> bool {
+        ClientResponse::has_value(self)
+    }
+
+    fn decode(method: &str, value: Option<Value>) -> Result<Self, DecodeError> {
+        ClientResponse::decode(method, value)
     }
 }
 
@@ -179,6 +209,21 @@ impl Serialize for AgentNotification {
             AgentNotification::CompleteElicitation(p) => p.serialize(s),
             AgentNotification::Other { value, .. } => value.serialize(s),
         }
+    }
+}
+
+#[cfg(any(test, feature = "test-exports"))]
+impl crate::v2::envelope::Keyed for AgentNotification {
+    fn method(&self) -> &str {
+        AgentNotification::method(self)
+    }
+
+    fn has_value(&self) -> bool {
+        AgentNotification::has_value(self)
+    }
+
+    fn decode(method: &str, value: Option<Value>) -> Result<Self, DecodeError> {
+        AgentNotification::decode(method, value)
     }
 }
 

@@ -120,6 +120,21 @@ impl Serialize for ClientRequest {
     }
 }
 
+#[cfg(any(test, feature = "test-exports"))]
+impl crate::v2::envelope::Keyed for ClientRequest {
+    fn method(&self) -> &str {
+        ClientRequest::method(self)
+    }
+
+    fn has_value(&self) -> bool {
+        ClientRequest::has_value(self)
+    }
+
+    fn decode(method: &str, value: Option<Value>) -> Result<Self, DecodeError> {
+        ClientRequest::decode(method, value)
+    }
+}
+
 /// The result of a request the client sent (what the agent answers).
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -227,6 +242,21 @@ impl Serialize for AgentResponse {
     }
 }
 
+#[cfg(any(test, feature = "test-exports"))]
+impl crate::v2::envelope::Keyed for AgentResponse {
+    fn method(&self) -> &str {
+        AgentResponse::method(self)
+    }
+
+    fn has_value(&self) -> bool {
+        AgentResponse::has_value(self)
+    }
+
+    fn decode(method: &str, value: Option<Value>) -> Result<Self, DecodeError> {
+        AgentResponse::decode(method, value)
+    }
+}
+
 /// The params of a notification the client sends.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -277,6 +307,21 @@ impl Serialize for ClientNotification {
             ClientNotification::Cancel(p) => p.serialize(s),
             ClientNotification::Other { value, .. } => value.serialize(s),
         }
+    }
+}
+
+#[cfg(any(test, feature = "test-exports"))]
+impl crate::v2::envelope::Keyed for ClientNotification {
+    fn method(&self) -> &str {
+        ClientNotification::method(self)
+    }
+
+    fn has_value(&self) -> bool {
+        ClientNotification::has_value(self)
+    }
+
+    fn decode(method: &str, value: Option<Value>) -> Result<Self, DecodeError> {
+        ClientNotification::decode(method, value)
     }
 }
 

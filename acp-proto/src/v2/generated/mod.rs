@@ -316,3 +316,18 @@ impl Serialize for ProtocolNotification {
         }
     }
 }
+
+#[cfg(any(test, feature = "test-exports"))]
+impl crate::v2::envelope::Keyed for ProtocolNotification {
+    fn method(&self) -> &str {
+        ProtocolNotification::method(self)
+    }
+
+    fn has_value(&self) -> bool {
+        ProtocolNotification::has_value(self)
+    }
+
+    fn decode(method: &str, value: Option<Value>) -> Result<Self, DecodeError> {
+        ProtocolNotification::decode(method, value)
+    }
+}
