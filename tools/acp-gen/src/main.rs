@@ -18,6 +18,7 @@ mod out;
 mod proto;
 mod table;
 mod tokio;
+mod v2_types;
 
 use std::process::ExitCode;
 use table::{Table, Version};
@@ -29,14 +30,15 @@ struct Output {
 }
 
 /// Everything written from the two tables, before formatting.
-fn generate(tables: &[(Version, Table)]) -> Vec<(String, String)> {
+fn generate(tables: &[(Version, Table)]) -> Result<Vec<(String, String)>, String> {
     let mut files = Vec::new();
     for (version, table) in tables {
         files.extend(proto::files(*version, table));
         files.extend(tokio::files(*version, table));
         files.extend(blocking::files(*version, table));
     }
-    files
+    files.extend(v2_types::files()?);
+    Ok(files)
 }
 
 fn run(check: bool) -> Result<bool, String> {
@@ -48,7 +50,7 @@ fn run(check: bool) -> Result<bool, String> {
         tables.push((v, Table::parse(&text, &v.table_path())?));
     }
     let mut outputs = Vec::new();
-    for (path, source) in generate(&tables) {
+    for (path, source) in generate(&tables)? {
         outputs.push(Output { contents: out::rustfmt(&source, root, &path)?, path });
     }
     let mut differ = 0;
