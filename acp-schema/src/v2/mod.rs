@@ -24,7 +24,7 @@
 //! so does a tagged union v1 spells as a `oneOf` with a discriminator and v2 as an `anyOf`
 //! with an `other` branch (the v1 types keep an `Unknown(UnknownVariant)`). Every other
 //! definition is a type of this module; most are generated from the schema by
-//! `tools/gen_v2_types.py`, the rest are in `manual.rs`.
+//! `tools/acp-gen` (`cargo run -p acp-gen`), the rest are in `manual.rs`.
 //!
 //! # Wire conventions
 //!

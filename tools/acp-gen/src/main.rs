@@ -1,14 +1,15 @@
 //! `acp-gen`: writes the Rust that the method tables (`acp-proto/methods/{v1,v2}.toml`) expand
 //! into, as checked-in, rustfmt'ed files that a reader can open and grep: acp-proto's method
-//! enums and table, the adapters' handler traits, dispatchers and typed calls.
+//! enums and table, the adapters' handler traits, dispatchers and typed calls; and acp-schema's
+//! v2 types, from the vendored schemas (`spec/crate-1.20.0/{v1,v2}/schema.json`, see `v2_types`).
 //!
 //! ```text
 //! cargo run -p acp-gen            # (re)write every generated file from the tables
 //! cargo run -p acp-gen -- --check # fail, naming each file, when one differs (CI runs this)
 //! ```
 //!
-//! Each output is a function of the tables alone (no clock, no environment), so the check is
-//! exact. A generated file names its table and this tool in its first lines.
+//! Each output is a function of the tables and schemas alone (no clock, no environment), so the
+//! check is exact. A generated file names its table (or schema) and this tool in its first lines.
 
 // Until every emitter is written, some columns and helpers are read by none.
 #![allow(dead_code)]
@@ -18,6 +19,7 @@ mod out;
 mod proto;
 mod table;
 mod tokio;
+mod v2_types;
 
 use std::process::ExitCode;
 use table::{Table, Version};
@@ -29,14 +31,15 @@ struct Output {
 }
 
 /// Everything written from the two tables, before formatting.
-fn generate(tables: &[(Version, Table)]) -> Vec<(String, String)> {
+fn generate(tables: &[(Version, Table)]) -> Result<Vec<(String, String)>, String> {
     let mut files = Vec::new();
     for (version, table) in tables {
         files.extend(proto::files(*version, table));
         files.extend(tokio::files(*version, table));
         files.extend(blocking::files(*version, table));
     }
-    files
+    files.extend(v2_types::files()?);
+    Ok(files)
 }
 
 fn run(check: bool) -> Result<bool, String> {
@@ -48,7 +51,7 @@ fn run(check: bool) -> Result<bool, String> {
         tables.push((v, Table::parse(&text, &v.table_path())?));
     }
     let mut outputs = Vec::new();
-    for (path, source) in generate(&tables) {
+    for (path, source) in generate(&tables)? {
         outputs.push(Output { contents: out::rustfmt(&source, root, &path)?, path });
     }
     let mut differ = 0;
