@@ -63,7 +63,7 @@ fn run(check: bool) -> Result<bool, String> {
         }
         differ += 1;
         if check {
-            eprintln!("acp-gen: {} differs from what the tables give", o.path);
+            eprintln!("acp-gen: {} differs from what the tables and schemas give", o.path);
         } else {
             if let Some(dir) = std::path::Path::new(&full).parent() {
                 std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
