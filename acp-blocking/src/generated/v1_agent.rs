@@ -2,7 +2,7 @@
 // Do not edit: change the table (or the generator) and run `cargo run -p acp-gen`;
 // CI runs `cargo run -p acp-gen -- --check` and fails when this file differs.
 
-//! The v1 [`Agent`] handler trait, its dispatch, written from the table's `client_requests` and
+//! The v1 [`Agent`] handler trait and its dispatch, written from the table's `client_requests` and
 //! `client_notifications` (re-exported by `crate::agent`).
 
 use acp_proto::ext::ExtResponse;

@@ -137,7 +137,7 @@ to [`session_update`](Client::session_update).
 [`PromptTurn`]: crate::v2::PromptTurn";
 
 const V1_AGENT_PREAMBLE: &str = "\
-//! The v1 [`Agent`] handler trait, its dispatch, written from the table's `client_requests` and
+//! The v1 [`Agent`] handler trait and its dispatch, written from the table's `client_requests` and
 //! `client_notifications` (re-exported by `crate::agent`).
 
 use acp_proto::ext::ExtResponse;
