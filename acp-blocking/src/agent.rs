@@ -5,11 +5,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use acp_proto::ext::{ExtNotification, ExtRequest, ExtResponse};
-use acp_proto::types::{self as v1, *};
-use acp_proto::{
-    AgentNotification, AgentRequest, AgentResponse, ClientNotification, ClientRequest, ClientResponse, Config,
-    InboundId, Notification, Request, Response, RpcError, Side, V1,
-};
+use acp_proto::types::*;
+use acp_proto::{AgentNotification, AgentRequest, ClientResponse, Config, InboundId, Notification, Request, Side, V1};
 use serde_json::Value;
 
 use crate::driver::{Driver, DriverOptions, Link, Service, Start, Version};
@@ -17,24 +14,8 @@ use crate::error::Error;
 use crate::sync::CancelToken;
 use crate::transport::Io;
 
-acp_proto::method_table!(side_rows { agent: handler_trait
-    /// An ACP agent: one method per request the client may send.
-    ///
-    /// Handlers run on a bounded pool of worker threads, several at once, so `&self` is shared:
-    /// keep mutable state behind a `Mutex`. A handler may block (on the client, on a model, on a
-    /// lock) without blocking the connection. Every method except [`initialize`](Self::initialize)
-    /// has a default that answers `-32601` (method not found). A handler that panics answers its
-    /// request with `-32603`; the connection lives on.
-    ///
-    /// The core answers what is not the agent's to decide: requests before `initialize`, methods
-    /// gated by capabilities the agent did not advertise, a second prompt while one runs,
-    /// `session/cancel` (the prompt's [`RequestContext::is_cancelled`] turns true and the turn ends
-    /// `cancelled` whatever the handler returns).
-    trait Agent, context: context_type, ext: RequestContext,
-    notification: Notification::Client(ClientNotification), notify: dispatch_notification(agent)
-});
-
-acp_proto::method_table!(side_rows { agent: handler_dispatch <A: Agent>(RequestContext), Client(ClientRequest) -> AgentResponse });
+pub use crate::generated::v1_agent::Agent;
+use crate::generated::v1_agent::{dispatch, dispatch_notification};
 
 /// What every agent request handler gets: the request's cancellation signal and a way to call
 /// the client.
@@ -46,9 +27,22 @@ pub struct RequestContext {
 }
 
 impl RequestContext {
-    request_context_methods!(
-        "by `$/cancel_request`, by `session/cancel` of its turn, at the end of the client's input (the answer still goes out), or because the connection closed"
-    );
+    /// The core's handle of the request being handled.
+    pub fn id(&self) -> acp_proto::InboundId {
+        self.id
+    }
+
+    /// Whether the request was cancelled (by `$/cancel_request`, by `session/cancel` of its
+    /// turn, at the end of the client's input (the answer still goes out), or because the
+    /// connection closed).
+    pub fn is_cancelled(&self) -> bool {
+        self.cancel.is_cancelled()
+    }
+
+    /// The request's cancellation signal, to wait on.
+    pub fn cancellation(&self) -> &crate::CancelToken {
+        &self.cancel
+    }
 
     /// The capabilities both sides advertised.
     pub fn negotiated(&self) -> Option<acp_proto::Negotiated> {
@@ -121,7 +115,7 @@ impl Deref for PromptContext {
 }
 
 impl PromptContext {
-    fn new(cx: RequestContext, session: SessionId) -> PromptContext {
+    pub(crate) fn new(cx: RequestContext, session: SessionId) -> PromptContext {
         PromptContext { cx, session }
     }
 

@@ -11,10 +11,10 @@ use std::thread::{self, JoinHandle};
 use std::time::Duration;
 
 use acp_proto::ext::{ExtNotification, ExtRequest, ExtResponse};
-use acp_proto::types::{self as v1, *};
+use acp_proto::types::*;
 use acp_proto::{
-    AgentNotification, AgentRequest, AgentResponse, ClientNotification, ClientRequest, ClientResponse, CloseReason,
-    Config, InboundId, Negotiated, Notification, Request, Response, RpcError, Side, TurnStamp, TypedRequest, V1,
+    AgentNotification, AgentResponse, ClientNotification, ClientRequest, CloseReason, Config, InboundId, Negotiated,
+    Notification, Request, Side, TurnStamp, TypedRequest, V1,
 };
 use serde_json::Value;
 
@@ -23,21 +23,8 @@ use crate::error::Error;
 use crate::sync::{CancelToken, InboxReceiver, lock};
 use crate::transport::Io;
 
-acp_proto::method_table!(side_rows { client: handler_trait
-    /// An ACP client: answers the requests the agent sends.
-    ///
-    /// Handlers run on a bounded pool of worker threads, several at once; a handler may block (a
-    /// permission dialog, a terminal) without blocking the connection. Defaults answer `-32601`,
-    /// except [`request_permission`](Self::request_permission), which answers `cancelled`, and the
-    /// notifications, which are ignored. A handler that panics answers `-32603`.
-    ///
-    /// Advertise what you implement in the `clientCapabilities` of `initialize`: the core refuses
-    /// `fs/*` and `terminal/*` requests the client did not advertise before they reach you.
-    trait Client, context: [ClientContext], ext: ClientContext,
-    notification: Notification::Agent(AgentNotification), notify: dispatch_notification(client)
-});
-
-acp_proto::method_table!(side_rows { client: handler_dispatch <C: Client>(ClientContext), Agent(AgentRequest) -> ClientResponse });
+pub use crate::generated::v1_client::Client;
+use crate::generated::v1_client::{dispatch, dispatch_notification};
 
 /// What a [`Client`] handler gets: the request's cancellation signal.
 #[derive(Debug)]
@@ -51,9 +38,21 @@ impl ClientContext {
         ClientContext { id, cancel }
     }
 
-    request_context_methods!(
-        "`$/cancel_request`, the turn cancelled locally, the end of the agent's output (the answer still goes out), or the connection closed"
-    );
+    /// The core's handle of the request being handled.
+    pub fn id(&self) -> acp_proto::InboundId {
+        self.id
+    }
+
+    /// Whether the request was cancelled (`$/cancel_request`, the turn cancelled locally, the
+    /// end of the agent's output (the answer still goes out), or the connection closed).
+    pub fn is_cancelled(&self) -> bool {
+        self.cancel.is_cancelled()
+    }
+
+    /// The request's cancellation signal, to wait on.
+    pub fn cancellation(&self) -> &crate::CancelToken {
+        &self.cancel
+    }
 }
 
 /// How long a spawned agent gets after `SIGTERM` before `SIGKILL`.
@@ -104,11 +103,11 @@ impl Default for ClientOptions {
 /// [`with_timeout`]: Requester::with_timeout
 #[derive(Debug, Clone)]
 pub struct Requester {
-    link: Link<V1>,
-    timeout: Option<Duration>,
+    pub(crate) link: Link<V1>,
+    pub(crate) timeout: Option<Duration>,
 }
 
-acp_proto::method_table!(side_rows { client: typed_calls impl Requester, types: v1, result: [] });
+// The typed calls of the table's `call = "typed"` rows: `crate::generated::v1_client`.
 
 impl Requester {
     /// A requester whose requests time out after `timeout` (a `$/cancel_request` is sent and

@@ -179,8 +179,6 @@
 #![cfg_attr(not(test), warn(clippy::unwrap_used))]
 
 #[macro_use]
-mod table;
-#[macro_use]
 mod surface;
 mod agent;
 mod client;
@@ -188,6 +186,7 @@ mod driver;
 mod error;
 #[cfg(unix)]
 mod fd_io;
+mod generated;
 mod io_threads;
 mod link;
 #[cfg_attr(not(unix), allow(dead_code))]

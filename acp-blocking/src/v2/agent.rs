@@ -7,8 +7,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use acp_proto::types::SessionId;
-use acp_proto::v2::{self, CancelSessionNotification, ClientNotification, ClientRequest, Notification};
-use acp_proto::{InboundId, Negotiated, RpcError, V2};
+use acp_proto::v2;
+use acp_proto::{InboundId, Negotiated, V2};
 
 use super::Signal;
 use super::negotiate::{self, V1Refused};
@@ -18,46 +18,40 @@ use crate::error::Error;
 use crate::sync::CancelToken;
 use crate::transport::Io;
 
-acp_proto::method_table_v2!(side_rows { agent: handler_trait
-    /// An ACP v2 agent. Handlers run on a bounded pool of worker threads
-    /// (`AgentOptions::max_handlers`), notifications in order on one thread, as for the v1
-    /// [`Agent`](crate::Agent). Every method except [`initialize`](Agent::initialize)
-    /// answers `-32601` by default. A handler that panics answers `-32603`.
-    ///
-    /// In v2 [`prompt`](Agent::prompt) only acknowledges the prompt: the turn's work goes
-    /// on after it returns (on a thread holding a clone of the [`AgentContext`], which
-    /// stays usable), sends `session/update`s, and ends with an `idle` `state_update`
-    /// ([`AgentContext::send_idle`]). A `session/cancel` reaches
-    /// [`session_cancelled`](Agent::session_cancelled); the core has then already
-    /// cancelled the session's permission asks, and sends the idle `cancelled` itself if
-    /// the agent does not within `Config::turn_cancel_grace`.
-    trait Agent, method: v2::Method, types: v2, context: [AgentContext],
-    notification: Notification::Client(ClientNotification), notify: dispatch_notification(agent),
-    extra: { /// `session/cancel` of a session: stop its work. Runs on the ordered notification
-    /// thread. Default: ignored.
-    fn session_cancelled(&self, notification: CancelSessionNotification) {} }, forward: { fn session_cancelled(&self, notification: CancelSessionNotification) { (**self).session_cancelled(notification) } },
-    arms: { Notification::Client(ClientNotification::Cancel(n)) => agent.session_cancelled(n), }
-});
-
-acp_proto::method_table_v2!(side_rows { agent: dispatch dispatch_agent<A: Agent>(AgentContext), Client(ClientRequest) });
+pub use crate::generated::v2_agent::Agent;
+use crate::generated::v2_agent::{dispatch_agent, dispatch_notification};
 
 /// The context of a v2 agent's request handler: the request's cancellation signal and a way to
 /// send requests and notifications to the client. Cheap to clone; usable after the handler
 /// returned, from any thread, for as long as the connection lives.
 #[derive(Clone)]
 pub struct AgentContext {
-    link: Link<V2>,
+    pub(crate) link: Link<V2>,
     id: InboundId,
     cancel: CancelToken,
     answered: Arc<Signal>,
     /// The typed calls' timeout: none (the config's `request_timeout` applies).
-    timeout: Option<Duration>,
+    pub(crate) timeout: Option<Duration>,
 }
 
-acp_proto::method_table_v2!(side_rows { agent: typed_calls impl AgentContext, types: v2, result: [Client(ClientResponse)] });
+// The typed calls of the table's `call = "typed"` rows: `crate::generated::v2_agent`.
 
 impl AgentContext {
-    request_context_methods!("by `$/cancel_request`, or because the connection closed");
+    /// The core's handle of the request being handled.
+    pub fn id(&self) -> acp_proto::InboundId {
+        self.id
+    }
+
+    /// Whether the request was cancelled (by `$/cancel_request`, or because the connection
+    /// closed).
+    pub fn is_cancelled(&self) -> bool {
+        self.cancel.is_cancelled()
+    }
+
+    /// The request's cancellation signal, to wait on.
+    pub fn cancellation(&self) -> &crate::CancelToken {
+        &self.cancel
+    }
 
     /// Both sides' capabilities, once the handshake has completed.
     pub fn negotiated(&self) -> Option<Negotiated> {

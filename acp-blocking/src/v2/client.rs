@@ -6,10 +6,8 @@ use std::sync::mpsc::{self, Receiver};
 use std::time::Duration;
 
 use acp_proto::types::SessionId;
-use acp_proto::v2::{
-    self, AgentNotification, AgentRequest, CancelSessionNotification, ClientNotification, Notification,
-};
-use acp_proto::{CloseReason, InboundId, Negotiated, RpcError, TurnEndReason, TurnStamp, V2};
+use acp_proto::v2::{self, CancelSessionNotification, ClientNotification};
+use acp_proto::{CloseReason, InboundId, Negotiated, TurnEndReason, TurnStamp, V2};
 
 use super::turn::{PromptTurn, Turns};
 use crate::client::{ClientContext, ClientOptions, Open, Running};
@@ -17,23 +15,8 @@ use crate::driver::{Link, Reply, Service};
 use crate::error::Error;
 use crate::sync::{CancelToken, inbox};
 
-acp_proto::method_table_v2!(side_rows { client: handler_trait
-    /// What an ACP v2 client answers to its agent. Handlers run on a bounded pool of worker
-    /// threads (`ClientOptions::max_handlers`), notifications in order on one thread, as
-    /// for the v1 [`Client`](crate::Client). Every method has a default: `-32601`, except
-    /// [`request_permission`](Client::request_permission), which answers `cancelled`,
-    /// and the notifications, which are ignored. `()` implements it with the defaults. A
-    /// handler that panics answers `-32603`.
-    ///
-    /// A turn's `session/update`s go to its [`PromptTurn`]; the others (outside a turn)
-    /// to [`session_update`](Client::session_update).
-    trait Client, method: v2::Method, types: v2, context: [ClientContext],
-    notification: Notification::Agent(AgentNotification), notify: dispatch_notification(client),
-    extra: {  }, forward: {  },
-    arms: {  }
-});
-
-acp_proto::method_table_v2!(side_rows { client: dispatch dispatch_client<C: Client>(ClientContext), Agent(AgentRequest) });
+pub use crate::generated::v2_client::Client;
+use crate::generated::v2_client::{dispatch_client, dispatch_notification};
 
 impl Client for () {}
 
@@ -82,12 +65,12 @@ impl<C: Client> Service<V2> for ClientService<C> {
 #[derive(Clone)]
 pub struct ClientConnection {
     running: Arc<Running<V2>>,
-    link: Link<V2>,
+    pub(crate) link: Link<V2>,
     turns: Arc<Turns>,
-    timeout: Option<Duration>,
+    pub(crate) timeout: Option<Duration>,
 }
 
-acp_proto::method_table_v2!(side_rows { client: typed_calls impl ClientConnection, types: v2, result: [Agent(AgentResponse)] });
+// The typed calls of the table's `call = "typed"` rows: `crate::generated::v2_client`.
 
 impl ClientConnection {
     client_connection_functions!(Client);

@@ -9,9 +9,9 @@
 //! (`Connection<V1>` or `Connection<V2>` inside): requests, notifications and answers take the
 //! same paths into the core (backpressure, timeouts, write-through, the ordering gate of a
 //! turn's agent requests). Only the handler traits and their dispatch are written per version,
-//! generated from `acp_proto::method_table_v2!` the way the v1 ones are from `method_table!`
-//! (with the same helpers, `crate::table`): each `client_requests` row is an [`Agent`] handler
-//! method and (when its `call:` column is `typed`) a typed call of [`ClientConnection`]; each
+//! by `tools/acp-gen` from the v2 method table (`acp-proto/methods/v2.toml`) as the v1 ones are
+//! from v1's (into `src/generated/`): each `client_requests` row is an [`Agent`] handler method
+//! and (when its `call` column is `typed`) a typed call of [`ClientConnection`]; each
 //! `agent_requests` row a [`Client`] handler method and a typed call of [`AgentContext`]; each
 //! notification row with a handler a notification method. A wire string is written only in the
 //! table.
@@ -86,21 +86,6 @@
 //! the session) reaches its handler only after the turn's reader took every update that came
 //! before it; [`PromptTurn::next_update_then`] runs code with an update before those
 //! handlers start (acp-tokio's v2 does the same).
-
-/// `$name`, which calls a v2 handler trait's method for a request (from `table::side_rows`):
-/// the one dispatch of both v2 sides.
-macro_rules! dispatch {
-    ($name:ident<$H:ident: $Trait:ident>($cx:ty), $Side:ident($Params:ident)
-     requests: [$(($v:ident, $p:ident, $r:ident, $g:tt, $h:ident, $c:ident, $def:ident, $call:ident, $f:meta, $doc:expr))*]
-     notifications: $notifications:tt calls: $calls:tt) => {
-        fn $name<$H: $Trait>(handler: &$H, request: v2::Request, cx: &$cx) -> Result<v2::Response, RpcError> {
-            match request {
-                $( v2::Request::$Side($Params::$v(r)) => Ok(handler.$h(r, cx)?.into()), )*
-                other => Err(RpcError::method_not_found(other.wire())),
-            }
-        }
-    };
-}
 
 mod agent;
 mod client;
