@@ -1,11 +1,12 @@
 //! What acp-tokio expands the tables into (the handler traits, their dispatch and the typed calls).
 //!
-//! One file per version and receiving side, `acp-tokio/src/generated/{v1,v2}_{agent,client}.rs`:
-//! the side's two handler traits (a `Send` one and a local one, with the same methods), the
-//! driver `Handlers` that dispatch to each, and the typed calls of the requests that side sends
-//! (v1 agents send theirs through `RequestContext`'s hand-written methods). What is not a row
-//! (the traits' own docs, v1's extension methods, the v2 agent's cancellation hooks) is fixed
-//! text in [`fixed`].
+//! Per version, under `acp-tokio/src/generated/{v1,v2}/`: one file per handler trait (`agent.rs`,
+//! `local_agent.rs`, `client.rs`, `local_client.rs`: the trait, with a method per row its side
+//! receives, and the driver `Handlers` that dispatch to it; the `Send` and the local trait have
+//! the same methods) and `calls.rs`, the typed calls of the `typed` rows (`ClientConnection<P>`'s;
+//! v2's `AgentContext`'s, where v1's `RequestContext` writes its calls by hand). acp-tokio's
+//! modules re-export them under their public names. What is not a row (the traits' own docs,
+//! v1's extension methods, the v2 agent's cancellation hooks) is fixed text in [`fixed`].
 
 mod fixed;
 
@@ -75,9 +76,8 @@ impl Spec {
         }
     }
 
-    /// The sending side's message prefix (the inbound requests' and notifications' enums are
-    /// `{sender}Request`, `{sender}Notification`), and the receiver's (its answers are
-    /// `{receiver}Response`).
+    /// The other side: the prefix of the enums of what this side receives (`{sender}Request`,
+    /// `{sender}Notification`) and of the answers to what it sends (`{sender}Response`).
     fn sender(self) -> &'static str {
         match self.side {
             Side::Agent => "Client",
@@ -405,4 +405,38 @@ fn typed_calls(spec: Spec, table: &Table) -> String {
         calls.push(o);
     }
     format!("\nimpl {target} {{\n{}}}\n", calls.join("\n"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_row_is_a_method_of_both_traits_and_a_typed_row_a_call() {
+        let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../..");
+        for version in Version::ALL {
+            let text = std::fs::read_to_string(format!("{root}/{}", version.table_path())).unwrap();
+            let table = Table::parse(&text, &version.table_path()).unwrap();
+            let files = files(version, &table);
+            assert_eq!(files.len(), 5);
+            let file = |name: &str| {
+                let path = format!("acp-tokio/src/generated/{}/{name}.rs", version.name());
+                &files.iter().find(|(p, _)| *p == path).unwrap().1
+            };
+            for (side, name) in [(Side::Agent, "agent"), (Side::Client, "client")] {
+                for source in [file(name), file(&format!("local_{name}"))] {
+                    for row in table.requests_to(side) {
+                        assert!(source.contains(&format!("fn {}(&self, request:", row.handler)), "{}", row.wire);
+                    }
+                    for h in table.notifications_to(side).iter().filter_map(|r| r.handler.as_ref()) {
+                        assert!(source.contains(&format!("fn {h}(&self, notification:")), "{h}");
+                    }
+                }
+            }
+            let calls = file("calls");
+            for row in table.client_requests.iter().filter(|r| r.call == Call::Typed) {
+                assert!(calls.contains(&format!("pub async fn {}(&self, request:", row.handler)), "{}", row.wire);
+            }
+        }
+    }
 }
