@@ -3,47 +3,18 @@
 //!
 //! Both traits have the same methods; [`Agent`]'s futures are `Send` and its handlers run as
 //! `tokio::spawn`ed tasks (any runtime flavour), [`LocalAgent`]'s need not be and run as
-//! `spawn_local`ed tasks (a current-thread runtime inside a `LocalSet`). Both are generated from
-//! one definition and served by the same driver.
+//! `spawn_local`ed tasks (a current-thread runtime inside a `LocalSet`). Both are written by
+//! `tools/acp-gen` from the v1 method table (`crate::generated::v1`) and served by the same
+//! driver.
 
-use std::future::Future;
-use std::rc::Rc;
-use std::sync::Arc;
-
-use acp_proto::protocol::V1;
-use acp_proto::{RpcError, methods, types};
-use serde_json::Value;
-
-use crate::context::RequestContext;
 use crate::io::TokioIo;
 use crate::runtime::Tokio;
-use crate::version::Inbound;
 use crate::{AgentOptions, Error};
 
-acp_proto::method_table!(handler_traits {
-    side: agent,
-    version: V1,
-    messages: methods,
-    params: types,
-    extras: v1_extras,
-    context: RequestContext = |cx| (RequestContext::new(cx), None),
-    /// An ACP agent whose handler futures are `Send`: handlers run as spawned tasks, so they run
-    /// concurrently (and in parallel on a multi-thread runtime).
-    ///
-    /// Implement the methods with `async fn`; every method except
-    /// [`initialize`](Agent::initialize) has a default answering `-32601`. Each handler gets its
-    /// request's context, whose cancellation token fires on `$/cancel_request`, on
-    /// `session/cancel` (prompts), at the end of the client's input (the answer still goes
-    /// out: acp-proto's `half_close`) and when the connection closes. A handler that panics answers
-    /// `-32603`; the connection and the other handlers carry on.
-    ///
-    /// For handlers that hold `Rc`s or other `!Send` state, implement [`LocalAgent`] instead.
-    send: Agent(AgentHandlers),
-    /// An ACP agent whose handler futures need not be `Send`: the same methods as [`Agent`], run
-    /// as local tasks on the current thread. Serve it with [`serve_local`] (or
-    /// [`serve_stdio_local`]) from inside a `tokio::task::LocalSet` on a current-thread runtime.
-    local: LocalAgent(LocalAgentHandlers),
-});
+pub use crate::generated::v1::agent::Agent;
+pub(crate) use crate::generated::v1::agent::AgentHandlers;
+pub use crate::generated::v1::local_agent::LocalAgent;
+pub(crate) use crate::generated::v1::local_agent::LocalAgentHandlers;
 
 serve_fns!(Tokio(TokioIo, tokio::io) {
     /// Serves `agent` over `reader`/`writer` (the client's output and input). Resolves when the

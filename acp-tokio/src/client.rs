@@ -2,20 +2,17 @@
 //! client) and [`ClientConnection<P>`](ClientConnection), the handle that drives an agent (one
 //! type for both versions; v2's handler traits and typed calls are in `crate::v2`).
 
-use std::future::Future;
-use std::rc::Rc;
 use std::sync::Arc;
 use std::time::Duration;
 
 use acp_proto::ext::{ExtNotification, ExtRequest, ExtResponse};
-use acp_proto::methods::{self, AgentResponse, ClientNotification, ClientRequest};
+use acp_proto::methods::{AgentResponse, ClientNotification, ClientRequest};
 use acp_proto::protocol::V1;
-use acp_proto::types::{self, *};
-use acp_proto::{CloseReason, Negotiated, Notification, Request, Response, RpcError};
+use acp_proto::types::*;
+use acp_proto::{CloseReason, Negotiated, Notification, Request, Response};
 use serde_json::Value;
 use tokio::sync::oneshot;
 
-use crate::context::ClientContext;
 use crate::driver::{Driver, DriverTask, Handlers};
 use crate::handle::{Command, DriverStats, Handle, RequestCommand, TurnSink};
 use crate::io::{ReadBytes, TokioIo, WriteBytes};
@@ -23,28 +20,13 @@ use crate::process::ProcessControl;
 use crate::runtime::{Runtime, Tokio};
 use crate::sync::{lock, queue};
 use crate::turn::PromptTurn;
-use crate::version::{Inbound, Version};
+use crate::version::Version;
 use crate::{ClientOptions, Error};
 
-acp_proto::method_table!(handler_traits {
-    side: client,
-    version: V1,
-    messages: methods,
-    params: types,
-    extras: v1_extras,
-    context: ClientContext = |cx| (ClientContext::new(cx), None),
-    /// What an ACP client answers to its agent, with `Send` handler futures (run as spawned
-    /// tasks). Every method has a default: `-32601`, except
-    /// [`request_permission`](Client::request_permission), which answers `cancelled`, and the
-    /// notifications, which are ignored. `()` implements it with all the defaults.
-    ///
-    /// Only advertise (in your `initialize` request's capabilities) what you implement: the core
-    /// refuses the methods you did not advertise with `-32601` before they reach you.
-    send: Client(ClientHandlers),
-    /// [`Client`] for handlers whose futures need not be `Send`: run as local tasks, with
-    /// [`ClientConnection::connect_local`] inside a `tokio::task::LocalSet`.
-    local: LocalClient(LocalClientHandlers),
-});
+pub use crate::generated::v1::client::Client;
+pub(crate) use crate::generated::v1::client::ClientHandlers;
+pub use crate::generated::v1::local_client::LocalClient;
+pub(crate) use crate::generated::v1::local_client::LocalClientHandlers;
 
 /// A connection to an agent speaking protocol version `P`: the client's handle. Cheap to
 /// clone; every clone drives the same connection. The connection closes when
@@ -70,32 +52,6 @@ impl<P: Version> Clone for ClientConnection<P> {
         }
     }
 }
-
-/// The typed calls of the table's `typed` client→agent rows, as methods of [`ClientConnection`].
-macro_rules! client_calls {
-    (
-        {}
-        client_requests: [ $( {
-            $(#[doc = $doc:literal])* $v:ident = $w:literal, $p:ident => $r:ident, gate: [$($g:literal),*],
-            handler: $h:ident($cx:ident), default: $def:ident, call: $call:ident $(, feature: $f:literal)?
-        } )* ]
-        $($rest:tt)*
-    ) => {
-        impl ClientConnection<V1> {
-            $(
-                typed_call! {
-                    $(#[cfg(feature = $f)])?
-                    $(#[doc = $doc])*
-                    #[doc = ""]
-                    #[doc = acp_proto::__gate_note!([$($g),*])]
-                    $call, $h($p) -> $r
-                }
-            )*
-        }
-    };
-}
-
-acp_proto::method_table!(client_calls {});
 
 impl<P: Version> ClientConnection<P> {
     /// Builds the driver (not yet running) and the handle.
@@ -145,12 +101,12 @@ impl<P: Version> ClientConnection<P> {
         conn
     }
 
-    #[cfg(feature = "unstable_protocol_v2")]
+    /// The connection's handle (the typed calls send through it).
     pub(crate) fn handle(&self) -> &Handle<P> {
         &self.handle
     }
 
-    #[cfg(feature = "unstable_protocol_v2")]
+    /// The timeout set with [`with_timeout`](Self::with_timeout), if any.
     pub(crate) fn timeout(&self) -> Option<Duration> {
         self.timeout
     }

@@ -221,16 +221,32 @@
 #![cfg_attr(not(test), warn(clippy::unwrap_used))]
 
 #[macro_use]
-mod table;
-#[macro_use]
-mod traits;
-#[macro_use]
 mod entry;
 mod agent;
 mod client;
 mod context;
 mod driver;
 mod error;
+/// The handler traits, their dispatch and the typed calls, written by `tools/acp-gen` from the
+/// method tables (`acp-proto/methods/{v1,v2}.toml`; run `cargo run -p acp-gen` after changing
+/// one). The modules of the API re-export them under their public names.
+mod generated {
+    pub(crate) mod v1 {
+        pub(crate) mod agent;
+        pub(crate) mod calls;
+        pub(crate) mod client;
+        pub(crate) mod local_agent;
+        pub(crate) mod local_client;
+    }
+    #[cfg(feature = "unstable_protocol_v2")]
+    pub(crate) mod v2 {
+        pub(crate) mod agent;
+        pub(crate) mod calls;
+        pub(crate) mod client;
+        pub(crate) mod local_agent;
+        pub(crate) mod local_client;
+    }
+}
 mod handle;
 mod io;
 mod options;

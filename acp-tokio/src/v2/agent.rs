@@ -1,13 +1,11 @@
 //! The v2 agent: the [`Agent`] and [`LocalAgent`] handler traits, their context
 //! [`AgentContext`], and [`serve`] / [`serve_local`].
 
-use std::future::Future;
-use std::rc::Rc;
 use std::sync::Arc;
 use std::time::Duration;
 
 use acp_proto::v2::{self, SessionId};
-use acp_proto::{InboundId, Negotiated, RpcError};
+use acp_proto::{InboundId, Negotiated};
 
 use acp_proto::protocol::V2;
 
@@ -17,41 +15,12 @@ use crate::io::TokioIo;
 use crate::runtime::Tokio;
 use crate::serve::Unspoken;
 use crate::sync::{CancellationToken, Signal};
-use crate::version::Inbound;
 use crate::{AgentOptions, Error};
 
-acp_proto::method_table_v2!(handler_traits {
-    side: agent,
-    version: V2,
-    messages: v2,
-    params: v2,
-    extras: v2_extras,
-    context: AgentContext = agent_context,
-    /// An ACP v2 agent (handlers run as spawned tasks). Every method except
-    /// [`initialize`](Agent::initialize) answers `-32601` by default.
-    ///
-    /// In v2 [`prompt`](Agent::prompt) only acknowledges the prompt: the turn's work goes
-    /// on after it returns (on a task holding the [`AgentContext`], which stays usable),
-    /// sends `session/update`s, and ends with an `idle` `state_update`
-    /// ([`AgentContext::send_idle`]). A `session/cancel` reaches
-    /// [`session_cancelled`](Agent::session_cancelled); the core has then already
-    /// cancelled the session's permission asks, and sends the idle `cancelled` itself if
-    /// the agent does not within `Config::turn_cancel_grace`, then calls
-    /// [`cancel_grace_expired`](Agent::cancel_grace_expired).
-    ///
-    /// For handlers that hold `Rc`s or other `!Send` state, implement [`LocalAgent`].
-    send: Agent(AgentHandlers),
-    /// [`Agent`] for handlers whose futures need not be `Send`: the same methods, run as
-    /// local tasks on the current thread. Serve it with [`serve_local`] inside a
-    /// `tokio::task::LocalSet`.
-    local: LocalAgent(LocalAgentHandlers),
-});
-
-/// A v2 agent handler's context, and the signal its `answered()` waits on.
-fn agent_context(cx: HandlerContext<V2>) -> (AgentContext, Option<Arc<Signal>>) {
-    let answered = Arc::new(Signal::default());
-    (AgentContext { inner: cx, answered: Arc::clone(&answered) }, Some(answered))
-}
+pub use crate::generated::v2::agent::Agent;
+pub(crate) use crate::generated::v2::agent::AgentHandlers;
+pub use crate::generated::v2::local_agent::LocalAgent;
+pub(crate) use crate::generated::v2::local_agent::LocalAgentHandlers;
 
 /// The context of a v2 agent's request handler: the request's cancellation signal and a way to
 /// send requests and notifications to the client. Cheap to clone; usable after the handler
@@ -62,16 +31,23 @@ pub struct AgentContext {
     answered: Arc<Signal>,
 }
 
-acp_proto::method_table_v2!(typed_calls_v2 { AgentContext, agent_requests, Client(ClientResponse) });
-
 impl AgentContext {
+    /// A v2 agent handler's context, and the signal its [`answered`](Self::answered) waits on
+    /// (set once the handler's answer was handed to the connection).
+    pub(crate) fn new(cx: HandlerContext<V2>) -> (AgentContext, Arc<Signal>) {
+        let answered = Arc::new(Signal::default());
+        (AgentContext { inner: cx, answered: Arc::clone(&answered) }, answered)
+    }
+
     common_context_methods!();
 
-    fn handle(&self) -> &Handle<V2> {
+    /// The connection's handle (the typed calls send through it).
+    pub(crate) fn handle(&self) -> &Handle<V2> {
         &self.inner.handle
     }
 
-    fn timeout(&self) -> Option<Duration> {
+    /// An agent's requests have no timeout of their own (the config's applies).
+    pub(crate) fn timeout(&self) -> Option<Duration> {
         None
     }
 

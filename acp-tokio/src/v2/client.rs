@@ -2,48 +2,20 @@
 //! of the client), and the typed calls and constructors of [`ClientConnection`] (the one
 //! `ClientConnection<P>`, as `ClientConnection<V2>`), the handle that drives a v2 agent.
 
-use std::future::Future;
-use std::rc::Rc;
-use std::sync::Arc;
-
+use acp_proto::CloseReason;
 use acp_proto::protocol::V2;
 use acp_proto::v2::{self, CancelSessionNotification, ClientNotification};
-use acp_proto::{CloseReason, RpcError};
 
 use super::PromptTurn;
-use crate::ClientContext;
 use crate::client::ClientConnection;
 use crate::io::TokioIo;
 use crate::runtime::Tokio;
-use crate::version::Inbound;
 use crate::{ClientOptions, Error};
 
-acp_proto::method_table_v2!(handler_traits {
-    side: client,
-    version: V2,
-    messages: v2,
-    params: v2,
-    extras: v2_extras,
-    context: ClientContext = |cx| (ClientContext::new(cx), None),
-    /// What an ACP v2 client answers to its agent (handlers run as spawned tasks). Every
-    /// method has a default: `-32601`, except
-    /// [`request_permission`](Client::request_permission), which answers `cancelled`,
-    /// and the notifications, which are ignored. `()` implements it with the defaults.
-    ///
-    /// A turn's `session/update`s go to its [`PromptTurn`]; the others (outside a turn,
-    /// or of a session this client reads no turn of) to
-    /// [`session_update`](Client::session_update). The agent's requests of a turn's
-    /// session reach their handlers only after the turn's reader took the updates sent
-    /// before them (see [`PromptTurn`]).
-    ///
-    /// For handlers that hold `Rc`s or other `!Send` state, implement [`LocalClient`].
-    send: Client(ClientHandlers),
-    /// [`Client`] for handlers whose futures need not be `Send`: the same methods, run as
-    /// local tasks, with [`ClientConnection::connect_local`] inside a `tokio::task::LocalSet`.
-    local: LocalClient(LocalClientHandlers),
-});
-
-acp_proto::method_table_v2!(typed_calls_v2 { ClientConnection<V2>, client_requests, Agent(AgentResponse) });
+pub use crate::generated::v2::client::Client;
+pub(crate) use crate::generated::v2::client::ClientHandlers;
+pub use crate::generated::v2::local_client::LocalClient;
+pub(crate) use crate::generated::v2::local_client::LocalClientHandlers;
 
 impl ClientConnection<V2> {
     connect_fns!(Tokio(TokioIo, tokio::io), V2 {

@@ -8,8 +8,8 @@
 //! One road for both versions: [`ClientConnection`] is the crate's one
 //! [`ClientConnection<P>`](crate::versioned::ClientConnection) as `ClientConnection<V2>`, and
 //! [`PromptTurn`] is [`PromptTurn<V2>`](crate::versioned::PromptTurn), driven by the same driver as v1's.
-//! Only the handler traits and their dispatch are v2's own, generated from
-//! `acp_proto::method_table_v2!` the way the v1 API is from `method_table!`: each
+//! Only the handler traits and their dispatch are v2's own, written by `tools/acp-gen` from the
+//! v2 method table (`acp-proto/methods/v2.toml`) the way the v1 API is from v1's: each
 //! `client_requests` row is an [`Agent`] handler method and (when its `call:` column is
 //! `typed`) a typed call of [`ClientConnection`]; each `agent_requests` row a [`Client`]
 //! handler method and a typed call of [`AgentContext`]; each notification row with a handler a
@@ -39,8 +39,6 @@
 
 use acp_proto::protocol::V2;
 
-#[macro_use]
-mod table;
 mod agent;
 
 mod client;

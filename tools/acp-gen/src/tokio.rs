@@ -1,9 +1,442 @@
 //! What acp-tokio expands the tables into (the handler traits, their dispatch and the typed calls).
+//!
+//! Per version, under `acp-tokio/src/generated/{v1,v2}/`: one file per handler trait (`agent.rs`,
+//! `local_agent.rs`, `client.rs`, `local_client.rs`: the trait, with a method per row its side
+//! receives, and the driver `Handlers` that dispatch to it; the `Send` and the local trait have
+//! the same methods) and `calls.rs`, the typed calls of the `typed` rows (`ClientConnection<P>`'s;
+//! v2's `AgentContext`'s, where v1's `RequestContext` writes its calls by hand). acp-tokio's
+//! modules re-export them under their public names. What is not a row (the traits' own docs,
+//! v1's extension methods, the v2 agent's cancellation hooks) is fixed text in [`fixed`].
 
-use crate::table::{Table, Version};
+mod fixed;
+
+use crate::out;
+use crate::table::{Call, Context, Fallback, NotificationRow, RequestRow, Side, Table, Version};
+use std::fmt::Write;
 
 /// The files written for `version`'s table: (path from the workspace root, unformatted source).
 pub fn files(version: Version, table: &Table) -> Vec<(String, String)> {
-    let _ = (version, table);
-    Vec::new()
+    let dir = format!("acp-tokio/src/generated/{}", version.name());
+    let mut files = Vec::new();
+    for side in [Side::Agent, Side::Client] {
+        let spec = Spec { version, side };
+        for flavour in Flavour::BOTH {
+            let name = format!("{}{}", if flavour.local { "local_" } else { "" }, spec.side_name());
+            files.push((format!("{dir}/{name}.rs"), trait_file(spec, flavour, table)));
+        }
+    }
+    files.push((format!("{dir}/calls.rs"), calls_file(version, table)));
+    files
+}
+
+/// Which file is being written: a version's table, received by one side.
+#[derive(Clone, Copy)]
+struct Spec {
+    version: Version,
+    side: Side,
+}
+
+impl Spec {
+    fn side_name(self) -> &'static str {
+        match self.side {
+            Side::Agent => "agent",
+            Side::Client => "client",
+        }
+    }
+
+    /// The protocol type (`acp_proto::protocol::*`).
+    fn protocol(self) -> &'static str {
+        match self.version {
+            Version::V1 => "V1",
+            Version::V2 => "V2",
+        }
+    }
+
+    /// The module of the version's `Request`, `Response`, `Notification` and `Method`.
+    fn messages(self) -> &'static str {
+        match self.version {
+            Version::V1 => "methods",
+            Version::V2 => "v2",
+        }
+    }
+
+    /// The module of the version's params and results.
+    fn params(self) -> &'static str {
+        match self.version {
+            Version::V1 => "types",
+            Version::V2 => "v2",
+        }
+    }
+
+    /// The receiving side's trait name (`Agent`, `Client`).
+    fn trait_name(self) -> &'static str {
+        match self.side {
+            Side::Agent => "Agent",
+            Side::Client => "Client",
+        }
+    }
+
+    /// The other side: the prefix of the enums of what this side receives (`{sender}Request`,
+    /// `{sender}Notification`) and of the answers to what it sends (`{sender}Response`).
+    fn sender(self) -> &'static str {
+        match self.side {
+            Side::Agent => "Client",
+            Side::Client => "Agent",
+        }
+    }
+
+    /// The context every request handler of the side gets.
+    fn context(self) -> &'static str {
+        match (self.version, self.side) {
+            (Version::V1, Side::Agent) => "RequestContext",
+            (Version::V2, Side::Agent) => "AgentContext",
+            (_, Side::Client) => "ClientContext",
+        }
+    }
+}
+
+/// One of a side's two handler traits.
+#[derive(Clone, Copy)]
+struct Flavour {
+    local: bool,
+}
+
+impl Flavour {
+    const BOTH: [Flavour; 2] = [Flavour { local: false }, Flavour { local: true }];
+
+    fn trait_name(self, spec: Spec) -> String {
+        format!("{}{}", if self.local { "Local" } else { "" }, spec.trait_name())
+    }
+
+    fn handlers(self, spec: Spec) -> String {
+        format!("{}Handlers", self.trait_name(spec))
+    }
+
+    /// The bounds of the trait before `'static`.
+    fn bounds(self) -> &'static str {
+        if self.local { "" } else { "Send + Sync + " }
+    }
+
+    /// The bound the handler futures get after `Future<Output = …>`.
+    fn futures(self) -> &'static str {
+        if self.local { "" } else { " + Send" }
+    }
+
+    fn pointer(self) -> &'static str {
+        if self.local { "Rc" } else { "Arc" }
+    }
+
+    fn spawn(self) -> &'static str {
+        if self.local { "spawn_local" } else { "spawn" }
+    }
+}
+
+/// A handler trait and its driver `Handlers`.
+fn trait_file(spec: Spec, flavour: Flavour, table: &Table) -> String {
+    let (v, tr) = (spec.version.name(), flavour.trait_name(spec));
+    let mut o = out::header(&format!("the {v} handler trait `{tr}` and its dispatch"), spec.version);
+    writeln!(o, "//! The {v} handler trait [`{tr}`] and the driver `Handlers` that run it.\n").unwrap();
+    o += &imports(spec, flavour);
+    o += &handler_trait(spec, flavour, table);
+    if spec.side == Side::Client {
+        writeln!(o, "impl {tr} for () {{}}\n").unwrap();
+    }
+    o += &handlers(spec, flavour, table);
+    o
+}
+
+/// The `use` lines of a trait's file: each is used whatever the features.
+fn imports(spec: Spec, flavour: Flavour) -> String {
+    let mut o = String::from("use std::future::Future;\n");
+    writeln!(o, "use std::{}::{};\n", if flavour.local { "rc" } else { "sync" }, flavour.pointer()).unwrap();
+    writeln!(o, "use acp_proto::protocol::{};", spec.protocol()).unwrap();
+    match spec.version {
+        Version::V1 => o += "use acp_proto::{RpcError, methods, types};\nuse serde_json::Value;\n\n",
+        Version::V2 => o += "use acp_proto::{RpcError, v2};\n\n",
+    }
+    match (spec.version, spec.side) {
+        (Version::V1, Side::Agent) => o += "use crate::context::{HandlerContext, RequestContext};\n",
+        (Version::V2, Side::Agent) => o += "use crate::context::HandlerContext;\nuse crate::v2::AgentContext;\n",
+        (_, Side::Client) => o += "use crate::context::{ClientContext, HandlerContext};\n",
+    }
+    o += "use crate::driver::{DriverTask, Handlers};\n\
+          use crate::handle::{Done, catch_unwind, run_handler};\n\
+          use crate::runtime::Runtime;\n\
+          use crate::sync::QueueReceiver;\n\
+          use crate::version::Inbound;\n\n";
+    o
+}
+
+/// A handler trait: a method per request and notification row the side receives, then the
+/// version's own methods.
+fn handler_trait(spec: Spec, flavour: Flavour, table: &Table) -> String {
+    let mut o = out::doc(fixed::trait_doc(spec.version, spec.side, flavour.local));
+    writeln!(o, "pub trait {}: {}'static {{", flavour.trait_name(spec), flavour.bounds()).unwrap();
+    let mut methods = Vec::new();
+    for row in table.requests_to(spec.side) {
+        methods.push(handler_method(spec, flavour, row));
+    }
+    for row in table.notifications_to(spec.side) {
+        methods.extend(notification_method(spec, flavour, row));
+    }
+    methods.push(fixed::extra_methods(spec.version, spec.side, spec.context(), flavour.futures()));
+    o += &methods.into_iter().filter(|m| !m.is_empty()).collect::<Vec<_>>().join("\n");
+    o += "}\n\n";
+    o
+}
+
+/// The context type a row's handler gets.
+fn context_type(spec: Spec, row: &RequestRow) -> &'static str {
+    match row.context {
+        Context::Request => spec.context(),
+        Context::Prompt => "crate::context::PromptContext",
+    }
+}
+
+/// A request's handler method: its doc, gate and default notes, and its default body.
+fn handler_method(spec: Spec, flavour: Flavour, row: &RequestRow) -> String {
+    let (p, m) = (spec.params(), spec.messages());
+    let mut o = out::doc(&row.doc);
+    if let Some(gate) = out::gate_note(&row.gate) {
+        writeln!(o, "///\n/// {gate}").unwrap();
+    }
+    writeln!(o, "///\n/// {}", out::default_note(row.default)).unwrap();
+    o += &out::cfg(&row.feature);
+    write!(
+        o,
+        "fn {h}(&self, request: {p}::{params}, cx: {cx}) -> impl Future<Output = Result<{p}::{result}, RpcError>>{send}",
+        h = row.handler,
+        params = row.params,
+        cx = context_type(spec, row),
+        result = row.result,
+        send = flavour.futures(),
+    )
+    .unwrap();
+    let answer = match row.default {
+        Fallback::Required => return o + ";\n",
+        Fallback::MethodNotFound => format!("Err(RpcError::method_not_found({m}::Method::{}.wire()))", row.variant),
+        Fallback::Cancelled => format!("Ok(<{p}::{} as crate::version::Cancelled>::cancelled())", row.result),
+    };
+    writeln!(o, " {{\n    let _ = (request, cx);\n    std::future::ready({answer})\n}}").unwrap();
+    o
+}
+
+/// A notification's handler method (ignored by default); none for a row without a handler.
+fn notification_method(spec: Spec, flavour: Flavour, row: &NotificationRow) -> Option<String> {
+    let handler = row.handler.as_ref()?;
+    let mut o = out::doc(&row.doc);
+    o += "///\n/// Default: ignored.\n";
+    o += &out::cfg(&row.feature);
+    writeln!(
+        o,
+        "fn {handler}(&self, notification: {p}::{params}) -> impl Future<Output = ()>{send} {{\n    \
+             let _ = notification;\n    std::future::ready(())\n}}",
+        p = spec.params(),
+        params = row.params,
+        send = flavour.futures(),
+    )
+    .unwrap();
+    Some(o)
+}
+
+/// The driver `Handlers` of a handler trait: its dispatch of requests and notifications, and
+/// where the driver and the handlers run.
+fn handlers(spec: Spec, flavour: Flavour, table: &Table) -> String {
+    let (tr, hs, ptr) = (flavour.trait_name(spec), flavour.handlers(spec), flavour.pointer());
+    let (m, protocol, cx, sender) = (spec.messages(), spec.protocol(), spec.context(), spec.sender());
+    let mut o = String::new();
+    writeln!(
+        o,
+        "/// Runs the handlers of `H`, a [`{tr}`], for the driver.\n\
+         pub(crate) struct {hs}<H>(pub(crate) {ptr}<H>);\n\n\
+         impl<H: {tr}> {hs}<H> {{\n\
+         /// The handlers of `handler`.\n\
+         pub(crate) fn new(handler: H) -> Self {{\n    {hs}({ptr}::new(handler))\n}}\n\n\
+         /// Calls the handler method for `request`.\n\
+         async fn dispatch(handler: &H, request: {m}::Request, cx: {cx}) -> Result<{m}::Response, RpcError> {{\n\
+         match request {{"
+    )
+    .unwrap();
+    for row in table.requests_to(spec.side) {
+        o += &out::cfg(&row.feature);
+        write!(o, "{m}::Request::{sender}({m}::{sender}Request::{}(r)) => ", row.variant).unwrap();
+        match row.context {
+            Context::Request => writeln!(o, "Ok(handler.{}(r, cx).await?.into()),", row.handler).unwrap(),
+            Context::Prompt => writeln!(
+                o,
+                "{{\n    let cx = crate::context::PromptContext::new(cx, r.session_id.clone());\n    \
+                 Ok(handler.{}(r, cx).await?.into())\n}}",
+                row.handler
+            )
+            .unwrap(),
+        }
+    }
+    o += &fixed::extra_dispatch_arms(spec.version, spec.side);
+    writeln!(
+        o,
+        "other => Err(RpcError::method_not_found(other.wire())),\n}}\n}}\n\n\
+         /// Calls the handler method for `item`; a panic loses that notification only.\n\
+         async fn notify(handler: &H, item: Inbound<{protocol}>) {{"
+    )
+    .unwrap();
+    o += fixed::inbound(spec.version, spec.side);
+    o += "match notification {\n";
+    for row in table.notifications_to(spec.side) {
+        o += &out::cfg(&row.feature);
+        let pattern = format!("{m}::Notification::{sender}({m}::{sender}Notification::{}", row.variant);
+        match &row.handler {
+            Some(h) => writeln!(o, "{pattern}(n)) => {{\n    let _ = catch_unwind(handler.{h}(n)).await;\n}}").unwrap(),
+            None => writeln!(o, "// The connection's own: no handler.\n{pattern}(_)) => {{}}").unwrap(),
+        }
+    }
+    o += &fixed::extra_notify_arms(spec.version, spec.side);
+    // Bound, not `_ => {}`: a match whose other arms are all feature-gated stays a match.
+    o += "other => {\n    let _ = other;\n}\n}\n}\n}\n\n";
+
+    let make_context = match (spec.version, spec.side) {
+        // A v2 agent's context waits for the answer to go out (`AgentContext::answered`).
+        (Version::V2, Side::Agent) => "let (cx, answered) = AgentContext::new(cx);",
+        _ => &format!("let cx = {cx}::new(cx);"),
+    };
+    let after = match (spec.version, spec.side) {
+        (Version::V2, Side::Agent) => "\nanswered.set();",
+        _ => "",
+    };
+    let (send, spawn) = (flavour.futures(), flavour.spawn());
+    writeln!(
+        o,
+        "impl<H: {tr}, D: Future{send} + 'static> DriverTask<D> for {hs}<H> {{\n\
+         fn spawn_driver<Rt: Runtime>(rt: &Rt, driver: D) {{\n\
+         rt.{spawn}(async move {{\n    let _ = driver.await;\n}});\n}}\n}}\n\n\
+         impl<H: {tr}> Handlers<{protocol}> for {hs}<H> {{\n\
+         fn spawn_request<Rt: Runtime>(\n\
+             &self,\n\
+             rt: &Rt,\n\
+             request: {m}::Request,\n\
+             cx: HandlerContext<{protocol}>,\n\
+             done: Done<{protocol}>,\n\
+             gate: Option<tokio::sync::oneshot::Receiver<()>>,\n\
+         ) {{\n\
+         let handler = {ptr}::clone(&self.0);\n\
+         {make_context}\n\
+         // Boxed: the dispatch future is as large as the largest handler's future (kBs), and a\n\
+         // task's future is moved several times as it is spawned and again when it completes; a\n\
+         // box is moved instead.\n\
+         let dispatch = Box::pin(async move {{ Self::dispatch(&*handler, request, cx).await }});\n\
+         rt.{spawn}(async move {{\n    run_handler(done, gate, dispatch).await;{after}\n}});\n\
+         }}\n\n\
+         fn spawn_notifications<Rt: Runtime>(&self, rt: &Rt, mut queue: QueueReceiver<Inbound<{protocol}>>) {{\n\
+         let handler = {ptr}::clone(&self.0);\n\
+         rt.{spawn}(async move {{\n\
+             while let Some(item) = queue.pop().await {{\n\
+                 Self::notify(&*handler, item).await;\n\
+             }}\n\
+         }});\n\
+         }}\n\
+         }}\n"
+    )
+    .unwrap();
+    o
+}
+
+/// The typed calls of a version's `typed` rows, as methods of the sending side's handle.
+fn calls_file(version: Version, table: &Table) -> String {
+    let v = version.name();
+    let mut o = out::header(&format!("the typed calls of the {v} requests"), version);
+    match version {
+        Version::V1 => {
+            o += "//! The typed calls of the v1 requests a client sends, as methods of `ClientConnection<V1>` (an\n\
+            //! agent sends its requests with `RequestContext`'s hand-written methods).\n\n\
+            use acp_proto::protocol::V1;\nuse acp_proto::types;\n\n\
+            use crate::Error;\nuse crate::client::ClientConnection;\n"
+        }
+        Version::V2 => {
+            o += "//! The typed calls of the v2 requests, as methods of the sender's handle: `ClientConnection<V2>`\n\
+            //! for a client's, `AgentContext` for an agent's.\n\n\
+            use acp_proto::protocol::V2;\nuse acp_proto::v2;\n\n\
+            use crate::Error;\nuse crate::client::ClientConnection;\nuse crate::v2::AgentContext;\n"
+        }
+    }
+    o += &typed_calls(Spec { version, side: Side::Client }, table);
+    o += &typed_calls(Spec { version, side: Side::Agent }, table);
+    o
+}
+
+/// The typed calls of the `typed` rows the side sends, as methods of the side's sending type:
+/// `ClientConnection<P>` for a client, v2's `AgentContext` for an agent (v1's `RequestContext`
+/// writes its calls by hand).
+fn typed_calls(spec: Spec, table: &Table) -> String {
+    let target = match (spec.version, spec.side) {
+        (Version::V1, Side::Agent) => return String::new(),
+        (Version::V1, Side::Client) => "ClientConnection<V1>",
+        (Version::V2, Side::Agent) => "AgentContext",
+        (Version::V2, Side::Client) => "ClientConnection<V2>",
+    };
+    let p = spec.params();
+    // The answers come from the other side (the one that sends what `spec.side` receives).
+    let answers = spec.sender();
+    let mut calls = Vec::new();
+    for row in table.requests_from(spec.side).iter().filter(|r| r.call == Call::Typed) {
+        let mut o = out::doc(&row.doc);
+        if let Some(gate) = out::gate_note(&row.gate) {
+            writeln!(o, "///\n/// {gate}").unwrap();
+        }
+        o += &out::cfg(&row.feature);
+        writeln!(
+            o,
+            "pub async fn {h}(&self, request: {p}::{params}) -> Result<{p}::{result}, Error> {{",
+            h = row.handler,
+            params = row.params,
+            result = row.result
+        )
+        .unwrap();
+        match spec.version {
+            Version::V1 => o += "self.handle().request_typed(request, self.timeout()).await\n}\n",
+            Version::V2 => writeln!(
+                o,
+                "match self.handle().request(request.into(), self.timeout()).await? {{\n\
+                     v2::Response::{answers}(v2::{answers}Response::{v}(result)) => Ok(result),\n\
+                     _ => Err(Error::UnexpectedResponse),\n\
+                 }}\n}}",
+                v = row.variant
+            )
+            .unwrap(),
+        }
+        calls.push(o);
+    }
+    format!("\nimpl {target} {{\n{}}}\n", calls.join("\n"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_row_is_a_method_of_both_traits_and_a_typed_row_a_call() {
+        let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../..");
+        for version in Version::ALL {
+            let text = std::fs::read_to_string(format!("{root}/{}", version.table_path())).unwrap();
+            let table = Table::parse(&text, &version.table_path()).unwrap();
+            let files = files(version, &table);
+            assert_eq!(files.len(), 5);
+            let file = |name: &str| {
+                let path = format!("acp-tokio/src/generated/{}/{name}.rs", version.name());
+                &files.iter().find(|(p, _)| *p == path).unwrap().1
+            };
+            for (side, name) in [(Side::Agent, "agent"), (Side::Client, "client")] {
+                for source in [file(name), file(&format!("local_{name}"))] {
+                    for row in table.requests_to(side) {
+                        assert!(source.contains(&format!("fn {}(&self, request:", row.handler)), "{}", row.wire);
+                    }
+                    for h in table.notifications_to(side).iter().filter_map(|r| r.handler.as_ref()) {
+                        assert!(source.contains(&format!("fn {h}(&self, notification:")), "{h}");
+                    }
+                }
+            }
+            let calls = file("calls");
+            for row in table.client_requests.iter().filter(|r| r.call == Call::Typed) {
+                assert!(calls.contains(&format!("pub async fn {}(&self, request:", row.handler)), "{}", row.wire);
+            }
+        }
+    }
 }
