@@ -286,7 +286,6 @@ impl Method {
 
 mod generated;
 mod invariants;
-mod table;
 mod wrappers;
 
 pub use generated::*;

@@ -31,7 +31,6 @@ pub mod envelope;
 mod envelope;
 mod generated;
 mod methods;
-mod table;
 #[cfg(test)]
 mod table_tests;
 mod wrappers;

@@ -12,7 +12,7 @@ use crate::out;
 use crate::table::{Call, Context, Fallback, NotificationRow, RequestRow, Side, Table, Version};
 
 /// The files written for `version`'s table: (path from the workspace root, unformatted source).
-pub fn files(version: Version, table: &Table) -> Vec<(String, String)> {
+pub(crate) fn files(version: Version, table: &Table) -> Vec<(String, String)> {
     [Side::Agent, Side::Client]
         .into_iter()
         .map(|side| {

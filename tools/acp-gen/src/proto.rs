@@ -14,7 +14,7 @@ use std::fmt::Write;
 /// The files written for `version`'s table: a module (`Method`, `METHODS`) with one file per
 /// direction (that direction's request, response and notification enums and their
 /// conversions), so that no file is long to read.
-pub fn files(version: Version, table: &Table) -> Vec<(String, String)> {
+pub(crate) fn files(version: Version, table: &Table) -> Vec<(String, String)> {
     let dir = match version {
         Version::V1 => "acp-proto/src/methods/generated",
         Version::V2 => "acp-proto/src/v2/generated",

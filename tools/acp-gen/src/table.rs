@@ -6,7 +6,7 @@ use std::collections::HashSet;
 
 /// The protocol version a table describes: it names the file and the modules written from it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Version {
+pub(crate) enum Version {
     /// `acp-proto/methods/v1.toml`.
     V1,
     /// `acp-proto/methods/v2.toml`.
@@ -15,10 +15,10 @@ pub enum Version {
 
 impl Version {
     /// Both versions, in the order they are generated.
-    pub const ALL: [Version; 2] = [Version::V1, Version::V2];
+    pub(crate) const ALL: [Version; 2] = [Version::V1, Version::V2];
 
     /// `v1` or `v2`: the table's file stem and the module name of its generated code.
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Version::V1 => "v1",
             Version::V2 => "v2",
@@ -26,7 +26,7 @@ impl Version {
     }
 
     /// The table's path, relative to the workspace root.
-    pub fn table_path(self) -> String {
+    pub(crate) fn table_path(self) -> String {
         format!("acp-proto/methods/{}.toml", self.name())
     }
 }
@@ -34,7 +34,7 @@ impl Version {
 /// One method table: five groups of rows, in this order everywhere they are expanded.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Table {
+pub(crate) struct Table {
     /// Client → agent requests.
     pub client_requests: Vec<RequestRow>,
     /// Agent → client requests.
@@ -50,7 +50,7 @@ pub struct Table {
 /// A request: one method a side sends and the other answers.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct RequestRow {
+pub(crate) struct RequestRow {
     /// The enum variant (`NewSession`).
     pub variant: String,
     /// The method name on the wire (`session/new`).
@@ -78,7 +78,7 @@ pub struct RequestRow {
 /// A notification: one method a side sends and the other does not answer.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct NotificationRow {
+pub(crate) struct NotificationRow {
     /// The enum variant (`SessionUpdate`).
     pub variant: String,
     /// The method name on the wire (`session/update`).
@@ -102,7 +102,7 @@ pub struct NotificationRow {
 /// A protocol notification, owned by the connection in both directions.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct ProtocolRow {
+pub(crate) struct ProtocolRow {
     /// The enum variant.
     pub variant: String,
     /// The method name on the wire (`$/…`).
@@ -116,7 +116,7 @@ pub struct ProtocolRow {
 /// The context a request handler gets.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum Context {
+pub(crate) enum Context {
     /// Every request's context.
     Request,
     /// A prompt turn's, which knows its session (v1's `session/prompt`).
@@ -126,7 +126,7 @@ pub enum Context {
 /// What a handler trait answers for a method the handler does not implement.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum Fallback {
+pub(crate) enum Fallback {
     /// Nothing: the method must be implemented.
     Required,
     /// `-32601` (method not found).
@@ -138,7 +138,7 @@ pub enum Fallback {
 /// How a sender calls a request.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum Call {
+pub(crate) enum Call {
     /// A plain typed call: params in, result out.
     Typed,
     /// Written by hand in the adapter (`initialize` checks the negotiated version, v1's
@@ -148,7 +148,7 @@ pub enum Call {
 
 /// Which side a group's rows are received by.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Side {
+pub(crate) enum Side {
     /// The agent (it handles the client's requests and notifications).
     Agent,
     /// The client.
@@ -157,7 +157,7 @@ pub enum Side {
 
 impl Side {
     /// `agent` or `client`.
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Side::Agent => "agent",
             Side::Client => "client",
@@ -167,14 +167,14 @@ impl Side {
 
 impl Table {
     /// Reads and checks a table.
-    pub fn parse(text: &str, path: &str) -> Result<Table, String> {
+    pub(crate) fn parse(text: &str, path: &str) -> Result<Table, String> {
         let table: Table = toml::from_str(text).map_err(|e| format!("{path}: {e}"))?;
         table.check().map_err(|e| format!("{path}: {e}"))?;
         Ok(table)
     }
 
     /// The requests `side` receives (and so handles).
-    pub fn requests_to(&self, side: Side) -> &[RequestRow] {
+    pub(crate) fn requests_to(&self, side: Side) -> &[RequestRow] {
         match side {
             Side::Agent => &self.client_requests,
             Side::Client => &self.agent_requests,
@@ -182,7 +182,7 @@ impl Table {
     }
 
     /// The requests `side` sends.
-    pub fn requests_from(&self, side: Side) -> &[RequestRow] {
+    pub(crate) fn requests_from(&self, side: Side) -> &[RequestRow] {
         match side {
             Side::Agent => &self.agent_requests,
             Side::Client => &self.client_requests,
@@ -190,7 +190,7 @@ impl Table {
     }
 
     /// The notifications `side` receives.
-    pub fn notifications_to(&self, side: Side) -> &[NotificationRow] {
+    pub(crate) fn notifications_to(&self, side: Side) -> &[NotificationRow] {
         match side {
             Side::Agent => &self.client_notifications,
             Side::Client => &self.agent_notifications,
@@ -198,7 +198,7 @@ impl Table {
     }
 
     /// The notifications `side` sends.
-    pub fn notifications_from(&self, side: Side) -> &[NotificationRow] {
+    pub(crate) fn notifications_from(&self, side: Side) -> &[NotificationRow] {
         match side {
             Side::Agent => &self.agent_notifications,
             Side::Client => &self.client_notifications,

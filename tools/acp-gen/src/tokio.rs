@@ -15,7 +15,7 @@ use crate::table::{Call, Context, Fallback, NotificationRow, RequestRow, Side, T
 use std::fmt::Write;
 
 /// The files written for `version`'s table: (path from the workspace root, unformatted source).
-pub fn files(version: Version, table: &Table) -> Vec<(String, String)> {
+pub(crate) fn files(version: Version, table: &Table) -> Vec<(String, String)> {
     let dir = format!("acp-tokio/src/generated/{}", version.name());
     let mut files = Vec::new();
     for side in [Side::Agent, Side::Client] {

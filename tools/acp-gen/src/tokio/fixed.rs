@@ -4,7 +4,7 @@
 use crate::table::{Side, Version};
 
 /// The doc of a side's handler trait (`local`: the one whose futures need not be `Send`).
-pub fn trait_doc(version: Version, side: Side, local: bool) -> &'static str {
+pub(crate) fn trait_doc(version: Version, side: Side, local: bool) -> &'static str {
     match (version, side, local) {
         (Version::V1, Side::Agent, false) => {
             "An ACP agent whose handler futures are `Send`: handlers run as spawned tasks, so they run
@@ -82,7 +82,7 @@ as local tasks, with
 
 /// The methods a version adds to a side's handler traits, after the rows' (`cx`: the side's
 /// request context, `send`: the futures' bound).
-pub fn extra_methods(version: Version, side: Side, cx: &str, send: &str) -> String {
+pub(crate) fn extra_methods(version: Version, side: Side, cx: &str, send: &str) -> String {
     match (version, side) {
         (Version::V1, _) => format!(
             "/// An extension request (`_`-prefixed method). Default: `-32601`.
@@ -125,7 +125,7 @@ fn cancel_grace_expired(&self, session_id: v2::SessionId) -> impl Future<Output 
 }
 
 /// The dispatch arms a version adds before the last (`-32601`): v1's extension requests.
-pub fn extra_dispatch_arms(version: Version, side: Side) -> String {
+pub(crate) fn extra_dispatch_arms(version: Version, side: Side) -> String {
     let (sender, receiver) = match side {
         Side::Agent => ("Client", "Agent"),
         Side::Client => ("Agent", "Client"),
@@ -145,7 +145,7 @@ pub fn extra_dispatch_arms(version: Version, side: Side) -> String {
 
 /// How `notify` gets the notification out of the driver's item: the v2 agent calls its
 /// cancellation hooks here, in order with the notifications.
-pub fn inbound(version: Version, side: Side) -> &'static str {
+pub(crate) fn inbound(version: Version, side: Side) -> &'static str {
     match (version, side) {
         (Version::V2, Side::Agent) => {
             "let notification = match item {
@@ -167,7 +167,7 @@ pub fn inbound(version: Version, side: Side) -> &'static str {
 
 /// The notification arms a version adds before the last (ignored): v1's extension
 /// notifications.
-pub fn extra_notify_arms(version: Version, side: Side) -> String {
+pub(crate) fn extra_notify_arms(version: Version, side: Side) -> String {
     let sender = match side {
         Side::Agent => "Client",
         Side::Client => "Agent",

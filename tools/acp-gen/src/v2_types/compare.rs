@@ -28,7 +28,7 @@ const IGNORED: &[&str] = &[
 ];
 
 /// The names of the v2 definitions (`v2`: the `$defs` object) that are the v1 ones (`v1`).
-pub fn reused(v1: &Json, v2: &Json) -> BTreeSet<String> {
+pub(crate) fn reused(v1: &Json, v2: &Json) -> BTreeSet<String> {
     let mut same: BTreeSet<String> = v2
         .entries()
         .iter()
@@ -52,7 +52,7 @@ pub fn reused(v1: &Json, v2: &Json) -> BTreeSet<String> {
 }
 
 /// The names of the definitions `x` references (`$ref`s, by their last path segment).
-pub fn refs(x: &Json) -> BTreeSet<String> {
+pub(crate) fn refs(x: &Json) -> BTreeSet<String> {
     fn walk(x: &Json, out: &mut BTreeSet<String>) {
         match x {
             Json::Object(entries) => {
@@ -75,7 +75,7 @@ pub fn refs(x: &Json) -> BTreeSet<String> {
 }
 
 /// A `{"type": "string", "const": …}` branch (its description and title aside).
-pub fn is_string_const(b: &Json) -> bool {
+pub(crate) fn is_string_const(b: &Json) -> bool {
     let keys: BTreeSet<&str> =
         b.entries().iter().map(|(k, _)| k.as_str()).filter(|k| !matches!(*k, "description" | "title")).collect();
     b.is_object() && keys == BTreeSet::from(["type", "const"]) && b.get("type").and_then(Json::as_str) == Some("string")
@@ -83,7 +83,7 @@ pub fn is_string_const(b: &Json) -> bool {
 
 /// `x` as compared: the ignored keys left out, at every depth, and each union normalized into
 /// an `openenum` key (the sorted constants) or a `tagged` key (`[tag key, {tag value: branch}]`).
-pub fn normalize(x: &Json) -> Json {
+pub(crate) fn normalize(x: &Json) -> Json {
     match x {
         Json::Object(entries) => {
             let mut d = Json::Object(

@@ -15,7 +15,7 @@ use std::fmt;
 
 /// A JSON value; an object is its entries in document order.
 #[derive(Debug, Clone)]
-pub enum Json {
+pub(crate) enum Json {
     Null,
     Bool(bool),
     Number(serde_json::Number),
@@ -28,22 +28,22 @@ pub enum Json {
 
 impl Json {
     /// Parses a JSON document.
-    pub fn parse(text: &str) -> Result<Json, serde_json::Error> {
+    pub(crate) fn parse(text: &str) -> Result<Json, serde_json::Error> {
         serde_json::from_str(text)
     }
 
     /// The value of `key`, when this is an object that has it.
-    pub fn get(&self, key: &str) -> Option<&Json> {
+    pub(crate) fn get(&self, key: &str) -> Option<&Json> {
         self.entries().iter().find(|(k, _)| k == key).map(|(_, v)| v)
     }
 
     /// Whether this is an object that has `key`.
-    pub fn has(&self, key: &str) -> bool {
+    pub(crate) fn has(&self, key: &str) -> bool {
         self.get(key).is_some()
     }
 
     /// An object's entries in document order; none for any other value.
-    pub fn entries(&self) -> &[(String, Json)] {
+    pub(crate) fn entries(&self) -> &[(String, Json)] {
         match self {
             Json::Object(entries) => entries,
             _ => &[],
@@ -51,37 +51,37 @@ impl Json {
     }
 
     /// An array's items; none for any other value.
-    pub fn items(&self) -> &[Json] {
+    pub(crate) fn items(&self) -> &[Json] {
         match self {
             Json::Array(items) => items,
             _ => &[],
         }
     }
 
-    pub fn as_str(&self) -> Option<&str> {
+    pub(crate) fn as_str(&self) -> Option<&str> {
         match self {
             Json::String(s) => Some(s),
             _ => None,
         }
     }
 
-    pub fn is_object(&self) -> bool {
+    pub(crate) fn is_object(&self) -> bool {
         matches!(self, Json::Object(_))
     }
 
     /// Whether `key` is present and its value is truthy (see [`Json::truthy`]).
-    pub fn flag(&self, key: &str) -> bool {
+    pub(crate) fn flag(&self, key: &str) -> bool {
         self.get(key).is_some_and(Json::truthy)
     }
 
     /// The value of `key` when it is truthy: `null`, `false`, `0`, `""`, `[]` and `{}` count as
     /// absent, as in the schema's `x-…` markers (`true` when set) and non-empty unions.
-    pub fn truthy_get(&self, key: &str) -> Option<&Json> {
+    pub(crate) fn truthy_get(&self, key: &str) -> Option<&Json> {
         self.get(key).filter(|v| v.truthy())
     }
 
     /// Whether the value says yes: not `null`, `false`, `0`, `""`, `[]` nor `{}`.
-    pub fn truthy(&self) -> bool {
+    pub(crate) fn truthy(&self) -> bool {
         match self {
             Json::Null => false,
             Json::Bool(b) => *b,
@@ -93,7 +93,7 @@ impl Json {
     }
 
     /// Sets `key` in an object: in place when it is there, else last. No-op on other values.
-    pub fn insert(&mut self, key: &str, value: Json) {
+    pub(crate) fn insert(&mut self, key: &str, value: Json) {
         if let Json::Object(entries) = self {
             match entries.iter_mut().find(|(k, _)| k == key) {
                 Some((_, v)) => *v = value,
@@ -103,7 +103,7 @@ impl Json {
     }
 
     /// Removes `key` from an object.
-    pub fn remove(&mut self, key: &str) {
+    pub(crate) fn remove(&mut self, key: &str) {
         if let Json::Object(entries) = self {
             entries.retain(|(k, _)| k != key);
         }

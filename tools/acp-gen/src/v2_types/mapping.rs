@@ -4,7 +4,7 @@
 use super::json::Json;
 
 /// The definition a schema names: its `$ref`, or the one `$ref` of a one-item `allOf`.
-pub fn ref_name(schema: &Json) -> Option<&str> {
+pub(crate) fn ref_name(schema: &Json) -> Option<&str> {
     let target = match schema.get("$ref") {
         Some(r) => r,
         None => match schema.get("allOf")?.items() {
@@ -18,7 +18,7 @@ pub fn ref_name(schema: &Json) -> Option<&str> {
 
 /// The Rust type of a property's schema, and whether the schema allows `null`; `None` for a
 /// schema this generator does not map (the definition is then written by hand).
-pub fn rust_type(schema: &Json) -> Option<(String, bool)> {
+pub(crate) fn rust_type(schema: &Json) -> Option<(String, bool)> {
     if let Some(name) = ref_name(schema) {
         return Some((name.to_owned(), false));
     }
@@ -79,7 +79,7 @@ pub fn rust_type(schema: &Json) -> Option<(String, bool)> {
 }
 
 /// The Rust field of a property: snake_case, `meta` for `_meta`, a keyword made a name.
-pub fn field_name(prop: &str) -> String {
+pub(crate) fn field_name(prop: &str) -> String {
     if prop == "_meta" {
         return "meta".to_owned();
     }
@@ -98,7 +98,7 @@ pub fn field_name(prop: &str) -> String {
 
 /// `sessionId` → `session_id` (leading underscores dropped; a capital after a lowercase letter or a
 /// digit starts a word, so `URLs` stays one word: `urls`).
-pub fn snake_case(s: &str) -> String {
+pub(crate) fn snake_case(s: &str) -> String {
     let mut out = String::new();
     let mut chars = s.trim_start_matches('_').chars().peekable();
     while let Some(c) = chars.next() {
@@ -112,7 +112,7 @@ pub fn snake_case(s: &str) -> String {
 
 /// `session_id` → `sessionId`: what serde's `rename_all = "camelCase"` makes of a field (each
 /// word after the first capitalized, its other letters lowercase).
-pub fn camel_case(s: &str) -> String {
+pub(crate) fn camel_case(s: &str) -> String {
     let mut words = s.split('_');
     let mut out = words.next().unwrap_or_default().to_owned();
     for word in words {
@@ -127,7 +127,7 @@ pub fn camel_case(s: &str) -> String {
 
 /// A wire value as a variant name: `tool_call` / `read-only` / `a/b` → `ToolCall` / `ReadOnly` /
 /// `AB` (the first letter of each word capitalized, the rest kept).
-pub fn pascal_case(s: &str) -> String {
+pub(crate) fn pascal_case(s: &str) -> String {
     let mut out = String::new();
     for word in s.split(['_', '/', '-']).filter(|w| !w.is_empty()) {
         let mut chars = word.chars();

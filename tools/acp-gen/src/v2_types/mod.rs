@@ -30,7 +30,7 @@ const DIR: &str = "acp-schema/src/v2";
 /// The definitions whose shape the generator does not map (untagged unions chosen by shape,
 /// objects carrying a union beside their own fields, the error object, the message unions):
 /// written by hand in `manual.rs`.
-pub const MANUAL: &[&str] = &[
+pub(crate) const MANUAL: &[&str] = &[
     "RequestId",
     "Error",
     "ErrorCode",
@@ -128,7 +128,7 @@ const HELPERS: &[(&str, &[&str])] = &[
 ];
 
 /// The files written from the schemas: (path from the workspace root, unformatted source).
-pub fn files() -> Result<Vec<(String, String)>, String> {
+pub(crate) fn files() -> Result<Vec<(String, String)>, String> {
     let v1 = read_defs(V1_SCHEMA)?;
     let v2 = read_defs(V2_SCHEMA)?;
     let reused = compare::reused(&v1, &v2);

@@ -37,7 +37,7 @@ fn keeps_null(def: &str, prop: &str) -> bool {
 
 /// The Rust of the definition `name` of `defs` (the `$defs` object), or why it has a shape
 /// this generator does not map.
-pub fn definition(defs: &Json, name: &str) -> Result<String, String> {
+pub(crate) fn definition(defs: &Json, name: &str) -> Result<String, String> {
     let def = defs.get(name).ok_or_else(|| format!("no definition `{name}`"))?;
     let ty = def.get("type").and_then(Json::as_str);
     let union = def.truthy_get("anyOf").or_else(|| def.truthy_get("oneOf"));
