@@ -10,24 +10,3 @@ pub(crate) mod v1_client;
 pub(crate) mod v2_agent;
 #[cfg(feature = "unstable_protocol_v2")]
 pub(crate) mod v2_client;
-
-/// The answer of a handler whose `default` column is `cancelled` (a permission ask): the v1 and
-/// the v2 response types each say it their way.
-pub(crate) trait Cancelled {
-    /// The `cancelled` outcome.
-    fn cancelled() -> Self;
-}
-
-impl Cancelled for acp_proto::types::RequestPermissionResponse {
-    fn cancelled() -> Self {
-        Self::new(acp_proto::types::RequestPermissionOutcome::Cancelled)
-    }
-}
-
-#[cfg(feature = "unstable_protocol_v2")]
-impl Cancelled for acp_proto::v2::RequestPermissionResponse {
-    fn cancelled() -> Self {
-        let outcome = acp_proto::v2::RequestPermissionOutcome::Cancelled(Default::default());
-        Self { outcome, meta: None }
-    }
-}

@@ -187,24 +187,3 @@ impl<P: Version> Inbound<P> {
         }
     }
 }
-
-/// A permission answer of `cancelled`: the default of a client's `request_permission` handler,
-/// in either version.
-pub(crate) trait Cancelled {
-    /// The `cancelled` outcome.
-    fn cancelled() -> Self;
-}
-
-impl Cancelled for acp_proto::types::RequestPermissionResponse {
-    fn cancelled() -> Self {
-        Self::new(acp_proto::types::RequestPermissionOutcome::Cancelled)
-    }
-}
-
-#[cfg(feature = "unstable_protocol_v2")]
-impl Cancelled for acp_proto::v2::RequestPermissionResponse {
-    fn cancelled() -> Self {
-        let outcome = acp_proto::v2::RequestPermissionOutcome::Cancelled(Default::default());
-        acp_proto::v2::RequestPermissionResponse { outcome, meta: None }
-    }
-}

@@ -35,7 +35,7 @@ pub trait Client: Send + Sync + 'static {
         request: v1::RequestPermissionRequest,
         cx: &ClientContext,
     ) -> Result<v1::RequestPermissionResponse, RpcError> {
-        Ok(<v1::RequestPermissionResponse as crate::generated::Cancelled>::cancelled())
+        Ok(v1::RequestPermissionResponse::cancelled())
     }
 
     /// `fs/write_text_file`: write a text file.

@@ -34,7 +34,7 @@ pub trait Client: Send + Sync + 'static {
         request: v2::RequestPermissionRequest,
         cx: &ClientContext,
     ) -> Result<v2::RequestPermissionResponse, RpcError> {
-        Ok(<v2::RequestPermissionResponse as crate::generated::Cancelled>::cancelled())
+        Ok(v2::RequestPermissionResponse::cancelled())
     }
 
     /// `elicitation/create`: ask the user for input, with a form or a URL.

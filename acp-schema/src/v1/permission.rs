@@ -80,6 +80,18 @@ impl RequestPermissionResponse {
     pub fn new(outcome: RequestPermissionOutcome) -> Self {
         RequestPermissionResponse { outcome, meta: None }
     }
+
+    /// The `cancelled` outcome: the answer when the prompt turn was cancelled, and what a
+    /// client that does not ask the user answers.
+    ///
+    /// ```
+    /// use acp_schema::v1::RequestPermissionResponse;
+    /// let wire = serde_json::to_value(RequestPermissionResponse::cancelled()).unwrap();
+    /// assert_eq!(wire, serde_json::json!({"outcome": {"outcome": "cancelled"}}));
+    /// ```
+    pub fn cancelled() -> Self {
+        Self::new(RequestPermissionOutcome::Cancelled)
+    }
 }
 
 crate::v1::serde_util::tagged_union! {

@@ -345,3 +345,17 @@ where
     let items = Vec::<Value>::deserialize(d)?;
     Ok(items.into_iter().filter_map(|item| T::deserialize(item).ok()).collect())
 }
+
+impl RequestPermissionResponse {
+    /// The `cancelled` outcome: the answer when the work that asked was cancelled, and what a
+    /// client that does not ask the user answers.
+    ///
+    /// ```
+    /// use acp_schema::v2::RequestPermissionResponse;
+    /// let wire = serde_json::to_value(RequestPermissionResponse::cancelled()).unwrap();
+    /// assert_eq!(wire, serde_json::json!({"outcome": {"outcome": "cancelled"}}));
+    /// ```
+    pub fn cancelled() -> Self {
+        RequestPermissionResponse::new(RequestPermissionOutcome::Cancelled(Default::default()))
+    }
+}

@@ -388,10 +388,7 @@ fn handler_trait(s: &mut String, spec: &Spec, requests: &[RequestRow], notificat
                 " {{\n Err(RpcError::method_not_found({}::{}.wire()))\n}}\n\n",
                 spec.method_enum, row.variant
             )),
-            Fallback::Cancelled => s.push_str(&format!(
-                " {{\n Ok(<{t}::{} as crate::generated::Cancelled>::cancelled())\n}}\n\n",
-                row.result
-            )),
+            Fallback::Cancelled => s.push_str(&format!(" {{\n Ok({t}::{}::cancelled())\n}}\n\n", row.result)),
         }
     }
     for row in notifications {

@@ -215,7 +215,7 @@ fn handler_method(spec: Spec, flavour: Flavour, row: &RequestRow) -> String {
     let answer = match row.default {
         Fallback::Required => return o + ";\n",
         Fallback::MethodNotFound => format!("Err(RpcError::method_not_found({m}::Method::{}.wire()))", row.variant),
-        Fallback::Cancelled => format!("Ok(<{p}::{} as crate::version::Cancelled>::cancelled())", row.result),
+        Fallback::Cancelled => format!("Ok({p}::{}::cancelled())", row.result),
     };
     writeln!(o, " {{\n    let _ = (request, cx);\n    std::future::ready({answer})\n}}").unwrap();
     o

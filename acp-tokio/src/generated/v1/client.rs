@@ -37,7 +37,7 @@ pub trait Client: Send + Sync + 'static {
         cx: ClientContext,
     ) -> impl Future<Output = Result<types::RequestPermissionResponse, RpcError>> + Send {
         let _ = (request, cx);
-        std::future::ready(Ok(<types::RequestPermissionResponse as crate::version::Cancelled>::cancelled()))
+        std::future::ready(Ok(types::RequestPermissionResponse::cancelled()))
     }
 
     /// `fs/write_text_file`: write a text file.

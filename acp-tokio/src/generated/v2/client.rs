@@ -39,7 +39,7 @@ pub trait Client: Send + Sync + 'static {
         cx: ClientContext,
     ) -> impl Future<Output = Result<v2::RequestPermissionResponse, RpcError>> + Send {
         let _ = (request, cx);
-        std::future::ready(Ok(<v2::RequestPermissionResponse as crate::version::Cancelled>::cancelled()))
+        std::future::ready(Ok(v2::RequestPermissionResponse::cancelled()))
     }
 
     /// `elicitation/create`: ask the user for input, with a form or a URL.

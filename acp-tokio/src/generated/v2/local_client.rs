@@ -30,7 +30,7 @@ pub trait LocalClient: 'static {
         cx: ClientContext,
     ) -> impl Future<Output = Result<v2::RequestPermissionResponse, RpcError>> {
         let _ = (request, cx);
-        std::future::ready(Ok(<v2::RequestPermissionResponse as crate::version::Cancelled>::cancelled()))
+        std::future::ready(Ok(v2::RequestPermissionResponse::cancelled()))
     }
 
     /// `elicitation/create`: ask the user for input, with a form or a URL.
