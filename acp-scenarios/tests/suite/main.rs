@@ -7,7 +7,7 @@
 //! * The scenarios ([`scenarios`]) speak the client API through [`conn::Conn`] and
 //!   [`conn::Turn`] (implemented by both adapters' clients) and get their peers from a
 //!   [`rig::Runtime`]: a client connected to the echo agent of the same adapter
-//!   (`examples/support/echo.rs` and `common/blocking_echo.rs`, which speak the same commands),
+//!   (acp-scenarios's `echo` and `blocking_echo`, which speak the same commands),
 //!   over a Unix socket pair whose agent end the test can shut down.
 //! * **A scenario**: write `pub(crate) async fn name<R: Runtime>(runtime: &R)` in a module of
 //!   `scenarios/`, then add `name` to the lists below (to `every_runtime!` unless some runtime
@@ -18,8 +18,6 @@
 //!   module below with `every_runtime!`.
 #![cfg(unix)]
 
-#[path = "../common/mod.rs"]
-mod common;
 mod conn;
 mod local;
 mod rig;

@@ -9,9 +9,9 @@ use acp_tokio::acp_proto::types::*;
 use serde_json::json;
 
 use super::{expect_report, ready, run_turn, storm_texts};
-use crate::common::{TestClient, chunk_text, prompt};
 use crate::conn::{Conn, Turn};
 use crate::rig::{Limits, Runtime, sleep};
+use acp_scenarios::{TestClient, chunk_text, prompt};
 
 /// The client cancels a turn mid-stream (`session/cancel`): the agent's handler sees its token
 /// fire (`SessionCancelled`), no update follows, the turn ends `cancelled`, and the session

@@ -10,10 +10,10 @@ use acp_tokio::acp_proto::types::*;
 use serde_json::json;
 
 use super::ready;
-use crate::common::echo::storm_text;
-use crate::common::{TestClient, chunk_text, prompt};
 use crate::conn::{Conn, Turn};
 use crate::rig::{Limits, Runtime, sleep};
+use acp_scenarios::echo::storm_text;
+use acp_scenarios::{TestClient, chunk_text, prompt};
 
 /// Backpressure: a storm of updates whose reader stops now and then stays bounded (the agent
 /// stalls instead of running ahead into buffers) and arrives complete, in order.

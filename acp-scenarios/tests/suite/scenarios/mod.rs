@@ -15,10 +15,10 @@ use acp_tokio::acp_proto::{ErrorCode, SendError};
 use serde_json::json;
 use tokio::sync::mpsc::UnboundedReceiver;
 
-use crate::common::echo::storm_text;
-use crate::common::{BoxedFuture, TestClient, chunk_text, init_with_caps, join_all, prompt};
 use crate::conn::{Conn, Turn};
 use crate::rig::{Connected, Limits, Runtime, guard};
+use acp_scenarios::echo::storm_text;
+use acp_scenarios::{BoxedFuture, TestClient, chunk_text, init_with_caps, join_all, prompt};
 
 /// A client connected through `runtime`, initialized (advertising `fs.readTextFile` and
 /// `terminal`) with one session open.
