@@ -5,7 +5,10 @@
 //! named `<runtime>::<scenario>`, so a failure names both.
 //!
 //! * The scenarios ([`scenarios`]) speak the client API through [`conn::Conn`] and
-//!   [`conn::Turn`] (implemented by both adapters' clients) and get their peers from a
+//!   [`conn::Turn`] (implemented by both adapters' clients), a vocabulary neutral to the
+//!   protocol version (session ids as strings, a prompt as a text, a turn's updates as texts,
+//!   its end as a [`conn::Stop`], the version as `Conn::VERSION`), so that one text can run
+//!   on v1's clients and v2's and get their peers from a
 //!   [`rig::Runtime`]: a client connected to the echo agent of the same adapter
 //!   (acp-scenarios's `echo` and `blocking_echo`, which speak the same commands),
 //!   over a Unix socket pair whose agent end the test can shut down.
