@@ -1,6 +1,6 @@
 //! A scripted ACP v2 agent on acp-blocking's `v2::Agent` (feature `unstable_protocol_v2`), the
 //! same script as acp-tokio's `tests/support/v2_agent.rs`, shared by acp-blocking's v2 tests
-//! and acp-tokio's cross-adapter ones (which include this file by path).
+//! and acp-scenarios's cross-adapter ones (`tests/cross_v2.rs`, which includes this file by path).
 //!
 //! | prompt (first text) | after the acknowledgement `user-<n>` |
 //! |---|---|

@@ -1,6 +1,6 @@
-//! The echo agent's logic, shared by the `echo_agent` example and the tests (which include this
-//! file with `#[path]`). It speaks the same commands as the blocking adapter's `echo_agent`, so
-//! either adapter's client drives either agent.
+//! The echo agent's logic, shared by the `echo_agent` example and the tests (acp-scenarios's
+//! library includes this file with `#[path]`). It speaks the same commands as the blocking
+//! adapter's `echo_agent`, so either adapter's client drives either agent.
 //!
 //! Every text block of a prompt is echoed back as an `agent_message_chunk`, unless it starts
 //! with a command:
@@ -25,7 +25,7 @@
 //! returns how many came back right (`answered`) and how many the client's machine refused
 //! (`refused`: `-32603`, its requests in flight were at their bound); extension notifications
 //! are reported to `observed`.
-#![allow(dead_code)]
+#![allow(dead_code, unreachable_pub)]
 
 use std::future::Future;
 use std::pin::Pin;
@@ -41,15 +41,15 @@ use tokio::sync::mpsc;
 
 /// The tight bounds of the flood test (`tokio_echo_agent --tight`, `tests/tokio/flood.rs`): a 256-byte
 /// output budget, 4 requests in flight, 8 awaiting answers (twice the peer's 4).
-pub(crate) fn flood_config() -> Config {
+pub fn flood_config() -> Config {
     Config::default().with_outbound_budget(256).with_max_inbound(4).with_max_pending_outbound(8)
 }
 
 /// A boxed future that may move between threads, for [`join_all`].
-pub(crate) type SendFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+pub type SendFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
 /// Polls every future until all are done; results in order.
-pub(crate) async fn join_all<T, F: Future<Output = T> + Unpin>(futures: Vec<F>) -> Vec<T> {
+pub async fn join_all<T, F: Future<Output = T> + Unpin>(futures: Vec<F>) -> Vec<T> {
     let mut futures: Vec<_> = futures.into_iter().map(Some).collect();
     let mut results: Vec<Option<T>> = futures.iter().map(|_| None).collect();
     std::future::poll_fn(|cx| {
@@ -72,12 +72,12 @@ pub(crate) async fn join_all<T, F: Future<Output = T> + Unpin>(futures: Vec<F>) 
 }
 
 /// The answer to `_big {"i", "bytes"}`: `i` and `bytes` of padding.
-pub(crate) fn big_answer(i: u64, bytes: u64) -> Value {
+pub fn big_answer(i: u64, bytes: u64) -> Value {
     json!({"i": i, "pad": "p".repeat(bytes as usize)})
 }
 
 /// Whether `e` is the refusal of a machine whose requests in flight were at their bound.
-pub(crate) fn refused_for_bounds(e: &acp_tokio::Error) -> bool {
+pub fn refused_for_bounds(e: &acp_tokio::Error) -> bool {
     e.rpc().is_some_and(|rpc| {
         let reason = rpc.data.as_ref().and_then(|d| d["reason"].as_str());
         rpc.code.0 == -32603 && matches!(reason, Some("too many requests in flight" | "output queue full"))
@@ -85,27 +85,27 @@ pub(crate) fn refused_for_bounds(e: &acp_tokio::Error) -> bool {
 }
 
 /// The benchmark's 64-byte chunk (`shared/bench/WORKLOADS.md`).
-pub(crate) const CHUNK: &str = "abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ._";
+pub const CHUNK: &str = "abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ._";
 
 /// The echo agent.
 #[derive(Default)]
-pub(crate) struct EchoAgent {
+pub struct EchoAgent {
     /// Benchmark mode: every prompt streams this many [`CHUNK`]s.
-    pub(crate) updates_per_prompt: Option<u64>,
-    pub(crate) sessions: AtomicU64,
+    pub updates_per_prompt: Option<u64>,
+    pub sessions: AtomicU64,
     /// Tests: what the handlers observed (e.g. `cancelled _wait Some(CancelRequest)`).
-    pub(crate) observed: Option<mpsc::UnboundedSender<String>>,
+    pub observed: Option<mpsc::UnboundedSender<String>>,
     /// Tests: how many `storm` updates the handlers have sent so far (backpressure checks).
-    pub(crate) sent: Arc<AtomicU64>,
+    pub sent: Arc<AtomicU64>,
 }
 
 /// An `agent_message_chunk` of `text`.
-pub(crate) fn chunk(text: impl Into<String>) -> SessionUpdate {
+pub fn chunk(text: impl Into<String>) -> SessionUpdate {
     SessionUpdate::AgentMessageChunk(ContentChunk::new(ContentBlock::text(text)))
 }
 
 /// The text of a chunk update, if it is one.
-pub(crate) fn chunk_text(update: &SessionUpdate) -> Option<&str> {
+pub fn chunk_text(update: &SessionUpdate) -> Option<&str> {
     match update {
         SessionUpdate::AgentMessageChunk(ContentChunk { content: ContentBlock::Text(t), .. }) => Some(&t.text),
         _ => None,
@@ -113,7 +113,7 @@ pub(crate) fn chunk_text(update: &SessionUpdate) -> Option<&str> {
 }
 
 /// The text of the `i`-th update of `storm N`.
-pub(crate) fn storm_text(i: u64) -> String {
+pub fn storm_text(i: u64) -> String {
     format!("{i} {CHUNK}")
 }
 

@@ -1,6 +1,6 @@
 //! The same driver on async-std (feature `async-std`): a prompt as a `Stream` and concurrent
 //! sessions over a Unix socket pair, `!Send` handlers on `spawn_local`, and a child agent
-//! through `async_std::process`. The scenario suite (`tests/suite`, module `async_std`) runs
+//! through `async_std::process`. The scenario suite (acp-scenarios's `tests/suite`, module `async_std`) runs
 //! the shared scenarios on async-std.
 #![cfg(feature = "async-std")]
 

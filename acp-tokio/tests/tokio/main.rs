@@ -2,13 +2,14 @@
 //! docs at its top), so `cargo test -p acp-tokio --test tokio <name>::` runs what
 //! `--test <name>` ran; a module the features of the build lack is left out (what the
 //! `required-features` of its former `[[test]]` said; the server's Streamable HTTP tests need
-//! only the internal feature `__remote` that `ws`, `http` and `tls` turn on). Three stay binaries of their own:
-//! `storm.rs` (this process's peak memory is the storm's alone), `tracing.rs` (sets the global
-//! subscriber) and the scenario suite (`suite/`, its own harness of runtimes and scenarios).
+//! only the internal feature `__remote` that `ws`, `http` and `tls` turn on). Two stay binaries of their own:
+//! `storm.rs` (this process's peak memory is the storm's alone) and `tracing.rs` (sets the
+//! global subscriber). The scenario suite and the cross-adapter tests (formerly `suite/`, `cross.rs`
+//! and `cross_v2.rs` here) drive both adapters: they are acp-scenarios's tests.
 
 #[path = "../common/mod.rs"]
 mod common;
-// The scripted v2 agent, loaded once for the modules v2, cross_v2 and remote_v2.
+// The scripted v2 agent, loaded once for the modules v2 and remote_v2.
 #[cfg(feature = "unstable_protocol_v2")]
 #[path = "../support/v2_agent.rs"]
 #[allow(dead_code, unreachable_pub)]
@@ -16,9 +17,6 @@ mod v2_agent;
 
 mod async_std;
 mod async_std_v2;
-mod cross;
-#[cfg(feature = "unstable_protocol_v2")]
-mod cross_v2;
 mod elicitation;
 mod flood;
 mod half_close;

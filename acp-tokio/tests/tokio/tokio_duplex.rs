@@ -1,6 +1,6 @@
 //! The tokio adapter, both sides in one process over `tokio::io::duplex`, on paused time (so
 //! every timeout and grace period is exact and instant), and against a hand-played peer (what
-//! goes on the wire). The scenarios shared by every runtime are in the suite (`tests/suite`).
+//! goes on the wire). The scenarios shared by every runtime are in the suite (acp-scenarios's `tests/suite`).
 
 use crate::common;
 

@@ -1,6 +1,6 @@
 //! Flow control and handler flavours on tokio: backpressure on both sides, write batching, and
 //! `!Send` handlers on a current-thread runtime in a `LocalSet`. The order of a turn's updates
-//! and the agent's requests is a scenario of the suite (`tests/suite`), on every runtime.
+//! and the agent's requests is a scenario of the suite (acp-scenarios's `tests/suite`), on every runtime.
 
 use crate::common;
 

@@ -15,10 +15,10 @@ use std::time::Duration;
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
 use tokio::sync::oneshot;
 
-use crate::common::TestClient;
-use crate::common::blocking_echo::BlockingEcho;
-use crate::common::echo::EchoAgent;
 use crate::conn::Conn;
+use acp_scenarios::TestClient;
+use acp_scenarios::blocking_echo::BlockingEcho;
+use acp_scenarios::echo::EchoAgent;
 
 /// No scenario takes anywhere near this long; past it, it is a hang and fails.
 pub(crate) const HANG_GUARD: Duration = Duration::from_secs(60);

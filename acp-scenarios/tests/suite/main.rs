@@ -5,9 +5,12 @@
 //! named `<runtime>::<scenario>`, so a failure names both.
 //!
 //! * The scenarios ([`scenarios`]) speak the client API through [`conn::Conn`] and
-//!   [`conn::Turn`] (implemented by both adapters' clients) and get their peers from a
+//!   [`conn::Turn`] (implemented by both adapters' clients), a vocabulary neutral to the
+//!   protocol version (session ids as strings, a prompt as a text, a turn's updates as texts,
+//!   its end as a [`conn::Stop`], the version as `Conn::VERSION`), so that one text can run
+//!   on v1's clients and v2's and get their peers from a
 //!   [`rig::Runtime`]: a client connected to the echo agent of the same adapter
-//!   (`examples/support/echo.rs` and `common/blocking_echo.rs`, which speak the same commands),
+//!   (acp-scenarios's `echo` and `blocking_echo`, which speak the same commands),
 //!   over a Unix socket pair whose agent end the test can shut down.
 //! * **A scenario**: write `pub(crate) async fn name<R: Runtime>(runtime: &R)` in a module of
 //!   `scenarios/`, then add `name` to the lists below (to `every_runtime!` unless some runtime
@@ -18,8 +21,6 @@
 //!   module below with `every_runtime!`.
 #![cfg(unix)]
 
-#[path = "../common/mod.rs"]
-mod common;
 mod conn;
 mod local;
 mod rig;

@@ -5,13 +5,12 @@ use std::time::Duration;
 
 use acp_tokio::Error;
 use acp_tokio::acp_proto::SendError;
-use acp_tokio::acp_proto::types::*;
 use serde_json::json;
 
 use super::{expect_report, ready, run_turn, storm_texts};
-use crate::common::{TestClient, chunk_text, prompt};
-use crate::conn::{Conn, Turn};
+use crate::conn::{Conn, Stop, Turn};
 use crate::rig::{Limits, Runtime, sleep};
+use acp_scenarios::TestClient;
 
 /// The client cancels a turn mid-stream (`session/cancel`): the agent's handler sees its token
 /// fire (`SessionCancelled`), no update follows, the turn ends `cancelled`, and the session
@@ -19,15 +18,15 @@ use crate::rig::{Limits, Runtime, sleep};
 pub(crate) async fn client_cancels_a_turn_mid_stream<R: Runtime>(runtime: &R) {
     let (mut connected, session) = ready(runtime, TestClient::default(), Limits::Default).await;
     let conn = &connected.conn;
-    let mut turn = conn.prompt(prompt(&session, "wait")).await.expect("prompt accepted");
-    assert_eq!(turn.next_update().await.as_ref().and_then(chunk_text), Some("waiting"));
-    let second = conn.prompt(prompt(&session, "again")).await.map(drop);
+    let mut turn = conn.prompt(&session, "wait").await.expect("prompt accepted");
+    assert_eq!(turn.next_update().await.as_deref(), Some("waiting"));
+    let second = conn.prompt(&session, "again").await.map(drop);
     assert!(matches!(second, Err(Error::Send(SendError::TurnAlreadyRunning(_)))), "{second:?}");
     conn.cancel(&session).await.expect("session/cancel sent");
     assert!(turn.next_update().await.is_none(), "no update after the cancellation");
-    assert_eq!(turn.finish().await.expect("stop reason"), StopReason::Cancelled);
+    assert_eq!(turn.finish().await.expect("stop reason"), Stop::Cancelled);
     expect_report(&mut connected.observed, "cancelled prompt Some(SessionCancelled)").await;
-    assert_eq!(run_turn(&connected.conn, &session, "storm 2").await, (storm_texts(2), StopReason::EndTurn));
+    assert_eq!(run_turn(&connected.conn, &session, "storm 2").await, (storm_texts(2), Stop::EndTurn));
 }
 
 /// A dropped turn cancels on the agent side: its handler sees `SessionCancelled`, and the
@@ -35,19 +34,19 @@ pub(crate) async fn client_cancels_a_turn_mid_stream<R: Runtime>(runtime: &R) {
 /// client refuses a second turn of the session, so the new prompt is retried).
 pub(crate) async fn dropped_turn_cancels_on_the_agent<R: Runtime>(runtime: &R) {
     let (mut connected, session) = ready(runtime, TestClient::default(), Limits::Default).await;
-    let mut turn = connected.conn.prompt(prompt(&session, "wait")).await.expect("prompt accepted");
-    assert_eq!(turn.next_update().await.as_ref().and_then(chunk_text), Some("waiting"));
+    let mut turn = connected.conn.prompt(&session, "wait").await.expect("prompt accepted");
+    assert_eq!(turn.next_update().await.as_deref(), Some("waiting"));
     drop(turn);
     expect_report(&mut connected.observed, "cancelled prompt Some(SessionCancelled)").await;
     let mut next = loop {
-        match connected.conn.prompt(prompt(&session, "after")).await {
+        match connected.conn.prompt(&session, "after").await {
             Ok(turn) => break turn,
             Err(Error::Send(SendError::TurnAlreadyRunning(_))) => sleep(Duration::from_millis(5)).await,
             Err(e) => panic!("the dropped turn was not cancelled: {e}"),
         }
     };
-    assert_eq!(next.next_update().await.as_ref().and_then(chunk_text), Some("after"));
-    assert_eq!(next.finish().await.expect("stop reason"), StopReason::EndTurn);
+    assert_eq!(next.next_update().await.as_deref(), Some("after"));
+    assert_eq!(next.finish().await.expect("stop reason"), Stop::EndTurn);
 }
 
 /// A dropped request future cancels on the agent side (`$/cancel_request`: its handler sees

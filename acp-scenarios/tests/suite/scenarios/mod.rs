@@ -10,31 +10,30 @@ pub(crate) use flow::*;
 use acp_tokio::Error;
 use std::time::Duration;
 
-use acp_tokio::acp_proto::types::*;
 use acp_tokio::acp_proto::{ErrorCode, SendError};
 use serde_json::json;
 use tokio::sync::mpsc::UnboundedReceiver;
 
-use crate::common::echo::storm_text;
-use crate::common::{BoxedFuture, TestClient, chunk_text, init_with_caps, join_all, prompt};
-use crate::conn::{Conn, Turn};
+use crate::conn::{Conn, Stop, Turn};
 use crate::rig::{Connected, Limits, Runtime, guard};
+use acp_scenarios::echo::storm_text;
+use acp_scenarios::{BoxedFuture, TestClient, join_all};
 
 /// A client connected through `runtime`, initialized (advertising `fs.readTextFile` and
 /// `terminal`) with one session open.
-async fn ready<R: Runtime>(runtime: &R, client: TestClient, limits: Limits) -> (Connected<R::Conn>, SessionId) {
+async fn ready<R: Runtime>(runtime: &R, client: TestClient, limits: Limits) -> (Connected<R::Conn>, String) {
     let connected = runtime.connect(client, limits);
-    connected.conn.initialize(init_with_caps()).await.expect("initialize");
-    let session = connected.conn.new_session(NewSessionRequest::new("/tmp", Vec::new())).await.expect("session/new");
-    (connected, session.session_id)
+    connected.conn.initialize(true).await.expect("initialize");
+    let session = connected.conn.new_session().await.expect("session/new");
+    (connected, session)
 }
 
 /// The texts of a whole turn's chunk updates, and its stop reason.
-async fn run_turn<C: Conn>(conn: &C, session: &SessionId, text: &str) -> (Vec<String>, StopReason) {
-    let mut turn = conn.prompt(prompt(session, text)).await.expect("prompt accepted");
+async fn run_turn<C: Conn>(conn: &C, session: &str, text: &str) -> (Vec<String>, Stop) {
+    let mut turn = conn.prompt(session, text).await.expect("prompt accepted");
     let mut texts = Vec::new();
     while let Some(update) = turn.next_update().await {
-        texts.push(chunk_text(&update).expect("a chunk").to_owned());
+        texts.push(update);
     }
     (texts, turn.finish().await.expect("the stop reason"))
 }
@@ -55,15 +54,15 @@ async fn expect_report(reports: &mut UnboundedReceiver<String>, what: &str) {
 pub(crate) async fn handshake_and_sessions<R: Runtime>(runtime: &R) {
     let Connected { conn, .. } = runtime.connect(TestClient::default(), Limits::Default);
     assert!(conn.negotiated_version().is_none(), "nothing is negotiated before initialize");
-    let early = conn.new_session(NewSessionRequest::new("/tmp", Vec::new())).await;
+    let early = conn.new_session().await;
     assert!(matches!(early, Err(Error::Send(SendError::NotInitialized))), "{early:?}");
-    let init = conn.initialize(init_with_caps()).await.expect("initialize");
-    assert_eq!(init.protocol_version, ProtocolVersion::V1);
-    assert_eq!(init.agent_info.map(|i| i.name).as_deref(), Some("echo_agent"));
-    assert_eq!(conn.negotiated_version(), Some(ProtocolVersion::V1));
-    let first = conn.new_session(NewSessionRequest::new("/tmp", Vec::new())).await.expect("session/new");
-    let second = conn.new_session(NewSessionRequest::new("/tmp", Vec::new())).await.expect("session/new");
-    assert_eq!((first.session_id.as_str(), second.session_id.as_str()), ("sess-0", "sess-1"));
+    let init = conn.initialize(true).await.expect("initialize");
+    assert_eq!(init.version, R::Conn::VERSION);
+    assert_eq!(init.name.as_deref(), Some("echo_agent"));
+    assert_eq!(conn.negotiated_version(), Some(R::Conn::VERSION));
+    let first = conn.new_session().await.expect("session/new");
+    let second = conn.new_session().await.expect("session/new");
+    assert_eq!((first.as_str(), second.as_str()), ("sess-0", "sess-1"));
     conn.close().await.expect("close");
 }
 
@@ -71,23 +70,23 @@ pub(crate) async fn handshake_and_sessions<R: Runtime>(runtime: &R) {
 /// each get exactly their own.
 pub(crate) async fn turns<R: Runtime>(runtime: &R) {
     let (Connected { conn, .. }, session) = ready(runtime, TestClient::default(), Limits::Default).await;
-    let mut turn = conn.prompt(prompt(&session, "storm 300")).await.expect("prompt accepted");
+    let mut turn = conn.prompt(&session, "storm 300").await.expect("prompt accepted");
     let mut texts = Vec::new();
     while let Some(update) = turn.next_update().await {
-        texts.push(chunk_text(&update).expect("a chunk").to_owned());
+        texts.push(update);
     }
     assert_eq!(texts, storm_texts(300));
-    assert_eq!(turn.finish().await.expect("stop reason"), StopReason::EndTurn);
-    assert_eq!(run_turn(&conn, &session, "hello agent").await, (vec!["hello agent".to_owned()], StopReason::EndTurn));
+    assert_eq!(turn.finish().await.expect("stop reason"), Stop::EndTurn);
+    assert_eq!(run_turn(&conn, &session, "hello agent").await, (vec!["hello agent".to_owned()], Stop::EndTurn));
 
     let mut sessions = Vec::new();
     for _ in 0..16 {
-        sessions.push(conn.new_session(NewSessionRequest::new("/tmp", Vec::new())).await.expect("session").session_id);
+        sessions.push(conn.new_session().await.expect("session"));
     }
     let turns: Vec<BoxedFuture<'_, _>> =
         sessions.iter().map(|s| Box::pin(run_turn(&conn, s, "storm 25")) as BoxedFuture<'_, _>).collect();
     for result in join_all(turns).await {
-        assert_eq!(result, (storm_texts(25), StopReason::EndTurn));
+        assert_eq!(result, (storm_texts(25), Stop::EndTurn));
     }
 }
 
@@ -96,7 +95,7 @@ pub(crate) async fn permission_granted<R: Runtime>(runtime: &R) {
     let client = TestClient { permission: Some("allow"), ..TestClient::default() };
     let (mut connected, session) = ready(runtime, client, Limits::Default).await;
     let (texts, stop) = run_turn(&connected.conn, &session, "permission").await;
-    assert_eq!((texts, stop), (vec!["permission: allow".to_owned()], StopReason::EndTurn));
+    assert_eq!((texts, stop), (vec!["permission: allow".to_owned()], Stop::EndTurn));
     expect_report(&mut connected.events, "permission asked call-1").await;
 }
 
@@ -105,19 +104,19 @@ pub(crate) async fn permission_granted<R: Runtime>(runtime: &R) {
 /// outcome and the turn ends `cancelled`.
 pub(crate) async fn permission_cancelled_by_the_turns_cancel<R: Runtime>(runtime: &R) {
     let (mut connected, session) = ready(runtime, TestClient::default(), Limits::Default).await;
-    let mut turn = connected.conn.prompt(prompt(&session, "permission")).await.expect("prompt accepted");
+    let mut turn = connected.conn.prompt(&session, "permission").await.expect("prompt accepted");
     expect_report(&mut connected.events, "permission asked call-1").await;
     turn.cancel().await.expect("session/cancel sent");
     let update = turn.next_update().await.expect("the agent's report");
-    assert_eq!(chunk_text(&update), Some("permission: cancelled"));
-    assert_eq!(turn.finish().await.expect("stop reason"), StopReason::Cancelled);
+    assert_eq!(update, "permission: cancelled");
+    assert_eq!(turn.finish().await.expect("stop reason"), Stop::Cancelled);
     expect_report(&mut connected.events, "permission cancelled Some(TurnCancelled)").await;
 }
 
 /// Handler panics: a panicking agent handler answers `-32603` for its request only.
 pub(crate) async fn handler_panic_is_isolated<R: Runtime>(runtime: &R) {
     let (Connected { conn, .. }, session) = ready(runtime, TestClient::default(), Limits::Default).await;
-    let turn = conn.prompt(prompt(&session, "panic")).await.expect("prompt accepted");
+    let turn = conn.prompt(&session, "panic").await.expect("prompt accepted");
     match turn.finish().await {
         Err(Error::Rpc(e)) => assert_eq!(e.code, ErrorCode::INTERNAL_ERROR),
         other => panic!("expected -32603, got {other:?}"),
@@ -126,7 +125,7 @@ pub(crate) async fn handler_panic_is_isolated<R: Runtime>(runtime: &R) {
         Err(Error::Rpc(e)) => assert_eq!(e.code, ErrorCode::INTERNAL_ERROR),
         other => panic!("expected -32603, got {other:?}"),
     }
-    assert_eq!(run_turn(&conn, &session, "storm 3").await, (storm_texts(3), StopReason::EndTurn));
+    assert_eq!(run_turn(&conn, &session, "storm 3").await, (storm_texts(3), Stop::EndTurn));
     assert_eq!(conn.ext_method("_echo", json!([1, 2])).await.expect("_echo"), json!([1, 2]));
 }
 
@@ -141,7 +140,7 @@ pub(crate) async fn client_services<R: Runtime>(runtime: &R) {
     assert!(texts[0].starts_with("error:") && texts[0].contains("-32002"), "{texts:?}");
     let (texts, _) = run_turn(conn, &session, "terminal echo from a terminal").await;
     assert_eq!(texts, ["from a terminal\n"]);
-    let params = json!({"sessionId": session.as_str(), "text": "announced"});
+    let params = json!({"sessionId": session, "text": "announced"});
     conn.ext_method("_announce", params).await.expect("_announce");
     expect_report(&mut connected.events, "outside-turn update Some(\"announced\")").await;
 }
@@ -150,8 +149,8 @@ pub(crate) async fn client_services<R: Runtime>(runtime: &R) {
 /// on the agent's side, before anything is sent.
 pub(crate) async fn unadvertised_capabilities_are_refused_locally<R: Runtime>(runtime: &R) {
     let Connected { conn, client, .. } = runtime.connect(TestClient::default(), Limits::Default);
-    conn.initialize(InitializeRequest::new(ProtocolVersion::V1)).await.expect("initialize");
-    let session = conn.new_session(NewSessionRequest::new("/tmp", Vec::new())).await.expect("session").session_id;
+    conn.initialize(false).await.expect("initialize");
+    let session = conn.new_session().await.expect("session");
     let (texts, _) = run_turn(&conn, &session, "read /etc/hostname").await;
     assert!(texts[0].starts_with("error:") && texts[0].contains("fs.readTextFile"), "{texts:?}");
     let (texts, _) = run_turn(&conn, &session, "terminal echo hi").await;

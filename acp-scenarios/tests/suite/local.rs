@@ -8,8 +8,8 @@ use acp_tokio::acp_proto::types::*;
 use acp_tokio::{Agent, Client, ClientContext, LocalAgent, LocalClient, PromptContext, RequestContext};
 use serde_json::Value;
 
-use crate::common::TestClient;
-use crate::common::echo::EchoAgent;
+use acp_scenarios::TestClient;
+use acp_scenarios::echo::EchoAgent;
 
 /// The echo agent, `!Send`.
 pub(crate) struct LocalEcho(EchoAgent, Rc<()>);

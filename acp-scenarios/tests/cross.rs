@@ -1,9 +1,9 @@
 //! The two adapters against each other over OS pipes: the tokio client runs the shared scenarios
 //! against an agent built on `acp-blocking`, and the blocking client drives the tokio echo
-//! agent.
+//! agent. (Formerly acp-tokio's `tests/tokio/cross.rs`.)
 #![cfg(unix)]
 
-use crate::common;
+use acp_scenarios as common;
 
 use std::io::{PipeReader, PipeWriter};
 use std::time::Duration;

@@ -7,11 +7,11 @@ use std::sync::Arc;
 
 use acp_tokio::{AgentOptions, ClientConnection, ClientOptions};
 
-use crate::common::TestClient;
-use crate::common::blocking_echo::BlockingEcho;
 use crate::conn::BlockingConn;
 use crate::local::{LocalEcho, LocalTestClient};
 use crate::rig::{self, Connected, HANG_GUARD, Limits, Runtime, wire};
+use acp_scenarios::TestClient;
+use acp_scenarios::blocking_echo::BlockingEcho;
 
 /// acp-tokio's options for `limits` (its async-std flavour takes the same).
 fn async_options(limits: Limits) -> (ClientOptions, AgentOptions) {

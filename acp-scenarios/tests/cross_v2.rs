@@ -1,17 +1,20 @@
-//! ACP v2 across the two adapters (feature `unstable_protocol_v2`, which also turns on
-//! acp-blocking's): acp-blocking's v2 client drives acp-tokio's `serve_v2` agent, and acp-tokio's
-//! `ClientConnectionV2` drives acp-blocking's `v2::serve` agent, over OS pipes. Both agents run
-//! the same script (`support/v2_agent.rs` here, `acp-blocking/tests/support/v2_agent.rs`
-//! there), so each client expects the same turns from either.
-#![cfg(unix)]
+//! ACP v2 across the two adapters (feature `unstable_protocol_v2`, which turns on both
+//! adapters'; formerly acp-tokio's `tests/tokio/cross_v2.rs`): acp-blocking's v2 client drives
+//! acp-tokio's `serve_v2` agent, and acp-tokio's `ClientConnectionV2` drives acp-blocking's
+//! `v2::serve` agent, over OS pipes. Both agents run the same script
+//! (`acp-tokio/tests/support/v2_agent.rs` and `acp-blocking/tests/support/v2_agent.rs`), so each
+//! client expects the same turns from either.
+#![cfg(all(unix, feature = "unstable_protocol_v2"))]
 
-use crate::v2_agent as tokio_agent;
+#[path = "../../acp-tokio/tests/support/v2_agent.rs"]
+#[allow(dead_code, unreachable_pub)]
+mod tokio_agent;
 
-#[path = "../../../acp-blocking/tests/support/v2_agent.rs"]
+#[path = "../../acp-blocking/tests/support/v2_agent.rs"]
 #[allow(dead_code, unreachable_pub)]
 mod blocking_agent;
 
-#[path = "../../../acp-blocking/tests/support/v2_wire.rs"]
+#[path = "../../acp-blocking/tests/support/v2_wire.rs"]
 #[allow(dead_code, unreachable_pub)]
 mod v2_wire;
 

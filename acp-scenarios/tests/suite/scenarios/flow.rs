@@ -6,14 +6,13 @@ use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use acp_tokio::Error;
-use acp_tokio::acp_proto::types::*;
 use serde_json::json;
 
 use super::ready;
-use crate::common::echo::storm_text;
-use crate::common::{TestClient, chunk_text, prompt};
-use crate::conn::{Conn, Turn};
+use crate::conn::{Conn, Stop, Turn};
 use crate::rig::{Limits, Runtime, sleep};
+use acp_scenarios::TestClient;
+use acp_scenarios::echo::storm_text;
 
 /// Backpressure: a storm of updates whose reader stops now and then stays bounded (the agent
 /// stalls instead of running ahead into buffers) and arrives complete, in order.
@@ -26,11 +25,11 @@ pub(crate) async fn backpressure_bounds_a_storm_read_slowly<R: Runtime>(runtime:
     const UPDATES: u64 = 20_000;
     const AHEAD: u64 = 5_000;
     let (connected, session) = ready(runtime, TestClient::default(), Limits::Small).await;
-    let mut turn = connected.conn.prompt(prompt(&session, &format!("storm {UPDATES}"))).await.expect("prompt");
+    let mut turn = connected.conn.prompt(&session, &format!("storm {UPDATES}")).await.expect("prompt");
     let mut taken = 0u64;
     let mut most_ahead = 0;
     while let Some(update) = turn.next_update().await {
-        assert_eq!(chunk_text(&update), Some(storm_text(taken).as_str()));
+        assert_eq!(update, storm_text(taken));
         taken += 1;
         if taken == 1 || taken == UPDATES / 2 {
             // The reader dawdles for a second (the passing case waits it out): time for an
@@ -44,7 +43,7 @@ pub(crate) async fn backpressure_bounds_a_storm_read_slowly<R: Runtime>(runtime:
             most_ahead = most_ahead.max(ahead);
         }
     }
-    assert_eq!(turn.finish().await.expect("stop reason"), StopReason::EndTurn);
+    assert_eq!(turn.finish().await.expect("stop reason"), Stop::EndTurn);
     assert_eq!((taken, connected.sent.load(Ordering::SeqCst)), (UPDATES, UPDATES));
     assert!(most_ahead > 0, "the agent never got ahead: the pauses tested nothing");
     eprintln!("backpressure: the agent was at most {most_ahead} updates ahead of the reader");
@@ -55,8 +54,8 @@ pub(crate) async fn backpressure_bounds_a_storm_read_slowly<R: Runtime>(runtime:
 /// returns: nothing hangs.
 pub(crate) async fn peer_death_mid_turn_ends_every_call<R: Runtime>(runtime: &R) {
     let (mut connected, session) = ready(runtime, TestClient::default(), Limits::Default).await;
-    let mut turn = connected.conn.prompt(prompt(&session, "wait")).await.expect("prompt accepted");
-    assert_eq!(turn.next_update().await.as_ref().and_then(chunk_text), Some("waiting"));
+    let mut turn = connected.conn.prompt(&session, "wait").await.expect("prompt accepted");
+    assert_eq!(turn.next_update().await.as_deref(), Some("waiting"));
     let mut call = Box::pin(connected.conn.ext_method("_wait", json!({})));
     let observed = &mut connected.observed;
     let started = std::future::poll_fn(|cx| {
@@ -74,7 +73,7 @@ pub(crate) async fn peer_death_mid_turn_ends_every_call<R: Runtime>(runtime: &R)
     assert!(matches!(end, Err(Error::ConnectionClosed)), "{end:?}");
     let later = connected.conn.ext_method("_echo", json!(1)).await;
     assert!(matches!(later, Err(Error::ConnectionClosed)), "{later:?}");
-    let next_turn = connected.conn.prompt(prompt(&session, "hello")).await.map(drop);
+    let next_turn = connected.conn.prompt(&session, "hello").await.map(drop);
     assert!(matches!(next_turn, Err(Error::ConnectionClosed)), "{next_turn:?}");
     connected.conn.close().await.expect("close");
 }
@@ -88,33 +87,33 @@ pub(crate) async fn agent_requests_follow_the_updates_sent_before_them<R: Runtim
     let reads = connected.client.reads.clone();
     let expected: Vec<String> = (0..20).map(|i| format!("/r{i}")).collect();
 
-    let mut turn = connected.conn.prompt(prompt(&session, "interleave 20")).await.expect("prompt");
+    let mut turn = connected.conn.prompt(&session, "interleave 20").await.expect("prompt");
     let mut taken = 0;
     loop {
         sleep(Duration::from_millis(3)).await;
         let ran = reads.lock().unwrap().clone();
         assert!(ran.len() <= taken, "reads {ran:?} ran before the reader took update u{taken}");
         let Some(update) = turn.next_update().await else { break };
-        assert_eq!(chunk_text(&update), Some(format!("u{taken}").as_str()));
+        assert_eq!(update, format!("u{taken}"));
         taken += 1;
     }
-    assert_eq!((taken, turn.finish().await.expect("stop reason")), (20, StopReason::EndTurn));
+    assert_eq!((taken, turn.finish().await.expect("stop reason")), (20, Stop::EndTurn));
     assert_eq!(*reads.lock().unwrap(), expected);
 
     reads.lock().unwrap().clear();
-    let mut turn = connected.conn.prompt(prompt(&session, "interleave 20")).await.expect("prompt");
+    let mut turn = connected.conn.prompt(&session, "interleave 20").await.expect("prompt");
     let mut handled = 0;
     loop {
         let log = reads.clone();
-        let handle = move |update: SessionUpdate| {
+        let handle = move |update: String| {
             std::thread::sleep(Duration::from_millis(3));
-            (chunk_text(&update).map(str::to_owned), log.lock().unwrap().len())
+            (update, log.lock().unwrap().len())
         };
         let Some((text, ran)) = turn.next_update_then(handle).await else { break };
-        assert_eq!(text, Some(format!("u{handled}")));
+        assert_eq!(text, format!("u{handled}"));
         assert!(ran <= handled, "{ran} reads ran while the reader still handled u{handled}");
         handled += 1;
     }
-    assert_eq!((handled, turn.finish().await.expect("stop reason")), (20, StopReason::EndTurn));
+    assert_eq!((handled, turn.finish().await.expect("stop reason")), (20, Stop::EndTurn));
     assert_eq!(*reads.lock().unwrap(), expected);
 }
