@@ -25,6 +25,8 @@ pub mod blocking_echo;
 #[path = "../../acp-tokio/examples/support/echo.rs"]
 pub mod echo;
 pub mod scenarios;
+#[cfg(feature = "unstable_protocol_v2")]
+pub mod v2;
 
 use std::collections::HashMap;
 use std::future::Future;

@@ -39,6 +39,12 @@ pub(crate) trait Conn {
     type Turn: Turn;
     /// The protocol version this client speaks.
     const VERSION: u16;
+    /// What the echo agent reports when a prompt's turn is cancelled: v1's handler sees its
+    /// token fire (`SessionCancelled`); v2's turn is told by `session/cancel` itself.
+    const PROMPT_CANCELLED: &'static str;
+    /// Whether the agent's handler trait takes extension (`_`-prefixed) requests: v1's does;
+    /// v2's has no such method (its generated dispatch answers them `-32601`).
+    const EXTENSIONS: bool;
     /// `initialize`; with `services`, advertising the client's `fs.readTextFile` and `terminal`.
     async fn initialize(&self, services: bool) -> Result<AgentInfo, Error>;
     /// `session/new` (in `/tmp`, no MCP servers): the new session's id.
@@ -71,6 +77,8 @@ pub(crate) trait Turn {
     async fn finish(self) -> Result<Stop, Error>;
 }
 
+const V1_PROMPT_CANCELLED: &str = "cancelled prompt Some(SessionCancelled)";
+
 /// A v1 update as the scenarios read it: its text.
 fn v1_text(update: &SessionUpdate) -> String {
     chunk_text(update).map_or_else(|| format!("non-text update {update:?}"), str::to_owned)
@@ -102,6 +110,8 @@ fn v1_new_session() -> NewSessionRequest {
 impl Conn for acp_tokio::ClientConnection {
     type Turn = acp_tokio::PromptTurn;
     const VERSION: u16 = 1;
+    const PROMPT_CANCELLED: &'static str = V1_PROMPT_CANCELLED;
+    const EXTENSIONS: bool = true;
 
     async fn initialize(&self, services: bool) -> Result<AgentInfo, Error> {
         acp_tokio::ClientConnection::initialize(self, v1_init(services)).await.map(v1_info)
@@ -178,8 +188,10 @@ impl BlockingConn {
 }
 
 impl Conn for BlockingConn {
-    type Turn = BlockingTurn;
+    type Turn = BlockingTurn<acp_blocking::PromptTurn>;
     const VERSION: u16 = 1;
+    const PROMPT_CANCELLED: &'static str = V1_PROMPT_CANCELLED;
+    const EXTENSIONS: bool = true;
 
     async fn initialize(&self, services: bool) -> Result<AgentInfo, Error> {
         let requester = self.requester();
@@ -191,11 +203,12 @@ impl Conn for BlockingConn {
         off_thread(move || requester.new_session(v1_new_session()).map(|s| s.session_id.to_string())).await
     }
 
-    async fn prompt(&self, session: &str, text: &str) -> Result<BlockingTurn, Error> {
+    async fn prompt(&self, session: &str, text: &str) -> Result<Self::Turn, Error> {
         let requester = self.requester();
         let (session, request) = (SessionId::new(session), prompt(&SessionId::new(session), text));
         let turn = off_thread(move || requester.prompt(request)).await?;
-        Ok(BlockingTurn::start(turn, session, self.requester()))
+        let requester = self.requester();
+        Ok(BlockingTurn::start(turn, Arc::new(move || requester.cancel(&session))))
     }
 
     async fn cancel(&self, session: &str) -> Result<(), Error> {
@@ -223,35 +236,57 @@ impl Conn for BlockingConn {
     }
 }
 
-/// A job for a blocking turn's worker thread.
-type Job = Box<dyn FnOnce(&mut Option<acp_blocking::PromptTurn>) + Send>;
-
-/// acp-blocking's prompt turn, owned by a worker thread that runs the calls sent to it in
-/// order. Dropping this drops the turn on that thread (which cancels it, as on acp-tokio).
-pub(crate) struct BlockingTurn {
-    jobs: mpsc::Sender<Job>,
-    session: SessionId,
-    requester: acp_blocking::Requester,
+/// A blocking prompt turn of either version, as [`BlockingTurn`] drives it.
+pub(crate) trait BlockingPromptTurn: Send + 'static {
+    fn next_text(&mut self) -> Option<String>;
+    fn next_text_then<R>(&mut self, handle: impl FnOnce(String) -> R) -> Option<R>;
+    fn finish_stop(self) -> Result<Stop, Error>;
 }
 
-impl BlockingTurn {
-    fn start(turn: acp_blocking::PromptTurn, session: SessionId, requester: acp_blocking::Requester) -> BlockingTurn {
-        let (jobs, queue) = mpsc::channel::<Job>();
+impl BlockingPromptTurn for acp_blocking::PromptTurn {
+    fn next_text(&mut self) -> Option<String> {
+        self.next_update().as_ref().map(v1_text)
+    }
+
+    fn next_text_then<R>(&mut self, handle: impl FnOnce(String) -> R) -> Option<R> {
+        self.next_update_then(move |u| handle(v1_text(&u)))
+    }
+
+    fn finish_stop(self) -> Result<Stop, Error> {
+        self.finish().map(v1_stop)
+    }
+}
+
+/// A blocking turn's `session/cancel` (through the connection: the turn's worker may be
+/// blocked in `next_update`).
+pub(crate) type CancelTurn = Arc<dyn Fn() -> Result<(), Error> + Send + Sync>;
+
+/// A job for a blocking turn's worker thread.
+type Job<T> = Box<dyn FnOnce(&mut Option<T>) + Send>;
+
+/// acp-blocking's prompt turn (of either version), owned by a worker thread that runs the
+/// calls sent to it in order. Dropping this drops the turn on that thread (which cancels it,
+/// as on acp-tokio).
+pub(crate) struct BlockingTurn<T> {
+    jobs: mpsc::Sender<Job<T>>,
+    cancel: CancelTurn,
+}
+
+impl<T: BlockingPromptTurn> BlockingTurn<T> {
+    pub(crate) fn start(turn: T, cancel: CancelTurn) -> BlockingTurn<T> {
+        let (jobs, queue) = mpsc::channel::<Job<T>>();
         std::thread::spawn(move || {
             let mut turn = Some(turn);
             while let Ok(job) = queue.recv() {
                 job(&mut turn);
             }
         });
-        BlockingTurn { jobs, session, requester }
+        BlockingTurn { jobs, cancel }
     }
 
-    async fn run<T: Send + 'static>(
-        &self,
-        job: impl FnOnce(&mut Option<acp_blocking::PromptTurn>) -> T + Send + 'static,
-    ) -> T {
+    async fn run<R: Send + 'static>(&self, job: impl FnOnce(&mut Option<T>) -> R + Send + 'static) -> R {
         let (tx, rx) = oneshot::channel();
-        let job: Job = Box::new(move |turn| {
+        let job: Job<T> = Box::new(move |turn| {
             let _ = tx.send(job(turn));
         });
         self.jobs.send(job).expect("the turn's thread");
@@ -259,26 +294,26 @@ impl BlockingTurn {
     }
 }
 
-impl Turn for BlockingTurn {
+impl<T: BlockingPromptTurn> Turn for BlockingTurn<T> {
     async fn next_update(&mut self) -> Option<String> {
-        self.run(|turn| turn.as_mut().and_then(acp_blocking::PromptTurn::next_update).as_ref().map(v1_text)).await
+        self.run(|turn| turn.as_mut().and_then(T::next_text)).await
     }
 
     async fn next_update_then<R: Send + 'static>(
         &mut self,
         handle: impl FnOnce(String) -> R + Send + 'static,
     ) -> Option<R> {
-        self.run(move |turn| turn.as_mut().and_then(|turn| turn.next_update_then(move |u| handle(v1_text(&u))))).await
+        self.run(move |turn| turn.as_mut().and_then(|turn| turn.next_text_then(handle))).await
     }
 
-    /// `PromptTurn::cancel` is `Requester::cancel` of the turn's session; it goes through the
-    /// requester here because the worker may be blocked in `next_update`.
+    /// The turn's `session/cancel`, through the connection: the worker may be blocked in
+    /// `next_update`.
     async fn cancel(&self) -> Result<(), Error> {
-        let (requester, session) = (self.requester.clone(), self.session.clone());
-        off_thread(move || requester.cancel(&session)).await
+        let cancel = self.cancel.clone();
+        off_thread(move || cancel()).await
     }
 
     async fn finish(self) -> Result<Stop, Error> {
-        self.run(|turn| turn.take().expect("a turn not finished yet").finish().map(v1_stop)).await
+        self.run(|turn| turn.take().expect("a turn not finished yet").finish_stop()).await
     }
 }

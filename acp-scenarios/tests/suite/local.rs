@@ -119,3 +119,70 @@ impl LocalClient for LocalTestClient {
         Client::session_update(&self.0, notification).await;
     }
 }
+
+/// The v2 echo agent, `!Send`.
+#[cfg(feature = "unstable_protocol_v2")]
+pub(crate) struct LocalEchoV2(acp_scenarios::v2::EchoV2, Rc<()>);
+
+#[cfg(feature = "unstable_protocol_v2")]
+impl LocalEchoV2 {
+    pub(crate) fn new(echo: acp_scenarios::v2::EchoV2) -> LocalEchoV2 {
+        LocalEchoV2(echo, Rc::new(()))
+    }
+}
+
+#[cfg(feature = "unstable_protocol_v2")]
+mod v2 {
+    use std::rc::Rc;
+
+    use acp_tokio::ClientContext;
+    use acp_tokio::acp_proto::{RpcError, v2};
+    use acp_tokio::v2::{Agent, AgentContext, Client, LocalAgent, LocalClient};
+
+    use super::{LocalEchoV2, LocalTestClient};
+
+    impl LocalAgent for LocalEchoV2 {
+        async fn initialize(
+            &self,
+            request: v2::InitializeRequest,
+            cx: AgentContext,
+        ) -> Result<v2::InitializeResponse, RpcError> {
+            let _local: Rc<()> = self.1.clone(); // an `Rc` held across the await
+            Agent::initialize(&self.0, request, cx).await
+        }
+
+        async fn new_session(
+            &self,
+            request: v2::NewSessionRequest,
+            cx: AgentContext,
+        ) -> Result<v2::NewSessionResponse, RpcError> {
+            Agent::new_session(&self.0, request, cx).await
+        }
+
+        async fn prompt(&self, request: v2::PromptRequest, cx: AgentContext) -> Result<v2::PromptResponse, RpcError> {
+            let _local = self.1.clone();
+            Agent::prompt(&self.0, request, cx).await
+        }
+
+        async fn session_cancelled(&self, notification: v2::CancelSessionNotification) {
+            let _local = self.1.clone();
+            Agent::session_cancelled(&self.0, notification).await;
+        }
+    }
+
+    impl LocalClient for LocalTestClient {
+        async fn request_permission(
+            &self,
+            request: v2::RequestPermissionRequest,
+            cx: ClientContext,
+        ) -> Result<v2::RequestPermissionResponse, RpcError> {
+            let _local = self.1.clone();
+            Client::request_permission(&self.0, request, cx).await
+        }
+
+        async fn session_update(&self, notification: v2::UpdateSessionNotification) {
+            let _local = self.1.clone();
+            Client::session_update(&self.0, notification).await;
+        }
+    }
+}

@@ -80,6 +80,9 @@ pub(crate) struct Ends {
     /// The echo agent of each adapter, reporting to the same [`Connected`]: pick yours.
     pub(crate) echo: EchoAgent,
     pub(crate) blocking_echo: BlockingEcho,
+    /// The v2 echo agent (either adapter's: it implements both agent traits).
+    #[cfg(feature = "unstable_protocol_v2")]
+    pub(crate) echo_v2: acp_scenarios::v2::EchoV2,
     /// The client, reporting to the [`Connected`].
     pub(crate) client: TestClient,
 }
@@ -98,10 +101,21 @@ pub(crate) fn wire(mut client: TestClient, limits: Limits) -> (Ends, Connected<(
     let (observed_tx, observed): (UnboundedSender<String>, _) = unbounded_channel();
     let sent = Arc::new(AtomicU64::new(0));
     let echo = EchoAgent { observed: Some(observed_tx.clone()), sent: sent.clone(), ..EchoAgent::default() };
+    #[cfg(feature = "unstable_protocol_v2")]
+    let echo_v2 = acp_scenarios::v2::EchoV2::reporting(Some(observed_tx.clone()), sent.clone());
     let blocking_echo = BlockingEcho { observed: Some(observed_tx), sent: sent.clone(), ..BlockingEcho::default() };
     let agent_handle = agent_end.try_clone().expect("a second handle on the agent's end");
     let connected = Connected { conn: (), client: client.clone(), events, observed, sent, agent_end: agent_handle };
-    (Ends { client_end, agent_end, echo, blocking_echo, client }, connected)
+    let ends = Ends {
+        client_end,
+        agent_end,
+        echo,
+        blocking_echo,
+        #[cfg(feature = "unstable_protocol_v2")]
+        echo_v2,
+        client,
+    };
+    (ends, connected)
 }
 
 impl Connected<()> {

@@ -14,7 +14,7 @@ use acp_scenarios::TestClient;
 use acp_scenarios::blocking_echo::BlockingEcho;
 
 /// acp-tokio's options for `limits` (its async-std flavour takes the same).
-fn async_options(limits: Limits) -> (ClientOptions, AgentOptions) {
+pub(crate) fn async_options(limits: Limits) -> (ClientOptions, AgentOptions) {
     let (mut client, mut agent) = (ClientOptions::default(), AgentOptions::default());
     if limits == Limits::Small {
         client.turn_buffer = Limits::CLIENT_BUFFER;
@@ -24,14 +24,14 @@ fn async_options(limits: Limits) -> (ClientOptions, AgentOptions) {
 }
 
 /// An end as a tokio socket, split (inside a runtime).
-fn tokio_halves(end: UnixStream) -> (tokio::net::unix::OwnedReadHalf, tokio::net::unix::OwnedWriteHalf) {
+pub(crate) fn tokio_halves(end: UnixStream) -> (tokio::net::unix::OwnedReadHalf, tokio::net::unix::OwnedWriteHalf) {
     end.set_nonblocking(true).expect("non-blocking");
     tokio::net::UnixStream::from_std(end).expect("a tokio socket").into_split()
 }
 
 /// acp-tokio on a multi-thread runtime (two workers): `Agent` and `Client` handlers (`Send`)
 /// as spawned tasks.
-pub(crate) struct TokioMultiThread(tokio::runtime::Runtime);
+pub(crate) struct TokioMultiThread(pub(crate) tokio::runtime::Runtime);
 
 impl TokioMultiThread {
     pub(crate) fn new() -> TokioMultiThread {
@@ -59,7 +59,7 @@ impl Runtime for TokioMultiThread {
 
 /// acp-tokio on a current-thread runtime in a `LocalSet`: `LocalAgent` and `LocalClient`
 /// handlers (`!Send`) as local tasks.
-pub(crate) struct TokioLocalSet(tokio::runtime::Runtime, tokio::task::LocalSet);
+pub(crate) struct TokioLocalSet(pub(crate) tokio::runtime::Runtime, pub(crate) tokio::task::LocalSet);
 
 impl TokioLocalSet {
     pub(crate) fn new() -> TokioLocalSet {
@@ -112,7 +112,7 @@ impl Runtime for AsyncStd {
 }
 
 /// acp-blocking's options for `limits`.
-fn blocking_options(limits: Limits) -> (acp_blocking::ClientOptions, acp_blocking::AgentOptions) {
+pub(crate) fn blocking_options(limits: Limits) -> (acp_blocking::ClientOptions, acp_blocking::AgentOptions) {
     let (mut client, mut agent) = (acp_blocking::ClientOptions::default(), acp_blocking::AgentOptions::default());
     if limits == Limits::Small {
         client.max_buffered = Limits::CLIENT_BUFFER;
@@ -179,7 +179,7 @@ impl Runtime for TokioClientBlockingAgent {
 
 /// Across the adapters: acp-blocking's client and acp-tokio's agent (on a multi-thread runtime
 /// of its own).
-pub(crate) struct BlockingClientTokioAgent(tokio::runtime::Runtime);
+pub(crate) struct BlockingClientTokioAgent(pub(crate) tokio::runtime::Runtime);
 
 impl BlockingClientTokioAgent {
     pub(crate) fn new() -> BlockingClientTokioAgent {

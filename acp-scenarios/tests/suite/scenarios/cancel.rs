@@ -12,8 +12,8 @@ use crate::conn::{Conn, Stop, Turn};
 use crate::rig::{Limits, Runtime, sleep};
 use acp_scenarios::TestClient;
 
-/// The client cancels a turn mid-stream (`session/cancel`): the agent's handler sees its token
-/// fire (`SessionCancelled`), no update follows, the turn ends `cancelled`, and the session
+/// The client cancels a turn mid-stream (`session/cancel`): the agent's turn is told
+/// (`Conn::PROMPT_CANCELLED`), no update follows, the turn ends `cancelled`, and the session
 /// takes a new turn. While the turn ran, a second prompt of its session was refused locally.
 pub(crate) async fn client_cancels_a_turn_mid_stream<R: Runtime>(runtime: &R) {
     let (mut connected, session) = ready(runtime, TestClient::default(), Limits::Default).await;
@@ -25,11 +25,11 @@ pub(crate) async fn client_cancels_a_turn_mid_stream<R: Runtime>(runtime: &R) {
     conn.cancel(&session).await.expect("session/cancel sent");
     assert!(turn.next_update().await.is_none(), "no update after the cancellation");
     assert_eq!(turn.finish().await.expect("stop reason"), Stop::Cancelled);
-    expect_report(&mut connected.observed, "cancelled prompt Some(SessionCancelled)").await;
+    expect_report(&mut connected.observed, R::Conn::PROMPT_CANCELLED).await;
     assert_eq!(run_turn(&connected.conn, &session, "storm 2").await, (storm_texts(2), Stop::EndTurn));
 }
 
-/// A dropped turn cancels on the agent side: its handler sees `SessionCancelled`, and the
+/// A dropped turn cancels on the agent side (`Conn::PROMPT_CANCELLED`), and the
 /// session then takes a new turn (once the agent has answered the old one: until then the
 /// client refuses a second turn of the session, so the new prompt is retried).
 pub(crate) async fn dropped_turn_cancels_on_the_agent<R: Runtime>(runtime: &R) {
@@ -37,7 +37,7 @@ pub(crate) async fn dropped_turn_cancels_on_the_agent<R: Runtime>(runtime: &R) {
     let mut turn = connected.conn.prompt(&session, "wait").await.expect("prompt accepted");
     assert_eq!(turn.next_update().await.as_deref(), Some("waiting"));
     drop(turn);
-    expect_report(&mut connected.observed, "cancelled prompt Some(SessionCancelled)").await;
+    expect_report(&mut connected.observed, R::Conn::PROMPT_CANCELLED).await;
     let mut next = loop {
         match connected.conn.prompt(&session, "after").await {
             Ok(turn) => break turn,

@@ -49,29 +49,37 @@ pub(crate) async fn backpressure_bounds_a_storm_read_slowly<R: Runtime>(runtime:
     eprintln!("backpressure: the agent was at most {most_ahead} updates ahead of the reader");
 }
 
-/// Peer death: the agent's end of the transport dies mid-turn, with a request in flight. The
-/// turn ends (`ConnectionClosed`), so does the request, later calls fail at once, and `close`
+/// Peer death: the agent's end of the transport dies mid-turn, with a request in flight (where
+/// the agent takes extension requests: `_wait`). The turn ends (`ConnectionClosed`), so does
+/// the request, later calls fail at once, and `close`
 /// returns: nothing hangs.
 pub(crate) async fn peer_death_mid_turn_ends_every_call<R: Runtime>(runtime: &R) {
     let (mut connected, session) = ready(runtime, TestClient::default(), Limits::Default).await;
     let mut turn = connected.conn.prompt(&session, "wait").await.expect("prompt accepted");
     assert_eq!(turn.next_update().await.as_deref(), Some("waiting"));
-    let mut call = Box::pin(connected.conn.ext_method("_wait", json!({})));
-    let observed = &mut connected.observed;
-    let started = std::future::poll_fn(|cx| {
-        assert!(call.as_mut().poll(cx).is_pending(), "_wait answers only when cancelled");
-        observed.poll_recv(cx)
-    })
-    .await;
-    assert_eq!(started.as_deref(), Some("started _wait"));
+    // A request in flight: `_wait`, held by the agent (only where it takes extensions).
+    let mut call = R::Conn::EXTENSIONS.then(|| Box::pin(connected.conn.ext_method("_wait", json!({}))));
+    if let Some(call) = &mut call {
+        let observed = &mut connected.observed;
+        let started = std::future::poll_fn(|cx| {
+            assert!(call.as_mut().poll(cx).is_pending(), "_wait answers only when cancelled");
+            observed.poll_recv(cx)
+        })
+        .await;
+        assert_eq!(started.as_deref(), Some("started _wait"));
+    }
 
     connected.kill_agent();
-    let call = call.await;
-    assert!(matches!(call, Err(Error::ConnectionClosed)), "{call:?}");
+    if let Some(call) = call {
+        let call = call.await;
+        assert!(matches!(call, Err(Error::ConnectionClosed)), "{call:?}");
+    }
     assert!(turn.next_update().await.is_none(), "no update after the agent died");
     let end = turn.finish().await;
     assert!(matches!(end, Err(Error::ConnectionClosed)), "{end:?}");
     let later = connected.conn.ext_method("_echo", json!(1)).await;
+    assert!(matches!(later, Err(Error::ConnectionClosed)), "{later:?}");
+    let later = connected.conn.new_session().await;
     assert!(matches!(later, Err(Error::ConnectionClosed)), "{later:?}");
     let next_turn = connected.conn.prompt(&session, "hello").await.map(drop);
     assert!(matches!(next_turn, Err(Error::ConnectionClosed)), "{next_turn:?}");

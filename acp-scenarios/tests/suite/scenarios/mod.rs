@@ -113,13 +113,24 @@ pub(crate) async fn permission_cancelled_by_the_turns_cancel<R: Runtime>(runtime
     expect_report(&mut connected.events, "permission cancelled Some(TurnCancelled)").await;
 }
 
-/// Handler panics: a panicking agent handler answers `-32603` for its request only.
+/// Handler panics: a panicking agent handler answers `-32603` for its request only (a prompt's,
+/// and where the agent takes extension requests, `_panic`'s).
 pub(crate) async fn handler_panic_is_isolated<R: Runtime>(runtime: &R) {
     let (Connected { conn, .. }, session) = ready(runtime, TestClient::default(), Limits::Default).await;
     let turn = conn.prompt(&session, "panic").await.expect("prompt accepted");
     match turn.finish().await {
         Err(Error::Rpc(e)) => assert_eq!(e.code, ErrorCode::INTERNAL_ERROR),
         other => panic!("expected -32603, got {other:?}"),
+    }
+    if !R::Conn::EXTENSIONS {
+        // No extension handler to panic: the request is answered `-32601`, and the
+        // connection carries on.
+        match conn.ext_method("_panic", json!(null)).await {
+            Err(Error::Rpc(e)) => assert_eq!(e.code, ErrorCode::METHOD_NOT_FOUND),
+            other => panic!("expected -32601, got {other:?}"),
+        }
+        assert_eq!(run_turn(&conn, &session, "storm 3").await, (storm_texts(3), Stop::EndTurn));
+        return;
     }
     match conn.ext_method("_panic", json!(null)).await {
         Err(Error::Rpc(e)) => assert_eq!(e.code, ErrorCode::INTERNAL_ERROR),
