@@ -134,9 +134,9 @@ impl Acceptor {
     /// Any other request is `-32601`.
     ///
     /// ```
-    /// use acp_proto::{Acceptor, ClientRequest, ErrorCode, Request};
+    /// use acp_proto::{Acceptor, ErrorCode, Request};
     /// use acp_proto::types::{InitializeRequest, ProtocolVersion};
-    /// let init = Request::Client(ClientRequest::Initialize(InitializeRequest::new(ProtocolVersion::V1)));
+    /// let init = Request::from(InitializeRequest::new(ProtocolVersion::V1));
     /// let answer = Acceptor::refusal(&init, &[ProtocolVersion::V2]);
     /// assert_eq!(answer.code, ErrorCode::UNSUPPORTED_PROTOCOL_VERSION);
     /// assert_eq!(answer.data.unwrap()["supported"], serde_json::json!([2]));

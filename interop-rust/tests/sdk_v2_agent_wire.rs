@@ -28,7 +28,7 @@ fn initialize(n: i64, version: u16) -> ClientRequest {
         capabilities: ClientCapabilities::default(),
         meta: None,
     };
-    ClientRequest { id: id(n), params: v2::ClientRequest::Initialize(params) }
+    ClientRequest { id: id(n), params: v2::ClientRequest::Initialize(Box::new(params)) }
 }
 
 /// The result of the response to request `n`, which must be the next frame.

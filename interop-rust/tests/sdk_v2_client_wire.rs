@@ -60,7 +60,7 @@ async fn open(wire: &mut Wire) -> SessionId {
         auth_methods: Some(auth),
         meta: None,
     };
-    answer(wire, &r, v2::AgentResponse::Initialize(response)).await;
+    answer(wire, &r, v2::AgentResponse::Initialize(Box::new(response))).await;
     let r = request(wire).await;
     let v2::ClientRequest::NewSession(new) = &r.params else { panic!("session/new, got {r:?}") };
     assert_eq!(new.cwd, AbsolutePath("/tmp".into()));

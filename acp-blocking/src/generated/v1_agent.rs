@@ -623,7 +623,7 @@ pub(crate) fn dispatch<H: Agent>(handler: &H, request: Request, cx: RequestConte
         other => return Err(RpcError::method_not_found(other.wire())),
     };
     Ok(match request {
-        ClientRequest::Initialize(r) => handler.initialize(r, &cx)?.into(),
+        ClientRequest::Initialize(r) => handler.initialize(*r, &cx)?.into(),
         ClientRequest::Authenticate(r) => handler.authenticate(r, &cx)?.into(),
         ClientRequest::NewSession(r) => handler.new_session(r, &cx)?.into(),
         ClientRequest::LoadSession(r) => handler.load_session(r, &cx)?.into(),
@@ -659,7 +659,7 @@ pub(crate) fn dispatch<H: Agent>(handler: &H, request: Request, cx: RequestConte
         #[cfg(feature = "unstable_session_fork")]
         ClientRequest::ForkSession(r) => handler.fork_session(r, &cx)?.into(),
         #[cfg(feature = "unstable_proxy_chains")]
-        ClientRequest::InitializeProxy(r) => handler.initialize_proxy(r, &cx)?.into(),
+        ClientRequest::InitializeProxy(r) => handler.initialize_proxy(*r, &cx)?.into(),
         #[cfg(feature = "unstable_proxy_chains")]
         ClientRequest::ProxySuccessor(r) => handler.proxy_successor(r, &cx)?.into(),
         ClientRequest::Ext(e) => AgentResponse::Ext(ExtResponse(handler.ext_method(&e.method, e.params, &cx)?)).into(),

@@ -272,7 +272,7 @@ pub(crate) fn dispatch_agent<H: Agent>(
     cx: &AgentContext,
 ) -> Result<v2::Response, RpcError> {
     match request {
-        v2::Request::Client(ClientRequest::Initialize(r)) => Ok(handler.initialize(r, cx)?.into()),
+        v2::Request::Client(ClientRequest::Initialize(r)) => Ok(handler.initialize(*r, cx)?.into()),
         v2::Request::Client(ClientRequest::Login(r)) => Ok(handler.login(r, cx)?.into()),
         v2::Request::Client(ClientRequest::Logout(r)) => Ok(handler.logout(r, cx)?.into()),
         v2::Request::Client(ClientRequest::NewSession(r)) => Ok(handler.new_session(r, cx)?.into()),

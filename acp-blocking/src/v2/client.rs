@@ -94,7 +94,7 @@ impl ClientConnection {
     /// [`crate::ClientConnection`] for v1).
     pub fn initialize(&self, request: v2::InitializeRequest) -> Result<v2::InitializeResponse, Error> {
         match self.link.call(request.into(), self.timeout) {
-            Ok(v2::Response::Agent(v2::AgentResponse::Initialize(init))) => Ok(init),
+            Ok(v2::Response::Agent(v2::AgentResponse::Initialize(init))) => Ok(*init),
             Ok(_) => Err(Error::UnexpectedResponse),
             // The close's reason is published before the outcome is routed (see `step`).
             Err(e) => match self.link.close_reason() {

@@ -378,7 +378,7 @@ impl Lane for V2 {
                         conn.v2.active = true;
                         conn.events.speak::<V2>();
                         conn.commit_client(v, CapabilitySnapshot::from_typed(&init.capabilities), false);
-                        AnyOutcome::ResultV2(v2::Response::Agent(v2::AgentResponse::Initialize(init)))
+                        AnyOutcome::ResultV2(v2::Response::Agent(v2::AgentResponse::Initialize(Box::new(init))))
                     }
                     Err(e) => invalid(e.to_string()),
                 }
@@ -387,7 +387,7 @@ impl Lane for V2 {
                 match serde_json::from_str::<crate::types::InitializeResponse>(raw.get()) {
                     Ok(init) => {
                         conn.commit_client(v, CapabilitySnapshot::from_typed(&init.agent_capabilities), true);
-                        AnyOutcome::Result(AgentResponse::Initialize(init).into())
+                        AnyOutcome::Result(AgentResponse::Initialize(Box::new(init)).into())
                     }
                     Err(e) => invalid(e.to_string()),
                 }

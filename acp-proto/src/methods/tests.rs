@@ -375,3 +375,34 @@ fn proxy_successor_resolves_by_side_and_kind() {
         Ok(Request::Agent(AgentRequest::ProxySuccessorForward(_)))
     ));
 }
+
+/// An enum is as large as its largest variant, and every message of it is moved at that size
+/// (into the event queue, out of it, through the adapters' channels). `initialize`'s
+/// capabilities made every v1 client request 744 bytes where a prompt needs 72; its rows are
+/// `boxed` (see the column's note at the head of `methods/v1.toml`), so the handshake's messages
+/// no longer set the size of the enums that carry every other message.
+#[test]
+fn the_handshake_does_not_set_the_size_of_every_message() {
+    use crate::types::{InitializeRequest, InitializeResponse};
+    use std::mem::size_of;
+    let v1 = [
+        ("ClientRequest", size_of::<ClientRequest>(), size_of::<InitializeRequest>()),
+        ("AgentResponse", size_of::<AgentResponse>(), size_of::<InitializeResponse>()),
+        ("Request", size_of::<Request>(), size_of::<InitializeRequest>()),
+        ("Response", size_of::<Response>(), size_of::<InitializeResponse>()),
+    ];
+    #[cfg(feature = "unstable_protocol_v2")]
+    let v2 = {
+        use crate::v2;
+        [
+            ("v2::ClientRequest", size_of::<v2::ClientRequest>(), size_of::<v2::InitializeRequest>()),
+            ("v2::AgentResponse", size_of::<v2::AgentResponse>(), size_of::<v2::InitializeResponse>()),
+        ]
+    };
+    #[cfg(not(feature = "unstable_protocol_v2"))]
+    let v2 = [];
+    for (name, size, handshake) in v1.into_iter().chain(v2) {
+        println!("{name}: {size} bytes (the handshake's message: {handshake})");
+        assert!(size < handshake, "{name} is {size} bytes, as large as the handshake's message: box its row");
+    }
+}

@@ -45,7 +45,7 @@ impl ClientConnection<V2> {
     /// this handle speaks v2 only (use [`crate::ClientConnection`] for v1).
     pub async fn initialize(&self, request: v2::InitializeRequest) -> Result<v2::InitializeResponse, Error> {
         match self.handle().request(request.into(), self.timeout()).await {
-            Ok(v2::Response::Agent(v2::AgentResponse::Initialize(init))) => Ok(init),
+            Ok(v2::Response::Agent(v2::AgentResponse::Initialize(init))) => Ok(*init),
             Ok(_) => Err(Error::UnexpectedResponse),
             // An answer of another version does not decode as v2's, and the core closes the
             // connection naming the version (`CloseReason::UnsupportedProtocolVersion`).

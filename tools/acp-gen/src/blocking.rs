@@ -457,7 +457,7 @@ fn dispatch(s: &mut String, spec: &Spec, requests: &[RequestRow]) {
             ));
             for row in requests {
                 s.push_str(&out::cfg(&row.feature));
-                let call = format!("handler.{}(r, &cx)?.into()", row.handler);
+                let call = format!("handler.{}({}, &cx)?.into()", row.handler, row.unwrap("r"));
                 match row.context {
                     Context::Request => s.push_str(&format!("{enum_}::{}(r) => {call},\n", row.variant)),
                     Context::Prompt => {
@@ -486,8 +486,10 @@ fn dispatch(s: &mut String, spec: &Spec, requests: &[RequestRow]) {
                 s.push_str(&out::cfg(&row.feature));
                 assert_eq!(row.context, Context::Request, "`{}`: v2 has the one context", row.wire);
                 s.push_str(&format!(
-                    "v2::Request::{side}({enum_}::{}(r)) => Ok(handler.{}(r, cx)?.into()),\n",
-                    row.variant, row.handler
+                    "v2::Request::{side}({enum_}::{}(r)) => Ok(handler.{}({}, cx)?.into()),\n",
+                    row.variant,
+                    row.handler,
+                    row.unwrap("r")
                 ));
             }
             s.push_str("other => Err(RpcError::method_not_found(other.wire())),\n}\n}\n\n");

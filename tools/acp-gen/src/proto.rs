@@ -80,10 +80,14 @@ fn direction(s: &mut String, version: Version, table: &Table, from: Side) {
         }
         Version::V2 => {
             s.push_str("use super::super::methods::*;\nuse super::super::wrappers::*;\nuse super::super::*;\nuse serde::{Serialize, Serializer};\nuse serde_json::Value;\n\n");
-            let params: Vec<_> =
-                requests.iter().map(|r| (r.variant.clone(), r.params.clone(), r.wire.clone(), r.doc.clone())).collect();
-            let results: Vec<_> =
-                requests.iter().map(|r| (r.variant.clone(), r.result.clone(), r.wire.clone(), r.doc.clone())).collect();
+            let params: Vec<_> = requests
+                .iter()
+                .map(|r| (r.variant.clone(), r.payload(&r.params), r.wire.clone(), r.variant_doc()))
+                .collect();
+            let results: Vec<_> = requests
+                .iter()
+                .map(|r| (r.variant.clone(), r.payload(&r.result), r.wire.clone(), r.variant_doc()))
+                .collect();
             let notes: Vec<_> = notifications
                 .iter()
                 .map(|r| (r.variant.clone(), r.params.clone(), r.wire.clone(), r.doc.clone()))
@@ -277,7 +281,7 @@ fn v1_request_enums(s: &mut String, req: &str, resp: &str, rows: &[RequestRow]) 
         v1_enum_doc(req)
     );
     for r in rows {
-        let _ = writeln!(s, "{}{}{}({}),", doc(&r.doc), cfg(&r.feature), r.variant, r.params);
+        let _ = writeln!(s, "{}{}{}({}),", doc(&r.variant_doc()), cfg(&r.feature), r.variant, r.payload(&r.params));
     }
     s.push_str("/// An extension request (`_`-prefixed method).\nExt(ExtRequest),\n}\n\n");
     let _ = writeln!(
@@ -286,7 +290,15 @@ fn v1_request_enums(s: &mut String, req: &str, resp: &str, rows: &[RequestRow]) 
         v1_enum_doc(resp)
     );
     for r in rows {
-        let _ = writeln!(s, "{}/// Result of `{}`.\n{}({}),", cfg(&r.feature), r.wire, r.variant, r.result);
+        let boxed = if r.boxed { " In a `Box`, as its request." } else { "" };
+        let _ = writeln!(
+            s,
+            "{}/// Result of `{}`.{boxed}\n{}({}),",
+            cfg(&r.feature),
+            r.wire,
+            r.variant,
+            r.payload(&r.result)
+        );
     }
     s.push_str("/// Result of an extension request.\nExt(ExtResponse),\n}\n\n");
 
@@ -325,10 +337,11 @@ fn v1_request_enums(s: &mut String, req: &str, resp: &str, rows: &[RequestRow]) 
     for r in rows {
         let _ = writeln!(
             s,
-            "{}Method::{v} => <{p} as serde::Deserialize>::deserialize(d).map(|p| Some({req}::{v}(p))),",
+            "{}Method::{v} => <{p} as serde::Deserialize>::deserialize(d).map(|p| Some({req}::{v}({w}))),",
             cfg(&r.feature),
             v = r.variant,
-            p = r.params
+            p = r.params,
+            w = r.wrap("p")
         );
     }
     let _ = writeln!(
@@ -362,12 +375,14 @@ fn v1_request_enums(s: &mut String, req: &str, resp: &str, rows: &[RequestRow]) 
     for r in rows {
         let _ = write!(
             s,
-            "{c}impl From<{p}> for {req} {{\nfn from(p: {p}) -> {req} {{\n{req}::{v}(p)\n}}\n}}\n\n\
-             {c}impl From<{r}> for {resp} {{\nfn from(r: {r}) -> {resp} {{\n{resp}::{v}(r)\n}}\n}}\n\n",
+            "{c}impl From<{p}> for {req} {{\nfn from(p: {p}) -> {req} {{\n{req}::{v}({wp})\n}}\n}}\n\n\
+             {c}impl From<{r}> for {resp} {{\nfn from(r: {r}) -> {resp} {{\n{resp}::{v}({wr})\n}}\n}}\n\n",
             c = cfg(&r.feature),
             p = r.params,
             r = r.result,
-            v = r.variant
+            v = r.variant,
+            wp = r.wrap("p"),
+            wr = r.wrap("r")
         );
     }
 }
@@ -511,22 +526,25 @@ fn conversions(
     for r in requests {
         let _ = write!(
             s,
-            "{c}impl From<{p}> for Request {{\nfn from(p: {p}) -> Request {{\nRequest::{side}({side}Request::{v}(p))\n}}\n}}\n\n\
-             {c}impl From<{r}> for Response {{\nfn from(r: {r}) -> Response {{\nResponse::{other}({other}Response::{v}(r))\n}}\n}}\n\n",
+            "{c}impl From<{p}> for Request {{\nfn from(p: {p}) -> Request {{\nRequest::{side}({side}Request::{v}({wp}))\n}}\n}}\n\n\
+             {c}impl From<{r}> for Response {{\nfn from(r: {r}) -> Response {{\nResponse::{other}({other}Response::{v}({wr}))\n}}\n}}\n\n",
             c = cfg(&r.feature),
             p = r.params,
             r = r.result,
-            v = r.variant
+            v = r.variant,
+            wp = r.wrap("p"),
+            wr = r.wrap("r")
         );
         if version == Version::V1 {
             let _ = write!(
                 s,
                 "{c}impl TypedRequest for {p} {{\ntype Result = {r};\nfn result(response: Response) -> Option<{r}> {{\n\
-                 match response {{\nResponse::{other}({other}Response::{v}(r)) => Some(r),\n_ => None,\n}}\n}}\n}}\n\n",
+                 match response {{\nResponse::{other}({other}Response::{v}(r)) => Some({u}),\n_ => None,\n}}\n}}\n}}\n\n",
                 c = cfg(&r.feature),
                 p = r.params,
                 r = r.result,
-                v = r.variant
+                v = r.variant,
+                u = r.unwrap("r")
             );
         }
     }
@@ -538,5 +556,37 @@ fn conversions(
             p = r.params,
             v = r.variant
         );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A boxed row (`initialize`, in both tables) is held in a `Box` by the enums, and every
+    /// conversion in or out takes or gives the type itself.
+    #[test]
+    fn a_boxed_row_is_boxed_in_the_enums_only() {
+        let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../..");
+        for v in Version::ALL {
+            let text = std::fs::read_to_string(format!("{root}/{}", v.table_path())).unwrap();
+            let table = Table::parse(&text, &v.table_path()).unwrap();
+            let init = table.client_requests.iter().find(|r| r.wire == "initialize").unwrap();
+            assert!(init.boxed, "{}: initialize is boxed", v.name());
+            let source: String = files(v, &table).into_iter().map(|(_, s)| s).collect();
+            for expected in [
+                "Initialize(Box<InitializeRequest>),",
+                "Initialize(Box<InitializeResponse>),",
+                "AgentResponse::Initialize(Box::new(r))",
+                "ClientRequest::Initialize(Box::new(p))",
+            ] {
+                assert!(source.contains(expected), "{}: {expected}", v.name());
+            }
+            if v == Version::V1 {
+                assert!(source.contains("Response::Agent(AgentResponse::Initialize(r)) => Some(*r),"));
+            }
+            let plain = table.client_requests.iter().find(|r| !r.boxed).unwrap();
+            assert!(source.contains(&format!("{}({}),", plain.variant, plain.params)), "{}", plain.variant);
+        }
     }
 }

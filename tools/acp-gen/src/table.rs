@@ -71,8 +71,42 @@ pub(crate) struct RequestRow {
     pub call: Call,
     /// The cargo feature an unstable method needs.
     pub feature: Option<String>,
+    /// The params and the result are boxed in the enums (a rare, large message: an enum is as
+    /// large as its largest variant, and every message of it is moved at that size).
+    #[serde(default)]
+    pub boxed: bool,
     /// The method's documentation (Markdown, one paragraph or more).
     pub doc: String,
+}
+
+impl RequestRow {
+    /// The enums' payload for `ty` (the row's params or result type): boxed or not.
+    pub(crate) fn payload(&self, ty: &str) -> String {
+        if self.boxed { format!("Box<{ty}>") } else { ty.to_owned() }
+    }
+
+    /// `value` (an expression of the params or result type) as the enums hold it.
+    pub(crate) fn wrap(&self, value: &str) -> String {
+        if self.boxed { format!("Box::new({value})") } else { value.to_owned() }
+    }
+
+    /// The doc of the row's enum variants: the row's, and where the message is boxed, why.
+    pub(crate) fn variant_doc(&self) -> String {
+        if self.boxed {
+            format!(
+                "{}\n\nIn a `Box`: a large message sent once per connection, which would otherwise\n\
+                 make every message of this enum as large (the table's `boxed` column).",
+                self.doc
+            )
+        } else {
+            self.doc.clone()
+        }
+    }
+
+    /// `value` (an enum's payload) as the params or result type the handlers take.
+    pub(crate) fn unwrap(&self, value: &str) -> String {
+        if self.boxed { format!("*{value}") } else { value.to_owned() }
+    }
 }
 
 /// A notification: one method a side sends and the other does not answer.
@@ -325,6 +359,17 @@ mod tests {
 
         let case = ROW.replace("handler = \"new_session\"", "handler = \"NewSession\"");
         assert!(Table::parse(&case, "t.toml").unwrap_err().contains("snake_case"));
+    }
+
+    #[test]
+    fn a_boxed_row_holds_its_messages_in_a_box() {
+        let t = Table::parse(&ROW.replace("call = \"typed\"", "call = \"typed\"\nboxed = true"), "t.toml").unwrap();
+        let row = &t.client_requests[0];
+        assert_eq!(row.payload("NewSessionRequest"), "Box<NewSessionRequest>");
+        assert_eq!((row.wrap("p"), row.unwrap("r")), ("Box::new(p)".to_owned(), "*r".to_owned()));
+        let plain = &Table::parse(ROW, "t.toml").unwrap().client_requests[0];
+        assert!(!plain.boxed, "boxed is off unless a row says so");
+        assert_eq!((plain.payload("T"), plain.wrap("p"), plain.unwrap("r")), ("T".into(), "p".into(), "r".into()));
     }
 
     #[test]

@@ -261,12 +261,15 @@ fn handlers(spec: Spec, flavour: Flavour, table: &Table) -> String {
         o += &out::cfg(&row.feature);
         write!(o, "{m}::Request::{sender}({m}::{sender}Request::{}(r)) => ", row.variant).unwrap();
         match row.context {
-            Context::Request => writeln!(o, "Ok(handler.{}(r, cx).await?.into()),", row.handler).unwrap(),
+            Context::Request => {
+                writeln!(o, "Ok(handler.{}({}, cx).await?.into()),", row.handler, row.unwrap("r")).unwrap()
+            }
             Context::Prompt => writeln!(
                 o,
                 "{{\n    let cx = crate::context::PromptContext::new(cx, r.session_id.clone());\n    \
-                 Ok(handler.{}(r, cx).await?.into())\n}}",
-                row.handler
+                 Ok(handler.{}({}, cx).await?.into())\n}}",
+                row.handler,
+                row.unwrap("r")
             )
             .unwrap(),
         }

@@ -15,7 +15,10 @@ pub enum ClientRequest {
     /// `initialize`: negotiate the protocol version and capabilities. Requests
     /// pipelined behind it are held by the core and dispatched once it has
     /// answered successfully.
-    Initialize(InitializeRequest),
+    ///
+    /// In a `Box`: a large message sent once per connection, which would otherwise
+    /// make every message of this enum as large (the table's `boxed` column).
+    Initialize(Box<InitializeRequest>),
     /// `authenticate` with one of the agent's auth methods.
     Authenticate(AuthenticateRequest),
     /// `session/new`: open a session. Once it has answered, the core accepts updates
@@ -88,8 +91,11 @@ pub enum ClientRequest {
     /// component that has a successor, in place of `initialize` (same params
     /// and result). Ungated: the method itself says "you have a successor".
     /// A custom call, as `initialize`'s: it checks the negotiated version.
+    ///
+    /// In a `Box`: a large message sent once per connection, which would otherwise
+    /// make every message of this enum as large (the table's `boxed` column).
     #[cfg(feature = "unstable_proxy_chains")]
-    InitializeProxy(InitializeProxyRequest),
+    InitializeProxy(Box<InitializeProxyRequest>),
     /// **Unstable** `proxy/successor` (request, conductor to proxy): a request
     /// from the proxy's successor, delivered by the conductor; the answer is the
     /// wrapped request's result. Ungated (no capability in the schema).
@@ -103,8 +109,8 @@ pub enum ClientRequest {
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub enum AgentResponse {
-    /// Result of `initialize`.
-    Initialize(InitializeResponse),
+    /// Result of `initialize`. In a `Box`, as its request.
+    Initialize(Box<InitializeResponse>),
     /// Result of `authenticate`.
     Authenticate(AuthenticateResponse),
     /// Result of `session/new`.
@@ -158,8 +164,8 @@ pub enum AgentResponse {
     /// Result of `session/fork`.
     ForkSession(ForkSessionResponse),
     #[cfg(feature = "unstable_proxy_chains")]
-    /// Result of `proxy/initialize`.
-    InitializeProxy(InitializeProxyResponse),
+    /// Result of `proxy/initialize`. In a `Box`, as its request.
+    InitializeProxy(Box<InitializeProxyResponse>),
     #[cfg(feature = "unstable_proxy_chains")]
     /// Result of `proxy/successor`.
     ProxySuccessor(ProxySuccessorResponse),
@@ -311,9 +317,8 @@ impl ClientRequest {
         d: D,
     ) -> Result<Option<ClientRequest>, D::Error> {
         match method {
-            Method::Initialize => {
-                <InitializeRequest as serde::Deserialize>::deserialize(d).map(|p| Some(ClientRequest::Initialize(p)))
-            }
+            Method::Initialize => <InitializeRequest as serde::Deserialize>::deserialize(d)
+                .map(|p| Some(ClientRequest::Initialize(Box::new(p)))),
             Method::Authenticate => <AuthenticateRequest as serde::Deserialize>::deserialize(d)
                 .map(|p| Some(ClientRequest::Authenticate(p))),
             Method::NewSession => {
@@ -375,7 +380,7 @@ impl ClientRequest {
             }
             #[cfg(feature = "unstable_proxy_chains")]
             Method::InitializeProxy => <InitializeProxyRequest as serde::Deserialize>::deserialize(d)
-                .map(|p| Some(ClientRequest::InitializeProxy(p))),
+                .map(|p| Some(ClientRequest::InitializeProxy(Box::new(p)))),
             #[cfg(feature = "unstable_proxy_chains")]
             Method::ProxySuccessor => <ProxySuccessorRequest as serde::Deserialize>::deserialize(d)
                 .map(|p| Some(ClientRequest::ProxySuccessor(p))),
@@ -567,13 +572,13 @@ impl Serialize for AgentResponse {
 
 impl From<InitializeRequest> for ClientRequest {
     fn from(p: InitializeRequest) -> ClientRequest {
-        ClientRequest::Initialize(p)
+        ClientRequest::Initialize(Box::new(p))
     }
 }
 
 impl From<InitializeResponse> for AgentResponse {
     fn from(r: InitializeResponse) -> AgentResponse {
-        AgentResponse::Initialize(r)
+        AgentResponse::Initialize(Box::new(r))
     }
 }
 
@@ -852,14 +857,14 @@ impl From<ForkSessionResponse> for AgentResponse {
 #[cfg(feature = "unstable_proxy_chains")]
 impl From<InitializeProxyRequest> for ClientRequest {
     fn from(p: InitializeProxyRequest) -> ClientRequest {
-        ClientRequest::InitializeProxy(p)
+        ClientRequest::InitializeProxy(Box::new(p))
     }
 }
 
 #[cfg(feature = "unstable_proxy_chains")]
 impl From<InitializeProxyResponse> for AgentResponse {
     fn from(r: InitializeProxyResponse) -> AgentResponse {
-        AgentResponse::InitializeProxy(r)
+        AgentResponse::InitializeProxy(Box::new(r))
     }
 }
 
@@ -998,13 +1003,13 @@ impl From<ProxySuccessorNotification> for ClientNotification {
 
 impl From<InitializeRequest> for Request {
     fn from(p: InitializeRequest) -> Request {
-        Request::Client(ClientRequest::Initialize(p))
+        Request::Client(ClientRequest::Initialize(Box::new(p)))
     }
 }
 
 impl From<InitializeResponse> for Response {
     fn from(r: InitializeResponse) -> Response {
-        Response::Agent(AgentResponse::Initialize(r))
+        Response::Agent(AgentResponse::Initialize(Box::new(r)))
     }
 }
 
@@ -1012,7 +1017,7 @@ impl TypedRequest for InitializeRequest {
     type Result = InitializeResponse;
     fn result(response: Response) -> Option<InitializeResponse> {
         match response {
-            Response::Agent(AgentResponse::Initialize(r)) => Some(r),
+            Response::Agent(AgentResponse::Initialize(r)) => Some(*r),
             _ => None,
         }
     }
@@ -1513,14 +1518,14 @@ impl TypedRequest for ForkSessionRequest {
 #[cfg(feature = "unstable_proxy_chains")]
 impl From<InitializeProxyRequest> for Request {
     fn from(p: InitializeProxyRequest) -> Request {
-        Request::Client(ClientRequest::InitializeProxy(p))
+        Request::Client(ClientRequest::InitializeProxy(Box::new(p)))
     }
 }
 
 #[cfg(feature = "unstable_proxy_chains")]
 impl From<InitializeProxyResponse> for Response {
     fn from(r: InitializeProxyResponse) -> Response {
-        Response::Agent(AgentResponse::InitializeProxy(r))
+        Response::Agent(AgentResponse::InitializeProxy(Box::new(r)))
     }
 }
 
@@ -1529,7 +1534,7 @@ impl TypedRequest for InitializeProxyRequest {
     type Result = InitializeProxyResponse;
     fn result(response: Response) -> Option<InitializeProxyResponse> {
         match response {
-            Response::Agent(AgentResponse::InitializeProxy(r)) => Some(r),
+            Response::Agent(AgentResponse::InitializeProxy(r)) => Some(*r),
             _ => None,
         }
     }

@@ -15,7 +15,10 @@ use serde_json::Value;
 #[non_exhaustive]
 pub enum ClientRequest {
     /// `initialize`: negotiate the protocol version and capabilities.
-    Initialize(InitializeRequest),
+    ///
+    /// In a `Box`: a large message sent once per connection, which would otherwise
+    /// make every message of this enum as large (the table's `boxed` column).
+    Initialize(Box<InitializeRequest>),
     /// `auth/login` with one of the agent's auth methods (v1's `authenticate`).
     Login(LoginAuthRequest),
     /// `auth/logout`: end the authenticated session (v1's `logout`).
@@ -140,7 +143,10 @@ impl crate::v2::envelope::Keyed for ClientRequest {
 #[non_exhaustive]
 pub enum AgentResponse {
     /// `initialize`: negotiate the protocol version and capabilities.
-    Initialize(InitializeResponse),
+    ///
+    /// In a `Box`: a large message sent once per connection, which would otherwise
+    /// make every message of this enum as large (the table's `boxed` column).
+    Initialize(Box<InitializeResponse>),
     /// `auth/login` with one of the agent's auth methods (v1's `authenticate`).
     Login(LoginAuthResponse),
     /// `auth/logout`: end the authenticated session (v1's `logout`).
@@ -327,13 +333,13 @@ impl crate::v2::envelope::Keyed for ClientNotification {
 
 impl From<InitializeRequest> for Request {
     fn from(p: InitializeRequest) -> Request {
-        Request::Client(ClientRequest::Initialize(p))
+        Request::Client(ClientRequest::Initialize(Box::new(p)))
     }
 }
 
 impl From<InitializeResponse> for Response {
     fn from(r: InitializeResponse) -> Response {
-        Response::Agent(AgentResponse::Initialize(r))
+        Response::Agent(AgentResponse::Initialize(Box::new(r)))
     }
 }
 

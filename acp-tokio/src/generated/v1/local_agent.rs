@@ -437,7 +437,7 @@ impl<H: LocalAgent> LocalAgentHandlers<H> {
     ) -> Result<methods::Response, RpcError> {
         match request {
             methods::Request::Client(methods::ClientRequest::Initialize(r)) => {
-                Ok(handler.initialize(r, cx).await?.into())
+                Ok(handler.initialize(*r, cx).await?.into())
             }
             methods::Request::Client(methods::ClientRequest::Authenticate(r)) => {
                 Ok(handler.authenticate(r, cx).await?.into())
@@ -513,7 +513,7 @@ impl<H: LocalAgent> LocalAgentHandlers<H> {
             }
             #[cfg(feature = "unstable_proxy_chains")]
             methods::Request::Client(methods::ClientRequest::InitializeProxy(r)) => {
-                Ok(handler.initialize_proxy(r, cx).await?.into())
+                Ok(handler.initialize_proxy(*r, cx).await?.into())
             }
             #[cfg(feature = "unstable_proxy_chains")]
             methods::Request::Client(methods::ClientRequest::ProxySuccessor(r)) => {

@@ -221,7 +221,7 @@ impl<H: Agent> AgentHandlers<H> {
     /// Calls the handler method for `request`.
     async fn dispatch(handler: &H, request: v2::Request, cx: AgentContext) -> Result<v2::Response, RpcError> {
         match request {
-            v2::Request::Client(v2::ClientRequest::Initialize(r)) => Ok(handler.initialize(r, cx).await?.into()),
+            v2::Request::Client(v2::ClientRequest::Initialize(r)) => Ok(handler.initialize(*r, cx).await?.into()),
             v2::Request::Client(v2::ClientRequest::Login(r)) => Ok(handler.login(r, cx).await?.into()),
             v2::Request::Client(v2::ClientRequest::Logout(r)) => Ok(handler.logout(r, cx).await?.into()),
             v2::Request::Client(v2::ClientRequest::NewSession(r)) => Ok(handler.new_session(r, cx).await?.into()),
