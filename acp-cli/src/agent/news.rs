@@ -46,7 +46,7 @@ fn updates(call_id: &str) -> Vec<(&'static str, SessionUpdate)> {
                 ContentBlock::text("More summary."),
             )),
         ),
-        ("subagents", SessionUpdate::SubagentUpdate(subagent)),
+        ("subagents", SessionUpdate::SubagentUpdate(Box::new(subagent))),
         ("subagents", SessionUpdate::SessionMessage(message)),
         ("subagents", SessionUpdate::SessionMessageChunk(chunk)),
         ("(none)", SessionUpdate::ToolCall(call)),

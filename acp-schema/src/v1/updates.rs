@@ -70,7 +70,10 @@ crate::v1::serde_util::tagged_union! {
         /// A piece of a compaction's summary (needs the client's `session.compaction`).
         CompactionSummaryChunk(CompactionSummaryChunk) = "compaction_summary_chunk",
         /// A child session of this one was created or changed (needs the client's `subagents`).
-        SubagentUpdate(SubagentUpdate) = "subagent_update",
+        ///
+        /// In a `Box`: the largest kind (456 bytes, a text chunk 312) and a rare one; every
+        /// update is moved at the size of the largest.
+        SubagentUpdate(Box<SubagentUpdate>) = "subagent_update",
         /// An inter-session message upsert (needs the client's `subagents`).
         SessionMessage(SessionMessage) = "session_message",
         /// A piece of an inter-session message (needs the client's `subagents`).

@@ -78,7 +78,7 @@ pub(super) fn opt_in_update<C: Chooser>(c: &mut C, text: String) -> SessionUpdat
         2 => SessionUpdate::PlanRemoved(PlanRemoved::new("p1")),
         3 => SessionUpdate::CompactionUpdate(CompactionUpdate::new("k1", CompactionStatus::InProgress)),
         4 => SessionUpdate::CompactionSummaryChunk(CompactionSummaryChunk::new("k1", block())),
-        5 => SessionUpdate::SubagentUpdate(SubagentUpdate::new("child-1")),
+        5 => SessionUpdate::SubagentUpdate(Box::new(SubagentUpdate::new("child-1"))),
         6 => SessionUpdate::SessionMessage(SessionMessage::new("m1")),
         _ => SessionUpdate::SessionMessageChunk(SessionMessageChunk::new("m1", block())),
     }

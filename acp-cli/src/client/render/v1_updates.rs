@@ -135,7 +135,7 @@ mod tests {
         r.update(&SessionUpdate::Notice(notice));
         let mut subagent = SubagentUpdate::new("child\x1b[2J");
         subagent.title = Some(Some("t\ri".to_owned()));
-        r.update(&SessionUpdate::SubagentUpdate(subagent));
+        r.update(&SessionUpdate::SubagentUpdate(Box::new(subagent)));
         let out = String::from_utf8(buf.0.lock().unwrap().clone()).unwrap();
         assert!(!out.contains('\x1b') && !out.contains('\x07') && !out.contains('\r'), "{out:?}");
         assert!(out.starts_with("! notice (error): "), "{out:?}");

@@ -29,7 +29,7 @@ fn opt_in_update_kinds_are_refused_locally_without_the_capability() {
             SessionUpdate::CompactionUpdate(CompactionUpdate::new("c", CompactionStatus::Completed)),
             &["session", "compaction"][..],
         ),
-        (SessionUpdate::SubagentUpdate(SubagentUpdate::new("child")), &["subagents"][..]),
+        (SessionUpdate::SubagentUpdate(Box::new(SubagentUpdate::new("child"))), &["subagents"][..]),
     ];
     for (kind, needs) in kinds {
         let refused = a.send_notification::<V1>(T0, update(kind)).map_err(SendError::from);

@@ -59,7 +59,11 @@ fn compaction_updates_need_session_compaction() {
 #[test]
 fn subagent_updates_and_session_messages_need_subagents() {
     let caps = json!({"subagents": {}});
-    assert_update_rule(SessionUpdate::SubagentUpdate(SubagentUpdate::new("child")), &["subagents"], caps.clone());
+    assert_update_rule(
+        SessionUpdate::SubagentUpdate(Box::new(SubagentUpdate::new("child"))),
+        &["subagents"],
+        caps.clone(),
+    );
     assert_update_rule(SessionUpdate::SessionMessage(SessionMessage::new("m")), &["subagents"], caps.clone());
     let chunk = SessionUpdate::SessionMessageChunk(SessionMessageChunk::new("m", ContentBlock::text("t")));
     assert_update_rule(chunk, &["subagents"], caps);

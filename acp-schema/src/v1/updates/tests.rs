@@ -230,3 +230,20 @@ fn cursor_update_is_known_only_with_its_feature() {
     assert!(matches!(update, SessionUpdate::Unknown(_)), "{update:?}");
     assert_eq!(serde_json::to_value(&update).unwrap(), wire);
 }
+
+/// Every update is moved at the size of the largest kind; the rare, large `subagent_update` is
+/// boxed so that it does not set that size (the text chunks of a reply are the common kind).
+#[test]
+fn a_rare_large_update_does_not_set_the_size_of_every_update() {
+    let (update, subagent, chunk) = (
+        std::mem::size_of::<SessionUpdate>(),
+        std::mem::size_of::<SubagentUpdate>(),
+        std::mem::size_of::<ContentChunk>(),
+    );
+    assert!(update < subagent, "SessionUpdate is {update} bytes, SubagentUpdate {subagent}");
+    assert!(update <= chunk + 16, "SessionUpdate is {update} bytes where a chunk is {chunk}");
+    let json = json!({"sessionUpdate": "subagent_update", "sessionId": "child-1"});
+    let decoded: SessionUpdate = serde_json::from_value(json.clone()).unwrap();
+    assert!(matches!(&decoded, SessionUpdate::SubagentUpdate(s) if s.session_id == "child-1"), "{decoded:?}");
+    assert_eq!(serde_json::to_value(&decoded).unwrap(), json);
+}
