@@ -29,6 +29,14 @@ impl Version {
     pub(crate) fn table_path(self) -> String {
         format!("acp-proto/methods/{}.toml", self.name())
     }
+
+    /// The committed table of this version, read and checked (the emitters' tests).
+    #[cfg(test)]
+    pub(crate) fn committed_table(self) -> Table {
+        let path = format!("{}/../../{}", env!("CARGO_MANIFEST_DIR"), self.table_path());
+        let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+        Table::parse(&text, &self.table_path()).unwrap_or_else(|e| panic!("{e}"))
+    }
 }
 
 /// One method table: five groups of rows, in this order everywhere they are expanded.
@@ -374,11 +382,9 @@ mod tests {
 
     #[test]
     fn the_committed_tables_read() {
-        let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../..");
         for v in Version::ALL {
-            let path = format!("{root}/{}", v.table_path());
-            let text = std::fs::read_to_string(&path).unwrap();
-            let t = Table::parse(&text, &path).unwrap();
+            let t = v.committed_table();
+            let path = v.table_path();
             assert!(t.client_requests.iter().any(|r| r.wire == "initialize"), "{path}");
             assert_eq!(t.protocol.len(), 1, "{path}");
         }
