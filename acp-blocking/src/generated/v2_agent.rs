@@ -157,6 +157,20 @@ pub trait Agent: Send + Sync + 'static {
         Err(RpcError::method_not_found(v2::Method::CancelTerminal.wire()))
     }
 
+    /// An extension request (`_`-prefixed method), with its params as sent (`None`: none).
+    /// Default: `-32601`.
+    fn ext_method(
+        &self,
+        method: &str,
+        params: Option<serde_json::Value>,
+        cx: &AgentContext,
+    ) -> Result<serde_json::Value, RpcError> {
+        Err(RpcError::method_not_found(method))
+    }
+
+    /// An extension notification. Runs on the connection's ordered notification thread.
+    fn ext_notification(&self, method: &str, params: Option<serde_json::Value>) {}
+
     /// `session/cancel` of a session: stop its work. Runs on the ordered notification
     /// thread. Default: ignored.
     fn session_cancelled(&self, notification: CancelSessionNotification) {}
@@ -249,6 +263,19 @@ impl<T: Agent + ?Sized> Agent for std::sync::Arc<T> {
         (**self).cancel_terminal(request, cx)
     }
 
+    fn ext_method(
+        &self,
+        method: &str,
+        params: Option<serde_json::Value>,
+        cx: &AgentContext,
+    ) -> Result<serde_json::Value, RpcError> {
+        (**self).ext_method(method, params, cx)
+    }
+
+    fn ext_notification(&self, method: &str, params: Option<serde_json::Value>) {
+        (**self).ext_notification(method, params)
+    }
+
     fn session_cancelled(&self, notification: CancelSessionNotification) {
         (**self).session_cancelled(notification)
     }
@@ -260,6 +287,7 @@ pub(crate) fn dispatch_notification<H: Agent>(agent: &H, notification: Notificat
     // Some tables give one arm, some arms are unreachable under some features.
     #[allow(unreachable_patterns, clippy::single_match)]
     match notification {
+        Notification::Client(ClientNotification::Other { method, value }) => agent.ext_notification(&method, value),
         Notification::Client(ClientNotification::Cancel(n)) => agent.session_cancelled(n),
         _ => {}
     }
@@ -286,6 +314,10 @@ pub(crate) fn dispatch_agent<H: Agent>(
         v2::Request::Client(ClientRequest::CloseSession(r)) => Ok(handler.close_session(r, cx)?.into()),
         v2::Request::Client(ClientRequest::CancelToolCall(r)) => Ok(handler.cancel_tool_call(r, cx)?.into()),
         v2::Request::Client(ClientRequest::CancelTerminal(r)) => Ok(handler.cancel_terminal(r, cx)?.into()),
+        v2::Request::Client(ClientRequest::Other { method, value }) => {
+            let value = handler.ext_method(&method, value, cx)?;
+            Ok(v2::Response::Agent(v2::AgentResponse::Other { method, value }))
+        }
         other => Err(RpcError::method_not_found(other.wire())),
     }
 }

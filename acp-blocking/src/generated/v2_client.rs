@@ -60,6 +60,20 @@ pub trait Client: Send + Sync + 'static {
     ///
     /// Runs on the connection's ordered notification thread. Default: ignored.
     fn complete_elicitation(&self, notification: v2::CompleteElicitationNotification) {}
+
+    /// An extension request (`_`-prefixed method), with its params as sent (`None`: none).
+    /// Default: `-32601`.
+    fn ext_method(
+        &self,
+        method: &str,
+        params: Option<serde_json::Value>,
+        cx: &ClientContext,
+    ) -> Result<serde_json::Value, RpcError> {
+        Err(RpcError::method_not_found(method))
+    }
+
+    /// An extension notification. Runs on the connection's ordered notification thread.
+    fn ext_notification(&self, method: &str, params: Option<serde_json::Value>) {}
 }
 
 /// A handler shared with the rest of the program: keep a clone of the `Arc` to reach its
@@ -88,6 +102,19 @@ impl<T: Client + ?Sized> Client for std::sync::Arc<T> {
     fn complete_elicitation(&self, notification: v2::CompleteElicitationNotification) {
         (**self).complete_elicitation(notification)
     }
+
+    fn ext_method(
+        &self,
+        method: &str,
+        params: Option<serde_json::Value>,
+        cx: &ClientContext,
+    ) -> Result<serde_json::Value, RpcError> {
+        (**self).ext_method(method, params, cx)
+    }
+
+    fn ext_notification(&self, method: &str, params: Option<serde_json::Value>) {
+        (**self).ext_notification(method, params)
+    }
 }
 
 /// Calls the handler of `notification` (in order, on the notification thread); the
@@ -96,6 +123,7 @@ pub(crate) fn dispatch_notification<H: Client>(client: &H, notification: Notific
     // Some tables give one arm, some arms are unreachable under some features.
     #[allow(unreachable_patterns, clippy::single_match)]
     match notification {
+        Notification::Agent(AgentNotification::Other { method, value }) => client.ext_notification(&method, value),
         Notification::Agent(AgentNotification::SessionUpdate(n)) => client.session_update(n),
         Notification::Agent(AgentNotification::CompleteElicitation(n)) => client.complete_elicitation(n),
         _ => {}
@@ -111,6 +139,10 @@ pub(crate) fn dispatch_client<H: Client>(
     match request {
         v2::Request::Agent(AgentRequest::RequestPermission(r)) => Ok(handler.request_permission(r, cx)?.into()),
         v2::Request::Agent(AgentRequest::CreateElicitation(r)) => Ok(handler.create_elicitation(r, cx)?.into()),
+        v2::Request::Agent(AgentRequest::Other { method, value }) => {
+            let value = handler.ext_method(&method, value, cx)?;
+            Ok(v2::Response::Client(v2::ClientResponse::Other { method, value }))
+        }
         other => Err(RpcError::method_not_found(other.wire())),
     }
 }

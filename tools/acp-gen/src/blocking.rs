@@ -5,7 +5,7 @@
 //! side handles and per notification with a handler), its `Arc` forwarding, the dispatch of a
 //! request and of a notification to the trait's methods, and the typed calls of the requests
 //! the side sends. What differs between the four files and is not in the tables (the names, the
-//! trait's doc, v1's extension methods, v2's `session_cancelled`) is the fixed text of
+//! trait's doc, the extension methods of each version, v2's `session_cancelled`) is the fixed text of
 //! [`Spec`]s below.
 
 use crate::out;
@@ -250,7 +250,7 @@ impl Spec {
                 context: |cx| (cx == Context::Request).then_some("AgentContext"),
                 notify_param: "agent",
                 notification: ("Notification::Client", "ClientNotification"),
-                extra: Extra {
+                extra: v2_ext("AgentContext", "agent", ("Notification::Client", "ClientNotification")).and(Extra {
                     methods: "/// `session/cancel` of a session: stop its work. Runs on the ordered notification\n\
                               /// thread. Default: ignored.\n\
                               fn session_cancelled(&self, notification: CancelSessionNotification) {}\n"
@@ -260,7 +260,7 @@ impl Spec {
                         .to_owned(),
                     arms: "Notification::Client(ClientNotification::Cancel(n)) => agent.session_cancelled(n),\n"
                         .to_owned(),
-                },
+                }),
                 dispatch: Dispatch::V2 {
                     name: "dispatch_agent",
                     sender: ("Client", "ClientRequest"),
@@ -281,7 +281,7 @@ impl Spec {
                 context: |cx| (cx == Context::Request).then_some("ClientContext"),
                 notify_param: "client",
                 notification: ("Notification::Agent", "AgentNotification"),
-                extra: Extra { methods: String::new(), forward: String::new(), arms: String::new() },
+                extra: v2_ext("ClientContext", "client", ("Notification::Agent", "AgentNotification")),
                 dispatch: Dispatch::V2 {
                     name: "dispatch_client",
                     sender: ("Agent", "AgentRequest"),
@@ -325,6 +325,46 @@ fn v1_ext(cx: &str, param: &str, (notification, inner): (&str, &str)) -> Extra {
             "
         ),
         arms: format!("{notification}({inner}::Ext(e)) => {param}.ext_notification(&e.method, e.params),\n"),
+    }
+}
+
+/// v2's extension methods: a method not in the v2 table, `_`-prefixed, whose params (absent or
+/// any JSON) and result are the application's (the `Other` variants).
+fn v2_ext(cx: &str, param: &str, (notification, inner): (&str, &str)) -> Extra {
+    Extra {
+        methods: format!(
+            "/// An extension request (`_`-prefixed method), with its params as sent (`None`: none).
+            /// Default: `-32601`.
+            fn ext_method(&self, method: &str, params: Option<serde_json::Value>, cx: &{cx}) -> Result<serde_json::Value, RpcError> {{
+                Err(RpcError::method_not_found(method))
+            }}
+
+            /// An extension notification. Runs on the connection's ordered notification thread.
+            fn ext_notification(&self, method: &str, params: Option<serde_json::Value>) {{}}
+            "
+        ),
+        forward: format!(
+            "fn ext_method(&self, method: &str, params: Option<serde_json::Value>, cx: &{cx}) -> Result<serde_json::Value, RpcError> {{
+                (**self).ext_method(method, params, cx)
+            }}
+
+            fn ext_notification(&self, method: &str, params: Option<serde_json::Value>) {{
+                (**self).ext_notification(method, params)
+            }}
+            "
+        ),
+        arms: format!("{notification}({inner}::Other {{ method, value }}) => {param}.ext_notification(&method, value),\n"),
+    }
+}
+
+impl Extra {
+    /// `self`'s methods, forwards and arms, then `more`'s.
+    fn and(self, more: Extra) -> Extra {
+        Extra {
+            methods: self.methods + "\n" + &more.methods,
+            forward: self.forward + "\n" + &more.forward,
+            arms: self.arms + &more.arms,
+        }
     }
 }
 
@@ -492,6 +532,12 @@ fn dispatch(s: &mut String, spec: &Spec, requests: &[RequestRow]) {
                     row.unwrap("r")
                 ));
             }
+            let receiver = if side == "Client" { "Agent" } else { "Client" };
+            s.push_str(&format!(
+                "v2::Request::{side}({enum_}::Other {{ method, value }}) => {{\n\
+                 let value = handler.ext_method(&method, value, cx)?;\n\
+                 Ok(v2::Response::{receiver}(v2::{receiver}Response::Other {{ method, value }}))\n}}\n"
+            ));
             s.push_str("other => Err(RpcError::method_not_found(other.wire())),\n}\n}\n\n");
         }
     }

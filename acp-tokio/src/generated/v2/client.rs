@@ -75,6 +75,25 @@ pub trait Client: Send + Sync + 'static {
         let _ = notification;
         std::future::ready(())
     }
+
+    /// An extension request (`_`-prefixed method), with its params as sent (`None`: none).
+    /// Default: `-32601`.
+    fn ext_method(
+        &self,
+        method: &str,
+        params: Option<serde_json::Value>,
+        cx: ClientContext,
+    ) -> impl Future<Output = Result<serde_json::Value, RpcError>> + Send {
+        let _ = (params, cx);
+        std::future::ready(Err(RpcError::method_not_found(method)))
+    }
+
+    /// An extension notification. Notifications are handled one at a time, in order.
+    /// Default: ignored.
+    fn ext_notification(&self, method: &str, params: Option<serde_json::Value>) -> impl Future<Output = ()> + Send {
+        let _ = (method, params);
+        std::future::ready(())
+    }
 }
 
 impl Client for () {}
@@ -97,6 +116,10 @@ impl<H: Client> ClientHandlers<H> {
             v2::Request::Agent(v2::AgentRequest::CreateElicitation(r)) => {
                 Ok(handler.create_elicitation(r, cx).await?.into())
             }
+            v2::Request::Agent(v2::AgentRequest::Other { method, value }) => {
+                let value = handler.ext_method(&method, value, cx).await?;
+                Ok(v2::Response::Client(v2::ClientResponse::Other { method, value }))
+            }
             other => Err(RpcError::method_not_found(other.wire())),
         }
     }
@@ -110,6 +133,9 @@ impl<H: Client> ClientHandlers<H> {
             }
             v2::Notification::Agent(v2::AgentNotification::CompleteElicitation(n)) => {
                 let _ = catch_unwind(handler.complete_elicitation(n)).await;
+            }
+            v2::Notification::Agent(v2::AgentNotification::Other { method, value }) => {
+                let _ = catch_unwind(handler.ext_notification(&method, value)).await;
             }
             other => {
                 let _ = other;

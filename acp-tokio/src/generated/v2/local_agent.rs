@@ -179,6 +179,25 @@ pub trait LocalAgent: 'static {
         std::future::ready(Err(RpcError::method_not_found(v2::Method::CancelTerminal.wire())))
     }
 
+    /// An extension request (`_`-prefixed method), with its params as sent (`None`: none).
+    /// Default: `-32601`.
+    fn ext_method(
+        &self,
+        method: &str,
+        params: Option<serde_json::Value>,
+        cx: AgentContext,
+    ) -> impl Future<Output = Result<serde_json::Value, RpcError>> {
+        let _ = (params, cx);
+        std::future::ready(Err(RpcError::method_not_found(method)))
+    }
+
+    /// An extension notification. Notifications are handled one at a time, in order.
+    /// Default: ignored.
+    fn ext_notification(&self, method: &str, params: Option<serde_json::Value>) -> impl Future<Output = ()> {
+        let _ = (method, params);
+        std::future::ready(())
+    }
+
     /// `session/cancel` of a session: stop its work. Default: ignored.
     fn session_cancelled(&self, notification: v2::CancelSessionNotification) -> impl Future<Output = ()> {
         let _ = notification;
@@ -229,6 +248,10 @@ impl<H: LocalAgent> LocalAgentHandlers<H> {
             v2::Request::Client(v2::ClientRequest::CancelTerminal(r)) => {
                 Ok(handler.cancel_terminal(r, cx).await?.into())
             }
+            v2::Request::Client(v2::ClientRequest::Other { method, value }) => {
+                let value = handler.ext_method(&method, value, cx).await?;
+                Ok(v2::Response::Agent(v2::AgentResponse::Other { method, value }))
+            }
             other => Err(RpcError::method_not_found(other.wire())),
         }
     }
@@ -249,6 +272,9 @@ impl<H: LocalAgent> LocalAgentHandlers<H> {
         match notification {
             // The connection's own: no handler.
             v2::Notification::Client(v2::ClientNotification::Cancel(_)) => {}
+            v2::Notification::Client(v2::ClientNotification::Other { method, value }) => {
+                let _ = catch_unwind(handler.ext_notification(&method, value)).await;
+            }
             other => {
                 let _ = other;
             }

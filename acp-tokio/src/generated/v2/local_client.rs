@@ -63,6 +63,25 @@ pub trait LocalClient: 'static {
         let _ = notification;
         std::future::ready(())
     }
+
+    /// An extension request (`_`-prefixed method), with its params as sent (`None`: none).
+    /// Default: `-32601`.
+    fn ext_method(
+        &self,
+        method: &str,
+        params: Option<serde_json::Value>,
+        cx: ClientContext,
+    ) -> impl Future<Output = Result<serde_json::Value, RpcError>> {
+        let _ = (params, cx);
+        std::future::ready(Err(RpcError::method_not_found(method)))
+    }
+
+    /// An extension notification. Notifications are handled one at a time, in order.
+    /// Default: ignored.
+    fn ext_notification(&self, method: &str, params: Option<serde_json::Value>) -> impl Future<Output = ()> {
+        let _ = (method, params);
+        std::future::ready(())
+    }
 }
 
 impl LocalClient for () {}
@@ -85,6 +104,10 @@ impl<H: LocalClient> LocalClientHandlers<H> {
             v2::Request::Agent(v2::AgentRequest::CreateElicitation(r)) => {
                 Ok(handler.create_elicitation(r, cx).await?.into())
             }
+            v2::Request::Agent(v2::AgentRequest::Other { method, value }) => {
+                let value = handler.ext_method(&method, value, cx).await?;
+                Ok(v2::Response::Client(v2::ClientResponse::Other { method, value }))
+            }
             other => Err(RpcError::method_not_found(other.wire())),
         }
     }
@@ -98,6 +121,9 @@ impl<H: LocalClient> LocalClientHandlers<H> {
             }
             v2::Notification::Agent(v2::AgentNotification::CompleteElicitation(n)) => {
                 let _ = catch_unwind(handler.complete_elicitation(n)).await;
+            }
+            v2::Notification::Agent(v2::AgentNotification::Other { method, value }) => {
+                let _ = catch_unwind(handler.ext_notification(&method, value)).await;
             }
             other => {
                 let _ = other;

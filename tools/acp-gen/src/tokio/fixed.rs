@@ -1,5 +1,5 @@
 //! The fixed text of acp-tokio's handler traits: what no row says (the traits' docs, and what a
-//! version adds to them: v1's extension methods, the v2 agent's cancellation hooks).
+//! version adds to them: the extension methods, the v2 agent's cancellation hooks).
 
 use crate::table::{Side, Version};
 
@@ -99,8 +99,10 @@ fn ext_notification(&self, method: &str, params: Value) -> impl Future<Output = 
 }}
 "
         ),
-        (Version::V2, Side::Agent) => format!(
-            "/// `session/cancel` of a session: stop its work. Default: ignored.
+        (Version::V2, Side::Agent) => {
+            v2_ext_methods(cx, send)
+                + &format!(
+                    "/// `session/cancel` of a session: stop its work. Default: ignored.
 fn session_cancelled(&self, notification: v2::CancelSessionNotification) -> impl Future<Output = ()>{send} {{
     let _ = notification;
     std::future::ready(())
@@ -119,12 +121,40 @@ fn cancel_grace_expired(&self, session_id: v2::SessionId) -> impl Future<Output 
     std::future::ready(())
 }}
 "
-        ),
-        (Version::V2, Side::Client) => String::new(),
+                )
+        }
+        (Version::V2, Side::Client) => v2_ext_methods(cx, send),
     }
 }
 
-/// The dispatch arms a version adds before the last (`-32601`): v1's extension requests.
+/// v2's extension methods: a method not in the v2 table, `_`-prefixed, whose params (absent or
+/// any JSON) and result are the application's.
+fn v2_ext_methods(cx: &str, send: &str) -> String {
+    format!(
+        "/// An extension request (`_`-prefixed method), with its params as sent (`None`: none).
+/// Default: `-32601`.
+fn ext_method(
+    &self,
+    method: &str,
+    params: Option<serde_json::Value>,
+    cx: {cx},
+) -> impl Future<Output = Result<serde_json::Value, RpcError>>{send} {{
+    let _ = (params, cx);
+    std::future::ready(Err(RpcError::method_not_found(method)))
+}}
+
+/// An extension notification. Notifications are handled one at a time, in order.
+/// Default: ignored.
+fn ext_notification(&self, method: &str, params: Option<serde_json::Value>) -> impl Future<Output = ()>{send} {{
+    let _ = (method, params);
+    std::future::ready(())
+}}
+
+"
+    )
+}
+
+/// The dispatch arms a version adds before the last (`-32601`): the extension requests.
 pub(crate) fn extra_dispatch_arms(version: Version, side: Side) -> String {
     let (sender, receiver) = match side {
         Side::Agent => ("Client", "Agent"),
@@ -139,7 +169,13 @@ pub(crate) fn extra_dispatch_arms(version: Version, side: Side) -> String {
 }}
 "
         ),
-        Version::V2 => String::new(),
+        Version::V2 => format!(
+            "v2::Request::{sender}(v2::{sender}Request::Other {{ method, value }}) => {{
+    let value = handler.ext_method(&method, value, cx).await?;
+    Ok(v2::Response::{receiver}(v2::{receiver}Response::Other {{ method, value }}))
+}}
+"
+        ),
     }
 }
 
@@ -165,7 +201,7 @@ pub(crate) fn inbound(version: Version, side: Side) -> &'static str {
     }
 }
 
-/// The notification arms a version adds before the last (ignored): v1's extension
+/// The notification arms a version adds before the last (ignored): the extension
 /// notifications.
 pub(crate) fn extra_notify_arms(version: Version, side: Side) -> String {
     let sender = match side {
@@ -179,6 +215,11 @@ pub(crate) fn extra_notify_arms(version: Version, side: Side) -> String {
 }}
 "
         ),
-        Version::V2 => String::new(),
+        Version::V2 => format!(
+            "v2::Notification::{sender}(v2::{sender}Notification::Other {{ method, value }}) => {{
+    let _ = catch_unwind(handler.ext_notification(&method, value)).await;
+}}
+"
+        ),
     }
 }
