@@ -16,10 +16,12 @@
 //!
 //! The script is written once ([`EchoV2::turn`]) over [`TurnSink`], which acp-blocking's
 //! `AgentContext` implements directly and acp-tokio's by waiting for each of its futures on
-//! the turn's thread. v2's handler traits have no extension methods (an `_`-prefixed request
-//! is answered `-32601` by the generated dispatch), and v2 has no client-side `fs/*` or
-//! `terminal/*`: the v1 echo agents' `read`, `terminal`, `interleave` and `_…` methods have no
-//! v2 counterpart here.
+//! the turn's thread. Its extension requests are the v1 echo agents' `_echo` (answers its
+//! params), `_wait` (reported to `observed` as `started _wait`, answered `-32800` once
+//! cancelled, reported as `cancelled _wait <reason>`) and `_panic`; an extension notification
+//! is reported as `notification <method> <params>`. v2 has no client-side
+//! `fs/*` or `terminal/*`: the v1 echo agents' `read`, `terminal` and `interleave` have no v2
+//! counterpart here.
 
 use std::collections::HashMap;
 use std::future::Future;
@@ -154,6 +156,26 @@ impl EchoV2 {
         let (this, session) = (self.clone(), request.session_id);
         start(Box::new(move |cx: &dyn TurnSink| this.turn(cx, &session, &text, &flag)));
         of(json!({ "messageId": "user-1" }))
+    }
+
+    /// The extension requests but `_wait` (which waits as its adapter waits: in each impl).
+    fn ext_method(&self, method: &str, params: Option<serde_json::Value>) -> Result<serde_json::Value, RpcError> {
+        match method {
+            "_echo" => Ok(params.unwrap_or_default()),
+            "_panic" => panic!("the v2 echo agent was asked to panic"),
+            other => Err(RpcError::method_not_found(other)),
+        }
+    }
+
+    /// An extension notification: reported as the v1 echo agents report one.
+    fn ext_notification(&self, method: &str, params: Option<serde_json::Value>) {
+        self.observe(format!("notification {method} {}", params.unwrap_or_default()));
+    }
+
+    /// `_wait`, once cancelled for `reason`: reported, answered `-32800`.
+    fn waited(&self, reason: Option<acp_tokio::acp_proto::CancelReason>) -> Result<serde_json::Value, RpcError> {
+        self.observe(format!("cancelled _wait {reason:?}"));
+        Err(RpcError::request_cancelled())
     }
 
     fn session_cancelled(&self, session: &SessionId) {
@@ -302,6 +324,24 @@ impl acp_tokio::v2::Agent for EchoV2 {
     async fn session_cancelled(&self, notification: v2::CancelSessionNotification) {
         EchoV2::session_cancelled(self, &notification.session_id);
     }
+
+    async fn ext_method(
+        &self,
+        method: &str,
+        params: Option<serde_json::Value>,
+        cx: acp_tokio::v2::AgentContext,
+    ) -> Result<serde_json::Value, RpcError> {
+        if method != "_wait" {
+            return EchoV2::ext_method(self, method, params);
+        }
+        self.observe("started _wait".into());
+        cx.cancelled().await;
+        self.waited(cx.cancellation().reason())
+    }
+
+    async fn ext_notification(&self, method: &str, params: Option<serde_json::Value>) {
+        EchoV2::ext_notification(self, method, params);
+    }
 }
 
 /// acp-blocking's v2 echo agent: each turn on a thread of its own.
@@ -338,6 +378,24 @@ impl acp_blocking::v2::Agent for EchoV2 {
 
     fn session_cancelled(&self, notification: v2::CancelSessionNotification) {
         EchoV2::session_cancelled(self, &notification.session_id);
+    }
+
+    fn ext_method(
+        &self,
+        method: &str,
+        params: Option<serde_json::Value>,
+        cx: &acp_blocking::v2::AgentContext,
+    ) -> Result<serde_json::Value, RpcError> {
+        if method != "_wait" {
+            return EchoV2::ext_method(self, method, params);
+        }
+        self.observe("started _wait".into());
+        cx.cancellation().wait_timeout(Duration::from_secs(60));
+        self.waited(cx.cancellation().reason())
+    }
+
+    fn ext_notification(&self, method: &str, params: Option<serde_json::Value>) {
+        EchoV2::ext_notification(self, method, params);
     }
 }
 

@@ -42,9 +42,6 @@ pub(crate) trait Conn {
     /// What the echo agent reports when a prompt's turn is cancelled: v1's handler sees its
     /// token fire (`SessionCancelled`); v2's turn is told by `session/cancel` itself.
     const PROMPT_CANCELLED: &'static str;
-    /// Whether the agent's handler trait takes extension (`_`-prefixed) requests: v1's does;
-    /// v2's has no such method (its generated dispatch answers them `-32601`).
-    const EXTENSIONS: bool;
     /// `initialize`; with `services`, advertising the client's `fs.readTextFile` and `terminal`.
     async fn initialize(&self, services: bool) -> Result<AgentInfo, Error>;
     /// `session/new` (in `/tmp`, no MCP servers): the new session's id.
@@ -57,6 +54,7 @@ pub(crate) trait Conn {
     /// `dropped_request_cancels_on_the_agent`).
     async fn ext_method(&self, method: &str, params: Value) -> Result<Value, Error>;
     async fn ext_method_within(&self, timeout: Duration, method: &str, params: Value) -> Result<Value, Error>;
+    async fn ext_notification(&self, method: &str, params: Value) -> Result<(), Error>;
     fn negotiated_version(&self) -> Option<u16>;
     async fn close(&self) -> Result<(), Error>;
 }
@@ -111,7 +109,6 @@ impl Conn for acp_tokio::ClientConnection {
     type Turn = acp_tokio::PromptTurn;
     const VERSION: u16 = 1;
     const PROMPT_CANCELLED: &'static str = V1_PROMPT_CANCELLED;
-    const EXTENSIONS: bool = true;
 
     async fn initialize(&self, services: bool) -> Result<AgentInfo, Error> {
         acp_tokio::ClientConnection::initialize(self, v1_init(services)).await.map(v1_info)
@@ -136,6 +133,10 @@ impl Conn for acp_tokio::ClientConnection {
 
     async fn ext_method_within(&self, timeout: Duration, method: &str, params: Value) -> Result<Value, Error> {
         self.with_timeout(timeout).ext_method(method, params).await
+    }
+
+    async fn ext_notification(&self, method: &str, params: Value) -> Result<(), Error> {
+        acp_tokio::ClientConnection::ext_notification(self, method, params).await
     }
 
     fn negotiated_version(&self) -> Option<u16> {
@@ -191,7 +192,6 @@ impl Conn for BlockingConn {
     type Turn = BlockingTurn<acp_blocking::PromptTurn>;
     const VERSION: u16 = 1;
     const PROMPT_CANCELLED: &'static str = V1_PROMPT_CANCELLED;
-    const EXTENSIONS: bool = true;
 
     async fn initialize(&self, services: bool) -> Result<AgentInfo, Error> {
         let requester = self.requester();
@@ -224,6 +224,11 @@ impl Conn for BlockingConn {
     async fn ext_method_within(&self, timeout: Duration, method: &str, params: Value) -> Result<Value, Error> {
         let (requester, method) = (self.requester().with_timeout(timeout), method.to_owned());
         off_thread(move || requester.ext_method(&method, params)).await
+    }
+
+    async fn ext_notification(&self, method: &str, params: Value) -> Result<(), Error> {
+        let (requester, method) = (self.requester(), method.to_owned());
+        off_thread(move || requester.ext_notification(&method, params)).await
     }
 
     fn negotiated_version(&self) -> Option<u16> {

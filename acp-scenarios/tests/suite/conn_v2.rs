@@ -63,6 +63,10 @@ fn v2_ext(method: &str, params: Value) -> v2::ClientRequest {
     v2::ClientRequest::Other { method: method.to_owned(), value: Some(params) }
 }
 
+fn v2_ext_notification(method: &str, params: Value) -> v2::Notification {
+    v2::Notification::Client(v2::ClientNotification::Other { method: method.to_owned(), value: Some(params) })
+}
+
 fn v2_ext_result(response: v2::Response) -> Result<Value, Error> {
     match response {
         v2::Response::Agent(v2::AgentResponse::Other { value, .. }) => Ok(value),
@@ -76,7 +80,6 @@ impl Conn for acp_tokio::v2::ClientConnection {
     type Turn = acp_tokio::v2::PromptTurn;
     const VERSION: u16 = 2;
     const PROMPT_CANCELLED: &'static str = V2_PROMPT_CANCELLED;
-    const EXTENSIONS: bool = false;
 
     /// v2 has no client-side `fs/*` or `terminal/*`: `services` advertises nothing.
     async fn initialize(&self, _services: bool) -> Result<crate::conn::AgentInfo, Error> {
@@ -102,6 +105,10 @@ impl Conn for acp_tokio::v2::ClientConnection {
 
     async fn ext_method_within(&self, timeout: Duration, method: &str, params: Value) -> Result<Value, Error> {
         self.with_timeout(timeout).request(v2_ext(method, params)).await.and_then(v2_ext_result)
+    }
+
+    async fn ext_notification(&self, method: &str, params: Value) -> Result<(), Error> {
+        self.notify(v2_ext_notification(method, params)).await
     }
 
     fn negotiated_version(&self) -> Option<u16> {
@@ -160,7 +167,6 @@ impl Conn for BlockingConnV2 {
     type Turn = BlockingTurn<acp_blocking::v2::PromptTurn>;
     const VERSION: u16 = 2;
     const PROMPT_CANCELLED: &'static str = V2_PROMPT_CANCELLED;
-    const EXTENSIONS: bool = false;
 
     async fn initialize(&self, _services: bool) -> Result<crate::conn::AgentInfo, Error> {
         let conn = self.conn();
@@ -192,6 +198,11 @@ impl Conn for BlockingConnV2 {
     async fn ext_method_within(&self, timeout: Duration, method: &str, params: Value) -> Result<Value, Error> {
         let (conn, request) = (self.conn().with_timeout(timeout), v2_ext(method, params));
         off_thread(move || conn.request(request).and_then(v2_ext_result)).await
+    }
+
+    async fn ext_notification(&self, method: &str, params: Value) -> Result<(), Error> {
+        let (conn, notification) = (self.conn(), v2_ext_notification(method, params));
+        off_thread(move || conn.notify(notification)).await
     }
 
     fn negotiated_version(&self) -> Option<u16> {

@@ -168,6 +168,21 @@ mod v2 {
             let _local = self.1.clone();
             Agent::session_cancelled(&self.0, notification).await;
         }
+
+        async fn ext_method(
+            &self,
+            method: &str,
+            params: Option<serde_json::Value>,
+            cx: AgentContext,
+        ) -> Result<serde_json::Value, RpcError> {
+            let _local = self.1.clone();
+            Agent::ext_method(&self.0, method, params, cx).await
+        }
+
+        async fn ext_notification(&self, method: &str, params: Option<serde_json::Value>) {
+            let _local = self.1.clone();
+            Agent::ext_notification(&self.0, method, params).await;
+        }
     }
 
     impl LocalClient for LocalTestClient {

@@ -69,6 +69,19 @@ pub(crate) async fn dropped_request_cancels_on_the_agent<R: Runtime>(runtime: &R
     assert_eq!(connected.conn.ext_method("_echo", json!({"x": 1})).await.expect("_echo"), json!({"x": 1}));
 }
 
+/// Extension notifications reach the agent's handler, in the order sent, and the connection
+/// carries on.
+pub(crate) async fn extension_notifications_reach_the_agent_in_order<R: Runtime>(runtime: &R) {
+    let (mut connected, _session) = ready(runtime, TestClient::default(), Limits::Default).await;
+    for n in 1..=3 {
+        connected.conn.ext_notification("_note", json!({"n": n})).await.expect("sent");
+    }
+    for n in 1..=3 {
+        expect_report(&mut connected.observed, &format!("notification _note {{\"n\":{n}}}")).await;
+    }
+    assert_eq!(connected.conn.ext_method("_echo", json!(3)).await.expect("_echo"), json!(3));
+}
+
 /// A request whose deadline passes ends `TimedOut`, and the agent is told to stop (its handler
 /// sees `CancelRequest`); the connection carries on.
 pub(crate) async fn request_timeout_cancels_on_the_agent<R: Runtime>(runtime: &R) {

@@ -57,23 +57,19 @@ pub(crate) async fn peer_death_mid_turn_ends_every_call<R: Runtime>(runtime: &R)
     let (mut connected, session) = ready(runtime, TestClient::default(), Limits::Default).await;
     let mut turn = connected.conn.prompt(&session, "wait").await.expect("prompt accepted");
     assert_eq!(turn.next_update().await.as_deref(), Some("waiting"));
-    // A request in flight: `_wait`, held by the agent (only where it takes extensions).
-    let mut call = R::Conn::EXTENSIONS.then(|| Box::pin(connected.conn.ext_method("_wait", json!({}))));
-    if let Some(call) = &mut call {
-        let observed = &mut connected.observed;
-        let started = std::future::poll_fn(|cx| {
-            assert!(call.as_mut().poll(cx).is_pending(), "_wait answers only when cancelled");
-            observed.poll_recv(cx)
-        })
-        .await;
-        assert_eq!(started.as_deref(), Some("started _wait"));
-    }
+    // A request in flight: `_wait`, held by the agent.
+    let mut call = Box::pin(connected.conn.ext_method("_wait", json!({})));
+    let observed = &mut connected.observed;
+    let started = std::future::poll_fn(|cx| {
+        assert!(call.as_mut().poll(cx).is_pending(), "_wait answers only when cancelled");
+        observed.poll_recv(cx)
+    })
+    .await;
+    assert_eq!(started.as_deref(), Some("started _wait"));
 
     connected.kill_agent();
-    if let Some(call) = call {
-        let call = call.await;
-        assert!(matches!(call, Err(Error::ConnectionClosed)), "{call:?}");
-    }
+    let call = call.await;
+    assert!(matches!(call, Err(Error::ConnectionClosed)), "{call:?}");
     assert!(turn.next_update().await.is_none(), "no update after the agent died");
     let end = turn.finish().await;
     assert!(matches!(end, Err(Error::ConnectionClosed)), "{end:?}");

@@ -122,16 +122,6 @@ pub(crate) async fn handler_panic_is_isolated<R: Runtime>(runtime: &R) {
         Err(Error::Rpc(e)) => assert_eq!(e.code, ErrorCode::INTERNAL_ERROR),
         other => panic!("expected -32603, got {other:?}"),
     }
-    if !R::Conn::EXTENSIONS {
-        // No extension handler to panic: the request is answered `-32601`, and the
-        // connection carries on.
-        match conn.ext_method("_panic", json!(null)).await {
-            Err(Error::Rpc(e)) => assert_eq!(e.code, ErrorCode::METHOD_NOT_FOUND),
-            other => panic!("expected -32601, got {other:?}"),
-        }
-        assert_eq!(run_turn(&conn, &session, "storm 3").await, (storm_texts(3), Stop::EndTurn));
-        return;
-    }
     match conn.ext_method("_panic", json!(null)).await {
         Err(Error::Rpc(e)) => assert_eq!(e.code, ErrorCode::INTERNAL_ERROR),
         other => panic!("expected -32603, got {other:?}"),
