@@ -44,6 +44,18 @@ fn name(n: &Value) -> String {
     }
 }
 
+/// The SDK's v2 extension request reaches our agent's `ext_method` and its answer comes back;
+/// one our agent does not know is `-32601`; the turn after them runs as usual.
+#[tokio::test]
+async fn sdk_v2_client_extension_requests_against_tokio_v2_agent() {
+    let report = run(Scripted::default(), Script::Ext).await;
+    assert_eq!(report.negotiated, Negotiated::V2);
+    assert_eq!(report.ext.len(), 2, "{:?}", report.ext);
+    assert_eq!(report.ext[0], Ok(serde_json::json!({"x": 1})));
+    assert_eq!(report.ext[1], Err(-32601));
+    assert_eq!(report.updates.last().map(name).as_deref(), Some("idle end_turn"));
+}
+
 #[tokio::test]
 async fn sdk_v2_client_full_turn_against_tokio_v2_agent() {
     let report = run(Scripted::default(), Script::Turn).await;

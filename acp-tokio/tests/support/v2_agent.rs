@@ -4,7 +4,8 @@
 //! | prompt (first text) | after the acknowledgement `user-<n>` |
 //! |---|---|
 //! With [`Scripted::announcing`], each `session/new` answer is followed by a
-//! `session_info_update` titled `scripted`, outside any turn.
+//! `session_info_update` titled `scripted`, outside any turn. The extension request `_echo`
+//! answers its params (`null` when it has none); any other is `-32601`.
 //!
 //! | `wait` (every prompt, for [`Scripted::waiting`]) | `running`, tool call `call-w1` (`in_progress`, `capabilities.cancel`); then waits: `tool_call/cancel` of it answers `{}` and sends its `cancelled` update (the turn stays open); `session/cancel` sends `cancelled` for it if still open, then `idle` |
 //! | anything else | `running`, `agent_message_chunk` `echo: <text>`, tool call `call-1` (`pending`, `capabilities.cancel`), asks `session/request_permission` (options `allow`, `reject`), `call-1` `completed` (allow) or `failed`, `idle` `end_turn`; a `session/cancel` during the ask: `call-1` `cancelled`, `idle` |
@@ -195,6 +196,18 @@ impl tokio_v2::Agent for Scripted {
     async fn session_cancelled(&self, notification: v2::CancelSessionNotification) {
         if let Some(tx) = self.cancelled.lock().expect("not poisoned").get(&notification.session_id) {
             let _ = tx.send(true);
+        }
+    }
+
+    async fn ext_method(
+        &self,
+        method: &str,
+        params: Option<serde_json::Value>,
+        _: tokio_v2::AgentContext,
+    ) -> Result<serde_json::Value, RpcError> {
+        match method {
+            "_echo" => Ok(params.unwrap_or_default()),
+            other => Err(RpcError::method_not_found(other)),
         }
     }
 }

@@ -11,9 +11,9 @@
 
 use agent_client_protocol::schema::ProtocolVersion;
 use agent_client_protocol::v2::schema::{
-    CancelToolCallRequest, CancelledPermissionOutcome, Implementation, InitializeRequest, RequestPermissionOutcome,
-    RequestPermissionRequest, RequestPermissionResponse, SelectedPermissionOutcome, SessionUpdate, StateUpdate,
-    UpdateSessionNotification,
+    CancelToolCallRequest, CancelledPermissionOutcome, ClientRequest, ExtRequest, Implementation, InitializeRequest,
+    RequestPermissionOutcome, RequestPermissionRequest, RequestPermissionResponse, SelectedPermissionOutcome,
+    SessionUpdate, StateUpdate, UpdateSessionNotification,
 };
 use agent_client_protocol::v2::{ConnectionTo, InitializeOutcome, Responder};
 use agent_client_protocol::{Agent, ByteStreams, Client, Error};
@@ -33,6 +33,9 @@ pub enum Script {
     Turn,
     /// As [`Script::Turn`], and cancel the first cancellable tool call, then the session's work.
     Cancel,
+    /// Before the turn, the extension requests `_echo {"x": 1}` and `_nope` (the SDK's
+    /// `ExtMethodRequest`).
+    Ext,
 }
 
 /// How `initialize` went.
@@ -67,6 +70,8 @@ pub struct Report {
     pub permissions: Vec<Value>,
     /// The answer to its `tool_call/cancel` (`Script::Cancel`): ok, or the error code.
     pub tool_cancel: Option<Result<(), i32>>,
+    /// The answers to its extension requests (`Script::Ext`): the result, or the error code.
+    pub ext: Vec<Result<Value, i32>>,
 }
 
 fn code(e: &Error) -> i32 {
@@ -134,6 +139,7 @@ async fn drive(
         updates: Vec::new(),
         permissions: Vec::new(),
         tool_cancel: None,
+        ext: Vec::new(),
     };
     let init = InitializeRequest::new(ProtocolVersion::V2, Implementation::new(NAME, "5.2.0"));
     match within("initialize", cx.send_initialize(init).block_task()).await {
@@ -155,6 +161,15 @@ async fn drive(
     }
     let setup = within("session/new", cx.build_session("/tmp").start_session().block_task()).await?;
     report.session = Some(setup.session.session_id().to_string());
+    if script == Script::Ext {
+        for (method, params) in [("_echo", r#"{"x":1}"#), ("_nope", "{}")] {
+            let raw =
+                serde_json::value::RawValue::from_string(params.to_owned()).map_err(Error::into_internal_error)?;
+            let request = ClientRequest::ExtMethodRequest(Box::new(ExtRequest::new(method, raw.into())));
+            let answer = within(method, cx.send_request(request).block_task()).await;
+            report.ext.push(answer.map_err(|e| code(&e)));
+        }
+    }
     turn(&cx, &setup.session, &mut updates, script, &mut report).await?;
     Ok(report)
 }
