@@ -1,13 +1,12 @@
 //! Cancellation both ways, and request timeouts.
 
-use std::future::Future;
 use std::time::Duration;
 
 use acp_tokio::Error;
 use acp_tokio::acp_proto::SendError;
 use serde_json::json;
 
-use super::{expect_report, ready, run_turn, storm_texts};
+use super::{expect_report, ready, run_turn, storm_texts, wait_started};
 use crate::conn::{Conn, Stop, Turn};
 use crate::rig::{Limits, Runtime, sleep};
 use acp_scenarios::TestClient;
@@ -57,13 +56,7 @@ pub(crate) async fn dropped_turn_cancels_on_the_agent<R: Runtime>(runtime: &R) {
 pub(crate) async fn dropped_request_cancels_on_the_agent<R: Runtime>(runtime: &R) {
     let (mut connected, _session) = ready(runtime, TestClient::default(), Limits::Default).await;
     let mut call = Box::pin(connected.conn.ext_method("_wait", json!({})));
-    let observed = &mut connected.observed;
-    let started = std::future::poll_fn(|cx| {
-        assert!(call.as_mut().poll(cx).is_pending(), "_wait answers only when cancelled");
-        observed.poll_recv(cx)
-    })
-    .await;
-    assert_eq!(started.as_deref(), Some("started _wait"));
+    wait_started(&mut call, &mut connected.observed).await;
     drop(call);
     expect_report(&mut connected.observed, "cancelled _wait Some(CancelRequest)").await;
     assert_eq!(connected.conn.ext_method("_echo", json!({"x": 1})).await.expect("_echo"), json!({"x": 1}));

@@ -1,14 +1,13 @@
 //! Flow: backpressure, the agent's death mid-turn, and the order of a turn's updates and the
 //! agent's requests.
 
-use std::future::Future;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use acp_tokio::Error;
 use serde_json::json;
 
-use super::ready;
+use super::{ready, wait_started};
 use crate::conn::{Conn, Stop, Turn};
 use crate::rig::{Limits, Runtime, sleep};
 use acp_scenarios::TestClient;
@@ -59,13 +58,7 @@ pub(crate) async fn peer_death_mid_turn_ends_every_call<R: Runtime>(runtime: &R)
     assert_eq!(turn.next_update().await.as_deref(), Some("waiting"));
     // A request in flight: `_wait`, held by the agent.
     let mut call = Box::pin(connected.conn.ext_method("_wait", json!({})));
-    let observed = &mut connected.observed;
-    let started = std::future::poll_fn(|cx| {
-        assert!(call.as_mut().poll(cx).is_pending(), "_wait answers only when cancelled");
-        observed.poll_recv(cx)
-    })
-    .await;
-    assert_eq!(started.as_deref(), Some("started _wait"));
+    wait_started(&mut call, &mut connected.observed).await;
 
     connected.kill_agent();
     let call = call.await;

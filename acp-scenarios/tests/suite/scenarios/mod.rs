@@ -8,6 +8,7 @@ pub(crate) use cancel::*;
 pub(crate) use flow::*;
 
 use acp_tokio::Error;
+use std::future::Future;
 use std::time::Duration;
 
 use acp_tokio::acp_proto::{ErrorCode, SendError};
@@ -47,6 +48,17 @@ fn storm_texts(n: u64) -> Vec<String> {
 async fn expect_report(reports: &mut UnboundedReceiver<String>, what: &str) {
     let report = guard(Duration::from_secs(10), &format!("the report {what:?}"), reports.recv()).await;
     assert_eq!(report.as_deref(), Some(what));
+}
+
+/// Waits until the agent reports `started _wait` for `call`, a `_wait` extension request,
+/// polling `call` meanwhile (it must not answer: `_wait` answers only once cancelled).
+async fn wait_started<F: Future + Unpin>(call: &mut F, observed: &mut UnboundedReceiver<String>) {
+    let started = std::future::poll_fn(|cx| {
+        assert!(std::pin::Pin::new(&mut *call).poll(cx).is_pending(), "_wait answers only when cancelled");
+        observed.poll_recv(cx)
+    })
+    .await;
+    assert_eq!(started.as_deref(), Some("started _wait"));
 }
 
 /// Handshake and sessions: nothing is negotiated (and `session/new` is refused locally) before
