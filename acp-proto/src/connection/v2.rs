@@ -24,7 +24,7 @@ use crate::Side;
 use crate::error::RpcError;
 use crate::ext::is_extension_name;
 use crate::gate::CapabilitySnapshot;
-use crate::methods::{AgentResponse, DecodeError, Direction, Kind};
+use crate::methods::{DecodeError, Direction, Kind};
 use crate::protocol::V2;
 use crate::types::{ProtocolVersion, SessionId};
 use crate::v2::{self, CreateElicitationRequestKind};
@@ -378,7 +378,7 @@ impl Lane for V2 {
                         conn.v2.active = true;
                         conn.events.speak::<V2>();
                         conn.commit_client(v, CapabilitySnapshot::from_typed(&init.capabilities), false);
-                        AnyOutcome::ResultV2(v2::Response::Agent(v2::AgentResponse::Initialize(Box::new(init))))
+                        AnyOutcome::ResultV2(init.into())
                     }
                     Err(e) => invalid(e.to_string()),
                 }
@@ -387,7 +387,7 @@ impl Lane for V2 {
                 match serde_json::from_str::<crate::types::InitializeResponse>(raw.get()) {
                     Ok(init) => {
                         conn.commit_client(v, CapabilitySnapshot::from_typed(&init.agent_capabilities), true);
-                        AnyOutcome::Result(AgentResponse::Initialize(Box::new(init)).into())
+                        AnyOutcome::Result(init.into())
                     }
                     Err(e) => invalid(e.to_string()),
                 }

@@ -79,7 +79,14 @@ enum Dispatch {
         context: &'static str,
     },
     /// v2: `$name(handler, request: v2::Request, cx: &Context)`.
-    V2 { name: &'static str, sender: (&'static str, &'static str), context: &'static str },
+    V2 {
+        name: &'static str,
+        /// The sender's `Request` variant and its request enum (`Client`, `ClientRequest`).
+        sender: (&'static str, &'static str),
+        /// This side's `Response` variant (`Agent`).
+        receiver: &'static str,
+        context: &'static str,
+    },
 }
 
 const V1_AGENT_DOC: &str = "\
@@ -208,7 +215,7 @@ impl Spec {
                 },
                 notify_param: "agent",
                 notification: ("Notification::Client", "ClientNotification"),
-                extra: v1_ext("RequestContext", "agent", ("Notification::Client", "ClientNotification")),
+                extra: ext(version, "RequestContext", "agent", ("Notification::Client", "ClientNotification")),
                 dispatch: Dispatch::V1 {
                     sender: ("Client", "ClientRequest"),
                     response: "AgentResponse",
@@ -229,7 +236,7 @@ impl Spec {
                 context: |cx| (cx == Context::Request).then_some("ClientContext"),
                 notify_param: "client",
                 notification: ("Notification::Agent", "AgentNotification"),
-                extra: v1_ext("ClientContext", "client", ("Notification::Agent", "AgentNotification")),
+                extra: ext(version, "ClientContext", "client", ("Notification::Agent", "AgentNotification")),
                 dispatch: Dispatch::V1 {
                     sender: ("Agent", "AgentRequest"),
                     response: "ClientResponse",
@@ -250,20 +257,23 @@ impl Spec {
                 context: |cx| (cx == Context::Request).then_some("AgentContext"),
                 notify_param: "agent",
                 notification: ("Notification::Client", "ClientNotification"),
-                extra: v2_ext("AgentContext", "agent", ("Notification::Client", "ClientNotification")).and(Extra {
-                    methods: "/// `session/cancel` of a session: stop its work. Runs on the ordered notification\n\
+                extra: ext(version, "AgentContext", "agent", ("Notification::Client", "ClientNotification")).and(
+                    Extra {
+                        methods: "/// `session/cancel` of a session: stop its work. Runs on the ordered notification\n\
                               /// thread. Default: ignored.\n\
                               fn session_cancelled(&self, notification: CancelSessionNotification) {}\n"
-                        .to_owned(),
-                    forward: "fn session_cancelled(&self, notification: CancelSessionNotification) {\n\
+                            .to_owned(),
+                        forward: "fn session_cancelled(&self, notification: CancelSessionNotification) {\n\
                               (**self).session_cancelled(notification)\n}\n"
-                        .to_owned(),
-                    arms: "Notification::Client(ClientNotification::Cancel(n)) => agent.session_cancelled(n),\n"
-                        .to_owned(),
-                }),
+                            .to_owned(),
+                        arms: "Notification::Client(ClientNotification::Cancel(n)) => agent.session_cancelled(n),\n"
+                            .to_owned(),
+                    },
+                ),
                 dispatch: Dispatch::V2 {
                     name: "dispatch_agent",
                     sender: ("Client", "ClientRequest"),
+                    receiver: "Agent",
                     context: "AgentContext",
                 },
                 calls: Some(("AgentContext", Some(("Client", "ClientResponse")))),
@@ -281,10 +291,11 @@ impl Spec {
                 context: |cx| (cx == Context::Request).then_some("ClientContext"),
                 notify_param: "client",
                 notification: ("Notification::Agent", "AgentNotification"),
-                extra: v2_ext("ClientContext", "client", ("Notification::Agent", "AgentNotification")),
+                extra: ext(version, "ClientContext", "client", ("Notification::Agent", "AgentNotification")),
                 dispatch: Dispatch::V2 {
                     name: "dispatch_client",
                     sender: ("Agent", "AgentRequest"),
+                    receiver: "Client",
                     context: "ClientContext",
                 },
                 calls: Some(("ClientConnection", Some(("Agent", "AgentResponse")))),
@@ -300,60 +311,50 @@ impl Spec {
     }
 }
 
-/// v1's extension methods (`_`-prefixed requests and notifications) of a handler trait whose
-/// requests get `cx`.
-fn v1_ext(cx: &str, param: &str, (notification, inner): (&str, &str)) -> Extra {
+/// The extension methods (`_`-prefixed requests and notifications, whose params and result are
+/// the application's) of a handler trait whose requests get `cx`. v1's params are a `Value` and
+/// reach it as an `Ext`; v2's are an `Option` (v2 tells an absent params member from `null`) and
+/// reach it as an `Other`.
+fn ext(version: Version, cx: &str, param: &str, (notification, inner): (&str, &str)) -> Extra {
+    let (params, value, head, arm) = match version {
+        Version::V1 => (
+            "Value",
+            "Value",
+            "/// An extension request (`_`-prefixed method). Default: `-32601`.",
+            format!("{notification}({inner}::Ext(e)) => {param}.ext_notification(&e.method, e.params),\n"),
+        ),
+        Version::V2 => (
+            "Option<serde_json::Value>",
+            "serde_json::Value",
+            "/// An extension request (`_`-prefixed method), with its params as sent (`None`: none).\n\
+             /// Default: `-32601`.",
+            format!(
+                "{notification}({inner}::Other {{ method, value }}) => {param}.ext_notification(&method, value),\n"
+            ),
+        ),
+    };
     Extra {
         methods: format!(
-            "/// An extension request (`_`-prefixed method). Default: `-32601`.
-            fn ext_method(&self, method: &str, params: Value, cx: &{cx}) -> Result<Value, RpcError> {{
+            "{head}
+            fn ext_method(&self, method: &str, params: {params}, cx: &{cx}) -> Result<{value}, RpcError> {{
                 Err(RpcError::method_not_found(method))
             }}
 
             /// An extension notification. Runs on the connection's ordered notification thread.
-            fn ext_notification(&self, method: &str, params: Value) {{}}
+            fn ext_notification(&self, method: &str, params: {params}) {{}}
             "
         ),
         forward: format!(
-            "fn ext_method(&self, method: &str, params: Value, cx: &{cx}) -> Result<Value, RpcError> {{
+            "fn ext_method(&self, method: &str, params: {params}, cx: &{cx}) -> Result<{value}, RpcError> {{
                 (**self).ext_method(method, params, cx)
             }}
 
-            fn ext_notification(&self, method: &str, params: Value) {{
+            fn ext_notification(&self, method: &str, params: {params}) {{
                 (**self).ext_notification(method, params)
             }}
             "
         ),
-        arms: format!("{notification}({inner}::Ext(e)) => {param}.ext_notification(&e.method, e.params),\n"),
-    }
-}
-
-/// v2's extension methods: a method not in the v2 table, `_`-prefixed, whose params (absent or
-/// any JSON) and result are the application's (the `Other` variants).
-fn v2_ext(cx: &str, param: &str, (notification, inner): (&str, &str)) -> Extra {
-    Extra {
-        methods: format!(
-            "/// An extension request (`_`-prefixed method), with its params as sent (`None`: none).
-            /// Default: `-32601`.
-            fn ext_method(&self, method: &str, params: Option<serde_json::Value>, cx: &{cx}) -> Result<serde_json::Value, RpcError> {{
-                Err(RpcError::method_not_found(method))
-            }}
-
-            /// An extension notification. Runs on the connection's ordered notification thread.
-            fn ext_notification(&self, method: &str, params: Option<serde_json::Value>) {{}}
-            "
-        ),
-        forward: format!(
-            "fn ext_method(&self, method: &str, params: Option<serde_json::Value>, cx: &{cx}) -> Result<serde_json::Value, RpcError> {{
-                (**self).ext_method(method, params, cx)
-            }}
-
-            fn ext_notification(&self, method: &str, params: Option<serde_json::Value>) {{
-                (**self).ext_notification(method, params)
-            }}
-            "
-        ),
-        arms: format!("{notification}({inner}::Other {{ method, value }}) => {param}.ext_notification(&method, value),\n"),
+        arms: arm,
     }
 }
 
@@ -515,7 +516,7 @@ fn dispatch(s: &mut String, spec: &Spec, requests: &[RequestRow]) {
                  }})\n}}\n\n"
             ));
         }
-        Dispatch::V2 { name, sender: (side, enum_), context } => {
+        Dispatch::V2 { name, sender: (side, enum_), receiver, context } => {
             s.push_str(&format!(
                 "/// Calls the handler method for `request`.\n\
                  pub(crate) fn {name}<H: {trait_name}>(handler: &H, request: v2::Request, cx: &{context}) \
@@ -532,7 +533,6 @@ fn dispatch(s: &mut String, spec: &Spec, requests: &[RequestRow]) {
                     row.unwrap("r")
                 ));
             }
-            let receiver = if side == "Client" { "Agent" } else { "Client" };
             s.push_str(&format!(
                 "v2::Request::{side}({enum_}::Other {{ method, value }}) => {{\n\
                  let value = handler.ext_method(&method, value, cx)?;\n\

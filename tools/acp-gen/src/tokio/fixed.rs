@@ -84,23 +84,9 @@ as local tasks, with
 /// request context, `send`: the futures' bound).
 pub(crate) fn extra_methods(version: Version, side: Side, cx: &str, send: &str) -> String {
     match (version, side) {
-        (Version::V1, _) => format!(
-            "/// An extension request (`_`-prefixed method). Default: `-32601`.
-fn ext_method(&self, method: &str, params: Value, cx: {cx}) -> impl Future<Output = Result<Value, RpcError>>{send} {{
-    let _ = (params, cx);
-    std::future::ready(Err(RpcError::method_not_found(method)))
-}}
-
-/// An extension notification. Notifications are handled one at a time, in order.
-/// Default: ignored.
-fn ext_notification(&self, method: &str, params: Value) -> impl Future<Output = ()>{send} {{
-    let _ = (method, params);
-    std::future::ready(())
-}}
-"
-        ),
+        (Version::V1, _) => ext_methods(version, cx, send),
         (Version::V2, Side::Agent) => {
-            v2_ext_methods(cx, send)
+            ext_methods(version, cx, send)
                 + &format!(
                     "/// `session/cancel` of a session: stop its work. Default: ignored.
 fn session_cancelled(&self, notification: v2::CancelSessionNotification) -> impl Future<Output = ()>{send} {{
@@ -123,29 +109,33 @@ fn cancel_grace_expired(&self, session_id: v2::SessionId) -> impl Future<Output 
 "
                 )
         }
-        (Version::V2, Side::Client) => v2_ext_methods(cx, send),
+        (Version::V2, Side::Client) => ext_methods(version, cx, send),
     }
 }
 
-/// v2's extension methods: a method not in the v2 table, `_`-prefixed, whose params (absent or
-/// any JSON) and result are the application's.
-fn v2_ext_methods(cx: &str, send: &str) -> String {
+/// The extension methods of a version's handler traits: `_`-prefixed requests and
+/// notifications, whose params and result are the application's. v1's params are a `Value`;
+/// v2's an `Option` (v2 tells an absent params member from `null`).
+fn ext_methods(version: Version, cx: &str, send: &str) -> String {
+    let (params, value, head) = match version {
+        Version::V1 => ("Value", "Value", "/// An extension request (`_`-prefixed method). Default: `-32601`."),
+        Version::V2 => (
+            "Option<serde_json::Value>",
+            "serde_json::Value",
+            "/// An extension request (`_`-prefixed method), with its params as sent (`None`: none).\n\
+             /// Default: `-32601`.",
+        ),
+    };
     format!(
-        "/// An extension request (`_`-prefixed method), with its params as sent (`None`: none).
-/// Default: `-32601`.
-fn ext_method(
-    &self,
-    method: &str,
-    params: Option<serde_json::Value>,
-    cx: {cx},
-) -> impl Future<Output = Result<serde_json::Value, RpcError>>{send} {{
+        "{head}
+fn ext_method(&self, method: &str, params: {params}, cx: {cx}) -> impl Future<Output = Result<{value}, RpcError>>{send} {{
     let _ = (params, cx);
     std::future::ready(Err(RpcError::method_not_found(method)))
 }}
 
 /// An extension notification. Notifications are handled one at a time, in order.
 /// Default: ignored.
-fn ext_notification(&self, method: &str, params: Option<serde_json::Value>) -> impl Future<Output = ()>{send} {{
+fn ext_notification(&self, method: &str, params: {params}) -> impl Future<Output = ()>{send} {{
     let _ = (method, params);
     std::future::ready(())
 }}
