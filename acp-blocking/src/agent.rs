@@ -4,7 +4,6 @@ use std::ops::Deref;
 use std::sync::Arc;
 use std::time::Duration;
 
-use acp_proto::ext::{ExtNotification, ExtRequest, ExtResponse};
 use acp_proto::types::*;
 use acp_proto::{AgentNotification, AgentRequest, ClientResponse, Config, InboundId, Notification, Request, Side, V1};
 use serde_json::Value;
@@ -85,17 +84,15 @@ impl RequestContext {
         self.notify(CompleteElicitationNotification::new(elicitation_id))
     }
 
-    /// Calls an extension method on the client.
+    /// Calls an extension method on the client (its name starts with `_`); `timeout` bounds
+    /// the wait as in [`request`](Self::request).
     pub fn ext_method(&self, method: &str, params: Value, timeout: Option<Duration>) -> Result<Value, Error> {
-        match self.request(AgentRequest::Ext(ExtRequest::new(method, params)), timeout)? {
-            ClientResponse::Ext(ExtResponse(value)) => Ok(value),
-            _ => Err(Error::UnexpectedResponse),
-        }
+        self.link.ext_method(Side::Agent, method, params, timeout)
     }
 
     /// Sends an extension notification to the client.
     pub fn ext_notification(&self, method: &str, params: Value) -> Result<(), Error> {
-        self.notify(AgentNotification::Ext(ExtNotification::new(method, params)))
+        self.link.ext_notification(Side::Agent, method, params)
     }
 }
 

@@ -10,7 +10,6 @@ use std::sync::{Arc, Mutex};
 use std::thread::{self, JoinHandle};
 use std::time::Duration;
 
-use acp_proto::ext::{ExtNotification, ExtRequest, ExtResponse};
 use acp_proto::types::*;
 use acp_proto::{
     AgentNotification, AgentResponse, ClientNotification, ClientRequest, CloseReason, Config, InboundId, Negotiated,
@@ -183,12 +182,10 @@ impl Requester {
         response.into_agent().ok_or(Error::UnexpectedResponse)
     }
 
-    /// Calls an extension method of the agent.
+    /// Calls an extension method of the agent (its name starts with `_`); this requester's
+    /// timeout applies.
     pub fn ext_method(&self, method: &str, params: Value) -> Result<Value, Error> {
-        match self.request(ClientRequest::Ext(ExtRequest::new(method, params)), None)? {
-            AgentResponse::Ext(ExtResponse(value)) => Ok(value),
-            _ => Err(Error::UnexpectedResponse),
-        }
+        self.link.ext_method(Side::Client, method, params, self.timeout)
     }
 
     /// Sends a client→agent notification of the table (for example the unstable `mcp/message`
@@ -200,8 +197,7 @@ impl Requester {
 
     /// Sends an extension notification to the agent.
     pub fn ext_notification(&self, method: &str, params: Value) -> Result<(), Error> {
-        let notification = ClientNotification::Ext(ExtNotification::new(method, params));
-        self.link.notify(Notification::Client(notification))
+        self.link.ext_notification(Side::Client, method, params)
     }
 
     /// Both sides' capabilities, once `initialize` succeeded.

@@ -20,9 +20,10 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use acp_proto::types::{SessionId, SessionNotification};
 use acp_proto::{
-    CloseReason, Connection, InboundId, Instant, Negotiated, OutboundId, Outcome, Refused, RpcError, SendError,
+    CloseReason, Connection, InboundId, Instant, Negotiated, OutboundId, Outcome, Refused, RpcError, SendError, Side,
     TypedRequest, V1,
 };
+use serde_json::Value;
 
 use acp_runtime::trace::Tracer;
 
@@ -271,6 +272,25 @@ impl<P: Version> Link<P> {
     /// Sends a request and blocks until its result.
     pub(crate) fn call(&self, request: P::Request, timeout: Option<Duration>) -> Result<P::Response, Error> {
         Error::from_outcome(self.call_outcome(request, timeout)?)
+    }
+
+    /// An extension request that `sender` sends (its name starts with `_`): blocks until its
+    /// result.
+    pub(crate) fn ext_method(
+        &self,
+        sender: Side,
+        method: &str,
+        params: Value,
+        timeout: Option<Duration>,
+    ) -> Result<Value, Error> {
+        P::ext_result(self.call(P::ext_request(sender, method, params), timeout)?)
+            .map_err(|_| Error::UnexpectedResponse)
+    }
+
+    /// An extension notification that `sender` sends, blocking while the outbound budget is
+    /// used up.
+    pub(crate) fn ext_notification(&self, sender: Side, method: &str, params: Value) -> Result<(), Error> {
+        self.notify(P::ext_notification(sender, method, params))
     }
 
     /// Sends a request and blocks until its outcome, as the core reported it.

@@ -32,14 +32,20 @@
 use std::collections::VecDeque;
 use std::fmt::Debug;
 
+use crate::Side;
 use crate::connection::{
     AnyConnection, AnyEvent, AnyOutcome, Completion, Event, Events, InboundId, OutboundId, Outcome, Refused,
     RespondError, TurnStamp,
 };
 use crate::error::RpcError;
-use crate::methods::DecodeError;
+use crate::ext::{ExtNotification, ExtRequest, ExtResponse};
+use crate::methods::{
+    AgentNotification, AgentRequest, AgentResponse, ClientNotification, ClientRequest, ClientResponse, DecodeError,
+    Response,
+};
 use crate::time::Instant;
 use crate::types::ProtocolVersion;
+use serde_json::Value;
 
 mod sealed {
     /// Only this crate implements [`Protocol`](super::Protocol).
@@ -62,6 +68,18 @@ pub trait Protocol: sealed::Sealed + Debug + Clone + Copy + PartialEq + Eq + Def
 
     /// The wire name of a method of this version.
     fn wire(method: Self::Method) -> &'static str;
+
+    /// An extension request (a method outside the table: its name starts with `_`) that
+    /// `sender` sends, with `params` kept as they are. The name is checked when it is sent.
+    fn ext_request(sender: Side, method: &str, params: Value) -> Self::Request;
+
+    /// An extension notification that `sender` sends (the name is checked when it is sent).
+    fn ext_notification(sender: Side, method: &str, params: Value) -> Self::Notification;
+
+    /// The result of an extension request, or the response handed back when it is a result of
+    /// the table.
+    #[allow(clippy::result_large_err)]
+    fn ext_result(response: Self::Response) -> Result<Value, Self::Response>;
 
     /// The engine's event, as this version's; a message of the other version is handed back
     /// (the event queue then changes version, module `connection::queue`).
@@ -190,6 +208,30 @@ impl Protocol for V1 {
         method.wire()
     }
 
+    fn ext_request(sender: Side, method: &str, params: Value) -> Self::Request {
+        let request = ExtRequest::new(method, params);
+        match sender {
+            Side::Client => ClientRequest::Ext(request).into(),
+            Side::Agent => AgentRequest::Ext(request).into(),
+        }
+    }
+
+    fn ext_notification(sender: Side, method: &str, params: Value) -> Self::Notification {
+        let notification = ExtNotification::new(method, params);
+        match sender {
+            Side::Client => ClientNotification::Ext(notification).into(),
+            Side::Agent => AgentNotification::Ext(notification).into(),
+        }
+    }
+
+    fn ext_result(response: Self::Response) -> Result<Value, Self::Response> {
+        match response {
+            Response::Agent(AgentResponse::Ext(ExtResponse(value)))
+            | Response::Client(ClientResponse::Ext(ExtResponse(value))) => Ok(value),
+            other => Err(other),
+        }
+    }
+
     #[inline]
     fn event(event: AnyEvent) -> Result<Event<V1>, AnyEvent> {
         match event {
@@ -269,6 +311,35 @@ impl Protocol for V2 {
 
     fn wire(method: Self::Method) -> &'static str {
         method.wire()
+    }
+
+    fn ext_request(sender: Side, method: &str, params: Value) -> Self::Request {
+        use crate::v2::{AgentRequest, ClientRequest};
+        // `null` params are not written, and read back as none.
+        let (method, value) = (method.to_owned(), (!params.is_null()).then_some(params));
+        match sender {
+            Side::Client => ClientRequest::Other { method, value }.into(),
+            Side::Agent => AgentRequest::Other { method, value }.into(),
+        }
+    }
+
+    fn ext_notification(sender: Side, method: &str, params: Value) -> Self::Notification {
+        use crate::v2::{AgentNotification, ClientNotification};
+        // `null` params are not written, and read back as none.
+        let (method, value) = (method.to_owned(), (!params.is_null()).then_some(params));
+        match sender {
+            Side::Client => ClientNotification::Other { method, value }.into(),
+            Side::Agent => AgentNotification::Other { method, value }.into(),
+        }
+    }
+
+    fn ext_result(response: Self::Response) -> Result<Value, Self::Response> {
+        use crate::v2::{AgentResponse, ClientResponse, Response};
+        match response {
+            Response::Agent(AgentResponse::Other { value, .. })
+            | Response::Client(ClientResponse::Other { value, .. }) => Ok(value),
+            other => Err(other),
+        }
     }
 
     fn event(event: AnyEvent) -> Result<Event<V2>, AnyEvent> {

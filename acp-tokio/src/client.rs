@@ -5,11 +5,10 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use acp_proto::ext::{ExtNotification, ExtRequest, ExtResponse};
 use acp_proto::methods::{AgentResponse, ClientNotification, ClientRequest};
 use acp_proto::protocol::V1;
 use acp_proto::types::*;
-use acp_proto::{CloseReason, Negotiated, Notification, Request, Response};
+use acp_proto::{CloseReason, Negotiated, Notification, Request, Response, Side};
 use serde_json::Value;
 use tokio::sync::oneshot;
 
@@ -109,6 +108,17 @@ impl<P: Version> ClientConnection<P> {
     /// The timeout set with [`with_timeout`](Self::with_timeout), if any.
     pub(crate) fn timeout(&self) -> Option<Duration> {
         self.timeout
+    }
+
+    /// An extension request (a method outside the table: its name starts with `_`) and the
+    /// agent's result; the timeout set with [`with_timeout`](Self::with_timeout) applies.
+    pub async fn ext_method(&self, method: &str, params: Value) -> Result<Value, Error> {
+        self.handle.ext_method(Side::Client, method, params, self.timeout).await
+    }
+
+    /// An extension notification (waits while the outbound budget is full).
+    pub async fn ext_notification(&self, method: &str, params: Value) -> Result<(), Error> {
+        self.handle.ext_notification(Side::Client, method, params).await
     }
 
     /// A clone whose requests (typed methods and prompts) time out after `timeout` instead of
@@ -281,26 +291,12 @@ impl ClientConnection<V1> {
         turn.finish().await
     }
 
-    /// An extension request.
-    pub async fn ext_method(&self, method: &str, params: Value) -> Result<Value, Error> {
-        match self.request(ClientRequest::Ext(ExtRequest::new(method, params)), None).await? {
-            AgentResponse::Ext(ExtResponse(value)) => Ok(value),
-            _ => Err(Error::UnexpectedResponse),
-        }
-    }
-
     /// Sends a client→agent notification of the table (for example the unstable
     /// `mcp/message` notification), waiting while the outbound budget is full. A gated one the
     /// agent did not advertise is refused here ([`Error::Send`] with `NotSupportedByPeer`).
     /// `session/cancel` goes through [`cancel`](Self::cancel), which also settles the turn.
     pub async fn notify(&self, notification: impl Into<ClientNotification>) -> Result<(), Error> {
         self.handle.notify(Box::new(Notification::Client(notification.into()))).await
-    }
-
-    /// An extension notification (waits while the outbound budget is full).
-    pub async fn ext_notification(&self, method: &str, params: Value) -> Result<(), Error> {
-        let notification = ClientNotification::Ext(ExtNotification::new(method, params));
-        self.handle.notify(Box::new(Notification::Client(notification))).await
     }
 }
 

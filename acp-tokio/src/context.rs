@@ -5,7 +5,6 @@ use std::ops::Deref;
 use std::sync::Arc;
 use std::time::Duration;
 
-use acp_proto::ext::{ExtNotification, ExtRequest, ExtResponse};
 use acp_proto::methods::{AgentNotification, AgentRequest, ClientResponse};
 use acp_proto::types::{
     CompleteElicitationNotification, ContentBlock, ContentChunk, CreateElicitationRequest, CreateElicitationResponse,
@@ -15,7 +14,7 @@ use acp_proto::types::{
     TerminalOutputRequest, TerminalOutputResponse, ToolCallUpdate, WaitForTerminalExitRequest,
     WaitForTerminalExitResponse, WriteTextFileRequest,
 };
-use acp_proto::{InboundId, Negotiated, Notification, Request, Response};
+use acp_proto::{InboundId, Negotiated, Notification, Request, Response, Side};
 use serde_json::Value;
 
 use crate::Error;
@@ -161,17 +160,15 @@ impl RequestContext {
         self.notify(CompleteElicitationNotification::new(elicitation_id)).await
     }
 
-    /// Calls an extension method on the client.
+    /// Calls an extension method on the client (its name starts with `_`); `timeout` bounds
+    /// the wait as in [`request`](Self::request).
     pub async fn ext_method(&self, method: &str, params: Value, timeout: Option<Duration>) -> Result<Value, Error> {
-        match self.request(AgentRequest::Ext(ExtRequest::new(method, params)), timeout).await? {
-            ClientResponse::Ext(ExtResponse(value)) => Ok(value),
-            _ => Err(Error::UnexpectedResponse),
-        }
+        self.inner.handle.ext_method(Side::Agent, method, params, timeout).await
     }
 
-    /// Sends an extension notification to the client.
+    /// Sends an extension notification to the client (waits while the outbound budget is full).
     pub async fn ext_notification(&self, method: &str, params: Value) -> Result<(), Error> {
-        self.notify(AgentNotification::Ext(ExtNotification::new(method, params))).await
+        self.inner.handle.ext_notification(Side::Agent, method, params).await
     }
 }
 

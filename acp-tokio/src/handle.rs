@@ -11,7 +11,8 @@ use std::time::Duration;
 
 use acp_proto::protocol::V1;
 use acp_proto::types::SessionId;
-use acp_proto::{CloseReason, InboundId, Negotiated, Outcome, RpcError, Stats, TypedRequest};
+use acp_proto::{CloseReason, InboundId, Negotiated, Outcome, RpcError, Side, Stats, TypedRequest};
+use serde_json::Value;
 use tokio::sync::{mpsc, oneshot};
 
 use crate::Error;
@@ -153,6 +154,23 @@ impl<P: Version> Handle<P> {
         let (ack, rx) = oneshot::channel();
         self.send(Command::Notify { notification, ack })?;
         rx.await.unwrap_or(Err(Error::ConnectionClosed))
+    }
+
+    /// An extension request that `sender` sends (its name starts with `_`), and its result.
+    pub(crate) async fn ext_method(
+        &self,
+        sender: Side,
+        method: &str,
+        params: Value,
+        timeout: Option<Duration>,
+    ) -> Result<Value, Error> {
+        let response = self.request(P::ext_request(sender, method, params), timeout).await?;
+        P::ext_result(response).map_err(|_| Error::UnexpectedResponse)
+    }
+
+    /// An extension notification that `sender` sends, once the outbound budget allows it.
+    pub(crate) async fn ext_notification(&self, sender: Side, method: &str, params: Value) -> Result<(), Error> {
+        self.notify(Box::new(P::ext_notification(sender, method, params))).await
     }
 
     /// Client side: cancels the running turn of `session` (`session/cancel`).

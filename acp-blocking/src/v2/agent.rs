@@ -75,6 +75,23 @@ impl AgentContext {
         self.link.notify(notification.into())
     }
 
+    /// Calls an extension method on the client (its name starts with `_`) and blocks until its
+    /// result; `timeout` bounds the wait (default:
+    /// [`Config::request_timeout`](acp_proto::Config::request_timeout)).
+    pub fn ext_method(
+        &self,
+        method: &str,
+        params: serde_json::Value,
+        timeout: Option<Duration>,
+    ) -> Result<serde_json::Value, Error> {
+        self.link.ext_method(acp_proto::Side::Agent, method, params, timeout)
+    }
+
+    /// Sends an extension notification to the client.
+    pub fn ext_notification(&self, method: &str, params: serde_json::Value) -> Result<(), Error> {
+        self.link.ext_notification(acp_proto::Side::Agent, method, params)
+    }
+
     /// Sends a `session/update` of an announced session.
     pub fn send_update(&self, session_id: &SessionId, update: v2::SessionUpdate) -> Result<(), Error> {
         self.notify(v2::UpdateSessionNotification { session_id: session_id.clone(), update, meta: None })

@@ -153,6 +153,17 @@ impl ClientConnection {
         self.link.notify(notification)
     }
 
+    /// Calls an extension method of the agent (its name starts with `_`); this connection's
+    /// timeout applies.
+    pub fn ext_method(&self, method: &str, params: serde_json::Value) -> Result<serde_json::Value, Error> {
+        self.link.ext_method(acp_proto::Side::Client, method, params, self.timeout)
+    }
+
+    /// Sends an extension notification to the agent.
+    pub fn ext_notification(&self, method: &str, params: serde_json::Value) -> Result<(), Error> {
+        self.link.ext_notification(acp_proto::Side::Client, method, params)
+    }
+
     /// Both sides' capabilities, once the handshake has completed.
     pub fn negotiated(&self) -> Option<Negotiated> {
         self.link.negotiated()

@@ -296,6 +296,34 @@ fn extension_requests_are_dispatched_raw() {
     assert_eq!(sent(&mut a), [json!({"jsonrpc":"2.0","id":"e","result":{"x":[1]}})]);
 }
 
+/// `Protocol::ext_request`, `ext_notification` and `ext_result` (v1): what they build goes out
+/// as the extension frame, comes in as the same message, and a result of the table is handed
+/// back.
+#[test]
+fn the_extension_hooks_build_the_messages_either_side_sends() {
+    use crate::Protocol;
+    let mut c = ready_client();
+    let ask = V1::ext_request(Side::Client, "_x/ask", json!({"a": 1}));
+    assert!(c.send_request::<V1>(T0, ask, None).is_ok());
+    assert!(c.send_notification::<V1>(T0, V1::ext_notification(Side::Client, "_x/tell", json!([2]))).is_ok());
+    let out = sent(&mut c);
+    assert_eq!((&out[0]["method"], &out[0]["params"]), (&json!("_x/ask"), &json!({"a": 1})));
+    assert_eq!(out[1], json!({"jsonrpc": "2.0", "method": "_x/tell", "params": [2]}));
+    feed(&mut c, T0, &[&format!(r#"{{"jsonrpc":"2.0","id":{},"result":{{"b":3}}}}"#, out[0]["id"])]);
+    let Some(Event::Outcome { outcome: Outcome::Result(result), .. }) = c.poll_any() else { panic!("an outcome") };
+    assert_eq!(V1::ext_result(result), Ok(json!({"b": 3})));
+    let table: Response = PromptResponse::new(StopReason::EndTurn).into();
+    assert_eq!(V1::ext_result(table.clone()), Err(table));
+
+    let mut a = ready_agent();
+    feed(&mut a, T0, &[r#"{"jsonrpc":"2.0","id":9,"method":"_x/ask","params":{"a":1}}"#]);
+    let Some(Event::Request { request, .. }) = a.poll_any() else { panic!("a request") };
+    assert_eq!(request, V1::ext_request(Side::Client, "_x/ask", json!({"a": 1})));
+    assert!(a.send_request::<V1>(T0, V1::ext_request(Side::Agent, "_x/back", json!(null)), None).is_ok());
+    let out = sent(&mut a);
+    assert_eq!(out[0]["method"], json!("_x/back"));
+}
+
 // ---- rule 3: $/cancel_request both directions ----------------------------------------------
 
 #[test]

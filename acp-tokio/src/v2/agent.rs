@@ -68,6 +68,23 @@ impl AgentContext {
         self.inner.handle.notify(Box::new(notification.into())).await
     }
 
+    /// Calls an extension method on the client (its name starts with `_`); `timeout` bounds
+    /// the wait (default: [`Config::request_timeout`](acp_proto::Config::request_timeout)),
+    /// and dropping the future cancels the request (`$/cancel_request`).
+    pub async fn ext_method(
+        &self,
+        method: &str,
+        params: serde_json::Value,
+        timeout: Option<Duration>,
+    ) -> Result<serde_json::Value, Error> {
+        self.inner.handle.ext_method(acp_proto::Side::Agent, method, params, timeout).await
+    }
+
+    /// Sends an extension notification to the client (waits while the outbound budget is full).
+    pub async fn ext_notification(&self, method: &str, params: serde_json::Value) -> Result<(), Error> {
+        self.inner.handle.ext_notification(acp_proto::Side::Agent, method, params).await
+    }
+
     /// Sends a `session/update` of an announced session.
     pub async fn send_update(&self, session_id: &SessionId, update: v2::SessionUpdate) -> Result<(), Error> {
         self.notify(v2::UpdateSessionNotification { session_id: session_id.clone(), update, meta: None }).await

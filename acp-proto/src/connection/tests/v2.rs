@@ -402,3 +402,34 @@ fn terminal_auth_methods_need_the_clients_auth_terminal() {
         assert_eq!(dispatched, kept == 1);
     }
 }
+
+/// `Protocol::ext_request`, `ext_notification` and `ext_result` (v2): an extension request
+/// each way and its result, and an extension notification, between two v2 machines.
+#[test]
+fn the_extension_hooks_build_the_messages_either_side_sends() {
+    use crate::Protocol;
+    let (mut c, mut a) = pair_with(json!({}), json!({}), json!([]));
+    let ask = V2::ext_request(Side::Client, "_x/ask", json!({"a": 1}));
+    c.send_request::<V2>(T0, ask.clone(), None).unwrap();
+    pipe(&mut c, &mut a, T0);
+    let (id, request) = request_v2(events(&mut a));
+    assert_eq!(request, ask);
+    let answer = v2::Response::Agent(AgentResponse::Other { method: "_x/ask".into(), value: json!({"b": 3}) });
+    assert_eq!(a.respond::<V2>(T0, id, Ok(answer)), Ok(Completion::Sent));
+    a.send_notification::<V2>(T0, V2::ext_notification(Side::Agent, "_x/tell", json!([2]))).unwrap();
+    a.send_request::<V2>(T0, V2::ext_request(Side::Agent, "_x/back", json!(null)), None).unwrap();
+    pipe(&mut a, &mut c, T0);
+    let ev = events(&mut c);
+    let Some(Event::Outcome { outcome: Outcome::ResultV2(result), .. }) = ev.first() else { panic!("{ev:?}") };
+    assert_eq!(V2::ext_result(result.clone()), Ok(json!({"b": 3})));
+    assert!(
+        matches!(&ev[1], Event::NotificationV2 { notification, .. } if *notification == V2::ext_notification(Side::Agent, "_x/tell", json!([2]))),
+        "{ev:?}"
+    );
+    assert!(
+        matches!(&ev[2], Event::RequestV2 { request, .. } if *request == V2::ext_request(Side::Agent, "_x/back", json!(null))),
+        "{ev:?}"
+    );
+    let table = v2::Response::Agent(AgentResponse::NewSession(from(json!({"sessionId": "s"}))));
+    assert_eq!(V2::ext_result(table.clone()), Err(table));
+}
