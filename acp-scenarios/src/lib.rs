@@ -8,7 +8,8 @@
 //!
 //! Its tests are what needs both adapters: the scenario suite (`tests/suite`: every scenario on
 //! tokio multi-thread, a `LocalSet`, async-std, acp-blocking and across the adapters) and the
-//! cross-adapter tests (`tests/cross.rs`, `tests/cross_v2.rs`).
+//! cross-adapter test (`tests/cross.rs`: the v1 clients over OS pipes; v2 across the adapters
+//! is the suite's, which replaced `tests/cross_v2.rs`).
 //!
 //! Why a crate of its own, and why the support is its library: the suite drives both adapters,
 //! so in acp-tokio it made acp-blocking a dev-dependency of acp-tokio and acp-tokio's

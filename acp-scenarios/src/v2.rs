@@ -18,8 +18,10 @@
 //! `AgentContext` implements directly and acp-tokio's by waiting for each of its futures on
 //! the turn's thread. Its extension requests are the v1 echo agents' `_echo` (answers its
 //! params), `_wait` (reported to `observed` as `started _wait`, answered `-32800` once
-//! cancelled, reported as `cancelled _wait <reason>`) and `_panic`; an extension notification
-//! is reported as `notification <method> <params>`. v2 has no client-side
+//! cancelled, reported as `cancelled _wait <reason>`), `_ask_client {"ms"}` (calls the client's
+//! `_wait` with a deadline of `ms` and answers `"timed out"`) and `_panic`; an extension
+//! notification is reported as `notification <method> <params>`. [`TestClient`] answers the
+//! agent's `_wait` as a v1 client does. v2 has no client-side
 //! `fs/*` or `terminal/*`: the v1 echo agents' `read`, `terminal` and `interleave` have no v2
 //! counterpart here.
 
@@ -331,16 +333,37 @@ impl acp_tokio::v2::Agent for EchoV2 {
         params: Option<serde_json::Value>,
         cx: acp_tokio::v2::AgentContext,
     ) -> Result<serde_json::Value, RpcError> {
-        if method != "_wait" {
-            return EchoV2::ext_method(self, method, params);
+        match method {
+            "_wait" => {
+                self.observe("started _wait".into());
+                cx.cancelled().await;
+                self.waited(cx.cancellation().reason())
+            }
+            "_ask_client" => {
+                let deadline = ask_deadline(params.as_ref());
+                Ok(asked(cx.ext_method("_wait", json!({}), Some(deadline)).await))
+            }
+            _ => EchoV2::ext_method(self, method, params),
         }
-        self.observe("started _wait".into());
-        cx.cancelled().await;
-        self.waited(cx.cancellation().reason())
     }
 
     async fn ext_notification(&self, method: &str, params: Option<serde_json::Value>) {
         EchoV2::ext_notification(self, method, params);
+    }
+}
+
+/// `_ask_client {"ms"}`: how long the agent's `_wait` on its client may take (200 ms without).
+fn ask_deadline(params: Option<&serde_json::Value>) -> Duration {
+    Duration::from_millis(params.and_then(|p| p.get("ms")).and_then(serde_json::Value::as_u64).unwrap_or(200))
+}
+
+/// `_ask_client`'s answer, as the v1 echo agents give it: the client's result, `"timed out"`,
+/// or the error's text.
+fn asked(result: Result<serde_json::Value, acp_tokio::Error>) -> serde_json::Value {
+    match result {
+        Ok(value) => value,
+        Err(acp_tokio::Error::TimedOut) => json!("timed out"),
+        Err(e) => json!(e.to_string()),
     }
 }
 
@@ -386,12 +409,18 @@ impl acp_blocking::v2::Agent for EchoV2 {
         params: Option<serde_json::Value>,
         cx: &acp_blocking::v2::AgentContext,
     ) -> Result<serde_json::Value, RpcError> {
-        if method != "_wait" {
-            return EchoV2::ext_method(self, method, params);
+        match method {
+            "_wait" => {
+                self.observe("started _wait".into());
+                cx.cancellation().wait_timeout(Duration::from_secs(60));
+                self.waited(cx.cancellation().reason())
+            }
+            "_ask_client" => {
+                let deadline = ask_deadline(params.as_ref());
+                Ok(asked(cx.ext_method("_wait", json!({}), Some(deadline))))
+            }
+            _ => EchoV2::ext_method(self, method, params),
         }
-        self.observe("started _wait".into());
-        cx.cancellation().wait_timeout(Duration::from_secs(60));
-        self.waited(cx.cancellation().reason())
     }
 
     fn ext_notification(&self, method: &str, params: Option<serde_json::Value>) {
@@ -436,6 +465,17 @@ impl acp_tokio::v2::Client for TestClient {
     async fn session_update(&self, notification: v2::UpdateSessionNotification) {
         self.outside_turn_v2(&notification);
     }
+
+    async fn ext_method(
+        &self,
+        method: &str,
+        _params: Option<serde_json::Value>,
+        cx: acp_tokio::ClientContext,
+    ) -> Result<serde_json::Value, RpcError> {
+        self.wait_started(method)?;
+        cx.cancelled().await;
+        Err(self.wait_cancelled(cx.cancellation().reason()))
+    }
 }
 
 /// [`TestClient`] as acp-blocking's v2 client.
@@ -455,5 +495,17 @@ impl acp_blocking::v2::Client for TestClient {
 
     fn session_update(&self, notification: v2::UpdateSessionNotification) {
         self.outside_turn_v2(&notification);
+    }
+
+    fn ext_method(
+        &self,
+        method: &str,
+        _params: Option<serde_json::Value>,
+        cx: &acp_blocking::ClientContext,
+    ) -> Result<serde_json::Value, RpcError> {
+        self.wait_started(method)?;
+        // A hang guard only: the agent's deadline passes long before.
+        cx.cancellation().wait_timeout(Duration::from_secs(60));
+        Err(self.wait_cancelled(cx.cancellation().reason()))
     }
 }

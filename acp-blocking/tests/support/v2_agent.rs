@@ -1,6 +1,5 @@
 //! A scripted ACP v2 agent on acp-blocking's `v2::Agent` (feature `unstable_protocol_v2`), the
-//! same script as acp-tokio's `tests/support/v2_agent.rs`, shared by acp-blocking's v2 tests
-//! and acp-scenarios's cross-adapter ones (`tests/cross_v2.rs`, which includes this file by path).
+//! same script as acp-tokio's `tests/support/v2_agent.rs`, for acp-blocking's v2 tests.
 //!
 //! | prompt (first text) | after the acknowledgement `user-<n>` |
 //! |---|---|

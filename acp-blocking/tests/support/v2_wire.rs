@@ -1,6 +1,6 @@
 //! What the v2 tests of both adapters say to the scripted agents (`v2_agent.rs`): the
-//! requests, and the short names of the updates they expect. Shared by acp-blocking's
-//! `tests/blocking/v2.rs` and acp-scenarios's `tests/cross_v2.rs` (which includes this file by path).
+//! requests, and the short names of the updates they expect (acp-blocking's
+//! `tests/blocking/v2.rs`).
 
 use acp_proto::TurnEndReason;
 use acp_proto::v2::{

@@ -58,22 +58,6 @@ fn v2_prompt(session: &str, text: &str) -> v2::PromptRequest {
     v2::PromptRequest { session_id: session.to_owned().into(), prompt, idempotency_key: None, meta: None }
 }
 
-/// An extension request (`Other`): v2's agents answer it `-32601`.
-fn v2_ext(method: &str, params: Value) -> v2::ClientRequest {
-    v2::ClientRequest::Other { method: method.to_owned(), value: Some(params) }
-}
-
-fn v2_ext_notification(method: &str, params: Value) -> v2::Notification {
-    v2::Notification::Client(v2::ClientNotification::Other { method: method.to_owned(), value: Some(params) })
-}
-
-fn v2_ext_result(response: v2::Response) -> Result<Value, Error> {
-    match response {
-        v2::Response::Agent(v2::AgentResponse::Other { value, .. }) => Ok(value),
-        _ => Err(Error::UnexpectedResponse),
-    }
-}
-
 const V2_PROMPT_CANCELLED: &str = "cancelled prompt session/cancel";
 
 impl Conn for acp_tokio::v2::ClientConnection {
@@ -100,15 +84,15 @@ impl Conn for acp_tokio::v2::ClientConnection {
     }
 
     async fn ext_method(&self, method: &str, params: Value) -> Result<Value, Error> {
-        self.request(v2_ext(method, params)).await.and_then(v2_ext_result)
+        acp_tokio::v2::ClientConnection::ext_method(self, method, params).await
     }
 
     async fn ext_method_within(&self, timeout: Duration, method: &str, params: Value) -> Result<Value, Error> {
-        self.with_timeout(timeout).request(v2_ext(method, params)).await.and_then(v2_ext_result)
+        self.with_timeout(timeout).ext_method(method, params).await
     }
 
     async fn ext_notification(&self, method: &str, params: Value) -> Result<(), Error> {
-        self.notify(v2_ext_notification(method, params)).await
+        acp_tokio::v2::ClientConnection::ext_notification(self, method, params).await
     }
 
     fn negotiated_version(&self) -> Option<u16> {
@@ -191,18 +175,18 @@ impl Conn for BlockingConnV2 {
     }
 
     async fn ext_method(&self, method: &str, params: Value) -> Result<Value, Error> {
-        let (conn, request) = (self.conn(), v2_ext(method, params));
-        off_thread(move || conn.request(request).and_then(v2_ext_result)).await
+        let (conn, method) = (self.conn(), method.to_owned());
+        off_thread(move || conn.ext_method(&method, params)).await
     }
 
     async fn ext_method_within(&self, timeout: Duration, method: &str, params: Value) -> Result<Value, Error> {
-        let (conn, request) = (self.conn().with_timeout(timeout), v2_ext(method, params));
-        off_thread(move || conn.request(request).and_then(v2_ext_result)).await
+        let (conn, method) = (self.conn().with_timeout(timeout), method.to_owned());
+        off_thread(move || conn.ext_method(&method, params)).await
     }
 
     async fn ext_notification(&self, method: &str, params: Value) -> Result<(), Error> {
-        let (conn, notification) = (self.conn(), v2_ext_notification(method, params));
-        off_thread(move || conn.notify(notification)).await
+        let (conn, method) = (self.conn(), method.to_owned());
+        off_thread(move || conn.ext_notification(&method, params)).await
     }
 
     fn negotiated_version(&self) -> Option<u16> {

@@ -199,5 +199,15 @@ mod v2 {
             let _local = self.1.clone();
             Client::session_update(&self.0, notification).await;
         }
+
+        async fn ext_method(
+            &self,
+            method: &str,
+            params: Option<serde_json::Value>,
+            cx: ClientContext,
+        ) -> Result<serde_json::Value, RpcError> {
+            let _local = self.1.clone();
+            Client::ext_method(&self.0, method, params, cx).await
+        }
     }
 }

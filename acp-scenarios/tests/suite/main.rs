@@ -108,9 +108,8 @@ mod v1 {
 /// `unadvertised_capabilities_are_refused_locally` (v2 has no client-side `fs/*` or
 /// `terminal/*`); `agent_requests_follow_the_updates_sent_before_them` (its agent requests are
 /// file reads; the same gate for v2's permission asks is acp-tokio's
-/// `tests/v2_parts/ordering.rs`). Not yet: `agent_cancels_its_request_to_the_client` (the v2
-/// echo agent has no `_ask_client`, the agent's extension request to its client). Where the
-/// client is a blocking one, `dropped_request_cancels_on_the_agent` is left out as on v1.
+/// `tests/v2_parts/ordering.rs`). Where the client is a blocking one,
+/// `dropped_request_cancels_on_the_agent` is left out as on v1.
 #[cfg(feature = "unstable_protocol_v2")]
 mod v2 {
     /// The scenarios v2 runs on every runtime.
@@ -125,6 +124,7 @@ mod v2 {
                 dropped_turn_cancels_on_the_agent,
                 request_timeout_cancels_on_the_agent,
                 extension_notifications_reach_the_agent_in_order,
+                agent_cancels_its_request_to_the_client,
                 backpressure_bounds_a_storm_read_slowly,
                 peer_death_mid_turn_ends_every_call,
                 handler_panic_is_isolated,

@@ -5,7 +5,12 @@
 //! only the internal feature `__remote` that `ws`, `http` and `tls` turn on). Two stay binaries of their own:
 //! `storm.rs` (this process's peak memory is the storm's alone) and `tracing.rs` (sets the
 //! global subscriber). The scenario suite and the cross-adapter tests (formerly `suite/`, `cross.rs`
-//! and `cross_v2.rs` here) drive both adapters: they are acp-scenarios's tests.
+//! and `cross_v2.rs` here) drive both adapters: they are acp-scenarios's tests; the suite runs
+//! every scenario on v1 and v2, on tokio, a `LocalSet`, async-std and across the adapters (so
+//! the former `async_std_v2.rs` and `cross_v2.rs` are its `v2::async_std` and
+//! `v2::{blocking_client_tokio_agent, tokio_client_blocking_agent}` modules). What stays here
+//! for v2 is what only v2 has (`v2.rs`: its turn's state updates and tool calls, `tool_call/cancel`,
+//! version refusal and the `Acceptor`; `remote_v2.rs`: v2 over the remote transports).
 
 #[path = "../common/mod.rs"]
 mod common;
@@ -16,7 +21,6 @@ mod common;
 mod v2_agent;
 
 mod async_std;
-mod async_std_v2;
 mod elicitation;
 mod flood;
 mod half_close;
