@@ -28,6 +28,11 @@
 //! core reports the turn ended, with [`finish`](PromptTurn::finish) giving how. Dropping it
 //! before the end cancels the turn (`session/cancel`) and drops its remaining updates.
 //!
+//! **Extensions.** Methods outside the table (their names start with `_`) go both ways as in
+//! v1: `ext_method` and `ext_notification` of [`ClientConnection`] and [`AgentContext`] send
+//! them (the messages built by [`acp_proto::Protocol::ext_request`], the same call for either
+//! version), and the handler traits' `ext_method` and `ext_notification` receive them.
+//!
 //! A v2 agent that echoes a prompt in one turn, and a client reading that turn. A real agent
 //! ends `main` with `acp_blocking::v2::serve_stdio(Echo)`; this one serves OS pipes that a
 //! client in the same process drives, so that the example runs.

@@ -29,6 +29,12 @@
 //! turn's session (permission asks, session-scoped elicitations) reach the client's handlers
 //! only after the turn's reader took every update sent before them, as in v1.
 //!
+//! **Extensions.** Methods outside the table (their names start with `_`) go both ways as in
+//! v1: `ext_method` and `ext_notification` of [`ClientConnection`] (the crate's one, for every
+//! version) and of [`AgentContext`] send them (the messages built by
+//! [`acp_proto::Protocol::ext_request`], the same call for either version), and the handler
+//! traits' `ext_method` and `ext_notification` receive them.
+//!
 //! **Cancellation.** An agent learns of `session/cancel` in [`Agent::session_cancelled`]; if
 //! its work does not report `idle` within `Config::turn_cancel_grace`, the core sends the idle
 //! itself and [`Agent::cancel_grace_expired`] tells the agent.
