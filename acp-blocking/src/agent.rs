@@ -10,7 +10,7 @@ use serde_json::Value;
 
 use crate::driver::{Driver, DriverOptions, Link, Service, Start, Version};
 use crate::error::Error;
-use crate::sync::CancelToken;
+use crate::sync::{CancelToken, request_context_methods};
 use crate::transport::Io;
 
 pub use crate::generated::v1_agent::Agent;
@@ -26,22 +26,10 @@ pub struct RequestContext {
 }
 
 impl RequestContext {
-    /// The core's handle of the request being handled.
-    pub fn id(&self) -> acp_proto::InboundId {
-        self.id
-    }
-
-    /// Whether the request was cancelled (by `$/cancel_request`, by `session/cancel` of its
-    /// turn, at the end of the client's input (the answer still goes out), or because the
-    /// connection closed).
-    pub fn is_cancelled(&self) -> bool {
-        self.cancel.is_cancelled()
-    }
-
-    /// The request's cancellation signal, to wait on.
-    pub fn cancellation(&self) -> &crate::CancelToken {
-        &self.cancel
-    }
+    request_context_methods!(
+        "by `$/cancel_request`, by `session/cancel` of its turn, at the end of the client's input \
+         (the answer still goes out), or because the connection closed"
+    );
 
     /// The capabilities both sides advertised.
     pub fn negotiated(&self) -> Option<acp_proto::Negotiated> {

@@ -19,7 +19,7 @@ use serde_json::Value;
 
 use crate::driver::{Driver, DriverOptions, Link, Pending, Service, Start, TurnItem, Version};
 use crate::error::Error;
-use crate::sync::{CancelToken, InboxReceiver, lock};
+use crate::sync::{CancelToken, InboxReceiver, lock, request_context_methods};
 use crate::transport::Io;
 
 pub use crate::generated::v1_client::Client;
@@ -37,21 +37,10 @@ impl ClientContext {
         ClientContext { id, cancel }
     }
 
-    /// The core's handle of the request being handled.
-    pub fn id(&self) -> acp_proto::InboundId {
-        self.id
-    }
-
-    /// Whether the request was cancelled (`$/cancel_request`, the turn cancelled locally, the
-    /// end of the agent's output (the answer still goes out), or the connection closed).
-    pub fn is_cancelled(&self) -> bool {
-        self.cancel.is_cancelled()
-    }
-
-    /// The request's cancellation signal, to wait on.
-    pub fn cancellation(&self) -> &crate::CancelToken {
-        &self.cancel
-    }
+    request_context_methods!(
+        "`$/cancel_request`, the turn cancelled locally, the end of the agent's output (the answer \
+         still goes out), or the connection closed"
+    );
 }
 
 /// How long a spawned agent gets after `SIGTERM` before `SIGKILL`.

@@ -18,6 +18,29 @@ pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
+/// The calls every handler context has (the agent's of both versions, the client's), over its
+/// fields `id: InboundId` and `cancel: CancelToken`; `$cancelled_by` says what cancels the
+/// context's request, in `is_cancelled`'s docs.
+macro_rules! request_context_methods {
+    ($cancelled_by:literal) => {
+        /// The core's handle of the request being handled.
+        pub fn id(&self) -> acp_proto::InboundId {
+            self.id
+        }
+
+        #[doc = concat!("Whether the request was cancelled (", $cancelled_by, ").")]
+        pub fn is_cancelled(&self) -> bool {
+            self.cancel.is_cancelled()
+        }
+
+        /// The request's cancellation signal, to wait on.
+        pub fn cancellation(&self) -> &crate::CancelToken {
+            &self.cancel
+        }
+    };
+}
+pub(crate) use request_context_methods;
+
 /// The cancellation signal of one inbound request, set when the core reports it cancelled
 /// (`$/cancel_request` from the peer, `session/cancel` of its prompt turn, a turn cancelled
 /// locally, or the connection closing). Cheap to clone; every clone sees the same signal.

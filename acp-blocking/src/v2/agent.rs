@@ -15,7 +15,7 @@ use super::negotiate::{self, V1Refused};
 use crate::agent::AgentOptions;
 use crate::driver::{Link, Service};
 use crate::error::Error;
-use crate::sync::CancelToken;
+use crate::sync::{CancelToken, request_context_methods};
 use crate::transport::Io;
 
 pub use crate::generated::v2_agent::Agent;
@@ -37,21 +37,7 @@ pub struct AgentContext {
 // The typed calls of the table's `call = "typed"` rows: `crate::generated::v2_agent`.
 
 impl AgentContext {
-    /// The core's handle of the request being handled.
-    pub fn id(&self) -> acp_proto::InboundId {
-        self.id
-    }
-
-    /// Whether the request was cancelled (by `$/cancel_request`, or because the connection
-    /// closed).
-    pub fn is_cancelled(&self) -> bool {
-        self.cancel.is_cancelled()
-    }
-
-    /// The request's cancellation signal, to wait on.
-    pub fn cancellation(&self) -> &crate::CancelToken {
-        &self.cancel
-    }
+    request_context_methods!("by `$/cancel_request`, or because the connection closed");
 
     /// Both sides' capabilities, once the handshake has completed.
     pub fn negotiated(&self) -> Option<Negotiated> {
