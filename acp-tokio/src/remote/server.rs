@@ -75,16 +75,19 @@ pub trait Backend: Send + Sync + 'static {
     }
 }
 
-/// A [`Backend`] that runs an in-process [`Agent`] per connection, made by a factory.
-pub struct AgentBackend<F> {
+/// A [`Backend`] that runs an in-process agent per connection, made by a factory: an
+/// [`Agent`] (v1, the default `P`), or with feature `unstable_protocol_v2` a
+/// [`v2::Agent`](crate::v2::Agent) as `AgentBackend<F, V2>`, named `remote::v2::AgentBackend`.
+pub struct AgentBackend<F, P = acp_proto::protocol::V1> {
     factory: F,
     options: AgentOptions,
+    version: std::marker::PhantomData<fn() -> P>,
 }
 
-impl<F> AgentBackend<F> {
+impl<F, P> AgentBackend<F, P> {
     /// Each connection gets `factory()`, served with `options`.
     pub fn new(factory: F, options: AgentOptions) -> Self {
-        AgentBackend { factory, options }
+        AgentBackend { factory, options, version: std::marker::PhantomData }
     }
 }
 
@@ -116,7 +119,8 @@ where
 /// ACP v2 backends (feature `unstable_protocol_v2`), re-exported as `remote::v2::AgentBackend`.
 #[cfg(feature = "unstable_protocol_v2")]
 pub(super) mod v2 {
-    use super::{AgentOptions, Backend, BoxFuture, Endpoint, in_process, io};
+    use super::{Backend, BoxFuture, Endpoint, in_process, io};
+    use acp_proto::protocol::V2;
     #[cfg(feature = "ws")]
     use super::{Direct, Tokio};
 
@@ -138,17 +142,7 @@ pub(super) mod v2 {
     /// serve_ws(listener, backend, WsServerOptions::default(), std::future::pending()).await
     /// # }
     /// ```
-    pub struct AgentBackend<F> {
-        factory: F,
-        options: AgentOptions,
-    }
-
-    impl<F> AgentBackend<F> {
-        /// Each connection gets `factory()`, served with `options`.
-        pub fn new(factory: F, options: AgentOptions) -> Self {
-            AgentBackend { factory, options }
-        }
-    }
+    pub type AgentBackend<F> = super::AgentBackend<F, V2>;
 
     impl<F, A> Backend for AgentBackend<F>
     where
