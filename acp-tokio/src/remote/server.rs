@@ -120,9 +120,9 @@ where
 #[cfg(feature = "unstable_protocol_v2")]
 pub(super) mod v2 {
     use super::{Backend, BoxFuture, Endpoint, in_process, io};
-    use acp_proto::protocol::V2;
     #[cfg(feature = "ws")]
     use super::{Direct, Tokio};
+    use acp_proto::protocol::V2;
 
     /// A [`Backend`] that runs an in-process ACP v2 agent ([`v2::Agent`](crate::v2::Agent)) per
     /// connection, made by a factory: [`AgentBackend`](super::AgentBackend) for v2. A client
