@@ -147,6 +147,22 @@ impl Response {
             Response::Client(_) => Side::Client,
         }
     }
+
+    /// The agent's result, if it is one (as v1's `Response::into_agent`).
+    pub fn into_agent(self) -> Option<AgentResponse> {
+        match self {
+            Response::Agent(r) => Some(r),
+            Response::Client(_) => None,
+        }
+    }
+
+    /// The client's result, if it is one.
+    pub fn into_client(self) -> Option<ClientResponse> {
+        match self {
+            Response::Client(r) => Some(r),
+            Response::Agent(_) => None,
+        }
+    }
 }
 
 impl Notification {

@@ -371,20 +371,6 @@ fn v1_request_enums(s: &mut String, req: &str, resp: &str, rows: &[RequestRow]) 
     );
     arms(s, &keys, |v| format!("{resp}::{v}(r) => r.serialize(s),"));
     let _ = write!(s, "{resp}::Ext(e) => e.serialize(s),\n}}\n}}\n}}\n\n");
-
-    for r in rows {
-        let _ = write!(
-            s,
-            "{c}impl From<{p}> for {req} {{\nfn from(p: {p}) -> {req} {{\n{req}::{v}({wp})\n}}\n}}\n\n\
-             {c}impl From<{r}> for {resp} {{\nfn from(r: {r}) -> {resp} {{\n{resp}::{v}({wr})\n}}\n}}\n\n",
-            c = cfg(&r.feature),
-            p = r.params,
-            r = r.result,
-            v = r.variant,
-            wp = r.wrap("p"),
-            wr = r.wrap("r")
-        );
-    }
 }
 
 fn v1_notification_enum(s: &mut String, not: &str, rows: &[NotificationRow]) {
@@ -444,15 +430,6 @@ fn v1_notification_enum(s: &mut String, not: &str, rows: &[NotificationRow]) {
     );
     arms(s, &keys, |v| format!("{not}::{v}(p) => p.serialize(s),"));
     let _ = write!(s, "{not}::Ext(e) => e.params.serialize(s),\n}}\n}}\n}}\n\n");
-    for r in rows {
-        let _ = write!(
-            s,
-            "{c}impl From<{p}> for {not} {{\nfn from(p: {p}) -> {not} {{\n{not}::{v}(p)\n}}\n}}\n\n",
-            c = cfg(&r.feature),
-            p = r.params,
-            v = r.variant
-        );
-    }
 }
 
 /// A v2 enum of typed params (or results) keyed by method, with an `Other` variant for methods
@@ -512,9 +489,9 @@ fn v2_by_method(s: &mut String, name: &str, what: &str, optional: bool, rows: &[
     );
 }
 
-/// `From` every params and result type of one direction into the role-agnostic `Request`/
-/// `Response`/`Notification`, and (v1) `TypedRequest`, which names each params type's result
-/// type.
+/// `From` every params and result type of one direction into its side's enum (`ClientRequest`,
+/// `AgentResponse`, …) and into the role-agnostic `Request`/`Response`/`Notification`, the same
+/// for both versions; and (v1) `TypedRequest`, which names each params type's result type.
 fn conversions(
     s: &mut String,
     version: Version,
@@ -524,6 +501,17 @@ fn conversions(
     notifications: &[NotificationRow],
 ) {
     for r in requests {
+        let _ = write!(
+            s,
+            "{c}impl From<{p}> for {side}Request {{\nfn from(p: {p}) -> {side}Request {{\n{side}Request::{v}({wp})\n}}\n}}\n\n\
+             {c}impl From<{r}> for {other}Response {{\nfn from(r: {r}) -> {other}Response {{\n{other}Response::{v}({wr})\n}}\n}}\n\n",
+            c = cfg(&r.feature),
+            p = r.params,
+            r = r.result,
+            v = r.variant,
+            wp = r.wrap("p"),
+            wr = r.wrap("r")
+        );
         let _ = write!(
             s,
             "{c}impl From<{p}> for Request {{\nfn from(p: {p}) -> Request {{\nRequest::{side}({side}Request::{v}({wp}))\n}}\n}}\n\n\
@@ -549,6 +537,13 @@ fn conversions(
         }
     }
     for r in notifications {
+        let _ = write!(
+            s,
+            "{c}impl From<{p}> for {side}Notification {{\nfn from(p: {p}) -> {side}Notification {{\n{side}Notification::{v}(p)\n}}\n}}\n\n",
+            c = cfg(&r.feature),
+            p = r.params,
+            v = r.variant
+        );
         let _ = write!(
             s,
             "{c}impl From<{p}> for Notification {{\nfn from(p: {p}) -> Notification {{\nNotification::{side}({side}Notification::{v}(p))\n}}\n}}\n\n",

@@ -279,142 +279,6 @@ impl Serialize for ClientResponse {
     }
 }
 
-impl From<RequestPermissionRequest> for AgentRequest {
-    fn from(p: RequestPermissionRequest) -> AgentRequest {
-        AgentRequest::RequestPermission(p)
-    }
-}
-
-impl From<RequestPermissionResponse> for ClientResponse {
-    fn from(r: RequestPermissionResponse) -> ClientResponse {
-        ClientResponse::RequestPermission(r)
-    }
-}
-
-impl From<WriteTextFileRequest> for AgentRequest {
-    fn from(p: WriteTextFileRequest) -> AgentRequest {
-        AgentRequest::WriteTextFile(p)
-    }
-}
-
-impl From<WriteTextFileResponse> for ClientResponse {
-    fn from(r: WriteTextFileResponse) -> ClientResponse {
-        ClientResponse::WriteTextFile(r)
-    }
-}
-
-impl From<ReadTextFileRequest> for AgentRequest {
-    fn from(p: ReadTextFileRequest) -> AgentRequest {
-        AgentRequest::ReadTextFile(p)
-    }
-}
-
-impl From<ReadTextFileResponse> for ClientResponse {
-    fn from(r: ReadTextFileResponse) -> ClientResponse {
-        ClientResponse::ReadTextFile(r)
-    }
-}
-
-impl From<CreateTerminalRequest> for AgentRequest {
-    fn from(p: CreateTerminalRequest) -> AgentRequest {
-        AgentRequest::CreateTerminal(p)
-    }
-}
-
-impl From<CreateTerminalResponse> for ClientResponse {
-    fn from(r: CreateTerminalResponse) -> ClientResponse {
-        ClientResponse::CreateTerminal(r)
-    }
-}
-
-impl From<TerminalOutputRequest> for AgentRequest {
-    fn from(p: TerminalOutputRequest) -> AgentRequest {
-        AgentRequest::TerminalOutput(p)
-    }
-}
-
-impl From<TerminalOutputResponse> for ClientResponse {
-    fn from(r: TerminalOutputResponse) -> ClientResponse {
-        ClientResponse::TerminalOutput(r)
-    }
-}
-
-impl From<ReleaseTerminalRequest> for AgentRequest {
-    fn from(p: ReleaseTerminalRequest) -> AgentRequest {
-        AgentRequest::ReleaseTerminal(p)
-    }
-}
-
-impl From<ReleaseTerminalResponse> for ClientResponse {
-    fn from(r: ReleaseTerminalResponse) -> ClientResponse {
-        ClientResponse::ReleaseTerminal(r)
-    }
-}
-
-impl From<WaitForTerminalExitRequest> for AgentRequest {
-    fn from(p: WaitForTerminalExitRequest) -> AgentRequest {
-        AgentRequest::WaitForTerminalExit(p)
-    }
-}
-
-impl From<WaitForTerminalExitResponse> for ClientResponse {
-    fn from(r: WaitForTerminalExitResponse) -> ClientResponse {
-        ClientResponse::WaitForTerminalExit(r)
-    }
-}
-
-impl From<KillTerminalRequest> for AgentRequest {
-    fn from(p: KillTerminalRequest) -> AgentRequest {
-        AgentRequest::KillTerminal(p)
-    }
-}
-
-impl From<KillTerminalResponse> for ClientResponse {
-    fn from(r: KillTerminalResponse) -> ClientResponse {
-        ClientResponse::KillTerminal(r)
-    }
-}
-
-impl From<CreateElicitationRequest> for AgentRequest {
-    fn from(p: CreateElicitationRequest) -> AgentRequest {
-        AgentRequest::CreateElicitation(p)
-    }
-}
-
-impl From<CreateElicitationResponse> for ClientResponse {
-    fn from(r: CreateElicitationResponse) -> ClientResponse {
-        ClientResponse::CreateElicitation(r)
-    }
-}
-
-#[cfg(feature = "unstable_mcp_over_acp")]
-impl From<MessageMcpRequest> for AgentRequest {
-    fn from(p: MessageMcpRequest) -> AgentRequest {
-        AgentRequest::McpMessage(p)
-    }
-}
-
-#[cfg(feature = "unstable_mcp_over_acp")]
-impl From<MessageMcpResponse> for ClientResponse {
-    fn from(r: MessageMcpResponse) -> ClientResponse {
-        ClientResponse::McpMessage(r)
-    }
-}
-
-#[cfg(feature = "unstable_proxy_chains")]
-impl From<ProxyForwardRequest> for AgentRequest {
-    fn from(p: ProxyForwardRequest) -> AgentRequest {
-        AgentRequest::ProxySuccessorForward(p)
-    }
-}
-
-#[cfg(feature = "unstable_proxy_chains")]
-impl From<ProxyForwardResponse> for ClientResponse {
-    fn from(r: ProxyForwardResponse) -> ClientResponse {
-        ClientResponse::ProxySuccessorForward(r)
-    }
-}
-
 /// A notification the agent sends to the client (the schema's `AgentNotification`).
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -526,29 +390,15 @@ impl Serialize for AgentNotification {
     }
 }
 
-impl From<SessionNotification> for AgentNotification {
-    fn from(p: SessionNotification) -> AgentNotification {
-        AgentNotification::SessionUpdate(p)
+impl From<RequestPermissionRequest> for AgentRequest {
+    fn from(p: RequestPermissionRequest) -> AgentRequest {
+        AgentRequest::RequestPermission(p)
     }
 }
 
-#[cfg(feature = "unstable_auth_status")]
-impl From<AuthStatusUpdateNotification> for AgentNotification {
-    fn from(p: AuthStatusUpdateNotification) -> AgentNotification {
-        AgentNotification::AuthStatusUpdate(p)
-    }
-}
-
-impl From<CompleteElicitationNotification> for AgentNotification {
-    fn from(p: CompleteElicitationNotification) -> AgentNotification {
-        AgentNotification::CompleteElicitation(p)
-    }
-}
-
-#[cfg(feature = "unstable_proxy_chains")]
-impl From<ProxyForwardNotification> for AgentNotification {
-    fn from(p: ProxyForwardNotification) -> AgentNotification {
-        AgentNotification::ProxySuccessorForwardNotification(p)
+impl From<RequestPermissionResponse> for ClientResponse {
+    fn from(r: RequestPermissionResponse) -> ClientResponse {
+        ClientResponse::RequestPermission(r)
     }
 }
 
@@ -574,6 +424,18 @@ impl TypedRequest for RequestPermissionRequest {
     }
 }
 
+impl From<WriteTextFileRequest> for AgentRequest {
+    fn from(p: WriteTextFileRequest) -> AgentRequest {
+        AgentRequest::WriteTextFile(p)
+    }
+}
+
+impl From<WriteTextFileResponse> for ClientResponse {
+    fn from(r: WriteTextFileResponse) -> ClientResponse {
+        ClientResponse::WriteTextFile(r)
+    }
+}
+
 impl From<WriteTextFileRequest> for Request {
     fn from(p: WriteTextFileRequest) -> Request {
         Request::Agent(AgentRequest::WriteTextFile(p))
@@ -593,6 +455,18 @@ impl TypedRequest for WriteTextFileRequest {
             Response::Client(ClientResponse::WriteTextFile(r)) => Some(r),
             _ => None,
         }
+    }
+}
+
+impl From<ReadTextFileRequest> for AgentRequest {
+    fn from(p: ReadTextFileRequest) -> AgentRequest {
+        AgentRequest::ReadTextFile(p)
+    }
+}
+
+impl From<ReadTextFileResponse> for ClientResponse {
+    fn from(r: ReadTextFileResponse) -> ClientResponse {
+        ClientResponse::ReadTextFile(r)
     }
 }
 
@@ -618,6 +492,18 @@ impl TypedRequest for ReadTextFileRequest {
     }
 }
 
+impl From<CreateTerminalRequest> for AgentRequest {
+    fn from(p: CreateTerminalRequest) -> AgentRequest {
+        AgentRequest::CreateTerminal(p)
+    }
+}
+
+impl From<CreateTerminalResponse> for ClientResponse {
+    fn from(r: CreateTerminalResponse) -> ClientResponse {
+        ClientResponse::CreateTerminal(r)
+    }
+}
+
 impl From<CreateTerminalRequest> for Request {
     fn from(p: CreateTerminalRequest) -> Request {
         Request::Agent(AgentRequest::CreateTerminal(p))
@@ -637,6 +523,18 @@ impl TypedRequest for CreateTerminalRequest {
             Response::Client(ClientResponse::CreateTerminal(r)) => Some(r),
             _ => None,
         }
+    }
+}
+
+impl From<TerminalOutputRequest> for AgentRequest {
+    fn from(p: TerminalOutputRequest) -> AgentRequest {
+        AgentRequest::TerminalOutput(p)
+    }
+}
+
+impl From<TerminalOutputResponse> for ClientResponse {
+    fn from(r: TerminalOutputResponse) -> ClientResponse {
+        ClientResponse::TerminalOutput(r)
     }
 }
 
@@ -662,6 +560,18 @@ impl TypedRequest for TerminalOutputRequest {
     }
 }
 
+impl From<ReleaseTerminalRequest> for AgentRequest {
+    fn from(p: ReleaseTerminalRequest) -> AgentRequest {
+        AgentRequest::ReleaseTerminal(p)
+    }
+}
+
+impl From<ReleaseTerminalResponse> for ClientResponse {
+    fn from(r: ReleaseTerminalResponse) -> ClientResponse {
+        ClientResponse::ReleaseTerminal(r)
+    }
+}
+
 impl From<ReleaseTerminalRequest> for Request {
     fn from(p: ReleaseTerminalRequest) -> Request {
         Request::Agent(AgentRequest::ReleaseTerminal(p))
@@ -681,6 +591,18 @@ impl TypedRequest for ReleaseTerminalRequest {
             Response::Client(ClientResponse::ReleaseTerminal(r)) => Some(r),
             _ => None,
         }
+    }
+}
+
+impl From<WaitForTerminalExitRequest> for AgentRequest {
+    fn from(p: WaitForTerminalExitRequest) -> AgentRequest {
+        AgentRequest::WaitForTerminalExit(p)
+    }
+}
+
+impl From<WaitForTerminalExitResponse> for ClientResponse {
+    fn from(r: WaitForTerminalExitResponse) -> ClientResponse {
+        ClientResponse::WaitForTerminalExit(r)
     }
 }
 
@@ -706,6 +628,18 @@ impl TypedRequest for WaitForTerminalExitRequest {
     }
 }
 
+impl From<KillTerminalRequest> for AgentRequest {
+    fn from(p: KillTerminalRequest) -> AgentRequest {
+        AgentRequest::KillTerminal(p)
+    }
+}
+
+impl From<KillTerminalResponse> for ClientResponse {
+    fn from(r: KillTerminalResponse) -> ClientResponse {
+        ClientResponse::KillTerminal(r)
+    }
+}
+
 impl From<KillTerminalRequest> for Request {
     fn from(p: KillTerminalRequest) -> Request {
         Request::Agent(AgentRequest::KillTerminal(p))
@@ -728,6 +662,18 @@ impl TypedRequest for KillTerminalRequest {
     }
 }
 
+impl From<CreateElicitationRequest> for AgentRequest {
+    fn from(p: CreateElicitationRequest) -> AgentRequest {
+        AgentRequest::CreateElicitation(p)
+    }
+}
+
+impl From<CreateElicitationResponse> for ClientResponse {
+    fn from(r: CreateElicitationResponse) -> ClientResponse {
+        ClientResponse::CreateElicitation(r)
+    }
+}
+
 impl From<CreateElicitationRequest> for Request {
     fn from(p: CreateElicitationRequest) -> Request {
         Request::Agent(AgentRequest::CreateElicitation(p))
@@ -747,6 +693,20 @@ impl TypedRequest for CreateElicitationRequest {
             Response::Client(ClientResponse::CreateElicitation(r)) => Some(r),
             _ => None,
         }
+    }
+}
+
+#[cfg(feature = "unstable_mcp_over_acp")]
+impl From<MessageMcpRequest> for AgentRequest {
+    fn from(p: MessageMcpRequest) -> AgentRequest {
+        AgentRequest::McpMessage(p)
+    }
+}
+
+#[cfg(feature = "unstable_mcp_over_acp")]
+impl From<MessageMcpResponse> for ClientResponse {
+    fn from(r: MessageMcpResponse) -> ClientResponse {
+        ClientResponse::McpMessage(r)
     }
 }
 
@@ -776,6 +736,20 @@ impl TypedRequest for MessageMcpRequest {
 }
 
 #[cfg(feature = "unstable_proxy_chains")]
+impl From<ProxyForwardRequest> for AgentRequest {
+    fn from(p: ProxyForwardRequest) -> AgentRequest {
+        AgentRequest::ProxySuccessorForward(p)
+    }
+}
+
+#[cfg(feature = "unstable_proxy_chains")]
+impl From<ProxyForwardResponse> for ClientResponse {
+    fn from(r: ProxyForwardResponse) -> ClientResponse {
+        ClientResponse::ProxySuccessorForward(r)
+    }
+}
+
+#[cfg(feature = "unstable_proxy_chains")]
 impl From<ProxyForwardRequest> for Request {
     fn from(p: ProxyForwardRequest) -> Request {
         Request::Agent(AgentRequest::ProxySuccessorForward(p))
@@ -800,9 +774,22 @@ impl TypedRequest for ProxyForwardRequest {
     }
 }
 
+impl From<SessionNotification> for AgentNotification {
+    fn from(p: SessionNotification) -> AgentNotification {
+        AgentNotification::SessionUpdate(p)
+    }
+}
+
 impl From<SessionNotification> for Notification {
     fn from(p: SessionNotification) -> Notification {
         Notification::Agent(AgentNotification::SessionUpdate(p))
+    }
+}
+
+#[cfg(feature = "unstable_auth_status")]
+impl From<AuthStatusUpdateNotification> for AgentNotification {
+    fn from(p: AuthStatusUpdateNotification) -> AgentNotification {
+        AgentNotification::AuthStatusUpdate(p)
     }
 }
 
@@ -813,9 +800,22 @@ impl From<AuthStatusUpdateNotification> for Notification {
     }
 }
 
+impl From<CompleteElicitationNotification> for AgentNotification {
+    fn from(p: CompleteElicitationNotification) -> AgentNotification {
+        AgentNotification::CompleteElicitation(p)
+    }
+}
+
 impl From<CompleteElicitationNotification> for Notification {
     fn from(p: CompleteElicitationNotification) -> Notification {
         Notification::Agent(AgentNotification::CompleteElicitation(p))
+    }
+}
+
+#[cfg(feature = "unstable_proxy_chains")]
+impl From<ProxyForwardNotification> for AgentNotification {
+    fn from(p: ProxyForwardNotification) -> AgentNotification {
+        AgentNotification::ProxySuccessorForwardNotification(p)
     }
 }
 

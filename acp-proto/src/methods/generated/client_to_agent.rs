@@ -570,318 +570,6 @@ impl Serialize for AgentResponse {
     }
 }
 
-impl From<InitializeRequest> for ClientRequest {
-    fn from(p: InitializeRequest) -> ClientRequest {
-        ClientRequest::Initialize(Box::new(p))
-    }
-}
-
-impl From<InitializeResponse> for AgentResponse {
-    fn from(r: InitializeResponse) -> AgentResponse {
-        AgentResponse::Initialize(Box::new(r))
-    }
-}
-
-impl From<AuthenticateRequest> for ClientRequest {
-    fn from(p: AuthenticateRequest) -> ClientRequest {
-        ClientRequest::Authenticate(p)
-    }
-}
-
-impl From<AuthenticateResponse> for AgentResponse {
-    fn from(r: AuthenticateResponse) -> AgentResponse {
-        AgentResponse::Authenticate(r)
-    }
-}
-
-impl From<NewSessionRequest> for ClientRequest {
-    fn from(p: NewSessionRequest) -> ClientRequest {
-        ClientRequest::NewSession(p)
-    }
-}
-
-impl From<NewSessionResponse> for AgentResponse {
-    fn from(r: NewSessionResponse) -> AgentResponse {
-        AgentResponse::NewSession(r)
-    }
-}
-
-impl From<LoadSessionRequest> for ClientRequest {
-    fn from(p: LoadSessionRequest) -> ClientRequest {
-        ClientRequest::LoadSession(p)
-    }
-}
-
-impl From<LoadSessionResponse> for AgentResponse {
-    fn from(r: LoadSessionResponse) -> AgentResponse {
-        AgentResponse::LoadSession(r)
-    }
-}
-
-impl From<SetSessionModeRequest> for ClientRequest {
-    fn from(p: SetSessionModeRequest) -> ClientRequest {
-        ClientRequest::SetSessionMode(p)
-    }
-}
-
-impl From<SetSessionModeResponse> for AgentResponse {
-    fn from(r: SetSessionModeResponse) -> AgentResponse {
-        AgentResponse::SetSessionMode(r)
-    }
-}
-
-impl From<SetSessionConfigOptionRequest> for ClientRequest {
-    fn from(p: SetSessionConfigOptionRequest) -> ClientRequest {
-        ClientRequest::SetSessionConfigOption(p)
-    }
-}
-
-impl From<SetSessionConfigOptionResponse> for AgentResponse {
-    fn from(r: SetSessionConfigOptionResponse) -> AgentResponse {
-        AgentResponse::SetSessionConfigOption(r)
-    }
-}
-
-impl From<PromptRequest> for ClientRequest {
-    fn from(p: PromptRequest) -> ClientRequest {
-        ClientRequest::Prompt(p)
-    }
-}
-
-impl From<PromptResponse> for AgentResponse {
-    fn from(r: PromptResponse) -> AgentResponse {
-        AgentResponse::Prompt(r)
-    }
-}
-
-impl From<ListSessionsRequest> for ClientRequest {
-    fn from(p: ListSessionsRequest) -> ClientRequest {
-        ClientRequest::ListSessions(p)
-    }
-}
-
-impl From<ListSessionsResponse> for AgentResponse {
-    fn from(r: ListSessionsResponse) -> AgentResponse {
-        AgentResponse::ListSessions(r)
-    }
-}
-
-impl From<DeleteSessionRequest> for ClientRequest {
-    fn from(p: DeleteSessionRequest) -> ClientRequest {
-        ClientRequest::DeleteSession(p)
-    }
-}
-
-impl From<DeleteSessionResponse> for AgentResponse {
-    fn from(r: DeleteSessionResponse) -> AgentResponse {
-        AgentResponse::DeleteSession(r)
-    }
-}
-
-impl From<ResumeSessionRequest> for ClientRequest {
-    fn from(p: ResumeSessionRequest) -> ClientRequest {
-        ClientRequest::ResumeSession(p)
-    }
-}
-
-impl From<ResumeSessionResponse> for AgentResponse {
-    fn from(r: ResumeSessionResponse) -> AgentResponse {
-        AgentResponse::ResumeSession(r)
-    }
-}
-
-impl From<CloseSessionRequest> for ClientRequest {
-    fn from(p: CloseSessionRequest) -> ClientRequest {
-        ClientRequest::CloseSession(p)
-    }
-}
-
-impl From<CloseSessionResponse> for AgentResponse {
-    fn from(r: CloseSessionResponse) -> AgentResponse {
-        AgentResponse::CloseSession(r)
-    }
-}
-
-impl From<LogoutRequest> for ClientRequest {
-    fn from(p: LogoutRequest) -> ClientRequest {
-        ClientRequest::Logout(p)
-    }
-}
-
-impl From<LogoutResponse> for AgentResponse {
-    fn from(r: LogoutResponse) -> AgentResponse {
-        AgentResponse::Logout(r)
-    }
-}
-
-#[cfg(feature = "unstable_auth_status")]
-impl From<AuthStatusRequest> for ClientRequest {
-    fn from(p: AuthStatusRequest) -> ClientRequest {
-        ClientRequest::AuthStatus(p)
-    }
-}
-
-#[cfg(feature = "unstable_auth_status")]
-impl From<AuthStatusResponse> for AgentResponse {
-    fn from(r: AuthStatusResponse) -> AgentResponse {
-        AgentResponse::AuthStatus(r)
-    }
-}
-
-#[cfg(feature = "unstable_llm_providers")]
-impl From<ListProvidersRequest> for ClientRequest {
-    fn from(p: ListProvidersRequest) -> ClientRequest {
-        ClientRequest::ListProviders(p)
-    }
-}
-
-#[cfg(feature = "unstable_llm_providers")]
-impl From<ListProvidersResponse> for AgentResponse {
-    fn from(r: ListProvidersResponse) -> AgentResponse {
-        AgentResponse::ListProviders(r)
-    }
-}
-
-#[cfg(feature = "unstable_llm_providers")]
-impl From<SetProviderRequest> for ClientRequest {
-    fn from(p: SetProviderRequest) -> ClientRequest {
-        ClientRequest::SetProvider(p)
-    }
-}
-
-#[cfg(feature = "unstable_llm_providers")]
-impl From<SetProviderResponse> for AgentResponse {
-    fn from(r: SetProviderResponse) -> AgentResponse {
-        AgentResponse::SetProvider(r)
-    }
-}
-
-#[cfg(feature = "unstable_llm_providers")]
-impl From<DisableProviderRequest> for ClientRequest {
-    fn from(p: DisableProviderRequest) -> ClientRequest {
-        ClientRequest::DisableProvider(p)
-    }
-}
-
-#[cfg(feature = "unstable_llm_providers")]
-impl From<DisableProviderResponse> for AgentResponse {
-    fn from(r: DisableProviderResponse) -> AgentResponse {
-        AgentResponse::DisableProvider(r)
-    }
-}
-
-#[cfg(feature = "unstable_session_options")]
-impl From<SessionOptionsRequest> for ClientRequest {
-    fn from(p: SessionOptionsRequest) -> ClientRequest {
-        ClientRequest::SessionOptions(p)
-    }
-}
-
-#[cfg(feature = "unstable_session_options")]
-impl From<SessionOptionsResponse> for AgentResponse {
-    fn from(r: SessionOptionsResponse) -> AgentResponse {
-        AgentResponse::SessionOptions(r)
-    }
-}
-
-#[cfg(feature = "unstable_session_set_title")]
-impl From<SetSessionTitleRequest> for ClientRequest {
-    fn from(p: SetSessionTitleRequest) -> ClientRequest {
-        ClientRequest::SetSessionTitle(p)
-    }
-}
-
-#[cfg(feature = "unstable_session_set_title")]
-impl From<SetSessionTitleResponse> for AgentResponse {
-    fn from(r: SetSessionTitleResponse) -> AgentResponse {
-        AgentResponse::SetSessionTitle(r)
-    }
-}
-
-#[cfg(feature = "unstable_session_status")]
-impl From<SessionStatusRequest> for ClientRequest {
-    fn from(p: SessionStatusRequest) -> ClientRequest {
-        ClientRequest::SessionStatus(p)
-    }
-}
-
-#[cfg(feature = "unstable_session_status")]
-impl From<SessionStatusResponse> for AgentResponse {
-    fn from(r: SessionStatusResponse) -> AgentResponse {
-        AgentResponse::SessionStatus(r)
-    }
-}
-
-#[cfg(feature = "unstable_session_archive")]
-impl From<ArchiveSessionRequest> for ClientRequest {
-    fn from(p: ArchiveSessionRequest) -> ClientRequest {
-        ClientRequest::ArchiveSession(p)
-    }
-}
-
-#[cfg(feature = "unstable_session_archive")]
-impl From<ArchiveSessionResponse> for AgentResponse {
-    fn from(r: ArchiveSessionResponse) -> AgentResponse {
-        AgentResponse::ArchiveSession(r)
-    }
-}
-
-#[cfg(feature = "unstable_session_archive")]
-impl From<UnarchiveSessionRequest> for ClientRequest {
-    fn from(p: UnarchiveSessionRequest) -> ClientRequest {
-        ClientRequest::UnarchiveSession(p)
-    }
-}
-
-#[cfg(feature = "unstable_session_archive")]
-impl From<UnarchiveSessionResponse> for AgentResponse {
-    fn from(r: UnarchiveSessionResponse) -> AgentResponse {
-        AgentResponse::UnarchiveSession(r)
-    }
-}
-
-#[cfg(feature = "unstable_session_fork")]
-impl From<ForkSessionRequest> for ClientRequest {
-    fn from(p: ForkSessionRequest) -> ClientRequest {
-        ClientRequest::ForkSession(p)
-    }
-}
-
-#[cfg(feature = "unstable_session_fork")]
-impl From<ForkSessionResponse> for AgentResponse {
-    fn from(r: ForkSessionResponse) -> AgentResponse {
-        AgentResponse::ForkSession(r)
-    }
-}
-
-#[cfg(feature = "unstable_proxy_chains")]
-impl From<InitializeProxyRequest> for ClientRequest {
-    fn from(p: InitializeProxyRequest) -> ClientRequest {
-        ClientRequest::InitializeProxy(Box::new(p))
-    }
-}
-
-#[cfg(feature = "unstable_proxy_chains")]
-impl From<InitializeProxyResponse> for AgentResponse {
-    fn from(r: InitializeProxyResponse) -> AgentResponse {
-        AgentResponse::InitializeProxy(Box::new(r))
-    }
-}
-
-#[cfg(feature = "unstable_proxy_chains")]
-impl From<ProxySuccessorRequest> for ClientRequest {
-    fn from(p: ProxySuccessorRequest) -> ClientRequest {
-        ClientRequest::ProxySuccessor(p)
-    }
-}
-
-#[cfg(feature = "unstable_proxy_chains")]
-impl From<ProxySuccessorResponse> for AgentResponse {
-    fn from(r: ProxySuccessorResponse) -> AgentResponse {
-        AgentResponse::ProxySuccessor(r)
-    }
-}
-
 /// A notification the client sends to the agent (the schema's `ClientNotification`).
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -981,23 +669,15 @@ impl Serialize for ClientNotification {
     }
 }
 
-impl From<CancelNotification> for ClientNotification {
-    fn from(p: CancelNotification) -> ClientNotification {
-        ClientNotification::Cancel(p)
+impl From<InitializeRequest> for ClientRequest {
+    fn from(p: InitializeRequest) -> ClientRequest {
+        ClientRequest::Initialize(Box::new(p))
     }
 }
 
-#[cfg(feature = "unstable_mcp_over_acp")]
-impl From<MessageMcpNotification> for ClientNotification {
-    fn from(p: MessageMcpNotification) -> ClientNotification {
-        ClientNotification::McpMessageNotification(p)
-    }
-}
-
-#[cfg(feature = "unstable_proxy_chains")]
-impl From<ProxySuccessorNotification> for ClientNotification {
-    fn from(p: ProxySuccessorNotification) -> ClientNotification {
-        ClientNotification::ProxySuccessorNotification(p)
+impl From<InitializeResponse> for AgentResponse {
+    fn from(r: InitializeResponse) -> AgentResponse {
+        AgentResponse::Initialize(Box::new(r))
     }
 }
 
@@ -1023,6 +703,18 @@ impl TypedRequest for InitializeRequest {
     }
 }
 
+impl From<AuthenticateRequest> for ClientRequest {
+    fn from(p: AuthenticateRequest) -> ClientRequest {
+        ClientRequest::Authenticate(p)
+    }
+}
+
+impl From<AuthenticateResponse> for AgentResponse {
+    fn from(r: AuthenticateResponse) -> AgentResponse {
+        AgentResponse::Authenticate(r)
+    }
+}
+
 impl From<AuthenticateRequest> for Request {
     fn from(p: AuthenticateRequest) -> Request {
         Request::Client(ClientRequest::Authenticate(p))
@@ -1042,6 +734,18 @@ impl TypedRequest for AuthenticateRequest {
             Response::Agent(AgentResponse::Authenticate(r)) => Some(r),
             _ => None,
         }
+    }
+}
+
+impl From<NewSessionRequest> for ClientRequest {
+    fn from(p: NewSessionRequest) -> ClientRequest {
+        ClientRequest::NewSession(p)
+    }
+}
+
+impl From<NewSessionResponse> for AgentResponse {
+    fn from(r: NewSessionResponse) -> AgentResponse {
+        AgentResponse::NewSession(r)
     }
 }
 
@@ -1067,6 +771,18 @@ impl TypedRequest for NewSessionRequest {
     }
 }
 
+impl From<LoadSessionRequest> for ClientRequest {
+    fn from(p: LoadSessionRequest) -> ClientRequest {
+        ClientRequest::LoadSession(p)
+    }
+}
+
+impl From<LoadSessionResponse> for AgentResponse {
+    fn from(r: LoadSessionResponse) -> AgentResponse {
+        AgentResponse::LoadSession(r)
+    }
+}
+
 impl From<LoadSessionRequest> for Request {
     fn from(p: LoadSessionRequest) -> Request {
         Request::Client(ClientRequest::LoadSession(p))
@@ -1086,6 +802,18 @@ impl TypedRequest for LoadSessionRequest {
             Response::Agent(AgentResponse::LoadSession(r)) => Some(r),
             _ => None,
         }
+    }
+}
+
+impl From<SetSessionModeRequest> for ClientRequest {
+    fn from(p: SetSessionModeRequest) -> ClientRequest {
+        ClientRequest::SetSessionMode(p)
+    }
+}
+
+impl From<SetSessionModeResponse> for AgentResponse {
+    fn from(r: SetSessionModeResponse) -> AgentResponse {
+        AgentResponse::SetSessionMode(r)
     }
 }
 
@@ -1111,6 +839,18 @@ impl TypedRequest for SetSessionModeRequest {
     }
 }
 
+impl From<SetSessionConfigOptionRequest> for ClientRequest {
+    fn from(p: SetSessionConfigOptionRequest) -> ClientRequest {
+        ClientRequest::SetSessionConfigOption(p)
+    }
+}
+
+impl From<SetSessionConfigOptionResponse> for AgentResponse {
+    fn from(r: SetSessionConfigOptionResponse) -> AgentResponse {
+        AgentResponse::SetSessionConfigOption(r)
+    }
+}
+
 impl From<SetSessionConfigOptionRequest> for Request {
     fn from(p: SetSessionConfigOptionRequest) -> Request {
         Request::Client(ClientRequest::SetSessionConfigOption(p))
@@ -1130,6 +870,18 @@ impl TypedRequest for SetSessionConfigOptionRequest {
             Response::Agent(AgentResponse::SetSessionConfigOption(r)) => Some(r),
             _ => None,
         }
+    }
+}
+
+impl From<PromptRequest> for ClientRequest {
+    fn from(p: PromptRequest) -> ClientRequest {
+        ClientRequest::Prompt(p)
+    }
+}
+
+impl From<PromptResponse> for AgentResponse {
+    fn from(r: PromptResponse) -> AgentResponse {
+        AgentResponse::Prompt(r)
     }
 }
 
@@ -1155,6 +907,18 @@ impl TypedRequest for PromptRequest {
     }
 }
 
+impl From<ListSessionsRequest> for ClientRequest {
+    fn from(p: ListSessionsRequest) -> ClientRequest {
+        ClientRequest::ListSessions(p)
+    }
+}
+
+impl From<ListSessionsResponse> for AgentResponse {
+    fn from(r: ListSessionsResponse) -> AgentResponse {
+        AgentResponse::ListSessions(r)
+    }
+}
+
 impl From<ListSessionsRequest> for Request {
     fn from(p: ListSessionsRequest) -> Request {
         Request::Client(ClientRequest::ListSessions(p))
@@ -1174,6 +938,18 @@ impl TypedRequest for ListSessionsRequest {
             Response::Agent(AgentResponse::ListSessions(r)) => Some(r),
             _ => None,
         }
+    }
+}
+
+impl From<DeleteSessionRequest> for ClientRequest {
+    fn from(p: DeleteSessionRequest) -> ClientRequest {
+        ClientRequest::DeleteSession(p)
+    }
+}
+
+impl From<DeleteSessionResponse> for AgentResponse {
+    fn from(r: DeleteSessionResponse) -> AgentResponse {
+        AgentResponse::DeleteSession(r)
     }
 }
 
@@ -1199,6 +975,18 @@ impl TypedRequest for DeleteSessionRequest {
     }
 }
 
+impl From<ResumeSessionRequest> for ClientRequest {
+    fn from(p: ResumeSessionRequest) -> ClientRequest {
+        ClientRequest::ResumeSession(p)
+    }
+}
+
+impl From<ResumeSessionResponse> for AgentResponse {
+    fn from(r: ResumeSessionResponse) -> AgentResponse {
+        AgentResponse::ResumeSession(r)
+    }
+}
+
 impl From<ResumeSessionRequest> for Request {
     fn from(p: ResumeSessionRequest) -> Request {
         Request::Client(ClientRequest::ResumeSession(p))
@@ -1218,6 +1006,18 @@ impl TypedRequest for ResumeSessionRequest {
             Response::Agent(AgentResponse::ResumeSession(r)) => Some(r),
             _ => None,
         }
+    }
+}
+
+impl From<CloseSessionRequest> for ClientRequest {
+    fn from(p: CloseSessionRequest) -> ClientRequest {
+        ClientRequest::CloseSession(p)
+    }
+}
+
+impl From<CloseSessionResponse> for AgentResponse {
+    fn from(r: CloseSessionResponse) -> AgentResponse {
+        AgentResponse::CloseSession(r)
     }
 }
 
@@ -1243,6 +1043,18 @@ impl TypedRequest for CloseSessionRequest {
     }
 }
 
+impl From<LogoutRequest> for ClientRequest {
+    fn from(p: LogoutRequest) -> ClientRequest {
+        ClientRequest::Logout(p)
+    }
+}
+
+impl From<LogoutResponse> for AgentResponse {
+    fn from(r: LogoutResponse) -> AgentResponse {
+        AgentResponse::Logout(r)
+    }
+}
+
 impl From<LogoutRequest> for Request {
     fn from(p: LogoutRequest) -> Request {
         Request::Client(ClientRequest::Logout(p))
@@ -1262,6 +1074,20 @@ impl TypedRequest for LogoutRequest {
             Response::Agent(AgentResponse::Logout(r)) => Some(r),
             _ => None,
         }
+    }
+}
+
+#[cfg(feature = "unstable_auth_status")]
+impl From<AuthStatusRequest> for ClientRequest {
+    fn from(p: AuthStatusRequest) -> ClientRequest {
+        ClientRequest::AuthStatus(p)
+    }
+}
+
+#[cfg(feature = "unstable_auth_status")]
+impl From<AuthStatusResponse> for AgentResponse {
+    fn from(r: AuthStatusResponse) -> AgentResponse {
+        AgentResponse::AuthStatus(r)
     }
 }
 
@@ -1291,6 +1117,20 @@ impl TypedRequest for AuthStatusRequest {
 }
 
 #[cfg(feature = "unstable_llm_providers")]
+impl From<ListProvidersRequest> for ClientRequest {
+    fn from(p: ListProvidersRequest) -> ClientRequest {
+        ClientRequest::ListProviders(p)
+    }
+}
+
+#[cfg(feature = "unstable_llm_providers")]
+impl From<ListProvidersResponse> for AgentResponse {
+    fn from(r: ListProvidersResponse) -> AgentResponse {
+        AgentResponse::ListProviders(r)
+    }
+}
+
+#[cfg(feature = "unstable_llm_providers")]
 impl From<ListProvidersRequest> for Request {
     fn from(p: ListProvidersRequest) -> Request {
         Request::Client(ClientRequest::ListProviders(p))
@@ -1312,6 +1152,20 @@ impl TypedRequest for ListProvidersRequest {
             Response::Agent(AgentResponse::ListProviders(r)) => Some(r),
             _ => None,
         }
+    }
+}
+
+#[cfg(feature = "unstable_llm_providers")]
+impl From<SetProviderRequest> for ClientRequest {
+    fn from(p: SetProviderRequest) -> ClientRequest {
+        ClientRequest::SetProvider(p)
+    }
+}
+
+#[cfg(feature = "unstable_llm_providers")]
+impl From<SetProviderResponse> for AgentResponse {
+    fn from(r: SetProviderResponse) -> AgentResponse {
+        AgentResponse::SetProvider(r)
     }
 }
 
@@ -1341,6 +1195,20 @@ impl TypedRequest for SetProviderRequest {
 }
 
 #[cfg(feature = "unstable_llm_providers")]
+impl From<DisableProviderRequest> for ClientRequest {
+    fn from(p: DisableProviderRequest) -> ClientRequest {
+        ClientRequest::DisableProvider(p)
+    }
+}
+
+#[cfg(feature = "unstable_llm_providers")]
+impl From<DisableProviderResponse> for AgentResponse {
+    fn from(r: DisableProviderResponse) -> AgentResponse {
+        AgentResponse::DisableProvider(r)
+    }
+}
+
+#[cfg(feature = "unstable_llm_providers")]
 impl From<DisableProviderRequest> for Request {
     fn from(p: DisableProviderRequest) -> Request {
         Request::Client(ClientRequest::DisableProvider(p))
@@ -1362,6 +1230,20 @@ impl TypedRequest for DisableProviderRequest {
             Response::Agent(AgentResponse::DisableProvider(r)) => Some(r),
             _ => None,
         }
+    }
+}
+
+#[cfg(feature = "unstable_session_options")]
+impl From<SessionOptionsRequest> for ClientRequest {
+    fn from(p: SessionOptionsRequest) -> ClientRequest {
+        ClientRequest::SessionOptions(p)
+    }
+}
+
+#[cfg(feature = "unstable_session_options")]
+impl From<SessionOptionsResponse> for AgentResponse {
+    fn from(r: SessionOptionsResponse) -> AgentResponse {
+        AgentResponse::SessionOptions(r)
     }
 }
 
@@ -1391,6 +1273,20 @@ impl TypedRequest for SessionOptionsRequest {
 }
 
 #[cfg(feature = "unstable_session_set_title")]
+impl From<SetSessionTitleRequest> for ClientRequest {
+    fn from(p: SetSessionTitleRequest) -> ClientRequest {
+        ClientRequest::SetSessionTitle(p)
+    }
+}
+
+#[cfg(feature = "unstable_session_set_title")]
+impl From<SetSessionTitleResponse> for AgentResponse {
+    fn from(r: SetSessionTitleResponse) -> AgentResponse {
+        AgentResponse::SetSessionTitle(r)
+    }
+}
+
+#[cfg(feature = "unstable_session_set_title")]
 impl From<SetSessionTitleRequest> for Request {
     fn from(p: SetSessionTitleRequest) -> Request {
         Request::Client(ClientRequest::SetSessionTitle(p))
@@ -1412,6 +1308,20 @@ impl TypedRequest for SetSessionTitleRequest {
             Response::Agent(AgentResponse::SetSessionTitle(r)) => Some(r),
             _ => None,
         }
+    }
+}
+
+#[cfg(feature = "unstable_session_status")]
+impl From<SessionStatusRequest> for ClientRequest {
+    fn from(p: SessionStatusRequest) -> ClientRequest {
+        ClientRequest::SessionStatus(p)
+    }
+}
+
+#[cfg(feature = "unstable_session_status")]
+impl From<SessionStatusResponse> for AgentResponse {
+    fn from(r: SessionStatusResponse) -> AgentResponse {
+        AgentResponse::SessionStatus(r)
     }
 }
 
@@ -1441,6 +1351,20 @@ impl TypedRequest for SessionStatusRequest {
 }
 
 #[cfg(feature = "unstable_session_archive")]
+impl From<ArchiveSessionRequest> for ClientRequest {
+    fn from(p: ArchiveSessionRequest) -> ClientRequest {
+        ClientRequest::ArchiveSession(p)
+    }
+}
+
+#[cfg(feature = "unstable_session_archive")]
+impl From<ArchiveSessionResponse> for AgentResponse {
+    fn from(r: ArchiveSessionResponse) -> AgentResponse {
+        AgentResponse::ArchiveSession(r)
+    }
+}
+
+#[cfg(feature = "unstable_session_archive")]
 impl From<ArchiveSessionRequest> for Request {
     fn from(p: ArchiveSessionRequest) -> Request {
         Request::Client(ClientRequest::ArchiveSession(p))
@@ -1462,6 +1386,20 @@ impl TypedRequest for ArchiveSessionRequest {
             Response::Agent(AgentResponse::ArchiveSession(r)) => Some(r),
             _ => None,
         }
+    }
+}
+
+#[cfg(feature = "unstable_session_archive")]
+impl From<UnarchiveSessionRequest> for ClientRequest {
+    fn from(p: UnarchiveSessionRequest) -> ClientRequest {
+        ClientRequest::UnarchiveSession(p)
+    }
+}
+
+#[cfg(feature = "unstable_session_archive")]
+impl From<UnarchiveSessionResponse> for AgentResponse {
+    fn from(r: UnarchiveSessionResponse) -> AgentResponse {
+        AgentResponse::UnarchiveSession(r)
     }
 }
 
@@ -1491,6 +1429,20 @@ impl TypedRequest for UnarchiveSessionRequest {
 }
 
 #[cfg(feature = "unstable_session_fork")]
+impl From<ForkSessionRequest> for ClientRequest {
+    fn from(p: ForkSessionRequest) -> ClientRequest {
+        ClientRequest::ForkSession(p)
+    }
+}
+
+#[cfg(feature = "unstable_session_fork")]
+impl From<ForkSessionResponse> for AgentResponse {
+    fn from(r: ForkSessionResponse) -> AgentResponse {
+        AgentResponse::ForkSession(r)
+    }
+}
+
+#[cfg(feature = "unstable_session_fork")]
 impl From<ForkSessionRequest> for Request {
     fn from(p: ForkSessionRequest) -> Request {
         Request::Client(ClientRequest::ForkSession(p))
@@ -1512,6 +1464,20 @@ impl TypedRequest for ForkSessionRequest {
             Response::Agent(AgentResponse::ForkSession(r)) => Some(r),
             _ => None,
         }
+    }
+}
+
+#[cfg(feature = "unstable_proxy_chains")]
+impl From<InitializeProxyRequest> for ClientRequest {
+    fn from(p: InitializeProxyRequest) -> ClientRequest {
+        ClientRequest::InitializeProxy(Box::new(p))
+    }
+}
+
+#[cfg(feature = "unstable_proxy_chains")]
+impl From<InitializeProxyResponse> for AgentResponse {
+    fn from(r: InitializeProxyResponse) -> AgentResponse {
+        AgentResponse::InitializeProxy(Box::new(r))
     }
 }
 
@@ -1541,6 +1507,20 @@ impl TypedRequest for InitializeProxyRequest {
 }
 
 #[cfg(feature = "unstable_proxy_chains")]
+impl From<ProxySuccessorRequest> for ClientRequest {
+    fn from(p: ProxySuccessorRequest) -> ClientRequest {
+        ClientRequest::ProxySuccessor(p)
+    }
+}
+
+#[cfg(feature = "unstable_proxy_chains")]
+impl From<ProxySuccessorResponse> for AgentResponse {
+    fn from(r: ProxySuccessorResponse) -> AgentResponse {
+        AgentResponse::ProxySuccessor(r)
+    }
+}
+
+#[cfg(feature = "unstable_proxy_chains")]
 impl From<ProxySuccessorRequest> for Request {
     fn from(p: ProxySuccessorRequest) -> Request {
         Request::Client(ClientRequest::ProxySuccessor(p))
@@ -1565,6 +1545,12 @@ impl TypedRequest for ProxySuccessorRequest {
     }
 }
 
+impl From<CancelNotification> for ClientNotification {
+    fn from(p: CancelNotification) -> ClientNotification {
+        ClientNotification::Cancel(p)
+    }
+}
+
 impl From<CancelNotification> for Notification {
     fn from(p: CancelNotification) -> Notification {
         Notification::Client(ClientNotification::Cancel(p))
@@ -1572,9 +1558,23 @@ impl From<CancelNotification> for Notification {
 }
 
 #[cfg(feature = "unstable_mcp_over_acp")]
+impl From<MessageMcpNotification> for ClientNotification {
+    fn from(p: MessageMcpNotification) -> ClientNotification {
+        ClientNotification::McpMessageNotification(p)
+    }
+}
+
+#[cfg(feature = "unstable_mcp_over_acp")]
 impl From<MessageMcpNotification> for Notification {
     fn from(p: MessageMcpNotification) -> Notification {
         Notification::Client(ClientNotification::McpMessageNotification(p))
+    }
+}
+
+#[cfg(feature = "unstable_proxy_chains")]
+impl From<ProxySuccessorNotification> for ClientNotification {
+    fn from(p: ProxySuccessorNotification) -> ClientNotification {
+        ClientNotification::ProxySuccessorNotification(p)
     }
 }
 

@@ -227,6 +227,18 @@ impl crate::v2::envelope::Keyed for AgentNotification {
     }
 }
 
+impl From<RequestPermissionRequest> for AgentRequest {
+    fn from(p: RequestPermissionRequest) -> AgentRequest {
+        AgentRequest::RequestPermission(p)
+    }
+}
+
+impl From<RequestPermissionResponse> for ClientResponse {
+    fn from(r: RequestPermissionResponse) -> ClientResponse {
+        ClientResponse::RequestPermission(r)
+    }
+}
+
 impl From<RequestPermissionRequest> for Request {
     fn from(p: RequestPermissionRequest) -> Request {
         Request::Agent(AgentRequest::RequestPermission(p))
@@ -236,6 +248,18 @@ impl From<RequestPermissionRequest> for Request {
 impl From<RequestPermissionResponse> for Response {
     fn from(r: RequestPermissionResponse) -> Response {
         Response::Client(ClientResponse::RequestPermission(r))
+    }
+}
+
+impl From<CreateElicitationRequest> for AgentRequest {
+    fn from(p: CreateElicitationRequest) -> AgentRequest {
+        AgentRequest::CreateElicitation(p)
+    }
+}
+
+impl From<CreateElicitationResponse> for ClientResponse {
+    fn from(r: CreateElicitationResponse) -> ClientResponse {
+        ClientResponse::CreateElicitation(r)
     }
 }
 
@@ -251,9 +275,21 @@ impl From<CreateElicitationResponse> for Response {
     }
 }
 
+impl From<UpdateSessionNotification> for AgentNotification {
+    fn from(p: UpdateSessionNotification) -> AgentNotification {
+        AgentNotification::SessionUpdate(p)
+    }
+}
+
 impl From<UpdateSessionNotification> for Notification {
     fn from(p: UpdateSessionNotification) -> Notification {
         Notification::Agent(AgentNotification::SessionUpdate(p))
+    }
+}
+
+impl From<CompleteElicitationNotification> for AgentNotification {
+    fn from(p: CompleteElicitationNotification) -> AgentNotification {
+        AgentNotification::CompleteElicitation(p)
     }
 }
 

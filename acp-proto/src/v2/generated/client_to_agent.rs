@@ -331,6 +331,18 @@ impl crate::v2::envelope::Keyed for ClientNotification {
     }
 }
 
+impl From<InitializeRequest> for ClientRequest {
+    fn from(p: InitializeRequest) -> ClientRequest {
+        ClientRequest::Initialize(Box::new(p))
+    }
+}
+
+impl From<InitializeResponse> for AgentResponse {
+    fn from(r: InitializeResponse) -> AgentResponse {
+        AgentResponse::Initialize(Box::new(r))
+    }
+}
+
 impl From<InitializeRequest> for Request {
     fn from(p: InitializeRequest) -> Request {
         Request::Client(ClientRequest::Initialize(Box::new(p)))
@@ -340,6 +352,18 @@ impl From<InitializeRequest> for Request {
 impl From<InitializeResponse> for Response {
     fn from(r: InitializeResponse) -> Response {
         Response::Agent(AgentResponse::Initialize(Box::new(r)))
+    }
+}
+
+impl From<LoginAuthRequest> for ClientRequest {
+    fn from(p: LoginAuthRequest) -> ClientRequest {
+        ClientRequest::Login(p)
+    }
+}
+
+impl From<LoginAuthResponse> for AgentResponse {
+    fn from(r: LoginAuthResponse) -> AgentResponse {
+        AgentResponse::Login(r)
     }
 }
 
@@ -355,6 +379,18 @@ impl From<LoginAuthResponse> for Response {
     }
 }
 
+impl From<LogoutAuthRequest> for ClientRequest {
+    fn from(p: LogoutAuthRequest) -> ClientRequest {
+        ClientRequest::Logout(p)
+    }
+}
+
+impl From<LogoutAuthResponse> for AgentResponse {
+    fn from(r: LogoutAuthResponse) -> AgentResponse {
+        AgentResponse::Logout(r)
+    }
+}
+
 impl From<LogoutAuthRequest> for Request {
     fn from(p: LogoutAuthRequest) -> Request {
         Request::Client(ClientRequest::Logout(p))
@@ -364,6 +400,18 @@ impl From<LogoutAuthRequest> for Request {
 impl From<LogoutAuthResponse> for Response {
     fn from(r: LogoutAuthResponse) -> Response {
         Response::Agent(AgentResponse::Logout(r))
+    }
+}
+
+impl From<NewSessionRequest> for ClientRequest {
+    fn from(p: NewSessionRequest) -> ClientRequest {
+        ClientRequest::NewSession(p)
+    }
+}
+
+impl From<NewSessionResponse> for AgentResponse {
+    fn from(r: NewSessionResponse) -> AgentResponse {
+        AgentResponse::NewSession(r)
     }
 }
 
@@ -379,6 +427,18 @@ impl From<NewSessionResponse> for Response {
     }
 }
 
+impl From<SetSessionConfigOptionRequest> for ClientRequest {
+    fn from(p: SetSessionConfigOptionRequest) -> ClientRequest {
+        ClientRequest::SetSessionConfigOption(p)
+    }
+}
+
+impl From<SetSessionConfigOptionResponse> for AgentResponse {
+    fn from(r: SetSessionConfigOptionResponse) -> AgentResponse {
+        AgentResponse::SetSessionConfigOption(r)
+    }
+}
+
 impl From<SetSessionConfigOptionRequest> for Request {
     fn from(p: SetSessionConfigOptionRequest) -> Request {
         Request::Client(ClientRequest::SetSessionConfigOption(p))
@@ -388,6 +448,18 @@ impl From<SetSessionConfigOptionRequest> for Request {
 impl From<SetSessionConfigOptionResponse> for Response {
     fn from(r: SetSessionConfigOptionResponse) -> Response {
         Response::Agent(AgentResponse::SetSessionConfigOption(r))
+    }
+}
+
+impl From<PromptRequest> for ClientRequest {
+    fn from(p: PromptRequest) -> ClientRequest {
+        ClientRequest::Prompt(p)
+    }
+}
+
+impl From<PromptResponse> for AgentResponse {
+    fn from(r: PromptResponse) -> AgentResponse {
+        AgentResponse::Prompt(r)
     }
 }
 
@@ -403,6 +475,18 @@ impl From<PromptResponse> for Response {
     }
 }
 
+impl From<ListSessionsRequest> for ClientRequest {
+    fn from(p: ListSessionsRequest) -> ClientRequest {
+        ClientRequest::ListSessions(p)
+    }
+}
+
+impl From<ListSessionsResponse> for AgentResponse {
+    fn from(r: ListSessionsResponse) -> AgentResponse {
+        AgentResponse::ListSessions(r)
+    }
+}
+
 impl From<ListSessionsRequest> for Request {
     fn from(p: ListSessionsRequest) -> Request {
         Request::Client(ClientRequest::ListSessions(p))
@@ -412,6 +496,18 @@ impl From<ListSessionsRequest> for Request {
 impl From<ListSessionsResponse> for Response {
     fn from(r: ListSessionsResponse) -> Response {
         Response::Agent(AgentResponse::ListSessions(r))
+    }
+}
+
+impl From<DeleteSessionRequest> for ClientRequest {
+    fn from(p: DeleteSessionRequest) -> ClientRequest {
+        ClientRequest::DeleteSession(p)
+    }
+}
+
+impl From<DeleteSessionResponse> for AgentResponse {
+    fn from(r: DeleteSessionResponse) -> AgentResponse {
+        AgentResponse::DeleteSession(r)
     }
 }
 
@@ -427,6 +523,18 @@ impl From<DeleteSessionResponse> for Response {
     }
 }
 
+impl From<ResumeSessionRequest> for ClientRequest {
+    fn from(p: ResumeSessionRequest) -> ClientRequest {
+        ClientRequest::ResumeSession(p)
+    }
+}
+
+impl From<ResumeSessionResponse> for AgentResponse {
+    fn from(r: ResumeSessionResponse) -> AgentResponse {
+        AgentResponse::ResumeSession(r)
+    }
+}
+
 impl From<ResumeSessionRequest> for Request {
     fn from(p: ResumeSessionRequest) -> Request {
         Request::Client(ClientRequest::ResumeSession(p))
@@ -436,6 +544,18 @@ impl From<ResumeSessionRequest> for Request {
 impl From<ResumeSessionResponse> for Response {
     fn from(r: ResumeSessionResponse) -> Response {
         Response::Agent(AgentResponse::ResumeSession(r))
+    }
+}
+
+impl From<CloseSessionRequest> for ClientRequest {
+    fn from(p: CloseSessionRequest) -> ClientRequest {
+        ClientRequest::CloseSession(p)
+    }
+}
+
+impl From<CloseSessionResponse> for AgentResponse {
+    fn from(r: CloseSessionResponse) -> AgentResponse {
+        AgentResponse::CloseSession(r)
     }
 }
 
@@ -451,6 +571,18 @@ impl From<CloseSessionResponse> for Response {
     }
 }
 
+impl From<CancelToolCallRequest> for ClientRequest {
+    fn from(p: CancelToolCallRequest) -> ClientRequest {
+        ClientRequest::CancelToolCall(p)
+    }
+}
+
+impl From<CancelToolCallResponse> for AgentResponse {
+    fn from(r: CancelToolCallResponse) -> AgentResponse {
+        AgentResponse::CancelToolCall(r)
+    }
+}
+
 impl From<CancelToolCallRequest> for Request {
     fn from(p: CancelToolCallRequest) -> Request {
         Request::Client(ClientRequest::CancelToolCall(p))
@@ -463,6 +595,18 @@ impl From<CancelToolCallResponse> for Response {
     }
 }
 
+impl From<CancelTerminalRequest> for ClientRequest {
+    fn from(p: CancelTerminalRequest) -> ClientRequest {
+        ClientRequest::CancelTerminal(p)
+    }
+}
+
+impl From<CancelTerminalResponse> for AgentResponse {
+    fn from(r: CancelTerminalResponse) -> AgentResponse {
+        AgentResponse::CancelTerminal(r)
+    }
+}
+
 impl From<CancelTerminalRequest> for Request {
     fn from(p: CancelTerminalRequest) -> Request {
         Request::Client(ClientRequest::CancelTerminal(p))
@@ -472,6 +616,12 @@ impl From<CancelTerminalRequest> for Request {
 impl From<CancelTerminalResponse> for Response {
     fn from(r: CancelTerminalResponse) -> Response {
         Response::Agent(AgentResponse::CancelTerminal(r))
+    }
+}
+
+impl From<CancelSessionNotification> for ClientNotification {
+    fn from(p: CancelSessionNotification) -> ClientNotification {
+        ClientNotification::Cancel(p)
     }
 }
 
