@@ -51,14 +51,21 @@ impl AgentContext {
         self.answered.wait();
     }
 
-    /// Sends any v2 agent request and blocks until its result.
-    pub fn request(&self, request: impl Into<v2::Request>) -> Result<v2::Response, Error> {
-        self.link.call(request.into(), self.timeout)
+    /// Sends any v2 agent→client request and blocks until the client's result, as v1's
+    /// [`RequestContext::request`](crate::RequestContext::request): `timeout` bounds the wait
+    /// (default: [`Config::request_timeout`](acp_proto::Config::request_timeout)).
+    pub fn request(
+        &self,
+        request: impl Into<v2::AgentRequest>,
+        timeout: Option<Duration>,
+    ) -> Result<v2::ClientResponse, Error> {
+        let response = self.link.call(request.into().into(), timeout.or(self.timeout))?;
+        response.into_client().ok_or(Error::UnexpectedResponse)
     }
 
     /// Sends a v2 agent notification, blocking while the outbound budget is used up.
-    pub fn notify(&self, notification: impl Into<v2::Notification>) -> Result<(), Error> {
-        self.link.notify(notification.into())
+    pub fn notify(&self, notification: impl Into<v2::AgentNotification>) -> Result<(), Error> {
+        self.link.notify(notification.into().into())
     }
 
     /// Calls an extension method on the client (its name starts with `_`) and blocks until its

@@ -106,9 +106,17 @@ impl ClientConnection {
         }
     }
 
-    /// Sends any v2 client request and blocks until its result.
-    pub fn request(&self, request: impl Into<v2::Request>) -> Result<v2::Response, Error> {
-        self.link.call(request.into(), self.timeout)
+    /// Sends any v2 client request and blocks until the agent's result, as v1's
+    /// [`Requester::request`](crate::Requester::request): `timeout` (`None`: this connection's)
+    /// bounds the wait. Use [`prompt`](Self::prompt) for prompts, and
+    /// [`ext_method`](Self::ext_method) for extension methods.
+    pub fn request(
+        &self,
+        request: impl Into<v2::ClientRequest>,
+        timeout: Option<Duration>,
+    ) -> Result<v2::AgentResponse, Error> {
+        let response = self.link.call(request.into().into(), timeout.or(self.timeout))?;
+        response.into_agent().ok_or(Error::UnexpectedResponse)
     }
 
     /// Starts a turn: sends `session/prompt` and returns once the core took it (or refused it:
@@ -143,14 +151,12 @@ impl ClientConnection {
 
     /// Sends a v2 client notification (`session/cancel` goes through [`cancel`](Self::cancel)),
     /// blocking while the outbound budget is used up.
-    pub fn notify(&self, notification: impl Into<v2::Notification>) -> Result<(), Error> {
+    pub fn notify(&self, notification: impl Into<v2::ClientNotification>) -> Result<(), Error> {
         let notification = notification.into();
-        if let v2::Notification::Client(ClientNotification::Cancel(CancelSessionNotification { session_id, .. })) =
-            &notification
-        {
+        if let ClientNotification::Cancel(CancelSessionNotification { session_id, .. }) = &notification {
             return self.cancel(session_id);
         }
-        self.link.notify(notification)
+        self.link.notify(notification.into())
     }
 
     /// Calls an extension method of the agent (its name starts with `_`); this connection's

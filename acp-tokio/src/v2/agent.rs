@@ -58,14 +58,22 @@ impl AgentContext {
         self.answered.wait().await;
     }
 
-    /// Sends any v2 agent request and waits for its result; dropping the future cancels it.
-    pub async fn request(&self, request: impl Into<v2::Request>) -> Result<v2::Response, Error> {
-        self.inner.handle.request(request.into(), None).await
+    /// Sends any v2 agent→client request and waits for the client's result, as v1's
+    /// [`RequestContext::request`](crate::RequestContext::request): `timeout` bounds the wait
+    /// (default: [`Config::request_timeout`](acp_proto::Config::request_timeout)), and
+    /// dropping the future cancels the request (`$/cancel_request`).
+    pub async fn request(
+        &self,
+        request: impl Into<v2::AgentRequest>,
+        timeout: Option<Duration>,
+    ) -> Result<v2::ClientResponse, Error> {
+        let response = self.inner.handle.request(request.into().into(), timeout).await?;
+        response.into_client().ok_or(Error::UnexpectedResponse)
     }
 
     /// Sends a v2 agent notification, waiting while the outbound budget is full.
-    pub async fn notify(&self, notification: impl Into<v2::Notification>) -> Result<(), Error> {
-        self.inner.handle.notify(Box::new(notification.into())).await
+    pub async fn notify(&self, notification: impl Into<v2::AgentNotification>) -> Result<(), Error> {
+        self.inner.handle.notify(Box::new(notification.into().into())).await
     }
 
     /// Calls an extension method on the client (its name starts with `_`); `timeout` bounds

@@ -242,7 +242,7 @@ impl Ui {
             if let Some(previous) = previous {
                 let _ = previous.await;
             }
-            let why = conn.request(request).await.err().map(|e| e.to_string());
+            let why = conn.request(request, None).await.err().map(|e| e.to_string());
             super::handler::post(&tx, UiEvent::V2(Box::new(Event::Joined(text, why)))).await;
         }));
     }
