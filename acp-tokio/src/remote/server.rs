@@ -77,7 +77,7 @@ pub trait Backend: Send + Sync + 'static {
 
 /// A [`Backend`] that runs an in-process agent per connection, made by a factory: an
 /// [`Agent`] (v1, the default `P`), or with feature `unstable_protocol_v2` a
-/// [`v2::Agent`](crate::v2::Agent) as `AgentBackend<F, V2>`, named `remote::v2::AgentBackend`.
+/// `acp_tokio::v2::Agent` as `AgentBackend<F, V2>`, named `remote::v2::AgentBackend`.
 pub struct AgentBackend<F, P = acp_proto::protocol::V1> {
     factory: F,
     options: AgentOptions,
