@@ -287,6 +287,12 @@ fn v2_agent_contract_update_by_update() {
         .unwrap();
         let init = conn.initialize(init).await.expect("v2 handshake");
         assert_eq!((init.protocol_version.0, init.info.name.as_str()), (2, "acp-reference-agent"));
+        // Extension methods, through the v2 client's own call: `_test/echo` answers its params
+        // verbatim, as v1's agent does; another is unknown.
+        let params = json!({ "x": [1, "two", null] });
+        assert_eq!(conn.ext_method("_test/echo", params.clone()).await.expect("_test/echo"), params);
+        let unknown = conn.ext_method("_test/nothing", json!({})).await.expect_err("not an extension of the agent");
+        assert_eq!(unknown.rpc_code(), Some(-32601), "{unknown:?}");
         let new: v2::NewSessionRequest = serde_json::from_value(json!({
             "cwd": "/tmp", "systemPrompt": { "mode": "append", "content": [{ "type": "text", "text": "be brief" }] },
         }))

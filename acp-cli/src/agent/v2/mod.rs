@@ -280,4 +280,18 @@ impl tokio_v2::Agent for ReferenceAgent {
         self.log(format_args!("session/cancel of {}", notification.session_id));
         self.stop(&notification.session_id);
     }
+
+    /// `_test/echo` answers its params verbatim, as the v1 agent's; other extension methods
+    /// are unknown (`-32601`).
+    async fn ext_method(
+        &self,
+        method: &str,
+        params: Option<serde_json::Value>,
+        _: tokio_v2::AgentContext,
+    ) -> Result<serde_json::Value, RpcError> {
+        match method {
+            crate::agent::ECHO_METHOD => Ok(params.unwrap_or_default()),
+            _ => Err(RpcError::method_not_found(method)),
+        }
+    }
 }
