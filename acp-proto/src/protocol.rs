@@ -65,6 +65,18 @@ pub trait Protocol: sealed::Sealed + Debug + Clone + Copy + PartialEq + Eq + Def
     type Notification: Debug + Clone + PartialEq;
     /// A result of either side, answering a request.
     type Response: Debug + Clone + PartialEq;
+    /// A request the client sends (and the agent handles).
+    type ClientRequest: Debug + Clone + PartialEq + Into<Self::Request>;
+    /// A request the agent sends (and the client handles).
+    type AgentRequest: Debug + Clone + PartialEq + Into<Self::Request>;
+    /// A notification the client sends.
+    type ClientNotification: Debug + Clone + PartialEq + Into<Self::Notification>;
+    /// A notification the agent sends.
+    type AgentNotification: Debug + Clone + PartialEq + Into<Self::Notification>;
+    /// A result the agent answers a client's request with.
+    type AgentResponse: Debug + Clone + PartialEq + Into<Self::Response>;
+    /// A result the client answers an agent's request with.
+    type ClientResponse: Debug + Clone + PartialEq + Into<Self::Response>;
 
     /// The wire name of a method of this version.
     fn wire(method: Self::Method) -> &'static str;
@@ -80,6 +92,12 @@ pub trait Protocol: sealed::Sealed + Debug + Clone + Copy + PartialEq + Eq + Def
     /// the table.
     #[allow(clippy::result_large_err)]
     fn ext_result(response: Self::Response) -> Result<Value, Self::Response>;
+
+    /// The agent's result, if `response` is one.
+    fn agent_response(response: Self::Response) -> Option<Self::AgentResponse>;
+
+    /// The client's result, if `response` is one.
+    fn client_response(response: Self::Response) -> Option<Self::ClientResponse>;
 
     /// The engine's event, as this version's; a message of the other version is handed back
     /// (the event queue then changes version, module `connection::queue`).
@@ -203,6 +221,12 @@ impl Protocol for V1 {
     type Request = crate::methods::Request;
     type Notification = crate::methods::Notification;
     type Response = crate::methods::Response;
+    type ClientRequest = ClientRequest;
+    type AgentRequest = AgentRequest;
+    type ClientNotification = ClientNotification;
+    type AgentNotification = AgentNotification;
+    type AgentResponse = AgentResponse;
+    type ClientResponse = ClientResponse;
 
     fn wire(method: Self::Method) -> &'static str {
         method.wire()
@@ -230,6 +254,14 @@ impl Protocol for V1 {
             | Response::Client(ClientResponse::Ext(ExtResponse(value))) => Ok(value),
             other => Err(other),
         }
+    }
+
+    fn agent_response(response: Self::Response) -> Option<Self::AgentResponse> {
+        response.into_agent()
+    }
+
+    fn client_response(response: Self::Response) -> Option<Self::ClientResponse> {
+        response.into_client()
     }
 
     #[inline]
@@ -308,6 +340,12 @@ impl Protocol for V2 {
     type Request = crate::v2::Request;
     type Notification = crate::v2::Notification;
     type Response = crate::v2::Response;
+    type ClientRequest = crate::v2::ClientRequest;
+    type AgentRequest = crate::v2::AgentRequest;
+    type ClientNotification = crate::v2::ClientNotification;
+    type AgentNotification = crate::v2::AgentNotification;
+    type AgentResponse = crate::v2::AgentResponse;
+    type ClientResponse = crate::v2::ClientResponse;
 
     fn wire(method: Self::Method) -> &'static str {
         method.wire()
@@ -340,6 +378,14 @@ impl Protocol for V2 {
             | Response::Client(ClientResponse::Other { value, .. }) => Ok(value),
             other => Err(other),
         }
+    }
+
+    fn agent_response(response: Self::Response) -> Option<Self::AgentResponse> {
+        response.into_agent()
+    }
+
+    fn client_response(response: Self::Response) -> Option<Self::ClientResponse> {
+        response.into_client()
     }
 
     fn event(event: AnyEvent) -> Result<Event<V2>, AnyEvent> {

@@ -5,10 +5,10 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use acp_proto::methods::{AgentResponse, ClientNotification, ClientRequest};
+use acp_proto::methods::{ClientNotification, ClientRequest};
 use acp_proto::protocol::V1;
 use acp_proto::types::*;
-use acp_proto::{CloseReason, Negotiated, Notification, Request, Response, Side};
+use acp_proto::{CloseReason, Negotiated, Notification, Request, Side};
 use serde_json::Value;
 use tokio::sync::oneshot;
 
@@ -108,6 +108,39 @@ impl<P: Version> ClientConnection<P> {
     /// The timeout set with [`with_timeout`](Self::with_timeout), if any.
     pub(crate) fn timeout(&self) -> Option<Duration> {
         self.timeout
+    }
+
+    /// Sends any client request of the version and waits for the agent's result. `timeout` (or
+    /// the one set with [`with_timeout`](Self::with_timeout)) bounds the wait. Dropping the
+    /// future before it resolves cancels the request: the agent gets a `$/cancel_request`. Use
+    /// [`prompt`](Self::prompt) for prompts (here a prompt's updates are dropped) and
+    /// [`ext_method`](Self::ext_method) for extension methods.
+    ///
+    /// The side is in the types: a client's request goes in, the agent's result comes out.
+    ///
+    /// ```no_run
+    /// # async fn f(conn: acp_tokio::ClientConnection, list: acp_tokio::acp_proto::types::ListSessionsRequest)
+    /// # -> Result<(), acp_tokio::Error> {
+    /// use acp_tokio::acp_proto::AgentResponse;
+    ///
+    /// let AgentResponse::ListSessions(sessions) = conn.request(list, None).await? else { return Ok(()) };
+    /// # let _ = sessions; Ok(()) }
+    /// ```
+    ///
+    /// An agent's request does not compile here:
+    ///
+    /// ```compile_fail
+    /// # async fn f(conn: acp_tokio::ClientConnection, ask: acp_tokio::acp_proto::types::RequestPermissionRequest) {
+    /// let _ = conn.request(ask, None).await;
+    /// # }
+    /// ```
+    pub async fn request(
+        &self,
+        request: impl Into<P::ClientRequest>,
+        timeout: Option<Duration>,
+    ) -> Result<P::AgentResponse, Error> {
+        let response = self.handle.request(request.into().into(), timeout.or(self.timeout)).await?;
+        P::agent_response(response).ok_or(Error::UnexpectedResponse)
     }
 
     /// An extension request (a method outside the table: its name starts with `_`) and the
@@ -224,21 +257,6 @@ impl ClientConnection<V1> {
         /// group of its own. See [`close`](Self::close) for how it ends.
         fn spawn<C: Client> = process(spawn_tokio, ClientHandlers);
     });
-
-    /// Sends any client request and waits for the agent's result. `timeout` (or the one set
-    /// with [`with_timeout`](Self::with_timeout)) bounds the wait. Dropping the future before
-    /// it resolves cancels the request: the agent gets a `$/cancel_request`. Use
-    /// [`prompt`](Self::prompt) for prompts: here a prompt's updates are dropped.
-    pub async fn request(
-        &self,
-        request: impl Into<ClientRequest>,
-        timeout: Option<Duration>,
-    ) -> Result<AgentResponse, Error> {
-        match self.handle.request(Request::Client(request.into()), timeout.or(self.timeout)).await? {
-            Response::Agent(response) => Ok(response),
-            _ => Err(Error::UnexpectedResponse),
-        }
-    }
 
     /// `initialize`: the handshake, first. Fails with [`Error::UnsupportedProtocolVersion`]
     /// (and the connection closes) when the agent picks a version this client does not speak.

@@ -2,8 +2,6 @@
 //! of the client), and the typed calls and constructors of [`ClientConnection`] (the one
 //! `ClientConnection<P>`, as `ClientConnection<V2>`), the handle that drives a v2 agent.
 
-use std::time::Duration;
-
 use acp_proto::CloseReason;
 use acp_proto::protocol::V2;
 use acp_proto::v2::{self, CancelSessionNotification, ClientNotification};
@@ -62,39 +60,6 @@ impl ClientConnection<V2> {
             }
             Err(e) => Err(e),
         }
-    }
-
-    /// Sends any v2 client request and waits for the agent's result, as v1's
-    /// [`request`](crate::ClientConnection::request): `timeout` (or the one set with
-    /// [`with_timeout`](Self::with_timeout)) bounds the wait, and dropping the future cancels
-    /// the request (`$/cancel_request`). Use [`prompt`](Self::prompt) for prompts, and
-    /// [`ext_method`](Self::ext_method) for extension methods.
-    ///
-    /// The side is in the types: a client's request goes in, the agent's result comes out.
-    ///
-    /// ```no_run
-    /// # async fn f(conn: acp_tokio::v2::ClientConnection, list: acp_tokio::acp_proto::v2::ListSessionsRequest)
-    /// # -> Result<(), acp_tokio::Error> {
-    /// use acp_tokio::acp_proto::v2::AgentResponse;
-    ///
-    /// let AgentResponse::ListSessions(sessions) = conn.request(list, None).await? else { return Ok(()) };
-    /// # let _ = sessions; Ok(()) }
-    /// ```
-    ///
-    /// An agent's request does not compile here:
-    ///
-    /// ```compile_fail
-    /// # async fn f(conn: acp_tokio::v2::ClientConnection, ask: acp_tokio::acp_proto::v2::RequestPermissionRequest) {
-    /// let _ = conn.request(ask, None).await;
-    /// # }
-    /// ```
-    pub async fn request(
-        &self,
-        request: impl Into<v2::ClientRequest>,
-        timeout: Option<Duration>,
-    ) -> Result<v2::AgentResponse, Error> {
-        let response = self.handle().request(request.into().into(), timeout.or(self.timeout())).await?;
-        response.into_agent().ok_or(Error::UnexpectedResponse)
     }
 
     /// Starts a turn: sends `session/prompt`. Resolves once the request went out (or was

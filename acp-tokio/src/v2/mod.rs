@@ -29,6 +29,17 @@
 //! turn's session (permission asks, session-scoped elicitations) reach the client's handlers
 //! only after the turn's reader took every update sent before them, as in v1.
 //!
+//! **Sides.** A call takes what its side sends: [`ClientConnection::request`] (the crate's
+//! one, generic over the version) a `v2::ClientRequest` and gives the `v2::AgentResponse`,
+//! [`AgentContext::request`] an `AgentRequest` and gives the `ClientResponse`. A client cannot
+//! send an agent's request:
+//!
+//! ```compile_fail
+//! # async fn f(conn: acp_tokio::v2::ClientConnection, ask: acp_tokio::acp_proto::v2::RequestPermissionRequest) {
+//! let _ = conn.request(ask, None).await;
+//! # }
+//! ```
+//!
 //! **Extensions.** Methods outside the table (their names start with `_`) go both ways as in
 //! v1: `ext_method` and `ext_notification` of [`ClientConnection`] (the crate's one, for every
 //! version) and of [`AgentContext`] send them (the messages built by
