@@ -33,8 +33,8 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::client::Policy;
 use crate::files::non_empty_var;
+use crate::permission::Policy;
 
 /// The whole config file.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]

@@ -35,6 +35,7 @@ pub mod demo;
 pub mod files;
 pub mod manage;
 pub(crate) mod outlet;
+pub mod permission;
 pub mod record;
 pub mod replay;
 pub(crate) mod sanitize;

@@ -16,7 +16,7 @@ use acp_services::{ClientServices, ErrorKind};
 use super::UiEvent;
 use super::elicit::{Answers, ElicitNote, answer_form};
 use super::guard::{Approvals, ask, ask_elicitation, ask_locally, refused};
-use super::permission::Policy;
+use crate::permission::Policy;
 
 /// How often `terminal/wait_for_exit` looks at its cancellation and at the shutdown.
 const WAIT_SLICE: Duration = Duration::from_millis(100);

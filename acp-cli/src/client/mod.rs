@@ -52,7 +52,6 @@ mod journal;
 mod offer;
 mod options;
 mod output;
-mod permission;
 mod process;
 mod questions;
 #[cfg(feature = "unstable_resumable_transport")]
@@ -81,10 +80,10 @@ use std::time::Duration;
 use acp_blocking::acp_proto::types::{PromptResponse, SessionNotification, SessionUpdate};
 use acp_blocking::{ClientConnection, ClientOptions};
 
+pub use crate::permission::Policy;
 pub use attach::{MAX_ATTACHMENTS, MAX_EMBED, MAX_IMAGE, MAX_INLINE_TOTAL, MAX_PROMPT, read_prompt};
 pub use exec_child::{EXEC_CHILD, exec_child};
 pub use output::Output;
-pub use permission::Policy;
 pub use render::Style;
 pub use shared::Attach;
 // For `acp record` and `acp check` (spawning what dies with them) and `acp replay` (drawing a

@@ -20,7 +20,7 @@ use acp_blocking::acp_proto::types::{
 use acp_services::{ClientServices, FsConfig, FsSandbox, TerminalConfig, Terminals};
 
 use super::exec_child::EXEC_CHILD;
-use super::permission::Policy;
+use crate::permission::Policy;
 
 /// How terminals are confined to the roots (Landlock, checked on this kernel), or why they
 /// cannot be.

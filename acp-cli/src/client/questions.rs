@@ -21,8 +21,8 @@ use acp_blocking::acp_proto::types::*;
 use super::UiEvent;
 use super::form::{Fill, Step};
 use super::guard::{ElicitAsk, PermissionAsk};
-use super::permission::{Policy, allow_option, parse_answer, reject_option};
 use super::session::Session;
+use crate::permission::{Policy, allow_option, parse_answer, reject_option};
 
 /// A question in the queue.
 #[derive(Debug)]

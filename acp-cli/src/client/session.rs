@@ -19,12 +19,12 @@ use super::control::{Act, Control};
 use super::guard::Approvals;
 use super::interrupt::{Interrupts, termination_note};
 use super::offer::Offer;
-use super::permission::Policy;
 use super::process::AgentProcess;
 use super::questions::Question;
 use super::render::Renderer;
 use super::{ClientConfig, UiEvent};
 use crate::Exit;
+use crate::permission::Policy;
 
 /// How often the spinner moves (and the idle loop checks that the agent lives).
 const TICK: Duration = Duration::from_millis(80);

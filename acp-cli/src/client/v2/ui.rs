@@ -19,7 +19,6 @@ use acp_tokio::v2 as tokio_v2;
 
 use super::super::guard::PermissionAsk;
 use super::super::interrupt::{Interrupts, termination_note};
-use super::super::permission::{Policy, parse_answer};
 use super::super::process::AgentProcess;
 use super::super::questions::answer_by_policy;
 use super::super::render::Renderer;
@@ -28,6 +27,7 @@ use super::super::{UiEvent, children};
 use super::upsert::Upserts;
 use super::{Ended, Event};
 use crate::Exit;
+use crate::permission::{Policy, parse_answer};
 
 /// How often the spinner moves and the agent's life is checked.
 const TICK: Duration = Duration::from_millis(80);

@@ -1,4 +1,5 @@
-//! Permission policies and the parsing of a typed answer.
+//! Permission policies and the parsing of a typed answer: what the config file, the command
+//! line and the client share, below the client (`client::Policy` is this module's [`Policy`]).
 
 use acp_blocking::acp_proto::types::{PermissionOption, PermissionOptionKind};
 
