@@ -128,12 +128,7 @@ impl acp_blocking::Agent for BlockingEcho {
             }
             "_panic" => panic!("the blocking echo agent was asked to panic"),
             "_ask_client" => {
-                let deadline = Duration::from_millis(params.get("ms").and_then(Value::as_u64).unwrap_or(200));
-                Ok(match cx.ext_method("_wait", json!({}), Some(deadline)) {
-                    Ok(value) => value,
-                    Err(acp_blocking::Error::TimedOut) => json!("timed out"),
-                    Err(e) => json!(e.to_string()),
-                })
+                Ok(crate::asked(cx.ext_method("_wait", json!({}), Some(crate::ask_deadline(Some(&params))))))
             }
             "_announce" => {
                 let session = params["sessionId"].as_str().unwrap_or_default().to_owned();

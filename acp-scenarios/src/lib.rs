@@ -291,6 +291,23 @@ impl acp_blocking::Client for TestClient {
     }
 }
 
+/// `_ask_client {"ms"}` of the blocking and v2 echo agents: how long the agent's `_wait` on
+/// its client may take (200 ms without).
+pub fn ask_deadline(params: Option<&serde_json::Value>) -> std::time::Duration {
+    let ms = params.and_then(|p| p.get("ms")).and_then(serde_json::Value::as_u64);
+    std::time::Duration::from_millis(ms.unwrap_or(200))
+}
+
+/// `_ask_client`'s answer: the client's result, `"timed out"`, or the error's text (both
+/// adapters' `Error` is acp-runtime's).
+pub fn asked(result: Result<serde_json::Value, acp_tokio::Error>) -> serde_json::Value {
+    match result {
+        Ok(value) => value,
+        Err(acp_tokio::Error::TimedOut) => serde_json::json!("timed out"),
+        Err(e) => serde_json::json!(e.to_string()),
+    }
+}
+
 /// An `initialize` request advertising `fs.readTextFile` and `terminal`.
 pub fn init_with_caps() -> InitializeRequest {
     let mut init = InitializeRequest::new(ProtocolVersion::V1);

@@ -38,8 +38,8 @@ use acp_tokio::acp_proto::v2::{self, SessionId, SessionUpdate};
 use serde_json::json;
 use tokio::sync::mpsc::UnboundedSender;
 
-use crate::TestClient;
 use crate::echo::storm_text;
+use crate::{TestClient, ask_deadline, asked};
 
 /// The agent's name in its `initialize` answer (the v1 echo agents' name).
 pub const AGENT_NAME: &str = "echo_agent";
@@ -349,21 +349,6 @@ impl acp_tokio::v2::Agent for EchoV2 {
 
     async fn ext_notification(&self, method: &str, params: Option<serde_json::Value>) {
         EchoV2::ext_notification(self, method, params);
-    }
-}
-
-/// `_ask_client {"ms"}`: how long the agent's `_wait` on its client may take (200 ms without).
-fn ask_deadline(params: Option<&serde_json::Value>) -> Duration {
-    Duration::from_millis(params.and_then(|p| p.get("ms")).and_then(serde_json::Value::as_u64).unwrap_or(200))
-}
-
-/// `_ask_client`'s answer, as the v1 echo agents give it: the client's result, `"timed out"`,
-/// or the error's text.
-fn asked(result: Result<serde_json::Value, acp_tokio::Error>) -> serde_json::Value {
-    match result {
-        Ok(value) => value,
-        Err(acp_tokio::Error::TimedOut) => json!("timed out"),
-        Err(e) => json!(e.to_string()),
     }
 }
 
