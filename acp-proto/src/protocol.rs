@@ -66,17 +66,17 @@ pub trait Protocol: sealed::Sealed + Debug + Clone + Copy + PartialEq + Eq + Def
     /// A result of either side, answering a request.
     type Response: Debug + Clone + PartialEq;
     /// A request the client sends (and the agent handles).
-    type ClientRequest: Debug + Clone + PartialEq + Into<Self::Request>;
+    type ClientRequest: Debug + Clone + PartialEq + Send + Unpin + 'static + Into<Self::Request>;
     /// A request the agent sends (and the client handles).
-    type AgentRequest: Debug + Clone + PartialEq + Into<Self::Request>;
+    type AgentRequest: Debug + Clone + PartialEq + Send + Unpin + 'static + Into<Self::Request>;
     /// A notification the client sends.
-    type ClientNotification: Debug + Clone + PartialEq + Into<Self::Notification>;
+    type ClientNotification: Debug + Clone + PartialEq + Send + Unpin + 'static + Into<Self::Notification>;
     /// A notification the agent sends.
-    type AgentNotification: Debug + Clone + PartialEq + Into<Self::Notification>;
+    type AgentNotification: Debug + Clone + PartialEq + Send + Unpin + 'static + Into<Self::Notification>;
     /// A result the agent answers a client's request with.
-    type AgentResponse: Debug + Clone + PartialEq + Into<Self::Response>;
+    type AgentResponse: Debug + Clone + PartialEq + Send + Unpin + 'static + Into<Self::Response>;
     /// A result the client answers an agent's request with.
-    type ClientResponse: Debug + Clone + PartialEq + Into<Self::Response>;
+    type ClientResponse: Debug + Clone + PartialEq + Send + Unpin + 'static + Into<Self::Response>;
 
     /// The wire name of a method of this version.
     fn wire(method: Self::Method) -> &'static str;
@@ -98,6 +98,18 @@ pub trait Protocol: sealed::Sealed + Debug + Clone + Copy + PartialEq + Eq + Def
 
     /// The client's result, if `response` is one.
     fn client_response(response: Self::Response) -> Option<Self::ClientResponse>;
+
+    /// The agent's request, if `request` is one.
+    fn agent_request(request: Self::Request) -> Option<Self::AgentRequest>;
+
+    /// The client's request, if `request` is one.
+    fn client_request(request: Self::Request) -> Option<Self::ClientRequest>;
+
+    /// The agent's notification, if `notification` is one.
+    fn agent_notification(notification: Self::Notification) -> Option<Self::AgentNotification>;
+
+    /// The client's notification, if `notification` is one.
+    fn client_notification(notification: Self::Notification) -> Option<Self::ClientNotification>;
 
     /// The engine's event, as this version's; a message of the other version is handed back
     /// (the event queue then changes version, module `connection::queue`).
@@ -264,6 +276,22 @@ impl Protocol for V1 {
         response.into_client()
     }
 
+    fn agent_request(request: Self::Request) -> Option<Self::AgentRequest> {
+        request.into_agent()
+    }
+
+    fn client_request(request: Self::Request) -> Option<Self::ClientRequest> {
+        request.into_client()
+    }
+
+    fn agent_notification(notification: Self::Notification) -> Option<Self::AgentNotification> {
+        notification.into_agent()
+    }
+
+    fn client_notification(notification: Self::Notification) -> Option<Self::ClientNotification> {
+        notification.into_client()
+    }
+
     #[inline]
     fn event(event: AnyEvent) -> Result<Event<V1>, AnyEvent> {
         match event {
@@ -386,6 +414,22 @@ impl Protocol for V2 {
 
     fn client_response(response: Self::Response) -> Option<Self::ClientResponse> {
         response.into_client()
+    }
+
+    fn agent_request(request: Self::Request) -> Option<Self::AgentRequest> {
+        request.into_agent()
+    }
+
+    fn client_request(request: Self::Request) -> Option<Self::ClientRequest> {
+        request.into_client()
+    }
+
+    fn agent_notification(notification: Self::Notification) -> Option<Self::AgentNotification> {
+        notification.into_agent()
+    }
+
+    fn client_notification(notification: Self::Notification) -> Option<Self::ClientNotification> {
+        notification.into_client()
     }
 
     fn event(event: AnyEvent) -> Result<Event<V2>, AnyEvent> {

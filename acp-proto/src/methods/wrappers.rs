@@ -221,6 +221,21 @@ impl Serialize for Response {
 }
 
 impl Notification {
+    /// The notification sent by the client, if it is one.
+    pub fn into_client(self) -> Option<ClientNotification> {
+        match self {
+            Notification::Client(n) => Some(n),
+            Notification::Agent(_) => None,
+        }
+    }
+
+    /// The notification sent by the agent, if it is one.
+    pub fn into_agent(self) -> Option<AgentNotification> {
+        match self {
+            Notification::Agent(n) => Some(n),
+            Notification::Client(_) => None,
+        }
+    }
     /// The table row's method, or `None` for an extension notification.
     pub fn method(&self) -> Option<Method> {
         match self {

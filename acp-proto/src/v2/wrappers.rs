@@ -61,6 +61,21 @@ fn typed_method(wire: &str, other: bool) -> Option<Method> {
 }
 
 impl Request {
+    /// The request sent by the client, if it is one.
+    pub fn into_client(self) -> Option<ClientRequest> {
+        match self {
+            Request::Client(r) => Some(r),
+            Request::Agent(_) => None,
+        }
+    }
+
+    /// The request sent by the agent, if it is one.
+    pub fn into_agent(self) -> Option<AgentRequest> {
+        match self {
+            Request::Agent(r) => Some(r),
+            Request::Client(_) => None,
+        }
+    }
     /// The v2 table's method, or `None` for an extension request.
     pub fn method(&self) -> Option<Method> {
         match self {
@@ -166,6 +181,21 @@ impl Response {
 }
 
 impl Notification {
+    /// The notification sent by the client, if it is one.
+    pub fn into_client(self) -> Option<ClientNotification> {
+        match self {
+            Notification::Client(n) => Some(n),
+            Notification::Agent(_) => None,
+        }
+    }
+
+    /// The notification sent by the agent, if it is one.
+    pub fn into_agent(self) -> Option<AgentNotification> {
+        match self {
+            Notification::Agent(n) => Some(n),
+            Notification::Client(_) => None,
+        }
+    }
     /// The v2 table's method, or `None` for an extension notification.
     pub fn method(&self) -> Option<Method> {
         match self {
