@@ -7,6 +7,7 @@ use std::collections::HashMap;
 use std::time::Instant as StdInstant;
 
 use acp_proto::methods::{AgentNotification, AgentResponse, ClientRequest};
+use acp_proto::role::{Agent, Client};
 use acp_proto::types::*;
 use acp_proto::{Connection, Event, Instant, Notification, OutboundId, Outcome, Response};
 
@@ -22,9 +23,9 @@ const BATCH: usize = 64 * 1024;
 pub struct Direct {
     now: Instant,
     /// The agent-role machine.
-    pub agent: Connection,
+    pub agent: Connection<Agent>,
     /// The client-role machine.
-    pub client: Connection,
+    pub client: Connection<Client>,
     /// Bytes in flight client → agent and agent → client (reused).
     c2a: Vec<u8>,
     a2c: Vec<u8>,
@@ -59,7 +60,7 @@ impl Direct {
     }
 
     /// Client sends a request, then everything moves until its outcome arrives.
-    fn call(&mut self, request: impl Into<acp_proto::Request>) -> Result<Response, String> {
+    fn call(&mut self, request: impl Into<ClientRequest>) -> Result<Response, String> {
         let id = self.client.send_request(self.now, request, None).map_err(|e| e.to_string())?;
         loop {
             self.step();
@@ -146,7 +147,7 @@ impl Direct {
     fn agent_events(&mut self) {
         while let Some(event) = self.agent.poll_event() {
             let Event::Request { id, request } = event else { continue };
-            let response: Response = match request.into_client() {
+            let response: AgentResponse = match request.into_client() {
                 Some(ClientRequest::Initialize(_)) => InitializeResponse::new(ProtocolVersion::V1).into(),
                 Some(ClientRequest::NewSession(_)) => {
                     let n = self.sessions_created;

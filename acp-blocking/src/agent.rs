@@ -4,8 +4,9 @@ use std::ops::Deref;
 use std::sync::Arc;
 use std::time::Duration;
 
+use acp_proto::role;
 use acp_proto::types::*;
-use acp_proto::{AgentNotification, AgentRequest, ClientResponse, Config, InboundId, Notification, Request, Side, V1};
+use acp_proto::{AgentNotification, AgentRequest, ClientResponse, Config, InboundId, Notification, Request, V1};
 use serde_json::Value;
 
 use crate::driver::{Driver, DriverOptions, Link, Service, Start, Version};
@@ -20,7 +21,7 @@ use crate::generated::v1_agent::{dispatch, dispatch_notification};
 /// the client.
 #[derive(Debug)]
 pub struct RequestContext {
-    link: Link<V1>,
+    link: Link<V1, role::Agent>,
     id: InboundId,
     cancel: CancelToken,
 }
@@ -44,13 +45,13 @@ impl RequestContext {
         request: impl Into<AgentRequest>,
         timeout: Option<Duration>,
     ) -> Result<ClientResponse, Error> {
-        let response = self.link.call(Request::Agent(request.into()), timeout)?;
+        let response = self.link.call(request.into(), timeout)?;
         response.into_client().ok_or(Error::UnexpectedResponse)
     }
 
     /// Sends an agent→client notification, blocking while the outbound budget is full.
     pub fn notify(&self, notification: impl Into<AgentNotification>) -> Result<(), Error> {
-        self.link.notify(Notification::Agent(notification.into()))
+        self.link.notify(notification.into())
     }
 
     /// Sends a `session/update` for `session`, blocking while the outbound budget is full. The
@@ -75,12 +76,12 @@ impl RequestContext {
     /// Calls an extension method on the client (its name starts with `_`); `timeout` bounds
     /// the wait as in [`request`](Self::request).
     pub fn ext_method(&self, method: &str, params: Value, timeout: Option<Duration>) -> Result<Value, Error> {
-        self.link.ext_method(Side::Agent, method, params, timeout)
+        self.link.ext_method(method, params, timeout)
     }
 
     /// Sends an extension notification to the client.
     pub fn ext_notification(&self, method: &str, params: Value) -> Result<(), Error> {
-        self.link.ext_notification(Side::Agent, method, params)
+        self.link.ext_notification(method, params)
     }
 }
 
@@ -261,9 +262,9 @@ fn serve_io<A: Agent>(agent: A, io: Io, options: AgentOptions) -> Result<(), Err
 
 /// Runs an agent connection of either version (`start`) over `io` on this thread until it
 /// closed and its last frames were written.
-pub(crate) fn run<P: Version>(
-    service: Arc<dyn Service<P>>,
-    start: Start<P>,
+pub(crate) fn run<P: Version, R: acp_proto::role::Role>(
+    service: Arc<dyn Service<P, R>>,
+    start: Start<P, R>,
     io: Io,
     options: DriverOptions,
 ) -> Result<(), Error> {
@@ -276,7 +277,6 @@ pub(crate) fn run<P: Version>(
 
 pub(crate) fn driver_options(options: AgentOptions) -> DriverOptions {
     DriverOptions {
-        side: Side::Agent,
         config: options.config,
         max_handlers: options.max_handlers,
         max_buffered: options.max_buffered,
@@ -287,20 +287,20 @@ pub(crate) fn driver_options(options: AgentOptions) -> DriverOptions {
 
 /// The driver's service of a v1 `agent` (for `v2::serve_negotiated`).
 #[cfg(feature = "unstable_protocol_v2")]
-pub(crate) fn service<A: Agent>(agent: A) -> Arc<dyn Service<V1>> {
+pub(crate) fn service<A: Agent>(agent: A) -> Arc<dyn Service<V1, role::Agent>> {
     Arc::new(AgentService(agent))
 }
 
 /// Dispatches the client's requests to an [`Agent`].
 struct AgentService<A>(A);
 
-impl<A: Agent> Service<V1> for AgentService<A> {
-    fn request(&self, link: &Link<V1>, id: InboundId, cancel: &CancelToken, request: Request) {
+impl<A: Agent> Service<V1, role::Agent> for AgentService<A> {
+    fn request(&self, link: &Link<V1, role::Agent>, id: InboundId, cancel: &CancelToken, request: Request) {
         let cx = RequestContext { link: link.clone(), id, cancel: cancel.clone() };
         link.answer(id, || dispatch(&self.0, request, cx));
     }
 
-    fn notification(&self, _link: &Link<V1>, notification: Notification) {
+    fn notification(&self, _link: &Link<V1, role::Agent>, notification: Notification) {
         dispatch_notification(&self.0, notification);
     }
 }

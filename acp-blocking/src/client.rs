@@ -10,10 +10,12 @@ use std::sync::{Arc, Mutex};
 use std::thread::{self, JoinHandle};
 use std::time::Duration;
 
+use acp_proto::role;
+use acp_proto::role::Role;
 use acp_proto::types::*;
 use acp_proto::{
     AgentNotification, AgentResponse, ClientNotification, ClientRequest, CloseReason, Config, InboundId, Negotiated,
-    Notification, Request, Side, TurnStamp, TypedRequest, V1,
+    Notification, Request, TurnStamp, TypedRequest, V1,
 };
 use serde_json::Value;
 
@@ -91,7 +93,7 @@ impl Default for ClientOptions {
 /// [`with_timeout`]: Requester::with_timeout
 #[derive(Debug, Clone)]
 pub struct Requester {
-    pub(crate) link: Link<V1>,
+    pub(crate) link: Link<V1, role::Client>,
     pub(crate) timeout: Option<Duration>,
 }
 
@@ -167,26 +169,26 @@ impl Requester {
         request: impl Into<ClientRequest>,
         timeout: Option<Duration>,
     ) -> Result<AgentResponse, Error> {
-        let response = self.link.call(Request::Client(request.into()), timeout.or(self.timeout))?;
+        let response = self.link.call(request.into(), timeout.or(self.timeout))?;
         response.into_agent().ok_or(Error::UnexpectedResponse)
     }
 
     /// Calls an extension method of the agent (its name starts with `_`); this requester's
     /// timeout applies.
     pub fn ext_method(&self, method: &str, params: Value) -> Result<Value, Error> {
-        self.link.ext_method(Side::Client, method, params, self.timeout)
+        self.link.ext_method(method, params, self.timeout)
     }
 
     /// Sends a client→agent notification of the table (for example the unstable `mcp/message`
     /// notification). A gated one the agent did not advertise is refused here
     /// ([`Error::Send`] with `NotSupportedByPeer`).
     pub fn notify(&self, notification: impl Into<ClientNotification>) -> Result<(), Error> {
-        self.link.notify(Notification::Client(notification.into()))
+        self.link.notify(notification.into())
     }
 
     /// Sends an extension notification to the agent.
     pub fn ext_notification(&self, method: &str, params: Value) -> Result<(), Error> {
-        self.link.ext_notification(Side::Client, method, params)
+        self.link.ext_notification(method, params)
     }
 
     /// Both sides' capabilities, once `initialize` succeeded.
@@ -221,7 +223,7 @@ impl Requester {
 pub struct PromptTurn {
     items: InboxReceiver<TurnItem<V1>>,
     session: SessionId,
-    link: Link<V1>,
+    link: Link<V1, role::Client>,
     end: Option<Result<PromptResponse, Error>>,
     /// The turn's end was read: dropping it then cancels nothing.
     ended: bool,
@@ -314,7 +316,7 @@ impl Iterator for PromptTurn {
 #[derive(Debug)]
 pub struct ClientConnection {
     requester: Requester,
-    running: Running<V1>,
+    running: Running<V1, role::Client>,
 }
 
 impl Deref for ClientConnection {
@@ -345,16 +347,20 @@ pub(crate) enum Open {
 /// agent process it spawned, if it did (each version's `ClientConnection` holds one). Closed
 /// when dropped.
 #[derive(Debug)]
-pub(crate) struct Running<P: Version> {
-    pub(crate) link: Link<P>,
+pub(crate) struct Running<P: Version, R: Role> {
+    pub(crate) link: Link<P, R>,
     driver: Mutex<Option<JoinHandle<Option<std::io::Error>>>>,
     child: Option<Supervisor>,
 }
 
-impl<P: Version> Running<P> {
+impl<P: Version, R: Role> Running<P, R> {
     /// Starts the connection's driver thread (see [`ClientConnection::connect`] and
     /// [`ClientConnection::spawn`]).
-    pub(crate) fn open(service: Arc<dyn Service<P>>, open: Open, options: ClientOptions) -> Result<Running<P>, Error> {
+    pub(crate) fn open(
+        service: Arc<dyn Service<P, R>>,
+        open: Open,
+        options: ClientOptions,
+    ) -> Result<Running<P, R>, Error> {
         let (io, child) = match open {
             Open::Io(io) => (io, None),
             Open::Spawn(command) => {
@@ -397,7 +403,7 @@ impl<P: Version> Running<P> {
     }
 }
 
-impl<P: Version> Drop for Running<P> {
+impl<P: Version, R: Role> Drop for Running<P, R> {
     fn drop(&mut self) {
         let _ = self.close();
     }
@@ -410,17 +416,22 @@ impl Client for () {}
 /// Dispatches the agent's requests to a [`Client`].
 struct ClientService<C>(C);
 
-impl<C: Client> Service<V1> for ClientService<C> {
-    fn request(&self, link: &Link<V1>, id: InboundId, cancel: &CancelToken, request: Request) {
+impl<C: Client> Service<V1, role::Client> for ClientService<C> {
+    fn request(&self, link: &Link<V1, role::Client>, id: InboundId, cancel: &CancelToken, request: Request) {
         link.answer(id, || dispatch(&self.0, request, ClientContext::new(id, cancel.clone())));
     }
 
-    fn notification(&self, _link: &Link<V1>, notification: Notification) {
+    fn notification(&self, _link: &Link<V1, role::Client>, notification: Notification) {
         dispatch_notification(&self.0, notification);
     }
 
     /// A `session/update` of a prompt turn read here goes to the turn's reader.
-    fn route(&self, link: &Link<V1>, notification: Notification, turn: Option<TurnStamp>) -> Option<Notification> {
+    fn route(
+        &self,
+        link: &Link<V1, role::Client>,
+        notification: Notification,
+        turn: Option<TurnStamp>,
+    ) -> Option<Notification> {
         let (stamp, update) = match (turn, notification) {
             (Some(stamp), Notification::Agent(AgentNotification::SessionUpdate(update))) => (stamp, update),
             (_, notification) => return Some(notification),
@@ -437,7 +448,7 @@ impl<C: Client> Service<V1> for ClientService<C> {
     /// When `request` belongs to a session whose prompt turn is in flight and that turn's
     /// reader has not yet taken (or is still handling) every update so far, a gate placed in
     /// the turn after them.
-    fn turn_gate(&self, link: &Link<V1>, request: &Request) -> Option<Receiver<()>> {
+    fn turn_gate(&self, link: &Link<V1, role::Client>, request: &Request) -> Option<Receiver<()>> {
         let session = request.session_id()?;
         let calls = lock(&link.core.calls);
         let sink = calls.values().find_map(|pending| match pending {
@@ -455,7 +466,6 @@ impl<C: Client> Service<V1> for ClientService<C> {
 
 fn driver_options(options: ClientOptions) -> DriverOptions {
     DriverOptions {
-        side: Side::Client,
         config: options.config,
         max_handlers: options.max_handlers,
         max_buffered: options.max_buffered,

@@ -92,6 +92,7 @@ use std::sync::mpsc::{self, Receiver, Sender};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant as StdInstant};
 
+use acp_proto::role::Role;
 use acp_proto::types::SessionId;
 use acp_proto::{Config, Connection, Event, InboundId, Instant, Protocol, Side, TurnStamp};
 use acp_runtime::trace::Traced;
@@ -165,32 +166,37 @@ pub(crate) enum Input {
 }
 
 /// A request to send, as the application asked for it.
-struct Outgoing<P: Version> {
-    request: P::Request,
+struct Outgoing<P: Version, R: Role> {
+    request: R::Request<P>,
     deadline: Option<StdInstant>,
     reply: Reply<P>,
 }
 
 /// The application side of a connection of version `P`: what runs inbound requests and
 /// notifications (each version's handler traits, see `agent`, `client` and `v2`).
-pub(crate) trait Service<P: Version>: Send + Sync + 'static {
+pub(crate) trait Service<P: Version, R: Role>: Send + Sync + 'static {
     /// Handles an inbound request on a worker thread and answers it ([`Link::answer`]).
-    fn request(&self, link: &Link<P>, id: InboundId, cancel: &CancelToken, request: P::Request);
+    fn request(&self, link: &Link<P, R>, id: InboundId, cancel: &CancelToken, request: P::Request);
 
     /// Handles an inbound notification on the ordered notification thread.
-    fn notification(&self, link: &Link<P>, notification: P::Notification);
+    fn notification(&self, link: &Link<P, R>, notification: P::Notification);
 
     /// On the driver thread: takes a turn's `session/update` (`turn`: its place in a running
     /// prompt turn) for the turn's reader, or gives the notification back for
     /// [`notification`](Self::notification).
-    fn route(&self, link: &Link<P>, notification: P::Notification, turn: Option<TurnStamp>) -> Option<P::Notification> {
+    fn route(
+        &self,
+        link: &Link<P, R>,
+        notification: P::Notification,
+        turn: Option<TurnStamp>,
+    ) -> Option<P::Notification> {
         let _ = (link, turn);
         Some(notification)
     }
 
     /// On the driver thread, before `request` goes to the pool: the ordering gate its handler
     /// waits on first (client side: behind the updates of its session's turn read so far).
-    fn turn_gate(&self, link: &Link<P>, request: &P::Request) -> Option<Receiver<()>> {
+    fn turn_gate(&self, link: &Link<P, R>, request: &P::Request) -> Option<Receiver<()>> {
         let _ = (link, request);
         None
     }
@@ -204,17 +210,17 @@ pub(crate) trait Service<P: Version>: Send + Sync + 'static {
 
 /// The connection a driver starts with: a new one, or one an [`Acceptor`](acp_proto::Acceptor)
 /// handed on, with the bytes read after the client's `initialize` (`unread`).
-pub(crate) struct Start<P: Version> {
-    pub(crate) conn: Connection<P>,
+pub(crate) struct Start<P: Version, R: Role> {
+    pub(crate) conn: Connection<R, P>,
     /// When the connection's clock started (its `Instant::ZERO`).
     pub(crate) epoch: StdInstant,
     pub(crate) unread: Vec<u8>,
 }
 
-impl<P: Version> Start<P> {
+impl<P: Version, R: Role> Start<P, R> {
     /// A new connection as `options` say.
-    pub(crate) fn new(options: &DriverOptions) -> Start<P> {
-        let conn = Connection::new(options.side, options.config.clone(), Instant::ZERO);
+    pub(crate) fn new(options: &DriverOptions) -> Start<P, R> {
+        let conn = Connection::new(options.config.clone(), Instant::ZERO);
         Start { conn, epoch: StdInstant::now(), unread: Vec::new() }
     }
 }
@@ -222,7 +228,6 @@ impl<P: Version> Start<P> {
 /// How a driver is set up.
 #[derive(Debug, Clone)]
 pub(crate) struct DriverOptions {
-    pub(crate) side: Side,
     pub(crate) config: Config,
     pub(crate) max_handlers: usize,
     pub(crate) max_buffered: usize,
@@ -231,14 +236,14 @@ pub(crate) struct DriverOptions {
 }
 
 /// The driver of one connection. See the [module docs](self).
-pub(crate) struct Driver<P: Version> {
-    core: Arc<Core<P>>,
+pub(crate) struct Driver<P: Version, R: Role> {
+    core: Arc<Core<P, R>>,
     epoch: StdInstant,
     rx: Receiver<Input>,
     /// The commands announced by [`Input::Command`].
-    commands: Receiver<Command<P>>,
-    link: Link<P>,
-    service: Arc<dyn Service<P>>,
+    commands: Receiver<Command<P, R>>,
+    link: Link<P, R>,
+    service: Arc<dyn Service<P, R>>,
     pool: Pool,
     /// The ordered notification thread's queue, started on first use.
     ordered: Option<InboxSender<Job>>,
@@ -264,7 +269,7 @@ pub(crate) struct Driver<P: Version> {
     /// Until when frames wait for more before going to the idle output.
     linger: Option<StdInstant>,
     /// Requests held back while the outbound budget is used up, oldest first.
-    held: VecDeque<Outgoing<P>>,
+    held: VecDeque<Outgoing<P, R>>,
     /// The core reported `Closed` (the reason is kept in `Shared`).
     closed: bool,
     /// After close: when to stop waiting for the output.
@@ -274,24 +279,24 @@ pub(crate) struct Driver<P: Version> {
 }
 
 /// The channel, the mailbox and the link of a new driver, before its transport exists.
-struct Parts<P: Version> {
+struct Parts<P: Version, R: Role> {
     rx: Receiver<Input>,
     tx: Sender<Input>,
-    commands: Receiver<Command<P>>,
-    link: Link<P>,
+    commands: Receiver<Command<P, R>>,
+    link: Link<P, R>,
     unread: Vec<u8>,
 }
 
-impl<P: Version> Driver<P> {
+impl<P: Version, R: Role> Driver<P, R> {
     /// A driver of `start` over `reader` and `writer`, with its reader and writer threads
     /// started.
     pub(crate) fn new(
-        service: Arc<dyn Service<P>>,
-        start: Start<P>,
+        service: Arc<dyn Service<P, R>>,
+        start: Start<P, R>,
         reader: impl Read + Send + 'static,
         writer: impl Write + Send + 'static,
         options: DriverOptions,
-    ) -> io::Result<(Driver<P>, Link<P>)> {
+    ) -> io::Result<(Driver<P, R>, Link<P, R>)> {
         let (tx, rx) = mpsc::channel();
         let parts = Driver::parts(start, tx.clone().into(), tx, rx, &options, None);
         let transport = Transport::threads(reader, writer, &parts.tx)?;
@@ -300,11 +305,11 @@ impl<P: Version> Driver<P> {
 
     /// A driver of `start` over `io`.
     pub(crate) fn open(
-        service: Arc<dyn Service<P>>,
-        start: Start<P>,
+        service: Arc<dyn Service<P, R>>,
+        start: Start<P, R>,
         io: crate::transport::Io,
         options: DriverOptions,
-    ) -> io::Result<(Driver<P>, Link<P>)> {
+    ) -> io::Result<(Driver<P, R>, Link<P, R>)> {
         match io {
             crate::transport::Io::Threads(reader, writer) => Driver::new(service, start, reader, writer, options),
             #[cfg(unix)]
@@ -316,12 +321,12 @@ impl<P: Version> Driver<P> {
     /// when both are pipes or sockets, else by reader and writer threads as in [`new`](Self::new).
     #[cfg(unix)]
     pub(crate) fn with_fds(
-        service: Arc<dyn Service<P>>,
-        start: Start<P>,
+        service: Arc<dyn Service<P, R>>,
+        start: Start<P, R>,
         reader: impl FdRead + 'static,
         writer: impl FdWrite + 'static,
         options: DriverOptions,
-    ) -> io::Result<(Driver<P>, Link<P>)> {
+    ) -> io::Result<(Driver<P, R>, Link<P, R>)> {
         let wake = Arc::new(WakeFd::new()?);
         let (tx, rx) = mpsc::channel();
         match FdIo::new(Box::new(reader), Box::new(writer), wake.clone()) {
@@ -336,22 +341,22 @@ impl<P: Version> Driver<P> {
     }
 
     fn parts(
-        start: Start<P>,
+        start: Start<P, R>,
         mailbox: Mailbox,
         tx: Sender<Input>,
         rx: Receiver<Input>,
         options: &DriverOptions,
         #[cfg(unix)] output: Option<Output>,
         #[cfg(not(unix))] _output: Option<std::convert::Infallible>,
-    ) -> Parts<P> {
+    ) -> Parts<P, R> {
         let Start { conn, epoch, unread } = start;
         // Callers lead on the client side only (see `lead`).
-        let lead = Arc::new(Lead::new(options.side == Side::Client));
+        let lead = Arc::new(Lead::new(R::SIDE == Side::Client));
         let mailbox = mailbox.with_lead(lead.clone());
         let (commands, commands_rx) = mpsc::channel();
         let backlog = Arc::new(Backlog::new(options.max_buffered, mailbox.clone()));
         let shared = Arc::new(Shared { negotiated: Mutex::new(None), closed: Mutex::new(None), backlog });
-        let tracer = Tracer::new(options.side, options.trace_payloads);
+        let tracer = Tracer::new(R::SIDE, options.trace_payloads);
         #[cfg(unix)]
         let core = Arc::new(Core::new(conn, output, tracer));
         #[cfg(not(unix))]
@@ -361,11 +366,11 @@ impl<P: Version> Driver<P> {
     }
 
     fn assemble(
-        service: Arc<dyn Service<P>>,
-        parts: Parts<P>,
+        service: Arc<dyn Service<P, R>>,
+        parts: Parts<P, R>,
         transport: Transport,
         options: DriverOptions,
-    ) -> (Driver<P>, Link<P>) {
+    ) -> (Driver<P, R>, Link<P, R>) {
         let Parts { rx, commands, link, unread, .. } = parts;
         let mut inputs = VecDeque::new();
         if !unread.is_empty() {
@@ -407,7 +412,7 @@ impl<P: Version> Driver<P> {
     }
 
     /// The connection. Never held across a call that locks it again.
-    fn conn(&self) -> MutexGuard<'_, Connection<P>> {
+    fn conn(&self) -> MutexGuard<'_, Connection<R, P>> {
         lock(&self.core.conn)
     }
 
@@ -593,18 +598,18 @@ impl<P: Version> Driver<P> {
         }
     }
 
-    fn on_command(&mut self, command: Command<P>) {
+    fn on_command(&mut self, command: Command<P, R>) {
         let now = self.now();
         match command {
             Command::Request { request, deadline, reply } => {
                 self.send(Outgoing { request, deadline, reply });
                 self.core.detour.fetch_sub(1, Ordering::AcqRel);
             }
-            Command::CancelTurn { session, reply } => {
-                let result = self.conn().cancel_turn(now, &session);
+            Command::CancelTurn { session, reply, client } => {
+                let result = R::client(&mut self.conn(), client).cancel_turn(now, &session);
                 let _ = reply.send(result.map(drop).map_err(Error::from));
             }
-            Command::AbandonTurns => {
+            Command::AbandonTurns(client) => {
                 self.core.detour.fetch_sub(1, Ordering::AcqRel);
                 let abandoned: Vec<SessionId> = lock(&self.core.calls)
                     .values()
@@ -616,7 +621,7 @@ impl<P: Version> Driver<P> {
                 for session in abandoned {
                     // The agent still answers the prompt (`cancelled`); the updates in between
                     // are dropped with the turn's inbox.
-                    let _ = self.conn().cancel_turn(now, &session);
+                    let _ = R::client(&mut self.conn(), client).cancel_turn(now, &session);
                 }
             }
             Command::Close => {
@@ -643,7 +648,7 @@ impl<P: Version> Driver<P> {
     /// A held request whose deadline passed never reached the core: it times out here.
     fn expire_held(&mut self) {
         let now = StdInstant::now();
-        let expired = |r: &Outgoing<P>| r.deadline.is_some_and(|d| d <= now);
+        let expired = |r: &Outgoing<P, R>| r.deadline.is_some_and(|d| d <= now);
         if !self.held.iter().any(expired) {
             return;
         }
@@ -706,7 +711,7 @@ impl<P: Version> Driver<P> {
         &mut self,
         id: InboundId,
         gate: Option<Receiver<()>>,
-        job: impl FnOnce(&dyn Service<P>, &Link<P>, &CancelToken) + Send + 'static,
+        job: impl FnOnce(&dyn Service<P, R>, &Link<P, R>, &CancelToken) + Send + 'static,
     ) {
         let cancel = CancelToken::new();
         lock(&self.core.running).insert(id, cancel.clone());
@@ -736,7 +741,7 @@ impl<P: Version> Driver<P> {
     }
 }
 
-impl<P: Version> Drop for Driver<P> {
+impl<P: Version, R: Role> Drop for Driver<P, R> {
     /// However the driver ends (also by a panic), nothing waits for it any more: the core is
     /// closed (later sends fail with `ConnectionClosed`), every reply slot still registered is
     /// dropped (its caller sees the connection closed), and threads waiting for room go on.

@@ -18,10 +18,11 @@ use std::time::{Duration, Instant as StdInstant};
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
+use acp_proto::role::{self, Role};
 use acp_proto::types::{SessionId, SessionNotification};
 use acp_proto::{
-    CloseReason, Connection, InboundId, Instant, Negotiated, OutboundId, Outcome, Refused, RpcError, SendError, Side,
-    TypedRequest, V1,
+    ClientRequest, CloseReason, Connection, InboundId, Instant, Negotiated, OutboundId, Outcome, Refused, RpcError,
+    SendError, TypedRequest, V1,
 };
 use serde_json::Value;
 
@@ -37,16 +38,16 @@ use crate::wake::Mailbox;
 
 /// What application threads and handlers ask of the driver (on its command channel, each
 /// announced by an [`Input::Command`] in its mailbox).
-pub(crate) enum Command<P: Version> {
+pub(crate) enum Command<P: Version, R: Role> {
     /// Send a request; the reply says how it ended. Used while earlier requests or commands
     /// are on their way through the driver (see [`Core::detour`]), so that they keep their
     /// order.
-    Request { request: P::Request, deadline: Option<StdInstant>, reply: Reply<P> },
-    /// Client side: cancel the session's running prompt turn.
-    CancelTurn { session: SessionId, reply: SyncSender<Result<(), Error>> },
+    Request { request: R::Request<P>, deadline: Option<StdInstant>, reply: Reply<P> },
+    /// Client side (`client` proves it): cancel the session's running prompt turn.
+    CancelTurn { session: SessionId, reply: SyncSender<Result<(), Error>>, client: R::ClientOnly },
     /// Client side: a `PromptTurn` was dropped before its end; cancel every turn in flight
     /// whose reader is gone.
-    AbandonTurns,
+    AbandonTurns(R::ClientOnly),
     /// Close the connection.
     Close,
 }
@@ -111,8 +112,8 @@ pub(crate) struct Shared {
 }
 
 /// The connection, shared by the driver and the threads that send.
-pub(crate) struct Core<P: Version> {
-    pub(crate) conn: Mutex<Connection<P>>,
+pub(crate) struct Core<P: Version, R: Role> {
+    pub(crate) conn: Mutex<Connection<R, P>>,
     /// Signalled when the driver took the queued output (room in the outbound budget again) or
     /// the connection closed.
     pub(crate) drained: Condvar,
@@ -148,15 +149,15 @@ pub(crate) struct Core<P: Version> {
     pub(crate) tracer: Mutex<Tracer>,
 }
 
-impl<P: Version> std::fmt::Debug for Core<P> {
+impl<P: Version, R: Role> std::fmt::Debug for Core<P, R> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Core").field("detour", &self.detour).finish_non_exhaustive()
     }
 }
 
-impl<P: Version> Core<P> {
+impl<P: Version, R: Role> Core<P, R> {
     /// `output`: the poll transport's (Unix), `None` with transport threads.
-    pub(crate) fn new(conn: Connection<P>, #[cfg(unix)] output: Option<Output>, tracer: Tracer) -> Core<P> {
+    pub(crate) fn new(conn: Connection<R, P>, #[cfg(unix)] output: Option<Output>, tracer: Tracer) -> Core<P, R> {
         Core {
             conn: Mutex::new(conn),
             drained: Condvar::new(),
@@ -175,7 +176,7 @@ impl<P: Version> Core<P> {
 
     /// Waits on [`drained`](Self::drained) with the connection (`conn`, locked) let go
     /// meanwhile.
-    pub(crate) fn wait_drained<'a>(&self, conn: MutexGuard<'a, Connection<P>>) -> MutexGuard<'a, Connection<P>> {
+    pub(crate) fn wait_drained<'a>(&self, conn: MutexGuard<'a, Connection<R, P>>) -> MutexGuard<'a, Connection<R, P>> {
         self.drain_waiters.fetch_add(1, Ordering::SeqCst);
         let conn = self.drained.wait(conn).unwrap_or_else(PoisonError::into_inner);
         self.drain_waiters.fetch_sub(1, Ordering::SeqCst);
@@ -195,26 +196,26 @@ impl<P: Version> Core<P> {
 
 /// A handle to the driver: how application threads and handlers send.
 #[derive(Clone, Debug)]
-pub(crate) struct Link<P: Version> {
+pub(crate) struct Link<P: Version, R: Role> {
     pub(crate) mailbox: Mailbox,
     /// The driver's commands; each is announced in the mailbox ([`Input::Command`]).
-    pub(crate) commands: Sender<Command<P>>,
+    pub(crate) commands: Sender<Command<P, R>>,
     pub(crate) shared: Arc<Shared>,
-    pub(crate) core: Arc<Core<P>>,
+    pub(crate) core: Arc<Core<P, R>>,
     pub(crate) epoch: StdInstant,
     /// Who drives: a caller waiting for its reply may (see `driver::lead`).
-    pub(crate) lead: Arc<Lead<P>>,
+    pub(crate) lead: Arc<Lead<P, R>>,
 }
 
-impl<P: Version> Link<P> {
-    fn command(&self, command: Command<P>) -> Result<(), Error> {
+impl<P: Version, R: Role> Link<P, R> {
+    fn command(&self, command: Command<P, R>) -> Result<(), Error> {
         self.commands.send(command).map_err(|_| Error::ConnectionClosed)?;
         self.mailbox.send(Input::Command).map_err(|_| Error::ConnectionClosed)
     }
 
     /// Sends a command that requests queued later must not overtake: they take the driver's
     /// path until it was handled (the driver counts it down).
-    fn ordered_command(&self, command: Command<P>) -> Result<(), Error> {
+    fn ordered_command(&self, command: Command<P, R>) -> Result<(), Error> {
         self.core.detour.fetch_add(1, Ordering::AcqRel);
         let sent = self.command(command);
         if sent.is_err() {
@@ -231,7 +232,7 @@ impl<P: Version> Link<P> {
     /// requests wait there for room (or this one finds none); its outcome goes to `reply`.
     pub(crate) fn request(
         &self,
-        request: P::Request,
+        request: R::Request<P>,
         deadline: Option<StdInstant>,
         reply: Reply<P>,
     ) -> Result<(), Error> {
@@ -270,31 +271,22 @@ impl<P: Version> Link<P> {
     }
 
     /// Sends a request and blocks until its result.
-    pub(crate) fn call(&self, request: P::Request, timeout: Option<Duration>) -> Result<P::Response, Error> {
+    pub(crate) fn call(&self, request: R::Request<P>, timeout: Option<Duration>) -> Result<P::Response, Error> {
         Error::from_outcome(self.call_outcome(request, timeout)?)
     }
 
-    /// An extension request that `sender` sends (its name starts with `_`): blocks until its
-    /// result.
-    pub(crate) fn ext_method(
-        &self,
-        sender: Side,
-        method: &str,
-        params: Value,
-        timeout: Option<Duration>,
-    ) -> Result<Value, Error> {
-        P::ext_result(self.call(P::ext_request(sender, method, params), timeout)?)
-            .map_err(|_| Error::UnexpectedResponse)
+    /// An extension request (its name starts with `_`): blocks until its result.
+    pub(crate) fn ext_method(&self, method: &str, params: Value, timeout: Option<Duration>) -> Result<Value, Error> {
+        P::ext_result(self.call(R::ext_request::<P>(method, params), timeout)?).map_err(|_| Error::UnexpectedResponse)
     }
 
-    /// An extension notification that `sender` sends, blocking while the outbound budget is
-    /// used up.
-    pub(crate) fn ext_notification(&self, sender: Side, method: &str, params: Value) -> Result<(), Error> {
-        self.notify(P::ext_notification(sender, method, params))
+    /// An extension notification, blocking while the outbound budget is used up.
+    pub(crate) fn ext_notification(&self, method: &str, params: Value) -> Result<(), Error> {
+        self.notify(R::ext_notification::<P>(method, params))
     }
 
     /// Sends a request and blocks until its outcome, as the core reported it.
-    pub(crate) fn call_outcome(&self, request: P::Request, timeout: Option<Duration>) -> Result<Outcome<P>, Error> {
+    pub(crate) fn call_outcome(&self, request: R::Request<P>, timeout: Option<Duration>) -> Result<Outcome<P>, Error> {
         let (tx, rx) = mpsc::sync_channel(1);
         self.request(request, Self::deadline(timeout), Reply::Once(tx))?;
         self.reply(&rx)
@@ -323,14 +315,14 @@ impl<P: Version> Link<P> {
     /// Before this thread blocks until `ready()`: drives the connection itself while no other
     /// thread does (client side), else counts it as a follower while it blocks (see
     /// `driver::lead`).
-    pub(crate) fn until<'a>(&'a self, ready: &mut dyn FnMut() -> bool) -> Option<Following<'a, P>> {
+    pub(crate) fn until<'a>(&'a self, ready: &mut dyn FnMut() -> bool) -> Option<Following<'a, P, R>> {
         self.lead.until(&self.mailbox, ready)
     }
 
     /// Sends a notification, blocking while the outbound budget is used up. The core takes it
     /// right here (the result is its verdict); the driver is woken only when this frame starts
     /// a new batch, since otherwise a write or a wake-up is already on its way.
-    pub(crate) fn notify(&self, notification: P::Notification) -> Result<(), Error> {
+    pub(crate) fn notify(&self, notification: R::Notification<P>) -> Result<(), Error> {
         let mut conn = lock(&self.core.conn);
         let mut notification = notification;
         loop {
@@ -358,7 +350,7 @@ impl<P: Version> Link<P> {
     /// threads), so the core's queued output exceeds its bound by at most one answer per pool
     /// thread. Over the poll transport this thread then writes it (see
     /// [`output`](crate::output)); else the driver is woken to write it at once.
-    pub(crate) fn respond(&self, id: InboundId, result: Result<P::Response, RpcError>) {
+    pub(crate) fn respond(&self, id: InboundId, result: Result<R::Response<P>, RpcError>) {
         let mut conn = lock(&self.core.conn);
         while !conn.can_send() && !conn.is_closed() {
             conn = self.core.wait_drained(conn);
@@ -381,22 +373,10 @@ impl<P: Version> Link<P> {
     }
 
     /// Runs a request handler and queues its answer (a panic answers `-32603`).
-    pub(crate) fn answer(&self, id: InboundId, handler: impl FnOnce() -> Result<P::Response, RpcError>) {
+    pub(crate) fn answer(&self, id: InboundId, handler: impl FnOnce() -> Result<R::Response<P>, RpcError>) {
         let result =
             catch_unwind(AssertUnwindSafe(handler)).unwrap_or_else(|panic| Err(acp_runtime::handler_panicked(&*panic)));
         self.respond(id, result);
-    }
-
-    /// Client side: cancels the session's running prompt turn.
-    pub(crate) fn cancel_turn(&self, session: SessionId) -> Result<(), Error> {
-        let (reply, rx) = mpsc::sync_channel(1);
-        self.command(Command::CancelTurn { session, reply })?;
-        rx.recv().unwrap_or(Err(Error::ConnectionClosed))
-    }
-
-    /// Client side: a turn was dropped before its end (see [`Command::AbandonTurns`]).
-    pub(crate) fn abandon_turns(&self) {
-        let _ = self.ordered_command(Command::AbandonTurns);
     }
 
     /// Asks the driver to close the connection (a no-op once it is gone).
@@ -415,21 +395,37 @@ impl<P: Version> Link<P> {
     }
 }
 
-impl Link<V1> {
-    /// [`call`](Self::call) with the typed result.
-    pub(crate) fn call_typed<R: TypedRequest>(
-        &self,
-        request: R,
-        timeout: Option<Duration>,
-    ) -> Result<R::Result, Error> {
-        R::result(self.call(request.into(), timeout)?).ok_or(Error::UnexpectedResponse)
+impl<P: Version> Link<P, role::Client> {
+    /// Cancels the session's running prompt turn.
+    pub(crate) fn cancel_turn(&self, session: SessionId) -> Result<(), Error> {
+        let (reply, rx) = mpsc::sync_channel(1);
+        self.command(Command::CancelTurn { session, reply, client: () })?;
+        rx.recv().unwrap_or(Err(Error::ConnectionClosed))
     }
 
+    /// A turn was dropped before its end (see [`Command::AbandonTurns`]).
+    pub(crate) fn abandon_turns(&self) {
+        let _ = self.ordered_command(Command::AbandonTurns(()));
+    }
+}
+
+impl<R: Role> Link<V1, R> {
+    /// [`call`](Self::call) with the typed result.
+    pub(crate) fn call_typed<Q: TypedRequest + Into<R::Request<V1>>>(
+        &self,
+        request: Q,
+        timeout: Option<Duration>,
+    ) -> Result<Q::Result, Error> {
+        Q::result(self.call(request.into(), timeout)?).ok_or(Error::UnexpectedResponse)
+    }
+}
+
+impl Link<V1, role::Client> {
     /// Client side: sends a prompt of `session`; its updates and outcome arrive on the
     /// returned inbox.
     pub(crate) fn start_turn(
         &self,
-        request: acp_proto::Request,
+        request: ClientRequest,
         session: SessionId,
         timeout: Option<Duration>,
     ) -> Result<InboxReceiver<TurnItem<V1>>, Error> {
@@ -450,8 +446,8 @@ mod tests {
 
     use super::*;
 
-    fn core() -> Core<V1> {
-        let conn = Connection::new(Side::Agent, Config::default(), Instant::ZERO);
+    fn core() -> Core<V1, role::Agent> {
+        let conn = Connection::new(Config::default(), Instant::ZERO);
         let tracer = Tracer::new(Side::Agent, false);
         #[cfg(unix)]
         return Core::new(conn, None, tracer);

@@ -40,6 +40,7 @@ use std::sync::atomic::AtomicBool;
 use std::sync::atomic::Ordering;
 
 use acp_proto::Connection;
+use acp_proto::role::Role;
 #[cfg(unix)]
 use acp_runtime::fd::NonBlocking;
 #[cfg(unix)]
@@ -102,7 +103,7 @@ impl Output {
     /// failure the frames are dropped. The caller then signals [`Core::drained`] (room in
     /// the budget), after letting the connection go, so that a woken sender does not block
     /// on it at once.
-    pub(crate) fn take_queued<P: Version>(&mut self, conn: &mut Connection<P>, core: &Core<P>) {
+    pub(crate) fn take_queued<P: Version, R: Role>(&mut self, conn: &mut Connection<R, P>, core: &Core<P, R>) {
         debug_assert!(!self.busy(), "a batch is partly out");
         if self.batch.capacity() > KEEP_BUFFER {
             self.batch = Vec::new();
@@ -156,7 +157,7 @@ pub(crate) struct Before {
 
 impl Before {
     /// Taken with the connection locked, before the call.
-    pub(crate) fn of<P: Version>(conn: &Connection<P>) -> Before {
+    pub(crate) fn of<P: Version, R: Role>(conn: &Connection<R, P>) -> Before {
         Before { wants_input: conn.wants_input() }
     }
 }
@@ -170,12 +171,12 @@ pub(crate) enum Through {
     Written(Option<Input>),
 }
 
-impl<P: Version> Core<P> {
+impl<P: Version, R: Role> Core<P, R> {
     /// After a thread queued a frame into `conn` (locked; let go here): writes everything
     /// queued to the output itself when the output is idle, and says whether the driver must
     /// be woken. The batch is taken and the rules checked with the connection locked; the
     /// write happens after it is let go, under the output's mutex alone.
-    pub(crate) fn write_through(&self, mut conn: MutexGuard<'_, Connection<P>>, before: Before) -> Through {
+    pub(crate) fn write_through(&self, mut conn: MutexGuard<'_, Connection<R, P>>, before: Before) -> Through {
         #[cfg(unix)]
         {
             let mut output = lock(&self.output);
@@ -202,7 +203,7 @@ impl<P: Version> Core<P> {
     }
 
     /// Rules 2 to 4 of the module docs.
-    fn driver_needed(&self, conn: &Connection<P>, before: Before) -> bool {
+    fn driver_needed(&self, conn: &Connection<R, P>, before: Before) -> bool {
         let sleeps_until = self.sleeps_until.load(Ordering::Relaxed);
         let earlier_timer = conn.poll_timeout().is_some_and(|t| t.as_nanos() < sleeps_until);
         earlier_timer || conn.has_events() || (!before.wants_input && conn.wants_input())
@@ -217,7 +218,8 @@ mod tests {
     use std::io::PipeReader;
 
     use acp_proto::ext::ExtResponse;
-    use acp_proto::{AgentResponse, Config, Event, InboundId, Response, Side, V1};
+    use acp_proto::role;
+    use acp_proto::{AgentResponse, Config, Event, InboundId, Side, V1};
     use acp_runtime::trace::Tracer;
     use serde_json::json;
 
@@ -225,11 +227,11 @@ mod tests {
 
     /// A ready agent core writing to a fresh pipe (nobody reads it yet: the read end comes
     /// back), with a small output budget.
-    fn agent() -> (Core<V1>, PipeReader) {
+    fn agent() -> (Core<V1, role::Agent>, PipeReader) {
         let (read, write) = std::io::pipe().expect("pipe");
         let output = Output::new(NonBlocking::new(Box::new(write) as Box<dyn FdWrite>).expect("non-blocking"));
         let config = Config::default().with_outbound_budget(2_000);
-        let mut conn: Connection = Connection::new(Side::Agent, config, acp_proto::Instant::ZERO);
+        let mut conn: Connection<role::Agent> = Connection::new(config, acp_proto::Instant::ZERO);
         let init = br#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1}}"#;
         let _ = conn.handle_input(acp_proto::Instant::ZERO, init);
         let _ = conn.handle_input(acp_proto::Instant::ZERO, b"\n");
@@ -242,7 +244,7 @@ mod tests {
     }
 
     /// Feeds one extension request and returns its id, as dispatched.
-    fn ext_request(conn: &mut Connection<V1>, n: u64) -> Option<InboundId> {
+    fn ext_request(conn: &mut Connection<role::Agent, V1>, n: u64) -> Option<InboundId> {
         let line = json!({"jsonrpc": "2.0", "id": n, "method": "_work", "params": {}}).to_string() + "\n";
         assert_eq!(conn.handle_input(acp_proto::Instant::ZERO, line.as_bytes()), line.len());
         match conn.poll_event() {
@@ -252,11 +254,11 @@ mod tests {
         }
     }
 
-    fn answer(pad: usize) -> Result<Response, acp_proto::RpcError> {
-        Ok(Response::Agent(AgentResponse::Ext(ExtResponse(json!({"pad": "x".repeat(pad)})))))
+    fn answer(pad: usize) -> Result<AgentResponse, acp_proto::RpcError> {
+        Ok(AgentResponse::Ext(ExtResponse(json!({"pad": "x".repeat(pad)}))))
     }
 
-    fn through(core: &Core<V1>, respond: Option<(InboundId, usize)>) -> Through {
+    fn through(core: &Core<V1, role::Agent>, respond: Option<(InboundId, usize)>) -> Through {
         let mut conn = lock(&core.conn);
         let before = Before::of(&conn);
         if let Some((id, pad)) = respond {

@@ -4,6 +4,8 @@
 
 use std::sync::mpsc::SyncSender;
 
+use acp_proto::role::Role;
+
 use crate::driver::Version;
 use crate::link::Link;
 use crate::sync::InboxReceiver;
@@ -29,7 +31,10 @@ pub(crate) enum TurnItem<U, E> {
 /// update is taken with the reader counted busy in the same lock hold (the driver, which asks
 /// [`settled`](crate::sync::InboxSender::settled) from another thread, never sees the queue
 /// empty and the reader idle in between); [`handle_then_open`] ends it.
-pub(crate) fn next<P: Version, U, E>(link: &Link<P>, items: &InboxReceiver<TurnItem<U, E>>) -> Option<Result<U, E>> {
+pub(crate) fn next<P: Version, R: Role, U, E>(
+    link: &Link<P, R>,
+    items: &InboxReceiver<TurnItem<U, E>>,
+) -> Option<Result<U, E>> {
     loop {
         let following = link.until(&mut || items.ready());
         let item = items.recv_holding(|item| matches!(item, TurnItem::Update(_)));

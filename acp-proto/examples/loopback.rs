@@ -8,6 +8,7 @@
 
 use std::time::Duration;
 
+use acp_proto::role::{Agent, Client, Role};
 use acp_proto::types::*;
 use acp_proto::{
     AgentRequest, ClientRequest, Connection, Event, Instant, Outcome, PermissionAnswer, Request, Response, Side,
@@ -15,8 +16,8 @@ use acp_proto::{
 
 struct Loopback {
     now: Instant,
-    agent: Connection,
-    client: Connection,
+    agent: Connection<Agent>,
+    client: Connection<Client>,
     /// Bytes written by the client, not yet consumed by the agent (the pipe between them).
     to_agent: Vec<u8>,
     /// Bytes written by the agent, not yet consumed by the client.
@@ -33,18 +34,10 @@ impl Loopback {
 
     /// Whether any byte was written or consumed.
     fn transfer(&mut self, from: Side) -> bool {
-        let (src, dst, pipe, arrow) = match from {
-            Side::Client => (&mut self.client, &mut self.agent, &mut self.to_agent, "client -> agent"),
-            Side::Agent => (&mut self.agent, &mut self.client, &mut self.to_client, "agent -> client"),
-        };
-        let start = pipe.len();
-        let written = src.poll_transmit(pipe);
-        for line in pipe[start..].split(|b| *b == b'\n').filter(|l| !l.is_empty()) {
-            println!("{} {arrow}  {}", self.now, String::from_utf8_lossy(line));
+        match from {
+            Side::Client => carry(self.now, &mut self.client, &mut self.agent, &mut self.to_agent, "client -> agent"),
+            Side::Agent => carry(self.now, &mut self.agent, &mut self.client, &mut self.to_client, "agent -> client"),
         }
-        let consumed = dst.handle_input(self.now, pipe);
-        pipe.drain(..consumed);
-        written > 0 || consumed > 0
     }
 
     fn tick(&mut self, ms: u64) {
@@ -144,7 +137,25 @@ fn main() {
     report_turn(&mut lb.client, prompt);
 }
 
-fn drain(conn: &mut Connection, name: &str) {
+/// Moves `src`'s queued frames into `pipe`, printing each, and feeds `dst` what it takes.
+fn carry<A: Role, B: Role>(
+    now: Instant,
+    src: &mut Connection<A>,
+    dst: &mut Connection<B>,
+    pipe: &mut Vec<u8>,
+    arrow: &str,
+) -> bool {
+    let start = pipe.len();
+    let written = src.poll_transmit(pipe);
+    for line in pipe[start..].split(|b| *b == b'\n').filter(|l| !l.is_empty()) {
+        println!("{now} {arrow}  {}", String::from_utf8_lossy(line));
+    }
+    let consumed = dst.handle_input(now, pipe);
+    pipe.drain(..consumed);
+    written > 0 || consumed > 0
+}
+
+fn drain<R: Role>(conn: &mut Connection<R>, name: &str) {
     while let Some(event) = conn.poll_event() {
         match event {
             Event::HandshakeCompleted(n) => {
@@ -157,7 +168,7 @@ fn drain(conn: &mut Connection, name: &str) {
     }
 }
 
-fn report_turn(client: &mut Connection, prompt: acp_proto::OutboundId) {
+fn report_turn(client: &mut Connection<Client>, prompt: acp_proto::OutboundId) {
     while let Some(event) = client.poll_event() {
         match event {
             Event::Notification { turn: Some(stamp), .. } => {

@@ -5,6 +5,7 @@ use crate::connection::{AnyConnection, Config, Connection};
 use crate::protocol::V1;
 #[cfg(feature = "unstable_protocol_v2")]
 use crate::protocol::V2;
+use crate::role::Agent;
 use crate::time::Instant;
 use crate::types::ProtocolVersion;
 #[cfg(feature = "unstable_protocol_v2")]
@@ -14,8 +15,8 @@ use crate::{ClientRequest, Request, RpcError};
 /// version this build knows until then.
 ///
 /// It reads the client's first
-/// frame (`initialize`), picks the version it offers, and hands on a [`Connection<V1>`] or a
-/// `Connection<V2>` that has already been fed every byte the acceptor consumed, so nothing is
+/// frame (`initialize`), picks the version it offers, and hands on a [`Connection<Agent, V1>`] or a
+/// `Connection<Agent, V2>` that has already been fed every byte the acceptor consumed, so nothing is
 /// lost (hyper-util's `server::conn::auto` peeks an HTTP/2 preface the same way and hands the
 /// bytes on; tungstenite's `from_partially_read` takes the bytes already read).
 ///
@@ -23,7 +24,7 @@ use crate::{ClientRequest, Request, RpcError};
 /// offering 2 or later gets v2, one offering 1 gets v1. Anything before it is answered as a
 /// v1 machine answers it (`-32600` before the handshake, `-32700` for bad JSON, the
 /// oversized-frame error for a line over the limit), and the acceptor reads on; an input that
-/// ends first gives a (closed) [`Connection<V1>`], as without the acceptor.
+/// ends first gives a (closed) [`Connection<Agent, V1>`], as without the acceptor.
 ///
 /// ```
 /// use acp_proto::{Acceptor, Accepted, Config, Event, Instant};
@@ -44,10 +45,10 @@ pub struct Acceptor {
 #[non_exhaustive]
 pub enum Accepted {
     /// The client offered version 1 (or the input ended first).
-    V1(Connection<V1>),
+    V1(Connection<Agent, V1>),
     /// The client offered version 2 or later (feature `unstable_protocol_v2`).
     #[cfg(feature = "unstable_protocol_v2")]
-    V2(Connection<V2>),
+    V2(Connection<Agent, V2>),
 }
 
 impl Acceptor {
@@ -124,7 +125,7 @@ impl Acceptor {
     }
 
     /// What an agent that serves only the versions `served` answers `request` on a connection of
-    /// a version it does not serve: the [`Connection<V1>`] an acceptor hands on for a client
+    /// a version it does not serve: the [`Connection<Agent, V1>`] an acceptor hands on for a client
     /// offering 1, when the agent speaks v2 only. An `initialize` asking for a version below
     /// every served one is `-32022` with `{requested, supported}`
     /// ([`RpcError::unsupported_protocol_version`]): v2's version negotiation

@@ -35,13 +35,14 @@
 //! pipe, a clock and a task per handler.
 //!
 //! ```
-//! use acp_proto::{Connection, Event, Instant, Outcome, Response};
+//! use acp_proto::role::{Agent, Client, Role};
+//! use acp_proto::{AgentResponse, Connection, Event, Instant, Outcome};
 //! use acp_proto::types::*;
 //! use std::time::Duration;
 //!
 //! let mut now = Instant::ZERO;
-//! let mut agent = Connection::agent(now);
-//! let mut client = Connection::client(now);
+//! let mut agent: Connection<Agent> = Connection::agent(now);
+//! let mut client: Connection<Client> = Connection::client(now);
 //! // The two pipes: bytes written by one side and not yet consumed by the other.
 //! let (mut to_agent, mut to_client) = (Vec::new(), Vec::new());
 //!
@@ -52,7 +53,7 @@
 //! /// other process reads them). `handle_input` consumes less than it is given only when its
 //! /// queues are full: the rest stays in the pipe, to be fed again after the events have
 //! /// been drained. Feeding it again *before* draining would consume nothing, forever.
-//! fn pump(now: Instant, from: &mut Connection, to: &mut Connection, pipe: &mut Vec<u8>) {
+//! fn pump<A: Role, B: Role>(now: Instant, from: &mut Connection<A>, to: &mut Connection<B>, pipe: &mut Vec<u8>) {
 //!     let _ = from.poll_transmit(pipe);
 //!     let consumed = to.handle_input(now, pipe);
 //!     pipe.drain(..consumed);
@@ -66,7 +67,7 @@
 //!     // 2. Drain events: the agent answers requests, the client reads outcomes.
 //!     while let Some(event) = agent.poll_event() {
 //!         if let Event::Request { id, request } = event {
-//!             let result: Response = match request.into_client() {
+//!             let result: AgentResponse = match request.into_client() {
 //!                 Some(acp_proto::ClientRequest::Initialize(_)) => {
 //!                     InitializeResponse::new(ProtocolVersion::V1).into()
 //!                 }
@@ -172,6 +173,7 @@ pub mod observer;
 pub mod protocol;
 #[cfg(feature = "unstable_resumable_transport")]
 pub mod resume;
+pub mod role;
 #[cfg(test)]
 mod spec;
 mod swar;

@@ -1,9 +1,10 @@
 //! The protocol version as a type: [`Protocol`], implemented by [`V1`] and (feature
 //! `unstable_protocol_v2`) `V2`.
 //!
-//! A [`Connection<P>`](crate::Connection) speaks one version for its whole life, so the version
-//! is a type parameter rather than a runtime mode: `Connection<V1>` (the default) and
-//! `Connection<V2>` have the same calls ([`send_request`](crate::Connection::send_request),
+//! A [`Connection<R, P>`](crate::Connection) speaks one version for its whole life, so the
+//! version is a type parameter rather than a runtime mode (as the side is, module
+//! [`role`](crate::role)): `Connection<R, V1>` (the default) and `Connection<R, V2>` have the
+//! same calls ([`send_request`](crate::Connection::send_request),
 //! [`send_notification`](crate::Connection::send_notification),
 //! [`respond`](crate::Connection::respond), [`poll_event`](crate::Connection::poll_event), …),
 //! and their [`Event<P>`](crate::Event) and [`Outcome<P>`](crate::Outcome) carry that version's
@@ -83,10 +84,32 @@ pub trait Protocol: sealed::Sealed + Debug + Clone + Copy + PartialEq + Eq + Def
 
     /// An extension request (a method outside the table: its name starts with `_`) that
     /// `sender` sends, with `params` kept as they are. The name is checked when it is sent.
-    fn ext_request(sender: Side, method: &str, params: Value) -> Self::Request;
+    fn ext_request(sender: Side, method: &str, params: Value) -> Self::Request {
+        match sender {
+            Side::Agent => Self::agent_ext_request(method, params).into(),
+            Side::Client => Self::client_ext_request(method, params).into(),
+        }
+    }
 
     /// An extension notification that `sender` sends (the name is checked when it is sent).
-    fn ext_notification(sender: Side, method: &str, params: Value) -> Self::Notification;
+    fn ext_notification(sender: Side, method: &str, params: Value) -> Self::Notification {
+        match sender {
+            Side::Agent => Self::agent_ext_notification(method, params).into(),
+            Side::Client => Self::client_ext_notification(method, params).into(),
+        }
+    }
+
+    /// An extension request the agent sends ([`ext_request`](Self::ext_request)).
+    fn agent_ext_request(method: &str, params: Value) -> Self::AgentRequest;
+
+    /// An extension request the client sends.
+    fn client_ext_request(method: &str, params: Value) -> Self::ClientRequest;
+
+    /// An extension notification the agent sends.
+    fn agent_ext_notification(method: &str, params: Value) -> Self::AgentNotification;
+
+    /// An extension notification the client sends.
+    fn client_ext_notification(method: &str, params: Value) -> Self::ClientNotification;
 
     /// The result of an extension request, or the response handed back when it is a result of
     /// the table.
@@ -244,20 +267,20 @@ impl Protocol for V1 {
         method.wire()
     }
 
-    fn ext_request(sender: Side, method: &str, params: Value) -> Self::Request {
-        let request = ExtRequest::new(method, params);
-        match sender {
-            Side::Client => ClientRequest::Ext(request).into(),
-            Side::Agent => AgentRequest::Ext(request).into(),
-        }
+    fn agent_ext_request(method: &str, params: Value) -> AgentRequest {
+        AgentRequest::Ext(ExtRequest::new(method, params))
     }
 
-    fn ext_notification(sender: Side, method: &str, params: Value) -> Self::Notification {
-        let notification = ExtNotification::new(method, params);
-        match sender {
-            Side::Client => ClientNotification::Ext(notification).into(),
-            Side::Agent => AgentNotification::Ext(notification).into(),
-        }
+    fn client_ext_request(method: &str, params: Value) -> ClientRequest {
+        ClientRequest::Ext(ExtRequest::new(method, params))
+    }
+
+    fn agent_ext_notification(method: &str, params: Value) -> AgentNotification {
+        AgentNotification::Ext(ExtNotification::new(method, params))
+    }
+
+    fn client_ext_notification(method: &str, params: Value) -> ClientNotification {
+        ClientNotification::Ext(ExtNotification::new(method, params))
     }
 
     fn ext_result(response: Self::Response) -> Result<Value, Self::Response> {
@@ -352,6 +375,13 @@ impl Protocol for V1 {
     }
 }
 
+/// A v2 extension message's name and value: `null` params are not written, and read back as
+/// none.
+#[cfg(feature = "unstable_protocol_v2")]
+fn v2_ext(method: &str, params: Value) -> (String, Option<Value>) {
+    (method.to_owned(), (!params.is_null()).then_some(params))
+}
+
 /// ACP v2 (Preview, feature `unstable_protocol_v2`, `protocolVersion: 2`): the
 /// [`v2`](crate::v2) message set.
 #[cfg(feature = "unstable_protocol_v2")]
@@ -379,24 +409,24 @@ impl Protocol for V2 {
         method.wire()
     }
 
-    fn ext_request(sender: Side, method: &str, params: Value) -> Self::Request {
-        use crate::v2::{AgentRequest, ClientRequest};
-        // `null` params are not written, and read back as none.
-        let (method, value) = (method.to_owned(), (!params.is_null()).then_some(params));
-        match sender {
-            Side::Client => ClientRequest::Other { method, value }.into(),
-            Side::Agent => AgentRequest::Other { method, value }.into(),
-        }
+    fn agent_ext_request(method: &str, params: Value) -> crate::v2::AgentRequest {
+        let (method, value) = v2_ext(method, params);
+        crate::v2::AgentRequest::Other { method, value }
     }
 
-    fn ext_notification(sender: Side, method: &str, params: Value) -> Self::Notification {
-        use crate::v2::{AgentNotification, ClientNotification};
-        // `null` params are not written, and read back as none.
-        let (method, value) = (method.to_owned(), (!params.is_null()).then_some(params));
-        match sender {
-            Side::Client => ClientNotification::Other { method, value }.into(),
-            Side::Agent => AgentNotification::Other { method, value }.into(),
-        }
+    fn client_ext_request(method: &str, params: Value) -> crate::v2::ClientRequest {
+        let (method, value) = v2_ext(method, params);
+        crate::v2::ClientRequest::Other { method, value }
+    }
+
+    fn agent_ext_notification(method: &str, params: Value) -> crate::v2::AgentNotification {
+        let (method, value) = v2_ext(method, params);
+        crate::v2::AgentNotification::Other { method, value }
+    }
+
+    fn client_ext_notification(method: &str, params: Value) -> crate::v2::ClientNotification {
+        let (method, value) = v2_ext(method, params);
+        crate::v2::ClientNotification::Other { method, value }
     }
 
     fn ext_result(response: Self::Response) -> Result<Value, Self::Response> {

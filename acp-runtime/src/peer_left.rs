@@ -13,9 +13,10 @@ use std::io;
 ///
 /// ```
 /// use std::io;
+/// use acp_proto::role::Agent;
 /// use acp_proto::{Connection, Instant};
 ///
-/// let mut agent: Connection = Connection::agent(Instant::ZERO);
+/// let mut agent: Connection<Agent> = Connection::agent(Instant::ZERO);
 /// let pipe = io::Error::from(io::ErrorKind::BrokenPipe);
 /// assert!(!acp_runtime::peer_left(agent.input_ended(), &pipe), "still talking: an error");
 /// agent.handle_eof(Instant::ZERO);

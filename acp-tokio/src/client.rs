@@ -7,12 +7,13 @@ use std::time::Duration;
 
 use acp_proto::methods::{ClientNotification, ClientRequest};
 use acp_proto::protocol::V1;
+use acp_proto::role;
 use acp_proto::types::*;
-use acp_proto::{CloseReason, Negotiated, Notification, Request, Side};
+use acp_proto::{CloseReason, Negotiated};
 use serde_json::Value;
 use tokio::sync::oneshot;
 
-use crate::driver::{Driver, DriverTask, Handlers};
+use crate::driver::{ClientDriver, Driver, DriverTask, Handlers};
 use crate::handle::{Command, DriverStats, Handle, RequestCommand, TurnSink};
 use crate::io::{ReadBytes, TokioIo, WriteBytes};
 use crate::process::ProcessControl;
@@ -35,7 +36,7 @@ pub(crate) use crate::generated::v1::local_client::LocalClientHandlers;
 /// `ClientConnection<V2>` is `acp_tokio::v2::ClientConnection`: the same handle, with each
 /// version's typed calls and constructors (which take that version's handler trait).
 pub struct ClientConnection<P: Version> {
-    handle: Handle<P>,
+    handle: Handle<P, role::Client>,
     timeout: Option<Duration>,
     turn_buffer: usize,
     process: Option<Arc<dyn ProcessControl>>,
@@ -54,13 +55,13 @@ impl<P: Version> Clone for ClientConnection<P> {
 
 impl<P: Version> ClientConnection<P> {
     /// Builds the driver (not yet running) and the handle.
-    pub(crate) fn build<Rt: Runtime, H: Handlers<P>, Rd: ReadBytes, Wr: WriteBytes>(
+    pub(crate) fn build<Rt: Runtime, H: Handlers<P, role::Client>, Rd: ReadBytes, Wr: WriteBytes>(
         rt: Rt,
         handlers: H,
         reader: Rd,
         writer: Wr,
         options: &ClientOptions,
-    ) -> (Driver<P, Rt, H, Rd, Wr>, ClientConnection<P>) {
+    ) -> (ClientDriver<P, Rt, H, Rd, Wr>, ClientConnection<P>) {
         let (driver, handle) = Driver::client(rt, handlers, (reader, writer), options.driver());
         (driver, ClientConnection { handle, timeout: None, turn_buffer: options.turn_buffer, process: None })
     }
@@ -75,7 +76,7 @@ impl<P: Version> ClientConnection<P> {
         options: &ClientOptions,
     ) -> ClientConnection<P>
     where
-        H: Handlers<P> + DriverTask<Driver<P, Rt, H, Rd, Wr>>,
+        H: Handlers<P, role::Client> + DriverTask<ClientDriver<P, Rt, H, Rd, Wr>>,
     {
         let (driver, conn) = Self::build(rt.clone(), handlers, reader, writer, options);
         H::spawn_driver(&rt, driver);
@@ -92,7 +93,7 @@ impl<P: Version> ClientConnection<P> {
         options: &ClientOptions,
     ) -> ClientConnection<P>
     where
-        H: Handlers<P> + DriverTask<Driver<P, Rt, H, Rd, Wr>>,
+        H: Handlers<P, role::Client> + DriverTask<ClientDriver<P, Rt, H, Rd, Wr>>,
     {
         let mut conn = Self::start(rt.clone(), handlers, reader, writer, options);
         let shared = conn.handle.shared.clone();
@@ -101,7 +102,7 @@ impl<P: Version> ClientConnection<P> {
     }
 
     /// The connection's handle (the typed calls send through it).
-    pub(crate) fn handle(&self) -> &Handle<P> {
+    pub(crate) fn handle(&self) -> &Handle<P, role::Client> {
         &self.handle
     }
 
@@ -139,19 +140,19 @@ impl<P: Version> ClientConnection<P> {
         request: impl Into<P::ClientRequest>,
         timeout: Option<Duration>,
     ) -> Result<P::AgentResponse, Error> {
-        let response = self.handle.request(request.into().into(), timeout.or(self.timeout)).await?;
+        let response = self.handle.request(request.into(), timeout.or(self.timeout)).await?;
         P::agent_response(response).ok_or(Error::UnexpectedResponse)
     }
 
     /// An extension request (a method outside the table: its name starts with `_`) and the
     /// agent's result; the timeout set with [`with_timeout`](Self::with_timeout) applies.
     pub async fn ext_method(&self, method: &str, params: Value) -> Result<Value, Error> {
-        self.handle.ext_method(Side::Client, method, params, self.timeout).await
+        self.handle.ext_method(method, params, self.timeout).await
     }
 
     /// An extension notification (waits while the outbound budget is full).
     pub async fn ext_notification(&self, method: &str, params: Value) -> Result<(), Error> {
-        self.handle.ext_notification(Side::Client, method, params).await
+        self.handle.ext_notification(method, params).await
     }
 
     /// A clone whose requests (typed methods and prompts) time out after `timeout` instead of
@@ -162,12 +163,16 @@ impl<P: Version> ClientConnection<P> {
     }
 
     /// Sends a prompt of `session` and, once it went out, hands back the turn's stream.
-    pub(crate) async fn open_turn(&self, session: SessionId, request: P::Request) -> Result<PromptTurn<P>, Error> {
+    pub(crate) async fn open_turn(
+        &self,
+        session: SessionId,
+        request: P::ClientRequest,
+    ) -> Result<PromptTurn<P>, Error> {
         let token = self.handle.token();
         let (updates_tx, updates) = queue(self.turn_buffer);
         let (accepted_tx, accepted) = oneshot::channel();
         let (reply, outcome) = oneshot::channel();
-        let turn = TurnSink { session: session.clone(), updates: updates_tx, accepted: accepted_tx };
+        let turn = TurnSink { session: session.clone(), updates: updates_tx, accepted: accepted_tx, client: () };
         self.handle.send(Command::Request(Box::new(RequestCommand {
             token,
             request,
@@ -292,7 +297,7 @@ impl ClientConnection<V1> {
     /// updates in order and then its stop reason.
     pub async fn prompt(&self, request: PromptRequest) -> Result<PromptTurn<V1>, Error> {
         let session = request.session_id.clone();
-        self.open_turn(session, Request::Client(ClientRequest::Prompt(request))).await
+        self.open_turn(session, ClientRequest::Prompt(request)).await
     }
 
     /// Runs a prompt turn, calling `on_update` for each update in order, and returns the stop
@@ -314,7 +319,7 @@ impl ClientConnection<V1> {
     /// agent did not advertise is refused here ([`Error::Send`] with `NotSupportedByPeer`).
     /// `session/cancel` goes through [`cancel`](Self::cancel), which also settles the turn.
     pub async fn notify(&self, notification: impl Into<ClientNotification>) -> Result<(), Error> {
-        self.handle.notify(Box::new(Notification::Client(notification.into()))).await
+        self.handle.notify(Box::new(notification.into())).await
     }
 }
 

@@ -6,6 +6,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use acp_proto::methods::{AgentNotification, AgentRequest, ClientResponse};
+use acp_proto::role::{self, Role};
 use acp_proto::types::{
     CompleteElicitationNotification, ContentBlock, ContentChunk, CreateElicitationRequest, CreateElicitationResponse,
     CreateTerminalRequest, ElicitationId, ElicitationSchema, KillTerminalRequest, Notice, NoticeSeverity,
@@ -14,7 +15,7 @@ use acp_proto::types::{
     TerminalOutputRequest, TerminalOutputResponse, ToolCallUpdate, WaitForTerminalExitRequest,
     WaitForTerminalExitResponse, WriteTextFileRequest,
 };
-use acp_proto::{InboundId, Negotiated, Notification, Request, Response, Side};
+use acp_proto::{InboundId, Negotiated, Response};
 use serde_json::Value;
 
 use crate::Error;
@@ -24,19 +25,19 @@ use crate::version::Version;
 use acp_proto::protocol::V1;
 
 /// What every handler context holds: the driver's handle, the request's id and its token.
-pub(crate) struct HandlerContext<P: Version = V1> {
-    pub(crate) handle: Handle<P>,
+pub(crate) struct HandlerContext<P: Version, R: Role> {
+    pub(crate) handle: Handle<P, R>,
     pub(crate) id: InboundId,
     pub(crate) cancel: CancellationToken,
 }
 
-impl<P: Version> Clone for HandlerContext<P> {
+impl<P: Version, R: Role> Clone for HandlerContext<P, R> {
     fn clone(&self) -> Self {
         HandlerContext { handle: self.handle.clone(), id: self.id, cancel: self.cancel.clone() }
     }
 }
 
-impl<P: Version> HandlerContext<P> {
+impl<P: Version, R: Role> HandlerContext<P, R> {
     /// What every handle of the connection shares.
     pub(crate) fn shared(&self) -> &Shared {
         &self.handle.shared
@@ -102,11 +103,11 @@ pub(crate) use common_context_methods;
 /// for as long as the connection lives.
 #[derive(Clone)]
 pub struct RequestContext {
-    inner: HandlerContext,
+    inner: HandlerContext<V1, role::Agent>,
 }
 
 impl RequestContext {
-    pub(crate) fn new(inner: HandlerContext) -> RequestContext {
+    pub(crate) fn new(inner: HandlerContext<V1, role::Agent>) -> RequestContext {
         RequestContext { inner }
     }
 
@@ -123,7 +124,7 @@ impl RequestContext {
         request: impl Into<AgentRequest>,
         timeout: Option<Duration>,
     ) -> Result<ClientResponse, Error> {
-        match self.inner.handle.request(Request::Agent(request.into()), timeout).await? {
+        match self.inner.handle.request(request.into(), timeout).await? {
             Response::Client(response) => Ok(response),
             _ => Err(Error::UnexpectedResponse),
         }
@@ -131,7 +132,7 @@ impl RequestContext {
 
     /// Sends an agent→client notification, waiting while the outbound budget is full.
     pub async fn notify(&self, notification: impl Into<AgentNotification>) -> Result<(), Error> {
-        self.inner.handle.notify(Box::new(Notification::Agent(notification.into()))).await
+        self.inner.handle.notify(Box::new(notification.into())).await
     }
 
     /// Sends a `session/update` for any announced session (for example the history replayed by
@@ -163,12 +164,12 @@ impl RequestContext {
     /// Calls an extension method on the client (its name starts with `_`); `timeout` bounds
     /// the wait as in [`request`](Self::request).
     pub async fn ext_method(&self, method: &str, params: Value, timeout: Option<Duration>) -> Result<Value, Error> {
-        self.inner.handle.ext_method(Side::Agent, method, params, timeout).await
+        self.inner.handle.ext_method(method, params, timeout).await
     }
 
     /// Sends an extension notification to the client (waits while the outbound budget is full).
     pub async fn ext_notification(&self, method: &str, params: Value) -> Result<(), Error> {
-        self.inner.handle.ext_notification(Side::Agent, method, params).await
+        self.inner.handle.ext_notification(method, params).await
     }
 }
 
@@ -190,7 +191,7 @@ pub struct ClientContext {
 }
 
 impl ClientContext {
-    pub(crate) fn new<P: Version>(cx: HandlerContext<P>) -> ClientContext {
+    pub(crate) fn new<P: Version>(cx: HandlerContext<P, role::Client>) -> ClientContext {
         ClientContext { inner: ClientInner { id: cx.id, cancel: cx.cancel, shared: cx.handle.shared } }
     }
 
@@ -238,7 +239,7 @@ impl PromptContext {
     pub async fn send_update(&self, update: SessionUpdate) -> Result<(), Error> {
         // Boxed once here: the notification then travels to the driver as a pointer instead of
         // being copied through every future and channel slot on the way.
-        let notification = Notification::Agent(SessionNotification::new(self.session_id.clone(), update).into());
+        let notification = SessionNotification::new(self.session_id.clone(), update).into();
         self.cx.inner.handle.notify(Box::new(notification)).await
     }
 

@@ -39,9 +39,10 @@ use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::time::Duration;
 
+use acp_proto::role::{self, Role};
 use acp_proto::types::SessionId;
 use acp_proto::{
-    Config, Connection, Event, InboundId, Instant, OutboundId, Outcome, Refused, RpcError, SendError, Side, TurnStamp,
+    Config, Connection, Event, InboundId, Instant, OutboundId, Outcome, Refused, RpcError, SendError, TurnStamp,
 };
 use tokio::sync::{mpsc, oneshot};
 
@@ -63,15 +64,15 @@ const MAX_DEFERRALS: u32 = 64;
 /// How the driver runs the handlers of a connection speaking `P`: on a `Send` task or a local
 /// one. One implementation per handler trait (`Agent`, `LocalAgent`, `Client`, `LocalClient`,
 /// and v2's); the driver is written once.
-pub(crate) trait Handlers<P: Version>: Unpin + 'static {
+pub(crate) trait Handlers<P: Version, R: Role>: Unpin + 'static {
     /// Spawns the handler of one inbound request; it reports through `done`. With a `gate`,
     /// the handler starts once the gate opens (see [`TurnItem::Gate`]).
     fn spawn_request<Rt: Runtime>(
         &self,
         rt: &Rt,
         request: P::Request,
-        cx: HandlerContext<P>,
-        done: Done<P>,
+        cx: HandlerContext<P, R>,
+        done: Done<P, R>,
         gate: Option<oneshot::Receiver<()>>,
     );
     /// Spawns the task that handles inbound notifications (and the core's other news for the
@@ -103,25 +104,30 @@ struct Pending<P: Version> {
 
 /// A turn this client reads: the prompt that opened it (the core's turn id, and the token of
 /// the handle that waits for it) and where its items go.
-struct OpenTurn<P: Version> {
+struct OpenTurn<P: Version, R: Role> {
     turn: OutboundId,
     token: u64,
     items: QueueSender<TurnItem<P>>,
+    /// Only a client reads turns.
+    client: R::ClientOnly,
 }
 
 /// A send (or a handler's answer) held while the outbound budget is full.
-pub(crate) enum Held<P: Version> {
-    Request(Box<RequestCommand<P>>, Option<Instant>),
-    Notify(Box<P::Notification>, oneshot::Sender<Result<(), Error>>),
+pub(crate) enum Held<P: Version, R: Role> {
+    Request(Box<RequestCommand<P, R>>, Option<Instant>),
+    Notify(Box<R::Notification<P>>, oneshot::Sender<Result<(), Error>>),
     /// A finished handler's answer: it waits, in order behind the handler's earlier sends,
     /// until the peer has read enough (the core itself never refuses an answer).
-    Complete(InboundId, Box<Result<P::Response, RpcError>>),
+    Complete(InboundId, Box<Result<R::Response<P>, RpcError>>),
 }
 
+/// A client's driver.
+pub(crate) type ClientDriver<P, Rt, H, Rd, Wr> = Driver<P, role::Client, Rt, H, Rd, Wr>;
+
 /// The future that drives one connection; see the [module docs](self).
-pub(crate) struct Driver<P: Version, Rt: Runtime, H, Rd, Wr> {
+pub(crate) struct Driver<P: Version, R: Role, Rt: Runtime, H, Rd, Wr> {
     rt: Rt,
-    conn: Connection<P>,
+    conn: Connection<R, P>,
     /// The runtime instant that maps onto the core's `Instant::ZERO`.
     epoch: std::time::Instant,
     handlers: H,
@@ -135,12 +141,12 @@ pub(crate) struct Driver<P: Version, Rt: Runtime, H, Rd, Wr> {
     output: Vec<u8>,
     written: usize,
     unflushed: bool,
-    app: Option<mpsc::UnboundedReceiver<Command<P>>>,
-    internal: mpsc::UnboundedReceiver<Command<P>>,
+    app: Option<mpsc::UnboundedReceiver<Command<P, R>>>,
+    internal: mpsc::UnboundedReceiver<Command<P, R>>,
     /// Closes the connection once its sender is gone (whoever awaited the driver went away).
     stop: Option<oneshot::Receiver<()>>,
     /// A handle on the internal channel, for handler contexts.
-    handle: Handle<P>,
+    handle: Handle<P, R>,
     timer: Option<Rt::Timer>,
     armed: Option<Instant>,
     inbound: HashMap<InboundId, CancellationToken>,
@@ -149,8 +155,8 @@ pub(crate) struct Driver<P: Version, Rt: Runtime, H, Rd, Wr> {
     /// The open turns this client reads, by session. A turn whose stream was dropped is no
     /// longer here; in v2 it stays open in the core until it ends, and a new prompt of its
     /// session is refused until then (it would join that turn).
-    turns: HashMap<SessionId, OpenTurn<P>>,
-    held: VecDeque<Held<P>>,
+    turns: HashMap<SessionId, OpenTurn<P, R>>,
+    held: VecDeque<Held<P, R>>,
     notifications: Option<QueueSender<Inbound<P>>>,
     /// An event whose consumer was full; dispatched before any other.
     stalled: Option<Event<P>>,
@@ -163,19 +169,21 @@ pub(crate) struct Driver<P: Version, Rt: Runtime, H, Rd, Wr> {
     tracer: Tracer,
 }
 
-impl<P: Version, Rt: Runtime, H: Handlers<P>, Rd: ReadBytes, Wr: WriteBytes> Driver<P, Rt, H, Rd, Wr> {
+impl<P: Version, Rt: Runtime, H: Handlers<P, role::Agent>, Rd: ReadBytes, Wr: WriteBytes>
+    Driver<P, role::Agent, Rt, H, Rd, Wr>
+{
     /// An agent's driver over `reader`/`writer`, for `conn` (new, or handed on by an
     /// [`Acceptor`](acp_proto::Acceptor) with the bytes it read but did not consume in
     /// `unread`). Nothing but the peer and [`stop_with`](Self::stop_with) closes it.
     pub(crate) fn serving(
         rt: Rt,
         epoch: std::time::Instant,
-        conn: Connection<P>,
+        conn: Connection<role::Agent, P>,
         handlers: H,
         (reader, writer): (Rd, Wr),
         options: DriverOptions,
         unread: &[u8],
-    ) -> Driver<P, Rt, H, Rd, Wr> {
+    ) -> Driver<P, role::Agent, Rt, H, Rd, Wr> {
         let mut driver = Driver::with_connection(rt, conn, handlers, (reader, writer), options, None);
         driver.epoch = epoch;
         if !unread.is_empty() {
@@ -187,7 +195,11 @@ impl<P: Version, Rt: Runtime, H: Handlers<P>, Rd: ReadBytes, Wr: WriteBytes> Dri
         }
         driver
     }
+}
 
+impl<P: Version, Rt: Runtime, H: Handlers<P, role::Client>, Rd: ReadBytes, Wr: WriteBytes>
+    Driver<P, role::Client, Rt, H, Rd, Wr>
+{
     /// A client's driver over `reader`/`writer`, and the application's handle: the connection
     /// closes once every clone of it is dropped.
     pub(crate) fn client(
@@ -195,22 +207,24 @@ impl<P: Version, Rt: Runtime, H: Handlers<P>, Rd: ReadBytes, Wr: WriteBytes> Dri
         handlers: H,
         (reader, writer): (Rd, Wr),
         options: DriverOptions,
-    ) -> (Driver<P, Rt, H, Rd, Wr>, Handle<P>) {
-        let conn = Connection::new(Side::Client, options.config.clone(), Instant::ZERO);
+    ) -> (Self, Handle<P, role::Client>) {
+        let conn = Connection::new(options.config.clone(), Instant::ZERO);
         let (tx, rx) = mpsc::unbounded_channel();
         let driver = Driver::with_connection(rt, conn, handlers, (reader, writer), options, Some(rx));
         let handle = Handle { tx, shared: driver.handle.shared.clone() };
         (driver, handle)
     }
+}
 
-    fn with_connection(
+impl<P: Version, R: Role, Rt: Runtime, H: Handlers<P, R>, Rd: ReadBytes, Wr: WriteBytes> Driver<P, R, Rt, H, Rd, Wr> {
+    pub(crate) fn with_connection(
         rt: Rt,
-        conn: Connection<P>,
+        conn: Connection<R, P>,
         handlers: H,
         (reader, writer): (Rd, Wr),
         options: DriverOptions,
-        app: Option<mpsc::UnboundedReceiver<Command<P>>>,
-    ) -> Driver<P, Rt, H, Rd, Wr> {
+        app: Option<mpsc::UnboundedReceiver<Command<P, R>>>,
+    ) -> Driver<P, R, Rt, H, Rd, Wr> {
         let shared = Shared::new();
         let (internal_tx, internal) = mpsc::unbounded_channel();
         let handle = Handle { tx: internal_tx, shared };
@@ -339,7 +353,7 @@ impl<P: Version, Rt: Runtime, H: Handlers<P>, Rd: ReadBytes, Wr: WriteBytes> Dri
         progress
     }
 
-    fn apply(&mut self, command: Command<P>, now: Instant) {
+    fn apply(&mut self, command: Command<P, R>, now: Instant) {
         match command {
             Command::Complete { id, result } => {
                 self.inbound.remove(&id);
@@ -351,14 +365,15 @@ impl<P: Version, Rt: Runtime, H: Handlers<P>, Rd: ReadBytes, Wr: WriteBytes> Dri
             }
             Command::Notify { notification, ack } => self.send_or_hold(now, Held::Notify(notification, ack)),
             Command::Abandon { token } => self.abandon(now, token),
-            Command::CancelTurn { session, ack } => {
-                let _ = ack.send(self.conn.cancel_turn(now, &session).map(|_| ()).map_err(Error::from));
+            Command::CancelTurn { session, ack, client } => {
+                let cancelled = R::client(&mut self.conn, client).cancel_turn(now, &session);
+                let _ = ack.send(cancelled.map(|_| ()).map_err(Error::from));
             }
             Command::Close => self.conn.close(now),
         }
     }
 
-    fn respond(&mut self, now: Instant, id: InboundId, result: Result<P::Response, RpcError>) {
+    fn respond(&mut self, now: Instant, id: InboundId, result: Result<R::Response<P>, RpcError>) {
         // A result that does not fit its request is answered by the core itself (an internal
         // error, or `cancelled` for a permission option never offered); the mistake is traced.
         if let Err(error) = self.conn.respond(now, id, result) {
@@ -366,7 +381,7 @@ impl<P: Version, Rt: Runtime, H: Handlers<P>, Rd: ReadBytes, Wr: WriteBytes> Dri
         }
     }
 
-    fn send_or_hold(&mut self, now: Instant, send: Held<P>) {
+    fn send_or_hold(&mut self, now: Instant, send: Held<P, R>) {
         if !self.held.is_empty() {
             self.held.push_back(send);
         } else if let Some(back) = self.try_send(now, send) {
@@ -397,7 +412,7 @@ impl<P: Version, Rt: Runtime, H: Handlers<P>, Rd: ReadBytes, Wr: WriteBytes> Dri
     /// ([`SendError::Backpressure`] hands the message back), to wait in `held`. An answer is
     /// never refused by the core, so it is held here while the output is full: the output then
     /// exceeds its bound by at most one frame.
-    fn try_send(&mut self, now: Instant, send: Held<P>) -> Option<Held<P>> {
+    fn try_send(&mut self, now: Instant, send: Held<P, R>) -> Option<Held<P, R>> {
         match send {
             Held::Complete(id, result) => {
                 if !self.admits_sends() {
@@ -420,10 +435,15 @@ impl<P: Version, Rt: Runtime, H: Handlers<P>, Rd: ReadBytes, Wr: WriteBytes> Dri
         None
     }
 
-    fn send_request(&mut self, now: Instant, command: RequestCommand<P>, deadline: Option<Instant>) -> Option<Held<P>> {
+    fn send_request(
+        &mut self,
+        now: Instant,
+        command: RequestCommand<P, R>,
+        deadline: Option<Instant>,
+    ) -> Option<Held<P, R>> {
         let RequestCommand { token, request, timeout, reply, turn } = command;
         if let Some(t) = &turn
-            && (self.turns.contains_key(&t.session) || P::turn_open(&self.conn, &t.session))
+            && (self.turns.contains_key(&t.session) || P::turn_open(R::client(&mut self.conn, t.client), &t.session))
         {
             // This client reads that session's turn already (one stream per turn), or (v2) the
             // core has one open that no stream reads (dropped, or opened by a plain `request`):
@@ -439,7 +459,8 @@ impl<P: Version, Rt: Runtime, H: Handlers<P>, Rd: ReadBytes, Wr: WriteBytes> Dri
             Ok(id) => {
                 if let Some(t) = turn {
                     let _ = t.accepted.send(Ok(()));
-                    self.turns.insert(t.session, OpenTurn { turn: id, token, items: t.updates });
+                    let open = OpenTurn { turn: id, token, items: t.updates, client: t.client };
+                    self.turns.insert(t.session, open);
                 }
                 self.tokens.insert(token, id);
                 self.pending.insert(id, Pending { token, reply });
@@ -462,10 +483,10 @@ impl<P: Version, Rt: Runtime, H: Handlers<P>, Rd: ReadBytes, Wr: WriteBytes> Dri
     fn abandon(&mut self, now: Instant, token: u64) {
         // A turn is stopped with `session/cancel`; the agent still ends it (v1: answers the
         // prompt `cancelled`; v2: reports `idle`), and the updates in between are dropped.
-        let turn = self.turns.iter().find(|(_, t)| t.token == token).map(|(session, _)| session.clone());
-        if let Some(session) = turn {
+        let turn = self.turns.iter().find(|(_, t)| t.token == token).map(|(session, t)| (session.clone(), t.client));
+        if let Some((session, client)) = turn {
             self.turns.remove(&session);
-            let _ = self.conn.cancel_turn(now, &session);
+            let _ = R::client(&mut self.conn, client).cancel_turn(now, &session);
             return;
         }
         match self.tokens.remove(&token) {
@@ -799,7 +820,9 @@ impl<P: Version, Rt: Runtime, H: Handlers<P>, Rd: ReadBytes, Wr: WriteBytes> Dri
     }
 }
 
-impl<P: Version, Rt: Runtime, H: Handlers<P>, Rd: ReadBytes, Wr: WriteBytes> Future for Driver<P, Rt, H, Rd, Wr> {
+impl<P: Version, R: Role, Rt: Runtime, H: Handlers<P, R>, Rd: ReadBytes, Wr: WriteBytes> Future
+    for Driver<P, R, Rt, H, Rd, Wr>
+{
     type Output = Result<(), Error>;
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
@@ -816,7 +839,7 @@ impl<P: Version, Rt: Runtime, H: Handlers<P>, Rd: ReadBytes, Wr: WriteBytes> Fut
     }
 }
 
-impl<P: Version, Rt: Runtime, H, Rd, Wr> Drop for Driver<P, Rt, H, Rd, Wr> {
+impl<P: Version, R: Role, Rt: Runtime, H, Rd, Wr> Drop for Driver<P, R, Rt, H, Rd, Wr> {
     fn drop(&mut self) {
         // A driver dropped before finishing (its runtime shut down) still releases the waiters.
         self.handle.shared.finished.set();

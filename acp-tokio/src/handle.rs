@@ -10,8 +10,9 @@ use std::task::Poll;
 use std::time::Duration;
 
 use acp_proto::protocol::V1;
+use acp_proto::role::{self, Role};
 use acp_proto::types::SessionId;
-use acp_proto::{CloseReason, InboundId, Negotiated, Outcome, RpcError, Side, Stats, TypedRequest};
+use acp_proto::{CloseReason, InboundId, Negotiated, Outcome, RpcError, Stats, TypedRequest};
 use serde_json::Value;
 use tokio::sync::{mpsc, oneshot};
 
@@ -20,38 +21,40 @@ use crate::sync::{QueueSender, Signal, lock};
 use crate::version::{TurnItem, Version};
 
 /// A command for the driver of a connection speaking `P`.
-pub(crate) enum Command<P: Version> {
+pub(crate) enum Command<P: Version, R: Role> {
     /// A handler finished: answer the inbound request. Boxed: a `Response` is large, and every
     /// command (one per streamed update) is as large as the largest variant.
-    Complete { id: InboundId, result: Box<Result<P::Response, RpcError>> },
+    Complete { id: InboundId, result: Box<Result<R::Response<P>, RpcError>> },
     /// Send a request; `reply` gets its outcome.
-    Request(Box<RequestCommand<P>>),
+    Request(Box<RequestCommand<P, R>>),
     /// Send a notification; `ack` is answered once the core has queued it (or refused it).
-    Notify { notification: Box<P::Notification>, ack: oneshot::Sender<Result<(), Error>> },
+    Notify { notification: Box<R::Notification<P>>, ack: oneshot::Sender<Result<(), Error>> },
     /// The future awaiting request `token` (or the stream of the turn its prompt opened) was
     /// dropped: cancel the request (a turn: `session/cancel`).
     Abandon { token: u64 },
-    /// Client side: cancel the running turn of a session (`session/cancel`).
-    CancelTurn { session: SessionId, ack: oneshot::Sender<Result<(), Error>> },
+    /// Client side (`client` proves it): cancel the running turn of a session
+    /// (`session/cancel`).
+    CancelTurn { session: SessionId, ack: oneshot::Sender<Result<(), Error>>, client: R::ClientOnly },
     /// Close the connection.
     Close,
 }
 
 /// A request for the driver to send.
-pub(crate) struct RequestCommand<P: Version> {
+pub(crate) struct RequestCommand<P: Version, R: Role> {
     pub(crate) token: u64,
-    pub(crate) request: P::Request,
+    pub(crate) request: R::Request<P>,
     pub(crate) timeout: Option<Duration>,
     pub(crate) reply: oneshot::Sender<Result<Outcome<P>, Error>>,
     /// Client prompts: where the turn's updates go, and who waits for the request to go out.
-    pub(crate) turn: Option<TurnSink<P>>,
+    pub(crate) turn: Option<TurnSink<P, R>>,
 }
 
-/// The driver's side of a client prompt turn.
-pub(crate) struct TurnSink<P: Version> {
+/// The driver's side of a client prompt turn (`client` proves the side).
+pub(crate) struct TurnSink<P: Version, R: Role> {
     pub(crate) session: SessionId,
     pub(crate) updates: QueueSender<TurnItem<P>>,
     pub(crate) accepted: oneshot::Sender<Result<(), Error>>,
+    pub(crate) client: R::ClientOnly,
 }
 
 /// Counters of one connection: the core's, and the driver's own buffers. Peaks are since the
@@ -104,12 +107,12 @@ impl Shared {
 }
 
 /// A sender of commands to one connection's driver.
-pub(crate) struct Handle<P: Version> {
-    pub(crate) tx: mpsc::UnboundedSender<Command<P>>,
+pub(crate) struct Handle<P: Version, R: Role> {
+    pub(crate) tx: mpsc::UnboundedSender<Command<P, R>>,
     pub(crate) shared: Arc<Shared>,
 }
 
-impl<P: Version> Clone for Handle<P> {
+impl<P: Version, R: Role> Clone for Handle<P, R> {
     fn clone(&self) -> Self {
         Handle { tx: self.tx.clone(), shared: self.shared.clone() }
     }
@@ -120,8 +123,8 @@ pub(crate) fn outcome_result<P: Version>(outcome: Outcome<P>) -> Result<P::Respo
     Error::from_outcome(outcome)
 }
 
-impl<P: Version> Handle<P> {
-    pub(crate) fn send(&self, command: Command<P>) -> Result<(), Error> {
+impl<P: Version, R: Role> Handle<P, R> {
+    pub(crate) fn send(&self, command: Command<P, R>) -> Result<(), Error> {
         self.tx.send(command).map_err(|_| Error::ConnectionClosed)
     }
 
@@ -132,7 +135,7 @@ impl<P: Version> Handle<P> {
     /// Sends a request and waits for its outcome. Dropping the future cancels the request.
     pub(crate) async fn request_outcome(
         &self,
-        request: P::Request,
+        request: R::Request<P>,
         timeout: Option<Duration>,
     ) -> Result<Outcome<P>, Error> {
         let token = self.token();
@@ -145,39 +148,35 @@ impl<P: Version> Handle<P> {
     }
 
     /// Sends a request and waits for its result. Dropping the future cancels the request.
-    pub(crate) async fn request(&self, request: P::Request, timeout: Option<Duration>) -> Result<P::Response, Error> {
+    pub(crate) async fn request(
+        &self,
+        request: R::Request<P>,
+        timeout: Option<Duration>,
+    ) -> Result<P::Response, Error> {
         outcome_result(self.request_outcome(request, timeout).await?)
     }
 
     /// Sends a notification once the outbound budget allows it.
-    pub(crate) async fn notify(&self, notification: Box<P::Notification>) -> Result<(), Error> {
+    pub(crate) async fn notify(&self, notification: Box<R::Notification<P>>) -> Result<(), Error> {
         let (ack, rx) = oneshot::channel();
         self.send(Command::Notify { notification, ack })?;
         rx.await.unwrap_or(Err(Error::ConnectionClosed))
     }
 
-    /// An extension request that `sender` sends (its name starts with `_`), and its result.
+    /// An extension request (its name starts with `_`), and its result.
     pub(crate) async fn ext_method(
         &self,
-        sender: Side,
         method: &str,
         params: Value,
         timeout: Option<Duration>,
     ) -> Result<Value, Error> {
-        let response = self.request(P::ext_request(sender, method, params), timeout).await?;
+        let response = self.request(R::ext_request::<P>(method, params), timeout).await?;
         P::ext_result(response).map_err(|_| Error::UnexpectedResponse)
     }
 
-    /// An extension notification that `sender` sends, once the outbound budget allows it.
-    pub(crate) async fn ext_notification(&self, sender: Side, method: &str, params: Value) -> Result<(), Error> {
-        self.notify(Box::new(P::ext_notification(sender, method, params))).await
-    }
-
-    /// Client side: cancels the running turn of `session` (`session/cancel`).
-    pub(crate) async fn cancel_turn(&self, session: SessionId) -> Result<(), Error> {
-        let (ack, rx) = oneshot::channel();
-        self.send(Command::CancelTurn { session, ack })?;
-        rx.await.unwrap_or(Err(Error::ConnectionClosed))
+    /// An extension notification, once the outbound budget allows it.
+    pub(crate) async fn ext_notification(&self, method: &str, params: Value) -> Result<(), Error> {
+        self.notify(Box::new(R::ext_notification::<P>(method, params))).await
     }
 
     pub(crate) fn stats(&self) -> DriverStats {
@@ -185,31 +184,40 @@ impl<P: Version> Handle<P> {
     }
 }
 
-impl Handle<V1> {
+impl<P: Version> Handle<P, role::Client> {
+    /// Cancels the running turn of `session` (`session/cancel`).
+    pub(crate) async fn cancel_turn(&self, session: SessionId) -> Result<(), Error> {
+        let (ack, rx) = oneshot::channel();
+        self.send(Command::CancelTurn { session, ack, client: () })?;
+        rx.await.unwrap_or(Err(Error::ConnectionClosed))
+    }
+}
+
+impl<R: Role> Handle<V1, R> {
     /// [`request`](Self::request) with the typed result: a result of another method is
     /// [`Error::UnexpectedResponse`].
-    pub(crate) async fn request_typed<R: TypedRequest>(
+    pub(crate) async fn request_typed<Q: TypedRequest + Into<R::Request<V1>>>(
         &self,
-        request: R,
+        request: Q,
         timeout: Option<Duration>,
-    ) -> Result<R::Result, Error> {
-        R::result(self.request(request.into(), timeout).await?).ok_or(Error::UnexpectedResponse)
+    ) -> Result<Q::Result, Error> {
+        Q::result(self.request(request.into(), timeout).await?).ok_or(Error::UnexpectedResponse)
     }
 }
 
 /// Cancels a request whose future is dropped before its outcome.
-pub(crate) struct AbandonGuard<'a, P: Version> {
-    pub(crate) handle: &'a Handle<P>,
+pub(crate) struct AbandonGuard<'a, P: Version, R: Role> {
+    pub(crate) handle: &'a Handle<P, R>,
     pub(crate) token: Option<u64>,
 }
 
-impl<P: Version> AbandonGuard<'_, P> {
+impl<P: Version, R: Role> AbandonGuard<'_, P, R> {
     pub(crate) fn disarm(mut self) {
         self.token = None;
     }
 }
 
-impl<P: Version> Drop for AbandonGuard<'_, P> {
+impl<P: Version, R: Role> Drop for AbandonGuard<'_, P, R> {
     fn drop(&mut self) {
         if let Some(token) = self.token {
             let _ = self.handle.send(Command::Abandon { token });
@@ -219,25 +227,25 @@ impl<P: Version> Drop for AbandonGuard<'_, P> {
 
 /// Reports a handler's completion exactly once: with its result, or `-32603` when the handler
 /// panicked or its task was dropped before it finished.
-pub(crate) struct Done<P: Version> {
+pub(crate) struct Done<P: Version, R: Role> {
     id: InboundId,
-    tx: Option<mpsc::UnboundedSender<Command<P>>>,
+    tx: Option<mpsc::UnboundedSender<Command<P, R>>>,
 }
 
-impl<P: Version> Done<P> {
+impl<P: Version, R: Role> Done<P, R> {
     /// The completion of request `id`, reported to the driver of `handle`.
-    pub(crate) fn new(id: InboundId, handle: &Handle<P>) -> Done<P> {
+    pub(crate) fn new(id: InboundId, handle: &Handle<P, R>) -> Done<P, R> {
         Done { id, tx: Some(handle.tx.clone()) }
     }
 
-    pub(crate) fn complete(mut self, result: Result<P::Response, RpcError>) {
+    pub(crate) fn complete(mut self, result: Result<R::Response<P>, RpcError>) {
         if let Some(tx) = self.tx.take() {
             let _ = tx.send(Command::Complete { id: self.id, result: Box::new(result) });
         }
     }
 }
 
-impl<P: Version> Drop for Done<P> {
+impl<P: Version, R: Role> Drop for Done<P, R> {
     fn drop(&mut self) {
         if let Some(tx) = self.tx.take() {
             let error = RpcError::internal_error("the handler was dropped before it completed");
@@ -251,10 +259,10 @@ impl<P: Version> Drop for Done<P> {
 ///
 /// With a `gate`, the handler starts only once it opens (or its turn is dropped): see
 /// [`TurnItem::Gate`].
-pub(crate) async fn run_handler<P: Version>(
-    done: Done<P>,
+pub(crate) async fn run_handler<P: Version, R: Role>(
+    done: Done<P, R>,
     gate: Option<oneshot::Receiver<()>>,
-    handler: impl Future<Output = Result<P::Response, RpcError>>,
+    handler: impl Future<Output = Result<R::Response<P>, RpcError>>,
 ) {
     if let Some(gate) = gate {
         // Err: the turn was dropped unread, so there is nothing to stay behind.

@@ -177,7 +177,8 @@
 //!
 //! One road for both: the driver, the handles, [`ClientConnection<P>`](versioned::ClientConnection)
 //! and [`PromptTurn<P>`](versioned::PromptTurn) are written once over the version
-//! ([`versioned::Version`]: `acp_proto`'s `V1` and `V2`), on an [`acp_proto::Connection<P>`].
+//! ([`versioned::Version`]: `acp_proto`'s `V1` and `V2`), on an [`acp_proto::Connection<R, P>`] of the
+//! side they play (`R`, [`acp_proto::role`]).
 //! The crate root (and [`v1`]) names v1's; the `v2` module (feature `unstable_protocol_v2`) has
 //! the same names for v2 (`v2::ClientConnection`, `v2::PromptTurn`, `v2::Client`, `v2::Agent`,
 //! `v2::serve`, …), and so do `remote::v2` and `async_std::v2`. Only the handler traits and their

@@ -2,7 +2,8 @@
 //! [`Acceptor`] picks from the client's `initialize` (an agent that speaks both versions, or a
 //! v2 agent that answers a v1 client `-32601`).
 
-use acp_proto::{Connection, Instant, Side};
+use acp_proto::role;
+use acp_proto::{Connection, Instant};
 use tokio::sync::oneshot;
 
 use crate::driver::{Driver, DriverOptions, Handlers};
@@ -29,26 +30,34 @@ impl<Rt: Runtime, Rd: ReadBytes, Wr: WriteBytes> Launch<Rt, Rd, Wr> {
     }
 
     /// A fresh agent connection of version `P`.
-    pub(crate) fn connection<P: Version>(&self) -> Connection<P> {
-        Connection::new(Side::Agent, self.options.config.clone(), Instant::ZERO)
+    pub(crate) fn connection<P: Version>(&self) -> Connection<role::Agent, P> {
+        Connection::new(self.options.config.clone(), Instant::ZERO)
     }
 
-    fn driver<P: Version, H: Handlers<P>>(self, conn: Connection<P>, handlers: H) -> Driver<P, Rt, H, Rd, Wr> {
+    fn driver<P: Version, H: Handlers<P, role::Agent>>(
+        self,
+        conn: Connection<role::Agent, P>,
+        handlers: H,
+    ) -> Driver<P, role::Agent, Rt, H, Rd, Wr> {
         let Launch { rt, epoch, reader, writer, unread, options } = self;
         Driver::serving(rt, epoch, conn, handlers, (reader, writer), options, &unread)
     }
 
     /// Runs the driver of `conn` in this future (its handlers on the runtime): until the
     /// client's input ends and every answer owed went out.
-    pub(crate) async fn run<P: Version, H: Handlers<P>>(self, conn: Connection<P>, handlers: H) -> Result<(), Error> {
+    pub(crate) async fn run<P: Version, H: Handlers<P, role::Agent>>(
+        self,
+        conn: Connection<role::Agent, P>,
+        handlers: H,
+    ) -> Result<(), Error> {
         self.driver(conn, handlers).await
     }
 
     /// [`run`](Self::run) on a task of its own (so a multi-thread runtime runs it beside its
     /// handlers); dropping this future closes the connection.
-    pub(crate) async fn spawn<P: Version, H: Handlers<P> + Send>(
+    pub(crate) async fn spawn<P: Version, H: Handlers<P, role::Agent> + Send>(
         self,
-        conn: Connection<P>,
+        conn: Connection<role::Agent, P>,
         handlers: H,
     ) -> Result<(), Error>
     where
@@ -67,13 +76,16 @@ impl<Rt: Runtime, Rd: ReadBytes, Wr: WriteBytes> Launch<Rt, Rd, Wr> {
     }
 
     /// [`run`](Self::run) on a new connection of the handlers' version.
-    pub(crate) async fn run_new<P: Version, H: Handlers<P>>(self, handlers: H) -> Result<(), Error> {
+    pub(crate) async fn run_new<P: Version, H: Handlers<P, role::Agent>>(self, handlers: H) -> Result<(), Error> {
         let conn = self.connection::<P>();
         self.run(conn, handlers).await
     }
 
     /// [`spawn`](Self::spawn) on a new connection of the handlers' version.
-    pub(crate) async fn spawn_new<P: Version, H: Handlers<P> + Send>(self, handlers: H) -> Result<(), Error>
+    pub(crate) async fn spawn_new<P: Version, H: Handlers<P, role::Agent> + Send>(
+        self,
+        handlers: H,
+    ) -> Result<(), Error>
     where
         Rd: Send,
         Wr: Send,
@@ -90,6 +102,7 @@ mod accept {
     use std::io;
 
     use acp_proto::protocol::{V1, V2};
+    use acp_proto::role;
     use acp_proto::types::ProtocolVersion;
     use acp_proto::{Accepted, Acceptor, Instant};
     use tokio::sync::oneshot;
@@ -107,7 +120,11 @@ mod accept {
     impl<Rt: Runtime, Rd: ReadBytes, Wr: WriteBytes> Launch<Rt, Rd, Wr> {
         /// Reads the client's `initialize` ([`accept`](Self::accept)), then runs the driver of
         /// the version it offered in this future: with `v2` for a v2 client, `v1` for a v1 one.
-        pub(crate) async fn run_accepted(mut self, v2: impl Handlers<V2>, v1: impl Handlers<V1>) -> Result<(), Error> {
+        pub(crate) async fn run_accepted(
+            mut self,
+            v2: impl Handlers<V2, role::Agent>,
+            v1: impl Handlers<V1, role::Agent>,
+        ) -> Result<(), Error> {
             match self.accept().await? {
                 Accepted::V2(conn) => self.run(conn, v2).await,
                 Accepted::V1(conn) => self.run(conn, v1).await,
@@ -118,8 +135,8 @@ mod accept {
         /// [`run_accepted`](Self::run_accepted) with the driver on a task of its own.
         pub(crate) async fn spawn_accepted(
             mut self,
-            v2: impl Handlers<V2> + Send,
-            v1: impl Handlers<V1> + Send,
+            v2: impl Handlers<V2, role::Agent> + Send,
+            v1: impl Handlers<V1, role::Agent> + Send,
         ) -> Result<(), Error>
         where
             Rd: Send,
@@ -199,13 +216,13 @@ mod accept {
     /// ([`Acceptor::refusal`]); notifications are dropped.
     pub(crate) struct Unspoken;
 
-    impl Handlers<V1> for Unspoken {
+    impl Handlers<V1, role::Agent> for Unspoken {
         fn spawn_request<Rt: Runtime>(
             &self,
             _: &Rt,
             request: acp_proto::Request,
-            _: HandlerContext<V1>,
-            done: Done<V1>,
+            _: HandlerContext<V1, role::Agent>,
+            done: Done<V1, role::Agent>,
             _: Option<oneshot::Receiver<()>>,
         ) {
             done.complete(Err(Acceptor::refusal(&request, &[ProtocolVersion::V2])));

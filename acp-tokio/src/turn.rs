@@ -4,6 +4,7 @@ use std::pin::Pin;
 use std::task::{Context, Poll};
 
 use acp_proto::protocol::V1;
+use acp_proto::role;
 use acp_proto::types::{PromptRequest, PromptResponse, SessionId, StopReason};
 use acp_proto::{Outcome, TypedRequest};
 use futures_core::Stream;
@@ -41,7 +42,7 @@ pub struct PromptTurn<P: Version> {
     updates: QueueReceiver<TurnItem<P>>,
     /// The prompt's outcome (v1: its answer; v2: its acknowledgement); `None` once taken.
     outcome: Option<oneshot::Receiver<Result<Outcome<P>, Error>>>,
-    handle: Handle<P>,
+    handle: Handle<P, role::Client>,
     token: u64,
     /// Whether dropping the turn cancels it: while it may still run.
     armed: bool,
@@ -55,7 +56,7 @@ impl<P: Version> PromptTurn<P> {
         session_id: SessionId,
         updates: QueueReceiver<TurnItem<P>>,
         outcome: oneshot::Receiver<Result<Outcome<P>, Error>>,
-        handle: Handle<P>,
+        handle: Handle<P, role::Client>,
         token: u64,
     ) -> PromptTurn<P> {
         PromptTurn {

@@ -8,6 +8,7 @@
 //! [`PromptTurn<P>`]: crate::versioned::PromptTurn
 
 use acp_proto::protocol::{Protocol, V1};
+use acp_proto::role;
 use acp_proto::types::SessionId;
 use acp_proto::{Connection, Event, methods};
 use tokio::sync::oneshot;
@@ -57,7 +58,7 @@ pub(crate) mod sealed {
         #[doc(hidden)]
         /// Client side: whether the core has a turn of `session` open (v2: one no stream reads
         /// would make a new prompt join it). v1: never (the core refuses the prompt itself).
-        fn turn_open(conn: &Connection<Self>, session: &SessionId) -> bool;
+        fn turn_open(conn: &Connection<role::Client, Self>, session: &SessionId) -> bool;
     }
 }
 
@@ -95,7 +96,7 @@ impl Version for V1 {
         request.session_id()
     }
 
-    fn turn_open(_: &Connection<V1>, _: &SessionId) -> bool {
+    fn turn_open(_: &Connection<role::Client, V1>, _: &SessionId) -> bool {
         false
     }
 }
@@ -134,7 +135,7 @@ impl Version for acp_proto::protocol::V2 {
         request.turn_session()
     }
 
-    fn turn_open(conn: &Connection<Self>, session: &SessionId) -> bool {
+    fn turn_open(conn: &Connection<role::Client, Self>, session: &SessionId) -> bool {
         conn.open_turn(session).is_some()
     }
 }

@@ -11,7 +11,7 @@
 //! | [`framer`] | arbitrary bytes in arbitrary chunks, with a fuzzed frame limit | no panic; every byte accounted for (frames, terminators, blank lines, skipped bytes, buffered); frames never contain LF or exceed the limit; the buffer stays bounded |
 //! | [`envelope`] | one frame | no panic; every valid message re-encodes and parses back to the same message |
 //! | [`typed`] | JSON into the typed decoder of a table row's params or result | no panic; decode → encode → decode → encode is stable |
-//! | [`connection`] | one `Connection` (either side) fed bytes (raw or protocol templates), EOFs, timer ticks with fuzzed steps, and application commands; with feature `unstable_protocol_v2`, bit 1 of the first byte makes it speak v1 and v2 (an agent: an `Acceptor`; a client: one that offers v2, a `Connection<V2>`, see `link`), with v2 templates and commands (`fuzzing_v2`) | no panic; every emitted frame is a valid message; never more responses for an id than requests with it; after settling, exactly one per request except dropped duplicates; no event after `Closed`; no busy loop; bounded memory; v2: each turn ends at most once, its stamps are contiguous and none comes after its end |
+//! | [`connection`] | one `Connection` (either side) fed bytes (raw or protocol templates), EOFs, timer ticks with fuzzed steps, and application commands; with feature `unstable_protocol_v2`, bit 1 of the first byte makes it speak v1 and v2 (an agent: an `Acceptor`; a client: one that offers v2, a `Connection<Client, V2>`, see `link`), with v2 templates and commands (`fuzzing_v2`) | no panic; every emitted frame is a valid message; never more responses for an id than requests with it; after settling, exactly one per request except dropped duplicates; no event after `Closed`; no busy loop; bounded memory; v2: each turn ends at most once, its stamps are contiguous and none comes after its end |
 //! | [`attach`] | lines of frames, each with a first byte saying who sends it, through `acp_proto::attach`: a host's hub, two guests, an attaching client (feature `unstable_session_attach`) | no panic; what the hub sends is JSON or the input passed through; a guest not attached hears only error answers; at most `MAX_GUESTS` guests; an attacher's request is JSON |
 //! | [`resume`] | one frame's text through `acp_proto::resume` (feature `unstable_resumable_transport`): the cursor stamp and every reader | no panic; a stamped message equals the parsed message with its cursor put in its envelope's `_meta` (each object of a batch) and reads back that cursor; what is not stamped is unchanged; a resume request, its answer and a turn-state map read back whole from what their writers make; at most `MAX_TURNS` turns |
 //! | [`observer`] | one `acp_proto::observer::Observer` with small limits, fed frames from either peer: raw bytes, or frames built from a small ACP vocabulary (requests, answers, session announcements, prompts, v1 stop reasons, v2 acknowledgements and `state_update`s, `session/cancel`, batches) over a few ids and sessions | no panic; every bound of `Limits` holds after each frame; counters only grow; a frame's kind, method and id are what `Observer::read` says of it alone; an answer reports the request it closed, which is then no longer open; `no_turn_open` agrees with `turns` |
@@ -509,7 +509,9 @@ pub fn connection_run(data: &[u8]) -> ConnectionRun {
                 let id = outbound[usize::from(r.byte()) % outbound.len()];
                 let _ = conn.cancel_request(now, id);
             }
-            7 => {
+            // Only a client cancels a turn, and only an agent sends updates: the other side's
+            // messages do not compile (`Connection<R, P>`), so the target does not try them.
+            7 if side == Side::Client => {
                 let _ = conn.cancel_turn(now, &SessionId::from("s0"));
             }
             _ if r.byte().is_multiple_of(8) => {
@@ -519,6 +521,7 @@ pub fn connection_run(data: &[u8]) -> ConnectionRun {
                     m.finish(|_| ControlFlow::Continue(()));
                 }
             }
+            _ if side == Side::Client => {}
             #[cfg(feature = "unstable_protocol_v2")]
             _ if v2 => notify_v2(&mut conn, now, r.byte()),
             _ => {

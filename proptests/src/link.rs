@@ -1,17 +1,18 @@
 //! A machine of either protocol version, as an application that speaks both holds it: the
 //! simulation's and the `connection` fuzz target's peers.
 //!
-//! An agent that speaks v1 and v2 starts as an [`Acceptor`] and becomes a [`Connection<V1>`] or
-//! a `Connection<V2>` once the client's `initialize` chose (the accepted connection is fed the
+//! An agent that speaks v1 and v2 starts as an [`Acceptor`] and becomes a `Connection<Agent, V1>`
+//! or a `Connection<Agent, V2>` once the client's `initialize` chose (the accepted connection is fed the
 //! rest of the chunk that held the `initialize`, as an adapter does); an agent that speaks one
 //! version, and every client, is that version's [`Connection`] from the start (a client offers
-//! its version: a `Connection<V2>` client offers 2). [`Event`] and [`Outcome`] are the union of
+//! its version: a `Connection<Client, V2>` offers 2). [`Event`] and [`Outcome`] are the union of
 //! both versions' events, so that one application model handles either.
 //!
 //! A message of the other version than the connection speaks is refused here, as the engine
 //! refused it when one engine spoke both: [`SendError::Closed`] once closed,
 //! [`SendError::NotInitialized`] before the handshake, `SendError::WrongProtocolVersion` after.
 
+use acp_proto::role::{Agent, Client};
 use acp_proto::types::{ProtocolVersion, SessionId};
 use acp_proto::{
     Accepted, Acceptor, CancelReason, CloseReason, Completion, Config, Connection, InboundId, Instant, Negotiated,
@@ -142,27 +143,53 @@ macro_rules! convert_event {
     };
 }
 
-/// A machine of either version; see the [module docs](self).
+/// A machine of either version and either side; see the [module docs](self).
 #[derive(Debug)]
 pub enum Link {
     /// An agent that speaks both, before the client's `initialize` (`None` only while it is
     /// being accepted).
     Accepting(Option<Acceptor>),
-    /// A v1 connection.
-    V1(Connection<V1>),
-    /// A v2 connection.
+    /// A v1 agent.
+    AgentV1(Connection<Agent, V1>),
+    /// A v1 client.
+    ClientV1(Connection<Client, V1>),
+    /// A v2 agent.
     #[cfg(feature = "unstable_protocol_v2")]
-    V2(Connection<V2>),
+    AgentV2(Connection<Agent, V2>),
+    /// A v2 client.
+    #[cfg(feature = "unstable_protocol_v2")]
+    ClientV2(Connection<Client, V2>),
 }
 
-/// Runs `$body` with `$c` bound to the connection of either version, or `$acceptor` before the
-/// version is chosen.
+/// Runs `$body` with `$c` bound to the connection of either side and version, or `$acceptor`
+/// before the version is chosen (`$link` by reference: `&mut` or `&`).
 macro_rules! each {
     ($link:expr, $c:ident => $body:expr, $a:ident => $acceptor:expr) => {
         match $link {
-            Link::V1($c) => $body,
+            Link::AgentV1($c) => $body,
+            Link::ClientV1($c) => $body,
             #[cfg(feature = "unstable_protocol_v2")]
-            Link::V2($c) => $body,
+            Link::AgentV2($c) => $body,
+            #[cfg(feature = "unstable_protocol_v2")]
+            Link::ClientV2($c) => $body,
+            Link::Accepting(a) => {
+                let $a = a.as_ref().expect("an acceptor");
+                $acceptor
+            }
+        }
+    };
+}
+
+/// As [`each!`], with the acceptor borrowed mutably.
+macro_rules! each_mut {
+    ($link:expr, $c:ident => $body:expr, $a:ident => $acceptor:expr) => {
+        match $link {
+            Link::AgentV1($c) => $body,
+            Link::ClientV1($c) => $body,
+            #[cfg(feature = "unstable_protocol_v2")]
+            Link::AgentV2($c) => $body,
+            #[cfg(feature = "unstable_protocol_v2")]
+            Link::ClientV2($c) => $body,
             Link::Accepting(a) => {
                 let $a = a.as_mut().expect("an acceptor");
                 $acceptor
@@ -180,18 +207,24 @@ impl Link {
         }
         #[cfg(feature = "unstable_protocol_v2")]
         if versions.contains(&ProtocolVersion::V2) {
-            return Link::V2(Connection::new(side, config, now));
+            return match side {
+                Side::Agent => Link::AgentV2(Connection::new(config, now)),
+                Side::Client => Link::ClientV2(Connection::new(config, now)),
+            };
         }
         let _ = versions;
-        Link::V1(Connection::new(side, config, now))
+        match side {
+            Side::Agent => Link::AgentV1(Connection::new(config, now)),
+            Side::Client => Link::ClientV1(Connection::new(config, now)),
+        }
     }
 
     /// The version chosen, once it is.
     pub fn version(&self) -> Option<ProtocolVersion> {
         match self {
-            Link::V1(_) => Some(ProtocolVersion::V1),
+            Link::AgentV1(_) | Link::ClientV1(_) => Some(ProtocolVersion::V1),
             #[cfg(feature = "unstable_protocol_v2")]
-            Link::V2(_) => Some(ProtocolVersion::V2),
+            Link::AgentV2(_) | Link::ClientV2(_) => Some(ProtocolVersion::V2),
             Link::Accepting(_) => None,
         }
     }
@@ -202,9 +235,9 @@ impl Link {
             && slot.as_ref().is_some_and(Acceptor::is_decided)
         {
             match slot.take().expect("an acceptor").accept() {
-                Ok(Accepted::V1(c)) => *self = Link::V1(c),
+                Ok(Accepted::V1(c)) => *self = Link::AgentV1(c),
                 #[cfg(feature = "unstable_protocol_v2")]
-                Ok(Accepted::V2(c)) => *self = Link::V2(c),
+                Ok(Accepted::V2(c)) => *self = Link::AgentV2(c),
                 Ok(other) => panic!("an accepted connection this harness does not know: {other:?}"),
                 Err(_) => unreachable!("a decided acceptor accepts"),
             }
@@ -214,7 +247,7 @@ impl Link {
     /// Feeds bytes read from the peer; returns how many were consumed. An acceptor that
     /// decides hands the rest of `data` to its connection.
     pub fn handle_input(&mut self, now: Instant, data: &[u8]) -> usize {
-        let n = each!(self, c => c.handle_input(now, data), a => a.handle_input(now, data));
+        let n = each_mut!(self, c => c.handle_input(now, data), a => a.handle_input(now, data));
         if matches!(self, Link::Accepting(_)) {
             self.settle();
             if n < data.len() && !matches!(self, Link::Accepting(_)) {
@@ -226,120 +259,92 @@ impl Link {
 
     /// The peer's output ended.
     pub fn handle_eof(&mut self, now: Instant) {
-        each!(self, c => c.handle_eof(now), a => a.handle_eof(now));
+        each_mut!(self, c => c.handle_eof(now), a => a.handle_eof(now));
         self.settle();
     }
 
     /// Fires the deadlines at or before `now` (an acceptor has none).
     pub fn handle_timeout(&mut self, now: Instant) {
-        each!(self, c => c.handle_timeout(now), _a => {});
+        each_mut!(self, c => c.handle_timeout(now), _a => {});
     }
 
     /// The earliest deadline.
     pub fn poll_timeout(&self) -> Option<Instant> {
-        match self {
-            Link::V1(c) => c.poll_timeout(),
-            #[cfg(feature = "unstable_protocol_v2")]
-            Link::V2(c) => c.poll_timeout(),
-            Link::Accepting(_) => None,
-        }
+        each!(self, c => c.poll_timeout(), _a => None)
     }
 
     /// Appends the queued frames to `buf`.
     pub fn poll_transmit(&mut self, buf: &mut Vec<u8>) -> usize {
-        each!(self, c => c.poll_transmit(buf), a => a.poll_transmit(buf))
+        each_mut!(self, c => c.poll_transmit(buf), a => a.poll_transmit(buf))
     }
 
     /// The next event (an acceptor has none: what it read before `initialize` the machine
     /// answered itself).
     pub fn poll_event(&mut self) -> Option<Event> {
         match self {
-            Link::V1(c) => c.poll_event().map(|e| convert_event!(e, Request, Notification, Result)),
+            Link::AgentV1(c) => c.poll_event().map(|e| convert_event!(e, Request, Notification, Result)),
+            Link::ClientV1(c) => c.poll_event().map(|e| convert_event!(e, Request, Notification, Result)),
             #[cfg(feature = "unstable_protocol_v2")]
-            Link::V2(c) => c.poll_event().map(|e| convert_event!(e, RequestV2, NotificationV2, ResultV2)),
+            Link::AgentV2(c) => c.poll_event().map(|e| convert_event!(e, RequestV2, NotificationV2, ResultV2)),
+            #[cfg(feature = "unstable_protocol_v2")]
+            Link::ClientV2(c) => c.poll_event().map(|e| convert_event!(e, RequestV2, NotificationV2, ResultV2)),
             Link::Accepting(_) => None,
         }
     }
 
     /// Bytes queued for the peer.
     pub fn bytes_queued(&self) -> usize {
-        self.read(|c| c.bytes_queued(), Acceptor::bytes_queued, |c| c.bytes_queued())
+        each!(self, c => c.bytes_queued(), a => a.bytes_queued())
     }
 
     /// Whether application sends are accepted by the output budget.
     pub fn can_send(&self) -> bool {
-        self.read(|c| c.can_send(), Acceptor::can_send, |c| c.can_send())
+        each!(self, c => c.can_send(), a => a.can_send())
     }
 
     /// The configuration.
     pub fn config(&self) -> &Config {
-        match self {
-            Link::V1(c) => c.config(),
-            #[cfg(feature = "unstable_protocol_v2")]
-            Link::V2(c) => c.config(),
-            Link::Accepting(a) => a.as_ref().expect("an acceptor").config(),
-        }
+        each!(self, c => c.config(), a => a.config())
     }
 
     /// Counters.
     pub fn stats(&self) -> Stats {
-        self.read(|c| c.stats(), Acceptor::stats, |c| c.stats())
+        each!(self, c => c.stats(), a => a.stats())
     }
 
     /// The memory estimate.
     pub fn memory_estimate(&self) -> usize {
-        self.read(|c| c.memory_estimate(), Acceptor::memory_estimate, |c| c.memory_estimate())
+        each!(self, c => c.memory_estimate(), a => a.memory_estimate())
     }
 
     /// Whether the handshake committed (never before the version is chosen).
     pub fn is_ready(&self) -> bool {
-        self.read(|c| c.is_ready(), |_| false, |c| c.is_ready())
+        each!(self, c => c.is_ready(), _a => false)
     }
 
     /// Whether it is closed (an acceptor never is: a closed engine has chosen v1).
     pub fn is_closed(&self) -> bool {
-        self.read(|c| c.is_closed(), |_| false, |c| c.is_closed())
+        each!(self, c => c.is_closed(), _a => false)
     }
 
     /// Whether the peer's output ended (an acceptor's end of input chooses v1).
     pub fn input_ended(&self) -> bool {
-        self.read(|c| c.input_ended(), |_| false, |c| c.input_ended())
+        each!(self, c => c.input_ended(), _a => false)
     }
 
     /// Both sides' capabilities, once negotiated.
     pub fn negotiated(&self) -> Option<&Negotiated> {
-        match self {
-            Link::V1(c) => c.negotiated(),
-            #[cfg(feature = "unstable_protocol_v2")]
-            Link::V2(c) => c.negotiated(),
-            Link::Accepting(_) => None,
-        }
+        each!(self, c => c.negotiated(), _a => None)
     }
 
     /// Inbound requests in flight (an acceptor answered all it read).
     pub fn inbound_in_flight(&self) -> usize {
-        self.read(|c| c.inbound_in_flight(), |_| 0, |c| c.inbound_in_flight())
+        each!(self, c => c.inbound_in_flight(), _a => 0)
     }
 
     /// Inbound requests deferred behind a full output.
     pub fn deferred_requests(&self) -> usize {
-        self.read(|c| c.deferred_requests(), |_| 0, |c| c.deferred_requests())
-    }
-
-    /// A value read from the connection of either version, or from the acceptor.
-    fn read<T>(
-        &self,
-        v1: impl FnOnce(&Connection<V1>) -> T,
-        acceptor: impl FnOnce(&Acceptor) -> T,
-        #[cfg(feature = "unstable_protocol_v2")] v2: impl FnOnce(&Connection<V2>) -> T,
-        #[cfg(not(feature = "unstable_protocol_v2"))] _v2: impl FnOnce(&Connection<V1>) -> T,
-    ) -> T {
-        match self {
-            Link::V1(c) => v1(c),
-            #[cfg(feature = "unstable_protocol_v2")]
-            Link::V2(c) => v2(c),
-            Link::Accepting(a) => acceptor(a.as_ref().expect("an acceptor")),
-        }
+        each!(self, c => c.deferred_requests(), _a => 0)
     }
 
     /// The refusal of a message of the other version (see the [module docs](self)).
@@ -357,7 +362,8 @@ impl Link {
     }
 
     /// Sends a request of version `P` (refused as the engine would on a link of the other
-    /// version).
+    /// version). The simulation's applications send only their side's messages: a message of
+    /// the other side is a bug of the harness, and panics (the core's types refuse it).
     #[allow(clippy::result_large_err)]
     pub fn send_request<P: Speaks>(
         &mut self,
@@ -365,34 +371,49 @@ impl Link {
         request: impl Into<P::Request>,
         deadline: Option<Instant>,
     ) -> Result<OutboundId, Refused<P::Request>> {
-        match P::conn(self) {
-            Some(c) => c.send_request(now, request, deadline),
-            None => Err(Refused { error: self.other_version(), message: request.into() }),
+        let request = request.into();
+        match P::connection(self) {
+            Some(Sided::Agent(c)) => {
+                c.send_request(now, own(P::agent_request(request)), deadline).map_err(|r| r.map(Into::into))
+            }
+            Some(Sided::Client(c)) => {
+                c.send_request(now, own(P::client_request(request)), deadline).map_err(|r| r.map(Into::into))
+            }
+            None => Err(Refused { error: self.other_version(), message: request }),
         }
     }
 
-    /// Sends a notification of version `P`.
+    /// Sends a notification of version `P` (of this side, as [`send_request`](Self::send_request)).
     #[allow(clippy::result_large_err)]
     pub fn send_notification<P: Speaks>(
         &mut self,
         now: Instant,
         notification: impl Into<P::Notification>,
     ) -> Result<(), Refused<P::Notification>> {
-        match P::conn(self) {
-            Some(c) => c.send_notification(now, notification),
-            None => Err(Refused { error: self.other_version(), message: notification.into() }),
+        let n = notification.into();
+        match P::connection(self) {
+            Some(Sided::Agent(c)) => {
+                c.send_notification(now, own(P::agent_notification(n))).map_err(|r| r.map(Into::into))
+            }
+            Some(Sided::Client(c)) => {
+                c.send_notification(now, own(P::client_notification(n))).map_err(|r| r.map(Into::into))
+            }
+            None => Err(Refused { error: self.other_version(), message: n }),
         }
     }
 
-    /// Answers a request of version `P`.
+    /// Answers a request of version `P` with a result of this side (as
+    /// [`send_request`](Self::send_request)); a link of the other version refuses it as a
+    /// result of no method.
     pub fn respond<P: Speaks>(
         &mut self,
         now: Instant,
         id: InboundId,
         result: Result<P::Response, RpcError>,
     ) -> Result<Completion, RespondError> {
-        match P::conn(self) {
-            Some(c) => c.respond(now, id, result),
+        match P::connection(self) {
+            Some(Sided::Agent(c)) => c.respond(now, id, result.map(|r| own(P::agent_response(r)))),
+            Some(Sided::Client(c)) => c.respond(now, id, result.map(|r| own(P::client_response(r)))),
             None => Err(RespondError::MismatchedResponse { expected: None, got: None }),
         }
     }
@@ -405,7 +426,7 @@ impl Link {
         answer: PermissionAnswer,
     ) -> Result<Completion, RespondError> {
         match self {
-            Link::V1(c) => c.answer_permission(now, id, answer),
+            Link::ClientV1(c) => c.answer_permission(now, id, answer),
             _ => Err(RespondError::MismatchedResponse { expected: None, got: None }),
         }
     }
@@ -414,32 +435,52 @@ impl Link {
     #[cfg(feature = "unstable_protocol_v2")]
     pub fn open_turn(&self, session: &SessionId) -> Option<OutboundId> {
         match self {
-            Link::V2(c) => c.open_turn(session),
+            Link::ClientV2(c) => c.open_turn(session),
             _ => None,
         }
     }
 
     /// Cancels an outbound request.
     pub fn cancel_request(&mut self, now: Instant, id: OutboundId) -> bool {
-        each!(self, c => c.cancel_request(now, id), _a => false)
+        each_mut!(self, c => c.cancel_request(now, id), _a => false)
     }
 
-    /// Client side: cancels the running turn of `session`.
+    /// Client side: cancels the running turn of `session` (a harness bug on an agent).
     pub fn cancel_turn(&mut self, now: Instant, session: &SessionId) -> Result<usize, SendError> {
-        each!(self, c => c.cancel_turn(now, session), _a => Err(SendError::NotInitialized))
+        match self {
+            Link::ClientV1(c) => c.cancel_turn(now, session),
+            #[cfg(feature = "unstable_protocol_v2")]
+            Link::ClientV2(c) => c.cancel_turn(now, session),
+            Link::Accepting(_) => Err(SendError::NotInitialized),
+            _ => panic!("only a client cancels a turn"),
+        }
     }
+}
+
+/// A message of the link's own side: the simulation's applications send no other.
+fn own<T>(message: Option<T>) -> T {
+    message.expect("the simulation sends only its own side's messages")
+}
+
+/// A link's connection of one version, by side.
+pub enum Sided<'a, P: acp_proto::protocol::Protocol> {
+    /// An agent's.
+    Agent(&'a mut Connection<Agent, P>),
+    /// A client's.
+    Client(&'a mut Connection<Client, P>),
 }
 
 /// A protocol version a [`Link`] may speak: where its connection of that version is.
 pub trait Speaks: acp_proto::protocol::Protocol {
     /// The link's connection, when it speaks this version.
-    fn conn(link: &mut Link) -> Option<&mut Connection<Self>>;
+    fn connection(link: &mut Link) -> Option<Sided<'_, Self>>;
 }
 
 impl Speaks for V1 {
-    fn conn(link: &mut Link) -> Option<&mut Connection<V1>> {
+    fn connection(link: &mut Link) -> Option<Sided<'_, V1>> {
         match link {
-            Link::V1(c) => Some(c),
+            Link::AgentV1(c) => Some(Sided::Agent(c)),
+            Link::ClientV1(c) => Some(Sided::Client(c)),
             _ => None,
         }
     }
@@ -447,9 +488,10 @@ impl Speaks for V1 {
 
 #[cfg(feature = "unstable_protocol_v2")]
 impl Speaks for V2 {
-    fn conn(link: &mut Link) -> Option<&mut Connection<V2>> {
+    fn connection(link: &mut Link) -> Option<Sided<'_, V2>> {
         match link {
-            Link::V2(c) => Some(c),
+            Link::AgentV2(c) => Some(Sided::Agent(c)),
+            Link::ClientV2(c) => Some(Sided::Client(c)),
             _ => None,
         }
     }

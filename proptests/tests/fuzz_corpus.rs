@@ -110,7 +110,7 @@ fn connection_corpus_has_v2_seeds() {
         }
         let expected = match name.as_str() {
             "v2-agent-v1-client" => Some(1),
-            // A client that offers 2 is a `Connection<V2>`: an answer of 1 (or 3) closes it.
+            // A client that offers 2 is a `Connection<Client, V2>`: an answer of 1 (or 3) closes it.
             "v2-client-answered-1" | "v2-client-answered-3" => None,
             _ => Some(2),
         };

@@ -8,6 +8,7 @@
 
 use acp_proto::gate::{CapabilitySnapshot, GateDecision, check_method};
 use acp_proto::methods::{Kind, METHODS};
+use acp_proto::role::Agent;
 use acp_proto::{Config, Connection, Event, Instant, Notification, Request, Response, Side};
 use proptest::prelude::*;
 use proptests::schema_gen::{Rng, Schema};
@@ -44,8 +45,8 @@ fn agent_input() -> Vec<u8> {
 
 /// An agent that has completed the handshake (the application's timing must not depend on
 /// the chunking, so it answers `initialize` before the chunked input starts).
-fn ready_agent() -> Connection {
-    let mut conn = Connection::new(Side::Agent, Config::default(), Instant::ZERO);
+fn ready_agent() -> Connection<Agent> {
+    let mut conn = Connection::new(Config::default(), Instant::ZERO);
     let init = json!({"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{"fs":{"readTextFile":true}}}});
     let line = format!("{init}\n");
     assert_eq!(conn.handle_input(Instant::ZERO, line.as_bytes()), line.len());
@@ -69,7 +70,7 @@ fn run_chunked(input: &[u8], cuts: &[usize]) -> (Vec<String>, Vec<u8>) {
     bounds.sort_unstable();
     bounds.dedup();
     let (mut events, mut requests, mut out) = (Vec::new(), Vec::new(), Vec::new());
-    let mut take = |conn: &mut Connection, events: &mut Vec<String>| {
+    let mut take = |conn: &mut Connection<Agent>, events: &mut Vec<String>| {
         while let Some(event) = conn.poll_event() {
             if let Event::Request { id, .. } = &event {
                 requests.push(*id);

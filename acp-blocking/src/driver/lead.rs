@@ -46,6 +46,8 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering, fence};
 use std::sync::{Condvar, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant as StdInstant};
 
+use acp_proto::role::Role;
+
 use super::{Driver, Input, Version};
 use crate::sync::lock;
 use crate::wake::Mailbox;
@@ -54,8 +56,8 @@ use crate::wake::Mailbox;
 pub(crate) const PARK: Duration = Duration::from_millis(1);
 
 /// Who drives the connection (see the [module docs](self)).
-pub(crate) struct Lead<P: Version> {
-    slot: Mutex<Slot<P>>,
+pub(crate) struct Lead<P: Version, R: Role> {
+    slot: Mutex<Slot<P, R>>,
     /// The parked driver thread waits here.
     resume: Condvar,
     /// The driver thread is parked (or about to park): a mailbox send must kick it.
@@ -72,9 +74,9 @@ pub(crate) struct Lead<P: Version> {
     enabled: bool,
 }
 
-struct Slot<P: Version> {
+struct Slot<P: Version, R: Role> {
     /// The token, while nobody drives.
-    driver: Option<Box<Driver<P>>>,
+    driver: Option<Box<Driver<P, R>>>,
     /// A caller holds the token.
     leader: bool,
     /// Leads begun so far (the parked driver thread resumes after a park period without one).
@@ -89,16 +91,16 @@ struct Slot<P: Version> {
     kick: bool,
 }
 
-impl<P: Version> std::fmt::Debug for Lead<P> {
+impl<P: Version, R: Role> std::fmt::Debug for Lead<P, R> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Lead").field("enabled", &self.enabled).finish_non_exhaustive()
     }
 }
 
 /// A caller blocked on its reply while another thread drives; counted until dropped.
-pub(crate) struct Following<'a, P: Version>(&'a Lead<P>);
+pub(crate) struct Following<'a, P: Version, R: Role>(&'a Lead<P, R>);
 
-impl<P: Version> Drop for Following<'_, P> {
+impl<P: Version, R: Role> Drop for Following<'_, P, R> {
     fn drop(&mut self) {
         self.0.slot().followers -= 1;
     }
@@ -107,9 +109,9 @@ impl<P: Version> Drop for Following<'_, P> {
 /// The driver thread ended (dropped when its run ends, also by unwinding): callers waiting to
 /// lead block on their replies instead (the driver, dropped with the thread's run, drops
 /// them: the connection is closed).
-pub(super) struct EndOnDrop<'a, P: Version>(pub(super) &'a Lead<P>);
+pub(super) struct EndOnDrop<'a, P: Version, R: Role>(pub(super) &'a Lead<P, R>);
 
-impl<P: Version> Drop for EndOnDrop<'_, P> {
+impl<P: Version, R: Role> Drop for EndOnDrop<'_, P, R> {
     fn drop(&mut self) {
         self.0.slot().ended = true;
         self.0.handed.notify_all();
@@ -117,13 +119,13 @@ impl<P: Version> Drop for EndOnDrop<'_, P> {
 }
 
 /// Puts the token back when a leader leaves, also by unwinding.
-struct Leading<'a, P: Version> {
-    lead: &'a Lead<P>,
-    driver: Option<Box<Driver<P>>>,
+struct Leading<'a, P: Version, R: Role> {
+    lead: &'a Lead<P, R>,
+    driver: Option<Box<Driver<P, R>>>,
     finished: bool,
 }
 
-impl<P: Version> Drop for Leading<'_, P> {
+impl<P: Version, R: Role> Drop for Leading<'_, P, R> {
     fn drop(&mut self) {
         let Some(driver) = self.driver.take() else { return };
         let needed = self.finished || std::thread::panicking() || driver.needs_its_thread();
@@ -144,15 +146,15 @@ pub(crate) trait Poke: Send + Sync + std::fmt::Debug {
     fn poke(&self);
 }
 
-impl<P: Version> Poke for Lead<P> {
+impl<P: Version, R: Role> Poke for Lead<P, R> {
     fn poke(&self) {
         Lead::poke(self);
     }
 }
 
-impl<P: Version> Lead<P> {
+impl<P: Version, R: Role> Lead<P, R> {
     /// `enabled`: callers may lead (the client side).
-    pub(crate) fn new(enabled: bool) -> Lead<P> {
+    pub(crate) fn new(enabled: bool) -> Lead<P, R> {
         Lead {
             slot: Mutex::new(Slot {
                 driver: None,
@@ -174,19 +176,19 @@ impl<P: Version> Lead<P> {
         }
     }
 
-    fn slot(&self) -> MutexGuard<'_, Slot<P>> {
+    fn slot(&self) -> MutexGuard<'_, Slot<P, R>> {
         lock(&self.slot)
     }
 
     /// Takes the token out of the slot (there is one: checked by the caller).
-    fn take(&self, slot: &mut Slot<P>) -> Option<Box<Driver<P>>> {
+    fn take(&self, slot: &mut Slot<P, R>) -> Option<Box<Driver<P, R>>> {
         let driver = slot.driver.take()?;
         #[cfg(debug_assertions)]
         debug_assert!(!self.driving.swap(true, Ordering::AcqRel), "two threads drive");
         Some(driver)
     }
 
-    fn give(&self, slot: &mut Slot<P>, driver: Box<Driver<P>>) {
+    fn give(&self, slot: &mut Slot<P, R>, driver: Box<Driver<P, R>>) {
         #[cfg(debug_assertions)]
         debug_assert!(self.driving.swap(false, Ordering::AcqRel), "the token was not held");
         debug_assert!(slot.driver.is_none(), "two tokens");
@@ -198,7 +200,11 @@ impl<P: Version> Lead<P> {
     /// waiting, the caller waits until it parks (`mailbox`: to wake it for that) and leads
     /// then; else it counts itself as a follower while it blocks on its reply as usual (the
     /// returned guard).
-    pub(crate) fn until<'a>(&'a self, mailbox: &Mailbox, ready: &mut dyn FnMut() -> bool) -> Option<Following<'a, P>> {
+    pub(crate) fn until<'a>(
+        &'a self,
+        mailbox: &Mailbox,
+        ready: &mut dyn FnMut() -> bool,
+    ) -> Option<Following<'a, P, R>> {
         if !self.enabled || ready() {
             return None;
         }
@@ -247,7 +253,7 @@ impl<P: Version> Lead<P> {
 
     /// The driver thread parks: puts the token in the slot and waits until it may take it
     /// back (see the module docs); `next`: its own next deadline (the core's timer, ...).
-    pub(super) fn park(&self, mut driver: Box<Driver<P>>, next: Option<Duration>) -> Box<Driver<P>> {
+    pub(super) fn park(&self, mut driver: Box<Driver<P, R>>, next: Option<Duration>) -> Box<Driver<P, R>> {
         self.parked.store(true, Ordering::SeqCst);
         fence(Ordering::SeqCst);
         // The last look: an input sent before `parked` was visible is taken here.

@@ -20,6 +20,7 @@ use std::sync::MutexGuard;
 use std::sync::atomic::Ordering;
 use std::time::Instant as StdInstant;
 
+use acp_proto::role::Role;
 use acp_proto::{Connection, Event, Instant, Refused, SendError};
 
 use super::{Driver, LINGER_BYTES, Outgoing, Version};
@@ -38,7 +39,7 @@ pub(super) enum Batch<'a> {
     Writer(Vec<u8>, std::marker::PhantomData<&'a ()>),
 }
 
-impl<P: Version> Driver<P> {
+impl<P: Version, R: Role> Driver<P, R> {
     /// Moves everything that can move without waiting, in passes (see the module docs).
     pub(super) fn pump(&mut self) {
         while self.step() {}
@@ -89,7 +90,7 @@ impl<P: Version> Driver<P> {
     }
 
     /// Feeds pending input while the core and the application backlog take it.
-    fn feed(&mut self, conn: &mut Connection<P>, now: Instant) -> bool {
+    fn feed(&mut self, conn: &mut Connection<R, P>, now: Instant) -> bool {
         let mut progress = false;
         while self.link.shared.backlog.has_room()
             && conn.wants_input()
@@ -119,7 +120,12 @@ impl<P: Version> Driver<P> {
 
     /// Hands a send to the core; gives it back when the outbound budget is used up (the core
     /// hands a request refused for backpressure back), to wait in `held`.
-    fn try_send(&mut self, conn: &mut Connection<P>, now: Instant, outgoing: Outgoing<P>) -> Option<Outgoing<P>> {
+    fn try_send(
+        &mut self,
+        conn: &mut Connection<R, P>,
+        now: Instant,
+        outgoing: Outgoing<P, R>,
+    ) -> Option<Outgoing<P, R>> {
         let Outgoing { request, deadline, reply } = outgoing;
         self.set_linger(None);
         let deadline = deadline.map(|d| Instant::from_std(self.epoch, d));
@@ -138,7 +144,7 @@ impl<P: Version> Driver<P> {
     }
 
     /// Sends `outgoing` now, or after the sends held before it.
-    pub(super) fn send(&mut self, outgoing: Outgoing<P>) {
+    pub(super) fn send(&mut self, outgoing: Outgoing<P, R>) {
         let held = if !self.held.is_empty() {
             Some(outgoing)
         } else {
@@ -153,7 +159,7 @@ impl<P: Version> Driver<P> {
         }
     }
 
-    fn retry_held(&mut self, conn: &mut Connection<P>, now: Instant) -> bool {
+    fn retry_held(&mut self, conn: &mut Connection<R, P>, now: Instant) -> bool {
         let mut progress = false;
         while let Some(outgoing) = self.held.pop_front() {
             if let Some(back) = self.try_send(conn, now, outgoing) {
@@ -168,7 +174,7 @@ impl<P: Version> Driver<P> {
 
     /// Takes the queued frames as the next batch when the output is idle and no lingering
     /// holds them back.
-    fn take_output<'a>(&mut self, conn: &mut Connection<P>, core: &'a Core<P>) -> Option<Batch<'a>> {
+    fn take_output<'a>(&mut self, conn: &mut Connection<R, P>, core: &'a Core<P, R>) -> Option<Batch<'a>> {
         let queued = conn.bytes_queued();
         if queued == 0 || self.output_busy() {
             return None;

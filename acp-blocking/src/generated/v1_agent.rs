@@ -7,7 +7,7 @@
 
 use acp_proto::ext::ExtResponse;
 use acp_proto::types as v1;
-use acp_proto::{AgentResponse, ClientNotification, ClientRequest, Notification, Request, Response, RpcError};
+use acp_proto::{AgentResponse, ClientNotification, ClientRequest, Notification, Request, RpcError};
 use serde_json::Value;
 
 use crate::agent::RequestContext;
@@ -617,7 +617,7 @@ pub(crate) fn dispatch_notification<H: Agent>(agent: &H, notification: Notificat
 }
 
 /// Calls the handler method for `request`.
-pub(crate) fn dispatch<H: Agent>(handler: &H, request: Request, cx: RequestContext) -> Result<Response, RpcError> {
+pub(crate) fn dispatch<H: Agent>(handler: &H, request: Request, cx: RequestContext) -> Result<AgentResponse, RpcError> {
     let request = match request {
         Request::Client(request) => request,
         other => return Err(RpcError::method_not_found(other.wire())),
@@ -662,7 +662,7 @@ pub(crate) fn dispatch<H: Agent>(handler: &H, request: Request, cx: RequestConte
         ClientRequest::InitializeProxy(r) => handler.initialize_proxy(*r, &cx)?.into(),
         #[cfg(feature = "unstable_proxy_chains")]
         ClientRequest::ProxySuccessor(r) => handler.proxy_successor(r, &cx)?.into(),
-        ClientRequest::Ext(e) => AgentResponse::Ext(ExtResponse(handler.ext_method(&e.method, e.params, &cx)?)).into(),
+        ClientRequest::Ext(e) => AgentResponse::Ext(ExtResponse(handler.ext_method(&e.method, e.params, &cx)?)),
         other => return Err(RpcError::method_not_found(other.wire())),
     })
 }

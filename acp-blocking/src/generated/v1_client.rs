@@ -8,7 +8,7 @@
 
 use acp_proto::ext::ExtResponse;
 use acp_proto::types as v1;
-use acp_proto::{AgentNotification, AgentRequest, ClientResponse, Notification, Request, Response, RpcError};
+use acp_proto::{AgentNotification, AgentRequest, ClientResponse, Notification, Request, RpcError};
 use serde_json::Value;
 
 use crate::client::{ClientContext, Requester};
@@ -354,7 +354,11 @@ pub(crate) fn dispatch_notification<H: Client>(client: &H, notification: Notific
 }
 
 /// Calls the handler method for `request`.
-pub(crate) fn dispatch<H: Client>(handler: &H, request: Request, cx: ClientContext) -> Result<Response, RpcError> {
+pub(crate) fn dispatch<H: Client>(
+    handler: &H,
+    request: Request,
+    cx: ClientContext,
+) -> Result<ClientResponse, RpcError> {
     let request = match request {
         Request::Agent(request) => request,
         other => return Err(RpcError::method_not_found(other.wire())),
@@ -373,7 +377,7 @@ pub(crate) fn dispatch<H: Client>(handler: &H, request: Request, cx: ClientConte
         AgentRequest::McpMessage(r) => handler.mcp_message(r, &cx)?.into(),
         #[cfg(feature = "unstable_proxy_chains")]
         AgentRequest::ProxySuccessorForward(r) => handler.proxy_successor(r, &cx)?.into(),
-        AgentRequest::Ext(e) => ClientResponse::Ext(ExtResponse(handler.ext_method(&e.method, e.params, &cx)?)).into(),
+        AgentRequest::Ext(e) => ClientResponse::Ext(ExtResponse(handler.ext_method(&e.method, e.params, &cx)?)),
         other => return Err(RpcError::method_not_found(other.wire())),
     })
 }

@@ -298,7 +298,7 @@ pub(crate) fn dispatch_agent<H: Agent>(
     handler: &H,
     request: v2::Request,
     cx: &AgentContext,
-) -> Result<v2::Response, RpcError> {
+) -> Result<v2::AgentResponse, RpcError> {
     match request {
         v2::Request::Client(ClientRequest::Initialize(r)) => Ok(handler.initialize(*r, cx)?.into()),
         v2::Request::Client(ClientRequest::Login(r)) => Ok(handler.login(r, cx)?.into()),
@@ -316,7 +316,7 @@ pub(crate) fn dispatch_agent<H: Agent>(
         v2::Request::Client(ClientRequest::CancelTerminal(r)) => Ok(handler.cancel_terminal(r, cx)?.into()),
         v2::Request::Client(ClientRequest::Other { method, value }) => {
             let value = handler.ext_method(&method, value, cx)?;
-            Ok(v2::Response::Agent(v2::AgentResponse::Other { method, value }))
+            Ok(v2::AgentResponse::Other { method, value })
         }
         other => Err(RpcError::method_not_found(other.wire())),
     }

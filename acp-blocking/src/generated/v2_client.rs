@@ -135,13 +135,13 @@ pub(crate) fn dispatch_client<H: Client>(
     handler: &H,
     request: v2::Request,
     cx: &ClientContext,
-) -> Result<v2::Response, RpcError> {
+) -> Result<v2::ClientResponse, RpcError> {
     match request {
         v2::Request::Agent(AgentRequest::RequestPermission(r)) => Ok(handler.request_permission(r, cx)?.into()),
         v2::Request::Agent(AgentRequest::CreateElicitation(r)) => Ok(handler.create_elicitation(r, cx)?.into()),
         v2::Request::Agent(AgentRequest::Other { method, value }) => {
             let value = handler.ext_method(&method, value, cx)?;
-            Ok(v2::Response::Client(v2::ClientResponse::Other { method, value }))
+            Ok(v2::ClientResponse::Other { method, value })
         }
         other => Err(RpcError::method_not_found(other.wire())),
     }

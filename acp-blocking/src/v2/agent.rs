@@ -6,6 +6,7 @@ use std::io::{Read, Write};
 use std::sync::Arc;
 use std::time::Duration;
 
+use acp_proto::role;
 use acp_proto::types::SessionId;
 use acp_proto::v2;
 use acp_proto::{InboundId, Negotiated, V2};
@@ -26,7 +27,7 @@ use crate::generated::v2_agent::{dispatch_agent, dispatch_notification};
 /// returned, from any thread, for as long as the connection lives.
 #[derive(Clone)]
 pub struct AgentContext {
-    pub(crate) link: Link<V2>,
+    pub(crate) link: Link<V2, role::Agent>,
     id: InboundId,
     cancel: CancelToken,
     answered: Arc<Signal>,
@@ -59,13 +60,13 @@ impl AgentContext {
         request: impl Into<v2::AgentRequest>,
         timeout: Option<Duration>,
     ) -> Result<v2::ClientResponse, Error> {
-        let response = self.link.call(request.into().into(), timeout.or(self.timeout))?;
+        let response = self.link.call(request.into(), timeout.or(self.timeout))?;
         response.into_client().ok_or(Error::UnexpectedResponse)
     }
 
     /// Sends a v2 agent notification, blocking while the outbound budget is used up.
     pub fn notify(&self, notification: impl Into<v2::AgentNotification>) -> Result<(), Error> {
-        self.link.notify(notification.into().into())
+        self.link.notify(notification.into())
     }
 
     /// Calls an extension method on the client (its name starts with `_`) and blocks until its
@@ -77,12 +78,12 @@ impl AgentContext {
         params: serde_json::Value,
         timeout: Option<Duration>,
     ) -> Result<serde_json::Value, Error> {
-        self.link.ext_method(acp_proto::Side::Agent, method, params, timeout)
+        self.link.ext_method(method, params, timeout)
     }
 
     /// Sends an extension notification to the client.
     pub fn ext_notification(&self, method: &str, params: serde_json::Value) -> Result<(), Error> {
-        self.link.ext_notification(acp_proto::Side::Agent, method, params)
+        self.link.ext_notification(method, params)
     }
 
     /// Sends a `session/update` of an announced session.
@@ -107,8 +108,8 @@ impl std::fmt::Debug for AgentContext {
 /// Runs an [`Agent`]'s handlers for the driver.
 struct AgentService<A>(A);
 
-impl<A: Agent> Service<V2> for AgentService<A> {
-    fn request(&self, link: &Link<V2>, id: InboundId, cancel: &CancelToken, request: v2::Request) {
+impl<A: Agent> Service<V2, role::Agent> for AgentService<A> {
+    fn request(&self, link: &Link<V2, role::Agent>, id: InboundId, cancel: &CancelToken, request: v2::Request) {
         let answered = Arc::new(Signal::default());
         let cx =
             AgentContext { link: link.clone(), id, cancel: cancel.clone(), answered: answered.clone(), timeout: None };
@@ -116,7 +117,7 @@ impl<A: Agent> Service<V2> for AgentService<A> {
         answered.set();
     }
 
-    fn notification(&self, _: &Link<V2>, notification: v2::Notification) {
+    fn notification(&self, _: &Link<V2, role::Agent>, notification: v2::Notification) {
         dispatch_notification(&self.0, notification);
     }
 }

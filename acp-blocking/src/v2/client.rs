@@ -5,6 +5,7 @@ use std::sync::Arc;
 use std::sync::mpsc::{self, Receiver};
 use std::time::Duration;
 
+use acp_proto::role;
 use acp_proto::types::SessionId;
 use acp_proto::v2::{self, CancelSessionNotification, ClientNotification};
 use acp_proto::{CloseReason, InboundId, Negotiated, TurnEndReason, TurnStamp, V2};
@@ -34,21 +35,26 @@ impl<C> Drop for ClientService<C> {
     }
 }
 
-impl<C: Client> Service<V2> for ClientService<C> {
-    fn request(&self, link: &Link<V2>, id: InboundId, cancel: &CancelToken, request: v2::Request) {
+impl<C: Client> Service<V2, role::Client> for ClientService<C> {
+    fn request(&self, link: &Link<V2, role::Client>, id: InboundId, cancel: &CancelToken, request: v2::Request) {
         let cx = ClientContext::new(id, cancel.clone());
         link.answer(id, || dispatch_client(&self.client, request, &cx));
     }
 
-    fn notification(&self, _: &Link<V2>, notification: v2::Notification) {
+    fn notification(&self, _: &Link<V2, role::Client>, notification: v2::Notification) {
         dispatch_notification(&self.client, notification);
     }
 
-    fn route(&self, _: &Link<V2>, notification: v2::Notification, turn: Option<TurnStamp>) -> Option<v2::Notification> {
+    fn route(
+        &self,
+        _: &Link<V2, role::Client>,
+        notification: v2::Notification,
+        turn: Option<TurnStamp>,
+    ) -> Option<v2::Notification> {
         self.turns.route(notification, turn.is_some())
     }
 
-    fn turn_gate(&self, _: &Link<V2>, request: &v2::Request) -> Option<Receiver<()>> {
+    fn turn_gate(&self, _: &Link<V2, role::Client>, request: &v2::Request) -> Option<Receiver<()>> {
         self.turns.gate(request)
     }
 
@@ -64,8 +70,8 @@ impl<C: Client> Service<V2> for ClientService<C> {
 /// [`Error::ConnectionClosed`]).
 #[derive(Clone)]
 pub struct ClientConnection {
-    running: Arc<Running<V2>>,
-    pub(crate) link: Link<V2>,
+    running: Arc<Running<V2, role::Client>>,
+    pub(crate) link: Link<V2, role::Client>,
     turns: Arc<Turns>,
     pub(crate) timeout: Option<Duration>,
 }
@@ -115,7 +121,7 @@ impl ClientConnection {
         request: impl Into<v2::ClientRequest>,
         timeout: Option<Duration>,
     ) -> Result<v2::AgentResponse, Error> {
-        let response = self.link.call(request.into().into(), timeout.or(self.timeout))?;
+        let response = self.link.call(request.into(), timeout.or(self.timeout))?;
         response.into_agent().ok_or(Error::UnexpectedResponse)
     }
 
@@ -129,7 +135,7 @@ impl ClientConnection {
         self.turns.open(&session, sink)?;
         let (accepted, taken) = mpsc::sync_channel(1);
         let (outcome, ack) = mpsc::sync_channel(1);
-        let deadline = Link::<V2>::deadline(self.timeout);
+        let deadline = Link::<V2, role::Client>::deadline(self.timeout);
         let sent = self
             .link
             .request(request.into(), deadline, Reply::Acked { accepted, outcome })
@@ -156,18 +162,18 @@ impl ClientConnection {
         if let ClientNotification::Cancel(CancelSessionNotification { session_id, .. }) = &notification {
             return self.cancel(session_id);
         }
-        self.link.notify(notification.into())
+        self.link.notify(notification)
     }
 
     /// Calls an extension method of the agent (its name starts with `_`); this connection's
     /// timeout applies.
     pub fn ext_method(&self, method: &str, params: serde_json::Value) -> Result<serde_json::Value, Error> {
-        self.link.ext_method(acp_proto::Side::Client, method, params, self.timeout)
+        self.link.ext_method(method, params, self.timeout)
     }
 
     /// Sends an extension notification to the agent.
     pub fn ext_notification(&self, method: &str, params: serde_json::Value) -> Result<(), Error> {
-        self.link.ext_notification(acp_proto::Side::Client, method, params)
+        self.link.ext_notification(method, params)
     }
 
     /// Both sides' capabilities, once the handshake has completed.

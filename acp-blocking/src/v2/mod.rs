@@ -5,8 +5,8 @@
 //! `serve_fds`); [`serve_negotiated`] serves an agent of each version on one transport, the
 //! version chosen by the client's `initialize` (through [`acp_proto::Acceptor`]).
 //!
-//! Both versions run on the one driver of this crate, generic over the protocol version
-//! (`Connection<V1>` or `Connection<V2>` inside): requests, notifications and answers take the
+//! Both versions run on the one driver of this crate, generic over the protocol version and the side
+//! (`Connection<R, V1>` or `Connection<R, V2>` inside): requests, notifications and answers take the
 //! same paths into the core (backpressure, timeouts, write-through, the ordering gate of a
 //! turn's agent requests). Only the handler traits and their dispatch are written per version,
 //! by `tools/acp-gen` from the v2 method table (`acp-proto/methods/v2.toml`) as the v1 ones are

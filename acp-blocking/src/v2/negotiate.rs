@@ -1,6 +1,6 @@
 //! The agent's branch point between protocol versions: the client's first frame is read
 //! through an [`Acceptor`], which picks the version its `initialize` offers and hands on a
-//! `Connection<V1>` or `Connection<V2>` already fed with every byte it consumed; the bytes read
+//! `Connection<Agent, V1>` or `Connection<Agent, V2>` already fed with every byte it consumed; the bytes read
 //! after it go to the driver first. One driver of either version runs the connection from
 //! there, so nothing but the handlers differs between the versions.
 
@@ -8,6 +8,7 @@ use std::io::{self, Read, Write};
 use std::sync::Arc;
 use std::time::Instant as StdInstant;
 
+use acp_proto::role;
 use acp_proto::types::ProtocolVersion;
 use acp_proto::{Accepted, Acceptor, Config, InboundId, Instant, Notification, Request, V1, V2};
 
@@ -22,24 +23,24 @@ use crate::transport::Io;
 /// other request `-32601` ([`Acceptor::refusal`]).
 pub(crate) struct V1Refused;
 
-impl Service<V1> for V1Refused {
-    fn request(&self, link: &Link<V1>, id: InboundId, _: &CancelToken, request: Request) {
+impl Service<V1, role::Agent> for V1Refused {
+    fn request(&self, link: &Link<V1, role::Agent>, id: InboundId, _: &CancelToken, request: Request) {
         link.answer(id, || Err(Acceptor::refusal(&request, &[ProtocolVersion::V2])));
     }
 
-    fn notification(&self, _: &Link<V1>, _: Notification) {}
+    fn notification(&self, _: &Link<V1, role::Agent>, _: Notification) {}
 }
 
 /// The connection the client's `initialize` chose.
 enum Chosen {
-    V1(Start<V1>),
-    V2(Start<V2>),
+    V1(Start<V1, role::Agent>),
+    V2(Start<V2, role::Agent>),
 }
 
 /// Serves the client with `v2` or `v1` as its `initialize` chooses, over `io`.
 pub(crate) fn serve(
-    v2: Arc<dyn Service<V2>>,
-    v1: Arc<dyn Service<V1>>,
+    v2: Arc<dyn Service<V2, role::Agent>>,
+    v1: Arc<dyn Service<V1, role::Agent>>,
     mut io: Io,
     options: AgentOptions,
 ) -> Result<(), Error> {

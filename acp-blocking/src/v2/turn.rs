@@ -5,6 +5,7 @@ use std::collections::{HashMap, HashSet};
 use std::sync::mpsc::{self, Receiver};
 use std::time::Instant as StdInstant;
 
+use acp_proto::role;
 use acp_proto::types::SessionId;
 use acp_proto::v2::{self, AgentNotification, UpdateSessionNotification};
 use acp_proto::{Instant, Outcome, SendError, TurnEndReason, V2};
@@ -97,7 +98,7 @@ impl Turns {
     /// (`session/cancel`) unless it ended already. Done under this registry's lock, so that a
     /// prompt of the session waits until the cancel is queued (and is refused until the turn
     /// ended); the driver never takes the connection while holding the registry.
-    fn abandon(&self, session: &SessionId, link: &Link<V2>) {
+    fn abandon(&self, session: &SessionId, link: &Link<V2, role::Client>) {
         let mut state = lock(&self.state);
         if state.open.remove(session).is_none() {
             return;
@@ -129,7 +130,7 @@ pub struct PromptTurn {
     session_id: SessionId,
     items: InboxReceiver<TurnItem>,
     ack: Option<Receiver<Result<Outcome<V2>, Error>>>,
-    link: Link<V2>,
+    link: Link<V2, role::Client>,
     turns: Arc<Turns>,
     end: Option<TurnEndReason>,
     /// Whether dropping the turn cancels it.
@@ -141,7 +142,7 @@ impl PromptTurn {
         session_id: SessionId,
         items: InboxReceiver<TurnItem>,
         ack: Receiver<Result<Outcome<V2>, Error>>,
-        link: Link<V2>,
+        link: Link<V2, role::Client>,
         turns: Arc<Turns>,
     ) -> PromptTurn {
         PromptTurn { session_id, items, ack: Some(ack), link, turns, end: None, armed: true }

@@ -46,9 +46,10 @@
 //!     is a single message, except the answer arrays of rule 3.
 //!
 //! ```
-//! use acp_proto::{Config, Connection, Event, Instant, Side, V2, v2};
+//! use acp_proto::role::Agent;
+//! use acp_proto::{Config, Connection, Event, Instant, V2, v2};
 //!
-//! let mut agent: Connection<V2> = Connection::new(Side::Agent, Config::default(), Instant::ZERO);
+//! let mut agent: Connection<Agent, V2> = Connection::new(Config::default(), Instant::ZERO);
 //! # let init = br#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":2,"info":{"name":"c","version":"1"},"capabilities":{}}}"#;
 //! # let _ = agent.handle_input(Instant::ZERO, init);
 //! # let _ = agent.handle_input(Instant::ZERO, b"\n");
@@ -67,7 +68,7 @@
 //! let Some(Event::Request { id, .. }) = agent.poll_event() else { panic!("the extension request") };
 //! let mut out = Vec::new();
 //! assert_eq!(agent.poll_transmit(&mut out), 0, "the refusal of id 2 waits for its sibling");
-//! let echo = v2::Response::Agent(v2::AgentResponse::Other { method: "_x/echo".into(), value: serde_json::json!({}) });
+//! let echo = v2::AgentResponse::Other { method: "_x/echo".into(), value: serde_json::json!({}) };
 //! agent.respond(Instant::ZERO, id, Ok(echo)).unwrap();
 //! let _ = agent.poll_transmit(&mut out);
 //! let answers: serde_json::Value = serde_json::from_slice(&out).unwrap();

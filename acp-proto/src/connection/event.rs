@@ -315,11 +315,6 @@ pub enum SendError {
     NotInitialized,
     /// `initialize` was already sent or answered.
     AlreadyInitialized,
-    /// This side does not send that method (e.g. an agent sending `session/prompt`).
-    WrongDirection {
-        /// The method name.
-        method: String,
-    },
     /// An extension method name must start with `_`.
     InvalidExtensionName {
         /// The method name.
@@ -403,7 +398,6 @@ impl fmt::Display for SendError {
             SendError::Closed => f.write_str("the connection is closed"),
             SendError::NotInitialized => f.write_str("the initialize handshake has not completed"),
             SendError::AlreadyInitialized => f.write_str("initialize was already sent"),
-            SendError::WrongDirection { method } => write!(f, "`{method}` is not sent by this side"),
             SendError::InvalidExtensionName { method } => {
                 write!(f, "`{method}` is not an extension method name (must start with `_`)")
             }
@@ -452,13 +446,15 @@ impl std::error::Error for SendError {}
 /// It compares equal to its [`SendError`], and `?` turns it into one.
 ///
 /// ```
-/// use acp_proto::types::{InitializeRequest, ProtocolVersion};
-/// use acp_proto::{Config, Connection, Instant, Request, SendError, Side};
+/// use acp_proto::role::Client;
+/// use acp_proto::types::NewSessionRequest;
+/// use acp_proto::{ClientRequest, Connection, Instant, SendError};
 ///
-/// let mut agent: Connection = Connection::new(Side::Agent, Config::default(), Instant::ZERO);
-/// let refused = agent.send_request(Instant::ZERO, InitializeRequest::new(ProtocolVersion::V1), None).unwrap_err();
-/// assert!(matches!(refused.error, SendError::WrongDirection { .. }));
-/// assert!(matches!(refused.message, Request::Client(_)), "the request comes back");
+/// let mut client: Connection<Client> = Connection::client(Instant::ZERO);
+/// // Before the handshake, only `initialize` goes out.
+/// let refused = client.send_request(Instant::ZERO, NewSessionRequest::new("/work", vec![]), None).unwrap_err();
+/// assert_eq!(refused.error, SendError::NotInitialized);
+/// assert!(matches!(refused.message, ClientRequest::NewSession(_)), "the request comes back, as the client's");
 /// ```
 #[derive(Debug, Clone, PartialEq)]
 pub struct Refused<T> {
@@ -472,6 +468,11 @@ impl<T> Refused<T> {
     /// The message back, for another try.
     pub fn into_message(self) -> T {
         self.message
+    }
+
+    /// The same refusal, with the message converted.
+    pub fn map<U>(self, f: impl FnOnce(T) -> U) -> Refused<U> {
+        Refused { error: self.error, message: f(self.message) }
     }
 }
 

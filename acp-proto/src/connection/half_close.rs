@@ -44,10 +44,11 @@
 //! `connection::tests::half_close`.
 //!
 //! ```
-//! use acp_proto::{CancelReason, CloseReason, Connection, Event, Instant, Response};
+//! use acp_proto::role::Agent;
+//! use acp_proto::{CancelReason, CloseReason, Connection, Event, Instant};
 //! use acp_proto::types::{InitializeResponse, ProtocolVersion};
 //!
-//! let mut agent = Connection::agent(Instant::ZERO);
+//! let mut agent: Connection<Agent> = Connection::agent(Instant::ZERO);
 //! // `printf '<initialize>\n' | agent`: the request, then the end of input at once.
 //! let init = br#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1}}"#;
 //! let _ = agent.handle_input(Instant::ZERO, init);
@@ -55,8 +56,7 @@
 //! let Some(Event::Request { id, .. }) = agent.poll_event() else { panic!("the request") };
 //! assert_eq!(agent.poll_event(), Some(Event::Cancelled { id, reason: CancelReason::InputEnded }));
 //! assert!(!agent.is_closed() && agent.input_ended(), "half-closed: the answer is owed");
-//! let answer: Response = InitializeResponse::new(ProtocolVersion::V1).into();
-//! agent.respond(Instant::ZERO, id, Ok(answer)).unwrap();
+//! agent.respond(Instant::ZERO, id, Ok(InitializeResponse::new(ProtocolVersion::V1).into())).unwrap();
 //! assert!(agent.is_closed(), "nothing owed any more");
 //! let mut out = Vec::new();
 //! let _ = agent.poll_transmit(&mut out);

@@ -236,7 +236,7 @@ enum Timer {
 }
 
 /// The engine: one peer link, agent or client role, either protocol version (a client's
-/// `initialize` picks it). The application uses [`Connection<P>`](Connection), which holds one
+/// `initialize` picks it). The application uses [`Connection<R, P>`](Connection), which holds one
 /// speaking a single version. Public and hidden only because the sealed
 /// [`Protocol`](crate::protocol::Protocol)'s hooks name it; not part of the API.
 #[doc(hidden)]

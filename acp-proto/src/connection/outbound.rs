@@ -191,15 +191,14 @@ impl AnyConnection {
         Ok(())
     }
 
-    /// The send checks of either version: open, this side's direction, and a name that is
+    /// The send checks of either version: open, and a name that is
     /// either in the version's table (`in_table`) or a valid extension name.
     pub(super) fn check_send_any(&self, wire: &str, sender: Side, in_table: bool) -> Result<(), SendError> {
         if self.phase == Phase::Closed {
             return Err(SendError::Closed);
         }
-        if sender != self.side {
-            return Err(SendError::WrongDirection { method: wire.to_owned() });
-        }
+        // `Connection<R, P>` takes only its side's messages (module `role`).
+        debug_assert_eq!(sender, self.side, "`{wire}` sent by the wrong side");
         if !in_table && !is_extension_name(wire) {
             return Err(SendError::InvalidExtensionName { method: wire.to_owned() });
         }

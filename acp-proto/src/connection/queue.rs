@@ -1,7 +1,7 @@
 //! The event queue, typed by the version the connection speaks: [`Events`].
 //!
 //! The engine serves both versions (an agent before the client's `initialize` chose one), but
-//! a connection speaks one for its whole life, and [`Connection<P>`](super::Connection) hands
+//! a connection speaks one for its whole life, and [`Connection<R, P>`](super::Connection) hands
 //! out [`Event<P>`]. The queue holds events of that one version, so an event is built once,
 //! in the type the application receives, and `poll_event` only pops it: no per-poll
 //! conversion of an engine-wide event (events are several hundred bytes; each conversion was
@@ -14,7 +14,7 @@
 //!    event of the other version (an agent's v2 `initialize`); the events already queued
 //!    carry no message and move over unchanged, in order.
 //! 3. Popping as a version the queue is not gives nothing (a `debug_assert!`): a
-//!    `Connection<P>` speaks `P` only.
+//!    `Connection<R, P>` speaks `P` only.
 
 use std::collections::VecDeque;
 

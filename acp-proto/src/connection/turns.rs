@@ -410,9 +410,8 @@ impl AnyConnection {
         if self.phase == Phase::Closed {
             return Err(SendError::Closed);
         }
-        if self.side != Side::Client {
-            return Err(SendError::WrongDirection { method: Method::Cancel.wire().to_owned() });
-        }
+        // Only `Connection<Client, P>` has `cancel_turn`.
+        debug_assert_eq!(self.side, Side::Client, "`session/cancel` is the client's");
         if self.phase != Phase::Ready {
             return Err(SendError::NotInitialized);
         }

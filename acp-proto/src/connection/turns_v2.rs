@@ -30,7 +30,8 @@
 //! stamped into the turn and the turn's one end.
 //!
 //! ```
-//! use acp_proto::{Config, Connection, Event, Instant, Side, TurnEndReason, V2};
+//! use acp_proto::role::{Agent, Client, Role};
+//! use acp_proto::{Config, Connection, Event, Instant, TurnEndReason, V2};
 //! use acp_proto::types::ProtocolVersion;
 //! use acp_proto::v2;
 //! use serde_json::json;
@@ -38,7 +39,7 @@
 //! fn of<T: serde::de::DeserializeOwned>(v: serde_json::Value) -> T {
 //!     serde_json::from_value(v).unwrap()
 //! }
-//! fn pipe(from: &mut Connection<V2>, to: &mut Connection<V2>) {
+//! fn pipe<A: Role, B: Role>(from: &mut Connection<A, V2>, to: &mut Connection<B, V2>) {
 //!     let mut bytes = Vec::new();
 //!     let _ = from.poll_transmit(&mut bytes);
 //!     let mut at = 0;
@@ -46,15 +47,15 @@
 //!         at += to.handle_input(Instant::ZERO, &bytes[at..]);
 //!     }
 //! }
-//! fn next_request(c: &mut Connection<V2>) -> acp_proto::InboundId {
+//! fn next_request<R: Role>(c: &mut Connection<R, V2>) -> acp_proto::InboundId {
 //!     std::iter::from_fn(|| c.poll_event())
 //!         .find_map(|e| match e { Event::Request { id, .. } => Some(id), _ => None })
 //!         .unwrap()
 //! }
 //!
 //! let now = Instant::ZERO;
-//! let mut client: Connection<V2> = Connection::new(Side::Client, Config::default(), now);
-//! let mut agent: Connection<V2> = Connection::new(Side::Agent, Config::default(), now);
+//! let mut client: Connection<Client, V2> = Connection::new(Config::default(), now);
+//! let mut agent: Connection<Agent, V2> = Connection::new(Config::default(), now);
 //!
 //! // Negotiation: the client offers 2, the agent answers (the machine sets `protocolVersion`).
 //! let init: v2::InitializeRequest =

@@ -1,9 +1,10 @@
-//! The application's view of the machine: [`Connection<P>`], [`Event<P>`] and [`Outcome<P>`],
-//! one protocol version each ([`Protocol`]).
+//! The application's view of the machine: [`Connection<R, P>`], [`Event<P>`] and
+//! [`Outcome<P>`], one side ([`Role`]) and one protocol version ([`Protocol`]) each.
 //!
-//! The engine ([`AnyConnection`]) is the same for both versions; a `Connection<P>` holds one
-//! whose config speaks `P` only, so every event it gives is a message of `P` and every call
-//! takes one. The engine queues its events as `Event<P>` already (module `queue`), built where
+//! The engine ([`AnyConnection`]) is the same for both versions and both sides; a
+//! `Connection<R, P>` holds one that plays `R` and whose config speaks `P` only, so every event it
+//! gives is a message of `P`, and every call takes one of `R`'s (the engine only asserts its side
+//! in debug builds). The engine queues its events as `Event<P>` already (module `queue`), built where
 //! the queue keeps them: `poll_event` pops, with no conversion and no copy beyond the pop;
 //! everything is monomorphised per version, with no boxing and no dynamic dispatch on the
 //! message path.
@@ -18,6 +19,7 @@ use crate::Side;
 use crate::error::RpcError;
 use crate::methods::DecodeError;
 use crate::protocol::{Protocol, V1};
+use crate::role::{Agent, Client, Role};
 use crate::time::Instant;
 use crate::types::SessionId;
 
@@ -52,6 +54,10 @@ impl<P: Protocol> Outcome<P> {
         }
     }
 }
+
+/// Why a refused send's message is always its side's: the engine hands back the message it was
+/// given, and [`Connection`] gave it one of its side's.
+const HANDED_BACK: &str = "a refused message is the one sent, of this side";
 
 /// One entry of the connection's ordered event queue.
 #[derive(Debug, Clone, PartialEq)]
@@ -119,41 +125,38 @@ pub enum Event<P: Protocol = V1> {
     },
 }
 
-/// One peer link, agent or client role, speaking protocol version `P` ([`V1`] by default).
-/// See the [crate docs](crate) for the contract.
+/// One peer link playing role `R` ([`Agent`] or [`Client`]) and speaking protocol version `P`
+/// ([`V1`] by default). See the [crate docs](crate) for the contract.
+///
+/// Both are types: what the connection sends ([`send_request`](Self::send_request),
+/// [`send_notification`](Self::send_notification)) and answers with
+/// ([`respond`](Self::respond)) is its side's own message set of its version
+/// ([`Role::Request`], [`Role::Notification`], [`Role::Response`]), so a message the other
+/// side sends does not compile (module [`role`](crate::role)).
 #[derive(Debug)]
-pub struct Connection<P: Protocol = V1> {
+pub struct Connection<R: Role, P: Protocol = V1> {
     engine: AnyConnection,
-    protocol: PhantomData<P>,
+    protocol: PhantomData<(R, P)>,
 }
 
-impl<P: Protocol> Connection<P> {
-    /// A connection playing `side`, created at `now`. It speaks `P` only:
+impl<R: Role, P: Protocol> Connection<R, P> {
+    /// A connection playing `R`, created at `now`. It speaks `P` only:
     /// [`Config::supported_versions`] is set to `[P::VERSION]`.
-    pub fn new(side: Side, mut config: Config, now: Instant) -> Connection<P> {
+    pub fn new(mut config: Config, now: Instant) -> Connection<R, P> {
         config.supported_versions = vec![P::VERSION];
-        Connection::from_engine(AnyConnection::new(side, config, now))
+        Connection::from_engine(AnyConnection::new(R::SIDE, config, now))
     }
 
-    /// An agent-role connection with the default config.
-    pub fn agent(now: Instant) -> Connection<P> {
-        Connection::new(Side::Agent, Config::default(), now)
-    }
-
-    /// A client-role connection with the default config.
-    pub fn client(now: Instant) -> Connection<P> {
-        Connection::new(Side::Client, Config::default(), now)
-    }
-
-    /// Wraps an engine that speaks `P` only (its `supported_versions`, or the version it
-    /// settled on: see [`Acceptor`](crate::Acceptor)).
-    pub(crate) fn from_engine(engine: AnyConnection) -> Connection<P> {
+    /// Wraps an engine that plays `R` and speaks `P` only (its `supported_versions`, or the
+    /// version it settled on: see [`Acceptor`](crate::Acceptor)).
+    pub(crate) fn from_engine(engine: AnyConnection) -> Connection<R, P> {
+        debug_assert_eq!(engine.side(), R::SIDE);
         Connection { engine, protocol: PhantomData }
     }
 
-    /// The side this connection plays.
+    /// The side this connection plays (`R::SIDE`).
     pub fn side(&self) -> Side {
-        self.engine.side()
+        R::SIDE
     }
 
     /// The configuration.
@@ -204,9 +207,10 @@ impl<P: Protocol> Connection<P> {
     /// must be woken; it does not change the machine.
     ///
     /// ```
+    /// use acp_proto::role::Agent;
     /// use acp_proto::{Connection, Instant};
     ///
-    /// let mut agent: Connection = Connection::agent(Instant::ZERO);
+    /// let mut agent: Connection<Agent> = Connection::agent(Instant::ZERO);
     /// assert!(!agent.has_events());
     /// let init = br#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1}}"#;
     /// let _ = agent.handle_input(Instant::ZERO, init);
@@ -311,13 +315,14 @@ impl<P: Protocol> Connection<P> {
         self.engine.close(now)
     }
 
-    /// Sends a request and returns its handle; its single [`Outcome`] arrives later as an
+    /// Sends a request of this side (`R::Request<P>`: a request the other side sends does not
+    /// compile) and returns its handle; its single [`Outcome`] arrives later as an
     /// [`Event::Outcome`]. `deadline` (or, without one, [`Config::request_timeout`] from now)
     /// bounds the wait.
     ///
     /// Refused, with nothing sent and no id consumed, when: the connection is closed; the
-    /// handshake has not completed (anything but `initialize`); this side does not send the
-    /// method; an extension name lacks its `_`; the peer did not advertise the capability the
+    /// handshake has not completed (anything but `initialize`); an extension name lacks its
+    /// `_`; the peer did not advertise the capability the
     /// method (or, by the gate's content rules, its elicitation mode or system prompt) needs;
     /// `max_pending_outbound` requests are pending; the outbound budget is used up; a client
     /// prompt targets a session whose turn is still running (v1); and by the version's own
@@ -336,10 +341,11 @@ impl<P: Protocol> Connection<P> {
     pub fn send_request(
         &mut self,
         now: Instant,
-        request: impl Into<P::Request>,
+        request: impl Into<R::Request<P>>,
         deadline: Option<Instant>,
-    ) -> Result<OutboundId, Refused<P::Request>> {
-        P::send_request(&mut self.engine, now, request.into(), deadline)
+    ) -> Result<OutboundId, Refused<R::Request<P>>> {
+        P::send_request(&mut self.engine, now, request.into().into(), deadline)
+            .map_err(|refused| refused.map(|request| R::own_request::<P>(request).expect(HANDED_BACK)))
     }
 
     /// Sends a notification. Client side, `session/cancel` is [`cancel_turn`](Self::cancel_turn)
@@ -352,9 +358,10 @@ impl<P: Protocol> Connection<P> {
     pub fn send_notification(
         &mut self,
         now: Instant,
-        notification: impl Into<P::Notification>,
-    ) -> Result<(), Refused<P::Notification>> {
-        P::send_notification(&mut self.engine, now, notification.into())
+        notification: impl Into<R::Notification<P>>,
+    ) -> Result<(), Refused<R::Notification<P>>> {
+        P::send_notification(&mut self.engine, now, notification.into().into())
+            .map_err(|refused| refused.map(|notification| R::own_notification::<P>(notification).expect(HANDED_BACK)))
     }
 
     /// Completes an inbound request with the handler's result or error. Exactly one response
@@ -368,9 +375,9 @@ impl<P: Protocol> Connection<P> {
         &mut self,
         now: Instant,
         id: InboundId,
-        result: Result<P::Response, RpcError>,
+        result: Result<R::Response<P>, RpcError>,
     ) -> Result<Completion, RespondError> {
-        P::respond(&mut self.engine, now, id, result)
+        P::respond(&mut self.engine, now, id, result.map(Into::into))
     }
 
     /// Cancels an outbound request: it resolves [`Outcome::Cancelled`] and a
@@ -378,18 +385,43 @@ impl<P: Protocol> Connection<P> {
     pub fn cancel_request(&mut self, now: Instant, id: OutboundId) -> bool {
         self.engine.cancel_request(now, id)
     }
+}
 
-    /// Client side: cancels the running prompt turn of `session`. Sends `session/cancel`,
+impl<P: Protocol> Connection<Agent, P> {
+    /// An agent with the default config.
+    pub fn agent(now: Instant) -> Connection<Agent, P> {
+        Connection::new(Config::default(), now)
+    }
+}
+
+impl<P: Protocol> Connection<Client, P> {
+    /// A client with the default config.
+    pub fn client(now: Instant) -> Connection<Client, P> {
+        Connection::new(Config::default(), now)
+    }
+
+    /// Cancels the running prompt turn of `session`. Sends `session/cancel`,
     /// answers every pending `session/request_permission` of that session with the `cancelled`
     /// outcome (the spec's MUST) and reports each as [`Event::Cancelled`] with
     /// [`CancelReason::TurnCancelled`]. Returns how many permission asks it answered.
+    ///
+    /// A client's only: an agent has no such call.
+    ///
+    /// ```compile_fail
+    /// use acp_proto::role::Agent;
+    /// use acp_proto::types::SessionId;
+    /// use acp_proto::{Connection, Instant};
+    ///
+    /// let mut agent: Connection<Agent> = Connection::agent(Instant::ZERO);
+    /// let _ = agent.cancel_turn(Instant::ZERO, &SessionId::new("s"));
+    /// ```
     pub fn cancel_turn(&mut self, now: Instant, session: &SessionId) -> Result<usize, SendError> {
         self.engine.cancel_turn(now, session)
     }
 }
 
-impl Connection<V1> {
-    /// Client side: answers a `session/request_permission` with one of its offered options, or
+impl Connection<Client, V1> {
+    /// Answers a `session/request_permission` with one of its offered options, or
     /// `cancelled`. An option the request did not offer is refused and the request stays in
     /// flight.
     pub fn answer_permission(
@@ -403,8 +435,8 @@ impl Connection<V1> {
 }
 
 #[cfg(feature = "unstable_protocol_v2")]
-impl Connection<crate::protocol::V2> {
-    /// Client side: the open turn of `session`, named by the `session/prompt` that opened
+impl Connection<Client, crate::protocol::V2> {
+    /// The open turn of `session`, named by the `session/prompt` that opened
     /// it; `None` while no turn of it is open (and always on an agent).
     ///
     /// After [`send_request`](Self::send_request) of a prompt returned `id`, the prompt

@@ -4,7 +4,7 @@
 //! deferral are the engine's, shared with v1). The turn rules are in
 //! [`turns_v2`](super::turns_v2).
 //!
-//! The application sends and receives v2 messages through a `Connection<V2>`, whose events
+//! The application sends and receives v2 messages through a `Connection<R, V2>`, whose events
 //! carry the role-agnostic [`v2::Request`], [`v2::Notification`] and [`v2::Response`]: separate
 //! types from v1's, so that a v1 match never has to answer for a v2 message it cannot handle,
 //! and the v1 hot path stays as it is.

@@ -61,7 +61,8 @@ fn acceptor_reads_on_until_an_initialize_and_an_early_eof_gives_a_closed_v1_conn
 
 #[cfg(feature = "unstable_protocol_v2")]
 mod v2 {
-    use acp_proto::{CloseReason, Connection, Outcome, Side, V2, v2};
+    use acp_proto::role::Client;
+    use acp_proto::{CloseReason, Connection, Outcome, V2, v2};
     use serde_json::json;
 
     use super::*;
@@ -127,7 +128,7 @@ mod v2 {
 
     #[test]
     fn a_v2_client_connection_speaks_only_v2_and_closes_on_an_answer_of_1() {
-        let mut client: Connection<V2> = Connection::new(Side::Client, Config::default(), T0);
+        let mut client: Connection<Client, V2> = Connection::new(Config::default(), T0);
         let init: v2::InitializeRequest =
             of(json!({"protocolVersion": 2, "info": {"name": "c", "version": "1"}, "capabilities": {}}));
         let id = client.send_request(T0, init, None).unwrap();

@@ -61,7 +61,7 @@ fn request_and_response_in_each_direction() {
     let Some(Event::Request { id, request: Request::Client(ClientRequest::Ext(e)) }) = p.agent.poll_event() else {
         panic!()
     };
-    let echo = Response::Agent(AgentResponse::Ext(acp_proto::ext::ExtResponse(e.params)));
+    let echo = AgentResponse::Ext(acp_proto::ext::ExtResponse(e.params));
     p.agent.respond(p.now, id, Ok(echo)).unwrap();
     p.pump();
     match outcome_of(&p.client_events(), out) {
@@ -167,9 +167,9 @@ fn capability_refusals_both_ways() {
     // Outbound: refused locally, nothing on the wire.
     let before = p.wire.len();
     for req in [
-        Request::from(ReadTextFileRequest::new(s.clone(), "/x")),
-        Request::from(WriteTextFileRequest::new(s.clone(), "/x", "y")),
-        Request::from(CreateTerminalRequest::new(s.clone(), "ls")),
+        AgentRequest::from(ReadTextFileRequest::new(s.clone(), "/x")),
+        AgentRequest::from(WriteTextFileRequest::new(s.clone(), "/x", "y")),
+        AgentRequest::from(CreateTerminalRequest::new(s.clone(), "ls")),
     ] {
         assert!(matches!(
             p.agent.send_request(p.now, req, None).map_err(SendError::from),

@@ -4,6 +4,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use acp_proto::role;
 use acp_proto::v2::{self, SessionId};
 use acp_proto::{InboundId, Negotiated};
 
@@ -27,14 +28,14 @@ pub(crate) use crate::generated::v2::local_agent::LocalAgentHandlers;
 /// returned, for as long as the connection lives.
 #[derive(Clone)]
 pub struct AgentContext {
-    inner: HandlerContext<V2>,
+    inner: HandlerContext<V2, role::Agent>,
     answered: Arc<Signal>,
 }
 
 impl AgentContext {
     /// A v2 agent handler's context, and the signal its [`answered`](Self::answered) waits on
     /// (set once the handler's answer was handed to the connection).
-    pub(crate) fn new(cx: HandlerContext<V2>) -> (AgentContext, Arc<Signal>) {
+    pub(crate) fn new(cx: HandlerContext<V2, role::Agent>) -> (AgentContext, Arc<Signal>) {
         let answered = Arc::new(Signal::default());
         (AgentContext { inner: cx, answered: Arc::clone(&answered) }, answered)
     }
@@ -42,7 +43,7 @@ impl AgentContext {
     common_context_methods!();
 
     /// The connection's handle (the typed calls send through it).
-    pub(crate) fn handle(&self) -> &Handle<V2> {
+    pub(crate) fn handle(&self) -> &Handle<V2, role::Agent> {
         &self.inner.handle
     }
 
@@ -67,13 +68,13 @@ impl AgentContext {
         request: impl Into<v2::AgentRequest>,
         timeout: Option<Duration>,
     ) -> Result<v2::ClientResponse, Error> {
-        let response = self.inner.handle.request(request.into().into(), timeout).await?;
+        let response = self.inner.handle.request(request.into(), timeout).await?;
         response.into_client().ok_or(Error::UnexpectedResponse)
     }
 
     /// Sends a v2 agent notification, waiting while the outbound budget is full.
     pub async fn notify(&self, notification: impl Into<v2::AgentNotification>) -> Result<(), Error> {
-        self.inner.handle.notify(Box::new(notification.into().into())).await
+        self.inner.handle.notify(Box::new(notification.into())).await
     }
 
     /// Calls an extension method on the client (its name starts with `_`); `timeout` bounds
@@ -85,12 +86,12 @@ impl AgentContext {
         params: serde_json::Value,
         timeout: Option<Duration>,
     ) -> Result<serde_json::Value, Error> {
-        self.inner.handle.ext_method(acp_proto::Side::Agent, method, params, timeout).await
+        self.inner.handle.ext_method(method, params, timeout).await
     }
 
     /// Sends an extension notification to the client (waits while the outbound budget is full).
     pub async fn ext_notification(&self, method: &str, params: serde_json::Value) -> Result<(), Error> {
-        self.inner.handle.ext_notification(acp_proto::Side::Agent, method, params).await
+        self.inner.handle.ext_notification(method, params).await
     }
 
     /// Sends a `session/update` of an announced session.

@@ -81,6 +81,6 @@ impl ClientConnection<V2> {
         if let ClientNotification::Cancel(CancelSessionNotification { session_id, .. }) = &notification {
             return self.cancel(session_id).await;
         }
-        self.handle().notify(Box::new(notification.into())).await
+        self.handle().notify(Box::new(notification)).await
     }
 }

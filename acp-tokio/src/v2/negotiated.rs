@@ -3,7 +3,7 @@
 //! only 1 with a v1 one.
 //!
 //! An [`acp_proto::Acceptor`] reads the client's first frame (`initialize`) and hands on a
-//! `Connection<V1>` or a `Connection<V2>` (with the bytes it read); the driver of that version
+//! `Connection<Agent, V1>` or a `Connection<Agent, V2>` (with the bytes it read); the driver of that version
 //! then runs with that version's handlers, as for an agent of one version.
 
 use super::agent::{AgentHandlers, LocalAgentHandlers};

@@ -9,11 +9,11 @@ pub enum Protocol {
     /// Both peers speak v1 only.
     #[default]
     V1,
-    /// The client offers v2 (a `Connection<V2>`), the agent speaks v1 and v2 (an `Acceptor`,
+    /// The client offers v2 (a `Connection<Client, V2>`), the agent speaks v1 and v2 (an `Acceptor`,
     /// which picks v2 from the client's `initialize`): the session runs v2.
     #[cfg(feature = "unstable_protocol_v2")]
     V2,
-    /// The client offers v1 (a `Connection<V1>`), the agent speaks v1 and v2 (an `Acceptor`,
+    /// The client offers v1 (a `Connection<Client, V1>`), the agent speaks v1 and v2 (an `Acceptor`,
     /// which picks v1): the session runs v1, through the agent's acceptor.
     ///
     /// (Before the typed `Connection<P>`, this was a client speaking both that offered v2 to

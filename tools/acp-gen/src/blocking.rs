@@ -149,7 +149,7 @@ const V1_AGENT_PREAMBLE: &str = "\
 
 use acp_proto::ext::ExtResponse;
 use acp_proto::types as v1;
-use acp_proto::{AgentResponse, ClientNotification, ClientRequest, Notification, Request, Response, RpcError};
+use acp_proto::{AgentResponse, ClientNotification, ClientRequest, Notification, Request, RpcError};
 use serde_json::Value;
 
 use crate::agent::RequestContext;
@@ -162,7 +162,7 @@ const V1_CLIENT_PREAMBLE: &str = "\
 
 use acp_proto::ext::ExtResponse;
 use acp_proto::types as v1;
-use acp_proto::{AgentNotification, AgentRequest, ClientResponse, Notification, Request, Response, RpcError};
+use acp_proto::{AgentNotification, AgentRequest, ClientResponse, Notification, Request, RpcError};
 use serde_json::Value;
 
 use crate::client::{ClientContext, Requester};
@@ -489,7 +489,7 @@ fn dispatch(s: &mut String, spec: &Spec, requests: &[RequestRow]) {
             s.push_str(&format!(
                 "/// Calls the handler method for `request`.\n\
                  pub(crate) fn dispatch<H: {trait_name}>(handler: &H, request: Request, cx: {context}) \
-                 -> Result<Response, RpcError> {{\n\
+                 -> Result<{response}, RpcError> {{\n\
                  let request = match request {{\n\
                  Request::{side}(request) => request,\n\
                  other => return Err(RpcError::method_not_found(other.wire())),\n\
@@ -511,7 +511,7 @@ fn dispatch(s: &mut String, spec: &Spec, requests: &[RequestRow]) {
                 }
             }
             s.push_str(&format!(
-                "{enum_}::Ext(e) => {response}::Ext(ExtResponse(handler.ext_method(&e.method, e.params, &cx)?)).into(),\n\
+                "{enum_}::Ext(e) => {response}::Ext(ExtResponse(handler.ext_method(&e.method, e.params, &cx)?)),\n\
                  other => return Err(RpcError::method_not_found(other.wire())),\n\
                  }})\n}}\n\n"
             ));
@@ -520,7 +520,7 @@ fn dispatch(s: &mut String, spec: &Spec, requests: &[RequestRow]) {
             s.push_str(&format!(
                 "/// Calls the handler method for `request`.\n\
                  pub(crate) fn {name}<H: {trait_name}>(handler: &H, request: v2::Request, cx: &{context}) \
-                 -> Result<v2::Response, RpcError> {{\n\
+                 -> Result<v2::{receiver}Response, RpcError> {{\n\
                  match request {{\n"
             ));
             for row in requests {
@@ -536,7 +536,7 @@ fn dispatch(s: &mut String, spec: &Spec, requests: &[RequestRow]) {
             s.push_str(&format!(
                 "v2::Request::{side}({enum_}::Other {{ method, value }}) => {{\n\
                  let value = handler.ext_method(&method, value, cx)?;\n\
-                 Ok(v2::Response::{receiver}(v2::{receiver}Response::Other {{ method, value }}))\n}}\n"
+                 Ok(v2::{receiver}Response::Other {{ method, value }})\n}}\n"
             ));
             s.push_str("other => Err(RpcError::method_not_found(other.wire())),\n}\n}\n\n");
         }

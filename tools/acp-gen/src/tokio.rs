@@ -149,7 +149,7 @@ fn trait_file(spec: Spec, flavour: Flavour, table: &Table) -> String {
 fn imports(spec: Spec, flavour: Flavour) -> String {
     let mut o = String::from("use std::future::Future;\n");
     writeln!(o, "use std::{}::{};\n", if flavour.local { "rc" } else { "sync" }, flavour.pointer()).unwrap();
-    writeln!(o, "use acp_proto::protocol::{};", spec.protocol()).unwrap();
+    writeln!(o, "use acp_proto::protocol::{};\nuse acp_proto::role;", spec.protocol()).unwrap();
     match spec.version {
         Version::V1 => o += "use acp_proto::{RpcError, methods, types};\nuse serde_json::Value;\n\n",
         Version::V2 => o += "use acp_proto::{RpcError, v2};\n\n",
@@ -244,6 +244,11 @@ fn notification_method(spec: Spec, flavour: Flavour, row: &NotificationRow) -> O
 fn handlers(spec: Spec, flavour: Flavour, table: &Table) -> String {
     let (tr, hs, ptr) = (flavour.trait_name(spec), flavour.handlers(spec), flavour.pointer());
     let (m, protocol, cx, sender) = (spec.messages(), spec.protocol(), spec.context(), spec.sender());
+    // The side whose handlers these are: it answers with its own results.
+    let receiver = match spec.side {
+        Side::Agent => "Agent",
+        Side::Client => "Client",
+    };
     let mut o = String::new();
     writeln!(
         o,
@@ -253,7 +258,7 @@ fn handlers(spec: Spec, flavour: Flavour, table: &Table) -> String {
          /// The handlers of `handler`.\n\
          pub(crate) fn new(handler: H) -> Self {{\n    {hs}({ptr}::new(handler))\n}}\n\n\
          /// Calls the handler method for `request`.\n\
-         async fn dispatch(handler: &H, request: {m}::Request, cx: {cx}) -> Result<{m}::Response, RpcError> {{\n\
+         async fn dispatch(handler: &H, request: {m}::Request, cx: {cx}) -> Result<{m}::{receiver}Response, RpcError> {{\n\
          match request {{"
     )
     .unwrap();
@@ -311,13 +316,13 @@ fn handlers(spec: Spec, flavour: Flavour, table: &Table) -> String {
         "impl<H: {tr}, D: Future{send} + 'static> DriverTask<D> for {hs}<H> {{\n\
          fn spawn_driver<Rt: Runtime>(rt: &Rt, driver: D) {{\n\
          rt.{spawn}(async move {{\n    let _ = driver.await;\n}});\n}}\n}}\n\n\
-         impl<H: {tr}> Handlers<{protocol}> for {hs}<H> {{\n\
+         impl<H: {tr}> Handlers<{protocol}, role::{receiver}> for {hs}<H> {{\n\
          fn spawn_request<Rt: Runtime>(\n\
              &self,\n\
              rt: &Rt,\n\
              request: {m}::Request,\n\
-             cx: HandlerContext<{protocol}>,\n\
-             done: Done<{protocol}>,\n\
+             cx: HandlerContext<{protocol}, role::{receiver}>,\n\
+             done: Done<{protocol}, role::{receiver}>,\n\
              gate: Option<tokio::sync::oneshot::Receiver<()>>,\n\
          ) {{\n\
          let handler = {ptr}::clone(&self.0);\n\

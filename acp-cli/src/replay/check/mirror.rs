@@ -15,8 +15,9 @@ use std::collections::{HashMap, VecDeque};
 use std::time::Duration;
 
 use acp_blocking::acp_proto::jsonrpc::{Incoming, RequestId, parse};
+use acp_blocking::acp_proto::role::Role;
 use acp_blocking::acp_proto::{
-    Config, Connection, Event, InboundId, Instant, Method, Notification, OutboundId, Request, Response, Side,
+    Config, Connection, Event, InboundId, Instant, Method, Notification, OutboundId, Request, Response, Side, V1,
 };
 use serde_json::Value;
 
@@ -25,11 +26,9 @@ const MAX_FRAME: usize = 16 << 20;
 /// Long enough that the machines never answer a cancelled request by themselves.
 const NEVER: Duration = Duration::from_secs(365 * 86_400);
 
-/// A machine playing one recorded peer.
-pub(super) struct Mirror {
-    /// The role of the recorded peer this machine plays.
-    side: Side,
-    conn: Connection,
+/// A machine playing one recorded peer, of role `R`.
+pub(super) struct Mirror<R: Role> {
+    conn: Connection<R>,
     /// The other peer's requests consumed and not yet dispatched (held behind `initialize`).
     awaiting: VecDeque<RequestId>,
     /// The other peer's requests dispatched, by recorded id.
@@ -45,8 +44,8 @@ fn role(side: Side) -> &'static str {
     }
 }
 
-impl Mirror {
-    pub(super) fn new(side: Side) -> Mirror {
+impl<R: Role> Mirror<R> {
+    pub(super) fn new() -> Mirror<R> {
         let config = Config::default()
             .with_max_frame_len(MAX_FRAME)
             .with_outbound_budget(usize::MAX / 2)
@@ -57,8 +56,7 @@ impl Mirror {
             .with_cancel_grace(NEVER)
             .with_turn_cancel_grace(NEVER);
         Mirror {
-            side,
-            conn: Connection::new(side, config, Instant::ZERO),
+            conn: Connection::new(config, Instant::ZERO),
             awaiting: VecDeque::new(),
             inbound: HashMap::new(),
             outbound: HashMap::new(),
@@ -99,7 +97,7 @@ impl Mirror {
         if let Some(id) = request {
             let refused: Vec<&(RequestId, String)> = refusals.iter().filter(|(r, _)| *r == id).collect();
             if let Some((_, why)) = refused.first() {
-                found.push(format!("the {} role refuses this request: {why}", role(self.side)));
+                found.push(format!("the {} role refuses this request: {why}", role(R::SIDE)));
             } else if after.duplicate_ids > before.duplicate_ids {
                 if let Some(at) = self.awaiting.iter().rposition(|a| *a == id) {
                     self.awaiting.remove(at);
@@ -109,7 +107,7 @@ impl Mirror {
         } else if after.notifications_dropped > before.notifications_dropped && !is_extension(&line) {
             found.push(format!(
                 "the {} role drops this notification (before the handshake, unknown, or invalid params)",
-                role(self.side)
+                role(R::SIDE)
             ));
         }
         found
@@ -118,13 +116,15 @@ impl Mirror {
     /// A line the recorded peer sent, re-sent through this machine; what its rules refuse.
     pub(super) fn own(&mut self, now: Instant, line: &str) -> Vec<String> {
         self.conn.handle_timeout(now);
-        let peer = self.side.peer();
+        let peer = R::SIDE.peer();
         let found = match parse(line.as_bytes()) {
             Incoming::Response { id, outcome } => {
                 let Some((handle, method)) = self.inbound.remove(&id) else { return Vec::new() };
                 let result = match outcome {
-                    Ok(raw) => match Response::decode_result(peer, method, raw) {
-                        Ok(response) => Ok(response),
+                    // Decoded as a result this side sends.
+                    Ok(raw) => match Response::decode_result(peer, method, raw).map(R::own_response::<V1>) {
+                        Ok(Some(response)) => Ok(response),
+                        Ok(None) => return Vec::new(),
                         Err(e) => return vec![format!("the result does not decode: {e}")],
                     },
                     Err(error) => Err(error),
@@ -135,8 +135,10 @@ impl Mirror {
                 }
             }
             Incoming::Request { id, method, params } => {
-                // Bad params are the other role's to refuse (see `input`).
+                // Bad params are the other role's to refuse (see `input`). Decoded as a request
+                // the other role receives, it is this role's.
                 let Ok(request) = Request::decode(peer, &method, params) else { return Vec::new() };
+                let Some(request) = R::own_request::<V1>(request) else { return Vec::new() };
                 if self.outbound.contains_key(&id) {
                     return vec![format!("reuses id {id} of a request still pending")];
                 }
@@ -150,6 +152,7 @@ impl Mirror {
             }
             Incoming::Notification { method, params } => {
                 let Ok(notification) = Notification::decode(peer, &method, params) else { return Vec::new() };
+                let Some(notification) = R::own_notification::<V1>(notification) else { return Vec::new() };
                 match self.conn.send_notification(now, notification) {
                     Ok(()) => Vec::new(),
                     Err(refused) => vec![format!("{method}: {}", refused.error)],

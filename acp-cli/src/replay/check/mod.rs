@@ -38,6 +38,7 @@ use super::open::{LineIds, MAX_OPEN, MAX_OPEN_BYTES, OpenRequests};
 use super::read::{Kind, Record};
 use crate::record::transcript::Dir;
 use crate::sanitize::clean_line;
+use acp_blocking::acp_proto::role;
 use mirror::Mirror;
 
 /// What the check found, in all.
@@ -51,8 +52,9 @@ pub(crate) struct Verdict {
 struct Check<'a> {
     /// `wire[0]` watches the client (emits c2a), `wire[1]` the agent (emits a2c).
     wire: [WireCheck; 2],
-    /// `machines[0]` plays the client, `machines[1]` the agent.
-    machines: [Mirror; 2],
+    /// The machines playing the client and the agent.
+    client: Mirror<role::Client>,
+    agent: Mirror<role::Agent>,
     /// The requests not answered yet, each with its line number.
     open: OpenRequests<usize>,
     out: &'a mut dyn Write,
@@ -65,7 +67,8 @@ struct Check<'a> {
 pub(crate) fn check(records: impl Iterator<Item = Record>, out: &mut dyn Write) -> io::Result<Verdict> {
     let mut check = Check {
         wire: [WireCheck::new(Side::Client, usize::MAX / 2), WireCheck::new(Side::Agent, usize::MAX / 2)],
-        machines: [Mirror::new(Side::Client), Mirror::new(Side::Agent)],
+        client: Mirror::new(),
+        agent: Mirror::new(),
         open: OpenRequests::default(),
         out,
         violations: 0,
@@ -136,8 +139,10 @@ impl Check<'_> {
             self.violation(lineno, dir, &format!("{}: {v}", name(from)))?;
         }
         // The sender's own rules first; the receiver's refusal of the same line would restate it.
-        let mut verdicts = self.machines[from].own(now, text);
-        let refusals = self.machines[to].input(now, text);
+        let (mut verdicts, refusals) = match from {
+            0 => (self.client.own(now, text), self.agent.input(now, text)),
+            _ => (self.agent.own(now, text), self.client.input(now, text)),
+        };
         if verdicts.is_empty() {
             verdicts = refusals;
         }

@@ -4,6 +4,7 @@
 
 use std::time::Duration;
 
+use acp_proto::role::{Agent, Client, Role};
 use acp_proto::types::*;
 use acp_proto::{Config, Connection, Event, Instant, OutboundId, Outcome, Side};
 use serde_json::Value;
@@ -18,8 +19,8 @@ pub struct Frame {
 
 pub struct Pair {
     pub now: Instant,
-    pub agent: Connection,
-    pub client: Connection,
+    pub agent: Connection<Agent>,
+    pub client: Connection<Client>,
     /// Every frame in the order it crossed, both directions.
     pub wire: Vec<Frame>,
     buf: Vec<u8>,
@@ -37,8 +38,8 @@ impl Pair {
         let now = Instant::ZERO;
         Pair {
             now,
-            agent: Connection::new(Side::Agent, agent, now),
-            client: Connection::new(Side::Client, client, now),
+            agent: Connection::new(agent, now),
+            client: Connection::new(client, now),
             wire: Vec::new(),
             buf: Vec::new(),
             agent_backlog: Vec::new(),
@@ -48,32 +49,11 @@ impl Pair {
 
     /// Moves all queued bytes from `from` to the other side (feeding in chunks of `chunk`).
     fn transfer(&mut self, from: Side, chunk: usize) -> bool {
-        self.buf.clear();
-        let (src, dst, backlog) = match from {
-            Side::Agent => (&mut self.agent, &mut self.client, &mut self.client_backlog),
-            Side::Client => (&mut self.client, &mut self.agent, &mut self.agent_backlog),
-        };
-        let _ = src.poll_transmit(&mut self.buf);
-        if self.buf.is_empty() {
-            return false;
+        let (now, wire, buf) = (self.now, &mut self.wire, &mut self.buf);
+        match from {
+            Side::Agent => carry(&mut self.agent, &mut self.client, &mut self.client_backlog, (now, wire, buf), chunk),
+            Side::Client => carry(&mut self.client, &mut self.agent, &mut self.agent_backlog, (now, wire, buf), chunk),
         }
-        for line in self.buf.split(|b| *b == b'\n').filter(|l| !l.is_empty()) {
-            let json = serde_json::from_slice(line).expect("every frame is valid JSON");
-            self.wire.push(Frame { at: self.now, from, json });
-        }
-        let mut fed = 0;
-        while fed < self.buf.len() {
-            let end = fed.saturating_add(chunk).min(self.buf.len());
-            let n = dst.handle_input(self.now, &self.buf[fed..end]);
-            assert!(n > 0 || !dst.wants_input(), "input refused while wanted");
-            if n == 0 {
-                // The receiver's queues are full: drain its events as an application would.
-                backlog.extend(std::iter::from_fn(|| dst.poll_event()));
-                assert!(dst.wants_input(), "receiver stalled with drained events");
-            }
-            fed += n;
-        }
-        true
     }
 
     /// Delivers bytes both ways until nothing is queued.
@@ -189,4 +169,37 @@ pub fn outcome_of(events: &[Event], id: OutboundId) -> Option<&Outcome> {
 
 pub fn ms(n: u64) -> Duration {
     Duration::from_millis(n)
+}
+
+/// Moves all bytes `src` has queued into `dst` (in chunks of `chunk`), logging each frame on
+/// `wire`; a receiver whose queues fill has its events drained into `backlog`.
+fn carry<A: Role, B: Role>(
+    src: &mut Connection<A>,
+    dst: &mut Connection<B>,
+    backlog: &mut Vec<Event>,
+    (now, wire, buf): (Instant, &mut Vec<Frame>, &mut Vec<u8>),
+    chunk: usize,
+) -> bool {
+    buf.clear();
+    let _ = src.poll_transmit(buf);
+    if buf.is_empty() {
+        return false;
+    }
+    for line in buf.split(|b| *b == b'\n').filter(|l| !l.is_empty()) {
+        let json = serde_json::from_slice(line).expect("every frame is valid JSON");
+        wire.push(Frame { at: now, from: A::SIDE, json });
+    }
+    let mut fed = 0;
+    while fed < buf.len() {
+        let end = fed.saturating_add(chunk).min(buf.len());
+        let n = dst.handle_input(now, &buf[fed..end]);
+        assert!(n > 0 || !dst.wants_input(), "input refused while wanted");
+        if n == 0 {
+            // The receiver's queues are full: drain its events as an application would.
+            backlog.extend(std::iter::from_fn(|| dst.poll_event()));
+            assert!(dst.wants_input(), "receiver stalled with drained events");
+        }
+        fed += n;
+    }
+    true
 }

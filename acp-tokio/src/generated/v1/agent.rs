@@ -8,6 +8,7 @@ use std::future::Future;
 use std::sync::Arc;
 
 use acp_proto::protocol::V1;
+use acp_proto::role;
 use acp_proto::{RpcError, methods, types};
 use serde_json::Value;
 
@@ -441,7 +442,7 @@ impl<H: Agent> AgentHandlers<H> {
         handler: &H,
         request: methods::Request,
         cx: RequestContext,
-    ) -> Result<methods::Response, RpcError> {
+    ) -> Result<methods::AgentResponse, RpcError> {
         match request {
             methods::Request::Client(methods::ClientRequest::Initialize(r)) => {
                 Ok(handler.initialize(*r, cx).await?.into())
@@ -528,8 +529,7 @@ impl<H: Agent> AgentHandlers<H> {
             }
             methods::Request::Client(methods::ClientRequest::Ext(e)) => {
                 let value = handler.ext_method(&e.method, e.params, cx).await?;
-                let response = methods::AgentResponse::Ext(acp_proto::ext::ExtResponse(value));
-                Ok(methods::Response::Agent(response))
+                Ok(methods::AgentResponse::Ext(acp_proto::ext::ExtResponse(value)))
             }
             other => Err(RpcError::method_not_found(other.wire())),
         }
@@ -567,13 +567,13 @@ impl<H: Agent, D: Future + Send + 'static> DriverTask<D> for AgentHandlers<H> {
     }
 }
 
-impl<H: Agent> Handlers<V1> for AgentHandlers<H> {
+impl<H: Agent> Handlers<V1, role::Agent> for AgentHandlers<H> {
     fn spawn_request<Rt: Runtime>(
         &self,
         rt: &Rt,
         request: methods::Request,
-        cx: HandlerContext<V1>,
-        done: Done<V1>,
+        cx: HandlerContext<V1, role::Agent>,
+        done: Done<V1, role::Agent>,
         gate: Option<tokio::sync::oneshot::Receiver<()>>,
     ) {
         let handler = Arc::clone(&self.0);

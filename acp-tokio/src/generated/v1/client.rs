@@ -8,6 +8,7 @@ use std::future::Future;
 use std::sync::Arc;
 
 use acp_proto::protocol::V1;
+use acp_proto::role;
 use acp_proto::{RpcError, methods, types};
 use serde_json::Value;
 
@@ -270,7 +271,7 @@ impl<H: Client> ClientHandlers<H> {
         handler: &H,
         request: methods::Request,
         cx: ClientContext,
-    ) -> Result<methods::Response, RpcError> {
+    ) -> Result<methods::ClientResponse, RpcError> {
         match request {
             methods::Request::Agent(methods::AgentRequest::RequestPermission(r)) => {
                 Ok(handler.request_permission(r, cx).await?.into())
@@ -309,8 +310,7 @@ impl<H: Client> ClientHandlers<H> {
             }
             methods::Request::Agent(methods::AgentRequest::Ext(e)) => {
                 let value = handler.ext_method(&e.method, e.params, cx).await?;
-                let response = methods::ClientResponse::Ext(acp_proto::ext::ExtResponse(value));
-                Ok(methods::Response::Client(response))
+                Ok(methods::ClientResponse::Ext(acp_proto::ext::ExtResponse(value)))
             }
             other => Err(RpcError::method_not_found(other.wire())),
         }
@@ -352,13 +352,13 @@ impl<H: Client, D: Future + Send + 'static> DriverTask<D> for ClientHandlers<H> 
     }
 }
 
-impl<H: Client> Handlers<V1> for ClientHandlers<H> {
+impl<H: Client> Handlers<V1, role::Client> for ClientHandlers<H> {
     fn spawn_request<Rt: Runtime>(
         &self,
         rt: &Rt,
         request: methods::Request,
-        cx: HandlerContext<V1>,
-        done: Done<V1>,
+        cx: HandlerContext<V1, role::Client>,
+        done: Done<V1, role::Client>,
         gate: Option<tokio::sync::oneshot::Receiver<()>>,
     ) {
         let handler = Arc::clone(&self.0);

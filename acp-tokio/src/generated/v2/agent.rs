@@ -8,6 +8,7 @@ use std::future::Future;
 use std::sync::Arc;
 
 use acp_proto::protocol::V2;
+use acp_proto::role;
 use acp_proto::{RpcError, v2};
 
 use crate::context::HandlerContext;
@@ -238,7 +239,7 @@ impl<H: Agent> AgentHandlers<H> {
     }
 
     /// Calls the handler method for `request`.
-    async fn dispatch(handler: &H, request: v2::Request, cx: AgentContext) -> Result<v2::Response, RpcError> {
+    async fn dispatch(handler: &H, request: v2::Request, cx: AgentContext) -> Result<v2::AgentResponse, RpcError> {
         match request {
             v2::Request::Client(v2::ClientRequest::Initialize(r)) => Ok(handler.initialize(*r, cx).await?.into()),
             v2::Request::Client(v2::ClientRequest::Login(r)) => Ok(handler.login(r, cx).await?.into()),
@@ -260,7 +261,7 @@ impl<H: Agent> AgentHandlers<H> {
             }
             v2::Request::Client(v2::ClientRequest::Other { method, value }) => {
                 let value = handler.ext_method(&method, value, cx).await?;
-                Ok(v2::Response::Agent(v2::AgentResponse::Other { method, value }))
+                Ok(v2::AgentResponse::Other { method, value })
             }
             other => Err(RpcError::method_not_found(other.wire())),
         }
@@ -300,13 +301,13 @@ impl<H: Agent, D: Future + Send + 'static> DriverTask<D> for AgentHandlers<H> {
     }
 }
 
-impl<H: Agent> Handlers<V2> for AgentHandlers<H> {
+impl<H: Agent> Handlers<V2, role::Agent> for AgentHandlers<H> {
     fn spawn_request<Rt: Runtime>(
         &self,
         rt: &Rt,
         request: v2::Request,
-        cx: HandlerContext<V2>,
-        done: Done<V2>,
+        cx: HandlerContext<V2, role::Agent>,
+        done: Done<V2, role::Agent>,
         gate: Option<tokio::sync::oneshot::Receiver<()>>,
     ) {
         let handler = Arc::clone(&self.0);

@@ -8,6 +8,7 @@ use std::future::Future;
 use std::sync::Arc;
 
 use acp_proto::protocol::V2;
+use acp_proto::role;
 use acp_proto::{RpcError, v2};
 
 use crate::context::{ClientContext, HandlerContext};
@@ -108,7 +109,7 @@ impl<H: Client> ClientHandlers<H> {
     }
 
     /// Calls the handler method for `request`.
-    async fn dispatch(handler: &H, request: v2::Request, cx: ClientContext) -> Result<v2::Response, RpcError> {
+    async fn dispatch(handler: &H, request: v2::Request, cx: ClientContext) -> Result<v2::ClientResponse, RpcError> {
         match request {
             v2::Request::Agent(v2::AgentRequest::RequestPermission(r)) => {
                 Ok(handler.request_permission(r, cx).await?.into())
@@ -118,7 +119,7 @@ impl<H: Client> ClientHandlers<H> {
             }
             v2::Request::Agent(v2::AgentRequest::Other { method, value }) => {
                 let value = handler.ext_method(&method, value, cx).await?;
-                Ok(v2::Response::Client(v2::ClientResponse::Other { method, value }))
+                Ok(v2::ClientResponse::Other { method, value })
             }
             other => Err(RpcError::method_not_found(other.wire())),
         }
@@ -152,13 +153,13 @@ impl<H: Client, D: Future + Send + 'static> DriverTask<D> for ClientHandlers<H> 
     }
 }
 
-impl<H: Client> Handlers<V2> for ClientHandlers<H> {
+impl<H: Client> Handlers<V2, role::Client> for ClientHandlers<H> {
     fn spawn_request<Rt: Runtime>(
         &self,
         rt: &Rt,
         request: v2::Request,
-        cx: HandlerContext<V2>,
-        done: Done<V2>,
+        cx: HandlerContext<V2, role::Client>,
+        done: Done<V2, role::Client>,
         gate: Option<tokio::sync::oneshot::Receiver<()>>,
     ) {
         let handler = Arc::clone(&self.0);

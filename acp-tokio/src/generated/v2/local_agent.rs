@@ -8,6 +8,7 @@ use std::future::Future;
 use std::rc::Rc;
 
 use acp_proto::protocol::V2;
+use acp_proto::role;
 use acp_proto::{RpcError, v2};
 
 use crate::context::HandlerContext;
@@ -228,7 +229,7 @@ impl<H: LocalAgent> LocalAgentHandlers<H> {
     }
 
     /// Calls the handler method for `request`.
-    async fn dispatch(handler: &H, request: v2::Request, cx: AgentContext) -> Result<v2::Response, RpcError> {
+    async fn dispatch(handler: &H, request: v2::Request, cx: AgentContext) -> Result<v2::AgentResponse, RpcError> {
         match request {
             v2::Request::Client(v2::ClientRequest::Initialize(r)) => Ok(handler.initialize(*r, cx).await?.into()),
             v2::Request::Client(v2::ClientRequest::Login(r)) => Ok(handler.login(r, cx).await?.into()),
@@ -250,7 +251,7 @@ impl<H: LocalAgent> LocalAgentHandlers<H> {
             }
             v2::Request::Client(v2::ClientRequest::Other { method, value }) => {
                 let value = handler.ext_method(&method, value, cx).await?;
-                Ok(v2::Response::Agent(v2::AgentResponse::Other { method, value }))
+                Ok(v2::AgentResponse::Other { method, value })
             }
             other => Err(RpcError::method_not_found(other.wire())),
         }
@@ -290,13 +291,13 @@ impl<H: LocalAgent, D: Future + 'static> DriverTask<D> for LocalAgentHandlers<H>
     }
 }
 
-impl<H: LocalAgent> Handlers<V2> for LocalAgentHandlers<H> {
+impl<H: LocalAgent> Handlers<V2, role::Agent> for LocalAgentHandlers<H> {
     fn spawn_request<Rt: Runtime>(
         &self,
         rt: &Rt,
         request: v2::Request,
-        cx: HandlerContext<V2>,
-        done: Done<V2>,
+        cx: HandlerContext<V2, role::Agent>,
+        done: Done<V2, role::Agent>,
         gate: Option<tokio::sync::oneshot::Receiver<()>>,
     ) {
         let handler = Rc::clone(&self.0);

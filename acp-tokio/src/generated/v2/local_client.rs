@@ -8,6 +8,7 @@ use std::future::Future;
 use std::rc::Rc;
 
 use acp_proto::protocol::V2;
+use acp_proto::role;
 use acp_proto::{RpcError, v2};
 
 use crate::context::{ClientContext, HandlerContext};
@@ -96,7 +97,7 @@ impl<H: LocalClient> LocalClientHandlers<H> {
     }
 
     /// Calls the handler method for `request`.
-    async fn dispatch(handler: &H, request: v2::Request, cx: ClientContext) -> Result<v2::Response, RpcError> {
+    async fn dispatch(handler: &H, request: v2::Request, cx: ClientContext) -> Result<v2::ClientResponse, RpcError> {
         match request {
             v2::Request::Agent(v2::AgentRequest::RequestPermission(r)) => {
                 Ok(handler.request_permission(r, cx).await?.into())
@@ -106,7 +107,7 @@ impl<H: LocalClient> LocalClientHandlers<H> {
             }
             v2::Request::Agent(v2::AgentRequest::Other { method, value }) => {
                 let value = handler.ext_method(&method, value, cx).await?;
-                Ok(v2::Response::Client(v2::ClientResponse::Other { method, value }))
+                Ok(v2::ClientResponse::Other { method, value })
             }
             other => Err(RpcError::method_not_found(other.wire())),
         }
@@ -140,13 +141,13 @@ impl<H: LocalClient, D: Future + 'static> DriverTask<D> for LocalClientHandlers<
     }
 }
 
-impl<H: LocalClient> Handlers<V2> for LocalClientHandlers<H> {
+impl<H: LocalClient> Handlers<V2, role::Client> for LocalClientHandlers<H> {
     fn spawn_request<Rt: Runtime>(
         &self,
         rt: &Rt,
         request: v2::Request,
-        cx: HandlerContext<V2>,
-        done: Done<V2>,
+        cx: HandlerContext<V2, role::Client>,
+        done: Done<V2, role::Client>,
         gate: Option<tokio::sync::oneshot::Receiver<()>>,
     ) {
         let handler = Rc::clone(&self.0);

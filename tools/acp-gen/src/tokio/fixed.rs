@@ -154,15 +154,14 @@ pub(crate) fn extra_dispatch_arms(version: Version, side: Side) -> String {
         Version::V1 => format!(
             "methods::Request::{sender}(methods::{sender}Request::Ext(e)) => {{
     let value = handler.ext_method(&e.method, e.params, cx).await?;
-    let response = methods::{receiver}Response::Ext(acp_proto::ext::ExtResponse(value));
-    Ok(methods::Response::{receiver}(response))
+    Ok(methods::{receiver}Response::Ext(acp_proto::ext::ExtResponse(value)))
 }}
 "
         ),
         Version::V2 => format!(
             "v2::Request::{sender}(v2::{sender}Request::Other {{ method, value }}) => {{
     let value = handler.ext_method(&method, value, cx).await?;
-    Ok(v2::Response::{receiver}(v2::{receiver}Response::Other {{ method, value }}))
+    Ok(v2::{receiver}Response::Other {{ method, value }})
 }}
 "
         ),

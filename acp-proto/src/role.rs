@@ -1,0 +1,183 @@
+//! The side a connection plays, as a type: [`Role`], implemented by [`Agent`] and [`Client`].
+//!
+//! A [`Connection<R, P>`](crate::Connection) plays one side for its whole life, so the side is
+//! a type parameter, as the version is ([`Protocol`]): what the connection sends and what it
+//! answers with are that side's own message sets, chosen at compile time. A client cannot send
+//! an agent's request, nor answer its peer with an agent's result:
+//!
+//! ```compile_fail
+//! use acp_proto::role::Client;
+//! use acp_proto::types::{RequestPermissionRequest, SessionId, ToolCallUpdate};
+//! use acp_proto::{Connection, Instant};
+//!
+//! let mut client: Connection<Client> = Connection::client(Instant::ZERO);
+//! let ask = RequestPermissionRequest::new(SessionId::new("s"), ToolCallUpdate::new("call-1"), Vec::new());
+//! // `session/request_permission` is the agent's request: no conversion into a client's.
+//! let _ = client.send_request(Instant::ZERO, ask, None);
+//! ```
+//!
+//! ```compile_fail
+//! use acp_proto::role::Agent;
+//! use acp_proto::types::RequestPermissionResponse;
+//! use acp_proto::{Connection, InboundId, Instant};
+//!
+//! fn answer(agent: &mut Connection<Agent>, id: InboundId, r: RequestPermissionResponse) {
+//!     // A permission answer is the client's result: an agent never gives one.
+//!     let _ = agent.respond(Instant::ZERO, id, Ok(r.into()));
+//! }
+//! ```
+//!
+//! What each side sends is its [`Protocol`]'s side enums ([`Protocol::ClientRequest`],
+//! [`Protocol::AgentRequest`], …); what it receives comes out of
+//! [`poll_event`](crate::Connection::poll_event) as the version's role-agnostic message, which
+//! the machine only ever fills with the peer's side.
+//!
+//! ```
+//! use acp_proto::role::{Agent, Client, Role};
+//! use acp_proto::types::{InitializeRequest, ProtocolVersion};
+//! use acp_proto::{ClientRequest, Connection, Instant, Side, V1};
+//!
+//! fn request_of<R: Role>(request: R::Request<V1>) -> acp_proto::Request {
+//!     request.into()
+//! }
+//! let init: ClientRequest = InitializeRequest::new(ProtocolVersion::V1).into();
+//! assert_eq!(request_of::<Client>(init).sender(), Side::Client);
+//! assert_eq!(Agent::SIDE, Side::Agent);
+//!
+//! let mut client: Connection<Client> = Connection::client(Instant::ZERO);
+//! assert!(client.send_request(Instant::ZERO, InitializeRequest::new(ProtocolVersion::V1), None).is_ok());
+//! ```
+
+use std::fmt::Debug;
+
+use serde_json::Value;
+
+use crate::Side;
+use crate::connection::Connection;
+use crate::protocol::Protocol;
+
+mod sealed {
+    /// Only this crate implements [`Role`](super::Role).
+    pub trait Sealed {}
+}
+
+/// A side of the protocol, and the message sets it sends: sealed, implemented by [`Agent`]
+/// and [`Client`] only.
+pub trait Role:
+    sealed::Sealed + Debug + Clone + Copy + PartialEq + Eq + Default + Send + Sync + Unpin + 'static
+{
+    /// The side as a value.
+    const SIDE: Side;
+    /// A request this side sends (its peer handles it).
+    type Request<P: Protocol>: Debug + Clone + PartialEq + Send + Unpin + 'static + Into<P::Request>;
+    /// A notification this side sends.
+    type Notification<P: Protocol>: Debug + Clone + PartialEq + Send + Unpin + 'static + Into<P::Notification>;
+    /// A result this side answers its peer's requests with.
+    type Response<P: Protocol>: Debug + Clone + PartialEq + Send + Unpin + 'static + Into<P::Response>;
+
+    /// The proof that code generic over the role holds a client: `()` for [`Client`],
+    /// uninhabited ([`NotClient`]) for [`Agent`]. An adapter's client-only command (cancel a
+    /// turn) carries one, so that an agent cannot even build it, and the code that handles it
+    /// reaches the client's calls through [`client`](Self::client).
+    type ClientOnly: Debug + Clone + Copy + Send + Sync + Unpin + 'static;
+
+    /// The connection as the client's, given the proof that it is one.
+    fn client<P: Protocol>(conn: &mut Connection<Self, P>, proof: Self::ClientOnly) -> &mut Connection<Client, P>;
+
+    /// An extension request this side sends (its name starts with `_`; checked when sent).
+    fn ext_request<P: Protocol>(method: &str, params: Value) -> Self::Request<P>;
+
+    /// An extension notification this side sends.
+    fn ext_notification<P: Protocol>(method: &str, params: Value) -> Self::Notification<P>;
+
+    /// This side's request, if `request` (of either side) is one.
+    fn own_request<P: Protocol>(request: P::Request) -> Option<Self::Request<P>>;
+
+    /// This side's notification, if `notification` is one.
+    fn own_notification<P: Protocol>(notification: P::Notification) -> Option<Self::Notification<P>>;
+
+    /// This side's result, if `response` is one.
+    fn own_response<P: Protocol>(response: P::Response) -> Option<Self::Response<P>>;
+}
+
+/// The agent: it handles the client's prompts and sends the agent's requests and notifications
+/// (`session/request_permission`, `session/update`, …).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct Agent;
+
+/// The client: it drives the agent (`initialize`, `session/prompt`, …) and answers the
+/// agent's requests.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct Client;
+
+/// No value: the agent's [`Role::ClientOnly`], so that a client-only command cannot be built
+/// for an agent.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NotClient {}
+
+impl sealed::Sealed for Agent {}
+impl sealed::Sealed for Client {}
+
+impl Role for Agent {
+    const SIDE: Side = Side::Agent;
+    type Request<P: Protocol> = P::AgentRequest;
+    type Notification<P: Protocol> = P::AgentNotification;
+    type Response<P: Protocol> = P::AgentResponse;
+    type ClientOnly = NotClient;
+
+    fn client<P: Protocol>(_: &mut Connection<Agent, P>, proof: NotClient) -> &mut Connection<Client, P> {
+        match proof {}
+    }
+
+    fn ext_request<P: Protocol>(method: &str, params: Value) -> P::AgentRequest {
+        P::agent_ext_request(method, params)
+    }
+
+    fn ext_notification<P: Protocol>(method: &str, params: Value) -> P::AgentNotification {
+        P::agent_ext_notification(method, params)
+    }
+
+    fn own_request<P: Protocol>(request: P::Request) -> Option<P::AgentRequest> {
+        P::agent_request(request)
+    }
+
+    fn own_notification<P: Protocol>(notification: P::Notification) -> Option<P::AgentNotification> {
+        P::agent_notification(notification)
+    }
+
+    fn own_response<P: Protocol>(response: P::Response) -> Option<P::AgentResponse> {
+        P::agent_response(response)
+    }
+}
+
+impl Role for Client {
+    const SIDE: Side = Side::Client;
+    type Request<P: Protocol> = P::ClientRequest;
+    type Notification<P: Protocol> = P::ClientNotification;
+    type Response<P: Protocol> = P::ClientResponse;
+    type ClientOnly = ();
+
+    fn client<P: Protocol>(conn: &mut Connection<Client, P>, (): ()) -> &mut Connection<Client, P> {
+        conn
+    }
+
+    fn ext_request<P: Protocol>(method: &str, params: Value) -> P::ClientRequest {
+        P::client_ext_request(method, params)
+    }
+
+    fn ext_notification<P: Protocol>(method: &str, params: Value) -> P::ClientNotification {
+        P::client_ext_notification(method, params)
+    }
+
+    fn own_request<P: Protocol>(request: P::Request) -> Option<P::ClientRequest> {
+        P::client_request(request)
+    }
+
+    fn own_notification<P: Protocol>(notification: P::Notification) -> Option<P::ClientNotification> {
+        P::client_notification(notification)
+    }
+
+    fn own_response<P: Protocol>(response: P::Response) -> Option<P::ClientResponse> {
+        P::client_response(response)
+    }
+}
