@@ -174,6 +174,7 @@ pub mod protocol;
 #[cfg(feature = "unstable_resumable_transport")]
 pub mod resume;
 pub mod role;
+mod sided;
 #[cfg(test)]
 mod spec;
 mod swar;

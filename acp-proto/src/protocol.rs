@@ -250,6 +250,36 @@ fn common_outcome<P: Protocol>(outcome: AnyOutcome) -> Outcome<P> {
     }
 }
 
+/// The hooks that take a role-agnostic message apart by side: the same for both versions,
+/// whose wrappers have the same `into_agent`/`into_client` (module `sided`).
+macro_rules! side_hooks {
+    () => {
+        fn agent_response(response: Self::Response) -> Option<Self::AgentResponse> {
+            response.into_agent()
+        }
+
+        fn client_response(response: Self::Response) -> Option<Self::ClientResponse> {
+            response.into_client()
+        }
+
+        fn agent_request(request: Self::Request) -> Option<Self::AgentRequest> {
+            request.into_agent()
+        }
+
+        fn client_request(request: Self::Request) -> Option<Self::ClientRequest> {
+            request.into_client()
+        }
+
+        fn agent_notification(notification: Self::Notification) -> Option<Self::AgentNotification> {
+            notification.into_agent()
+        }
+
+        fn client_notification(notification: Self::Notification) -> Option<Self::ClientNotification> {
+            notification.into_client()
+        }
+    };
+}
+
 impl Protocol for V1 {
     const VERSION: ProtocolVersion = ProtocolVersion::V1;
     type Method = crate::methods::Method;
@@ -291,29 +321,7 @@ impl Protocol for V1 {
         }
     }
 
-    fn agent_response(response: Self::Response) -> Option<Self::AgentResponse> {
-        response.into_agent()
-    }
-
-    fn client_response(response: Self::Response) -> Option<Self::ClientResponse> {
-        response.into_client()
-    }
-
-    fn agent_request(request: Self::Request) -> Option<Self::AgentRequest> {
-        request.into_agent()
-    }
-
-    fn client_request(request: Self::Request) -> Option<Self::ClientRequest> {
-        request.into_client()
-    }
-
-    fn agent_notification(notification: Self::Notification) -> Option<Self::AgentNotification> {
-        notification.into_agent()
-    }
-
-    fn client_notification(notification: Self::Notification) -> Option<Self::ClientNotification> {
-        notification.into_client()
-    }
+    side_hooks!();
 
     #[inline]
     fn event(event: AnyEvent) -> Result<Event<V1>, AnyEvent> {
@@ -438,29 +446,7 @@ impl Protocol for V2 {
         }
     }
 
-    fn agent_response(response: Self::Response) -> Option<Self::AgentResponse> {
-        response.into_agent()
-    }
-
-    fn client_response(response: Self::Response) -> Option<Self::ClientResponse> {
-        response.into_client()
-    }
-
-    fn agent_request(request: Self::Request) -> Option<Self::AgentRequest> {
-        request.into_agent()
-    }
-
-    fn client_request(request: Self::Request) -> Option<Self::ClientRequest> {
-        request.into_client()
-    }
-
-    fn agent_notification(notification: Self::Notification) -> Option<Self::AgentNotification> {
-        notification.into_agent()
-    }
-
-    fn client_notification(notification: Self::Notification) -> Option<Self::ClientNotification> {
-        notification.into_client()
-    }
+    side_hooks!();
 
     fn event(event: AnyEvent) -> Result<Event<V2>, AnyEvent> {
         match event {

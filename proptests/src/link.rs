@@ -162,9 +162,9 @@ pub enum Link {
 }
 
 /// Runs `$body` with `$c` bound to the connection of either side and version, or `$acceptor`
-/// before the version is chosen (`$link` by reference: `&mut` or `&`).
+/// before the version is chosen, the acceptor borrowed with `$borrow` (`as_ref` or `as_mut`).
 macro_rules! each {
-    ($link:expr, $c:ident => $body:expr, $a:ident => $acceptor:expr) => {
+    ($link:expr, $borrow:ident, $c:ident => $body:expr, $a:ident => $acceptor:expr) => {
         match $link {
             Link::AgentV1($c) => $body,
             Link::ClientV1($c) => $body,
@@ -173,25 +173,7 @@ macro_rules! each {
             #[cfg(feature = "unstable_protocol_v2")]
             Link::ClientV2($c) => $body,
             Link::Accepting(a) => {
-                let $a = a.as_ref().expect("an acceptor");
-                $acceptor
-            }
-        }
-    };
-}
-
-/// As [`each!`], with the acceptor borrowed mutably.
-macro_rules! each_mut {
-    ($link:expr, $c:ident => $body:expr, $a:ident => $acceptor:expr) => {
-        match $link {
-            Link::AgentV1($c) => $body,
-            Link::ClientV1($c) => $body,
-            #[cfg(feature = "unstable_protocol_v2")]
-            Link::AgentV2($c) => $body,
-            #[cfg(feature = "unstable_protocol_v2")]
-            Link::ClientV2($c) => $body,
-            Link::Accepting(a) => {
-                let $a = a.as_mut().expect("an acceptor");
+                let $a = a.$borrow().expect("an acceptor");
                 $acceptor
             }
         }
@@ -247,7 +229,7 @@ impl Link {
     /// Feeds bytes read from the peer; returns how many were consumed. An acceptor that
     /// decides hands the rest of `data` to its connection.
     pub fn handle_input(&mut self, now: Instant, data: &[u8]) -> usize {
-        let n = each_mut!(self, c => c.handle_input(now, data), a => a.handle_input(now, data));
+        let n = each!(self, as_mut, c => c.handle_input(now, data), a => a.handle_input(now, data));
         if matches!(self, Link::Accepting(_)) {
             self.settle();
             if n < data.len() && !matches!(self, Link::Accepting(_)) {
@@ -259,23 +241,23 @@ impl Link {
 
     /// The peer's output ended.
     pub fn handle_eof(&mut self, now: Instant) {
-        each_mut!(self, c => c.handle_eof(now), a => a.handle_eof(now));
+        each!(self, as_mut, c => c.handle_eof(now), a => a.handle_eof(now));
         self.settle();
     }
 
     /// Fires the deadlines at or before `now` (an acceptor has none).
     pub fn handle_timeout(&mut self, now: Instant) {
-        each_mut!(self, c => c.handle_timeout(now), _a => {});
+        each!(self, as_mut, c => c.handle_timeout(now), _a => {});
     }
 
     /// The earliest deadline.
     pub fn poll_timeout(&self) -> Option<Instant> {
-        each!(self, c => c.poll_timeout(), _a => None)
+        each!(self, as_ref, c => c.poll_timeout(), _a => None)
     }
 
     /// Appends the queued frames to `buf`.
     pub fn poll_transmit(&mut self, buf: &mut Vec<u8>) -> usize {
-        each_mut!(self, c => c.poll_transmit(buf), a => a.poll_transmit(buf))
+        each!(self, as_mut, c => c.poll_transmit(buf), a => a.poll_transmit(buf))
     }
 
     /// The next event (an acceptor has none: what it read before `initialize` the machine
@@ -294,57 +276,57 @@ impl Link {
 
     /// Bytes queued for the peer.
     pub fn bytes_queued(&self) -> usize {
-        each!(self, c => c.bytes_queued(), a => a.bytes_queued())
+        each!(self, as_ref, c => c.bytes_queued(), a => a.bytes_queued())
     }
 
     /// Whether application sends are accepted by the output budget.
     pub fn can_send(&self) -> bool {
-        each!(self, c => c.can_send(), a => a.can_send())
+        each!(self, as_ref, c => c.can_send(), a => a.can_send())
     }
 
     /// The configuration.
     pub fn config(&self) -> &Config {
-        each!(self, c => c.config(), a => a.config())
+        each!(self, as_ref, c => c.config(), a => a.config())
     }
 
     /// Counters.
     pub fn stats(&self) -> Stats {
-        each!(self, c => c.stats(), a => a.stats())
+        each!(self, as_ref, c => c.stats(), a => a.stats())
     }
 
     /// The memory estimate.
     pub fn memory_estimate(&self) -> usize {
-        each!(self, c => c.memory_estimate(), a => a.memory_estimate())
+        each!(self, as_ref, c => c.memory_estimate(), a => a.memory_estimate())
     }
 
     /// Whether the handshake committed (never before the version is chosen).
     pub fn is_ready(&self) -> bool {
-        each!(self, c => c.is_ready(), _a => false)
+        each!(self, as_ref, c => c.is_ready(), _a => false)
     }
 
     /// Whether it is closed (an acceptor never is: a closed engine has chosen v1).
     pub fn is_closed(&self) -> bool {
-        each!(self, c => c.is_closed(), _a => false)
+        each!(self, as_ref, c => c.is_closed(), _a => false)
     }
 
     /// Whether the peer's output ended (an acceptor's end of input chooses v1).
     pub fn input_ended(&self) -> bool {
-        each!(self, c => c.input_ended(), _a => false)
+        each!(self, as_ref, c => c.input_ended(), _a => false)
     }
 
     /// Both sides' capabilities, once negotiated.
     pub fn negotiated(&self) -> Option<&Negotiated> {
-        each!(self, c => c.negotiated(), _a => None)
+        each!(self, as_ref, c => c.negotiated(), _a => None)
     }
 
     /// Inbound requests in flight (an acceptor answered all it read).
     pub fn inbound_in_flight(&self) -> usize {
-        each!(self, c => c.inbound_in_flight(), _a => 0)
+        each!(self, as_ref, c => c.inbound_in_flight(), _a => 0)
     }
 
     /// Inbound requests deferred behind a full output.
     pub fn deferred_requests(&self) -> usize {
-        each!(self, c => c.deferred_requests(), _a => 0)
+        each!(self, as_ref, c => c.deferred_requests(), _a => 0)
     }
 
     /// The refusal of a message of the other version (see the [module docs](self)).
@@ -442,7 +424,7 @@ impl Link {
 
     /// Cancels an outbound request.
     pub fn cancel_request(&mut self, now: Instant, id: OutboundId) -> bool {
-        each_mut!(self, c => c.cancel_request(now, id), _a => false)
+        each!(self, as_mut, c => c.cancel_request(now, id), _a => false)
     }
 
     /// Client side: cancels the running turn of `session` (a harness bug on an agent).

@@ -39,37 +39,6 @@ pub enum Notification {
     Agent(AgentNotification),
 }
 
-impl From<ClientRequest> for Request {
-    fn from(r: ClientRequest) -> Request {
-        Request::Client(r)
-    }
-}
-impl From<AgentRequest> for Request {
-    fn from(r: AgentRequest) -> Request {
-        Request::Agent(r)
-    }
-}
-impl From<AgentResponse> for Response {
-    fn from(r: AgentResponse) -> Response {
-        Response::Agent(r)
-    }
-}
-impl From<ClientResponse> for Response {
-    fn from(r: ClientResponse) -> Response {
-        Response::Client(r)
-    }
-}
-impl From<ClientNotification> for Notification {
-    fn from(n: ClientNotification) -> Notification {
-        Notification::Client(n)
-    }
-}
-impl From<AgentNotification> for Notification {
-    fn from(n: AgentNotification) -> Notification {
-        Notification::Agent(n)
-    }
-}
-
 impl Request {
     /// The table row's method, or `None` for an extension request.
     pub fn method(&self) -> Option<Method> {
@@ -100,22 +69,6 @@ impl Request {
         match receiver {
             crate::Side::Agent => ClientRequest::decode(method, params).map(Request::Client),
             crate::Side::Client => AgentRequest::decode(method, params).map(Request::Agent),
-        }
-    }
-
-    /// The request sent by the client, if it is one.
-    pub fn into_client(self) -> Option<ClientRequest> {
-        match self {
-            Request::Client(r) => Some(r),
-            Request::Agent(_) => None,
-        }
-    }
-
-    /// The request sent by the agent, if it is one.
-    pub fn into_agent(self) -> Option<AgentRequest> {
-        match self {
-            Request::Agent(r) => Some(r),
-            Request::Client(_) => None,
         }
     }
 
@@ -193,22 +146,6 @@ impl Response {
             crate::Side::Agent => ClientResponse::decode_result(method, result).map(Response::Client),
         }
     }
-
-    /// The agent's result, if it is one.
-    pub fn into_agent(self) -> Option<AgentResponse> {
-        match self {
-            Response::Agent(r) => Some(r),
-            Response::Client(_) => None,
-        }
-    }
-
-    /// The client's result, if it is one.
-    pub fn into_client(self) -> Option<ClientResponse> {
-        match self {
-            Response::Client(r) => Some(r),
-            Response::Agent(_) => None,
-        }
-    }
 }
 
 impl Serialize for Response {
@@ -221,21 +158,6 @@ impl Serialize for Response {
 }
 
 impl Notification {
-    /// The notification sent by the client, if it is one.
-    pub fn into_client(self) -> Option<ClientNotification> {
-        match self {
-            Notification::Client(n) => Some(n),
-            Notification::Agent(_) => None,
-        }
-    }
-
-    /// The notification sent by the agent, if it is one.
-    pub fn into_agent(self) -> Option<AgentNotification> {
-        match self {
-            Notification::Agent(n) => Some(n),
-            Notification::Client(_) => None,
-        }
-    }
     /// The table row's method, or `None` for an extension notification.
     pub fn method(&self) -> Option<Method> {
         match self {
@@ -285,3 +207,7 @@ impl Serialize for Notification {
         }
     }
 }
+
+crate::sided::sided!(Request, ClientRequest, AgentRequest, "request");
+crate::sided::sided!(Response, ClientResponse, AgentResponse, "result");
+crate::sided::sided!(Notification, ClientNotification, AgentNotification, "notification");

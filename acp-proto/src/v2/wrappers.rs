@@ -61,21 +61,6 @@ fn typed_method(wire: &str, other: bool) -> Option<Method> {
 }
 
 impl Request {
-    /// The request sent by the client, if it is one.
-    pub fn into_client(self) -> Option<ClientRequest> {
-        match self {
-            Request::Client(r) => Some(r),
-            Request::Agent(_) => None,
-        }
-    }
-
-    /// The request sent by the agent, if it is one.
-    pub fn into_agent(self) -> Option<AgentRequest> {
-        match self {
-            Request::Agent(r) => Some(r),
-            Request::Client(_) => None,
-        }
-    }
     /// The v2 table's method, or `None` for an extension request.
     pub fn method(&self) -> Option<Method> {
         match self {
@@ -162,40 +147,9 @@ impl Response {
             Response::Client(_) => Side::Client,
         }
     }
-
-    /// The agent's result, if it is one (as v1's `Response::into_agent`).
-    pub fn into_agent(self) -> Option<AgentResponse> {
-        match self {
-            Response::Agent(r) => Some(r),
-            Response::Client(_) => None,
-        }
-    }
-
-    /// The client's result, if it is one.
-    pub fn into_client(self) -> Option<ClientResponse> {
-        match self {
-            Response::Client(r) => Some(r),
-            Response::Agent(_) => None,
-        }
-    }
 }
 
 impl Notification {
-    /// The notification sent by the client, if it is one.
-    pub fn into_client(self) -> Option<ClientNotification> {
-        match self {
-            Notification::Client(n) => Some(n),
-            Notification::Agent(_) => None,
-        }
-    }
-
-    /// The notification sent by the agent, if it is one.
-    pub fn into_agent(self) -> Option<AgentNotification> {
-        match self {
-            Notification::Agent(n) => Some(n),
-            Notification::Client(_) => None,
-        }
-    }
     /// The v2 table's method, or `None` for an extension notification.
     pub fn method(&self) -> Option<Method> {
         match self {
@@ -259,38 +213,6 @@ impl Serialize for Notification {
     }
 }
 
-impl From<ClientRequest> for Request {
-    fn from(p: ClientRequest) -> Request {
-        Request::Client(p)
-    }
-}
-
-impl From<AgentRequest> for Request {
-    fn from(p: AgentRequest) -> Request {
-        Request::Agent(p)
-    }
-}
-
-impl From<AgentResponse> for Response {
-    fn from(p: AgentResponse) -> Response {
-        Response::Agent(p)
-    }
-}
-
-impl From<ClientResponse> for Response {
-    fn from(p: ClientResponse) -> Response {
-        Response::Client(p)
-    }
-}
-
-impl From<ClientNotification> for Notification {
-    fn from(p: ClientNotification) -> Notification {
-        Notification::Client(p)
-    }
-}
-
-impl From<AgentNotification> for Notification {
-    fn from(p: AgentNotification) -> Notification {
-        Notification::Agent(p)
-    }
-}
+crate::sided::sided!(Request, ClientRequest, AgentRequest, "request");
+crate::sided::sided!(Response, ClientResponse, AgentResponse, "result");
+crate::sided::sided!(Notification, ClientNotification, AgentNotification, "notification");
