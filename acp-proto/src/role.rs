@@ -181,3 +181,53 @@ impl Role for Client {
         P::client_response(response)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::methods::{AgentNotification, AgentRequest, ClientNotification, ClientRequest, Notification, Request};
+    use crate::types::{CancelNotification, InitializeRequest, ProtocolVersion, ReadTextFileRequest};
+    use crate::{Instant, SendError, V1};
+
+    /// Each side takes its own messages out of a role-agnostic one, and only those.
+    #[test]
+    fn a_side_owns_its_messages_and_not_its_peers() {
+        let client: Request = ClientRequest::from(InitializeRequest::new(ProtocolVersion::V1)).into();
+        let agent: Request = AgentRequest::from(ReadTextFileRequest::new("s", "/x")).into();
+        assert!(Client::own_request::<V1>(client.clone()).is_some());
+        assert!(Agent::own_request::<V1>(client).is_none());
+        assert!(Agent::own_request::<V1>(agent.clone()).is_some());
+        assert!(Client::own_request::<V1>(agent).is_none());
+        let cancel: Notification = ClientNotification::Cancel(CancelNotification::new("s")).into();
+        assert!(Client::own_notification::<V1>(cancel.clone()).is_some());
+        assert!(Agent::own_notification::<V1>(cancel).is_none());
+    }
+
+    /// An extension message is built as its side's, and its side's connection sends it.
+    #[test]
+    fn extension_messages_are_the_sides_own() {
+        assert!(matches!(Agent::ext_request::<V1>("_x/ask", json!({})), AgentRequest::Ext(_)));
+        assert!(matches!(Client::ext_request::<V1>("_x/ask", json!({})), ClientRequest::Ext(_)));
+        assert!(matches!(Agent::ext_notification::<V1>("_x/note", json!(1)), AgentNotification::Ext(_)));
+        assert!(matches!(Client::ext_notification::<V1>("_x/note", json!(1)), ClientNotification::Ext(_)));
+        // Before the handshake the client's extension request is refused, and handed back as
+        // the client's.
+        let mut client: Connection<Client> = Connection::client(Instant::ZERO);
+        let refused = client.send_request(Instant::ZERO, Client::ext_request::<V1>("_x/ask", json!({})), None);
+        let refused = refused.expect_err("not initialized");
+        assert_eq!(refused.error, SendError::NotInitialized);
+        assert!(matches!(refused.message, ClientRequest::Ext(e) if &*e.method == "_x/ask"));
+    }
+
+    /// The client-only proof reaches the client's calls from code generic over the role.
+    #[test]
+    fn the_client_proof_reaches_the_clients_calls() {
+        fn cancel<R: Role>(conn: &mut Connection<R>, proof: R::ClientOnly) -> Result<usize, SendError> {
+            R::client(conn, proof).cancel_turn(Instant::ZERO, &"s".into())
+        }
+        let mut client: Connection<Client> = Connection::client(Instant::ZERO);
+        assert_eq!(cancel(&mut client, ()), Err(SendError::NotInitialized));
+    }
+}
