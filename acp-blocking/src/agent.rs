@@ -45,8 +45,7 @@ impl RequestContext {
         request: impl Into<AgentRequest>,
         timeout: Option<Duration>,
     ) -> Result<ClientResponse, Error> {
-        let response = self.link.call(request.into(), timeout)?;
-        response.into_client().ok_or(Error::UnexpectedResponse)
+        self.link.ask(request.into(), timeout)
     }
 
     /// Sends an agent→client notification, blocking while the outbound budget is full.

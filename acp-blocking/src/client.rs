@@ -169,8 +169,7 @@ impl Requester {
         request: impl Into<ClientRequest>,
         timeout: Option<Duration>,
     ) -> Result<AgentResponse, Error> {
-        let response = self.link.call(request.into(), timeout.or(self.timeout))?;
-        response.into_agent().ok_or(Error::UnexpectedResponse)
+        self.link.ask(request.into(), timeout.or(self.timeout))
     }
 
     /// Calls an extension method of the agent (its name starts with `_`); this requester's

@@ -275,6 +275,16 @@ impl<P: Version, R: Role> Link<P, R> {
         Error::from_outcome(self.call_outcome(request, timeout)?)
     }
 
+    /// Sends a request and blocks until its result, the peer's (a result of this side is
+    /// [`Error::UnexpectedResponse`]).
+    pub(crate) fn ask(
+        &self,
+        request: R::Request<P>,
+        timeout: Option<Duration>,
+    ) -> Result<<R::Peer as Role>::Response<P>, Error> {
+        R::Peer::own_response::<P>(self.call(request, timeout)?).ok_or(Error::UnexpectedResponse)
+    }
+
     /// An extension request (its name starts with `_`): blocks until its result.
     pub(crate) fn ext_method(&self, method: &str, params: Value, timeout: Option<Duration>) -> Result<Value, Error> {
         P::ext_result(self.call(R::ext_request::<P>(method, params), timeout)?).map_err(|_| Error::UnexpectedResponse)

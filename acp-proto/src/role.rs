@@ -68,6 +68,8 @@ pub trait Role:
 {
     /// The side as a value.
     const SIDE: Side;
+    /// The other side: whose requests this one handles, and whose results answer its own.
+    type Peer: Role<Peer = Self>;
     /// A request this side sends (its peer handles it).
     type Request<P: Protocol>: Debug + Clone + PartialEq + Send + Unpin + 'static + Into<P::Request>;
     /// A notification this side sends.
@@ -120,6 +122,7 @@ impl sealed::Sealed for Client {}
 
 impl Role for Agent {
     const SIDE: Side = Side::Agent;
+    type Peer = Client;
     type Request<P: Protocol> = P::AgentRequest;
     type Notification<P: Protocol> = P::AgentNotification;
     type Response<P: Protocol> = P::AgentResponse;
@@ -152,6 +155,7 @@ impl Role for Agent {
 
 impl Role for Client {
     const SIDE: Side = Side::Client;
+    type Peer = Agent;
     type Request<P: Protocol> = P::ClientRequest;
     type Notification<P: Protocol> = P::ClientNotification;
     type Response<P: Protocol> = P::ClientResponse;

@@ -140,8 +140,7 @@ impl<P: Version> ClientConnection<P> {
         request: impl Into<P::ClientRequest>,
         timeout: Option<Duration>,
     ) -> Result<P::AgentResponse, Error> {
-        let response = self.handle.request(request.into(), timeout.or(self.timeout)).await?;
-        P::agent_response(response).ok_or(Error::UnexpectedResponse)
+        self.handle.ask(request.into(), timeout.or(self.timeout)).await
     }
 
     /// An extension request (a method outside the table: its name starts with `_`) and the

@@ -15,7 +15,7 @@ use acp_proto::types::{
     TerminalOutputRequest, TerminalOutputResponse, ToolCallUpdate, WaitForTerminalExitRequest,
     WaitForTerminalExitResponse, WriteTextFileRequest,
 };
-use acp_proto::{InboundId, Negotiated, Response};
+use acp_proto::{InboundId, Negotiated};
 use serde_json::Value;
 
 use crate::Error;
@@ -124,10 +124,7 @@ impl RequestContext {
         request: impl Into<AgentRequest>,
         timeout: Option<Duration>,
     ) -> Result<ClientResponse, Error> {
-        match self.inner.handle.request(request.into(), timeout).await? {
-            Response::Client(response) => Ok(response),
-            _ => Err(Error::UnexpectedResponse),
-        }
+        self.inner.handle.ask(request.into(), timeout).await
     }
 
     /// Sends an agent→client notification, waiting while the outbound budget is full.

@@ -156,6 +156,16 @@ impl<P: Version, R: Role> Handle<P, R> {
         outcome_result(self.request_outcome(request, timeout).await?)
     }
 
+    /// Sends a request and waits for its result, the peer's (a result of this side is
+    /// [`Error::UnexpectedResponse`]). Dropping the future cancels the request.
+    pub(crate) async fn ask(
+        &self,
+        request: R::Request<P>,
+        timeout: Option<Duration>,
+    ) -> Result<<R::Peer as Role>::Response<P>, Error> {
+        R::Peer::own_response::<P>(self.request(request, timeout).await?).ok_or(Error::UnexpectedResponse)
+    }
+
     /// Sends a notification once the outbound budget allows it.
     pub(crate) async fn notify(&self, notification: Box<R::Notification<P>>) -> Result<(), Error> {
         let (ack, rx) = oneshot::channel();

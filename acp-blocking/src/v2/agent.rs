@@ -60,8 +60,7 @@ impl AgentContext {
         request: impl Into<v2::AgentRequest>,
         timeout: Option<Duration>,
     ) -> Result<v2::ClientResponse, Error> {
-        let response = self.link.call(request.into(), timeout.or(self.timeout))?;
-        response.into_client().ok_or(Error::UnexpectedResponse)
+        self.link.ask(request.into(), timeout.or(self.timeout))
     }
 
     /// Sends a v2 agent notification, blocking while the outbound budget is used up.

@@ -121,8 +121,7 @@ impl ClientConnection {
         request: impl Into<v2::ClientRequest>,
         timeout: Option<Duration>,
     ) -> Result<v2::AgentResponse, Error> {
-        let response = self.link.call(request.into(), timeout.or(self.timeout))?;
-        response.into_agent().ok_or(Error::UnexpectedResponse)
+        self.link.ask(request.into(), timeout.or(self.timeout))
     }
 
     /// Starts a turn: sends `session/prompt` and returns once the core took it (or refused it:

@@ -68,8 +68,7 @@ impl AgentContext {
         request: impl Into<v2::AgentRequest>,
         timeout: Option<Duration>,
     ) -> Result<v2::ClientResponse, Error> {
-        let response = self.inner.handle.request(request.into(), timeout).await?;
-        response.into_client().ok_or(Error::UnexpectedResponse)
+        self.inner.handle.ask(request.into(), timeout).await
     }
 
     /// Sends a v2 agent notification, waiting while the outbound budget is full.
