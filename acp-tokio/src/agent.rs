@@ -12,9 +12,8 @@ use crate::runtime::Tokio;
 use crate::{AgentOptions, Error};
 
 pub use crate::generated::v1::agent::Agent;
-pub(crate) use crate::generated::v1::agent::AgentHandlers;
-pub use crate::generated::v1::local_agent::LocalAgent;
-pub(crate) use crate::generated::v1::local_agent::LocalAgentHandlers;
+pub use crate::generated::v1::agent::LocalAgent;
+use crate::handlers::{LocalHandlers, SendHandlers};
 
 serve_fns!(Tokio(TokioIo, tokio::io) {
     /// Serves `agent` over `reader`/`writer` (the client's output and input). Resolves when the
@@ -27,10 +26,10 @@ serve_fns!(Tokio(TokioIo, tokio::io) {
     ///
     /// The driver and the handlers run as `tokio::spawn`ed tasks, so they share the runtime's
     /// workers however this future is awaited (even from `block_on` on a multi-thread runtime).
-    fn serve<A: Agent>(Send) => spawn_new(AgentHandlers);
+    fn serve<A: Agent>(Send) => spawn_new(SendHandlers);
     /// [`serve`] for a [`LocalAgent`]: must run inside a `tokio::task::LocalSet`; the driver runs in
     /// this future, the handlers as local tasks.
-    fn serve_local<A: LocalAgent>() => run_new(LocalAgentHandlers);
+    fn serve_local<A: LocalAgent>() => run_new(LocalHandlers);
     /// Serves `agent` on this process's stdin and stdout (log to stderr only). Resolves once stdin
     /// ends and every answer was flushed.
     ///

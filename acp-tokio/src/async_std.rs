@@ -28,28 +28,27 @@
 
 use acp_proto::protocol::V1;
 
-use crate::agent::{AgentHandlers, LocalAgentHandlers};
-use crate::client::{ClientHandlers, LocalClientHandlers};
+use crate::handlers::{LocalHandlers, SendHandlers};
 use crate::io::FuturesIo;
 use crate::runtime::AsyncStd;
 use crate::{Agent, AgentOptions, Client, ClientOptions, Error, LocalAgent, LocalClient};
 
 connect_fns!(AsyncStd(FuturesIo, futures_io), V1 {
     /// [`ClientConnection::connect`](crate::ClientConnection::connect) on async-std.
-    fn connect<C: Client>(Send) => ClientHandlers;
+    fn connect<C: Client>(Send) => SendHandlers;
     /// [`ClientConnection::connect_local`](crate::ClientConnection::connect_local) on async-std:
     /// the driver and the handlers run as local tasks of the current thread.
-    fn connect_local<C: LocalClient>() => LocalClientHandlers;
+    fn connect_local<C: LocalClient>() => LocalHandlers;
     /// [`ClientConnection::spawn`](crate::ClientConnection::spawn) on async-std (`async_std::process`).
-    fn spawn<C: Client> = process(spawn_async_std, ClientHandlers);
+    fn spawn<C: Client> = process(spawn_async_std, SendHandlers);
 });
 
 serve_fns!(AsyncStd(FuturesIo, futures_io) {
     /// [`serve`](crate::serve) on async-std: the driver and the handlers run as
     /// `async_std::task::spawn`ed tasks, however this future is awaited.
-    fn serve<A: Agent>(Send) => spawn_new(AgentHandlers);
+    fn serve<A: Agent>(Send) => spawn_new(SendHandlers);
     /// [`serve_local`](crate::serve_local) on async-std (handlers on `spawn_local`).
-    fn serve_local<A: LocalAgent>() => run_new(LocalAgentHandlers);
+    fn serve_local<A: LocalAgent>() => run_new(LocalHandlers);
 });
 
 /// [`serve_stdio`](crate::serve_stdio) on async-std.
@@ -64,14 +63,14 @@ pub mod v2 {
     use acp_proto::protocol::V2;
 
     use super::{AgentOptions, AsyncStd, ClientOptions, Error, FuturesIo};
+    use crate::handlers::SendHandlers;
     use crate::serve::Unspoken;
-    use crate::v2::handlers::{AgentHandlers, ClientHandlers};
     use crate::v2::{Agent, Client};
 
     connect_fns!(AsyncStd(FuturesIo, futures_io), V2 {
         /// [`v2::ClientConnection::connect`](crate::v2::ClientConnection::connect) on async-std:
         /// its driver and handlers on `async_std::task::spawn`.
-        fn connect<C: Client>(Send) => ClientHandlers;
+        fn connect<C: Client>(Send) => SendHandlers;
     });
 
     serve_fns!(AsyncStd(FuturesIo, futures_io) {
@@ -89,7 +88,7 @@ pub mod v2 {
         ///     async_std::task::block_on(acp_tokio::async_std::v2::serve_stdio(Echo))
         /// }
         /// ```
-        fn serve<A: Agent>(Send) => spawn_accepted(AgentHandlers, Unspoken);
+        fn serve<A: Agent>(Send) => spawn_accepted(SendHandlers, Unspoken);
     });
 
     /// [`serve_stdio`](super::serve_stdio) for an ACP v2 agent.

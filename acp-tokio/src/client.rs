@@ -24,9 +24,8 @@ use crate::version::Version;
 use crate::{ClientOptions, Error};
 
 pub use crate::generated::v1::client::Client;
-pub(crate) use crate::generated::v1::client::ClientHandlers;
-pub use crate::generated::v1::local_client::LocalClient;
-pub(crate) use crate::generated::v1::local_client::LocalClientHandlers;
+pub use crate::generated::v1::client::LocalClient;
+use crate::handlers::{LocalHandlers, SendHandlers};
 
 /// A connection to an agent speaking protocol version `P`: the client's handle. Cheap to
 /// clone; every clone drives the same connection. The connection closes when
@@ -252,14 +251,14 @@ impl ClientConnection<V1> {
     connect_fns!(Tokio(TokioIo, tokio::io), V1 {
         /// Connects to an agent over `reader` (the agent's output) and `writer` (its input); the
         /// driver runs as a `tokio::spawn`ed task. Call [`initialize`](Self::initialize) first.
-        fn connect<C: Client>(Send) => ClientHandlers;
+        fn connect<C: Client>(Send) => SendHandlers;
         /// [`connect`](Self::connect) for a [`LocalClient`]: must be called inside a
         /// `tokio::task::LocalSet`, where the driver and the handlers run.
-        fn connect_local<C: LocalClient>() => LocalClientHandlers;
+        fn connect_local<C: LocalClient>() => LocalHandlers;
         /// Starts `command` as the agent: its stdin and stdout carry the protocol, its stderr is
         /// kept in a bounded buffer ([`stderr_tail`](Self::stderr_tail)); on Unix it gets a process
         /// group of its own. See [`close`](Self::close) for how it ends.
-        fn spawn<C: Client> = process(spawn_tokio, ClientHandlers);
+        fn spawn<C: Client> = process(spawn_tokio, SendHandlers);
     });
 
     /// `initialize`: the handshake, first. Fails with [`Error::UnsupportedProtocolVersion`]

@@ -236,19 +236,16 @@ mod generated {
         pub(crate) mod agent;
         pub(crate) mod calls;
         pub(crate) mod client;
-        pub(crate) mod local_agent;
-        pub(crate) mod local_client;
     }
     #[cfg(feature = "unstable_protocol_v2")]
     pub(crate) mod v2 {
         pub(crate) mod agent;
         pub(crate) mod calls;
         pub(crate) mod client;
-        pub(crate) mod local_agent;
-        pub(crate) mod local_client;
     }
 }
 mod handle;
+mod handlers;
 mod io;
 mod options;
 mod process;

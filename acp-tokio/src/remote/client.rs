@@ -78,7 +78,7 @@ pub async fn connect_ws<C: Client>(
     options: WsClientOptions,
 ) -> Result<(ClientConnection, RemoteInfo), Error> {
     dial_ws(url, options, |reader, writer, options| {
-        let handlers = crate::client::ClientHandlers(std::sync::Arc::new(client));
+        let handlers = crate::handlers::SendHandlers::new(client);
         ClientConnection::start(crate::runtime::Tokio, handlers, reader, writer, &options)
     })
     .await

@@ -104,7 +104,7 @@ where
 
     #[cfg(feature = "ws")]
     fn direct(&self, _connection_id: &str) -> Option<Direct> {
-        let handlers = crate::agent::AgentHandlers(Arc::new((self.factory)()));
+        let handlers = crate::handlers::SendHandlers::new((self.factory)());
         let options = self.options.clone();
         Some(Direct(Box::new(move |reader, writer| {
             Box::pin(async move {

@@ -19,9 +19,8 @@ use crate::sync::{CancellationToken, Signal};
 use crate::{AgentOptions, Error};
 
 pub use crate::generated::v2::agent::Agent;
-pub(crate) use crate::generated::v2::agent::AgentHandlers;
-pub use crate::generated::v2::local_agent::LocalAgent;
-pub(crate) use crate::generated::v2::local_agent::LocalAgentHandlers;
+pub use crate::generated::v2::agent::LocalAgent;
+use crate::handlers::{LocalHandlers, SendHandlers};
 
 /// The context of a v2 agent's request handler: the request's cancellation signal and a way to
 /// send requests and notifications to the client. Cheap to clone; usable after the handler
@@ -120,10 +119,10 @@ serve_fns!(Tokio(TokioIo, tokio::io) {
     /// It answers only a client whose `initialize` offers 2 (or later): a v1 `initialize` is
     /// answered `-32022`, unsupported protocol version (an agent that speaks both serves with
     /// [`serve_negotiated`](super::serve_negotiated)).
-    fn serve<A: Agent>(Send) => spawn_accepted(AgentHandlers, Unspoken);
+    fn serve<A: Agent>(Send) => spawn_accepted(SendHandlers, Unspoken);
     /// [`serve`] for a [`LocalAgent`]: must run inside a `tokio::task::LocalSet`; the driver runs
     /// in this future, the handlers as local tasks.
-    fn serve_local<A: LocalAgent>() => run_accepted(LocalAgentHandlers, Unspoken);
+    fn serve_local<A: LocalAgent>() => run_accepted(LocalHandlers, Unspoken);
 });
 
 /// [`serve`] over any transport and runtime (the remote transports serve through here).
@@ -135,5 +134,5 @@ pub(crate) async fn serve_on<Rt: crate::runtime::Runtime, A: Agent>(
     writer: impl crate::io::WriteBytes + Send,
     options: AgentOptions,
 ) -> Result<(), Error> {
-    crate::serve::Launch::new(rt, reader, writer, &options).spawn_accepted(AgentHandlers::new(agent), Unspoken).await
+    crate::serve::Launch::new(rt, reader, writer, &options).spawn_accepted(SendHandlers::new(agent), Unspoken).await
 }

@@ -13,18 +13,17 @@ use crate::runtime::Tokio;
 use crate::{ClientOptions, Error};
 
 pub use crate::generated::v2::client::Client;
-pub(crate) use crate::generated::v2::client::ClientHandlers;
-pub use crate::generated::v2::local_client::LocalClient;
-pub(crate) use crate::generated::v2::local_client::LocalClientHandlers;
+pub use crate::generated::v2::client::LocalClient;
+use crate::handlers::{LocalHandlers, SendHandlers};
 
 impl ClientConnection<V2> {
     connect_fns!(Tokio(TokioIo, tokio::io), V2 {
         /// Connects to a v2 agent over `reader` (the agent's output) and `writer` (its input); the
         /// driver runs as a `tokio::spawn`ed task. Call [`initialize`](Self::initialize) first.
-        fn connect<C: Client>(Send) => ClientHandlers;
+        fn connect<C: Client>(Send) => SendHandlers;
         /// [`connect`](Self::connect) for a [`LocalClient`]: must be called inside a
         /// `tokio::task::LocalSet`, where the driver and the handlers run.
-        fn connect_local<C: LocalClient>() => LocalClientHandlers;
+        fn connect_local<C: LocalClient>() => LocalHandlers;
     });
 
     /// [`connect`](Self::connect) over any transport and runtime: the driver is spawned on
@@ -37,7 +36,7 @@ impl ClientConnection<V2> {
         writer: impl crate::io::WriteBytes + Send,
         options: ClientOptions,
     ) -> ClientConnection<V2> {
-        Self::start(rt, ClientHandlers::new(client), reader, writer, &options)
+        Self::start(rt, SendHandlers::new(client), reader, writer, &options)
     }
 
     /// `initialize`, offering `request.protocol_version` (2 or later). An agent answering with

@@ -67,13 +67,6 @@ pub use agent::{Agent, AgentContext, LocalAgent, serve, serve_local};
 pub use client::{Client, LocalClient};
 pub use negotiated::{serve_negotiated, serve_negotiated_local};
 
-/// The driver `Handlers` of v2's handler traits (async-std's v2 functions start them).
-#[cfg(feature = "async-std")]
-pub(crate) mod handlers {
-    pub(crate) use super::agent::AgentHandlers;
-    pub(crate) use super::client::ClientHandlers;
-}
-
 /// A connection to a v2 agent: the client's handle (the crate's one
 /// [`ClientConnection<P>`](crate::versioned::ClientConnection), speaking v2).
 pub type ClientConnection = crate::versioned::ClientConnection<V2>;

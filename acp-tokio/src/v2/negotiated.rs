@@ -6,8 +6,8 @@
 //! `Connection<Agent, V1>` or a `Connection<Agent, V2>` (with the bytes it read); the driver of that version
 //! then runs with that version's handlers, as for an agent of one version.
 
-use super::agent::{AgentHandlers, LocalAgentHandlers};
 use super::{Agent, LocalAgent};
+use crate::handlers::{LocalHandlers, SendHandlers};
 use crate::io::TokioIo;
 use crate::runtime::Tokio;
 use crate::serve::Launch;
@@ -63,8 +63,8 @@ pub async fn serve_negotiated<A2: Agent, A1: crate::Agent>(
     options: AgentOptions,
 ) -> Result<(), Error> {
     let launch = Launch::new(Tokio, TokioIo::new(reader), TokioIo::new(writer), &options);
-    let v1 = crate::agent::AgentHandlers::new(v1_agent);
-    launch.spawn_accepted(AgentHandlers::new(v2_agent), v1).await
+    let v1 = SendHandlers::new(v1_agent);
+    launch.spawn_accepted(SendHandlers::new(v2_agent), v1).await
 }
 
 /// [`serve_negotiated`] for a [`LocalAgent`] and a [`crate::LocalAgent`]: must run inside a
@@ -77,6 +77,6 @@ pub async fn serve_negotiated_local<A2: LocalAgent, A1: crate::LocalAgent>(
     options: AgentOptions,
 ) -> Result<(), Error> {
     let launch = Launch::new(Tokio, TokioIo::new(reader), TokioIo::new(writer), &options);
-    let v1 = crate::agent::LocalAgentHandlers::new(v1_agent);
-    launch.run_accepted(LocalAgentHandlers::new(v2_agent), v1).await
+    let v1 = LocalHandlers::new(v1_agent);
+    launch.run_accepted(LocalHandlers::new(v2_agent), v1).await
 }

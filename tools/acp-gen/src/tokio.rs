@@ -1,12 +1,14 @@
 //! What acp-tokio expands the tables into (the handler traits, their dispatch and the typed calls).
 //!
-//! Per version, under `acp-tokio/src/generated/{v1,v2}/`: one file per handler trait (`agent.rs`,
-//! `local_agent.rs`, `client.rs`, `local_client.rs`: the trait, with a method per row its side
-//! receives, and the driver `Handlers` that dispatch to it; the `Send` and the local trait have
-//! the same methods) and `calls.rs`, the typed calls of the `typed` rows (`ClientConnection<P>`'s;
-//! v2's `AgentContext`'s, where v1's `RequestContext` writes its calls by hand). acp-tokio's
-//! modules re-export them under their public names. What is not a row (the traits' own docs,
-//! v1's extension methods, the v2 agent's cancellation hooks) is fixed text in [`fixed`].
+//! Per version, under `acp-tokio/src/generated/{v1,v2}/`: one file per side (`agent.rs`,
+//! `client.rs`) with its two handler traits (`Agent` with `Send` futures and `LocalAgent` without,
+//! the same methods: one per row the side receives) and their dispatch, one `macro_rules!` body
+//! expanded for each (as acp-tokio's `handlers::Dispatch` and `LocalDispatch`, which the driver's
+//! hand-written `SendHandlers` and `LocalHandlers` run); and `calls.rs`, the typed calls of the
+//! `typed` rows (`ClientConnection<P>`'s; v2's `AgentContext`'s, where v1's `RequestContext`
+//! writes its calls by hand). acp-tokio's modules re-export them under their public names. What
+//! is not a row (the traits' own docs, v1's extension methods, the v2 agent's cancellation hooks)
+//! is fixed text in [`fixed`].
 
 mod fixed;
 
@@ -20,10 +22,7 @@ pub(crate) fn files(version: Version, table: &Table) -> Vec<(String, String)> {
     let mut files = Vec::new();
     for side in [Side::Agent, Side::Client] {
         let spec = Spec { version, side };
-        for flavour in Flavour::BOTH {
-            let name = format!("{}{}", if flavour.local { "local_" } else { "" }, spec.side_name());
-            files.push((format!("{dir}/{name}.rs"), trait_file(spec, flavour, table)));
-        }
+        files.push((format!("{dir}/{}.rs", spec.side_name()), traits_file(spec, table)));
     }
     files.push((format!("{dir}/calls.rs"), calls_file(version, table)));
     files
@@ -68,7 +67,7 @@ impl Spec {
         }
     }
 
-    /// The receiving side's trait name (`Agent`, `Client`).
+    /// The receiving side's trait name (`Agent`, `Client`), also its role (`role::Agent`).
     fn trait_name(self) -> &'static str {
         match self.side {
             Side::Agent => "Agent",
@@ -108,8 +107,9 @@ impl Flavour {
         format!("{}{}", if self.local { "Local" } else { "" }, spec.trait_name())
     }
 
-    fn handlers(self, spec: Spec) -> String {
-        format!("{}Handlers", self.trait_name(spec))
+    /// The trait of `handlers.rs` that the dispatch of this flavour implements.
+    fn dispatch(self) -> &'static str {
+        if self.local { "LocalDispatch" } else { "Dispatch" }
     }
 
     /// The bounds of the trait before `'static`.
@@ -121,34 +121,33 @@ impl Flavour {
     fn futures(self) -> &'static str {
         if self.local { "" } else { " + Send" }
     }
-
-    fn pointer(self) -> &'static str {
-        if self.local { "Rc" } else { "Arc" }
-    }
-
-    fn spawn(self) -> &'static str {
-        if self.local { "spawn_local" } else { "spawn" }
-    }
 }
 
-/// A handler trait and its driver `Handlers`.
-fn trait_file(spec: Spec, flavour: Flavour, table: &Table) -> String {
-    let (v, tr) = (spec.version.name(), flavour.trait_name(spec));
-    let mut o = out::header(&format!("the {v} handler trait `{tr}` and its dispatch"), spec.version);
-    writeln!(o, "//! The {v} handler trait [`{tr}`] and the driver `Handlers` that run it.\n").unwrap();
-    o += &imports(spec, flavour);
-    o += &handler_trait(spec, flavour, table);
-    if spec.side == Side::Client {
-        writeln!(o, "impl {tr} for () {{}}\n").unwrap();
+/// A side's two handler traits (`Send` and local) and their dispatch, written once for both.
+fn traits_file(spec: Spec, table: &Table) -> String {
+    let v = spec.version.name();
+    let [send, local] = Flavour::BOTH.map(|f| f.trait_name(spec));
+    let mut o = out::header(&format!("the {v} handler traits `{send}` and `{local}` and their dispatch"), spec.version);
+    writeln!(
+        o,
+        "//! The {v} handler traits [`{send}`] and [`{local}`] (the same methods, with `Send` futures and\n\
+         //! without) and their dispatch, written once for both.\n"
+    )
+    .unwrap();
+    o += &imports(spec);
+    for flavour in Flavour::BOTH {
+        o += &handler_trait(spec, flavour, table);
     }
-    o += &handlers(spec, flavour, table);
+    if spec.side == Side::Client {
+        writeln!(o, "impl {send} for () {{}}\n\nimpl {local} for () {{}}\n").unwrap();
+    }
+    o += &dispatch(spec, table);
     o
 }
 
-/// The `use` lines of a trait's file: each is used whatever the features.
-fn imports(spec: Spec, flavour: Flavour) -> String {
-    let mut o = String::from("use std::future::Future;\n");
-    writeln!(o, "use std::{}::{};\n", if flavour.local { "rc" } else { "sync" }, flavour.pointer()).unwrap();
+/// The `use` lines of a side's file: each is used whatever the features.
+fn imports(spec: Spec) -> String {
+    let mut o = String::from("use std::future::Future;\n\n");
     writeln!(o, "use acp_proto::protocol::{};\nuse acp_proto::role;", spec.protocol()).unwrap();
     match spec.version {
         Version::V1 => o += "use acp_proto::{RpcError, methods, types};\nuse serde_json::Value;\n\n",
@@ -159,10 +158,8 @@ fn imports(spec: Spec, flavour: Flavour) -> String {
         (Version::V2, Side::Agent) => o += "use crate::context::HandlerContext;\nuse crate::v2::AgentContext;\n",
         (_, Side::Client) => o += "use crate::context::{ClientContext, HandlerContext};\n",
     }
-    o += "use crate::driver::{DriverTask, Handlers};\n\
-          use crate::handle::{Done, catch_unwind, run_handler};\n\
-          use crate::runtime::Runtime;\n\
-          use crate::sync::QueueReceiver;\n\
+    o += "use crate::handle::{Done, catch_unwind, run_handler};\n\
+          use crate::handlers::{Dispatch, Gate, LocalDispatch};\n\
           use crate::version::Inbound;\n\n";
     o
 }
@@ -239,26 +236,26 @@ fn notification_method(spec: Spec, flavour: Flavour, row: &NotificationRow) -> O
     Some(o)
 }
 
-/// The driver `Handlers` of a handler trait: its dispatch of requests and notifications, and
-/// where the driver and the handlers run.
-fn handlers(spec: Spec, flavour: Flavour, table: &Table) -> String {
-    let (tr, hs, ptr) = (flavour.trait_name(spec), flavour.handlers(spec), flavour.pointer());
-    let (m, protocol, cx, sender) = (spec.messages(), spec.protocol(), spec.context(), spec.sender());
-    // The side whose handlers these are: it answers with its own results.
-    let receiver = match spec.side {
-        Side::Agent => "Agent",
-        Side::Client => "Client",
-    };
+/// The dispatch of a side's two handler traits: one `macro_rules!` body (so that it is written,
+/// and read, once), expanded for the `Send` trait as `handlers.rs`'s `Dispatch` and for the local
+/// one as its `LocalDispatch`.
+fn dispatch(spec: Spec, table: &Table) -> String {
+    let [send, local] = Flavour::BOTH.map(|f| f.trait_name(spec));
+    let (m, protocol, cx, sender, role) =
+        (spec.messages(), spec.protocol(), spec.context(), spec.sender(), spec.trait_name());
     let mut o = String::new();
     writeln!(
         o,
-        "/// Runs the handlers of `H`, a [`{tr}`], for the driver.\n\
-         pub(crate) struct {hs}<H>(pub(crate) {ptr}<H>);\n\n\
-         impl<H: {tr}> {hs}<H> {{\n\
-         /// The handlers of `handler`.\n\
-         pub(crate) fn new(handler: H) -> Self {{\n    {hs}({ptr}::new(handler))\n}}\n\n\
+        "/// The dispatch of both traits, written once: expanded for [`{send}`] as `Dispatch` and for\n\
+         /// [`{local}`] as `LocalDispatch`.\n\
+         macro_rules! dispatch {{\n\
+         ($Trait:ident, $Dispatch:ident) => {{\n\
+         impl<H: $Trait> $Dispatch<{protocol}, role::{role}> for H {{\n\
+         async fn handle(&self, request: {m}::Request, cx: HandlerContext<{protocol}, role::{role}>, \
+             done: Done<{protocol}, role::{role}>, gate: Gate) {{\n\
          /// Calls the handler method for `request`.\n\
-         async fn dispatch(handler: &H, request: {m}::Request, cx: {cx}) -> Result<{m}::{receiver}Response, RpcError> {{\n\
+         async fn dispatch<H: $Trait>(handler: &H, request: {m}::Request, cx: {cx}) \
+             -> Result<{m}::{role}Response, RpcError> {{\n\
          match request {{"
     )
     .unwrap();
@@ -280,13 +277,17 @@ fn handlers(spec: Spec, flavour: Flavour, table: &Table) -> String {
         }
     }
     o += &fixed::extra_dispatch_arms(spec.version, spec.side);
-    writeln!(
-        o,
-        "other => Err(RpcError::method_not_found(other.wire())),\n}}\n}}\n\n\
-         /// Calls the handler method for `item`; a panic loses that notification only.\n\
-         async fn notify(handler: &H, item: Inbound<{protocol}>) {{"
-    )
-    .unwrap();
+    o += "other => Err(RpcError::method_not_found(other.wire())),\n}\n}\n\n";
+    match (spec.version, spec.side) {
+        // A v2 agent's context waits for the answer to go out (`AgentContext::answered`).
+        (Version::V2, Side::Agent) => {
+            o += "let (cx, answered) = AgentContext::new(cx);\n\
+                  run_handler(done, gate, dispatch(self, request, cx)).await;\n\
+                  answered.set();\n}\n\n"
+        }
+        _ => writeln!(o, "run_handler(done, gate, dispatch(self, request, {cx}::new(cx))).await;\n}}\n").unwrap(),
+    }
+    writeln!(o, "async fn notify(&self, item: Inbound<{protocol}>) {{\nlet handler = self;").unwrap();
     o += fixed::inbound(spec.version, spec.side);
     o += "match notification {\n";
     for row in table.notifications_to(spec.side) {
@@ -299,51 +300,10 @@ fn handlers(spec: Spec, flavour: Flavour, table: &Table) -> String {
     }
     o += &fixed::extra_notify_arms(spec.version, spec.side);
     // Bound, not `_ => {}`: a match whose other arms are all feature-gated stays a match.
-    o += "other => {\n    let _ = other;\n}\n}\n}\n}\n\n";
-
-    let make_context = match (spec.version, spec.side) {
-        // A v2 agent's context waits for the answer to go out (`AgentContext::answered`).
-        (Version::V2, Side::Agent) => "let (cx, answered) = AgentContext::new(cx);",
-        _ => &format!("let cx = {cx}::new(cx);"),
-    };
-    let after = match (spec.version, spec.side) {
-        (Version::V2, Side::Agent) => "\nanswered.set();",
-        _ => "",
-    };
-    let (send, spawn) = (flavour.futures(), flavour.spawn());
-    writeln!(
-        o,
-        "impl<H: {tr}, D: Future{send} + 'static> DriverTask<D> for {hs}<H> {{\n\
-         fn spawn_driver<Rt: Runtime>(rt: &Rt, driver: D) {{\n\
-         rt.{spawn}(async move {{\n    let _ = driver.await;\n}});\n}}\n}}\n\n\
-         impl<H: {tr}> Handlers<{protocol}, role::{receiver}> for {hs}<H> {{\n\
-         fn spawn_request<Rt: Runtime>(\n\
-             &self,\n\
-             rt: &Rt,\n\
-             request: {m}::Request,\n\
-             cx: HandlerContext<{protocol}, role::{receiver}>,\n\
-             done: Done<{protocol}, role::{receiver}>,\n\
-             gate: Option<tokio::sync::oneshot::Receiver<()>>,\n\
-         ) {{\n\
-         let handler = {ptr}::clone(&self.0);\n\
-         {make_context}\n\
-         // Boxed: the dispatch future is as large as the largest handler's future (kBs), and a\n\
-         // task's future is moved several times as it is spawned and again when it completes; a\n\
-         // box is moved instead.\n\
-         let dispatch = Box::pin(async move {{ Self::dispatch(&*handler, request, cx).await }});\n\
-         rt.{spawn}(async move {{\n    run_handler(done, gate, dispatch).await;{after}\n}});\n\
-         }}\n\n\
-         fn spawn_notifications<Rt: Runtime>(&self, rt: &Rt, mut queue: QueueReceiver<Inbound<{protocol}>>) {{\n\
-         let handler = {ptr}::clone(&self.0);\n\
-         rt.{spawn}(async move {{\n\
-             while let Some(item) = queue.pop().await {{\n\
-                 Self::notify(&*handler, item).await;\n\
-             }}\n\
-         }});\n\
-         }}\n\
-         }}\n"
-    )
-    .unwrap();
+    o += "other => {\n    let _ = other;\n}\n}\n}\n}\n};\n}\n\n";
+    for flavour in Flavour::BOTH {
+        writeln!(o, "dispatch!({}, {});", flavour.trait_name(spec), flavour.dispatch()).unwrap();
+    }
     o
 }
 
@@ -424,20 +384,23 @@ mod tests {
         for version in Version::ALL {
             let table = version.committed_table();
             let files = files(version, &table);
-            assert_eq!(files.len(), 5);
+            assert_eq!(files.len(), 3);
             let file = |name: &str| {
                 let path = format!("acp-tokio/src/generated/{}/{name}.rs", version.name());
                 &files.iter().find(|(p, _)| *p == path).unwrap().1
             };
             for (side, name) in [(Side::Agent, "agent"), (Side::Client, "client")] {
-                for source in [file(name), file(&format!("local_{name}"))] {
-                    for row in table.requests_to(side) {
-                        assert!(source.contains(&format!("fn {}(&self, request:", row.handler)), "{}", row.wire);
-                    }
-                    for h in table.notifications_to(side).iter().filter_map(|r| r.handler.as_ref()) {
-                        assert!(source.contains(&format!("fn {h}(&self, notification:")), "{h}");
-                    }
+                // Once in each trait, the `Send` one and the local one, and one dispatch for both.
+                let source = file(name);
+                for row in table.requests_to(side) {
+                    let method = format!("fn {}(&self, request:", row.handler);
+                    assert_eq!(source.matches(&method).count(), 2, "{}", row.wire);
                 }
+                for h in table.notifications_to(side).iter().filter_map(|r| r.handler.as_ref()) {
+                    assert_eq!(source.matches(&format!("fn {h}(&self, notification:")).count(), 2, "{h}");
+                }
+                assert_eq!(source.matches("macro_rules! dispatch").count(), 1);
+                assert_eq!(source.matches("\ndispatch!(").count(), 2);
             }
             let calls = file("calls");
             for row in table.client_requests.iter().filter(|r| r.call == Call::Typed) {
