@@ -9,7 +9,7 @@ use std::time::Instant as StdInstant;
 use acp_proto::methods::{AgentNotification, AgentResponse, ClientRequest};
 use acp_proto::role::{Agent, Client};
 use acp_proto::types::*;
-use acp_proto::{Connection, Event, Instant, Notification, OutboundId, Outcome, Response};
+use acp_proto::{Answer, Call, ClientCall, Connection, Event, Instant, Notification, OutboundId, Outcome, Response};
 
 use crate::metrics::Metric;
 use crate::spec::{Measured, Spec, Workload, check_prompt, metrics};
@@ -146,15 +146,17 @@ impl Direct {
     /// The agent's handlers, answered inline.
     fn agent_events(&mut self) {
         while let Some(event) = self.agent.poll_event() {
-            let Event::Request { id, request } = event else { continue };
-            let response: AgentResponse = match request.into_client() {
-                Some(ClientRequest::Initialize(_)) => InitializeResponse::new(ProtocolVersion::V1).into(),
-                Some(ClientRequest::NewSession(_)) => {
+            let Event::Request(request) = event else { continue };
+            let answer = match request.into_call() {
+                Call::Client(ClientCall::Initialize(_, responder)) => {
+                    responder.answer(Ok(InitializeResponse::new(ProtocolVersion::V1)))
+                }
+                Call::Client(ClientCall::NewSession(_, responder)) => {
                     let n = self.sessions_created;
                     self.sessions_created += 1;
-                    NewSessionResponse::new(session_name(n)).into()
+                    responder.answer(Ok(NewSessionResponse::new(session_name(n))))
                 }
-                Some(ClientRequest::Prompt(p)) => {
+                Call::Client(ClientCall::Prompt(p, responder)) => {
                     for _ in 0..self.updates {
                         if self.agent.bytes_queued() >= BATCH || !self.agent.can_send() {
                             // Hand a batch to the peer, as an adapter writes one to its pipe.
@@ -165,14 +167,11 @@ impl Direct {
                             panic!("core-direct: the agent's update was refused: {e}");
                         }
                     }
-                    PromptResponse::new(StopReason::EndTurn).into()
+                    responder.answer(Ok(PromptResponse::new(StopReason::EndTurn)))
                 }
-                _ => {
-                    let _ = self.agent.respond(self.now, id, Err(acp_proto::RpcError::method_not_found("?")));
-                    continue;
-                }
+                other => Answer::error(other.id(), acp_proto::RpcError::method_not_found(other.wire())),
             };
-            let _ = self.agent.respond(self.now, id, Ok(response));
+            let _ = self.agent.respond(self.now, answer);
         }
     }
 

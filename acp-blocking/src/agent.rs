@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use acp_proto::role;
 use acp_proto::types::*;
-use acp_proto::{AgentNotification, AgentRequest, ClientResponse, Config, InboundId, Notification, Request, V1};
+use acp_proto::{AgentNotification, AgentRequest, ClientResponse, Config, InboundId, InboundRequest, Notification, V1};
 use serde_json::Value;
 
 use crate::driver::{Driver, DriverOptions, Link, Service, Start, Version};
@@ -294,9 +294,10 @@ pub(crate) fn service<A: Agent>(agent: A) -> Arc<dyn Service<V1, role::Agent>> {
 struct AgentService<A>(A);
 
 impl<A: Agent> Service<V1, role::Agent> for AgentService<A> {
-    fn request(&self, link: &Link<V1, role::Agent>, id: InboundId, cancel: &CancelToken, request: Request) {
+    fn request(&self, link: &Link<V1, role::Agent>, cancel: &CancelToken, request: InboundRequest) {
+        let id = request.id();
         let cx = RequestContext { link: link.clone(), id, cancel: cancel.clone() };
-        link.answer(id, || dispatch(&self.0, request, cx));
+        link.answer(id, || dispatch(&self.0, request.into_call(), cx));
     }
 
     fn notification(&self, _link: &Link<V1, role::Agent>, notification: Notification) {

@@ -14,8 +14,8 @@ use acp_proto::role;
 use acp_proto::role::Role;
 use acp_proto::types::*;
 use acp_proto::{
-    AgentNotification, AgentResponse, ClientNotification, ClientRequest, CloseReason, Config, InboundId, Negotiated,
-    Notification, Request, TurnStamp, TypedRequest, V1,
+    AgentNotification, AgentResponse, ClientNotification, ClientRequest, CloseReason, Config, InboundId,
+    InboundRequest, Negotiated, Notification, Request, TurnStamp, TypedRequest, V1,
 };
 use serde_json::Value;
 
@@ -416,8 +416,9 @@ impl Client for () {}
 struct ClientService<C>(C);
 
 impl<C: Client> Service<V1, role::Client> for ClientService<C> {
-    fn request(&self, link: &Link<V1, role::Client>, id: InboundId, cancel: &CancelToken, request: Request) {
-        link.answer(id, || dispatch(&self.0, request, ClientContext::new(id, cancel.clone())));
+    fn request(&self, link: &Link<V1, role::Client>, cancel: &CancelToken, request: InboundRequest) {
+        let id = request.id();
+        link.answer(id, || dispatch(&self.0, request.into_call(), ClientContext::new(id, cancel.clone())));
     }
 
     fn notification(&self, _link: &Link<V1, role::Client>, notification: Notification) {

@@ -94,7 +94,7 @@ use std::time::{Duration, Instant as StdInstant};
 
 use acp_proto::role::Role;
 use acp_proto::types::SessionId;
-use acp_proto::{Config, Connection, Event, InboundId, Instant, Protocol, Side, TurnStamp};
+use acp_proto::{Config, Connection, Event, InboundId, InboundRequest, Instant, Protocol, Side, TurnStamp};
 use acp_runtime::trace::Traced;
 
 use crate::error::Error;
@@ -175,8 +175,9 @@ struct Outgoing<P: Version, R: Role> {
 /// The application side of a connection of version `P`: what runs inbound requests and
 /// notifications (each version's handler traits, see `agent`, `client` and `v2`).
 pub(crate) trait Service<P: Version, R: Role>: Send + Sync + 'static {
-    /// Handles an inbound request on a worker thread and answers it ([`Link::answer`]).
-    fn request(&self, link: &Link<P, R>, id: InboundId, cancel: &CancelToken, request: P::Request);
+    /// Handles an inbound request on a worker thread and answers it ([`Link::answer`], with the
+    /// responder of its result type: [`InboundRequest::into_call`]).
+    fn request(&self, link: &Link<P, R>, cancel: &CancelToken, request: InboundRequest<P>);
 
     /// Handles an inbound notification on the ordered notification thread.
     fn notification(&self, link: &Link<P, R>, notification: P::Notification);
@@ -662,9 +663,10 @@ impl<P: Version, R: Role> Driver<P, R> {
 
     fn dispatch(&mut self, event: Event<P>) {
         match event {
-            Event::Request { id, request } => {
-                let gate = self.service.turn_gate(&self.link, &request);
-                self.spawn_on_pool(id, gate, move |service, link, cancel| service.request(link, id, cancel, request));
+            Event::Request(request) => {
+                let gate = self.service.turn_gate(&self.link, request.request());
+                let id = request.id();
+                self.spawn_on_pool(id, gate, move |service, link, cancel| service.request(link, cancel, request));
             }
             Event::Notification { notification, turn } => {
                 if let Some(notification) = self.service.route(&self.link, notification, turn) {

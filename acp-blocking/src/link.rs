@@ -21,7 +21,7 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use acp_proto::role::{self, Role};
 use acp_proto::types::{SessionId, SessionNotification};
 use acp_proto::{
-    ClientRequest, CloseReason, Connection, InboundId, Instant, Negotiated, OutboundId, Outcome, Refused, RpcError,
+    Answer, ClientRequest, CloseReason, Connection, InboundId, Instant, Negotiated, OutboundId, Outcome, Refused,
     SendError, TypedRequest, V1,
 };
 use serde_json::Value;
@@ -360,16 +360,16 @@ impl<P: Version, R: Role> Link<P, R> {
     /// threads), so the core's queued output exceeds its bound by at most one answer per pool
     /// thread. Over the poll transport this thread then writes it (see
     /// [`output`](crate::output)); else the driver is woken to write it at once.
-    pub(crate) fn respond(&self, id: InboundId, result: Result<R::Response<P>, RpcError>) {
+    pub(crate) fn respond(&self, answer: Answer<R, P>) {
+        let id = answer.id();
         let mut conn = lock(&self.core.conn);
         while !conn.can_send() && !conn.is_closed() {
             conn = self.core.wait_drained(conn);
         }
         lock(&self.core.running).remove(&id);
         let before = Before::of(&conn);
-        // A result that does not fit its request is answered by the core itself (an internal
-        // error, or `cancelled` for a permission option never offered).
-        if let Err(error) = conn.respond(Instant::from_std(self.epoch, StdInstant::now()), id, result) {
+        // A permission option never offered is answered `cancelled` by the core itself.
+        if let Err(error) = conn.respond(Instant::from_std(self.epoch, StdInstant::now()), answer) {
             lock(&self.core.tracer).respond_refused(id, &error);
         }
         let wake = match self.core.write_through(conn, before) {
@@ -383,10 +383,10 @@ impl<P: Version, R: Role> Link<P, R> {
     }
 
     /// Runs a request handler and queues its answer (a panic answers `-32603`).
-    pub(crate) fn answer(&self, id: InboundId, handler: impl FnOnce() -> Result<R::Response<P>, RpcError>) {
-        let result =
-            catch_unwind(AssertUnwindSafe(handler)).unwrap_or_else(|panic| Err(acp_runtime::handler_panicked(&*panic)));
-        self.respond(id, result);
+    pub(crate) fn answer(&self, id: InboundId, handler: impl FnOnce() -> Answer<R, P>) {
+        let answer = catch_unwind(AssertUnwindSafe(handler))
+            .unwrap_or_else(|panic| Answer::error(id, acp_runtime::handler_panicked(&*panic)));
+        self.respond(answer);
     }
 
     /// Asks the driver to close the connection (a no-op once it is gone).

@@ -219,7 +219,7 @@ mod tests {
 
     use acp_proto::ext::ExtResponse;
     use acp_proto::role;
-    use acp_proto::{AgentResponse, Config, Event, InboundId, Side, V1};
+    use acp_proto::{Answer, Call, ClientCall, Config, Event, Responder, Side, V1};
     use acp_runtime::trace::Tracer;
     use serde_json::json;
 
@@ -235,34 +235,39 @@ mod tests {
         let init = br#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1}}"#;
         let _ = conn.handle_input(acp_proto::Instant::ZERO, init);
         let _ = conn.handle_input(acp_proto::Instant::ZERO, b"\n");
-        let Some(Event::Request { id, .. }) = conn.poll_event() else { panic!("no initialize") };
+        let Some(Event::Request(request)) = conn.poll_event() else { panic!("no initialize") };
+        let Call::Client(ClientCall::Initialize(_, responder)) = request.into_call() else { panic!("no initialize") };
         let answer = acp_proto::types::InitializeResponse::new(acp_proto::types::ProtocolVersion::V1);
-        conn.respond(acp_proto::Instant::ZERO, id, Ok(answer.into())).expect("answered");
+        conn.respond(acp_proto::Instant::ZERO, responder.answer(Ok(answer))).expect("answered");
         let _ = conn.poll_event();
         let _ = conn.poll_transmit(&mut Vec::new());
         (Core::new(conn, Some(output), Tracer::new(Side::Agent, false)), read)
     }
 
-    /// Feeds one extension request and returns its id, as dispatched.
-    fn ext_request(conn: &mut Connection<role::Agent, V1>, n: u64) -> Option<InboundId> {
+    /// Feeds one extension request and returns its responder, as dispatched.
+    fn ext_request(conn: &mut Connection<role::Agent, V1>, n: u64) -> Option<Responder<ExtResponse>> {
         let line = json!({"jsonrpc": "2.0", "id": n, "method": "_work", "params": {}}).to_string() + "\n";
         assert_eq!(conn.handle_input(acp_proto::Instant::ZERO, line.as_bytes()), line.len());
         match conn.poll_event() {
-            Some(Event::Request { id, .. }) => Some(id),
+            Some(Event::Request(request)) => match request.into_call() {
+                Call::Client(ClientCall::Ext(_, responder)) => Some(responder),
+                other => panic!("{other:?}"),
+            },
             None => None,
             Some(other) => panic!("{other:?}"),
         }
     }
 
-    fn answer(pad: usize) -> Result<AgentResponse, acp_proto::RpcError> {
-        Ok(AgentResponse::Ext(ExtResponse(json!({"pad": "x".repeat(pad)}))))
+    /// The extension request's answer, `pad` bytes long.
+    fn answer(responder: Responder<ExtResponse>, pad: usize) -> Answer<role::Agent, V1> {
+        responder.answer(Ok(ExtResponse(json!({"pad": "x".repeat(pad)}))))
     }
 
-    fn through(core: &Core<V1, role::Agent>, respond: Option<(InboundId, usize)>) -> Through {
+    fn through(core: &Core<V1, role::Agent>, respond: Option<(Responder<ExtResponse>, usize)>) -> Through {
         let mut conn = lock(&core.conn);
         let before = Before::of(&conn);
-        if let Some((id, pad)) = respond {
-            conn.respond(acp_proto::Instant::ZERO, id, answer(pad)).expect("answered");
+        if let Some((responder, pad)) = respond {
+            conn.respond(acp_proto::Instant::ZERO, answer(responder, pad)).expect("answered");
         }
         core.write_through(conn, before)
     }
@@ -302,14 +307,14 @@ mod tests {
         let first = ext_request(&mut conn, 1).expect("dispatched");
         let second = ext_request(&mut conn, 2).expect("dispatched");
         // The first answer fills the output past its budget: the next request is deferred.
-        conn.respond(acp_proto::Instant::ZERO, first, answer(4_000)).expect("answered");
+        conn.respond(acp_proto::Instant::ZERO, answer(first, 4_000)).expect("answered");
         assert!(ext_request(&mut conn, 3).is_none(), "deferred");
         drop(conn);
         // The second answer's thread writes everything: the deferred request is released.
         assert!(matches!(through(&core, Some((second, 10))), Through::Written(Some(Input::Wake))));
         // With nothing new for the driver, no wake-up.
         let mut conn = lock(&core.conn);
-        assert!(matches!(conn.poll_event(), Some(Event::Request { .. })));
+        assert!(matches!(conn.poll_event(), Some(Event::Request(_))));
         let before = Before::of(&conn);
         assert!(matches!(core.write_through(conn, before), Through::Written(None)));
         *lock(&core.output) = None;

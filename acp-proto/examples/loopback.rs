@@ -10,9 +10,7 @@ use std::time::Duration;
 
 use acp_proto::role::{Agent, Client, Role};
 use acp_proto::types::*;
-use acp_proto::{
-    AgentRequest, ClientRequest, Connection, Event, Instant, Outcome, PermissionAnswer, Request, Response, Side,
-};
+use acp_proto::{AgentCall, Call, ClientCall, Connection, Event, Instant, Outcome, PermissionAnswer, Response, Side};
 
 struct Loopback {
     now: Instant,
@@ -56,10 +54,12 @@ fn main() {
     init.client_info = Some(Implementation::new("loopback-client", "0.1.0"));
     lb.client.send_request(lb.now, init, None).expect("initialize");
     lb.pump();
-    let Some(Event::Request { id, .. }) = lb.agent.poll_event() else { unreachable!("initialize dispatched") };
+    let Some(Call::Client(ClientCall::Initialize(_, responder))) = call(lb.agent.poll_event()) else {
+        unreachable!("initialize dispatched")
+    };
     let mut resp = InitializeResponse::new(ProtocolVersion::V1);
     resp.agent_info = Some(Implementation::new("loopback-agent", "0.1.0"));
-    lb.agent.respond(lb.now, id, Ok(resp.into())).expect("typed result");
+    lb.agent.respond(lb.now, responder.answer(Ok(resp))).expect("in flight");
     lb.tick(1);
     lb.pump();
     drain(&mut lb.agent, "agent");
@@ -68,8 +68,8 @@ fn main() {
     // 2. A session.
     lb.client.send_request(lb.now, NewSessionRequest::new("/tmp", vec![]), None).expect("session/new");
     lb.pump();
-    let Some(Event::Request { id, .. }) = lb.agent.poll_event() else { unreachable!() };
-    lb.agent.respond(lb.now, id, Ok(NewSessionResponse::new("sess-0").into())).expect("typed result");
+    let Some(Call::Client(ClientCall::NewSession(_, responder))) = call(lb.agent.poll_event()) else { unreachable!() };
+    lb.agent.respond(lb.now, responder.answer(Ok(NewSessionResponse::new("sess-0")))).expect("in flight");
     lb.tick(1);
     lb.pump();
     drain(&mut lb.client, "client");
@@ -80,10 +80,7 @@ fn main() {
     let prompt = lb.client.send_request(lb.now, PromptRequest::new(session.clone(), vec![text]), None);
     let prompt = prompt.expect("session/prompt");
     lb.pump();
-    let Some(Event::Request { id: turn, request: Request::Client(ClientRequest::Prompt(_)) }) = lb.agent.poll_event()
-    else {
-        unreachable!()
-    };
+    let Some(Call::Client(ClientCall::Prompt(_, turn))) = call(lb.agent.poll_event()) else { unreachable!() };
     let say = |s: &str| SessionUpdate::AgentMessageChunk(ContentChunk::new(ContentBlock::Text(TextContent::new(s))));
     for update in [say("Reading the file. "), SessionUpdate::ToolCall(ToolCall::new("call-1", "Read /etc/hostname"))] {
         lb.agent.send_notification(lb.now, SessionNotification::new(session.clone(), update)).expect("update");
@@ -101,9 +98,13 @@ fn main() {
             Event::Notification { turn: Some(stamp), .. } => {
                 println!("           client: update #{} of {}", stamp.ordinal, stamp.turn)
             }
-            Event::Request { id, request: Request::Agent(AgentRequest::RequestPermission(_)) } => {
+            Event::Request(request) => {
+                let Call::Agent(AgentCall::RequestPermission(_, responder)) = request.into_call() else {
+                    unreachable!()
+                };
                 println!("           client: the user allows the tool call");
-                lb.client.answer_permission(lb.now, id, PermissionAnswer::Selected("allow".into())).expect("offered");
+                let allow = PermissionAnswer::Selected("allow".into());
+                lb.client.answer_permission(lb.now, responder, allow).expect("offered");
             }
             other => println!("           client: {other:?}"),
         }
@@ -117,7 +118,7 @@ fn main() {
         }
     }
     lb.agent.send_notification(lb.now, SessionNotification::new(session.clone(), say("Done."))).expect("update");
-    lb.agent.respond(lb.now, turn, Ok(PromptResponse::new(StopReason::EndTurn).into())).expect("typed result");
+    lb.agent.respond(lb.now, turn.answer(Ok(PromptResponse::new(StopReason::EndTurn)))).expect("in flight");
     lb.tick(1);
     lb.pump();
     report_turn(&mut lb.client, prompt);
@@ -126,15 +127,23 @@ fn main() {
     let text = ContentBlock::Text(TextContent::new("slow"));
     let prompt = lb.client.send_request(lb.now, PromptRequest::new(session.clone(), vec![text]), None).expect("prompt");
     lb.pump();
-    let Some(Event::Request { id: turn, .. }) = lb.agent.poll_event() else { unreachable!() };
+    let Some(Call::Client(ClientCall::Prompt(_, turn))) = call(lb.agent.poll_event()) else { unreachable!() };
     lb.tick(100);
     lb.client.cancel_turn(lb.now, &session).expect("cancel");
     lb.pump();
     drain(&mut lb.agent, "agent");
     lb.tick(5);
-    lb.agent.respond(lb.now, turn, Ok(PromptResponse::new(StopReason::EndTurn).into())).expect("typed result");
+    lb.agent.respond(lb.now, turn.answer(Ok(PromptResponse::new(StopReason::EndTurn)))).expect("in flight");
     lb.pump();
     report_turn(&mut lb.client, prompt);
+}
+
+/// The request an event carries, with the responder that answers it.
+fn call(event: Option<Event>) -> Option<Call> {
+    match event {
+        Some(Event::Request(request)) => Some(request.into_call()),
+        _ => None,
+    }
 }
 
 /// Moves `src`'s queued frames into `pipe`, printing each, and feeds `dst` what it takes.

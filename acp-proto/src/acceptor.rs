@@ -33,7 +33,7 @@ use crate::{ClientRequest, Request, RpcError};
 /// let init = b"{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":{\"protocolVersion\":1}}\n";
 /// assert_eq!(acceptor.handle_input(Instant::ZERO, init), init.len());
 /// let Ok(Accepted::V1(mut agent)) = acceptor.accept() else { panic!("a v1 client") };
-/// assert!(matches!(agent.poll_event(), Some(Event::Request { .. })), "the initialize is there");
+/// assert!(matches!(agent.poll_event(), Some(Event::Request(_))), "the initialize is there");
 /// ```
 #[derive(Debug)]
 pub struct Acceptor {

@@ -20,7 +20,8 @@
 //!   calls are no-ops);
 //! * **commands**: [`Connection::send_request`] (with an optional deadline),
 //!   [`Connection::send_notification`], [`Connection::cancel_request`],
-//!   [`Connection::respond`] (complete an inbound request), [`Connection::cancel_turn`],
+//!   [`Connection::respond`] (complete an inbound request with the [`Answer`] its
+//!   [`Responder`] makes: typed by the request's result), [`Connection::cancel_turn`],
 //!   [`Connection::close`];
 //! * **outputs**: [`Connection::poll_transmit`] appends whole `\n`-terminated frames to a
 //!   buffer you own; [`Connection::poll_event`] is **one ordered queue** of [`Event`]s;
@@ -36,7 +37,7 @@
 //!
 //! ```
 //! use acp_proto::role::{Agent, Client, Role};
-//! use acp_proto::{AgentResponse, Connection, Event, Instant, Outcome};
+//! use acp_proto::{Answer, Call, ClientCall, Connection, Event, Instant, Outcome, RpcError};
 //! use acp_proto::types::*;
 //! use std::time::Duration;
 //!
@@ -64,16 +65,18 @@
 //!     // 1. Move bytes each way.
 //!     pump(now, &mut client, &mut agent, &mut to_agent);
 //!     pump(now, &mut agent, &mut client, &mut to_client);
-//!     // 2. Drain events: the agent answers requests, the client reads outcomes.
+//!     // 2. Drain events: the agent answers requests, the client reads outcomes. A request
+//!     //    comes with the responder of its result type: a prompt cannot be answered with an
+//!     //    `InitializeResponse`.
 //!     while let Some(event) = agent.poll_event() {
-//!         if let Event::Request { id, request } = event {
-//!             let result: AgentResponse = match request.into_client() {
-//!                 Some(acp_proto::ClientRequest::Initialize(_)) => {
-//!                     InitializeResponse::new(ProtocolVersion::V1).into()
+//!         if let Event::Request(request) = event {
+//!             let answer = match request.into_call() {
+//!                 Call::Client(ClientCall::Initialize(_, responder)) => {
+//!                     responder.answer(Ok(InitializeResponse::new(ProtocolVersion::V1)))
 //!                 }
-//!                 _ => unreachable!("this example sends only initialize"),
+//!                 other => Answer::error(other.id(), RpcError::method_not_found(other.wire())),
 //!             };
-//!             agent.respond(now, id, Ok(result)).unwrap();
+//!             agent.respond(now, answer).unwrap();
 //!         }
 //!     }
 //!     while let Some(event) = client.poll_event() {
@@ -190,15 +193,15 @@ pub use connection::turns::PermissionAnswer;
 #[cfg(feature = "unstable_protocol_v2")]
 pub use connection::turns_v2::TurnEndReason;
 pub use connection::{
-    CancelReason, CloseReason, Completion, Config, Connection, Event, InboundId, Negotiated, OutboundId, Outcome,
-    Refused, RespondError, SendError, Stats, TurnStamp,
+    Answer, CancelReason, CloseReason, Completion, Config, Connection, Event, InboundId, InboundRequest, Negotiated,
+    OutboundId, Outcome, Refused, RespondError, Responder, SendError, Stats, TurnStamp,
 };
 pub use error::{ErrorCode, RpcError};
 pub use gate::CapabilitySnapshot;
 pub use jsonrpc::RequestId;
 pub use methods::{
-    AgentNotification, AgentRequest, AgentResponse, ClientNotification, ClientRequest, ClientResponse, Method,
-    Notification, Request, Response, TypedRequest,
+    AgentCall, AgentNotification, AgentRequest, AgentResponse, Call, ClientCall, ClientNotification, ClientRequest,
+    ClientResponse, Method, Notification, Request, Response, TypedRequest,
 };
 #[cfg(feature = "unstable_protocol_v2")]
 pub use protocol::V2;

@@ -289,7 +289,7 @@ mod invariants;
 mod wrappers;
 
 pub use generated::*;
-pub use wrappers::{Notification, Request, Response};
+pub use wrappers::{Call, Notification, Request, Response};
 
 #[cfg(test)]
 mod tests;

@@ -35,8 +35,8 @@ use std::fmt::Debug;
 
 use crate::Side;
 use crate::connection::{
-    AnyConnection, AnyEvent, AnyOutcome, Completion, Event, Events, InboundId, OutboundId, Outcome, Refused,
-    RespondError, TurnStamp,
+    AnyConnection, AnyEvent, AnyOutcome, Completion, Event, Events, InboundId, InboundRequest, OutboundId, Outcome,
+    Refused, RespondError, TurnStamp,
 };
 use crate::error::RpcError;
 use crate::ext::{ExtNotification, ExtRequest, ExtResponse};
@@ -47,6 +47,7 @@ use crate::methods::{
 use crate::time::Instant;
 use crate::types::ProtocolVersion;
 use serde_json::Value;
+use serde_json::value::RawValue;
 
 mod sealed {
     /// Only this crate implements [`Protocol`](super::Protocol).
@@ -78,6 +79,9 @@ pub trait Protocol: sealed::Sealed + Debug + Clone + Copy + PartialEq + Eq + Def
     type AgentResponse: Debug + Clone + PartialEq + Send + Unpin + 'static + Into<Self::Response>;
     /// A result the client answers an agent's request with.
     type ClientResponse: Debug + Clone + PartialEq + Send + Unpin + 'static + Into<Self::Response>;
+    /// A request of either side with the responder that answers it
+    /// ([`InboundRequest::into_call`](crate::InboundRequest::into_call)).
+    type Call: Debug + Send + Unpin + 'static;
 
     /// The wire name of a method of this version.
     fn wire(method: Self::Method) -> &'static str;
@@ -133,6 +137,14 @@ pub trait Protocol: sealed::Sealed + Debug + Clone + Copy + PartialEq + Eq + Def
 
     /// The client's notification, if `notification` is one.
     fn client_notification(notification: Self::Notification) -> Option<Self::ClientNotification>;
+
+    /// The request `id` with its responder.
+    #[doc(hidden)]
+    fn call(id: InboundId, request: Self::Request) -> Self::Call;
+
+    /// The result `raw` of `request`, decoded as its method's result type.
+    #[doc(hidden)]
+    fn decode_answer(request: &Self::Request, raw: &RawValue) -> Result<Self::Response, DecodeError>;
 
     /// The engine's event, as this version's; a message of the other version is handed back
     /// (the event queue then changes version, module `connection::queue`).
@@ -233,7 +245,10 @@ fn any_of<P: Protocol>(event: Event<P>, messages: Messages<P>) -> AnyEvent {
         Event::TurnEnded { session, turn, reason } => AnyEvent::TurnEnded { session, turn, reason },
         #[cfg(feature = "unstable_protocol_v2")]
         Event::CancelGraceExpired { session } => AnyEvent::CancelGraceExpired { session },
-        Event::Request { id, request } => (messages.request)(id, request),
+        Event::Request(incoming) => {
+            let (id, request) = incoming.into_parts();
+            (messages.request)(id, request)
+        }
         Event::Notification { notification, turn } => (messages.notification)(notification, turn),
     }
 }
@@ -292,9 +307,18 @@ impl Protocol for V1 {
     type AgentNotification = AgentNotification;
     type AgentResponse = AgentResponse;
     type ClientResponse = ClientResponse;
+    type Call = crate::methods::Call;
 
     fn wire(method: Self::Method) -> &'static str {
         method.wire()
+    }
+
+    fn call(id: InboundId, request: Self::Request) -> Self::Call {
+        request.into_call(id)
+    }
+
+    fn decode_answer(request: &Self::Request, raw: &RawValue) -> Result<Self::Response, DecodeError> {
+        Response::decode_result(request.sender(), request.method(), raw)
     }
 
     fn agent_ext_request(method: &str, params: Value) -> AgentRequest {
@@ -326,7 +350,7 @@ impl Protocol for V1 {
     #[inline]
     fn event(event: AnyEvent) -> Result<Event<V1>, AnyEvent> {
         match event {
-            AnyEvent::Request { id, request } => Ok(Event::Request { id, request }),
+            AnyEvent::Request { id, request } => Ok(Event::Request(InboundRequest::new(id, request))),
             AnyEvent::Notification { notification, turn } => Ok(Event::Notification { notification, turn }),
             other => common(other, |outcome| match outcome {
                 AnyOutcome::Result(r) => Outcome::Result(r),
@@ -412,9 +436,18 @@ impl Protocol for V2 {
     type AgentNotification = crate::v2::AgentNotification;
     type AgentResponse = crate::v2::AgentResponse;
     type ClientResponse = crate::v2::ClientResponse;
+    type Call = crate::v2::Call;
 
     fn wire(method: Self::Method) -> &'static str {
         method.wire()
+    }
+
+    fn call(id: InboundId, request: Self::Request) -> Self::Call {
+        request.into_call(id)
+    }
+
+    fn decode_answer(request: &Self::Request, raw: &RawValue) -> Result<Self::Response, DecodeError> {
+        crate::connection::decode_v2_answer(request, raw)
     }
 
     fn agent_ext_request(method: &str, params: Value) -> crate::v2::AgentRequest {
@@ -450,7 +483,7 @@ impl Protocol for V2 {
 
     fn event(event: AnyEvent) -> Result<Event<V2>, AnyEvent> {
         match event {
-            AnyEvent::RequestV2 { id, request } => Ok(Event::Request { id, request }),
+            AnyEvent::RequestV2 { id, request } => Ok(Event::Request(InboundRequest::new(id, request))),
             AnyEvent::NotificationV2 { notification, turn } => Ok(Event::Notification { notification, turn }),
             other => common(other, |outcome| match outcome {
                 AnyOutcome::ResultV2(r) => Outcome::Result(r),

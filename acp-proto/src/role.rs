@@ -19,11 +19,11 @@
 //! ```compile_fail
 //! use acp_proto::role::Agent;
 //! use acp_proto::types::RequestPermissionResponse;
-//! use acp_proto::{Connection, InboundId, Instant};
+//! use acp_proto::{Connection, Instant, Responder};
 //!
-//! fn answer(agent: &mut Connection<Agent>, id: InboundId, r: RequestPermissionResponse) {
+//! fn answer(agent: &mut Connection<Agent>, asked: Responder<RequestPermissionResponse>, r: RequestPermissionResponse) {
 //!     // A permission answer is the client's result: an agent never gives one.
-//!     let _ = agent.respond(Instant::ZERO, id, Ok(r.into()));
+//!     let _ = agent.respond(Instant::ZERO, asked.answer(Ok(r)));
 //! }
 //! ```
 //!

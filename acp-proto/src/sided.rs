@@ -39,3 +39,54 @@ macro_rules! sided {
 }
 
 pub(crate) use sided;
+
+/// A version's role-agnostic call, `Call { Client(ClientCall), Agent(AgentCall) }` (a request
+/// with the responder that answers it), its handle and wire name, and the machine's pairing of
+/// the version's role-agnostic `Request` with its handle. Expanded in each version's module, where
+/// the names resolve to that version's enums.
+macro_rules! calls {
+    () => {
+        /// A request of either side with the responder that answers it ([`ClientCall`],
+        /// [`AgentCall`]), as [`InboundRequest::into_call`](crate::InboundRequest::into_call) gives it.
+        #[derive(Debug)]
+        #[non_exhaustive]
+        pub enum Call {
+            /// Sent by the client.
+            Client(ClientCall),
+            /// Sent by the agent.
+            Agent(AgentCall),
+        }
+
+        impl Call {
+            /// The handle of the inbound request.
+            pub fn id(&self) -> crate::InboundId {
+                match self {
+                    Call::Client(call) => call.id(),
+                    Call::Agent(call) => call.id(),
+                }
+            }
+
+            /// The method name on the wire.
+            pub fn wire(&self) -> &str {
+                match self {
+                    Call::Client(call) => call.wire(),
+                    Call::Agent(call) => call.wire(),
+                }
+            }
+        }
+
+        impl Request {
+            /// This request with the responder of the inbound request `id` (the machine's only).
+            pub(crate) fn into_call(self, id: crate::InboundId) -> Call {
+                match self {
+                    Request::Client(request) => Call::Client(request.into_call(id)),
+                    Request::Agent(request) => Call::Agent(request.into_call(id)),
+                }
+            }
+        }
+
+        crate::sided::sided!(Call, ClientCall, AgentCall, "request");
+    };
+}
+
+pub(crate) use calls;

@@ -184,7 +184,8 @@ mod enabled {
             P::Notification: Traced,
         {
             match event {
-                Event::Request { id, request } => {
+                Event::Request(inbound) => {
+                    let (id, request) = (inbound.id(), inbound.request());
                     if self.payloads {
                         let params = payload(request.to_json().as_bytes());
                         debug!(target: "acp", %id, method = request.wire(), %params, "dispatch request");

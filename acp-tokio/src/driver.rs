@@ -42,7 +42,8 @@ use std::time::Duration;
 use acp_proto::role::{self, Role};
 use acp_proto::types::SessionId;
 use acp_proto::{
-    Config, Connection, Event, InboundId, Instant, OutboundId, Outcome, Refused, RpcError, SendError, TurnStamp,
+    Answer, Config, Connection, Event, InboundId, InboundRequest, Instant, OutboundId, Outcome, Refused, SendError,
+    TurnStamp,
 };
 use tokio::sync::{mpsc, oneshot};
 
@@ -70,7 +71,7 @@ pub(crate) trait Handlers<P: Version, R: Role>: Unpin + 'static {
     fn spawn_request<Rt: Runtime>(
         &self,
         rt: &Rt,
-        request: P::Request,
+        request: InboundRequest<P>,
         cx: HandlerContext<P, R>,
         done: Done<P, R>,
         gate: Option<oneshot::Receiver<()>>,
@@ -118,7 +119,7 @@ pub(crate) enum Held<P: Version, R: Role> {
     Notify(Box<R::Notification<P>>, oneshot::Sender<Result<(), Error>>),
     /// A finished handler's answer: it waits, in order behind the handler's earlier sends,
     /// until the peer has read enough (the core itself never refuses an answer).
-    Complete(InboundId, Box<Result<R::Response<P>, RpcError>>),
+    Complete(Box<Answer<R, P>>),
 }
 
 /// A client's driver.
@@ -355,9 +356,9 @@ impl<P: Version, R: Role, Rt: Runtime, H: Handlers<P, R>, Rd: ReadBytes, Wr: Wri
 
     fn apply(&mut self, command: Command<P, R>, now: Instant) {
         match command {
-            Command::Complete { id, result } => {
-                self.inbound.remove(&id);
-                self.send_or_hold(now, Held::Complete(id, result));
+            Command::Complete(answer) => {
+                self.inbound.remove(&answer.id());
+                self.send_or_hold(now, Held::Complete(answer));
             }
             Command::Request(request) => {
                 let deadline = request.timeout.map(|t| now + t);
@@ -373,10 +374,11 @@ impl<P: Version, R: Role, Rt: Runtime, H: Handlers<P, R>, Rd: ReadBytes, Wr: Wri
         }
     }
 
-    fn respond(&mut self, now: Instant, id: InboundId, result: Result<R::Response<P>, RpcError>) {
-        // A result that does not fit its request is answered by the core itself (an internal
-        // error, or `cancelled` for a permission option never offered); the mistake is traced.
-        if let Err(error) = self.conn.respond(now, id, result) {
+    fn respond(&mut self, now: Instant, answer: Answer<R, P>) {
+        // A permission option never offered is answered `cancelled` by the core itself; the
+        // mistake is traced.
+        let id = answer.id();
+        if let Err(error) = self.conn.respond(now, answer) {
             self.tracer.respond_refused(id, &error);
         }
     }
@@ -414,11 +416,11 @@ impl<P: Version, R: Role, Rt: Runtime, H: Handlers<P, R>, Rd: ReadBytes, Wr: Wri
     /// exceeds its bound by at most one frame.
     fn try_send(&mut self, now: Instant, send: Held<P, R>) -> Option<Held<P, R>> {
         match send {
-            Held::Complete(id, result) => {
+            Held::Complete(answer) => {
                 if !self.admits_sends() {
-                    return Some(Held::Complete(id, result));
+                    return Some(Held::Complete(answer));
                 }
-                self.respond(now, id, *result);
+                self.respond(now, *answer);
             }
             Held::Notify(notification, ack) => match self.conn.send_notification(now, *notification) {
                 Err(Refused { error: SendError::Backpressure { .. }, message }) => {
@@ -577,8 +579,9 @@ impl<P: Version, R: Role, Rt: Runtime, H: Handlers<P, R>, Rd: ReadBytes, Wr: Wri
         // cap it, and nothing may keep the driver from finishing.
         let force = self.conn.is_closed();
         match event {
-            Event::Request { id, request } => {
-                let gate = self.turn_gate(&request, cx);
+            Event::Request(request) => {
+                let gate = self.turn_gate(request.request(), cx);
+                let id = request.id();
                 let cancel = CancellationToken::new();
                 self.inbound.insert(id, cancel.clone());
                 let done = Done::new(id, &self.handle);

@@ -12,7 +12,7 @@ use std::time::Duration;
 use acp_proto::protocol::V1;
 use acp_proto::role::{self, Role};
 use acp_proto::types::SessionId;
-use acp_proto::{CloseReason, InboundId, Negotiated, Outcome, RpcError, Stats, TypedRequest};
+use acp_proto::{Answer, CloseReason, InboundId, Negotiated, Outcome, RpcError, Stats, TypedRequest};
 use serde_json::Value;
 use tokio::sync::{mpsc, oneshot};
 
@@ -24,7 +24,7 @@ use crate::version::{TurnItem, Version};
 pub(crate) enum Command<P: Version, R: Role> {
     /// A handler finished: answer the inbound request. Boxed: a `Response` is large, and every
     /// command (one per streamed update) is as large as the largest variant.
-    Complete { id: InboundId, result: Box<Result<R::Response<P>, RpcError>> },
+    Complete(Box<Answer<R, P>>),
     /// Send a request; `reply` gets its outcome.
     Request(Box<RequestCommand<P, R>>),
     /// Send a notification; `ack` is answered once the core has queued it (or refused it).
@@ -248,9 +248,15 @@ impl<P: Version, R: Role> Done<P, R> {
         Done { id, tx: Some(handle.tx.clone()) }
     }
 
-    pub(crate) fn complete(mut self, result: Result<R::Response<P>, RpcError>) {
+    /// The request's handle (what a panic's `-32603` answers).
+    pub(crate) fn id(&self) -> InboundId {
+        self.id
+    }
+
+    pub(crate) fn complete(mut self, answer: Answer<R, P>) {
+        debug_assert_eq!(answer.id(), self.id, "a handler answers its own request");
         if let Some(tx) = self.tx.take() {
-            let _ = tx.send(Command::Complete { id: self.id, result: Box::new(result) });
+            let _ = tx.send(Command::Complete(Box::new(answer)));
         }
     }
 }
@@ -259,7 +265,7 @@ impl<P: Version, R: Role> Drop for Done<P, R> {
     fn drop(&mut self) {
         if let Some(tx) = self.tx.take() {
             let error = RpcError::internal_error("the handler was dropped before it completed");
-            let _ = tx.send(Command::Complete { id: self.id, result: Box::new(Err(error)) });
+            let _ = tx.send(Command::Complete(Box::new(Answer::error(self.id, error))));
         }
     }
 }
@@ -272,17 +278,17 @@ impl<P: Version, R: Role> Drop for Done<P, R> {
 pub(crate) async fn run_handler<P: Version, R: Role>(
     done: Done<P, R>,
     gate: Option<oneshot::Receiver<()>>,
-    handler: impl Future<Output = Result<R::Response<P>, RpcError>>,
+    handler: impl Future<Output = Answer<R, P>>,
 ) {
     if let Some(gate) = gate {
         // Err: the turn was dropped unread, so there is nothing to stay behind.
         let _ = gate.await;
     }
-    let result = match catch_unwind(handler).await {
-        Ok(result) => result,
-        Err(panic) => Err(acp_runtime::handler_panicked(&*panic)),
+    let answer = match catch_unwind(handler).await {
+        Ok(answer) => answer,
+        Err(panic) => Answer::error(done.id(), acp_runtime::handler_panicked(&*panic)),
     };
-    done.complete(result);
+    done.complete(answer);
 }
 
 /// Polls `future`, turning a panic into an `Err`.

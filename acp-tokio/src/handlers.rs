@@ -11,6 +11,7 @@ use std::future::Future;
 use std::rc::Rc;
 use std::sync::Arc;
 
+use acp_proto::InboundRequest;
 use acp_proto::role::Role;
 use tokio::sync::oneshot;
 
@@ -30,7 +31,7 @@ pub(crate) trait Dispatch<P: Version, R: Role>: Send + Sync + 'static {
     /// its panic, as `-32603`) through `done`.
     fn handle(
         &self,
-        request: P::Request,
+        request: InboundRequest<P>,
         cx: HandlerContext<P, R>,
         done: Done<P, R>,
         gate: Gate,
@@ -46,7 +47,7 @@ pub(crate) trait LocalDispatch<P: Version, R: Role>: 'static {
     /// See [`Dispatch::handle`].
     fn handle(
         &self,
-        request: P::Request,
+        request: InboundRequest<P>,
         cx: HandlerContext<P, R>,
         done: Done<P, R>,
         gate: Gate,
@@ -71,7 +72,7 @@ impl<P: Version, R: Role, H: Dispatch<P, R>> Handlers<P, R> for SendHandlers<H> 
     fn spawn_request<Rt: Runtime>(
         &self,
         rt: &Rt,
-        request: P::Request,
+        request: InboundRequest<P>,
         cx: HandlerContext<P, R>,
         done: Done<P, R>,
         gate: Gate,
@@ -116,7 +117,7 @@ impl<P: Version, R: Role, H: LocalDispatch<P, R>> Handlers<P, R> for LocalHandle
     fn spawn_request<Rt: Runtime>(
         &self,
         rt: &Rt,
-        request: P::Request,
+        request: InboundRequest<P>,
         cx: HandlerContext<P, R>,
         done: Done<P, R>,
         gate: Gate,

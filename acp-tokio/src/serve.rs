@@ -220,12 +220,13 @@ mod accept {
         fn spawn_request<Rt: Runtime>(
             &self,
             _: &Rt,
-            request: acp_proto::Request,
+            request: acp_proto::InboundRequest,
             _: HandlerContext<V1, role::Agent>,
             done: Done<V1, role::Agent>,
             _: Option<oneshot::Receiver<()>>,
         ) {
-            done.complete(Err(Acceptor::refusal(&request, &[ProtocolVersion::V2])));
+            let refusal = Acceptor::refusal(request.request(), &[ProtocolVersion::V2]);
+            done.complete(acp_proto::Answer::error(request.id(), refusal));
         }
 
         fn spawn_notifications<Rt: Runtime>(&self, _: &Rt, _: QueueReceiver<Inbound<V1>>) {}

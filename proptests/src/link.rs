@@ -118,7 +118,10 @@ pub enum Outcome {
 macro_rules! convert_event {
     ($event:expr, $request:ident, $notification:ident, $result:ident) => {
         match $event {
-            acp_proto::Event::Request { id, request } => Event::$request { id, request },
+            acp_proto::Event::Request(request) => {
+                let (id, request) = request.into_parts();
+                Event::$request { id, request }
+            }
             acp_proto::Event::Notification { notification, turn } => Event::$notification { notification, turn },
             acp_proto::Event::Cancelled { id, reason } => Event::Cancelled { id, reason },
             acp_proto::Event::Outcome { id, outcome } => Event::Outcome {
@@ -394,8 +397,8 @@ impl Link {
         result: Result<P::Response, RpcError>,
     ) -> Result<Completion, RespondError> {
         match P::connection(self) {
-            Some(Sided::Agent(c)) => c.respond(now, id, result.map(|r| own(P::agent_response(r)))),
-            Some(Sided::Client(c)) => c.respond(now, id, result.map(|r| own(P::client_response(r)))),
+            Some(Sided::Agent(c)) => c.respond_unchecked(now, id, result.map(|r| own(P::agent_response(r)))),
+            Some(Sided::Client(c)) => c.respond_unchecked(now, id, result.map(|r| own(P::client_response(r)))),
             None => Err(RespondError::MismatchedResponse { expected: None, got: None }),
         }
     }
@@ -408,7 +411,7 @@ impl Link {
         answer: PermissionAnswer,
     ) -> Result<Completion, RespondError> {
         match self {
-            Link::ClientV1(c) => c.answer_permission(now, id, answer),
+            Link::ClientV1(c) => c.respond_unchecked(now, id, Ok(answer.into_response().into())),
             _ => Err(RespondError::MismatchedResponse { expected: None, got: None }),
         }
     }

@@ -9,7 +9,7 @@
 use acp_proto::gate::{CapabilitySnapshot, GateDecision, check_method};
 use acp_proto::methods::{Kind, METHODS};
 use acp_proto::role::Agent;
-use acp_proto::{Config, Connection, Event, Instant, Notification, Request, Response, Side};
+use acp_proto::{Answer, Call, ClientCall, Config, Connection, Event, Instant, Notification, Request, Response, Side};
 use proptest::prelude::*;
 use proptests::schema_gen::{Rng, Schema};
 use serde_json::value::RawValue;
@@ -50,9 +50,10 @@ fn ready_agent() -> Connection<Agent> {
     let init = json!({"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{"fs":{"readTextFile":true}}}});
     let line = format!("{init}\n");
     assert_eq!(conn.handle_input(Instant::ZERO, line.as_bytes()), line.len());
-    let Some(Event::Request { id, .. }) = conn.poll_event() else { panic!("initialize dispatched") };
+    let Some(Event::Request(request)) = conn.poll_event() else { panic!("initialize dispatched") };
+    let Call::Client(ClientCall::Initialize(_, responder)) = request.into_call() else { panic!("initialize") };
     let r = acp_proto::types::InitializeResponse::new(acp_proto::types::ProtocolVersion::V1);
-    conn.respond(Instant::ZERO, id, Ok(r.into())).unwrap();
+    conn.respond(Instant::ZERO, responder.answer(Ok(r))).unwrap();
     while conn.poll_event().is_some() {}
     let _ = conn.poll_transmit(&mut Vec::new());
     conn
@@ -72,8 +73,8 @@ fn run_chunked(input: &[u8], cuts: &[usize]) -> (Vec<String>, Vec<u8>) {
     let (mut events, mut requests, mut out) = (Vec::new(), Vec::new(), Vec::new());
     let mut take = |conn: &mut Connection<Agent>, events: &mut Vec<String>| {
         while let Some(event) = conn.poll_event() {
-            if let Event::Request { id, .. } = &event {
-                requests.push(*id);
+            if let Event::Request(request) = &event {
+                requests.push(request.id());
             }
             events.push(format!("{event:?}"));
         }
@@ -90,7 +91,7 @@ fn run_chunked(input: &[u8], cuts: &[usize]) -> (Vec<String>, Vec<u8>) {
     conn.handle_eof(Instant::ZERO);
     take(&mut conn, &mut events);
     for id in requests {
-        let _ = conn.respond(Instant::ZERO, id, Err(acp_proto::RpcError::request_cancelled()));
+        let _ = conn.respond(Instant::ZERO, Answer::error(id, acp_proto::RpcError::request_cancelled()));
     }
     events.extend(std::iter::from_fn(|| conn.poll_event()).map(|e| format!("{e:?}")));
     let _ = conn.poll_transmit(&mut out);

@@ -7,7 +7,7 @@
 
 use acp_proto::ext::ExtResponse;
 use acp_proto::types as v1;
-use acp_proto::{AgentResponse, ClientNotification, ClientRequest, Notification, Request, RpcError};
+use acp_proto::{Answer, Call, ClientCall, ClientNotification, Notification, RpcError, V1, role};
 use serde_json::Value;
 
 use crate::agent::RequestContext;
@@ -616,53 +616,55 @@ pub(crate) fn dispatch_notification<H: Agent>(agent: &H, notification: Notificat
     }
 }
 
-/// Calls the handler method for `request`.
-pub(crate) fn dispatch<H: Agent>(handler: &H, request: Request, cx: RequestContext) -> Result<AgentResponse, RpcError> {
-    let request = match request {
-        Request::Client(request) => request,
-        other => return Err(RpcError::method_not_found(other.wire())),
+/// Calls the handler method for `call`; its responder makes the answer.
+pub(crate) fn dispatch<H: Agent>(handler: &H, call: Call, cx: RequestContext) -> Answer<role::Agent, V1> {
+    let call = match call {
+        Call::Client(call) => call,
+        other => return Answer::error(other.id(), RpcError::method_not_found(other.wire())),
     };
-    Ok(match request {
-        ClientRequest::Initialize(r) => handler.initialize(*r, &cx)?.into(),
-        ClientRequest::Authenticate(r) => handler.authenticate(r, &cx)?.into(),
-        ClientRequest::NewSession(r) => handler.new_session(r, &cx)?.into(),
-        ClientRequest::LoadSession(r) => handler.load_session(r, &cx)?.into(),
-        ClientRequest::SetSessionMode(r) => handler.set_session_mode(r, &cx)?.into(),
-        ClientRequest::SetSessionConfigOption(r) => handler.set_session_config_option(r, &cx)?.into(),
-        ClientRequest::Prompt(r) => {
+    match call {
+        ClientCall::Initialize(r, responder) => responder.answer(handler.initialize(*r, &cx)),
+        ClientCall::Authenticate(r, responder) => responder.answer(handler.authenticate(r, &cx)),
+        ClientCall::NewSession(r, responder) => responder.answer(handler.new_session(r, &cx)),
+        ClientCall::LoadSession(r, responder) => responder.answer(handler.load_session(r, &cx)),
+        ClientCall::SetSessionMode(r, responder) => responder.answer(handler.set_session_mode(r, &cx)),
+        ClientCall::SetSessionConfigOption(r, responder) => responder.answer(handler.set_session_config_option(r, &cx)),
+        ClientCall::Prompt(r, responder) => {
             let cx = crate::agent::PromptContext::new(cx, r.session_id.clone());
-            handler.prompt(r, &cx)?.into()
+            responder.answer(handler.prompt(r, &cx))
         }
-        ClientRequest::ListSessions(r) => handler.list_sessions(r, &cx)?.into(),
-        ClientRequest::DeleteSession(r) => handler.delete_session(r, &cx)?.into(),
-        ClientRequest::ResumeSession(r) => handler.resume_session(r, &cx)?.into(),
-        ClientRequest::CloseSession(r) => handler.close_session(r, &cx)?.into(),
-        ClientRequest::Logout(r) => handler.logout(r, &cx)?.into(),
+        ClientCall::ListSessions(r, responder) => responder.answer(handler.list_sessions(r, &cx)),
+        ClientCall::DeleteSession(r, responder) => responder.answer(handler.delete_session(r, &cx)),
+        ClientCall::ResumeSession(r, responder) => responder.answer(handler.resume_session(r, &cx)),
+        ClientCall::CloseSession(r, responder) => responder.answer(handler.close_session(r, &cx)),
+        ClientCall::Logout(r, responder) => responder.answer(handler.logout(r, &cx)),
         #[cfg(feature = "unstable_auth_status")]
-        ClientRequest::AuthStatus(r) => handler.auth_status(r, &cx)?.into(),
+        ClientCall::AuthStatus(r, responder) => responder.answer(handler.auth_status(r, &cx)),
         #[cfg(feature = "unstable_llm_providers")]
-        ClientRequest::ListProviders(r) => handler.list_providers(r, &cx)?.into(),
+        ClientCall::ListProviders(r, responder) => responder.answer(handler.list_providers(r, &cx)),
         #[cfg(feature = "unstable_llm_providers")]
-        ClientRequest::SetProvider(r) => handler.set_provider(r, &cx)?.into(),
+        ClientCall::SetProvider(r, responder) => responder.answer(handler.set_provider(r, &cx)),
         #[cfg(feature = "unstable_llm_providers")]
-        ClientRequest::DisableProvider(r) => handler.disable_provider(r, &cx)?.into(),
+        ClientCall::DisableProvider(r, responder) => responder.answer(handler.disable_provider(r, &cx)),
         #[cfg(feature = "unstable_session_options")]
-        ClientRequest::SessionOptions(r) => handler.session_options(r, &cx)?.into(),
+        ClientCall::SessionOptions(r, responder) => responder.answer(handler.session_options(r, &cx)),
         #[cfg(feature = "unstable_session_set_title")]
-        ClientRequest::SetSessionTitle(r) => handler.set_session_title(r, &cx)?.into(),
+        ClientCall::SetSessionTitle(r, responder) => responder.answer(handler.set_session_title(r, &cx)),
         #[cfg(feature = "unstable_session_status")]
-        ClientRequest::SessionStatus(r) => handler.session_status(r, &cx)?.into(),
+        ClientCall::SessionStatus(r, responder) => responder.answer(handler.session_status(r, &cx)),
         #[cfg(feature = "unstable_session_archive")]
-        ClientRequest::ArchiveSession(r) => handler.archive_session(r, &cx)?.into(),
+        ClientCall::ArchiveSession(r, responder) => responder.answer(handler.archive_session(r, &cx)),
         #[cfg(feature = "unstable_session_archive")]
-        ClientRequest::UnarchiveSession(r) => handler.unarchive_session(r, &cx)?.into(),
+        ClientCall::UnarchiveSession(r, responder) => responder.answer(handler.unarchive_session(r, &cx)),
         #[cfg(feature = "unstable_session_fork")]
-        ClientRequest::ForkSession(r) => handler.fork_session(r, &cx)?.into(),
+        ClientCall::ForkSession(r, responder) => responder.answer(handler.fork_session(r, &cx)),
         #[cfg(feature = "unstable_proxy_chains")]
-        ClientRequest::InitializeProxy(r) => handler.initialize_proxy(*r, &cx)?.into(),
+        ClientCall::InitializeProxy(r, responder) => responder.answer(handler.initialize_proxy(*r, &cx)),
         #[cfg(feature = "unstable_proxy_chains")]
-        ClientRequest::ProxySuccessor(r) => handler.proxy_successor(r, &cx)?.into(),
-        ClientRequest::Ext(e) => AgentResponse::Ext(ExtResponse(handler.ext_method(&e.method, e.params, &cx)?)),
-        other => return Err(RpcError::method_not_found(other.wire())),
-    })
+        ClientCall::ProxySuccessor(r, responder) => responder.answer(handler.proxy_successor(r, &cx)),
+        ClientCall::Ext(e, responder) => {
+            responder.answer(handler.ext_method(&e.method, e.params, &cx).map(ExtResponse))
+        }
+        other => Answer::error(other.id(), RpcError::method_not_found(other.wire())),
+    }
 }

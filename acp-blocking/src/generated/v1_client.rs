@@ -8,7 +8,7 @@
 
 use acp_proto::ext::ExtResponse;
 use acp_proto::types as v1;
-use acp_proto::{AgentNotification, AgentRequest, ClientResponse, Notification, Request, RpcError};
+use acp_proto::{AgentCall, AgentNotification, Answer, Call, Notification, RpcError, V1, role};
 use serde_json::Value;
 
 use crate::client::{ClientContext, Requester};
@@ -353,33 +353,29 @@ pub(crate) fn dispatch_notification<H: Client>(client: &H, notification: Notific
     }
 }
 
-/// Calls the handler method for `request`.
-pub(crate) fn dispatch<H: Client>(
-    handler: &H,
-    request: Request,
-    cx: ClientContext,
-) -> Result<ClientResponse, RpcError> {
-    let request = match request {
-        Request::Agent(request) => request,
-        other => return Err(RpcError::method_not_found(other.wire())),
+/// Calls the handler method for `call`; its responder makes the answer.
+pub(crate) fn dispatch<H: Client>(handler: &H, call: Call, cx: ClientContext) -> Answer<role::Client, V1> {
+    let call = match call {
+        Call::Agent(call) => call,
+        other => return Answer::error(other.id(), RpcError::method_not_found(other.wire())),
     };
-    Ok(match request {
-        AgentRequest::RequestPermission(r) => handler.request_permission(r, &cx)?.into(),
-        AgentRequest::WriteTextFile(r) => handler.write_text_file(r, &cx)?.into(),
-        AgentRequest::ReadTextFile(r) => handler.read_text_file(r, &cx)?.into(),
-        AgentRequest::CreateTerminal(r) => handler.create_terminal(r, &cx)?.into(),
-        AgentRequest::TerminalOutput(r) => handler.terminal_output(r, &cx)?.into(),
-        AgentRequest::ReleaseTerminal(r) => handler.release_terminal(r, &cx)?.into(),
-        AgentRequest::WaitForTerminalExit(r) => handler.wait_for_terminal_exit(r, &cx)?.into(),
-        AgentRequest::KillTerminal(r) => handler.kill_terminal(r, &cx)?.into(),
-        AgentRequest::CreateElicitation(r) => handler.create_elicitation(r, &cx)?.into(),
+    match call {
+        AgentCall::RequestPermission(r, responder) => responder.answer(handler.request_permission(r, &cx)),
+        AgentCall::WriteTextFile(r, responder) => responder.answer(handler.write_text_file(r, &cx)),
+        AgentCall::ReadTextFile(r, responder) => responder.answer(handler.read_text_file(r, &cx)),
+        AgentCall::CreateTerminal(r, responder) => responder.answer(handler.create_terminal(r, &cx)),
+        AgentCall::TerminalOutput(r, responder) => responder.answer(handler.terminal_output(r, &cx)),
+        AgentCall::ReleaseTerminal(r, responder) => responder.answer(handler.release_terminal(r, &cx)),
+        AgentCall::WaitForTerminalExit(r, responder) => responder.answer(handler.wait_for_terminal_exit(r, &cx)),
+        AgentCall::KillTerminal(r, responder) => responder.answer(handler.kill_terminal(r, &cx)),
+        AgentCall::CreateElicitation(r, responder) => responder.answer(handler.create_elicitation(r, &cx)),
         #[cfg(feature = "unstable_mcp_over_acp")]
-        AgentRequest::McpMessage(r) => handler.mcp_message(r, &cx)?.into(),
+        AgentCall::McpMessage(r, responder) => responder.answer(handler.mcp_message(r, &cx)),
         #[cfg(feature = "unstable_proxy_chains")]
-        AgentRequest::ProxySuccessorForward(r) => handler.proxy_successor(r, &cx)?.into(),
-        AgentRequest::Ext(e) => ClientResponse::Ext(ExtResponse(handler.ext_method(&e.method, e.params, &cx)?)),
-        other => return Err(RpcError::method_not_found(other.wire())),
-    })
+        AgentCall::ProxySuccessorForward(r, responder) => responder.answer(handler.proxy_successor(r, &cx)),
+        AgentCall::Ext(e, responder) => responder.answer(handler.ext_method(&e.method, e.params, &cx).map(ExtResponse)),
+        other => Answer::error(other.id(), RpcError::method_not_found(other.wire())),
+    }
 }
 
 impl Requester {

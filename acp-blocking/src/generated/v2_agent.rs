@@ -6,8 +6,8 @@
 //! and `client_notifications`, and the typed calls of [`AgentContext`], from its
 //! `agent_requests` (re-exported by `crate::v2`).
 
-use acp_proto::RpcError;
-use acp_proto::v2::{self, CancelSessionNotification, ClientNotification, ClientRequest, Notification};
+use acp_proto::v2::{self, CancelSessionNotification, ClientNotification, Notification};
+use acp_proto::{Answer, RpcError, V2, role};
 
 use crate::error::Error;
 use crate::v2::AgentContext;
@@ -293,32 +293,36 @@ pub(crate) fn dispatch_notification<H: Agent>(agent: &H, notification: Notificat
     }
 }
 
-/// Calls the handler method for `request`.
-pub(crate) fn dispatch_agent<H: Agent>(
-    handler: &H,
-    request: v2::Request,
-    cx: &AgentContext,
-) -> Result<v2::AgentResponse, RpcError> {
-    match request {
-        v2::Request::Client(ClientRequest::Initialize(r)) => Ok(handler.initialize(*r, cx)?.into()),
-        v2::Request::Client(ClientRequest::Login(r)) => Ok(handler.login(r, cx)?.into()),
-        v2::Request::Client(ClientRequest::Logout(r)) => Ok(handler.logout(r, cx)?.into()),
-        v2::Request::Client(ClientRequest::NewSession(r)) => Ok(handler.new_session(r, cx)?.into()),
-        v2::Request::Client(ClientRequest::SetSessionConfigOption(r)) => {
-            Ok(handler.set_session_config_option(r, cx)?.into())
+/// Calls the handler method for `call`; its responder makes the answer.
+pub(crate) fn dispatch_agent<H: Agent>(handler: &H, call: v2::Call, cx: &AgentContext) -> Answer<role::Agent, V2> {
+    match call {
+        v2::Call::Client(v2::ClientCall::Initialize(r, responder)) => responder.answer(handler.initialize(*r, cx)),
+        v2::Call::Client(v2::ClientCall::Login(r, responder)) => responder.answer(handler.login(r, cx)),
+        v2::Call::Client(v2::ClientCall::Logout(r, responder)) => responder.answer(handler.logout(r, cx)),
+        v2::Call::Client(v2::ClientCall::NewSession(r, responder)) => responder.answer(handler.new_session(r, cx)),
+        v2::Call::Client(v2::ClientCall::SetSessionConfigOption(r, responder)) => {
+            responder.answer(handler.set_session_config_option(r, cx))
         }
-        v2::Request::Client(ClientRequest::Prompt(r)) => Ok(handler.prompt(r, cx)?.into()),
-        v2::Request::Client(ClientRequest::ListSessions(r)) => Ok(handler.list_sessions(r, cx)?.into()),
-        v2::Request::Client(ClientRequest::DeleteSession(r)) => Ok(handler.delete_session(r, cx)?.into()),
-        v2::Request::Client(ClientRequest::ResumeSession(r)) => Ok(handler.resume_session(r, cx)?.into()),
-        v2::Request::Client(ClientRequest::CloseSession(r)) => Ok(handler.close_session(r, cx)?.into()),
-        v2::Request::Client(ClientRequest::CancelToolCall(r)) => Ok(handler.cancel_tool_call(r, cx)?.into()),
-        v2::Request::Client(ClientRequest::CancelTerminal(r)) => Ok(handler.cancel_terminal(r, cx)?.into()),
-        v2::Request::Client(ClientRequest::Other { method, value }) => {
-            let value = handler.ext_method(&method, value, cx)?;
-            Ok(v2::AgentResponse::Other { method, value })
+        v2::Call::Client(v2::ClientCall::Prompt(r, responder)) => responder.answer(handler.prompt(r, cx)),
+        v2::Call::Client(v2::ClientCall::ListSessions(r, responder)) => responder.answer(handler.list_sessions(r, cx)),
+        v2::Call::Client(v2::ClientCall::DeleteSession(r, responder)) => {
+            responder.answer(handler.delete_session(r, cx))
         }
-        other => Err(RpcError::method_not_found(other.wire())),
+        v2::Call::Client(v2::ClientCall::ResumeSession(r, responder)) => {
+            responder.answer(handler.resume_session(r, cx))
+        }
+        v2::Call::Client(v2::ClientCall::CloseSession(r, responder)) => responder.answer(handler.close_session(r, cx)),
+        v2::Call::Client(v2::ClientCall::CancelToolCall(r, responder)) => {
+            responder.answer(handler.cancel_tool_call(r, cx))
+        }
+        v2::Call::Client(v2::ClientCall::CancelTerminal(r, responder)) => {
+            responder.answer(handler.cancel_terminal(r, cx))
+        }
+        v2::Call::Client(v2::ClientCall::Other { method, value, responder }) => {
+            let value = handler.ext_method(&method, value, cx);
+            responder.answer(value.map(|value| v2::OtherResult { method, value }))
+        }
+        other => Answer::error(other.id(), RpcError::method_not_found(other.wire())),
     }
 }
 

@@ -6,8 +6,8 @@
 //! and `agent_notifications`, and the typed calls of [`ClientConnection`], from its
 //! `client_requests` (re-exported by `crate::v2`).
 
-use acp_proto::RpcError;
-use acp_proto::v2::{self, AgentNotification, AgentRequest, Notification};
+use acp_proto::v2::{self, AgentNotification, Notification};
+use acp_proto::{Answer, RpcError, V2, role};
 
 use crate::client::ClientContext;
 use crate::error::Error;
@@ -130,20 +130,20 @@ pub(crate) fn dispatch_notification<H: Client>(client: &H, notification: Notific
     }
 }
 
-/// Calls the handler method for `request`.
-pub(crate) fn dispatch_client<H: Client>(
-    handler: &H,
-    request: v2::Request,
-    cx: &ClientContext,
-) -> Result<v2::ClientResponse, RpcError> {
-    match request {
-        v2::Request::Agent(AgentRequest::RequestPermission(r)) => Ok(handler.request_permission(r, cx)?.into()),
-        v2::Request::Agent(AgentRequest::CreateElicitation(r)) => Ok(handler.create_elicitation(r, cx)?.into()),
-        v2::Request::Agent(AgentRequest::Other { method, value }) => {
-            let value = handler.ext_method(&method, value, cx)?;
-            Ok(v2::ClientResponse::Other { method, value })
+/// Calls the handler method for `call`; its responder makes the answer.
+pub(crate) fn dispatch_client<H: Client>(handler: &H, call: v2::Call, cx: &ClientContext) -> Answer<role::Client, V2> {
+    match call {
+        v2::Call::Agent(v2::AgentCall::RequestPermission(r, responder)) => {
+            responder.answer(handler.request_permission(r, cx))
         }
-        other => Err(RpcError::method_not_found(other.wire())),
+        v2::Call::Agent(v2::AgentCall::CreateElicitation(r, responder)) => {
+            responder.answer(handler.create_elicitation(r, cx))
+        }
+        v2::Call::Agent(v2::AgentCall::Other { method, value, responder }) => {
+            let value = handler.ext_method(&method, value, cx);
+            responder.answer(value.map(|value| v2::OtherResult { method, value }))
+        }
+        other => Answer::error(other.id(), RpcError::method_not_found(other.wire())),
     }
 }
 

@@ -9,7 +9,7 @@ use std::time::Duration;
 use acp_proto::role;
 use acp_proto::types::SessionId;
 use acp_proto::v2;
-use acp_proto::{InboundId, Negotiated, V2};
+use acp_proto::{InboundId, InboundRequest, Negotiated, V2};
 
 use super::Signal;
 use super::negotiate::{self, V1Refused};
@@ -108,11 +108,12 @@ impl std::fmt::Debug for AgentContext {
 struct AgentService<A>(A);
 
 impl<A: Agent> Service<V2, role::Agent> for AgentService<A> {
-    fn request(&self, link: &Link<V2, role::Agent>, id: InboundId, cancel: &CancelToken, request: v2::Request) {
+    fn request(&self, link: &Link<V2, role::Agent>, cancel: &CancelToken, request: InboundRequest<V2>) {
+        let id = request.id();
         let answered = Arc::new(Signal::default());
         let cx =
             AgentContext { link: link.clone(), id, cancel: cancel.clone(), answered: answered.clone(), timeout: None };
-        link.answer(id, || dispatch_agent(&self.0, request, &cx));
+        link.answer(id, || dispatch_agent(&self.0, request.into_call(), &cx));
         answered.set();
     }
 

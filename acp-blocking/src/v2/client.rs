@@ -8,7 +8,7 @@ use std::time::Duration;
 use acp_proto::role;
 use acp_proto::types::SessionId;
 use acp_proto::v2::{self, CancelSessionNotification, ClientNotification};
-use acp_proto::{CloseReason, InboundId, Negotiated, TurnEndReason, TurnStamp, V2};
+use acp_proto::{CloseReason, InboundRequest, Negotiated, TurnEndReason, TurnStamp, V2};
 
 use super::turn::{PromptTurn, Turns};
 use crate::client::{ClientContext, ClientOptions, Open, Running};
@@ -36,9 +36,10 @@ impl<C> Drop for ClientService<C> {
 }
 
 impl<C: Client> Service<V2, role::Client> for ClientService<C> {
-    fn request(&self, link: &Link<V2, role::Client>, id: InboundId, cancel: &CancelToken, request: v2::Request) {
+    fn request(&self, link: &Link<V2, role::Client>, cancel: &CancelToken, request: InboundRequest<V2>) {
+        let id = request.id();
         let cx = ClientContext::new(id, cancel.clone());
-        link.answer(id, || dispatch_client(&self.client, request, &cx));
+        link.answer(id, || dispatch_client(&self.client, request.into_call(), &cx));
     }
 
     fn notification(&self, _: &Link<V2, role::Client>, notification: v2::Notification) {

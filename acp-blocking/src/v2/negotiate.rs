@@ -10,7 +10,7 @@ use std::time::Instant as StdInstant;
 
 use acp_proto::role;
 use acp_proto::types::ProtocolVersion;
-use acp_proto::{Accepted, Acceptor, Config, InboundId, Instant, Notification, Request, V1, V2};
+use acp_proto::{Accepted, Acceptor, Answer, Config, InboundRequest, Instant, Notification, V1, V2};
 
 use crate::agent::{AgentOptions, driver_options, run};
 use crate::driver::{Link, READ_CHUNK, Service, Start};
@@ -24,8 +24,9 @@ use crate::transport::Io;
 pub(crate) struct V1Refused;
 
 impl Service<V1, role::Agent> for V1Refused {
-    fn request(&self, link: &Link<V1, role::Agent>, id: InboundId, _: &CancelToken, request: Request) {
-        link.answer(id, || Err(Acceptor::refusal(&request, &[ProtocolVersion::V2])));
+    fn request(&self, link: &Link<V1, role::Agent>, _: &CancelToken, request: InboundRequest) {
+        let id = request.id();
+        link.answer(id, || Answer::error(id, Acceptor::refusal(request.request(), &[ProtocolVersion::V2])));
     }
 
     fn notification(&self, _: &Link<V1, role::Agent>, _: Notification) {}

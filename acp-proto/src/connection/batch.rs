@@ -53,11 +53,12 @@
 //! # let init = br#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":2,"info":{"name":"c","version":"1"},"capabilities":{}}}"#;
 //! # let _ = agent.handle_input(Instant::ZERO, init);
 //! # let _ = agent.handle_input(Instant::ZERO, b"\n");
-//! # let Some(Event::Request { id, .. }) = agent.poll_event() else { panic!() };
+//! # let Some(Event::Request(request)) = agent.poll_event() else { panic!() };
+//! # let v2::Call::Client(v2::ClientCall::Initialize(_, responder)) = request.into_call() else { panic!() };
 //! # let result: v2::InitializeResponse = serde_json::from_str(
 //! #     r#"{"protocolVersion":2,"info":{"name":"a","version":"1"},"capabilities":{}}"#,
 //! # ).unwrap();
-//! # agent.respond(Instant::ZERO, id, Ok(result.into())).unwrap();
+//! # agent.respond(Instant::ZERO, responder.answer(Ok(result))).unwrap();
 //! # let _ = agent.poll_transmit(&mut Vec::new());
 //! # while agent.poll_event().is_some() {}
 //! // ... the v2 handshake is done. One line, two calls: an extension request and a method
@@ -65,11 +66,14 @@
 //! let batch = br#"[{"jsonrpc":"2.0","id":1,"method":"_x/echo","params":{}},{"jsonrpc":"2.0","id":2,"method":"nope"}]"#;
 //! let _ = agent.handle_input(Instant::ZERO, batch);
 //! let _ = agent.handle_input(Instant::ZERO, b"\n");
-//! let Some(Event::Request { id, .. }) = agent.poll_event() else { panic!("the extension request") };
+//! let Some(Event::Request(request)) = agent.poll_event() else { panic!("a request") };
+//! let v2::Call::Client(v2::ClientCall::Other { method, responder, .. }) = request.into_call() else {
+//!     panic!("the extension request")
+//! };
 //! let mut out = Vec::new();
 //! assert_eq!(agent.poll_transmit(&mut out), 0, "the refusal of id 2 waits for its sibling");
-//! let echo = v2::AgentResponse::Other { method: "_x/echo".into(), value: serde_json::json!({}) };
-//! agent.respond(Instant::ZERO, id, Ok(echo)).unwrap();
+//! let echo = v2::OtherResult { method, value: serde_json::json!({}) };
+//! agent.respond(Instant::ZERO, responder.answer(Ok(echo))).unwrap();
 //! let _ = agent.poll_transmit(&mut out);
 //! let answers: serde_json::Value = serde_json::from_slice(&out).unwrap();
 //! assert_eq!(answers[0]["error"]["code"], -32601);

@@ -507,7 +507,10 @@ impl<T: fmt::Debug> std::error::Error for Refused<T> {
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum RespondError {
-    /// The result is not the result type of the request's method.
+    /// The result is not the result type of the request's method: only through the
+    /// simulation's unchecked answers (`respond_unchecked`), as a typed answer cannot be one.
+    #[cfg(any(test, feature = "test-exports"))]
+    #[doc(hidden)]
     MismatchedResponse {
         /// The request's method, by its wire name (`None`: an extension, or a request of the
         /// other protocol version).
@@ -521,14 +524,47 @@ pub enum RespondError {
 
 impl fmt::Display for RespondError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let name = |m: &Option<&'static str>| m.unwrap_or("an extension method");
         match self {
-            RespondError::MismatchedResponse { expected, got } => {
-                write!(f, "a result of `{}` cannot answer `{}`", name(got), name(expected))
-            }
+            #[cfg(any(test, feature = "test-exports"))]
+            RespondError::MismatchedResponse { expected, got } => Mismatch { expected: *expected, got: *got }.fmt(f),
             RespondError::UnknownPermissionOption(o) => write!(f, "option `{o}` was not offered"),
         }
     }
 }
 
 impl std::error::Error for RespondError {}
+
+/// A result that does not answer the request it was given to (its method is another's, or it
+/// is the other side's or the other version's): what the machine reports when it sends `-32603`
+/// in its place. A typed answer ([`Responder`](super::Responder)) is never one; an answer made
+/// from another connection's request can be.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Mismatch {
+    /// The request's method, by its wire name (`None`: an extension, or a request of the
+    /// other protocol version).
+    pub(crate) expected: Option<&'static str>,
+    /// The result's method, by its wire name (`None`: an extension result).
+    pub(crate) got: Option<&'static str>,
+}
+
+impl Mismatch {
+    /// What [`respond`](crate::Connection::respond) returns once `-32603` went out in the
+    /// result's place: the mistake, where the simulation's unchecked answers can make one; else
+    /// a debug build's panic (the application answered with another connection's responder).
+    pub(crate) fn reported(self) -> Result<Completion, RespondError> {
+        #[cfg(any(test, feature = "test-exports"))]
+        return Err(RespondError::MismatchedResponse { expected: self.expected, got: self.got });
+        #[cfg(not(any(test, feature = "test-exports")))]
+        {
+            debug_assert!(false, "{self} (an answer made from another connection's request?)");
+            Ok(Completion::Sent)
+        }
+    }
+}
+
+impl fmt::Display for Mismatch {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let name = |m: Option<&'static str>| m.unwrap_or("an extension method");
+        write!(f, "a result of `{}` cannot answer `{}`", name(self.got), name(self.expected))
+    }
+}

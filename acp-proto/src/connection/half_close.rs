@@ -45,7 +45,7 @@
 //!
 //! ```
 //! use acp_proto::role::Agent;
-//! use acp_proto::{CancelReason, CloseReason, Connection, Event, Instant};
+//! use acp_proto::{Call, CancelReason, ClientCall, CloseReason, Connection, Event, Instant};
 //! use acp_proto::types::{InitializeResponse, ProtocolVersion};
 //!
 //! let mut agent: Connection<Agent> = Connection::agent(Instant::ZERO);
@@ -53,10 +53,13 @@
 //! let init = br#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1}}"#;
 //! let _ = agent.handle_input(Instant::ZERO, init);
 //! agent.handle_eof(Instant::ZERO);
-//! let Some(Event::Request { id, .. }) = agent.poll_event() else { panic!("the request") };
+//! let Some(Event::Request(request)) = agent.poll_event() else { panic!("the request") };
+//! let Call::Client(ClientCall::Initialize(_, responder)) = request.into_call() else { panic!() };
+//! let id = responder.id();
 //! assert_eq!(agent.poll_event(), Some(Event::Cancelled { id, reason: CancelReason::InputEnded }));
 //! assert!(!agent.is_closed() && agent.input_ended(), "half-closed: the answer is owed");
-//! agent.respond(Instant::ZERO, id, Ok(InitializeResponse::new(ProtocolVersion::V1).into())).unwrap();
+//! let answer = InitializeResponse::new(ProtocolVersion::V1);
+//! agent.respond(Instant::ZERO, responder.answer(Ok(answer))).unwrap();
 //! assert!(agent.is_closed(), "nothing owed any more");
 //! let mut out = Vec::new();
 //! let _ = agent.poll_transmit(&mut out);

@@ -278,10 +278,10 @@ impl AnyConnection {
                 self.stats.output_pauses += 1;
             }
             self.stats.requests_deferred += 1;
-            let event = Event::<P>::Request { id: InboundId(key), request };
+            let event = Event::<P>::Request(super::InboundRequest::new(InboundId(key), request));
             self.deferred.push(key, P::into_any(event), frame_len);
         } else {
-            self.push_typed(|| Event::<P>::Request { id: InboundId(key), request });
+            self.push_typed(|| Event::<P>::Request(super::InboundRequest::new(InboundId(key), request)));
         }
         debug_assert_eq!(self.inbound.len(), self.by_wire.len());
         if self.input_ended {
@@ -482,9 +482,9 @@ impl AnyConnection {
             return Ok(Completion::Discarded);
         };
         if let Ok(response) = &result {
-            if let Some((error, sent)) = P::mismatch(self.side, &entry.method, response) {
-                self.answer_error(id.0, sent);
-                return Err(error);
+            if let Some(mismatch) = P::mismatch(self.side, &entry.method, response) {
+                self.answer_error(id.0, RpcError::internal_error(mismatch.to_string()));
+                return mismatch.reported();
             }
             if let InboundExtra::Permission(_, offered) = &entry.extra
                 && let Some(option) = P::selected_option(response)

@@ -15,7 +15,7 @@ use serde_json::value::RawValue;
 
 use super::turns::TurnRules;
 use super::{AnyConnection, AnyOutcome, CloseReason, EntryMethod, InboundEntry, InboundExtra};
-use super::{CancelReason, Negotiated, Phase, RespondError, SendError, handshake};
+use super::{CancelReason, Mismatch, Negotiated, Phase, SendError, handshake};
 use crate::Side;
 use crate::error::RpcError;
 use crate::gate::{CapabilitySnapshot, GateDecision, allows_auth_method, check_method, check_update};
@@ -82,8 +82,8 @@ pub(crate) trait Lane:
     // ---- answers to the peer's requests -------------------------------------------------
 
     /// The mistake, when `response` does not answer a request recorded under `method` on
-    /// `side`, and the error sent in its place.
-    fn mismatch(side: Side, method: &EntryMethod, response: &Self::Response) -> Option<(RespondError, RpcError)>;
+    /// `side` (the machine sends `-32603` in its place).
+    fn mismatch(side: Side, method: &EntryMethod, response: &Self::Response) -> Option<Mismatch>;
 
     /// The option a permission answer selected, if it is one.
     fn selected_option(response: &Self::Response) -> Option<&PermissionOptionId>;
@@ -225,19 +225,16 @@ impl Lane for V1 {
         Notification::decode(side, wire, params).ok()
     }
 
-    fn mismatch(side: Side, method: &EntryMethod, response: &Response) -> Option<(RespondError, RpcError)> {
+    fn mismatch(side: Side, method: &EntryMethod, response: &Response) -> Option<Mismatch> {
         #[cfg(feature = "unstable_protocol_v2")]
         if let EntryMethod::V2(_) = method {
-            let error = RespondError::MismatchedResponse { expected: None, got: response.method().map(Method::wire) };
-            return Some((error, RpcError::internal_error("a v1 result cannot answer a v2 request")));
+            return Some(Mismatch { expected: None, got: response.method().map(Method::wire) });
         }
         if response.method() != method.v1() || response.sender() != side {
-            let error = RespondError::MismatchedResponse {
+            return Some(Mismatch {
                 expected: method.v1().map(Method::wire),
                 got: response.method().map(Method::wire),
-            };
-            let sent = RpcError::internal_error(error.to_string());
-            return Some((error, sent));
+            });
         }
         None
     }

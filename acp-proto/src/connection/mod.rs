@@ -100,6 +100,7 @@ mod lane;
 mod outbound;
 mod parked;
 mod queue;
+mod responder;
 pub mod turns;
 #[cfg(feature = "unstable_protocol_v2")]
 pub mod turns_v2;
@@ -110,12 +111,16 @@ mod v2;
 use std::collections::{BTreeMap, BTreeSet};
 
 pub use config::Config;
+pub(crate) use event::Mismatch;
 pub use event::{
     AnyEvent, AnyOutcome, CancelReason, CloseReason, Completion, InboundId, Negotiated, OutboundId, Refused,
     RespondError, SendError, Stats, TurnStamp,
 };
 pub use queue::Events;
-pub use typed::{Connection, Event, Outcome};
+pub use responder::{Answer, Responder};
+pub use typed::{Connection, Event, InboundRequest, Outcome};
+#[cfg(feature = "unstable_protocol_v2")]
+pub(crate) use v2::decode_answer as decode_v2_answer;
 
 use crate::Side;
 use crate::framer::Framer;

@@ -143,7 +143,7 @@ impl Events {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::connection::{CancelReason, CloseReason, InboundId};
+    use crate::connection::{CancelReason, CloseReason, InboundId, InboundRequest};
     use crate::methods::{ClientRequest, Request};
     use crate::types::{PromptRequest, ProtocolVersion};
 
@@ -178,7 +178,7 @@ mod tests {
         assert_eq!(events.len(), 3);
         assert!(matches!(events.pop::<V1>(), Some(Event::Cancelled { id: InboundId(1), .. })));
         assert!(matches!(events.pop::<V1>(), Some(Event::Closed { reason: CloseReason::Local })));
-        assert!(matches!(events.pop::<V1>(), Some(Event::Request { id: InboundId(2), .. })));
+        assert!(matches!(events.pop::<V1>(), Some(Event::Request(InboundRequest { id: InboundId(2), .. }))));
         assert!(events.is_empty() && events.pop::<V1>().is_none());
         #[cfg(feature = "unstable_protocol_v2")]
         assert!(events.pop::<crate::protocol::V2>().is_none());
@@ -199,7 +199,7 @@ mod tests {
         events.push(AnyEvent::RequestV2 { id: InboundId(2), request: init.into() });
         assert!(matches!(events, Events::V2(_)), "a v2 message turns the queue");
         assert!(matches!(events.pop::<V2>(), Some(Event::Cancelled { id: InboundId(1), .. })));
-        assert!(matches!(events.pop::<V2>(), Some(Event::Request { id: InboundId(2), .. })));
+        assert!(matches!(events.pop::<V2>(), Some(Event::Request(InboundRequest { id: InboundId(2), .. }))));
 
         let mut events = Events::new(&[ProtocolVersion::V1, ProtocolVersion::V2]);
         events.push(cancelled(3));

@@ -85,6 +85,18 @@ pub enum PermissionAnswer {
     Cancelled,
 }
 
+impl PermissionAnswer {
+    /// The `session/request_permission` result that says it.
+    pub fn into_response(self) -> RequestPermissionResponse {
+        RequestPermissionResponse::new(match self {
+            PermissionAnswer::Selected(option) => {
+                RequestPermissionOutcome::Selected(SelectedPermissionOutcome::new(option))
+            }
+            PermissionAnswer::Cancelled => RequestPermissionOutcome::Cancelled,
+        })
+    }
+}
+
 #[derive(Debug, Clone, Copy)]
 struct ClientTurn {
     prompt: i64,
@@ -446,13 +458,7 @@ impl AnyConnection {
         id: InboundId,
         answer: PermissionAnswer,
     ) -> Result<Completion, RespondError> {
-        let outcome = match answer {
-            PermissionAnswer::Selected(option) => {
-                RequestPermissionOutcome::Selected(SelectedPermissionOutcome::new(option))
-            }
-            PermissionAnswer::Cancelled => RequestPermissionOutcome::Cancelled,
-        };
-        self.respond::<V1>(now, id, Ok(RequestPermissionResponse::new(outcome).into()))
+        self.respond::<V1>(now, id, Ok(answer.into_response().into()))
     }
 
     /// Client side: answers a permission ask `cancelled`, in the version it was asked in.

@@ -47,9 +47,9 @@
 //!         at += to.handle_input(Instant::ZERO, &bytes[at..]);
 //!     }
 //! }
-//! fn next_request<R: Role>(c: &mut Connection<R, V2>) -> acp_proto::InboundId {
+//! fn next_call<R: Role>(c: &mut Connection<R, V2>) -> v2::ClientCall {
 //!     std::iter::from_fn(|| c.poll_event())
-//!         .find_map(|e| match e { Event::Request { id, .. } => Some(id), _ => None })
+//!         .find_map(|e| match e { Event::Request(request) => request.into_call().into_client(), _ => None })
 //!         .unwrap()
 //! }
 //!
@@ -62,24 +62,24 @@
 //!     of(json!({"protocolVersion": 2, "info": {"name": "editor", "version": "1"}, "capabilities": {}}));
 //! client.send_request(now, init, None).unwrap();
 //! pipe(&mut client, &mut agent);
-//! let id = next_request(&mut agent);
+//! let v2::ClientCall::Initialize(_, responder) = next_call(&mut agent) else { panic!() };
 //! let answer: v2::InitializeResponse = of(json!({"protocolVersion": 2,
 //!     "info": {"name": "agent", "version": "1"}, "capabilities": {"session": {}}}));
-//! agent.respond(now, id, Ok(answer.into())).unwrap();
+//! agent.respond(now, responder.answer(Ok(answer))).unwrap();
 //! pipe(&mut agent, &mut client);
 //! assert_eq!(client.negotiated().unwrap().protocol_version, ProtocolVersion::V2);
 //!
 //! // A session, then a prompt: the prompt's id names the turn.
 //! client.send_request(now, of::<v2::NewSessionRequest>(json!({"cwd": "/w"})), None).unwrap();
 //! pipe(&mut client, &mut agent);
-//! let id = next_request(&mut agent);
+//! let v2::ClientCall::NewSession(_, responder) = next_call(&mut agent) else { panic!() };
 //! let session: v2::NewSessionResponse = of(json!({"sessionId": "s"}));
-//! agent.respond(now, id, Ok(session.into())).unwrap();
+//! agent.respond(now, responder.answer(Ok(session))).unwrap();
 //! let prompt: v2::PromptRequest = of(json!({"sessionId": "s", "prompt": [{"type": "text", "text": "hi"}]}));
 //! let turn = client.send_request(now, prompt, None).unwrap();
 //! pipe(&mut client, &mut agent);
-//! let id = next_request(&mut agent);
-//! agent.respond(now, id, Ok(of::<v2::PromptResponse>(json!({"messageId": "u1"})).into())).unwrap();
+//! let v2::ClientCall::Prompt(_, responder) = next_call(&mut agent) else { panic!() };
+//! agent.respond(now, responder.answer(Ok(of::<v2::PromptResponse>(json!({"messageId": "u1"}))))).unwrap();
 //! for update in [
 //!     json!({"sessionUpdate": "state_update", "state": "running"}),
 //!     json!({"sessionUpdate": "agent_message_chunk", "messageId": "m1", "content": {"type": "text", "text": "hello"}}),

@@ -12,7 +12,7 @@
 use std::marker::PhantomData;
 
 use super::{
-    AnyConnection, CancelReason, CloseReason, Completion, Config, InboundId, Negotiated, OutboundId, Refused,
+    Answer, AnyConnection, CancelReason, CloseReason, Completion, Config, InboundId, Negotiated, OutboundId, Refused,
     RespondError, SendError, Stats, TurnStamp,
 };
 use crate::Side;
@@ -22,6 +22,7 @@ use crate::protocol::{Protocol, V1};
 use crate::role::{Agent, Client, Role};
 use crate::time::Instant;
 use crate::types::SessionId;
+use serde_json::value::RawValue;
 
 /// The single terminal outcome of an outbound request. Exhaustive: an adapter maps every
 /// variant (`acp_runtime::Error::from_outcome`), so a new one is a compile error there rather
@@ -55,6 +56,60 @@ impl<P: Protocol> Outcome<P> {
     }
 }
 
+/// An inbound request, as [`Event::Request`] gives it: its handle and the decoded request.
+/// [`into_call`](Self::into_call) pairs the request with the [`Responder`](super::Responder) of
+/// its method's result type; only the machine makes one, so that it answers its own request.
+#[derive(Debug, Clone, PartialEq)]
+pub struct InboundRequest<P: Protocol = V1> {
+    pub(crate) id: InboundId,
+    pub(crate) request: P::Request,
+}
+
+impl<P: Protocol> InboundRequest<P> {
+    /// The request `id`, as the machine received it.
+    pub(crate) fn new(id: InboundId, request: P::Request) -> InboundRequest<P> {
+        InboundRequest { id, request }
+    }
+
+    /// The handle of the request: what [`Answer::error`](super::Answer::error) answers, and
+    /// what [`Event::Cancelled`] names.
+    pub fn id(&self) -> InboundId {
+        self.id
+    }
+
+    /// The decoded request.
+    pub fn request(&self) -> &P::Request {
+        &self.request
+    }
+
+    /// The request with the responder that answers it, typed by its method's result
+    /// (`ClientCall::Prompt(PromptRequest, Responder<PromptResponse>)`, …).
+    pub fn into_call(self) -> P::Call {
+        P::call(self.id, self.request)
+    }
+
+    /// The handle and the request, apart (an error answers any request by its handle alone).
+    pub fn into_parts(self) -> (InboundId, P::Request) {
+        (self.id, self.request)
+    }
+
+    /// The answer `result` given as JSON (a result a proxy forwards, or a replay repeats),
+    /// decoded as the result type of the request's method: so it answers this request, as a
+    /// [`Responder`](super::Responder)'s does. A result that does not decode as that type, or is
+    /// not side `R`'s to give, is the error.
+    pub fn answer_json<R: Role>(&self, result: Result<&RawValue, RpcError>) -> Result<Answer<R, P>, DecodeError> {
+        let result = match result {
+            Ok(raw) => {
+                let response = P::decode_answer(&self.request, raw)?;
+                let own = R::own_response::<P>(response);
+                Ok(own.ok_or_else(|| DecodeError::Invalid("a result of the other side".to_owned()))?)
+            }
+            Err(error) => Err(error),
+        };
+        Ok(Answer::new(self.id, result))
+    }
+}
+
 /// Why a refused send's message is always its side's: the engine hands back the message it was
 /// given, and [`Connection`] gave it one of its side's.
 const HANDED_BACK: &str = "a refused message is the one sent, of this side";
@@ -63,14 +118,9 @@ const HANDED_BACK: &str = "a refused message is the one sent, of this side";
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub enum Event<P: Protocol = V1> {
-    /// An inbound request to handle. Complete it with [`Connection::respond`] exactly once
-    /// (later completions are harmless).
-    Request {
-        /// The handle to complete.
-        id: InboundId,
-        /// The decoded request.
-        request: P::Request,
-    },
+    /// An inbound request to handle: take it apart with [`InboundRequest::into_call`] and answer it
+    /// with [`Connection::respond`] exactly once (later answers are harmless).
+    Request(InboundRequest<P>),
     /// An inbound notification.
     Notification {
         /// The decoded notification.
@@ -364,14 +414,29 @@ impl<R: Role, P: Protocol> Connection<R, P> {
             .map_err(|refused| refused.map(|notification| R::own_notification::<P>(notification).expect(HANDED_BACK)))
     }
 
-    /// Completes an inbound request with the handler's result or error. Exactly one response
-    /// frame goes out per request: a completion for a request no longer in flight is
-    /// [`Completion::Discarded`]. A result that is not the result type of the request's method
-    /// is answered `-32603` and the mistake returned ([`RespondError::MismatchedResponse`]); a
-    /// permission answer naming an option that was not offered is answered `cancelled`
-    /// ([`RespondError::UnknownPermissionOption`]).
+    /// Answers an inbound request: with a result of its own type, made by its
+    /// [`Responder`](super::Responder), or with an error ([`Answer::error`]). Exactly one
+    /// response frame goes out per request: an answer to a request no longer in flight is
+    /// [`Completion::Discarded`]. A permission answer naming an option that was not offered is
+    /// answered `cancelled` ([`RespondError::UnknownPermissionOption`]).
+    ///
+    /// The answer's handle must be one this connection gave: an answer made from another
+    /// connection's request answers whatever request of this one has its number (in debug
+    /// builds, one of another type panics; in release it is answered `-32603`, never with the
+    /// wrong type).
     #[inline]
-    pub fn respond(
+    pub fn respond(&mut self, now: Instant, answer: Answer<R, P>) -> Result<Completion, RespondError> {
+        let (id, result) = answer.into_parts();
+        P::respond(&mut self.engine, now, id, result.map(Into::into))
+    }
+
+    /// [`respond`](Self::respond) with any of the side's results, checked when it runs: one that
+    /// is not the result type of the request's method is answered `-32603` and the mistake
+    /// returned (`RespondError::MismatchedResponse`). For the simulation and the fuzz targets,
+    /// which play applications that get it wrong; not part of the API.
+    #[cfg(any(test, feature = "test-exports"))]
+    #[doc(hidden)]
+    pub fn respond_unchecked(
         &mut self,
         now: Instant,
         id: InboundId,
@@ -421,16 +486,17 @@ impl<P: Protocol> Connection<Client, P> {
 }
 
 impl Connection<Client, V1> {
-    /// Answers a `session/request_permission` with one of its offered options, or
-    /// `cancelled`. An option the request did not offer is refused and the request stays in
-    /// flight.
+    /// Answers a `session/request_permission` (the responder of its `AgentCall`) with one of
+    /// its offered options, or `cancelled`. An option the request did not offer is answered
+    /// `cancelled` (which grants nothing) and the mistake returned
+    /// ([`RespondError::UnknownPermissionOption`]).
     pub fn answer_permission(
         &mut self,
         now: Instant,
-        id: InboundId,
+        asked: super::Responder<crate::types::RequestPermissionResponse>,
         answer: crate::PermissionAnswer,
     ) -> Result<Completion, RespondError> {
-        self.engine.answer_permission(now, id, answer)
+        self.respond(now, asked.answer(Ok(answer.into_response())))
     }
 }
 

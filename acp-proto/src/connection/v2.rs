@@ -17,7 +17,7 @@ use serde_json::value::RawValue;
 use super::lane::{Head, Lane};
 use super::turns_v2::SessionEffect;
 use super::{
-    AnyConnection, AnyOutcome, CloseReason, EntryMethod, InboundEntry, InboundExtra, Negotiated, Phase, RespondError,
+    AnyConnection, AnyOutcome, CloseReason, EntryMethod, InboundEntry, InboundExtra, Mismatch, Negotiated, Phase,
     SendError,
 };
 use crate::Side;
@@ -302,15 +302,11 @@ impl Lane for V2 {
         notification.ok()
     }
 
-    fn mismatch(side: Side, method: &EntryMethod, response: &v2::Response) -> Option<(RespondError, RpcError)> {
+    fn mismatch(side: Side, method: &EntryMethod, response: &v2::Response) -> Option<Mismatch> {
         let expected = method.v2().map(V2Method::table);
         if expected.is_none_or(|m| m != response.method()) || response.sender() != side {
-            let error = RespondError::MismatchedResponse {
-                expected: expected.flatten().map(v2::Method::wire),
-                got: response.method().map(v2::Method::wire),
-            };
-            let sent = RpcError::internal_error(error.to_string());
-            return Some((error, sent));
+            let expected = expected.flatten().map(v2::Method::wire);
+            return Some(Mismatch { expected, got: response.method().map(v2::Method::wire) });
         }
         None
     }
@@ -520,4 +516,11 @@ fn inbound_extra(request: &v2::Request) -> InboundExtra {
         }
         v2::Request::Agent(_) => InboundExtra::None,
     }
+}
+
+/// The result `raw` of the v2 `request`, decoded as its method's result type (for
+/// [`InboundRequest::answer_json`](crate::InboundRequest::answer_json)).
+pub(crate) fn decode_answer(request: &v2::Request, raw: &RawValue) -> Result<v2::Response, DecodeError> {
+    let method = EntryMethod::V2(V2Method::of(request.method(), request.wire()));
+    <V2 as Lane>::decode_result(request.sender(), &method, raw)
 }

@@ -4,8 +4,8 @@ use serde::{Serialize, Serializer};
 use serde_json::value::RawValue;
 
 use super::{
-    AgentNotification, AgentRequest, AgentResponse, ClientNotification, ClientRequest, ClientResponse, DecodeError,
-    Method,
+    AgentCall, AgentNotification, AgentRequest, AgentResponse, ClientCall, ClientNotification, ClientRequest,
+    ClientResponse, DecodeError, Method,
 };
 use crate::types::SessionId;
 
@@ -211,3 +211,18 @@ impl Serialize for Notification {
 crate::sided::sided!(Request, ClientRequest, AgentRequest, "request");
 crate::sided::sided!(Response, ClientResponse, AgentResponse, "result");
 crate::sided::sided!(Notification, ClientNotification, AgentNotification, "notification");
+crate::sided::calls!();
+
+/// An extension result answers an extension request of either side (`ClientCall::Ext`'s and
+/// `AgentCall::Ext`'s responders take one).
+impl From<crate::ext::ExtResponse> for AgentResponse {
+    fn from(result: crate::ext::ExtResponse) -> AgentResponse {
+        AgentResponse::Ext(result)
+    }
+}
+
+impl From<crate::ext::ExtResponse> for ClientResponse {
+    fn from(result: crate::ext::ExtResponse) -> ClientResponse {
+        ClientResponse::Ext(result)
+    }
+}

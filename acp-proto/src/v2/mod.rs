@@ -39,4 +39,4 @@ pub use acp_schema::v2::*;
 pub use generated::*;
 pub use methods::*;
 pub use methods::{ExtNotification, ExtRequest, ExtResponse};
-pub use wrappers::{Notification, Request, Response};
+pub use wrappers::{Call, Notification, OtherResult, Request, Response};

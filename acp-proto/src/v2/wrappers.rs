@@ -216,3 +216,27 @@ impl Serialize for Notification {
 crate::sided::sided!(Request, ClientRequest, AgentRequest, "request");
 crate::sided::sided!(Response, ClientResponse, AgentResponse, "result");
 crate::sided::sided!(Notification, ClientNotification, AgentNotification, "notification");
+crate::sided::calls!();
+
+/// The result of an `Other` request (a method outside the v2 table, an extension), answered as
+/// it is: what the `Other` call's responder takes ([`ClientCall::Other`], [`AgentCall::Other`]).
+/// `method` names the request it answers (the wire's answer carries no method).
+#[derive(Debug, Clone, PartialEq)]
+pub struct OtherResult {
+    /// The request's wire method name.
+    pub method: String,
+    /// The result.
+    pub value: serde_json::Value,
+}
+
+impl From<OtherResult> for AgentResponse {
+    fn from(result: OtherResult) -> AgentResponse {
+        AgentResponse::Other { method: result.method, value: result.value }
+    }
+}
+
+impl From<OtherResult> for ClientResponse {
+    fn from(result: OtherResult) -> ClientResponse {
+        ClientResponse::Other { method: result.method, value: result.value }
+    }
+}

@@ -33,14 +33,15 @@ fn acceptor_gives_a_v1_connection_for_a_v1_initialize_and_loses_no_byte() {
     assert_eq!(answers[0]["error"]["code"], -32600, "what a v1 machine answers before the handshake");
     let Ok(Accepted::V1(mut agent)) = acceptor.accept() else { panic!("a v1 connection") };
     assert_eq!(agent.handle_input(T0, &input[consumed..]), input.len() - consumed);
-    let Some(Event::Request { id, request }) = agent.poll_event() else { panic!("the initialize") };
-    assert_eq!(request.method(), Some(acp_proto::Method::Initialize));
+    let Some(Event::Request(request)) = agent.poll_event() else { panic!("the initialize") };
+    assert_eq!(request.request().method(), Some(acp_proto::Method::Initialize));
+    let Some(acp_proto::ClientCall::Initialize(_, responder)) = request.into_call().into_client() else { panic!() };
     let answer = acp_proto::types::InitializeResponse::new(acp_proto::types::ProtocolVersion::V1);
-    agent.respond(T0, id, Ok(answer.into())).unwrap();
+    agent.respond(T0, responder.answer(Ok(answer))).unwrap();
     assert!(agent.is_ready());
     let Some(Event::HandshakeCompleted(_)) = agent.poll_event() else { panic!("the handshake") };
-    let Some(Event::Request { request, .. }) = agent.poll_event() else { panic!("the pipelined request") };
-    assert_eq!(request.method(), Some(acp_proto::Method::NewSession));
+    let Some(Event::Request(request)) = agent.poll_event() else { panic!("the pipelined request") };
+    assert_eq!(request.request().method(), Some(acp_proto::Method::NewSession));
 }
 
 #[test]
@@ -62,7 +63,7 @@ fn acceptor_reads_on_until_an_initialize_and_an_early_eof_gives_a_closed_v1_conn
 #[cfg(feature = "unstable_protocol_v2")]
 mod v2 {
     use acp_proto::role::Client;
-    use acp_proto::{CloseReason, Connection, Outcome, V2, v2};
+    use acp_proto::{Answer, CloseReason, Connection, Outcome, V2, v2};
     use serde_json::json;
 
     use super::*;
@@ -84,14 +85,13 @@ mod v2 {
         assert!(!acceptor.is_decided());
         assert_eq!(acceptor.handle_input(T0, &input[10..]), input.len() - 10);
         let Ok(Accepted::V2(mut agent)) = acceptor.accept() else { panic!("a v2 connection") };
-        let Some(Event::Request { id, request: v2::Request::Client(v2::ClientRequest::Initialize(_)) }) =
-            agent.poll_event()
-        else {
+        let Some(Event::Request(request)) = agent.poll_event() else { panic!("a request") };
+        let v2::Call::Client(v2::ClientCall::Initialize(_, responder)) = request.into_call() else {
             panic!("the v2 initialize")
         };
         let answer: v2::InitializeResponse =
             of(json!({"protocolVersion": 2, "info": {"name": "a", "version": "1"}, "capabilities": {}}));
-        agent.respond(T0, id, Ok(answer.into())).unwrap();
+        agent.respond(T0, responder.answer(Ok(answer))).unwrap();
         let mut out = Vec::new();
         let _ = agent.poll_transmit(&mut out);
         assert_eq!(frames(&out)[0]["result"]["protocolVersion"], 2);
@@ -107,9 +107,10 @@ mod v2 {
         let init = b"{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":{\"protocolVersion\":1}}\n";
         assert_eq!(acceptor.handle_input(T0, init), init.len());
         let Ok(Accepted::V1(mut agent)) = acceptor.accept() else { panic!("a v1 connection") };
-        let Some(Event::Request { id, request }) = agent.poll_event() else { panic!("the initialize") };
+        let Some(Event::Request(request)) = agent.poll_event() else { panic!("the initialize") };
         let served = [v2::ProtocolVersion::V2];
-        agent.respond(T0, id, Err(Acceptor::refusal(&request, &served))).unwrap();
+        let refusal = Acceptor::refusal(request.request(), &served);
+        agent.respond(T0, Answer::error(request.id(), refusal)).unwrap();
         let mut out = Vec::new();
         let _ = agent.poll_transmit(&mut out);
         let error = &frames(&out)[0]["error"];

@@ -4,8 +4,8 @@ use crate::common;
 
 use acp_proto::types::*;
 use acp_proto::{
-    AgentRequest, AgentResponse, CancelReason, ClientRequest, ClientResponse, CloseReason, Completion, Config, Event,
-    Method, Outcome, Request, Response, RpcError, SendError, Side,
+    AgentCall, AgentRequest, AgentResponse, Answer, CancelReason, ClientCall, ClientRequest, ClientResponse,
+    CloseReason, Completion, Config, Event, Method, Outcome, Request, Response, RpcError, SendError, Side,
 };
 use common::*;
 use serde_json::json;
@@ -39,12 +39,9 @@ fn request_and_response_in_each_direction() {
     // Agent → client: fs/read_text_file.
     let read = p.agent.send_request(p.now, ReadTextFileRequest::new(session.clone(), "/etc/motd"), None).unwrap();
     p.pump();
-    let Some(Event::Request { id, request: Request::Agent(AgentRequest::ReadTextFile(r)) }) = p.client.poll_event()
-    else {
-        panic!()
-    };
+    let AgentCall::ReadTextFile(r, responder) = agent_call(p.client.poll_event()) else { panic!() };
     assert_eq!(r.path, "/etc/motd");
-    p.client.respond(p.now, id, Ok(ReadTextFileResponse::new("hello").into())).unwrap();
+    p.client.respond(p.now, responder.answer(Ok(ReadTextFileResponse::new("hello")))).unwrap();
     p.pump();
     match p.agent_events().as_slice() {
         [Event::Outcome { id, outcome: Outcome::Result(Response::Client(ClientResponse::ReadTextFile(r))) }] => {
@@ -58,11 +55,8 @@ fn request_and_response_in_each_direction() {
     let ext = ClientRequest::Ext(acp_proto::ext::ExtRequest::new("_test/echo", json!({"n": 1})));
     let out = p.client.send_request(p.now, ext, None).unwrap();
     p.pump();
-    let Some(Event::Request { id, request: Request::Client(ClientRequest::Ext(e)) }) = p.agent.poll_event() else {
-        panic!()
-    };
-    let echo = AgentResponse::Ext(acp_proto::ext::ExtResponse(e.params));
-    p.agent.respond(p.now, id, Ok(echo)).unwrap();
+    let ClientCall::Ext(e, responder) = client_call(p.agent.poll_event()) else { panic!() };
+    p.agent.respond(p.now, responder.answer(Ok(acp_proto::ext::ExtResponse(e.params)))).unwrap();
     p.pump();
     match outcome_of(&p.client_events(), out) {
         Some(Outcome::Result(Response::Agent(AgentResponse::Ext(v)))) => assert_eq!(v.0, json!({"n": 1})),
@@ -77,7 +71,8 @@ fn deadline_fires_exactly_at_poll_timeout() {
     let start = p.now;
     let id = p.client.send_request(p.now, NewSessionRequest::new("/", vec![]), Some(start + ms(250))).unwrap();
     p.pump();
-    let Some(Event::Request { id: inbound, .. }) = p.agent.poll_event() else { panic!() };
+    let Some(Event::Request(request)) = p.agent.poll_event() else { panic!() };
+    let inbound = request.id();
     assert_eq!(p.next_timeout(), Some(start + ms(250)));
     let fired = p.advance_to_next_timeout();
     assert_eq!(fired, start + ms(250));
@@ -86,7 +81,7 @@ fn deadline_fires_exactly_at_poll_timeout() {
     p.pump();
     assert_eq!(p.agent_events(), [Event::Cancelled { id: inbound, reason: CancelReason::CancelRequest }]);
     // The handler still answers exactly once; the client drops it as late.
-    p.agent.respond(p.now, inbound, Err(RpcError::request_cancelled())).unwrap();
+    p.agent.respond(p.now, Answer::error(inbound, RpcError::request_cancelled())).unwrap();
     p.pump();
     assert!(p.client_events().is_empty());
     assert_eq!(p.client.stats().late_responses, 1);
@@ -101,7 +96,8 @@ fn cancel_both_ways() {
     // Client cancels its own request: one Cancelled outcome, the agent is told.
     let id = p.client.send_request(p.now, NewSessionRequest::new("/", vec![]), None).unwrap();
     p.pump();
-    let Some(Event::Request { id: inbound, .. }) = p.agent.poll_event() else { panic!() };
+    let Some(Event::Request(request)) = p.agent.poll_event() else { panic!() };
+    let inbound = request.id();
     assert!(p.client.cancel_request(p.now, id));
     p.pump();
     assert_eq!(p.client_events(), [Event::Outcome { id, outcome: Outcome::Cancelled }]);
@@ -111,7 +107,8 @@ fn cancel_both_ways() {
     p.pump();
     let last = p.frames_from(Side::Agent).last().copied().cloned().unwrap();
     assert_eq!(last["error"]["code"], -32800);
-    assert_eq!(p.agent.respond(p.now, inbound, Err(RpcError::internal_error("late"))), Ok(Completion::Discarded));
+    let late = Answer::error(inbound, RpcError::internal_error("late"));
+    assert_eq!(p.agent.respond(p.now, late), Ok(Completion::Discarded));
 
     // Agent cancels its own request to the client.
     let s = p.open_session("s");
@@ -122,7 +119,8 @@ fn cancel_both_ways() {
     );
     let out = p.agent.send_request(p.now, perm, None).unwrap();
     p.pump();
-    let Some(Event::Request { id: client_in, .. }) = p.client.poll_event() else { panic!() };
+    let Some(Event::Request(request)) = p.client.poll_event() else { panic!() };
+    let client_in = request.id();
     assert!(p.agent.cancel_request(p.now, out));
     p.pump();
     assert_eq!(p.agent_events(), [Event::Outcome { id: out, outcome: Outcome::Cancelled }]);
@@ -145,14 +143,17 @@ fn pipelined_requests_wait_for_the_initialize_response() {
     }
     let evs = p.agent_events();
     assert_eq!(evs.len(), 1, "only initialize is dispatched");
-    let Event::Request { id, .. } = evs[0] else { panic!() };
-    p.agent.respond(p.now, id, Ok(InitializeResponse::new(ProtocolVersion::V1).into())).unwrap();
+    let ClientCall::Initialize(_, responder) = client_call(evs.into_iter().next()) else { panic!() };
+    p.agent.respond(p.now, responder.answer(Ok(InitializeResponse::new(ProtocolVersion::V1)))).unwrap();
     let evs = p.agent_events();
     assert!(matches!(evs[0], Event::HandshakeCompleted(_)));
     let cwds: Vec<String> = evs[1..]
         .iter()
         .map(|e| match e {
-            Event::Request { request: Request::Client(ClientRequest::NewSession(n)), .. } => n.cwd.clone(),
+            Event::Request(request) => match request.request() {
+                Request::Client(ClientRequest::NewSession(n)) => n.cwd.clone(),
+                other => panic!("{other:?}"),
+            },
             other => panic!("{other:?}"),
         })
         .collect();
@@ -220,8 +221,8 @@ fn peer_eof_with_requests_pending() {
     assert!(evs.iter().all(|e| matches!(e, Event::Cancelled { reason: CancelReason::InputEnded, .. })));
     assert!(!p.agent.is_closed());
     for (i, event) in inbound.into_iter().enumerate() {
-        let Event::Request { id, .. } = event else { panic!("{event:?}") };
-        p.agent.respond(p.now, id, Ok(NewSessionResponse::new(format!("s{i}")).into())).unwrap();
+        let ClientCall::NewSession(_, responder) = client_call(Some(event)) else { panic!() };
+        p.agent.respond(p.now, responder.answer(Ok(NewSessionResponse::new(format!("s{i}"))))).unwrap();
     }
     assert_eq!(p.agent_events(), [Event::Closed { reason: CloseReason::PeerEof }]);
     let mut out = Vec::new();
@@ -235,16 +236,16 @@ fn any_chunking_gives_the_same_events() {
         let mut p = Pair::with_configs(Config::default(), Config::default());
         p.client.send_request(p.now, InitializeRequest::new(ProtocolVersion::V1), None).unwrap();
         p.pump_chunked(size);
-        let Some(Event::Request { id, .. }) = p.agent.poll_event() else { panic!() };
-        p.agent.respond(p.now, id, Ok(InitializeResponse::new(ProtocolVersion::V1).into())).unwrap();
+        let ClientCall::Initialize(_, responder) = client_call(p.agent.poll_event()) else { panic!() };
+        p.agent.respond(p.now, responder.answer(Ok(InitializeResponse::new(ProtocolVersion::V1)))).unwrap();
         let s = SessionId::from("s\u{e9}\u{1F600}");
         p.pump_chunked(size);
         let n = p.client.send_request(p.now, NewSessionRequest::new("/", vec![]), None).unwrap();
         p.pump_chunked(size);
         let _ = n;
         let evs: Vec<Event> = p.agent_events();
-        let Event::Request { id, .. } = evs.last().unwrap() else { panic!() };
-        p.agent.respond(p.now, *id, Ok(NewSessionResponse::new(s.clone()).into())).unwrap();
+        let ClientCall::NewSession(_, responder) = client_call(evs.last().cloned()) else { panic!() };
+        p.agent.respond(p.now, responder.answer(Ok(NewSessionResponse::new(s.clone())))).unwrap();
         for i in 0..5 {
             p.agent.send_notification(p.now, chunk(&s, &format!("\u{2028}part {i} \u{1F600}"))).unwrap();
         }

@@ -4,8 +4,8 @@ use crate::common;
 
 use acp_proto::types::*;
 use acp_proto::{
-    AgentResponse, CancelReason, ClientRequest, Completion, Event, InboundId, Notification, OutboundId, Outcome,
-    PermissionAnswer, Request, Response, RpcError, SendError, Side, TurnStamp,
+    AgentResponse, CancelReason, ClientCall, Completion, Event, Notification, OutboundId, Outcome, PermissionAnswer,
+    Responder, Response, RpcError, SendError, Side, TurnStamp,
 };
 use common::*;
 use serde_json::{Value, json};
@@ -20,13 +20,13 @@ fn ready() -> Pair {
 }
 
 /// Client sends a prompt; returns its outbound id and the agent's inbound handle.
-fn start_turn(p: &mut Pair, s: &SessionId, text: &str) -> (OutboundId, InboundId) {
+fn start_turn(p: &mut Pair, s: &SessionId, text: &str) -> (OutboundId, Responder<PromptResponse>) {
     let out = p.client.send_request(p.now, prompt(s, text), None).unwrap();
     p.pump();
-    match p.agent.poll_event() {
-        Some(Event::Request { id, request: Request::Client(ClientRequest::Prompt(r)) }) => {
+    match client_call(p.agent.poll_event()) {
+        ClientCall::Prompt(r, responder) => {
             assert_eq!(&r.session_id, s);
-            (out, id)
+            (out, responder)
         }
         other => panic!("{other:?}"),
     }
@@ -87,14 +87,17 @@ fn run_tool_turn(p: &mut Pair, s: &SessionId, answer: PermissionAnswer) -> (Vec<
     let ask = p.agent.send_request(p.now, permission(s), None).unwrap();
     p.pump();
     let mut client_events = p.client_events();
-    let perm_in = client_events
+    let asked = client_events
         .iter()
         .find_map(|e| match e {
-            Event::Request { id, request: Request::Agent(acp_proto::AgentRequest::RequestPermission(_)) } => Some(*id),
+            Event::Request(request) => match request.clone().into_call() {
+                acp_proto::Call::Agent(acp_proto::AgentCall::RequestPermission(_, asked)) => Some(asked),
+                _ => None,
+            },
             _ => None,
         })
         .expect("permission asked");
-    assert_eq!(p.client.answer_permission(p.now, perm_in, answer.clone()), Ok(Completion::Sent));
+    assert_eq!(p.client.answer_permission(p.now, asked, answer.clone()), Ok(Completion::Sent));
     p.pump();
     let selected = match outcome_of(&p.agent_events(), ask) {
         Some(Outcome::Result(Response::Client(acp_proto::ClientResponse::RequestPermission(r)))) => r.outcome.clone(),
@@ -118,7 +121,7 @@ fn run_tool_turn(p: &mut Pair, s: &SessionId, answer: PermissionAnswer) -> (Vec<
         }
     };
     update(p, s, SessionUpdate::AgentMessageChunk(ContentChunk::new(ContentBlock::Text(TextContent::new("done")))));
-    p.agent.respond(p.now, inbound, Ok(PromptResponse::new(stop).into())).unwrap();
+    p.agent.respond(p.now, inbound.answer(Ok(PromptResponse::new(stop)))).unwrap();
     p.pump();
     client_events.extend(p.client_events());
     let reason = stop_reason(outcome_of(&client_events, out));
@@ -171,7 +174,7 @@ fn cancel_during_a_pending_permission_ask() {
     let read = p.agent.send_request(p.now, ReadTextFileRequest::new(s.clone(), "/x"), None).unwrap();
     p.pump();
     let perm_in = match p.client.poll_event() {
-        Some(Event::Request { id, .. }) => id,
+        Some(Event::Request(request)) => request.id(),
         other => panic!("{other:?}"),
     };
     let _read_in = p.client.poll_event();
@@ -189,7 +192,7 @@ fn cancel_during_a_pending_permission_ask() {
     // Agent obligations: the handler is told; outstanding requests get $/cancel_request and
     // resolve cancelled.
     let agent_events = p.agent_events();
-    assert_eq!(agent_events[0], Event::Cancelled { id: inbound, reason: CancelReason::SessionCancelled });
+    assert_eq!(agent_events[0], Event::Cancelled { id: inbound.id(), reason: CancelReason::SessionCancelled });
     assert_eq!(outcome_of(&agent_events, ask), Some(&Outcome::Cancelled));
     assert_eq!(outcome_of(&agent_events, read), Some(&Outcome::Cancelled));
     let cancels: Vec<Value> = p
@@ -204,7 +207,7 @@ fn cancel_during_a_pending_permission_ask() {
     let late_ask = p.agent.send_request(p.now, permission(&s), None).unwrap();
     assert_eq!(p.agent_events(), [Event::Outcome { id: late_ask, outcome: Outcome::Cancelled }]);
     // The handler finishes with end_turn: the machine answers cancelled.
-    p.agent.respond(p.now, inbound, Ok(PromptResponse::new(StopReason::EndTurn).into())).unwrap();
+    p.agent.respond(p.now, inbound.answer(Ok(PromptResponse::new(StopReason::EndTurn)))).unwrap();
     p.pump();
     assert!(p.wire[before..].iter().all(|f| f.json["method"] != "session/request_permission"));
     assert_eq!(stop_reason(outcome_of(&p.client_events(), out)), StopReason::Cancelled);
@@ -216,7 +219,7 @@ fn cancel_racing_the_handlers_completion() {
     let mut p = ready();
     let s = p.open_session("s");
     let (out, inbound) = start_turn(&mut p, &s, "x");
-    p.agent.respond(p.now, inbound, Ok(PromptResponse::new(StopReason::EndTurn).into())).unwrap();
+    p.agent.respond(p.now, inbound.answer(Ok(PromptResponse::new(StopReason::EndTurn)))).unwrap();
     p.client.cancel_turn(p.now, &s).unwrap();
     p.pump();
     assert!(p.agent_events().is_empty(), "a cancel for an idle session is a no-op");
@@ -226,8 +229,8 @@ fn cancel_racing_the_handlers_completion() {
     let (out, inbound) = start_turn(&mut p, &s, "y");
     p.client.cancel_turn(p.now, &s).unwrap();
     p.pump();
-    assert_eq!(p.agent_events(), [Event::Cancelled { id: inbound, reason: CancelReason::SessionCancelled }]);
-    p.agent.respond(p.now, inbound, Ok(PromptResponse::new(StopReason::EndTurn).into())).unwrap();
+    assert_eq!(p.agent_events(), [Event::Cancelled { id: inbound.id(), reason: CancelReason::SessionCancelled }]);
+    p.agent.respond(p.now, inbound.answer(Ok(PromptResponse::new(StopReason::EndTurn)))).unwrap();
     p.pump();
     assert_eq!(stop_reason(outcome_of(&p.client_events(), out)), StopReason::Cancelled);
 }
@@ -240,7 +243,7 @@ fn a_handler_error_after_cancel_still_yields_cancelled() {
     p.client.cancel_turn(p.now, &s).unwrap();
     p.pump();
     p.agent_events();
-    p.agent.respond(p.now, inbound, Err(RpcError::internal_error("aborted"))).unwrap();
+    p.agent.respond(p.now, inbound.answer(Err(RpcError::internal_error("aborted")))).unwrap();
     p.pump();
     assert_eq!(stop_reason(outcome_of(&p.client_events(), out)), StopReason::Cancelled);
     assert!(p.frames_from(Side::Agent).iter().all(|f| f.get("error").is_none()));
@@ -266,7 +269,7 @@ fn the_grace_deadline_answers_cancelled_exactly_at_poll_timeout() {
     p.pump();
     assert_eq!(stop_reason(outcome_of(&p.client_events(), out)), StopReason::Cancelled);
     // The handler's late completion is discarded.
-    let late = p.agent.respond(p.now, inbound, Ok(PromptResponse::new(StopReason::EndTurn).into()));
+    let late = p.agent.respond(p.now, inbound.answer(Ok(PromptResponse::new(StopReason::EndTurn))));
     assert_eq!(late, Ok(Completion::Discarded));
     assert_eq!(p.agent.poll_timeout(), None);
 }
@@ -282,7 +285,7 @@ fn updates_queued_before_completion_precede_the_response() {
             p.pump();
         }
     }
-    p.agent.respond(p.now, inbound, Ok(PromptResponse::new(StopReason::EndTurn).into())).unwrap();
+    p.agent.respond(p.now, inbound.answer(Ok(PromptResponse::new(StopReason::EndTurn)))).unwrap();
     // An update after the response is queued after it and never joins the finished turn.
     p.agent.send_notification(p.now, chunk(&s, "straggler")).unwrap();
     p.pump();
@@ -309,10 +312,10 @@ fn no_update_before_the_session_is_announced() {
     // During session/new: still unknown until the response is sent.
     p.client.send_request(p.now, NewSessionRequest::new("/", vec![]), None).unwrap();
     p.pump();
-    let Some(Event::Request { id, .. }) = p.agent.poll_event() else { panic!() };
+    let ClientCall::NewSession(_, responder) = client_call(p.agent.poll_event()) else { panic!() };
     let s = SessionId::from("fresh");
     assert!(p.agent.send_notification(p.now, chunk(&s, "early")).is_err());
-    p.agent.respond(p.now, id, Ok(NewSessionResponse::new(s.clone()).into())).unwrap();
+    p.agent.respond(p.now, responder.answer(Ok(NewSessionResponse::new(s.clone())))).unwrap();
     p.agent.send_notification(p.now, chunk(&s, "after")).unwrap();
     p.pump();
     let frames = p.frames_from(Side::Agent);
@@ -329,9 +332,9 @@ fn history_replay_during_load_precedes_its_response() {
     let s = SessionId::from("old");
     let load = p.client.send_request(p.now, LoadSessionRequest::new(s.clone(), "/", vec![]), None).unwrap();
     p.pump();
-    let Some(Event::Request { id, .. }) = p.agent.poll_event() else { panic!() };
+    let ClientCall::LoadSession(_, responder) = client_call(p.agent.poll_event()) else { panic!() };
     p.agent.send_notification(p.now, chunk(&s, "replayed")).unwrap();
-    p.agent.respond(p.now, id, Ok(LoadSessionResponse::default().into())).unwrap();
+    p.agent.respond(p.now, responder.answer(Ok(LoadSessionResponse::default()))).unwrap();
     p.pump();
     let events = p.client_events();
     assert!(matches!(events[0], Event::Notification { turn: None, .. }));
@@ -381,9 +384,9 @@ fn sixty_four_sessions_with_interleaved_turns_never_cross_deliver() {
             p.pump();
         }
     }
-    for (i, (_, inbound)) in turns.iter().enumerate().rev() {
-        let _ = i;
-        p.agent.respond(p.now, *inbound, Ok(PromptResponse::new(StopReason::EndTurn).into())).unwrap();
+    let (outs, inbound): (Vec<_>, Vec<_>) = turns.into_iter().unzip();
+    for responder in inbound.into_iter().rev() {
+        p.agent.respond(p.now, responder.answer(Ok(PromptResponse::new(StopReason::EndTurn)))).unwrap();
     }
     p.pump();
     let mut seen = [0u64; 64];
@@ -396,7 +399,7 @@ fn sixty_four_sessions_with_interleaved_turns_never_cross_deliver() {
             } => {
                 let i: usize = n.session_id.as_str()["sess-".len()..].parse().unwrap();
                 let stamp = turn.expect("inside a turn");
-                assert_eq!(stamp.turn, turns[i].0, "update of session {i} stamped with another turn");
+                assert_eq!(stamp.turn, outs[i], "update of session {i} stamped with another turn");
                 assert_eq!(stamp.ordinal, seen[i]);
                 assert!(!ended[i]);
                 let SessionUpdate::AgentMessageChunk(c) = &n.update else { panic!() };
@@ -405,7 +408,7 @@ fn sixty_four_sessions_with_interleaved_turns_never_cross_deliver() {
                 seen[i] += 1;
             }
             Event::Outcome { id, .. } => {
-                let i = turns.iter().position(|(out, _)| *out == id).unwrap();
+                let i = outs.iter().position(|out| *out == id).unwrap();
                 assert_eq!(seen[i], counts[i], "all updates of session {i} before its outcome");
                 ended[i] = true;
             }
@@ -426,7 +429,7 @@ fn a_permission_ask_that_crosses_the_cancel_is_answered_cancelled() {
     p.pump();
     assert!(p.client_events().is_empty(), "the ask is never dispatched to the application");
     let agent_events = p.agent_events();
-    assert_eq!(agent_events[0], Event::Cancelled { id: inbound, reason: CancelReason::SessionCancelled });
+    assert_eq!(agent_events[0], Event::Cancelled { id: inbound.id(), reason: CancelReason::SessionCancelled });
     // The cascade resolved the ask locally; the client's `cancelled` answer arrives late.
     assert_eq!(outcome_of(&agent_events, ask), Some(&Outcome::Cancelled));
     let answer = p
@@ -435,12 +438,12 @@ fn a_permission_ask_that_crosses_the_cancel_is_answered_cancelled() {
         .find(|f| f["id"] == json!(ask.wire()) && f.get("result").is_some())
         .cloned();
     assert_eq!(answer.unwrap()["result"], json!({"outcome":{"outcome":"cancelled"}}));
-    p.agent.respond(p.now, inbound, Ok(PromptResponse::new(StopReason::EndTurn).into())).unwrap();
+    p.agent.respond(p.now, inbound.answer(Ok(PromptResponse::new(StopReason::EndTurn)))).unwrap();
     p.pump();
     assert_eq!(stop_reason(outcome_of(&p.client_events(), out)), StopReason::Cancelled);
     // After the turn, permission asks reach the application again.
     let (_out, _inbound) = start_turn(&mut p, &s, "y");
     p.agent.send_request(p.now, permission(&s), None).unwrap();
     p.pump();
-    assert!(matches!(p.client.poll_event(), Some(Event::Request { .. })));
+    assert!(matches!(p.client.poll_event(), Some(Event::Request(_))));
 }

@@ -149,7 +149,7 @@ const V1_AGENT_PREAMBLE: &str = "\
 
 use acp_proto::ext::ExtResponse;
 use acp_proto::types as v1;
-use acp_proto::{AgentResponse, ClientNotification, ClientRequest, Notification, Request, RpcError};
+use acp_proto::{Answer, Call, ClientCall, ClientNotification, Notification, RpcError, V1, role};
 use serde_json::Value;
 
 use crate::agent::RequestContext;
@@ -162,7 +162,7 @@ const V1_CLIENT_PREAMBLE: &str = "\
 
 use acp_proto::ext::ExtResponse;
 use acp_proto::types as v1;
-use acp_proto::{AgentNotification, AgentRequest, ClientResponse, Notification, Request, RpcError};
+use acp_proto::{AgentCall, AgentNotification, Answer, Call, Notification, RpcError, V1, role};
 use serde_json::Value;
 
 use crate::client::{ClientContext, Requester};
@@ -174,8 +174,8 @@ const V2_AGENT_PREAMBLE: &str = "\
 //! and `client_notifications`, and the typed calls of [`AgentContext`], from its
 //! `agent_requests` (re-exported by `crate::v2`).
 
-use acp_proto::RpcError;
-use acp_proto::v2::{self, CancelSessionNotification, ClientNotification, ClientRequest, Notification};
+use acp_proto::v2::{self, CancelSessionNotification, ClientNotification, Notification};
+use acp_proto::{Answer, RpcError, V2, role};
 
 use crate::error::Error;
 use crate::v2::AgentContext;
@@ -186,8 +186,8 @@ const V2_CLIENT_PREAMBLE: &str = "\
 //! and `agent_notifications`, and the typed calls of [`ClientConnection`], from its
 //! `client_requests` (re-exported by `crate::v2`).
 
-use acp_proto::RpcError;
-use acp_proto::v2::{self, AgentNotification, AgentRequest, Notification};
+use acp_proto::v2::{self, AgentNotification, Notification};
+use acp_proto::{Answer, RpcError, V2, role};
 
 use crate::client::ClientContext;
 use crate::error::Error;
@@ -482,63 +482,66 @@ fn dispatch_notification(s: &mut String, spec: &Spec, notifications: &[&Notifica
     s.push_str("_ => {}\n}\n}\n\n");
 }
 
+/// The dispatch of a side's requests: the call (a request with its typed responder) to the
+/// handler method, whose result its responder turns into the answer.
 fn dispatch(s: &mut String, spec: &Spec, requests: &[RequestRow]) {
     let trait_name = spec.trait_name;
+    let unknown = "other => Answer::error(other.id(), RpcError::method_not_found(other.wire())),\n";
     match spec.dispatch {
-        Dispatch::V1 { sender: (side, enum_), response, context } => {
+        Dispatch::V1 { sender: (side, _), response, context } => {
+            let receiver = response.trim_end_matches("Response");
             s.push_str(&format!(
-                "/// Calls the handler method for `request`.\n\
-                 pub(crate) fn dispatch<H: {trait_name}>(handler: &H, request: Request, cx: {context}) \
-                 -> Result<{response}, RpcError> {{\n\
-                 let request = match request {{\n\
-                 Request::{side}(request) => request,\n\
-                 other => return Err(RpcError::method_not_found(other.wire())),\n\
+                "/// Calls the handler method for `call`; its responder makes the answer.\n\
+                 pub(crate) fn dispatch<H: {trait_name}>(handler: &H, call: Call, cx: {context}) \
+                 -> Answer<role::{receiver}, V1> {{\n\
+                 let call = match call {{\n\
+                 Call::{side}(call) => call,\n\
+                 other => return Answer::error(other.id(), RpcError::method_not_found(other.wire())),\n\
                  }};\n\
-                 Ok(match request {{\n"
+                 match call {{\n"
             ));
             for row in requests {
                 s.push_str(&out::cfg(&row.feature));
-                let call = format!("handler.{}({}, &cx)?.into()", row.handler, row.unwrap("r"));
+                let call = format!("responder.answer(handler.{}({}, &cx))", row.handler, row.unwrap("r"));
                 match row.context {
-                    Context::Request => s.push_str(&format!("{enum_}::{}(r) => {call},\n", row.variant)),
+                    Context::Request => s.push_str(&format!("{side}Call::{}(r, responder) => {call},\n", row.variant)),
                     Context::Prompt => {
                         let cx = spec.context_of(row);
                         s.push_str(&format!(
-                            "{enum_}::{}(r) => {{\nlet cx = {cx}::new(cx, r.session_id.clone());\n{call}\n}}\n",
+                            "{side}Call::{}(r, responder) => {{\nlet cx = {cx}::new(cx, r.session_id.clone());\n{call}\n}}\n",
                             row.variant
                         ));
                     }
                 }
             }
             s.push_str(&format!(
-                "{enum_}::Ext(e) => {response}::Ext(ExtResponse(handler.ext_method(&e.method, e.params, &cx)?)),\n\
-                 other => return Err(RpcError::method_not_found(other.wire())),\n\
-                 }})\n}}\n\n"
+                "{side}Call::Ext(e, responder) => responder.answer(handler.ext_method(&e.method, e.params, &cx).map(ExtResponse)),\n\
+                 {unknown}}}\n}}\n\n"
             ));
         }
-        Dispatch::V2 { name, sender: (side, enum_), receiver, context } => {
+        Dispatch::V2 { name, sender: (side, _), receiver, context } => {
             s.push_str(&format!(
-                "/// Calls the handler method for `request`.\n\
-                 pub(crate) fn {name}<H: {trait_name}>(handler: &H, request: v2::Request, cx: &{context}) \
-                 -> Result<v2::{receiver}Response, RpcError> {{\n\
-                 match request {{\n"
+                "/// Calls the handler method for `call`; its responder makes the answer.\n\
+                 pub(crate) fn {name}<H: {trait_name}>(handler: &H, call: v2::Call, cx: &{context}) \
+                 -> Answer<role::{receiver}, V2> {{\n\
+                 match call {{\n"
             ));
             for row in requests {
                 s.push_str(&out::cfg(&row.feature));
                 assert_eq!(row.context, Context::Request, "`{}`: v2 has the one context", row.wire);
                 s.push_str(&format!(
-                    "v2::Request::{side}({enum_}::{}(r)) => Ok(handler.{}({}, cx)?.into()),\n",
+                    "v2::Call::{side}(v2::{side}Call::{}(r, responder)) => responder.answer(handler.{}({}, cx)),\n",
                     row.variant,
                     row.handler,
                     row.unwrap("r")
                 ));
             }
             s.push_str(&format!(
-                "v2::Request::{side}({enum_}::Other {{ method, value }}) => {{\n\
-                 let value = handler.ext_method(&method, value, cx)?;\n\
-                 Ok(v2::{receiver}Response::Other {{ method, value }})\n}}\n"
+                "v2::Call::{side}(v2::{side}Call::Other {{ method, value, responder }}) => {{\n\
+                 let value = handler.ext_method(&method, value, cx);\n\
+                 responder.answer(value.map(|value| v2::OtherResult {{ method, value }}))\n}}\n"
             ));
-            s.push_str("other => Err(RpcError::method_not_found(other.wire())),\n}\n}\n\n");
+            s.push_str(&format!("{unknown}}}\n}}\n\n"));
         }
     }
 }
@@ -596,7 +599,11 @@ mod tests {
                 for row in table.requests_to(side) {
                     let sig = format!("{}fn {}(&self, request: ", out::cfg(&row.feature), row.handler);
                     assert_eq!(source.matches(&sig).count(), 2, "{path}: {}", row.handler);
-                    assert!(source.contains(&format!("Request::{}(r)", row.variant)), "{path}: {}", row.variant);
+                    assert!(
+                        source.contains(&format!("Call::{}(r, responder)", row.variant)),
+                        "{path}: {}",
+                        row.variant
+                    );
                 }
                 for row in table.notifications_to(side) {
                     if let Some(h) = &row.handler {

@@ -73,13 +73,13 @@ fn direction(s: &mut String, version: Version, table: &Table, from: Side) {
     match version {
         Version::V1 => {
             s.push_str(
-                "use crate::methods::*;\nuse serde::{Serialize, Serializer};\nuse serde_json::value::RawValue;\n\n",
+                "use crate::connection::{InboundId, Responder};\nuse crate::methods::*;\nuse serde::{Serialize, Serializer};\nuse serde_json::value::RawValue;\n\n",
             );
             v1_request_enums(s, &format!("{me}Request"), &format!("{peer}Response"), requests);
             v1_notification_enum(s, &format!("{me}Notification"), notifications);
         }
         Version::V2 => {
-            s.push_str("use super::super::methods::*;\nuse super::super::wrappers::*;\nuse super::super::*;\nuse serde::{Serialize, Serializer};\nuse serde_json::Value;\n\n");
+            s.push_str("use super::super::methods::*;\nuse super::super::wrappers::*;\nuse super::super::*;\nuse crate::connection::{InboundId, Responder};\nuse serde::{Serialize, Serializer};\nuse serde_json::Value;\n\n");
             let params: Vec<_> = requests
                 .iter()
                 .map(|r| (r.variant.clone(), r.payload(&r.params), r.wire.clone(), r.variant_doc()))
@@ -118,6 +118,84 @@ fn direction(s: &mut String, version: Version, table: &Table, from: Side) {
         }
     }
     conversions(s, version, me, peer, requests, notifications);
+    call_enum(s, version, me, peer, requests);
+}
+
+/// The `{me}Call` enum: each request `me` sends, with the [`Responder`] typed by its result, as
+/// the receiver's machine hands it out; `{me}Request::into_call`, which pairs a request with
+/// its handle (the machine's only); and the call's `id` and `wire`.
+fn call_enum(s: &mut String, version: Version, me: &str, peer: &str, rows: &[RequestRow]) {
+    let (who, them) = (me.to_lowercase(), peer.to_lowercase());
+    let _ = writeln!(
+        s,
+        "/// A request the {who} sent, as the {them} receives it: its params and the [`Responder`]\n\
+         /// that answers it, typed by the request's result, so that an answer of another type\n\
+         /// does not compile.\n#[derive(Debug)]\n#[non_exhaustive]\npub enum {me}Call {{"
+    );
+    for r in rows {
+        let _ = writeln!(
+            s,
+            "{}{}{}({}, Responder<{}>),",
+            doc(&r.variant_doc()),
+            cfg(&r.feature),
+            r.variant,
+            r.payload(&r.params),
+            r.result
+        );
+    }
+    let (ext_variant, ext_request, ext_call, ext_id, ext_wire) = match version {
+        Version::V1 => (
+            "/// An extension request (`_`-prefixed method).\nExt(ExtRequest, Responder<ExtResponse>),".to_owned(),
+            format!("{me}Request::Ext(e) => {me}Call::Ext(e, Responder::new(id)),"),
+            String::new(),
+            format!("{me}Call::Ext(_, r) => r.id(),"),
+            format!("{me}Call::Ext(e, _) => &e.method,"),
+        ),
+        Version::V2 => (
+            "/// A method not in the v2 table (an extension method), with its wire name and\n\
+             /// params kept verbatim.\nOther {\n/// The wire method name.\nmethod: String,\n\
+             /// The params, as sent.\nvalue: Option<Value>,\n/// Answers it.\nresponder: Responder<OtherResult>,\n},"
+                .to_owned(),
+            format!(
+                "{me}Request::Other {{ method, value }} => {me}Call::Other {{ method, value, responder: Responder::new(id) }},"
+            ),
+            String::new(),
+            format!("{me}Call::Other {{ responder, .. }} => responder.id(),"),
+            format!("{me}Call::Other {{ method, .. }} => method,"),
+        ),
+    };
+    let _ = writeln!(s, "{ext_variant}{ext_call}\n}}\n");
+    let _ = writeln!(
+        s,
+        "impl {me}Request {{\n\
+         /// This request with the responder of the inbound request `id`: the machine pairs them,\n\
+         /// and only it, so that a responder always answers its own request.\n\
+         pub(crate) fn into_call(self, id: InboundId) -> {me}Call {{\nmatch self {{"
+    );
+    for r in rows {
+        let _ = writeln!(
+            s,
+            "{}{me}Request::{v}(p) => {me}Call::{v}(p, Responder::new(id)),",
+            cfg(&r.feature),
+            v = r.variant
+        );
+    }
+    let _ = writeln!(
+        s,
+        "{ext_request}\n}}\n}}\n}}\n\n\
+         impl {me}Call {{\n/// The handle of the inbound request.\npub fn id(&self) -> InboundId {{\nmatch self {{"
+    );
+    for r in rows {
+        let _ = writeln!(s, "{}{me}Call::{}(_, r) => r.id(),", cfg(&r.feature), r.variant);
+    }
+    let _ = writeln!(
+        s,
+        "{ext_id}\n}}\n}}\n\n/// The method name on the wire.\npub fn wire(&self) -> &str {{\nmatch self {{"
+    );
+    for r in rows {
+        let _ = writeln!(s, "{}{me}Call::{}(..) => \"{}\",", cfg(&r.feature), r.variant, r.wire);
+    }
+    let _ = writeln!(s, "{ext_wire}\n}}\n}}\n}}\n");
 }
 
 /// `Some("name")` or `None`, as Rust source.
@@ -558,6 +636,26 @@ fn conversions(
 mod tests {
     use super::*;
 
+    /// Every request row is a variant of its sender's call enum, with the responder of its own
+    /// result type, and the machine pairs each request with its handle in `into_call`.
+    #[test]
+    fn every_request_is_a_call_with_the_responder_of_its_result() {
+        for v in Version::ALL {
+            let table = v.committed_table();
+            let source: String = files(v, &table).into_iter().map(|(_, s)| s).collect();
+            for (sender, rows) in [("Client", &table.client_requests), ("Agent", &table.agent_requests)] {
+                assert!(source.contains(&format!("pub enum {sender}Call {{")), "{}: {sender}Call", v.name());
+                for r in rows.iter() {
+                    let variant = format!("{}({}, Responder<{}>),", r.variant, r.payload(&r.params), r.result);
+                    assert!(source.contains(&variant), "{}: {variant}", v.name());
+                    let paired =
+                        format!("{sender}Request::{v}(p) => {sender}Call::{v}(p, Responder::new(id)),", v = r.variant);
+                    assert!(source.contains(&paired), "{}: {paired}", v.name());
+                }
+            }
+        }
+    }
+
     /// A boxed row (`initialize`, in both tables) is held in a `Box` by the enums, and every
     /// conversion in or out takes or gives the type itself.
     #[test]
@@ -572,6 +670,7 @@ mod tests {
                 "Initialize(Box<InitializeResponse>),",
                 "AgentResponse::Initialize(Box::new(r))",
                 "ClientRequest::Initialize(Box::new(p))",
+                "Initialize(Box<InitializeRequest>, Responder<InitializeResponse>),",
             ] {
                 assert!(source.contains(expected), "{}: {expected}", v.name());
             }

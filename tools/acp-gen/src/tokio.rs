@@ -150,8 +150,10 @@ fn imports(spec: Spec) -> String {
     let mut o = String::from("use std::future::Future;\n\n");
     writeln!(o, "use acp_proto::protocol::{};\nuse acp_proto::role;", spec.protocol()).unwrap();
     match spec.version {
-        Version::V1 => o += "use acp_proto::{RpcError, methods, types};\nuse serde_json::Value;\n\n",
-        Version::V2 => o += "use acp_proto::{RpcError, v2};\n\n",
+        Version::V1 => {
+            o += "use acp_proto::{Answer, InboundRequest, RpcError, methods, types};\nuse serde_json::Value;\n\n"
+        }
+        Version::V2 => o += "use acp_proto::{Answer, InboundRequest, RpcError, v2};\n\n",
     }
     match (spec.version, spec.side) {
         (Version::V1, Side::Agent) => o += "use crate::context::{HandlerContext, RequestContext};\n",
@@ -251,25 +253,29 @@ fn dispatch(spec: Spec, table: &Table) -> String {
          macro_rules! dispatch {{\n\
          ($Trait:ident, $Dispatch:ident) => {{\n\
          impl<H: $Trait> $Dispatch<{protocol}, role::{role}> for H {{\n\
-         async fn handle(&self, request: {m}::Request, cx: HandlerContext<{protocol}, role::{role}>, \
+         async fn handle(&self, request: InboundRequest<{protocol}>, cx: HandlerContext<{protocol}, role::{role}>, \
              done: Done<{protocol}, role::{role}>, gate: Gate) {{\n\
-         /// Calls the handler method for `request`.\n\
-         async fn dispatch<H: $Trait>(handler: &H, request: {m}::Request, cx: {cx}) \
-             -> Result<{m}::{role}Response, RpcError> {{\n\
-         match request {{"
+         /// Calls the handler method for `call`; its responder makes the answer.\n\
+         async fn dispatch<H: $Trait>(handler: &H, call: {m}::Call, cx: {cx}) \
+             -> Answer<role::{role}, {protocol}> {{\n\
+         let call = match call {{\n\
+         {m}::Call::{sender}(call) => call,\n\
+         other => return Answer::error(other.id(), RpcError::method_not_found(other.wire())),\n\
+         }};\n\
+         match call {{"
     )
     .unwrap();
     for row in table.requests_to(spec.side) {
         o += &out::cfg(&row.feature);
-        write!(o, "{m}::Request::{sender}({m}::{sender}Request::{}(r)) => ", row.variant).unwrap();
+        write!(o, "{m}::{sender}Call::{}(r, responder) => ", row.variant).unwrap();
         match row.context {
             Context::Request => {
-                writeln!(o, "Ok(handler.{}({}, cx).await?.into()),", row.handler, row.unwrap("r")).unwrap()
+                writeln!(o, "responder.answer(handler.{}({}, cx).await),", row.handler, row.unwrap("r")).unwrap()
             }
             Context::Prompt => writeln!(
                 o,
                 "{{\n    let cx = crate::context::PromptContext::new(cx, r.session_id.clone());\n    \
-                 Ok(handler.{}({}, cx).await?.into())\n}}",
+                 responder.answer(handler.{}({}, cx).await)\n}}",
                 row.handler,
                 row.unwrap("r")
             )
@@ -277,15 +283,16 @@ fn dispatch(spec: Spec, table: &Table) -> String {
         }
     }
     o += &fixed::extra_dispatch_arms(spec.version, spec.side);
-    o += "other => Err(RpcError::method_not_found(other.wire())),\n}\n}\n\n";
+    o += "other => Answer::error(other.id(), RpcError::method_not_found(other.wire())),\n}\n}\n\n";
     match (spec.version, spec.side) {
         // A v2 agent's context waits for the answer to go out (`AgentContext::answered`).
         (Version::V2, Side::Agent) => {
             o += "let (cx, answered) = AgentContext::new(cx);\n\
-                  run_handler(done, gate, dispatch(self, request, cx)).await;\n\
+                  run_handler(done, gate, dispatch(self, request.into_call(), cx)).await;\n\
                   answered.set();\n}\n\n"
         }
-        _ => writeln!(o, "run_handler(done, gate, dispatch(self, request, {cx}::new(cx))).await;\n}}\n").unwrap(),
+        _ => writeln!(o, "run_handler(done, gate, dispatch(self, request.into_call(), {cx}::new(cx))).await;\n}}\n")
+            .unwrap(),
     }
     writeln!(o, "async fn notify(&self, item: Inbound<{protocol}>) {{\nlet handler = self;").unwrap();
     o += fixed::inbound(spec.version, spec.side);

@@ -17,7 +17,7 @@ use std::time::Duration;
 use acp_blocking::acp_proto::jsonrpc::{Incoming, RequestId, parse};
 use acp_blocking::acp_proto::role::Role;
 use acp_blocking::acp_proto::{
-    Config, Connection, Event, InboundId, Instant, Method, Notification, OutboundId, Request, Response, Side, V1,
+    Config, Connection, Event, InboundRequest, Instant, Notification, OutboundId, Request, Side, V1,
 };
 use serde_json::Value;
 
@@ -32,7 +32,7 @@ pub(super) struct Mirror<R: Role> {
     /// The other peer's requests consumed and not yet dispatched (held behind `initialize`).
     awaiting: VecDeque<RequestId>,
     /// The other peer's requests dispatched, by recorded id.
-    inbound: HashMap<RequestId, (InboundId, Option<Method>)>,
+    inbound: HashMap<RequestId, InboundRequest>,
     /// The recorded peer's requests sent through the machine, by recorded id.
     outbound: HashMap<RequestId, OutboundId>,
 }
@@ -119,17 +119,13 @@ impl<R: Role> Mirror<R> {
         let peer = R::SIDE.peer();
         let found = match parse(line.as_bytes()) {
             Incoming::Response { id, outcome } => {
-                let Some((handle, method)) = self.inbound.remove(&id) else { return Vec::new() };
-                let result = match outcome {
-                    // Decoded as a result this side sends.
-                    Ok(raw) => match Response::decode_result(peer, method, raw).map(R::own_response::<V1>) {
-                        Ok(Some(response)) => Ok(response),
-                        Ok(None) => return Vec::new(),
-                        Err(e) => return vec![format!("the result does not decode: {e}")],
-                    },
-                    Err(error) => Err(error),
+                let Some(request) = self.inbound.remove(&id) else { return Vec::new() };
+                // Decoded as the result type of the request it answers.
+                let answer = match request.answer_json::<R>(outcome) {
+                    Ok(answer) => answer,
+                    Err(e) => return vec![format!("the result does not decode: {e}")],
                 };
-                match self.conn.respond(now, handle, result) {
+                match self.conn.respond(now, answer) {
                     Ok(_) => Vec::new(),
                     Err(e) => vec![e.to_string()],
                 }
@@ -205,10 +201,10 @@ impl<R: Role> Mirror<R> {
     /// Matches the requests the machine dispatched with the recorded ids, in order.
     fn dispatched_events(&mut self) {
         while let Some(event) = self.conn.poll_event() {
-            if let Event::Request { id, request } = event
+            if let Event::Request(request) = event
                 && let Some(recorded) = self.awaiting.pop_front()
             {
-                self.inbound.insert(recorded, (id, request.method()));
+                self.inbound.insert(recorded, request);
             }
         }
     }

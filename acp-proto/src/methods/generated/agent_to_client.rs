@@ -4,6 +4,7 @@
 
 //! What the agent sends the client: requests, their results, notifications.
 
+use crate::connection::{InboundId, Responder};
 use crate::methods::*;
 use serde::{Serialize, Serializer};
 use serde_json::value::RawValue;
@@ -823,5 +824,115 @@ impl From<ProxyForwardNotification> for AgentNotification {
 impl From<ProxyForwardNotification> for Notification {
     fn from(p: ProxyForwardNotification) -> Notification {
         Notification::Agent(AgentNotification::ProxySuccessorForwardNotification(p))
+    }
+}
+
+/// A request the agent sent, as the client receives it: its params and the [`Responder`]
+/// that answers it, typed by the request's result, so that an answer of another type
+/// does not compile.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum AgentCall {
+    /// `session/request_permission`: ask the user before a tool call. The answer
+    /// names one of the offered options (or is `cancelled`); when the turn is
+    /// cancelled meanwhile, the core answers `cancelled` itself.
+    RequestPermission(RequestPermissionRequest, Responder<RequestPermissionResponse>),
+    /// `fs/write_text_file`: write a text file.
+    WriteTextFile(WriteTextFileRequest, Responder<WriteTextFileResponse>),
+    /// `fs/read_text_file`: read a text file (from a 1-based line, up to a limit).
+    ReadTextFile(ReadTextFileRequest, Responder<ReadTextFileResponse>),
+    /// `terminal/create`: start a command in a new terminal.
+    CreateTerminal(CreateTerminalRequest, Responder<CreateTerminalResponse>),
+    /// `terminal/output`: a terminal's output so far, and its exit status once it
+    /// has exited.
+    TerminalOutput(TerminalOutputRequest, Responder<TerminalOutputResponse>),
+    /// `terminal/release`: kill a terminal's command if needed and free it.
+    ReleaseTerminal(ReleaseTerminalRequest, Responder<ReleaseTerminalResponse>),
+    /// `terminal/wait_for_exit`: answer once a terminal's command has exited.
+    WaitForTerminalExit(WaitForTerminalExitRequest, Responder<WaitForTerminalExitResponse>),
+    /// `terminal/kill`: kill a terminal's command, keeping the terminal.
+    KillTerminal(KillTerminalRequest, Responder<KillTerminalResponse>),
+    /// `elicitation/create`: ask the user for input, with a form the client
+    /// renders or a URL the user visits. The core also checks the mode: a form
+    /// needs the client's `elicitation.form`, a URL `elicitation.url`.
+    CreateElicitation(CreateElicitationRequest, Responder<CreateElicitationResponse>),
+    /// **Unstable** `mcp/message` (request): one inner MCP request to an MCP
+    /// server the client declared with `type: "acp"`; the answer is its inner
+    /// outcome. Ungated: the client has no capability for it, it invites these
+    /// requests by declaring the server (the default handler answers `-32601`).
+    #[cfg(feature = "unstable_mcp_over_acp")]
+    McpMessage(MessageMcpRequest, Responder<MessageMcpResponse>),
+    /// **Unstable** `proxy/successor` (request, proxy to conductor): a request
+    /// the proxy forwards to its successor; the answer is the successor's
+    /// result, unchanged. The same wire string as the conductor's row; its
+    /// types are same-wire wrappers of the schema's (`ProxyForwardRequest`).
+    #[cfg(feature = "unstable_proxy_chains")]
+    ProxySuccessorForward(ProxyForwardRequest, Responder<ProxyForwardResponse>),
+    /// An extension request (`_`-prefixed method).
+    Ext(ExtRequest, Responder<ExtResponse>),
+}
+
+impl AgentRequest {
+    /// This request with the responder of the inbound request `id`: the machine pairs them,
+    /// and only it, so that a responder always answers its own request.
+    pub(crate) fn into_call(self, id: InboundId) -> AgentCall {
+        match self {
+            AgentRequest::RequestPermission(p) => AgentCall::RequestPermission(p, Responder::new(id)),
+            AgentRequest::WriteTextFile(p) => AgentCall::WriteTextFile(p, Responder::new(id)),
+            AgentRequest::ReadTextFile(p) => AgentCall::ReadTextFile(p, Responder::new(id)),
+            AgentRequest::CreateTerminal(p) => AgentCall::CreateTerminal(p, Responder::new(id)),
+            AgentRequest::TerminalOutput(p) => AgentCall::TerminalOutput(p, Responder::new(id)),
+            AgentRequest::ReleaseTerminal(p) => AgentCall::ReleaseTerminal(p, Responder::new(id)),
+            AgentRequest::WaitForTerminalExit(p) => AgentCall::WaitForTerminalExit(p, Responder::new(id)),
+            AgentRequest::KillTerminal(p) => AgentCall::KillTerminal(p, Responder::new(id)),
+            AgentRequest::CreateElicitation(p) => AgentCall::CreateElicitation(p, Responder::new(id)),
+            #[cfg(feature = "unstable_mcp_over_acp")]
+            AgentRequest::McpMessage(p) => AgentCall::McpMessage(p, Responder::new(id)),
+            #[cfg(feature = "unstable_proxy_chains")]
+            AgentRequest::ProxySuccessorForward(p) => AgentCall::ProxySuccessorForward(p, Responder::new(id)),
+            AgentRequest::Ext(e) => AgentCall::Ext(e, Responder::new(id)),
+        }
+    }
+}
+
+impl AgentCall {
+    /// The handle of the inbound request.
+    pub fn id(&self) -> InboundId {
+        match self {
+            AgentCall::RequestPermission(_, r) => r.id(),
+            AgentCall::WriteTextFile(_, r) => r.id(),
+            AgentCall::ReadTextFile(_, r) => r.id(),
+            AgentCall::CreateTerminal(_, r) => r.id(),
+            AgentCall::TerminalOutput(_, r) => r.id(),
+            AgentCall::ReleaseTerminal(_, r) => r.id(),
+            AgentCall::WaitForTerminalExit(_, r) => r.id(),
+            AgentCall::KillTerminal(_, r) => r.id(),
+            AgentCall::CreateElicitation(_, r) => r.id(),
+            #[cfg(feature = "unstable_mcp_over_acp")]
+            AgentCall::McpMessage(_, r) => r.id(),
+            #[cfg(feature = "unstable_proxy_chains")]
+            AgentCall::ProxySuccessorForward(_, r) => r.id(),
+            AgentCall::Ext(_, r) => r.id(),
+        }
+    }
+
+    /// The method name on the wire.
+    pub fn wire(&self) -> &str {
+        match self {
+            AgentCall::RequestPermission(..) => "session/request_permission",
+            AgentCall::WriteTextFile(..) => "fs/write_text_file",
+            AgentCall::ReadTextFile(..) => "fs/read_text_file",
+            AgentCall::CreateTerminal(..) => "terminal/create",
+            AgentCall::TerminalOutput(..) => "terminal/output",
+            AgentCall::ReleaseTerminal(..) => "terminal/release",
+            AgentCall::WaitForTerminalExit(..) => "terminal/wait_for_exit",
+            AgentCall::KillTerminal(..) => "terminal/kill",
+            AgentCall::CreateElicitation(..) => "elicitation/create",
+            #[cfg(feature = "unstable_mcp_over_acp")]
+            AgentCall::McpMessage(..) => "mcp/message",
+            #[cfg(feature = "unstable_proxy_chains")]
+            AgentCall::ProxySuccessorForward(..) => "proxy/successor",
+            AgentCall::Ext(e, _) => &e.method,
+        }
     }
 }

@@ -4,6 +4,7 @@
 
 //! What the client sends the agent: requests, their results, notifications.
 
+use crate::connection::{InboundId, Responder};
 use crate::methods::*;
 use serde::{Serialize, Serializer};
 use serde_json::value::RawValue;
@@ -1582,5 +1583,238 @@ impl From<ProxySuccessorNotification> for ClientNotification {
 impl From<ProxySuccessorNotification> for Notification {
     fn from(p: ProxySuccessorNotification) -> Notification {
         Notification::Client(ClientNotification::ProxySuccessorNotification(p))
+    }
+}
+
+/// A request the client sent, as the agent receives it: its params and the [`Responder`]
+/// that answers it, typed by the request's result, so that an answer of another type
+/// does not compile.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum ClientCall {
+    /// `initialize`: negotiate the protocol version and capabilities. Requests
+    /// pipelined behind it are held by the core and dispatched once it has
+    /// answered successfully.
+    ///
+    /// In a `Box`: a large message sent once per connection, which would otherwise
+    /// make every message of this enum as large (the table's `boxed` column).
+    Initialize(Box<InitializeRequest>, Responder<InitializeResponse>),
+    /// `authenticate` with one of the agent's auth methods.
+    Authenticate(AuthenticateRequest, Responder<AuthenticateResponse>),
+    /// `session/new`: open a session. Once it has answered, the core accepts updates
+    /// for the new session.
+    NewSession(NewSessionRequest, Responder<NewSessionResponse>),
+    /// `session/load`: reopen a session, replaying its history as `session/update`
+    /// notifications before the answer.
+    LoadSession(LoadSessionRequest, Responder<LoadSessionResponse>),
+    /// `session/set_mode`: switch the session's mode.
+    SetSessionMode(SetSessionModeRequest, Responder<SetSessionModeResponse>),
+    /// `session/set_config_option`: change one of the session's config options.
+    SetSessionConfigOption(SetSessionConfigOptionRequest, Responder<SetSessionConfigOptionResponse>),
+    /// `session/prompt`: run a prompt turn, streaming its updates, and answer with
+    /// the stop reason. When the client cancels the turn, the context's
+    /// cancellation fires and the core answers `cancelled` whatever the handler
+    /// returns.
+    Prompt(PromptRequest, Responder<PromptResponse>),
+    /// `session/list`: the agent's sessions.
+    ListSessions(ListSessionsRequest, Responder<ListSessionsResponse>),
+    /// `session/delete`: forget a session.
+    DeleteSession(DeleteSessionRequest, Responder<DeleteSessionResponse>),
+    /// `session/resume`: reopen a session without replaying its history.
+    ResumeSession(ResumeSessionRequest, Responder<ResumeSessionResponse>),
+    /// `session/close`: close a session, ending its running turn.
+    CloseSession(CloseSessionRequest, Responder<CloseSessionResponse>),
+    /// `logout`: end the authenticated session.
+    Logout(LogoutRequest, Responder<LogoutResponse>),
+    /// **Unstable** `auth/status`: the agent's authentication state and the
+    /// accounts it has configured, read without changing anything (never
+    /// answered `auth_required`).
+    #[cfg(feature = "unstable_auth_status")]
+    AuthStatus(AuthStatusRequest, Responder<AuthStatusResponse>),
+    /// **Unstable** `providers/list`: the agent's configurable LLM providers and
+    /// their current (non-secret) routing.
+    #[cfg(feature = "unstable_llm_providers")]
+    ListProviders(ListProvidersRequest, Responder<ListProvidersResponse>),
+    /// **Unstable** `providers/set`: replace one provider's whole configuration
+    /// (protocol, base URL, headers).
+    #[cfg(feature = "unstable_llm_providers")]
+    SetProvider(SetProviderRequest, Responder<SetProviderResponse>),
+    /// **Unstable** `providers/disable`: disable a provider that is not required.
+    #[cfg(feature = "unstable_llm_providers")]
+    DisableProvider(DisableProviderRequest, Responder<DisableProviderResponse>),
+    /// **Unstable** `session/options`: the modes and config options a session
+    /// would start with, without creating, resuming or changing one.
+    #[cfg(feature = "unstable_session_options")]
+    SessionOptions(SessionOptionsRequest, Responder<SessionOptionsResponse>),
+    /// **Unstable** `session/set_title`: set a session's title; the answer holds
+    /// the title the agent stored.
+    #[cfg(feature = "unstable_session_set_title")]
+    SetSessionTitle(SetSessionTitleRequest, Responder<SetSessionTitleResponse>),
+    /// **Unstable** `session/status`: whether the agent has a session in memory
+    /// (no side effects).
+    #[cfg(feature = "unstable_session_status")]
+    SessionStatus(SessionStatusRequest, Responder<SessionStatusResponse>),
+    /// **Unstable** `session/archive`: hide a session from default
+    /// `session/list` results, closing it if it is active.
+    #[cfg(feature = "unstable_session_archive")]
+    ArchiveSession(ArchiveSessionRequest, Responder<ArchiveSessionResponse>),
+    /// **Unstable** `session/unarchive`: return an archived session to default
+    /// `session/list` results (it is not loaded).
+    #[cfg(feature = "unstable_session_archive")]
+    UnarchiveSession(UnarchiveSessionRequest, Responder<UnarchiveSessionResponse>),
+    /// **Unstable** `session/fork`: a new session from the context of an
+    /// existing one. Once it has answered, the core accepts updates for the new
+    /// session, as after `session/new`.
+    #[cfg(feature = "unstable_session_fork")]
+    ForkSession(ForkSessionRequest, Responder<ForkSessionResponse>),
+    /// **Unstable** `proxy/initialize`: the conductor's handshake with a
+    /// component that has a successor, in place of `initialize` (same params
+    /// and result). Ungated: the method itself says "you have a successor".
+    /// A custom call, as `initialize`'s: it checks the negotiated version.
+    ///
+    /// In a `Box`: a large message sent once per connection, which would otherwise
+    /// make every message of this enum as large (the table's `boxed` column).
+    #[cfg(feature = "unstable_proxy_chains")]
+    InitializeProxy(Box<InitializeProxyRequest>, Responder<InitializeProxyResponse>),
+    /// **Unstable** `proxy/successor` (request, conductor to proxy): a request
+    /// from the proxy's successor, delivered by the conductor; the answer is the
+    /// wrapped request's result. Ungated (no capability in the schema).
+    #[cfg(feature = "unstable_proxy_chains")]
+    ProxySuccessor(ProxySuccessorRequest, Responder<ProxySuccessorResponse>),
+    /// An extension request (`_`-prefixed method).
+    Ext(ExtRequest, Responder<ExtResponse>),
+}
+
+impl ClientRequest {
+    /// This request with the responder of the inbound request `id`: the machine pairs them,
+    /// and only it, so that a responder always answers its own request.
+    pub(crate) fn into_call(self, id: InboundId) -> ClientCall {
+        match self {
+            ClientRequest::Initialize(p) => ClientCall::Initialize(p, Responder::new(id)),
+            ClientRequest::Authenticate(p) => ClientCall::Authenticate(p, Responder::new(id)),
+            ClientRequest::NewSession(p) => ClientCall::NewSession(p, Responder::new(id)),
+            ClientRequest::LoadSession(p) => ClientCall::LoadSession(p, Responder::new(id)),
+            ClientRequest::SetSessionMode(p) => ClientCall::SetSessionMode(p, Responder::new(id)),
+            ClientRequest::SetSessionConfigOption(p) => ClientCall::SetSessionConfigOption(p, Responder::new(id)),
+            ClientRequest::Prompt(p) => ClientCall::Prompt(p, Responder::new(id)),
+            ClientRequest::ListSessions(p) => ClientCall::ListSessions(p, Responder::new(id)),
+            ClientRequest::DeleteSession(p) => ClientCall::DeleteSession(p, Responder::new(id)),
+            ClientRequest::ResumeSession(p) => ClientCall::ResumeSession(p, Responder::new(id)),
+            ClientRequest::CloseSession(p) => ClientCall::CloseSession(p, Responder::new(id)),
+            ClientRequest::Logout(p) => ClientCall::Logout(p, Responder::new(id)),
+            #[cfg(feature = "unstable_auth_status")]
+            ClientRequest::AuthStatus(p) => ClientCall::AuthStatus(p, Responder::new(id)),
+            #[cfg(feature = "unstable_llm_providers")]
+            ClientRequest::ListProviders(p) => ClientCall::ListProviders(p, Responder::new(id)),
+            #[cfg(feature = "unstable_llm_providers")]
+            ClientRequest::SetProvider(p) => ClientCall::SetProvider(p, Responder::new(id)),
+            #[cfg(feature = "unstable_llm_providers")]
+            ClientRequest::DisableProvider(p) => ClientCall::DisableProvider(p, Responder::new(id)),
+            #[cfg(feature = "unstable_session_options")]
+            ClientRequest::SessionOptions(p) => ClientCall::SessionOptions(p, Responder::new(id)),
+            #[cfg(feature = "unstable_session_set_title")]
+            ClientRequest::SetSessionTitle(p) => ClientCall::SetSessionTitle(p, Responder::new(id)),
+            #[cfg(feature = "unstable_session_status")]
+            ClientRequest::SessionStatus(p) => ClientCall::SessionStatus(p, Responder::new(id)),
+            #[cfg(feature = "unstable_session_archive")]
+            ClientRequest::ArchiveSession(p) => ClientCall::ArchiveSession(p, Responder::new(id)),
+            #[cfg(feature = "unstable_session_archive")]
+            ClientRequest::UnarchiveSession(p) => ClientCall::UnarchiveSession(p, Responder::new(id)),
+            #[cfg(feature = "unstable_session_fork")]
+            ClientRequest::ForkSession(p) => ClientCall::ForkSession(p, Responder::new(id)),
+            #[cfg(feature = "unstable_proxy_chains")]
+            ClientRequest::InitializeProxy(p) => ClientCall::InitializeProxy(p, Responder::new(id)),
+            #[cfg(feature = "unstable_proxy_chains")]
+            ClientRequest::ProxySuccessor(p) => ClientCall::ProxySuccessor(p, Responder::new(id)),
+            ClientRequest::Ext(e) => ClientCall::Ext(e, Responder::new(id)),
+        }
+    }
+}
+
+impl ClientCall {
+    /// The handle of the inbound request.
+    pub fn id(&self) -> InboundId {
+        match self {
+            ClientCall::Initialize(_, r) => r.id(),
+            ClientCall::Authenticate(_, r) => r.id(),
+            ClientCall::NewSession(_, r) => r.id(),
+            ClientCall::LoadSession(_, r) => r.id(),
+            ClientCall::SetSessionMode(_, r) => r.id(),
+            ClientCall::SetSessionConfigOption(_, r) => r.id(),
+            ClientCall::Prompt(_, r) => r.id(),
+            ClientCall::ListSessions(_, r) => r.id(),
+            ClientCall::DeleteSession(_, r) => r.id(),
+            ClientCall::ResumeSession(_, r) => r.id(),
+            ClientCall::CloseSession(_, r) => r.id(),
+            ClientCall::Logout(_, r) => r.id(),
+            #[cfg(feature = "unstable_auth_status")]
+            ClientCall::AuthStatus(_, r) => r.id(),
+            #[cfg(feature = "unstable_llm_providers")]
+            ClientCall::ListProviders(_, r) => r.id(),
+            #[cfg(feature = "unstable_llm_providers")]
+            ClientCall::SetProvider(_, r) => r.id(),
+            #[cfg(feature = "unstable_llm_providers")]
+            ClientCall::DisableProvider(_, r) => r.id(),
+            #[cfg(feature = "unstable_session_options")]
+            ClientCall::SessionOptions(_, r) => r.id(),
+            #[cfg(feature = "unstable_session_set_title")]
+            ClientCall::SetSessionTitle(_, r) => r.id(),
+            #[cfg(feature = "unstable_session_status")]
+            ClientCall::SessionStatus(_, r) => r.id(),
+            #[cfg(feature = "unstable_session_archive")]
+            ClientCall::ArchiveSession(_, r) => r.id(),
+            #[cfg(feature = "unstable_session_archive")]
+            ClientCall::UnarchiveSession(_, r) => r.id(),
+            #[cfg(feature = "unstable_session_fork")]
+            ClientCall::ForkSession(_, r) => r.id(),
+            #[cfg(feature = "unstable_proxy_chains")]
+            ClientCall::InitializeProxy(_, r) => r.id(),
+            #[cfg(feature = "unstable_proxy_chains")]
+            ClientCall::ProxySuccessor(_, r) => r.id(),
+            ClientCall::Ext(_, r) => r.id(),
+        }
+    }
+
+    /// The method name on the wire.
+    pub fn wire(&self) -> &str {
+        match self {
+            ClientCall::Initialize(..) => "initialize",
+            ClientCall::Authenticate(..) => "authenticate",
+            ClientCall::NewSession(..) => "session/new",
+            ClientCall::LoadSession(..) => "session/load",
+            ClientCall::SetSessionMode(..) => "session/set_mode",
+            ClientCall::SetSessionConfigOption(..) => "session/set_config_option",
+            ClientCall::Prompt(..) => "session/prompt",
+            ClientCall::ListSessions(..) => "session/list",
+            ClientCall::DeleteSession(..) => "session/delete",
+            ClientCall::ResumeSession(..) => "session/resume",
+            ClientCall::CloseSession(..) => "session/close",
+            ClientCall::Logout(..) => "logout",
+            #[cfg(feature = "unstable_auth_status")]
+            ClientCall::AuthStatus(..) => "auth/status",
+            #[cfg(feature = "unstable_llm_providers")]
+            ClientCall::ListProviders(..) => "providers/list",
+            #[cfg(feature = "unstable_llm_providers")]
+            ClientCall::SetProvider(..) => "providers/set",
+            #[cfg(feature = "unstable_llm_providers")]
+            ClientCall::DisableProvider(..) => "providers/disable",
+            #[cfg(feature = "unstable_session_options")]
+            ClientCall::SessionOptions(..) => "session/options",
+            #[cfg(feature = "unstable_session_set_title")]
+            ClientCall::SetSessionTitle(..) => "session/set_title",
+            #[cfg(feature = "unstable_session_status")]
+            ClientCall::SessionStatus(..) => "session/status",
+            #[cfg(feature = "unstable_session_archive")]
+            ClientCall::ArchiveSession(..) => "session/archive",
+            #[cfg(feature = "unstable_session_archive")]
+            ClientCall::UnarchiveSession(..) => "session/unarchive",
+            #[cfg(feature = "unstable_session_fork")]
+            ClientCall::ForkSession(..) => "session/fork",
+            #[cfg(feature = "unstable_proxy_chains")]
+            ClientCall::InitializeProxy(..) => "proxy/initialize",
+            #[cfg(feature = "unstable_proxy_chains")]
+            ClientCall::ProxySuccessor(..) => "proxy/successor",
+            ClientCall::Ext(e, _) => &e.method,
+        }
     }
 }

@@ -7,6 +7,7 @@
 use super::super::methods::*;
 use super::super::wrappers::*;
 use super::super::*;
+use crate::connection::{InboundId, Responder};
 use serde::{Serialize, Serializer};
 use serde_json::Value;
 
@@ -296,5 +297,59 @@ impl From<CompleteElicitationNotification> for AgentNotification {
 impl From<CompleteElicitationNotification> for Notification {
     fn from(p: CompleteElicitationNotification) -> Notification {
         Notification::Agent(AgentNotification::CompleteElicitation(p))
+    }
+}
+
+/// A request the agent sent, as the client receives it: its params and the [`Responder`]
+/// that answers it, typed by the request's result, so that an answer of another type
+/// does not compile.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum AgentCall {
+    /// `session/request_permission`: ask the user about a tool call or a command.
+    RequestPermission(RequestPermissionRequest, Responder<RequestPermissionResponse>),
+    /// `elicitation/create`: ask the user for input, with a form or a URL.
+    CreateElicitation(CreateElicitationRequest, Responder<CreateElicitationResponse>),
+    /// A method not in the v2 table (an extension method), with its wire name and
+    /// params kept verbatim.
+    Other {
+        /// The wire method name.
+        method: String,
+        /// The params, as sent.
+        value: Option<Value>,
+        /// Answers it.
+        responder: Responder<OtherResult>,
+    },
+}
+
+impl AgentRequest {
+    /// This request with the responder of the inbound request `id`: the machine pairs them,
+    /// and only it, so that a responder always answers its own request.
+    pub(crate) fn into_call(self, id: InboundId) -> AgentCall {
+        match self {
+            AgentRequest::RequestPermission(p) => AgentCall::RequestPermission(p, Responder::new(id)),
+            AgentRequest::CreateElicitation(p) => AgentCall::CreateElicitation(p, Responder::new(id)),
+            AgentRequest::Other { method, value } => AgentCall::Other { method, value, responder: Responder::new(id) },
+        }
+    }
+}
+
+impl AgentCall {
+    /// The handle of the inbound request.
+    pub fn id(&self) -> InboundId {
+        match self {
+            AgentCall::RequestPermission(_, r) => r.id(),
+            AgentCall::CreateElicitation(_, r) => r.id(),
+            AgentCall::Other { responder, .. } => responder.id(),
+        }
+    }
+
+    /// The method name on the wire.
+    pub fn wire(&self) -> &str {
+        match self {
+            AgentCall::RequestPermission(..) => "session/request_permission",
+            AgentCall::CreateElicitation(..) => "elicitation/create",
+            AgentCall::Other { method, .. } => method,
+        }
     }
 }

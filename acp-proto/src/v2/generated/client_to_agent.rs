@@ -7,6 +7,7 @@
 use super::super::methods::*;
 use super::super::wrappers::*;
 use super::super::*;
+use crate::connection::{InboundId, Responder};
 use serde::{Serialize, Serializer};
 use serde_json::Value;
 
@@ -628,5 +629,116 @@ impl From<CancelSessionNotification> for ClientNotification {
 impl From<CancelSessionNotification> for Notification {
     fn from(p: CancelSessionNotification) -> Notification {
         Notification::Client(ClientNotification::Cancel(p))
+    }
+}
+
+/// A request the client sent, as the agent receives it: its params and the [`Responder`]
+/// that answers it, typed by the request's result, so that an answer of another type
+/// does not compile.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum ClientCall {
+    /// `initialize`: negotiate the protocol version and capabilities.
+    ///
+    /// In a `Box`: a large message sent once per connection, which would otherwise
+    /// make every message of this enum as large (the table's `boxed` column).
+    Initialize(Box<InitializeRequest>, Responder<InitializeResponse>),
+    /// `auth/login` with one of the agent's auth methods (v1's `authenticate`).
+    Login(LoginAuthRequest, Responder<LoginAuthResponse>),
+    /// `auth/logout`: end the authenticated session (v1's `logout`).
+    Logout(LogoutAuthRequest, Responder<LogoutAuthResponse>),
+    /// `session/new`: open a session.
+    NewSession(NewSessionRequest, Responder<NewSessionResponse>),
+    /// `session/set_config_option`: change one of the session's config options.
+    SetSessionConfigOption(SetSessionConfigOptionRequest, Responder<SetSessionConfigOptionResponse>),
+    /// `session/prompt`: send a prompt. The answer only acknowledges it (with the
+    /// id of its user message); the turn ends with an `idle` `state_update`.
+    Prompt(PromptRequest, Responder<PromptResponse>),
+    /// `session/list`: the agent's sessions.
+    ListSessions(ListSessionsRequest, Responder<ListSessionsResponse>),
+    /// `session/delete`: forget a session.
+    DeleteSession(DeleteSessionRequest, Responder<DeleteSessionResponse>),
+    /// `session/resume`: reopen a session, replaying its history from `replayFrom`
+    /// (v1's `session/load` and `session/resume` in one).
+    ResumeSession(ResumeSessionRequest, Responder<ResumeSessionResponse>),
+    /// `session/close`: stop a session's work, background work included, and free it.
+    CloseSession(CloseSessionRequest, Responder<CloseSessionResponse>),
+    /// `tool_call/cancel`: cancel one tool call that advertises `capabilities.cancel`.
+    CancelToolCall(CancelToolCallRequest, Responder<CancelToolCallResponse>),
+    /// `terminal/cancel`: cancel one agent terminal that advertises `capabilities.cancel`.
+    CancelTerminal(CancelTerminalRequest, Responder<CancelTerminalResponse>),
+    /// A method not in the v2 table (an extension method), with its wire name and
+    /// params kept verbatim.
+    Other {
+        /// The wire method name.
+        method: String,
+        /// The params, as sent.
+        value: Option<Value>,
+        /// Answers it.
+        responder: Responder<OtherResult>,
+    },
+}
+
+impl ClientRequest {
+    /// This request with the responder of the inbound request `id`: the machine pairs them,
+    /// and only it, so that a responder always answers its own request.
+    pub(crate) fn into_call(self, id: InboundId) -> ClientCall {
+        match self {
+            ClientRequest::Initialize(p) => ClientCall::Initialize(p, Responder::new(id)),
+            ClientRequest::Login(p) => ClientCall::Login(p, Responder::new(id)),
+            ClientRequest::Logout(p) => ClientCall::Logout(p, Responder::new(id)),
+            ClientRequest::NewSession(p) => ClientCall::NewSession(p, Responder::new(id)),
+            ClientRequest::SetSessionConfigOption(p) => ClientCall::SetSessionConfigOption(p, Responder::new(id)),
+            ClientRequest::Prompt(p) => ClientCall::Prompt(p, Responder::new(id)),
+            ClientRequest::ListSessions(p) => ClientCall::ListSessions(p, Responder::new(id)),
+            ClientRequest::DeleteSession(p) => ClientCall::DeleteSession(p, Responder::new(id)),
+            ClientRequest::ResumeSession(p) => ClientCall::ResumeSession(p, Responder::new(id)),
+            ClientRequest::CloseSession(p) => ClientCall::CloseSession(p, Responder::new(id)),
+            ClientRequest::CancelToolCall(p) => ClientCall::CancelToolCall(p, Responder::new(id)),
+            ClientRequest::CancelTerminal(p) => ClientCall::CancelTerminal(p, Responder::new(id)),
+            ClientRequest::Other { method, value } => {
+                ClientCall::Other { method, value, responder: Responder::new(id) }
+            }
+        }
+    }
+}
+
+impl ClientCall {
+    /// The handle of the inbound request.
+    pub fn id(&self) -> InboundId {
+        match self {
+            ClientCall::Initialize(_, r) => r.id(),
+            ClientCall::Login(_, r) => r.id(),
+            ClientCall::Logout(_, r) => r.id(),
+            ClientCall::NewSession(_, r) => r.id(),
+            ClientCall::SetSessionConfigOption(_, r) => r.id(),
+            ClientCall::Prompt(_, r) => r.id(),
+            ClientCall::ListSessions(_, r) => r.id(),
+            ClientCall::DeleteSession(_, r) => r.id(),
+            ClientCall::ResumeSession(_, r) => r.id(),
+            ClientCall::CloseSession(_, r) => r.id(),
+            ClientCall::CancelToolCall(_, r) => r.id(),
+            ClientCall::CancelTerminal(_, r) => r.id(),
+            ClientCall::Other { responder, .. } => responder.id(),
+        }
+    }
+
+    /// The method name on the wire.
+    pub fn wire(&self) -> &str {
+        match self {
+            ClientCall::Initialize(..) => "initialize",
+            ClientCall::Login(..) => "auth/login",
+            ClientCall::Logout(..) => "auth/logout",
+            ClientCall::NewSession(..) => "session/new",
+            ClientCall::SetSessionConfigOption(..) => "session/set_config_option",
+            ClientCall::Prompt(..) => "session/prompt",
+            ClientCall::ListSessions(..) => "session/list",
+            ClientCall::DeleteSession(..) => "session/delete",
+            ClientCall::ResumeSession(..) => "session/resume",
+            ClientCall::CloseSession(..) => "session/close",
+            ClientCall::CancelToolCall(..) => "tool_call/cancel",
+            ClientCall::CancelTerminal(..) => "terminal/cancel",
+            ClientCall::Other { method, .. } => method,
+        }
     }
 }

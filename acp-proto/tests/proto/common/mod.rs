@@ -6,8 +6,24 @@ use std::time::Duration;
 
 use acp_proto::role::{Agent, Client, Role};
 use acp_proto::types::*;
-use acp_proto::{Config, Connection, Event, Instant, OutboundId, Outcome, Side};
+use acp_proto::{AgentCall, ClientCall, Config, Connection, Event, Instant, OutboundId, Outcome, Side};
 use serde_json::Value;
+
+/// The client's request an agent's event carries, with the responder that answers it.
+pub fn client_call(event: Option<Event>) -> ClientCall {
+    match event {
+        Some(Event::Request(request)) => request.into_call().into_client().expect("a client's request"),
+        other => panic!("not a request: {other:?}"),
+    }
+}
+
+/// The agent's request a client's event carries, with the responder that answers it.
+pub fn agent_call(event: Option<Event>) -> AgentCall {
+    match event {
+        Some(Event::Request(request)) => request.into_call().into_agent().expect("an agent's request"),
+        other => panic!("not a request: {other:?}"),
+    }
+}
 
 /// One frame that crossed the wire.
 #[derive(Debug, Clone)]
@@ -110,12 +126,12 @@ impl Pair {
         init.client_capabilities = client_caps;
         let id = self.client.send_request(self.now, init, None).unwrap();
         self.pump();
-        let Some(Event::Request { id: inbound, .. }) = self.agent.poll_event() else {
+        let ClientCall::Initialize(_, responder) = client_call(self.agent.poll_event()) else {
             panic!("initialize not dispatched")
         };
         let mut resp = InitializeResponse::new(ProtocolVersion::V1);
         resp.agent_capabilities = agent_caps;
-        self.agent.respond(self.now, inbound, Ok(resp.into())).unwrap();
+        self.agent.respond(self.now, responder.answer(Ok(resp))).unwrap();
         self.pump();
         assert!(matches!(self.agent.poll_event(), Some(Event::HandshakeCompleted(_))));
         assert!(matches!(self.client.poll_event(), Some(Event::HandshakeCompleted(_))));
@@ -130,8 +146,8 @@ impl Pair {
     pub fn open_session(&mut self, name: &str) -> SessionId {
         let id = self.client.send_request(self.now, NewSessionRequest::new("/tmp", vec![]), None).unwrap();
         self.pump();
-        let Some(Event::Request { id: inbound, .. }) = self.agent.poll_event() else { panic!() };
-        self.agent.respond(self.now, inbound, Ok(NewSessionResponse::new(name).into())).unwrap();
+        let ClientCall::NewSession(_, responder) = client_call(self.agent.poll_event()) else { panic!() };
+        self.agent.respond(self.now, responder.answer(Ok(NewSessionResponse::new(name)))).unwrap();
         self.pump();
         match self.client.poll_event() {
             Some(Event::Outcome { id: got, outcome: Outcome::Result(_) }) => assert_eq!(got, id),

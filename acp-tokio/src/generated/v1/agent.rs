@@ -9,7 +9,7 @@ use std::future::Future;
 
 use acp_proto::protocol::V1;
 use acp_proto::role;
-use acp_proto::{RpcError, methods, types};
+use acp_proto::{Answer, InboundRequest, RpcError, methods, types};
 use serde_json::Value;
 
 use crate::context::{HandlerContext, RequestContext};
@@ -835,112 +835,114 @@ macro_rules! dispatch {
         impl<H: $Trait> $Dispatch<V1, role::Agent> for H {
             async fn handle(
                 &self,
-                request: methods::Request,
+                request: InboundRequest<V1>,
                 cx: HandlerContext<V1, role::Agent>,
                 done: Done<V1, role::Agent>,
                 gate: Gate,
             ) {
-                /// Calls the handler method for `request`.
+                /// Calls the handler method for `call`; its responder makes the answer.
                 async fn dispatch<H: $Trait>(
                     handler: &H,
-                    request: methods::Request,
+                    call: methods::Call,
                     cx: RequestContext,
-                ) -> Result<methods::AgentResponse, RpcError> {
-                    match request {
-                        methods::Request::Client(methods::ClientRequest::Initialize(r)) => {
-                            Ok(handler.initialize(*r, cx).await?.into())
+                ) -> Answer<role::Agent, V1> {
+                    let call = match call {
+                        methods::Call::Client(call) => call,
+                        other => return Answer::error(other.id(), RpcError::method_not_found(other.wire())),
+                    };
+                    match call {
+                        methods::ClientCall::Initialize(r, responder) => {
+                            responder.answer(handler.initialize(*r, cx).await)
                         }
-                        methods::Request::Client(methods::ClientRequest::Authenticate(r)) => {
-                            Ok(handler.authenticate(r, cx).await?.into())
+                        methods::ClientCall::Authenticate(r, responder) => {
+                            responder.answer(handler.authenticate(r, cx).await)
                         }
-                        methods::Request::Client(methods::ClientRequest::NewSession(r)) => {
-                            Ok(handler.new_session(r, cx).await?.into())
+                        methods::ClientCall::NewSession(r, responder) => {
+                            responder.answer(handler.new_session(r, cx).await)
                         }
-                        methods::Request::Client(methods::ClientRequest::LoadSession(r)) => {
-                            Ok(handler.load_session(r, cx).await?.into())
+                        methods::ClientCall::LoadSession(r, responder) => {
+                            responder.answer(handler.load_session(r, cx).await)
                         }
-                        methods::Request::Client(methods::ClientRequest::SetSessionMode(r)) => {
-                            Ok(handler.set_session_mode(r, cx).await?.into())
+                        methods::ClientCall::SetSessionMode(r, responder) => {
+                            responder.answer(handler.set_session_mode(r, cx).await)
                         }
-                        methods::Request::Client(methods::ClientRequest::SetSessionConfigOption(r)) => {
-                            Ok(handler.set_session_config_option(r, cx).await?.into())
+                        methods::ClientCall::SetSessionConfigOption(r, responder) => {
+                            responder.answer(handler.set_session_config_option(r, cx).await)
                         }
-                        methods::Request::Client(methods::ClientRequest::Prompt(r)) => {
+                        methods::ClientCall::Prompt(r, responder) => {
                             let cx = crate::context::PromptContext::new(cx, r.session_id.clone());
-                            Ok(handler.prompt(r, cx).await?.into())
+                            responder.answer(handler.prompt(r, cx).await)
                         }
-                        methods::Request::Client(methods::ClientRequest::ListSessions(r)) => {
-                            Ok(handler.list_sessions(r, cx).await?.into())
+                        methods::ClientCall::ListSessions(r, responder) => {
+                            responder.answer(handler.list_sessions(r, cx).await)
                         }
-                        methods::Request::Client(methods::ClientRequest::DeleteSession(r)) => {
-                            Ok(handler.delete_session(r, cx).await?.into())
+                        methods::ClientCall::DeleteSession(r, responder) => {
+                            responder.answer(handler.delete_session(r, cx).await)
                         }
-                        methods::Request::Client(methods::ClientRequest::ResumeSession(r)) => {
-                            Ok(handler.resume_session(r, cx).await?.into())
+                        methods::ClientCall::ResumeSession(r, responder) => {
+                            responder.answer(handler.resume_session(r, cx).await)
                         }
-                        methods::Request::Client(methods::ClientRequest::CloseSession(r)) => {
-                            Ok(handler.close_session(r, cx).await?.into())
+                        methods::ClientCall::CloseSession(r, responder) => {
+                            responder.answer(handler.close_session(r, cx).await)
                         }
-                        methods::Request::Client(methods::ClientRequest::Logout(r)) => {
-                            Ok(handler.logout(r, cx).await?.into())
-                        }
+                        methods::ClientCall::Logout(r, responder) => responder.answer(handler.logout(r, cx).await),
                         #[cfg(feature = "unstable_auth_status")]
-                        methods::Request::Client(methods::ClientRequest::AuthStatus(r)) => {
-                            Ok(handler.auth_status(r, cx).await?.into())
+                        methods::ClientCall::AuthStatus(r, responder) => {
+                            responder.answer(handler.auth_status(r, cx).await)
                         }
                         #[cfg(feature = "unstable_llm_providers")]
-                        methods::Request::Client(methods::ClientRequest::ListProviders(r)) => {
-                            Ok(handler.list_providers(r, cx).await?.into())
+                        methods::ClientCall::ListProviders(r, responder) => {
+                            responder.answer(handler.list_providers(r, cx).await)
                         }
                         #[cfg(feature = "unstable_llm_providers")]
-                        methods::Request::Client(methods::ClientRequest::SetProvider(r)) => {
-                            Ok(handler.set_provider(r, cx).await?.into())
+                        methods::ClientCall::SetProvider(r, responder) => {
+                            responder.answer(handler.set_provider(r, cx).await)
                         }
                         #[cfg(feature = "unstable_llm_providers")]
-                        methods::Request::Client(methods::ClientRequest::DisableProvider(r)) => {
-                            Ok(handler.disable_provider(r, cx).await?.into())
+                        methods::ClientCall::DisableProvider(r, responder) => {
+                            responder.answer(handler.disable_provider(r, cx).await)
                         }
                         #[cfg(feature = "unstable_session_options")]
-                        methods::Request::Client(methods::ClientRequest::SessionOptions(r)) => {
-                            Ok(handler.session_options(r, cx).await?.into())
+                        methods::ClientCall::SessionOptions(r, responder) => {
+                            responder.answer(handler.session_options(r, cx).await)
                         }
                         #[cfg(feature = "unstable_session_set_title")]
-                        methods::Request::Client(methods::ClientRequest::SetSessionTitle(r)) => {
-                            Ok(handler.set_session_title(r, cx).await?.into())
+                        methods::ClientCall::SetSessionTitle(r, responder) => {
+                            responder.answer(handler.set_session_title(r, cx).await)
                         }
                         #[cfg(feature = "unstable_session_status")]
-                        methods::Request::Client(methods::ClientRequest::SessionStatus(r)) => {
-                            Ok(handler.session_status(r, cx).await?.into())
+                        methods::ClientCall::SessionStatus(r, responder) => {
+                            responder.answer(handler.session_status(r, cx).await)
                         }
                         #[cfg(feature = "unstable_session_archive")]
-                        methods::Request::Client(methods::ClientRequest::ArchiveSession(r)) => {
-                            Ok(handler.archive_session(r, cx).await?.into())
+                        methods::ClientCall::ArchiveSession(r, responder) => {
+                            responder.answer(handler.archive_session(r, cx).await)
                         }
                         #[cfg(feature = "unstable_session_archive")]
-                        methods::Request::Client(methods::ClientRequest::UnarchiveSession(r)) => {
-                            Ok(handler.unarchive_session(r, cx).await?.into())
+                        methods::ClientCall::UnarchiveSession(r, responder) => {
+                            responder.answer(handler.unarchive_session(r, cx).await)
                         }
                         #[cfg(feature = "unstable_session_fork")]
-                        methods::Request::Client(methods::ClientRequest::ForkSession(r)) => {
-                            Ok(handler.fork_session(r, cx).await?.into())
+                        methods::ClientCall::ForkSession(r, responder) => {
+                            responder.answer(handler.fork_session(r, cx).await)
                         }
                         #[cfg(feature = "unstable_proxy_chains")]
-                        methods::Request::Client(methods::ClientRequest::InitializeProxy(r)) => {
-                            Ok(handler.initialize_proxy(*r, cx).await?.into())
+                        methods::ClientCall::InitializeProxy(r, responder) => {
+                            responder.answer(handler.initialize_proxy(*r, cx).await)
                         }
                         #[cfg(feature = "unstable_proxy_chains")]
-                        methods::Request::Client(methods::ClientRequest::ProxySuccessor(r)) => {
-                            Ok(handler.proxy_successor(r, cx).await?.into())
+                        methods::ClientCall::ProxySuccessor(r, responder) => {
+                            responder.answer(handler.proxy_successor(r, cx).await)
                         }
-                        methods::Request::Client(methods::ClientRequest::Ext(e)) => {
-                            let value = handler.ext_method(&e.method, e.params, cx).await?;
-                            Ok(methods::AgentResponse::Ext(acp_proto::ext::ExtResponse(value)))
+                        methods::ClientCall::Ext(e, responder) => {
+                            let value = handler.ext_method(&e.method, e.params, cx).await;
+                            responder.answer(value.map(acp_proto::ext::ExtResponse))
                         }
-                        other => Err(RpcError::method_not_found(other.wire())),
+                        other => Answer::error(other.id(), RpcError::method_not_found(other.wire())),
                     }
                 }
 
-                run_handler(done, gate, dispatch(self, request, RequestContext::new(cx))).await;
+                run_handler(done, gate, dispatch(self, request.into_call(), RequestContext::new(cx))).await;
             }
 
             async fn notify(&self, item: Inbound<V1>) {

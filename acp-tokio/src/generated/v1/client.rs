@@ -9,7 +9,7 @@ use std::future::Future;
 
 use acp_proto::protocol::V1;
 use acp_proto::role;
-use acp_proto::{RpcError, methods, types};
+use acp_proto::{Answer, InboundRequest, RpcError, methods, types};
 use serde_json::Value;
 
 use crate::context::{ClientContext, HandlerContext};
@@ -489,62 +489,66 @@ macro_rules! dispatch {
         impl<H: $Trait> $Dispatch<V1, role::Client> for H {
             async fn handle(
                 &self,
-                request: methods::Request,
+                request: InboundRequest<V1>,
                 cx: HandlerContext<V1, role::Client>,
                 done: Done<V1, role::Client>,
                 gate: Gate,
             ) {
-                /// Calls the handler method for `request`.
+                /// Calls the handler method for `call`; its responder makes the answer.
                 async fn dispatch<H: $Trait>(
                     handler: &H,
-                    request: methods::Request,
+                    call: methods::Call,
                     cx: ClientContext,
-                ) -> Result<methods::ClientResponse, RpcError> {
-                    match request {
-                        methods::Request::Agent(methods::AgentRequest::RequestPermission(r)) => {
-                            Ok(handler.request_permission(r, cx).await?.into())
+                ) -> Answer<role::Client, V1> {
+                    let call = match call {
+                        methods::Call::Agent(call) => call,
+                        other => return Answer::error(other.id(), RpcError::method_not_found(other.wire())),
+                    };
+                    match call {
+                        methods::AgentCall::RequestPermission(r, responder) => {
+                            responder.answer(handler.request_permission(r, cx).await)
                         }
-                        methods::Request::Agent(methods::AgentRequest::WriteTextFile(r)) => {
-                            Ok(handler.write_text_file(r, cx).await?.into())
+                        methods::AgentCall::WriteTextFile(r, responder) => {
+                            responder.answer(handler.write_text_file(r, cx).await)
                         }
-                        methods::Request::Agent(methods::AgentRequest::ReadTextFile(r)) => {
-                            Ok(handler.read_text_file(r, cx).await?.into())
+                        methods::AgentCall::ReadTextFile(r, responder) => {
+                            responder.answer(handler.read_text_file(r, cx).await)
                         }
-                        methods::Request::Agent(methods::AgentRequest::CreateTerminal(r)) => {
-                            Ok(handler.create_terminal(r, cx).await?.into())
+                        methods::AgentCall::CreateTerminal(r, responder) => {
+                            responder.answer(handler.create_terminal(r, cx).await)
                         }
-                        methods::Request::Agent(methods::AgentRequest::TerminalOutput(r)) => {
-                            Ok(handler.terminal_output(r, cx).await?.into())
+                        methods::AgentCall::TerminalOutput(r, responder) => {
+                            responder.answer(handler.terminal_output(r, cx).await)
                         }
-                        methods::Request::Agent(methods::AgentRequest::ReleaseTerminal(r)) => {
-                            Ok(handler.release_terminal(r, cx).await?.into())
+                        methods::AgentCall::ReleaseTerminal(r, responder) => {
+                            responder.answer(handler.release_terminal(r, cx).await)
                         }
-                        methods::Request::Agent(methods::AgentRequest::WaitForTerminalExit(r)) => {
-                            Ok(handler.wait_for_terminal_exit(r, cx).await?.into())
+                        methods::AgentCall::WaitForTerminalExit(r, responder) => {
+                            responder.answer(handler.wait_for_terminal_exit(r, cx).await)
                         }
-                        methods::Request::Agent(methods::AgentRequest::KillTerminal(r)) => {
-                            Ok(handler.kill_terminal(r, cx).await?.into())
+                        methods::AgentCall::KillTerminal(r, responder) => {
+                            responder.answer(handler.kill_terminal(r, cx).await)
                         }
-                        methods::Request::Agent(methods::AgentRequest::CreateElicitation(r)) => {
-                            Ok(handler.create_elicitation(r, cx).await?.into())
+                        methods::AgentCall::CreateElicitation(r, responder) => {
+                            responder.answer(handler.create_elicitation(r, cx).await)
                         }
                         #[cfg(feature = "unstable_mcp_over_acp")]
-                        methods::Request::Agent(methods::AgentRequest::McpMessage(r)) => {
-                            Ok(handler.mcp_message(r, cx).await?.into())
+                        methods::AgentCall::McpMessage(r, responder) => {
+                            responder.answer(handler.mcp_message(r, cx).await)
                         }
                         #[cfg(feature = "unstable_proxy_chains")]
-                        methods::Request::Agent(methods::AgentRequest::ProxySuccessorForward(r)) => {
-                            Ok(handler.proxy_successor(r, cx).await?.into())
+                        methods::AgentCall::ProxySuccessorForward(r, responder) => {
+                            responder.answer(handler.proxy_successor(r, cx).await)
                         }
-                        methods::Request::Agent(methods::AgentRequest::Ext(e)) => {
-                            let value = handler.ext_method(&e.method, e.params, cx).await?;
-                            Ok(methods::ClientResponse::Ext(acp_proto::ext::ExtResponse(value)))
+                        methods::AgentCall::Ext(e, responder) => {
+                            let value = handler.ext_method(&e.method, e.params, cx).await;
+                            responder.answer(value.map(acp_proto::ext::ExtResponse))
                         }
-                        other => Err(RpcError::method_not_found(other.wire())),
+                        other => Answer::error(other.id(), RpcError::method_not_found(other.wire())),
                     }
                 }
 
-                run_handler(done, gate, dispatch(self, request, ClientContext::new(cx))).await;
+                run_handler(done, gate, dispatch(self, request.into_call(), ClientContext::new(cx))).await;
             }
 
             async fn notify(&self, item: Inbound<V1>) {

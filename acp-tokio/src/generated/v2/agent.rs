@@ -9,7 +9,7 @@ use std::future::Future;
 
 use acp_proto::protocol::V2;
 use acp_proto::role;
-use acp_proto::{RpcError, v2};
+use acp_proto::{Answer, InboundRequest, RpcError, v2};
 
 use crate::context::HandlerContext;
 use crate::handle::{Done, catch_unwind, run_handler};
@@ -434,58 +434,54 @@ macro_rules! dispatch {
         impl<H: $Trait> $Dispatch<V2, role::Agent> for H {
             async fn handle(
                 &self,
-                request: v2::Request,
+                request: InboundRequest<V2>,
                 cx: HandlerContext<V2, role::Agent>,
                 done: Done<V2, role::Agent>,
                 gate: Gate,
             ) {
-                /// Calls the handler method for `request`.
-                async fn dispatch<H: $Trait>(
-                    handler: &H,
-                    request: v2::Request,
-                    cx: AgentContext,
-                ) -> Result<v2::AgentResponse, RpcError> {
-                    match request {
-                        v2::Request::Client(v2::ClientRequest::Initialize(r)) => {
-                            Ok(handler.initialize(*r, cx).await?.into())
+                /// Calls the handler method for `call`; its responder makes the answer.
+                async fn dispatch<H: $Trait>(handler: &H, call: v2::Call, cx: AgentContext) -> Answer<role::Agent, V2> {
+                    let call = match call {
+                        v2::Call::Client(call) => call,
+                        other => return Answer::error(other.id(), RpcError::method_not_found(other.wire())),
+                    };
+                    match call {
+                        v2::ClientCall::Initialize(r, responder) => responder.answer(handler.initialize(*r, cx).await),
+                        v2::ClientCall::Login(r, responder) => responder.answer(handler.login(r, cx).await),
+                        v2::ClientCall::Logout(r, responder) => responder.answer(handler.logout(r, cx).await),
+                        v2::ClientCall::NewSession(r, responder) => responder.answer(handler.new_session(r, cx).await),
+                        v2::ClientCall::SetSessionConfigOption(r, responder) => {
+                            responder.answer(handler.set_session_config_option(r, cx).await)
                         }
-                        v2::Request::Client(v2::ClientRequest::Login(r)) => Ok(handler.login(r, cx).await?.into()),
-                        v2::Request::Client(v2::ClientRequest::Logout(r)) => Ok(handler.logout(r, cx).await?.into()),
-                        v2::Request::Client(v2::ClientRequest::NewSession(r)) => {
-                            Ok(handler.new_session(r, cx).await?.into())
+                        v2::ClientCall::Prompt(r, responder) => responder.answer(handler.prompt(r, cx).await),
+                        v2::ClientCall::ListSessions(r, responder) => {
+                            responder.answer(handler.list_sessions(r, cx).await)
                         }
-                        v2::Request::Client(v2::ClientRequest::SetSessionConfigOption(r)) => {
-                            Ok(handler.set_session_config_option(r, cx).await?.into())
+                        v2::ClientCall::DeleteSession(r, responder) => {
+                            responder.answer(handler.delete_session(r, cx).await)
                         }
-                        v2::Request::Client(v2::ClientRequest::Prompt(r)) => Ok(handler.prompt(r, cx).await?.into()),
-                        v2::Request::Client(v2::ClientRequest::ListSessions(r)) => {
-                            Ok(handler.list_sessions(r, cx).await?.into())
+                        v2::ClientCall::ResumeSession(r, responder) => {
+                            responder.answer(handler.resume_session(r, cx).await)
                         }
-                        v2::Request::Client(v2::ClientRequest::DeleteSession(r)) => {
-                            Ok(handler.delete_session(r, cx).await?.into())
+                        v2::ClientCall::CloseSession(r, responder) => {
+                            responder.answer(handler.close_session(r, cx).await)
                         }
-                        v2::Request::Client(v2::ClientRequest::ResumeSession(r)) => {
-                            Ok(handler.resume_session(r, cx).await?.into())
+                        v2::ClientCall::CancelToolCall(r, responder) => {
+                            responder.answer(handler.cancel_tool_call(r, cx).await)
                         }
-                        v2::Request::Client(v2::ClientRequest::CloseSession(r)) => {
-                            Ok(handler.close_session(r, cx).await?.into())
+                        v2::ClientCall::CancelTerminal(r, responder) => {
+                            responder.answer(handler.cancel_terminal(r, cx).await)
                         }
-                        v2::Request::Client(v2::ClientRequest::CancelToolCall(r)) => {
-                            Ok(handler.cancel_tool_call(r, cx).await?.into())
+                        v2::ClientCall::Other { method, value, responder } => {
+                            let value = handler.ext_method(&method, value, cx).await;
+                            responder.answer(value.map(|value| v2::OtherResult { method, value }))
                         }
-                        v2::Request::Client(v2::ClientRequest::CancelTerminal(r)) => {
-                            Ok(handler.cancel_terminal(r, cx).await?.into())
-                        }
-                        v2::Request::Client(v2::ClientRequest::Other { method, value }) => {
-                            let value = handler.ext_method(&method, value, cx).await?;
-                            Ok(v2::AgentResponse::Other { method, value })
-                        }
-                        other => Err(RpcError::method_not_found(other.wire())),
+                        other => Answer::error(other.id(), RpcError::method_not_found(other.wire())),
                     }
                 }
 
                 let (cx, answered) = AgentContext::new(cx);
-                run_handler(done, gate, dispatch(self, request, cx)).await;
+                run_handler(done, gate, dispatch(self, request.into_call(), cx)).await;
                 answered.set();
             }
 

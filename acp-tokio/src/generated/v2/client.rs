@@ -9,7 +9,7 @@ use std::future::Future;
 
 use acp_proto::protocol::V2;
 use acp_proto::role;
-use acp_proto::{RpcError, v2};
+use acp_proto::{Answer, InboundRequest, RpcError, v2};
 
 use crate::context::{ClientContext, HandlerContext};
 use crate::handle::{Done, catch_unwind, run_handler};
@@ -173,33 +173,37 @@ macro_rules! dispatch {
         impl<H: $Trait> $Dispatch<V2, role::Client> for H {
             async fn handle(
                 &self,
-                request: v2::Request,
+                request: InboundRequest<V2>,
                 cx: HandlerContext<V2, role::Client>,
                 done: Done<V2, role::Client>,
                 gate: Gate,
             ) {
-                /// Calls the handler method for `request`.
+                /// Calls the handler method for `call`; its responder makes the answer.
                 async fn dispatch<H: $Trait>(
                     handler: &H,
-                    request: v2::Request,
+                    call: v2::Call,
                     cx: ClientContext,
-                ) -> Result<v2::ClientResponse, RpcError> {
-                    match request {
-                        v2::Request::Agent(v2::AgentRequest::RequestPermission(r)) => {
-                            Ok(handler.request_permission(r, cx).await?.into())
+                ) -> Answer<role::Client, V2> {
+                    let call = match call {
+                        v2::Call::Agent(call) => call,
+                        other => return Answer::error(other.id(), RpcError::method_not_found(other.wire())),
+                    };
+                    match call {
+                        v2::AgentCall::RequestPermission(r, responder) => {
+                            responder.answer(handler.request_permission(r, cx).await)
                         }
-                        v2::Request::Agent(v2::AgentRequest::CreateElicitation(r)) => {
-                            Ok(handler.create_elicitation(r, cx).await?.into())
+                        v2::AgentCall::CreateElicitation(r, responder) => {
+                            responder.answer(handler.create_elicitation(r, cx).await)
                         }
-                        v2::Request::Agent(v2::AgentRequest::Other { method, value }) => {
-                            let value = handler.ext_method(&method, value, cx).await?;
-                            Ok(v2::ClientResponse::Other { method, value })
+                        v2::AgentCall::Other { method, value, responder } => {
+                            let value = handler.ext_method(&method, value, cx).await;
+                            responder.answer(value.map(|value| v2::OtherResult { method, value }))
                         }
-                        other => Err(RpcError::method_not_found(other.wire())),
+                        other => Answer::error(other.id(), RpcError::method_not_found(other.wire())),
                     }
                 }
 
-                run_handler(done, gate, dispatch(self, request, ClientContext::new(cx))).await;
+                run_handler(done, gate, dispatch(self, request.into_call(), ClientContext::new(cx))).await;
             }
 
             async fn notify(&self, item: Inbound<V2>) {

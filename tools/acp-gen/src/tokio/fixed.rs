@@ -146,22 +146,22 @@ fn ext_notification(&self, method: &str, params: {params}) -> impl Future<Output
 
 /// The dispatch arms a version adds before the last (`-32601`): the extension requests.
 pub(crate) fn extra_dispatch_arms(version: Version, side: Side) -> String {
-    let (sender, receiver) = match side {
-        Side::Agent => ("Client", "Agent"),
-        Side::Client => ("Agent", "Client"),
+    let sender = match side {
+        Side::Agent => "Client",
+        Side::Client => "Agent",
     };
     match version {
         Version::V1 => format!(
-            "methods::Request::{sender}(methods::{sender}Request::Ext(e)) => {{
-    let value = handler.ext_method(&e.method, e.params, cx).await?;
-    Ok(methods::{receiver}Response::Ext(acp_proto::ext::ExtResponse(value)))
+            "methods::{sender}Call::Ext(e, responder) => {{
+    let value = handler.ext_method(&e.method, e.params, cx).await;
+    responder.answer(value.map(acp_proto::ext::ExtResponse))
 }}
 "
         ),
         Version::V2 => format!(
-            "v2::Request::{sender}(v2::{sender}Request::Other {{ method, value }}) => {{
-    let value = handler.ext_method(&method, value, cx).await?;
-    Ok(v2::{receiver}Response::Other {{ method, value }})
+            "v2::{sender}Call::Other {{ method, value, responder }} => {{
+    let value = handler.ext_method(&method, value, cx).await;
+    responder.answer(value.map(|value| v2::OtherResult {{ method, value }}))
 }}
 "
         ),
