@@ -295,6 +295,45 @@ macro_rules! side_hooks {
     };
 }
 
+/// The hooks written the same for both versions, over the version's module `$m` (`methods`,
+/// `v2`), whose enums have the same names and the same `Ext` variants of the same extension
+/// types.
+macro_rules! version_hooks {
+    ($m:ident) => {
+        fn wire(method: Self::Method) -> &'static str {
+            method.wire()
+        }
+
+        fn call(id: InboundId, request: Self::Request) -> Self::Call {
+            request.into_call(id)
+        }
+
+        fn agent_ext_request(method: &str, params: Value) -> Self::AgentRequest {
+            crate::$m::AgentRequest::Ext(ExtRequest::new(method, params))
+        }
+
+        fn client_ext_request(method: &str, params: Value) -> Self::ClientRequest {
+            crate::$m::ClientRequest::Ext(ExtRequest::new(method, params))
+        }
+
+        fn agent_ext_notification(method: &str, params: Value) -> Self::AgentNotification {
+            crate::$m::AgentNotification::Ext(ExtNotification::new(method, params))
+        }
+
+        fn client_ext_notification(method: &str, params: Value) -> Self::ClientNotification {
+            crate::$m::ClientNotification::Ext(ExtNotification::new(method, params))
+        }
+
+        fn ext_result(response: Self::Response) -> Result<Value, Self::Response> {
+            match response {
+                crate::$m::Response::Agent(crate::$m::AgentResponse::Ext(ExtResponse(value)))
+                | crate::$m::Response::Client(crate::$m::ClientResponse::Ext(ExtResponse(value))) => Ok(value),
+                other => Err(other),
+            }
+        }
+    };
+}
+
 impl Protocol for V1 {
     const VERSION: ProtocolVersion = ProtocolVersion::V1;
     type Method = crate::methods::Method;
@@ -309,43 +348,12 @@ impl Protocol for V1 {
     type ClientResponse = ClientResponse;
     type Call = crate::methods::Call;
 
-    fn wire(method: Self::Method) -> &'static str {
-        method.wire()
-    }
-
-    fn call(id: InboundId, request: Self::Request) -> Self::Call {
-        request.into_call(id)
-    }
-
     fn decode_answer(request: &Self::Request, raw: &RawValue) -> Result<Self::Response, DecodeError> {
         Response::decode_result(request.sender(), request.method(), raw)
     }
 
-    fn agent_ext_request(method: &str, params: Value) -> AgentRequest {
-        AgentRequest::Ext(ExtRequest::new(method, params))
-    }
-
-    fn client_ext_request(method: &str, params: Value) -> ClientRequest {
-        ClientRequest::Ext(ExtRequest::new(method, params))
-    }
-
-    fn agent_ext_notification(method: &str, params: Value) -> AgentNotification {
-        AgentNotification::Ext(ExtNotification::new(method, params))
-    }
-
-    fn client_ext_notification(method: &str, params: Value) -> ClientNotification {
-        ClientNotification::Ext(ExtNotification::new(method, params))
-    }
-
-    fn ext_result(response: Self::Response) -> Result<Value, Self::Response> {
-        match response {
-            Response::Agent(AgentResponse::Ext(ExtResponse(value)))
-            | Response::Client(ClientResponse::Ext(ExtResponse(value))) => Ok(value),
-            other => Err(other),
-        }
-    }
-
     side_hooks!();
+    version_hooks!(methods);
 
     #[inline]
     fn event(event: AnyEvent) -> Result<Event<V1>, AnyEvent> {
@@ -407,13 +415,6 @@ impl Protocol for V1 {
     }
 }
 
-/// A v2 extension message's name and value: `null` params are not written, and read back as
-/// none.
-#[cfg(feature = "unstable_protocol_v2")]
-fn v2_ext(method: &str, params: Value) -> (String, Option<Value>) {
-    (method.to_owned(), (!params.is_null()).then_some(params))
-}
-
 /// ACP v2 (Preview, feature `unstable_protocol_v2`, `protocolVersion: 2`): the
 /// [`v2`](crate::v2) message set.
 #[cfg(feature = "unstable_protocol_v2")]
@@ -438,48 +439,12 @@ impl Protocol for V2 {
     type ClientResponse = crate::v2::ClientResponse;
     type Call = crate::v2::Call;
 
-    fn wire(method: Self::Method) -> &'static str {
-        method.wire()
-    }
-
-    fn call(id: InboundId, request: Self::Request) -> Self::Call {
-        request.into_call(id)
-    }
-
     fn decode_answer(request: &Self::Request, raw: &RawValue) -> Result<Self::Response, DecodeError> {
         crate::connection::decode_v2_answer(request, raw)
     }
 
-    fn agent_ext_request(method: &str, params: Value) -> crate::v2::AgentRequest {
-        let (method, value) = v2_ext(method, params);
-        crate::v2::AgentRequest::Other { method, value }
-    }
-
-    fn client_ext_request(method: &str, params: Value) -> crate::v2::ClientRequest {
-        let (method, value) = v2_ext(method, params);
-        crate::v2::ClientRequest::Other { method, value }
-    }
-
-    fn agent_ext_notification(method: &str, params: Value) -> crate::v2::AgentNotification {
-        let (method, value) = v2_ext(method, params);
-        crate::v2::AgentNotification::Other { method, value }
-    }
-
-    fn client_ext_notification(method: &str, params: Value) -> crate::v2::ClientNotification {
-        let (method, value) = v2_ext(method, params);
-        crate::v2::ClientNotification::Other { method, value }
-    }
-
-    fn ext_result(response: Self::Response) -> Result<Value, Self::Response> {
-        use crate::v2::{AgentResponse, ClientResponse, Response};
-        match response {
-            Response::Agent(AgentResponse::Other { value, .. })
-            | Response::Client(ClientResponse::Other { value, .. }) => Ok(value),
-            other => Err(other),
-        }
-    }
-
     side_hooks!();
+    version_hooks!(v2);
 
     fn event(event: AnyEvent) -> Result<Event<V2>, AnyEvent> {
         match event {

@@ -161,17 +161,17 @@ impl EchoV2 {
     }
 
     /// The extension requests but `_wait` (which waits as its adapter waits: in each impl).
-    fn ext_method(&self, method: &str, params: Option<serde_json::Value>) -> Result<serde_json::Value, RpcError> {
+    fn ext_method(&self, method: &str, params: serde_json::Value) -> Result<serde_json::Value, RpcError> {
         match method {
-            "_echo" => Ok(params.unwrap_or_default()),
+            "_echo" => Ok(params),
             "_panic" => panic!("the v2 echo agent was asked to panic"),
             other => Err(RpcError::method_not_found(other)),
         }
     }
 
     /// An extension notification: reported as the v1 echo agents report one.
-    fn ext_notification(&self, method: &str, params: Option<serde_json::Value>) {
-        self.observe(format!("notification {method} {}", params.unwrap_or_default()));
+    fn ext_notification(&self, method: &str, params: serde_json::Value) {
+        self.observe(format!("notification {method} {params}"));
     }
 
     /// `_wait`, once cancelled for `reason`: reported, answered `-32800`.
@@ -330,7 +330,7 @@ impl acp_tokio::v2::Agent for EchoV2 {
     async fn ext_method(
         &self,
         method: &str,
-        params: Option<serde_json::Value>,
+        params: serde_json::Value,
         cx: acp_tokio::v2::AgentContext,
     ) -> Result<serde_json::Value, RpcError> {
         match method {
@@ -340,14 +340,14 @@ impl acp_tokio::v2::Agent for EchoV2 {
                 self.waited(cx.cancellation().reason())
             }
             "_ask_client" => {
-                let deadline = ask_deadline(params.as_ref());
+                let deadline = ask_deadline(Some(&params));
                 Ok(asked(cx.ext_method("_wait", json!({}), Some(deadline)).await))
             }
             _ => EchoV2::ext_method(self, method, params),
         }
     }
 
-    async fn ext_notification(&self, method: &str, params: Option<serde_json::Value>) {
+    async fn ext_notification(&self, method: &str, params: serde_json::Value) {
         EchoV2::ext_notification(self, method, params);
     }
 }
@@ -391,7 +391,7 @@ impl acp_blocking::v2::Agent for EchoV2 {
     fn ext_method(
         &self,
         method: &str,
-        params: Option<serde_json::Value>,
+        params: serde_json::Value,
         cx: &acp_blocking::v2::AgentContext,
     ) -> Result<serde_json::Value, RpcError> {
         match method {
@@ -401,14 +401,14 @@ impl acp_blocking::v2::Agent for EchoV2 {
                 self.waited(cx.cancellation().reason())
             }
             "_ask_client" => {
-                let deadline = ask_deadline(params.as_ref());
+                let deadline = ask_deadline(Some(&params));
                 Ok(asked(cx.ext_method("_wait", json!({}), Some(deadline))))
             }
             _ => EchoV2::ext_method(self, method, params),
         }
     }
 
-    fn ext_notification(&self, method: &str, params: Option<serde_json::Value>) {
+    fn ext_notification(&self, method: &str, params: serde_json::Value) {
         EchoV2::ext_notification(self, method, params);
     }
 }
@@ -454,7 +454,7 @@ impl acp_tokio::v2::Client for TestClient {
     async fn ext_method(
         &self,
         method: &str,
-        _params: Option<serde_json::Value>,
+        _params: serde_json::Value,
         cx: acp_tokio::ClientContext,
     ) -> Result<serde_json::Value, RpcError> {
         self.wait_started(method)?;
@@ -485,7 +485,7 @@ impl acp_blocking::v2::Client for TestClient {
     fn ext_method(
         &self,
         method: &str,
-        _params: Option<serde_json::Value>,
+        _params: serde_json::Value,
         cx: &acp_blocking::ClientContext,
     ) -> Result<serde_json::Value, RpcError> {
         self.wait_started(method)?;

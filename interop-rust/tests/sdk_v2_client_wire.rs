@@ -35,7 +35,7 @@ async fn request(wire: &mut Wire) -> ClientRequest {
 }
 
 async fn answer(wire: &mut Wire, r: &ClientRequest, result: v2::AgentResponse) {
-    let method = r.params.method().to_owned();
+    let method = r.params.wire().to_owned();
     wire.agent_response(&method, AgentResponse { id: r.id.clone(), outcome: Ok(result) }).await;
 }
 

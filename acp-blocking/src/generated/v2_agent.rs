@@ -157,19 +157,18 @@ pub trait Agent: Send + Sync + 'static {
         Err(RpcError::method_not_found(v2::Method::CancelTerminal.wire()))
     }
 
-    /// An extension request (`_`-prefixed method), with its params as sent (`None`: none).
-    /// Default: `-32601`.
+    /// An extension request (`_`-prefixed method). Default: `-32601`.
     fn ext_method(
         &self,
         method: &str,
-        params: Option<serde_json::Value>,
+        params: serde_json::Value,
         cx: &AgentContext,
     ) -> Result<serde_json::Value, RpcError> {
         Err(RpcError::method_not_found(method))
     }
 
     /// An extension notification. Runs on the connection's ordered notification thread.
-    fn ext_notification(&self, method: &str, params: Option<serde_json::Value>) {}
+    fn ext_notification(&self, method: &str, params: serde_json::Value) {}
 
     /// `session/cancel` of a session: stop its work. Runs on the ordered notification
     /// thread. Default: ignored.
@@ -266,13 +265,13 @@ impl<T: Agent + ?Sized> Agent for std::sync::Arc<T> {
     fn ext_method(
         &self,
         method: &str,
-        params: Option<serde_json::Value>,
+        params: serde_json::Value,
         cx: &AgentContext,
     ) -> Result<serde_json::Value, RpcError> {
         (**self).ext_method(method, params, cx)
     }
 
-    fn ext_notification(&self, method: &str, params: Option<serde_json::Value>) {
+    fn ext_notification(&self, method: &str, params: serde_json::Value) {
         (**self).ext_notification(method, params)
     }
 
@@ -287,7 +286,7 @@ pub(crate) fn dispatch_notification<H: Agent>(agent: &H, notification: Notificat
     // Some tables give one arm, some arms are unreachable under some features.
     #[allow(unreachable_patterns, clippy::single_match)]
     match notification {
-        Notification::Client(ClientNotification::Other { method, value }) => agent.ext_notification(&method, value),
+        Notification::Client(ClientNotification::Ext(e)) => agent.ext_notification(&e.method, e.params),
         Notification::Client(ClientNotification::Cancel(n)) => agent.session_cancelled(n),
         _ => {}
     }
@@ -318,9 +317,8 @@ pub(crate) fn dispatch_agent<H: Agent>(handler: &H, call: v2::Call, cx: &AgentCo
         v2::Call::Client(v2::ClientCall::CancelTerminal(r, responder)) => {
             responder.answer(handler.cancel_terminal(r, cx))
         }
-        v2::Call::Client(v2::ClientCall::Other { method, value, responder }) => {
-            let value = handler.ext_method(&method, value, cx);
-            responder.answer(value.map(|value| v2::OtherResult { method, value }))
+        v2::Call::Client(v2::ClientCall::Ext(e, responder)) => {
+            responder.answer(handler.ext_method(&e.method, e.params, cx).map(acp_proto::ext::ExtResponse))
         }
         other => Answer::error(other.id(), RpcError::method_not_found(other.wire())),
     }

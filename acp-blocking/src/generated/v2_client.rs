@@ -61,19 +61,18 @@ pub trait Client: Send + Sync + 'static {
     /// Runs on the connection's ordered notification thread. Default: ignored.
     fn complete_elicitation(&self, notification: v2::CompleteElicitationNotification) {}
 
-    /// An extension request (`_`-prefixed method), with its params as sent (`None`: none).
-    /// Default: `-32601`.
+    /// An extension request (`_`-prefixed method). Default: `-32601`.
     fn ext_method(
         &self,
         method: &str,
-        params: Option<serde_json::Value>,
+        params: serde_json::Value,
         cx: &ClientContext,
     ) -> Result<serde_json::Value, RpcError> {
         Err(RpcError::method_not_found(method))
     }
 
     /// An extension notification. Runs on the connection's ordered notification thread.
-    fn ext_notification(&self, method: &str, params: Option<serde_json::Value>) {}
+    fn ext_notification(&self, method: &str, params: serde_json::Value) {}
 }
 
 /// A handler shared with the rest of the program: keep a clone of the `Arc` to reach its
@@ -106,13 +105,13 @@ impl<T: Client + ?Sized> Client for std::sync::Arc<T> {
     fn ext_method(
         &self,
         method: &str,
-        params: Option<serde_json::Value>,
+        params: serde_json::Value,
         cx: &ClientContext,
     ) -> Result<serde_json::Value, RpcError> {
         (**self).ext_method(method, params, cx)
     }
 
-    fn ext_notification(&self, method: &str, params: Option<serde_json::Value>) {
+    fn ext_notification(&self, method: &str, params: serde_json::Value) {
         (**self).ext_notification(method, params)
     }
 }
@@ -123,7 +122,7 @@ pub(crate) fn dispatch_notification<H: Client>(client: &H, notification: Notific
     // Some tables give one arm, some arms are unreachable under some features.
     #[allow(unreachable_patterns, clippy::single_match)]
     match notification {
-        Notification::Agent(AgentNotification::Other { method, value }) => client.ext_notification(&method, value),
+        Notification::Agent(AgentNotification::Ext(e)) => client.ext_notification(&e.method, e.params),
         Notification::Agent(AgentNotification::SessionUpdate(n)) => client.session_update(n),
         Notification::Agent(AgentNotification::CompleteElicitation(n)) => client.complete_elicitation(n),
         _ => {}
@@ -139,9 +138,8 @@ pub(crate) fn dispatch_client<H: Client>(handler: &H, call: v2::Call, cx: &Clien
         v2::Call::Agent(v2::AgentCall::CreateElicitation(r, responder)) => {
             responder.answer(handler.create_elicitation(r, cx))
         }
-        v2::Call::Agent(v2::AgentCall::Other { method, value, responder }) => {
-            let value = handler.ext_method(&method, value, cx);
-            responder.answer(value.map(|value| v2::OtherResult { method, value }))
+        v2::Call::Agent(v2::AgentCall::Ext(e, responder)) => {
+            responder.answer(handler.ext_method(&e.method, e.params, cx).map(acp_proto::ext::ExtResponse))
         }
         other => Answer::error(other.id(), RpcError::method_not_found(other.wire())),
     }

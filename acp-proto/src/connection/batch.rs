@@ -67,12 +67,12 @@
 //! let _ = agent.handle_input(Instant::ZERO, batch);
 //! let _ = agent.handle_input(Instant::ZERO, b"\n");
 //! let Some(Event::Request(request)) = agent.poll_event() else { panic!("a request") };
-//! let v2::Call::Client(v2::ClientCall::Other { method, responder, .. }) = request.into_call() else {
+//! let v2::Call::Client(v2::ClientCall::Ext(_, responder)) = request.into_call() else {
 //!     panic!("the extension request")
 //! };
 //! let mut out = Vec::new();
 //! assert_eq!(agent.poll_transmit(&mut out), 0, "the refusal of id 2 waits for its sibling");
-//! let echo = v2::OtherResult { method, value: serde_json::json!({}) };
+//! let echo = v2::ExtResponse(serde_json::json!({}));
 //! agent.respond(Instant::ZERO, responder.answer(Ok(echo))).unwrap();
 //! let _ = agent.poll_transmit(&mut out);
 //! let answers: serde_json::Value = serde_json::from_slice(&out).unwrap();

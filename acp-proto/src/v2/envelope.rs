@@ -11,7 +11,7 @@
 //! let req: ClientRequest = serde_json::from_str(
 //!     r#"{"id":1,"method":"session/cancel_all","params":{"x":1}}"#,
 //! ).unwrap();
-//! assert!(matches!(req.params, v2::ClientRequest::Other { .. }));
+//! assert!(matches!(req.params, v2::ClientRequest::Ext(_)));
 //! let req: Result<ClientRequest, _> = serde_json::from_str(r#"{"id":2,"method":"session/prompt","params":{}}"#);
 //! assert!(req.is_err(), "a table method's params must decode");
 //! ```

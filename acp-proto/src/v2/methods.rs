@@ -6,13 +6,6 @@ use serde_json::Value;
 
 use super::*;
 
-/// Any JSON value: the params of an extension request (`ExtRequest`).
-pub type ExtRequest = Value;
-/// Any JSON value: the result of an extension request (`ExtResponse`).
-pub type ExtResponse = Value;
-/// Any JSON value: the params of an extension notification (`ExtNotification`).
-pub type ExtNotification = Value;
-
 /// One row of the v2 method table: the one row type of both tables
 /// ([`methods::MethodRow`](crate::methods::MethodRow)) over v2's [`Method`].
 pub type MethodRow = crate::methods::MethodRow<Method>;

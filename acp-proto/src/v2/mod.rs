@@ -35,8 +35,10 @@ mod methods;
 mod table_tests;
 mod wrappers;
 
+/// The extension messages, as v1's (one vocabulary): the schema's `ExtRequest`,
+/// `ExtNotification` and `ExtResponse` (any JSON) with the method they go with.
+pub use crate::ext::{ExtNotification, ExtRequest, ExtResponse};
 pub use acp_schema::v2::*;
 pub use generated::*;
 pub use methods::*;
-pub use methods::{ExtNotification, ExtRequest, ExtResponse};
-pub use wrappers::{Call, Notification, OtherResult, Request, Response};
+pub use wrappers::{Call, Notification, Request, Response};

@@ -83,7 +83,7 @@ fn envelopes_type_params_by_method_and_keep_extensions() {
 
     let ext = json!({"method": "_acme/ping"});
     let n: envelope::AgentNotification = serde_json::from_value(ext.clone()).unwrap();
-    assert_eq!(n.params.method(), "_acme/ping");
+    assert_eq!(n.params.wire(), "_acme/ping");
     assert_eq!(serde_json::to_value(&n).unwrap(), ext, "no params stays no params");
 
     let resp =
@@ -98,7 +98,7 @@ fn envelopes_type_params_by_method_and_keep_extensions() {
     // v1 methods gone from v2 are plain extensions here: not decoded, kept verbatim.
     let load: envelope::ClientRequest =
         serde_json::from_value(json!({"id": 1, "method": "session/load", "params": {}})).unwrap();
-    assert!(matches!(load.params, ClientRequest::Other { .. }));
+    assert!(matches!(load.params, ClientRequest::Ext(_)));
 }
 
 /// `Request::turn_session`: a permission ask's session, a session-scoped elicitation's session;

@@ -3,9 +3,10 @@
 //! owns ids and correlation).
 //!
 //! They wrap the per-sender params and results of the v2 table ([`ClientRequest`](super::ClientRequest), …: the same names as v1's),
-//! so a message is typed exactly when its method is a row of the v2 table; an `Other` is an
-//! extension method (`_`-prefixed) with its params kept verbatim. The connection refuses to
-//! send an `Other` whose name is not an extension name.
+//! so a message is typed exactly when its method is a row of the v2 table; an `Ext` is an
+//! extension method (`_`-prefixed) with its params kept verbatim, of the same types as v1's
+//! (`ExtRequest`, `ExtNotification`, `ExtResponse`). The connection refuses to send an `Ext`
+//! whose name is not an extension name.
 //!
 //! ```
 //! use acp_proto::v2;
@@ -55,25 +56,20 @@ pub enum Notification {
     Agent(AgentNotification),
 }
 
-/// The table method of a typed message (`None` for `Other`).
-fn typed_method(wire: &str, other: bool) -> Option<Method> {
-    if other { None } else { Method::from_wire(wire) }
-}
-
 impl Request {
     /// The v2 table's method, or `None` for an extension request.
     pub fn method(&self) -> Option<Method> {
         match self {
-            Request::Client(p) => typed_method(p.method(), matches!(p, ClientRequest::Other { .. })),
-            Request::Agent(p) => typed_method(p.method(), matches!(p, AgentRequest::Other { .. })),
+            Request::Client(p) => p.method(),
+            Request::Agent(p) => p.method(),
         }
     }
 
     /// The method name on the wire.
     pub fn wire(&self) -> &str {
         match self {
-            Request::Client(p) => p.method(),
-            Request::Agent(p) => p.method(),
+            Request::Client(p) => p.wire(),
+            Request::Agent(p) => p.wire(),
         }
     }
 
@@ -135,8 +131,8 @@ impl Response {
     /// The v2 table's method this result answers, or `None` for an extension result.
     pub fn method(&self) -> Option<Method> {
         match self {
-            Response::Agent(r) => typed_method(r.method(), matches!(r, AgentResponse::Other { .. })),
-            Response::Client(r) => typed_method(r.method(), matches!(r, ClientResponse::Other { .. })),
+            Response::Agent(r) => r.method(),
+            Response::Client(r) => r.method(),
         }
     }
 
@@ -153,16 +149,16 @@ impl Notification {
     /// The v2 table's method, or `None` for an extension notification.
     pub fn method(&self) -> Option<Method> {
         match self {
-            Notification::Client(p) => typed_method(p.method(), matches!(p, ClientNotification::Other { .. })),
-            Notification::Agent(p) => typed_method(p.method(), matches!(p, AgentNotification::Other { .. })),
+            Notification::Client(p) => p.method(),
+            Notification::Agent(p) => p.method(),
         }
     }
 
     /// The method name on the wire.
     pub fn wire(&self) -> &str {
         match self {
-            Notification::Client(p) => p.method(),
-            Notification::Agent(p) => p.method(),
+            Notification::Client(p) => p.wire(),
+            Notification::Agent(p) => p.wire(),
         }
     }
 
@@ -218,25 +214,16 @@ crate::sided::sided!(Response, ClientResponse, AgentResponse, "result");
 crate::sided::sided!(Notification, ClientNotification, AgentNotification, "notification");
 crate::sided::calls!();
 
-/// The result of an `Other` request (a method outside the v2 table, an extension), answered as
-/// it is: what the `Other` call's responder takes ([`ClientCall::Other`], [`AgentCall::Other`]).
-/// `method` names the request it answers (the wire's answer carries no method).
-#[derive(Debug, Clone, PartialEq)]
-pub struct OtherResult {
-    /// The request's wire method name.
-    pub method: String,
-    /// The result.
-    pub value: serde_json::Value,
-}
-
-impl From<OtherResult> for AgentResponse {
-    fn from(result: OtherResult) -> AgentResponse {
-        AgentResponse::Other { method: result.method, value: result.value }
+/// An extension result answers an extension request of either side (`ClientCall::Ext`'s and
+/// `AgentCall::Ext`'s responders take one), as in v1.
+impl From<ExtResponse> for AgentResponse {
+    fn from(result: ExtResponse) -> AgentResponse {
+        AgentResponse::Ext(result)
     }
 }
 
-impl From<OtherResult> for ClientResponse {
-    fn from(result: OtherResult) -> ClientResponse {
-        ClientResponse::Other { method: result.method, value: result.value }
+impl From<ExtResponse> for ClientResponse {
+    fn from(result: ExtResponse) -> ClientResponse {
+        ClientResponse::Ext(result)
     }
 }

@@ -172,14 +172,14 @@ mod v2 {
         async fn ext_method(
             &self,
             method: &str,
-            params: Option<serde_json::Value>,
+            params: serde_json::Value,
             cx: AgentContext,
         ) -> Result<serde_json::Value, RpcError> {
             let _local = self.1.clone();
             Agent::ext_method(&self.0, method, params, cx).await
         }
 
-        async fn ext_notification(&self, method: &str, params: Option<serde_json::Value>) {
+        async fn ext_notification(&self, method: &str, params: serde_json::Value) {
             let _local = self.1.clone();
             Agent::ext_notification(&self.0, method, params).await;
         }
@@ -203,7 +203,7 @@ mod v2 {
         async fn ext_method(
             &self,
             method: &str,
-            params: Option<serde_json::Value>,
+            params: serde_json::Value,
             cx: ClientContext,
         ) -> Result<serde_json::Value, RpcError> {
             let _local = self.1.clone();

@@ -202,11 +202,11 @@ impl tokio_v2::Agent for Scripted {
     async fn ext_method(
         &self,
         method: &str,
-        params: Option<serde_json::Value>,
+        params: serde_json::Value,
         _: tokio_v2::AgentContext,
     ) -> Result<serde_json::Value, RpcError> {
         match method {
-            "_echo" => Ok(params.unwrap_or_default()),
+            "_echo" => Ok(params),
             other => Err(RpcError::method_not_found(other)),
         }
     }

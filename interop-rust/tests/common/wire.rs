@@ -169,27 +169,27 @@ impl Wire {
 
     /// Sends a client request of ours (checked against the SDK's type of its params).
     pub async fn client_request(&mut self, request: ClientRequest) {
-        self.sdk_check_out(request.params.method(), &request.params);
-        self.pending.insert(serde_json::to_string(&request.id).expect("id"), request.params.method().to_owned());
+        self.sdk_check_out(request.params.wire(), &request.params);
+        self.pending.insert(serde_json::to_string(&request.id).expect("id"), request.params.wire().to_owned());
         self.write(&request).await;
     }
 
     /// Sends an agent request of ours.
     pub async fn agent_request(&mut self, request: AgentRequest) {
-        self.sdk_check_out(request.params.method(), &request.params);
-        self.pending.insert(serde_json::to_string(&request.id).expect("id"), request.params.method().to_owned());
+        self.sdk_check_out(request.params.wire(), &request.params);
+        self.pending.insert(serde_json::to_string(&request.id).expect("id"), request.params.wire().to_owned());
         self.write(&request).await;
     }
 
     /// Sends a client notification of ours.
     pub async fn client_notification(&mut self, notification: ClientNotification) {
-        self.sdk_check_out(notification.params.method(), &notification.params);
+        self.sdk_check_out(notification.params.wire(), &notification.params);
         self.write(&notification).await;
     }
 
     /// Sends an agent notification of ours.
     pub async fn agent_notification(&mut self, notification: AgentNotification) {
-        self.sdk_check_out(notification.params.method(), &notification.params);
+        self.sdk_check_out(notification.params.wire(), &notification.params);
         self.write(&notification).await;
     }
 
@@ -251,7 +251,7 @@ fn sdk_echo<T: DeserializeOwned + Serialize + std::fmt::Debug>(value: &Value) ->
 }
 
 /// Records the values a side decoded without knowing them: both keep an unknown variant
-/// verbatim (the SDK as `Other(Other…)`, ours as `Unknown(…)` or `Other { … }`), so the
+/// verbatim (the SDK as `Other(Other…)`, ours as `Unknown(…)`), so the
 /// re-encoding is the same but the receiver does not understand it. Found in the typed
 /// value's `Debug` text, named by the field that holds it and the marker with the word after it.
 fn unknowns(label: &str, debug: &str, out: &mut Vec<String>) {

@@ -312,9 +312,8 @@ impl Spec {
 }
 
 /// The extension methods (`_`-prefixed requests and notifications, whose params and result are
-/// the application's) of a handler trait whose requests get `cx`. v1's params are a `Value` and
-/// reach it as an `Ext`; v2's are an `Option` (v2 tells an absent params member from `null`) and
-/// reach it as an `Other`.
+/// the application's) of a handler trait whose requests get `cx`: in both versions a `Value`
+/// (`null`: no params) that reaches it as an `Ext`.
 fn ext(version: Version, cx: &str, param: &str, (notification, inner): (&str, &str)) -> Extra {
     let (params, value, head, arm) = match version {
         Version::V1 => (
@@ -324,13 +323,10 @@ fn ext(version: Version, cx: &str, param: &str, (notification, inner): (&str, &s
             format!("{notification}({inner}::Ext(e)) => {param}.ext_notification(&e.method, e.params),\n"),
         ),
         Version::V2 => (
-            "Option<serde_json::Value>",
             "serde_json::Value",
-            "/// An extension request (`_`-prefixed method), with its params as sent (`None`: none).\n\
-             /// Default: `-32601`.",
-            format!(
-                "{notification}({inner}::Other {{ method, value }}) => {param}.ext_notification(&method, value),\n"
-            ),
+            "serde_json::Value",
+            "/// An extension request (`_`-prefixed method). Default: `-32601`.",
+            format!("{notification}({inner}::Ext(e)) => {param}.ext_notification(&e.method, e.params),\n"),
         ),
     };
     Extra {
@@ -537,9 +533,8 @@ fn dispatch(s: &mut String, spec: &Spec, requests: &[RequestRow]) {
                 ));
             }
             s.push_str(&format!(
-                "v2::Call::{side}(v2::{side}Call::Other {{ method, value, responder }}) => {{\n\
-                 let value = handler.ext_method(&method, value, cx);\n\
-                 responder.answer(value.map(|value| v2::OtherResult {{ method, value }}))\n}}\n"
+                "v2::Call::{side}(v2::{side}Call::Ext(e, responder)) => \
+                 responder.answer(handler.ext_method(&e.method, e.params, cx).map(acp_proto::ext::ExtResponse)),\n"
             ));
             s.push_str(&format!("{unknown}}}\n}}\n\n"));
         }

@@ -2,10 +2,11 @@
 //! data), the typed enums per side with their decoders and encoders, and the conversions into
 //! the role-agnostic `Request`/`Response`/`Notification` (v1 also `TypedRequest`).
 //!
-//! v1 (`acp-proto/src/methods/generated.rs`) and v2 (`acp-proto/src/v2/generated.rs`) keep
-//! their own shapes of the per-side enums (v1: an `Ext` variant and one-pass decoding from raw
-//! JSON; v2: an `Other { method, value }` variant decoded from a `Value`), so each has its own
-//! writer below; the `Method` enum, `METHODS` and the conversions are written by the same code.
+//! v1 (`acp-proto/src/methods/generated.rs`) and v2 (`acp-proto/src/v2/generated.rs`) decode
+//! their per-side enums differently (v1 in one pass from raw JSON; v2 from a `Value`), so each
+//! has its own writer below; both enums have the same vocabulary (`method()`, `wire()`, an `Ext`
+//! variant of the same extension types), and the `Method` enum, `METHODS`, the conversions and
+//! the call enums are written by the same code.
 
 use crate::out::{cfg, doc, header};
 use crate::table::{NotificationRow, RequestRow, Side, Table, Version};
@@ -30,7 +31,7 @@ pub(crate) fn files(version: Version, table: &Table) -> Vec<(String, String)> {
     );
     top.push_str(match version {
         Version::V1 => "use crate::methods::*;\n\n",
-        Version::V2 => "use super::methods::*;\nuse super::*;\nuse crate::methods::{Direction, Kind, Layer};\nuse serde::{Serialize, Serializer};\nuse serde_json::Value;\n\n",
+        Version::V2 => "use super::methods::*;\nuse super::*;\nuse crate::ext::ExtNotification;\nuse crate::methods::{Direction, Kind, Layer};\nuse serde::{Serialize, Serializer};\nuse serde_json::Value;\n\n",
     });
     method_enum(&mut top, version, table);
     method_rows(&mut top, version, table);
@@ -46,7 +47,7 @@ pub(crate) fn files(version: Version, table: &Table) -> Vec<(String, String)> {
             &mut top,
             "ProtocolNotification",
             "The params of a protocol-level (`$/`) notification, either side.",
-            true,
+            "ExtNotification",
             &rows,
         );
     }
@@ -79,7 +80,7 @@ fn direction(s: &mut String, version: Version, table: &Table, from: Side) {
             v1_notification_enum(s, &format!("{me}Notification"), notifications);
         }
         Version::V2 => {
-            s.push_str("use super::super::methods::*;\nuse super::super::wrappers::*;\nuse super::super::*;\nuse crate::connection::{InboundId, Responder};\nuse serde::{Serialize, Serializer};\nuse serde_json::Value;\n\n");
+            s.push_str("use super::super::methods::*;\nuse super::super::wrappers::*;\nuse super::super::*;\nuse crate::connection::{InboundId, Responder};\nuse crate::ext::{ExtNotification, ExtRequest, ExtResponse};\nuse serde::{Serialize, Serializer};\nuse serde_json::Value;\n\n");
             let params: Vec<_> = requests
                 .iter()
                 .map(|r| (r.variant.clone(), r.payload(&r.params), r.wire.clone(), r.variant_doc()))
@@ -98,33 +99,33 @@ fn direction(s: &mut String, version: Version, table: &Table, from: Side) {
                 s,
                 &format!("{me}Request"),
                 &format!("The params of a request the {who} sends."),
-                true,
+                "ExtRequest",
                 &params,
             );
             v2_by_method(
                 s,
                 &format!("{peer}Response"),
                 &format!("The result of a request the {who} sent (what the {them} answers)."),
-                false,
+                "ExtResponse",
                 &results,
             );
             v2_by_method(
                 s,
                 &format!("{me}Notification"),
                 &format!("The params of a notification the {who} sends."),
-                true,
+                "ExtNotification",
                 &notes,
             );
         }
     }
     conversions(s, version, me, peer, requests, notifications);
-    call_enum(s, version, me, peer, requests);
+    call_enum(s, me, peer, requests);
 }
 
 /// The `{me}Call` enum: each request `me` sends, with the [`Responder`] typed by its result, as
 /// the receiver's machine hands it out; `{me}Request::into_call`, which pairs a request with
 /// its handle (the machine's only); and the call's `id` and `wire`.
-fn call_enum(s: &mut String, version: Version, me: &str, peer: &str, rows: &[RequestRow]) {
+fn call_enum(s: &mut String, me: &str, peer: &str, rows: &[RequestRow]) {
     let (who, them) = (me.to_lowercase(), peer.to_lowercase());
     let _ = writeln!(
         s,
@@ -143,28 +144,11 @@ fn call_enum(s: &mut String, version: Version, me: &str, peer: &str, rows: &[Req
             r.result
         );
     }
-    let (ext_variant, ext_request, ext_call, ext_id, ext_wire) = match version {
-        Version::V1 => (
-            "/// An extension request (`_`-prefixed method).\nExt(ExtRequest, Responder<ExtResponse>),".to_owned(),
-            format!("{me}Request::Ext(e) => {me}Call::Ext(e, Responder::new(id)),"),
-            String::new(),
-            format!("{me}Call::Ext(_, r) => r.id(),"),
-            format!("{me}Call::Ext(e, _) => &e.method,"),
-        ),
-        Version::V2 => (
-            "/// A method not in the v2 table (an extension method), with its wire name and\n\
-             /// params kept verbatim.\nOther {\n/// The wire method name.\nmethod: String,\n\
-             /// The params, as sent.\nvalue: Option<Value>,\n/// Answers it.\nresponder: Responder<OtherResult>,\n},"
-                .to_owned(),
-            format!(
-                "{me}Request::Other {{ method, value }} => {me}Call::Other {{ method, value, responder: Responder::new(id) }},"
-            ),
-            String::new(),
-            format!("{me}Call::Other {{ responder, .. }} => responder.id(),"),
-            format!("{me}Call::Other {{ method, .. }} => method,"),
-        ),
-    };
-    let _ = writeln!(s, "{ext_variant}{ext_call}\n}}\n");
+    let ext_variant = "/// An extension request (`_`-prefixed method).\nExt(ExtRequest, Responder<ExtResponse>),";
+    let ext_request = format!("{me}Request::Ext(e) => {me}Call::Ext(e, Responder::new(id)),");
+    let ext_id = format!("{me}Call::Ext(_, r) => r.id(),");
+    let ext_wire = format!("{me}Call::Ext(e, _) => &e.method,");
+    let _ = writeln!(s, "{ext_variant}\n}}\n");
     let _ = writeln!(
         s,
         "impl {me}Request {{\n\
@@ -510,58 +494,71 @@ fn v1_notification_enum(s: &mut String, not: &str, rows: &[NotificationRow]) {
     let _ = write!(s, "{not}::Ext(e) => e.params.serialize(s),\n}}\n}}\n}}\n\n");
 }
 
-/// A v2 enum of typed params (or results) keyed by method, with an `Other` variant for methods
-/// not in the table (extensions), kept verbatim. `optional`: the `Other` value may be absent
-/// (params); results always have one.
-fn v2_by_method(s: &mut String, name: &str, what: &str, optional: bool, rows: &[(String, String, String, String)]) {
-    let other = if optional { "Option<Value>" } else { "Value" };
+/// A v2 enum of typed params (or results) keyed by method, with an `Ext` variant for the methods
+/// outside the table (extensions), kept verbatim: the same as v1's, with the same types (`ext`
+/// names which: `ExtRequest`, `ExtNotification` or `ExtResponse`). A result names no method, so
+/// a result enum has no `wire`.
+fn v2_by_method(s: &mut String, name: &str, what: &str, ext: &str, rows: &[(String, String, String, String)]) {
+    let result = ext == "ExtResponse";
     let _ = writeln!(s, "/// {what}\n#[derive(Debug, Clone, PartialEq)]\n#[non_exhaustive]\npub enum {name} {{");
     for (variant, ty, _, text) in rows {
         let _ = writeln!(s, "{}{variant}({ty}),", doc(text));
     }
     let _ = writeln!(
         s,
-        "/// A method not in the v2 table (an extension method), with its wire name and\n\
-         /// params kept verbatim.\nOther {{\n/// The wire method name.\nmethod: String,\n\
-         /// The params (or result), as sent.\nvalue: {other},\n}},\n}}\n\n\
-         impl {name} {{\n/// The wire method name.\npub fn method(&self) -> &str {{\nmatch self {{"
+        "/// An extension (a `_`-prefixed method; decoded, any method outside the v2 table), kept\n\
+         /// verbatim: v1's extension type.\nExt({ext}),\n}}\n\n\
+         impl {name} {{\n/// The table row's method, or `None` for an extension.\npub fn method(&self) -> Option<Method> {{\nmatch self {{"
     );
-    for (variant, _, wire, _) in rows {
-        let _ = writeln!(s, "{name}::{variant}(_) => \"{wire}\",");
+    for (variant, _, _, _) in rows {
+        let _ = writeln!(s, "{name}::{variant}(_) => Some(Method::{variant}),");
+    }
+    let _ = writeln!(s, "{name}::Ext(_) => None,\n}}\n}}\n");
+    if !result {
+        let _ = writeln!(s, "/// The method name on the wire.\npub fn wire(&self) -> &str {{\nmatch self {{");
+        for (variant, _, wire, _) in rows {
+            let _ = writeln!(s, "{name}::{variant}(_) => \"{wire}\",");
+        }
+        let _ = writeln!(s, "{name}::Ext(e) => &e.method,\n}}\n}}\n");
     }
     let _ = writeln!(
         s,
-        "{name}::Other {{ method, .. }} => method,\n}}\n}}\n\n\
-         /// Decodes `value` as the params (or result) of `method`: typed for a method of the\n\
+        "/// Decodes `value` as the params (or result) of `method`: typed for a method of the\n\
          /// table (an error if they do not decode), kept verbatim otherwise.\n\
          pub fn decode(method: &str, value: Option<Value>) -> Result<Self, DecodeError> {{\nmatch method {{"
     );
     for (variant, _, wire, _) in rows {
         let _ = writeln!(s, "\"{wire}\" => typed(value).map({name}::{variant}),");
     }
-    // An absent result is `null`.
-    let into = if optional { "" } else { ": value.unwrap_or_default()" };
-    let has_value = if optional {
-        format!("match self {{\n{name}::Other {{ value, .. }} => value.is_some(),\n_ => true,\n}}")
+    // An absent value is `null`, as in v1's extension types.
+    let (ext_value, has_value, write_ext) = if result {
+        ("ExtResponse(value.unwrap_or_default())".to_owned(), "true".to_owned(), "e.serialize(s)")
     } else {
-        "true".to_owned()
+        (
+            format!("{ext}::new(method, value.unwrap_or_default())"),
+            format!("match self {{\n{name}::Ext(e) => !e.params.is_null(),\n_ => true,\n}}"),
+            "e.params.serialize(s)",
+        )
     };
     let _ = writeln!(
         s,
-        "_ => Ok({name}::Other {{ method: method.to_owned(), value{into} }}),\n}}\n}}\n\n\
-         /// Whether there is a value to write (an `Other` notification or request may have no\n\
-         /// params; a result always has one).\npub fn has_value(&self) -> bool {{\n{has_value}\n}}\n}}\n\n\
+        "_ => Ok({name}::Ext({ext_value})),\n}}\n}}\n\n\
+         /// Whether there is a value to write (an extension's params may be absent, `null`; a\n\
+         /// result always has one).\npub fn has_value(&self) -> bool {{\n{has_value}\n}}\n}}\n\n\
          impl Serialize for {name} {{\nfn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {{\nmatch self {{"
     );
     for (variant, _, _, _) in rows {
         let _ = writeln!(s, "{name}::{variant}(p) => p.serialize(s),");
     }
-    let _ = write!(s, "{name}::Other {{ value, .. }} => value.serialize(s),\n}}\n}}\n}}\n\n");
+    let _ = write!(s, "{name}::Ext(e) => {write_ext},\n}}\n}}\n}}\n\n");
+    // A result's envelope writes no method: `wire` is for the requests and notifications.
+    let wire =
+        if result { format!("{name}::method(self).map_or(\"\", Method::wire)") } else { format!("{name}::wire(self)") };
     let _ = write!(
         s,
         "#[cfg(any(test, feature = \"test-exports\"))]\n\
          impl crate::v2::envelope::Keyed for {name} {{\n\
-         fn method(&self) -> &str {{\n{name}::method(self)\n}}\n\n\
+         fn method(&self) -> &str {{\n{wire}\n}}\n\n\
          fn has_value(&self) -> bool {{\n{name}::has_value(self)\n}}\n\n\
          fn decode(method: &str, value: Option<Value>) -> Result<Self, DecodeError> {{\n{name}::decode(method, value)\n}}\n}}\n\n"
     );

@@ -286,11 +286,11 @@ impl tokio_v2::Agent for ReferenceAgent {
     async fn ext_method(
         &self,
         method: &str,
-        params: Option<serde_json::Value>,
+        params: serde_json::Value,
         _: tokio_v2::AgentContext,
     ) -> Result<serde_json::Value, RpcError> {
         match method {
-            crate::agent::ECHO_METHOD => Ok(params.unwrap_or_default()),
+            crate::agent::ECHO_METHOD => Ok(params),
             _ => Err(RpcError::method_not_found(method)),
         }
     }

@@ -243,9 +243,9 @@ fn gates_apply_both_ways() {
     let ext = json!({"jsonrpc":"2.0","id":4,"method":"_acme/x","params":{"k":1}});
     feed(&mut a, T0, &[&ext.to_string(), r#"{"jsonrpc":"2.0","id":5,"method":"acme/x"}"#]);
     let (_, request) = request_v2(events(&mut a));
-    assert!(matches!(request, v2::Request::Client(ClientRequest::Other { .. })));
+    assert!(matches!(request, v2::Request::Client(ClientRequest::Ext(_))));
     assert_eq!(sent(&mut a)[0]["error"]["code"], -32601);
-    let bad = ClientRequest::Other { method: "acme/x".into(), value: None };
+    let bad = ClientRequest::Ext(crate::ext::ExtRequest::new("acme/x", serde_json::Value::Null));
     assert!(matches!(c.send_request::<V2>(T0, bad, None).unwrap_err().error, SendError::InvalidExtensionName { .. }));
 }
 
@@ -414,7 +414,7 @@ fn the_extension_hooks_build_the_messages_either_side_sends() {
     pipe(&mut c, &mut a, T0);
     let (id, request) = request_v2(events(&mut a));
     assert_eq!(request, ask);
-    let answer = v2::Response::Agent(AgentResponse::Other { method: "_x/ask".into(), value: json!({"b": 3}) });
+    let answer = v2::Response::Agent(AgentResponse::Ext(crate::ext::ExtResponse(json!({"b": 3}))));
     assert_eq!(a.respond::<V2>(T0, id, Ok(answer)), Ok(Completion::Sent));
     a.send_notification::<V2>(T0, V2::ext_notification(Side::Agent, "_x/tell", json!([2]))).unwrap();
     a.send_request::<V2>(T0, V2::ext_request(Side::Agent, "_x/back", json!(null)), None).unwrap();

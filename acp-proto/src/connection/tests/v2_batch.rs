@@ -39,16 +39,17 @@ fn ext_requests(events: Vec<Event>) -> Vec<(InboundId, i64)> {
     events
         .into_iter()
         .filter_map(|e| match e {
-            Event::RequestV2 { id, request: v2::Request::Client(ClientRequest::Other { value, .. }) } => {
-                Some((id, value.as_ref().and_then(|v| v["n"].as_i64()).unwrap_or(-1)))
-            }
+            Event::RequestV2 {
+                id,
+                request: v2::Request::Client(ClientRequest::Ext(crate::ext::ExtRequest { params: value, .. })),
+            } => Some((id, value["n"].as_i64().unwrap_or(-1))),
             _ => None,
         })
         .collect()
 }
 
 fn echo(a: &mut Connection, id: InboundId, n: i64) {
-    let result = v2::Response::Agent(AgentResponse::Other { method: "_x/echo".into(), value: json!({"n": n}) });
+    let result = v2::Response::Agent(AgentResponse::Ext(crate::ext::ExtResponse(json!({"n": n}))));
     assert_eq!(a.respond::<V2>(T0, id, Ok(result)), Ok(Completion::Sent));
 }
 
@@ -207,7 +208,7 @@ fn rule8_held_answers_count_against_the_output_budget() {
     // Awaiting an answer: input goes on, and a new batch is refused as a whole.
     feed(&mut a, T0, &[&heavy_batch(2, 2400)]);
     let (held, _) = ext_requests(events(&mut a))[0];
-    let ask = v2::Request::Agent(v2::AgentRequest::Other { method: "_x/ask".into(), value: None });
+    let ask = v2::Request::Agent(v2::AgentRequest::Ext(crate::ext::ExtRequest::new("_x/ask", serde_json::Value::Null)));
     a.send_request::<V2>(T0, ask, None).unwrap();
     let _ = sent(&mut a);
     assert!(a.wants_input());
@@ -239,7 +240,7 @@ fn rule9_close_drops_a_partly_answered_batch() {
         ),
         "{evs:?}"
     );
-    let late = v2::Response::Agent(AgentResponse::Other { method: "_x/echo".into(), value: json!({}) });
+    let late = v2::Response::Agent(AgentResponse::Ext(crate::ext::ExtResponse(json!({}))));
     assert_eq!(a.respond::<V2>(T0, requests[1].0, Ok(late)), Ok(Completion::Discarded));
     assert!(sent(&mut a).is_empty());
 }
@@ -247,7 +248,8 @@ fn rule9_close_drops_a_partly_answered_batch() {
 #[test]
 fn rule10_a_response_batch_is_routed_by_id() {
     let (mut c, _) = pair_with(json!({}), json!({"session": {}}), json!([]));
-    let ask = |m: &str| v2::Request::Client(ClientRequest::Other { method: m.into(), value: None });
+    let ask =
+        |m: &str| v2::Request::Client(ClientRequest::Ext(crate::ext::ExtRequest::new(m, serde_json::Value::Null)));
     let first = c.send_request::<V2>(T0, ask("_x/a"), None).unwrap();
     let second = c.send_request::<V2>(T0, ask("_x/b"), None).unwrap();
     let _ = sent(&mut c);
@@ -274,7 +276,7 @@ fn rule11_the_machine_writes_single_frames_beside_an_open_batch() {
     let mut a = agent();
     feed(&mut a, T0, &[&batch(&[ext(1), json!({"jsonrpc": "2.0", "id": 2, "method": "nope"})])]);
     let (held, _) = ext_requests(events(&mut a))[0];
-    let ask = v2::Request::Agent(v2::AgentRequest::Other { method: "_x/ask".into(), value: None });
+    let ask = v2::Request::Agent(v2::AgentRequest::Ext(crate::ext::ExtRequest::new("_x/ask", serde_json::Value::Null)));
     a.send_request::<V2>(T0, ask, None).unwrap();
     feed(&mut a, T0, &[r#"{"jsonrpc":"2.0","id":5,"method":"nope"}"#]);
     let out = sent(&mut a);
@@ -290,7 +292,7 @@ fn rule11_the_machine_writes_single_frames_beside_an_open_batch() {
 fn a_cancel_in_the_batch_answers_a_deferred_sibling_inside_the_array() {
     // A budget of one byte: every request is deferred while anything is queued.
     let mut a = agent_with(v12().with_outbound_budget(1));
-    let ask = v2::Request::Agent(v2::AgentRequest::Other { method: "_x/ask".into(), value: None });
+    let ask = v2::Request::Agent(v2::AgentRequest::Ext(crate::ext::ExtRequest::new("_x/ask", serde_json::Value::Null)));
     a.send_request::<V2>(T0, ask, None).unwrap();
     let cancel = json!({"jsonrpc": "2.0", "method": "$/cancel_request", "params": {"requestId": 1}});
     feed(&mut a, T0, &[&batch(&[ext(1), cancel])]);
@@ -337,13 +339,13 @@ fn a_client_answers_a_batch_of_agent_requests_with_one_array() {
     let ids: Vec<InboundId> = events(&mut c)
         .into_iter()
         .filter_map(|e| match e {
-            Event::RequestV2 { id, request: v2::Request::Agent(v2::AgentRequest::Other { .. }) } => Some(id),
+            Event::RequestV2 { id, request: v2::Request::Agent(v2::AgentRequest::Ext(_)) } => Some(id),
             _ => None,
         })
         .collect();
     assert_eq!(ids.len(), 2);
     for id in ids {
-        let result = v2::Response::Client(v2::ClientResponse::Other { method: "_x/echo".into(), value: json!({}) });
+        let result = v2::Response::Client(v2::ClientResponse::Ext(crate::ext::ExtResponse(json!({}))));
         assert_eq!(c.respond::<V2>(T0, id, Ok(result)), Ok(Completion::Sent));
     }
     let out = sent(&mut c);

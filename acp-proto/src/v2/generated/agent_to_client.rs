@@ -8,6 +8,7 @@ use super::super::methods::*;
 use super::super::wrappers::*;
 use super::super::*;
 use crate::connection::{InboundId, Responder};
+use crate::ext::{ExtNotification, ExtRequest, ExtResponse};
 use serde::{Serialize, Serializer};
 use serde_json::Value;
 
@@ -19,23 +20,27 @@ pub enum AgentRequest {
     RequestPermission(RequestPermissionRequest),
     /// `elicitation/create`: ask the user for input, with a form or a URL.
     CreateElicitation(CreateElicitationRequest),
-    /// A method not in the v2 table (an extension method), with its wire name and
-    /// params kept verbatim.
-    Other {
-        /// The wire method name.
-        method: String,
-        /// The params (or result), as sent.
-        value: Option<Value>,
-    },
+    /// An extension (a `_`-prefixed method; decoded, any method outside the v2 table), kept
+    /// verbatim: v1's extension type.
+    Ext(ExtRequest),
 }
 
 impl AgentRequest {
-    /// The wire method name.
-    pub fn method(&self) -> &str {
+    /// The table row's method, or `None` for an extension.
+    pub fn method(&self) -> Option<Method> {
+        match self {
+            AgentRequest::RequestPermission(_) => Some(Method::RequestPermission),
+            AgentRequest::CreateElicitation(_) => Some(Method::CreateElicitation),
+            AgentRequest::Ext(_) => None,
+        }
+    }
+
+    /// The method name on the wire.
+    pub fn wire(&self) -> &str {
         match self {
             AgentRequest::RequestPermission(_) => "session/request_permission",
             AgentRequest::CreateElicitation(_) => "elicitation/create",
-            AgentRequest::Other { method, .. } => method,
+            AgentRequest::Ext(e) => &e.method,
         }
     }
 
@@ -45,15 +50,15 @@ impl AgentRequest {
         match method {
             "session/request_permission" => typed(value).map(AgentRequest::RequestPermission),
             "elicitation/create" => typed(value).map(AgentRequest::CreateElicitation),
-            _ => Ok(AgentRequest::Other { method: method.to_owned(), value }),
+            _ => Ok(AgentRequest::Ext(ExtRequest::new(method, value.unwrap_or_default()))),
         }
     }
 
-    /// Whether there is a value to write (an `Other` notification or request may have no
-    /// params; a result always has one).
+    /// Whether there is a value to write (an extension's params may be absent, `null`; a
+    /// result always has one).
     pub fn has_value(&self) -> bool {
         match self {
-            AgentRequest::Other { value, .. } => value.is_some(),
+            AgentRequest::Ext(e) => !e.params.is_null(),
             _ => true,
         }
     }
@@ -64,7 +69,7 @@ impl Serialize for AgentRequest {
         match self {
             AgentRequest::RequestPermission(p) => p.serialize(s),
             AgentRequest::CreateElicitation(p) => p.serialize(s),
-            AgentRequest::Other { value, .. } => value.serialize(s),
+            AgentRequest::Ext(e) => e.params.serialize(s),
         }
     }
 }
@@ -72,7 +77,7 @@ impl Serialize for AgentRequest {
 #[cfg(any(test, feature = "test-exports"))]
 impl crate::v2::envelope::Keyed for AgentRequest {
     fn method(&self) -> &str {
-        AgentRequest::method(self)
+        AgentRequest::wire(self)
     }
 
     fn has_value(&self) -> bool {
@@ -92,23 +97,18 @@ pub enum ClientResponse {
     RequestPermission(RequestPermissionResponse),
     /// `elicitation/create`: ask the user for input, with a form or a URL.
     CreateElicitation(CreateElicitationResponse),
-    /// A method not in the v2 table (an extension method), with its wire name and
-    /// params kept verbatim.
-    Other {
-        /// The wire method name.
-        method: String,
-        /// The params (or result), as sent.
-        value: Value,
-    },
+    /// An extension (a `_`-prefixed method; decoded, any method outside the v2 table), kept
+    /// verbatim: v1's extension type.
+    Ext(ExtResponse),
 }
 
 impl ClientResponse {
-    /// The wire method name.
-    pub fn method(&self) -> &str {
+    /// The table row's method, or `None` for an extension.
+    pub fn method(&self) -> Option<Method> {
         match self {
-            ClientResponse::RequestPermission(_) => "session/request_permission",
-            ClientResponse::CreateElicitation(_) => "elicitation/create",
-            ClientResponse::Other { method, .. } => method,
+            ClientResponse::RequestPermission(_) => Some(Method::RequestPermission),
+            ClientResponse::CreateElicitation(_) => Some(Method::CreateElicitation),
+            ClientResponse::Ext(_) => None,
         }
     }
 
@@ -118,12 +118,12 @@ impl ClientResponse {
         match method {
             "session/request_permission" => typed(value).map(ClientResponse::RequestPermission),
             "elicitation/create" => typed(value).map(ClientResponse::CreateElicitation),
-            _ => Ok(ClientResponse::Other { method: method.to_owned(), value: value.unwrap_or_default() }),
+            _ => Ok(ClientResponse::Ext(ExtResponse(value.unwrap_or_default()))),
         }
     }
 
-    /// Whether there is a value to write (an `Other` notification or request may have no
-    /// params; a result always has one).
+    /// Whether there is a value to write (an extension's params may be absent, `null`; a
+    /// result always has one).
     pub fn has_value(&self) -> bool {
         true
     }
@@ -134,7 +134,7 @@ impl Serialize for ClientResponse {
         match self {
             ClientResponse::RequestPermission(p) => p.serialize(s),
             ClientResponse::CreateElicitation(p) => p.serialize(s),
-            ClientResponse::Other { value, .. } => value.serialize(s),
+            ClientResponse::Ext(e) => e.serialize(s),
         }
     }
 }
@@ -142,7 +142,7 @@ impl Serialize for ClientResponse {
 #[cfg(any(test, feature = "test-exports"))]
 impl crate::v2::envelope::Keyed for ClientResponse {
     fn method(&self) -> &str {
-        ClientResponse::method(self)
+        ClientResponse::method(self).map_or("", Method::wire)
     }
 
     fn has_value(&self) -> bool {
@@ -163,23 +163,27 @@ pub enum AgentNotification {
     SessionUpdate(UpdateSessionNotification),
     /// `elicitation/complete`: a URL elicitation has completed.
     CompleteElicitation(CompleteElicitationNotification),
-    /// A method not in the v2 table (an extension method), with its wire name and
-    /// params kept verbatim.
-    Other {
-        /// The wire method name.
-        method: String,
-        /// The params (or result), as sent.
-        value: Option<Value>,
-    },
+    /// An extension (a `_`-prefixed method; decoded, any method outside the v2 table), kept
+    /// verbatim: v1's extension type.
+    Ext(ExtNotification),
 }
 
 impl AgentNotification {
-    /// The wire method name.
-    pub fn method(&self) -> &str {
+    /// The table row's method, or `None` for an extension.
+    pub fn method(&self) -> Option<Method> {
+        match self {
+            AgentNotification::SessionUpdate(_) => Some(Method::SessionUpdate),
+            AgentNotification::CompleteElicitation(_) => Some(Method::CompleteElicitation),
+            AgentNotification::Ext(_) => None,
+        }
+    }
+
+    /// The method name on the wire.
+    pub fn wire(&self) -> &str {
         match self {
             AgentNotification::SessionUpdate(_) => "session/update",
             AgentNotification::CompleteElicitation(_) => "elicitation/complete",
-            AgentNotification::Other { method, .. } => method,
+            AgentNotification::Ext(e) => &e.method,
         }
     }
 
@@ -189,15 +193,15 @@ impl AgentNotification {
         match method {
             "session/update" => typed(value).map(AgentNotification::SessionUpdate),
             "elicitation/complete" => typed(value).map(AgentNotification::CompleteElicitation),
-            _ => Ok(AgentNotification::Other { method: method.to_owned(), value }),
+            _ => Ok(AgentNotification::Ext(ExtNotification::new(method, value.unwrap_or_default()))),
         }
     }
 
-    /// Whether there is a value to write (an `Other` notification or request may have no
-    /// params; a result always has one).
+    /// Whether there is a value to write (an extension's params may be absent, `null`; a
+    /// result always has one).
     pub fn has_value(&self) -> bool {
         match self {
-            AgentNotification::Other { value, .. } => value.is_some(),
+            AgentNotification::Ext(e) => !e.params.is_null(),
             _ => true,
         }
     }
@@ -208,7 +212,7 @@ impl Serialize for AgentNotification {
         match self {
             AgentNotification::SessionUpdate(p) => p.serialize(s),
             AgentNotification::CompleteElicitation(p) => p.serialize(s),
-            AgentNotification::Other { value, .. } => value.serialize(s),
+            AgentNotification::Ext(e) => e.params.serialize(s),
         }
     }
 }
@@ -216,7 +220,7 @@ impl Serialize for AgentNotification {
 #[cfg(any(test, feature = "test-exports"))]
 impl crate::v2::envelope::Keyed for AgentNotification {
     fn method(&self) -> &str {
-        AgentNotification::method(self)
+        AgentNotification::wire(self)
     }
 
     fn has_value(&self) -> bool {
@@ -310,16 +314,8 @@ pub enum AgentCall {
     RequestPermission(RequestPermissionRequest, Responder<RequestPermissionResponse>),
     /// `elicitation/create`: ask the user for input, with a form or a URL.
     CreateElicitation(CreateElicitationRequest, Responder<CreateElicitationResponse>),
-    /// A method not in the v2 table (an extension method), with its wire name and
-    /// params kept verbatim.
-    Other {
-        /// The wire method name.
-        method: String,
-        /// The params, as sent.
-        value: Option<Value>,
-        /// Answers it.
-        responder: Responder<OtherResult>,
-    },
+    /// An extension request (`_`-prefixed method).
+    Ext(ExtRequest, Responder<ExtResponse>),
 }
 
 impl AgentRequest {
@@ -329,7 +325,7 @@ impl AgentRequest {
         match self {
             AgentRequest::RequestPermission(p) => AgentCall::RequestPermission(p, Responder::new(id)),
             AgentRequest::CreateElicitation(p) => AgentCall::CreateElicitation(p, Responder::new(id)),
-            AgentRequest::Other { method, value } => AgentCall::Other { method, value, responder: Responder::new(id) },
+            AgentRequest::Ext(e) => AgentCall::Ext(e, Responder::new(id)),
         }
     }
 }
@@ -340,7 +336,7 @@ impl AgentCall {
         match self {
             AgentCall::RequestPermission(_, r) => r.id(),
             AgentCall::CreateElicitation(_, r) => r.id(),
-            AgentCall::Other { responder, .. } => responder.id(),
+            AgentCall::Ext(_, r) => r.id(),
         }
     }
 
@@ -349,7 +345,7 @@ impl AgentCall {
         match self {
             AgentCall::RequestPermission(..) => "session/request_permission",
             AgentCall::CreateElicitation(..) => "elicitation/create",
-            AgentCall::Other { method, .. } => method,
+            AgentCall::Ext(e, _) => &e.method,
         }
     }
 }

@@ -8,6 +8,7 @@ use super::super::methods::*;
 use super::super::wrappers::*;
 use super::super::*;
 use crate::connection::{InboundId, Responder};
+use crate::ext::{ExtNotification, ExtRequest, ExtResponse};
 use serde::{Serialize, Serializer};
 use serde_json::Value;
 
@@ -44,19 +45,33 @@ pub enum ClientRequest {
     CancelToolCall(CancelToolCallRequest),
     /// `terminal/cancel`: cancel one agent terminal that advertises `capabilities.cancel`.
     CancelTerminal(CancelTerminalRequest),
-    /// A method not in the v2 table (an extension method), with its wire name and
-    /// params kept verbatim.
-    Other {
-        /// The wire method name.
-        method: String,
-        /// The params (or result), as sent.
-        value: Option<Value>,
-    },
+    /// An extension (a `_`-prefixed method; decoded, any method outside the v2 table), kept
+    /// verbatim: v1's extension type.
+    Ext(ExtRequest),
 }
 
 impl ClientRequest {
-    /// The wire method name.
-    pub fn method(&self) -> &str {
+    /// The table row's method, or `None` for an extension.
+    pub fn method(&self) -> Option<Method> {
+        match self {
+            ClientRequest::Initialize(_) => Some(Method::Initialize),
+            ClientRequest::Login(_) => Some(Method::Login),
+            ClientRequest::Logout(_) => Some(Method::Logout),
+            ClientRequest::NewSession(_) => Some(Method::NewSession),
+            ClientRequest::SetSessionConfigOption(_) => Some(Method::SetSessionConfigOption),
+            ClientRequest::Prompt(_) => Some(Method::Prompt),
+            ClientRequest::ListSessions(_) => Some(Method::ListSessions),
+            ClientRequest::DeleteSession(_) => Some(Method::DeleteSession),
+            ClientRequest::ResumeSession(_) => Some(Method::ResumeSession),
+            ClientRequest::CloseSession(_) => Some(Method::CloseSession),
+            ClientRequest::CancelToolCall(_) => Some(Method::CancelToolCall),
+            ClientRequest::CancelTerminal(_) => Some(Method::CancelTerminal),
+            ClientRequest::Ext(_) => None,
+        }
+    }
+
+    /// The method name on the wire.
+    pub fn wire(&self) -> &str {
         match self {
             ClientRequest::Initialize(_) => "initialize",
             ClientRequest::Login(_) => "auth/login",
@@ -70,7 +85,7 @@ impl ClientRequest {
             ClientRequest::CloseSession(_) => "session/close",
             ClientRequest::CancelToolCall(_) => "tool_call/cancel",
             ClientRequest::CancelTerminal(_) => "terminal/cancel",
-            ClientRequest::Other { method, .. } => method,
+            ClientRequest::Ext(e) => &e.method,
         }
     }
 
@@ -90,15 +105,15 @@ impl ClientRequest {
             "session/close" => typed(value).map(ClientRequest::CloseSession),
             "tool_call/cancel" => typed(value).map(ClientRequest::CancelToolCall),
             "terminal/cancel" => typed(value).map(ClientRequest::CancelTerminal),
-            _ => Ok(ClientRequest::Other { method: method.to_owned(), value }),
+            _ => Ok(ClientRequest::Ext(ExtRequest::new(method, value.unwrap_or_default()))),
         }
     }
 
-    /// Whether there is a value to write (an `Other` notification or request may have no
-    /// params; a result always has one).
+    /// Whether there is a value to write (an extension's params may be absent, `null`; a
+    /// result always has one).
     pub fn has_value(&self) -> bool {
         match self {
-            ClientRequest::Other { value, .. } => value.is_some(),
+            ClientRequest::Ext(e) => !e.params.is_null(),
             _ => true,
         }
     }
@@ -119,7 +134,7 @@ impl Serialize for ClientRequest {
             ClientRequest::CloseSession(p) => p.serialize(s),
             ClientRequest::CancelToolCall(p) => p.serialize(s),
             ClientRequest::CancelTerminal(p) => p.serialize(s),
-            ClientRequest::Other { value, .. } => value.serialize(s),
+            ClientRequest::Ext(e) => e.params.serialize(s),
         }
     }
 }
@@ -127,7 +142,7 @@ impl Serialize for ClientRequest {
 #[cfg(any(test, feature = "test-exports"))]
 impl crate::v2::envelope::Keyed for ClientRequest {
     fn method(&self) -> &str {
-        ClientRequest::method(self)
+        ClientRequest::wire(self)
     }
 
     fn has_value(&self) -> bool {
@@ -172,33 +187,28 @@ pub enum AgentResponse {
     CancelToolCall(CancelToolCallResponse),
     /// `terminal/cancel`: cancel one agent terminal that advertises `capabilities.cancel`.
     CancelTerminal(CancelTerminalResponse),
-    /// A method not in the v2 table (an extension method), with its wire name and
-    /// params kept verbatim.
-    Other {
-        /// The wire method name.
-        method: String,
-        /// The params (or result), as sent.
-        value: Value,
-    },
+    /// An extension (a `_`-prefixed method; decoded, any method outside the v2 table), kept
+    /// verbatim: v1's extension type.
+    Ext(ExtResponse),
 }
 
 impl AgentResponse {
-    /// The wire method name.
-    pub fn method(&self) -> &str {
+    /// The table row's method, or `None` for an extension.
+    pub fn method(&self) -> Option<Method> {
         match self {
-            AgentResponse::Initialize(_) => "initialize",
-            AgentResponse::Login(_) => "auth/login",
-            AgentResponse::Logout(_) => "auth/logout",
-            AgentResponse::NewSession(_) => "session/new",
-            AgentResponse::SetSessionConfigOption(_) => "session/set_config_option",
-            AgentResponse::Prompt(_) => "session/prompt",
-            AgentResponse::ListSessions(_) => "session/list",
-            AgentResponse::DeleteSession(_) => "session/delete",
-            AgentResponse::ResumeSession(_) => "session/resume",
-            AgentResponse::CloseSession(_) => "session/close",
-            AgentResponse::CancelToolCall(_) => "tool_call/cancel",
-            AgentResponse::CancelTerminal(_) => "terminal/cancel",
-            AgentResponse::Other { method, .. } => method,
+            AgentResponse::Initialize(_) => Some(Method::Initialize),
+            AgentResponse::Login(_) => Some(Method::Login),
+            AgentResponse::Logout(_) => Some(Method::Logout),
+            AgentResponse::NewSession(_) => Some(Method::NewSession),
+            AgentResponse::SetSessionConfigOption(_) => Some(Method::SetSessionConfigOption),
+            AgentResponse::Prompt(_) => Some(Method::Prompt),
+            AgentResponse::ListSessions(_) => Some(Method::ListSessions),
+            AgentResponse::DeleteSession(_) => Some(Method::DeleteSession),
+            AgentResponse::ResumeSession(_) => Some(Method::ResumeSession),
+            AgentResponse::CloseSession(_) => Some(Method::CloseSession),
+            AgentResponse::CancelToolCall(_) => Some(Method::CancelToolCall),
+            AgentResponse::CancelTerminal(_) => Some(Method::CancelTerminal),
+            AgentResponse::Ext(_) => None,
         }
     }
 
@@ -218,12 +228,12 @@ impl AgentResponse {
             "session/close" => typed(value).map(AgentResponse::CloseSession),
             "tool_call/cancel" => typed(value).map(AgentResponse::CancelToolCall),
             "terminal/cancel" => typed(value).map(AgentResponse::CancelTerminal),
-            _ => Ok(AgentResponse::Other { method: method.to_owned(), value: value.unwrap_or_default() }),
+            _ => Ok(AgentResponse::Ext(ExtResponse(value.unwrap_or_default()))),
         }
     }
 
-    /// Whether there is a value to write (an `Other` notification or request may have no
-    /// params; a result always has one).
+    /// Whether there is a value to write (an extension's params may be absent, `null`; a
+    /// result always has one).
     pub fn has_value(&self) -> bool {
         true
     }
@@ -244,7 +254,7 @@ impl Serialize for AgentResponse {
             AgentResponse::CloseSession(p) => p.serialize(s),
             AgentResponse::CancelToolCall(p) => p.serialize(s),
             AgentResponse::CancelTerminal(p) => p.serialize(s),
-            AgentResponse::Other { value, .. } => value.serialize(s),
+            AgentResponse::Ext(e) => e.serialize(s),
         }
     }
 }
@@ -252,7 +262,7 @@ impl Serialize for AgentResponse {
 #[cfg(any(test, feature = "test-exports"))]
 impl crate::v2::envelope::Keyed for AgentResponse {
     fn method(&self) -> &str {
-        AgentResponse::method(self)
+        AgentResponse::method(self).map_or("", Method::wire)
     }
 
     fn has_value(&self) -> bool {
@@ -270,22 +280,25 @@ impl crate::v2::envelope::Keyed for AgentResponse {
 pub enum ClientNotification {
     /// `session/cancel`: cancel the session's foreground work.
     Cancel(CancelSessionNotification),
-    /// A method not in the v2 table (an extension method), with its wire name and
-    /// params kept verbatim.
-    Other {
-        /// The wire method name.
-        method: String,
-        /// The params (or result), as sent.
-        value: Option<Value>,
-    },
+    /// An extension (a `_`-prefixed method; decoded, any method outside the v2 table), kept
+    /// verbatim: v1's extension type.
+    Ext(ExtNotification),
 }
 
 impl ClientNotification {
-    /// The wire method name.
-    pub fn method(&self) -> &str {
+    /// The table row's method, or `None` for an extension.
+    pub fn method(&self) -> Option<Method> {
+        match self {
+            ClientNotification::Cancel(_) => Some(Method::Cancel),
+            ClientNotification::Ext(_) => None,
+        }
+    }
+
+    /// The method name on the wire.
+    pub fn wire(&self) -> &str {
         match self {
             ClientNotification::Cancel(_) => "session/cancel",
-            ClientNotification::Other { method, .. } => method,
+            ClientNotification::Ext(e) => &e.method,
         }
     }
 
@@ -294,15 +307,15 @@ impl ClientNotification {
     pub fn decode(method: &str, value: Option<Value>) -> Result<Self, DecodeError> {
         match method {
             "session/cancel" => typed(value).map(ClientNotification::Cancel),
-            _ => Ok(ClientNotification::Other { method: method.to_owned(), value }),
+            _ => Ok(ClientNotification::Ext(ExtNotification::new(method, value.unwrap_or_default()))),
         }
     }
 
-    /// Whether there is a value to write (an `Other` notification or request may have no
-    /// params; a result always has one).
+    /// Whether there is a value to write (an extension's params may be absent, `null`; a
+    /// result always has one).
     pub fn has_value(&self) -> bool {
         match self {
-            ClientNotification::Other { value, .. } => value.is_some(),
+            ClientNotification::Ext(e) => !e.params.is_null(),
             _ => true,
         }
     }
@@ -312,7 +325,7 @@ impl Serialize for ClientNotification {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         match self {
             ClientNotification::Cancel(p) => p.serialize(s),
-            ClientNotification::Other { value, .. } => value.serialize(s),
+            ClientNotification::Ext(e) => e.params.serialize(s),
         }
     }
 }
@@ -320,7 +333,7 @@ impl Serialize for ClientNotification {
 #[cfg(any(test, feature = "test-exports"))]
 impl crate::v2::envelope::Keyed for ClientNotification {
     fn method(&self) -> &str {
-        ClientNotification::method(self)
+        ClientNotification::wire(self)
     }
 
     fn has_value(&self) -> bool {
@@ -667,16 +680,8 @@ pub enum ClientCall {
     CancelToolCall(CancelToolCallRequest, Responder<CancelToolCallResponse>),
     /// `terminal/cancel`: cancel one agent terminal that advertises `capabilities.cancel`.
     CancelTerminal(CancelTerminalRequest, Responder<CancelTerminalResponse>),
-    /// A method not in the v2 table (an extension method), with its wire name and
-    /// params kept verbatim.
-    Other {
-        /// The wire method name.
-        method: String,
-        /// The params, as sent.
-        value: Option<Value>,
-        /// Answers it.
-        responder: Responder<OtherResult>,
-    },
+    /// An extension request (`_`-prefixed method).
+    Ext(ExtRequest, Responder<ExtResponse>),
 }
 
 impl ClientRequest {
@@ -696,9 +701,7 @@ impl ClientRequest {
             ClientRequest::CloseSession(p) => ClientCall::CloseSession(p, Responder::new(id)),
             ClientRequest::CancelToolCall(p) => ClientCall::CancelToolCall(p, Responder::new(id)),
             ClientRequest::CancelTerminal(p) => ClientCall::CancelTerminal(p, Responder::new(id)),
-            ClientRequest::Other { method, value } => {
-                ClientCall::Other { method, value, responder: Responder::new(id) }
-            }
+            ClientRequest::Ext(e) => ClientCall::Ext(e, Responder::new(id)),
         }
     }
 }
@@ -719,7 +722,7 @@ impl ClientCall {
             ClientCall::CloseSession(_, r) => r.id(),
             ClientCall::CancelToolCall(_, r) => r.id(),
             ClientCall::CancelTerminal(_, r) => r.id(),
-            ClientCall::Other { responder, .. } => responder.id(),
+            ClientCall::Ext(_, r) => r.id(),
         }
     }
 
@@ -738,7 +741,7 @@ impl ClientCall {
             ClientCall::CloseSession(..) => "session/close",
             ClientCall::CancelToolCall(..) => "tool_call/cancel",
             ClientCall::CancelTerminal(..) => "terminal/cancel",
-            ClientCall::Other { method, .. } => method,
+            ClientCall::Ext(e, _) => &e.method,
         }
     }
 }

@@ -13,6 +13,7 @@ pub use client_to_agent::*;
 
 use super::methods::*;
 use super::*;
+use crate::ext::ExtNotification;
 use crate::methods::{Direction, Kind, Layer};
 use serde::{Serialize, Serializer};
 use serde_json::Value;
@@ -270,22 +271,25 @@ pub static METHODS: &[MethodRow] = &[
 pub enum ProtocolNotification {
     /// `$/cancel_request`: cancel one in-flight request, either direction.
     CancelRequest(CancelRequestNotification),
-    /// A method not in the v2 table (an extension method), with its wire name and
-    /// params kept verbatim.
-    Other {
-        /// The wire method name.
-        method: String,
-        /// The params (or result), as sent.
-        value: Option<Value>,
-    },
+    /// An extension (a `_`-prefixed method; decoded, any method outside the v2 table), kept
+    /// verbatim: v1's extension type.
+    Ext(ExtNotification),
 }
 
 impl ProtocolNotification {
-    /// The wire method name.
-    pub fn method(&self) -> &str {
+    /// The table row's method, or `None` for an extension.
+    pub fn method(&self) -> Option<Method> {
+        match self {
+            ProtocolNotification::CancelRequest(_) => Some(Method::CancelRequest),
+            ProtocolNotification::Ext(_) => None,
+        }
+    }
+
+    /// The method name on the wire.
+    pub fn wire(&self) -> &str {
         match self {
             ProtocolNotification::CancelRequest(_) => "$/cancel_request",
-            ProtocolNotification::Other { method, .. } => method,
+            ProtocolNotification::Ext(e) => &e.method,
         }
     }
 
@@ -294,15 +298,15 @@ impl ProtocolNotification {
     pub fn decode(method: &str, value: Option<Value>) -> Result<Self, DecodeError> {
         match method {
             "$/cancel_request" => typed(value).map(ProtocolNotification::CancelRequest),
-            _ => Ok(ProtocolNotification::Other { method: method.to_owned(), value }),
+            _ => Ok(ProtocolNotification::Ext(ExtNotification::new(method, value.unwrap_or_default()))),
         }
     }
 
-    /// Whether there is a value to write (an `Other` notification or request may have no
-    /// params; a result always has one).
+    /// Whether there is a value to write (an extension's params may be absent, `null`; a
+    /// result always has one).
     pub fn has_value(&self) -> bool {
         match self {
-            ProtocolNotification::Other { value, .. } => value.is_some(),
+            ProtocolNotification::Ext(e) => !e.params.is_null(),
             _ => true,
         }
     }
@@ -312,7 +316,7 @@ impl Serialize for ProtocolNotification {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         match self {
             ProtocolNotification::CancelRequest(p) => p.serialize(s),
-            ProtocolNotification::Other { value, .. } => value.serialize(s),
+            ProtocolNotification::Ext(e) => e.params.serialize(s),
         }
     }
 }
@@ -320,7 +324,7 @@ impl Serialize for ProtocolNotification {
 #[cfg(any(test, feature = "test-exports"))]
 impl crate::v2::envelope::Keyed for ProtocolNotification {
     fn method(&self) -> &str {
-        ProtocolNotification::method(self)
+        ProtocolNotification::wire(self)
     }
 
     fn has_value(&self) -> bool {

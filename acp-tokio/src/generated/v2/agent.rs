@@ -188,12 +188,11 @@ pub trait Agent: Send + Sync + 'static {
         std::future::ready(Err(RpcError::method_not_found(v2::Method::CancelTerminal.wire())))
     }
 
-    /// An extension request (`_`-prefixed method), with its params as sent (`None`: none).
-    /// Default: `-32601`.
+    /// An extension request (`_`-prefixed method). Default: `-32601`.
     fn ext_method(
         &self,
         method: &str,
-        params: Option<serde_json::Value>,
+        params: serde_json::Value,
         cx: AgentContext,
     ) -> impl Future<Output = Result<serde_json::Value, RpcError>> + Send {
         let _ = (params, cx);
@@ -202,7 +201,7 @@ pub trait Agent: Send + Sync + 'static {
 
     /// An extension notification. Notifications are handled one at a time, in order.
     /// Default: ignored.
-    fn ext_notification(&self, method: &str, params: Option<serde_json::Value>) -> impl Future<Output = ()> + Send {
+    fn ext_notification(&self, method: &str, params: serde_json::Value) -> impl Future<Output = ()> + Send {
         let _ = (method, params);
         std::future::ready(())
     }
@@ -388,12 +387,11 @@ pub trait LocalAgent: 'static {
         std::future::ready(Err(RpcError::method_not_found(v2::Method::CancelTerminal.wire())))
     }
 
-    /// An extension request (`_`-prefixed method), with its params as sent (`None`: none).
-    /// Default: `-32601`.
+    /// An extension request (`_`-prefixed method). Default: `-32601`.
     fn ext_method(
         &self,
         method: &str,
-        params: Option<serde_json::Value>,
+        params: serde_json::Value,
         cx: AgentContext,
     ) -> impl Future<Output = Result<serde_json::Value, RpcError>> {
         let _ = (params, cx);
@@ -402,7 +400,7 @@ pub trait LocalAgent: 'static {
 
     /// An extension notification. Notifications are handled one at a time, in order.
     /// Default: ignored.
-    fn ext_notification(&self, method: &str, params: Option<serde_json::Value>) -> impl Future<Output = ()> {
+    fn ext_notification(&self, method: &str, params: serde_json::Value) -> impl Future<Output = ()> {
         let _ = (method, params);
         std::future::ready(())
     }
@@ -472,9 +470,9 @@ macro_rules! dispatch {
                         v2::ClientCall::CancelTerminal(r, responder) => {
                             responder.answer(handler.cancel_terminal(r, cx).await)
                         }
-                        v2::ClientCall::Other { method, value, responder } => {
-                            let value = handler.ext_method(&method, value, cx).await;
-                            responder.answer(value.map(|value| v2::OtherResult { method, value }))
+                        v2::ClientCall::Ext(e, responder) => {
+                            let value = handler.ext_method(&e.method, e.params, cx).await;
+                            responder.answer(value.map(acp_proto::ext::ExtResponse))
                         }
                         other => Answer::error(other.id(), RpcError::method_not_found(other.wire())),
                     }
@@ -501,8 +499,8 @@ macro_rules! dispatch {
                 match notification {
                     // The connection's own: no handler.
                     v2::Notification::Client(v2::ClientNotification::Cancel(_)) => {}
-                    v2::Notification::Client(v2::ClientNotification::Other { method, value }) => {
-                        let _ = catch_unwind(handler.ext_notification(&method, value)).await;
+                    v2::Notification::Client(v2::ClientNotification::Ext(e)) => {
+                        let _ = catch_unwind(handler.ext_notification(&e.method, e.params)).await;
                     }
                     other => {
                         let _ = other;

@@ -75,12 +75,11 @@ pub trait Client: Send + Sync + 'static {
         std::future::ready(())
     }
 
-    /// An extension request (`_`-prefixed method), with its params as sent (`None`: none).
-    /// Default: `-32601`.
+    /// An extension request (`_`-prefixed method). Default: `-32601`.
     fn ext_method(
         &self,
         method: &str,
-        params: Option<serde_json::Value>,
+        params: serde_json::Value,
         cx: ClientContext,
     ) -> impl Future<Output = Result<serde_json::Value, RpcError>> + Send {
         let _ = (params, cx);
@@ -89,7 +88,7 @@ pub trait Client: Send + Sync + 'static {
 
     /// An extension notification. Notifications are handled one at a time, in order.
     /// Default: ignored.
-    fn ext_notification(&self, method: &str, params: Option<serde_json::Value>) -> impl Future<Output = ()> + Send {
+    fn ext_notification(&self, method: &str, params: serde_json::Value) -> impl Future<Output = ()> + Send {
         let _ = (method, params);
         std::future::ready(())
     }
@@ -142,12 +141,11 @@ pub trait LocalClient: 'static {
         std::future::ready(())
     }
 
-    /// An extension request (`_`-prefixed method), with its params as sent (`None`: none).
-    /// Default: `-32601`.
+    /// An extension request (`_`-prefixed method). Default: `-32601`.
     fn ext_method(
         &self,
         method: &str,
-        params: Option<serde_json::Value>,
+        params: serde_json::Value,
         cx: ClientContext,
     ) -> impl Future<Output = Result<serde_json::Value, RpcError>> {
         let _ = (params, cx);
@@ -156,7 +154,7 @@ pub trait LocalClient: 'static {
 
     /// An extension notification. Notifications are handled one at a time, in order.
     /// Default: ignored.
-    fn ext_notification(&self, method: &str, params: Option<serde_json::Value>) -> impl Future<Output = ()> {
+    fn ext_notification(&self, method: &str, params: serde_json::Value) -> impl Future<Output = ()> {
         let _ = (method, params);
         std::future::ready(())
     }
@@ -195,9 +193,9 @@ macro_rules! dispatch {
                         v2::AgentCall::CreateElicitation(r, responder) => {
                             responder.answer(handler.create_elicitation(r, cx).await)
                         }
-                        v2::AgentCall::Other { method, value, responder } => {
-                            let value = handler.ext_method(&method, value, cx).await;
-                            responder.answer(value.map(|value| v2::OtherResult { method, value }))
+                        v2::AgentCall::Ext(e, responder) => {
+                            let value = handler.ext_method(&e.method, e.params, cx).await;
+                            responder.answer(value.map(acp_proto::ext::ExtResponse))
                         }
                         other => Answer::error(other.id(), RpcError::method_not_found(other.wire())),
                     }
@@ -216,8 +214,8 @@ macro_rules! dispatch {
                     v2::Notification::Agent(v2::AgentNotification::CompleteElicitation(n)) => {
                         let _ = catch_unwind(handler.complete_elicitation(n)).await;
                     }
-                    v2::Notification::Agent(v2::AgentNotification::Other { method, value }) => {
-                        let _ = catch_unwind(handler.ext_notification(&method, value)).await;
+                    v2::Notification::Agent(v2::AgentNotification::Ext(e)) => {
+                        let _ = catch_unwind(handler.ext_notification(&e.method, e.params)).await;
                     }
                     other => {
                         let _ = other;

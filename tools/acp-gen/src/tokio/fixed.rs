@@ -114,18 +114,14 @@ fn cancel_grace_expired(&self, session_id: v2::SessionId) -> impl Future<Output 
 }
 
 /// The extension methods of a version's handler traits: `_`-prefixed requests and
-/// notifications, whose params and result are the application's. v1's params are a `Value`;
-/// v2's an `Option` (v2 tells an absent params member from `null`).
+/// notifications, whose params and result are the application's: a `Value` in both versions
+/// (`null`: no params), as the `Ext` variants carry them.
 fn ext_methods(version: Version, cx: &str, send: &str) -> String {
-    let (params, value, head) = match version {
-        Version::V1 => ("Value", "Value", "/// An extension request (`_`-prefixed method). Default: `-32601`."),
-        Version::V2 => (
-            "Option<serde_json::Value>",
-            "serde_json::Value",
-            "/// An extension request (`_`-prefixed method), with its params as sent (`None`: none).\n\
-             /// Default: `-32601`.",
-        ),
+    let (params, value) = match version {
+        Version::V1 => ("Value", "Value"),
+        Version::V2 => ("serde_json::Value", "serde_json::Value"),
     };
+    let head = "/// An extension request (`_`-prefixed method). Default: `-32601`.";
     format!(
         "{head}
 fn ext_method(&self, method: &str, params: {params}, cx: {cx}) -> impl Future<Output = Result<{value}, RpcError>>{send} {{
@@ -159,9 +155,9 @@ pub(crate) fn extra_dispatch_arms(version: Version, side: Side) -> String {
 "
         ),
         Version::V2 => format!(
-            "v2::{sender}Call::Other {{ method, value, responder }} => {{
-    let value = handler.ext_method(&method, value, cx).await;
-    responder.answer(value.map(|value| v2::OtherResult {{ method, value }}))
+            "v2::{sender}Call::Ext(e, responder) => {{
+    let value = handler.ext_method(&e.method, e.params, cx).await;
+    responder.answer(value.map(acp_proto::ext::ExtResponse))
 }}
 "
         ),
@@ -205,8 +201,8 @@ pub(crate) fn extra_notify_arms(version: Version, side: Side) -> String {
 "
         ),
         Version::V2 => format!(
-            "v2::Notification::{sender}(v2::{sender}Notification::Other {{ method, value }}) => {{
-    let _ = catch_unwind(handler.ext_notification(&method, value)).await;
+            "v2::Notification::{sender}(v2::{sender}Notification::Ext(e)) => {{
+    let _ = catch_unwind(handler.ext_notification(&e.method, e.params)).await;
 }}
 "
         ),
