@@ -122,7 +122,7 @@ fn direction(s: &mut String, version: Version, table: &Table, from: Side) {
     call_enum(s, me, peer, requests);
 }
 
-/// The `{me}Call` enum: each request `me` sends, with the [`Responder`] typed by its result, as
+/// The `{me}Call` enum: each request `me` sends, with the `Responder` typed by its result, as
 /// the receiver's machine hands it out; `{me}Request::into_call`, which pairs a request with
 /// its handle (the machine's only); and the call's `id` and `wire`.
 fn call_enum(s: &mut String, me: &str, peer: &str, rows: &[RequestRow]) {
