@@ -180,7 +180,9 @@ impl Requester {
 
     /// Sends a client→agent notification of the table (for example the unstable `mcp/message`
     /// notification). A gated one the agent did not advertise is refused here
-    /// ([`Error::Send`] with `NotSupportedByPeer`).
+    /// ([`Error::Send`] with `NotSupportedByPeer`). A `session/cancel` sent this way cancels its
+    /// session's turn as [`cancel`](Self::cancel) does (the core runs the turn rules for
+    /// it), in order behind what was sent before it.
     pub fn notify(&self, notification: impl Into<ClientNotification>) -> Result<(), Error> {
         self.link.notify(notification.into())
     }

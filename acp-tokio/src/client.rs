@@ -5,7 +5,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use acp_proto::methods::{ClientNotification, ClientRequest};
+use acp_proto::methods::ClientRequest;
 use acp_proto::protocol::V1;
 use acp_proto::role;
 use acp_proto::types::*;
@@ -195,6 +195,16 @@ impl<P: Version> ClientConnection<P> {
         self.handle.cancel_turn(session_id.clone()).await
     }
 
+    /// Sends a client→agent notification of the table (for example the unstable
+    /// `mcp/message` notification), waiting while the outbound budget is full. A gated one the
+    /// agent did not advertise is refused here ([`Error::Send`] with `NotSupportedByPeer`). A
+    /// `session/cancel` sent this way cancels its session's turn as [`cancel`](Self::cancel)
+    /// does (the core runs the turn rules for it), in order behind what was sent before it;
+    /// `cancel` does it at once.
+    pub async fn notify(&self, notification: impl Into<P::ClientNotification>) -> Result<(), Error> {
+        self.handle.notify(Box::new(notification.into())).await
+    }
+
     /// Both sides' capabilities, once the handshake has completed.
     pub fn negotiated(&self) -> Option<&Negotiated> {
         self.handle.shared.negotiated.get()
@@ -310,14 +320,6 @@ impl ClientConnection<V1> {
             on_update(update);
         }
         turn.finish().await
-    }
-
-    /// Sends a client→agent notification of the table (for example the unstable
-    /// `mcp/message` notification), waiting while the outbound budget is full. A gated one the
-    /// agent did not advertise is refused here ([`Error::Send`] with `NotSupportedByPeer`).
-    /// `session/cancel` goes through [`cancel`](Self::cancel), which also settles the turn.
-    pub async fn notify(&self, notification: impl Into<ClientNotification>) -> Result<(), Error> {
-        self.handle.notify(Box::new(notification.into())).await
     }
 }
 

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use acp_proto::role;
 use acp_proto::types::SessionId;
-use acp_proto::v2::{self, CancelSessionNotification, ClientNotification};
+use acp_proto::v2;
 use acp_proto::{CloseReason, InboundRequest, Negotiated, TurnEndReason, TurnStamp, V2};
 
 use super::turn::{PromptTurn, Turns};
@@ -155,14 +155,12 @@ impl ClientConnection {
         self.link.cancel_turn(session_id.clone())
     }
 
-    /// Sends a v2 client notification (`session/cancel` goes through [`cancel`](Self::cancel)),
-    /// blocking while the outbound budget is used up.
+    /// Sends a v2 client notification, blocking while the outbound budget is used up; as v1's
+    /// [`Requester::notify`](crate::Requester::notify): a `session/cancel` sent this way
+    /// cancels its session's turn as [`cancel`](Self::cancel) does, in order behind what was
+    /// sent before it.
     pub fn notify(&self, notification: impl Into<v2::ClientNotification>) -> Result<(), Error> {
-        let notification = notification.into();
-        if let ClientNotification::Cancel(CancelSessionNotification { session_id, .. }) = &notification {
-            return self.cancel(session_id);
-        }
-        self.link.notify(notification)
+        self.link.notify(notification.into())
     }
 
     /// Calls an extension method of the agent (its name starts with `_`); this connection's

@@ -49,6 +49,8 @@ pub(crate) trait Conn {
     /// A turn of `session`, prompted with `text`.
     async fn prompt(&self, session: &str, text: &str) -> Result<Self::Turn, Error>;
     async fn cancel(&self, session: &str) -> Result<(), Error>;
+    /// `session/cancel` sent as a notification (`notify`), not with `cancel`.
+    async fn notify_cancel(&self, session: &str) -> Result<(), Error>;
     /// Dropping the future before it resolves cancels the request (`$/cancel_request`) on the
     /// async adapter; a blocking call cannot be abandoned (see
     /// `dropped_request_cancels_on_the_agent`).
@@ -125,6 +127,10 @@ impl Conn for acp_tokio::ClientConnection {
 
     async fn cancel(&self, session: &str) -> Result<(), Error> {
         acp_tokio::ClientConnection::cancel(self, &SessionId::new(session)).await
+    }
+
+    async fn notify_cancel(&self, session: &str) -> Result<(), Error> {
+        acp_tokio::ClientConnection::notify(self, CancelNotification::new(SessionId::new(session))).await
     }
 
     async fn ext_method(&self, method: &str, params: Value) -> Result<Value, Error> {
@@ -214,6 +220,11 @@ impl Conn for BlockingConn {
     async fn cancel(&self, session: &str) -> Result<(), Error> {
         let (requester, session) = (self.requester(), SessionId::new(session));
         off_thread(move || requester.cancel(&session)).await
+    }
+
+    async fn notify_cancel(&self, session: &str) -> Result<(), Error> {
+        let (requester, session) = (self.requester(), SessionId::new(session));
+        off_thread(move || requester.notify(CancelNotification::new(session))).await
     }
 
     async fn ext_method(&self, method: &str, params: Value) -> Result<Value, Error> {

@@ -83,6 +83,11 @@ impl Conn for acp_tokio::v2::ClientConnection {
         acp_tokio::v2::ClientConnection::cancel(self, &session.to_owned().into()).await
     }
 
+    async fn notify_cancel(&self, session: &str) -> Result<(), Error> {
+        let cancel = v2::CancelSessionNotification::new(session.to_owned());
+        acp_tokio::v2::ClientConnection::notify(self, cancel).await
+    }
+
     async fn ext_method(&self, method: &str, params: Value) -> Result<Value, Error> {
         acp_tokio::v2::ClientConnection::ext_method(self, method, params).await
     }
@@ -172,6 +177,11 @@ impl Conn for BlockingConnV2 {
     async fn cancel(&self, session: &str) -> Result<(), Error> {
         let (conn, session) = (self.conn(), v2::SessionId::from(session.to_owned()));
         off_thread(move || conn.cancel(&session)).await
+    }
+
+    async fn notify_cancel(&self, session: &str) -> Result<(), Error> {
+        let (conn, cancel) = (self.conn(), v2::CancelSessionNotification::new(session.to_owned()));
+        off_thread(move || conn.notify(cancel)).await
     }
 
     async fn ext_method(&self, method: &str, params: Value) -> Result<Value, Error> {

@@ -4,7 +4,7 @@
 
 use acp_proto::CloseReason;
 use acp_proto::protocol::V2;
-use acp_proto::v2::{self, CancelSessionNotification, ClientNotification};
+use acp_proto::v2;
 
 use super::PromptTurn;
 use crate::client::ClientConnection;
@@ -72,14 +72,5 @@ impl ClientConnection<V2> {
     pub async fn prompt(&self, request: v2::PromptRequest) -> Result<PromptTurn, Error> {
         let session = request.session_id.clone();
         self.open_turn(session, request.into()).await
-    }
-
-    /// Sends a v2 client notification (`session/cancel` goes through [`cancel`](Self::cancel)).
-    pub async fn notify(&self, notification: impl Into<v2::ClientNotification>) -> Result<(), Error> {
-        let notification = notification.into();
-        if let ClientNotification::Cancel(CancelSessionNotification { session_id, .. }) = &notification {
-            return self.cancel(session_id).await;
-        }
-        self.handle().notify(Box::new(notification)).await
     }
 }

@@ -15,13 +15,25 @@ use acp_scenarios::TestClient;
 /// (`Conn::PROMPT_CANCELLED`), no update follows, the turn ends `cancelled`, and the session
 /// takes a new turn. While the turn ran, a second prompt of its session was refused locally.
 pub(crate) async fn client_cancels_a_turn_mid_stream<R: Runtime>(runtime: &R) {
+    cancels_a_turn_mid_stream(runtime, false).await;
+}
+
+/// [`client_cancels_a_turn_mid_stream`] with `session/cancel` sent as a notification (`notify`)
+/// instead of the `cancel` call: the same turn rules run (the core's), on both versions.
+pub(crate) async fn client_notifies_a_cancel_mid_stream<R: Runtime>(runtime: &R) {
+    cancels_a_turn_mid_stream(runtime, true).await;
+}
+
+/// The two scenarios above: `notified`, the cancel is sent with `notify`.
+async fn cancels_a_turn_mid_stream<R: Runtime>(runtime: &R, notified: bool) {
     let (mut connected, session) = ready(runtime, TestClient::default(), Limits::Default).await;
     let conn = &connected.conn;
     let mut turn = conn.prompt(&session, "wait").await.expect("prompt accepted");
     assert_eq!(turn.next_update().await.as_deref(), Some("waiting"));
     let second = conn.prompt(&session, "again").await.map(drop);
     assert!(matches!(second, Err(Error::Send(SendError::TurnAlreadyRunning(_)))), "{second:?}");
-    conn.cancel(&session).await.expect("session/cancel sent");
+    let cancelled = if notified { conn.notify_cancel(&session).await } else { conn.cancel(&session).await };
+    cancelled.expect("session/cancel sent");
     assert!(turn.next_update().await.is_none(), "no update after the cancellation");
     assert_eq!(turn.finish().await.expect("stop reason"), Stop::Cancelled);
     expect_report(&mut connected.observed, R::Conn::PROMPT_CANCELLED).await;
