@@ -60,8 +60,8 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use super::lane::Lane;
 use super::{
-    AnyConnection, AnyEvent, CancelReason, Completion, InboundExtra, InboundId, OutboundId, PendingOut, Phase,
-    RespondError, SendError, Timer, TurnStamp,
+    AnyConnection, AnyEvent, CancelReason, InboundExtra, InboundId, OutboundId, PendingOut, Phase, SendError, Timer,
+    TurnStamp,
 };
 use crate::Side;
 use crate::error::RpcError;
@@ -450,14 +450,16 @@ impl AnyConnection {
     }
 
     /// Client side: answers a `session/request_permission` with one of its offered options, or
-    /// `cancelled`. An option the request did not offer is refused and the request stays in
-    /// flight.
-    pub fn answer_permission(
+    /// `cancelled` (an option the request did not offer is answered `cancelled`). The engine's
+    /// tests' shorthand: the application answers through the ask's responder
+    /// (`Connection::answer_permission`).
+    #[cfg(test)]
+    pub(crate) fn answer_permission(
         &mut self,
         now: Instant,
         id: InboundId,
         answer: PermissionAnswer,
-    ) -> Result<Completion, RespondError> {
+    ) -> Result<super::Completion, super::RespondError> {
         self.respond::<V1>(now, id, Ok(answer.into_response().into()))
     }
 
