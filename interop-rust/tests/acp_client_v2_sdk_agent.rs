@@ -126,7 +126,8 @@ fn full_turn() {
     in_order(
         &out,
         &[
-            "session sdk-v2-session-1 (ACP v2)",
+            "(ACP protocol v2)",
+            "session sdk-v2-session-1 · cwd",
             "> hello sdk",
             "echo: hello sdk",
             "▸ touch /tmp/sdk-v2  [edit · pending]",

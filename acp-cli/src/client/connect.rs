@@ -26,23 +26,23 @@ impl Session {
     pub(super) fn connect(&mut self, config: &ClientConfig, cwd: &Path) -> Result<(), Exit> {
         let timeout = self.settings.connect_timeout;
         let init = self.initialize_request(config);
-        let requester = self.requester().with_timeout(timeout);
-        let response = match self.call("starting the agent…", move || requester.initialize(init))? {
+        let (link, limit) = (self.link(), timeout);
+        let response = match self.call("starting the agent…", move || link.initialize(init, limit))? {
             Ok(response) => response,
             Err(e) => return Err(self.failed("initialize", e)),
         };
         self.header(&response);
         self.prompt_caps = response.agent_capabilities.prompt_capabilities.clone();
-        self.steering.supported = super::steer::advertised(response.meta.as_ref());
+        self.steering.supported = self.conn.always_steerable() || super::steer::advertised(response.meta.as_ref());
         self.control.caps = response.agent_capabilities.clone();
         self.control.cwd = cwd.display().to_string();
         self.auth_methods = response.auth_methods;
 
         if let Some(method) = &config.auth {
             self.terminal_auth(config, method)?;
-            let requester = self.requester().with_timeout(timeout);
+            let (link, limit) = (self.link(), timeout);
             let request = AuthenticateRequest::new(method.as_str());
-            if let Err(e) = self.call("authenticating…", move || requester.authenticate(request))? {
+            if let Err(e) = self.call("authenticating…", move || link.authenticate(request, limit))? {
                 return Err(self.failed("authenticate", e));
             }
             self.render.info(&format!("authenticated with `{method}`"));
@@ -59,9 +59,9 @@ impl Session {
             recorded = self.recorded_controls(resume.local_id, &mut reopened);
             reopened
         } else {
-            let requester = self.requester().with_timeout(timeout);
+            let (link, limit) = (self.link(), timeout);
             let request = NewSessionRequest::new(cwd.display().to_string(), vec![]);
-            match self.call("opening a session…", move || requester.new_session(request))? {
+            match self.call("opening a session…", move || link.new_session(request, limit))? {
                 Ok(session) => {
                     Reopened { id: session.session_id, modes: session.modes, options: session.config_options }
                 }
@@ -150,8 +150,12 @@ impl Session {
         offers.extend(caps.supports_embedded_context().then_some("embedded context"));
         offers.extend(caps.supports_load_session().then_some("session/load"));
         self.render.info(&format!("  prompts: {}", offers.join(", ")));
-        for line in self.settings.offer.describe() {
-            self.render.info(&line);
+        if self.conn.serves_files() {
+            for line in self.settings.offer.describe() {
+                self.render.info(&line);
+            }
+        } else {
+            self.render.info("  fs and terminals: none (ACP v2 has neither)");
         }
         if !response.auth_methods.is_empty() {
             let ids: Vec<&str> = response.auth_methods.iter().filter_map(AuthMethod::id).collect();
@@ -180,6 +184,13 @@ impl Session {
             Error::Rpc(e) if e.data.as_ref().and_then(|d| d.get("httpStatus")).is_some() => {
                 self.render.error(&format!("could not connect ({what}): {}", e.message));
                 Exit::Failure
+            }
+            Error::UnsupportedProtocolVersion(version) => {
+                self.render.error(&format!(
+                    "the agent speaks ACP v{} (it answered protocolVersion {}), not v2: rerun without --protocol 2",
+                    version.0, version.0
+                ));
+                Exit::Protocol
             }
             Error::Rpc(e) if e.code.0 == AUTH_REQUIRED => {
                 self.render.error(&format!("the agent requires authentication ({what}: {})", describe_error(&e)));

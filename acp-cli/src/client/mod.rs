@@ -8,6 +8,11 @@
 //! terminal (`editor`). `initialize`,
 //! `authenticate` and `session/new` each have a deadline ([`ClientConfig::connect_timeout`]).
 //!
+//! Both protocol versions run this one client: the session loop speaks to its agent through a
+//! `link` chosen once by [`ClientConfig::protocol`] (v1 passes the session's requests through;
+//! v2 maps them and its answers and upserts into the v1 shapes the session draws), so every
+//! option, slash command and question works the same on either.
+//!
 //! All terminal output happens on the calling thread, which owns the renderer: every other
 //! thread (the turn's update reader, the connection's handlers, the agent's stderr drain,
 //! stdin, Ctrl-C) sends it an event. So a permission question never interleaves with
@@ -49,6 +54,7 @@ mod guard;
 mod handler;
 mod interrupt;
 mod journal;
+mod link;
 mod offer;
 mod options;
 mod output;
@@ -66,8 +72,6 @@ mod steer;
 mod summary;
 mod tap;
 mod terminal_auth;
-#[cfg(feature = "unstable_protocol_v2")]
-mod v2;
 
 use std::ffi::OsString;
 use std::io::IsTerminal;
@@ -78,7 +82,6 @@ use std::sync::mpsc;
 use std::time::Duration;
 
 use acp_blocking::acp_proto::types::{PromptResponse, SessionNotification, SessionUpdate};
-use acp_blocking::{ClientConnection, ClientOptions};
 
 pub use crate::permission::Policy;
 pub use attach::{MAX_ATTACHMENTS, MAX_EMBED, MAX_IMAGE, MAX_INLINE_TOTAL, MAX_PROMPT, read_prompt};
@@ -102,7 +105,7 @@ use session::{Session, Settings};
 /// Events the UI queue holds; a sender blocks while it is full (Ctrl-C and wake-ups only try).
 pub const UI_QUEUE: usize = 64;
 /// Turn updates and notifications the connection buffers before it stops reading from the
-/// agent ([`ClientOptions::max_buffered`]).
+/// agent ([`acp_blocking::ClientOptions::max_buffered`]).
 pub const MAX_BUFFERED: usize = 256;
 /// The default deadline of `initialize`, `authenticate` and `session/new`.
 pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(30);
@@ -170,8 +173,8 @@ pub struct ClientConfig {
     /// With `connect`: join this session of another client instead of opening one (see
     /// [`Attach`]).
     pub attach: Option<Attach>,
-    /// The ACP version to speak (default v1); v2 needs the feature `unstable_protocol_v2`
-    /// and is run by the v2 client (`v2`), which supports fewer options.
+    /// The ACP version to speak (default v1); v2 needs the feature `unstable_protocol_v2`.
+    /// Both run the same session, over the version's link (`link`).
     pub protocol: crate::Protocol,
 }
 
@@ -253,12 +256,9 @@ pub(crate) enum UiEvent {
     Steered {
         /// What was steered.
         text: String,
-        /// The agent's answer, or the error in words.
-        answer: Result<serde_json::Value, String>,
+        /// The agent's outcome (`injected` when it was added), or the error in words.
+        answer: Result<String, String>,
     },
-    /// An event of the v2 client.
-    #[cfg(feature = "unstable_protocol_v2")]
-    V2(Box<v2::Event>),
 }
 
 /// Runs `acp client`; returns the exit status ([`Exit`]). With [`Output::Json`] the summary
@@ -267,12 +267,6 @@ pub fn run(config: ClientConfig) -> Exit {
     if let Err(e) = config.protocol.available() {
         eprintln!("acp client: {e}");
         return Exit::Usage;
-    }
-    #[cfg(feature = "unstable_protocol_v2")]
-    if config.protocol == crate::Protocol::V2 {
-        let exit = v2::run(&config);
-        outlet::drain();
-        return exit;
     }
     let tap = config.output.tap();
     let exit = run_session(&config, tap.as_ref());
@@ -283,7 +277,7 @@ pub fn run(config: ClientConfig) -> Exit {
     exit
 }
 
-/// What both protocol versions' clients settle before they start the agent.
+/// What the client settles before it starts the agent.
 struct Prepared {
     /// The session's working directory, absolute.
     cwd: PathBuf,
@@ -374,16 +368,14 @@ fn run_session(config: &ClientConfig, tap: Option<&tap::Tap>) -> Exit {
         }
     };
     let client = CliClient::new(services.clone(), tx.clone(), policy, approvals.clone(), shutdown.clone(), elicit);
-    let mut options = ClientOptions::default();
-    options.max_buffered = MAX_BUFFERED;
     let (stdin, stdout) = match tap {
         Some(tap) => {
-            let (writer, reader) = tap.wrap(stdin, stdout, options.config.max_frame_len);
+            let (writer, reader) = tap.wrap(stdin, stdout, acp_blocking::acp_proto::Config::default().max_frame_len);
             (Box::new(writer) as Box<dyn std::io::Write + Send>, Box::new(reader) as Box<dyn std::io::Read + Send>)
         }
         None => (stdin, stdout),
     };
-    let conn = match ClientConnection::connect(client, stdout, stdin, options) {
+    let conn = match link::open(config.protocol, client, stdout, stdin) {
         Ok(conn) => conn,
         Err(e) => {
             render.error(&format!("could not start the connection: {e}"));

@@ -57,9 +57,9 @@ impl Session {
             return Ok(());
         }
         let Some(session) = self.session.clone() else { return Ok(()) };
-        let requester = self.requester().with_timeout(self.settings.connect_timeout);
+        let (link, limit) = (self.link(), self.settings.connect_timeout);
         let request = SetSessionModeRequest::new(session, id.as_str());
-        match self.call("switching mode…", move || requester.set_session_mode(request))? {
+        match self.call("switching mode…", move || link.set_mode(request, limit))? {
             Ok(_) => {
                 if let Some(modes) = &mut self.control.state.modes {
                     modes.current_mode_id = id.as_str().into();
@@ -132,9 +132,9 @@ impl Session {
             }
         };
         let Some(session) = self.session.clone() else { return Ok(()) };
-        let requester = self.requester().with_timeout(self.settings.connect_timeout);
+        let (link, limit) = (self.link(), self.settings.connect_timeout);
         let request = SetSessionConfigOptionRequest::new(session, option.id.clone(), value);
-        match self.call("setting the option…", move || requester.set_session_config_option(request))? {
+        match self.call("setting the option…", move || link.set_config_option(request, limit))? {
             Ok(response) => {
                 self.control.state.options = response.config_options;
                 let now = self.control.state.options.iter().find(|o| o.id == option.id).map(current);

@@ -8,17 +8,19 @@
 
 use std::time::{Duration, Instant};
 
+use std::sync::Arc;
+
 use acp_blocking::acp_proto::types::{LoadSessionRequest, ResumeSessionRequest};
-use acp_blocking::{ClientConnection, ClientOptions};
 
 use super::ClientConfig;
 use super::handler::CliClient;
+use super::link::Link;
 use super::process::AgentProcess;
 use super::render::Renderer;
 use super::session::Session;
 
 /// Opens a new connection to the remote agent (reporting why not, on `None`).
-pub(crate) type Redial = Box<dyn FnMut(&mut Renderer) -> Option<(ClientConnection, AgentProcess)>>;
+pub(crate) type Redial = Box<dyn FnMut(&mut Renderer) -> Option<(Arc<dyn Link>, AgentProcess)>>;
 
 /// Connects to `config.connect` again with a client `client` makes, as the first connection
 /// did (without `--record`: its tap is the first connection's).
@@ -26,9 +28,7 @@ pub(crate) fn redial(config: ClientConfig, client: impl Fn() -> CliClient + 'sta
     Box::new(move |render| {
         let url = config.connect.as_deref()?;
         let (link, io) = super::connect_remote(url, &config, render)?;
-        let mut options = ClientOptions::default();
-        options.max_buffered = super::MAX_BUFFERED;
-        match ClientConnection::connect(client(), io.reader, io.writer, options) {
+        match super::link::open(config.protocol, client(), Box::new(io.reader), Box::new(io.writer)) {
             Ok(conn) => Some((conn, AgentProcess::remote(link))),
             Err(e) => {
                 render.error(&format!("could not start the connection: {e}"));
@@ -62,8 +62,8 @@ impl Session {
         drop(lost);
         let timeout = self.settings.connect_timeout;
         let init = self.initialize_request(config);
-        let requester = self.requester().with_timeout(timeout);
-        match self.call("connecting again…", move || requester.initialize(init)) {
+        let (link, limit) = (self.link(), timeout);
+        match self.call("connecting again…", move || link.initialize(init, limit)) {
             Ok(Ok(_)) => {}
             Ok(Err(e)) => {
                 self.render.error(&format!("could not reload the session: initialize failed: {e}"));
@@ -71,16 +71,16 @@ impl Session {
             }
             Err(_) => return false,
         }
-        let requester = self.requester().with_timeout(timeout);
+        let (link, limit) = (self.link(), timeout);
         let cwd = self.control.cwd.clone();
         let (method, answered) = if by_resume {
             let request = ResumeSessionRequest::new(id.clone(), cwd);
-            let answer = self.call("resuming the session…", move || requester.resume_session(request));
+            let answer = self.call("resuming the session…", move || link.resume_session(request, limit));
             ("session/resume", answer.map(|a| a.map(|r| (r.modes, r.config_options))))
         } else {
             let request = LoadSessionRequest::new(id.clone(), cwd, vec![]);
             self.skipping_replay = true;
-            let answer = self.call("loading the session…", move || requester.load_session(request));
+            let answer = self.call("loading the session…", move || link.load_session(request, limit));
             self.skip_replay();
             self.skipping_replay = false;
             ("session/load", answer.map(|a| a.map(|r| (r.modes, r.config_options))))

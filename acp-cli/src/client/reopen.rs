@@ -16,9 +16,9 @@ impl Session {
             self.render.info("the agent does not advertise session/list (sessionCapabilities.list)");
             return Ok(());
         }
-        let requester = self.requester().with_timeout(self.settings.connect_timeout);
+        let (link, limit) = (self.link(), self.settings.connect_timeout);
         let response =
-            match self.call("listing sessions…", move || requester.list_sessions(ListSessionsRequest::default()))? {
+            match self.call("listing sessions…", move || link.list_sessions(ListSessionsRequest::default(), limit))? {
                 Ok(response) => response,
                 Err(e) => return self.control_failed("session/list", e),
             };
@@ -43,9 +43,9 @@ impl Session {
 
     /// `/new`: a new session in the same working directory becomes the current one.
     pub(super) fn new_session(&mut self) -> Result<(), Exit> {
-        let requester = self.requester().with_timeout(self.settings.connect_timeout);
+        let (link, limit) = (self.link(), self.settings.connect_timeout);
         let request = NewSessionRequest::new(self.control.cwd.clone(), vec![]);
-        let response = match self.call("opening a session…", move || requester.new_session(request))? {
+        let response = match self.call("opening a session…", move || link.new_session(request, limit))? {
             Ok(response) => response,
             Err(e) => return self.control_failed("session/new", e),
         };

@@ -37,13 +37,13 @@ impl Session {
     /// Reopens `resume` through `session/resume` or `session/load`, whichever the agent
     /// advertises (resume first: it replays nothing).
     pub(super) fn reopen(&mut self, resume: &Resume, cwd: &Path, caps: &AgentCapabilities) -> Result<Reopened, Exit> {
-        let requester = self.requester().with_timeout(self.settings.connect_timeout);
+        let (link, limit) = (self.link(), self.settings.connect_timeout);
         let id = SessionId::from(resume.session_id.clone());
         let cwd_text = cwd.display().to_string();
         let local = resume.local_id;
         if caps.session_capabilities.resume.is_some() {
             let request = ResumeSessionRequest::new(id.clone(), cwd_text);
-            let answer = match self.call("resuming the session…", move || requester.resume_session(request))? {
+            let answer = match self.call("resuming the session…", move || link.resume_session(request, limit))? {
                 Ok(answer) => answer,
                 Err(e) => return Err(self.failed("session/resume", e)),
             };
@@ -72,9 +72,9 @@ impl Session {
         id: SessionId,
         cwd: String,
     ) -> Result<Result<LoadSessionResponse, acp_blocking::Error>, Exit> {
-        let requester = self.requester().with_timeout(self.settings.connect_timeout);
+        let (link, limit) = (self.link(), self.settings.connect_timeout);
         let request = LoadSessionRequest::new(id, cwd, vec![]);
-        let answer = self.call("loading the session…", move || requester.load_session(request))?;
+        let answer = self.call("loading the session…", move || link.load_session(request, limit))?;
         if answer.is_ok() {
             self.drain_background();
         }

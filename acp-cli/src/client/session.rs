@@ -10,14 +10,15 @@ use std::sync::mpsc::{self, Receiver, RecvTimeoutError, SyncSender};
 use std::thread;
 use std::time::Duration;
 
+use acp_blocking::Error;
 use acp_blocking::acp_proto::types::*;
-use acp_blocking::{ClientConnection, Error, Requester};
 use acp_services::ClientServices;
 
 use super::children::end_all_processes;
 use super::control::{Act, Control};
 use super::guard::Approvals;
 use super::interrupt::{Interrupts, termination_note};
+use super::link::Link;
 use super::offer::Offer;
 use super::process::AgentProcess;
 use super::questions::Question;
@@ -95,7 +96,7 @@ pub(crate) struct Session {
     pub(super) render: Renderer,
     pub(super) tx: SyncSender<UiEvent>,
     pub(super) rx: Receiver<UiEvent>,
-    pub(super) conn: ClientConnection,
+    pub(super) conn: Arc<dyn Link>,
     pub(super) process: AgentProcess,
     pub(super) services: Arc<ClientServices>,
     pub(super) settings: Settings,
@@ -136,7 +137,7 @@ impl Session {
     pub(crate) fn new(
         render: Renderer,
         (tx, rx): (SyncSender<UiEvent>, Receiver<UiEvent>),
-        conn: ClientConnection,
+        conn: Arc<dyn Link>,
         process: AgentProcess,
         services: Arc<ClientServices>,
         settings: Settings,
@@ -172,8 +173,9 @@ impl Session {
         }
     }
 
-    pub(super) fn requester(&self) -> Requester {
-        (*self.conn).clone()
+    /// The connection, for a call on a helper thread.
+    pub(super) fn link(&self) -> Arc<dyn Link> {
+        self.conn.clone()
     }
 
     /// The next event, signal or tick. A termination comes first, and again on every call.
@@ -232,7 +234,7 @@ impl Session {
         self.drop_questions();
         self.drain_stderr();
         self.journal_write(None);
-        let _ = self.conn.close();
+        self.conn.close();
         let grace = if exit.by_signal() { QUIT_GRACE } else { CLOSE_GRACE };
         let (rx, render) = (&self.rx, &mut self.render);
         self.process.terminate(grace, || {
@@ -331,9 +333,6 @@ impl Session {
             // Late items of an earlier turn; interrupts are counted in `Interrupts`.
             UiEvent::Update(_) | UiEvent::TurnEnded(_) | UiEvent::Interrupt | UiEvent::Wake => {}
             UiEvent::Steered { text, answer } => self.steered(text, answer),
-            // Only the v2 client sends these.
-            #[cfg(feature = "unstable_protocol_v2")]
-            UiEvent::V2(_) => {}
         }
     }
 
@@ -352,8 +351,8 @@ impl Session {
                 .collect();
             journal.prompt(&text.join("\n"));
         }
-        let requester = self.requester();
-        let turn = match requester.prompt(PromptRequest::new(session.clone(), prompt)) {
+        let link = self.link();
+        let turn = match link.prompt(PromptRequest::new(session.clone(), prompt)) {
             Ok(turn) => turn,
             Err(e) => return self.turn_failed(e),
         };
@@ -364,13 +363,13 @@ impl Session {
             let mut turn = turn;
             // `next_update_then`: the agent's requests that came after an update reach their
             // handlers only once it is queued for the UI, so the UI sees them in wire order.
-            let forward = |update: SessionUpdate| {
+            let mut forward = |update: SessionUpdate| {
                 // Here rather than on the UI thread, which may be behind: an approval ends
                 // as soon as possible after its tool call is reported over.
                 approvals.observe(&update);
                 tx.send(UiEvent::Update(update)).is_ok()
             };
-            while let Some(forwarded) = turn.next_update_then(forward) {
+            while let Some(forwarded) = turn.next_update_then(&mut forward) {
                 if !forwarded {
                     return;
                 }
@@ -389,10 +388,10 @@ impl Session {
         // receives them in order.
         loop {
             if !self.cancelling && self.take_cancel_line() {
-                self.cancel_turn(&requester, &session);
+                self.cancel_turn(&link, &session);
                 continue;
             }
-            if !self.cancelling && self.steer_front(&requester, &session) {
+            if !self.cancelling && self.steer_front(&link, &session) {
                 continue;
             }
             match self.next() {
@@ -422,11 +421,11 @@ impl Session {
                     self.render.warn("quitting");
                     return Turn::Quit(Exit::Interrupted);
                 }
-                Next::Interrupt => self.cancel_turn(&requester, &session),
+                Next::Interrupt => self.cancel_turn(&link, &session),
                 // The turn is cancelled on the way out (the agent is then closed).
                 Next::Terminate(exit) => {
                     if !self.cancelling {
-                        self.cancel_turn(&requester, &session);
+                        self.cancel_turn(&link, &session);
                     }
                     self.render.waiting(None);
                     self.render.warn(termination_note(exit));
@@ -442,11 +441,11 @@ impl Session {
     /// goes out before the questions' answers (`cancelled`, `cancel`), as the spec orders it:
     /// an agent that read a form's `cancel` first could end its turn `end_turn` before it saw
     /// the cancel.
-    fn cancel_turn(&mut self, requester: &Requester, session: &SessionId) {
+    fn cancel_turn(&mut self, link: &Arc<dyn Link>, session: &SessionId) {
         self.cancelling = true;
         self.shared.approvals.clear();
         // Returns once the connection queued it: answers sent after it follow it on the wire.
-        if let Err(e) = requester.cancel(session) {
+        if let Err(e) = link.cancel(session) {
             self.render.error(&format!("could not cancel: {e}"));
         }
         self.drop_questions();

@@ -11,11 +11,13 @@
 //!   turn ends, and the client says so when it arrives (on a terminal).
 //! * `/queue` during a turn lists what waits (wherever it was typed among the waiting lines).
 
-use acp_blocking::Requester;
+use std::sync::Arc;
+
 use acp_blocking::acp_proto::types::SessionId;
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use super::UiEvent;
+use super::link::Link;
 use super::session::Session;
 
 /// The extension's method.
@@ -63,7 +65,7 @@ impl Session {
 
     /// During a turn: takes a `/queue` waiting anywhere in the input (it lists the rest), or
     /// the line at the front when it is steering; whether it took one.
-    pub(super) fn steer_front(&mut self, requester: &Requester, session: &SessionId) -> bool {
+    pub(super) fn steer_front(&mut self, link: &Arc<dyn Link>, session: &SessionId) -> bool {
         if let Some(at) = self.lines.iter().position(|l| l.trim() == "/queue") {
             let line = self.lines.remove(at).unwrap_or_default();
             self.render.input_read(&line, self.settings.stdin_tty);
@@ -84,10 +86,9 @@ impl Session {
         let line = self.lines.pop_front().unwrap_or_default();
         self.render.input_read(&line, self.settings.stdin_tty);
         self.steering.pending = true;
-        let (requester, tx) = (requester.clone(), self.tx.clone());
-        let params = json!({"sessionId": session, "prompt": [{"type": "text", "text": text}]});
+        let (link, tx, session) = (link.clone(), self.tx.clone(), session.clone());
         let spawned = std::thread::Builder::new().name("acp-steer".into()).spawn(move || {
-            let answer = requester.ext_method(STEERING_METHOD, params).map_err(|e| e.to_string());
+            let answer = link.steer(&session, &text);
             let _ = tx.send(UiEvent::Steered { text, answer });
         });
         if let Err(e) = spawned {
@@ -99,12 +100,9 @@ impl Session {
 
     /// The answer to a steering request: `injected` says so; anything else puts the text back
     /// at the front of the input, to be sent when the turn ends.
-    pub(super) fn steered(&mut self, text: String, answer: Result<Value, String>) {
+    pub(super) fn steered(&mut self, text: String, answer: Result<String, String>) {
         self.steering.pending = false;
-        let outcome = match &answer {
-            Ok(value) => value.get("outcome").and_then(Value::as_str).unwrap_or("(none)").to_owned(),
-            Err(e) => e.clone(),
-        };
+        let outcome = answer.unwrap_or_else(|e| e);
         if outcome == "injected" {
             self.render.info(&format!("steered the running turn: {}", crate::sanitize::clean_line(&text)));
             return;
@@ -134,6 +132,7 @@ impl Session {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     #[test]
     fn steering_is_advertised_only_as_supported_true() {

@@ -112,6 +112,10 @@ impl Summary {
                 self.new_message = true;
                 self.tool(update);
             }
+            // v2: the turn's end is the agent's `idle`, with its stop reason.
+            Some("state_update") if str_field(update, "state") == Some("idle") => {
+                self.stop_reason = update.get("stopReason").cloned().unwrap_or_else(|| Value::from("end_turn"));
+            }
             Some("usage_update") => {
                 let mut usage = update.clone();
                 if let Some(object) = usage.as_object_mut() {
@@ -161,7 +165,9 @@ impl Summary {
             return;
         }
         let params = params.unwrap_or(&Value::Null);
-        let tool_call_id = params.get("toolCall").and_then(|c| c.get("toolCallId")).cloned().unwrap_or(Value::Null);
+        // v1 names the tool call `toolCall`; v2 in its `subject`.
+        let call = params.get("toolCall").or_else(|| params.get("subject").and_then(|s| s.get("toolCall")));
+        let tool_call_id = call.and_then(|c| c.get("toolCallId")).cloned().unwrap_or(Value::Null);
         let options = match params.get("options") {
             Some(Value::Array(options)) => options.iter().take(MAX_OPTIONS).cloned().collect(),
             _ => Vec::new(),
@@ -269,6 +275,18 @@ mod tests {
                 "usage":null,"exit":0})
         );
         assert!(s.record(0).starts_with("{\"type\":\"summary\",\"stopReason\""));
+    }
+
+    #[test]
+    fn a_v2_turn_ends_at_idle_and_names_the_asks_subject() {
+        let mut s = Summary::default();
+        s.observe(Dir::C2a, &json!({"jsonrpc":"2.0","id":3,"method":"session/prompt","params":{}}));
+        s.observe(Dir::A2c, &json!({"id":3,"result":{"messageId":"user-1"}}));
+        s.observe(Dir::A2c, &json!({"id":0,"method":"session/request_permission","params":{"subject":{"type":"tool_call","toolCall":{"toolCallId":"c1"}},"options":[]}}));
+        assert_eq!(s.stop_reason, Value::Null, "the acknowledgement is not the turn's end");
+        s.observe(Dir::A2c, &json!({"method":"session/update","params":{"update":{"sessionUpdate":"state_update","state":"idle","stopReason":"cancelled"}}}));
+        assert_eq!(s.stop_reason, json!("cancelled"));
+        assert_eq!(s.asks[0].tool_call_id, json!("c1"));
     }
 
     #[test]

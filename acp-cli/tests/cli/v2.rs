@@ -58,7 +58,7 @@ fn v2_client_runs_the_v2_agents_whole_turn_allowed() {
     let out = run(&v2_client_args(&acp, &["--allow", "-p", &prompt]), dir.path(), "");
     assert_eq!(out.code(), 0, "{out:?}");
     let expected = [
-        "(ACP v2)".to_owned(),
+        "(ACP protocol v2)".to_owned(),
         format!("> read {path}"),
         format!("echo: read {path}"),
         format!("thinking: The prompt names {path}"),
@@ -173,14 +173,24 @@ fn v1_client_against_the_v2_agent_fails_clearly() {
     );
 }
 
+/// The flags the v2 client once refused run as on v1: `--format json` writes every frame and
+/// the summary, whose stop reason is the agent's `idle`; `--quiet` prints the final message.
 #[test]
-fn v2_unsupported_flags_are_usage_errors() {
-    let dir = TempDir::new("v2-usage");
+fn v2_client_writes_json_and_quiet_as_v1_does() {
+    let dir = TempDir::new("v2-formats");
     let acp = acp().display().to_string();
-    let out = run(&v2_client_args(&acp, &["--format", "json", "-p", "hi"]), dir.path(), "");
-    assert_eq!(out.code(), 2, "{out:?}");
-    let said = format!("{}{}", out.stdout, out.stderr);
-    assert!(said.contains("--format json is not supported with --protocol 2"), "{said}");
+    let out = run(&v2_client_args(&acp, &["--format", "json", "--deny", "-p", "hi"]), dir.path(), "");
+    assert_eq!(out.code(), 0, "{out:?}");
+    let records: Vec<Value> =
+        out.stdout.lines().map(|l| serde_json::from_str(l).expect("one JSON record a line")).collect();
+    let summary = records.last().expect("a summary");
+    assert_eq!(summary["type"], "summary", "{summary}");
+    assert_eq!(summary["stopReason"], "end_turn", "{summary}");
+    assert_eq!(summary["text"], "echo: hi", "{summary}");
+    assert_eq!(summary["permissions"][0]["toolCallId"], "call-1", "{summary}");
+    assert!(records.iter().any(|r| r["msg"]["params"]["protocolVersion"] == 2), "the frames: {}", out.stdout);
+    let quiet = run(&v2_client_args(&acp, &["--quiet", "--deny", "-p", "hi"]), dir.path(), "");
+    assert_eq!((quiet.code(), quiet.stdout.as_str()), (0, "echo: hi\n"), "{quiet:?}");
 }
 
 /// `acp client --protocol 2 --connect URL` against `acp serve -- acp agent --protocol 2`, over
@@ -198,7 +208,7 @@ fn v2_client_connects_to_a_served_v2_agent_over_websocket_and_http() {
         assert_eq!(out.code(), 0, "{url}: {out:?}");
         let expected = [
             format!("connected to {url}"),
-            "(ACP v2)".to_owned(),
+            "(ACP protocol v2)".to_owned(),
             "? permission: Read /nonexistent/x".to_owned(),
             "→ Allow once (--allow)".to_owned(),
             "✓ Read /nonexistent/x: completed".to_owned(),
@@ -366,7 +376,10 @@ fn v2_client_reports_an_agent_that_dies_in_a_turn_with_exit_7() {
     let out = run(&["client", "--protocol", "2", "--allow", "-p", "hi", "--", "sh", "-c", &script], dir.path(), "");
     assert_eq!(out.code(), 7, "{out:?}");
     let said = format!("{}{}", out.stdout, out.stderr);
-    assert!(said.contains("session s1 (ACP v2)") && said.contains("the agent died"), "{said}");
+    assert!(
+        said.contains("(ACP protocol v2)") && said.contains("session s1 · cwd") && said.contains("the agent died"),
+        "{said}"
+    );
     assert!(said.contains("going away"), "the tail of its stderr: {said}");
 }
 
@@ -508,4 +521,23 @@ fn v2_client_steers_the_running_turn_by_joining_it() {
         "two turns, the steered one and the queued one:\n{}",
         out.stdout
     );
+}
+
+/// The interactive loop is v1's: slash commands (`/help`, `/mode`, which v2 has no modes for),
+/// a prompt per line, `/quit`; the session is recorded in the session database as v1's are.
+#[test]
+fn v2_client_runs_the_interactive_loop_with_slash_commands() {
+    let dir = TempDir::new("v2-repl");
+    let acp = acp().display().to_string();
+    let out = run(&v2_client_args(&acp, &["--deny"]), dir.path(), "/help\n/mode\nhi\n/quit\n");
+    assert_eq!(out.code(), 0, "{out:?}");
+    let expected = [
+        "  fs and terminals: none (ACP v2 has neither)".to_owned(),
+        "/steer TEXT".to_owned(),
+        "the agent offers no modes for this session".to_owned(),
+        "echo: hi".to_owned(),
+        "→ Reject (--deny)".to_owned(),
+        "— end of turn".to_owned(),
+    ];
+    in_order(&out.stdout, &expected);
 }

@@ -133,9 +133,10 @@ pub(crate) struct ClientArgs {
     #[arg(long, value_name = "PEM", requires = "connect")]
     ca_file: Option<PathBuf>,
     /// The ACP version to offer: 1, or 2 (the v2 Preview; needs a build with the feature
-    /// unstable_protocol_v2; an agent that answers 1 is an error, exit code 6). The v2 client
-    /// does not take --resume/--continue, --format json, --quiet, --image, --elicit, --auth or
-    /// --attach yet (a usage error, exit code 2).
+    /// unstable_protocol_v2; an agent that answers 1 is an error, exit code 6). Both run the
+    /// same client with every option; v2 has no fs/* or terminal/* (--root serves nothing), no
+    /// modes (/mode: use the agent's config options) and no session/load (--resume uses
+    /// session/resume).
     #[arg(long, value_enum, value_name = "VERSION", default_value = "1")]
     protocol: Protocol,
     /// The agent's command line, after `--`.

@@ -1,6 +1,6 @@
 //! `acp check agent --protocol 2`: the v2 scenarios, each with a fresh agent process, spoken
 //! to in raw JSON by the same peer as the v1 checks (`check::agent::peer`), judged against the
-//! v2 pages and the newest v2 schema (see [`super::requirements`]).
+//! v2 pages and the newest v2 schema (see `super::requirements`).
 //!
 //! * handshake: `initialize` offering 2 (an agent that answers 1 speaks v1 only: the run is
 //!   gated by the version, exit 3), and offering only 1 (a v1 client against a v2 agent);

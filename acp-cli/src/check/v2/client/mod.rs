@@ -1,4 +1,4 @@
-//! `acp check client --protocol 2 -- CLIENT_CMD...`: a scripted v2 agent (see [`script`])
+//! `acp check client --protocol 2 -- CLIENT_CMD...`: a scripted v2 agent (see `script`)
 //! that the client under test is pointed at, launched as for v1 (`{agent}`, the relay, a
 //! fresh client per scenario; `check::client::launch`), and the judgment of what it does:
 //!
