@@ -73,6 +73,23 @@ impl Protocol {
             _ => Ok(()),
         }
     }
+
+    /// The version's number (`protocolVersion`; what the session database records).
+    pub fn number(self) -> u16 {
+        match self {
+            Protocol::V1 => 1,
+            Protocol::V2 => 2,
+        }
+    }
+
+    /// The version of a number; `None` for one this build does not know.
+    pub fn from_number(number: u16) -> Option<Protocol> {
+        match number {
+            1 => Some(Protocol::V1),
+            2 => Some(Protocol::V2),
+            _ => None,
+        }
+    }
 }
 
 /// The exit status of `acp client` and `acp demo`.

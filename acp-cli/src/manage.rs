@@ -204,7 +204,7 @@ pub fn sessions_show(key: &str) -> Exit {
     let state = record.closed.map_or_else(|| "open".to_owned(), |at| format!("closed {}", format_time(at)));
     // The agent's session id, title and words were recorded from the agent: printed inert.
     let _ = writeln!(out, "session {} · agent session id {}", record.id, clean_line(&record.session_id));
-    let _ = writeln!(out, "agent    {}", clean_line(&agent));
+    let _ = writeln!(out, "agent    {} · ACP v{}", clean_line(&agent), record.protocol);
     let _ = writeln!(out, "project  {}", clean_line(&record.project));
     let _ = writeln!(out, "title    {}", clean_line(record.title.as_deref().unwrap_or("-")));
     let _ =

@@ -28,6 +28,8 @@ pub struct Choice {
     pub connect_timeout: Option<u64>,
     /// `--root`s given.
     pub roots: Vec<PathBuf>,
+    /// `--protocol`, if given (else v1, or the reopened session's version).
+    pub protocol: Option<crate::Protocol>,
 }
 
 /// A failure: what to say and the exit status.
@@ -53,7 +55,7 @@ pub fn apply(config: &mut ClientConfig, choice: Choice, loaded: &Loaded) -> Resu
         if config.cwd.is_none() && Path::new(&record.project).is_dir() {
             config.cwd = Some(PathBuf::from(&record.project));
         }
-        found_resume = Some(Resume { local_id: record.id, session_id: record.session_id });
+        found_resume = Some(resume_of(record)?);
     }
     let entry = match &name {
         Some(n) => Some(loaded.config.agent(n, &loaded.path).map_err(usage)?.clone()),
@@ -78,6 +80,16 @@ pub fn apply(config: &mut ClientConfig, choice: Choice, loaded: &Loaded) -> Resu
     if choice.continue_last {
         found_resume = Some(latest(config, &agent_ref)?);
     }
+    config.protocol = match (&found_resume, choice.protocol) {
+        (Some(resume), Some(asked)) if asked != resume.protocol => {
+            let (was, local) = (resume.protocol.number(), resume.local_id);
+            return Err(usage(format!(
+                "session {local} was spoken in ACP v{was}: reopen it with --protocol {was}, or drop --protocol"
+            )));
+        }
+        (Some(resume), _) => resume.protocol,
+        (None, asked) => asked.unwrap_or_default(),
+    };
     config.resume = found_resume;
     if !remote {
         config.record = Some(agent_ref);
@@ -95,7 +107,17 @@ fn latest(config: &ClientConfig, agent: &AgentRef) -> Result<Resume, Refusal> {
         let why = format!("no open session of `{}` in {project} to continue (acp sessions list)", agent.label());
         (why, Exit::NoResume)
     })?;
-    Ok(Resume { local_id: record.id, session_id: record.session_id })
+    resume_of(record)
+}
+
+/// The session `record` remembers, to reopen in the version it was spoken in.
+fn resume_of(record: crate::store::Record) -> Result<Resume, Refusal> {
+    let protocol = crate::Protocol::from_number(record.protocol).ok_or_else(|| {
+        let why =
+            format!("session {} was spoken in ACP v{}, which this acp does not speak", record.id, record.protocol);
+        (why, Exit::NoResume)
+    })?;
+    Ok(Resume { local_id: record.id, session_id: record.session_id, protocol })
 }
 
 /// The policy, roots and connect timeout: flags, else the agent's entry, else `[defaults]`.

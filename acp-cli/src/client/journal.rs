@@ -37,6 +37,8 @@ pub(crate) struct Journal {
     /// The agent and the project of the client run (for the records `/new` and `/load` make).
     agent: AgentRef,
     project: String,
+    /// The ACP version of the run (what its new records say).
+    protocol: u16,
     /// The records this run made or followed, by the agent's session id: a `/load` back to one
     /// of them goes on there, even when an older run recorded a session of the same id.
     mine: HashMap<String, i64>,
@@ -63,13 +65,21 @@ pub(crate) enum Followed {
 impl Journal {
     /// Records the agent's session `session` into the record `id` of `store`; `agent` and
     /// `project` are the run's (the records of later sessions get them).
-    pub(crate) fn new(store: Store, id: i64, session: &str, agent: AgentRef, project: String) -> Journal {
+    pub(crate) fn new(
+        store: Store,
+        id: i64,
+        session: &str,
+        agent: AgentRef,
+        project: String,
+        protocol: u16,
+    ) -> Journal {
         let mine = HashMap::from([(session.to_owned(), id)]);
         Journal {
             store,
             id,
             agent,
             project,
+            protocol,
             mine,
             pending: Append::default(),
             text: String::new(),
@@ -92,7 +102,7 @@ impl Journal {
         };
         let followed = match known {
             Some(id) => Followed::Known(id),
-            None => Followed::New(self.store.insert(session, &self.agent, &self.project)?),
+            None => Followed::New(self.store.insert(session, &self.agent, &self.project, self.protocol)?),
         };
         let (Followed::New(id) | Followed::Known(id)) = followed;
         self.id = id;
@@ -236,8 +246,8 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("acp-journal-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         let mut store = Store::open(&dir).unwrap();
-        let id = store.insert("s", &AgentRef::Named("a".into()), "/p").unwrap();
-        let mut journal = Journal::new(store, id, "s", AgentRef::Named("a".into()), "/p".into());
+        let id = store.insert("s", &AgentRef::Named("a".into()), "/p", 1).unwrap();
+        let mut journal = Journal::new(store, id, "s", AgentRef::Named("a".into()), "/p".into(), 1);
         journal.prompt("\n  first line  \nsecond");
         journal.update(&SessionUpdate::AgentMessageChunk(ContentChunk::new(ContentBlock::text("he"))));
         journal.update(&SessionUpdate::AgentMessageChunk(ContentChunk::new(ContentBlock::text("llo"))));

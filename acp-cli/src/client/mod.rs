@@ -185,6 +185,8 @@ pub struct Resume {
     pub local_id: i64,
     /// The agent's session id.
     pub session_id: String,
+    /// The ACP version it was spoken in, which reopens it.
+    pub protocol: crate::Protocol,
 }
 
 impl ClientConfig {

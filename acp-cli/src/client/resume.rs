@@ -145,9 +145,9 @@ impl Session {
         let opened = Store::open_default().and_then(|mut store| {
             let local = match &config.resume {
                 Some(resume) => resume.local_id,
-                None => store.insert(id.as_ref(), agent, &project)?,
+                None => store.insert(id.as_ref(), agent, &project, config.protocol.number())?,
             };
-            Ok(Journal::new(store, local, id.as_ref(), agent.clone(), project))
+            Ok(Journal::new(store, local, id.as_ref(), agent.clone(), project, config.protocol.number()))
         });
         match opened {
             Ok(journal) => {

@@ -25,7 +25,7 @@ use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
 pub use time::{format_time, now, rfc3339};
 
 /// The schema version in `PRAGMA user_version`.
-pub const SCHEMA_VERSION: i64 = 2;
+pub const SCHEMA_VERSION: i64 = 3;
 /// How long a writer waits for another process's transaction.
 pub const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
 /// The most transcript text kept per session (the updates' JSON counted).
@@ -63,6 +63,10 @@ CREATE TABLE transcript (
 /// `{"modes": …, "configOptions": […]}`, as the agent sent them), for an agent that does not
 /// say them again when the session is reopened.
 const SCHEMA_V2: &str = "ALTER TABLE sessions ADD COLUMN controls TEXT;";
+
+/// Version 3: the ACP version the session was spoken in (`protocol`: 1 or 2), which
+/// `--resume`/`--continue` speak again; sessions recorded before it were v1's.
+const SCHEMA_V3: &str = "ALTER TABLE sessions ADD COLUMN protocol INTEGER NOT NULL DEFAULT 1;";
 
 /// The agent a session was recorded with.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -102,6 +106,8 @@ pub struct Record {
     pub updated: i64,
     /// Unix seconds of `acp sessions close`, if it was closed.
     pub closed: Option<i64>,
+    /// The ACP version it was spoken in (1 or 2).
+    pub protocol: u16,
 }
 
 /// A line of a transcript.
@@ -241,14 +247,17 @@ impl Store {
         if version < 2 {
             tx.execute_batch(SCHEMA_V2)?;
         }
+        if version < 3 {
+            tx.execute_batch(SCHEMA_V3)?;
+        }
         if version < SCHEMA_VERSION {
             tx.pragma_update(None, "user_version", SCHEMA_VERSION)?;
         }
         Ok(tx.commit()?)
     }
 
-    /// Records a new session; returns its local id.
-    pub fn insert(&mut self, session_id: &str, agent: &AgentRef, project: &str) -> Result<i64, String> {
+    /// Records a new session, spoken in ACP version `protocol`; returns its local id.
+    pub fn insert(&mut self, session_id: &str, agent: &AgentRef, project: &str, protocol: u16) -> Result<i64, String> {
         let (named, argv) = match agent {
             AgentRef::Named(_) => (1, "[]".to_owned()),
             AgentRef::Command(argv) => (0, serde_json::to_string(argv).unwrap_or_else(|_| "[]".to_owned())),
@@ -256,9 +265,9 @@ impl Store {
         let at = now();
         let tx = self.conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(sql)?;
         tx.execute(
-            "INSERT INTO sessions (session_id, agent, named, argv, project, created_at, updated_at)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?6)",
-            params![session_id, agent.label(), named, argv, project, at],
+            "INSERT INTO sessions (session_id, agent, named, argv, project, created_at, updated_at, protocol)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?6, ?7)",
+            params![session_id, agent.label(), named, argv, project, at, protocol],
         )
         .map_err(sql)?;
         let id = tx.last_insert_rowid();
@@ -382,7 +391,7 @@ impl Store {
 
     fn query(&self, tail: &str, args: impl rusqlite::Params) -> Result<Vec<Record>, String> {
         let sql_text = format!(
-            "SELECT id, session_id, agent, named, argv, project, title, created_at, updated_at, closed_at
+            "SELECT id, session_id, agent, named, argv, project, title, created_at, updated_at, closed_at, protocol
              FROM sessions {tail}"
         );
         let mut statement = self.conn.prepare(&sql_text).map_err(sql)?;
@@ -403,6 +412,7 @@ impl Store {
                     created: r.get(7)?,
                     updated: r.get(8)?,
                     closed: r.get(9)?,
+                    protocol: r.get(10)?,
                 })
             })
             .map_err(sql)?;
@@ -466,7 +476,7 @@ mod tests {
         let _ = std::fs::remove_dir_all(&dir);
         let mut store = Store::open(&dir).unwrap();
         let agent = AgentRef::Command(vec!["acp".into(), "agent".into()]);
-        let id = store.insert("s-1", &agent, "/p").unwrap();
+        let id = store.insert("s-1", &agent, "/p", 1).unwrap();
         let mut append =
             Append { title: Some(("first".into(), false)), lines: vec![Line::new("user", "hi")], controls: None };
         store.append(id, &append).unwrap();
@@ -487,8 +497,9 @@ mod tests {
         let _ = std::fs::remove_dir_all(&dir);
     }
 
-    /// A version 1 database (no `controls` column) is migrated in place, its sessions kept;
-    /// the controls last written are the ones read back, and a write without any keeps them.
+    /// A version 1 database (no `controls` or `protocol` column) is migrated in place, its
+    /// sessions kept (as v1's); the controls last written are the ones read back, and a write
+    /// without any keeps them; a new session records its version.
     #[test]
     fn a_version_1_database_gains_the_controls_and_keeps_its_sessions() {
         let dir = std::env::temp_dir().join(format!("acp-store-v1-{}", std::process::id()));
@@ -507,13 +518,17 @@ mod tests {
         let mut store = Store::open(&dir).unwrap();
         let version: i64 = store.conn.pragma_query_value(None, "user_version", |r| r.get(0)).unwrap();
         assert_eq!(version, SCHEMA_VERSION);
-        let id = store.find("s-old").unwrap().id;
+        let found = store.find("s-old").unwrap();
+        assert_eq!(found.protocol, 1, "sessions recorded before the column were v1's");
+        let id = found.id;
         assert_eq!(store.controls(id).unwrap(), None);
         let controls = r#"{"modes":null,"configOptions":[]}"#.to_owned();
         store.append(id, &Append { controls: Some(controls.clone()), ..Append::default() }).unwrap();
         store.append(id, &Append::default()).unwrap();
         assert_eq!(store.controls(id).unwrap(), Some(controls));
         assert_eq!(store.controls(id + 1).unwrap(), None);
+        let v2 = store.insert("s-new", &AgentRef::Named("ref".into()), "/p", 2).unwrap();
+        assert_eq!(store.by_id(v2).unwrap().map(|r| r.protocol), Some(2));
         drop(store);
         assert!(Store::open(&dir).is_ok(), "a migrated database opens again");
         let _ = std::fs::remove_dir_all(&dir);

@@ -174,7 +174,8 @@ fn v1_client_against_the_v2_agent_fails_clearly() {
 }
 
 /// The flags the v2 client once refused run as on v1: `--format json` writes every frame and
-/// the summary, whose stop reason is the agent's `idle`; `--quiet` prints the final message.
+/// the summary, whose stop reason is the agent's `idle`; `--quiet` prints the final message;
+/// `--image` attaches an image.
 #[test]
 fn v2_client_writes_json_and_quiet_as_v1_does() {
     let dir = TempDir::new("v2-formats");
@@ -191,6 +192,20 @@ fn v2_client_writes_json_and_quiet_as_v1_does() {
     assert!(records.iter().any(|r| r["msg"]["params"]["protocolVersion"] == 2), "the frames: {}", out.stdout);
     let quiet = run(&v2_client_args(&acp, &["--quiet", "--deny", "-p", "hi"]), dir.path(), "");
     assert_eq!((quiet.code(), quiet.stdout.as_str()), (0, "echo: hi\n"), "{quiet:?}");
+    // `--image` to an agent that advertises `prompt.image`: the prompt's second block, in v2's shape.
+    std::fs::write(dir.path().join("dot.png"), b"\x89PNG\r\n\x1a\nxyz").unwrap();
+    let out =
+        run(&v2_client_args(&acp, &["--format", "json", "--deny", "--image", "dot.png", "-p", "look"]), dir.path(), "");
+    assert_eq!(out.code(), 0, "{out:?}");
+    let prompt = out
+        .stdout
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).expect("JSON"))
+        .find(|r| r["msg"]["method"] == "session/prompt")
+        .expect("the prompt's frame")["msg"]["params"]["prompt"]
+        .clone();
+    assert_eq!((&prompt[1]["type"], &prompt[1]["mimeType"]), (&json!("image"), &json!("image/png")), "{prompt}");
+    assert_eq!(prompt[1]["data"], "iVBORw0KGgp4eXo=", "{prompt}");
 }
 
 /// `acp client --protocol 2 --connect URL` against `acp serve -- acp agent --protocol 2`, over
@@ -538,6 +553,76 @@ fn v2_client_runs_the_interactive_loop_with_slash_commands() {
         "echo: hi".to_owned(),
         "→ Reject (--deny)".to_owned(),
         "— end of turn".to_owned(),
+    ];
+    in_order(&out.stdout, &expected);
+}
+
+/// A v2 agent in `sh` that offers the login method `m1` (`auth/login`), opens session `s-7`,
+/// reopens it with `session/resume`, and answers each prompt with one message saying which
+/// (`new s-7: TEXT`, `resumed s-7: TEXT`), then idle. The prompt `form` first asks a form
+/// (`elicitation/create`, a required `name`) and says the answer (`form: ACTION NAME`).
+const SCRIPTED_V2_AGENT: &str = r#"
+state=new
+while IFS= read -r l; do
+  id=$(printf '%s' "$l" | sed -n 's/.*"id":\([0-9]*\).*/\1/p')
+  [ -n "$id" ] || continue
+  case "$l" in
+    *'"method":"initialize"'*) echo '{"jsonrpc":"2.0","id":'$id',"result":{"protocolVersion":2,"info":{"name":"scripted","version":"0"},"capabilities":{"session":{}},"authMethods":[{"type":"agent","methodId":"m1","name":"Sign in"}]}}' ;;
+    *'"method":"auth/login"'*'"methodId":"m1"'*) echo '{"jsonrpc":"2.0","id":'$id',"result":{}}' ;;
+    *'"method":"session/new"'*) echo '{"jsonrpc":"2.0","id":'$id',"result":{"sessionId":"s-7"}}' ;;
+    *'"method":"session/resume"'*'"sessionId":"s-7"'*) state=resumed; echo '{"jsonrpc":"2.0","id":'$id',"result":{}}' ;;
+    *'"method":"session/prompt"'*)
+      text=$(printf '%s' "$l" | sed -n 's/.*"text":"\([^"]*\)".*/\1/p')
+      echo '{"jsonrpc":"2.0","id":'$id',"result":{"messageId":"u-'$id'"}}'
+      if [ "$text" = form ]; then
+        echo '{"jsonrpc":"2.0","id":100,"method":"elicitation/create","params":{"sessionId":"s-7","message":"Who is asking?","mode":"form","requestedSchema":{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}}}'
+        IFS= read -r answer
+        action=$(printf '%s' "$answer" | sed -n 's/.*"action":"\([a-z]*\)".*/\1/p')
+        name=$(printf '%s' "$answer" | sed -n 's/.*"name":"\([^"]*\)".*/\1/p')
+        text="form: $action $name"
+      fi
+      echo '{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s-7","update":{"sessionUpdate":"agent_message_chunk","messageId":"a-'$id'","content":{"type":"text","text":"'$state' s-7: '"$text"'"}}}}'
+      echo '{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s-7","update":{"sessionUpdate":"state_update","state":"idle","stopReason":"end_turn"}}}' ;;
+    *) echo '{"jsonrpc":"2.0","id":'$id',"error":{"code":-32601,"message":"no such method"}}' ;;
+  esac
+done
+"#;
+
+/// A v2 session is recorded with its version: `--continue` reopens it over v2 with
+/// `session/resume` without being told `--protocol 2`, and `--protocol 1` is refused with why.
+#[test]
+fn continue_reopens_a_v2_session_with_session_resume_in_v2() {
+    let dir = TempDir::new("v2-continue");
+    let agent = ["--", "sh", "-c", SCRIPTED_V2_AGENT];
+    let first: Vec<&str> = ["client", "--protocol", "2", "-p", "first"].into_iter().chain(agent).collect();
+    let out = run(&first, dir.path(), "");
+    assert_eq!(out.code(), 0, "{out:?}");
+    assert!(out.stdout.contains("new s-7: first"), "{}", out.stdout);
+    let again: Vec<&str> = ["client", "--continue", "-p", "second"].into_iter().chain(agent).collect();
+    let out = run(&again, dir.path(), "");
+    assert_eq!(out.code(), 0, "{out:?}");
+    in_order(&out.stdout, &["(ACP protocol v2)".into(), "with session/resume".into(), "resumed s-7: second".into()]);
+    let refused: Vec<&str> =
+        ["client", "--continue", "--protocol", "1", "-p", "third"].into_iter().chain(agent).collect();
+    let out = run(&refused, dir.path(), "");
+    assert_eq!(out.code(), 2, "{out:?}");
+    assert!(out.stderr.contains("was spoken in ACP v2: reopen it with --protocol 2"), "{}", out.stderr);
+}
+
+/// `--auth` logs in with v2's `auth/login`; `--elicit` answers a v2 form from its file.
+#[test]
+fn auth_and_elicit_answers_work_on_v2() {
+    let dir = TempDir::new("v2-auth-elicit");
+    let answers = dir.file("answers.json", r#"{"name": "Ada"}"#);
+    let args = ["client", "--protocol", "2", "--auth", "m1", "--elicit", &answers, "-p", "form", "--", "sh", "-c"];
+    let args: Vec<&str> = args.into_iter().chain([SCRIPTED_V2_AGENT]).collect();
+    let out = run(&args, dir.path(), "");
+    assert_eq!(out.code(), 0, "{out:?}");
+    let expected = [
+        "  authentication methods: m1".to_owned(),
+        "authenticated with `m1`".to_owned(),
+        "? form: Who is asking?\n  → accepted --elicit (name)".to_owned(),
+        "new s-7: form: accept Ada".to_owned(),
     ];
     in_order(&out.stdout, &expected);
 }

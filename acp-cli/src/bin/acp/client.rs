@@ -137,8 +137,9 @@ pub(crate) struct ClientArgs {
     /// same client with every option; v2 has no fs/* or terminal/* (--root serves nothing), no
     /// modes (/mode: use the agent's config options) and no session/load (--resume uses
     /// session/resume).
-    #[arg(long, value_enum, value_name = "VERSION", default_value = "1")]
-    protocol: Protocol,
+    /// --resume/--continue reopen a session in the version it was spoken in.
+    #[arg(long, value_enum, value_name = "VERSION")]
+    protocol: Option<Protocol>,
     /// The agent's command line, after `--`.
     #[arg(last = true, value_name = "AGENT_CMD")]
     agent: Vec<OsString>,
@@ -182,7 +183,7 @@ impl ClientArgs {
         config.cwd = self.cwd;
         config.connect = self.connect;
         if let Some(session) = self.attach {
-            if self.protocol != Protocol::V1 {
+            if self.protocol.unwrap_or_default() != Protocol::V1 {
                 return Err(usage("--attach speaks ACP v1 only; drop --protocol 2".to_owned()));
             }
             config.attach = Some(client::Attach { session, observe: self.observe });
@@ -194,6 +195,7 @@ impl ClientArgs {
             policy: self.policy.policy(),
             connect_timeout: self.connect_timeout,
             roots: self.roots,
+            protocol: self.protocol,
         };
         setup::apply(&mut config, choice, loaded)?;
         // `[defaults] format` applies to one-prompt runs when --format is not given.
@@ -212,7 +214,6 @@ impl ClientArgs {
         config.unconfined_terminals = self.unconfined_terminals;
         config.die_with_client = true;
         config.ca_file = self.ca_file;
-        config.protocol = self.protocol;
         if let Some(path) = &self.token_file {
             config.token = Some(acp_cli::files::read_token(path).map_err(usage)?);
         }
