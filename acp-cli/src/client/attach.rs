@@ -17,9 +17,6 @@ use std::path::{Path, PathBuf};
 
 use acp_blocking::acp_proto::types::*;
 
-use super::session::Session;
-use crate::Exit;
-
 /// The largest file embedded in a prompt (`@path` with `embeddedContext`).
 pub const MAX_EMBED: u64 = 1024 * 1024;
 /// The largest `--image` file.
@@ -185,29 +182,6 @@ impl Prepared {
         }
         let bytes = crate::files::read_regular(path, MAX_EMBED).map_err(|e| format!("@{shown}: {e}"))?;
         Ok(String::from_utf8(bytes).ok())
-    }
-}
-
-impl Session {
-    /// The one prompt's content blocks for this agent (its text alone when nothing was
-    /// prepared); reports why they cannot be sent.
-    pub(super) fn prompt_blocks(&mut self, text: &str) -> Result<Vec<ContentBlock>, Exit> {
-        let Some(prepared) = self.prepared.take() else { return Ok(vec![ContentBlock::text(text)]) };
-        for word in &prepared.unmatched {
-            self.render.warn(&format!("{word} names no file: sent as text"));
-        }
-        match prepared.blocks(&self.prompt_caps) {
-            Ok((blocks, notes)) => {
-                for note in notes {
-                    self.render.info(&note);
-                }
-                Ok(blocks)
-            }
-            Err(e) => {
-                self.render.error(&e);
-                Err(Exit::Failure)
-            }
-        }
     }
 }
 

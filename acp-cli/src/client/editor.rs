@@ -31,8 +31,8 @@ use rustyline::history::DefaultHistory;
 use rustyline::validate::Validator;
 use rustyline::{Config, Context, Editor, ExternalPrinter, Helper};
 
-use super::UiEvent;
 use super::commands::Completions;
+use super::event::UiEvent;
 use super::interrupt::Interrupts;
 
 /// Lines kept in the history file.

@@ -23,36 +23,7 @@ use acp_blocking::ClientContext;
 use acp_blocking::acp_proto::RpcError;
 use acp_blocking::acp_proto::types::*;
 
-use super::UiEvent;
-
-/// A permission question waiting for the UI's answer.
-#[derive(Debug)]
-pub(crate) struct PermissionAsk {
-    pub(crate) request: RequestPermissionRequest,
-    /// Dropping it unanswered answers `cancelled`.
-    pub(crate) reply: SyncSender<RequestPermissionOutcome>,
-    /// The client's own question about a write or a command (not the agent's request).
-    pub(crate) local: bool,
-    /// Set when nobody waits for the answer any more (the request was cancelled).
-    pub(crate) abandoned: Arc<AtomicBool>,
-}
-
-impl PermissionAsk {
-    /// Whether somebody still waits for the answer.
-    pub(crate) fn is_abandoned(&self) -> bool {
-        self.abandoned.load(Ordering::Relaxed)
-    }
-}
-
-/// An elicitation waiting for the user's answer on the terminal (see `form`).
-#[derive(Debug)]
-pub(crate) struct ElicitAsk {
-    pub(crate) request: CreateElicitationRequest,
-    /// Dropping it unanswered answers `cancel`.
-    pub(crate) reply: SyncSender<CreateElicitationResponse>,
-    /// Set when nobody waits for the answer any more (the request was cancelled).
-    pub(crate) abandoned: Arc<AtomicBool>,
-}
+use super::event::{ElicitAsk, PermissionAsk, UiEvent};
 
 /// How often a waiting handler looks at its cancellation.
 const POLL: Duration = Duration::from_millis(50);

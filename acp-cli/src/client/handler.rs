@@ -13,24 +13,13 @@ use acp_blocking::acp_proto::types::*;
 use acp_blocking::{Client, ClientContext};
 use acp_services::{ClientServices, ErrorKind};
 
-use super::UiEvent;
 use super::elicit::{Answers, ElicitNote, answer_form};
+use super::event::{Activity, UiEvent};
 use super::guard::{Approvals, ask, ask_elicitation, ask_locally, refused};
 use crate::permission::Policy;
 
 /// How often `terminal/wait_for_exit` looks at its cancellation and at the shutdown.
 const WAIT_SLICE: Duration = Duration::from_millis(100);
-
-/// Something the client did for the agent, for the transcript.
-#[derive(Debug, Clone)]
-pub(crate) struct Activity {
-    /// What was done: `read`, `write`, `terminal`.
-    pub(crate) method: &'static str,
-    /// The path or command concerned.
-    pub(crate) target: String,
-    /// A detail when served, the reason when refused.
-    pub(crate) outcome: Result<String, String>,
-}
 
 /// The [`Client`] of `acp client`.
 pub(crate) struct CliClient {

@@ -20,7 +20,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicI32, AtomicUsize, Ordering};
 use std::sync::mpsc::SyncSender;
 
-use super::UiEvent;
+use super::event::UiEvent;
 use crate::Exit;
 use crate::signals::{self, SIGHUP, SIGINT, SIGTERM, SignalNo};
 

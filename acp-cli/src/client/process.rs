@@ -22,7 +22,7 @@ use std::time::Duration;
 
 use acp_runtime::process::{Supervisor, SupervisorOptions};
 
-use super::UiEvent;
+use super::event::UiEvent;
 
 /// How long `SIGTERM` gets before `SIGKILL`.
 const TERM_GRACE: Duration = Duration::from_secs(1);

@@ -269,3 +269,27 @@ fn bridge(
         }
     });
 }
+
+/// Opens the link to the remote agent at `url` (`--connect`) and says so; `None` after
+/// reporting why not.
+pub(crate) fn connect_remote(
+    url: &str,
+    config: &super::config::ClientConfig,
+    render: &mut super::render::Renderer,
+) -> Option<(RemoteAgent, RemoteIo)> {
+    let (token, timeout, ca_file) = (config.token.clone(), config.connect_timeout, config.ca_file.as_deref());
+    match RemoteAgent::connect(url, token, timeout, ca_file, config.attach.clone()) {
+        Ok((link, io, info)) => {
+            match info.connection_id.as_deref() {
+                Some(id) => render.info(&format!("connected to {url} (connection {id})")),
+                // Streamable HTTP: the server names the connection when it answers initialize.
+                None => render.info(&format!("connected to {url}")),
+            }
+            Some((link, io))
+        }
+        Err(e) => {
+            render.error(&format!("could not connect: {e}"));
+            None
+        }
+    }
+}

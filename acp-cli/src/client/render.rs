@@ -23,7 +23,7 @@ use std::io::{IsTerminal, Write};
 use acp_blocking::acp_proto::types::*;
 
 use super::diff::{DiffLine, line_diff};
-use super::handler::Activity;
+use super::event::Activity;
 use crate::sanitize;
 
 pub(crate) mod config_options;

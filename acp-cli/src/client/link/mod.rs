@@ -87,7 +87,7 @@ pub(crate) fn open(
     writer: Box<dyn std::io::Write + Send>,
 ) -> Result<Arc<dyn Link>, Error> {
     let mut options = ClientOptions::default();
-    options.max_buffered = super::MAX_BUFFERED;
+    options.max_buffered = super::config::MAX_BUFFERED;
     #[cfg(feature = "unstable_protocol_v2")]
     if version == crate::Protocol::V2 {
         return v2::open(client, reader, writer, options);

@@ -4,7 +4,7 @@
 use acp_blocking::acp_proto::types::*;
 use serde_json::{Value, json};
 
-use super::super::handler::Activity;
+use super::super::event::Activity;
 use super::tests::Buf;
 use super::{Renderer, Style};
 

@@ -15,7 +15,7 @@ use acp_blocking::acp_proto::v2;
 use acp_blocking::v2::Client;
 use acp_blocking::{Client as _, ClientContext};
 
-use super::reshape;
+use super::shape::reshape;
 use super::upsert::Upserts;
 use crate::client::handler::CliClient;
 

@@ -16,6 +16,7 @@
 //! * `session/set_mode` and `session/load` are refused here: the session never offers them.
 
 mod handler;
+mod shape;
 mod upsert;
 
 use std::sync::{Arc, Mutex, PoisonError};
@@ -25,12 +26,11 @@ use acp_blocking::acp_proto::types::*;
 use acp_blocking::acp_proto::{RpcError, TurnEndReason, v2};
 use acp_blocking::v2::{ClientConnection, PromptTurn};
 use acp_blocking::{ClientOptions, Error};
-use serde::Serialize;
-use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
 use super::{Link, Turn};
 use crate::client::handler::CliClient;
+use shape::reshape;
 pub(crate) use upsert::Upserts;
 
 /// A v2 connection and the ids its turns drew.
@@ -51,11 +51,6 @@ pub(super) fn open(
     let handlers = handler::V2Client { client, upserts: upserts.clone() };
     let conn = ClientConnection::connect(handlers, reader, writer, options)?;
     Ok(Arc::new(V2Link { conn, upserts }))
-}
-
-/// `value` in the other version's type of the same wire shape.
-pub(super) fn reshape<T: Serialize, U: DeserializeOwned>(value: &T) -> Result<U, Error> {
-    serde_json::to_value(value).and_then(serde_json::from_value).map_err(|_| Error::UnexpectedResponse)
 }
 
 impl V2Link {

@@ -3,7 +3,7 @@
 
 use acp_blocking::acp_proto::types::*;
 
-use super::session::Session;
+use super::Session;
 use crate::Exit;
 
 /// Sessions of one `session/list` page shown (the rest is counted).
@@ -84,14 +84,14 @@ impl Session {
     }
 
     /// The REPL went on in the agent's session `id` (`/new`: `fresh`, `/load`): the
-    /// transcript goes on in that session's record (see [`super::journal::Journal::follow`]).
+    /// transcript goes on in that session's record (see [`crate::client::journal::Journal::follow`]).
     fn journal_follows(&mut self, id: &str, fresh: bool) {
         let Some(journal) = &mut self.journal else { return };
         match journal.follow(id, fresh) {
-            Ok(super::journal::Followed::New(local)) => {
+            Ok(crate::client::journal::Followed::New(local)) => {
                 self.render.info(&format!("recorded as session {local} (acp sessions show {local})"));
             }
-            Ok(super::journal::Followed::Known(local)) => {
+            Ok(crate::client::journal::Followed::Known(local)) => {
                 self.render.info(&format!("recorded with session {local} (acp sessions show {local})"));
             }
             Err(e) => {

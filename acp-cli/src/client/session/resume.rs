@@ -14,10 +14,10 @@ use acp_blocking::acp_proto::types::{
     SessionModeState,
 };
 
-use super::journal::{Controls, Journal};
-use super::session::Session;
-use super::{ClientConfig, Resume};
+use super::Session;
 use crate::Exit;
+use crate::client::journal::{Controls, Journal};
+use crate::client::{ClientConfig, Resume};
 use crate::store::Store;
 
 /// How long no replayed update must come for the replay to count as drawn.

@@ -3,9 +3,9 @@
 
 use acp_blocking::acp_proto::types::*;
 
-use super::render::config_options::{current, describe, values};
-use super::session::Session;
+use super::Session;
 use crate::Exit;
+use crate::client::render::config_options::{current, describe, values};
 
 /// The value to send for `option` from the user's text.
 fn value_for(option: &SessionConfigOption, text: &str) -> Result<SessionConfigOptionValue, String> {

@@ -8,12 +8,12 @@ use std::time::{Duration, Instant};
 use acp_blocking::Error;
 use acp_blocking::acp_proto::types::*;
 
-use super::ClientConfig;
-use super::handler::describe_error;
+use super::Session;
 use super::resume::Reopened;
-use super::session::Session;
-use super::terminal_auth;
 use crate::Exit;
+use crate::client::config::ClientConfig;
+use crate::client::handler::describe_error;
+use crate::client::terminal_auth;
 
 /// JSON-RPC `auth_required`.
 const AUTH_REQUIRED: i32 = -32000;
@@ -33,7 +33,8 @@ impl Session {
         };
         self.header(&response);
         self.prompt_caps = response.agent_capabilities.prompt_capabilities.clone();
-        self.steering.supported = self.conn.always_steerable() || super::steer::advertised(response.meta.as_ref());
+        self.steering.supported =
+            self.conn.always_steerable() || crate::client::steer::advertised(response.meta.as_ref());
         self.control.caps = response.agent_capabilities.clone();
         self.control.cwd = cwd.display().to_string();
         self.auth_methods = response.auth_methods;
@@ -75,9 +76,9 @@ impl Session {
         Ok(())
     }
 
-    /// The answer to `--attach`'s `session/attach` (see [`super::shared`]), said on the
+    /// The answer to `--attach`'s `session/attach` (see [`crate::client::shared`]), said on the
     /// terminal: the session joined, or why not.
-    fn attached(&mut self, attach: &super::Attach, timeout: Duration) -> Result<Reopened, Exit> {
+    fn attached(&mut self, attach: &crate::client::Attach, timeout: Duration) -> Result<Reopened, Exit> {
         let session = crate::sanitize::clean_line(&attach.session).into_owned();
         match self.process.attached(timeout) {
             Some(Ok(answer)) => {
@@ -111,7 +112,8 @@ impl Session {
     pub(super) fn initialize_request(&self, config: &ClientConfig) -> InitializeRequest {
         let mut init = InitializeRequest::new(ProtocolVersion::V1);
         let local = config.connect.is_none() && !config.agent.is_empty();
-        init.client_capabilities = super::offer::advertised(self.services.capabilities(), self.settings.forms, local);
+        init.client_capabilities =
+            crate::client::offer::advertised(self.services.capabilities(), self.settings.forms, local);
         let mut info = Implementation::new("acp-cli", env!("CARGO_PKG_VERSION"));
         info.title = Some("acp client".to_owned());
         init.client_info = Some(info);
@@ -119,7 +121,7 @@ impl Session {
     }
 
     /// Runs the `terminal` authentication method `id`, if that is its kind (see
-    /// [`super::terminal_auth`]).
+    /// [`crate::client::terminal_auth`]).
     fn terminal_auth(&mut self, config: &ClientConfig, id: &str) -> Result<(), Exit> {
         let Some(AuthMethod::Terminal(method)) = self.auth_methods.iter().find(|m| m.id() == Some(id)).cloned() else {
             return Ok(());

@@ -1,6 +1,22 @@
 //! The UI thread: the session's main loops (one prompt, the interactive loop, a turn), the
 //! events that may come at any time, Ctrl-C and the termination signals (see `interrupt`),
 //! and the shutdown. The handshake is in `connect`, permission questions in `questions`.
+//!
+//! The session's rooms are this module's children, each an aspect of [`Session`] (`connect`,
+//! `control`, `questions`, `steer`, …). What a room keeps between events (the steering state,
+//! the question queue, the modes and options) lives in the client module of the same name,
+//! which knows nothing of the session: the imports go one way, from here down.
+
+mod attach;
+mod connect;
+mod control;
+mod options;
+mod questions;
+#[cfg(feature = "unstable_resumable_transport")]
+mod reload;
+mod reopen;
+mod resume;
+mod steer;
 
 use std::collections::VecDeque;
 use std::path::Path;
@@ -14,17 +30,18 @@ use acp_blocking::Error;
 use acp_blocking::acp_proto::types::*;
 use acp_services::ClientServices;
 
-use super::children::end_all_processes;
-use super::control::{Act, Control};
-use super::guard::Approvals;
-use super::interrupt::{Interrupts, termination_note};
-use super::link::Link;
-use super::offer::Offer;
-use super::process::AgentProcess;
-use super::questions::Question;
-use super::render::Renderer;
-use super::{ClientConfig, UiEvent};
 use crate::Exit;
+use crate::client::children::end_all_processes;
+use crate::client::config::ClientConfig;
+use crate::client::control::{Act, Control};
+use crate::client::event::UiEvent;
+use crate::client::guard::Approvals;
+use crate::client::interrupt::{Interrupts, termination_note};
+use crate::client::link::Link;
+use crate::client::offer::Offer;
+use crate::client::process::AgentProcess;
+use crate::client::questions::Question;
+use crate::client::render::Renderer;
 use crate::permission::Policy;
 
 /// How often the spinner moves (and the idle loop checks that the agent lives).
@@ -115,19 +132,19 @@ pub(crate) struct Session {
     /// What the agent's prompts may carry (from `initialize`).
     pub(super) prompt_caps: PromptCapabilities,
     /// The one prompt's attachments, checked before the agent started.
-    pub(super) prepared: Option<super::attach::Prepared>,
+    pub(super) prepared: Option<crate::client::attach::Prepared>,
     /// The session database's record of this session, when it is recorded.
-    pub(super) journal: Option<super::journal::Journal>,
+    pub(super) journal: Option<crate::client::journal::Journal>,
     /// The session's modes, options and commands, for the slash commands.
     pub(super) control: Control,
     /// Steering and queued prompts (`steer.rs`).
-    pub(super) steering: super::steer::Steering,
+    pub(super) steering: crate::client::steer::Steering,
     /// The terminal's line editor, when it reads stdin (see `editor`).
-    pub(super) editor: Option<super::editor::Running>,
+    pub(super) editor: Option<crate::client::editor::Running>,
     /// Connects to the remote agent again, when a lost connection could not be resumed
     /// (`reload.rs`).
     #[cfg(feature = "unstable_resumable_transport")]
-    pub(crate) redial: Option<super::reload::Redial>,
+    pub(crate) redial: Option<crate::client::reload::Redial>,
     /// A reloaded session's `session/load` replays what is on the screen already.
     #[cfg(feature = "unstable_resumable_transport")]
     pub(super) skipping_replay: bool,
@@ -164,7 +181,7 @@ impl Session {
             prepared: None,
             journal: None,
             control: Control::default(),
-            steering: super::steer::Steering::default(),
+            steering: crate::client::steer::Steering::default(),
             editor: None,
             #[cfg(feature = "unstable_resumable_transport")]
             redial: None,
