@@ -62,45 +62,53 @@ fn allow_policy_runs_the_whole_turn_and_exits_0() {
 }
 
 #[test]
-fn deny_policy_fails_the_tool_call_without_reading() {
-    let dir = TempDir::new("client-deny");
-    let path = dir.file("notes.txt", "the secret text\n");
-    let acp = acp().display().to_string();
-    let prompt = format!("read {path}");
-    let out = run(&client_args(&acp, &["--deny", "-p", &prompt]), dir.path(), "");
-    assert_eq!(out.code(), 0, "the turn still ends end_turn: {out:?}");
-    assert!(out.stdout.contains("→ Reject (--deny)"), "{}", out.stdout);
-    assert!(out.stdout.contains(&format!("✗ Read {path}: failed")), "{}", out.stdout);
-    assert!(!out.stdout.contains("· read") && !out.stdout.contains("the secret text"), "{}", out.stdout);
+fn deny_policy_fails_the_tool_call_without_reading_on_each_version() {
+    for &version in versions() {
+        let dir = TempDir::new("client-deny");
+        let path = dir.file("notes.txt", "the secret text\n");
+        let acp = acp().display().to_string();
+        let prompt = format!("read {path}");
+        let out = run(&client_args_in(version, &acp, &["--deny", "-p", &prompt]), dir.path(), "");
+        assert_eq!(out.code(), 0, "v{version}: the turn still ends end_turn: {out:?}");
+        assert!(out.stdout.contains("→ Reject (--deny)"), "v{version}: {}", out.stdout);
+        assert!(out.stdout.contains(&format!("✗ Read {path}: failed")), "v{version}: {}", out.stdout);
+        assert!(!out.stdout.contains("· read") && !out.stdout.contains("the secret text"), "{}", out.stdout);
+    }
 }
 
 #[test]
-fn off_a_terminal_the_default_is_to_reject() {
-    let dir = TempDir::new("client-default");
-    let path = dir.file("notes.txt", "x");
-    let acp = acp().display().to_string();
-    let prompt = format!("read {path}");
-    let out = run(&client_args(&acp, &["-p", &prompt]), dir.path(), "");
-    assert_eq!(out.code(), 0, "{out:?}");
-    assert!(out.stdout.contains("→ Reject (stdin is not a terminal"), "{}", out.stdout);
+fn off_a_terminal_the_default_is_to_reject_on_each_version() {
+    for &version in versions() {
+        let dir = TempDir::new("client-default");
+        let path = dir.file("notes.txt", "x");
+        let acp = acp().display().to_string();
+        let prompt = format!("read {path}");
+        let out = run(&client_args_in(version, &acp, &["-p", &prompt]), dir.path(), "");
+        assert_eq!(out.code(), 0, "v{version}: {out:?}");
+        assert!(out.stdout.contains("→ Reject (stdin is not a terminal"), "v{version}: {}", out.stdout);
+    }
 }
 
 #[test]
-fn ask_policy_takes_the_answers_from_stdin() {
-    let dir = TempDir::new("client-ask");
-    let path = dir.file("notes.txt", "asked and read\n");
-    let acp = acp().display().to_string();
-    let prompt = format!("read {path}");
-    let out = run(&client_args(&acp, &["--ask", "-p", &prompt]), dir.path(), "maybe\n1\n");
-    assert_eq!(out.code(), 0, "{out:?}");
-    assert!(out.stdout.contains("[1] Allow once   [2] Reject"), "{}", out.stdout);
-    assert!(out.stdout.contains("`maybe` is not one of the options"), "{}", out.stdout);
-    assert!(out.stdout.contains("→ Allow once (your answer)"), "{}", out.stdout);
-    assert!(out.stdout.contains("│ asked and read"), "{}", out.stdout);
-    // No answer at all: the end of input rejects.
-    let out = run(&client_args(&acp, &["--ask", "-p", &prompt]), dir.path(), "");
-    assert_eq!(out.code(), 0, "{out:?}");
-    assert!(out.stdout.contains("→ Reject (end of input)"), "{}", out.stdout);
+fn ask_policy_takes_the_answers_from_stdin_on_each_version() {
+    for &version in versions() {
+        let dir = TempDir::new("client-ask");
+        let path = dir.file("notes.txt", "asked and read\n");
+        let acp = acp().display().to_string();
+        let prompt = format!("read {path}");
+        let out = run(&client_args_in(version, &acp, &["--ask", "-p", &prompt]), dir.path(), "maybe\n1\n");
+        assert_eq!(out.code(), 0, "v{version}: {out:?}");
+        assert!(out.stdout.contains("[1] Allow once   [2] Reject"), "v{version}: {}", out.stdout);
+        assert!(out.stdout.contains("`maybe` is not one of the options"), "v{version}: {}", out.stdout);
+        assert!(out.stdout.contains("→ Allow once (your answer)"), "v{version}: {}", out.stdout);
+        // v2 has no fs/*: its agent reads nothing.
+        let read = if version == "1" { "│ asked and read" } else { "│ Not read: ACP v2 has no client file system" };
+        assert!(out.stdout.contains(read), "v{version}: {}", out.stdout);
+        // No answer at all: the end of input rejects.
+        let out = run(&client_args_in(version, &acp, &["--ask", "-p", &prompt]), dir.path(), "");
+        assert_eq!(out.code(), 0, "v{version}: {out:?}");
+        assert!(out.stdout.contains("→ Reject (end of input)"), "v{version}: {}", out.stdout);
+    }
 }
 
 #[test]
@@ -121,18 +129,23 @@ fn the_sandbox_refuses_files_outside_the_roots() {
 }
 
 #[test]
-fn the_interactive_loop_runs_one_turn_per_line() {
-    let dir = TempDir::new("client-loop");
-    let acp = acp().display().to_string();
-    let args = ["client", "--deny", "--", &acp, "agent", "--quiet"];
-    let out = run(&args, dir.path(), "first prompt\n\nsecond prompt\n");
-    assert_eq!(out.code(), 0, "{out:?}");
-    assert!(out.stdout.contains("> first prompt\necho: first prompt"), "{}", out.stdout);
-    assert!(out.stdout.contains("> second prompt\necho: second prompt"), "{}", out.stdout);
-    assert_eq!(out.stdout.matches("— end of turn").count(), 2);
-    let out = run(&args, dir.path(), "/quit\nnever sent\n");
-    assert_eq!(out.code(), 0);
-    assert!(!out.stdout.contains("never sent"));
+fn the_interactive_loop_runs_one_turn_per_line_on_each_version() {
+    for &version in versions() {
+        let dir = TempDir::new("client-loop");
+        let acp = acp().display().to_string();
+        let args = client_args_in(version, &acp, &["--deny"]);
+        let out = run(&args, dir.path(), "first prompt\n\nsecond prompt\n");
+        assert_eq!(out.code(), 0, "v{version}: {out:?}");
+        // v2's agent says what it took as a `user_message` first.
+        let echo =
+            |p: &str| if version == "1" { format!("> {p}\necho: {p}") } else { format!("> {p}\nyou: {p}\necho: {p}") };
+        assert!(out.stdout.contains(&echo("first prompt")), "v{version}: {}", out.stdout);
+        assert!(out.stdout.contains(&echo("second prompt")), "v{version}: {}", out.stdout);
+        assert_eq!(out.stdout.matches("— end of turn").count(), 2, "v{version}: {}", out.stdout);
+        let out = run(&args, dir.path(), "/quit\nnever sent\n");
+        assert_eq!(out.code(), 0, "v{version}: {out:?}");
+        assert!(!out.stdout.contains("never sent"), "v{version}: {}", out.stdout);
+    }
 }
 
 #[test]
@@ -194,18 +207,22 @@ fn interrupt(child: &std::process::Child) {
 
 #[cfg(unix)]
 #[test]
-fn ctrl_c_cancels_the_turn() {
-    let dir = TempDir::new("client-sigint");
-    let acp = acp().display().to_string();
-    let mut child = start(&client_args(&acp, &["--allow", "-p", "a slow one"]), dir.path(), "", false);
-    let stdout = collect(child.stdout.take().unwrap());
-    let stderr = collect(child.stderr.take().unwrap());
-    wait_for(&stdout, "echo: a slow one", Duration::from_secs(10));
-    interrupt(&child);
-    let out = finish(child, stdout, stderr, Duration::from_secs(5));
-    assert_eq!(out.code(), 3, "cancelled: {out:?}");
-    assert!(out.stdout.contains("⏹ cancelling the turn") && out.stdout.contains("⏹ turn cancelled"), "{}", out.stdout);
-    assert!(!out.stdout.contains("thinking:"), "the agent stopped at once: {}", out.stdout);
+fn ctrl_c_cancels_the_turn_on_each_version() {
+    for &version in versions() {
+        let dir = TempDir::new("client-sigint");
+        let acp = acp().display().to_string();
+        let args = client_args_in(version, &acp, &["--allow", "-p", "a slow one"]);
+        let mut child = start(&args, dir.path(), "", false);
+        let stdout = collect(child.stdout.take().unwrap());
+        let stderr = collect(child.stderr.take().unwrap());
+        wait_for(&stdout, "echo: a slow one", Duration::from_secs(10));
+        interrupt(&child);
+        let out = finish(child, stdout, stderr, Duration::from_secs(5));
+        assert_eq!(out.code(), 3, "v{version}: cancelled: {out:?}");
+        let said = out.stdout.contains("⏹ cancelling the turn") && out.stdout.contains("⏹ turn cancelled");
+        assert!(said, "v{version}: {}", out.stdout);
+        assert!(!out.stdout.contains("thinking:"), "v{version}: the agent stopped at once: {}", out.stdout);
+    }
 }
 
 #[cfg(unix)]

@@ -26,8 +26,13 @@ fn sent(records: &[Value], method: &str) -> Option<Value> {
 
 /// `acp client ARGS -- acp agent --quiet` in `dir`, with `stdin`.
 fn client(dir: &Path, args: &[&str], stdin: &str) -> Run {
+    client_in("1", dir, args, stdin)
+}
+
+/// [`client`] in ACP `version`.
+fn client_in(version: &str, dir: &Path, args: &[&str], stdin: &str) -> Run {
     let acp = acp();
-    run(&client_args(acp.to_str().unwrap(), args), dir, stdin)
+    run(&client_args_in(version, acp.to_str().unwrap(), args), dir, stdin)
 }
 
 #[test]
@@ -75,58 +80,66 @@ fn json_is_every_frame_in_wire_order_then_a_summary() {
 }
 
 #[test]
-fn json_records_a_rejection_and_quiet_prints_only_the_final_text() {
-    let dir = TempDir::new("json-deny");
-    let path = dir.file("notes.txt", "secret\n");
-    let run = client(dir.path(), &["--format", "json", "--deny", "-p", &format!("read {path}")], "");
-    assert_eq!(run.code(), 0, "{}", run.stderr);
-    let records = records(&run);
-    let summary = records.last().unwrap();
-    assert_eq!(summary["permissions"][0]["chosen"], "reject-once");
-    assert_eq!(summary["toolCalls"][0]["status"], "failed");
+fn json_records_a_rejection_and_quiet_prints_only_the_final_text_on_each_version() {
+    for &version in versions() {
+        let dir = TempDir::new("json-deny");
+        let path = dir.file("notes.txt", "secret\n");
+        let run = client_in(version, dir.path(), &["--format", "json", "--deny", "-p", &format!("read {path}")], "");
+        assert_eq!(run.code(), 0, "v{version}: {}", run.stderr);
+        let records = records(&run);
+        let summary = records.last().unwrap();
+        assert_eq!(summary["permissions"][0]["chosen"], "reject-once", "v{version}: {summary}");
+        assert_eq!(summary["toolCalls"][0]["status"], "failed", "v{version}: {summary}");
+        assert_eq!(summary["permissions"][0]["toolCallId"], summary["toolCalls"][0]["id"], "v{version}: {summary}");
 
-    let run = client(dir.path(), &["--quiet", "--allow", "-p", &format!("read {path}")], "");
-    assert_eq!(run.code(), 0, "{}", run.stderr);
-    assert_eq!(run.stdout, "done\n");
+        let run = client_in(version, dir.path(), &["--quiet", "--allow", "-p", &format!("read {path}")], "");
+        assert_eq!(run.code(), 0, "v{version}: {}", run.stderr);
+        assert_eq!(run.stdout, "done\n", "v{version}");
+    }
 }
 
 #[test]
-fn a_cancelled_turn_is_summed_up_with_its_stop_reason_and_exit_code() {
-    let dir = TempDir::new("json-cancel");
-    let acp = acp().display().to_string();
-    let mut child = start(&client_args(&acp, &["--format", "json", "-p", "a slow one"]), dir.path(), "", false);
-    let stdout = collect(child.stdout.take().unwrap());
-    let stderr = collect(child.stderr.take().unwrap());
-    wait_for(&stdout, "echo: a slow one", Duration::from_secs(10));
-    signal(&child, rustix::process::Signal::INT);
-    let run = finish(child, stdout, stderr, Duration::from_secs(10));
-    assert_eq!(run.code(), 3, "{}", run.stderr);
-    let records = records(&run);
-    assert!(sent(&records, "session/cancel").is_some(), "the cancel is on the wire");
-    let summary = records.last().unwrap();
-    assert_eq!((&summary["stopReason"], &summary["exit"]), (&json!("cancelled"), &json!(3)));
-    assert_eq!(summary["text"], "echo: a slow one");
+fn a_cancelled_turn_is_summed_up_with_its_stop_reason_and_exit_code_on_each_version() {
+    for &version in versions() {
+        let dir = TempDir::new("json-cancel");
+        let acp = acp().display().to_string();
+        let args = client_args_in(version, &acp, &["--format", "json", "-p", "a slow one"]);
+        let mut child = start(&args, dir.path(), "", false);
+        let stdout = collect(child.stdout.take().unwrap());
+        let stderr = collect(child.stderr.take().unwrap());
+        wait_for(&stdout, "echo: a slow one", Duration::from_secs(10));
+        signal(&child, rustix::process::Signal::INT);
+        let run = finish(child, stdout, stderr, Duration::from_secs(10));
+        assert_eq!(run.code(), 3, "v{version}: {}", run.stderr);
+        let records = records(&run);
+        assert!(sent(&records, "session/cancel").is_some(), "v{version}: the cancel is on the wire");
+        let summary = records.last().unwrap();
+        assert_eq!((&summary["stopReason"], &summary["exit"]), (&json!("cancelled"), &json!(3)), "v{version}");
+        assert_eq!(summary["text"], "echo: a slow one", "v{version}");
+    }
 }
 
 #[test]
-fn the_prompt_comes_from_stdin_or_a_file() {
-    let dir = TempDir::new("prompt-sources");
-    let run = client(dir.path(), &["--format", "json", "-p", "-"], "a prompt\nfrom stdin\n");
-    assert_eq!(run.code(), 0, "{}", run.stderr);
-    let prompt = sent(&records(&run), "session/prompt").expect("a prompt")["params"]["prompt"].clone();
-    assert_eq!(prompt, json!([{"type": "text", "text": "a prompt\nfrom stdin"}]));
+fn the_prompt_comes_from_stdin_or_a_file_on_each_version() {
+    for &version in versions() {
+        let dir = TempDir::new("prompt-sources");
+        let run = client_in(version, dir.path(), &["--format", "json", "-p", "-"], "a prompt\nfrom stdin\n");
+        assert_eq!(run.code(), 0, "v{version}: {}", run.stderr);
+        let prompt = sent(&records(&run), "session/prompt").expect("a prompt")["params"]["prompt"].clone();
+        assert_eq!(prompt, json!([{"type": "text", "text": "a prompt\nfrom stdin"}]), "v{version}");
 
-    let file = dir.file("prompt.md", "from a file\n");
-    let run = client(dir.path(), &["--quiet", "--file", &file], "");
-    assert_eq!(run.code(), 0, "{}", run.stderr);
-    // No file to read, so no tool call: the whole message.
-    assert_eq!(run.stdout, "echo: from a file\n");
+        let file = dir.file("prompt.md", "from a file\n");
+        let run = client_in(version, dir.path(), &["--quiet", "--file", &file], "");
+        assert_eq!(run.code(), 0, "v{version}: {}", run.stderr);
+        // No file to read, so no tool call: the whole message.
+        assert_eq!(run.stdout, "echo: from a file\n", "v{version}");
 
-    // The interactive loop has no single answer to print.
-    let run = client(dir.path(), &["--format", "json"], "hello\n");
-    assert_eq!(run.code(), 2);
-    assert!(run.stderr.contains("--format json needs one prompt"), "{}", run.stderr);
-    assert!(run.stdout.is_empty());
+        // The interactive loop has no single answer to print.
+        let run = client_in(version, dir.path(), &["--format", "json"], "hello\n");
+        assert_eq!(run.code(), 2, "v{version}");
+        assert!(run.stderr.contains("--format json needs one prompt"), "v{version}: {}", run.stderr);
+        assert!(run.stdout.is_empty(), "v{version}");
+    }
 }
 
 #[test]
@@ -180,22 +193,26 @@ fn images_go_to_an_agent_that_advertises_them() {
 }
 
 #[test]
-fn json_works_over_connect_too() {
-    let dir = TempDir::new("json-connect");
-    let acp = acp();
-    let marker = unique_marker();
-    let args =
-        ["serve", "--listen", "127.0.0.1:0", "--", acp.to_str().unwrap(), "agent", "--quiet", "--slow-ms", &marker];
-    let _reaper = KillOnDrop(vec![marker.clone()]);
-    let Serving { child: mut server, addr, .. } = start_serving(&args, dir.path());
-    let url = format!("ws://{addr}/acp");
-    let run = run(&["client", "--connect", &url, "--format", "json", "-p", "hi"], dir.path(), "");
-    let _ = server.kill();
-    let _ = server.wait();
-    assert_eq!(run.code(), 0, "{}", run.stderr);
-    let records = records(&run);
-    assert_eq!(records[0]["msg"]["method"], "initialize");
-    assert_eq!(records.last().unwrap()["stopReason"], "end_turn");
+fn json_works_over_connect_too_on_each_version() {
+    for &version in versions() {
+        let dir = TempDir::new("json-connect");
+        let acp = acp();
+        let marker = unique_marker();
+        let agent = [acp.to_str().unwrap(), "agent", "--protocol", version, "--quiet", "--slow-ms", &marker];
+        let args: Vec<&str> = ["serve", "--listen", "127.0.0.1:0", "--"].into_iter().chain(agent).collect();
+        let _reaper = KillOnDrop(vec![marker.clone()]);
+        let Serving { child: mut server, addr, .. } = start_serving(&args, dir.path());
+        let url = format!("ws://{addr}/acp");
+        let client = ["client", "--protocol", version, "--connect", &url, "--format", "json", "-p", "hi"];
+        let run = run(&client, dir.path(), "");
+        let _ = server.kill();
+        let _ = server.wait();
+        assert_eq!(run.code(), 0, "v{version}: {}", run.stderr);
+        let records = records(&run);
+        assert_eq!(records[0]["msg"]["method"], "initialize", "v{version}");
+        assert_eq!(records[0]["msg"]["params"]["protocolVersion"], json!(version.parse::<u16>().unwrap()));
+        assert_eq!(records.last().unwrap()["stopReason"], "end_turn", "v{version}");
+    }
 }
 
 #[test]

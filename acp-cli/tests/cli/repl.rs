@@ -15,10 +15,15 @@ use common::*;
 
 /// Runs `acp client -- acp agent --quiet` on the lines; the transcript (stdout).
 fn repl(lines: &str) -> String {
+    repl_in("1", lines)
+}
+
+/// [`repl`] in ACP `version`.
+fn repl_in(version: &str, lines: &str) -> String {
     let dir = TempDir::new("repl");
     let acp = acp().display().to_string();
-    let out = run(&client_args(&acp, &[]), dir.path(), lines);
-    assert_eq!(out.code(), 0, "{out:?}");
+    let out = run(&client_args_in(version, &acp, &[]), dir.path(), lines);
+    assert_eq!(out.code(), 0, "v{version}: {out:?}");
     out.stdout
 }
 
@@ -118,10 +123,32 @@ fn unknown_commands_literal_slashes_and_the_agents_commands() {
 }
 
 #[test]
-fn cancel_ends_a_slow_turn_cancelled() {
-    let out = repl("slow\n/cancel\n");
-    in_order(&out, &["echo: slow", "⏹ turn cancelled"]);
-    assert!(!out.contains("done"), "the turn did not run to its end: {out}");
+fn cancel_ends_a_slow_turn_cancelled_on_each_version() {
+    for &version in versions() {
+        let out = repl_in(version, "slow\n/cancel\n");
+        in_order(&out, &["echo: slow", "⏹ turn cancelled"]);
+        assert!(!out.contains("done"), "v{version}: the turn did not run to its end: {out}");
+    }
+}
+
+/// The client's own commands, and what it says of a slash line it does not know, are the
+/// same whatever the version.
+#[test]
+fn help_unknown_commands_and_literal_slashes_on_each_version() {
+    for &version in versions() {
+        let out = repl_in(version, "/nosuch\n//nosuch\n/help\n/cancel\n/queue\n");
+        in_order(
+            &out,
+            &[
+                "error: unknown command `/nosuch`; commands: /help /cancel /steer /queue /mode /model /config /sessions \
+                 /new /load /quit /exit (//text sends /text as a prompt)",
+                "> //nosuch\n",
+                "echo: /nosuch",
+                "  /steer TEXT ",
+                "> /cancel\nno turn is running",
+            ],
+        );
+    }
 }
 
 /// The interpreter with the official Python SDK, or `None` after a skip notice (a failure

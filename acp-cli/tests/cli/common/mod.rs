@@ -303,6 +303,22 @@ pub fn client_args<'a>(acp: &'a str, args: &[&'a str]) -> Vec<&'a str> {
     all
 }
 
+/// The ACP versions this build speaks: `"1"`, and `"2"` in a build with the feature
+/// `unstable_protocol_v2`. The client tests named `…_on_each_version` run once per version:
+/// the client is one session loop over a link per version, and what the protocol has in both
+/// must behave the same.
+pub fn versions() -> &'static [&'static str] {
+    if cfg!(feature = "unstable_protocol_v2") { &["1", "2"] } else { &["1"] }
+}
+
+/// `acp client --protocol VERSION ARGS -- ACP agent --protocol VERSION --quiet`.
+pub fn client_args_in<'a>(version: &'a str, acp: &'a str, args: &[&'a str]) -> Vec<&'a str> {
+    let mut all = vec!["client", "--protocol", version];
+    all.extend_from_slice(args);
+    all.extend_from_slice(&["--", acp, "agent", "--protocol", version, "--quiet"]);
+    all
+}
+
 /// Starts `acp ARGS` in `cwd` with piped stdio; returns the child with its stdin still
 /// attached, for tests that type answers after seeing a question.
 pub fn start_interactive(args: &[&str], cwd: &Path) -> Child {
