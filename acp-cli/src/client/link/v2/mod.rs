@@ -30,7 +30,7 @@ use serde_json::{Value, json};
 
 use super::{Link, Turn};
 use crate::client::handler::CliClient;
-use shape::reshape;
+use shape::{config_options, reshape};
 pub(crate) use upsert::Upserts;
 
 /// A v2 connection and the ids its turns drew.
@@ -115,7 +115,7 @@ impl Link for V2Link {
         match self.ask(new, timeout)? {
             v2::AgentResponse::NewSession(answer) => {
                 let mut response = NewSessionResponse::new(answer.session_id.clone());
-                response.config_options = answer.config_options.as_ref().and_then(|o| reshape(o).ok());
+                response.config_options = answer.config_options.as_deref().map(config_options);
                 Ok(response)
             }
             _ => Err(Error::UnexpectedResponse),
@@ -131,7 +131,7 @@ impl Link for V2Link {
         resume.meta = request.meta;
         match self.ask(resume, timeout)? {
             v2::AgentResponse::ResumeSession(answer) => {
-                let config_options = answer.config_options.as_ref().and_then(|o| reshape(o).ok());
+                let config_options = answer.config_options.as_deref().map(config_options);
                 Ok(ResumeSessionResponse { config_options, ..Default::default() })
             }
             _ => Err(Error::UnexpectedResponse),
@@ -159,10 +159,10 @@ impl Link for V2Link {
         request: SetSessionConfigOptionRequest,
         timeout: Duration,
     ) -> Result<SetSessionConfigOptionResponse, Error> {
-        let set: v2::SetSessionConfigOptionRequest = reshape(&request)?;
+        let set = config_setting(request)?;
         match self.ask(set, timeout)? {
             v2::AgentResponse::SetSessionConfigOption(answer) => {
-                Ok(SetSessionConfigOptionResponse::new(reshape::<_, Vec<SessionConfigOption>>(&answer.config_options)?))
+                Ok(SetSessionConfigOptionResponse::new(config_options(&answer.config_options)))
             }
             _ => Err(Error::UnexpectedResponse),
         }
@@ -205,6 +205,25 @@ impl Link for V2Link {
     fn serves_files(&self) -> bool {
         false
     }
+}
+
+/// v2's `session/set_config_option` of v1's: v1 writes a select's value without a `type`, v2
+/// tags both kinds (`id`, `boolean`).
+fn config_setting(request: SetSessionConfigOptionRequest) -> Result<v2::SetSessionConfigOptionRequest, Error> {
+    let value = match request.value {
+        SessionConfigOptionValue::Boolean(value) => {
+            v2::SessionConfigOptionValue::Boolean(v2::ConfigBooleanSetting { value })
+        }
+        SessionConfigOptionValue::ValueId(value) => {
+            v2::SessionConfigOptionValue::Id(v2::ConfigValueIdSetting { value: reshape(&value)? })
+        }
+    };
+    Ok(v2::SetSessionConfigOptionRequest {
+        session_id: request.session_id,
+        config_id: reshape(&request.config_id)?,
+        value,
+        meta: request.meta,
+    })
 }
 
 /// A v2 turn: its updates as the v1 updates that draw them, until `idle`.
@@ -260,4 +279,78 @@ pub(crate) fn unsupported(method: &str, version: &str) -> Error {
     let mut error = RpcError::method_not_found(method);
     error.message = format!("ACP {version} has no {method}");
     Error::Rpc(error)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_answer_to_initialize_reads_as_v1s() {
+        let answer: v2::InitializeResponse = serde_json::from_value(json!({
+            "protocolVersion": 2,
+            "info": {"name": "agent", "title": "An agent", "version": "3"},
+            "capabilities": {"session": {"prompt": {"image": {}}}},
+            "authMethods": [{"type": "agent", "methodId": "m1", "name": "Sign in"}],
+        }))
+        .expect("a v2 answer");
+        let hello = hello(answer);
+        assert_eq!(hello.protocol_version.0, 2);
+        assert_eq!(hello.agent_info.as_ref().map(|i| i.name.as_str()), Some("agent"));
+        let caps = &hello.agent_capabilities;
+        assert!(caps.supports_image() && !caps.supports_audio() && !caps.supports_embedded_context());
+        assert!(caps.supports_resume_session() && caps.supports_list_sessions(), "v2 has both without a capability");
+        assert!(!caps.supports_load_session(), "v2 has no session/load");
+        assert_eq!(hello.auth_methods.iter().filter_map(AuthMethod::id).collect::<Vec<_>>(), ["m1"]);
+    }
+
+    #[test]
+    fn config_options_read_as_v1s() {
+        let answer: v2::NewSessionResponse = serde_json::from_value(json!({"sessionId": "s", "configOptions": [
+            {"configId": "model", "name": "Model", "type": "select", "currentValue": "fast",
+             "options": [{"value": "fast", "name": "Fast"}, {"value": "deep", "name": "Deep"}]},
+            {"configId": "plan", "name": "Plan first", "type": "boolean", "currentValue": true},
+        ]}))
+        .expect("a v2 answer");
+        let options = config_options(answer.config_options.as_deref().unwrap_or_default());
+        let ids: Vec<&str> = options.iter().map(|o| o.id.0.as_ref()).collect();
+        assert_eq!(ids, ["model", "plan"]);
+    }
+
+    #[test]
+    fn a_session_list_reads_as_v1s() {
+        let answer: v2::ListSessionsResponse = serde_json::from_value(json!({"sessions": [
+            {"sessionId": "s-1", "cwd": "/p", "title": "First", "updatedAt": "2026-12-07T10:00:00Z"},
+        ], "nextCursor": "c2"}))
+        .expect("a v2 answer");
+        let list: ListSessionsResponse = reshape(&answer).expect("a v1 form");
+        assert_eq!(list.sessions[0].session_id.0.as_ref(), "s-1");
+        assert_eq!(list.sessions[0].title.as_deref(), Some("First"));
+        assert!(list.next_cursor.is_some());
+    }
+
+    #[test]
+    fn a_prompts_blocks_and_a_config_value_take_v2s_shape() {
+        let blocks = vec![
+            ContentBlock::text("look"),
+            serde_json::from_value(json!({"type": "image", "mimeType": "image/png", "data": "AAAA"})).unwrap(),
+            serde_json::from_value(json!({"type": "resource_link", "uri": "file:///a.rs", "name": "a.rs"})).unwrap(),
+            serde_json::from_value(
+                json!({"type": "resource", "resource": {"uri": "file:///b.rs", "text": "fn b() {}"}}),
+            )
+            .unwrap(),
+        ];
+        let v2_blocks: Vec<v2::ContentBlock> = reshape(&blocks).expect("every block has a v2 form");
+        assert_eq!(serde_json::to_value(&v2_blocks).unwrap(), serde_json::to_value(&blocks).unwrap());
+        // A select's value: v1 writes no `type`, v2 says `id`.
+        let select = SetSessionConfigOptionRequest::new("s", "model", SessionConfigValueId::from("fast"));
+        let toggle = SetSessionConfigOptionRequest::new("s", "plan", true);
+        for (request, expected) in [
+            (select, json!({"sessionId": "s", "configId": "model", "type": "id", "value": "fast"})),
+            (toggle, json!({"sessionId": "s", "configId": "plan", "type": "boolean", "value": true})),
+        ] {
+            let set = config_setting(request).expect("a v2 form");
+            assert_eq!(serde_json::to_value(&set).unwrap(), expected);
+        }
+    }
 }

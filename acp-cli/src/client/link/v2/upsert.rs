@@ -65,6 +65,11 @@ impl Upserts {
                 let content = value.get("content")?.clone();
                 value = json!({ "sessionUpdate": "tool_call_update", "toolCallId": id, "content": [content] });
             }
+            "config_option_update" => {
+                if let Some(Value::Array(options)) = value.get_mut("configOptions") {
+                    options.iter_mut().for_each(super::shape::config_option_v1);
+                }
+            }
             "agent_message_chunk" | "agent_thought_chunk" | "user_message_chunk" => {
                 if let Some(id) = value.get("messageId").and_then(Value::as_str) {
                     remember(&mut self.messages, id);
@@ -155,6 +160,18 @@ mod tests {
             { "content": "a", "priority": "high", "status": "pending" } ] } });
         assert_eq!(tag(&up.map(&v2(plan)).expect("drawn")), "plan_update");
         assert!(up.map(&v2(json!({ "sessionUpdate": "state_update", "state": "running" }))).is_none());
+    }
+
+    #[test]
+    fn a_config_option_update_reads_as_v1s() {
+        let mut up = Upserts::default();
+        let update = json!({ "sessionUpdate": "config_option_update", "configOptions": [
+            { "configId": "model", "name": "Model", "type": "select", "currentValue": "deep",
+              "options": [{ "value": "deep", "name": "Deep" }] } ] });
+        match up.map(&v2(update)).expect("drawn") {
+            v1::SessionUpdate::ConfigOptionUpdate(u) => assert_eq!(u.config_options[0].id.0.as_ref(), "model"),
+            other => panic!("{other:?}"),
+        }
     }
 
     #[test]
