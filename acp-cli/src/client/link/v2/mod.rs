@@ -172,7 +172,7 @@ impl Link for V2Link {
         self.upserts.lock().unwrap_or_else(PoisonError::into_inner).begin_turn();
         let prompt = v2::PromptRequest {
             session_id: request.session_id,
-            prompt: reshape(&request.prompt)?,
+            prompt: reshape(&request.prompt).map_err(|_| unsendable("a prompt block"))?,
             idempotency_key: None,
             meta: request.meta,
         };
@@ -194,7 +194,6 @@ impl Link for V2Link {
     }
 
     fn close(&self) {
-        // Dropping the last clone closes it; the session drops its link at the end.
         let _ = self.conn.close();
     }
 
@@ -215,15 +214,21 @@ fn config_setting(request: SetSessionConfigOptionRequest) -> Result<v2::SetSessi
             v2::SessionConfigOptionValue::Boolean(v2::ConfigBooleanSetting { value })
         }
         SessionConfigOptionValue::ValueId(value) => {
-            v2::SessionConfigOptionValue::Id(v2::ConfigValueIdSetting { value: reshape(&value)? })
+            let value = reshape(&value).map_err(|_| unsendable("a config value"))?;
+            v2::SessionConfigOptionValue::Id(v2::ConfigValueIdSetting { value })
         }
     };
     Ok(v2::SetSessionConfigOptionRequest {
         session_id: request.session_id,
-        config_id: reshape(&request.config_id)?,
+        config_id: reshape(&request.config_id).map_err(|_| unsendable("a config option id"))?,
         value,
         meta: request.meta,
     })
+}
+
+/// The error of a request the session made that v2 has no form for (nothing is sent).
+fn unsendable(what: &str) -> Error {
+    Error::Io(std::io::Error::new(std::io::ErrorKind::InvalidInput, format!("{what} that ACP v2 cannot carry")))
 }
 
 /// A v2 turn: its updates as the v1 updates that draw them, until `idle`.
