@@ -22,6 +22,7 @@ use crate::permission::Policy;
 const WAIT_SLICE: Duration = Duration::from_millis(100);
 
 /// The [`Client`] of `acp client`.
+#[derive(Clone)]
 pub(crate) struct CliClient {
     services: Arc<ClientServices>,
     ui: SyncSender<UiEvent>,

@@ -558,7 +558,7 @@ fn v2_client_runs_the_interactive_loop_with_slash_commands() {
 }
 
 /// A v2 agent in `sh` that offers the login method `m1` (`auth/login`), opens session `s-7`,
-/// reopens it with `session/resume`, offers the config option `model` (`fast`, `deep`; set with
+/// reopens it with `session/resume`, names the command `/status`, offers the config option `model` (`fast`, `deep`; set with
 /// `session/set_config_option`), and answers each prompt with one message saying which
 /// (`new s-7: TEXT`, `resumed s-7: TEXT`), then idle. The prompt `form` first asks a form
 /// (`elicitation/create`, a required `name`) and says the answer (`form: ACTION NAME`).
@@ -570,7 +570,7 @@ while IFS= read -r l; do
   case "$l" in
     *'"method":"initialize"'*) echo '{"jsonrpc":"2.0","id":'$id',"result":{"protocolVersion":2,"info":{"name":"scripted","version":"0"},"capabilities":{"session":{}},"authMethods":[{"type":"agent","methodId":"m1","name":"Sign in"}]}}' ;;
     *'"method":"auth/login"'*'"methodId":"m1"'*) echo '{"jsonrpc":"2.0","id":'$id',"result":{}}' ;;
-    *'"method":"session/new"'*) echo '{"jsonrpc":"2.0","id":'$id',"result":{"sessionId":"s-7","configOptions":[{"configId":"model","name":"Model","category":"model","type":"select","currentValue":"fast","options":[{"value":"fast","name":"Fast"},{"value":"deep","name":"Deep"}]}]}}' ;;
+    *'"method":"session/new"'*) echo '{"jsonrpc":"2.0","id":'$id',"result":{"sessionId":"s-7","availableCommands":[{"type":"command","name":"status","description":"Say the status"}],"configOptions":[{"configId":"model","name":"Model","category":"model","type":"select","currentValue":"fast","options":[{"value":"fast","name":"Fast"},{"value":"deep","name":"Deep"}]}]}}' ;;
     *'"method":"session/set_config_option"'*'"type":"id"'*)
       model=$(printf '%s' "$l" | sed -n 's/.*"value":"\([a-z]*\)".*/\1/p')
       echo '{"jsonrpc":"2.0","id":'$id',"result":{"configOptions":[{"configId":"model","name":"Model","category":"model","type":"select","currentValue":"'$model'","options":[{"value":"fast","name":"Fast"},{"value":"deep","name":"Deep"}]}]}}' ;;
@@ -633,17 +633,19 @@ fn auth_and_elicit_answers_work_on_v2() {
 
 /// A v2 agent's config options are the session's as v1's are: `/model` lists them (v2 names an
 /// option `configId`), `/model ID` sets one with v2's `session/set_config_option` (a select's
-/// value tagged `id`), and `/config` shows the answer's options.
+/// value tagged `id`), and `/config` shows the answer's options; the commands its answer to
+/// `session/new` names are listed by `/help` as the agent's.
 #[test]
-fn v2_client_lists_and_sets_config_options() {
+fn v2_client_lists_and_sets_config_options_and_knows_the_agents_commands() {
     let dir = TempDir::new("v2-config");
     let args = ["client", "--protocol", "2", "--", "sh", "-c", SCRIPTED_V2_AGENT];
-    let out = run(&args, dir.path(), "/model\n/model deep\n/config\n");
+    let out = run(&args, dir.path(), "/model\n/model deep\n/config\n/help\n");
     assert_eq!(out.code(), 0, "{out:?}");
     let expected = [
         "models (/model ID picks one), option `model`:\n* fast (Fast)\n  deep (Deep)".to_owned(),
         "model = deep".to_owned(),
         "  model = deep (Model) · values: fast, deep".to_owned(),
+        "the agent's commands (sent as prompts):\n  /status".to_owned(),
     ];
     in_order(&out.stdout, &expected);
 }

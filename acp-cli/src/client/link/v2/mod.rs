@@ -9,6 +9,9 @@
 //!   `session/resume` and `session/list` advertised (v2 has both without a capability);
 //!   `session/load` never is.
 //! * `authenticate` is `auth/login` of the same method id.
+//! * The agent's commands that v2 says in the answers to `session/new` and `session/resume`
+//!   are drawn as v1's `available_commands_update`; config options are v1's (`configId` is
+//!   v1's `id`).
 //! * A prompt is acknowledged, and the turn is its `session/update`s, drawn by id
 //!   (`upsert.rs`), until the agent's `idle` `state_update`, whose stop reason is the turn's
 //!   (an `error` stop is the turn's error). A prompt sent during a turn joins it: that is v2's
@@ -25,7 +28,7 @@ use std::time::Duration;
 use acp_blocking::acp_proto::types::*;
 use acp_blocking::acp_proto::{RpcError, TurnEndReason, v2};
 use acp_blocking::v2::{ClientConnection, PromptTurn};
-use acp_blocking::{ClientOptions, Error};
+use acp_blocking::{Client as _, ClientOptions, Error};
 use serde_json::{Value, json};
 
 use super::{Link, Turn};
@@ -33,10 +36,12 @@ use crate::client::handler::CliClient;
 use shape::{config_options, reshape};
 pub(crate) use upsert::Upserts;
 
-/// A v2 connection and the ids its turns drew.
+/// A v2 connection, the ids its turns drew, and the client's handlers (which draw what the
+/// answers carry that v1 says in updates).
 struct V2Link {
     conn: ClientConnection,
     upserts: Arc<Mutex<Upserts>>,
+    client: CliClient,
 }
 
 /// Connects over `reader` and `writer`, with `client` (the v1 client's handlers) answering the
@@ -48,12 +53,22 @@ pub(super) fn open(
     options: ClientOptions,
 ) -> Result<Arc<dyn Link>, Error> {
     let upserts = Arc::new(Mutex::new(Upserts::default()));
-    let handlers = handler::V2Client { client, upserts: upserts.clone() };
+    let handlers = handler::V2Client { client: client.clone(), upserts: upserts.clone() };
     let conn = ClientConnection::connect(handlers, reader, writer, options)?;
-    Ok(Arc::new(V2Link { conn, upserts }))
+    Ok(Arc::new(V2Link { conn, upserts, client }))
 }
 
 impl V2Link {
+    /// The agent's commands that v2 says in an answer (`session/new`, `session/resume`),
+    /// drawn as v1's `available_commands_update` of `session`, which the session takes as it
+    /// takes v1's.
+    fn commands(&self, session: &SessionId, commands: Option<&Vec<v2::AvailableCommand>>) {
+        let Some(commands) = commands else { return };
+        let Ok(commands) = reshape::<_, Vec<AvailableCommand>>(commands) else { return };
+        let update = SessionUpdate::AvailableCommandsUpdate(AvailableCommandsUpdate::new(commands));
+        self.client.session_update(SessionNotification::new(session.clone(), update));
+    }
+
     fn ask(&self, request: impl Into<v2::ClientRequest>, timeout: Duration) -> Result<v2::AgentResponse, Error> {
         self.conn.request(request, Some(timeout))
     }
@@ -114,6 +129,7 @@ impl Link for V2Link {
         };
         match self.ask(new, timeout)? {
             v2::AgentResponse::NewSession(answer) => {
+                self.commands(&answer.session_id, answer.available_commands.as_ref());
                 let mut response = NewSessionResponse::new(answer.session_id.clone());
                 response.config_options = answer.config_options.as_deref().map(config_options);
                 Ok(response)
@@ -127,10 +143,11 @@ impl Link for V2Link {
     }
 
     fn resume_session(&self, request: ResumeSessionRequest, timeout: Duration) -> Result<ResumeSessionResponse, Error> {
-        let mut resume = v2::ResumeSessionRequest::new(request.session_id, request.cwd);
+        let mut resume = v2::ResumeSessionRequest::new(request.session_id.clone(), request.cwd);
         resume.meta = request.meta;
         match self.ask(resume, timeout)? {
             v2::AgentResponse::ResumeSession(answer) => {
+                self.commands(&request.session_id, answer.available_commands.as_ref());
                 let config_options = answer.config_options.as_deref().map(config_options);
                 Ok(ResumeSessionResponse { config_options, ..Default::default() })
             }
