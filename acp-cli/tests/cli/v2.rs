@@ -557,10 +557,10 @@ fn v2_client_runs_the_interactive_loop_with_slash_commands() {
     in_order(&out.stdout, &expected);
 }
 
-/// A v2 agent in `sh` that offers the login method `m1` (`auth/login`), opens session `s-7`,
-/// reopens it with `session/resume`, names the command `/status`, offers the config option `model` (`fast`, `deep`; set with
-/// `session/set_config_option`), and answers each prompt with one message saying which
-/// (`new s-7: TEXT`, `resumed s-7: TEXT`), then idle. The prompt `form` first asks a form
+/// A v2 agent in `sh` that offers the login method `m1` (`auth/login`), opens session `s-7`
+/// (naming the command `/status` and the config option `model`: `fast` or `deep`, set with
+/// `session/set_config_option`), reopens it with `session/resume`, and answers each prompt
+/// with one message saying which (`new s-7: TEXT`, `resumed s-7: TEXT`), then idle. The prompt `form` first asks a form
 /// (`elicitation/create`, a required `name`) and says the answer (`form: ACTION NAME`).
 const SCRIPTED_V2_AGENT: &str = r#"
 state=new
