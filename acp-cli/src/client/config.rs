@@ -49,7 +49,7 @@ pub struct ClientConfig {
     pub style: Option<Style>,
     /// How long the agent gets to answer each of `initialize`, `authenticate` and
     /// `session/new` (default [`CONNECT_TIMEOUT`]); past it the client exits with
-    /// [`Exit::ConnectTimeout`].
+    /// [`Exit::ConnectTimeout`](crate::Exit::ConnectTimeout).
     pub connect_timeout: Duration,
     /// Offer terminals even when the kernel cannot confine them to the roots (default off:
     /// such a client does not advertise `terminal`).
