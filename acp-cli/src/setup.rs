@@ -78,7 +78,7 @@ pub fn apply(config: &mut ClientConfig, choice: Choice, loaded: &Loaded) -> Resu
         None => AgentRef::Command(config.agent.iter().map(|a| a.to_string_lossy().into_owned()).collect()),
     };
     if choice.continue_last {
-        found_resume = Some(latest(config, &agent_ref)?);
+        found_resume = Some(latest(config, &agent_ref, choice.protocol)?);
     }
     config.protocol = match (&found_resume, choice.protocol) {
         (Some(resume), Some(asked)) if asked != resume.protocol => {
@@ -99,12 +99,18 @@ pub fn apply(config: &mut ClientConfig, choice: Choice, loaded: &Loaded) -> Resu
 }
 
 /// The latest open session of the project with `agent` (`--continue`).
-fn latest(config: &ClientConfig, agent: &AgentRef) -> Result<Resume, Refusal> {
+/// With `--protocol`, the latest of that version; in a build that speaks v1 only, the latest of
+/// v1.
+fn latest(config: &ClientConfig, agent: &AgentRef, asked: Option<crate::Protocol>) -> Result<Resume, Refusal> {
     let cwd = config.cwd.clone().map_or_else(std::env::current_dir, Ok).map_err(|e| (e.to_string(), Exit::Failure))?;
     let store = Store::open_default().map_err(|e| (e, Exit::Failure))?;
     let project = project_of(&cwd);
-    let record = store.latest_open(&project, agent).map_err(|e| (e, Exit::Failure))?.ok_or_else(|| {
-        let why = format!("no open session of `{}` in {project} to continue (acp sessions list)", agent.label());
+    let spoken = crate::Protocol::V2.available().is_ok();
+    let version = asked.or((!spoken).then_some(crate::Protocol::V1)).map(crate::Protocol::number);
+    let found = store.latest_open(&project, agent, version).map_err(|e| (e, Exit::Failure))?;
+    let record = found.ok_or_else(|| {
+        let of = version.map(|v| format!(" in ACP v{v}")).unwrap_or_default();
+        let why = format!("no open session{of} of `{}` in {project} to continue (acp sessions list)", agent.label());
         (why, Exit::NoResume)
     })?;
     resume_of(record)
@@ -112,9 +118,16 @@ fn latest(config: &ClientConfig, agent: &AgentRef) -> Result<Resume, Refusal> {
 
 /// The session `record` remembers, to reopen in the version it was spoken in.
 fn resume_of(record: crate::store::Record) -> Result<Resume, Refusal> {
-    let protocol = crate::Protocol::from_number(record.protocol).ok_or_else(|| {
-        let why =
-            format!("session {} was spoken in ACP v{}, which this acp does not speak", record.id, record.protocol);
+    let spoken = crate::Protocol::from_number(record.protocol).filter(|p| p.available().is_ok());
+    let protocol = spoken.ok_or_else(|| {
+        let (local, version) = (record.id, record.protocol);
+        let why = match version {
+            2 => format!(
+                "session {local} was spoken in ACP v2, which this build of acp does not speak (rebuild it with the \
+                 feature unstable_protocol_v2)"
+            ),
+            _ => format!("session {local} was spoken in ACP v{version}, which this acp does not speak"),
+        };
         (why, Exit::NoResume)
     })?;
     Ok(Resume { local_id: record.id, session_id: record.session_id, protocol })

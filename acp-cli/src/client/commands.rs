@@ -24,7 +24,7 @@ pub(crate) const BUILTIN: [(&str, &str, &str); 12] = [
     ("config", "[ID VALUE]", "list the config options, or set one (session/set_config_option)"),
     ("sessions", "", "the agent's sessions (session/list, when it advertises it)"),
     ("new", "", "open a new session in the same working directory"),
-    ("load", "ID", "load the session ID (session/load, when the agent advertises it)"),
+    ("load", "ID", "reopen the session ID (session/load, or session/resume when the agent has only that)"),
     ("quit", "", "leave (also Ctrl-D, or /exit)"),
     ("exit", "", "leave"),
 ];

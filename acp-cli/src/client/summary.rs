@@ -58,6 +58,12 @@ pub(crate) struct Summary {
     tools: Vec<Tool>,
     tool_index: HashMap<String, usize>,
     asks: Vec<Ask>,
+    /// A turn runs (v1: its prompt is not answered yet; v2: no `idle` since its prompt): a
+    /// v2 prompt sent now joins it (steering) and starts no new summary.
+    in_turn: bool,
+    /// The `messageId` of the last message chunk (v2): a whole-message snapshot of it is not
+    /// its text again.
+    chunked: Option<String>,
     /// Permission request ids (as JSON text) not answered yet, to their index in `asks`.
     pending: HashMap<String, usize>,
 }
@@ -72,6 +78,7 @@ impl Summary {
         let method = str_field(msg, "method");
         let id = msg.get("id").map(Value::to_string);
         match (dir, method, id) {
+            (Dir::C2a, Some("session/prompt"), Some(_)) if self.in_turn => {}
             (Dir::C2a, Some("session/prompt"), Some(id)) => self.new_turn(id),
             (Dir::C2a, None, Some(id)) => self.answered(&id, msg),
             (Dir::A2c, Some("session/update"), _) => {
@@ -83,6 +90,8 @@ impl Summary {
             (Dir::A2c, None, Some(id)) if self.prompt_id.as_ref() == Some(&id) => {
                 if let Some(result) = msg.get("result") {
                     self.stop_reason = result.get("stopReason").cloned().unwrap_or(Value::Null);
+                    // v1's answer ends the turn; v2's (no stop reason) only acknowledges it.
+                    self.in_turn = self.stop_reason.is_null();
                     self.prompt_usage = result.get("usage").cloned();
                 }
             }
@@ -91,7 +100,7 @@ impl Summary {
     }
 
     fn new_turn(&mut self, id: String) {
-        *self = Summary { prompt_id: Some(id), ..Summary::default() };
+        *self = Summary { prompt_id: Some(id), in_turn: true, ..Summary::default() };
     }
 
     fn update(&mut self, update: &Value) {
@@ -101,11 +110,10 @@ impl Summary {
                 if content.and_then(|c| str_field(c, "type")) == Some("text")
                     && let Some(text) = content.and_then(|c| str_field(c, "text"))
                 {
-                    if std::mem::take(&mut self.new_message) {
-                        self.text.clear();
-                        self.text_truncated = false;
+                    if let Some(id) = str_field(update, "messageId") {
+                        self.chunked = Some(id.to_owned());
                     }
-                    self.push_text(text);
+                    self.new_message_text(text);
                 }
             }
             Some("tool_call" | "tool_call_update") => {
@@ -115,6 +123,14 @@ impl Summary {
             // v2: the turn's end is the agent's `idle`, with its stop reason.
             Some("state_update") if str_field(update, "state") == Some("idle") => {
                 self.stop_reason = update.get("stopReason").cloned().unwrap_or_else(|| Value::from("end_turn"));
+                self.in_turn = false;
+            }
+            // v2: a whole message; its text unless its chunks gave it already.
+            Some("agent_message") if str_field(update, "messageId") != self.chunked.as_deref() => {
+                let blocks = update.get("content").and_then(Value::as_array).map(Vec::as_slice).unwrap_or_default();
+                let texts = blocks.iter().filter(|b| str_field(b, "type") == Some("text"));
+                let text: String = texts.filter_map(|b| str_field(b, "text")).collect();
+                self.new_message_text(&text);
             }
             Some("usage_update") => {
                 let mut usage = update.clone();
@@ -125,6 +141,15 @@ impl Summary {
             }
             _ => {}
         }
+    }
+
+    /// Text of the agent's message: after a tool call, the start of a new message.
+    fn new_message_text(&mut self, text: &str) {
+        if std::mem::take(&mut self.new_message) {
+            self.text.clear();
+            self.text_truncated = false;
+        }
+        self.push_text(text);
     }
 
     fn push_text(&mut self, text: &str) {
@@ -287,6 +312,33 @@ mod tests {
         s.observe(Dir::A2c, &json!({"method":"session/update","params":{"update":{"sessionUpdate":"state_update","state":"idle","stopReason":"cancelled"}}}));
         assert_eq!(s.stop_reason, json!("cancelled"));
         assert_eq!(s.asks[0].tool_call_id, json!("c1"));
+    }
+
+    #[test]
+    fn a_v2_prompt_that_joins_the_turn_keeps_its_summary_and_snapshots_count_once() {
+        let mut s = Summary::default();
+        let update = |u: Value| json!({"method": "session/update", "params": {"update": u}});
+        s.observe(Dir::C2a, &json!({"id": 3, "method": "session/prompt", "params": {}}));
+        s.observe(Dir::A2c, &json!({"id": 3, "result": {"messageId": "user-1"}}));
+        let chunk = json!({"sessionUpdate": "agent_message_chunk", "messageId": "a1", "content": {"type": "text", "text": "one"}});
+        s.observe(Dir::A2c, &update(chunk));
+        // A steer: a second prompt while the turn runs.
+        s.observe(Dir::C2a, &json!({"id": 4, "method": "session/prompt", "params": {}}));
+        s.observe(Dir::A2c, &json!({"id": 4, "result": {"messageId": "user-2"}}));
+        let whole = |id: &str, text: &str| json!({"sessionUpdate": "agent_message", "messageId": id, "content": [{"type": "text", "text": text}]});
+        s.observe(Dir::A2c, &update(whole("a1", "one")));
+        assert_eq!(s.text, "one", "the steer kept the turn's text; the snapshot of a streamed message adds nothing");
+        s.observe(Dir::A2c, &update(json!({"sessionUpdate": "tool_call_update", "toolCallId": "c1"})));
+        s.observe(Dir::A2c, &update(whole("a2", "two")));
+        assert_eq!(s.text, "two", "a new message's snapshot is its text");
+        s.observe(
+            Dir::A2c,
+            &update(json!({"sessionUpdate": "state_update", "state": "idle", "stopReason": "end_turn"})),
+        );
+        assert_eq!((s.text.as_str(), &s.stop_reason), ("two", &json!("end_turn")));
+        // The next prompt, after idle, starts a new summary.
+        s.observe(Dir::C2a, &json!({"id": 5, "method": "session/prompt", "params": {}}));
+        assert!(s.text.is_empty() && s.stop_reason.is_null());
     }
 
     #[test]

@@ -368,13 +368,19 @@ impl Store {
         }
     }
 
-    /// The latest open session of `project` with `agent`.
-    pub fn latest_open(&self, project: &str, agent: &AgentRef) -> Result<Option<Record>, String> {
+    /// The latest open session of `project` with `agent`, spoken in ACP version `protocol` when
+    /// one is given.
+    pub fn latest_open(
+        &self,
+        project: &str,
+        agent: &AgentRef,
+        protocol: Option<u16>,
+    ) -> Result<Option<Record>, String> {
         let named = matches!(agent, AgentRef::Named(_));
         let found = self.query(
-            "WHERE project = ?1 AND agent = ?2 AND named = ?3 AND closed_at IS NULL
+            "WHERE project = ?1 AND agent = ?2 AND named = ?3 AND closed_at IS NULL AND (?4 IS NULL OR protocol = ?4)
              ORDER BY updated_at DESC, id DESC LIMIT 1",
-            params![project, agent.label(), named],
+            params![project, agent.label(), named, protocol],
         )?;
         Ok(found.into_iter().next())
     }
@@ -412,7 +418,8 @@ impl Store {
                     created: r.get(7)?,
                     updated: r.get(8)?,
                     closed: r.get(9)?,
-                    protocol: r.get(10)?,
+                    // Out of range (a database written by hand): a version no acp speaks.
+                    protocol: u16::try_from(r.get::<_, i64>(10)?).unwrap_or(u16::MAX),
                 })
             })
             .map_err(sql)?;
@@ -488,9 +495,16 @@ mod tests {
         assert_eq!(record.agent, agent);
         let lines = store.transcript(id).unwrap();
         assert_eq!(lines, [Line::new("user", "hi"), Line::new("note", TRUNCATED)]);
-        assert_eq!(store.latest_open("/p", &agent).unwrap().map(|r| r.id), Some(id));
+        assert_eq!(store.latest_open("/p", &agent, None).unwrap().map(|r| r.id), Some(id));
+        // A later session in v2: the latest of any version, but not of v1.
+        let v2 = store.insert("s-2", &agent, "/p", 2).unwrap();
+        store.set_updated(v2, now() + 1).unwrap();
+        assert_eq!(store.latest_open("/p", &agent, None).unwrap().map(|r| r.id), Some(v2));
+        assert_eq!(store.latest_open("/p", &agent, Some(2)).unwrap().map(|r| r.id), Some(v2));
+        assert_eq!(store.latest_open("/p", &agent, Some(1)).unwrap().map(|r| r.id), Some(id));
+        assert!(store.close(v2).unwrap());
         assert!(store.close(id).unwrap());
-        assert_eq!(store.latest_open("/p", &agent).unwrap(), None);
+        assert_eq!(store.latest_open("/p", &agent, None).unwrap(), None);
         store.set_updated(id, 0).unwrap();
         assert_eq!(store.prune(1).unwrap(), 1);
         assert!(store.transcript(id).unwrap().is_empty());

@@ -559,9 +559,11 @@ fn v2_client_runs_the_interactive_loop_with_slash_commands() {
 
 /// A v2 agent in `sh` that offers the login method `m1` (`auth/login`), opens session `s-7`
 /// (naming the command `/status` and the config option `model`: `fast` or `deep`, set with
-/// `session/set_config_option`), reopens it with `session/resume`, and answers each prompt
-/// with one message saying which (`new s-7: TEXT`, `resumed s-7: TEXT`), then idle. The prompt `form` first asks a form
-/// (`elicitation/create`, a required `name`) and says the answer (`form: ACTION NAME`).
+/// `session/set_config_option`), lists it (`session/list`), reopens it with `session/resume`,
+/// and answers each prompt with one message saying which (`new s-7: TEXT`, `resumed s-7:
+/// TEXT`), then idle. The prompt `form` first asks a form (`elicitation/create`, a required
+/// `name`) and says the answer (`form: ACTION NAME`); the prompt `fail` goes idle at once with
+/// the stop reason `error` (`-32000`, "log in first").
 const SCRIPTED_V2_AGENT: &str = r#"
 state=new
 while IFS= read -r l; do
@@ -575,9 +577,14 @@ while IFS= read -r l; do
       model=$(printf '%s' "$l" | sed -n 's/.*"value":"\([a-z]*\)".*/\1/p')
       echo '{"jsonrpc":"2.0","id":'$id',"result":{"configOptions":[{"configId":"model","name":"Model","category":"model","type":"select","currentValue":"'$model'","options":[{"value":"fast","name":"Fast"},{"value":"deep","name":"Deep"}]}]}}' ;;
     *'"method":"session/resume"'*'"sessionId":"s-7"'*) state=resumed; echo '{"jsonrpc":"2.0","id":'$id',"result":{}}' ;;
+    *'"method":"session/list"'*) echo '{"jsonrpc":"2.0","id":'$id',"result":{"sessions":[{"sessionId":"s-7","cwd":"/tmp","title":"Earlier"}]}}' ;;
     *'"method":"session/prompt"'*)
       text=$(printf '%s' "$l" | sed -n 's/.*"text":"\([^"]*\)".*/\1/p')
       echo '{"jsonrpc":"2.0","id":'$id',"result":{"messageId":"u-'$id'"}}'
+      if [ "$text" = fail ]; then
+        echo '{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s-7","update":{"sessionUpdate":"state_update","state":"idle","stopReason":"error","error":{"code":-32000,"message":"log in first"}}}}'
+        continue
+      fi
       if [ "$text" = form ]; then
         echo '{"jsonrpc":"2.0","id":100,"method":"elicitation/create","params":{"sessionId":"s-7","message":"Who is asking?","mode":"form","requestedSchema":{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}}}'
         IFS= read -r answer
@@ -648,4 +655,37 @@ fn v2_client_lists_and_sets_config_options_and_knows_the_agents_commands() {
         "the agent's commands (sent as prompts):\n  /status".to_owned(),
     ];
     in_order(&out.stdout, &expected);
+}
+
+/// `/sessions` lists a v2 agent's sessions and `/load ID` reopens one with `session/resume`
+/// (v2 has no `session/load`); the next prompt goes to it.
+#[test]
+fn v2_client_lists_sessions_and_load_resumes_one() {
+    let dir = TempDir::new("v2-load");
+    let args = ["client", "--protocol", "2", "--", "sh", "-c", SCRIPTED_V2_AGENT];
+    let out = run(&args, dir.path(), "/sessions\n/load s-7\nhi\n");
+    assert_eq!(out.code(), 0, "{out:?}");
+    let expected = [
+        "the agent's sessions (/load ID reopens one):".to_owned(),
+        "* s-7 \"Earlier\" · /tmp".to_owned(),
+        "session s-7 resumed (session/resume)".to_owned(),
+        "resumed s-7: hi".to_owned(),
+    ];
+    in_order(&out.stdout, &expected);
+}
+
+/// A v2 turn that ends `idle` with an error is the turn's failure, with the agent's own error:
+/// its code `-32000` (authentication required) gets the v1 client's advice and exit status 8.
+#[test]
+fn v2_client_reports_a_turn_that_ended_with_the_agents_error() {
+    let dir = TempDir::new("v2-idle-error");
+    let args = ["client", "--protocol", "2", "-p", "fail", "--", "sh", "-c", SCRIPTED_V2_AGENT];
+    let out = run(&args, dir.path(), "");
+    assert_eq!(out.code(), 8, "{out:?}");
+    let said = format!("{}{}", out.stdout, out.stderr);
+    assert!(
+        said.contains("the agent requires authentication (session/prompt: its turn ended with an error: log in first"),
+        "{said}"
+    );
+    assert!(said.contains("  m1  Sign in"), "the login methods it offers: {said}");
 }

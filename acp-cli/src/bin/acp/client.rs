@@ -134,9 +134,9 @@ pub(crate) struct ClientArgs {
     ca_file: Option<PathBuf>,
     /// The ACP version to offer: 1, or 2 (the v2 Preview; needs a build with the feature
     /// unstable_protocol_v2; an agent that answers 1 is an error, exit code 6). Both run the
-    /// same client with every option; v2 has no fs/* or terminal/* (--root serves nothing), no
-    /// modes (/mode: use the agent's config options) and no session/load (--resume uses
-    /// session/resume).
+    /// same client with the same options, but for --attach (v1 only); v2 has no fs/* or
+    /// terminal/* (--root serves nothing), no modes (/mode: use the agent's config options)
+    /// and no session/load (--resume and /load use session/resume).
     /// --resume/--continue reopen a session in the version it was spoken in.
     #[arg(long, value_enum, value_name = "VERSION")]
     protocol: Option<Protocol>,

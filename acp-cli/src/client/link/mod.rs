@@ -1,5 +1,5 @@
 //! The session's connection to its agent, whichever ACP version it speaks: one [`Link`] that
-//! the session loop (`session.rs` and the slash commands) calls, with the version chosen once,
+//! the session loop (`session/`: the loop and the slash commands) calls, with the version chosen once,
 //! where the connection is made ([`open`]).
 //!
 //! The session speaks in v1's types, which are what it draws and records: a v1 connection
@@ -56,9 +56,13 @@ pub(crate) trait Link: Send + Sync {
     /// Adds `text` to the running turn of `session`: v1 by the `_session/steering` extension,
     /// v2 by a prompt sent during the turn (which joins it). The outcome in the extension's
     /// words (`injected` when it was added), or the error in words.
-    fn steer(&self, session: &SessionId, text: &str) -> Result<String, String>;
+    fn steer(&self, session: &SessionId, text: &str, timeout: Duration) -> Result<String, String>;
     /// Closes the connection (the agent's input).
     fn close(&self);
+    /// The ACP version the link speaks (1 or 2).
+    fn version(&self) -> u16 {
+        1
+    }
     /// Whether the agent may steer turns whatever it advertised (v2: a prompt joins the turn).
     fn always_steerable(&self) -> bool {
         false

@@ -54,9 +54,9 @@ impl Link for ClientConnection {
         Requester::cancel(self, session)
     }
 
-    fn steer(&self, session: &SessionId, text: &str) -> Result<String, String> {
+    fn steer(&self, session: &SessionId, text: &str, timeout: Duration) -> Result<String, String> {
         let params = json!({"sessionId": session, "prompt": [{"type": "text", "text": text}]});
-        let answer = self.ext_method(STEERING_METHOD, params).map_err(|e| e.to_string())?;
+        let answer = self.with_timeout(timeout).ext_method(STEERING_METHOD, params).map_err(|e| e.to_string())?;
         Ok(answer.get("outcome").and_then(serde_json::Value::as_str).unwrap_or("(none)").to_owned())
     }
 

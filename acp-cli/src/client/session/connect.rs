@@ -188,9 +188,15 @@ impl Session {
                 Exit::Failure
             }
             Error::UnsupportedProtocolVersion(version) => {
+                let (theirs, ours) = (version.0, self.conn.version());
+                let what = match theirs {
+                    1 => "rerun without --protocol 2 (a session recorded in v2 cannot be reopened in v1)",
+                    2 if cfg!(feature = "unstable_protocol_v2") => "rerun with --protocol 2",
+                    2 => "this build of acp speaks v1 only (the feature unstable_protocol_v2 adds v2)",
+                    _ => "this acp speaks neither",
+                };
                 self.render.error(&format!(
-                    "the agent speaks ACP v{} (it answered protocolVersion {}), not v2: rerun without --protocol 2",
-                    version.0, version.0
+                    "the agent speaks ACP v{theirs} (it answered protocolVersion {theirs}), not v{ours}: {what}"
                 ));
                 Exit::Protocol
             }

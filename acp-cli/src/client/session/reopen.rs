@@ -1,5 +1,6 @@
 //! `/sessions` (the agent's `session/list`), `/new` (`session/new` in the same working
-//! directory) and `/load ID` (`session/load`): each only when the agent advertises it.
+//! directory) and `/load ID` (`session/load`, or `session/resume` from an agent that has only
+//! that, as every v2 agent): each only when the agent advertises it.
 
 use acp_blocking::acp_proto::types::*;
 
@@ -56,29 +57,40 @@ impl Session {
         Ok(())
     }
 
-    /// `/load ID`: `session/load` (the agent replays the conversation), then ID is current.
+    /// `/load ID`: `session/load` (the agent replays the conversation), or `session/resume`
+    /// when the agent advertises only that (nothing is replayed), then ID is current.
     pub(super) fn load(&mut self, id: Option<String>) -> Result<(), Exit> {
         let Some(id) = id else {
             self.render.error("/load needs a session id (/sessions lists them)");
             return Ok(());
         };
-        if !self.control.caps.supports_load_session() {
+        let caps = &self.control.caps;
+        let (loads, resumes) = (caps.supports_load_session(), caps.supports_resume_session());
+        if !loads && !resumes {
             self.render.error(&format!(
                 "the agent does not advertise session/load (loadSession), so session {id} cannot be reopened"
             ));
             return Ok(());
         }
-        // The replayed conversation reaches the UI on another thread: drawn before "loaded".
-        let response = match self.load_drawn(id.as_str().into(), self.control.cwd.clone())? {
-            Ok(response) => response,
-            Err(e) => return self.control_failed("session/load", e),
+        let (modes, options, how) = if loads {
+            // The replayed conversation reaches the UI on another thread: drawn before "loaded".
+            match self.load_drawn(id.as_str().into(), self.control.cwd.clone())? {
+                Ok(response) => (response.modes, response.config_options, "loaded"),
+                Err(e) => return self.control_failed("session/load", e),
+            }
+        } else {
+            let (link, limit) = (self.link(), self.settings.connect_timeout);
+            let request = ResumeSessionRequest::new(id.as_str(), self.control.cwd.clone());
+            match self.call("resuming the session…", move || link.resume_session(request, limit))? {
+                Ok(response) => (response.modes, response.config_options, "resumed (session/resume)"),
+                Err(e) => return self.control_failed("session/resume", e),
+            }
         };
-        let mut reopened =
-            super::resume::Reopened { id: id.as_str().into(), modes: response.modes, options: response.config_options };
+        let mut reopened = super::resume::Reopened { id: id.as_str().into(), modes, options };
         let recorded = self.recorded_controls_of(&id, &mut reopened);
         self.adopt(reopened.id, reopened.modes, reopened.options);
         self.control.state.recorded = recorded;
-        self.render.info(&format!("session {id} loaded · cwd {}", self.control.cwd));
+        self.render.info(&format!("session {id} {how} · cwd {}", self.control.cwd));
         self.journal_follows(&id, false);
         Ok(())
     }

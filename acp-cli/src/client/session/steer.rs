@@ -53,8 +53,10 @@ impl Session {
         self.render.input_read(&line, self.settings.stdin_tty);
         self.steering.pending = true;
         let (link, tx, session) = (link.clone(), self.tx.clone(), session.clone());
+        // Bounded: an agent that never answers leaves the rest of the turn's lines queued.
+        let limit = self.settings.connect_timeout;
         let spawned = std::thread::Builder::new().name("acp-steer".into()).spawn(move || {
-            let answer = link.steer(&session, &text);
+            let answer = link.steer(&session, &text, limit);
             let _ = tx.send(UiEvent::Steered { text, answer });
         });
         if let Err(e) = spawned {

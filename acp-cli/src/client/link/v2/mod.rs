@@ -108,7 +108,11 @@ impl Link for V2Link {
         let offer = json!({
             "protocolVersion": 2,
             "info": info,
-            "capabilities": { "elicitation": request.client_capabilities.elicitation },
+            "capabilities": {
+                "elicitation": request.client_capabilities.elicitation,
+                // v1's flag; v2's an object.
+                "auth": { "terminal": request.client_capabilities.auth.terminal.then(|| json!({})) },
+            },
         });
         let init: v2::InitializeRequest = serde_json::from_value(offer).map_err(|_| Error::UnexpectedResponse)?;
         self.conn.with_timeout(timeout).initialize(init).map(hello)
@@ -201,10 +205,10 @@ impl Link for V2Link {
         self.conn.cancel(session)
     }
 
-    fn steer(&self, session: &SessionId, text: &str) -> Result<String, String> {
+    fn steer(&self, session: &SessionId, text: &str, timeout: Duration) -> Result<String, String> {
         let prompt = vec![v2::ContentBlock::Text(v2::TextContent::new(text))];
         let request = v2::PromptRequest { session_id: session.clone(), prompt, idempotency_key: None, meta: None };
-        match self.conn.request(request, None) {
+        match self.conn.request(request, Some(timeout)) {
             Ok(_) => Ok("injected".to_owned()),
             Err(e) => Err(e.to_string()),
         }
@@ -212,6 +216,10 @@ impl Link for V2Link {
 
     fn close(&self) {
         let _ = self.conn.close();
+    }
+
+    fn version(&self) -> u16 {
+        2
     }
 
     fn always_steerable(&self) -> bool {
@@ -253,7 +261,7 @@ struct V2Turn {
     turn: PromptTurn,
     upserts: Arc<Mutex<Upserts>>,
     /// The error an `idle` update with the `error` stop reason carried.
-    idle_error: Option<String>,
+    idle_error: Option<v2::Error>,
 }
 
 impl Turn for V2Turn {
@@ -261,7 +269,7 @@ impl Turn for V2Turn {
         let (upserts, idle_error) = (&self.upserts, &mut self.idle_error);
         self.turn.next_update_then(|notification| {
             if let v2::SessionUpdate::StateUpdate(v2::StateUpdate::Idle(idle)) = &notification.update {
-                *idle_error = idle.error.as_ref().map(|e| e.message.clone());
+                *idle_error = idle.error.clone();
             }
             let update = upserts.lock().unwrap_or_else(PoisonError::into_inner).map(&notification.update);
             // An update not drawn (the turn's lifecycle) is passed over.
@@ -284,23 +292,23 @@ impl Turn for V2Turn {
     }
 }
 
-/// The v1 stop reason of a v2 `idle`; an `error` stop is the turn's error, with the message the
-/// agent gave.
-fn stop_of(stop: v2::IdleStopReason, error: Option<String>) -> Result<StopReason, Error> {
+/// The v1 stop reason of a v2 `idle`; an `error` stop is the turn's error: the agent's own
+/// (its code and data kept, its message saying the turn ended so), or `-32603` when it gave none.
+fn stop_of(stop: v2::IdleStopReason, error: Option<v2::Error>) -> Result<StopReason, Error> {
     let value = serde_json::to_value(&stop).unwrap_or(Value::Null);
     if value == "error" {
-        let why = error.unwrap_or_else(|| "no error given".to_owned());
-        return Err(Error::Rpc(RpcError::internal_error(format!("the agent's turn ended with an error: {why}"))));
+        let mut error = error
+            .and_then(|e| reshape::<_, RpcError>(&e).ok())
+            .unwrap_or_else(|| RpcError::internal_error("no error given"));
+        error.message = format!("its turn ended with an error: {}", error.message);
+        return Err(Error::Rpc(error));
     }
     serde_json::from_value(value).map_err(|_| Error::UnexpectedResponse)
 }
 
-/// The error of a method the connection's version does not have (`-32601`, as an agent
-/// without it would answer), saying so.
+/// The error of a method v2 does not have (a local one: nothing is sent), saying so.
 pub(crate) fn unsupported(method: &str, version: &str) -> Error {
-    let mut error = RpcError::method_not_found(method);
-    error.message = format!("ACP {version} has no {method}");
-    Error::Rpc(error)
+    Error::Io(std::io::Error::new(std::io::ErrorKind::Unsupported, format!("ACP {version} has no {method}")))
 }
 
 #[cfg(test)]
