@@ -600,7 +600,8 @@ done
 "#;
 
 /// A v2 session is recorded with its version: `--continue` reopens it over v2 with
-/// `session/resume` without being told `--protocol 2`, and `--protocol 1` is refused with why.
+/// `session/resume` without being told `--protocol 2`; `--resume ID --protocol 1` is refused
+/// saying why, and `--continue --protocol 1` looks for a v1 session only.
 #[test]
 fn continue_reopens_a_v2_session_with_session_resume_in_v2() {
     let dir = TempDir::new("v2-continue");
@@ -609,15 +610,22 @@ fn continue_reopens_a_v2_session_with_session_resume_in_v2() {
     let out = run(&first, dir.path(), "");
     assert_eq!(out.code(), 0, "{out:?}");
     assert!(out.stdout.contains("new s-7: first"), "{}", out.stdout);
+    let local = out.stdout.split("recorded as session ").nth(1).and_then(|rest| rest.split(' ').next());
+    let local = local.expect("the session's local id").to_owned();
     let again: Vec<&str> = ["client", "--continue", "-p", "second"].into_iter().chain(agent).collect();
     let out = run(&again, dir.path(), "");
     assert_eq!(out.code(), 0, "{out:?}");
     in_order(&out.stdout, &["(ACP protocol v2)".into(), "with session/resume".into(), "resumed s-7: second".into()]);
     let refused: Vec<&str> =
-        ["client", "--continue", "--protocol", "1", "-p", "third"].into_iter().chain(agent).collect();
+        ["client", "--resume", &local, "--protocol", "1", "-p", "third"].into_iter().chain(agent).collect();
     let out = run(&refused, dir.path(), "");
     assert_eq!(out.code(), 2, "{out:?}");
     assert!(out.stderr.contains("was spoken in ACP v2: reopen it with --protocol 2"), "{}", out.stderr);
+    let v1_only: Vec<&str> =
+        ["client", "--continue", "--protocol", "1", "-p", "third"].into_iter().chain(agent).collect();
+    let out = run(&v1_only, dir.path(), "");
+    assert_eq!(out.code(), 10, "{out:?}");
+    assert!(out.stderr.contains("no open session in ACP v1 of"), "{}", out.stderr);
 }
 
 /// `--auth` logs in with v2's `auth/login`; `--elicit` answers a v2 form from its file.
