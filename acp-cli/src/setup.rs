@@ -109,7 +109,8 @@ fn latest(config: &ClientConfig, agent: &AgentRef, asked: Option<crate::Protocol
     let version = asked.or((!spoken).then_some(crate::Protocol::V1)).map(crate::Protocol::number);
     let found = store.latest_open(&project, agent, version).map_err(|e| (e, Exit::Failure))?;
     let record = found.ok_or_else(|| {
-        let of = version.map(|v| format!(" in ACP v{v}")).unwrap_or_default();
+        // The version is named when it was asked for (a build without v2 has only v1's).
+        let of = asked.map(|v| format!(" in ACP v{}", v.number())).unwrap_or_default();
         let why = format!("no open session{of} of `{}` in {project} to continue (acp sessions list)", agent.label());
         (why, Exit::NoResume)
     })?;
