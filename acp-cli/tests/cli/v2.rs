@@ -603,7 +603,7 @@ done
 /// `session/resume` without being told `--protocol 2`; `--resume ID --protocol 1` is refused
 /// saying why, and `--continue --protocol 1` looks for a v1 session only.
 #[test]
-fn continue_reopens_a_v2_session_with_session_resume_in_v2() {
+fn continue_reopens_a_session_in_the_version_it_was_spoken_in() {
     let dir = TempDir::new("v2-continue");
     let agent = ["--", "sh", "-c", SCRIPTED_V2_AGENT];
     let first: Vec<&str> = ["client", "--protocol", "2", "-p", "first"].into_iter().chain(agent).collect();
@@ -630,7 +630,7 @@ fn continue_reopens_a_v2_session_with_session_resume_in_v2() {
 
 /// `--auth` logs in with v2's `auth/login`; `--elicit` answers a v2 form from its file.
 #[test]
-fn auth_and_elicit_answers_work_on_v2() {
+fn auth_logs_in_and_elicit_answers_the_form() {
     let dir = TempDir::new("v2-auth-elicit");
     let answers = dir.file("answers.json", r#"{"name": "Ada"}"#);
     let args = ["client", "--protocol", "2", "--auth", "m1", "--elicit", &answers, "-p", "form", "--", "sh", "-c"];
